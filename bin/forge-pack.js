@@ -1,0 +1,3 @@
+#!/usr/bin/env node
+import { runForgePack } from '../dist/cli/main.js';
+await runForgePack(process.argv);

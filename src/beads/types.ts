@@ -1,0 +1,145 @@
+// The BeadStore contract: what the runner and the CLI need from an issue tracker, whichever store serves it.
+//
+// Bead records keep br's own field names (snake_case), so `--json` output mirrors br's shapes and the
+// embedded store's JSONL is br's line format without a translation layer.
+
+export type BeadStatus = 'open' | 'in_progress' | 'blocked' | 'deferred' | 'closed' | (string & {});
+
+/** Dependency edge types that block readiness (br's blocking set). */
+export const BLOCKING_DEPENDENCY_TYPES: readonly string[] = ['blocks', 'conditional-blocks', 'waits-for'];
+
+export interface Bead {
+  id: string;
+  title: string;
+  status: BeadStatus;
+  priority: number;
+  issue_type: string;
+  created_at: string;
+  updated_at: string;
+  description?: string;
+  assignee?: string;
+  labels: string[];
+  /** Parent id when known (from a parent-child edge). */
+  parent?: string;
+  closed_at?: string;
+  close_reason?: string;
+}
+
+export interface BeadEdge {
+  /** The other issue of the edge. */
+  id: string;
+  title?: string;
+  status?: BeadStatus;
+  priority?: number;
+  dependency_type: string;
+}
+
+export interface BeadComment {
+  id: number;
+  issue_id: string;
+  author: string;
+  text: string;
+  created_at: string;
+}
+
+export interface BeadDetail extends Bead {
+  /** Issues this bead depends on (its blockers and its parent). */
+  dependencies: BeadEdge[];
+  /** Issues that depend on this bead (its dependents and its children). */
+  dependents: BeadEdge[];
+  comments: BeadComment[];
+}
+
+export interface CreateBeadInput {
+  title: string;
+  /** task (default), epic, bug, feature, chore, … */
+  type?: string;
+  /** 0 (highest) to 4; default 2. */
+  priority?: number;
+  description?: string;
+  labels?: readonly string[];
+  parent?: string;
+  /** Ids this bead is blocked by (edges of type `blocks`). */
+  dependsOn?: readonly string[];
+}
+
+export interface ReadyOptions {
+  /** All descendants of the epic rather than its direct children only. */
+  recursive?: boolean;
+}
+
+export interface ListFilter {
+  status?: BeadStatus;
+  label?: string;
+  /** Include closed beads (br's `-a`). */
+  all?: boolean;
+}
+
+export type ClaimResult = { ok: true; bead: Bead } | { ok: false; reason: string };
+export type CloseResult = { ok: true } | { ok: false; reason: string };
+export interface DependencyResult {
+  status: 'ok' | 'exists';
+}
+
+export interface BeadStore {
+  readonly kind: 'br' | 'embedded';
+  /** Creates the store in the workspace when absent. Safe to call on an initialised store. */
+  init(options?: { prefix?: string }): Promise<void>;
+  create(input: CreateBeadInput): Promise<Bead>;
+  /**
+   * Beads of the epic that can run now: status open, not blocked, not deferred, never the epic
+   * itself, never in_progress. Ordered as br orders them (hybrid: P0–P1 oldest first, then the rest
+   * oldest first); callers that need a total order sort again.
+   */
+  ready(epicId: string, options?: ReadyOptions): Promise<Bead[]>;
+  show(id: string): Promise<BeadDetail>;
+  list(filter?: ListFilter): Promise<Bead[]>;
+  /** Children of the epic with their statuses (all descendants with `recursive`). */
+  children(epicId: string, options?: ReadyOptions): Promise<Bead[]>;
+  /** Marks the bead in_progress. Fails (not throws) when it is no longer open. */
+  claim(id: string): Promise<ClaimResult>;
+  /** Sets the bead back to open, with the reason as a comment when given. */
+  reopen(id: string, reason?: string): Promise<void>;
+  /** Closes the bead. ok only when the store reports the bead actually closed. */
+  close(id: string, reason: string): Promise<CloseResult>;
+  /** `blocked` depends on `blocker`. */
+  addDependency(blocked: string, blocker: string, type?: string): Promise<DependencyResult>;
+  addLabel(id: string, label: string): Promise<void>;
+  removeLabel(id: string, label: string): Promise<void>;
+  comment(id: string, text: string): Promise<BeadComment>;
+  /** Makes sure everything written is on disk in `.beads/issues.jsonl`. */
+  flush(): Promise<void>;
+}
+
+/** br's label rule: letters, digits, `_`, `:` and `-`, 1 to 50 characters. */
+export const LABEL_PATTERN = /^[A-Za-z0-9_:-]{1,50}$/;
+
+/**
+ * Hybrid order as br sorts ready work: P0–P1 first (oldest first), then the rest oldest first;
+ * ties broken by id so the order is total.
+ */
+export function compareHybrid(a: Bead, b: Bead): number {
+  const urgentA = a.priority <= 1 ? 0 : 1;
+  const urgentB = b.priority <= 1 ? 0 : 1;
+  if (urgentA !== urgentB) return urgentA - urgentB;
+  const byTime = compareTimestamps(a.created_at, b.created_at);
+  if (byTime !== 0) return byTime;
+  return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
+}
+
+/**
+ * Compares RFC 3339 timestamps, including br's nanosecond ones, whose fractional parts vary in length
+ * (so neither plain string order nor Date.parse, which stops at milliseconds, is enough).
+ */
+export function compareTimestamps(a: string, b: string): number {
+  const ms = Date.parse(a) - Date.parse(b);
+  if (Number.isFinite(ms) && ms !== 0) return ms < 0 ? -1 : 1;
+  const fa = fractionOf(a);
+  const fb = fractionOf(b);
+  return fa < fb ? -1 : fa > fb ? 1 : 0;
+}
+
+function fractionOf(timestamp: string): string {
+  const match = /\.(\d+)/.exec(timestamp);
+  return (match?.[1] ?? '').padEnd(9, '0');
+}

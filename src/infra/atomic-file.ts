@@ -1,0 +1,76 @@
+// Atomic file writes (temp file in the same directory, fsync, rename) and a torn-line-tolerant append.
+import { randomBytes } from 'node:crypto';
+import { mkdir, open, readFile, rename, rm } from 'node:fs/promises';
+import { dirname, basename, join } from 'node:path';
+
+/** Writes `content` to `path` so readers see either the old file or the new one, never a mix. */
+export async function writeFileAtomic(path: string, content: string | Uint8Array): Promise<void> {
+  const dir = dirname(path);
+  await mkdir(dir, { recursive: true });
+  const temp = join(dir, `.${basename(path)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
+  const handle = await open(temp, 'w');
+  try {
+    await handle.writeFile(content);
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+  try {
+    await rename(temp, path);
+  } catch (error) {
+    await rm(temp, { force: true });
+    throw error;
+  }
+}
+
+export async function writeJsonAtomic(path: string, value: unknown): Promise<void> {
+  await writeFileAtomic(path, `${JSON.stringify(value, null, 2)}\n`);
+}
+
+/** Reads a file, or returns undefined when it does not exist. */
+export async function readFileIfExists(path: string): Promise<string | undefined> {
+  try {
+    return await readFile(path, 'utf8');
+  } catch (error) {
+    if (isNotFound(error)) return undefined;
+    throw error;
+  }
+}
+
+/**
+ * Appends one line to a JSONL file. The common case is a plain append. When the file ends in a torn
+ * line (a crash mid-append), the file is first rewritten atomically without it (or with the missing
+ * newline, if the tail is complete JSON), so the ledger stays parseable.
+ */
+export async function appendJsonLine(path: string, value: unknown): Promise<void> {
+  const existing = (await readFileIfExists(path)) ?? '';
+  const line = JSON.stringify(value);
+  if (existing === '' || existing.endsWith('\n')) {
+    const handle = await open(path, 'a');
+    try {
+      await handle.appendFile(`${line}\n`);
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    return;
+  }
+  const lastNewline = existing.lastIndexOf('\n');
+  const head = lastNewline === -1 ? '' : existing.slice(0, lastNewline + 1);
+  const tail = existing.slice(lastNewline + 1);
+  const kept = isCompleteJson(tail) ? `${head}${tail}\n` : head;
+  await writeFileAtomic(path, `${kept}${line}\n`);
+}
+
+function isCompleteJson(text: string): boolean {
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export function isNotFound(error: unknown): boolean {
+  return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === 'ENOENT';
+}

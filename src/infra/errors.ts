@@ -1,0 +1,84 @@
+// Typed application errors and the exit codes both programs use.
+
+export const ExitCode = {
+  ok: 0,
+  failure: 1,
+  usage: 2,
+  environment: 3,
+  config: 4,
+  beadFailed: 5,
+  needsHuman: 6,
+  stalled: 7,
+  locked: 8,
+  auth: 9,
+  interrupted: 130,
+} as const;
+export type ExitCodeValue = (typeof ExitCode)[keyof typeof ExitCode];
+
+export interface AppErrorOptions {
+  exitCode?: ExitCodeValue;
+  hint?: string;
+  cause?: unknown;
+}
+
+/** An expected failure: one sentence for the user, an optional hint saying what to do, an exit code. */
+export class AppError extends Error {
+  readonly exitCode: ExitCodeValue;
+  readonly hint: string | undefined;
+
+  constructor(message: string, options: AppErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = 'AppError';
+    this.exitCode = options.exitCode ?? ExitCode.failure;
+    this.hint = options.hint;
+  }
+}
+
+export class UsageError extends AppError {
+  constructor(message: string, options: Omit<AppErrorOptions, 'exitCode'> = {}) {
+    super(message, { ...options, exitCode: ExitCode.usage });
+    this.name = 'UsageError';
+  }
+}
+
+export class ConfigError extends AppError {
+  constructor(message: string, options: Omit<AppErrorOptions, 'exitCode'> = {}) {
+    super(message, { ...options, exitCode: ExitCode.config });
+    this.name = 'ConfigError';
+  }
+}
+
+/** Something outside Forge is missing or broken: br, an agent binary, git, a repo. */
+export class EnvironmentError extends AppError {
+  constructor(message: string, options: Omit<AppErrorOptions, 'exitCode'> = {}) {
+    super(message, { ...options, exitCode: ExitCode.environment });
+    this.name = 'EnvironmentError';
+  }
+}
+
+export class BeadFailedError extends AppError {
+  constructor(message: string, options: Omit<AppErrorOptions, 'exitCode'> = {}) {
+    super(message, { ...options, exitCode: ExitCode.beadFailed });
+    this.name = 'BeadFailedError';
+  }
+}
+
+/** An error reported by a bead store; carries br's machine-readable code when there is one. */
+export class BeadStoreError extends AppError {
+  readonly code: string;
+  readonly retryable: boolean;
+
+  constructor(
+    message: string,
+    options: AppErrorOptions & { code: string; retryable?: boolean } = { code: 'UNKNOWN' },
+  ) {
+    super(message, { exitCode: ExitCode.environment, ...options });
+    this.name = 'BeadStoreError';
+    this.code = options.code;
+    this.retryable = options.retryable ?? false;
+  }
+}
+
+export function isAppError(error: unknown): error is AppError {
+  return error instanceof AppError;
+}
