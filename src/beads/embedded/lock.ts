@@ -1,0 +1,188 @@
+// An exclusive lock file across processes: O_EXCL create with pid/host/time, backoff, stale takeover.
+import { randomBytes } from 'node:crypto';
+import { open, readFile, stat, unlink } from 'node:fs/promises';
+import { hostname } from 'node:os';
+import { isNotFound } from '../../infra/atomic-file.js';
+import { isProcessAlive } from '../../infra/process.js';
+import { storeLocked } from './errors.js';
+
+export interface FileLockOptions {
+  /** Give up (DATABASE_LOCKED) after waiting this long for a live holder. Default 30 s, like br. */
+  waitMs?: number;
+  /** A lock older than this is abandoned whoever holds it (a hung or foreign-host holder). Default 60 s. */
+  staleAfterMs?: number;
+  /** Told when a stale lock is taken over, with the holder it replaced. */
+  onTakeover?: (message: string) => void;
+}
+
+export interface LockHolder {
+  pid: number;
+  host: string;
+  started_at: string;
+  token: string;
+}
+
+export interface FileLock {
+  release(): Promise<void>;
+}
+
+const DEFAULT_WAIT_MS = 30_000;
+const DEFAULT_STALE_AFTER_MS = 60_000;
+/** An empty or unreadable lock younger than this is a holder still writing its details. */
+const UNREADABLE_GRACE_MS = 5_000;
+/** The takeover guard is held for microseconds; older than this, its holder died. */
+const GUARD_STALE_MS = 10_000;
+const FIRST_DELAY_MS = 2;
+const MAX_DELAY_MS = 50;
+
+/** A lock file as seen at one moment. */
+export interface ObservedLock {
+  raw: string;
+  holder: LockHolder | undefined;
+  mtimeMs: number;
+  ino: number;
+}
+
+/** Takes the lock at `path`, waiting with backoff while a live holder has it. */
+export async function acquireFileLock(path: string, options: FileLockOptions = {}): Promise<FileLock> {
+  const waitMs = options.waitMs ?? DEFAULT_WAIT_MS;
+  const staleAfterMs = options.staleAfterMs ?? DEFAULT_STALE_AFTER_MS;
+  const deadline = Date.now() + waitMs;
+  const holder: LockHolder = {
+    pid: process.pid,
+    host: hostname(),
+    started_at: new Date().toISOString(),
+    token: randomBytes(8).toString('hex'),
+  };
+  let delay = FIRST_DELAY_MS;
+  for (;;) {
+    if (await tryCreate(path, `${JSON.stringify(holder)}\n`))
+      return { release: () => releaseLock(path, holder.token) };
+    const seen = await observeLock(path);
+    if (seen === undefined) continue; // released in between: try again at once
+    const staleReason = whyStale(seen, staleAfterMs);
+    if (staleReason !== undefined) {
+      if (await breakStaleLock(path, seen)) {
+        options.onTakeover?.(`Took over a stale bead store lock ${path} (${staleReason}).`);
+      }
+      continue;
+    }
+    if (Date.now() >= deadline) throw storeLocked(path, describe(seen));
+    await sleep(delay + Math.random() * delay);
+    delay = Math.min(delay * 2, MAX_DELAY_MS);
+  }
+}
+
+/** Runs `fn` holding the lock, and releases it whatever happens. */
+export async function withFileLock<T>(
+  path: string,
+  options: FileLockOptions,
+  fn: () => Promise<T>,
+): Promise<T> {
+  const lock = await acquireFileLock(path, options);
+  try {
+    return await fn();
+  } finally {
+    await lock.release();
+  }
+}
+
+/** Why the lock's holder is gone, or undefined while it may still be working. */
+function whyStale(seen: ObservedLock, staleAfterMs: number, now = Date.now()): string | undefined {
+  const age = now - seen.mtimeMs;
+  const { holder } = seen;
+  if (holder === undefined) return age > UNREADABLE_GRACE_MS ? 'unreadable lock file' : undefined;
+  if (holder.host === hostname() && !isProcessAlive(holder.pid))
+    return `holder pid ${holder.pid} is not running`;
+  if (age > staleAfterMs)
+    return `held by pid ${holder.pid} on ${holder.host} for ${Math.round(age / 1000)} s`;
+  return undefined;
+}
+
+async function tryCreate(path: string, content: string): Promise<boolean> {
+  let handle;
+  try {
+    handle = await open(path, 'wx');
+  } catch (error) {
+    if ((error as { code?: string }).code === 'EEXIST') return false;
+    throw error;
+  }
+  try {
+    await handle.writeFile(content);
+  } catch (error) {
+    await handle.close();
+    await unlink(path).catch(() => undefined);
+    throw error;
+  }
+  await handle.close();
+  return true;
+}
+
+export async function observeLock(path: string): Promise<ObservedLock | undefined> {
+  try {
+    const [raw, info] = await Promise.all([readFile(path, 'utf8'), stat(path)]);
+    return { raw, holder: parseHolder(raw), mtimeMs: info.mtimeMs, ino: info.ino };
+  } catch (error) {
+    if (isNotFound(error)) return undefined;
+    throw error;
+  }
+}
+
+function parseHolder(raw: string): LockHolder | undefined {
+  try {
+    const value = JSON.parse(raw) as Partial<LockHolder>;
+    if (typeof value.pid === 'number' && typeof value.host === 'string' && typeof value.token === 'string') {
+      return {
+        pid: value.pid,
+        host: value.host,
+        token: value.token,
+        started_at: String(value.started_at ?? ''),
+      };
+    }
+  } catch {
+    // Torn or foreign content: judged by age.
+  }
+  return undefined;
+}
+
+/**
+ * Removes the stale lock we looked at, and only that one: under a short guard lock, and only if the
+ * file is still the very one judged stale, so two waiters cannot both take over (one removing the
+ * other's fresh lock). Returns whether it removed it.
+ */
+export async function breakStaleLock(path: string, seen: ObservedLock): Promise<boolean> {
+  const guard = `${path}.takeover`;
+  if (!(await tryCreate(guard, `${process.pid}\n`))) {
+    const guardInfo = await stat(guard).catch(() => undefined);
+    if (guardInfo !== undefined && Date.now() - guardInfo.mtimeMs > GUARD_STALE_MS)
+      await unlink(guard).catch(() => undefined);
+    await sleep(FIRST_DELAY_MS);
+    return false;
+  }
+  try {
+    const now = await observeLock(path);
+    if (now === undefined || now.raw !== seen.raw || now.ino !== seen.ino || now.mtimeMs !== seen.mtimeMs)
+      return false;
+    await unlink(path);
+    return true;
+  } finally {
+    await unlink(guard).catch(() => undefined);
+  }
+}
+
+async function releaseLock(path: string, token: string): Promise<void> {
+  const seen = await observeLock(path);
+  // Someone may have judged us stale and taken over; their lock is not ours to remove.
+  if (seen?.holder?.token === token) await unlink(path).catch(() => undefined);
+}
+
+function describe(seen: ObservedLock): string {
+  const { holder } = seen;
+  return holder === undefined
+    ? 'an unknown process'
+    : `pid ${holder.pid} on ${holder.host} since ${holder.started_at}`;
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}

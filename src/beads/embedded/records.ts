@@ -1,0 +1,151 @@
+// The in-memory record model (br's issue line, field for field) and its projection to Bead shapes.
+import type { Bead, BeadComment, BeadDetail, BeadEdge, BeadStatus } from '../types.js';
+
+export interface DependencyRecord {
+  issue_id: string;
+  depends_on_id: string;
+  type: string;
+  created_at: string;
+  created_by?: string;
+  /** Fields br writes that Forge does not interpret (metadata, thread_id, …), kept verbatim. */
+  extra?: Record<string, unknown>;
+}
+
+export interface CommentRecord {
+  id: number;
+  issue_id: string;
+  author: string;
+  text: string;
+  created_at: string;
+  extra?: Record<string, unknown>;
+}
+
+export interface IssueRecord {
+  id: string;
+  title: string;
+  description?: string;
+  status: BeadStatus;
+  priority: number;
+  issue_type: string;
+  assignee?: string;
+  created_at: string;
+  created_by?: string;
+  updated_at: string;
+  closed_at?: string;
+  close_reason?: string;
+  defer_until?: string;
+  source_repo?: string;
+  compaction_level?: number;
+  original_size?: number;
+  ephemeral?: boolean;
+  pinned?: boolean;
+  is_template?: boolean;
+  labels: string[];
+  dependencies: DependencyRecord[];
+  comments: CommentRecord[];
+  /** Every other field of the line (design, notes, external_ref, …), kept verbatim and in place. */
+  extra?: Record<string, unknown>;
+}
+
+export type IssueMap = ReadonlyMap<string, IssueRecord>;
+
+export const PARENT_CHILD = 'parent-child';
+
+/**
+ * A copy-on-write view of a record set for one mutation: the base map is never touched, records are
+ * cloned on first edit, so a mutation that throws halfway leaves the store as it was.
+ */
+export class RecordDraft {
+  readonly records: Map<string, IssueRecord>;
+  private readonly owned = new Set<string>();
+
+  constructor(base: IssueMap) {
+    this.records = new Map(base);
+  }
+
+  get changed(): boolean {
+    return this.owned.size > 0;
+  }
+
+  get(id: string): IssueRecord | undefined {
+    return this.records.get(id);
+  }
+
+  /** The record to modify; throws when absent (callers look it up first). */
+  edit(id: string): IssueRecord {
+    const current = this.records.get(id);
+    if (current === undefined) throw new Error(`internal: edit of unknown record ${id}`);
+    if (this.owned.has(id)) return current;
+    const copy = cloneRecord(current);
+    this.records.set(id, copy);
+    this.owned.add(id);
+    return copy;
+  }
+
+  insert(record: IssueRecord): void {
+    this.records.set(record.id, record);
+    this.owned.add(record.id);
+  }
+}
+
+export function cloneRecord(record: IssueRecord): IssueRecord {
+  return {
+    ...record,
+    labels: [...record.labels],
+    dependencies: record.dependencies.map((d) => ({ ...d })),
+    comments: record.comments.map((c) => ({ ...c })),
+  };
+}
+
+export function parentOf(record: IssueRecord): string | undefined {
+  return record.dependencies.find((d) => d.type === PARENT_CHILD)?.depends_on_id;
+}
+
+export function toBead(record: IssueRecord): Bead {
+  const parent = parentOf(record);
+  return {
+    id: record.id,
+    title: record.title,
+    status: record.status,
+    priority: record.priority,
+    issue_type: record.issue_type,
+    created_at: record.created_at,
+    updated_at: record.updated_at,
+    ...(record.description === undefined ? {} : { description: record.description }),
+    ...(record.assignee === undefined ? {} : { assignee: record.assignee }),
+    labels: [...record.labels],
+    ...(parent === undefined ? {} : { parent }),
+    ...(record.closed_at === undefined ? {} : { closed_at: record.closed_at }),
+    ...(record.close_reason === undefined ? {} : { close_reason: record.close_reason }),
+  };
+}
+
+export function toComment(comment: CommentRecord): BeadComment {
+  return {
+    id: comment.id,
+    issue_id: comment.issue_id,
+    author: comment.author,
+    text: comment.text,
+    created_at: comment.created_at,
+  };
+}
+
+/** A bead with its edges both ways and its comments, as `br show` reports it. */
+export function toDetail(record: IssueRecord, issues: IssueMap): BeadDetail {
+  const dependencies = record.dependencies.map((d) => edgeTo(d.depends_on_id, d.type, issues));
+  const dependents: BeadEdge[] = [];
+  for (const other of issues.values()) {
+    for (const d of other.dependencies) {
+      if (d.depends_on_id === record.id) dependents.push(edgeTo(other.id, d.type, issues));
+    }
+  }
+  dependents.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  const comments = [...record.comments].sort((a, b) => a.id - b.id).map(toComment);
+  return { ...toBead(record), dependencies, dependents, comments };
+}
+
+function edgeTo(id: string, type: string, issues: IssueMap): BeadEdge {
+  const other = issues.get(id);
+  if (other === undefined) return { id, dependency_type: type };
+  return { id, title: other.title, status: other.status, priority: other.priority, dependency_type: type };
+}

@@ -1,0 +1,268 @@
+// The embedded store under damage and contention: corrupt lines, stale and live locks, racing processes.
+import { spawn } from 'node:child_process';
+import { readFile, rename, utimes, writeFile } from 'node:fs/promises';
+import { hostname } from 'node:os';
+import { join, resolve } from 'node:path';
+import { createInterface } from 'node:readline';
+import { describe, expect, it } from 'vitest';
+import { createEmbeddedStore } from '../../src/beads/embedded/index.js';
+import { breakStaleLock, observeLock } from '../../src/beads/embedded/lock.js';
+import type { BeadStore } from '../../src/beads/types.js';
+import { BeadStoreError } from '../../src/infra/errors.js';
+import { parseBrJsonl } from '../support/embedded/br-issue-line.js';
+import { issuesPath, readIssues, tempWorkspace } from '../support/embedded/workspace.js';
+
+const REPO_ROOT = resolve(import.meta.dirname, '../..');
+const CREATE_MANY = join(REPO_ROOT, 'test/support/embedded/create-many.ts');
+
+async function errorOf(promise: Promise<unknown>): Promise<BeadStoreError> {
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(BeadStoreError);
+  return error as BeadStoreError;
+}
+
+function lockPath(cwd: string): string {
+  return join(cwd, '.beads', 'forge-embedded.lock');
+}
+
+async function fileExists(path: string): Promise<boolean> {
+  return readFile(path).then(
+    () => true,
+    () => false,
+  );
+}
+
+/** The pid of a process that has already exited. */
+async function deadPid(): Promise<number> {
+  const child = spawn(process.execPath, ['-e', ''], { stdio: 'ignore' });
+  await new Promise((done) => child.on('exit', done));
+  return child.pid as number;
+}
+
+/** Every operation of the store, each as a thunk, with ids that exist in the intact file. */
+function everyOperation(
+  store: BeadStore,
+  epic: string,
+  child: string,
+): Array<[string, () => Promise<unknown>]> {
+  return [
+    ['init', () => store.init()],
+    ['create', () => store.create({ title: 'new' })],
+    ['ready', () => store.ready(epic)],
+    ['show', () => store.show(child)],
+    ['list', () => store.list({ all: true })],
+    ['children', () => store.children(epic, { recursive: true })],
+    ['claim', () => store.claim(child)],
+    ['reopen', () => store.reopen(child, 'why')],
+    ['close', () => store.close(child, 'done')],
+    ['addDependency', () => store.addDependency(child, epic, 'related')],
+    ['addLabel', () => store.addLabel(child, 'x')],
+    ['removeLabel', () => store.removeLabel(child, 'x')],
+    ['comment', () => store.comment(child, 'hello')],
+    ['flush', () => store.flush()],
+  ];
+}
+
+describe('embedded store: a corrupt issues.jsonl', () => {
+  async function storeWithLines() {
+    const cwd = await tempWorkspace();
+    const store = createEmbeddedStore({ cwd });
+    await store.init();
+    const epic = await store.create({ title: 'Epic', type: 'epic' });
+    const child = await store.create({ title: 'child', parent: epic.id });
+    await store.create({ title: 'other' });
+    return { cwd, store, epic: epic.id, child: child.id };
+  }
+
+  it('fails every operation naming file and line, and leaves the file byte for byte as it was', async () => {
+    const { cwd, store, epic, child } = await storeWithLines();
+    const lines = (await readIssues(cwd)).split('\n');
+    lines.splice(1, 0, '{"id":"bd-torn","title":"half a li');
+    const damaged = lines.join('\n');
+    await writeFile(issuesPath(cwd), damaged);
+
+    for (const [name, operation] of everyOperation(store, epic, child)) {
+      const error = await errorOf(operation());
+      expect(error.code, name).toBe('JSONL_PARSE_ERROR');
+      expect(error.message, name).toContain(`${issuesPath(cwd)}:2:`);
+      expect(error.hint, name).toMatch(/line 2 of .*issues\.jsonl/);
+    }
+    expect(await readIssues(cwd)).toBe(damaged);
+    expect(await fileExists(lockPath(cwd))).toBe(false);
+  });
+
+  it('names the field of a line that is JSON but not an issue', async () => {
+    const { cwd, store } = await storeWithLines();
+    const lines = (await readIssues(cwd)).split('\n');
+    const third = JSON.parse(lines[2]!) as Record<string, unknown>;
+    lines[2] = JSON.stringify({ ...third, priority: 'high' });
+    await writeFile(issuesPath(cwd), lines.join('\n'));
+    const error = await errorOf(store.list());
+    expect(error.message).toContain(`${issuesPath(cwd)}:3: not a valid issue line: priority:`);
+  });
+
+  it('recognises a git merge conflict and says so', async () => {
+    const { cwd, store } = await storeWithLines();
+    const content = await readIssues(cwd);
+    await writeFile(issuesPath(cwd), `<<<<<<< HEAD\n${content}=======\n>>>>>>> theirs\n`);
+    const error = await errorOf(store.list());
+    expect(error.message).toContain(':1:');
+    expect(error.hint).toContain('merge conflict');
+  });
+});
+
+describe('embedded store: the lock file', () => {
+  async function initialised() {
+    const cwd = await tempWorkspace();
+    const takeovers: string[] = [];
+    const store = createEmbeddedStore({ cwd, lock: { waitMs: 2_000, onTakeover: (m) => takeovers.push(m) } });
+    await store.init();
+    return { cwd, store, takeovers };
+  }
+
+  it('takes over a lock whose holder process is dead', async () => {
+    const { cwd, store, takeovers } = await initialised();
+    const pid = await deadPid();
+    await writeFile(
+      lockPath(cwd),
+      JSON.stringify({ pid, host: hostname(), started_at: new Date().toISOString(), token: 'old' }),
+    );
+    const bead = await store.create({ title: 'after the crash' });
+    expect((await store.show(bead.id)).title).toBe('after the crash');
+    expect(takeovers).toEqual([expect.stringContaining(`pid ${pid} is not running`)]);
+    expect(await fileExists(lockPath(cwd))).toBe(false);
+  });
+
+  it('takes over a lock abandoned long ago on another host, or left unreadable', async () => {
+    const { cwd, store, takeovers } = await initialised();
+    const old = new Date(Date.now() - 10 * 60_000);
+    await writeFile(
+      lockPath(cwd),
+      JSON.stringify({ pid: 1, host: 'elsewhere.example', started_at: old.toISOString(), token: 'x' }),
+    );
+    await utimes(lockPath(cwd), old, old);
+    await store.create({ title: 'a' });
+    await writeFile(lockPath(cwd), '');
+    await utimes(lockPath(cwd), old, old);
+    await store.create({ title: 'b' });
+    expect(takeovers).toEqual([
+      expect.stringContaining('elsewhere.example'),
+      expect.stringContaining('unreadable'),
+    ]);
+    expect((await store.list()).map((b) => b.title).sort()).toEqual(['a', 'b']);
+  });
+
+  it('waits for a live holder, then gives up with DATABASE_LOCKED naming it, taking nothing over', async () => {
+    const cwd = await tempWorkspace();
+    const store = createEmbeddedStore({ cwd, lock: { waitMs: 100 } });
+    await store.init();
+    const held = JSON.stringify({
+      pid: process.pid,
+      host: hostname(),
+      started_at: new Date().toISOString(),
+      token: 'live',
+    });
+    await writeFile(lockPath(cwd), held);
+    const error = await errorOf(store.create({ title: 'x' }));
+    expect(error.code).toBe('DATABASE_LOCKED');
+    expect(error.retryable).toBe(true);
+    expect(error.message).toContain(`pid ${process.pid}`);
+    expect(await readFile(lockPath(cwd), 'utf8')).toBe(held);
+    expect(await readIssues(cwd)).toBe('');
+  });
+
+  it('removes a stale lock only while it is still the one judged stale', async () => {
+    const { cwd } = await initialised();
+    const stale = JSON.stringify({
+      pid: await deadPid(),
+      host: hostname(),
+      started_at: new Date().toISOString(),
+      token: 'old',
+    });
+    await writeFile(lockPath(cwd), stale);
+    const seen = await observeLock(lockPath(cwd));
+    // Meanwhile another waiter took it over and now holds a fresh lock of its own.
+    const fresh = JSON.stringify({
+      pid: process.pid,
+      host: hostname(),
+      started_at: new Date().toISOString(),
+      token: 'new',
+    });
+    await writeFile(`${lockPath(cwd)}.new`, fresh);
+    await rename(`${lockPath(cwd)}.new`, lockPath(cwd));
+    expect(await breakStaleLock(lockPath(cwd), seen!)).toBe(false);
+    expect(await readFile(lockPath(cwd), 'utf8')).toBe(fresh);
+    expect(await breakStaleLock(lockPath(cwd), (await observeLock(lockPath(cwd)))!)).toBe(true);
+    expect(await fileExists(lockPath(cwd))).toBe(false);
+  });
+
+  it('lets many writers race past one stale lock without losing a write', async () => {
+    const cwd = await tempWorkspace();
+    await createEmbeddedStore({ cwd }).init();
+    const pid = await deadPid();
+    await writeFile(
+      lockPath(cwd),
+      JSON.stringify({ pid, host: hostname(), started_at: new Date().toISOString(), token: 'old' }),
+    );
+    // Separate store instances share no in-process queue: they meet only at the lock file.
+    const writers = Array.from({ length: 6 }, () => createEmbeddedStore({ cwd, lock: { waitMs: 10_000 } }));
+    await Promise.all(
+      writers.map(async (store, w) => {
+        for (let i = 0; i < 10; i += 1) await store.create({ title: `w${w}-${i}` });
+      }),
+    );
+    const lines = parseBrJsonl(await readIssues(cwd));
+    expect(new Set(lines.map((l) => l.title)).size).toBe(60);
+  });
+});
+
+describe('embedded store: several processes at once', () => {
+  it('keeps every bead when two processes each create 100 at the same moment', async () => {
+    const cwd = await tempWorkspace();
+    const store = createEmbeddedStore({ cwd });
+    await store.init();
+    const epic = await store.create({ title: 'Epic', type: 'epic' });
+
+    const children = ['alpha', 'beta'].map((tag) =>
+      spawn(process.execPath, ['--import', 'tsx', CREATE_MANY, cwd, '100', tag, epic.id], {
+        cwd: REPO_ROOT,
+        stdio: ['pipe', 'pipe', 'pipe'],
+      }),
+    );
+    const outcomes = children.map(
+      (child) =>
+        new Promise<{ code: number | null; stderr: string }>((done) => {
+          let stderr = '';
+          child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+          child.on('close', (code) => done({ code, stderr }));
+        }),
+    );
+    // Start them together: each loads, says ready, and waits for the go.
+    await Promise.all(
+      children.map(
+        (child) =>
+          new Promise<void>((ready, failed) => {
+            const lines = createInterface({ input: child.stdout });
+            lines.once('line', (text) => (text === 'ready' ? ready() : failed(new Error(text))));
+            child.once('close', () => failed(new Error('helper exited before it was ready')));
+          }),
+      ),
+    );
+    for (const child of children) child.stdin.end('go\n');
+    for (const outcome of await Promise.all(outcomes)) expect(outcome).toEqual({ code: 0, stderr: '' });
+
+    const lines = parseBrJsonl(await readIssues(cwd));
+    const created = lines.filter((l) => l.id !== epic.id);
+    expect(created).toHaveLength(200);
+    expect(new Set(created.map((l) => l.id)).size).toBe(200);
+    expect(new Set(created.map((l) => l.title)).size).toBe(200);
+    const childIds = created
+      .filter((l) => l.dependencies?.some((d) => d.type === 'parent-child'))
+      .map((l) => l.id);
+    expect(childIds.sort()).toEqual(Array.from({ length: 100 }, (_, i) => `${epic.id}.${i + 1}`).sort());
+    expect(await fileExists(lockPath(cwd))).toBe(false);
+  });
+});
