@@ -1,0 +1,44 @@
+// NDJSON event logs: one JSON object per line, appended as events happen, read back tolerantly.
+import { createReadStream } from 'node:fs';
+import { appendFile, mkdir } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { createInterface } from 'node:readline';
+import ndjson from 'ndjson';
+import type { TextSink } from './text-sink.js';
+
+/** Appends events in order; writes are chained so lines never interleave. */
+export function createEventLogWriter(path: string): { write(event: object): void; flush(): Promise<void> } {
+  let chain: Promise<void> = mkdir(dirname(path), { recursive: true }).then(() => undefined);
+  return {
+    write(event) {
+      const line = `${JSON.stringify(event)}\n`;
+      chain = chain.then(() => appendFile(path, line));
+    },
+    flush: () => chain,
+  };
+}
+
+/** Streams objects as NDJSON lines to a sink (stdout for `--json`). */
+export function createNdjsonStream(sink: TextSink): { write(event: object): void } {
+  const stream = ndjson.stringify();
+  stream.on('data', (line: string | Buffer) => sink.write(String(line)));
+  return { write: (event) => void stream.write(event) };
+}
+
+/** Reads an NDJSON file; a torn or corrupt line is skipped and counted, never fatal. */
+export async function readEventLog(path: string): Promise<{ events: Record<string, unknown>[]; skipped: number }> {
+  const events: Record<string, unknown>[] = [];
+  let skipped = 0;
+  const lines = createInterface({ input: createReadStream(path, 'utf8'), crlfDelay: Infinity });
+  for await (const line of lines) {
+    if (line.trim() === '') continue;
+    try {
+      const value: unknown = JSON.parse(line);
+      if (typeof value === 'object' && value !== null && !Array.isArray(value)) events.push(value as Record<string, unknown>);
+      else skipped += 1;
+    } catch {
+      skipped += 1;
+    }
+  }
+  return { events, skipped };
+}

@@ -1,0 +1,83 @@
+// Runs a bead through an agent CLI: the bead's text becomes the prompt, the agent's result an outcome.
+import type { AgentMode, AgentResult, AgentRunner } from '../agents/types.js';
+import type { Bead } from '../beads/types.js';
+import type { ExecutionRequest, ExecutionResult, Executor } from './types.js';
+
+/** Builds an agent runner from a spec; throws a clear error for an unknown agent. */
+export type AgentFactory = (spec: string, options: { fromLabel: boolean }) => AgentRunner;
+
+export interface AgentExecutorOptions {
+  kind: string;
+  mode: AgentMode;
+  agents: AgentFactory;
+  env: Readonly<Record<string, string | undefined>>;
+  /** Adds to the prompt (e.g. a judge's answer format); the bead's own text always comes first. */
+  promptSuffix?: (bead: Bead) => string;
+}
+
+export function createAgentExecutor(options: AgentExecutorOptions): Executor {
+  return {
+    kind: options.kind,
+    writesCode: options.mode === 'full',
+    async execute(request) {
+      let runner: AgentRunner;
+      try {
+        runner = options.agents(request.agentSpec, { fromLabel: request.agentFromLabel });
+      } catch (error) {
+        return { outcome: 'error', fatal: true, message: (error as Error).message, agent: request.agentSpec };
+      }
+      const result = await runner.run({
+        prompt: beadPrompt(request, options.promptSuffix),
+        cwd: request.cwd,
+        env: {
+          ...options.env,
+          FORGE_EPIC: request.epicId,
+          FORGE_BEAD: request.bead.id,
+          FORGE_ROLE: request.role,
+        },
+        mode: options.mode,
+        timeoutMs: request.timeoutMs,
+        signal: request.signal,
+        transcriptPath: request.transcriptPath,
+        bead: { id: request.bead.id, title: request.bead.title, labels: request.bead.labels },
+        attempt: request.attempt,
+        onActivity: (event) => {
+          if (event.type === 'retry') {
+            request.onActivity?.(`agent retrying an API call${event.status ? ` (HTTP ${event.status})` : ''}`);
+          } else if (event.type === 'rate_limit' && event.status === 'rejected') {
+            request.onActivity?.('rate limit reached');
+          } else if (event.type === 'stopping') {
+            request.onActivity?.(`stopping the agent: ${event.reason}`);
+          }
+        },
+      });
+      return toExecutionResult(result);
+    },
+  };
+}
+
+/** The prompt: the bead's title and description (its whole context), then where it sits. */
+export function beadPrompt(request: Pick<ExecutionRequest, 'bead' | 'epicId'>, suffix?: (bead: Bead) => string): string {
+  const { bead } = request;
+  const parts = [`# ${bead.title}`, '', bead.description?.trim() || '(This bead has no description beyond its title.)'];
+  const extra = suffix?.(bead);
+  if (extra !== undefined && extra !== '') parts.push('', extra);
+  parts.push('', '---', `Bead ${bead.id} of epic ${request.epicId}. Do the work it describes, then finish; the runner closes the bead.`);
+  return `${parts.join('\n')}\n`;
+}
+
+export function toExecutionResult(result: AgentResult): ExecutionResult {
+  return {
+    outcome: result.outcome,
+    message: result.message,
+    agent: result.agent,
+    ...(result.model === undefined ? {} : { model: result.model }),
+    scripted: result.scripted,
+    ...(result.exitCode === null ? {} : { exitCode: result.exitCode }),
+    inputTokens: result.usage.inputTokens + result.usage.cacheReadTokens + result.usage.cacheWriteTokens,
+    outputTokens: result.usage.outputTokens,
+    ...(result.costUsd === undefined ? {} : { costUsd: result.costUsd }),
+    ...(result.resetAt === undefined ? {} : { resetAt: result.resetAt }),
+    ...(result.fatal === true ? { fatal: true } : {}),
+  };
+}

@@ -1,0 +1,102 @@
+// Why an epic has nothing ready (done, terminal, waiting for a human, stalled), and the dry-run plan.
+import { BLOCKING_DEPENDENCY_TYPES, type Bead } from '../beads/types.js';
+import { agentSpecFor, compareForRun, FAILED_LABEL, roleOf } from './select.js';
+import type { RunnerDeps, RunnerOptions, StopReason } from './types.js';
+
+export interface IdleExplanation {
+  reason: StopReason;
+  message: string;
+  beadId?: string;
+}
+
+/** How many open beads a stalled message names before summarising the rest. */
+const NAMED_LIMIT = 5;
+
+export async function explainIdleEpic(
+  deps: Pick<RunnerDeps, 'store' | 'idle'>,
+  epicId: string,
+): Promise<IdleExplanation> {
+  const children = await deps.store.children(epicId, { recursive: true });
+  const open = children.filter((bead) => bead.status !== 'closed' && bead.issue_type !== 'epic');
+
+  // A terminal or needs-human state explains an idle epic better than "stalled". An epic waiting
+  // for a human stays open even with every child closed: resume adds the next beads to it.
+  const probe = await deps.idle?.explain(epicId);
+  if (probe?.reason === 'needs_human') return { reason: 'needs_human', message: probe.detail };
+  let closedNote = '';
+  if (open.length === 0 && children.length > 0) {
+    const epic = await deps.store.show(epicId);
+    if (epic.status !== 'closed') await deps.store.close(epicId, `All ${children.length} child beads are closed.`);
+    closedNote = `All ${children.length} bead(s) of ${epicId} are closed; the epic is closed.`;
+  }
+  if (probe !== undefined) {
+    return { reason: probe.reason, message: [probe.detail, closedNote].filter((s) => s !== '').join(' ') };
+  }
+  if (open.length === 0) {
+    return { reason: 'done', message: children.length === 0 ? `Epic ${epicId} has no beads.` : closedNote };
+  }
+
+  const lines: string[] = [];
+  for (const bead of open.sort(compareForRun).slice(0, NAMED_LIMIT)) {
+    lines.push(`  ${bead.id} ${JSON.stringify(bead.title)}: ${await whyNotReady(deps, bead)}`);
+  }
+  if (open.length > NAMED_LIMIT) lines.push(`  … and ${open.length - NAMED_LIMIT} more`);
+  return {
+    reason: 'stalled',
+    message: `${open.length} bead(s) of ${epicId} are open but none is ready:\n${lines.join('\n')}`,
+    beadId: open[0]?.id,
+  };
+}
+
+async function whyNotReady(deps: Pick<RunnerDeps, 'store'>, bead: Bead): Promise<string> {
+  if (bead.status === 'in_progress') return 'in progress elsewhere';
+  if (bead.status !== 'open') return `status ${bead.status}`;
+  const detail = await deps.store.show(bead.id);
+  const blockers = detail.dependencies.filter(
+    (dep) => BLOCKING_DEPENDENCY_TYPES.includes(dep.dependency_type) && dep.status !== 'closed',
+  );
+  if (blockers.length > 0) {
+    return `waits for ${blockers.map((dep) => `${dep.id} (${dep.status ?? 'missing'})`).join(', ')}`;
+  }
+  if (bead.labels.includes(FAILED_LABEL)) return 'failed in an earlier run (ralph:failed)';
+  if (detail.parent !== undefined && detail.parent !== bead.id) return `its parent ${detail.parent} is blocked`;
+  return 'not ready (deferred or blocked upstream)';
+}
+
+/**
+ * The order a run would take, simulated from the current beads: each step takes the first bead whose
+ * blockers are all closed (or taken earlier in the plan), by the runner's own ordering.
+ */
+export async function planRun(
+  deps: Pick<RunnerDeps, 'store'>,
+  options: Pick<RunnerOptions, 'epicId' | 'roleAgents' | 'defaultAgent' | 'onlyBead' | 'maxBeads'>,
+): Promise<{ id: string; title: string; role: string; agent: string }[]> {
+  const describe = (bead: Bead) => {
+    const role = roleOf(bead);
+    return { id: bead.id, title: bead.title, role, agent: agentSpecFor(bead, role, options.roleAgents, options.defaultAgent).spec };
+  };
+  if (options.onlyBead !== undefined) return [describe(await deps.store.show(options.onlyBead))];
+
+  const children = await deps.store.children(options.epicId, { recursive: true });
+  const closed = new Set(children.filter((b) => b.status === 'closed').map((b) => b.id));
+  const pending = children.filter((b) => b.status !== 'closed' && b.issue_type !== 'epic' && b.id !== options.epicId);
+  const blockersOf = new Map<string, string[]>();
+  for (const bead of pending) {
+    const detail = await deps.store.show(bead.id);
+    blockersOf.set(
+      bead.id,
+      detail.dependencies.filter((dep) => BLOCKING_DEPENDENCY_TYPES.includes(dep.dependency_type)).map((dep) => dep.id),
+    );
+  }
+  const plan: ReturnType<typeof describe>[] = [];
+  let remaining = pending.sort(compareForRun);
+  for (;;) {
+    if (options.maxBeads > 0 && plan.length >= options.maxBeads) break;
+    const next = remaining.find((bead) => (blockersOf.get(bead.id) ?? []).every((id) => closed.has(id)));
+    if (next === undefined) break;
+    plan.push(describe(next));
+    closed.add(next.id);
+    remaining = remaining.filter((bead) => bead.id !== next.id);
+  }
+  return plan;
+}

@@ -1,0 +1,416 @@
+// The runner: lock, recover, then take the epic's ready beads one at a time until a reason to stop.
+import type { Bead } from '../beads/types.js';
+import { AppError, EnvironmentError, ExitCode } from '../infra/errors.js';
+import { explainIdleEpic, planRun } from './idle.js';
+import { agentSpecFor, backoffDelay, FAILED_LABEL, pickNextBead, roleOf } from './select.js';
+import type {
+  ExecutionResult,
+  LoopEvent,
+  RunnerDeps,
+  RunnerOptions,
+  RunSummary,
+  StopReason,
+} from './types.js';
+
+/** Consecutive overload answers tolerated for one bead before they count as a failed attempt. */
+const MAX_OVERLOAD_WAITS = 8;
+/** Consecutive rate-limit waits for one bead; past this the limit is not lifting and the loop stops. */
+const MAX_RATE_LIMIT_WAITS = 48;
+/** Margin added to a known reset time, so the first call after it is not refused again. */
+const RESET_MARGIN_MS = 5_000;
+
+type BeadOutcome =
+  | { kind: 'closed'; costUsd: number }
+  | { kind: 'skipped'; message: string }
+  | { kind: 'stop'; reason: StopReason; message: string; costUsd: number };
+
+export class LockedError extends AppError {
+  constructor(message: string, hint: string) {
+    super(message, { exitCode: ExitCode.locked, hint });
+    this.name = 'LockedError';
+  }
+}
+
+/** Runs the epic until nothing is ready, a cap is hit, a human is needed, or it is stopped. */
+export async function runEpic(options: RunnerOptions, deps: RunnerDeps): Promise<RunSummary> {
+  const runner = new Runner(options, deps);
+  return runner.run();
+}
+
+class Runner {
+  private readonly startedAt: number;
+  private beadsRun = 0;
+  private beadsClosed = 0;
+  private costUsd = 0;
+  private readonly skipped = new Set<string>();
+
+  constructor(
+    private readonly o: RunnerOptions,
+    private readonly d: RunnerDeps,
+  ) {
+    this.startedAt = d.clock.now();
+  }
+
+  async run(): Promise<RunSummary> {
+    const { o, d } = this;
+    this.emit({ type: 'run_started', run_id: o.runId, epic: o.epicId, pid: o.pid, dry_run: o.dryRun });
+    if (o.dryRun) return this.finish('dry_run', await this.describePlan());
+
+    const operation = await d.git?.operationInProgress();
+    if (operation !== undefined) {
+      throw new EnvironmentError(`A git ${operation} is in progress in ${o.cwd}; ralph-loop will not start on it.`, {
+        hint: `Finish or abort the ${operation} (git ${operation} --continue / --abort), then run again.`,
+      });
+    }
+
+    const acquired = await d.lock.acquire({
+      pid: o.pid,
+      host: o.host,
+      started_at: this.iso(this.startedAt),
+      epic: o.epicId,
+      run_id: o.runId,
+    });
+    if (!acquired.ok) {
+      const h = acquired.holder;
+      throw new LockedError(
+        `Another ralph-loop (pid ${h.pid} on ${h.host}, started ${h.started_at}) is already running epic ${o.epicId}.`,
+        `Wait for it, or stop it with: ralph-loop stop ${o.epicId}`,
+      );
+    }
+    if (acquired.tookOverFrom !== undefined) {
+      const h = acquired.tookOverFrom;
+      this.warn(`Took over the lock of a runner that is gone (pid ${h.pid} on ${h.host}, started ${h.started_at}).`);
+    }
+
+    try {
+      await this.recover();
+      return await this.loop();
+    } finally {
+      await d.lock.release();
+      await d.store.flush().catch((error: unknown) => this.warn(`Could not flush the bead store: ${String(error)}`));
+    }
+  }
+
+  /** Beads of this epic left in progress by a runner that died go back to open. */
+  private async recover(): Promise<void> {
+    const children = await this.d.store.children(this.o.epicId, { recursive: true });
+    for (const bead of children) {
+      if (bead.status !== 'in_progress') continue;
+      const message = `Reopened by ralph-loop run ${this.o.runId}: the runner that claimed it is gone.`;
+      await this.d.store.reopen(bead.id, message);
+      this.emit({ type: 'recovered', epic: this.o.epicId, bead: bead.id, message });
+    }
+  }
+
+  private async loop(): Promise<RunSummary> {
+    const { o, d } = this;
+    for (;;) {
+      if (o.signal.aborted) return this.finish('interrupted', 'Interrupted; the current bead was left open.');
+      if (await d.control.stopRequested()) {
+        await d.control.clearStop();
+        return this.finish('stopped', 'Stopped by ralph-loop stop after the last bead.');
+      }
+      if (o.maxBeads > 0 && this.beadsRun >= o.maxBeads) {
+        return this.finish('max_beads', `Ran ${this.beadsRun} bead(s), the --max-beads cap.`);
+      }
+      if (this.wallClockLeft() <= 0) return this.finish('wall_clock', 'The wall-clock cap was reached.');
+
+      const bead = await this.nextBead();
+      if (bead === undefined) {
+        if (o.onlyBead !== undefined) return this.finish('done', `Bead ${o.onlyBead} ran.`);
+        const idle = await explainIdleEpic(d, o.epicId);
+        return this.finish(idle.reason, idle.message, idle.beadId);
+      }
+
+      const outcome = await this.runBead(bead);
+      this.beadsRun += 1;
+      if (outcome.kind === 'closed') this.beadsClosed += 1;
+      if (outcome.kind === 'skipped') {
+        if (this.skipped.has(bead.id)) return this.finish('stalled', outcome.message, bead.id);
+        this.skipped.add(bead.id);
+        this.warn(outcome.message, bead.id);
+      }
+      if (outcome.kind === 'stop') return this.finish(outcome.reason, outcome.message, bead.id);
+      if (o.onlyBead !== undefined) return this.finish('done', `Bead ${bead.id} ran.`, bead.id);
+    }
+  }
+
+  private async nextBead(): Promise<Bead | undefined> {
+    const { o, d } = this;
+    if (o.onlyBead !== undefined) {
+      if (this.beadsRun > 0) return undefined;
+      const bead = await d.store.show(o.onlyBead);
+      if (bead.status !== 'open') {
+        throw new AppError(`Bead ${bead.id} is ${bead.status}, not open; ralph-loop once runs open beads only.`, {
+          exitCode: ExitCode.usage,
+          hint: `Reopen it first: forge-pack beads reopen ${bead.id}`,
+        });
+      }
+      return bead;
+    }
+    const ready = await d.store.ready(o.epicId, { recursive: true });
+    return pickNextBead(ready, o.epicId);
+  }
+
+  private async runBead(bead: Bead): Promise<BeadOutcome> {
+    const { o, d } = this;
+    const claim = await d.store.claim(bead.id);
+    if (!claim.ok) return { kind: 'skipped', message: `Could not claim ${bead.id}: ${claim.reason}` };
+
+    const role = roleOf(bead);
+    const { spec: agentSpec, fromLabel } = agentSpecFor(bead, role, o.roleAgents, o.defaultAgent);
+    const executor = d.executors.resolve(role);
+    const maxAttempts = executor.maxAttempts ?? o.maxAttempts;
+    const beadStarted = d.clock.now();
+    let failures = 0;
+    let overloads = 0;
+    let rateLimitWaits = 0;
+    let attempt = 0;
+    let spent = 0;
+
+    for (;;) {
+      attempt += 1;
+      const attemptStarted = d.clock.now();
+      await d.lock.update({ bead: bead.id, bead_started_at: this.iso(attemptStarted) });
+      this.emit({
+        type: 'bead_started',
+        epic: o.epicId,
+        bead: bead.id,
+        title: bead.title,
+        role,
+        agent: agentSpec,
+        executor: executor.kind,
+        attempt,
+      });
+
+      const wallLeft = this.wallClockLeft();
+      const limitedByWallClock = wallLeft < o.beadTimeoutMs;
+      const transcriptPath = d.control.transcriptPath(bead.id);
+      const result = await executor
+        .execute({
+          bead,
+          epicId: o.epicId,
+          role,
+          agentSpec,
+          agentFromLabel: fromLabel,
+          attempt,
+          cwd: o.cwd,
+          signal: o.signal,
+          timeoutMs: Math.max(1, Math.min(o.beadTimeoutMs, wallLeft)),
+          transcriptPath,
+          onActivity: (message) => this.emit({ type: 'activity', epic: o.epicId, bead: bead.id, message }),
+        })
+        .catch((error: unknown): ExecutionResult => ({
+          outcome: 'error',
+          message: error instanceof Error ? error.message : String(error),
+        }));
+      spent += result.costUsd ?? 0;
+      this.costUsd += result.costUsd ?? 0;
+      this.emit({
+        type: 'attempt_finished',
+        epic: o.epicId,
+        bead: bead.id,
+        title: bead.title,
+        role,
+        agent: result.agent ?? agentSpec,
+        ...(result.model === undefined ? {} : { model: result.model }),
+        ...(result.scripted === undefined ? {} : { scripted: result.scripted }),
+        attempt,
+        outcome: result.outcome,
+        ...(result.exitCode === undefined ? {} : { exit: result.exitCode }),
+        duration_ms: d.clock.now() - attemptStarted,
+        ...(result.inputTokens === undefined ? {} : { input_tokens: result.inputTokens }),
+        ...(result.outputTokens === undefined ? {} : { output_tokens: result.outputTokens }),
+        ...(result.costUsd === undefined ? {} : { cost_usd: result.costUsd }),
+        message: result.message,
+        transcript: transcriptPath,
+      });
+
+      switch (result.outcome) {
+        case 'ok':
+          return this.closeBead(bead, executor.writesCode, result, attempt, beadStarted, spent);
+        case 'auth':
+          await this.leaveOpen(bead, attempt, result, 'authentication failed');
+          return {
+            kind: 'stop',
+            reason: 'auth',
+            message: `The agent could not authenticate: ${result.message}`,
+            costUsd: spent,
+          };
+        case 'needs_human':
+          await this.leaveOpen(bead, attempt, result, 'a human is needed');
+          return { kind: 'stop', reason: 'needs_human', message: result.message, costUsd: spent };
+        case 'aborted':
+          await this.leaveOpen(bead, attempt, result, 'interrupted');
+          return o.signal.aborted
+            ? { kind: 'stop', reason: 'interrupted', message: 'Interrupted; the bead was left open.', costUsd: spent }
+            : { kind: 'stop', reason: 'wall_clock', message: 'The wall-clock cap was reached.', costUsd: spent };
+        case 'rate_limited': {
+          rateLimitWaits += 1;
+          attempt -= 1;
+          const stop = await this.waitOut(bead, result, rateLimitWaits, MAX_RATE_LIMIT_WAITS, 'rate limited');
+          if (stop !== undefined) return { ...stop, costUsd: spent };
+          continue;
+        }
+        case 'overloaded':
+          overloads += 1;
+          if (overloads <= MAX_OVERLOAD_WAITS) {
+            attempt -= 1;
+            const stop = await this.waitOut(bead, { ...result, resetAt: undefined }, overloads, Infinity, 'overloaded');
+            if (stop !== undefined) return { ...stop, costUsd: spent };
+            continue;
+          }
+          break;
+        case 'timeout':
+          if (limitedByWallClock && this.wallClockLeft() <= 0) {
+            await this.leaveOpen(bead, attempt, result, 'the wall-clock cap was reached');
+            return { kind: 'stop', reason: 'wall_clock', message: 'The wall-clock cap was reached mid-bead.', costUsd: spent };
+          }
+          break;
+        case 'error':
+          break;
+      }
+
+      failures = result.fatal === true ? maxAttempts : failures + 1;
+      await d.store.comment(bead.id, this.attemptComment(attempt, result));
+      if (failures >= maxAttempts) {
+        await d.store.addLabel(bead.id, FAILED_LABEL);
+        await d.store.reopen(bead.id);
+        const message = `Bead ${bead.id} failed ${failures} time(s); last: ${result.message}`;
+        this.emit({ type: 'bead_failed', epic: o.epicId, bead: bead.id, title: bead.title, attempts: attempt, message });
+        return { kind: 'stop', reason: 'failed', message, costUsd: spent };
+      }
+      const delay = backoffDelay(failures, o.backoffMs, o.maxBackoffMs);
+      const stop = await this.sleepOrStop(bead, delay, 'retrying after a failed attempt', attempt, result);
+      if (stop !== undefined) return { ...stop, costUsd: spent };
+    }
+  }
+
+  private async closeBead(
+    bead: Bead,
+    writesCode: boolean,
+    result: ExecutionResult,
+    attempt: number,
+    beadStarted: number,
+    spent: number,
+  ): Promise<BeadOutcome> {
+    const { o, d } = this;
+    let commit: string | undefined;
+    if (o.autoCommit && writesCode && d.git !== undefined) {
+      commit = await d.git.commitAll(`ralph-loop: ${bead.id} ${bead.title}`);
+    }
+    const reason =
+      result.closeReason ??
+      `Done by ralph-loop (${result.agent ?? 'executor'}, attempt ${attempt}${spent > 0 ? `, $${spent.toFixed(4)}` : ''}).`;
+    const closed = await d.store.close(bead.id, reason);
+    if (!closed.ok) {
+      throw new AppError(`Bead ${bead.id} ran but the store did not close it: ${closed.reason}`, {
+        exitCode: ExitCode.environment,
+        hint: `Check the bead (forge-pack beads show ${bead.id}) and close it by hand if its work is done.`,
+      });
+    }
+    if (bead.labels.includes(FAILED_LABEL)) await d.store.removeLabel(bead.id, FAILED_LABEL);
+    this.emit({
+      type: 'bead_closed',
+      epic: o.epicId,
+      bead: bead.id,
+      title: bead.title,
+      duration_ms: d.clock.now() - beadStarted,
+      ...(commit === undefined ? {} : { commit }),
+    });
+    return { kind: 'closed', costUsd: spent };
+  }
+
+  /** Waits for a rate limit's reset (or backs off when the reset is unknown), within the wall clock. */
+  private async waitOut(
+    bead: Bead,
+    result: ExecutionResult,
+    count: number,
+    maxCount: number,
+    why: string,
+  ): Promise<Omit<Extract<BeadOutcome, { kind: 'stop' }>, 'costUsd'> | undefined> {
+    if (count > maxCount) {
+      await this.leaveOpen(bead, count, result, `${why} ${count} times in a row`);
+      return { kind: 'stop', reason: 'failed', message: `The agent stayed ${why} after ${count} waits: ${result.message}` };
+    }
+    const now = this.d.clock.now();
+    const delay =
+      result.resetAt !== undefined && result.resetAt > now
+        ? result.resetAt - now + RESET_MARGIN_MS
+        : backoffDelay(count, this.o.backoffMs, this.o.maxBackoffMs);
+    return this.sleepOrStop(bead, delay, why, count, result);
+  }
+
+  private async sleepOrStop(
+    bead: Bead,
+    delay: number,
+    why: string,
+    attempt: number,
+    result: ExecutionResult,
+  ): Promise<Omit<Extract<BeadOutcome, { kind: 'stop' }>, 'costUsd'> | undefined> {
+    const { o, d } = this;
+    const left = this.wallClockLeft();
+    if (delay >= left) {
+      await this.leaveOpen(bead, attempt, result, `${why}; the wait would pass the wall-clock cap`);
+      return { kind: 'stop', reason: 'wall_clock', message: `Stopped: ${why}, and the wait would pass the wall-clock cap.` };
+    }
+    this.emit({ type: 'waiting', epic: o.epicId, bead: bead.id, until: this.iso(d.clock.now() + delay), why });
+    await d.clock.sleep(delay, o.signal);
+    if (o.signal.aborted) {
+      await this.leaveOpen(bead, attempt, result, 'interrupted while waiting');
+      return { kind: 'stop', reason: 'interrupted', message: 'Interrupted; the bead was left open.' };
+    }
+    return undefined;
+  }
+
+  private async leaveOpen(bead: Bead, attempt: number, result: ExecutionResult, why: string): Promise<void> {
+    await this.d.store.reopen(bead.id, `ralph-loop left this bead open (${why}): ${this.attemptComment(attempt, result)}`);
+  }
+
+  private attemptComment(attempt: number, result: ExecutionResult): string {
+    const parts = [`attempt ${attempt}: ${result.outcome}`];
+    if (result.agent !== undefined) parts.push(`agent ${result.agent}${result.model ? ` (${result.model})` : ''}`);
+    if (result.exitCode !== undefined) parts.push(`exit ${result.exitCode}`);
+    return `ralph-loop ${parts.join(', ')}: ${result.message}`;
+  }
+
+  private wallClockLeft(): number {
+    if (this.o.wallClockMs <= 0) return Number.POSITIVE_INFINITY;
+    return this.startedAt + this.o.wallClockMs - this.d.clock.now();
+  }
+
+  private async describePlan(): Promise<string> {
+    const order = await planRun(this.d, this.o);
+    this.emit({ type: 'plan', epic: this.o.epicId, order });
+    return order.length === 0
+      ? `Nothing is ready in ${this.o.epicId}.`
+      : `Would run ${order.length} bead(s) in this order (beads created during the run are not known yet).`;
+  }
+
+  private finish(reason: StopReason, message: string, beadId?: string): RunSummary {
+    const summary: RunSummary = {
+      reason,
+      message,
+      beadsRun: this.beadsRun,
+      beadsClosed: this.beadsClosed,
+      costUsd: this.costUsd,
+      ...(beadId === undefined ? {} : { beadId }),
+    };
+    this.emit({ type: 'run_finished', epic: this.o.epicId, run_id: this.o.runId, summary });
+    return summary;
+  }
+
+  private warn(message: string, bead?: string): void {
+    this.emit({ type: 'warning', epic: this.o.epicId, message, ...(bead === undefined ? {} : { bead }) });
+  }
+
+  private emit(event: DistributiveOmit<LoopEvent, 'ts'>): void {
+    this.d.emit({ ...event, ts: this.iso(this.d.clock.now()) } as LoopEvent);
+  }
+
+  private iso(ms: number): string {
+    return new Date(ms).toISOString();
+  }
+}
+
+type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;

@@ -1,0 +1,213 @@
+// The runner's ports and its typed events: everything the loop needs from outside, as interfaces.
+import type { Bead, BeadStore } from '../beads/types.js';
+import type { Clock } from '../infra/clock.js';
+
+/** What one execution of a bead produced, whatever ran it (agent, built-in executor). */
+export type ExecutionOutcome =
+  | 'ok'
+  | 'error'
+  | 'rate_limited'
+  | 'overloaded'
+  | 'auth'
+  | 'timeout'
+  | 'aborted'
+  | 'needs_human';
+
+export interface ExecutionResult {
+  outcome: ExecutionOutcome;
+  /** One sentence for a person. */
+  message: string;
+  agent?: string;
+  model?: string;
+  scripted?: boolean;
+  exitCode?: number;
+  inputTokens?: number;
+  outputTokens?: number;
+  costUsd?: number;
+  /** When a rate or usage limit resets (epoch ms), if the agent said. */
+  resetAt?: number;
+  /** The close reason to record on success. */
+  closeReason?: string;
+  /** Retrying cannot help (agent binary missing, unknown agent label): fail the bead now. */
+  fatal?: boolean;
+}
+
+export interface ExecutionRequest {
+  /** The bead as the store listed it (labels and description included); executors needing more call show. */
+  bead: Bead;
+  epicId: string;
+  role: string;
+  /** Agent spec from the bead's `agent:` label, the role default, or the run default. */
+  agentSpec: string;
+  /** The spec came from a bead label (agent-written text: never a command to run). */
+  agentFromLabel: boolean;
+  attempt: number;
+  cwd: string;
+  /** Kill the work when this aborts (wall clock, SIGINT). */
+  signal: AbortSignal;
+  timeoutMs: number;
+  transcriptPath: string;
+  /** Live notes for the progress line (a rate-limit retry seen, a tool call). */
+  onActivity?: (message: string) => void;
+}
+
+export interface Executor {
+  /** A short name for logs: `agent`, `judge`, `arbiter`, … */
+  readonly kind: string;
+  /** Overrides the run's --max-attempts for beads of this kind (a strategist is retried once). */
+  readonly maxAttempts?: number;
+  /** Whether a success may leave code changes for the runner to commit with --auto-commit. */
+  readonly writesCode: boolean;
+  execute(request: ExecutionRequest): Promise<ExecutionResult>;
+}
+
+/** Maps a role to the executor that runs it; unknown roles get the default (a full-tools agent). */
+export interface ExecutorRegistry {
+  resolve(role: string): Executor;
+}
+
+export interface LockHolder {
+  pid: number;
+  host: string;
+  started_at: string;
+  epic: string;
+  run_id: string;
+  bead?: string;
+  bead_started_at?: string;
+  agent_pid?: number;
+}
+
+export type AcquireResult =
+  | { ok: true; tookOverFrom?: LockHolder }
+  | { ok: false; holder: LockHolder };
+
+/** One runner per epic. */
+export interface EpicLock {
+  acquire(holder: LockHolder): Promise<AcquireResult>;
+  /** Records the live bead (and agent pid) so `status` can show it. */
+  update(patch: Partial<LockHolder>): Promise<void>;
+  release(): Promise<void>;
+}
+
+/** Files a person uses to steer a running loop. */
+export interface ControlFiles {
+  /** True when `ralph-loop stop <epic>` asked this run to end after the current bead. */
+  stopRequested(): Promise<boolean>;
+  clearStop(): Promise<void>;
+  transcriptPath(beadId: string): string;
+}
+
+/** Lets a layer above the runner (autoresearch) explain an idle epic and veto a silent stop. */
+export interface IdleProbe {
+  explain(epicId: string): Promise<{ reason: 'terminal' | 'needs_human'; detail: string } | undefined>;
+}
+
+export interface Git {
+  /** 'merge' | 'rebase' | 'cherry-pick' … when one is in progress, else undefined. */
+  operationInProgress(): Promise<string | undefined>;
+  /** Commits every change in the tree; returns the new sha, or undefined when nothing changed. */
+  commitAll(message: string): Promise<string | undefined>;
+}
+
+export type StopReason =
+  | 'done'
+  | 'terminal'
+  | 'needs_human'
+  | 'stalled'
+  | 'stopped'
+  | 'max_beads'
+  | 'wall_clock'
+  | 'failed'
+  | 'auth'
+  | 'interrupted'
+  | 'dry_run';
+
+export interface RunSummary {
+  reason: StopReason;
+  message: string;
+  beadsRun: number;
+  beadsClosed: number;
+  costUsd: number;
+  /** Bead that failed or needs attention, when there is one. */
+  beadId?: string;
+}
+
+export type LoopEvent =
+  | { type: 'run_started'; ts: string; run_id: string; epic: string; pid: number; dry_run: boolean }
+  | { type: 'warning'; ts: string; epic: string; message: string; bead?: string }
+  | { type: 'recovered'; ts: string; epic: string; bead: string; message: string }
+  | { type: 'plan'; ts: string; epic: string; order: { id: string; title: string; role: string; agent: string }[] }
+  | {
+      type: 'bead_started';
+      ts: string;
+      epic: string;
+      bead: string;
+      title: string;
+      role: string;
+      agent: string;
+      executor: string;
+      attempt: number;
+    }
+  | {
+      type: 'attempt_finished';
+      ts: string;
+      epic: string;
+      bead: string;
+      title: string;
+      role: string;
+      agent: string;
+      model?: string;
+      scripted?: boolean;
+      attempt: number;
+      outcome: ExecutionOutcome;
+      exit?: number;
+      duration_ms: number;
+      input_tokens?: number;
+      output_tokens?: number;
+      cost_usd?: number;
+      message: string;
+      transcript: string;
+    }
+  | { type: 'activity'; ts: string; epic: string; bead: string; message: string }
+  | { type: 'waiting'; ts: string; epic: string; bead: string; until: string; why: string }
+  | { type: 'bead_closed'; ts: string; epic: string; bead: string; title: string; duration_ms: number; commit?: string }
+  | { type: 'bead_failed'; ts: string; epic: string; bead: string; title: string; attempts: number; message: string }
+  | { type: 'run_finished'; ts: string; epic: string; run_id: string; summary: RunSummary };
+
+export interface RunnerDeps {
+  store: BeadStore;
+  executors: ExecutorRegistry;
+  lock: EpicLock;
+  control: ControlFiles;
+  git?: Git;
+  idle?: IdleProbe;
+  clock: Clock;
+  /** Receives every event: the CLI writes the NDJSON log and renders progress from them. */
+  emit: (event: LoopEvent) => void;
+}
+
+export interface RunnerOptions {
+  epicId: string;
+  cwd: string;
+  runId: string;
+  pid: number;
+  host: string;
+  /** Default agent spec when neither a label nor a role default chooses one. */
+  defaultAgent: string;
+  roleAgents: Record<string, string>;
+  beadTimeoutMs: number;
+  /** Wall-clock cap for the whole run in ms (0: none). */
+  wallClockMs: number;
+  maxBeads: number;
+  maxAttempts: number;
+  /** Base of the exponential backoff between failed attempts. */
+  backoffMs: number;
+  /** Cap of any single backoff or unknown-reset wait. */
+  maxBackoffMs: number;
+  autoCommit: boolean;
+  dryRun: boolean;
+  /** Run exactly this bead (ralph-loop once). */
+  onlyBead?: string;
+  /** Interrupt (SIGINT/SIGTERM): abort the current bead, reopen it, release the lock. */
+  signal: AbortSignal;
+}
