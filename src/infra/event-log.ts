@@ -26,7 +26,9 @@ export function createNdjsonStream(sink: TextSink): { write(event: object): void
 }
 
 /** Reads an NDJSON file; a torn or corrupt line is skipped and counted, never fatal. */
-export async function readEventLog(path: string): Promise<{ events: Record<string, unknown>[]; skipped: number }> {
+export async function readEventLog(
+  path: string,
+): Promise<{ events: Record<string, unknown>[]; skipped: number }> {
   const events: Record<string, unknown>[] = [];
   let skipped = 0;
   const lines = createInterface({ input: createReadStream(path, 'utf8'), crlfDelay: Infinity });
@@ -34,7 +36,8 @@ export async function readEventLog(path: string): Promise<{ events: Record<strin
     if (line.trim() === '') continue;
     try {
       const value: unknown = JSON.parse(line);
-      if (typeof value === 'object' && value !== null && !Array.isArray(value)) events.push(value as Record<string, unknown>);
+      if (typeof value === 'object' && value !== null && !Array.isArray(value))
+        events.push(value as Record<string, unknown>);
       else skipped += 1;
     } catch {
       skipped += 1;

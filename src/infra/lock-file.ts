@@ -112,9 +112,12 @@ export function createFileLock(options: FileLockOptions): FileLock {
       }
       const holder = await readLockFile(options.path);
       if (holder !== undefined) return { ok: false, holder };
-      throw new EnvironmentError(`Could not take the lock ${options.path}: it keeps changing or cannot be read.`, {
-        hint: 'If no other ralph-loop is running for this epic, delete that file and run again.',
-      });
+      throw new EnvironmentError(
+        `Could not take the lock ${options.path}: it keeps changing or cannot be read.`,
+        {
+          hint: 'If no other ralph-loop is running for this epic, delete that file and run again.',
+        },
+      );
     },
 
     async update(patch) {

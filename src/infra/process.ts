@@ -78,6 +78,16 @@ export async function runProcess(command: Command, options: RunProcessOptions): 
     });
   };
 
+  // Once the leader has exited, anything left in its group is a leftover (a backgrounded daemon, a
+  // watcher). Left alone it outlives the run, and if it holds stdout open the run does not end until
+  // it does (or the timeout calls a finished command a timeout). End it like a timeout would.
+  child.once('exit', () => {
+    const pid = child.pid;
+    if (pid === undefined) return;
+    signalGroup(pid, 'SIGTERM');
+    setTimeout(() => signalGroup(pid, 'SIGKILL'), options.killGraceMs ?? 2000).unref();
+  });
+
   const timer =
     options.timeoutMs !== undefined && options.timeoutMs > 0
       ? setTimeout(() => {
@@ -126,7 +136,9 @@ export async function runProcess(command: Command, options: RunProcessOptions): 
 
   const spawnError =
     result.failed && result.exitCode === undefined && result.signal === undefined
-      ? (result.cause instanceof Error ? result.cause.message : result.shortMessage)
+      ? result.cause instanceof Error
+        ? result.cause.message
+        : result.shortMessage
       : undefined;
 
   return {

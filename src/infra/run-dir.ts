@@ -33,7 +33,8 @@ export function createRunDir(root: string): RunDir {
         () => true,
         () => false,
       ),
-    requestStop: (by) => writeFileAtomic(stopPath, `${JSON.stringify({ requested_at: new Date().toISOString(), by })}\n`),
+    requestStop: (by) =>
+      writeFileAtomic(stopPath, `${JSON.stringify({ requested_at: new Date().toISOString(), by })}\n`),
     clearStop: () => rm(stopPath, { force: true }),
   };
 }

@@ -43,7 +43,9 @@ export function createAgentExecutor(options: AgentExecutorOptions): Executor {
         attempt: request.attempt,
         onActivity: (event) => {
           if (event.type === 'retry') {
-            request.onActivity?.(`agent retrying an API call${event.status ? ` (HTTP ${event.status})` : ''}`);
+            request.onActivity?.(
+              `agent retrying an API call${event.status ? ` (HTTP ${event.status})` : ''}`,
+            );
           } else if (event.type === 'rate_limit' && event.status === 'rejected') {
             request.onActivity?.('rate limit reached');
           } else if (event.type === 'stopping') {
@@ -57,12 +59,23 @@ export function createAgentExecutor(options: AgentExecutorOptions): Executor {
 }
 
 /** The prompt: the bead's title and description (its whole context), then where it sits. */
-export function beadPrompt(request: Pick<ExecutionRequest, 'bead' | 'epicId'>, suffix?: (bead: Bead) => string): string {
+export function beadPrompt(
+  request: Pick<ExecutionRequest, 'bead' | 'epicId'>,
+  suffix?: (bead: Bead) => string,
+): string {
   const { bead } = request;
-  const parts = [`# ${bead.title}`, '', bead.description?.trim() || '(This bead has no description beyond its title.)'];
+  const parts = [
+    `# ${bead.title}`,
+    '',
+    bead.description?.trim() || '(This bead has no description beyond its title.)',
+  ];
   const extra = suffix?.(bead);
   if (extra !== undefined && extra !== '') parts.push('', extra);
-  parts.push('', '---', `Bead ${bead.id} of epic ${request.epicId}. Do the work it describes, then finish; the runner closes the bead.`);
+  parts.push(
+    '',
+    '---',
+    `Bead ${bead.id} of epic ${request.epicId}. Do the work it describes, then finish; the runner closes the bead.`,
+  );
   return `${parts.join('\n')}\n`;
 }
 

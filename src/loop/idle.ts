@@ -26,7 +26,8 @@ export async function explainIdleEpic(
   let closedNote = '';
   if (open.length === 0 && children.length > 0) {
     const epic = await deps.store.show(epicId);
-    if (epic.status !== 'closed') await deps.store.close(epicId, `All ${children.length} child beads are closed.`);
+    if (epic.status !== 'closed')
+      await deps.store.close(epicId, `All ${children.length} child beads are closed.`);
     closedNote = `All ${children.length} bead(s) of ${epicId} are closed; the epic is closed.`;
   }
   if (probe !== undefined) {
@@ -59,7 +60,8 @@ async function whyNotReady(deps: Pick<RunnerDeps, 'store'>, bead: Bead): Promise
     return `waits for ${blockers.map((dep) => `${dep.id} (${dep.status ?? 'missing'})`).join(', ')}`;
   }
   if (bead.labels.includes(FAILED_LABEL)) return 'failed in an earlier run (ralph:failed)';
-  if (detail.parent !== undefined && detail.parent !== bead.id) return `its parent ${detail.parent} is blocked`;
+  if (detail.parent !== undefined && detail.parent !== bead.id)
+    return `its parent ${detail.parent} is blocked`;
   return 'not ready (deferred or blocked upstream)';
 }
 
@@ -73,19 +75,28 @@ export async function planRun(
 ): Promise<{ id: string; title: string; role: string; agent: string }[]> {
   const describe = (bead: Bead) => {
     const role = roleOf(bead);
-    return { id: bead.id, title: bead.title, role, agent: agentSpecFor(bead, role, options.roleAgents, options.defaultAgent).spec };
+    return {
+      id: bead.id,
+      title: bead.title,
+      role,
+      agent: agentSpecFor(bead, role, options.roleAgents, options.defaultAgent).spec,
+    };
   };
   if (options.onlyBead !== undefined) return [describe(await deps.store.show(options.onlyBead))];
 
   const children = await deps.store.children(options.epicId, { recursive: true });
   const closed = new Set(children.filter((b) => b.status === 'closed').map((b) => b.id));
-  const pending = children.filter((b) => b.status !== 'closed' && b.issue_type !== 'epic' && b.id !== options.epicId);
+  const pending = children.filter(
+    (b) => b.status !== 'closed' && b.issue_type !== 'epic' && b.id !== options.epicId,
+  );
   const blockersOf = new Map<string, string[]>();
   for (const bead of pending) {
     const detail = await deps.store.show(bead.id);
     blockersOf.set(
       bead.id,
-      detail.dependencies.filter((dep) => BLOCKING_DEPENDENCY_TYPES.includes(dep.dependency_type)).map((dep) => dep.id),
+      detail.dependencies
+        .filter((dep) => BLOCKING_DEPENDENCY_TYPES.includes(dep.dependency_type))
+        .map((dep) => dep.id),
     );
   }
   const plan: ReturnType<typeof describe>[] = [];

@@ -58,9 +58,12 @@ class Runner {
 
     const operation = await d.git?.operationInProgress();
     if (operation !== undefined) {
-      throw new EnvironmentError(`A git ${operation} is in progress in ${o.cwd}; ralph-loop will not start on it.`, {
-        hint: `Finish or abort the ${operation} (git ${operation} --continue / --abort), then run again.`,
-      });
+      throw new EnvironmentError(
+        `A git ${operation} is in progress in ${o.cwd}; ralph-loop will not start on it.`,
+        {
+          hint: `Finish or abort the ${operation} (git ${operation} --continue / --abort), then run again.`,
+        },
+      );
     }
 
     const acquired = await d.lock.acquire({
@@ -79,7 +82,9 @@ class Runner {
     }
     if (acquired.tookOverFrom !== undefined) {
       const h = acquired.tookOverFrom;
-      this.warn(`Took over the lock of a runner that is gone (pid ${h.pid} on ${h.host}, started ${h.started_at}).`);
+      this.warn(
+        `Took over the lock of a runner that is gone (pid ${h.pid} on ${h.host}, started ${h.started_at}).`,
+      );
     }
 
     try {
@@ -87,7 +92,9 @@ class Runner {
       return await this.loop();
     } finally {
       await d.lock.release();
-      await d.store.flush().catch((error: unknown) => this.warn(`Could not flush the bead store: ${String(error)}`));
+      await d.store
+        .flush()
+        .catch((error: unknown) => this.warn(`Could not flush the bead store: ${String(error)}`));
     }
   }
 
@@ -141,10 +148,13 @@ class Runner {
       if (this.beadsRun > 0) return undefined;
       const bead = await d.store.show(o.onlyBead);
       if (bead.status !== 'open') {
-        throw new AppError(`Bead ${bead.id} is ${bead.status}, not open; ralph-loop once runs open beads only.`, {
-          exitCode: ExitCode.usage,
-          hint: `Reopen it first: forge-pack beads reopen ${bead.id}`,
-        });
+        throw new AppError(
+          `Bead ${bead.id} is ${bead.status}, not open; ralph-loop once runs open beads only.`,
+          {
+            exitCode: ExitCode.usage,
+            hint: `Reopen it first: forge-pack beads reopen ${bead.id}`,
+          },
+        );
       }
       return bead;
     }
@@ -243,8 +253,18 @@ class Runner {
         case 'aborted':
           await this.leaveOpen(bead, attempt, result, 'interrupted');
           return o.signal.aborted
-            ? { kind: 'stop', reason: 'interrupted', message: 'Interrupted; the bead was left open.', costUsd: spent }
-            : { kind: 'stop', reason: 'wall_clock', message: 'The wall-clock cap was reached.', costUsd: spent };
+            ? {
+                kind: 'stop',
+                reason: 'interrupted',
+                message: 'Interrupted; the bead was left open.',
+                costUsd: spent,
+              }
+            : {
+                kind: 'stop',
+                reason: 'wall_clock',
+                message: 'The wall-clock cap was reached.',
+                costUsd: spent,
+              };
         case 'rate_limited': {
           rateLimitWaits += 1;
           attempt -= 1;
@@ -256,7 +276,13 @@ class Runner {
           overloads += 1;
           if (overloads <= MAX_OVERLOAD_WAITS) {
             attempt -= 1;
-            const stop = await this.waitOut(bead, { ...result, resetAt: undefined }, overloads, Infinity, 'overloaded');
+            const stop = await this.waitOut(
+              bead,
+              { ...result, resetAt: undefined },
+              overloads,
+              Infinity,
+              'overloaded',
+            );
             if (stop !== undefined) return { ...stop, costUsd: spent };
             continue;
           }
@@ -264,7 +290,12 @@ class Runner {
         case 'timeout':
           if (limitedByWallClock && this.wallClockLeft() <= 0) {
             await this.leaveOpen(bead, attempt, result, 'the wall-clock cap was reached');
-            return { kind: 'stop', reason: 'wall_clock', message: 'The wall-clock cap was reached mid-bead.', costUsd: spent };
+            return {
+              kind: 'stop',
+              reason: 'wall_clock',
+              message: 'The wall-clock cap was reached mid-bead.',
+              costUsd: spent,
+            };
           }
           break;
         case 'error':
@@ -277,7 +308,14 @@ class Runner {
         await d.store.addLabel(bead.id, FAILED_LABEL);
         await d.store.reopen(bead.id);
         const message = `Bead ${bead.id} failed ${failures} time(s); last: ${result.message}`;
-        this.emit({ type: 'bead_failed', epic: o.epicId, bead: bead.id, title: bead.title, attempts: attempt, message });
+        this.emit({
+          type: 'bead_failed',
+          epic: o.epicId,
+          bead: bead.id,
+          title: bead.title,
+          attempts: attempt,
+          message,
+        });
         return { kind: 'stop', reason: 'failed', message, costUsd: spent };
       }
       const delay = backoffDelay(failures, o.backoffMs, o.maxBackoffMs);
@@ -331,7 +369,11 @@ class Runner {
   ): Promise<Omit<Extract<BeadOutcome, { kind: 'stop' }>, 'costUsd'> | undefined> {
     if (count > maxCount) {
       await this.leaveOpen(bead, count, result, `${why} ${count} times in a row`);
-      return { kind: 'stop', reason: 'failed', message: `The agent stayed ${why} after ${count} waits: ${result.message}` };
+      return {
+        kind: 'stop',
+        reason: 'failed',
+        message: `The agent stayed ${why} after ${count} waits: ${result.message}`,
+      };
     }
     const now = this.d.clock.now();
     const delay =
@@ -352,9 +394,19 @@ class Runner {
     const left = this.wallClockLeft();
     if (delay >= left) {
       await this.leaveOpen(bead, attempt, result, `${why}; the wait would pass the wall-clock cap`);
-      return { kind: 'stop', reason: 'wall_clock', message: `Stopped: ${why}, and the wait would pass the wall-clock cap.` };
+      return {
+        kind: 'stop',
+        reason: 'wall_clock',
+        message: `Stopped: ${why}, and the wait would pass the wall-clock cap.`,
+      };
     }
-    this.emit({ type: 'waiting', epic: o.epicId, bead: bead.id, until: this.iso(d.clock.now() + delay), why });
+    this.emit({
+      type: 'waiting',
+      epic: o.epicId,
+      bead: bead.id,
+      until: this.iso(d.clock.now() + delay),
+      why,
+    });
     await d.clock.sleep(delay, o.signal);
     if (o.signal.aborted) {
       await this.leaveOpen(bead, attempt, result, 'interrupted while waiting');
@@ -364,12 +416,16 @@ class Runner {
   }
 
   private async leaveOpen(bead: Bead, attempt: number, result: ExecutionResult, why: string): Promise<void> {
-    await this.d.store.reopen(bead.id, `ralph-loop left this bead open (${why}): ${this.attemptComment(attempt, result)}`);
+    await this.d.store.reopen(
+      bead.id,
+      `ralph-loop left this bead open (${why}): ${this.attemptComment(attempt, result)}`,
+    );
   }
 
   private attemptComment(attempt: number, result: ExecutionResult): string {
     const parts = [`attempt ${attempt}: ${result.outcome}`];
-    if (result.agent !== undefined) parts.push(`agent ${result.agent}${result.model ? ` (${result.model})` : ''}`);
+    if (result.agent !== undefined)
+      parts.push(`agent ${result.agent}${result.model ? ` (${result.model})` : ''}`);
     if (result.exitCode !== undefined) parts.push(`exit ${result.exitCode}`);
     return `ralph-loop ${parts.join(', ')}: ${result.message}`;
   }

@@ -4,14 +4,7 @@ import type { Clock } from '../infra/clock.js';
 
 /** What one execution of a bead produced, whatever ran it (agent, built-in executor). */
 export type ExecutionOutcome =
-  | 'ok'
-  | 'error'
-  | 'rate_limited'
-  | 'overloaded'
-  | 'auth'
-  | 'timeout'
-  | 'aborted'
-  | 'needs_human';
+  'ok' | 'error' | 'rate_limited' | 'overloaded' | 'auth' | 'timeout' | 'aborted' | 'needs_human';
 
 export interface ExecutionResult {
   outcome: ExecutionOutcome;
@@ -77,9 +70,7 @@ export interface LockHolder {
   agent_pid?: number;
 }
 
-export type AcquireResult =
-  | { ok: true; tookOverFrom?: LockHolder }
-  | { ok: false; holder: LockHolder };
+export type AcquireResult = { ok: true; tookOverFrom?: LockHolder } | { ok: false; holder: LockHolder };
 
 /** One runner per epic. */
 export interface EpicLock {
@@ -136,7 +127,12 @@ export type LoopEvent =
   | { type: 'run_started'; ts: string; run_id: string; epic: string; pid: number; dry_run: boolean }
   | { type: 'warning'; ts: string; epic: string; message: string; bead?: string }
   | { type: 'recovered'; ts: string; epic: string; bead: string; message: string }
-  | { type: 'plan'; ts: string; epic: string; order: { id: string; title: string; role: string; agent: string }[] }
+  | {
+      type: 'plan';
+      ts: string;
+      epic: string;
+      order: { id: string; title: string; role: string; agent: string }[];
+    }
   | {
       type: 'bead_started';
       ts: string;
@@ -170,8 +166,24 @@ export type LoopEvent =
     }
   | { type: 'activity'; ts: string; epic: string; bead: string; message: string }
   | { type: 'waiting'; ts: string; epic: string; bead: string; until: string; why: string }
-  | { type: 'bead_closed'; ts: string; epic: string; bead: string; title: string; duration_ms: number; commit?: string }
-  | { type: 'bead_failed'; ts: string; epic: string; bead: string; title: string; attempts: number; message: string }
+  | {
+      type: 'bead_closed';
+      ts: string;
+      epic: string;
+      bead: string;
+      title: string;
+      duration_ms: number;
+      commit?: string;
+    }
+  | {
+      type: 'bead_failed';
+      ts: string;
+      epic: string;
+      bead: string;
+      title: string;
+      attempts: number;
+      message: string;
+    }
   | { type: 'run_finished'; ts: string; epic: string; run_id: string; summary: RunSummary };
 
 export interface RunnerDeps {

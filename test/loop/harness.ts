@@ -15,7 +15,10 @@ import type {
 } from '../../src/loop/types.js';
 import { createFakeClock, type FakeClock } from '../support/fake-clock.js';
 
-export type Behaviour = (request: ExecutionRequest, call: number) => Promise<ExecutionResult> | ExecutionResult;
+export type Behaviour = (
+  request: ExecutionRequest,
+  call: number,
+) => Promise<ExecutionResult> | ExecutionResult;
 
 export interface Harness {
   store: BeadStore;
@@ -67,7 +70,11 @@ export function createHarness(): Harness {
       const ids: string[] = [];
       for (const [index, title] of titles.entries()) {
         clock.advance(1);
-        const bead = await store.create({ title, parent: epic.id, priority: options.priorities?.[index] ?? 2 });
+        const bead = await store.create({
+          title,
+          parent: epic.id,
+          priority: options.priorities?.[index] ?? 2,
+        });
         ids.push(bead.id);
       }
       return { epicId: epic.id, ids };
@@ -99,7 +106,8 @@ export function createHarness(): Harness {
           executors: { resolve: () => executor },
           lock: {
             async acquire(holder): Promise<AcquireResult> {
-              if (lockState.holder !== undefined && lockState.live) return { ok: false, holder: lockState.holder };
+              if (lockState.holder !== undefined && lockState.live)
+                return { ok: false, holder: lockState.holder };
               const previous = lockState.holder;
               lockState.holder = holder;
               lockState.live = true;

@@ -38,7 +38,10 @@ describe('runner: selection and order', () => {
     await h.store.create({ title: 'plain', parent: epic.id });
     await h.run({ epicId: epic.id, roleAgents: { judge: 'claude-haiku' }, defaultAgent: 'codex' });
     const byTitle = Object.fromEntries(
-      h.requests.map((r) => [r.bead.title, { role: r.role, agent: r.agentSpec, fromLabel: r.agentFromLabel }]),
+      h.requests.map((r) => [
+        r.bead.title,
+        { role: r.role, agent: r.agentSpec, fromLabel: r.agentFromLabel },
+      ]),
     );
     expect(byTitle).toEqual({
       labelled: { role: 'doer', agent: 'claude-opus', fromLabel: true },
@@ -88,7 +91,9 @@ describe('runner: failures and retries', () => {
     const h = createHarness();
     const { epicId, ids } = await h.epic(['flaky']);
     await h.store.addLabel(ids[0]!, FAILED_LABEL);
-    h.behaviours.set('flaky', (_r, call) => (call === 1 ? { outcome: 'timeout', message: 'timed out' } : ok()));
+    h.behaviours.set('flaky', (_r, call) =>
+      call === 1 ? { outcome: 'timeout', message: 'timed out' } : ok(),
+    );
     const summary = await h.run({ epicId });
     expect(summary.reason).toBe('done');
     const bead = await h.store.show(ids[0]!);
@@ -99,7 +104,11 @@ describe('runner: failures and retries', () => {
   it('fails at once, without retries, when retrying cannot help', async () => {
     const h = createHarness();
     const { epicId } = await h.epic(['unknown agent']);
-    h.behaviours.set('unknown agent', () => ({ outcome: 'error', fatal: true, message: 'unknown agent "gpt"' }));
+    h.behaviours.set('unknown agent', () => ({
+      outcome: 'error',
+      fatal: true,
+      message: 'unknown agent "gpt"',
+    }));
     const summary = await h.run({ epicId });
     expect(summary.reason).toBe('failed');
     expect(h.requests).toHaveLength(1);
@@ -226,7 +235,13 @@ describe('runner: lock and recovery', () => {
   it('refuses to run while another live runner holds the epic', async () => {
     const h = createHarness();
     const { epicId } = await h.epic(['a']);
-    h.lockState.holder = { pid: 999, host: 'test-host', started_at: 'earlier', epic: epicId, run_id: 'other' };
+    h.lockState.holder = {
+      pid: 999,
+      host: 'test-host',
+      started_at: 'earlier',
+      epic: epicId,
+      run_id: 'other',
+    };
     h.lockState.live = true;
     const error = await h.run({ epicId }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(LockedError);
@@ -245,7 +260,9 @@ describe('runner: lock and recovery', () => {
     const summary = await h.run({ epicId });
     expect(summary.reason).toBe('done');
     expect(h.events.some((e) => e.type === 'warning' && e.message.includes('pid 999'))).toBe(true);
-    expect(h.events.filter((e) => e.type === 'recovered').map((e) => (e as { bead: string }).bead)).toEqual([ids[1]]);
+    expect(h.events.filter((e) => e.type === 'recovered').map((e) => (e as { bead: string }).bead)).toEqual([
+      ids[1],
+    ]);
     expect(h.requests.map((r) => r.bead.id)).toEqual([ids[1], ids[2]]);
     const comments = (await h.store.show(ids[1]!)).comments.map((c) => c.text);
     expect(comments.some((t) => t.includes('Reopened by ralph-loop'))).toBe(true);
@@ -300,7 +317,10 @@ describe('runner: the epic itself', () => {
   it('closes the epic after a terminal state once every child is closed', async () => {
     const h = createHarness();
     const { epicId } = await h.epic(['a']);
-    const summary = await h.run({ epicId }, { idle: { explain: async () => ({ reason: 'terminal', detail: 'plateau' }) } });
+    const summary = await h.run(
+      { epicId },
+      { idle: { explain: async () => ({ reason: 'terminal', detail: 'plateau' }) } },
+    );
     expect(summary.reason).toBe('terminal');
     expect(summary.message).toContain('plateau');
     expect((await h.store.show(epicId)).status).toBe('closed');

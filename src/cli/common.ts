@@ -1,0 +1,84 @@
+// Options and helpers shared by both programs: global flags, store opening, argument parsers.
+import { InvalidArgumentError, Option, type Command } from 'commander';
+import { openBeadStore, type OpenedStore, type StoreChoice } from '../beads/open-store.js';
+import type { CliDeps } from './deps.js';
+import { loadForgeConfig, type ForgeConfig } from './forge-config.js';
+
+export interface GlobalOptions {
+  json?: boolean;
+  debug?: boolean;
+  store?: StoreChoice;
+  actor?: string;
+  cwd?: string;
+}
+
+/** Configures a program: stderr for commander's own messages, usage errors as exceptions. */
+export function configureProgram(program: Command, deps: CliDeps): Command {
+  return program
+    .exitOverride()
+    .configureOutput({
+      writeOut: (text) => deps.stdout.write(text),
+      writeErr: (text) => deps.stderr.write(text),
+    })
+    .showHelpAfterError('(run with --help for usage)')
+    .option('--json', 'print machine-readable JSON on stdout')
+    .option('--debug', 'show stack traces for errors')
+    .option('-C, --cwd <dir>', 'run as if started in <dir>');
+}
+
+export function storeOption(): Option {
+  return new Option('--store <store>', 'bead store: br, embedded, or auto (br when it is on PATH)').choices([
+    'auto',
+    'br',
+    'embedded',
+  ]);
+}
+
+export function globals(command: Command): GlobalOptions {
+  return command.optsWithGlobals<GlobalOptions>();
+}
+
+export function workingDir(deps: CliDeps, options: GlobalOptions): string {
+  return options.cwd ?? deps.cwd;
+}
+
+export interface StoreContext {
+  config: ForgeConfig;
+  opened: OpenedStore;
+  cwd: string;
+}
+
+/** Loads `.forge/config.json` and opens the store the flags and config ask for. */
+export async function openStoreFor(deps: CliDeps, options: GlobalOptions): Promise<StoreContext> {
+  const cwd = workingDir(deps, options);
+  const config = await loadForgeConfig(cwd);
+  const opened = await openBeadStore(deps.storeFactories, {
+    cwd,
+    env: deps.env,
+    choice: options.store ?? config.store,
+    actor: options.actor ?? config.actor ?? 'forge',
+    ...(config.br_path === undefined ? {} : { brPath: config.br_path }),
+    clock: deps.clock,
+  });
+  return { config, opened, cwd };
+}
+
+export function parseInteger(min: number, max = Number.MAX_SAFE_INTEGER) {
+  return (value: string): number => {
+    if (!/^-?\d+$/.test(value)) throw new InvalidArgumentError(`expected a whole number, got '${value}'.`);
+    const parsed = Number(value);
+    if (parsed < min || parsed > max)
+      throw new InvalidArgumentError(`expected a number from ${min} to ${max}.`);
+    return parsed;
+  };
+}
+
+export function parseList(value: string, previous: string[] = []): string[] {
+  return [
+    ...previous,
+    ...value
+      .split(',')
+      .map((item) => item.trim())
+      .filter((item) => item !== ''),
+  ];
+}

@@ -1,0 +1,91 @@
+// The CLI's dependency container: real implementations by default, overridable in tests.
+import { readFileSync } from 'node:fs';
+import { hostname } from 'node:os';
+import { createBrStore, probeBr } from '../beads/br/index.js';
+import { createEmbeddedStore } from '../beads/embedded/index.js';
+import type { StoreFactories } from '../beads/open-store.js';
+import { systemClock, type Clock } from '../infra/clock.js';
+import type { TextSink } from '../infra/text-sink.js';
+import type { RunDir } from '../infra/run-dir.js';
+import type { ExecutorRegistry, Git, IdleProbe } from '../loop/types.js';
+import { createAgentFactory } from './agent-factory.js';
+import { createExecutorRegistry } from './executors.js';
+import { createRunnerGit, prepareLoopWorktree } from './runner-git.js';
+
+export type { TextSink } from '../infra/text-sink.js';
+
+export interface CliDeps {
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+  /** Data only: JSON documents, ids, tables. */
+  stdout: TextSink;
+  /** Everything meant for people. */
+  stderr: TextSink;
+  stderrIsTTY: boolean;
+  clock: Clock;
+  storeFactories: StoreFactories;
+  version: string;
+  pid: number;
+  host: string;
+  /** Calls `handler` on SIGINT/SIGTERM with how many have arrived; returns an unsubscribe. */
+  onInterrupt(handler: (count: number) => void): () => void;
+  /** Leaves at once (a second Ctrl-C). */
+  exitNow(code: number): never;
+  /** Builds the executor registry of a run. */
+  createExecutors(context: {
+    cwd: string;
+    env: NodeJS.ProcessEnv;
+    repo: string;
+    runDir: RunDir;
+  }): ExecutorRegistry;
+  createRunnerGit(cwd: string): Promise<Git | undefined>;
+  /** Makes (or reuses) the loop's worktree on branch ralph-loop/<epic>; returns its path. */
+  prepareWorktree(repo: string, epicId: string): Promise<string>;
+  /** Explains an idle epic (autoresearch: terminal signal, needs-human). */
+  createIdleProbe?: (repo: string, epicId: string) => IdleProbe;
+}
+
+export function createDeps(overrides: Partial<CliDeps> = {}): CliDeps {
+  const deps: CliDeps = {
+    cwd: process.cwd(),
+    env: process.env,
+    stdout: process.stdout,
+    stderr: process.stderr,
+    stderrIsTTY: process.stderr.isTTY === true,
+    clock: systemClock,
+    storeFactories: { createBrStore, createEmbeddedStore, probeBr },
+    version: readPackageVersion(),
+    pid: process.pid,
+    host: hostname(),
+    onInterrupt: listenForInterrupts,
+    exitNow: (code) => process.exit(code),
+    createExecutors: ({ cwd, env }) => createExecutorRegistry({ cwd, env, agents: createAgentFactory() }),
+    createRunnerGit: (cwd) => createRunnerGit({ cwd, env: deps.env }),
+    prepareWorktree: (repo, epicId) => prepareLoopWorktree({ repo, epicId, env: deps.env }),
+    ...overrides,
+  };
+  return deps;
+}
+
+function listenForInterrupts(handler: (count: number) => void): () => void {
+  let count = 0;
+  const listener = (): void => {
+    count += 1;
+    handler(count);
+  };
+  process.on('SIGINT', listener);
+  process.on('SIGTERM', listener);
+  return () => {
+    process.off('SIGINT', listener);
+    process.off('SIGTERM', listener);
+  };
+}
+
+function readPackageVersion(): string {
+  try {
+    const raw = readFileSync(new URL('../../package.json', import.meta.url), 'utf8');
+    return (JSON.parse(raw) as { version?: string }).version ?? '0.0.0';
+  } catch {
+    return '0.0.0';
+  }
+}

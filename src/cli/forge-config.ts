@@ -1,0 +1,64 @@
+// `.forge/config.json`: per-repo settings (store, agents per role, runner defaults), validated with zod.
+import { join } from 'node:path';
+import { z } from 'zod';
+import { ConfigError } from '../infra/errors.js';
+import { readFileIfExists } from '../infra/atomic-file.js';
+
+export const FORGE_CONFIG_PATH = join('.forge', 'config.json');
+
+const argvSchema = z.array(z.string().min(1)).min(1);
+
+export const forgeConfigSchema = z.strictObject({
+  $schema: z.string().optional(),
+  store: z.enum(['auto', 'br', 'embedded']).default('auto'),
+  actor: z.string().min(1).optional(),
+  br_path: z.string().min(1).optional(),
+  /** Agent spec per role (`doer`, `judge`, …) and `default` for everything else. */
+  agents: z.record(z.string().regex(/^[a-z][a-z0-9-]*$/, 'a role name'), z.string().min(1)).default({}),
+  runner: z
+    .strictObject({
+      bead_timeout_seconds: z.number().int().positive().optional(),
+      max_attempts: z.number().int().positive().optional(),
+      auto_commit: z.boolean().optional(),
+    })
+    .default({}),
+  /** Validation and gate commands detected by `forge-pack init`, as argv arrays. */
+  gates: z.record(z.string(), argvSchema).default({}),
+});
+
+export type ForgeConfig = z.infer<typeof forgeConfigSchema>;
+
+/** Loads `.forge/config.json` under `cwd`; a missing file gives the defaults. */
+export async function loadForgeConfig(cwd: string): Promise<ForgeConfig> {
+  const path = join(cwd, FORGE_CONFIG_PATH);
+  const text = await readFileIfExists(path);
+  if (text === undefined) return forgeConfigSchema.parse({});
+  return parseConfigText(FORGE_CONFIG_PATH, text, forgeConfigSchema);
+}
+
+/** Parses JSON text against a schema; every problem is reported as `file: field.path: message`. */
+export function parseConfigText<T extends z.ZodType>(file: string, text: string, schema: T): z.infer<T> {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (error) {
+    throw new ConfigError(`${file}: not valid JSON (${(error as Error).message})`, {
+      hint: `Fix the JSON syntax in ${file}.`,
+    });
+  }
+  const result = schema.safeParse(raw);
+  if (result.success) return result.data;
+  const lines = result.error.issues.map((issue) => `${file}: ${describeIssue(issue)}`);
+  throw new ConfigError(lines.join('\n'), {
+    hint: `Fix the field${lines.length > 1 ? 's' : ''} above in ${file}.`,
+  });
+}
+
+function describeIssue(issue: z.core.$ZodIssue): string {
+  const path = issue.path.length === 0 ? '(top level)' : issue.path.map(String).join('.');
+  if (issue.code === 'unrecognized_keys') {
+    const keys = issue.keys.map((key) => (path === '(top level)' ? key : `${path}.${key}`));
+    return `${keys.join(', ')}: unknown key${keys.length > 1 ? 's' : ''}`;
+  }
+  return `${path}: ${issue.message}`;
+}

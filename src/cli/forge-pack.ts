@@ -1,0 +1,30 @@
+// `forge-pack`: set a repo up, stamp loops, and touch beads when br is absent.
+import { Command } from 'commander';
+import { createBeadsCommand } from './beads-commands.js';
+import { configureProgram, storeOption } from './common.js';
+import type { CliDeps } from './deps.js';
+
+export function createForgePackProgram(deps: CliDeps): Command {
+  const program = configureProgram(new Command('forge-pack'), deps)
+    .description('Set a repo up for Forge, stamp autoresearch loops, and work with beads.')
+    .version(deps.version, '-V, --version', 'print the version')
+    .addOption(storeOption())
+    .option('--actor <name>', 'name recorded on bead changes (default: forge)');
+
+  program.addCommand(createBeadsCommand(deps));
+
+  program.addHelpText(
+    'after',
+    `
+Examples:
+  forge-pack beads create "Ship the parser" -t epic -p 1        # prints the new id
+  forge-pack beads create "Write tests" --parent bd-a1b -l role:doer
+  forge-pack beads dep add bd-a1b.2 bd-a1b.1                    # .2 waits for .1
+  forge-pack beads ready --parent bd-a1b --json                 # what ralph-loop would take next
+
+Store: br when it is on PATH, else the embedded store in .beads/issues.jsonl
+(--store or "store" in .forge/config.json to choose).
+Exit codes: 0 ok, 1 failed, 2 usage, 3 environment (br, git, agent missing), 4 config.`,
+  );
+  return program;
+}

@@ -1,0 +1,48 @@
+// Rendering helpers: JSON to stdout, messages and errors to stderr, colour only where it belongs.
+import pc from 'picocolors';
+import { CommanderError } from 'commander';
+import { AppError, ExitCode, type ExitCodeValue } from '../infra/errors.js';
+import type { CliDeps } from './deps.js';
+
+export function printJson(deps: Pick<CliDeps, 'stdout'>, value: unknown): void {
+  deps.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+}
+
+export function say(deps: Pick<CliDeps, 'stderr'>, message: string): void {
+  deps.stderr.write(`${message}\n`);
+}
+
+export function useColor(deps: Pick<CliDeps, 'env' | 'stderrIsTTY'>): boolean {
+  return deps.stderrIsTTY && deps.env.NO_COLOR === undefined && deps.env.TERM !== 'dumb';
+}
+
+/** Turns any thrown value into one message on stderr and the exit code to use. */
+export function reportError(
+  deps: Pick<CliDeps, 'stderr' | 'env' | 'stderrIsTTY'>,
+  program: string,
+  error: unknown,
+  debug: boolean,
+): ExitCodeValue {
+  const colors = pc.createColors(useColor(deps));
+  if (error instanceof CommanderError) {
+    // Commander has already printed its own message (through the stderr sink).
+    if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version') return ExitCode.ok;
+    if (error.code === 'commander.help') return ExitCode.ok;
+    return ExitCode.usage;
+  }
+  if (error instanceof AppError) {
+    say(deps, `${colors.red(`${program}:`)} ${error.message}`);
+    if (error.hint !== undefined) say(deps, `${colors.dim('hint:')} ${error.hint}`);
+    if (debug && error.stack !== undefined) say(deps, error.stack);
+    return error.exitCode;
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  say(deps, `${colors.red(`${program}:`)} unexpected error: ${message}`);
+  if (debug && error instanceof Error && error.stack !== undefined) say(deps, error.stack);
+  else
+    say(
+      deps,
+      `${colors.dim('hint:')} run again with --debug to see the stack, and report it if it persists.`,
+    );
+  return ExitCode.failure;
+}

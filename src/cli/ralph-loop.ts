@@ -1,0 +1,136 @@
+// `ralph-loop`: run an epic's ready beads one at a time through agents and built-in executors.
+import { Command } from 'commander';
+import { readLockFile } from '../infra/lock-file.js';
+import { isProcessAlive } from '../infra/process.js';
+import { configureProgram, globals, openStoreFor, parseInteger, storeOption, workingDir } from './common.js';
+import type { CliDeps } from './deps.js';
+import { runDirFor } from './epic-dirs.js';
+import { showLogs } from './logs-command.js';
+import { printJson, say } from './output.js';
+import { runLoopCommand, type RunFlags } from './run-command.js';
+import { AppError, ExitCode } from '../infra/errors.js';
+
+function addRunOptions(command: Command): Command {
+  return command
+    .option(
+      '--agent <spec>',
+      'default agent: claude, claude-opus|sonnet|haiku, codex, scripted, or "my-agent --flag"',
+    )
+    .option(
+      '--timeout <seconds>',
+      "per-bead timeout; the agent's whole process group is killed (default 1800)",
+      parseInteger(1),
+    )
+    .option(
+      '--wall-clock <seconds>',
+      'stop the whole run after this long, even mid-bead (default: no cap)',
+      parseInteger(0),
+    )
+    .option(
+      '--max-attempts <n>',
+      'attempts per bead before it is labelled ralph:failed (default 3)',
+      parseInteger(1),
+    )
+    .option(
+      '--backoff <seconds>',
+      'base of the exponential backoff between attempts (default 10)',
+      parseInteger(0),
+    )
+    .option('--auto-commit', 'commit what a code-writing bead changed, naming the bead')
+    .option(
+      '--worktree',
+      'run in the worktree .forge/worktrees/<epic> on branch ralph-loop/<epic> (reused on rerun)',
+    )
+    .option('--dry-run', 'print the order beads would run in; claim, run and change nothing');
+}
+
+export function createRalphLoopProgram(deps: CliDeps): Command {
+  const program = configureProgram(new Command('ralph-loop'), deps)
+    .description(
+      "Run an epic's ready beads one at a time, each in a fresh agent process, until none is ready.",
+    )
+    .version(deps.version, '-V, --version', 'print the version')
+    .addOption(storeOption())
+    .option('--actor <name>', 'name recorded on bead changes (default: ralph-loop)')
+    .argument('[epic-id]', 'the epic whose beads to run')
+    .option('--max-beads <n>', 'stop after running this many beads (default: no cap)', parseInteger(0));
+  addRunOptions(program);
+
+  program.action(
+    async (epicId: string | undefined, flags: RunFlags & { maxBeads?: number }, command: Command) => {
+      if (epicId === undefined) {
+        throw new AppError('Name the epic to run: ralph-loop <epic-id> (see ralph-loop --help).', {
+          exitCode: ExitCode.usage,
+        });
+      }
+      await runLoopCommand(deps, globals(command), epicId, flags);
+    },
+  );
+
+  // Run options are the program's own and are recognised after a subcommand too.
+  program
+    .command('once')
+    .description('run exactly one bead through the same machinery (lock, retries, events), then stop')
+    .argument('<bead-id>', 'the bead to run')
+    .option('--epic <id>', "the lock and logs to use (default: the bead's parent)")
+    .action(async (beadId: string, _local: unknown, command: Command) => {
+      const flags = command.optsWithGlobals<RunFlags & { epic?: string }>();
+      const options = globals(command);
+      let epicId = flags.epic;
+      if (epicId === undefined) {
+        const { opened } = await openStoreFor(deps, options);
+        epicId = (await opened.store.show(beadId)).parent ?? beadId;
+      }
+      await runLoopCommand(deps, options, epicId, flags, beadId);
+    });
+
+  program
+    .command('stop')
+    .description('ask the running loop of an epic to stop after its current bead')
+    .argument('<epic-id>', 'the epic')
+    .action(async (epicId: string, _flags: unknown, command: Command) => {
+      const options = globals(command);
+      const runDir = await runDirFor(workingDir(deps, options), epicId);
+      const holder = await readLockFile(runDir.lockPath);
+      await runDir.requestStop(`pid ${deps.pid}`);
+      const running = holder !== undefined && (holder.host !== deps.host || isProcessAlive(holder.pid));
+      if (options.json)
+        printJson(deps, { epic: epicId, stop_requested: true, running, holder: holder ?? null });
+      else if (running)
+        say(deps, `Asked the loop of ${epicId} (pid ${holder?.pid}) to stop after its current bead.`);
+      else say(deps, `No loop is running for ${epicId}; the next run will stop before its first bead.`);
+    });
+
+  program
+    .command('logs')
+    .description('show the events of the latest run of an epic, or the transcript of one bead')
+    .argument('<epic-id>', 'the epic')
+    .argument('[bead-id]', "show this bead's transcript")
+    .option('--all', 'events of every run, not only the latest')
+    .action(
+      async (epicId: string, beadId: string | undefined, flags: { all?: boolean }, command: Command) => {
+        await showLogs(deps, globals(command), epicId, beadId, flags.all === true);
+      },
+    );
+
+  program.addHelpText(
+    'after',
+    `
+Examples:
+  ralph-loop bd-a1b                         # run until nothing is ready
+  ralph-loop bd-a1b --dry-run               # the order it would run, changing nothing
+  ralph-loop bd-a1b --wall-clock 28800 --agent claude-sonnet --auto-commit
+  ralph-loop stop bd-a1b                    # end after the current bead
+  ralph-loop logs bd-a1b bd-a1b.3           # one bead's transcript
+
+Routing: a bead's role:<role> label picks the executor (role:judge runs read-only); agent:<spec>
+picks the agent (agent:claude-opus, agent:codex); else "agents" in .forge/config.json, else --agent.
+
+Exit codes: 0 done/terminal/cap/stopped, 2 usage, 3 environment, 4 config, 5 a bead failed
+(labelled ralph:failed, left open), 6 waiting for a human, 7 stalled (open beads, none ready),
+8 another runner holds the epic, 9 agent authentication failed, 130 interrupted.
+Files: .forge/epics/<epic>/ (or the loop's workspace): ralph-loop.lock, stop, runs/<run>.jsonl
+(events), logs/<bead>.log (transcripts).`,
+  );
+  return program;
+}

@@ -1,0 +1,329 @@
+// ralph-loop as a user runs it: real processes, a temp git repo, the embedded store, fake agent CLIs.
+import { execa } from 'execa';
+import { existsSync } from 'node:fs';
+import { mkdtemp, readFile, rm, symlink, writeFile, mkdir, readdir } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it, onTestFinished } from 'vitest';
+import { isProcessAlive } from '../../src/infra/process.js';
+import { apiErrorResult, assistantText, init, result } from '../support/fake-agents/claude-lines.js';
+import { assertBuilt, ROOT, runCli, startCli, waitFor, type CliResult } from '../support/cli.js';
+
+const FAKE_AGENT = join(ROOT, 'test', 'support', 'fake-runner-agent.mjs');
+
+type Action =
+  | { exit: number }
+  | { sleepMs: number }
+  | { hang: true }
+  | { stdout: string }
+  | { write: { path: string; content: string } }
+  | { grandchild: string };
+
+interface Repo {
+  dir: string;
+  env: Record<string, string>;
+  agent: string;
+  script(plan: Record<string, Action[][]>): Promise<void>;
+  calls(): Promise<{ bead: string; attempt: number; stdin: string; pid: number }[]>;
+  forge(args: string[]): Promise<CliResult>;
+  ralph(args: string[], timeoutMs?: number): Promise<CliResult>;
+  epic(titles: string[], extra?: (index: number) => string[]): Promise<{ epic: string; ids: string[] }>;
+  show(id: string): Promise<{ status: string; labels?: string[]; comments?: { text: string }[] }>;
+}
+
+async function makeRepo(): Promise<Repo> {
+  const dir = await mkdtemp(join(tmpdir(), 'forge-e2e-'));
+  onTestFinished(() => rm(dir, { recursive: true, force: true }));
+  const bin = join(dir, '.bin');
+  await mkdir(bin);
+  await symlink(FAKE_AGENT, join(bin, 'claude'));
+  const work = join(dir, 'repo');
+  await mkdir(work);
+  const gitEnv = { GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1' };
+  await execa('git', ['init', '-q', '-b', 'main'], { cwd: work, env: gitEnv });
+  await execa(
+    'git',
+    ['-c', 'user.email=t@e.st', '-c', 'user.name=t', 'commit', '-q', '--allow-empty', '-m', 'init'],
+    {
+      cwd: work,
+      env: gitEnv,
+    },
+  );
+  const scriptPath = join(dir, 'script.json');
+  const logPath = join(dir, 'calls.jsonl');
+  await writeFile(scriptPath, '{}');
+  const env = {
+    PATH: `${bin}:${process.env.PATH ?? ''}`,
+    HOME: dir,
+    FAKE_RUNNER_SCRIPT: scriptPath,
+    FAKE_RUNNER_LOG: logPath,
+    ...gitEnv,
+    GIT_AUTHOR_NAME: 't',
+    GIT_AUTHOR_EMAIL: 't@e.st',
+    GIT_COMMITTER_NAME: 't',
+    GIT_COMMITTER_EMAIL: 't@e.st',
+  };
+  const repo: Repo = {
+    dir: work,
+    env,
+    agent: `${process.execPath} ${FAKE_AGENT}`,
+    script: (plan) => writeFile(scriptPath, JSON.stringify(plan)),
+    async calls() {
+      const text = await readFile(logPath, 'utf8').catch(() => '');
+      return text
+        .split('\n')
+        .filter((line) => line !== '')
+        .map((line) => JSON.parse(line) as { bead: string; attempt: number; stdin: string; pid: number });
+    },
+    forge: (args) => runCli('forge-pack', ['--store', 'embedded', ...args], { cwd: work, env }),
+    ralph: (args, timeoutMs) =>
+      runCli('ralph-loop', ['--store', 'embedded', ...args], { cwd: work, env, timeoutMs }),
+    async epic(titles, extra) {
+      const epic = JSON.parse(
+        (await repo.forge(['beads', 'create', 'Epic', '-t', 'epic', '--json'])).stdout,
+      ) as { id: string };
+      const ids: string[] = [];
+      for (const [index, title] of titles.entries()) {
+        const created = await repo.forge([
+          'beads',
+          'create',
+          title,
+          '--parent',
+          epic.id,
+          '--json',
+          ...(extra?.(index) ?? []),
+        ]);
+        expect(created.exitCode, created.stderr).toBe(0);
+        ids.push((JSON.parse(created.stdout) as { id: string }).id);
+      }
+      return { epic: epic.id, ids };
+    },
+    async show(id) {
+      const shown = await repo.forge(['beads', 'show', id, '--json']);
+      return (JSON.parse(shown.stdout) as { status: string }[])[0]!;
+    },
+  };
+  expect((await repo.forge(['beads', 'init'])).exitCode).toBe(0);
+  return repo;
+}
+
+beforeAll(assertBuilt);
+
+describe('ralph-loop process: order and text', () => {
+  it('runs beads in dependency order and passes shell metacharacters through verbatim', async () => {
+    const repo = await makeRepo();
+    const nasty = `$(touch pwned) \`touch pwned2\` "q" 'q' ; rm -rf / && echo $HOME | cat > x`;
+    const description = `line\n$(touch pwned3)\n\`\`\`bash\ntouch pwned4\n\`\`\``;
+    const { epic, ids } = await repo.epic(['first', nasty, 'third'], (i) =>
+      i === 1 ? ['-d', description] : [],
+    );
+    expect((await repo.forge(['beads', 'dep', 'add', ids[0]!, ids[2]!])).exitCode).toBe(0);
+
+    const run = await repo.ralph([epic, '--agent', repo.agent]);
+    expect(run.exitCode, run.stderr).toBe(0);
+    const calls = await repo.calls();
+    expect(calls.map((c) => c.bead)).toEqual([ids[1], ids[2], ids[0]]);
+    expect(calls[0]!.stdin).toContain(`# ${nasty}`);
+    expect(calls[0]!.stdin).toContain(description);
+    for (const name of ['pwned', 'pwned2', 'pwned3', 'pwned4', 'x'])
+      expect(existsSync(join(repo.dir, name))).toBe(false);
+    for (const id of [epic, ...ids]) expect((await repo.show(id)).status).toBe('closed');
+    expect(run.stderr).toContain('stopped: done');
+  });
+
+  it('prints the plan on --dry-run and changes nothing', async () => {
+    const repo = await makeRepo();
+    const { epic, ids } = await repo.epic(['a', 'b']);
+    await repo.forge(['beads', 'dep', 'add', ids[0]!, ids[1]!]);
+    const before = await readFile(join(repo.dir, '.beads', 'issues.jsonl'), 'utf8');
+    const run = await repo.ralph([epic, '--dry-run', '--agent', repo.agent]);
+    expect(run.exitCode).toBe(0);
+    expect(run.stderr.indexOf(ids[1]!)).toBeLessThan(run.stderr.indexOf(`${ids[0]!} `));
+    expect(await readFile(join(repo.dir, '.beads', 'issues.jsonl'), 'utf8')).toBe(before);
+    expect(await repo.calls()).toEqual([]);
+  });
+
+  it('streams NDJSON events on stdout with --json and keeps stdout free of prose', async () => {
+    const repo = await makeRepo();
+    const { epic } = await repo.epic(['a']);
+    const run = await repo.ralph([epic, '--json', '--agent', repo.agent]);
+    expect(run.exitCode).toBe(0);
+    const events = run.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { type: string; outcome?: string });
+    expect(events.map((e) => e.type)).toEqual([
+      'run_started',
+      'bead_started',
+      'attempt_finished',
+      'bead_closed',
+      'run_finished',
+    ]);
+    const logs = await repo.ralph(['logs', epic, '--json']);
+    expect(logs.stdout.trim().split('\n')).toHaveLength(5);
+  });
+});
+
+describe('ralph-loop process: failures', () => {
+  it('retries a failing bead up to --max-attempts, labels it ralph:failed and exits 5', async () => {
+    const repo = await makeRepo();
+    const { epic, ids } = await repo.epic(['broken', 'later']);
+    await repo.script({ [ids[0]!]: [[{ stdout: 'compile error' }, { exit: 1 }]] });
+    const run = await repo.ralph([epic, '--agent', repo.agent, '--max-attempts', '3', '--backoff', '0']);
+    expect(run.exitCode).toBe(5);
+    expect(run.stderr).toContain(`Bead ${ids[0]} failed 3 time(s)`);
+    expect((await repo.calls()).map((c) => c.bead)).toEqual([ids[0], ids[0], ids[0]]);
+    const bead = await repo.show(ids[0]!);
+    expect(bead.status).toBe('open');
+    expect(bead.labels).toContain('ralph:failed');
+    expect(bead.comments?.filter((c) => c.text.includes('attempt'))).toHaveLength(3);
+    const transcript = await repo.ralph(['logs', epic, ids[0]!]);
+    expect(transcript.stdout).toContain('compile error');
+  });
+
+  it('kills a hanging agent and its grandchild at the per-bead timeout', async () => {
+    const repo = await makeRepo();
+    const pidFile = join(repo.dir, '..', 'grandchild.pid');
+    const { epic, ids } = await repo.epic(['hangs']);
+    await repo.script({ [ids[0]!]: [[{ grandchild: pidFile }, { hang: true }]] });
+    const run = await repo.ralph([epic, '--agent', repo.agent, '--timeout', '2', '--max-attempts', '1']);
+    expect(run.exitCode).toBe(5);
+    expect(run.stderr).toMatch(/timed out|timeout/i);
+    const grandchild = Number(await readFile(pidFile, 'utf8'));
+    const agent = (await repo.calls())[0]!.pid;
+    await waitFor(
+      async () => (!isProcessAlive(grandchild) && !isProcessAlive(agent) ? true : undefined),
+      10_000,
+      'group gone',
+    );
+  });
+
+  it('stops at the wall clock in the middle of a bead and leaves the bead open', async () => {
+    const repo = await makeRepo();
+    const { epic, ids } = await repo.epic(['slow', 'never']);
+    await repo.script({ '*': [[{ sleepMs: 60_000 }]] });
+    const started = Date.now();
+    const run = await repo.ralph([epic, '--agent', repo.agent, '--wall-clock', '2']);
+    expect(run.exitCode).toBe(0);
+    expect(run.stderr).toContain('stopped: wall_clock');
+    expect(Date.now() - started).toBeLessThan(45_000);
+    expect((await repo.show(ids[0]!)).status).toBe('open');
+    expect((await repo.calls()).map((c) => c.bead)).toEqual([ids[0]]);
+  });
+});
+
+describe('ralph-loop process: agent limits', () => {
+  const line = (value: unknown) => ({ stdout: JSON.stringify(value) });
+
+  it('waits out a rate limit, then continues without spending an attempt', async () => {
+    const repo = await makeRepo();
+    const { epic, ids } = await repo.epic(['limited']);
+    await repo.script({
+      [ids[0]!]: [
+        [line(init()), line(apiErrorResult(429, 'Request rejected (429)')), { exit: 1 }],
+        [line(init()), line(assistantText('done')), line(result({ result: 'done' }))],
+      ],
+    });
+    const run = await repo.ralph([epic, '--agent', 'claude', '--max-attempts', '1', '--backoff', '1']);
+    expect(run.exitCode, run.stderr).toBe(0);
+    expect(run.stderr).toContain('rate limited: waiting until');
+    expect((await repo.show(ids[0]!)).status).toBe('closed');
+  });
+
+  it('stops at once on an authentication failure, says what to fix, and leaves the bead open', async () => {
+    const repo = await makeRepo();
+    const { epic, ids } = await repo.epic(['needs key', 'other']);
+    await repo.script({ '*': [[line(init()), line(apiErrorResult(401, 'Invalid API key')), { exit: 1 }]] });
+    const run = await repo.ralph([epic, '--agent', 'claude']);
+    expect(run.exitCode).toBe(9);
+    expect(run.stderr).toMatch(/credentials|API key/i);
+    expect(await repo.calls()).toHaveLength(1);
+    const bead = await repo.show(ids[0]!);
+    expect(bead.status).toBe('open');
+    expect(bead.labels ?? []).not.toContain('ralph:failed');
+  });
+});
+
+describe('ralph-loop process: one runner, crashes and signals', () => {
+  it("refuses a second runner on the same epic, naming the first one's pid", async () => {
+    const repo = await makeRepo();
+    const { epic } = await repo.epic(['slow']);
+    await repo.script({ '*': [[{ sleepMs: 4_000 }]] });
+    const first = startCli('ralph-loop', ['--store', 'embedded', epic, '--agent', repo.agent], {
+      cwd: repo.dir,
+      env: repo.env,
+    });
+    await waitFor(
+      async () => ((await repo.calls()).length > 0 ? true : undefined),
+      20_000,
+      'first runner started',
+    );
+    const second = await repo.ralph([epic, '--agent', repo.agent]);
+    expect(second.exitCode).toBe(8);
+    expect(second.stderr).toContain(`pid ${first.pid}`);
+    expect((await first).exitCode).toBe(0);
+  });
+
+  it('after kill -9 mid-bead, a rerun takes over, reopens the bead and finishes; no closed bead runs twice', async () => {
+    const repo = await makeRepo();
+    const { epic, ids } = await repo.epic(['one', 'two', 'three']);
+    await repo.script({ [ids[1]!]: [[{ sleepMs: 60_000 }], []], '*': [[]] });
+    const first = startCli('ralph-loop', ['--store', 'embedded', epic, '--agent', repo.agent], {
+      cwd: repo.dir,
+      env: repo.env,
+    });
+    await waitFor(
+      async () => ((await repo.calls()).some((c) => c.bead === ids[1]) ? true : undefined),
+      20_000,
+      'second bead started',
+    );
+    first.kill('SIGKILL');
+    await first;
+    expect((await repo.show(ids[1]!)).status).toBe('in_progress');
+
+    const rerun = await repo.ralph([epic, '--agent', repo.agent]);
+    expect(rerun.exitCode, rerun.stderr).toBe(0);
+    expect(rerun.stderr).toMatch(/Took over the lock of a runner that is gone/);
+    expect(rerun.stderr).toContain(`recovered ${ids[1]}`);
+    const beads = (await repo.calls()).map((c) => c.bead);
+    expect(beads).toEqual([ids[0], ids[1], ids[1], ids[2]]);
+    for (const id of ids) expect((await repo.show(id)).status).toBe('closed');
+  });
+
+  it('on SIGINT stops the agent, leaves the bead open, releases the lock and exits 130', async () => {
+    const repo = await makeRepo();
+    const { epic, ids } = await repo.epic(['long']);
+    await repo.script({ '*': [[{ hang: true }]] });
+    const run = startCli('ralph-loop', ['--store', 'embedded', epic, '--agent', repo.agent], {
+      cwd: repo.dir,
+      env: repo.env,
+    });
+    await waitFor(async () => ((await repo.calls()).length > 0 ? true : undefined), 20_000, 'agent started');
+    run.kill('SIGINT');
+    const finished = await run;
+    expect(finished.exitCode).toBe(130);
+    expect((await repo.show(ids[0]!)).status).toBe('open');
+    const agentPid = (await repo.calls())[0]!.pid;
+    await waitFor(async () => (!isProcessAlive(agentPid) ? true : undefined), 10_000, 'agent gone');
+    const runDir = join(repo.dir, '.forge', 'epics', epic);
+    expect(await readdir(runDir)).not.toContain('ralph-loop.lock');
+  });
+
+  it('ralph-loop stop ends the run after the current bead', async () => {
+    const repo = await makeRepo();
+    const { epic, ids } = await repo.epic(['a', 'b']);
+    await repo.script({ [ids[0]!]: [[{ sleepMs: 1_500 }]], '*': [[]] });
+    const run = startCli('ralph-loop', ['--store', 'embedded', epic, '--agent', repo.agent], {
+      cwd: repo.dir,
+      env: repo.env,
+    });
+    await waitFor(async () => ((await repo.calls()).length > 0 ? true : undefined), 20_000, 'agent started');
+    const stop = await repo.ralph(['stop', epic]);
+    expect(stop.exitCode).toBe(0);
+    const finished = await run;
+    expect(finished.exitCode).toBe(0);
+    expect(String(finished.stderr)).toContain('stopped: stopped');
+    expect((await repo.show(ids[0]!)).status).toBe('closed');
+    expect((await repo.show(ids[1]!)).status).toBe('open');
+  });
+});

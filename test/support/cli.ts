@@ -1,0 +1,70 @@
+// Runs the built CLIs as a user would: a real process, argv, a temp repo, exit code and output.
+import { execa, type ResultPromise } from 'execa';
+import { access } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+export const BIN = {
+  'ralph-loop': join(ROOT, 'bin', 'ralph-loop.js'),
+  'forge-pack': join(ROOT, 'bin', 'forge-pack.js'),
+};
+
+export interface CliResult {
+  exitCode: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Fails clearly when the CLI has not been built (npm test builds first; plain vitest does not). */
+export async function assertBuilt(): Promise<void> {
+  try {
+    await access(join(ROOT, 'dist', 'cli', 'main.js'));
+  } catch {
+    throw new Error('dist/ is missing: run `npm run build` (npm test does it for you).');
+  }
+}
+
+export async function runCli(
+  program: keyof typeof BIN,
+  args: string[],
+  options: { cwd: string; env?: Record<string, string | undefined>; timeoutMs?: number },
+): Promise<CliResult> {
+  const result = await execa(process.execPath, [BIN[program], ...args], {
+    cwd: options.cwd,
+    env: { NO_COLOR: '1', ...options.env },
+    reject: false,
+    stdin: 'ignore',
+    timeout: options.timeoutMs ?? 60_000,
+  });
+  return { exitCode: result.exitCode ?? -1, stdout: String(result.stdout), stderr: String(result.stderr) };
+}
+
+/** Starts a CLI in the background (for kill -9, SIGINT and two-runner tests). */
+export function startCli(
+  program: keyof typeof BIN,
+  args: string[],
+  options: { cwd: string; env?: Record<string, string | undefined> },
+): ResultPromise<{ reject: false }> {
+  return execa(process.execPath, [BIN[program], ...args], {
+    cwd: options.cwd,
+    env: { NO_COLOR: '1', ...options.env },
+    reject: false,
+    stdin: 'ignore',
+  }) as ResultPromise<{ reject: false }>;
+}
+
+/** Polls until `check` returns a value, or fails after `timeoutMs`. */
+export async function waitFor<T>(
+  check: () => Promise<T | undefined>,
+  timeoutMs = 20_000,
+  what = 'condition',
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
