@@ -43,18 +43,26 @@ export async function readFileIfExists(path: string): Promise<string | undefined
  * newline, if the tail is complete JSON), so the ledger stays parseable.
  */
 export async function appendJsonLine(path: string, value: unknown): Promise<void> {
-  const existing = (await readFileIfExists(path)) ?? '';
   const line = JSON.stringify(value);
-  if (existing === '' || existing.endsWith('\n')) {
-    const handle = await open(path, 'a');
-    try {
+  const handle = await open(path, 'a+').catch(async (error: unknown) => {
+    if (!isNotFound(error)) throw error;
+    await mkdir(dirname(path), { recursive: true });
+    return open(path, 'a+');
+  });
+  try {
+    const { size } = await handle.stat();
+    const last = Buffer.alloc(1);
+    if (size > 0) await handle.read(last, 0, 1, size - 1);
+    if (size === 0 || last[0] === 0x0a) {
       await handle.appendFile(`${line}\n`);
       await handle.sync();
-    } finally {
-      await handle.close();
+      return;
     }
-    return;
+  } finally {
+    await handle.close();
   }
+  // Rare path: the file ends in a torn line; rewrite it without that line (or just add the newline).
+  const existing = (await readFileIfExists(path)) ?? '';
   const lastNewline = existing.lastIndexOf('\n');
   const head = lastNewline === -1 ? '' : existing.slice(0, lastNewline + 1);
   const tail = existing.slice(lastNewline + 1);

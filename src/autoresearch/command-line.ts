@@ -1,0 +1,82 @@
+// Splits the metric command into argv like a POSIX shell would, and refuses what only a shell could run.
+
+export type SplitResult = { ok: true; argv: string[] } | { ok: false; reason: string };
+
+const SHELL_OPERATORS = new Set(['|', '&', ';', '<', '>', '(', ')', '$', '`']);
+const GLOB_CHARS = new Set(['*', '?']);
+
+/**
+ * Splits a command line into argv the way a POSIX shell splits words (quotes, backslashes), but runs
+ * nothing: syntax that would need a shell (pipes, redirections, `$` or backtick expansion, globs,
+ * `VAR=value` prefixes, `~`) is rejected with a reason instead of being passed on silently.
+ */
+export function splitCommandLine(command: string): SplitResult {
+  const argv: string[] = [];
+  let word = '';
+  let inWord = false;
+  let quote: "'" | '"' | undefined;
+  let quotedSomething = false;
+  const shellNeeded = (what: string): SplitResult => ({
+    ok: false,
+    reason: `${what} needs a shell, and the metric command runs without one: put it in a script (e.g. scripts/metric.sh) and run that`,
+  });
+
+  for (let i = 0; i < command.length; i++) {
+    const c = command.charAt(i);
+    if (quote === "'") {
+      if (c === "'") quote = undefined;
+      else word += c;
+      continue;
+    }
+    if (quote === '"') {
+      if (c === '"') quote = undefined;
+      else if (c === '\\' && i + 1 < command.length && '"\\$`\n'.includes(command.charAt(i + 1))) {
+        const next = command.charAt(++i);
+        if (next !== '\n') word += next;
+      } else if (c === '$' || c === '`') return shellNeeded(`"${c}" expansion`);
+      else word += c;
+      continue;
+    }
+    if (c === ' ' || c === '\t' || c === '\n') {
+      if (inWord) argv.push(word);
+      word = '';
+      inWord = false;
+      quotedSomething = false;
+      continue;
+    }
+    if (c === '\\') {
+      if (i + 1 >= command.length) return { ok: false, reason: 'the command ends with a lone backslash' };
+      const next = command.charAt(++i);
+      if (next !== '\n') {
+        word += next;
+        inWord = true;
+      }
+      continue;
+    }
+    if (c === "'" || c === '"') {
+      quote = c;
+      inWord = true;
+      quotedSomething = true;
+      continue;
+    }
+    if (SHELL_OPERATORS.has(c)) return shellNeeded(`"${c}"`);
+    if (GLOB_CHARS.has(c)) {
+      return { ok: false, reason: `"${c}" would be a glob in a shell: quote the word to pass it literally` };
+    }
+    if (!inWord && (c === '~' || c === '#')) {
+      return shellNeeded(c === '~' ? '"~" (home directory expansion)' : '"#" (a comment)');
+    }
+    if (c === '=' && argv.length === 0 && !quotedSomething && /^[A-Za-z_][A-Za-z0-9_]*$/.test(word)) {
+      return {
+        ok: false,
+        reason: `"${word}=…" sets an environment variable, which needs a shell: write "env ${word}=… <command>" instead`,
+      };
+    }
+    word += c;
+    inWord = true;
+  }
+  if (quote !== undefined) return { ok: false, reason: `the command has an unterminated ${quote} quote` };
+  if (inWord) argv.push(word);
+  if (argv.length === 0) return { ok: false, reason: 'the command is empty' };
+  return { ok: true, argv };
+}

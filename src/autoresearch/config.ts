@@ -1,0 +1,302 @@
+// The `.autoresearch/config.json` schema and its loader: every problem named by file and field path.
+import { z } from 'zod';
+import { readFileIfExists } from '../infra/atomic-file.js';
+import { ConfigError } from '../infra/errors.js';
+import { splitCommandLine } from './command-line.js';
+import { locateJsonError } from './json-text.js';
+
+export type Direction = 'maximize' | 'minimize';
+
+/** Paths the doer may never own: the loop's own workspace. */
+export const WORKSPACE_DIR = '.autoresearch';
+
+// Every leaf carries its own sentence, so a message reads `caps.max_iterations: expected …, got "x"`.
+function expected(what: string) {
+  return (issue: { input?: unknown }): string =>
+    issue.input === undefined
+      ? `missing: expected ${what}`
+      : `expected ${what}, got ${describeValue(issue.input)}`;
+}
+
+function describeValue(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  if (typeof value === 'string') return JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value);
+  if (typeof value === 'object') return 'an object';
+  return String(value);
+}
+
+const text = (what = 'a non-empty string') =>
+  z.string({ error: expected(what) }).min(1, { error: expected(what), abort: true });
+
+const nonNegativeInt = (what: string) =>
+  z
+    .number({ error: expected(what) })
+    .int({ error: expected(what) })
+    .min(0, { error: expected(what) });
+
+const direction = z.enum(['maximize', 'minimize'], { error: expected('"maximize" or "minimize"') });
+
+const relativePath = (what: string) =>
+  text(what).superRefine((value, ctx) => {
+    const problem = relativePathProblem(value);
+    if (problem !== undefined)
+      ctx.addIssue({ code: 'custom', message: `${problem}, got ${describeValue(value)}` });
+  });
+
+const doerPath = relativePath('a path relative to the repository root').superRefine((value, ctx) => {
+  const normal = normalizeRelativePath(value);
+  if (normal === '' || normal === WORKSPACE_DIR || normal.startsWith(`${WORKSPACE_DIR}/`)) {
+    ctx.addIssue({
+      code: 'custom',
+      message: `expected a directory or file the doer may change; the whole repository and ${WORKSPACE_DIR}/ (the loop's own files) are not allowed, got ${describeValue(value)}`,
+    });
+  }
+});
+
+const regexScore = z.strictObject({
+  from: z.literal('regex'),
+  pattern: text('a regular expression with one capture group').superRefine((pattern, ctx) => {
+    const problem = regexProblem(pattern);
+    if (problem !== undefined) ctx.addIssue({ code: 'custom', message: problem });
+  }),
+});
+
+const jsonScore = z.strictObject({
+  from: z.literal('json'),
+  path: text('a dotted path such as "numPassedTests" or "results.0.score"').superRefine((path, ctx) => {
+    if (parseJsonPath(path) === undefined) {
+      ctx.addIssue({
+        code: 'custom',
+        message: `expected a dotted path such as "numPassedTests" or "results.0.score", got ${describeValue(path)}`,
+      });
+    }
+  }),
+});
+
+const scoreSource = z.discriminatedUnion(
+  'from',
+  [
+    z.strictObject({ from: z.literal('exit-code') }),
+    regexScore,
+    jsonScore,
+    z.strictObject({ from: z.literal('tap') }),
+    z.strictObject({ from: z.literal('junit') }),
+  ],
+  { error: expected('an object with "from": "exit-code", "regex", "json", "tap" or "junit"') },
+);
+
+const hardMetric = z
+  .strictObject({
+    type: z.literal('hard'),
+    command: text('the metric command, e.g. "npm test -- --reporter=json"').superRefine((command, ctx) => {
+      const split = splitCommandLine(command);
+      if (!split.ok) ctx.addIssue({ code: 'custom', message: split.reason });
+    }),
+    score: scoreSource.prefault({ from: 'exit-code' }),
+    direction: direction.default('maximize'),
+    artifact_path: relativePath('a path relative to the repository root').optional(),
+    timeout_seconds: z
+      .number({ error: expected('a positive number of seconds') })
+      .positive({ error: expected('a positive number of seconds') })
+      .default(600),
+  })
+  // The command runs without a shell; the argv is derived once here so every caller runs the same thing.
+  .transform((metric) => ({ ...metric, argv: splitOrThrow(metric.command) }));
+
+const softMetric = z.strictObject({
+  type: z.literal('soft'),
+  rubric_path: relativePath('the path of the rubric file'),
+  artifact_path: relativePath('the path of the artifact the judge reads'),
+  direction: direction.default('maximize'),
+});
+
+const metric = z.discriminatedUnion('type', [hardMetric, softMetric], {
+  error: expected('an object with "type": "hard" or "soft"'),
+});
+
+const caps = z.strictObject(
+  {
+    max_iterations: nonNegativeInt('a non-negative integer (0 = no cap)').default(20),
+    wall_clock_seconds: nonNegativeInt('a non-negative integer number of seconds (0 = no cap)').default(0),
+    plateau_threshold: nonNegativeInt('a non-negative integer (0 = never stop on a plateau)').default(3),
+    max_cost_usd: z
+      .number({ error: expected('a non-negative amount in USD (0 = no cap)') })
+      .min(0, { error: expected('a non-negative amount in USD (0 = no cap)') })
+      .default(0),
+  },
+  { error: expected('an object') },
+);
+
+const scope = z.strictObject(
+  {
+    doer_paths: z
+      .array(doerPath, { error: expected('a list of paths the doer may change') })
+      .min(1, { error: expected('at least one path the doer may change') }),
+    judge_paths: z
+      .array(relativePath('a path relative to the repository root'), {
+        error: expected('a list of paths the judge may read'),
+      })
+      .default([]),
+  },
+  { error: expected('an object with "doer_paths" (and optionally "judge_paths")') },
+);
+
+const agentSpec = z
+  .string({ error: expected('an agent name such as "claude-opus" or "codex"') })
+  .regex(/^[A-Za-z0-9][\w.:/@-]*$/, { error: expected('an agent name such as "claude-opus" or "codex"') });
+
+const agents = z
+  .strictObject(
+    {
+      doer: agentSpec.default('claude-opus'),
+      judge: agentSpec.default('claude-haiku'),
+      strategist: agentSpec.default('claude-sonnet'),
+      retrospective: agentSpec.optional(),
+      resume_strategist: agentSpec.optional(),
+    },
+    { error: expected('an object mapping roles to agents') },
+  )
+  .transform((a) => ({
+    ...a,
+    retrospective: a.retrospective ?? a.strategist,
+    resume_strategist: a.resume_strategist ?? a.strategist,
+  }));
+
+export const loopConfigSchema = z.strictObject(
+  {
+    subject: text('a non-empty subject'),
+    epic_id: text('the epic id').optional(),
+    metric,
+    target: z
+      .number({ error: expected('a number or null (no target)') })
+      .nullable()
+      .default(null),
+    min_delta: z
+      .number({ error: expected('a non-negative number') })
+      .min(0, { error: expected('a non-negative number') })
+      .default(0),
+    caps: caps.prefault({}),
+    scope,
+    agents: agents.prefault({}),
+    confirmation_rounds: z
+      .number({ error: expected('an integer ≥ 1') })
+      .int({ error: expected('an integer ≥ 1') })
+      .min(1, { error: expected('an integer ≥ 1') })
+      .default(1),
+  },
+  { error: expected('a JSON object') },
+);
+
+/** The config as written on disk (defaults may be omitted). Write files from this type. */
+export type LoopConfigFile = z.input<typeof loopConfigSchema>;
+/** The validated config, defaults filled, hard metric with its `argv`. Never write it back as is. */
+export type LoopConfig = z.output<typeof loopConfigSchema>;
+export type MetricConfig = LoopConfig['metric'];
+export type HardMetricConfig = Extract<MetricConfig, { type: 'hard' }>;
+export type SoftMetricConfig = Extract<MetricConfig, { type: 'soft' }>;
+export type ScoreSource = HardMetricConfig['score'];
+export type CapsConfig = LoopConfig['caps'];
+
+/** Validates an already-parsed value; `file` only names the source in messages. */
+export function parseLoopConfig(value: unknown, file: string): LoopConfig {
+  const result = loopConfigSchema.safeParse(value);
+  if (result.success) return result.data;
+  const lines = result.error.issues.flatMap((issue) => formatIssue(issue));
+  throw new ConfigError(lines.map((line) => `${file}: ${line}`).join('\n'), {
+    hint: lines.length > 1 ? `Fix the ${lines.length} problems above in ${file}.` : `Fix it in ${file}.`,
+  });
+}
+
+/** Reads and validates `.autoresearch/config.json`; every problem is listed in one ConfigError. */
+export async function loadLoopConfig(path: string): Promise<LoopConfig> {
+  const content = await readFileIfExists(path);
+  if (content === undefined) {
+    throw new ConfigError(`${path}: file not found`, {
+      hint: 'Create the loop with `forge-pack loop` first.',
+    });
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(content);
+  } catch {
+    const at = locateJsonError(content);
+    throw new ConfigError(`${path}: invalid JSON at line ${at.line}, column ${at.column}: ${at.message}`);
+  }
+  return parseLoopConfig(value, path);
+}
+
+type Issue = z.core.$ZodIssue;
+
+function formatIssue(issue: Issue): string[] {
+  const path = formatPath(issue.path);
+  const at = (p: string) => (p === '' ? '' : `${p}: `);
+  if (issue.code === 'unrecognized_keys') {
+    return issue.keys.map((key) => `${at(formatPath([...issue.path, key]))}unknown key`);
+  }
+  const options = (issue as { options?: unknown }).options;
+  if (issue.code === 'invalid_union' && Array.isArray(options)) {
+    const listed = options.map((o) => JSON.stringify(o)).join(', ');
+    return [`${at(path)}expected one of ${listed}`];
+  }
+  return [`${at(path)}${issue.message.replace(/^Invalid input: /, '')}`];
+}
+
+/** `caps.max_iterations`, `scope.doer_paths[0]`. */
+export function formatPath(path: readonly PropertyKey[]): string {
+  let out = '';
+  for (const part of path) {
+    if (typeof part === 'number') out += `[${part}]`;
+    else out += out === '' ? String(part) : `.${String(part)}`;
+  }
+  return out;
+}
+
+// ---- paths ----
+
+/** `./src//x/` → `src/x`; `.` and `./` → ``. No `..` handling: those are rejected by validation. */
+export function normalizeRelativePath(path: string): string {
+  return path
+    .split('/')
+    .filter((part) => part !== '' && part !== '.')
+    .join('/');
+}
+
+function relativePathProblem(path: string): string | undefined {
+  if (path.startsWith('/') || /^[A-Za-z]:[\\/]/.test(path))
+    return 'expected a path relative to the repository root';
+  if (path.includes('\\')) return 'expected a path with forward slashes';
+  if (path.split('/').includes('..')) return 'expected a path inside the repository (no "..")';
+  return undefined;
+}
+
+// ---- score sources ----
+
+function regexProblem(pattern: string): string | undefined {
+  let groups: number;
+  try {
+    // Matching the empty alternative always succeeds, and the result has one slot per capture group.
+    groups = (new RegExp(`(?:${pattern})|`, 'm').exec('')?.length ?? 1) - 1;
+  } catch (error) {
+    return `expected a valid regular expression (${(error as Error).message})`;
+  }
+  return groups === 0
+    ? 'expected a regular expression with a capture group around the number, e.g. "Score: ([0-9.]+)"'
+    : undefined;
+}
+
+/** `results.0.score` or `results[0].score` → ['results', 0, 'score']; undefined when malformed. */
+export function parseJsonPath(path: string): (string | number)[] | undefined {
+  const parts: (string | number)[] = [];
+  for (const raw of path.replace(/\[(\d+)\]/g, '.$1').split('.')) {
+    if (raw === '') return undefined;
+    parts.push(/^\d+$/.test(raw) ? Number(raw) : raw);
+  }
+  return parts.length === 0 ? undefined : parts;
+}
+
+function splitOrThrow(command: string): string[] {
+  const split = splitCommandLine(command);
+  // The refinement on `command` has already rejected anything that does not split.
+  return split.ok ? split.argv : [];
+}

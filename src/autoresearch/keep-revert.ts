@@ -1,0 +1,244 @@
+// The arbiter's git step (keep or revert an iteration) and the doer guard, by content rather than by commits.
+//
+// A revert brings the files in scope back to their content at the iteration's base commit and records
+// that as one new commit. It does not care how the doer got there (no commit, one, several, a reset,
+// uncommitted edits, new or deleted files), never rewrites history, and leaves every path outside the
+// scope, and any staged work on them, exactly as it was.
+import type { ChangedPath, Git, SavedFile } from '../infra/git.js';
+import { GitError } from '../infra/git.js';
+import type { DecideResult } from './arbiter.js';
+import { normalizeRelativePath, WORKSPACE_DIR } from './config.js';
+import type { LedgerLine } from './ledger.js';
+
+/** True when `path` (repository-relative, as git prints it) is one of `scopePaths` or inside one. */
+export function isPathInScope(path: string, scopePaths: readonly string[]): boolean {
+  const target = normalizeRelativePath(path);
+  return scopePaths.some((scope) => {
+    const root = normalizeRelativePath(scope);
+    return root === '' || target === root || target.startsWith(`${root}/`);
+  });
+}
+
+export interface RestoreResult {
+  /** Paths brought back to their base content, sorted. */
+  paths: string[];
+  /** The new commit, or undefined when nothing committed had to change. */
+  commitSha: string | undefined;
+  headSha: string;
+}
+
+export interface RevertIterationOptions {
+  git: Git;
+  baseSha: string;
+  scopePaths: readonly string[];
+  message: string;
+  /** Never touched even inside the scope (default: the loop's own `.autoresearch/`). */
+  ignoredPaths?: readonly string[];
+}
+
+/** Brings the files in scope back to `baseSha` with one new commit; a no-op when nothing in scope changed. */
+export async function revertIteration(options: RevertIterationOptions): Promise<RestoreResult> {
+  const { git, baseSha } = options;
+  await assertCleanState(git, baseSha);
+  const ignored = options.ignoredPaths ?? [WORKSPACE_DIR];
+  const changed = (await git.changedSince(baseSha))
+    .map((c) => c.path)
+    .filter((path) => isPathInScope(path, options.scopePaths) && !isPathInScope(path, ignored));
+  return restoreToBase(git, baseSha, changed, options.message);
+}
+
+export interface KeepIterationOptions {
+  git: Git;
+  scopePaths: readonly string[];
+  message: string;
+  ignoredPaths?: readonly string[];
+}
+
+export interface KeepResult {
+  headSha: string;
+  commitSha: string | undefined;
+  /** Uncommitted in-scope paths that this commit picked up. */
+  paths: string[];
+}
+
+/** Commits whatever in-scope change is still uncommitted and returns HEAD, the kept state. */
+export async function keepIteration(options: KeepIterationOptions): Promise<KeepResult> {
+  const { git } = options;
+  const ignored = options.ignoredPaths ?? [WORKSPACE_DIR];
+  const paths = new Set<string>();
+  for (const entry of await git.statusPorcelain()) {
+    for (const path of [entry.path, entry.origPath]) {
+      if (path !== undefined && isPathInScope(path, options.scopePaths) && !isPathInScope(path, ignored)) {
+        paths.add(path);
+      }
+    }
+  }
+  const sorted = [...paths].sort();
+  const commitSha = await git.commitPaths(sorted, options.message);
+  return { headSha: await git.headSha(), commitSha, paths: sorted };
+}
+
+/** The uncommitted files before the doer ran, saved, so the guard can tell the user's work from the doer's. */
+export interface WorkingTreeSnapshot {
+  headSha: string;
+  files: ReadonlyMap<string, SavedFile>;
+}
+
+/** Take it right before the doer runs. Costs one `git status` and one `git hash-object` over dirty files. */
+export async function snapshotWorkingTree(git: Git): Promise<WorkingTreeSnapshot> {
+  const dirty = new Set<string>();
+  for (const entry of await git.statusPorcelain()) {
+    dirty.add(entry.path);
+    if (entry.origPath !== undefined) dirty.add(entry.origPath);
+  }
+  return { headSha: await git.headSha(), files: await git.saveFiles([...dirty].sort()) };
+}
+
+export interface GuardOptions {
+  git: Git;
+  baseSha: string;
+  /** The doer's scope. */
+  allowedPaths: readonly string[];
+  /** Never the doer's to change, even inside its scope: the metric command's files, the rubric. */
+  protectedPaths: readonly string[];
+  message: string;
+  /**
+   * The working tree before the doer ran. With it, a user's uncommitted file outside the scope that
+   * the doer did not touch is left alone, and one the doer did touch gets the user's content back.
+   * Without it, every out-of-scope difference from `baseSha` counts as the doer's.
+   */
+  snapshot?: WorkingTreeSnapshot;
+  ignoredPaths?: readonly string[];
+}
+
+export interface GuardResult extends RestoreResult {
+  /** Violations found, with how each path had changed relative to the base. */
+  violations: ChangedPath[];
+}
+
+/** Finds the doer's changes outside its scope or to protected files and undoes them (one commit if needed). */
+export async function guardDoerChanges(options: GuardOptions): Promise<GuardResult> {
+  const { git, baseSha, snapshot } = options;
+  await assertCleanState(git, baseSha);
+  const ignored = options.ignoredPaths ?? [WORKSPACE_DIR];
+  const watched = (path: string) =>
+    !isPathInScope(path, ignored) &&
+    (!isPathInScope(path, options.allowedPaths) || isPathInScope(path, options.protectedPaths));
+  const candidates = (await git.changedSince(baseSha)).filter(({ path }) => watched(path));
+
+  let violations = candidates;
+  const userFiles = new Map<string, SavedFile>();
+  if (snapshot !== undefined) {
+    // The user's files as they were before the doer ran, including ones the doer put back to the base
+    // content or deleted (those no longer differ from the base, so changedSince does not list them).
+    const listed = new Set(candidates.map((c) => c.path));
+    const userPaths = [...snapshot.files.keys()].filter(watched);
+    const now = await git.saveFiles(userPaths);
+    violations = candidates.filter(({ path }) => !snapshot.files.has(path));
+    for (const path of userPaths) {
+      const before = snapshot.files.get(path);
+      const after = now.get(path);
+      if (before === undefined || after?.blob === before.blob) continue; // untouched: not a violation
+      userFiles.set(path, before);
+      if (listed.has(path))
+        violations.push({ path, change: candidates.find((c) => c.path === path)?.change ?? 'modified' });
+      else violations.push({ path, change: after?.blob === null ? 'deleted' : 'modified' });
+    }
+    violations.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  }
+
+  const restored = await restoreToBase(
+    git,
+    baseSha,
+    violations.map((v) => v.path),
+    options.message,
+  );
+  await git.writeSavedFiles(userFiles);
+  return { ...restored, violations };
+}
+
+export interface ApplyDecisionOptions {
+  git: Git;
+  result: DecideResult;
+  scopePaths: readonly string[];
+}
+
+/**
+ * Runs the git step for a decision and returns the ledger line with its `sha`: keep commits leftovers
+ * and records HEAD; revert and crash restore the scope to `base_sha`; a baseline or a replay touches
+ * nothing. Safe to repeat after a crash: a second revert finds nothing to change.
+ */
+export async function applyDecision(options: ApplyDecisionOptions): Promise<LedgerLine> {
+  const { git, result } = options;
+  const line = result.line;
+  if (result.replayed) return line;
+  switch (line.decision) {
+    case 'baseline':
+      return { ...line, sha: line.sha ?? (await git.headSha()) };
+    case 'keep': {
+      const kept = await keepIteration({
+        git,
+        scopePaths: options.scopePaths,
+        message: `autoresearch iter ${line.iter}: keep (score ${String(line.score_after)})`,
+      });
+      return { ...line, sha: kept.headSha };
+    }
+    case 'revert':
+    case 'crash': {
+      if (line.base_sha === null) {
+        throw new GitError(`iteration ${line.iter} has no base commit to revert to`);
+      }
+      const reverted = await revertIteration({
+        git,
+        baseSha: line.base_sha,
+        scopePaths: options.scopePaths,
+        message: revertMessage(line),
+      });
+      return { ...line, sha: reverted.headSha };
+    }
+  }
+}
+
+/** `autoresearch iter 4: revert to d4e5f6a (score 55, best 58)`, with the full base sha in the body. */
+export function revertMessage(
+  line: Pick<LedgerLine, 'iter' | 'decision' | 'base_sha' | 'score_after' | 'best_before' | 'reason'>,
+): string {
+  const base = line.base_sha ?? 'unknown';
+  const what =
+    line.decision === 'crash'
+      ? 'crash'
+      : `score ${String(line.score_after)}, best ${String(line.best_before)}`;
+  const body = [`Base: ${base}`, ...(line.reason === undefined ? [] : [`Reason: ${line.reason}`])].join('\n');
+  return `autoresearch iter ${line.iter}: revert to ${base.slice(0, 7)} (${what})\n\n${body}`;
+}
+
+async function assertCleanState(git: Git, baseSha: string): Promise<void> {
+  if (await git.isMergeOrRebaseInProgress()) {
+    throw new GitError(
+      `a merge, rebase, cherry-pick or revert is in progress in ${git.cwd}: finish or abort it, then resume`,
+    );
+  }
+  if ((await git.resolveCommit(baseSha)) === undefined) {
+    throw new GitError(`the base commit ${baseSha} does not exist in ${git.cwd}`);
+  }
+}
+
+/** Restores `paths` to their content at `base` (removing those that did not exist) and commits them once. */
+async function restoreToBase(
+  git: Git,
+  base: string,
+  paths: readonly string[],
+  message: string,
+): Promise<RestoreResult> {
+  if (paths.length === 0) return { paths: [], commitSha: undefined, headSha: await git.headSha() };
+  const sorted = [...paths].sort();
+  const inBase = await git.pathsInCommit(base, sorted);
+  // Removals first: a file that replaced a directory (or the reverse) must go before the other comes back.
+  await git.removePaths(sorted.filter((path) => !inBase.has(path)));
+  await git.checkoutPathsFrom(
+    base,
+    sorted.filter((path) => inBase.has(path)),
+  );
+  const commitSha = await git.commitPaths(sorted, message);
+  return { paths: sorted, commitSha, headSha: await git.headSha() };
+}

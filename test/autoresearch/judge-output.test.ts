@@ -1,0 +1,255 @@
+// Judge outputs: a soft judge's answer, hard-metric score extraction, and the judge-output file.
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it, onTestFinished } from 'vitest';
+import type { ScoreSource } from '../../src/autoresearch/config.js';
+import {
+  extractScore,
+  judgeHardMetric,
+  judgeOutputPath,
+  parseJudgeAnswer,
+  readJudgeOutput,
+  writeJudgeOutput,
+} from '../../src/autoresearch/judge-output.js';
+import type { ProcessResult } from '../../src/infra/process.js';
+
+function result(overrides: Partial<ProcessResult> = {}): ProcessResult {
+  return {
+    exitCode: 0,
+    signal: undefined,
+    stdout: '',
+    stderr: '',
+    timedOut: false,
+    aborted: false,
+    spawnError: undefined,
+    durationMs: 5,
+    ...overrides,
+  };
+}
+
+function score(source: ScoreSource, overrides: Partial<ProcessResult>) {
+  return extractScore(source, result(overrides), 600);
+}
+
+describe('parseJudgeAnswer', () => {
+  it('reads a bare JSON answer', () => {
+    expect(parseJudgeAnswer('{"score": 72.5, "findings": ["too long"]}')).toEqual({
+      ok: true,
+      output: {
+        score: 72.5,
+        findings: ['too long'],
+        raw_output: '{"score": 72.5, "findings": ["too long"]}',
+      },
+    });
+  });
+
+  it('reads JSON in a fence surrounded by prose', () => {
+    const answer =
+      'I read the spec.\n\n```json\n{"score": 8, "findings": [{"severity": "high", "text": "no limits"}], "strengths": ["clear"]}\n```\nThat is all.';
+    const verdict = parseJudgeAnswer(answer);
+    expect(verdict).toMatchObject({
+      ok: true,
+      output: { score: 8, findings: [{ severity: 'high', text: 'no limits' }], strengths: ['clear'] },
+    });
+  });
+
+  it('picks the last valid object when the answer has a draft and a final one', () => {
+    const answer =
+      'Draft:\n```json\n{"score": 5, "findings": []}\n```\nRevised:\n```\n{"score": 7, "findings": ["x"]}\n```';
+    expect(parseJudgeAnswer(answer)).toMatchObject({ ok: true, output: { score: 7 } });
+  });
+
+  it('skips a later invalid block in favour of the last valid one', () => {
+    const answer =
+      '```json\n{"score": 6, "findings": []}\n```\nexample schema: ```json\n{"score": "<number>"}\n```';
+    expect(parseJudgeAnswer(answer)).toMatchObject({ ok: true, output: { score: 6 } });
+  });
+
+  it('finds an object inline in prose and drops extra keys', () => {
+    expect(
+      parseJudgeAnswer('Final answer: {"score": 3, "findings": [], "reasoning": "…"} done'),
+    ).toMatchObject({
+      ok: true,
+      output: { score: 3, findings: [] },
+    });
+    const verdict = parseJudgeAnswer('{"score": 3, "reasoning": "long"}');
+    expect(verdict.ok && 'reasoning' in verdict.output).toBe(false);
+  });
+
+  it.each([
+    ['no JSON at all', 'The spec looks fine to me. 8/10.', /contains no JSON object/],
+    ['a string score', '{"score": "85", "findings": []}', /score: expected a finite number, got "85"/],
+    ['no score', '{"findings": ["a"]}', /score: expected a finite number, got nothing/],
+    ['findings not a list', '{"score": 1, "findings": "many"}', /findings: expected a list of findings/],
+    ['an array, not an object', '[{"score": 1}]', /contains no JSON object|expected/],
+    ['a truncated answer', '```json\n{"score": 8, "findings": [\n', /contains no JSON object/],
+  ])('fails with a reason on %s', (_name, answer, reason) => {
+    const verdict = parseJudgeAnswer(answer);
+    expect(verdict.ok).toBe(false);
+    if (!verdict.ok) expect(verdict.reason).toMatch(reason);
+  });
+});
+
+describe('extractScore: exit-code', () => {
+  it('0 → 100, anything else → 0', () => {
+    expect(score({ from: 'exit-code' }, { exitCode: 0 })).toEqual({ ok: true, score: 100 });
+    expect(score({ from: 'exit-code' }, { exitCode: 3 })).toEqual({ ok: true, score: 0 });
+  });
+
+  it.each([
+    [
+      'did not start',
+      { spawnError: 'spawn npx ENOENT', exitCode: undefined },
+      /could not start: spawn npx ENOENT/,
+    ],
+    ['timed out', { timedOut: true, exitCode: undefined, signal: 'SIGTERM' }, /timed out after 600s/],
+    ['was killed', { exitCode: undefined, signal: 'SIGKILL' }, /killed by SIGKILL/],
+    ['was interrupted', { aborted: true, exitCode: undefined }, /interrupted/],
+  ])('a command that %s is a failure, not a score of 0', (_name, overrides, reason) => {
+    const outcome = score({ from: 'exit-code' }, overrides);
+    expect(outcome.ok).toBe(false);
+    if (!outcome.ok) expect(outcome.reason).toMatch(reason);
+  });
+});
+
+describe('extractScore: regex', () => {
+  const source = { from: 'regex', pattern: '^Score: ([-0-9.e]+)' } as const;
+
+  it('takes the first capture group, on any line, with a float value', () => {
+    expect(score(source, { stdout: 'running…\nScore: 87.25\nScore: 12\n' })).toEqual({
+      ok: true,
+      score: 87.25,
+    });
+  });
+
+  it('looks at stderr when stdout has no match, and scores a failing exit too', () => {
+    expect(score(source, { stdout: 'nothing', stderr: 'Score: -3e2\n', exitCode: 1 })).toEqual({
+      ok: true,
+      score: -300,
+    });
+  });
+
+  it('fails when the pattern does not match, naming the exit code', () => {
+    expect(score(source, { stdout: 'no score here', exitCode: 2 })).toEqual({
+      ok: false,
+      reason: 'the pattern /^Score: ([-0-9.e]+)/ did not match the output (the command exited with code 2)',
+    });
+  });
+
+  it.each(['.', '1.2.3', 'e', '-'])('fails when the capture %j is not a number', (captured) => {
+    expect(score(source, { stdout: `Score: ${captured}\n` })).toMatchObject({
+      ok: false,
+      reason: /which is not a number/,
+    });
+  });
+});
+
+describe('extractScore: json', () => {
+  it('reads a top-level field', () => {
+    expect(
+      score(
+        { from: 'json', path: 'numPassedTests' },
+        { stdout: '{"numPassedTests": 42, "numFailedTests": 1}' },
+      ),
+    ).toEqual({
+      ok: true,
+      score: 42,
+    });
+  });
+
+  it('follows a dotted path with array indices, in both spellings', () => {
+    const stdout = JSON.stringify({ results: [{ score: 0.75 }, { score: 0.5 }] });
+    expect(score({ from: 'json', path: 'results.1.score' }, { stdout })).toEqual({ ok: true, score: 0.5 });
+    expect(score({ from: 'json', path: 'results[0].score' }, { stdout })).toEqual({ ok: true, score: 0.75 });
+  });
+
+  it('finds the JSON document after noise (npm banners, warnings with braces)', () => {
+    const stdout = [
+      '> rate-limiter@1.0.0 test',
+      '> vitest run --reporter=json',
+      'warn: config {deprecated} option',
+      '{"numPassedTests": 17,',
+      ' "testResults": [{"name": "a {b}"}]}',
+      '',
+    ].join('\n');
+    expect(score({ from: 'json', path: 'numPassedTests' }, { stdout, exitCode: 1 })).toEqual({
+      ok: true,
+      score: 17,
+    });
+  });
+
+  it.each([
+    ['no JSON', 'FAIL everything', /printed no JSON/],
+    ['a missing path', '{"numPassedTests": 3}', /has nothing at "numFailedTests"/],
+    ['a string value', '{"numFailedTests": "3"}', /is "3", not a finite number/],
+    ['a null value', '{"numFailedTests": null}', /is null, not a finite number/],
+  ])('fails on %s', (_name, stdout, reason) => {
+    expect(score({ from: 'json', path: 'numFailedTests' }, { stdout })).toMatchObject({ ok: false, reason });
+  });
+});
+
+describe('extractScore: tap and junit', () => {
+  it('TAP: percentage of passing tests, from the trailer when present', () => {
+    const tap = 'TAP version 13\nok 1 - a\nnot ok 2 - b\nok 3 - c # SKIP\nok 4 - d\n1..4\n';
+    expect(score({ from: 'tap' }, { stdout: tap })).toEqual({ ok: true, score: 75 });
+    const nodeTap = '# Subtest: x\n    ok 1 - inner\nok 1 - x\n# tests 4\n# pass 3\n# fail 1\n';
+    expect(score({ from: 'tap' }, { stdout: nodeTap })).toEqual({ ok: true, score: 75 });
+    expect(score({ from: 'tap' }, { stdout: 'nothing' })).toMatchObject({
+      ok: false,
+      reason: /no TAP test results/,
+    });
+  });
+
+  it('JUnit: totals of the root element, skipped tests left out', () => {
+    const xml =
+      '<?xml version="1.0"?>\n<testsuites tests="10" failures="1" errors="1" skipped="2">\n' +
+      '<testsuite name="a" tests="10" failures="1" errors="1" skipped="2"></testsuite></testsuites>';
+    expect(score({ from: 'junit' }, { stdout: xml })).toEqual({ ok: true, score: 75 });
+    const suites =
+      '<testsuite tests="2" failures="0"></testsuite><testsuite tests="2" failures="2"></testsuite>';
+    expect(score({ from: 'junit' }, { stdout: suites })).toEqual({ ok: true, score: 50 });
+  });
+});
+
+describe('judge-output files', () => {
+  async function workspace(): Promise<string> {
+    const dir = await mkdtemp(join(tmpdir(), 'forge-judge-'));
+    onTestFinished(() => rm(dir, { recursive: true, force: true }));
+    return dir;
+  }
+
+  it('a hard metric result becomes a judge output with the tail of its output', async () => {
+    const verdict = judgeHardMetric(
+      { score: { from: 'exit-code' }, timeout_seconds: 600 },
+      result({ exitCode: 1, stdout: 'x'.repeat(5000), stderr: 'boom' }),
+    );
+    expect(verdict.ok).toBe(true);
+    if (!verdict.ok) return;
+    expect(verdict.output.score).toBe(0);
+    expect(verdict.output.raw_output?.length).toBe(4000);
+    expect(verdict.output.raw_output?.endsWith('[stderr]\nboom')).toBe(true);
+
+    const dir = await workspace();
+    const path = judgeOutputPath(dir, 3);
+    expect(path).toBe(join(dir, 'judge-output-3.json'));
+    await writeJudgeOutput(path, verdict.output);
+    expect(await readJudgeOutput(path)).toEqual(verdict);
+  });
+
+  it('a missing or invalid file is a judge failure naming the file', async () => {
+    const dir = await workspace();
+    const path = judgeOutputPath(dir, 1);
+    expect(await readJudgeOutput(path)).toMatchObject({
+      ok: false,
+      reason: `${path} does not exist: the judge failed or never ran`,
+    });
+    await writeFile(path, '{"score": null, "findings": []}');
+    expect(await readJudgeOutput(path)).toMatchObject({
+      ok: false,
+      reason: `${path}: score: expected a finite number, got null`,
+    });
+    await writeFile(path, '{"score": 1,');
+    expect(await readJudgeOutput(path)).toMatchObject({ ok: false, reason: `${path} is not valid JSON` });
+  });
+});

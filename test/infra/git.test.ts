@@ -1,0 +1,198 @@
+// The Git interface on real temp repositories: -z parsing, change listing, commits of exact paths.
+import { chmod, readFile, stat, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { createGit, GitError } from '../../src/infra/git.js';
+import { createTempRepo } from '../support/git-repo.js';
+
+describe('git: reading state', () => {
+  it('headSha and resolveCommit', async () => {
+    const repo = await createTempRepo();
+    expect(await repo.git.headSha()).toBe(repo.head());
+    expect(await repo.git.resolveCommit('main')).toBe(repo.head());
+    expect(await repo.git.resolveCommit('no-such-branch')).toBeUndefined();
+    expect(await repo.git.resolveCommit('0'.repeat(40))).toBeUndefined();
+  });
+
+  it('statusPorcelain parses spaces, newlines-free odd names, renames and untracked files', async () => {
+    const repo = await createTempRepo({ 'old name.txt': 'a\n', 'keep.txt': 'k\n', 'gone.txt': 'g\n' });
+    repo.run('mv', 'old name.txt', 'new name.txt');
+    await repo.write('keep.txt', 'changed\n');
+    await repo.remove('gone.txt');
+    await repo.write('dir with space/ünïcode "q".txt', 'u\n');
+    const status = await repo.git.statusPorcelain();
+    expect(status).toEqual(
+      expect.arrayContaining([
+        { index: 'R', worktree: ' ', path: 'new name.txt', origPath: 'old name.txt' },
+        { index: ' ', worktree: 'M', path: 'keep.txt' },
+        { index: ' ', worktree: 'D', path: 'gone.txt' },
+        { index: '?', worktree: '?', path: 'dir with space/ünïcode "q".txt' },
+      ]),
+    );
+    expect(status).toHaveLength(4);
+  });
+
+  it('changedSince lists committed, staged, unstaged and untracked changes, but not ignored files', async () => {
+    const repo = await createTempRepo({
+      'a.txt': 'a\n',
+      'b.txt': 'b\n',
+      'c.txt': 'c\n',
+      '.gitignore': '*.log\n',
+    });
+    const base = repo.head();
+    await repo.write('a.txt', 'committed\n');
+    repo.commitAll('doer 1');
+    await repo.write('b.txt', 'staged\n');
+    repo.run('add', 'b.txt');
+    await repo.remove('c.txt');
+    await repo.write('new file.txt', 'untracked\n');
+    await repo.write('debug.log', 'ignored\n');
+    expect(await repo.git.changedSince(base)).toEqual([
+      { path: 'a.txt', change: 'modified' },
+      { path: 'b.txt', change: 'modified' },
+      { path: 'c.txt', change: 'deleted' },
+      { path: 'new file.txt', change: 'untracked' },
+    ]);
+  });
+
+  it('changedSince shows a rename as a deletion and an addition', async () => {
+    const repo = await createTempRepo({ 'src/a.ts': 'x\n' });
+    const base = repo.head();
+    repo.run('mv', 'src/a.ts', 'src/b.ts');
+    repo.commitAll('rename');
+    expect(await repo.git.changedSince(base)).toEqual([
+      { path: 'src/a.ts', change: 'deleted' },
+      { path: 'src/b.ts', change: 'added' },
+    ]);
+  });
+
+  it('pathsInCommit treats names literally', async () => {
+    const repo = await createTempRepo({ 'src/*.ts': 'star\n', 'src/a.ts': 'a\n' });
+    const found = await repo.git.pathsInCommit(repo.head(), ['src/*.ts', 'src/missing.ts']);
+    expect([...found]).toEqual(['src/*.ts']);
+  });
+
+  it('isMergeOrRebaseInProgress sees a conflicted merge', async () => {
+    const repo = await createTempRepo({ 'f.txt': 'base\n' });
+    expect(await repo.git.isMergeOrRebaseInProgress()).toBe(false);
+    repo.run('checkout', '-q', '-b', 'other');
+    await repo.write('f.txt', 'other\n');
+    repo.commitAll('other');
+    repo.run('checkout', '-q', 'main');
+    await repo.write('f.txt', 'main\n');
+    repo.commitAll('main');
+    expect(() => repo.run('merge', '-q', 'other')).toThrow();
+    expect(await repo.git.isMergeOrRebaseInProgress()).toBe(true);
+  });
+
+  it('created for a subdirectory, it still speaks in paths from the top of the working tree', async () => {
+    const repo = await createTempRepo({ 'src/a.ts': 'a\n', 'docs/x.md': 'x\n' });
+    const base = repo.head();
+    await repo.write('src/a.ts', 'changed\n');
+    await repo.write('docs/new.md', 'new\n');
+    const git = createGit({ cwd: join(repo.dir, 'src'), env: repo.env });
+    expect(await git.changedSince(base)).toEqual([
+      { path: 'docs/new.md', change: 'untracked' },
+      { path: 'src/a.ts', change: 'modified' },
+    ]);
+    expect((await git.statusPorcelain()).map((e) => e.path).sort()).toEqual(['docs/new.md', 'src/a.ts']);
+    expect(await git.commitPaths(['docs/new.md'], 'add docs')).toBe(repo.head());
+    await git.removePaths(['docs/new.md']);
+    expect(await repo.exists('docs/new.md')).toBe(false);
+  });
+
+  it('outside a repository every call is a GitError', async () => {
+    const repo = await createTempRepo();
+    await repo.remove('.git');
+    await expect(repo.git.statusPorcelain()).rejects.toThrow(/git rev-parse failed .*not a git repository/);
+  });
+
+  it('a failing command is a GitError with git’s message', async () => {
+    const repo = await createTempRepo();
+    await expect(repo.git.changedSince('not-a-commit')).rejects.toThrow(GitError);
+    await expect(repo.git.changedSince('not-a-commit')).rejects.toThrow(/git diff failed in .*not-a-commit/);
+  });
+
+  it('a missing git binary is a GitError', async () => {
+    const repo = await createTempRepo();
+    const git = createGit({ cwd: repo.dir, env: repo.env, gitBinary: 'forge-no-such-git' });
+    await expect(git.headSha()).rejects.toThrow(/could not run git/);
+  });
+});
+
+describe('git: writing', () => {
+  it('commitPaths commits exactly the given paths and leaves other staged work staged', async () => {
+    const repo = await createTempRepo({ 'src/a.ts': 'a\n', 'notes.md': 'n\n' });
+    await repo.write('src/a.ts', 'a2\n');
+    await repo.write('src/new.ts', 'new\n');
+    await repo.write('notes.md', 'user staged\n');
+    repo.run('add', 'notes.md');
+    const sha = await repo.git.commitPaths(['src/a.ts', 'src/new.ts'], 'autoresearch iter 1: x');
+    expect(sha).toBe(repo.head());
+    expect(repo.run('show', '--name-only', '--format=%s', 'HEAD').trim().split('\n')).toEqual([
+      'autoresearch iter 1: x',
+      '',
+      'src/a.ts',
+      'src/new.ts',
+    ]);
+    expect(repo.run('diff', '--cached', '--name-only').trim()).toBe('notes.md');
+  });
+
+  it('commitPaths records deletions and returns undefined when nothing changed', async () => {
+    const repo = await createTempRepo({ 'src/a.ts': 'a\n' });
+    expect(await repo.git.commitPaths(['src/a.ts'], 'nothing')).toBeUndefined();
+    expect(await repo.git.commitPaths([], 'nothing')).toBeUndefined();
+    await repo.remove('src/a.ts');
+    expect(await repo.git.commitPaths(['src/a.ts', 'src/never-existed.ts'], 'delete')).toBe(repo.head());
+    expect(repo.run('ls-files').trim()).toBe('');
+  });
+
+  it('removePaths drops files from index and disk and prunes directories it emptied', async () => {
+    const repo = await createTempRepo({ 'src/keep.ts': 'k\n', 'src/deep/er/x.ts': 'x\n' });
+    await repo.write('src/deep/er/untracked.ts', 'u\n');
+    await repo.git.removePaths(['src/deep/er/x.ts', 'src/deep/er/untracked.ts']);
+    expect(await repo.exists('src/deep')).toBe(false);
+    expect(await repo.exists('src/keep.ts')).toBe(true);
+    expect(repo.run('ls-files').trim()).toBe('src/keep.ts');
+  });
+
+  it('saveFiles and writeSavedFiles round-trip bytes exactly, modes and absence included', async () => {
+    const repo = await createTempRepo();
+    const binary = Uint8Array.from([0, 255, 10, 13, 128, 1, 2]);
+    await repo.write('bin.dat', binary);
+    await repo.write('run.sh', '#!/bin/sh\n');
+    await writeFile(join(repo.dir, 'run.sh'), '#!/bin/sh\necho hi\n');
+    await chmod(join(repo.dir, 'run.sh'), 0o755);
+    const saved = await repo.git.saveFiles(['bin.dat', 'run.sh', 'absent.txt']);
+    expect(saved.get('absent.txt')?.blob).toBeNull();
+    expect(saved.get('run.sh')?.mode).toBe('100755');
+
+    await repo.write('bin.dat', 'clobbered');
+    await repo.remove('run.sh');
+    await repo.write('absent.txt', 'now present');
+    await repo.git.writeSavedFiles(saved);
+    expect(new Uint8Array(await readFile(join(repo.dir, 'bin.dat')))).toEqual(binary);
+    expect(await repo.read('run.sh')).toBe('#!/bin/sh\necho hi\n');
+    expect((await stat(join(repo.dir, 'run.sh'))).mode & 0o111).not.toBe(0);
+    expect(await repo.exists('absent.txt')).toBe(false);
+  });
+
+  it('worktreeAdd and worktreeList', async () => {
+    const repo = await createTempRepo();
+    const path = join(repo.dir, '..', `${repo.dir.split('/').at(-1) ?? 'x'}-wt`);
+    await repo.git.worktreeAdd(path, { branch: 'loop/bd-1', base: 'main' });
+    try {
+      const list = await repo.git.worktreeList();
+      expect(list).toHaveLength(2);
+      expect(list[1]).toMatchObject({
+        branch: 'refs/heads/loop/bd-1',
+        head: repo.head(),
+        bare: false,
+        detached: false,
+      });
+      expect(await readFile(join(path, 'README.md'), 'utf8')).toBe('hello\n');
+    } finally {
+      repo.run('worktree', 'remove', '--force', path);
+    }
+  });
+});
