@@ -1,0 +1,125 @@
+// Runs an agent CLI as a child process: prompt on stdin, transcript as it streams, early stop, abort.
+import { runProcess } from '../infra/process.js';
+import type { Command, ProcessResult } from '../infra/process.js';
+import type { Transcript } from './transcript.js';
+import type { AgentActivity, AgentRequest, TokenUsage } from './types.js';
+
+export interface AgentProcessOptions {
+  command: Command;
+  request: AgentRequest;
+  /** The child's environment: the request's, plus whatever the adapter adds. */
+  env: Readonly<Record<string, string | undefined>>;
+  transcript: Transcript;
+  timeoutMs: number | undefined;
+  killGraceMs: number | undefined;
+  /** Each stdout line as it arrives; `stop(reason)` kills the agent's process group now. */
+  onLine?: (line: string, stop: (reason: string) => void) => void;
+  /** How much of stdout to keep in memory (stream parsers need none of it). */
+  keepStdoutChars?: number;
+}
+
+export interface AgentProcessResult extends ProcessResult {
+  /** Why the adapter stopped the agent early, when it did. */
+  stoppedFor: string | undefined;
+  /** The caller's signal aborted (not the adapter's own stop). */
+  abortedByCaller: boolean;
+}
+
+export async function runAgentProcess(options: AgentProcessOptions): Promise<AgentProcessResult> {
+  const { request, transcript } = options;
+  transcript.note('start', {
+    argv: [options.command.file, ...options.command.args],
+    cwd: request.cwd,
+    mode: request.mode,
+    bead: request.bead?.id,
+    prompt: request.prompt,
+  });
+  if (request.signal?.aborted) {
+    return {
+      exitCode: undefined,
+      signal: undefined,
+      stdout: '',
+      stderr: '',
+      timedOut: false,
+      aborted: true,
+      spawnError: undefined,
+      durationMs: 0,
+      stoppedFor: undefined,
+      abortedByCaller: true,
+    };
+  }
+
+  const controller = new AbortController();
+  let stoppedFor: string | undefined;
+  const stop = (reason: string) => {
+    if (stoppedFor !== undefined || controller.signal.aborted) return;
+    stoppedFor = reason;
+    transcript.note('stopping', { reason });
+    controller.abort();
+  };
+  const onCallerAbort = () => controller.abort();
+  request.signal?.addEventListener('abort', onCallerAbort, { once: true });
+
+  try {
+    const result = await runProcess(options.command, {
+      cwd: request.cwd,
+      env: { ...options.env },
+      input: request.prompt,
+      timeoutMs: options.timeoutMs,
+      signal: controller.signal,
+      killGraceMs: options.killGraceMs,
+      maxBufferChars: options.keepStdoutChars ?? 64 * 1024,
+      onStdoutLine: (line) => {
+        transcript.raw(line);
+        options.onLine?.(line, stop);
+      },
+      onStderrLine: (line) => transcript.note('stderr', { line }),
+    });
+    return { ...result, stoppedFor, abortedByCaller: result.aborted && stoppedFor === undefined };
+  } finally {
+    request.signal?.removeEventListener('abort', onCallerAbort);
+  }
+}
+
+/** Tells the caller about activity; a throwing listener must not break the run. */
+export function notify(request: AgentRequest, event: AgentActivity): void {
+  try {
+    request.onActivity?.(event);
+  } catch {
+    // The listener's problem, not the agent's.
+  }
+}
+
+export function emptyUsage(): TokenUsage {
+  return { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 };
+}
+
+/** The last non-empty line of a text, shortened, for one-sentence messages. */
+export function lastLine(text: string, max = 200): string {
+  const lines = text
+    .split('\n')
+    .map((line) => line.trim())
+    .filter((line) => line !== '' && !line.startsWith('[…truncated…]'));
+  const line = lines.at(-1) ?? '';
+  return line.length > max ? `${line.slice(0, max - 1)}…` : line;
+}
+
+export function formatDuration(ms: number): string {
+  if (ms < 1000) return `${ms} ms`;
+  if (ms < 120_000) return `${Math.round(ms / 1000)} s`;
+  return `${Math.round(ms / 60_000)} min`;
+}
+
+export function formatResetAt(resetAt: number): string {
+  return new Date(resetAt).toLocaleString('en-GB', { dateStyle: 'medium', timeStyle: 'short' });
+}
+
+/** The message for a binary that could not be started. */
+export function spawnFailureMessage(label: string, file: string, spawnError: string): string {
+  const reason = /ENOENT/.test(spawnError)
+    ? `\`${file}\` was not found on the PATH given to it`
+    : /EACCES/.test(spawnError)
+      ? `\`${file}\` is not executable`
+      : spawnError;
+  return `Could not start ${label}: ${reason}; install it or fix PATH.`;
+}

@@ -1,0 +1,352 @@
+// Reads Claude Code's `--output-format stream-json` lines into what the adapter needs to classify a run.
+import { z } from 'zod';
+import { isUsageLimitText, parseResetTime } from './limits.js';
+import type { AgentActivity, PermissionDenial, TokenUsage } from './types.js';
+
+// Every schema is a plain z.object: unknown fields are dropped, and a line of an unknown shape is skipped.
+const UsageSchema = z.object({
+  input_tokens: z.number().optional(),
+  output_tokens: z.number().optional(),
+  cache_read_input_tokens: z.number().optional(),
+  cache_creation_input_tokens: z.number().optional(),
+});
+
+const SystemInitSchema = z.object({
+  type: z.literal('system'),
+  subtype: z.literal('init'),
+  model: z.string().optional(),
+});
+
+const ApiRetrySchema = z.object({
+  type: z.literal('system'),
+  subtype: z.literal('api_retry'),
+  attempt: z.number().optional(),
+  max_retries: z.number().optional(),
+  retry_delay_ms: z.number().optional(),
+  error_status: z.number().nullable().optional(),
+  error: z.string().optional(),
+});
+
+const RateLimitInfoSchema = z.object({
+  status: z.string(),
+  resetsAt: z.number().nullable().optional(),
+  rateLimitType: z.string().optional(),
+  isUsingOverage: z.boolean().optional(),
+});
+const RateLimitEventSchema = z.object({
+  type: z.literal('rate_limit_event'),
+  rate_limit_info: RateLimitInfoSchema.optional(),
+  status: z.string().optional(),
+  resetsAt: z.number().nullable().optional(),
+});
+
+const AssistantEventSchema = z.object({
+  type: z.literal('assistant'),
+  message: z.object({
+    id: z.string().optional(),
+    model: z.string().optional(),
+    content: z.array(z.unknown()),
+    usage: UsageSchema.optional(),
+  }),
+  /** Set on API-error messages by recent versions (`rate_limit`, `authentication_failed`, …). */
+  error: z.string().optional(),
+});
+
+const UserEventSchema = z.object({
+  type: z.literal('user'),
+  message: z.object({ content: z.union([z.string(), z.array(z.unknown())]) }),
+});
+
+const TextBlockSchema = z.object({ type: z.literal('text'), text: z.string() });
+const ToolUseBlockSchema = z.object({
+  type: z.literal('tool_use'),
+  id: z.string(),
+  name: z.string(),
+  input: z.unknown(),
+});
+const ToolResultBlockSchema = z.object({
+  type: z.literal('tool_result'),
+  tool_use_id: z.string(),
+  content: z.unknown().optional(),
+  is_error: z.boolean().nullable().optional(),
+});
+
+export const ClaudeResultSchema = z.object({
+  type: z.literal('result'),
+  subtype: z.string(),
+  is_error: z.boolean().optional(),
+  result: z.string().optional(),
+  num_turns: z.number().optional(),
+  duration_ms: z.number().optional(),
+  total_cost_usd: z.number().optional(),
+  usage: UsageSchema.optional(),
+  modelUsage: z
+    .record(
+      z.string(),
+      z.object({
+        inputTokens: z.number().optional(),
+        outputTokens: z.number().optional(),
+        cacheReadInputTokens: z.number().optional(),
+        cacheCreationInputTokens: z.number().optional(),
+        costUSD: z.number().optional(),
+      }),
+    )
+    .optional(),
+  permission_denials: z.array(z.object({ tool_name: z.string(), tool_input: z.unknown() })).optional(),
+  terminal_reason: z.string().optional(),
+  api_error_status: z.number().nullable().optional(),
+  errors: z.array(z.string()).optional(),
+});
+export type ClaudeResult = z.infer<typeof ClaudeResultSchema>;
+
+export interface ApiRetrySeen {
+  status?: number;
+  error?: string;
+  delayMs?: number;
+}
+
+/** Tools a read-only Claude run has; using anything else is an attempt to write or run something. */
+export const READ_ONLY_TOOLS = ['Read', 'Grep', 'Glob'] as const;
+
+export interface ClaudeStreamOptions {
+  readOnly: boolean;
+  now: () => number;
+  onActivity: (event: AgentActivity) => void;
+}
+
+/** What a stream-json run said, accumulated line by line. */
+export class ClaudeStream {
+  result: ClaudeResult | undefined;
+  model: string | undefined;
+  lastAssistantText = '';
+  lastRetry: ApiRetrySeen | undefined;
+  /** A usage-limit message in assistant or result text (never in tool output). */
+  usageLimitText: string | undefined;
+  /** A `rate_limit_event` that refused the request. */
+  rateLimitRejected: { resetAt?: number } | undefined;
+  /** An API error kind from an assistant error message (`rate_limit`, `authentication_failed`, …). */
+  assistantError: string | undefined;
+  readonly toolErrors: string[] = [];
+  readonly readOnlyAttempts: string[] = [];
+  private readonly toolNames = new Map<string, string>();
+  private readonly usageByMessage = new Map<string, TokenUsage>();
+
+  constructor(private readonly options: ClaudeStreamOptions) {}
+
+  /** Takes one stdout line; returns a reason when the run should be stopped at once. */
+  push(line: string): string | undefined {
+    const json = parseJson(line);
+    if (json === undefined) return undefined;
+
+    const result = ClaudeResultSchema.safeParse(json);
+    if (result.success) {
+      this.result = result.data;
+      this.checkUsageLimitText(result.data.result);
+      return undefined;
+    }
+    const assistant = AssistantEventSchema.safeParse(json);
+    if (assistant.success) return this.onAssistant(assistant.data);
+    const user = UserEventSchema.safeParse(json);
+    if (user.success) return this.onUser(user.data);
+    const retry = ApiRetrySchema.safeParse(json);
+    if (retry.success) return this.onRetry(retry.data);
+    const rateLimit = RateLimitEventSchema.safeParse(json);
+    if (rateLimit.success) return this.onRateLimit(rateLimit.data);
+    const init = SystemInitSchema.safeParse(json);
+    if (init.success) this.model = init.data.model ?? this.model;
+    return undefined;
+  }
+
+  /** Token usage summed over the assistant messages seen: the estimate when no result arrived. */
+  streamedUsage(): TokenUsage {
+    const total = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 };
+    for (const usage of this.usageByMessage.values()) {
+      total.inputTokens += usage.inputTokens;
+      total.outputTokens += usage.outputTokens;
+      total.cacheReadTokens += usage.cacheReadTokens;
+      total.cacheWriteTokens += usage.cacheWriteTokens;
+    }
+    return total;
+  }
+
+  private onAssistant(event: z.infer<typeof AssistantEventSchema>): undefined {
+    const { message } = event;
+    if (message.usage !== undefined) {
+      // Claude Code repeats a message's usage on each content block it streams: count each message once.
+      this.usageByMessage.set(message.id ?? `#${this.usageByMessage.size}`, toUsage(message.usage));
+    }
+    if (event.error !== undefined) this.assistantError = event.error;
+    for (const raw of message.content) {
+      const text = TextBlockSchema.safeParse(raw);
+      if (text.success) {
+        this.lastAssistantText = text.data.text;
+        this.checkUsageLimitText(text.data.text);
+        this.options.onActivity({ type: 'text', text: text.data.text.slice(0, 500) });
+        continue;
+      }
+      const tool = ToolUseBlockSchema.safeParse(raw);
+      if (tool.success) {
+        this.toolNames.set(tool.data.id, tool.data.name);
+        const detail = describeToolInput(tool.data.input);
+        this.options.onActivity({ type: 'tool', name: tool.data.name, ...(detail ? { detail } : {}) });
+        if (this.options.readOnly && !(READ_ONLY_TOOLS as readonly string[]).includes(tool.data.name)) {
+          this.readOnlyAttempts.push(detail ? `${tool.data.name} ${detail}` : tool.data.name);
+        }
+      }
+    }
+    return undefined;
+  }
+
+  private onUser(event: z.infer<typeof UserEventSchema>): undefined {
+    if (typeof event.message.content === 'string') return undefined;
+    for (const raw of event.message.content) {
+      const block = ToolResultBlockSchema.safeParse(raw);
+      if (!block.success || block.data.is_error !== true) continue;
+      const name = this.toolNames.get(block.data.tool_use_id) ?? 'tool';
+      this.toolErrors.push(`${name}: ${shorten(toolResultText(block.data.content), 300)}`);
+    }
+    return undefined;
+  }
+
+  private onRetry(event: z.infer<typeof ApiRetrySchema>): string | undefined {
+    const status = event.error_status ?? undefined;
+    this.lastRetry = {
+      ...(status !== undefined ? { status } : {}),
+      ...(event.error !== undefined ? { error: event.error } : {}),
+      ...(event.retry_delay_ms !== undefined ? { delayMs: event.retry_delay_ms } : {}),
+    };
+    this.options.onActivity({
+      type: 'retry',
+      ...this.lastRetry,
+      ...(event.attempt !== undefined ? { attempt: event.attempt } : {}),
+      ...(event.max_retries !== undefined ? { maxRetries: event.max_retries } : {}),
+    });
+    // A rejected key does not start working on the tenth try: stop now instead of minutes later.
+    return statusOutcome(status, event.error) === 'auth' ? 'auth' : undefined;
+  }
+
+  private onRateLimit(event: z.infer<typeof RateLimitEventSchema>): undefined {
+    const info = event.rate_limit_info;
+    const status = info?.status ?? event.status;
+    if (status === undefined) return undefined;
+    const resetsAt = info?.resetsAt ?? event.resetsAt ?? undefined;
+    const resetAt = resetsAt === undefined ? undefined : resetsAt < 1e12 ? resetsAt * 1000 : resetsAt;
+    this.options.onActivity({ type: 'rate_limit', status, ...(resetAt !== undefined ? { resetAt } : {}) });
+    // Paid overage lets the request through even though the plan's own limit is exhausted.
+    if (status === 'rejected' && info?.isUsingOverage !== true) {
+      this.rateLimitRejected = resetAt === undefined ? {} : { resetAt };
+    }
+    return undefined;
+  }
+
+  private checkUsageLimitText(text: string | undefined): void {
+    if (text !== undefined && this.usageLimitText === undefined && isUsageLimitText(text)) {
+      this.usageLimitText = text;
+    }
+  }
+
+  /** When the usage limit seen resets, if the stream said. */
+  resetAt(): number | undefined {
+    if (this.rateLimitRejected?.resetAt !== undefined) return this.rateLimitRejected.resetAt;
+    if (this.usageLimitText !== undefined) return parseResetTime(this.usageLimitText, this.options.now());
+    return undefined;
+  }
+}
+
+export type StatusOutcome = 'auth' | 'rate_limited' | 'overloaded';
+
+/** Maps an API status (or Claude's error kind) to the outcome it means, if it means one. */
+export function statusOutcome(status: number | undefined, error?: string): StatusOutcome | undefined {
+  if (status === 401 || error === 'authentication_failed' || error === 'authentication_error') return 'auth';
+  if (status === 429 || error === 'rate_limit' || error === 'rate_limit_error') return 'rate_limited';
+  if (status === 529 || error === 'overloaded' || error === 'overloaded_error') return 'overloaded';
+  return undefined;
+}
+
+/** Outcome suggested by the text of a failed run (never applied to a successful one). */
+export function errorTextOutcome(text: string): StatusOutcome | undefined {
+  if (
+    /invalid api key|authentication[_ ](?:error|failed)|please run \/login|oauth token has (?:expired|been revoked)|\b401\b/i.test(
+      text,
+    )
+  ) {
+    return 'auth';
+  }
+  if (/\b429\b|rate[_ ]limit/i.test(text)) return 'rate_limited';
+  if (/\b529\b|overloaded/i.test(text)) return 'overloaded';
+  return undefined;
+}
+
+export function resultUsage(result: ClaudeResult): TokenUsage | undefined {
+  if (result.usage !== undefined) return toUsage(result.usage);
+  if (result.modelUsage === undefined) return undefined;
+  const total = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 };
+  for (const usage of Object.values(result.modelUsage)) {
+    total.inputTokens += usage.inputTokens ?? 0;
+    total.outputTokens += usage.outputTokens ?? 0;
+    total.cacheReadTokens += usage.cacheReadInputTokens ?? 0;
+    total.cacheWriteTokens += usage.cacheCreationInputTokens ?? 0;
+  }
+  return total;
+}
+
+export function resultCost(result: ClaudeResult): number | undefined {
+  if (result.total_cost_usd !== undefined) return result.total_cost_usd;
+  if (result.modelUsage === undefined) return undefined;
+  return Object.values(result.modelUsage).reduce((sum, usage) => sum + (usage.costUSD ?? 0), 0);
+}
+
+export function resultDenials(result: ClaudeResult | undefined): PermissionDenial[] {
+  return (result?.permission_denials ?? []).map((denial) => ({
+    tool: denial.tool_name,
+    input: denial.tool_input,
+  }));
+}
+
+function toUsage(usage: z.infer<typeof UsageSchema>): TokenUsage {
+  return {
+    inputTokens: usage.input_tokens ?? 0,
+    outputTokens: usage.output_tokens ?? 0,
+    cacheReadTokens: usage.cache_read_input_tokens ?? 0,
+    cacheWriteTokens: usage.cache_creation_input_tokens ?? 0,
+  };
+}
+
+function parseJson(line: string): unknown {
+  const trimmed = line.trim();
+  if (!trimmed.startsWith('{')) return undefined;
+  try {
+    return JSON.parse(trimmed) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+function toolResultText(content: unknown): string {
+  if (typeof content === 'string') return content;
+  if (Array.isArray(content)) {
+    return content
+      .map((part) => {
+        const text = TextBlockSchema.safeParse(part);
+        return text.success ? text.data.text : '';
+      })
+      .join(' ');
+  }
+  return '';
+}
+
+/** The part of a tool call worth a progress line: the file or the command. */
+function describeToolInput(input: unknown): string | undefined {
+  if (typeof input !== 'object' || input === null) return undefined;
+  const record = input as Record<string, unknown>;
+  for (const key of ['file_path', 'path', 'command', 'pattern', 'url']) {
+    const value = record[key];
+    if (typeof value === 'string') return shorten(value, 120);
+  }
+  return undefined;
+}
+
+function shorten(text: string, max: number): string {
+  const oneLine = text.replace(/\s+/g, ' ').trim();
+  return oneLine.length > max ? `${oneLine.slice(0, max - 1)}…` : oneLine;
+}

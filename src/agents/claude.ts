@@ -1,0 +1,259 @@
+// The Claude Code adapter: `claude -p --output-format stream-json`, prompt on stdin, outcome from the stream.
+import { systemClock } from '../infra/clock.js';
+import type { Command } from '../infra/process.js';
+import {
+  formatDuration,
+  formatResetAt,
+  lastLine,
+  notify,
+  runAgentProcess,
+  spawnFailureMessage,
+} from './agent-process.js';
+import type { AgentProcessResult } from './agent-process.js';
+import {
+  ClaudeStream,
+  READ_ONLY_TOOLS,
+  errorTextOutcome,
+  resultCost,
+  resultDenials,
+  resultUsage,
+  statusOutcome,
+} from './claude-stream.js';
+import { openTranscript } from './transcript.js';
+import type {
+  AgentMode,
+  AgentRequest,
+  AgentResult,
+  AgentRunner,
+  AgentRunnerOptions,
+  AgentSpec,
+} from './types.js';
+
+/**
+ * Claude Code retries 429/529/401 itself, 10 times over minutes, where Forge cannot see or bound it.
+ * A few quick retries keep a long session alive through a blip (a Forge retry would restart the bead
+ * from scratch); anything persistent comes back to Forge fast, which waits it out visibly, until the
+ * reset time when it is known.
+ */
+export const CLAUDE_DEFAULT_MAX_RETRIES = 3;
+
+export function claudeCommand(mode: AgentMode, model: string | undefined): Command {
+  const args = ['-p', '--output-format', 'stream-json', '--verbose'];
+  if (model !== undefined) args.push('--model', model);
+  if (mode === 'full') args.push('--dangerously-skip-permissions');
+  // Only --tools holds: --allowedTools does not restrict, and dontAsk denies instead of prompting.
+  else args.push('--tools', READ_ONLY_TOOLS.join(','), '--permission-mode', 'dontAsk', '--strict-mcp-config');
+  return { file: 'claude', args };
+}
+
+/** The request's env plus what Claude needs; values the caller set win. */
+export function claudeEnv(
+  request: AgentRequest,
+  options: AgentRunnerOptions,
+): Record<string, string | undefined> {
+  const env = { ...request.env };
+  env.CLAUDE_CODE_MAX_RETRIES ??= String(options.claudeMaxRetries ?? CLAUDE_DEFAULT_MAX_RETRIES);
+  // Claude refuses --dangerously-skip-permissions as root unless told it is in a sandbox.
+  if (request.mode === 'full' && (options.runningAsRoot ?? process.getuid?.() === 0)) env.IS_SANDBOX ??= '1';
+  return env;
+}
+
+export function createClaudeRunner(spec: AgentSpec, options: AgentRunnerOptions = {}): AgentRunner {
+  return { name: spec.text, run: (request) => runClaude(spec, options, request) };
+}
+
+async function runClaude(
+  spec: AgentSpec,
+  options: AgentRunnerOptions,
+  request: AgentRequest,
+): Promise<AgentResult> {
+  const clock = options.clock ?? systemClock;
+  const model = request.model ?? spec.model;
+  const transcript = await openTranscript(request.transcriptPath);
+  const stream = new ClaudeStream({
+    readOnly: request.mode === 'read-only',
+    now: () => clock.now(),
+    onActivity: (event) => notify(request, event),
+  });
+  const child = await runAgentProcess({
+    command: claudeCommand(request.mode, model),
+    request,
+    env: claudeEnv(request, options),
+    transcript,
+    timeoutMs: request.timeoutMs,
+    killGraceMs: options.killGraceMs,
+    onLine: (line, stop) => {
+      const reason = stream.push(line);
+      if (reason === undefined) return;
+      notify(request, { type: 'stopping', reason: 'the API rejected the credentials (401)' });
+      stop(reason);
+    },
+  });
+  const result = classifyClaudeRun({
+    stream,
+    child,
+    mode: request.mode,
+    model,
+    timeoutMs: request.timeoutMs,
+    now: clock.now(),
+  });
+  transcript.note('end', { outcome: result.outcome, message: result.message, exitCode: result.exitCode });
+  await transcript.close();
+  return result;
+}
+
+export interface ClaudeRunFacts {
+  stream: ClaudeStream;
+  child: AgentProcessResult;
+  mode: AgentMode;
+  model: string | undefined;
+  timeoutMs: number | undefined;
+  now: number;
+}
+
+type Verdict = Pick<AgentResult, 'outcome' | 'message'> &
+  Partial<Pick<AgentResult, 'resetAt' | 'retryAfterMs' | 'fatal'>>;
+
+export function classifyClaudeRun(facts: ClaudeRunFacts): AgentResult {
+  const { stream, child, mode } = facts;
+  const result = stream.result;
+  const verdict = decide(facts);
+  return {
+    ...verdict,
+    finalText: result?.result ?? stream.lastAssistantText,
+    exitCode: child.exitCode ?? null,
+    durationMs: child.durationMs,
+    // Without a result (timeout, crash) the assistant messages' own usage is the best estimate.
+    usage: (result && resultUsage(result)) ?? stream.streamedUsage(),
+    costUsd: result && resultCost(result),
+    numTurns: result?.num_turns,
+    permissionDenials: resultDenials(result),
+    toolErrors: [...stream.toolErrors],
+    agent: 'claude',
+    model: stream.model ?? facts.model,
+    scripted: false,
+    ...(mode === 'read-only'
+      ? { readOnly: { enforcement: 'tools', attempts: [...stream.readOnlyAttempts] } }
+      : {}),
+  };
+}
+
+function decide(facts: ClaudeRunFacts): Verdict {
+  const { stream, child, now } = facts;
+  const result = stream.result;
+
+  if (child.abortedByCaller)
+    return { outcome: 'aborted', message: 'Claude Code was stopped before it finished.' };
+  if (child.spawnError !== undefined) {
+    return {
+      outcome: 'error',
+      message: spawnFailureMessage('Claude Code', 'claude', child.spawnError),
+      fatal: true,
+    };
+  }
+  if (child.stoppedFor === 'auth') {
+    return {
+      outcome: 'auth',
+      message:
+        'The API rejected Claude Code’s credentials (401), so Forge stopped it instead of letting it retry; check ANTHROPIC_API_KEY or log in again.',
+    };
+  }
+
+  // The usage-limit message can come with exit 0; it still means nothing was done. (A rejected
+  // rate_limit_event alone does not: the run may go on, e.g. on another model; it counts on failure.)
+  if (stream.usageLimitText !== undefined) return usageLimited(stream, now);
+
+  if (child.timedOut) {
+    const within = facts.timeoutMs === undefined ? '' : ` within ${formatDuration(facts.timeoutMs)}`;
+    if (stream.rateLimitRejected !== undefined) return usageLimited(stream, now);
+    const retrying = stream.lastRetry && statusOutcome(stream.lastRetry.status, stream.lastRetry.error);
+    if (retrying === 'rate_limited' || retrying === 'overloaded') {
+      return {
+        outcome: retrying,
+        message: `Claude Code was still retrying a ${retrying === 'rate_limited' ? 'rate-limited (429)' : 'overloaded (529)'} request when its timeout stopped it.`,
+        ...(stream.lastRetry?.delayMs !== undefined ? { retryAfterMs: stream.lastRetry.delayMs } : {}),
+      };
+    }
+    return {
+      outcome: 'timeout',
+      message: `Claude Code did not finish${within}; it was stopped with everything it started.`,
+    };
+  }
+
+  const failed = result === undefined || result.is_error === true || child.exitCode !== 0;
+  if (failed) {
+    const text = [result?.result, ...(result?.errors ?? [])].filter((part) => part !== undefined).join(' ');
+    const kind =
+      statusOutcome(result?.api_error_status ?? undefined, stream.assistantError) ??
+      (stream.rateLimitRejected !== undefined ? 'rate_limited' : undefined) ??
+      (result === undefined && stream.lastRetry
+        ? statusOutcome(stream.lastRetry.status, stream.lastRetry.error)
+        : undefined) ??
+      errorTextOutcome(text);
+    const detail = lastLine(text) || lastLine(child.stderr);
+    if (kind === 'auth') {
+      return {
+        outcome: 'auth',
+        message: `Claude Code could not authenticate${detail ? ` (${detail})` : ''}; check ANTHROPIC_API_KEY or log in again.`,
+      };
+    }
+    if (kind === 'rate_limited') {
+      if (stream.resetAt() !== undefined) return usageLimited(stream, now);
+      return {
+        outcome: 'rate_limited',
+        message: `Claude Code was rate-limited${detail ? ` (${detail})` : ''}.`,
+        ...(stream.lastRetry?.delayMs !== undefined ? { retryAfterMs: stream.lastRetry.delayMs } : {}),
+      };
+    }
+    if (kind === 'overloaded') {
+      return {
+        outcome: 'overloaded',
+        message: `The Claude API was overloaded${detail ? ` (${detail})` : ''}.`,
+      };
+    }
+    if (result === undefined) {
+      const how =
+        child.exitCode === undefined
+          ? `was killed by ${child.signal ?? 'a signal'}`
+          : `exited ${child.exitCode}`;
+      return {
+        outcome: 'error',
+        message: `Claude Code ${how} without a result${detail ? `: ${detail}` : ''}.`,
+      };
+    }
+    const reason = result.terminal_reason ?? result.subtype;
+    return {
+      outcome: 'error',
+      message: `Claude Code failed (${reason}${child.exitCode ? `, exit ${child.exitCode}` : ''})${detail ? `: ${detail}` : ''}.`,
+    };
+  }
+
+  return { outcome: 'ok', message: successMessage(facts) };
+}
+
+function successMessage(facts: ClaudeRunFacts): string {
+  const { stream, mode } = facts;
+  const result = stream.result;
+  const denials = resultDenials(result);
+  if (mode === 'full' && denials.length > 0) {
+    const tools = [...new Set(denials.map((denial) => denial.tool))].join(', ');
+    return `Claude Code exited 0, but ${denials.length} tool call(s) were denied (${tools}), so it may not have done the work.`;
+  }
+  if (mode === 'read-only' && stream.readOnlyAttempts.length > 0) {
+    return `Claude Code finished, after trying ${stream.readOnlyAttempts.length} tool call(s) a read-only run does not allow (${stream.readOnlyAttempts.join('; ')}).`;
+  }
+  const cost = result && resultCost(result);
+  const turns = result?.num_turns === undefined ? '' : ` in ${result.num_turns} turn(s)`;
+  return `Claude Code finished${turns}${cost === undefined ? '' : ` for $${cost.toFixed(4)}`}.`;
+}
+
+function usageLimited(stream: ClaudeStream, now: number): Verdict {
+  const resetAt = stream.resetAt();
+  if (resetAt === undefined) return { outcome: 'rate_limited', message: 'Claude Code hit a usage limit.' };
+  return {
+    outcome: 'rate_limited',
+    message: `Claude Code hit a usage limit; it resets at ${formatResetAt(resetAt)}.`,
+    resetAt,
+    retryAfterMs: Math.max(0, resetAt - now),
+  };
+}

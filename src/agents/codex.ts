@@ -1,0 +1,305 @@
+// The Codex adapter: `codex exec --json … -`, prompt on stdin, outcome from the JSONL events.
+import { z } from 'zod';
+import { systemClock } from '../infra/clock.js';
+import type { Command } from '../infra/process.js';
+import {
+  formatDuration,
+  formatResetAt,
+  lastLine,
+  notify,
+  runAgentProcess,
+  spawnFailureMessage,
+} from './agent-process.js';
+import type { AgentProcessResult } from './agent-process.js';
+import { isUsageLimitText, parseResetTime } from './limits.js';
+import { openTranscript } from './transcript.js';
+import type {
+  AgentActivity,
+  AgentMode,
+  AgentRequest,
+  AgentResult,
+  AgentRunner,
+  AgentRunnerOptions,
+  AgentSpec,
+  PermissionDenial,
+  TokenUsage,
+} from './types.js';
+
+/** Codex retries network errors forever; without a timeout from the runner it gets this one. */
+export const CODEX_DEFAULT_TIMEOUT_MS = 60 * 60 * 1000;
+
+export function codexCommand(mode: AgentMode, cwd: string, model: string | undefined): Command {
+  const args = ['exec', '--json', '--skip-git-repo-check', '-C', cwd];
+  if (model !== undefined) args.push('-m', model);
+  if (mode === 'full') args.push('--dangerously-bypass-approvals-and-sandbox');
+  else args.push('-s', 'read-only', '-c', 'approval_policy=never');
+  args.push('-');
+  return { file: 'codex', args };
+}
+
+export function createCodexRunner(spec: AgentSpec, options: AgentRunnerOptions = {}): AgentRunner {
+  return { name: spec.text, run: (request) => runCodex(spec, options, request) };
+}
+
+async function runCodex(
+  spec: AgentSpec,
+  options: AgentRunnerOptions,
+  request: AgentRequest,
+): Promise<AgentResult> {
+  const clock = options.clock ?? systemClock;
+  const model = request.model ?? spec.model;
+  const timeoutMs = request.timeoutMs || (options.codexDefaultTimeoutMs ?? CODEX_DEFAULT_TIMEOUT_MS);
+  const transcript = await openTranscript(request.transcriptPath);
+  const stream = new CodexStream(request.mode === 'read-only', (event) => notify(request, event));
+  const child = await runAgentProcess({
+    command: codexCommand(request.mode, request.cwd, model),
+    request,
+    env: request.env,
+    transcript,
+    timeoutMs,
+    killGraceMs: options.killGraceMs,
+    onLine: (line, stop) => {
+      if (stream.push(line) !== 'auth') return;
+      notify(request, { type: 'stopping', reason: 'the API rejected the credentials (401)' });
+      stop('auth');
+    },
+  });
+  const result = classifyCodexRun({ stream, child, mode: request.mode, model, timeoutMs, now: clock.now() });
+  transcript.note('end', { outcome: result.outcome, message: result.message, exitCode: result.exitCode });
+  await transcript.close();
+  return result;
+}
+
+const CodexItemSchema = z.object({
+  type: z.string(),
+  text: z.string().optional(),
+  command: z.string().optional(),
+  exit_code: z.number().nullable().optional(),
+  status: z.string().optional(),
+  aggregated_output: z.string().optional(),
+  changes: z.array(z.object({ path: z.string() })).optional(),
+  server: z.string().optional(),
+  tool: z.string().optional(),
+  error: z.object({ message: z.string() }).nullable().optional(),
+});
+const CodexEventSchema = z.object({
+  type: z.string(),
+  item: CodexItemSchema.optional(),
+  usage: z
+    .object({
+      input_tokens: z.number().optional(),
+      cached_input_tokens: z.number().optional(),
+      output_tokens: z.number().optional(),
+    })
+    .optional(),
+  error: z.object({ message: z.string() }).optional(),
+  message: z.string().optional(),
+});
+type CodexItem = z.infer<typeof CodexItemSchema>;
+
+/** What a `codex exec --json` run said, accumulated line by line. */
+export class CodexStream {
+  finalText = '';
+  turnCompleted = false;
+  turnFailed: string | undefined;
+  /** The last `error` event that was not a reconnect notice. */
+  lastError: string | undefined;
+  /** The last "Reconnecting… (cause)" notice: Codex retrying by itself. */
+  lastRetry: string | undefined;
+  readonly usage: TokenUsage = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 };
+  readonly toolErrors: string[] = [];
+  readonly permissionDenials: PermissionDenial[] = [];
+  readonly readOnlyAttempts: string[] = [];
+
+  constructor(
+    private readonly readOnly: boolean,
+    private readonly onActivity: (event: AgentActivity) => void,
+  ) {}
+
+  /** Takes one stdout line; returns `auth` when the run should be stopped at once. */
+  push(line: string): 'auth' | undefined {
+    let json: unknown;
+    try {
+      json = JSON.parse(line);
+    } catch {
+      return undefined;
+    }
+    const parsed = CodexEventSchema.safeParse(json);
+    if (!parsed.success) return undefined;
+    const event = parsed.data;
+    switch (event.type) {
+      case 'item.started':
+        if (event.item?.type === 'command_execution' && event.item.command !== undefined) {
+          this.onActivity({ type: 'tool', name: 'shell', detail: event.item.command.slice(0, 120) });
+        }
+        return undefined;
+      case 'item.completed':
+        if (event.item !== undefined) this.onItem(event.item);
+        return undefined;
+      case 'turn.completed':
+        this.turnCompleted = true;
+        this.usage.inputTokens += Math.max(
+          0,
+          (event.usage?.input_tokens ?? 0) - (event.usage?.cached_input_tokens ?? 0),
+        );
+        this.usage.cacheReadTokens += event.usage?.cached_input_tokens ?? 0;
+        this.usage.outputTokens += event.usage?.output_tokens ?? 0;
+        return undefined;
+      case 'turn.failed':
+        this.turnFailed = event.error?.message ?? 'turn failed';
+        return undefined;
+      case 'error':
+        return this.onError(event.message ?? event.error?.message ?? 'error');
+      default:
+        return undefined;
+    }
+  }
+
+  private onItem(item: CodexItem): void {
+    if (item.type === 'agent_message' && item.text !== undefined) {
+      this.finalText = item.text;
+      this.onActivity({ type: 'text', text: item.text.slice(0, 500) });
+    } else if (item.type === 'command_execution') {
+      const command = item.command ?? '';
+      if (item.status === 'declined') this.permissionDenials.push({ tool: 'shell', input: { command } });
+      else if (item.status === 'failed') {
+        const output = lastLine(item.aggregated_output ?? '', 160);
+        this.toolErrors.push(
+          `shell: ${command} (exit ${item.exit_code ?? '?'})${output ? `: ${output}` : ''}`,
+        );
+      }
+    } else if (item.type === 'file_change') {
+      const paths = (item.changes ?? []).map((change) => change.path).join(', ');
+      this.onActivity({ type: 'tool', name: 'edit', detail: paths });
+      if (item.status === 'failed') this.toolErrors.push(`edit: ${paths}`);
+      if (this.readOnly) this.readOnlyAttempts.push(`edit ${paths}`);
+    } else if (item.type === 'mcp_tool_call' && (item.status === 'failed' || item.error)) {
+      this.toolErrors.push(
+        `${item.server ?? 'mcp'}.${item.tool ?? 'tool'}: ${item.error?.message ?? 'failed'}`,
+      );
+    }
+  }
+
+  private onError(message: string): 'auth' | undefined {
+    if (/^Reconnecting/i.test(message)) {
+      this.lastRetry = message;
+      const status = /\b([45]\d\d)\b/.exec(message)?.[1];
+      this.onActivity({ type: 'retry', error: message, ...(status ? { status: Number(status) } : {}) });
+    } else {
+      this.lastError = message;
+    }
+    return codexErrorOutcome(message) === 'auth' ? 'auth' : undefined;
+  }
+}
+
+/** Codex reports API failures only as text; this reads the ones it can recognise. */
+export function codexErrorOutcome(text: string): 'auth' | 'rate_limited' | 'overloaded' | undefined {
+  if (
+    /\b401\b|unauthori[sz]ed|invalid[_ ]api[_ ]key|incorrect api key|not logged in|codex login|authentication/i.test(
+      text,
+    )
+  ) {
+    return 'auth';
+  }
+  if (isUsageLimitText(text) || /\b429\b|too many requests|rate[_ ]limit|usage[_ ]limit|quota/i.test(text)) {
+    return 'rate_limited';
+  }
+  if (/\b(?:503|529)\b|overloaded|service unavailable|capacity/i.test(text)) return 'overloaded';
+  return undefined;
+}
+
+export interface CodexRunFacts {
+  stream: CodexStream;
+  child: AgentProcessResult;
+  mode: AgentMode;
+  model: string | undefined;
+  timeoutMs: number;
+  now: number;
+}
+
+type Verdict = Pick<AgentResult, 'outcome' | 'message'> &
+  Partial<Pick<AgentResult, 'resetAt' | 'retryAfterMs' | 'fatal'>>;
+
+export function classifyCodexRun(facts: CodexRunFacts): AgentResult {
+  const { stream, child, mode } = facts;
+  return {
+    ...decide(facts),
+    finalText: stream.finalText,
+    exitCode: child.exitCode ?? null,
+    durationMs: child.durationMs,
+    usage: { ...stream.usage },
+    permissionDenials: [...stream.permissionDenials],
+    toolErrors: [...stream.toolErrors],
+    agent: 'codex',
+    model: facts.model,
+    scripted: false,
+    ...(mode === 'read-only'
+      ? { readOnly: { enforcement: 'sandbox', attempts: [...stream.readOnlyAttempts] } }
+      : {}),
+  };
+}
+
+function decide(facts: CodexRunFacts): Verdict {
+  const { stream, child, now } = facts;
+  if (child.abortedByCaller) return { outcome: 'aborted', message: 'Codex was stopped before it finished.' };
+  if (child.spawnError !== undefined) {
+    return {
+      outcome: 'error',
+      message: spawnFailureMessage('Codex', 'codex', child.spawnError),
+      fatal: true,
+    };
+  }
+  const failure = stream.turnFailed ?? stream.lastError;
+  if (child.stoppedFor === 'auth') {
+    return {
+      outcome: 'auth',
+      message: `Codex could not authenticate (${lastLine(failure ?? stream.lastRetry ?? '401')}), so Forge stopped it; check OPENAI_API_KEY or run \`codex login\`.`,
+    };
+  }
+  if (child.timedOut) {
+    const retrying = stream.lastRetry ?? failure;
+    const kind = retrying === undefined ? undefined : codexErrorOutcome(retrying);
+    if (kind === 'rate_limited' || kind === 'overloaded') {
+      return {
+        outcome: kind,
+        message: `Codex was still retrying (${lastLine(retrying ?? '')}) when its ${formatDuration(facts.timeoutMs)} timeout stopped it.`,
+      };
+    }
+    return {
+      outcome: 'timeout',
+      message: `Codex did not finish within ${formatDuration(facts.timeoutMs)}; it was stopped with everything it started.`,
+    };
+  }
+
+  if (child.exitCode === 0 && stream.turnCompleted && stream.turnFailed === undefined) {
+    return { outcome: 'ok', message: 'Codex finished.' };
+  }
+  const text = failure ?? lastLine(child.stderr);
+  const detail = lastLine(text);
+  switch (codexErrorOutcome(text)) {
+    case 'auth':
+      return {
+        outcome: 'auth',
+        message: `Codex could not authenticate (${detail}); check OPENAI_API_KEY or run \`codex login\`.`,
+      };
+    case 'rate_limited': {
+      const resetAt = parseResetTime(text, now);
+      const until = resetAt === undefined ? '' : `; it resets at ${formatResetAt(resetAt)}`;
+      return {
+        outcome: 'rate_limited',
+        message: `Codex was rate-limited (${detail})${until}.`,
+        ...(resetAt === undefined ? {} : { resetAt, retryAfterMs: Math.max(0, resetAt - now) }),
+      };
+    }
+    case 'overloaded':
+      return { outcome: 'overloaded', message: `The Codex API was overloaded (${detail}).` };
+    default: {
+      const how =
+        child.exitCode === undefined
+          ? `was killed by ${child.signal ?? 'a signal'}`
+          : `exited ${child.exitCode}`;
+      const what = stream.turnCompleted || stream.turnFailed !== undefined ? '' : ' without finishing a turn';
+      return { outcome: 'error', message: `Codex ${how}${what}${detail ? `: ${detail}` : ''}.` };
+    }
+  }
+}

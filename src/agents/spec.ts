@@ -1,0 +1,111 @@
+// Parses agent labels (`agent:claude-opus`) and `--agent` values into an AgentSpec, without a shell.
+import type { AgentSpec } from './types.js';
+
+export type ParseAgentSpecResult = { ok: true; spec: AgentSpec } | { ok: false; reason: string };
+
+export interface ParseAgentSpecOptions {
+  /**
+   * Accept anything that is not a known agent as a command to run (`--agent "my-agent --flag"`).
+   * Only for text the user typed or configured: bead labels are written by agents and templates, and
+   * must never become a command.
+   */
+  allowCommand?: boolean;
+}
+
+/** Model aliases Claude Code accepts as they are. */
+const CLAUDE_ALIASES = new Set(['opus', 'sonnet', 'haiku', 'opusplan', 'default']);
+/** A model name travels as one argv element; it must not be able to pose as a flag. */
+const MODEL_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._:/[\]-]*$/;
+const KNOWN = 'claude, claude-opus|sonnet|haiku|<model id>, codex, codex-<model>, scripted';
+
+export function parseAgentSpec(input: string, options: ParseAgentSpecOptions = {}): ParseAgentSpecResult {
+  const text = input.trim().replace(/^agent:/, '');
+  if (text === '') return { ok: false, reason: 'empty agent name' };
+
+  if (!/[\s'"\\]/.test(text)) {
+    const known = parseKnownAgent(text);
+    if (known !== undefined) return known;
+  }
+  if (!options.allowCommand) {
+    return { ok: false, reason: `unknown agent "${text}" (known: ${KNOWN})` };
+  }
+  const split = splitCommandLine(text);
+  if (!split.ok) return { ok: false, reason: `agent command "${text}": ${split.reason}` };
+  if (split.argv.length === 0 || split.argv[0] === '') return { ok: false, reason: 'empty agent command' };
+  return { ok: true, spec: { cli: 'command', argv: split.argv, text } };
+}
+
+function parseKnownAgent(text: string): ParseAgentSpecResult | undefined {
+  if (text === 'scripted') return { ok: true, spec: { cli: 'scripted', text } };
+  if (text.startsWith('scripted:')) {
+    return {
+      ok: false,
+      reason:
+        'the scripted agent takes its script from FORGE_SCRIPTED_AGENT in its environment, not from the label',
+    };
+  }
+  const dash = text.indexOf('-');
+  const cli = dash === -1 ? text : text.slice(0, dash);
+  if (cli !== 'claude' && cli !== 'codex') return undefined;
+  if (dash === -1) return { ok: true, spec: { cli, text } };
+
+  const rest = text.slice(dash + 1);
+  const model = cli === 'claude' ? claudeModel(rest) : rest;
+  if (!MODEL_PATTERN.test(model))
+    return { ok: false, reason: `agent "${text}": "${model}" is not a model name` };
+  return { ok: true, spec: { cli, model, text } };
+}
+
+/**
+ * `claude-opus` → `opus`; `claude-claude-opus-4-1` → `claude-opus-4-1`; and since a full model id
+ * starts with `claude-` itself, `claude-opus-4-1-20250805` and `claude-3-5-haiku-20241022` are taken
+ * whole.
+ */
+function claudeModel(rest: string): string {
+  if (CLAUDE_ALIASES.has(rest) || rest.startsWith('claude-')) return rest;
+  if (/^(?:opus|sonnet|haiku)-\d/.test(rest) || /^\d/.test(rest)) return `claude-${rest}`;
+  return rest;
+}
+
+export type SplitCommandResult = { ok: true; argv: string[] } | { ok: false; reason: string };
+
+/**
+ * Splits a command line into argv the way a POSIX shell would tokenise it, but with nothing else:
+ * single quotes are literal, double quotes allow `\"` and `\\`, a backslash outside quotes escapes
+ * the next character. `$`, backticks, globs, `~`, `;`, `|` and redirections are ordinary characters.
+ */
+export function splitCommandLine(text: string): SplitCommandResult {
+  const argv: string[] = [];
+  let current = '';
+  let inWord = false;
+  let quote: "'" | '"' | undefined;
+
+  for (let i = 0; i < text.length; i++) {
+    const ch = text.charAt(i);
+    if (quote === "'") {
+      if (ch === "'") quote = undefined;
+      else current += ch;
+    } else if (quote === '"') {
+      if (ch === '"') quote = undefined;
+      else if (ch === '\\' && (text[i + 1] === '"' || text[i + 1] === '\\')) current += text.charAt(++i);
+      else current += ch;
+    } else if (ch === "'" || ch === '"') {
+      quote = ch;
+      inWord = true;
+    } else if (ch === '\\') {
+      if (i + 1 >= text.length) return { ok: false, reason: 'a trailing backslash escapes nothing' };
+      current += text.charAt(++i);
+      inWord = true;
+    } else if (/\s/.test(ch)) {
+      if (inWord) argv.push(current);
+      current = '';
+      inWord = false;
+    } else {
+      current += ch;
+      inWord = true;
+    }
+  }
+  if (quote !== undefined) return { ok: false, reason: `unterminated ${quote} quote` };
+  if (inWord) argv.push(current);
+  return { ok: true, argv };
+}

@@ -1,0 +1,44 @@
+// Per-run transcript file: the agent's raw stream as it arrives, plus a few Forge-tagged lines.
+import { createWriteStream } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
+import { dirname } from 'node:path';
+
+export interface Transcript {
+  /** A line of the agent's own output, verbatim. */
+  raw(line: string): void;
+  /** A line Forge adds (start, stderr, steps, end), as JSON with a `forge` key naming the kind. */
+  note(kind: string, fields?: Record<string, unknown>): void;
+  /** Flushes and closes the file. Never throws: a transcript must not fail the bead. */
+  close(): Promise<void>;
+}
+
+const discard: Transcript = { raw: () => {}, note: () => {}, close: async () => {} };
+
+/** Opens `path` for appending (creating its directory); without a path, a transcript that keeps nothing. */
+export async function openTranscript(path: string | undefined): Promise<Transcript> {
+  if (path === undefined) return discard;
+  try {
+    await mkdir(dirname(path), { recursive: true });
+  } catch {
+    return discard;
+  }
+  const stream = createWriteStream(path, { flags: 'a', encoding: 'utf8' });
+  let broken = false;
+  stream.on('error', () => {
+    broken = true;
+  });
+  const write = (text: string) => {
+    if (!broken) stream.write(`${text}\n`);
+  };
+  return {
+    raw: write,
+    note: (kind, fields = {}) =>
+      write(JSON.stringify({ forge: kind, ts: new Date().toISOString(), ...fields })),
+    close: () =>
+      new Promise<void>((resolve) => {
+        if (broken) return resolve();
+        stream.once('error', () => resolve());
+        stream.end(() => resolve());
+      }),
+  };
+}

@@ -1,0 +1,453 @@
+// The Claude Code adapter against a fake `claude` that prints recorded stream-json shapes.
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { createClaudeRunner } from '../../src/agents/claude.js';
+import type { AgentActivity, AgentRequest, AgentRunnerOptions } from '../../src/agents/types.js';
+import {
+  MODEL,
+  apiErrorResult,
+  apiRetry,
+  assistantText,
+  init,
+  rateLimitEvent,
+  result,
+  toolResult,
+  toolUse,
+} from '../support/fake-agents/claude-lines.js';
+import { eventually, isGone, setUpFakeAgents } from '../support/fake-agents/harness.js';
+import type { FakeAction } from '../support/fake-agents/harness.js';
+
+const lines = (...events: unknown[]): FakeAction[] => events.map((line) => ({ line }));
+
+async function runClaude(
+  actions: FakeAction[],
+  request: Partial<AgentRequest> = {},
+  options: AgentRunnerOptions = {},
+  model?: string,
+) {
+  const fakes = await setUpFakeAgents();
+  const activity: AgentActivity[] = [];
+  const runner = createClaudeRunner(
+    { cli: 'claude', text: 'claude', ...(model ? { model } : {}) },
+    { runningAsRoot: false, ...options },
+  );
+  const outcome = await runner.run({
+    prompt: 'Do the task.',
+    cwd: fakes.work,
+    env: fakes.env(actions),
+    mode: 'full',
+    timeoutMs: 20_000,
+    onActivity: (event) => activity.push(event),
+    ...request,
+  });
+  return { result: outcome, activity, calls: await fakes.calls(), fakes };
+}
+
+const success = lines(init(), assistantText('Writing the notes.'), result());
+
+describe('claude adapter: argv and environment', () => {
+  it('runs full mode with skipped permissions, the model, stream-json and the prompt on stdin', async () => {
+    const { calls } = await runClaude(success, {}, { runningAsRoot: true }, 'opus');
+    expect(calls).toHaveLength(1);
+    const call = calls[0]!;
+    expect(call.name).toBe('claude');
+    expect(call.argv).toEqual([
+      '-p',
+      '--output-format',
+      'stream-json',
+      '--verbose',
+      '--model',
+      'opus',
+      '--dangerously-skip-permissions',
+    ]);
+    expect(call.stdin).toBe('Do the task.');
+    expect(call.env.IS_SANDBOX).toBe('1');
+    expect(call.env.CLAUDE_CODE_MAX_RETRIES).toBe('3');
+  });
+
+  it('runs read-only mode with only Read, Grep and Glob, dontAsk, no MCP servers, never skipping permissions', async () => {
+    const { calls, result: run } = await runClaude(success, { mode: 'read-only' }, { runningAsRoot: true });
+    const call = calls[0]!;
+    expect(call.argv).toEqual([
+      '-p',
+      '--output-format',
+      'stream-json',
+      '--verbose',
+      '--tools',
+      'Read,Grep,Glob',
+      '--permission-mode',
+      'dontAsk',
+      '--strict-mcp-config',
+    ]);
+    expect(call.argv).not.toContain('--dangerously-skip-permissions');
+    expect(call.env.IS_SANDBOX).toBeUndefined();
+    expect(run.readOnly).toEqual({ enforcement: 'tools', attempts: [] });
+  });
+
+  it('adds IS_SANDBOX only as root, and keeps the caller’s own retry setting', async () => {
+    const fakes = await setUpFakeAgents();
+    const runner = createClaudeRunner({ cli: 'claude', text: 'claude' }, { runningAsRoot: false });
+    await runner.run({
+      prompt: 'x',
+      cwd: fakes.work,
+      env: fakes.env(success, { CLAUDE_CODE_MAX_RETRIES: '7' }),
+      mode: 'full',
+    });
+    const [call] = await fakes.calls();
+    expect(call!.env.IS_SANDBOX).toBeUndefined();
+    expect(call!.env.CLAUDE_CODE_MAX_RETRIES).toBe('7');
+    expect(call!.cwd).toBe(fakes.work);
+  });
+
+  it('passes a prompt full of shell metacharacters through stdin byte for byte', async () => {
+    const prompt = 'Fix "$(rm -rf /)" && echo `id`; it\'s | > out.txt\n$HOME ~ *.ts \\n 😀\n\n  trailing  ';
+    const { calls } = await runClaude(success, { prompt });
+    expect(calls[0]!.stdin).toBe(prompt);
+    expect(calls[0]!.argv.join(' ')).not.toContain('rm -rf');
+  });
+
+  it('does not read process.env: only the env it is given reaches the child', async () => {
+    process.env.FORGE_TEST_LEAK = 'leaked';
+    try {
+      const { calls } = await runClaude(success);
+      expect(calls[0]!.env.FORGE_TEST_LEAK).toBeUndefined();
+    } finally {
+      delete process.env.FORGE_TEST_LEAK;
+    }
+  });
+});
+
+describe('claude adapter: results', () => {
+  it('reads final text, cost, tokens, turns and the model from the result', async () => {
+    const { result: run } = await runClaude(success);
+    expect(run).toMatchObject({
+      outcome: 'ok',
+      finalText: 'Done: wrote notes.md.',
+      exitCode: 0,
+      costUsd: 0.0421,
+      numTurns: 3,
+      usage: { inputTokens: 42, outputTokens: 310, cacheReadTokens: 9000, cacheWriteTokens: 1500 },
+      agent: 'claude',
+      model: MODEL,
+      scripted: false,
+      permissionDenials: [],
+      toolErrors: [],
+    });
+    expect(run.message).toMatch(/finished in 3 turn/);
+  });
+
+  it('surfaces permission denials in full mode: exit 0 that may have done nothing', async () => {
+    const denied = result({
+      permission_denials: [
+        {
+          tool_name: 'Write',
+          tool_use_id: 'toolu_1',
+          tool_input: { file_path: '/w/notes.md', content: 'x' },
+        },
+        { tool_name: 'Bash', tool_use_id: 'toolu_2', tool_input: { command: 'npm test' } },
+      ],
+    });
+    const { result: run } = await runClaude(lines(init(), denied));
+    expect(run.outcome).toBe('ok');
+    expect(run.permissionDenials).toEqual([
+      { tool: 'Write', input: { file_path: '/w/notes.md', content: 'x' } },
+      { tool: 'Bash', input: { command: 'npm test' } },
+    ]);
+    expect(run.message).toMatch(/2 tool call\(s\) were denied \(Write, Bash\)/);
+  });
+
+  it('collects tool_result errors, e.g. a read-only judge that tried to Write', async () => {
+    const actions = lines(
+      init({ tools: ['Read', 'Grep', 'Glob'], permissionMode: 'dontAsk' }),
+      toolUse('toolu_01', 'Write', { file_path: '/w/hack.txt', content: 'x' }),
+      toolResult('toolu_01', '<tool_use_error>Error: No such tool available: Write</tool_use_error>', true),
+      toolUse('toolu_02', 'Read', { file_path: '/w/spec.md' }),
+      toolResult('toolu_02', 'the spec'),
+      result({ result: '{"score": 7}' }),
+    );
+    const { result: run, activity } = await runClaude(actions, { mode: 'read-only' });
+    expect(run.outcome).toBe('ok');
+    expect(run.toolErrors).toEqual([
+      'Write: <tool_use_error>Error: No such tool available: Write</tool_use_error>',
+    ]);
+    expect(run.readOnly).toEqual({ enforcement: 'tools', attempts: ['Write /w/hack.txt'] });
+    expect(run.message).toContain('read-only');
+    expect(activity).toContainEqual({ type: 'tool', name: 'Write', detail: '/w/hack.txt' });
+  });
+
+  it('ignores lines it does not know and fields it does not use', async () => {
+    const actions: FakeAction[] = [
+      { line: 'not json at all' },
+      { line: { type: 'stream_event', event: { type: 'message_start' } } },
+      { line: { type: 'system', subtype: 'hook_response', anything: [1, 2] } },
+      ...success,
+    ];
+    const { result: run } = await runClaude(actions);
+    expect(run.outcome).toBe('ok');
+  });
+
+  it('is an error when the result says so', async () => {
+    const actions = lines(
+      init(),
+      result({ subtype: 'error_max_turns', is_error: true, result: undefined, terminal_reason: 'max_turns' }),
+    );
+    const { result: run } = await runClaude([...actions, { exit: 1 }]);
+    expect(run.outcome).toBe('error');
+    expect(run.message).toContain('max_turns');
+  });
+
+  it('is an error when it exits non-zero without a result, quoting stderr', async () => {
+    const { result: run } = await runClaude([
+      { line: init() },
+      { stderr: 'Error: something broke inside' },
+      { exit: 2 },
+    ]);
+    expect(run).toMatchObject({ outcome: 'error', exitCode: 2 });
+    expect(run.message).toContain('exited 2 without a result: Error: something broke inside');
+  });
+
+  it('is an error when it exits 0 without a result', async () => {
+    const { result: run } = await runClaude(lines(init(), assistantText('half way')));
+    expect(run.outcome).toBe('error');
+    expect(run.finalText).toBe('half way');
+    expect(run.usage.outputTokens).toBe(25);
+  });
+
+  it('writes the raw stream to the transcript as it arrives, with the prompt and the outcome', async () => {
+    const fakes = await setUpFakeAgents();
+    const transcriptPath = join(fakes.dir, 'logs', 'deep', 'bd-1.log');
+    const runner = createClaudeRunner({ cli: 'claude', text: 'claude' }, { runningAsRoot: false });
+    await runner.run({
+      prompt: 'P!',
+      cwd: fakes.work,
+      env: fakes.env([...success, { stderr: 'a warning' }]),
+      mode: 'full',
+      transcriptPath,
+    });
+    const text = await readFile(transcriptPath, 'utf8');
+    const records = text
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(records[0]).toMatchObject({ forge: 'start', prompt: 'P!', mode: 'full' });
+    expect(text).toContain(`${JSON.stringify(result())}\n`);
+    expect(records).toContainEqual(expect.objectContaining({ forge: 'stderr', line: 'a warning' }));
+    expect(records.at(-1)).toMatchObject({ forge: 'end', outcome: 'ok' });
+  });
+
+  it('appends to the transcript while the agent is still running', async () => {
+    const fakes = await setUpFakeAgents();
+    const transcriptPath = join(fakes.dir, 'live.log');
+    const controller = new AbortController();
+    const runner = createClaudeRunner({ cli: 'claude', text: 'claude' }, { runningAsRoot: false });
+    const running = runner.run({
+      prompt: 'x',
+      cwd: fakes.work,
+      env: fakes.env([...lines(init(), assistantText('first thoughts')), { hang: true }]),
+      mode: 'full',
+      transcriptPath,
+      signal: controller.signal,
+    });
+    const seen = await eventually(async () =>
+      (await readFile(transcriptPath, 'utf8').catch(() => '')).includes('first thoughts'),
+    );
+    controller.abort();
+    expect(seen).toBe(true);
+    expect((await running).outcome).toBe('aborted');
+  });
+
+  it('keeps running when the activity listener throws', async () => {
+    const { result: run } = await runClaude(success, {
+      onActivity: () => {
+        throw new Error('listener bug');
+      },
+    });
+    expect(run.outcome).toBe('ok');
+  });
+});
+
+describe('claude adapter: classification', () => {
+  it('kills the run at the first 401 retry instead of letting it retry for minutes', async () => {
+    const actions: FakeAction[] = [
+      { line: init() },
+      { line: apiRetry(401, 'authentication_failed') },
+      { hang: true },
+    ];
+    const { result: run, activity, calls } = await runClaude(actions, { timeoutMs: 60_000 });
+    expect(run.outcome).toBe('auth');
+    expect(run.message).toContain('401');
+    expect(activity).toContainEqual(expect.objectContaining({ type: 'stopping' }));
+    expect(await eventually(() => isGone(calls[0]!.pid))).toBe(true);
+  });
+
+  it('classifies a 401 result and an invalid-key message as auth', async () => {
+    const { result: byStatus } = await runClaude([
+      ...lines(init(), apiErrorResult(401, 'Invalid API key · Please run /login')),
+      { exit: 1 },
+    ]);
+    expect(byStatus.outcome).toBe('auth');
+    const { result: byText } = await runClaude([
+      ...lines(init(), result({ is_error: true, result: 'Invalid API key · Please run /login' })),
+      { exit: 1 },
+    ]);
+    expect(byText.outcome).toBe('auth');
+  });
+
+  it('reports 429 retries live and ends rate_limited', async () => {
+    const actions: FakeAction[] = [
+      ...lines(init(), apiRetry(429, 'rate_limit', 1), apiRetry(429, 'rate_limit', 2)),
+      ...lines(apiErrorResult(429, 'API Error: Request rejected (429) · rate limited')),
+      { exit: 1 },
+    ];
+    const { result: run, activity } = await runClaude(actions);
+    expect(run.outcome).toBe('rate_limited');
+    expect(run.retryAfterMs).toBe(1000);
+    expect(activity.filter((event) => event.type === 'retry')).toEqual([
+      { type: 'retry', status: 429, error: 'rate_limit', delayMs: 500, attempt: 1, maxRetries: 3 },
+      { type: 'retry', status: 429, error: 'rate_limit', delayMs: 1000, attempt: 2, maxRetries: 3 },
+    ]);
+  });
+
+  it('classifies 529 as overloaded', async () => {
+    const { result: run } = await runClaude([
+      ...lines(init(), apiRetry(529, 'overloaded'), apiErrorResult(529, 'API Error: Overloaded')),
+      { exit: 1 },
+    ]);
+    expect(run.outcome).toBe('overloaded');
+  });
+
+  it('reads the usage-limit text with an epoch, even with exit 0', async () => {
+    const text = 'Claude AI usage limit reached|1760000000';
+    const { result: run } = await runClaude(
+      lines(init(), assistantText(text), result({ result: text, num_turns: 1 })),
+    );
+    expect(run).toMatchObject({ outcome: 'rate_limited', resetAt: 1_760_000_000_000, exitCode: 0 });
+  });
+
+  it('reads "resets 3:45pm" as the next 3:45pm, local time', async () => {
+    const now = new Date(2026, 2, 10, 14, 0).getTime();
+    const clock = { now: () => now, sleep: async () => {} };
+    const text = "You've hit your limit · resets 3:45pm";
+    const { result: run } = await runClaude(
+      [...lines(init(), assistantText(text), result({ is_error: true, result: text })), { exit: 1 }],
+      {},
+      { clock },
+    );
+    expect(run.outcome).toBe('rate_limited');
+    expect(run.resetAt).toBe(new Date(2026, 2, 10, 15, 45).getTime());
+    expect(run.retryAfterMs).toBe(105 * 60_000);
+  });
+
+  it('is not fooled by the phrase inside a tool result (an agent reading a file)', async () => {
+    const file =
+      "Claude AI usage limit reached|1760000000\nYou've hit your limit · resets 3:45pm\nInvalid API key";
+    const actions = lines(
+      init(),
+      toolUse('toolu_9', 'Read', { file_path: '/w/fixtures/limits.txt' }),
+      toolResult('toolu_9', file),
+      toolUse('toolu_10', 'Bash', { command: 'cat fixtures/limits.txt' }),
+      toolResult('toolu_10', file, true),
+      assistantText('The fixture file contains the usage-limit banner; tests updated.'),
+      result({ result: 'Updated the tests for the usage-limit banner.' }),
+    );
+    const { result: run } = await runClaude(actions);
+    expect(run.outcome).toBe('ok');
+    expect(run.resetAt).toBeUndefined();
+  });
+
+  it('treats a rejected rate_limit_event as rate_limited with its reset time', async () => {
+    const actions = [
+      ...lines(
+        init(),
+        rateLimitEvent('rejected', 1_760_003_600),
+        apiErrorResult(429, 'API Error: Request rejected (429)'),
+      ),
+      { exit: 1 },
+    ];
+    const { result: run, activity } = await runClaude(actions);
+    expect(run).toMatchObject({ outcome: 'rate_limited', resetAt: 1_760_003_600_000 });
+    expect(activity).toContainEqual({ type: 'rate_limit', status: 'rejected', resetAt: 1_760_003_600_000 });
+  });
+
+  it('lets a run that succeeded despite a rejected rate_limit_event stay ok', async () => {
+    const { result: run } = await runClaude(
+      lines(init(), rateLimitEvent('rejected', 1_760_003_600), result()),
+    );
+    expect(run.outcome).toBe('ok');
+  });
+
+  it('ignores an allowed rate_limit_event and a rejection covered by overage', async () => {
+    const { result: allowed } = await runClaude(
+      lines(init(), rateLimitEvent('allowed', 1_760_003_600), result()),
+    );
+    expect(allowed.outcome).toBe('ok');
+    const { result: overage } = await runClaude(
+      lines(init(), rateLimitEvent('rejected', 1_760_003_600, { isUsingOverage: true }), result()),
+    );
+    expect(overage.outcome).toBe('ok');
+  });
+
+  it('calls a timeout during 429 retries rate_limited, not a plain timeout', async () => {
+    const { result: run } = await runClaude(
+      [...lines(init(), apiRetry(429, 'rate_limit', 4)), { hang: true }],
+      { timeoutMs: 800 },
+      { killGraceMs: 200 },
+    );
+    expect(run.outcome).toBe('rate_limited');
+    expect(run.message).toContain('timeout');
+  });
+});
+
+describe('claude adapter: stopping', () => {
+  it('times out and kills the whole process group, grandchild included, even if they ignore SIGTERM', async () => {
+    const fakes = await setUpFakeAgents();
+    const pidFile = join(fakes.dir, 'grandchild.pid');
+    const runner = createClaudeRunner(
+      { cli: 'claude', text: 'claude' },
+      { runningAsRoot: false, killGraceMs: 300 },
+    );
+    const run = await runner.run({
+      prompt: 'x',
+      cwd: fakes.work,
+      env: fakes.env([{ grandchild: pidFile }, { ignoreSigterm: true }, { line: init() }, { hang: true }]),
+      mode: 'full',
+      timeoutMs: 1000,
+    });
+    expect(run.outcome).toBe('timeout');
+    expect(run.exitCode).toBeNull();
+    const grandchild = Number(await readFile(pidFile, 'utf8'));
+    const [call] = await fakes.calls();
+    expect(await eventually(() => isGone(grandchild))).toBe(true);
+    expect(await eventually(() => isGone(call!.pid))).toBe(true);
+  });
+
+  it('aborts on the caller’s signal and kills the agent', async () => {
+    const controller = new AbortController();
+    const { result: run, calls } = await runClaude(
+      lines(init(), assistantText('working on it')).concat({ hang: true }),
+      {
+        signal: controller.signal,
+        onActivity: (event) => {
+          if (event.type === 'text') controller.abort();
+        },
+      },
+    );
+    expect(run.outcome).toBe('aborted');
+    expect(await eventually(() => isGone(calls[0]!.pid))).toBe(true);
+  });
+
+  it('does not start at all when the signal is already aborted', async () => {
+    const { result: run, calls } = await runClaude(success, { signal: AbortSignal.abort() });
+    expect(run.outcome).toBe('aborted');
+    expect(calls).toEqual([]);
+  });
+
+  it('reports a missing binary clearly, as fatal', async () => {
+    const fakes = await setUpFakeAgents();
+    const runner = createClaudeRunner({ cli: 'claude', text: 'claude' });
+    const run = await runner.run({ prompt: 'x', cwd: fakes.work, env: { PATH: fakes.work }, mode: 'full' });
+    expect(run).toMatchObject({ outcome: 'error', fatal: true, exitCode: null });
+    expect(run.message).toContain('`claude` was not found on the PATH');
+  });
+});

@@ -1,0 +1,61 @@
+#!/usr/bin/env node
+// A stand-in for an agent CLI (linked as `claude`, `codex`, …). It logs its call, then plays a scenario.
+//
+// FAKE_AGENT_LOG: JSONL file; one line per call: {name, argv, stdin, cwd, pid, env}.
+// FAKE_AGENT_SCENARIO: JSON {"actions": [...]}, played in order:
+//   {"line": <object or string>}   a stdout line (objects as JSON)
+//   {"stderr": "text"}             a stderr line
+//   {"sleepMs": n}
+//   {"hang": true}                 wait forever
+//   {"ignoreSigterm": true}        from now on SIGTERM does nothing
+//   {"grandchild": "pid-file"}     start a process in the same group that ignores SIGTERM, holds
+//                                  stdout open and never ends; write its pid to the file
+//   {"writeFile": {"path", "content"}}
+//   {"exit": n}
+import { spawn } from 'node:child_process';
+import { appendFileSync, writeFileSync } from 'node:fs';
+import { basename } from 'node:path';
+
+const scenario = JSON.parse(process.env.FAKE_AGENT_SCENARIO ?? '{"actions":[]}');
+
+let stdin = '';
+process.stdin.setEncoding('utf8');
+for await (const chunk of process.stdin) stdin += chunk;
+
+if (process.env.FAKE_AGENT_LOG) {
+  const call = {
+    name: basename(process.argv[1] ?? ''),
+    argv: process.argv.slice(2),
+    stdin,
+    cwd: process.cwd(),
+    pid: process.pid,
+    env: process.env,
+  };
+  appendFileSync(process.env.FAKE_AGENT_LOG, `${JSON.stringify(call)}\n`);
+}
+
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+const write = (stream, text) => new Promise((resolve) => stream.write(`${text}\n`, resolve));
+
+for (const action of scenario.actions ?? []) {
+  if ('line' in action)
+    await write(process.stdout, typeof action.line === 'string' ? action.line : JSON.stringify(action.line));
+  else if ('stderr' in action) await write(process.stderr, action.stderr);
+  else if ('sleepMs' in action) await sleep(action.sleepMs);
+  else if ('ignoreSigterm' in action) process.on('SIGTERM', () => {});
+  else if ('writeFile' in action) writeFileSync(action.writeFile.path, action.writeFile.content);
+  else if ('grandchild' in action) {
+    const child = spawn(
+      process.execPath,
+      ['-e', "process.on('SIGTERM', () => {}); setInterval(() => {}, 1000);"],
+      {
+        stdio: ['ignore', 'inherit', 'inherit'],
+      },
+    );
+    writeFileSync(action.grandchild, String(child.pid));
+  } else if ('hang' in action) {
+    setInterval(() => {}, 1 << 30);
+    await new Promise(() => {});
+  } else if ('exit' in action) process.exit(action.exit);
+}
+process.exit(0);
