@@ -74,6 +74,7 @@ export async function runAgentProcess(options: AgentProcessOptions): Promise<Age
         options.onLine?.(line, stop);
       },
       onStderrLine: (line) => transcript.note('stderr', { line }),
+      ...(request.onSpawn === undefined ? {} : { onSpawn: request.onSpawn }),
     });
     return { ...result, stoppedFor, abortedByCaller: result.aborted && stoppedFor === undefined };
   } finally {

@@ -50,6 +50,8 @@ export interface AgentRequest {
   /** 1 for a bead's first try; the scripted agent can match on it. */
   attempt?: number;
   onActivity?: (event: AgentActivity) => void;
+  /** The agent's pid (its process group) once spawned, so a crashed runner's successor can stop it. */
+  onSpawn?: (pid: number) => void;
 }
 
 export type AgentOutcome = 'ok' | 'error' | 'rate_limited' | 'overloaded' | 'auth' | 'timeout' | 'aborted';

@@ -49,6 +49,8 @@ export function createFileLock(options: FileLockOptions): FileLock {
   const killGroup = options.killGroup ?? ((pid: number) => signalGroup(pid, 'SIGKILL'));
   const now = options.now ?? Date.now;
   let held: LockRecord | undefined;
+  // Lock writes are chained so a late write can never land after another, or after release.
+  let writes: Promise<void> = Promise.resolve();
 
   async function tryCreate(record: LockRecord): Promise<boolean> {
     await mkdir(dirname(options.path), { recursive: true });
@@ -122,11 +124,14 @@ export function createFileLock(options: FileLockOptions): FileLock {
 
     async update(patch) {
       if (held === undefined) return;
-      held = { ...held, ...patch };
-      await writeJsonAtomic(options.path, held);
+      const record = { ...held, ...patch };
+      held = record;
+      writes = writes.then(() => writeJsonAtomic(options.path, record));
+      await writes;
     },
 
     async release() {
+      await writes.catch(() => undefined);
       if (held === undefined) return;
       const current = await readLockFile(options.path);
       if (current?.run_id === held.run_id) await rm(options.path, { force: true });

@@ -41,6 +41,7 @@ export function createAgentExecutor(options: AgentExecutorOptions): Executor {
         transcriptPath: request.transcriptPath,
         bead: { id: request.bead.id, title: request.bead.title, labels: request.bead.labels },
         attempt: request.attempt,
+        ...(request.onSpawn === undefined ? {} : { onSpawn: request.onSpawn }),
         onActivity: (event) => {
           if (event.type === 'retry') {
             request.onActivity?.(
@@ -83,6 +84,7 @@ export function toExecutionResult(result: AgentResult): ExecutionResult {
   return {
     outcome: result.outcome,
     message: result.message,
+    finalText: result.finalText,
     agent: result.agent,
     ...(result.model === undefined ? {} : { model: result.model }),
     scripted: result.scripted,

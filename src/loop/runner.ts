@@ -209,11 +209,13 @@ class Runner {
           timeoutMs: Math.max(1, Math.min(o.beadTimeoutMs, wallLeft)),
           transcriptPath,
           onActivity: (message) => this.emit({ type: 'activity', epic: o.epicId, bead: bead.id, message }),
+          onSpawn: (pid) => void d.lock.update({ agent_pid: pid }),
         })
         .catch((error: unknown): ExecutionResult => ({
           outcome: 'error',
           message: error instanceof Error ? error.message : String(error),
         }));
+      await d.lock.update({ agent_pid: undefined });
       spent += result.costUsd ?? 0;
       this.costUsd += result.costUsd ?? 0;
       this.emit({

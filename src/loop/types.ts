@@ -21,6 +21,8 @@ export interface ExecutionResult {
   resetAt?: number;
   /** The close reason to record on success. */
   closeReason?: string;
+  /** The agent's final answer, for executors that read it (a judge's JSON, a doer's hypothesis). */
+  finalText?: string;
   /** Retrying cannot help (agent binary missing, unknown agent label): fail the bead now. */
   fatal?: boolean;
 }
@@ -42,6 +44,8 @@ export interface ExecutionRequest {
   transcriptPath: string;
   /** Live notes for the progress line (a rate-limit retry seen, a tool call). */
   onActivity?: (message: string) => void;
+  /** Called with the pid of a spawned agent (its process group). */
+  onSpawn?: (pid: number) => void;
 }
 
 export interface Executor {

@@ -277,9 +277,11 @@ describe('ralph-loop process: one runner, crashes and signals', () => {
       20_000,
       'second bead started',
     );
+    const orphan = (await repo.calls()).find((c) => c.bead === ids[1])!.pid;
     first.kill('SIGKILL');
     await first;
     expect((await repo.show(ids[1]!)).status).toBe('in_progress');
+    expect(isProcessAlive(orphan)).toBe(true);
 
     const rerun = await repo.ralph([epic, '--agent', repo.agent]);
     expect(rerun.exitCode, rerun.stderr).toBe(0);
@@ -288,6 +290,8 @@ describe('ralph-loop process: one runner, crashes and signals', () => {
     const beads = (await repo.calls()).map((c) => c.bead);
     expect(beads).toEqual([ids[0], ids[1], ids[1], ids[2]]);
     for (const id of ids) expect((await repo.show(id)).status).toBe('closed');
+    // The dead runner's agent was stopped by the takeover instead of working on beside the new one.
+    await waitFor(async () => (!isProcessAlive(orphan) ? true : undefined), 10_000, 'orphaned agent gone');
   });
 
   it('on SIGINT stops the agent, leaves the bead open, releases the lock and exits 130', async () => {
