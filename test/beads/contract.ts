@@ -27,7 +27,12 @@ export function defineBeadStoreContract(name: string, makeStore: () => Promise<S
         labels: ['role:doer', 'iter:1'],
       });
       expect(bead.id).toMatch(/^[a-z0-9]+-[a-z0-9]+$/);
-      expect(bead).toMatchObject({ title: 'Write the parser', status: 'open', priority: 1, issue_type: 'feature' });
+      expect(bead).toMatchObject({
+        title: 'Write the parser',
+        status: 'open',
+        priority: 1,
+        issue_type: 'feature',
+      });
       const shown = await store.show(bead.id);
       expect(shown.description).toBe('Parse the thing.');
       expect([...shown.labels].sort()).toEqual(['iter:1', 'role:doer']);

@@ -1,0 +1,177 @@
+// Finding br's JSON in what it prints: several documents per stream, log lines around them, error envelopes.
+import { z } from 'zod';
+
+/**
+ * Every JSON document (object or array) in `text`, in order. A document starts at the beginning of a line
+ * (after indentation) or right after the previous document, so stray log lines such as
+ * `2026-01-21T21:46:54Z  INFO beads_rust: opening db` or `[INFO] …` are skipped rather than misread.
+ */
+export function extractJsonDocuments(text: string): unknown[] {
+  const documents: unknown[] = [];
+  let position = 0;
+  let immediate = false;
+  while (position < text.length) {
+    const start = nextCandidate(text, position, immediate);
+    if (start === -1) break;
+    const end = matchingEnd(text, start);
+    if (end !== -1) {
+      const parsed = tryParse(text.slice(start, end));
+      if (parsed.ok) {
+        documents.push(parsed.value);
+        position = end;
+        immediate = true;
+        continue;
+      }
+    }
+    const newline = text.indexOf('\n', start);
+    if (newline === -1) break;
+    position = newline + 1;
+    immediate = false;
+  }
+  return documents;
+}
+
+/** Index of the next `{` or `[` that may open a document, or -1. */
+function nextCandidate(text: string, from: number, immediate: boolean): number {
+  let lineStart = true;
+  for (let i = from; i < text.length; i += 1) {
+    const char = text[i]!;
+    if (char === '{' || char === '[') {
+      if (lineStart || immediate) return i;
+    } else if (char === '\n') {
+      lineStart = true;
+      continue;
+    } else if (char !== ' ' && char !== '\t' && char !== '\r') {
+      lineStart = false;
+      immediate = false;
+    }
+  }
+  return -1;
+}
+
+/** Index just past the bracket that closes the one at `start`, honouring strings; -1 when unbalanced. */
+function matchingEnd(text: string, start: number): number {
+  const stack: string[] = [];
+  let inString = false;
+  for (let i = start; i < text.length; i += 1) {
+    const char = text[i]!;
+    if (inString) {
+      if (char === '\\') i += 1;
+      else if (char === '"') inString = false;
+      continue;
+    }
+    if (char === '"') inString = true;
+    else if (char === '{') stack.push('}');
+    else if (char === '[') stack.push(']');
+    else if (char === '}' || char === ']') {
+      if (stack.pop() !== char) return -1;
+      if (stack.length === 0) return i + 1;
+    }
+  }
+  return -1;
+}
+
+function tryParse(text: string): { ok: true; value: unknown } | { ok: false } {
+  try {
+    return { ok: true, value: JSON.parse(text) as unknown };
+  } catch {
+    return { ok: false };
+  }
+}
+
+/** br's (and bd's) error report, normalised. */
+export interface BrErrorReport {
+  code: string;
+  message: string;
+  hint: string | undefined;
+  retryable: boolean;
+  context: unknown;
+}
+
+const brEnvelope = z.object({
+  error: z.object({
+    code: z.string(),
+    message: z.string(),
+    hint: z.string().nullish(),
+    retryable: z.boolean().nullish(),
+    context: z.unknown().optional(),
+  }),
+});
+
+/** bd's shape: `{"error":"<string>","hint":…}`, sometimes with a code beside it. */
+const bdEnvelope = z.object({
+  error: z.string(),
+  hint: z.string().nullish(),
+  code: z.string().nullish(),
+});
+
+export function asErrorReport(document: unknown): BrErrorReport | undefined {
+  const br = brEnvelope.safeParse(document);
+  if (br.success) {
+    const { code, message, hint, retryable, context } = br.data.error;
+    return { code, message, hint: hint ?? undefined, retryable: retryable ?? false, context };
+  }
+  const bd = bdEnvelope.safeParse(document);
+  if (bd.success) {
+    return {
+      code: bd.data.code ?? 'UNKNOWN',
+      message: bd.data.error,
+      hint: bd.data.hint ?? undefined,
+      retryable: false,
+      context: undefined,
+    };
+  }
+  return undefined;
+}
+
+/** A structured log record (tracing's JSON format), which is never a command's result. */
+function isLogRecord(document: unknown): boolean {
+  if (typeof document !== 'object' || document === null || Array.isArray(document)) return false;
+  const record = document as Record<string, unknown>;
+  return typeof record.level === 'string' && ('target' in record || 'fields' in record);
+}
+
+/**
+ * Strips bd's `{schema_version, data}` envelope (`BD_JSON_ENVELOPE=1`) so one set of schemas reads both.
+ * br's own list envelope (`{issues,total,…}`) is left to the list schema.
+ */
+export function unwrapDataEnvelope(document: unknown): unknown {
+  if (typeof document !== 'object' || document === null || Array.isArray(document)) return document;
+  const record = document as Record<string, unknown>;
+  if (!('data' in record)) return document;
+  const others = Object.keys(record).filter(
+    (key) => !['data', 'schema_version', 'ok', 'success'].includes(key),
+  );
+  return others.length === 0 ? record.data : document;
+}
+
+export interface ClassifiedOutput {
+  /** Result documents from stdout (error envelopes and log records removed, bd envelopes unwrapped). */
+  results: unknown[];
+  /** The first error envelope on stdout or stderr. */
+  error: BrErrorReport | undefined;
+}
+
+export function classifyOutput(stdout: string, stderr: string): ClassifiedOutput {
+  const results: unknown[] = [];
+  let error: BrErrorReport | undefined;
+  for (const document of extractJsonDocuments(stdout)) {
+    const report = asErrorReport(document);
+    if (report !== undefined) error ??= report;
+    else if (!isLogRecord(document)) results.push(unwrapDataEnvelope(document));
+  }
+  if (error === undefined) {
+    for (const document of extractJsonDocuments(stderr)) {
+      error = asErrorReport(document);
+      if (error !== undefined) break;
+    }
+  }
+  return { results, error };
+}
+
+/** A short, single-line excerpt of raw output for error messages. */
+export function excerpt(text: string, max = 160): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  if (flat === '') return '(no output)';
+  return flat.length > max ? `${flat.slice(0, max)}…` : flat;
+}

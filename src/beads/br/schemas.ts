@@ -1,0 +1,211 @@
+// zod schemas for every br `--json` shape the adapter reads (all generations, plus bd's), and their mapping to Bead types.
+import { z } from 'zod';
+import type { Bead, BeadComment, BeadDetail, BeadEdge } from '../types.js';
+
+const text = z.string();
+const optionalText = z.string().nullish();
+/** bd and older br print priorities as numbers; accept `"2"` and `"P2"` too rather than fail a whole run. */
+const priority = z.union([
+  z.number(),
+  z
+    .string()
+    .regex(/^[Pp]?\d$/)
+    .transform((p) => Number(p.replace(/^[Pp]/, ''))),
+]);
+
+const issueFields = {
+  id: text,
+  title: text,
+  status: text,
+  priority,
+  issue_type: text.default('task'),
+  created_at: text,
+  updated_at: text,
+  description: optionalText,
+  assignee: optionalText,
+  labels: z.array(text).nullish(),
+  parent: optionalText,
+  closed_at: optionalText,
+  close_reason: optionalText,
+};
+
+/** create's object, ready's slim rows, list rows and show details all carry at least these. */
+export const issueSchema = z.object(issueFields);
+
+/** A dependency row in `show`: `dependency_type`, `dep_type` before v0.1.8, `type` in bd. */
+const edgeSchema = z
+  .object({
+    id: text.optional(),
+    depends_on_id: text.optional(),
+    issue_id: text.optional(),
+    title: optionalText,
+    status: optionalText,
+    priority: priority.nullish(),
+    dependency_type: optionalText,
+    dep_type: optionalText,
+    type: optionalText,
+  })
+  .transform((row) => ({ ...row, kind: row.dependency_type ?? row.dep_type ?? row.type ?? 'blocks' }));
+
+export const commentSchema = z
+  .object({
+    id: z.union([z.number(), z.string().regex(/^\d+$/).transform(Number)]),
+    issue_id: text,
+    author: text.nullish(),
+    text: text.optional(),
+    body: text.optional(),
+    created_at: text,
+  })
+  .refine((comment) => comment.text !== undefined || comment.body !== undefined, 'comment has no text');
+
+export const detailSchema = z.object({
+  ...issueFields,
+  dependencies: z.array(edgeSchema).nullish(),
+  dependents: z.array(edgeSchema).nullish(),
+  comments: z.array(commentSchema).nullish(),
+});
+
+/** show prints an array even for one id; bd sometimes prints the bare object. */
+export const showSchema = z.union([z.array(detailSchema), detailSchema.transform((detail) => [detail])]);
+
+/** ready prints an array; accept list's envelope too in case a br grows one. */
+export const readySchema = z.union([
+  z.array(issueSchema),
+  z.object({ issues: z.array(issueSchema) }).transform((envelope) => envelope.issues),
+]);
+
+/** list: a bare array up to v0.1.29, `{issues,total,limit,offset,has_more}` from v0.1.30. */
+export const listSchema = readySchema;
+
+const closedRow = z.object({ id: text });
+const skippedRow = z.object({ id: text, reason: optionalText });
+
+/** close: a bare array of closed issues, or `{closed, skipped}` (v0.1.25+ when something was skipped). */
+export const closeSchema = z.union([
+  z.array(closedRow).transform((closed) => ({ closed, skipped: [] as z.infer<typeof skippedRow>[] })),
+  z
+    .object({ closed: z.array(closedRow).nullish(), skipped: z.array(skippedRow).nullish() })
+    .transform((r) => ({
+      closed: r.closed ?? [],
+      skipped: r.skipped ?? [],
+    })),
+]);
+
+/** update (claim, status, labels): an array of `{id,title,status,priority,updated_at}`. */
+export const updateSchema = z.union([
+  z.array(z.object({ id: text, status: text, updated_at: optionalText })),
+  z.object({ id: text, status: text, updated_at: optionalText }).transform((row) => [row]),
+]);
+
+export const depAddSchema = z.object({ status: text.optional() }).transform((r) => ({
+  status: r.status === 'exists' ? ('exists' as const) : ('ok' as const),
+}));
+
+/** `br dep list … --json`: issue_id depends on depends_on_id. */
+export const depListSchema = z.array(
+  z.object({ issue_id: text, depends_on_id: text, type: optionalText, dependency_type: optionalText }),
+);
+
+export const commentAddSchema = z.union([
+  commentSchema,
+  z
+    .array(commentSchema)
+    .length(1)
+    .transform((c) => c[0]!),
+]);
+
+/** `br sync --flush-only --json`: success unless `errors` lists something. */
+export const syncSchema = z.object({ errors: z.union([z.array(z.unknown()), z.number()]).nullish() });
+
+type IssueRow = z.infer<typeof issueSchema>;
+type DetailRow = z.infer<typeof detailSchema>;
+type EdgeRow = z.infer<typeof edgeSchema>;
+type CommentRow = z.infer<typeof commentSchema>;
+
+/** A br issue row as a Bead; optional fields are left out rather than set to undefined. */
+export function toBead(row: IssueRow, fallback: { labels?: readonly string[]; parent?: string } = {}): Bead {
+  const bead: Bead = {
+    id: row.id,
+    title: row.title,
+    status: row.status,
+    priority: row.priority,
+    issue_type: row.issue_type,
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+    labels: [...(row.labels ?? fallback.labels ?? [])],
+  };
+  const parent = row.parent ?? fallback.parent;
+  if (row.description != null) bead.description = row.description;
+  if (row.assignee != null) bead.assignee = row.assignee;
+  if (parent != null) bead.parent = parent;
+  if (row.closed_at != null) bead.closed_at = row.closed_at;
+  if (row.close_reason != null) bead.close_reason = row.close_reason;
+  return bead;
+}
+
+function toEdge(row: EdgeRow, self: string): BeadEdge | undefined {
+  // Rows from bd's dependency tables name both ends; keep the one that is not this bead.
+  const other = row.id ?? (row.issue_id === self ? row.depends_on_id : row.issue_id) ?? row.depends_on_id;
+  if (other === undefined) return undefined;
+  const edge: BeadEdge = { id: other, dependency_type: row.kind };
+  if (row.title != null) edge.title = row.title;
+  if (row.status != null) edge.status = row.status;
+  if (row.priority != null) edge.priority = row.priority;
+  return edge;
+}
+
+export function toComment(row: CommentRow): BeadComment {
+  return {
+    id: row.id,
+    issue_id: row.issue_id,
+    author: row.author ?? '',
+    text: row.text ?? row.body ?? '',
+    created_at: row.created_at,
+  };
+}
+
+export function toDetail(row: DetailRow): BeadDetail {
+  const dependencies = (row.dependencies ?? []).flatMap((e) => toEdge(e, row.id) ?? []);
+  const dependents = (row.dependents ?? []).flatMap((e) => toEdge(e, row.id) ?? []);
+  const parent = row.parent ?? dependencies.find((e) => e.dependency_type === 'parent-child')?.id;
+  return {
+    ...toBead(row, parent === undefined ? {} : { parent }),
+    dependencies,
+    dependents,
+    comments: (row.comments ?? []).map(toComment),
+  };
+}
+
+/** The Bead part of a BeadDetail (or a Bead as it is). */
+export function beadOnly(bead: Bead | BeadDetail): Bead {
+  if (!('dependencies' in bead)) return bead;
+  const { dependencies: _dependencies, dependents: _dependents, comments: _comments, ...rest } = bead;
+  return rest;
+}
+
+interface IssueLike {
+  code?: string;
+  path: readonly PropertyKey[];
+  message: string;
+  errors?: readonly (readonly IssueLike[])[];
+}
+
+/**
+ * Where a document first departs from a schema, e.g. `0.id: Invalid input: expected string, received
+ * number`. For a union, the branch that got furthest is the one described, not "Invalid input".
+ */
+export function describeMismatch(error: z.ZodError): string {
+  const describe = (issue: IssueLike, prefix: readonly PropertyKey[]): string => {
+    const path = [...prefix, ...issue.path];
+    const branches = (issue.errors ?? [])
+      .map((branch) => branch[0])
+      .filter((i): i is IssueLike => i !== undefined);
+    if (issue.code === 'invalid_union' && branches.length > 0) {
+      const furthest = branches.reduce((best, next) => (next.path.length > best.path.length ? next : best));
+      return describe(furthest, path);
+    }
+    return `${path.map(String).join('.') || 'top level'}: ${issue.message}`;
+  };
+  const first = error.issues[0] as IssueLike | undefined;
+  return first === undefined ? 'unknown mismatch' : describe(first, []);
+}
