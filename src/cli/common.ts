@@ -26,6 +26,23 @@ export function configureProgram(program: Command, deps: CliDeps): Command {
     .option('-C, --cwd <dir>', 'run as if started in <dir>');
 }
 
+/**
+ * Applies the program's error and output handling to every command in the tree: commands built
+ * separately and added with addCommand do not inherit it, and would otherwise exit by themselves.
+ */
+export function configureTree(command: Command, deps: CliDeps): void {
+  for (const sub of command.commands) {
+    sub
+      .exitOverride()
+      .configureOutput({
+        writeOut: (text) => deps.stdout.write(text),
+        writeErr: (text) => deps.stderr.write(text),
+      })
+      .showHelpAfterError('(run with --help for usage)');
+    configureTree(sub, deps);
+  }
+}
+
 export function storeOption(): Option {
   return new Option('--store <store>', 'bead store: br, embedded, or auto (br when it is on PATH)').choices([
     'auto',

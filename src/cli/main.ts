@@ -1,6 +1,7 @@
 // Entry points for the two executables: the only code that touches process.argv and process.exitCode.
 import { createDeps, type CliDeps } from './deps.js';
 import { createForgePackProgram } from './forge-pack.js';
+import { configureTree } from './common.js';
 import { reportError } from './output.js';
 import { createRalphLoopProgram } from './ralph-loop.js';
 import type { Command } from 'commander';
@@ -25,6 +26,7 @@ export async function runProgram(
 ): Promise<number> {
   const deps = createDeps(overrides);
   const program = create(deps);
+  configureTree(program, deps);
   const debug = argv.includes('--debug');
   try {
     await program.parseAsync(argv);

@@ -1,0 +1,373 @@
+// forge-pack loop / stamp and ralph-loop status / resume as a user runs them: a temp git repo, the
+// embedded store, a real metric command; the programs are built here with the autoresearch commands added.
+import { execa } from 'execa';
+import { access, readFile, writeFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { hostname } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import {
+  createLoopCommand,
+  createResumeCommand,
+  createStampCommand,
+  createStatusCommand,
+  prefersUnicode,
+} from '../../src/cli/loop-commands.js';
+import { createForgePackProgram } from '../../src/cli/forge-pack.js';
+import { runProgram } from '../../src/cli/main.js';
+import { createRalphLoopProgram } from '../../src/cli/ralph-loop.js';
+import { createTempRepo, type TempRepo } from '../support/git-repo.js';
+import { ROOT } from '../support/cli.js';
+
+interface Run {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+function sink(): { write(text: string): void; text: string } {
+  return {
+    text: '',
+    write(text) {
+      this.text += text;
+    },
+  };
+}
+
+async function run(repo: TempRepo, program: 'forge-pack' | 'ralph-loop', args: string[]): Promise<Run> {
+  const stdout = sink();
+  const stderr = sink();
+  const create =
+    program === 'forge-pack'
+      ? (d: Parameters<typeof createForgePackProgram>[0]) =>
+          createForgePackProgram(d).addCommand(createLoopCommand(d)).addCommand(createStampCommand(d))
+      : (d: Parameters<typeof createRalphLoopProgram>[0]) =>
+          createRalphLoopProgram(d).addCommand(createStatusCommand(d)).addCommand(createResumeCommand(d));
+  const code = await runProgram(program, create, ['node', program, '--store', 'embedded', ...args], {
+    cwd: repo.dir,
+    env: { ...repo.env, NO_COLOR: '1', LANG: 'en_US.UTF-8' },
+    stdout,
+    stderr,
+    stderrIsTTY: false,
+  });
+  return { code, stdout: stdout.text, stderr: stderr.text };
+}
+
+async function repoWithMetric(score = '58.5'): Promise<TempRepo> {
+  const repo = await createTempRepo({
+    'metric.mjs': `console.log('Score: ${score}');\n`,
+    'src/limiter.ts': 'export const limit = 1;\n',
+    'docs/spec.md': '# Rate limiter\n',
+    'rubrics/spec.md': 'Score the spec for clarity, 0 to 10.\n',
+  });
+  return repo;
+}
+
+const HARD_ARGS = [
+  'loop',
+  'rate limiter',
+  '--program',
+  'Make the limiter exact under bursts.',
+  '--metric-command',
+  'node metric.mjs',
+  '--score',
+  'regex:Score: ([0-9.]+)',
+  '--scope',
+  'src/',
+  '--target',
+  '95',
+];
+
+async function children(repo: TempRepo, epic: string) {
+  const listed = await run(repo, 'forge-pack', ['beads', 'children', epic, '--json']);
+  expect(listed.code, listed.stderr).toBe(0);
+  return JSON.parse(listed.stdout) as { id: string; title: string; labels: string[]; status: string }[];
+}
+
+async function createHardLoop(repo: TempRepo): Promise<string> {
+  const created = await run(repo, 'forge-pack', HARD_ARGS);
+  expect(created.code, created.stderr).toBe(0);
+  return created.stdout.trim();
+}
+
+describe('forge-pack loop', () => {
+  it('hard metric: prints the epic id, measures the baseline, registers the loop and stamps cycle 1', async () => {
+    const repo = await repoWithMetric();
+    const created = await run(repo, 'forge-pack', HARD_ARGS);
+    expect(created.code, created.stderr).toBe(0);
+    expect(created.stdout).toMatch(/^bd-[a-z0-9]+\n$/);
+    const epic = created.stdout.trim();
+    expect(created.stderr).toContain('Baseline: 58.5 (measured now');
+    expect(created.stderr).toContain(`Run it: ralph-loop ${epic}`);
+
+    const ledger = (await repo.read('.autoresearch/research-log.jsonl')).trim().split('\n');
+    expect(ledger).toHaveLength(1);
+    expect(JSON.parse(ledger[0] ?? '')).toMatchObject({ iter: 0, decision: 'baseline', score_after: 58.5, base_sha: repo.head() });
+    expect(JSON.parse(await repo.read('.autoresearch/judge-output-0.json'))).toMatchObject({ score: 58.5 });
+    expect(JSON.parse(await repo.read('.forge/loops.json'))).toEqual({
+      [epic]: { workspace: '.autoresearch', subject: 'rate limiter' },
+    });
+    expect(JSON.parse(await repo.read('.autoresearch/config.json'))).toMatchObject({ epic_id: epic, target: 95 });
+    expect((await children(repo, epic)).map((b) => b.title)).toEqual([
+      'doer-1: rate limiter',
+      'judge-1: rate limiter',
+      'arbiter-1: rate limiter',
+      'strategist-1: rate limiter',
+    ]);
+  });
+
+  it('soft metric with --json: one document, judge-0 and arbiter-0 for the baseline, in its own workspace', async () => {
+    const repo = await repoWithMetric();
+    const created = await run(repo, 'forge-pack', [
+      'loop',
+      'spec',
+      '--program',
+      'Make the spec unambiguous.',
+      '--rubric',
+      'rubrics/spec.md',
+      '--artifact',
+      'docs/spec.md',
+      '--workspace',
+      '.autoresearch-spec',
+      '--agents',
+      'doer=codex,judge=claude-haiku',
+      '--json',
+    ]);
+    expect(created.code, created.stderr).toBe(0);
+    const doc = JSON.parse(created.stdout) as {
+      epic: string;
+      workspace: string;
+      baseline: { kind: string; beads: { title: string }[] };
+      beads: { title: string }[];
+    };
+    expect(doc.workspace).toBe('.autoresearch-spec');
+    expect(doc.baseline.kind).toBe('pending');
+    expect(doc.baseline.beads.map((b) => b.title)).toEqual(['judge-0: spec', 'arbiter-0: spec']);
+    expect(await repo.read('.autoresearch-spec/research-log.jsonl')).toBe('');
+    const beads = await children(repo, doc.epic);
+    expect(beads.find((b) => b.title === 'doer-1: spec')?.labels).toContain('agent:codex');
+    expect(beads.find((b) => b.title === 'judge-0: spec')?.labels).toContain('agent:claude-haiku');
+  });
+
+  it('a bad value names the config field and the flag, and nothing is created', async () => {
+    const repo = await repoWithMetric();
+    const failed = await run(repo, 'forge-pack', [...HARD_ARGS, '--max-iterations', '-1']);
+    expect(failed.code).toBe(4);
+    expect(failed.stderr).toContain(
+      '.autoresearch/config.json: caps.max_iterations: expected a non-negative integer (0 = no cap), got -1 (from --max-iterations)',
+    );
+    await expect(access(join(repo.dir, '.autoresearch'))).rejects.toThrow();
+
+    const noMetric = await run(repo, 'forge-pack', ['loop', 'x', '--program', 'p', '--scope', 'src/']);
+    expect(noMetric.code).toBe(2);
+    expect(noMetric.stderr).toContain('The loop needs a metric');
+  });
+
+  it('refuses to overwrite a loop, and --help teaches with examples', async () => {
+    const repo = await repoWithMetric();
+    await createHardLoop(repo);
+    const again = await run(repo, 'forge-pack', HARD_ARGS);
+    expect(again.code).toBe(2);
+    expect(again.stderr).toContain('its ledger is never overwritten');
+    const help = await run(repo, 'forge-pack', ['loop', '--help']);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toContain('Examples:');
+    expect(help.stdout).toContain('--metric-command');
+  });
+});
+
+describe('forge-pack stamp', () => {
+  it('stamps the next iteration once, refuses a skipped one, asks the user, and stamps the retrospective', async () => {
+    const repo = await repoWithMetric();
+    const epic = await createHardLoop(repo);
+    await repo.write('.autoresearch/directives/directive-2.md', 'Try a sliding window.\n');
+    const args = ['stamp', '--epic', epic, '--iter', '2', '--directive-file', '.autoresearch/directives/directive-2.md'];
+
+    const first = await run(repo, 'forge-pack', [...args, '--json']);
+    expect(first.code, first.stderr).toBe(0);
+    const doc = JSON.parse(first.stdout) as { created: string[]; existing: string[] };
+    expect(doc.created).toHaveLength(4);
+    expect(doc.existing).toEqual([]);
+
+    const second = await run(repo, 'forge-pack', [...args, '--json']);
+    expect(second.code).toBe(0);
+    expect(JSON.parse(second.stdout)).toMatchObject({ created: [], existing: doc.created });
+    expect(second.stderr).toContain('Iteration 2 of');
+    expect(second.stderr).toContain('already stamped');
+
+    const text = await run(repo, 'forge-pack', args);
+    expect(text.stdout).toBe('');
+
+    const skipped = await run(repo, 'forge-pack', ['stamp', '--epic', epic, '--iter', '4']);
+    expect(skipped.code).toBe(2);
+    expect(skipped.stderr).toContain('the next is 3');
+
+    await repo.write('question.md', 'Per user or per key?\n');
+    const asked = await run(repo, 'forge-pack', ['stamp', '--epic', epic, '--needs-human', 'question.md']);
+    expect(asked.code, asked.stderr).toBe(0);
+    expect(await repo.read('.autoresearch/needs-human.md')).toContain('## Answer');
+    const blocked = await run(repo, 'forge-pack', ['stamp', '--epic', epic, '--iter', '3']);
+    expect(blocked.code).toBe(6);
+
+    await repo.write('.autoresearch/terminal-signal.json', JSON.stringify({ type: 'terminal', reason: 'plateau' }));
+    const retro = await run(repo, 'forge-pack', ['stamp', '--epic', epic, '--retrospective']);
+    expect(retro.code, retro.stderr).toBe(0);
+    expect(retro.stdout).toMatch(/^bd-[a-z0-9.]+\n$/);
+    const titles = (await children(repo, epic)).map((b) => b.title);
+    expect(titles.filter((t) => t === 'retrospective: rate limiter')).toHaveLength(1);
+
+    const modes = await run(repo, 'forge-pack', ['stamp', '--epic', epic, '--iter', '3', '--retrospective']);
+    expect(modes.code).toBe(2);
+    expect(modes.stderr).toContain('exactly one of');
+  });
+
+  it('the strategist command works from another directory (a worktree) because it names repo and store', async () => {
+    const repo = await repoWithMetric();
+    const epic = await createHardLoop(repo);
+    const strategist = (await children(repo, epic)).find((b) => b.title.startsWith('strategist-1'));
+    const shown = await run(repo, 'forge-pack', ['beads', 'show', strategist?.id ?? '', '--json']);
+    const description = (JSON.parse(shown.stdout) as { description: string }[])[0]?.description ?? '';
+    const line = description.split('\n').find((l) => l.trim().startsWith('forge-pack -C') && l.includes('--iter 2'));
+    expect(line).toBeDefined();
+    const words = (line ?? '').trim().split(' ');
+    expect(words.slice(0, 5)).toEqual(['forge-pack', '-C', repo.dir, '--store', 'embedded']);
+    await repo.write('.autoresearch/directives/directive-2.md', 'Next idea.\n');
+    // Run exactly those words, from a directory that is not the repository.
+    const elsewhere = await createTempRepo();
+    const stamped = await run(elsewhere, 'forge-pack', words.slice(1).filter((w, i) => !(i >= 2 && i <= 3)));
+    expect(stamped.code, stamped.stderr).toBe(0);
+    expect((await children(repo, epic)).map((b) => b.title)).toContain('doer-2: rate limiter');
+  });
+});
+
+describe('ralph-loop status', () => {
+  it('prints the report (text and --json), with the live bead while a runner holds the lock', async () => {
+    const repo = await repoWithMetric();
+    const epic = await createHardLoop(repo);
+    const text = await run(repo, 'ralph-loop', ['status', epic]);
+    expect(text.code, text.stderr).toBe(0);
+    expect(text.stdout).toContain(`rate limiter  (epic ${epic})`);
+    expect(text.stdout).toContain('metric    hard: `node metric.mjs` → regex:Score: ([0-9.]+), maximize · target 95');
+    expect(text.stdout).toContain('phase     idle (not running)');
+    expect(text.stdout).toContain('score     58.5 (baseline) → 58.5 (best, iter 0) → 58.5 (last, iter 0)');
+    expect(text.stderr).toBe('');
+
+    await repo.write(
+      '.autoresearch/ralph-loop.lock',
+      JSON.stringify({
+        pid: process.pid,
+        host: hostname(),
+        started_at: new Date().toISOString(),
+        epic,
+        run_id: 'r',
+        bead: `${epic}.1`,
+        bead_started_at: new Date().toISOString(),
+      }),
+    );
+    const json = await run(repo, 'ralph-loop', ['status', epic, '--json', '--beads']);
+    expect(json.code, json.stderr).toBe(0);
+    const status = JSON.parse(json.stdout) as {
+      phase: { state: string; bead: string; pid: number };
+      scores: { baseline: number };
+      beads: Record<string, number>;
+      summary_source: string;
+    };
+    expect(status.phase).toMatchObject({ state: 'running', bead: `${epic}.1`, pid: process.pid });
+    expect(status.scores.baseline).toBe(58.5);
+    expect(status.beads).toEqual({ open: 4 });
+    expect(status.summary_source).toBe('cache');
+
+    const unknown = await run(repo, 'ralph-loop', ['status', 'bd-nope']);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain('bd-nope has no autoresearch loop');
+  });
+
+  it('draws ASCII when the locale is not UTF-8', () => {
+    expect(prefersUnicode({ LANG: 'C' })).toBe(false);
+    expect(prefersUnicode({ LC_ALL: 'en_US.UTF-8', LANG: 'C' })).toBe(true);
+    expect(prefersUnicode({})).toBe(true);
+    expect(prefersUnicode({ TERM: 'dumb' })).toBe(false);
+  });
+});
+
+describe('ralph-loop resume', () => {
+  it('refuses an unanswered question, then archives the answer, stamps the resume strategist and runs on', async () => {
+    const repo = await repoWithMetric();
+    const epic = await createHardLoop(repo);
+    const ledgerBefore = await repo.read('.autoresearch/research-log.jsonl');
+    await repo.write('q.md', 'Per user or per key?\n');
+    expect((await run(repo, 'forge-pack', ['stamp', '--epic', epic, '--needs-human', 'q.md'])).code).toBe(0);
+
+    const unanswered = await run(repo, 'ralph-loop', ['resume', epic, '--no-run']);
+    expect(unanswered.code).toBe(6);
+    expect(unanswered.stderr).toContain('not answered');
+
+    const waiting = await run(repo, 'ralph-loop', ['status', epic]);
+    expect(waiting.stdout).toContain('phase     waiting for a human: "Per user or per key?"');
+
+    const resumed = await run(repo, 'ralph-loop', ['resume', epic, '--answer', 'Per key.', '--dry-run', '--json']);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    const first = JSON.parse(resumed.stdout.split('\n')[0] ?? '') as { type: string; k: number; bead: string };
+    expect(first).toMatchObject({ type: 'resumed', k: 1 });
+    // The dry run plans the resume strategist (no blockers) before the open cycle.
+    expect(resumed.stderr).toContain(`${first.bead}  role:resume-strategist`);
+    expect(await repo.read('.autoresearch/needs-human-resolved-1.md')).toContain('Per key.');
+    await expect(access(join(repo.dir, '.autoresearch', 'needs-human.md'))).rejects.toThrow();
+    expect(await repo.read('.autoresearch/research-log.jsonl')).toBe(ledgerBefore);
+    const after = JSON.parse((await run(repo, 'ralph-loop', ['status', epic, '--json'])).stdout) as {
+      scores: { best: number };
+    };
+    expect(after.scores.best).toBe(58.5);
+
+    const nothing = await run(repo, 'ralph-loop', ['resume', epic]);
+    expect(nothing.code).toBe(2);
+    expect(nothing.stderr).toContain('not waiting for a human');
+  });
+});
+
+describe('the status path stays light', () => {
+  it('loads neither zod, execa nor handlebars when the summary cache is fresh', async () => {
+    const built = join(ROOT, 'dist', 'cli', 'loop-commands.js');
+    await access(built).catch(() => {
+      throw new Error('dist/cli/loop-commands.js is missing: run `npm run build` (npm test does it for you).');
+    });
+    const repo = await repoWithMetric();
+    const epic = await createHardLoop(repo);
+    const trace = join(repo.dir, 'trace.txt');
+    const hook = join(repo.dir, 'hook.mjs');
+    await writeFile(
+      hook,
+      `import { register } from 'node:module';
+register('data:text/javascript,' + encodeURIComponent(\`
+import { appendFileSync } from 'node:fs';
+export async function resolve(specifier, context, next) {
+  const result = await next(specifier, context);
+  appendFileSync(${JSON.stringify(trace)}, result.url + '\\\\n');
+  return result;
+}\`));
+`,
+    );
+    const commander = pathToFileURL(createRequire(join(ROOT, 'package.json')).resolve('commander')).href;
+    const script = `
+import { Command } from ${JSON.stringify(commander)};
+import { createStatusCommand } from ${JSON.stringify(pathToFileURL(built).href)};
+const out = [];
+const deps = { cwd: process.cwd(), env: process.env, stdout: { write: (t) => out.push(t) }, stderr: process.stderr,
+  clock: { now: () => Date.now() }, host: 'h' };
+const program = new Command('ralph-loop').option('--json').option('--store <s>').addCommand(createStatusCommand(deps));
+await program.parseAsync(['node', 'ralph-loop', 'status', ${JSON.stringify(epic)}, '--json']);
+process.stdout.write(out.join(''));
+`;
+    const child = await execa(process.execPath, ['--import', pathToFileURL(hook).href, '--input-type=module', '-e', script], {
+      cwd: repo.dir,
+      env: repo.env,
+      reject: false,
+    });
+    expect(child.exitCode, child.stderr).toBe(0);
+    expect(JSON.parse(child.stdout)).toMatchObject({ epic, summary_source: 'cache' });
+    const loaded = await readFile(trace, 'utf8');
+    expect(loaded).toContain('autoresearch/status.js');
+    expect(loaded).not.toMatch(/node_modules\/(zod|execa|handlebars)\//);
+  });
+});
