@@ -6,10 +6,9 @@ import { createEmbeddedStore } from '../beads/embedded/index.js';
 import type { StoreFactories } from '../beads/open-store.js';
 import { systemClock, type Clock } from '../infra/clock.js';
 import type { TextSink } from '../infra/text-sink.js';
-import type { RunDir } from '../infra/run-dir.js';
-import type { ExecutorRegistry, Git, IdleProbe } from '../loop/types.js';
+import type { AgentFactory } from '../loop/agent-executor.js';
+import type { Git } from '../loop/types.js';
 import { createAgentFactory } from './agent-factory.js';
-import { createExecutorRegistry } from './executors.js';
 import { createRunnerGit, prepareLoopWorktree } from './runner-git.js';
 
 export type { TextSink } from '../infra/text-sink.js';
@@ -31,18 +30,11 @@ export interface CliDeps {
   onInterrupt(handler: (count: number) => void): () => void;
   /** Leaves at once (a second Ctrl-C). */
   exitNow(code: number): never;
-  /** Builds the executor registry of a run. */
-  createExecutors(context: {
-    cwd: string;
-    env: NodeJS.ProcessEnv;
-    repo: string;
-    runDir: RunDir;
-  }): ExecutorRegistry;
+  /** Builds agent runners from specs (tests swap in fakes). */
+  agentFactory: AgentFactory;
   createRunnerGit(cwd: string): Promise<Git | undefined>;
   /** Makes (or reuses) the loop's worktree on branch ralph-loop/<epic>; returns its path. */
   prepareWorktree(repo: string, epicId: string): Promise<string>;
-  /** Explains an idle epic (autoresearch: terminal signal, needs-human). */
-  createIdleProbe?: (repo: string, epicId: string) => IdleProbe;
 }
 
 export function createDeps(overrides: Partial<CliDeps> = {}): CliDeps {
@@ -59,7 +51,7 @@ export function createDeps(overrides: Partial<CliDeps> = {}): CliDeps {
     host: hostname(),
     onInterrupt: listenForInterrupts,
     exitNow: (code) => process.exit(code),
-    createExecutors: ({ cwd, env }) => createExecutorRegistry({ cwd, env, agents: createAgentFactory() }),
+    agentFactory: createAgentFactory(),
     createRunnerGit: (cwd) => createRunnerGit({ cwd, env: deps.env }),
     prepareWorktree: (repo, epicId) => prepareLoopWorktree({ repo, epicId, env: deps.env }),
     ...overrides,

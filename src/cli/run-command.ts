@@ -1,13 +1,28 @@
 // Wires a real run: options and config → runner ports (store, lock, executors, git, events) → runEpic.
 import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
+import { loadLoopConfig } from '../autoresearch/config.js';
+import { createAutoresearchExecutors } from '../autoresearch/executors/index.js';
+import { createLoopIdleProbe } from '../autoresearch/idle-probe.js';
+import type { BeadStore } from '../beads/types.js';
+import { createGit } from '../infra/git.js';
+import { runProcess } from '../infra/process.js';
 import { createEventLogWriter, createNdjsonStream } from '../infra/event-log.js';
 import { AppError, ExitCode, type ExitCodeValue } from '../infra/errors.js';
 import { createFileLock } from '../infra/lock-file.js';
 import { runEpic } from '../loop/runner.js';
-import type { ExecutorRegistry, LoopEvent, RunSummary, StopReason } from '../loop/types.js';
+import type {
+  Executor,
+  ExecutorRegistry,
+  IdleProbe,
+  LoopEvent,
+  RunSummary,
+  StopReason,
+} from '../loop/types.js';
 import type { CliDeps } from './deps.js';
 import { openStoreFor, workingDir, type GlobalOptions } from './common.js';
-import { runDirFor } from './epic-dirs.js';
+import { findLoopWorkspace, runDirFor } from './epic-dirs.js';
+import { createAgentExecutors, createExecutorRegistry, type AgentExecutors } from './executors.js';
 import { useColor } from './output.js';
 import { createProgressRenderer } from './progress.js';
 
@@ -47,6 +62,28 @@ const HINTS: Partial<Record<StopReason, (epic: string, summary: RunSummary) => s
   auth: () =>
     "Check the agent's credentials (for claude: ANTHROPIC_API_KEY or `claude login`), then run again.",
 };
+
+/** The built-in executors and idle probe of an autoresearch loop, when this epic is one. */
+async function autoresearchParts(
+  deps: CliDeps,
+  options: { repo: string; cwd: string; epicId: string; store: BeadStore; agents: AgentExecutors },
+): Promise<{ builtins: Record<string, Executor>; idle: IdleProbe } | undefined> {
+  const workspace = await findLoopWorkspace(options.repo, options.epicId);
+  if (workspace === undefined) return undefined;
+  const config = await loadLoopConfig(join(workspace, 'config.json'));
+  const builtins = createAutoresearchExecutors({
+    repo: options.cwd,
+    workspace,
+    config,
+    store: options.store,
+    git: createGit({ cwd: options.cwd, env: deps.env }),
+    clock: deps.clock,
+    agents: options.agents,
+    runMetric: (command, run) =>
+      runProcess(command, { cwd: run.cwd, env: deps.env, timeoutMs: run.timeoutMs, signal: run.signal }),
+  });
+  return { builtins, idle: createLoopIdleProbe({ repo: options.repo, workspace }) };
+}
 
 export async function runLoopCommand(
   deps: CliDeps,
@@ -89,7 +126,9 @@ export async function runLoopCommand(
   });
 
   const agentDefault = flags.agent ?? config.agents.default ?? 'claude';
-  const executors: ExecutorRegistry = deps.createExecutors({ cwd, env: deps.env, repo, runDir });
+  const agents = createAgentExecutors(deps.agentFactory, deps.env);
+  const loop = await autoresearchParts(deps, { repo, cwd, epicId, store: opened.store, agents });
+  const executors: ExecutorRegistry = createExecutorRegistry(agents, loop?.builtins);
   let summary: RunSummary;
   try {
     summary = await runEpic(
@@ -118,7 +157,7 @@ export async function runLoopCommand(
         lock: createFileLock({ path: runDir.lockPath, host: deps.host }),
         control: runDir,
         git,
-        ...(deps.createIdleProbe === undefined ? {} : { idle: deps.createIdleProbe(repo, epicId) }),
+        ...(loop === undefined ? {} : { idle: loop.idle }),
         clock: deps.clock,
         emit,
       },

@@ -72,6 +72,7 @@ async function makeRepo(store: Store = 'embedded'): Promise<Repo> {
   };
   const repo: Repo = {
     dir: work,
+    store,
     env,
     agent: `${process.execPath} ${FAKE_AGENT}`,
     script: (plan) => writeFile(scriptPath, JSON.stringify(plan)),

@@ -1,0 +1,75 @@
+// The arbiter: plain TypeScript over the ledger decides keep/revert/crash, applies it in git, signals.
+import type { Executor } from '../../loop/types.js';
+import { decide } from '../arbiter.js';
+import { judgeOutputPath, readJudgeOutput, type JudgeVerdict } from '../judge-output.js';
+import { readIterationState, totalCost } from '../iteration-state.js';
+import { applyDecision } from '../keep-revert.js';
+import { loadLedgerSummary, recordLedgerLine } from '../ledger-summary.js';
+import { writeArbiterSignal } from '../signals.js';
+import { iterOf, ledgerPath, type AutoresearchContext } from './context.js';
+
+export function createArbiterExecutor(context: AutoresearchContext): Executor {
+  return {
+    kind: 'arbiter',
+    writesCode: false,
+    // Arithmetic over files: a failure is a bug or a broken workspace, retrying once is plenty.
+    maxAttempts: 2,
+    async execute(request) {
+      const placed = iterOf(request.bead);
+      if (!placed.ok) return placed.result;
+      const { iter } = placed;
+      const { config, workspace, git } = context;
+      const params = { direction: config.metric.direction, target: config.target };
+      const state = await readIterationState(workspace, iter);
+      const judge: JudgeVerdict =
+        state.judge_failure !== undefined
+          ? { ok: false, reason: `the judge failed: ${state.judge_failure}` }
+          : await readJudgeOutput(judgeOutputPath(workspace, iter));
+      const { summary } = await loadLedgerSummary(ledgerPath(workspace), params);
+
+      let baseSha = state.base_sha ?? null;
+      if (baseSha === null && iter === 0) baseSha = await git.headSha();
+      if (baseSha === null) {
+        return {
+          outcome: 'error',
+          fatal: true,
+          agent: 'arbiter',
+          message: `No base commit is recorded for iteration ${iter} (did doer-${iter} run?); see ${workspace}/iterations/.`,
+        };
+      }
+      const now = context.clock.now();
+      const started = summary.first_ts === null ? now : Date.parse(summary.first_ts);
+      const result = decide({
+        config,
+        ledger: summary,
+        iter,
+        judge,
+        baseSha,
+        now: new Date(now).toISOString(),
+        ...(state.hypothesis === undefined ? {} : { hypothesis: state.hypothesis }),
+        iterationCostUsd: totalCost(state),
+        wallClockElapsedSeconds: Math.max(0, (now - started) / 1000),
+        ...(state.doer_started_at === undefined
+          ? {}
+          : { durationMs: now - Date.parse(state.doer_started_at) }),
+        guardRevertedPaths: state.guard_reverted_paths,
+      });
+      if (!result.replayed) {
+        const line = await applyDecision({ git, result, scopePaths: config.scope.doer_paths });
+        await recordLedgerLine(ledgerPath(workspace), line, params);
+      }
+      await writeArbiterSignal(workspace, result.signal);
+
+      const { line } = result;
+      const scores = `${String(line.best_before)} → ${String(line.score_after)}`;
+      const next = result.signal.type === 'terminal' ? `terminal: ${result.signal.reason}` : 'continue';
+      const summaryText = `${line.decision} (${scores}${line.delta === null ? '' : `, Δ ${line.delta}`}); ${next}`;
+      return {
+        outcome: 'ok',
+        agent: 'arbiter',
+        message: `${result.replayed ? 'already decided: ' : ''}${summaryText}`,
+        closeReason: `arbiter-${iter}: ${summaryText}`,
+      };
+    },
+  };
+}

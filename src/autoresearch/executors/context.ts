@@ -1,0 +1,58 @@
+// What every autoresearch executor needs: the loop's config and workspace, git, and the agent executors.
+import { join, relative } from 'node:path';
+import type { BeadStore } from '../../beads/types.js';
+import type { Clock } from '../../infra/clock.js';
+import type { Git } from '../../infra/git.js';
+import type { Command, ProcessResult } from '../../infra/process.js';
+import { labelValue } from '../../loop/select.js';
+import type { Bead } from '../../beads/types.js';
+import type { ExecutionResult, Executor } from '../../loop/types.js';
+import type { LoopConfig } from '../config.js';
+
+export interface MetricRunOptions {
+  cwd: string;
+  timeoutMs: number;
+  signal: AbortSignal;
+}
+
+export interface AutoresearchContext {
+  /** The repository root the loop works on (the worktree with --worktree). */
+  repo: string;
+  /** Absolute path of the loop's workspace (`.autoresearch/` by default). */
+  workspace: string;
+  config: LoopConfig;
+  store: BeadStore;
+  git: Git;
+  clock: Clock;
+  /** The generic agent executors: full tools, and read-only for judges. */
+  agents: { full: Executor; readOnly: Executor };
+  /** Runs the user's metric command (an argv array from config, never bead text). */
+  runMetric(command: Command, options: MetricRunOptions): Promise<ProcessResult>;
+}
+
+/** Paths the loop's own bookkeeping writes while beads run; never the doer's or judge's doing. */
+export function bookkeepingPaths(context: Pick<AutoresearchContext, 'repo' | 'workspace'>): string[] {
+  const workspace = relative(context.repo, context.workspace).split('\\').join('/');
+  return [workspace === '' ? '.autoresearch' : workspace, '.forge', '.beads'];
+}
+
+export function ledgerPath(workspace: string): string {
+  return join(workspace, 'research-log.jsonl');
+}
+
+export type IterResult = { ok: true; iter: number } | { ok: false; result: ExecutionResult };
+
+/** The bead's `iter:N` label; a bead without one cannot be placed in the loop. */
+export function iterOf(bead: Bead): IterResult {
+  const value = labelValue(bead, 'iter');
+  const iter = value === undefined ? Number.NaN : Number(value);
+  if (Number.isInteger(iter) && iter >= 0) return { ok: true, iter };
+  return {
+    ok: false,
+    result: {
+      outcome: 'error',
+      fatal: true,
+      message: `Bead ${bead.id} has no valid iter:<N> label (${value ?? 'none'}); autoresearch beads are stamped with one.`,
+    },
+  };
+}

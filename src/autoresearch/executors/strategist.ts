@@ -1,0 +1,86 @@
+// The strategist (and resume-strategist, retrospective): full agents whose bead must leave the loop a next step.
+import { access } from 'node:fs/promises';
+import { join } from 'node:path';
+import { labelValue } from '../../loop/select.js';
+import type { Executor, ExecutionResult } from '../../loop/types.js';
+import { updateIterationState } from '../iteration-state.js';
+import { iterOf, type AutoresearchContext } from './context.js';
+
+export const NEEDS_HUMAN_FILE = 'needs-human.md';
+
+/**
+ * A strategist must end the cycle somehow: stamp iteration N+1, stamp a retrospective, or ask the
+ * user in needs-human.md. One that did none of these is retried once, then the loop stops with a
+ * clear message instead of idling.
+ */
+export function createStrategistExecutor(
+  context: AutoresearchContext,
+  kind: 'strategist' | 'resume-strategist',
+): Executor {
+  return {
+    kind,
+    writesCode: false,
+    maxAttempts: 2,
+    async execute(request) {
+      const placed = iterOf(request.bead);
+      if (!placed.ok) return placed.result;
+      const { iter } = placed;
+      const result = await context.agents.full.execute(request);
+      await updateIterationState(context.workspace, iter + 1, (s) => ({
+        ...s,
+        costs: { ...s.costs, strategist: (s.costs.strategist ?? 0) + (result.costUsd ?? 0) },
+      }));
+      if (result.outcome !== 'ok') return result;
+      const next = await nextStep(context, request.epicId, iter);
+      if (next !== undefined) return { ...result, closeReason: `${kind}-${iter}: ${next}` };
+      return {
+        ...result,
+        outcome: 'error',
+        message:
+          `${kind} for iteration ${iter} finished without stamping iteration ${iter + 1} ` +
+          `(forge-pack stamp --epic ${request.epicId} --iter ${iter + 1} --directive-file …), a retrospective ` +
+          `(forge-pack stamp --retrospective), or writing ${NEEDS_HUMAN_FILE}.`,
+      } satisfies ExecutionResult;
+    },
+  };
+}
+
+export function createRetrospectiveExecutor(context: AutoresearchContext): Executor {
+  return {
+    kind: 'retrospective',
+    writesCode: false,
+    async execute(request) {
+      const result = await context.agents.full.execute(request);
+      if (result.outcome !== 'ok') return result;
+      const wrote = await exists(join(context.workspace, 'retrospective.md'));
+      if (!wrote) request.onActivity?.('the retrospective did not write retrospective.md');
+      return {
+        ...result,
+        closeReason: wrote ? 'retrospective written' : 'retrospective ran; no retrospective.md',
+      };
+    },
+  };
+}
+
+async function nextStep(
+  context: AutoresearchContext,
+  epicId: string,
+  iter: number,
+): Promise<string | undefined> {
+  const children = await context.store.children(epicId, { recursive: true });
+  const stamped = children.some(
+    (bead) => labelValue(bead, 'role') === 'doer' && labelValue(bead, 'iter') === String(iter + 1),
+  );
+  if (stamped) return `stamped iteration ${iter + 1}`;
+  if (children.some((bead) => labelValue(bead, 'role') === 'retrospective'))
+    return 'stamped the retrospective';
+  if (await exists(join(context.workspace, NEEDS_HUMAN_FILE))) return `asked the user (${NEEDS_HUMAN_FILE})`;
+  return undefined;
+}
+
+async function exists(path: string): Promise<boolean> {
+  return access(path).then(
+    () => true,
+    () => false,
+  );
+}

@@ -1,0 +1,32 @@
+// Explains an idle autoresearch epic: a question waiting for the user, or a terminal signal.
+import { access } from 'node:fs/promises';
+import { join, relative } from 'node:path';
+import type { IdleProbe } from '../loop/types.js';
+import { NEEDS_HUMAN_FILE } from './executors/strategist.js';
+import { readTerminalSignal } from './signals.js';
+
+export function createLoopIdleProbe(options: { repo: string; workspace: string }): IdleProbe {
+  return {
+    async explain(epicId) {
+      const question = join(options.workspace, NEEDS_HUMAN_FILE);
+      const asked = await access(question).then(
+        () => true,
+        () => false,
+      );
+      if (asked) {
+        return {
+          reason: 'needs_human',
+          detail: `The loop is waiting for your answer in ${relative(options.repo, question) || question}. Answer it in that file, then run: ralph-loop resume ${epicId}`,
+        };
+      }
+      const terminal = await readTerminalSignal(options.workspace);
+      if (terminal !== undefined) {
+        return {
+          reason: 'terminal',
+          detail: `The loop ended (${terminal.reason}) at iteration ${terminal.iter}; best score ${String(terminal.best_score)}.`,
+        };
+      }
+      return undefined;
+    },
+  };
+}

@@ -1,0 +1,400 @@
+// The autoresearch executors on temp git repos: doer guard and commit, judges, arbiter in git, strategist net.
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { createMemoryBeadStore } from '../../src/beads/embedded/index.js';
+import type { Bead } from '../../src/beads/types.js';
+import { parseLoopConfig, type LoopConfigFile } from '../../src/autoresearch/config.js';
+import {
+  createAutoresearchExecutors,
+  type AutoresearchContext,
+} from '../../src/autoresearch/executors/index.js';
+import { createLoopIdleProbe } from '../../src/autoresearch/idle-probe.js';
+import { readIterationState } from '../../src/autoresearch/iteration-state.js';
+import { readLedger } from '../../src/autoresearch/ledger.js';
+import { readArbiterSignal } from '../../src/autoresearch/signals.js';
+import { runProcess } from '../../src/infra/process.js';
+import type { ExecutionRequest, ExecutionResult, Executor } from '../../src/loop/types.js';
+import { createFakeClock } from '../support/fake-clock.js';
+import { createTempRepo, type TempRepo } from '../support/git-repo.js';
+
+type AgentBehaviour = (request: ExecutionRequest) => Promise<ExecutionResult> | ExecutionResult;
+
+interface Fixture {
+  repo: TempRepo;
+  workspace: string;
+  context: AutoresearchContext;
+  executors: Record<string, Executor>;
+  full: { behaviour: AgentBehaviour; calls: number };
+  readOnly: { behaviour: AgentBehaviour; calls: number };
+  request(bead: Partial<Bead> & { labels: string[] }): ExecutionRequest;
+}
+
+const SCORE_SCRIPT = `const fs = require('node:fs');
+const text = fs.readFileSync('src/value.txt', 'utf8');
+console.log(JSON.stringify({ score: Number(text.trim()) }));
+`;
+
+async function fixture(overrides: Partial<LoopConfigFile> = {}): Promise<Fixture> {
+  const repo = await createTempRepo({
+    'src/value.txt': '10\n',
+    'scripts/score.js': SCORE_SCRIPT,
+    'notes.md': 'user notes\n',
+    '.gitignore': '.autoresearch/iterations/\n',
+  });
+  const workspace = join(repo.dir, '.autoresearch');
+  await mkdir(workspace, { recursive: true });
+  const config = parseLoopConfig(
+    {
+      subject: 'value',
+      epic_id: 'bd-e',
+      metric: {
+        type: 'hard',
+        command: 'node scripts/score.js',
+        score: { from: 'json', path: 'score' },
+        direction: 'maximize',
+        timeout_seconds: 30,
+      },
+      scope: { doer_paths: ['src/'], judge_paths: ['src/'] },
+      caps: { max_iterations: 10, plateau_threshold: 3 },
+      ...overrides,
+    },
+    'config.json',
+  );
+  const full = {
+    behaviour: ((): ExecutionResult => ({ outcome: 'ok', message: 'done' })) as AgentBehaviour,
+    calls: 0,
+  };
+  const readOnly = { behaviour: full.behaviour, calls: 0 };
+  const fake = (slot: typeof full, kind: string): Executor => ({
+    kind,
+    writesCode: kind === 'agent',
+    async execute(request) {
+      slot.calls += 1;
+      return slot.behaviour(request);
+    },
+  });
+  const store = createMemoryBeadStore();
+  const context: AutoresearchContext = {
+    repo: repo.dir,
+    workspace,
+    config,
+    store,
+    git: repo.git,
+    clock: createFakeClock(),
+    agents: { full: fake(full, 'agent'), readOnly: fake(readOnly, 'read-only agent') },
+    runMetric: (command, options) =>
+      runProcess(command, {
+        cwd: options.cwd,
+        env: repo.env,
+        timeoutMs: options.timeoutMs,
+        signal: options.signal,
+      }),
+  };
+  return {
+    repo,
+    workspace,
+    context,
+    executors: createAutoresearchExecutors(context),
+    full,
+    readOnly,
+    request: (bead) => ({
+      bead: {
+        id: bead.id ?? 'bd-e.1',
+        title: bead.title ?? 'doer-1: value',
+        status: 'in_progress',
+        priority: 2,
+        issue_type: 'task',
+        created_at: '2026-11-22T10:00:00Z',
+        updated_at: '2026-11-22T10:00:00Z',
+        labels: bead.labels,
+      },
+      epicId: 'bd-e',
+      role: 'x',
+      agentSpec: 'fake',
+      agentFromLabel: false,
+      attempt: 1,
+      cwd: repo.dir,
+      signal: new AbortController().signal,
+      timeoutMs: 60_000,
+      transcriptPath: join(repo.dir, '.forge', 'log'),
+    }),
+  };
+}
+
+async function baseline(f: Fixture): Promise<void> {
+  const judged = await f.executors.judge!.execute(f.request({ labels: ['role:judge', 'iter:0'] }));
+  expect(judged.outcome).toBe('ok');
+  const decided = await f.executors.arbiter!.execute(f.request({ labels: ['role:arbiter', 'iter:0'] }));
+  expect(decided.message).toContain('baseline');
+}
+
+async function iteration(f: Fixture, iter: number, value: string): Promise<ExecutionResult> {
+  f.full.behaviour = async () => {
+    await f.repo.write('src/value.txt', `${value}\n`);
+    return {
+      outcome: 'ok',
+      message: 'edited',
+      finalText: `Changed the value.\nHYPOTHESIS: ${value} scores better`,
+    };
+  };
+  const labels = (role: string) => [`role:${role}`, `iter:${iter}`];
+  expect(
+    (await f.executors.doer!.execute(f.request({ labels: labels('doer'), title: `doer-${iter}: value` })))
+      .outcome,
+  ).toBe('ok');
+  expect((await f.executors.judge!.execute(f.request({ labels: labels('judge') }))).outcome).toBe('ok');
+  return f.executors.arbiter!.execute(f.request({ labels: labels('arbiter') }));
+}
+
+describe('doer executor', () => {
+  it('records the base once, commits in-scope work by iteration and extracts the hypothesis', async () => {
+    const f = await fixture();
+    const base = f.repo.head();
+    f.full.behaviour = async () => {
+      await f.repo.write('src/value.txt', '12\n');
+      return { outcome: 'ok', message: 'ok', finalText: 'Did it.\nHYPOTHESIS: twelve beats ten' };
+    };
+    const result = await f.executors.doer!.execute(
+      f.request({ labels: ['role:doer', 'iter:1'], title: 'doer-1: value' }),
+    );
+    expect(result.outcome).toBe('ok');
+    const state = await readIterationState(f.workspace, 1);
+    expect(state.base_sha).toBe(base);
+    expect(state.hypothesis).toBe('twelve beats ten');
+    expect(f.repo.log()[0]).toBe('autoresearch iter 1: doer-1: value');
+    expect(f.repo.run('status', '--porcelain')).toBe('');
+  });
+
+  it("reverts changes outside scope and to the metric's own files, and leaves the user's work alone", async () => {
+    const f = await fixture();
+    await f.repo.write('notes.md', 'user notes, edited by the user before the run\n');
+    f.full.behaviour = async () => {
+      await f.repo.write('src/value.txt', '11\n');
+      await f.repo.write('scripts/score.js', 'console.log(JSON.stringify({score: 1e9}))\n');
+      await f.repo.write('outside.txt', 'not in scope\n');
+      return { outcome: 'ok', message: 'ok', finalText: 'HYPOTHESIS: cheat' };
+    };
+    await f.executors.doer!.execute(f.request({ labels: ['role:doer', 'iter:1'] }));
+    expect(await f.repo.read('scripts/score.js')).toBe(SCORE_SCRIPT);
+    expect(await f.repo.exists('outside.txt')).toBe(false);
+    expect(await f.repo.read('src/value.txt')).toBe('11\n');
+    expect(await f.repo.read('notes.md')).toBe('user notes, edited by the user before the run\n');
+    const state = await readIterationState(f.workspace, 1);
+    expect(state.guard_reverted_paths.sort()).toEqual(['outside.txt', 'scripts/score.js']);
+  });
+
+  it('keeps the first base when the doer is retried after a failed attempt', async () => {
+    const f = await fixture();
+    const base = f.repo.head();
+    f.full.behaviour = async () => {
+      await f.repo.write('src/value.txt', '99\n');
+      f.repo.commitAll('a commit made by a failing attempt');
+      return { outcome: 'error', message: 'crashed' };
+    };
+    await f.executors.doer!.execute(f.request({ labels: ['role:doer', 'iter:1'] }));
+    f.full.behaviour = () => ({ outcome: 'ok', message: 'ok' });
+    await f.executors.doer!.execute(f.request({ labels: ['role:doer', 'iter:1'] }));
+    expect((await readIterationState(f.workspace, 1)).base_sha).toBe(base);
+  });
+
+  it('refuses a bead without an iter label, without retrying', async () => {
+    const f = await fixture();
+    const result = await f.executors.doer!.execute(f.request({ labels: ['role:doer'] }));
+    expect(result).toMatchObject({ outcome: 'error', fatal: true });
+    expect(f.full.calls).toBe(0);
+  });
+});
+
+describe('judge executor', () => {
+  it('runs a hard metric itself, spends no agent, and writes judge-output-N.json', async () => {
+    const f = await fixture();
+    const result = await f.executors.judge!.execute(f.request({ labels: ['role:judge', 'iter:0'] }));
+    expect(result).toMatchObject({ outcome: 'ok', agent: 'metric' });
+    expect(f.readOnly.calls + f.full.calls).toBe(0);
+    const output = JSON.parse(await readFile(join(f.workspace, 'judge-output-0.json'), 'utf8')) as {
+      score: number;
+    };
+    expect(output.score).toBe(10);
+  });
+
+  it('turns a metric that prints no score into a judge failure the arbiter records as a crash', async () => {
+    const f = await fixture();
+    await baseline(f);
+    f.full.behaviour = async () => {
+      await f.repo.write('src/value.txt', 'not a number\n');
+      return { outcome: 'ok', message: 'ok' };
+    };
+    await f.executors.doer!.execute(f.request({ labels: ['role:doer', 'iter:1'] }));
+    const judged = await f.executors.judge!.execute(f.request({ labels: ['role:judge', 'iter:1'] }));
+    expect(judged.outcome).toBe('ok');
+    expect((await readIterationState(f.workspace, 1)).judge_failure).toBeDefined();
+    const decided = await f.executors.arbiter!.execute(f.request({ labels: ['role:arbiter', 'iter:1'] }));
+    expect(decided.message).toMatch(/^crash/);
+    expect(await f.repo.read('src/value.txt')).toBe('10\n');
+  });
+
+  describe('soft metric', () => {
+    const soft = {
+      metric: {
+        type: 'soft' as const,
+        rubric_path: 'rubric.md',
+        artifact_path: 'src/value.txt',
+        direction: 'maximize' as const,
+      },
+    };
+
+    it('parses a fenced JSON answer from a read-only agent', async () => {
+      const f = await fixture(soft);
+      f.readOnly.behaviour = () => ({
+        outcome: 'ok',
+        message: 'ok',
+        finalText:
+          'Here is my verdict:\n```json\n{"score": 7.5, "findings": ["too short"], "strengths": []}\n```',
+      });
+      const result = await f.executors.judge!.execute(f.request({ labels: ['role:judge', 'iter:0'] }));
+      expect(result.outcome).toBe('ok');
+      expect(f.full.calls).toBe(0);
+      const output = JSON.parse(await readFile(join(f.workspace, 'judge-output-0.json'), 'utf8')) as {
+        score: number;
+        findings: unknown[];
+      };
+      expect(output).toMatchObject({ score: 7.5, findings: ['too short'] });
+    });
+
+    it('discards what a judge wrote, reports it, and scores the next valid answer', async () => {
+      const f = await fixture(soft);
+      const status = () => f.repo.run('status', '--porcelain', '--', '.', ':!.autoresearch');
+      const before = status();
+      let round = 0;
+      const notes: string[] = [];
+      f.readOnly.behaviour = async () => {
+        round += 1;
+        if (round === 1) {
+          await f.repo.write('src/value.txt', '1000\n');
+          await f.repo.write('sneaky.txt', 'planted\n');
+          return { outcome: 'ok', message: 'ok', finalText: '{"score": 100, "findings": []}' };
+        }
+        return { outcome: 'ok', message: 'ok', finalText: '{"score": 4, "findings": ["weak"]}' };
+      };
+      const request = {
+        ...f.request({ labels: ['role:judge', 'iter:0'] }),
+        onActivity: (m: string) => notes.push(m),
+      };
+      const result = await f.executors.judge!.execute(request);
+      expect(result.outcome).toBe('ok');
+      expect(await f.repo.read('src/value.txt')).toBe('10\n');
+      expect(await f.repo.exists('sneaky.txt')).toBe(false);
+      expect(status()).toBe(before);
+      expect(notes.some((n) => n.includes('judge tried to write'))).toBe(true);
+      const output = JSON.parse(await readFile(join(f.workspace, 'judge-output-0.json'), 'utf8')) as {
+        score: number;
+      };
+      expect(output.score).toBe(4);
+    });
+
+    it('records a judge failure after two garbage answers', async () => {
+      const f = await fixture(soft);
+      f.readOnly.behaviour = () => ({
+        outcome: 'ok',
+        message: 'ok',
+        finalText: 'I think it is pretty good!',
+      });
+      const result = await f.executors.judge!.execute(f.request({ labels: ['role:judge', 'iter:0'] }));
+      expect(result.outcome).toBe('ok');
+      expect(f.readOnly.calls).toBe(2);
+      expect((await readIterationState(f.workspace, 0)).judge_failure).toMatch(/round 1.*round 2/);
+    });
+
+    it('hands a rate-limited judge back to the runner', async () => {
+      const f = await fixture(soft);
+      f.readOnly.behaviour = () => ({ outcome: 'rate_limited', message: 'limit', resetAt: 123 });
+      const result = await f.executors.judge!.execute(f.request({ labels: ['role:judge', 'iter:0'] }));
+      expect(result).toMatchObject({ outcome: 'rate_limited', resetAt: 123 });
+    });
+  });
+});
+
+describe('arbiter executor', () => {
+  it('keeps an improvement, reverts a regression with a revert commit, and never lowers the bar', async () => {
+    const f = await fixture();
+    await baseline(f);
+    expect((await iteration(f, 1, '15')).message).toMatch(/^keep/);
+    const keptHead = f.repo.head();
+    expect((await iteration(f, 2, '12')).message).toMatch(/^revert/);
+    expect(await f.repo.read('src/value.txt')).toBe('15\n');
+    expect(f.repo.log()[0]).toMatch(/revert/i);
+    expect(f.repo.run('rev-list', '--count', `${keptHead}..HEAD`).trim()).not.toBe('0');
+    // 13 beats the last line (12) but not the best kept (15): still a revert.
+    expect((await iteration(f, 3, '13')).message).toMatch(/^revert/);
+    const { lines } = await readLedger(join(f.workspace, 'research-log.jsonl'));
+    expect(lines.map((l) => [l.iter, l.decision, l.best_before])).toEqual([
+      [0, 'baseline', null],
+      [1, 'keep', 10],
+      [2, 'revert', 15],
+      [3, 'revert', 15],
+    ]);
+    expect(lines[1]!.hypothesis).toBe('15 scores better');
+    expect(lines[1]!.sha).toBe(keptHead);
+  });
+
+  it('is idempotent: a second run of the same arbiter bead appends nothing and reverts nothing', async () => {
+    const f = await fixture();
+    await baseline(f);
+    await iteration(f, 1, '8');
+    const head = f.repo.head();
+    const again = await f.executors.arbiter!.execute(f.request({ labels: ['role:arbiter', 'iter:1'] }));
+    expect(again.message).toMatch(/^already decided: revert/);
+    expect(f.repo.head()).toBe(head);
+    expect((await readLedger(join(f.workspace, 'research-log.jsonl'))).lines).toHaveLength(2);
+    expect(await readArbiterSignal(f.workspace)).toMatchObject({ type: 'continue', iter: 1, next_iter: 2 });
+  });
+
+  it('writes a terminal signal when the target is met, and the idle probe reports it', async () => {
+    const f = await fixture({ target: 20 });
+    await baseline(f);
+    await iteration(f, 1, '25');
+    expect(await readArbiterSignal(f.workspace)).toMatchObject({ type: 'terminal', reason: 'goal_reached' });
+    const probe = createLoopIdleProbe({ repo: f.repo.dir, workspace: f.workspace });
+    expect(await probe.explain('bd-e')).toMatchObject({ reason: 'terminal' });
+  });
+});
+
+describe('strategist executor', () => {
+  it('fails (to be retried once) when it neither stamped, nor wrote a retrospective, nor asked the user', async () => {
+    const f = await fixture();
+    expect(f.executors.strategist!.maxAttempts).toBe(2);
+    const epic = await f.context.store.create({ title: 'E', type: 'epic' });
+    const request = { ...f.request({ labels: ['role:strategist', 'iter:1'] }), epicId: epic.id };
+    const result = await f.executors.strategist!.execute(request);
+    expect(result.outcome).toBe('error');
+    expect(result.message).toContain(`forge-pack stamp --epic ${epic.id} --iter 2`);
+  });
+
+  it('succeeds when it stamped the next doer', async () => {
+    const f = await fixture();
+    const epic = await f.context.store.create({ title: 'E', type: 'epic' });
+    f.full.behaviour = async () => {
+      await f.context.store.create({ title: 'doer-2', parent: epic.id, labels: ['role:doer', 'iter:2'] });
+      return { outcome: 'ok', message: 'stamped' };
+    };
+    const request = { ...f.request({ labels: ['role:strategist', 'iter:1'] }), epicId: epic.id };
+    const result = await f.executors.strategist!.execute(request);
+    expect(result).toMatchObject({ outcome: 'ok', closeReason: 'strategist-1: stamped iteration 2' });
+  });
+
+  it('succeeds when it asked the user, and the idle probe then says a human is needed', async () => {
+    const f = await fixture();
+    f.full.behaviour = async () => {
+      await writeFile(join(f.workspace, 'needs-human.md'), '# Question\nShould we trade memory for speed?\n');
+      return { outcome: 'ok', message: 'asked' };
+    };
+    const epic = await f.context.store.create({ title: 'E', type: 'epic' });
+    const request = { ...f.request({ labels: ['role:strategist', 'iter:1'] }), epicId: epic.id };
+    const result = await f.executors.strategist!.execute(request);
+    expect(result.outcome).toBe('ok');
+    const probe = await createLoopIdleProbe({ repo: f.repo.dir, workspace: f.workspace }).explain('bd-e');
+    expect(probe).toMatchObject({ reason: 'needs_human' });
+    expect(probe?.detail).toContain('ralph-loop resume bd-e');
+  });
+});
