@@ -1,4 +1,5 @@
 // Parses agent labels (`agent:claude-opus`) and `--agent` values into an AgentSpec, without a shell.
+import { splitCommandLine } from '../infra/command-line.js';
 import type { AgentSpec } from './types.js';
 
 export type ParseAgentSpecResult = { ok: true; spec: AgentSpec } | { ok: false; reason: string };
@@ -29,7 +30,7 @@ export function parseAgentSpec(input: string, options: ParseAgentSpecOptions = {
   if (!options.allowCommand) {
     return { ok: false, reason: `unknown agent "${text}" (known: ${KNOWN})` };
   }
-  const split = splitCommandLine(text);
+  const split = splitCommandLine(text, 'an agent command');
   if (!split.ok) return { ok: false, reason: `agent command "${text}": ${split.reason}` };
   if (split.argv.length === 0 || split.argv[0] === '') return { ok: false, reason: 'empty agent command' };
   return { ok: true, spec: { cli: 'command', argv: split.argv, text } };
@@ -65,47 +66,4 @@ function claudeModel(rest: string): string {
   if (CLAUDE_ALIASES.has(rest) || rest.startsWith('claude-')) return rest;
   if (/^(?:opus|sonnet|haiku)-\d/.test(rest) || /^\d/.test(rest)) return `claude-${rest}`;
   return rest;
-}
-
-export type SplitCommandResult = { ok: true; argv: string[] } | { ok: false; reason: string };
-
-/**
- * Splits a command line into argv the way a POSIX shell would tokenise it, but with nothing else:
- * single quotes are literal, double quotes allow `\"` and `\\`, a backslash outside quotes escapes
- * the next character. `$`, backticks, globs, `~`, `;`, `|` and redirections are ordinary characters.
- */
-export function splitCommandLine(text: string): SplitCommandResult {
-  const argv: string[] = [];
-  let current = '';
-  let inWord = false;
-  let quote: "'" | '"' | undefined;
-
-  for (let i = 0; i < text.length; i++) {
-    const ch = text.charAt(i);
-    if (quote === "'") {
-      if (ch === "'") quote = undefined;
-      else current += ch;
-    } else if (quote === '"') {
-      if (ch === '"') quote = undefined;
-      else if (ch === '\\' && (text[i + 1] === '"' || text[i + 1] === '\\')) current += text.charAt(++i);
-      else current += ch;
-    } else if (ch === "'" || ch === '"') {
-      quote = ch;
-      inWord = true;
-    } else if (ch === '\\') {
-      if (i + 1 >= text.length) return { ok: false, reason: 'a trailing backslash escapes nothing' };
-      current += text.charAt(++i);
-      inWord = true;
-    } else if (/\s/.test(ch)) {
-      if (inWord) argv.push(current);
-      current = '';
-      inWord = false;
-    } else {
-      current += ch;
-      inWord = true;
-    }
-  }
-  if (quote !== undefined) return { ok: false, reason: `unterminated ${quote} quote` };
-  if (inWord) argv.push(current);
-  return { ok: true, argv };
 }

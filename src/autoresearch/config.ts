@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { readFileIfExists } from '../infra/atomic-file.js';
 import { ConfigError } from '../infra/errors.js';
-import { splitCommandLine } from './command-line.js';
+import { splitCommandLine } from '../infra/command-line.js';
 import { locateJsonError } from './json-text.js';
 
 export type Direction = 'maximize' | 'minimize';
@@ -90,7 +90,7 @@ const hardMetric = z
   .strictObject({
     type: z.literal('hard'),
     command: text('the metric command, e.g. "npm test -- --reporter=json"').superRefine((command, ctx) => {
-      const split = splitCommandLine(command);
+      const split = splitCommandLine(command, 'the metric command');
       if (!split.ok) ctx.addIssue({ code: 'custom', message: split.reason });
     }),
     score: scoreSource.prefault({ from: 'exit-code' }),
@@ -296,7 +296,7 @@ export function parseJsonPath(path: string): (string | number)[] | undefined {
 }
 
 function splitOrThrow(command: string): string[] {
-  const split = splitCommandLine(command);
+  const split = splitCommandLine(command, 'the metric command');
   // The refinement on `command` has already rejected anything that does not split.
   return split.ok ? split.argv : [];
 }

@@ -26,7 +26,7 @@ async function runCommand(text: string, actions: FakeAction[], request: Partial<
 describe('command adapter', () => {
   it('runs the argv as split, without a shell, with the prompt on stdin', async () => {
     const { result, calls } = await runCommand(
-      `my-agent --flag "two words" '$HOME' \`id\``,
+      `my-agent --flag "two words" '$HOME' '\`id\`'`,
       [{ line: 'working' }, { line: 'all done' }],
       {
         bead: { id: 'bd-1', title: 't', labels: [] },

@@ -1,6 +1,6 @@
 // Agent labels and --agent values: which adapter, which model, and commands split without a shell.
 import { describe, expect, it } from 'vitest';
-import { parseAgentSpec, splitCommandLine } from '../../src/agents/spec.js';
+import { parseAgentSpec } from '../../src/agents/spec.js';
 
 function spec(text: string, allowCommand = false) {
   const parsed = parseAgentSpec(text, { allowCommand });
@@ -73,47 +73,31 @@ describe('parseAgentSpec', () => {
   });
 });
 
-describe('splitCommandLine', () => {
-  const split = (text: string) => {
-    const result = splitCommandLine(text);
-    if (!result.ok) throw new Error(result.reason);
-    return result.argv;
-  };
-
-  it('splits on whitespace and keeps quoted spaces', () => {
-    expect(split('  a  b\tc ')).toEqual(['a', 'b', 'c']);
-    expect(split(`a 'b c' "d e" f\\ g`)).toEqual(['a', 'b c', 'd e', 'f g']);
+describe('agent commands are split without a shell', () => {
+  it('keeps quoted spaces and escapes', () => {
+    const parsed = parseAgentSpec(`my-agent 'b c' "d e" f\\ g`, { allowCommand: true });
+    expect(parsed).toEqual({
+      ok: true,
+      spec: { cli: 'command', argv: ['my-agent', 'b c', 'd e', 'f g'], text: `my-agent 'b c' "d e" f\\ g` },
+    });
   });
 
-  it('expands nothing: $, backticks, globs, ~ and operators stay literal', () => {
-    expect(split('echo $HOME `id` *.ts ~ ; | > x && y')).toEqual([
-      'echo',
-      '$HOME',
-      '`id`',
-      '*.ts',
-      '~',
-      ';',
-      '|',
-      '>',
-      'x',
-      '&&',
-      'y',
-    ]);
-    expect(split(`"$(rm -rf /)"`)).toEqual(['$(rm -rf /)']);
-  });
-
-  it('handles escapes inside double quotes and literal single quotes', () => {
-    expect(split(`"say \\"hi\\" \\\\ \\n"`)).toEqual(['say "hi" \\ \\n']);
-    expect(split(`'it'\\''s'`)).toEqual(["it's"]);
-    expect(split(`'a\\b'`)).toEqual(['a\\b']);
-  });
-
-  it('keeps empty quoted arguments', () => {
-    expect(split(`a "" ''`)).toEqual(['a', '', '']);
+  it('refuses shell syntax with a reason instead of passing it on literally', () => {
+    for (const text of [
+      'my-agent $HOME',
+      'my-agent `id`',
+      'my-agent | tee log',
+      'my-agent > out',
+      'my-agent *.ts',
+    ]) {
+      const parsed = parseAgentSpec(text, { allowCommand: true });
+      expect(parsed.ok, text).toBe(false);
+      if (!parsed.ok) expect(parsed.reason).toMatch(/shell|glob/);
+    }
   });
 
   it('rejects unterminated quotes and a trailing backslash', () => {
-    expect(splitCommandLine(`a 'b`).ok).toBe(false);
-    expect(splitCommandLine('a \\').ok).toBe(false);
+    expect(parseAgentSpec(`my-agent 'b`, { allowCommand: true }).ok).toBe(false);
+    expect(parseAgentSpec('my-agent \\', { allowCommand: true }).ok).toBe(false);
   });
 });

@@ -230,7 +230,7 @@ describe('loop config: errors name the file and the field path', () => {
 
   it('refuses a metric command that needs a shell, saying why', () => {
     expect(messagesOf({ ...minimal, metric: { type: 'hard', command: 'npm test | tail -1' } })).toEqual([
-      `${FILE}: metric.command: "|" needs a shell, and the metric command runs without one: put it in a script (e.g. scripts/metric.sh) and run that`,
+      `${FILE}: metric.command: "|" needs a shell, and the metric command runs without one: put it in a script and run that`,
     ]);
   });
 

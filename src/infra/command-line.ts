@@ -1,4 +1,5 @@
-// Splits the metric command into argv like a POSIX shell would, and refuses what only a shell could run.
+// Splits a user's command line (a metric, an agent) into argv like a POSIX shell would, and refuses
+// what only a shell could run, so nothing the user typed is silently passed on with another meaning.
 
 export type SplitResult = { ok: true; argv: string[] } | { ok: false; reason: string };
 
@@ -10,7 +11,7 @@ const GLOB_CHARS = new Set(['*', '?']);
  * nothing: syntax that would need a shell (pipes, redirections, `$` or backtick expansion, globs,
  * `VAR=value` prefixes, `~`) is rejected with a reason instead of being passed on silently.
  */
-export function splitCommandLine(command: string): SplitResult {
+export function splitCommandLine(command: string, subject = 'the command'): SplitResult {
   const argv: string[] = [];
   let word = '';
   let inWord = false;
@@ -18,7 +19,7 @@ export function splitCommandLine(command: string): SplitResult {
   let quotedSomething = false;
   const shellNeeded = (what: string): SplitResult => ({
     ok: false,
-    reason: `${what} needs a shell, and the metric command runs without one: put it in a script (e.g. scripts/metric.sh) and run that`,
+    reason: `${what} needs a shell, and ${subject} runs without one: put it in a script and run that`,
   });
 
   for (let i = 0; i < command.length; i++) {

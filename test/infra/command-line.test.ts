@@ -1,6 +1,6 @@
 // The metric command split into argv without a shell, and refused when it needs one.
 import { describe, expect, it } from 'vitest';
-import { splitCommandLine } from '../../src/autoresearch/command-line.js';
+import { splitCommandLine } from '../../src/infra/command-line.js';
 
 describe('splitCommandLine', () => {
   it.each([
