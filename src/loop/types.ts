@@ -1,6 +1,7 @@
 // The runner's ports and its typed events: everything the loop needs from outside, as interfaces.
 import type { Bead, BeadStore } from '../beads/types.js';
 import type { Clock } from '../infra/clock.js';
+import type { LockRecord } from '../infra/lock-file.js';
 
 /** What one execution of a bead produced, whatever ran it (agent, built-in executor). */
 export type ExecutionOutcome =
@@ -63,16 +64,8 @@ export interface ExecutorRegistry {
   resolve(role: string): Executor;
 }
 
-export interface LockHolder {
-  pid: number;
-  host: string;
-  started_at: string;
-  epic: string;
-  run_id: string;
-  bead?: string;
-  bead_started_at?: string;
-  agent_pid?: number;
-}
+/** Who runs the epic; the lock file's record (src/infra/lock-file.ts). */
+export type LockHolder = LockRecord;
 
 export type AcquireResult = { ok: true; tookOverFrom?: LockHolder } | { ok: false; holder: LockHolder };
 
