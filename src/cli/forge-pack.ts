@@ -3,6 +3,7 @@ import { Command } from 'commander';
 import { createBeadsCommand } from './beads-commands.js';
 import { configureProgram, storeOption } from './common.js';
 import type { CliDeps } from './deps.js';
+import { createLoopCommand, createStampCommand } from './loop-commands.js';
 
 export function createForgePackProgram(deps: CliDeps): Command {
   const program = configureProgram(new Command('forge-pack'), deps)
@@ -11,6 +12,8 @@ export function createForgePackProgram(deps: CliDeps): Command {
     .addOption(storeOption())
     .option('--actor <name>', 'name recorded on bead changes (default: forge)');
 
+  program.addCommand(createLoopCommand(deps));
+  program.addCommand(createStampCommand(deps));
   program.addCommand(createBeadsCommand(deps));
 
   program.addHelpText(

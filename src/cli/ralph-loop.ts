@@ -4,6 +4,7 @@ import { readLockFile } from '../infra/lock-file.js';
 import { isProcessAlive } from '../infra/process.js';
 import { configureProgram, globals, openStoreFor, parseInteger, storeOption, workingDir } from './common.js';
 import type { CliDeps } from './deps.js';
+import { createResumeCommand, createStatusCommand } from './loop-commands.js';
 import { runDirFor } from './epic-dirs.js';
 import { showLogs } from './logs-command.js';
 import { printJson, say } from './output.js';
@@ -83,6 +84,9 @@ export function createRalphLoopProgram(deps: CliDeps): Command {
       }
       await runLoopCommand(deps, options, epicId, flags, beadId);
     });
+
+  program.addCommand(createStatusCommand(deps));
+  program.addCommand(createResumeCommand(deps));
 
   program
     .command('stop')

@@ -103,12 +103,20 @@ describe('forge-pack loop', () => {
 
     const ledger = (await repo.read('.autoresearch/research-log.jsonl')).trim().split('\n');
     expect(ledger).toHaveLength(1);
-    expect(JSON.parse(ledger[0] ?? '')).toMatchObject({ iter: 0, decision: 'baseline', score_after: 58.5, base_sha: repo.head() });
+    expect(JSON.parse(ledger[0] ?? '')).toMatchObject({
+      iter: 0,
+      decision: 'baseline',
+      score_after: 58.5,
+      base_sha: repo.head(),
+    });
     expect(JSON.parse(await repo.read('.autoresearch/judge-output-0.json'))).toMatchObject({ score: 58.5 });
     expect(JSON.parse(await repo.read('.forge/loops.json'))).toEqual({
       [epic]: { workspace: '.autoresearch', subject: 'rate limiter' },
     });
-    expect(JSON.parse(await repo.read('.autoresearch/config.json'))).toMatchObject({ epic_id: epic, target: 95 });
+    expect(JSON.parse(await repo.read('.autoresearch/config.json'))).toMatchObject({
+      epic_id: epic,
+      target: 95,
+    });
     expect((await children(repo, epic)).map((b) => b.title)).toEqual([
       'doer-1: rate limiter',
       'judge-1: rate limiter',
@@ -182,7 +190,15 @@ describe('forge-pack stamp', () => {
     const repo = await repoWithMetric();
     const epic = await createHardLoop(repo);
     await repo.write('.autoresearch/directives/directive-2.md', 'Try a sliding window.\n');
-    const args = ['stamp', '--epic', epic, '--iter', '2', '--directive-file', '.autoresearch/directives/directive-2.md'];
+    const args = [
+      'stamp',
+      '--epic',
+      epic,
+      '--iter',
+      '2',
+      '--directive-file',
+      '.autoresearch/directives/directive-2.md',
+    ];
 
     const first = await run(repo, 'forge-pack', [...args, '--json']);
     expect(first.code, first.stderr).toBe(0);
@@ -210,7 +226,10 @@ describe('forge-pack stamp', () => {
     const blocked = await run(repo, 'forge-pack', ['stamp', '--epic', epic, '--iter', '3']);
     expect(blocked.code).toBe(6);
 
-    await repo.write('.autoresearch/terminal-signal.json', JSON.stringify({ type: 'terminal', reason: 'plateau' }));
+    await repo.write(
+      '.autoresearch/terminal-signal.json',
+      JSON.stringify({ type: 'terminal', reason: 'plateau' }),
+    );
     const retro = await run(repo, 'forge-pack', ['stamp', '--epic', epic, '--retrospective']);
     expect(retro.code, retro.stderr).toBe(0);
     expect(retro.stdout).toMatch(/^bd-[a-z0-9.]+\n$/);
@@ -228,14 +247,20 @@ describe('forge-pack stamp', () => {
     const strategist = (await children(repo, epic)).find((b) => b.title.startsWith('strategist-1'));
     const shown = await run(repo, 'forge-pack', ['beads', 'show', strategist?.id ?? '', '--json']);
     const description = (JSON.parse(shown.stdout) as { description: string }[])[0]?.description ?? '';
-    const line = description.split('\n').find((l) => l.trim().startsWith('forge-pack -C') && l.includes('--iter 2'));
+    const line = description
+      .split('\n')
+      .find((l) => l.trim().startsWith('forge-pack -C') && l.includes('--iter 2'));
     expect(line).toBeDefined();
     const words = (line ?? '').trim().split(' ');
     expect(words.slice(0, 5)).toEqual(['forge-pack', '-C', repo.dir, '--store', 'embedded']);
     await repo.write('.autoresearch/directives/directive-2.md', 'Next idea.\n');
     // Run exactly those words, from a directory that is not the repository.
     const elsewhere = await createTempRepo();
-    const stamped = await run(elsewhere, 'forge-pack', words.slice(1).filter((w, i) => !(i >= 2 && i <= 3)));
+    const stamped = await run(
+      elsewhere,
+      'forge-pack',
+      words.slice(1).filter((w, i) => !(i >= 2 && i <= 3)),
+    );
     expect(stamped.code, stamped.stderr).toBe(0);
     expect((await children(repo, epic)).map((b) => b.title)).toContain('doer-2: rate limiter');
   });
@@ -248,7 +273,9 @@ describe('ralph-loop status', () => {
     const text = await run(repo, 'ralph-loop', ['status', epic]);
     expect(text.code, text.stderr).toBe(0);
     expect(text.stdout).toContain(`rate limiter  (epic ${epic})`);
-    expect(text.stdout).toContain('metric    hard: `node metric.mjs` → regex:Score: ([0-9.]+), maximize · target 95');
+    expect(text.stdout).toContain(
+      'metric    hard: `node metric.mjs` → regex:Score: ([0-9.]+), maximize · target 95',
+    );
     expect(text.stdout).toContain('phase     idle (not running)');
     expect(text.stdout).toContain('score     58.5 (baseline) → 58.5 (best, iter 0) → 58.5 (last, iter 0)');
     expect(text.stderr).toBe('');
@@ -306,9 +333,20 @@ describe('ralph-loop resume', () => {
     const waiting = await run(repo, 'ralph-loop', ['status', epic]);
     expect(waiting.stdout).toContain('phase     waiting for a human: "Per user or per key?"');
 
-    const resumed = await run(repo, 'ralph-loop', ['resume', epic, '--answer', 'Per key.', '--dry-run', '--json']);
+    const resumed = await run(repo, 'ralph-loop', [
+      'resume',
+      epic,
+      '--answer',
+      'Per key.',
+      '--dry-run',
+      '--json',
+    ]);
     expect(resumed.code, resumed.stderr).toBe(0);
-    const first = JSON.parse(resumed.stdout.split('\n')[0] ?? '') as { type: string; k: number; bead: string };
+    const first = JSON.parse(resumed.stdout.split('\n')[0] ?? '') as {
+      type: string;
+      k: number;
+      bead: string;
+    };
     expect(first).toMatchObject({ type: 'resumed', k: 1 });
     // The dry run plans the resume strategist (no blockers) before the open cycle.
     expect(resumed.stderr).toContain(`${first.bead}  role:resume-strategist`);
@@ -330,7 +368,9 @@ describe('the status path stays light', () => {
   it('loads neither zod, execa nor handlebars when the summary cache is fresh', async () => {
     const built = join(ROOT, 'dist', 'cli', 'loop-commands.js');
     await access(built).catch(() => {
-      throw new Error('dist/cli/loop-commands.js is missing: run `npm run build` (npm test does it for you).');
+      throw new Error(
+        'dist/cli/loop-commands.js is missing: run `npm run build` (npm test does it for you).',
+      );
     });
     const repo = await repoWithMetric();
     const epic = await createHardLoop(repo);
@@ -359,11 +399,15 @@ const program = new Command('ralph-loop').option('--json').option('--store <s>')
 await program.parseAsync(['node', 'ralph-loop', 'status', ${JSON.stringify(epic)}, '--json']);
 process.stdout.write(out.join(''));
 `;
-    const child = await execa(process.execPath, ['--import', pathToFileURL(hook).href, '--input-type=module', '-e', script], {
-      cwd: repo.dir,
-      env: repo.env,
-      reject: false,
-    });
+    const child = await execa(
+      process.execPath,
+      ['--import', pathToFileURL(hook).href, '--input-type=module', '-e', script],
+      {
+        cwd: repo.dir,
+        env: repo.env,
+        reject: false,
+      },
+    );
     expect(child.exitCode, child.stderr).toBe(0);
     expect(JSON.parse(child.stdout)).toMatchObject({ epic, summary_source: 'cache' });
     const loaded = await readFile(trace, 'utf8');

@@ -1,0 +1,442 @@
+// `ralph-loop status`: where a loop stands (scores, phase, cost, last iterations), read without disturbing it.
+//
+// This is the hot path of a command people run in a loop while the runner works, on ledgers of
+// 100k lines: it reads the cached ledger summary and a handful of small files, and loads no schema
+// library unless the cache is stale (then ledger-summary loads the ledger parser by itself).
+import { readFile } from 'node:fs/promises';
+import { readFileIfExists } from '../infra/atomic-file.js';
+import { AppError, ConfigError, ExitCode } from '../infra/errors.js';
+import type { LockRecord } from '../infra/lock-file.js';
+import type { Decision } from './ledger.js';
+import {
+  loadLedgerSummary,
+  readCachedSummary,
+  type LedgerSummary,
+  type SummarySource,
+} from './ledger-summary.js';
+import {
+  requireLoopWorkspace,
+  resolveWorkspaceDir,
+  workspacePaths,
+  type WorkspacePaths,
+} from './workspace.js';
+
+export interface StatusPorts {
+  now(): number;
+  /** This machine's host name: a lock taken on another host cannot be checked by pid. */
+  host: string;
+  isProcessAlive(pid: number): boolean;
+}
+
+export type LoopPhase =
+  | {
+      state: 'running';
+      pid: number;
+      host: string;
+      /** False when the runner is on another host and its pid could not be checked. */
+      verified: boolean;
+      run_started_at: string;
+      run_elapsed_ms: number | null;
+      bead: string | null;
+      bead_elapsed_ms: number | null;
+    }
+  | { state: 'waiting_for_human'; needs_human: string; question: string }
+  | {
+      state: 'terminated';
+      reason: string;
+      iter: number | null;
+      final_score: number | null;
+      best_score: number | null;
+    }
+  | { state: 'idle' };
+
+export interface RecentIteration {
+  iter: number;
+  decision: Decision;
+  score: number | null;
+  delta: number | null;
+  hypothesis: string;
+  cost_usd: number;
+  ts: string;
+}
+
+export interface LoopStatus {
+  epic: string;
+  subject: string;
+  workspace: string;
+  metric: {
+    type: 'hard' | 'soft' | 'unknown';
+    direction: string;
+    command?: string;
+    score?: string;
+    rubric?: string;
+    artifact?: string;
+  };
+  target: number | null;
+  phase: LoopPhase;
+  /** A lock left by a runner that died: the next run takes it over. */
+  stale_lock: { pid: number; host: string; started_at: string } | null;
+  iterations: { decided: number; kept: number; reverted: number; crashed: number };
+  scores: {
+    baseline: number | null;
+    best: number | null;
+    best_iter: number | null;
+    /** The score of the tree in the repository (the last kept iteration or the baseline). */
+    current: number | null;
+    last: number | null;
+    last_iter: number | null;
+  };
+  /** Scores of the recent iterations, oldest first (null: crashed), and their sparkline. */
+  trajectory: { iters: number[]; scores: (number | null)[]; sparkline: string };
+  cost_usd: number;
+  duration_ms: number;
+  recent: RecentIteration[];
+  summary_source: SummarySource;
+  /** The epic's beads by status, when asked for (`--beads`). */
+  beads?: Record<string, number>;
+}
+
+const RECENT_SHOWN = 5;
+
+export async function loopStatus(
+  repo: string,
+  epicId: string,
+  ports: StatusPorts,
+  options: { workspace?: string } = {},
+): Promise<LoopStatus> {
+  const paths =
+    options.workspace === undefined
+      ? await requireLoopWorkspace(repo, epicId)
+      : workspacePaths(resolveWorkspaceDir(repo, options.workspace).root);
+  const config = await readConfigFacts(paths);
+  if (config.epic !== undefined && config.epic !== epicId) {
+    throw new AppError(`${paths.config} belongs to epic ${config.epic}, not ${epicId}.`, {
+      exitCode: ExitCode.usage,
+      hint: `See that loop with: ralph-loop status ${config.epic}`,
+    });
+  }
+  const [loaded, lockText, question, terminalText] = await Promise.all([
+    loadSummary(paths, config),
+    readFileIfExists(paths.lock),
+    readFileIfExists(paths.needsHuman),
+    readFileIfExists(paths.terminalSignal),
+  ]);
+  const { summary, source } = loaded;
+  const lock = parseLock(lockText);
+  const now = ports.now();
+  const live = lock !== undefined && (lock.host !== ports.host || ports.isProcessAlive(lock.pid));
+
+  let phase: LoopPhase;
+  if (lock !== undefined && live) {
+    phase = {
+      state: 'running',
+      pid: lock.pid,
+      host: lock.host,
+      verified: lock.host === ports.host,
+      run_started_at: lock.started_at,
+      run_elapsed_ms: elapsedSince(lock.started_at, now),
+      bead: lock.bead ?? null,
+      bead_elapsed_ms: lock.bead_started_at === undefined ? null : elapsedSince(lock.bead_started_at, now),
+    };
+  } else if (question !== undefined) {
+    phase = { state: 'waiting_for_human', needs_human: paths.needsHuman, question: firstLine(question) };
+  } else if (terminalText !== undefined) {
+    phase = terminalPhase(terminalText, paths.terminalSignal);
+  } else {
+    phase = { state: 'idle' };
+  }
+
+  const recentLines = summary.recent;
+  const last = recentLines[recentLines.length - 1];
+  return {
+    epic: epicId,
+    subject: config.subject,
+    workspace: paths.root,
+    metric: config.metric,
+    target: config.target,
+    phase,
+    stale_lock:
+      lock !== undefined && !live ? { pid: lock.pid, host: lock.host, started_at: lock.started_at } : null,
+    iterations: {
+      decided: Math.max(0, summary.last_iter),
+      kept: summary.kept,
+      reverted: summary.reverted,
+      crashed: summary.crashed,
+    },
+    scores: {
+      baseline: summary.baseline_score,
+      best: summary.best_score,
+      best_iter: summary.best_iter,
+      current: summary.current_score,
+      last: last?.score_after ?? null,
+      last_iter: last?.iter ?? null,
+    },
+    trajectory: {
+      iters: recentLines.map((line) => line.iter),
+      scores: recentLines.map((line) => line.score_after),
+      sparkline: sparkline(
+        recentLines.map((line) => line.score_after),
+        true,
+      ),
+    },
+    cost_usd: summary.total_cost_usd,
+    duration_ms: summary.total_duration_ms,
+    recent: recentLines
+      .slice(-RECENT_SHOWN)
+      .reverse()
+      .map((line) => ({
+        iter: line.iter,
+        decision: line.decision,
+        score: line.score_after,
+        delta: line.delta,
+        hypothesis: line.hypothesis,
+        cost_usd: line.cost_usd,
+        ts: line.ts,
+      })),
+    summary_source: source,
+  };
+}
+
+// ---- reading ----
+
+interface ConfigFacts {
+  epic: string | undefined;
+  subject: string;
+  metric: LoopStatus['metric'];
+  target: number | null;
+  direction: 'maximize' | 'minimize';
+}
+
+/** The few config fields status shows, read without the schema (the runner validated the file). */
+async function readConfigFacts(paths: WorkspacePaths): Promise<ConfigFacts> {
+  let text: string;
+  try {
+    text = await readFile(paths.config, 'utf8');
+  } catch {
+    throw new AppError(`${paths.config} is missing: this workspace holds no loop.`, {
+      exitCode: ExitCode.config,
+      hint: 'Create the loop with forge-pack loop (it writes config.json and prints the epic id).',
+    });
+  }
+  let value: Record<string, unknown>;
+  try {
+    value = JSON.parse(text) as Record<string, unknown>;
+  } catch {
+    throw new ConfigError(`${paths.config}: not valid JSON`, {
+      hint: `Fix the JSON syntax in ${paths.config}.`,
+    });
+  }
+  const metric = (typeof value.metric === 'object' && value.metric !== null ? value.metric : {}) as Record<
+    string,
+    unknown
+  >;
+  const direction = metric.direction === 'minimize' ? 'minimize' : 'maximize';
+  const str = (v: unknown) => (typeof v === 'string' ? v : undefined);
+  const type = metric.type === 'hard' || metric.type === 'soft' ? metric.type : 'unknown';
+  const facts: LoopStatus['metric'] = { type, direction };
+  if (type === 'hard') {
+    facts.command = str(metric.command) ?? '';
+    facts.score = describeScore(metric.score);
+  }
+  if (str(metric.rubric_path) !== undefined) facts.rubric = str(metric.rubric_path);
+  if (str(metric.artifact_path) !== undefined) facts.artifact = str(metric.artifact_path);
+  return {
+    epic: str(value.epic_id),
+    subject: str(value.subject) ?? '(no subject)',
+    metric: facts,
+    target: typeof value.target === 'number' ? value.target : null,
+    direction,
+  };
+}
+
+function describeScore(score: unknown): string {
+  const s = (typeof score === 'object' && score !== null ? score : { from: 'exit-code' }) as Record<
+    string,
+    unknown
+  >;
+  if (s.from === 'regex') return `regex:${String(s.pattern)}`;
+  if (s.from === 'json') return `json:${String(s.path)}`;
+  return typeof s.from === 'string' ? s.from : 'exit-code';
+}
+
+async function loadSummary(
+  paths: WorkspacePaths,
+  config: ConfigFacts,
+): Promise<{ summary: LedgerSummary; source: SummarySource }> {
+  const cached = await readCachedSummary(paths.ledger);
+  if (
+    cached !== undefined &&
+    cached.params.direction === config.direction &&
+    cached.params.target === config.target
+  ) {
+    return { summary: cached, source: 'cache' };
+  }
+  const loaded = await loadLedgerSummary(paths.ledger, {
+    direction: config.direction,
+    target: config.target,
+  });
+  return { summary: loaded.summary, source: loaded.source };
+}
+
+function parseLock(text: string | undefined): LockRecord | undefined {
+  if (text === undefined) return undefined;
+  try {
+    const value = JSON.parse(text) as Partial<LockRecord>;
+    return typeof value.pid === 'number' && typeof value.host === 'string'
+      ? ({ started_at: '', ...value } as LockRecord)
+      : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function terminalPhase(text: string, path: string): LoopPhase {
+  try {
+    const value = JSON.parse(text) as Record<string, unknown>;
+    const num = (v: unknown) => (typeof v === 'number' ? v : null);
+    return {
+      state: 'terminated',
+      reason: typeof value.reason === 'string' ? value.reason : 'unknown',
+      iter: num(value.iter),
+      final_score: num(value.final_score),
+      best_score: num(value.best_score),
+    };
+  } catch {
+    return {
+      state: 'terminated',
+      reason: `unreadable ${path}`,
+      iter: null,
+      final_score: null,
+      best_score: null,
+    };
+  }
+}
+
+function elapsedSince(iso: string, now: number): number | null {
+  const start = Date.parse(iso);
+  return Number.isFinite(start) ? Math.max(0, now - start) : null;
+}
+
+function firstLine(text: string): string {
+  const line =
+    text.split('\n').find((l) => l.trim() !== '' && !/^#+\s*answer\s*:?\s*$/i.test(l.trim())) ?? '';
+  const clean = line.replace(/^#+\s*/, '').trim();
+  return clean.length > 100 ? `${clean.slice(0, 99)}…` : clean;
+}
+
+// ---- rendering ----
+
+const BARS = '▁▂▃▄▅▆▇█';
+const ASCII_BARS = '_.-:=+*#';
+
+/** One character per score, scaled between the lowest and highest shown; a crash is a gap (`·` / `x`). */
+export function sparkline(scores: readonly (number | null)[], unicode: boolean): string {
+  const bars = unicode ? BARS : ASCII_BARS;
+  const values = scores.filter((s): s is number => s !== null);
+  const min = Math.min(...values);
+  const max = Math.max(...values);
+  return scores
+    .map((score) => {
+      if (score === null) return unicode ? '·' : 'x';
+      if (max === min) return bars.charAt(bars.length - 1);
+      const index = Math.round(((score - min) / (max - min)) * (bars.length - 1));
+      return bars.charAt(index);
+    })
+    .join('');
+}
+
+export function formatNumber(value: number | null): string {
+  if (value === null) return '—';
+  return String(Number(value.toPrecision(6)));
+}
+
+export function formatDuration(ms: number): string {
+  const total = Math.max(0, Math.round(ms / 1000));
+  const h = Math.floor(total / 3600);
+  const m = Math.floor((total % 3600) / 60);
+  const s = total % 60;
+  if (h > 0) return `${h}h${String(m).padStart(2, '0')}m`;
+  if (m > 0) return `${m}m${String(s).padStart(2, '0')}s`;
+  return `${s}s`;
+}
+
+const DECISION_WORDS: Record<Decision, string> = {
+  baseline: 'baseline',
+  keep: 'kept',
+  revert: 'reverted',
+  crash: 'crashed',
+};
+
+/** The report as people read it. `unicode: false` draws the sparkline in ASCII. */
+export function renderStatusText(status: LoopStatus, options: { unicode: boolean }): string {
+  const out: string[] = [];
+  const { metric, scores } = status;
+  out.push(`${status.subject}  (epic ${status.epic})`);
+  const measure =
+    metric.type === 'hard'
+      ? `hard: \`${metric.command ?? ''}\` → ${metric.score ?? 'exit-code'}`
+      : metric.type === 'soft'
+        ? `soft: rubric ${metric.rubric ?? '?'} on ${metric.artifact ?? '?'}`
+        : 'unknown';
+  out.push(
+    `metric    ${measure}, ${metric.direction}${status.target === null ? '' : ` · target ${formatNumber(status.target)}`}`,
+  );
+  out.push(`phase     ${describePhase(status.phase, status.epic)}`);
+  if (status.stale_lock !== null) {
+    out.push(
+      `          (a stale lock of pid ${status.stale_lock.pid} on ${status.stale_lock.host}: the next run takes it over)`,
+    );
+  }
+  const it = status.iterations;
+  out.push(
+    `iters     ${it.decided} decided: ${it.kept} kept, ${it.reverted} reverted, ${it.crashed} crashed · cost $${status.cost_usd.toFixed(2)} · ${formatDuration(status.duration_ms)}`,
+  );
+  out.push(
+    `score     ${formatNumber(scores.baseline)} (baseline) → ${formatNumber(scores.best)} (best${scores.best_iter === null ? '' : `, iter ${scores.best_iter}`}) → ${formatNumber(scores.last)} (last${scores.last_iter === null ? '' : `, iter ${scores.last_iter}`})`,
+  );
+  const { trajectory } = status;
+  if (trajectory.scores.length > 0) {
+    const first = trajectory.iters[0] ?? 0;
+    const lastIter = trajectory.iters[trajectory.iters.length - 1] ?? 0;
+    out.push(`trend     ${sparkline(trajectory.scores, options.unicode)}  (iterations ${first}–${lastIter})`);
+  }
+  if (status.beads !== undefined) {
+    const counts = Object.entries(status.beads)
+      .map(([state, count]) => `${count} ${state}`)
+      .join(', ');
+    out.push(`beads     ${counts === '' ? 'none' : counts}`);
+  }
+  if (status.recent.length > 0) {
+    out.push('recent');
+    for (const line of status.recent) {
+      const delta =
+        line.delta === null ? '' : line.delta > 0 ? `+${formatNumber(line.delta)}` : formatNumber(line.delta);
+      const hypothesis = line.hypothesis.length > 72 ? `${line.hypothesis.slice(0, 71)}…` : line.hypothesis;
+      out.push(
+        `  ${String(line.iter).padStart(4)}  ${DECISION_WORDS[line.decision].padEnd(8)}  ${formatNumber(line.score).padStart(8)}  ${delta.padStart(8)}  ${hypothesis === '' ? '' : JSON.stringify(hypothesis)}`.trimEnd(),
+      );
+    }
+  }
+  return `${out.join('\n')}\n`;
+}
+
+function describePhase(phase: LoopPhase, epic: string): string {
+  switch (phase.state) {
+    case 'running': {
+      const where = phase.verified ? `pid ${phase.pid}` : `pid ${phase.pid} on ${phase.host} (not checked)`;
+      const bead =
+        phase.bead === null
+          ? 'between beads'
+          : `${phase.bead}${phase.bead_elapsed_ms === null ? '' : ` for ${formatDuration(phase.bead_elapsed_ms)}`}`;
+      const run =
+        phase.run_elapsed_ms === null ? '' : `, run started ${formatDuration(phase.run_elapsed_ms)} ago`;
+      return `running: ${bead} (${where}${run})`;
+    }
+    case 'waiting_for_human':
+      return `waiting for a human: ${phase.question === '' ? phase.needs_human : `"${phase.question}"`} (answer in ${phase.needs_human}, then: ralph-loop resume ${epic})`;
+    case 'terminated':
+      return `terminated: ${phase.reason}${phase.best_score === null ? '' : ` (best ${formatNumber(phase.best_score)})`}`;
+    case 'idle':
+      return 'idle (not running)';
+  }
+}

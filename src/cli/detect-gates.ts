@@ -1,0 +1,117 @@
+// Finds a repo's validation commands (test, lint, typecheck, build) from its manifests, as argv arrays.
+import { access } from 'node:fs/promises';
+import { join } from 'node:path';
+import { readFileIfExists } from '../infra/atomic-file.js';
+
+export interface DetectedGate {
+  /** Key in `gates` of `.forge/config.json` (`test`, `lint`, or `cargo-test` when `test` is taken). */
+  name: string;
+  argv: string[];
+  /** The file it was read from, for the user. */
+  source: string;
+}
+
+/** The package.json scripts worth running as gates, in the order they are listed. */
+const NODE_SCRIPTS = ['test', 'lint', 'typecheck', 'build'] as const;
+/** `npm init`'s placeholder test script: it fails on purpose, it is not a test suite. */
+const NPM_PLACEHOLDER_TEST = /no test specified/;
+
+/**
+ * Gates from package.json (scripts), pyproject.toml (pytest, ruff, mypy), Cargo.toml (cargo test,
+ * clippy) and go.mod (go test, go vet). When two ecosystems offer the same gate, the first keeps the
+ * plain name and the next is prefixed with its tool (`cargo-test`).
+ */
+export async function detectGates(cwd: string): Promise<DetectedGate[]> {
+  const found = [
+    ...(await fromPackageJson(cwd)),
+    ...(await fromPyproject(cwd)),
+    ...(await fromCargo(cwd)),
+    ...(await fromGoMod(cwd)),
+  ];
+  const taken = new Set<string>();
+  return found.map(({ kind, tool, argv, source }) => {
+    const name = taken.has(kind) ? `${tool}-${kind}` : kind;
+    taken.add(name);
+    return { name, argv, source };
+  });
+}
+
+interface Candidate {
+  kind: string;
+  tool: string;
+  argv: string[];
+  source: string;
+}
+
+async function fromPackageJson(cwd: string): Promise<Candidate[]> {
+  const text = await readFileIfExists(join(cwd, 'package.json'));
+  if (text === undefined) return [];
+  let scripts: Record<string, unknown> = {};
+  try {
+    const parsed = JSON.parse(text) as { scripts?: unknown };
+    if (typeof parsed.scripts === 'object' && parsed.scripts !== null) {
+      scripts = parsed.scripts as Record<string, unknown>;
+    }
+  } catch {
+    return [];
+  }
+  const pm = await packageManager(cwd);
+  const out: Candidate[] = [];
+  for (const script of NODE_SCRIPTS) {
+    const body = scripts[script];
+    if (typeof body !== 'string' || body.trim() === '') continue;
+    if (script === 'test' && NPM_PLACEHOLDER_TEST.test(body)) continue;
+    // `npm test` is a built-in alias; every other script goes through `run`.
+    const argv = script === 'test' ? [pm, 'test'] : [pm, 'run', script];
+    out.push({ kind: script, tool: pm, argv, source: 'package.json' });
+  }
+  return out;
+}
+
+async function packageManager(cwd: string): Promise<string> {
+  if (await exists(join(cwd, 'pnpm-lock.yaml'))) return 'pnpm';
+  if (await exists(join(cwd, 'yarn.lock'))) return 'yarn';
+  if ((await exists(join(cwd, 'bun.lockb'))) || (await exists(join(cwd, 'bun.lock')))) return 'bun';
+  return 'npm';
+}
+
+async function fromPyproject(cwd: string): Promise<Candidate[]> {
+  const text = await readFileIfExists(join(cwd, 'pyproject.toml'));
+  if (text === undefined) return [];
+  const source = 'pyproject.toml';
+  const out: Candidate[] = [];
+  // Configured as a tool section, or named as a dependency (any quoted requirement starting with it).
+  const uses = (tool: string): boolean =>
+    new RegExp(`^\\s*\\[tool\\.${tool}[.\\]]`, 'm').test(text) || new RegExp(`["']${tool}\\b`).test(text);
+  if (uses('pytest')) out.push({ kind: 'test', tool: 'pytest', argv: ['pytest'], source });
+  if (uses('ruff')) out.push({ kind: 'lint', tool: 'ruff', argv: ['ruff', 'check', '.'], source });
+  if (uses('mypy')) out.push({ kind: 'typecheck', tool: 'mypy', argv: ['mypy', '.'], source });
+  return out;
+}
+
+async function fromCargo(cwd: string): Promise<Candidate[]> {
+  if (!(await exists(join(cwd, 'Cargo.toml')))) return [];
+  const source = 'Cargo.toml';
+  return [
+    { kind: 'test', tool: 'cargo', argv: ['cargo', 'test'], source },
+    { kind: 'lint', tool: 'cargo', argv: ['cargo', 'clippy', '--all-targets'], source },
+  ];
+}
+
+async function fromGoMod(cwd: string): Promise<Candidate[]> {
+  if (!(await exists(join(cwd, 'go.mod')))) return [];
+  const source = 'go.mod';
+  return [
+    { kind: 'test', tool: 'go', argv: ['go', 'test', './...'], source },
+    { kind: 'lint', tool: 'go', argv: ['go', 'vet', './...'], source },
+  ];
+}
+
+async function exists(path: string): Promise<boolean> {
+  try {
+    await access(path);
+    return true;
+  } catch {
+    return false;
+  }
+}

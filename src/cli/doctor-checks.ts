@@ -1,0 +1,424 @@
+// The checks behind `forge-pack doctor`: each looks at one thing and says how to fix it when it is wrong.
+import { readdir, readFile, stat } from 'node:fs/promises';
+import { homedir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { loadLoopConfig } from '../autoresearch/config.js';
+import { LOOPS_REGISTRY_PATH, readLoopsRegistry } from '../autoresearch/workspace.js';
+import { featuresOf } from '../beads/br/version.js';
+import { openBeadStore, type StoreChoice } from '../beads/open-store.js';
+import { readFileIfExists } from '../infra/atomic-file.js';
+import { AppError } from '../infra/errors.js';
+import { readLockFile } from '../infra/lock-file.js';
+import type { CliDeps } from './deps.js';
+import {
+  AGENT_CLIS,
+  MIN_NODE,
+  nodeIsSupported,
+  probeAgentClis,
+  probeGit,
+  type ExecutableProbe,
+} from './environment-probes.js';
+import { FORGE_CONFIG_PATH, forgeConfigSchema, parseConfigText, type ForgeConfig } from './forge-config.js';
+
+export type CheckStatus = 'ok' | 'info' | 'warn' | 'fail';
+
+export interface DoctorCheck {
+  name: string;
+  status: CheckStatus;
+  summary: string;
+  /** One line saying what to do; present on every warn and fail. */
+  fix?: string;
+  /** What a failure means for the exit code: something missing on the machine, or a bad config. */
+  kind?: 'environment' | 'config';
+  details?: Record<string, unknown>;
+}
+
+export interface DoctorContext {
+  deps: CliDeps;
+  cwd: string;
+  nodeVersion: string;
+  /** `--store` from the command line, over the config's. */
+  store?: StoreChoice;
+  actor?: string;
+  timeoutMs: number;
+  isAlive(pid: number): boolean;
+}
+
+/** The skills shipped with this package (`skills/<name>/SKILL.md`). */
+export const SHIPPED_SKILLS_DIR = fileURLToPath(new URL('../../skills/', import.meta.url));
+
+export async function runDoctorChecks(ctx: DoctorContext): Promise<DoctorCheck[]> {
+  const { deps, cwd } = ctx;
+  const probe = { cwd, env: deps.env, timeoutMs: ctx.timeoutMs };
+  const configCheck = await checkConfig(cwd);
+  const config = configCheck.config ?? forgeConfigSchema.parse({});
+  const brPath = config.br_path ?? 'br';
+  const [git, br, agents, skills, store, locks, loops] = await Promise.all([
+    probeGit(probe),
+    deps.storeFactories.probeBr({ env: deps.env, brPath }),
+    probeAgentClis(probe),
+    checkSkills(deps.env),
+    checkStore(ctx, config),
+    checkLocks(ctx),
+    checkLoops(cwd),
+  ]);
+  return [
+    checkNode(ctx.nodeVersion),
+    gitCheck(git, cwd),
+    configCheck.check,
+    brCheck(br, ctx.store ?? config.store),
+    store,
+    agentsCheck(agents, config),
+    skills,
+    locks,
+    ...loops,
+  ];
+}
+
+function checkNode(version: string): DoctorCheck {
+  const needed = `${MIN_NODE[0]}.${MIN_NODE[1]}`;
+  if (nodeIsSupported(version)) return { name: 'node', status: 'ok', summary: `${version} (Forge needs ≥ ${needed})` };
+  return {
+    name: 'node',
+    status: 'fail',
+    kind: 'environment',
+    summary: `${version} is too old: Forge needs Node ≥ ${needed}`,
+    fix: `Install Node ${needed} or newer (https://nodejs.org, or \`nvm install 20\`).`,
+  };
+}
+
+function gitCheck(git: Awaited<ReturnType<typeof probeGit>>, cwd: string): DoctorCheck {
+  if (!git.ok && git.reason === 'git-missing') {
+    return {
+      name: 'git',
+      status: 'fail',
+      kind: 'environment',
+      summary: `git not found (${git.detail})`,
+      fix: 'Install git (https://git-scm.com/downloads) and put it on PATH.',
+    };
+  }
+  if (!git.ok) {
+    return {
+      name: 'git',
+      status: 'fail',
+      kind: 'environment',
+      summary: `git ${git.version ?? ''}, but ${cwd} is not inside a git repository`.replace('  ', ' '),
+      fix: 'Run `git init` and commit once, or run doctor from your repository (-C <dir>).',
+    };
+  }
+  if (!git.hasCommit) {
+    return {
+      name: 'git',
+      status: 'warn',
+      summary: `git ${git.version}; the repository ${git.topLevel} has no commit yet`,
+      fix: 'Commit once (`git commit --allow-empty -m start`): loops record and revert from HEAD.',
+    };
+  }
+  return { name: 'git', status: 'ok', summary: `git ${git.version}; repository ${git.topLevel}` };
+}
+
+async function checkConfig(cwd: string): Promise<{ check: DoctorCheck; config?: ForgeConfig }> {
+  const text = await readFileIfExists(join(cwd, FORGE_CONFIG_PATH));
+  if (text === undefined) {
+    return {
+      check: {
+        name: 'config',
+        status: 'warn',
+        summary: `no ${FORGE_CONFIG_PATH}: the defaults apply`,
+        fix: 'Run forge-pack init to write one (store, agents per role, gates).',
+      },
+    };
+  }
+  try {
+    const config = parseConfigText(FORGE_CONFIG_PATH, text, forgeConfigSchema);
+    const gates = Object.keys(config.gates);
+    return {
+      config,
+      check: {
+        name: 'config',
+        status: 'ok',
+        summary: `${FORGE_CONFIG_PATH} is valid (store ${config.store}, ${gates.length} gate${gates.length === 1 ? '' : 's'})`,
+      },
+    };
+  } catch (error) {
+    if (!(error instanceof AppError)) throw error;
+    return {
+      check: {
+        name: 'config',
+        status: 'fail',
+        kind: 'config',
+        summary: error.message.replace(/\n/g, '; '),
+        fix: `Fix ${FORGE_CONFIG_PATH} (the message names the field), or regenerate it with forge-pack init --force.`,
+      },
+    };
+  }
+}
+
+function brCheck(br: { path: string; version: string } | undefined, choice: StoreChoice): DoctorCheck {
+  if (br === undefined) {
+    if (choice === 'br') {
+      return {
+        name: 'br',
+        status: 'fail',
+        kind: 'environment',
+        summary: 'br not found on PATH, and the config (or --store) asks for it',
+        fix: 'Install br (beads_rust) and put it on PATH, or set "store": "embedded" in .forge/config.json.',
+      };
+    }
+    return { name: 'br', status: 'info', summary: 'not installed: beads live in the embedded store' };
+  }
+  const features = featuresOf(br.version);
+  const yesNo = (value: boolean): string => (value ? 'yes' : 'no');
+  const summary =
+    `${br.version} at ${br.path}: ready --parent ${yesNo(features.readyParent)} (≥ 0.1.13), ` +
+    `--epic ${yesNo(features.readyEpic)} (≥ 0.2.12), labels in ready rows ${yesNo(features.readyLabels)} (≥ 0.2.12)`;
+  const details = { path: br.path, version: br.version, features };
+  if (br.version === 'unknown') {
+    return {
+      name: 'br',
+      status: 'warn',
+      summary: `${br.path} printed no version; Forge uses the slowest, oldest-compatible protocol`,
+      fix: 'Check that `br version --json` works; reinstall br if it does not.',
+      details,
+    };
+  }
+  if (!features.readyParent || !features.readyEpic) {
+    return {
+      name: 'br',
+      status: 'warn',
+      summary,
+      fix: 'Works, with extra br calls per bead; upgrade br to 0.2.12 or newer for the fast path.',
+      details,
+    };
+  }
+  return { name: 'br', status: 'ok', summary, details };
+}
+
+async function checkStore(ctx: DoctorContext, config: ForgeConfig): Promise<DoctorCheck> {
+  const { deps, cwd } = ctx;
+  try {
+    const opened = await openBeadStore(deps.storeFactories, {
+      cwd,
+      env: deps.env,
+      choice: ctx.store ?? config.store,
+      actor: ctx.actor ?? config.actor ?? 'forge',
+      ...(config.br_path === undefined ? {} : { brPath: config.br_path }),
+      clock: deps.clock,
+    });
+    const open = await opened.store.list({});
+    const where = opened.store.kind === 'br' ? 'br database in .beads/' : '.beads/issues.jsonl';
+    return {
+      name: 'store',
+      status: 'ok',
+      summary: `${opened.reason.replace(/^store: /, '')}; ${where} readable, ${open.length} open bead${open.length === 1 ? '' : 's'}`,
+      details: { kind: opened.store.kind, open_beads: open.length },
+    };
+  } catch (error) {
+    if (!(error instanceof AppError)) throw error;
+    return {
+      name: 'store',
+      status: 'fail',
+      kind: 'environment',
+      summary: `the bead store cannot be opened: ${error.message}`,
+      fix: error.hint ?? 'Run forge-pack init to create it.',
+    };
+  }
+}
+
+function agentsCheck(found: ExecutableProbe[], config: ForgeConfig): DoctorCheck {
+  const describe = (cli: ExecutableProbe): string =>
+    cli.path === undefined
+      ? `${cli.name} not found`
+      : `${cli.name} ${cli.version ?? '?'} (${cli.path})${cli.problem === undefined ? '' : `: ${cli.problem}`}`;
+  const summary = found.map(describe).join('; ');
+  const details = { clis: found };
+  const usable = found.filter((cli) => cli.path !== undefined && cli.problem === undefined);
+  const configured = new Set(
+    Object.values(config.agents).map((spec) => /^(claude|codex)(?:-|$)/.exec(spec.trim())?.[1]),
+  );
+  const missing = AGENT_CLIS.filter((cli) => configured.has(cli.name) && !usable.some((u) => u.name === cli.name));
+  if (missing.length > 0) {
+    return {
+      name: 'agents',
+      status: 'warn',
+      summary: `${summary}; ${FORGE_CONFIG_PATH} uses ${missing.map((m) => m.name).join(' and ')}`,
+      fix: missing.map((m) => m.install).join('; '),
+      details,
+    };
+  }
+  if (usable.length === 0) {
+    return {
+      name: 'agents',
+      status: 'warn',
+      summary,
+      fix: `Install an agent CLI (${AGENT_CLIS[0].install}), or give ralph-loop --agent "<your command>".`,
+      details,
+    };
+  }
+  const broken = found.filter((cli) => cli.path !== undefined && cli.problem !== undefined);
+  if (broken.length > 0) {
+    return {
+      name: 'agents',
+      status: 'warn',
+      summary,
+      fix: `Check that ${broken.map((b) => `\`${b.name} --version\``).join(' and ')} works in this shell.`,
+      details,
+    };
+  }
+  return { name: 'agents', status: 'ok', summary, details };
+}
+
+/** Where install.sh puts skills, in the order it looks. */
+export function skillLocations(env: NodeJS.ProcessEnv): { label: string; dir: string }[] {
+  const home = env.HOME ?? homedir();
+  const dirs = [
+    ...(env.FORGE_SKILLS_DIR ? [{ label: 'FORGE_SKILLS_DIR', dir: resolve(env.FORGE_SKILLS_DIR) }] : []),
+    { label: 'claude', dir: join(home, '.claude', 'skills') },
+    { label: 'codex', dir: join(home, '.codex', 'skills') },
+  ];
+  return dirs.filter((entry, i) => dirs.findIndex((other) => other.dir === entry.dir) === i);
+}
+
+async function checkSkills(env: NodeJS.ProcessEnv): Promise<DoctorCheck> {
+  const shipped = await listSkills(SHIPPED_SKILLS_DIR);
+  const places: { label: string; dir: string; installed: number; outdated: string[] }[] = [];
+  for (const { label, dir } of skillLocations(env)) {
+    let installed = 0;
+    const outdated: string[] = [];
+    for (const name of shipped) {
+      const theirs = await readFileIfExists(join(dir, name, 'SKILL.md'));
+      if (theirs === undefined) continue;
+      installed += 1;
+      if (theirs !== (await readFile(join(SHIPPED_SKILLS_DIR, name, 'SKILL.md'), 'utf8'))) outdated.push(name);
+    }
+    if (installed > 0) places.push({ label, dir, installed, outdated });
+  }
+  const details = { shipped, places };
+  if (places.length === 0) {
+    return {
+      name: 'skills',
+      status: 'warn',
+      summary: `none of the ${shipped.length} Forge skills is installed for claude or codex`,
+      fix: 'Run ./install.sh from the Forge checkout (or set FORGE_SKILLS_DIR and run it).',
+      details,
+    };
+  }
+  const summary = places
+    .map((p) => `${p.installed}/${shipped.length} in ${p.dir}${p.outdated.length > 0 ? ` (${p.outdated.length} outdated)` : ''}`)
+    .join('; ');
+  if (places.some((p) => p.outdated.length > 0 || p.installed < shipped.length)) {
+    return {
+      name: 'skills',
+      status: 'warn',
+      summary,
+      fix: 'Run ./install.sh again to install the skills of this version.',
+      details,
+    };
+  }
+  return { name: 'skills', status: 'ok', summary, details };
+}
+
+async function listSkills(dir: string): Promise<string[]> {
+  const entries = await readdir(dir, { withFileTypes: true }).catch(() => []);
+  const names: string[] = [];
+  for (const entry of entries) {
+    if (entry.isDirectory() && (await readFileIfExists(join(dir, entry.name, 'SKILL.md'))) !== undefined) {
+      names.push(entry.name);
+    }
+  }
+  return names.sort();
+}
+
+async function checkLocks(ctx: DoctorContext): Promise<DoctorCheck> {
+  const { cwd, deps } = ctx;
+  const paths: string[] = [];
+  const epicsDir = join(cwd, '.forge', 'epics');
+  for (const entry of await readdir(epicsDir, { withFileTypes: true }).catch(() => [])) {
+    if (entry.isDirectory()) paths.push(join(epicsDir, entry.name, 'ralph-loop.lock'));
+  }
+  const registry = await readLoopsRegistry(cwd).catch(() => ({}));
+  for (const entry of Object.values(registry)) paths.push(join(resolve(cwd, entry.workspace), 'ralph-loop.lock'));
+
+  const stale: string[] = [];
+  const live: string[] = [];
+  const unreadable: string[] = [];
+  for (const path of paths) {
+    if (!(await stat(path).then(() => true, () => false))) continue;
+    const holder = await readLockFile(path);
+    const shown = path.startsWith(`${cwd}/`) ? path.slice(cwd.length + 1) : path;
+    if (holder === undefined) unreadable.push(shown);
+    else if (holder.host === deps.host && !ctx.isAlive(holder.pid)) stale.push(`${shown} (pid ${holder.pid}, dead)`);
+    else live.push(`${holder.epic} (pid ${holder.pid} on ${holder.host})`);
+  }
+  const details = { stale, live, unreadable };
+  if (stale.length > 0 || unreadable.length > 0) {
+    return {
+      name: 'locks',
+      status: 'warn',
+      summary: [
+        stale.length > 0 ? `stale: ${stale.join(', ')}` : '',
+        unreadable.length > 0 ? `unreadable: ${unreadable.join(', ')}` : '',
+      ]
+        .filter((part) => part !== '')
+        .join('; '),
+      fix: 'The next ralph-loop run takes a stale lock over by itself; delete the file if no loop is running.',
+      details,
+    };
+  }
+  if (live.length > 0) return { name: 'locks', status: 'info', summary: `running: ${live.join(', ')}`, details };
+  return { name: 'locks', status: 'ok', summary: 'no stale runner locks', details };
+}
+
+async function checkLoops(cwd: string): Promise<DoctorCheck[]> {
+  let registry;
+  try {
+    registry = await readLoopsRegistry(cwd);
+  } catch (error) {
+    if (!(error instanceof AppError)) throw error;
+    return [
+      {
+        name: 'loops',
+        status: 'fail',
+        kind: 'config',
+        summary: error.message,
+        fix: error.hint ?? `Fix ${LOOPS_REGISTRY_PATH}.`,
+      },
+    ];
+  }
+  const epics = Object.entries(registry);
+  if (epics.length === 0) return [{ name: 'loops', status: 'info', summary: `no loops in ${LOOPS_REGISTRY_PATH}` }];
+  const checks: DoctorCheck[] = [];
+  for (const [epic, entry] of epics) {
+    const name = `loop ${epic}`;
+    const root = resolve(cwd, entry.workspace);
+    const isDir = await stat(root).then((s) => s.isDirectory(), () => false);
+    if (!isDir) {
+      checks.push({
+        name,
+        status: 'warn',
+        summary: `workspace ${entry.workspace} is missing`,
+        fix: `Remove "${epic}" from ${LOOPS_REGISTRY_PATH} if the loop is gone, or restore ${entry.workspace}.`,
+      });
+      continue;
+    }
+    try {
+      const config = await loadLoopConfig(join(root, 'config.json'));
+      checks.push({
+        name,
+        status: 'ok',
+        summary: `${entry.workspace}: "${config.subject}", ${config.metric.type} metric, config valid`,
+      });
+    } catch (error) {
+      if (!(error instanceof AppError)) throw error;
+      checks.push({
+        name,
+        status: 'fail',
+        kind: 'config',
+        summary: error.message.split(`${cwd}/`).join('').replace(/\n/g, '; '),
+        fix: error.hint ?? `Fix ${entry.workspace}/config.json.`,
+      });
+    }
+  }
+  return checks;
+}

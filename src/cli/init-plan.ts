@@ -1,0 +1,80 @@
+// What `forge-pack init` writes: a fresh `.forge/config.json` from what was detected, and `.forge/.gitignore`.
+import type { StoreChoice } from '../beads/open-store.js';
+import type { DetectedGate } from './detect-gates.js';
+import type { ExecutableProbe } from './environment-probes.js';
+import type { ForgeConfig } from './forge-config.js';
+
+export const FORGE_GITIGNORE_PATH = '.forge/.gitignore';
+
+/**
+ * Run state under `.forge/` that must stay out of git: per-epic locks, events and transcripts,
+ * worktrees, temp files of atomic writes, and config backups. `config.json` and `loops.json` are
+ * meant to be committed.
+ */
+export const FORGE_GITIGNORE_ENTRIES = ['epics/', 'worktrees/', 'logs/', '*.lock', '*.tmp', '*.bak'] as const;
+
+const GITIGNORE_HEADER = '# Forge run state (locks, events, transcripts, worktrees); config.json is committed.';
+
+/** The config file as written: only what init decided, everything else left to the defaults. */
+export type ForgeConfigFile = Pick<ForgeConfig, 'store' | 'agents' | 'gates'> & { actor?: string };
+
+export interface FreshConfigInput {
+  store: StoreChoice;
+  agentClis: readonly ExecutableProbe[];
+  gates: readonly DetectedGate[];
+  actor?: string;
+}
+
+export function buildFreshConfig(input: FreshConfigInput): ForgeConfigFile {
+  return {
+    store: input.store,
+    ...(input.actor === undefined ? {} : { actor: input.actor }),
+    agents: defaultAgents(input.agentClis),
+    gates: Object.fromEntries(input.gates.map((gate) => [gate.name, gate.argv])),
+  };
+}
+
+/**
+ * Agents per role. Claude Code when it is installed (or when nothing is: it is the agent the
+ * templates are written for): the strongest model does the work, the cheapest judges, and a middle
+ * one plans. Codex for every role when it is the only agent CLI found.
+ */
+export function defaultAgents(found: readonly ExecutableProbe[]): Record<string, string> {
+  const has = (name: string): boolean => found.some((cli) => cli.name === name && cli.path !== undefined);
+  if (!has('claude') && has('codex')) return { default: 'codex' };
+  return { default: 'claude-sonnet', doer: 'claude-opus', judge: 'claude-haiku', strategist: 'claude-sonnet' };
+}
+
+export interface GitignoreUpdate {
+  text: string;
+  action: 'created' | 'updated' | 'unchanged';
+  added: string[];
+}
+
+/** Adds the entries Forge needs to an existing `.forge/.gitignore`, keeping the user's own lines. */
+export function mergeGitignore(existing: string | undefined): GitignoreUpdate {
+  if (existing === undefined) {
+    return {
+      text: `${GITIGNORE_HEADER}\n${FORGE_GITIGNORE_ENTRIES.join('\n')}\n`,
+      action: 'created',
+      added: [...FORGE_GITIGNORE_ENTRIES],
+    };
+  }
+  const present = new Set(existing.split(/\r?\n/).map((line) => line.trim()));
+  const added = FORGE_GITIGNORE_ENTRIES.filter((entry) => !present.has(entry));
+  if (added.length === 0) return { text: existing, action: 'unchanged', added: [] };
+  const base = existing === '' || existing.endsWith('\n') ? existing : `${existing}\n`;
+  return { text: `${base}${added.join('\n')}\n`, action: 'updated', added };
+}
+
+export function describeGates(gates: Record<string, readonly string[]>): string {
+  const entries = Object.entries(gates);
+  if (entries.length === 0) return 'none detected';
+  return entries.map(([name, argv]) => `${name}: ${argv.join(' ')}`).join(' · ');
+}
+
+export function describeAgents(agents: Record<string, string>): string {
+  const entries = Object.entries(agents);
+  if (entries.length === 0) return 'none set (ralph-loop --agent decides)';
+  return entries.map(([role, spec]) => `${role} ${spec}`).join(', ');
+}

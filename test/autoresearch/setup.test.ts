@@ -1,0 +1,291 @@
+// `forge-pack loop`'s core: validation, workspace, epic, registry, baseline and cycle 1, with fake ports.
+import { readFile, readdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { readLedger } from '../../src/autoresearch/ledger.js';
+import { readCachedSummary } from '../../src/autoresearch/ledger-summary.js';
+import {
+  buildConfigFile,
+  parseScoreOption,
+  setupLoop,
+  type LoopSetupOptions,
+  type SetupPorts,
+} from '../../src/autoresearch/setup.js';
+import { loopRoleOf } from '../../src/autoresearch/stamp.js';
+import { readLoopsRegistry } from '../../src/autoresearch/workspace.js';
+import { createMemoryBeadStore } from '../../src/beads/embedded/index.js';
+import type { BeadStore } from '../../src/beads/types.js';
+import { AppError, ConfigError, ExitCode } from '../../src/infra/errors.js';
+import type { ProcessResult } from '../../src/infra/process.js';
+import { createTempRepo, type TempRepo } from '../support/git-repo.js';
+
+function processResult(overrides: Partial<ProcessResult> = {}): ProcessResult {
+  return {
+    exitCode: 0,
+    signal: undefined,
+    stdout: '',
+    stderr: '',
+    timedOut: false,
+    aborted: false,
+    spawnError: undefined,
+    durationMs: 1234,
+    ...overrides,
+  };
+}
+
+interface Fixture {
+  repo: TempRepo;
+  store: BeadStore;
+  ports: SetupPorts;
+  metricCalls: { argv: readonly string[]; cwd: string; timeoutMs: number }[];
+}
+
+async function fixture(stdout = 'Score: 58.5\n'): Promise<Fixture> {
+  const repo = await createTempRepo({
+    'src/limiter.ts': 'export const x = 1;\n',
+    'docs/spec.md': '# Spec\n',
+    'rubric.md': 'Score clarity from 0 to 10.\n',
+  });
+  const store = createMemoryBeadStore();
+  const metricCalls: Fixture['metricCalls'] = [];
+  const ports: SetupPorts = {
+    store,
+    git: repo.git,
+    runMetric: async (argv, options) => {
+      metricCalls.push({ argv, ...options });
+      return processResult({ stdout });
+    },
+    now: () => Date.parse('2026-11-22T10:00:00Z'),
+    isProcessAlive: () => false,
+  };
+  return { repo, store, ports, metricCalls };
+}
+
+const HARD: LoopSetupOptions = {
+  subject: 'rate limiter',
+  program: 'Make the limiter exact.',
+  metric: {
+    type: 'hard',
+    command: 'node bench.js --json',
+    score: { from: 'regex', pattern: 'Score: ([0-9.]+)' },
+  },
+  scope: ['src/'],
+  target: 95,
+};
+
+const SOFT: LoopSetupOptions = {
+  subject: 'spec',
+  program: 'Make the spec unambiguous.',
+  metric: { type: 'soft', rubric: 'rubric.md', artifact: 'docs/spec.md' },
+};
+
+describe('a hard loop', () => {
+  it('measures the baseline at once: judge-output-0.json, ledger line 0 at HEAD, then stamps cycle 1', async () => {
+    const { repo, store, ports, metricCalls } = await fixture();
+    const result = await setupLoop(repo.dir, HARD, ports);
+
+    expect(metricCalls).toEqual([
+      { argv: ['node', 'bench.js', '--json'], cwd: repo.dir, timeoutMs: 600_000 },
+    ]);
+    const ws = join(repo.dir, '.autoresearch');
+    expect(result.workspace).toBe(ws);
+    expect(result.baseline).toMatchObject({ kind: 'measured', score: 58.5 });
+    const judge0 = JSON.parse(await readFile(join(ws, 'judge-output-0.json'), 'utf8')) as { score: number };
+    expect(judge0.score).toBe(58.5);
+    const ledger = await readLedger(join(ws, 'research-log.jsonl'));
+    expect(ledger.lines).toHaveLength(1);
+    expect(ledger.lines[0]).toMatchObject({
+      iter: 0,
+      decision: 'baseline',
+      score_after: 58.5,
+      best_after: 58.5,
+      base_sha: repo.head(),
+      sha: repo.head(),
+      duration_ms: 1234,
+    });
+    expect((await readCachedSummary(join(ws, 'research-log.jsonl')))?.best_score).toBe(58.5);
+    expect(JSON.parse(await readFile(join(ws, 'arbiter-signal.json'), 'utf8'))).toMatchObject({
+      type: 'continue',
+      next_iter: 1,
+    });
+
+    const config = JSON.parse(await readFile(join(ws, 'config.json'), 'utf8')) as Record<string, unknown>;
+    expect(Object.keys(config).slice(0, 2)).toEqual(['subject', 'epic_id']);
+    expect(config.epic_id).toBe(result.epic);
+    expect(await readFile(join(ws, 'program.md'), 'utf8')).toBe('Make the limiter exact.\n');
+    expect(await readLoopsRegistry(repo.dir)).toEqual({
+      [result.epic]: { workspace: '.autoresearch', subject: 'rate limiter' },
+    });
+
+    const epic = await store.show(result.epic);
+    expect(epic.issue_type).toBe('epic');
+    expect(epic.labels).toEqual(['autoresearch']);
+    const children = await store.children(result.epic);
+    expect(children.map((b) => b.title)).toEqual([
+      'doer-1: rate limiter',
+      'judge-1: rate limiter',
+      'arbiter-1: rate limiter',
+      'strategist-1: rate limiter',
+    ]);
+    expect(result.beads.map((b) => b.id)).toEqual(children.map((b) => b.id));
+    expect(result.warnings).toEqual([]);
+  });
+
+  it('creates nothing when the baseline cannot be read', async () => {
+    const { repo, store, ports } = await fixture('no number here\n');
+    const error = await setupLoop(repo.dir, HARD, ports).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(AppError);
+    expect((error as Error).message).toContain('The baseline could not be measured');
+    expect((error as AppError).hint).toContain('no number here');
+    expect(await store.list({ all: true })).toEqual([]);
+    expect(await readdir(repo.dir)).not.toContain('.autoresearch');
+    expect(await readLoopsRegistry(repo.dir)).toEqual({});
+  });
+
+  it('a baseline that already meets the target ends the loop: terminal signal, no cycle stamped', async () => {
+    const { repo, store, ports } = await fixture('Score: 99\n');
+    const result = await setupLoop(repo.dir, HARD, ports);
+    expect(result.beads).toEqual([]);
+    expect(result.warnings.join(' ')).toContain('goal_reached');
+    expect(await readFile(join(result.workspace, 'terminal-signal.json'), 'utf8')).toContain('goal_reached');
+    expect(await store.children(result.epic)).toEqual([]);
+  });
+
+  it('warns about uncommitted changes in scope: the baseline would not match HEAD', async () => {
+    const { repo, ports } = await fixture();
+    await repo.write('src/limiter.ts', 'export const x = 2;\n');
+    const result = await setupLoop(repo.dir, HARD, ports);
+    expect(result.warnings.join('\n')).toContain('Uncommitted changes in scope (src/limiter.ts)');
+  });
+});
+
+describe('a soft loop', () => {
+  it('stamps judge-0 and arbiter-0 for the baseline and leaves the ledger empty; scope defaults to the artifact', async () => {
+    const { repo, store, ports, metricCalls } = await fixture();
+    const result = await setupLoop(repo.dir, SOFT, ports);
+    expect(metricCalls).toEqual([]);
+    expect(result.baseline.kind).toBe('pending');
+    expect(result.config.scope.doer_paths).toEqual(['docs/spec.md']);
+    expect(await readFile(join(result.workspace, 'research-log.jsonl'), 'utf8')).toBe('');
+    const children = await store.children(result.epic);
+    expect(children.map((b) => `${loopRoleOf(b)}:${b.title}`)).toEqual([
+      'judge:judge-0: spec',
+      'arbiter:arbiter-0: spec',
+      'doer:doer-1: spec',
+      'judge:judge-1: spec',
+      'arbiter:arbiter-1: spec',
+      'strategist:strategist-1: spec',
+    ]);
+    expect((await store.ready(result.epic)).map((b) => b.title)).toEqual(['judge-0: spec']);
+  });
+
+  it('refuses a rubric the doer could edit, and a missing rubric', async () => {
+    const { repo, ports } = await fixture();
+    await expect(setupLoop(repo.dir, { ...SOFT, scope: ['.'] }, ports)).rejects.toThrow(/scope/);
+    await expect(
+      setupLoop(repo.dir, { ...SOFT, metric: { ...SOFT.metric, rubric: 'missing.md' } as never }, ports),
+    ).rejects.toThrow(/The rubric missing.md does not exist/);
+    await expect(
+      setupLoop(
+        repo.dir,
+        { ...SOFT, metric: { ...SOFT.metric, rubric: 'docs/rubric.md' } as never, scope: ['docs/'] },
+        ports,
+      ),
+    ).rejects.toThrow(/inside the doer's scope/);
+  });
+});
+
+describe('validation', () => {
+  it('names the config field of a bad value, with the workspace file', async () => {
+    const { repo, ports } = await fixture();
+    const error = await setupLoop(repo.dir, { ...HARD, maxIterations: -1, plateau: 1.5 }, ports).catch(
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as Error).message).toContain('.autoresearch/config.json: caps.max_iterations: expected');
+    expect((error as Error).message).toContain('.autoresearch/config.json: caps.plateau_threshold: expected');
+  });
+
+  it('needs a scope when there is no artifact to default to', () => {
+    const { scope: _none, ...noScope } = HARD;
+    expect(() => buildConfigFile(noScope)).toThrow(/--scope/);
+    expect(
+      buildConfigFile({ ...noScope, metric: { ...HARD.metric, artifact: 'src/' } as never }).scope,
+    ).toEqual({
+      doer_paths: ['src/'],
+      judge_paths: ['src/'],
+    });
+  });
+
+  it('refuses a scope that reaches the workspace or the bead store', async () => {
+    const { repo, ports } = await fixture();
+    await expect(setupLoop(repo.dir, { ...HARD, scope: ['.beads/'] }, ports)).rejects.toThrow(/\.beads/);
+    await expect(
+      setupLoop(repo.dir, { ...HARD, scope: ['loops/'], workspace: 'loops/parser' }, ports),
+    ).rejects.toThrow(/overlaps loops\/parser/);
+  });
+
+  it('parses --score', () => {
+    expect(parseScoreOption('exit-code')).toEqual({ from: 'exit-code' });
+    expect(parseScoreOption('regex:Score: (\\d+)')).toEqual({ from: 'regex', pattern: 'Score: (\\d+)' });
+    expect(parseScoreOption('json:a.b[0]')).toEqual({ from: 'json', path: 'a.b[0]' });
+    expect(parseScoreOption('tap')).toEqual({ from: 'tap' });
+    expect(() => parseScoreOption('regex:')).toThrow(/--score/);
+    expect(() => parseScoreOption('xml')).toThrow(/--score/);
+  });
+});
+
+describe('an existing loop in the workspace', () => {
+  it('is never overwritten without --force', async () => {
+    const { repo, ports } = await fixture();
+    const first = await setupLoop(repo.dir, HARD, ports);
+    const ledgerBefore = await readFile(join(first.workspace, 'research-log.jsonl'), 'utf8');
+    const error = (await setupLoop(repo.dir, HARD, ports).catch((e: unknown) => e)) as AppError;
+    expect(error.exitCode).toBe(ExitCode.usage);
+    expect(error.message).toContain(`already holds the loop of ${first.epic}`);
+    expect(error.hint).toContain('--workspace');
+    expect(await readFile(join(first.workspace, 'research-log.jsonl'), 'utf8')).toBe(ledgerBefore);
+  });
+
+  it('also counts a ledger with lines and no config as a loop', async () => {
+    const { repo, ports } = await fixture();
+    await repo.write('.autoresearch/research-log.jsonl', '{"iter":0}\n');
+    await expect(setupLoop(repo.dir, HARD, ports)).rejects.toThrow(/already holds the loop/);
+  });
+
+  it('with --force is archived with its ledger, keeps user templates, and its epic stays readable', async () => {
+    const { repo, ports } = await fixture();
+    const first = await setupLoop(repo.dir, HARD, ports);
+    await writeFile(join(first.workspace, 'templates-marker'), 'x');
+    await repo.write('.autoresearch/templates/doer.hbs', 'custom {{subject}}');
+    const second = await setupLoop(repo.dir, { ...HARD, subject: 'limiter v2', force: true }, ports);
+
+    expect(second.archived).toBe(join(first.workspace, 'archive', '2026-11-22T10-00-00-000Z'));
+    const archivedLedger = await readLedger(join(second.archived ?? '', 'research-log.jsonl'));
+    expect(archivedLedger.lines).toHaveLength(1);
+    expect(await readFile(join(second.workspace, 'templates', 'doer.hbs'), 'utf8')).toBe(
+      'custom {{subject}}',
+    );
+    const registry = await readLoopsRegistry(repo.dir);
+    expect(registry[first.epic]?.workspace).toBe('.autoresearch/archive/2026-11-22T10-00-00-000Z');
+    expect(registry[second.epic]?.workspace).toBe('.autoresearch');
+    // The user's override renders the new loop's doer.
+    const doer = (await ports.store.children(second.epic)).find((b) => loopRoleOf(b) === 'doer');
+    expect((await ports.store.show(doer?.id ?? '')).description).toBe('custom limiter v2\n');
+  });
+
+  it('with --force is still refused while a runner holds the loop', async () => {
+    const { repo, ports } = await fixture();
+    const first = await setupLoop(repo.dir, HARD, ports);
+    await writeFile(join(first.workspace, 'ralph-loop.lock'), JSON.stringify({ pid: 4242, host: 'h' }));
+    const error = (await setupLoop(
+      repo.dir,
+      { ...HARD, force: true },
+      {
+        ...ports,
+        isProcessAlive: (pid) => pid === 4242,
+      },
+    ).catch((e: unknown) => e)) as AppError;
+    expect(error.exitCode).toBe(ExitCode.locked);
+  });
+});
