@@ -65,8 +65,9 @@ export function createProgressRenderer(options: ProgressOptions): ProgressRender
           break;
         case 'bead_started':
           live = { bead: event.bead, role: event.role, agent: event.agent, since: options.now() };
+          const via = event.agent === 'built-in' ? event.executor : `${event.executor} ${event.agent}`;
           line(
-            `${c.cyan('▶')} ${event.bead} ${event.title} ${c.dim(`(role:${event.role}, ${event.executor} ${event.agent}, attempt ${event.attempt})`)}`,
+            `${c.cyan('▶')} ${event.bead} ${event.title} ${c.dim(`(role:${event.role}, ${via}, attempt ${event.attempt})`)}`,
           );
           if (options.tty && ticker === undefined) {
             ticker = setInterval(drawLive, 1000);

@@ -168,8 +168,10 @@ class Runner {
     if (!claim.ok) return { kind: 'skipped', message: `Could not claim ${bead.id}: ${claim.reason}` };
 
     const role = roleOf(bead);
-    const { spec: agentSpec, fromLabel } = agentSpecFor(bead, role, o.roleAgents, o.defaultAgent);
     const executor = d.executors.resolve(role);
+    const chosen = agentSpecFor(bead, role, o.roleAgents, o.defaultAgent);
+    const agentSpec = executor.builtin === true ? 'built-in' : chosen.spec;
+    const fromLabel = chosen.fromLabel;
     const maxAttempts = executor.maxAttempts ?? o.maxAttempts;
     const beadStarted = d.clock.now();
     let failures = 0;

@@ -56,6 +56,8 @@ export interface Executor {
   readonly maxAttempts?: number;
   /** Whether a success may leave code changes for the runner to commit with --auto-commit. */
   readonly writesCode: boolean;
+  /** Built-in work (the arbiter, a metric command): no agent is spent, whatever the bead's label says. */
+  readonly builtin?: boolean;
   execute(request: ExecutionRequest): Promise<ExecutionResult>;
 }
 

@@ -12,6 +12,7 @@ export function createArbiterExecutor(context: AutoresearchContext): Executor {
   return {
     kind: 'arbiter',
     writesCode: false,
+    builtin: true,
     // Arithmetic over files: a failure is a bug or a broken workspace, retrying once is plenty.
     maxAttempts: 2,
     async execute(request) {

@@ -13,6 +13,7 @@ export function createJudgeExecutor(context: AutoresearchContext): Executor {
   return {
     kind: context.config.metric.type === 'hard' ? 'metric command' : 'read-only judge',
     writesCode: false,
+    builtin: context.config.metric.type === 'hard',
     async execute(request) {
       const placed = iterOf(request.bead);
       if (!placed.ok) return placed.result;

@@ -1,0 +1,265 @@
+// Whole autoresearch loops as a user runs them: forge-pack loop, ralph-loop, status, resume; scripted agent.
+import { execa } from 'execa';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it, onTestFinished } from 'vitest';
+import { assertBuilt, BIN, runCli, type CliResult } from '../support/cli.js';
+
+interface LoopRepo {
+  dir: string;
+  ralph(args: string[]): Promise<CliResult>;
+  forge(args: string[]): Promise<CliResult>;
+  ledger(): Promise<{ iter: number; decision: string; score_after: number | null; reason?: string }[]>;
+  git(...args: string[]): Promise<string>;
+}
+
+const VALUE_METRIC = `import { readFileSync } from 'node:fs';
+console.log(JSON.stringify({ value: Number(readFileSync('src/value.txt', 'utf8').trim()) }));
+`;
+
+async function loopRepo(rules: unknown[]): Promise<LoopRepo> {
+  const base = await mkdtemp(join(tmpdir(), 'forge-loop-'));
+  onTestFinished(() => rm(base, { recursive: true, force: true }));
+  const dir = join(base, 'repo');
+  await mkdir(join(dir, 'src'), { recursive: true });
+  await mkdir(join(dir, 'metric'));
+  await writeFile(join(dir, 'src', 'value.txt'), '10\n');
+  await writeFile(join(dir, 'metric', 'score.mjs'), VALUE_METRIC);
+  await writeFile(join(dir, 'rubric.md'), 'Score the file from 0 to 10.\n');
+  await writeFile(join(dir, '.gitignore'), '.forge/\n.beads/\n.autoresearch/\n');
+  const scriptPath = join(base, 'agent.json');
+  await writeFile(scriptPath, JSON.stringify({ rules }));
+  const env = {
+    GIT_CONFIG_GLOBAL: '/dev/null',
+    GIT_CONFIG_NOSYSTEM: '1',
+    GIT_AUTHOR_NAME: 't',
+    GIT_AUTHOR_EMAIL: 't@e.st',
+    GIT_COMMITTER_NAME: 't',
+    GIT_COMMITTER_EMAIL: 't@e.st',
+    FORGE_SCRIPTED_AGENT: scriptPath,
+    HOME: base,
+  };
+  const git = async (...args: string[]) => (await execa('git', args, { cwd: dir, env })).stdout;
+  await git('init', '-q', '-b', 'main');
+  await git('add', '-A');
+  await git('commit', '-q', '-m', 'start');
+  return {
+    dir,
+    ralph: (args) => runCli('ralph-loop', ['--store', 'embedded', ...args], { cwd: dir, env }),
+    forge: (args) => runCli('forge-pack', ['--store', 'embedded', ...args], { cwd: dir, env }),
+    async ledger() {
+      const text = await readFile(join(dir, '.autoresearch', 'research-log.jsonl'), 'utf8');
+      return text
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line) as { iter: number; decision: string; score_after: number | null });
+    },
+    git,
+  };
+}
+
+/** A forge-pack argv for the scripted strategist's run steps (no shell; absolute paths). */
+const forgeArgv = (dir: string) => [process.execPath, BIN['forge-pack'], '-C', dir, '--store', 'embedded'];
+
+const stampNext = (dir: string) => ({
+  when: { role: 'strategist' },
+  steps: [
+    { write: '.autoresearch/directives/directive-{{next_iter}}.md', content: 'Try another value.\n' },
+    {
+      run: [
+        ...forgeArgv(dir),
+        'stamp',
+        '--epic',
+        '{{epic}}',
+        '--iter',
+        '{{next_iter}}',
+        '--directive-file',
+        `${dir}/.autoresearch/directives/directive-{{next_iter}}.md`,
+      ],
+    },
+    { say: 'stamped' },
+  ],
+});
+
+const retrospectiveRules = (dir: string) => [
+  {
+    when: { role: 'strategist', exists: '.autoresearch/terminal-signal.json' },
+    steps: [{ run: [...forgeArgv(dir), 'stamp', '--epic', '{{epic}}', '--retrospective'] }, { say: 'done' }],
+  },
+  {
+    when: { role: 'retrospective' },
+    steps: [{ write: '.autoresearch/retrospective.md', content: '# What we learned\n' }, { say: 'written' }],
+  },
+];
+
+const doer = (iter: number, value: string) => ({
+  when: { role: 'doer', iter },
+  steps: [{ write: 'src/value.txt', content: `${value}\n` }, { say: `HYPOTHESIS: ${value} is better` }],
+});
+
+async function stampHardLoop(repo: LoopRepo, extra: string[] = []): Promise<string> {
+  const stamped = await repo.forge([
+    'loop',
+    'value',
+    '--program',
+    'Make the value in src/value.txt as large as possible.',
+    '--metric-command',
+    'node metric/score.mjs',
+    '--score',
+    'json:value',
+    '--direction',
+    'maximize',
+    '--scope',
+    'src/',
+    '--agents',
+    'doer=scripted,judge=scripted,strategist=scripted',
+    ...extra,
+  ]);
+  expect(stamped.exitCode, stamped.stderr).toBe(0);
+  return stamped.stdout.trim();
+}
+
+beforeAll(assertBuilt);
+
+describe('autoresearch loop, end to end on the embedded store', () => {
+  it('keeps, reverts, stops on a plateau, runs the retrospective and closes the epic', async () => {
+    const repo = await loopRepo([]);
+    const rules = [
+      doer(1, '15'),
+      doer(2, '12'),
+      doer(3, '14'),
+      ...retrospectiveRules(repo.dir),
+      stampNext(repo.dir),
+    ];
+    await writeFile(join(repo.dir, '..', 'agent.json'), JSON.stringify({ rules }));
+    const epic = await stampHardLoop(repo, ['--plateau', '2', '--max-iterations', '10']);
+
+    const run = await repo.ralph([epic, '--agent', 'scripted']);
+    expect(run.exitCode, run.stderr).toBe(0);
+    expect(run.stderr).toContain('stopped: terminal');
+    expect((await repo.ledger()).map((l) => [l.iter, l.decision, l.score_after])).toEqual([
+      [0, 'baseline', 10],
+      [1, 'keep', 15],
+      [2, 'revert', 12],
+      [3, 'revert', 14],
+    ]);
+    expect(await readFile(join(repo.dir, 'src', 'value.txt'), 'utf8')).toBe('15\n');
+    expect(await repo.git('log', '--format=%s')).toMatch(/autoresearch iter 3: revert/);
+    expect(await readFile(join(repo.dir, '.autoresearch', 'retrospective.md'), 'utf8')).toContain('learned');
+    const terminal = JSON.parse(
+      await readFile(join(repo.dir, '.autoresearch', 'terminal-signal.json'), 'utf8'),
+    ) as {
+      reason: string;
+    };
+    expect(terminal.reason).toBe('plateau');
+
+    const status = await repo.ralph(['status', epic, '--json']);
+    expect(status.exitCode).toBe(0);
+    expect(JSON.stringify(JSON.parse(status.stdout))).toContain('plateau');
+    const epicBead = JSON.parse((await repo.forge(['beads', 'show', epic, '--json'])).stdout) as {
+      status: string;
+    }[];
+    expect(epicBead[0]!.status).toBe('closed');
+  });
+
+  it('catches a strategist that stamps nothing: retried once, then the loop stops saying what was expected', async () => {
+    const repo = await loopRepo([]);
+    const rules = [
+      doer(1, '11'),
+      { when: { role: 'strategist' }, steps: [{ say: 'I think we are done here.' }] },
+    ];
+    await writeFile(join(repo.dir, '..', 'agent.json'), JSON.stringify({ rules }));
+    const epic = await stampHardLoop(repo);
+    const run = await repo.ralph([epic, '--agent', 'scripted', '--backoff', '0']);
+    expect(run.exitCode).toBe(5);
+    expect(run.stderr).toContain('finished without stamping iteration 2');
+    expect(run.stderr).toContain('failed 2 time(s)');
+  });
+
+  it('waits for a human, then resumes with the answer, keeping the ledger and the best score', async () => {
+    const repo = await loopRepo([]);
+    const ask = {
+      when: { role: 'strategist', iter: 1 },
+      steps: [
+        {
+          run: [
+            ...forgeArgv(repo.dir),
+            'stamp',
+            '--epic',
+            '{{epic}}',
+            '--needs-human',
+            `${repo.dir}/question.md`,
+          ],
+        },
+        { say: 'asked' },
+      ],
+    };
+    const rules = [
+      doer(1, '20'),
+      doer(2, '25'),
+      ask,
+      ...retrospectiveRules(repo.dir),
+      { when: { role: 'resume-strategist' }, steps: stampNext(repo.dir).steps },
+    ];
+    await writeFile(join(repo.dir, '..', 'agent.json'), JSON.stringify({ rules }));
+    await writeFile(join(repo.dir, 'question.md'), '# Question\nMay the value exceed 24?\n');
+    const epic = await stampHardLoop(repo, ['--max-iterations', '2']);
+
+    const first = await repo.ralph([epic, '--agent', 'scripted']);
+    expect(first.exitCode).toBe(6);
+    expect(first.stderr).toContain(`ralph-loop resume ${epic}`);
+    expect((await repo.ledger()).map((l) => l.decision)).toEqual(['baseline', 'keep']);
+
+    const unanswered = await repo.ralph(['resume', epic, '--agent', 'scripted']);
+    expect(unanswered.exitCode).toBe(6);
+
+    const resumed = await repo.ralph(['resume', epic, '--answer', 'Yes, go higher.', '--agent', 'scripted']);
+    expect(resumed.exitCode, resumed.stderr).toBe(0);
+    const ledger = await repo.ledger();
+    expect(ledger.map((l) => [l.iter, l.decision, l.score_after])).toEqual([
+      [0, 'baseline', 10],
+      [1, 'keep', 20],
+      [2, 'keep', 25],
+    ]);
+    const files = await execa('ls', [join(repo.dir, '.autoresearch')]);
+    expect(files.stdout).toMatch(/needs-human-resolved-1\.md/);
+  });
+
+  it('catches a soft judge that writes: its changes are discarded and the iteration is recorded as a crash', async () => {
+    const repo = await loopRepo([]);
+    const judge = {
+      when: { role: 'judge' },
+      steps: [
+        { write: 'src/value.txt', content: '999\n' },
+        { write: 'planted.txt', content: 'x\n' },
+        { say: '{"score": 10, "findings": []}' },
+      ],
+    };
+    const rules = [doer(1, '11'), judge, ...retrospectiveRules(repo.dir), stampNext(repo.dir)];
+    await writeFile(join(repo.dir, '..', 'agent.json'), JSON.stringify({ rules }));
+    const stamped = await repo.forge([
+      'loop',
+      'value',
+      '--program',
+      'Improve src/value.txt.',
+      '--rubric',
+      'rubric.md',
+      '--artifact',
+      'src/value.txt',
+      '--max-iterations',
+      '1',
+      '--agents',
+      'doer=scripted,judge=scripted,strategist=scripted',
+    ]);
+    expect(stamped.exitCode, stamped.stderr).toBe(0);
+    const epic = stamped.stdout.trim();
+    const run = await repo.ralph([epic, '--agent', 'scripted']);
+    expect(run.stderr).toContain('judge tried to write');
+    const ledger = await repo.ledger();
+    expect(ledger.map((l) => l.decision)).toEqual(['crash', 'crash']);
+    expect(ledger[1]!.reason).toMatch(/changed .*src\/value\.txt/);
+    expect(await readFile(join(repo.dir, 'src', 'value.txt'), 'utf8')).toBe('10\n');
+    await expect(readFile(join(repo.dir, 'planted.txt'))).rejects.toThrow();
+  });
+});
