@@ -63,7 +63,7 @@ export function createProgressRenderer(options: ProgressOptions): ProgressRender
             ),
           );
           break;
-        case 'bead_started':
+        case 'bead_started': {
           live = { bead: event.bead, role: event.role, agent: event.agent, since: options.now() };
           const via = event.agent === 'built-in' ? event.executor : `${event.executor} ${event.agent}`;
           line(
@@ -74,6 +74,7 @@ export function createProgressRenderer(options: ProgressOptions): ProgressRender
             ticker.unref();
           }
           break;
+        }
         case 'activity':
           if (live !== undefined) live.note = event.message;
           if (options.tty) drawLive();
