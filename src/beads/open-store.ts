@@ -6,9 +6,18 @@ import type { BeadStore } from './types.js';
 export type StoreChoice = 'auto' | 'br' | 'embedded';
 
 export interface StoreFactories {
-  createBrStore(options: { cwd: string; env: NodeJS.ProcessEnv; actor: string; brPath: string; clock: Clock }): BeadStore;
-  createEmbeddedStore(options: { cwd: string; actor: string; clock: Clock }): BeadStore;
-  probeBr(options: { env: NodeJS.ProcessEnv; brPath: string }): Promise<{ path: string; version: string } | undefined>;
+  createBrStore(options: {
+    cwd: string;
+    env: NodeJS.ProcessEnv;
+    actor: string;
+    brPath: string;
+    clock: Clock;
+  }): BeadStore | Promise<BeadStore>;
+  createEmbeddedStore(options: { cwd: string; actor: string; clock: Clock }): BeadStore | Promise<BeadStore>;
+  probeBr(options: {
+    env: NodeJS.ProcessEnv;
+    brPath: string;
+  }): Promise<{ path: string; version: string } | undefined>;
 }
 
 export interface OpenStoreOptions {
@@ -27,14 +36,23 @@ export interface OpenedStore {
   brVersion?: string;
 }
 
-export async function openBeadStore(factories: StoreFactories, options: OpenStoreOptions): Promise<OpenedStore> {
+export async function openBeadStore(
+  factories: StoreFactories,
+  options: OpenStoreOptions,
+): Promise<OpenedStore> {
   const brPath = options.brPath ?? 'br';
-  const embedded = (): BeadStore =>
+  const embedded = (): BeadStore | Promise<BeadStore> =>
     factories.createEmbeddedStore({ cwd: options.cwd, actor: options.actor, clock: options.clock });
-  const br = (): BeadStore =>
-    factories.createBrStore({ cwd: options.cwd, env: options.env, actor: options.actor, brPath, clock: options.clock });
+  const br = (): BeadStore | Promise<BeadStore> =>
+    factories.createBrStore({
+      cwd: options.cwd,
+      env: options.env,
+      actor: options.actor,
+      brPath,
+      clock: options.clock,
+    });
 
-  if (options.choice === 'embedded') return { store: embedded(), reason: 'store: embedded (chosen)' };
+  if (options.choice === 'embedded') return { store: await embedded(), reason: 'store: embedded (chosen)' };
   const probe = await factories.probeBr({ env: options.env, brPath });
   if (options.choice === 'br') {
     if (probe === undefined) {
@@ -42,10 +60,14 @@ export async function openBeadStore(factories: StoreFactories, options: OpenStor
         hint: 'Install br (beads_rust) and put it on PATH, or use --store embedded.',
       });
     }
-    return { store: br(), reason: `store: br ${probe.version} (chosen)`, brVersion: probe.version };
+    return { store: await br(), reason: `store: br ${probe.version} (chosen)`, brVersion: probe.version };
   }
   if (probe !== undefined) {
-    return { store: br(), reason: `store: br ${probe.version} (found on PATH)`, brVersion: probe.version };
+    return {
+      store: await br(),
+      reason: `store: br ${probe.version} (found on PATH)`,
+      brVersion: probe.version,
+    };
   }
-  return { store: embedded(), reason: 'store: embedded (br not found on PATH)' };
+  return { store: await embedded(), reason: 'store: embedded (br not found on PATH)' };
 }

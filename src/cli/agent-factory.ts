@@ -1,7 +1,10 @@
 // Builds agent runners for the loop: user-given specs may be commands, bead labels never.
-import { resolveAgentRunner } from '../agents/index.js';
 import type { AgentFactory } from '../loop/agent-executor.js';
 
+/** The adapters load on first use, so commands that run no agent never pay for them. */
 export function createAgentFactory(): AgentFactory {
-  return (spec, { fromLabel }) => resolveAgentRunner(spec, { allowCommand: !fromLabel });
+  return async (spec, { fromLabel }) => {
+    const { resolveAgentRunner } = await import('../agents/index.js');
+    return resolveAgentRunner(spec, { allowCommand: !fromLabel });
+  };
 }

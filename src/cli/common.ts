@@ -2,7 +2,7 @@
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { openBeadStore, type OpenedStore, type StoreChoice } from '../beads/open-store.js';
 import type { CliDeps } from './deps.js';
-import { loadForgeConfig, type ForgeConfig } from './forge-config.js';
+import type { ForgeConfig } from './forge-config.js';
 
 export interface GlobalOptions {
   json?: boolean;
@@ -68,6 +68,7 @@ export interface StoreContext {
 /** Loads `.forge/config.json` and opens the store the flags and config ask for. */
 export async function openStoreFor(deps: CliDeps, options: GlobalOptions): Promise<StoreContext> {
   const cwd = workingDir(deps, options);
+  const { loadForgeConfig } = await import('./forge-config.js');
   const config = await loadForgeConfig(cwd);
   const opened = await openBeadStore(deps.storeFactories, {
     cwd,

@@ -1,15 +1,12 @@
 // The CLI's dependency container: real implementations by default, overridable in tests.
 import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
-import { createBrStore, probeBr } from '../beads/br/index.js';
-import { createEmbeddedStore } from '../beads/embedded/index.js';
 import type { StoreFactories } from '../beads/open-store.js';
 import { systemClock, type Clock } from '../infra/clock.js';
 import type { TextSink } from '../infra/text-sink.js';
 import type { AgentFactory } from '../loop/agent-executor.js';
 import type { Git } from '../loop/types.js';
 import { createAgentFactory } from './agent-factory.js';
-import { createRunnerGit, prepareLoopWorktree } from './runner-git.js';
 
 export type { TextSink } from '../infra/text-sink.js';
 
@@ -45,19 +42,28 @@ export function createDeps(overrides: Partial<CliDeps> = {}): CliDeps {
     stderr: process.stderr,
     stderrIsTTY: process.stderr.isTTY === true,
     clock: systemClock,
-    storeFactories: { createBrStore, createEmbeddedStore, probeBr },
+    storeFactories: lazyStoreFactories,
     version: readPackageVersion(),
     pid: process.pid,
     host: hostname(),
     onInterrupt: listenForInterrupts,
     exitNow: (code) => process.exit(code),
     agentFactory: createAgentFactory(),
-    createRunnerGit: (cwd) => createRunnerGit({ cwd, env: deps.env }),
-    prepareWorktree: (repo, epicId) => prepareLoopWorktree({ repo, epicId, env: deps.env }),
+    createRunnerGit: async (cwd) => (await import('./runner-git.js')).createRunnerGit({ cwd, env: deps.env }),
+    prepareWorktree: async (repo, epicId) =>
+      (await import('./runner-git.js')).prepareLoopWorktree({ repo, epicId, env: deps.env }),
     ...overrides,
   };
   return deps;
 }
+
+/** Stores load on first use: `status` and `--help` never pay for zod or execa. */
+const lazyStoreFactories: StoreFactories = {
+  createBrStore: async (options) => (await import('../beads/br/index.js')).createBrStore(options),
+  createEmbeddedStore: async (options) =>
+    (await import('../beads/embedded/index.js')).createEmbeddedStore(options),
+  probeBr: async (options) => (await import('../beads/br/index.js')).probeBr(options),
+};
 
 function listenForInterrupts(handler: (count: number) => void): () => void {
   let count = 0;

@@ -1,14 +1,13 @@
 // `ralph-loop`: run an epic's ready beads one at a time through agents and built-in executors.
 import { Command } from 'commander';
 import { readLockFile } from '../infra/lock-file.js';
-import { isProcessAlive } from '../infra/process.js';
+import { isProcessAlive } from '../infra/pid.js';
 import { configureProgram, globals, openStoreFor, parseInteger, storeOption, workingDir } from './common.js';
 import type { CliDeps } from './deps.js';
 import { createResumeCommand, createStatusCommand } from './loop-commands.js';
 import { runDirFor } from './epic-dirs.js';
-import { showLogs } from './logs-command.js';
 import { printJson, say } from './output.js';
-import { runLoopCommand, type RunFlags } from './run-command.js';
+import type { RunFlags } from './run-command.js';
 import { AppError, ExitCode } from '../infra/errors.js';
 
 function addRunOptions(command: Command): Command {
@@ -64,6 +63,7 @@ export function createRalphLoopProgram(deps: CliDeps): Command {
           exitCode: ExitCode.usage,
         });
       }
+      const { runLoopCommand } = await import('./run-command.js');
       await runLoopCommand(deps, globals(command), epicId, flags);
     },
   );
@@ -82,6 +82,7 @@ export function createRalphLoopProgram(deps: CliDeps): Command {
         const { opened } = await openStoreFor(deps, options);
         epicId = (await opened.store.show(beadId)).parent ?? beadId;
       }
+      const { runLoopCommand } = await import('./run-command.js');
       await runLoopCommand(deps, options, epicId, flags, beadId);
     });
 
@@ -113,6 +114,7 @@ export function createRalphLoopProgram(deps: CliDeps): Command {
     .option('--all', 'events of every run, not only the latest')
     .action(
       async (epicId: string, beadId: string | undefined, flags: { all?: boolean }, command: Command) => {
+        const { showLogs } = await import('./logs-command.js');
         await showLogs(deps, globals(command), epicId, beadId, flags.all === true);
       },
     );

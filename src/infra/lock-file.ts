@@ -3,7 +3,7 @@ import { mkdir, open, readFile, rename, rm, stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { isNotFound, writeJsonAtomic } from './atomic-file.js';
 import { EnvironmentError } from './errors.js';
-import { isProcessAlive, signalGroup } from './process.js';
+import { isProcessAlive, signalGroup } from './pid.js';
 
 export interface LockRecord {
   pid: number;

@@ -1,5 +1,8 @@
 // Runs a child process from an argv array in its own process group, with timeouts that kill the group.
 import { execa } from 'execa';
+import { signalGroup } from './pid.js';
+
+export { isProcessAlive, signalGroup } from './pid.js';
 
 export interface Command {
   file: string;
@@ -151,25 +154,6 @@ export async function runProcess(command: Command, options: RunProcessOptions): 
     spawnError,
     durationMs: Date.now() - started,
   };
-}
-
-/** Sends a signal to a whole process group; a group that is already gone is not an error. */
-export function signalGroup(pid: number, signal: NodeJS.Signals): void {
-  try {
-    process.kill(-pid, signal);
-  } catch {
-    // ESRCH: the group has exited.
-  }
-}
-
-/** True when a process with this pid exists (on this host). */
-export function isProcessAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as { code?: string }).code === 'EPERM';
-  }
 }
 
 class TailBuffer {

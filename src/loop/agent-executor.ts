@@ -4,7 +4,10 @@ import type { Bead } from '../beads/types.js';
 import type { ExecutionRequest, ExecutionResult, Executor } from './types.js';
 
 /** Builds an agent runner from a spec; throws a clear error for an unknown agent. */
-export type AgentFactory = (spec: string, options: { fromLabel: boolean }) => AgentRunner;
+export type AgentFactory = (
+  spec: string,
+  options: { fromLabel: boolean },
+) => AgentRunner | Promise<AgentRunner>;
 
 export interface AgentExecutorOptions {
   kind: string;
@@ -22,7 +25,7 @@ export function createAgentExecutor(options: AgentExecutorOptions): Executor {
     async execute(request) {
       let runner: AgentRunner;
       try {
-        runner = options.agents(request.agentSpec, { fromLabel: request.agentFromLabel });
+        runner = await options.agents(request.agentSpec, { fromLabel: request.agentFromLabel });
       } catch (error) {
         return { outcome: 'error', fatal: true, message: (error as Error).message, agent: request.agentSpec };
       }

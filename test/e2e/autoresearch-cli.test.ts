@@ -7,13 +7,7 @@ import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import {
-  createLoopCommand,
-  createResumeCommand,
-  createStampCommand,
-  createStatusCommand,
-  prefersUnicode,
-} from '../../src/cli/loop-commands.js';
+import { prefersUnicode } from '../../src/cli/loop-commands.js';
 import { createForgePackProgram } from '../../src/cli/forge-pack.js';
 import { runProgram } from '../../src/cli/main.js';
 import { createRalphLoopProgram } from '../../src/cli/ralph-loop.js';
@@ -38,12 +32,7 @@ function sink(): { write(text: string): void; text: string } {
 async function run(repo: TempRepo, program: 'forge-pack' | 'ralph-loop', args: string[]): Promise<Run> {
   const stdout = sink();
   const stderr = sink();
-  const create =
-    program === 'forge-pack'
-      ? (d: Parameters<typeof createForgePackProgram>[0]) =>
-          createForgePackProgram(d).addCommand(createLoopCommand(d)).addCommand(createStampCommand(d))
-      : (d: Parameters<typeof createRalphLoopProgram>[0]) =>
-          createRalphLoopProgram(d).addCommand(createStatusCommand(d)).addCommand(createResumeCommand(d));
+  const create = program === 'forge-pack' ? createForgePackProgram : createRalphLoopProgram;
   const code = await runProgram(program, create, ['node', program, '--store', 'embedded', ...args], {
     cwd: repo.dir,
     env: { ...repo.env, NO_COLOR: '1', LANG: 'en_US.UTF-8' },
