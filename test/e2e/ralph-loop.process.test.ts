@@ -346,3 +346,71 @@ describe('ralph-loop process: one runner, crashes and signals', () => {
     expect((await repo.show(ids[1]!)).status).toBe('open');
   });
 });
+
+describe('ralph-loop process: git', () => {
+  const git = (repo: Repo, ...args: string[]) =>
+    execa('git', args, { cwd: repo.dir, env: repo.env }).then((r) => r.stdout);
+
+  it("--auto-commit commits what a bead changed, naming the bead, and never Forge's own files", async () => {
+    const repo = await makeRepo();
+    const { epic, ids } = await repo.epic(['write the file']);
+    await repo.script({ [ids[0]!]: [[{ write: { path: 'feature.txt', content: 'new\n' } }]] });
+    const run = await repo.ralph([epic, '--agent', repo.agent, '--auto-commit']);
+    expect(run.exitCode, run.stderr).toBe(0);
+    expect(await git(repo, 'log', '-1', '--format=%s')).toBe(`ralph-loop: ${ids[0]} write the file`);
+    expect((await git(repo, 'show', '--name-only', '--format=', 'HEAD')).split('\n')).toEqual([
+      'feature.txt',
+    ]);
+  });
+
+  it('refuses to start while a merge is in progress, and touches nothing', async () => {
+    const repo = await makeRepo();
+    const { epic, ids } = await repo.epic(['a']);
+    await git(repo, 'checkout', '-q', '-b', 'other');
+    await writeFile(join(repo.dir, 'f.txt'), 'other\n');
+    await git(repo, 'add', 'f.txt');
+    await git(repo, 'commit', '-q', '-m', 'other');
+    await git(repo, 'checkout', '-q', 'main');
+    await writeFile(join(repo.dir, 'f.txt'), 'main\n');
+    await git(repo, 'add', 'f.txt');
+    await git(repo, 'commit', '-q', '-m', 'main');
+    await execa('git', ['merge', 'other'], { cwd: repo.dir, env: repo.env, reject: false });
+    const run = await repo.ralph([epic, '--agent', repo.agent]);
+    expect(run.exitCode).toBe(3);
+    expect(run.stderr).toMatch(/merge or rebase is in progress/);
+    expect(await repo.calls()).toEqual([]);
+    expect((await repo.show(ids[0]!)).status).toBe('open');
+  });
+
+  it('--worktree runs the agents in .forge/worktrees/<epic> on branch ralph-loop/<epic>, and reuses it', async () => {
+    const repo = await makeRepo();
+    const { epic, ids } = await repo.epic(['first', 'second']);
+    await repo.script({ '*': [[{ write: { path: 'made-here.txt', content: 'x\n' } }]] });
+    const first = await repo.ralph([
+      epic,
+      '--agent',
+      repo.agent,
+      '--worktree',
+      '--max-beads',
+      '1',
+      '--auto-commit',
+    ]);
+    expect(first.exitCode, first.stderr).toBe(0);
+    const worktree = join(repo.dir, '.forge', 'worktrees', epic);
+    const calls = await repo.calls();
+    expect(calls[0]!.cwd).toBe(worktree);
+    expect(existsSync(join(worktree, 'made-here.txt'))).toBe(true);
+    expect(existsSync(join(repo.dir, 'made-here.txt'))).toBe(false);
+    expect(await execa('git', ['branch', '--show-current'], { cwd: worktree }).then((r) => r.stdout)).toBe(
+      `ralph-loop/${epic}`,
+    );
+    expect(await git(repo, 'log', '-1', '--format=%s', `ralph-loop/${epic}`)).toBe(
+      `ralph-loop: ${ids[0]} first`,
+    );
+
+    const second = await repo.ralph([epic, '--agent', repo.agent, '--worktree']);
+    expect(second.exitCode, second.stderr).toBe(0);
+    expect((await repo.calls())[1]!.cwd).toBe(worktree);
+    expect((await repo.show(ids[1]!)).status).toBe('closed');
+  });
+});

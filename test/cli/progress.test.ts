@@ -1,0 +1,84 @@
+// The human progress renderer: one line per bead on plain stderr, a live line with elapsed time on a TTY.
+import { describe, expect, it } from 'vitest';
+import { createProgressRenderer } from '../../src/cli/progress.js';
+import type { LoopEvent } from '../../src/loop/types.js';
+
+const started: LoopEvent = {
+  type: 'bead_started',
+  ts: 't',
+  epic: 'bd-e',
+  bead: 'bd-e.1',
+  title: 'Write the parser',
+  role: 'doer',
+  agent: 'claude-opus',
+  executor: 'agent',
+  attempt: 1,
+};
+const finished: LoopEvent = {
+  type: 'attempt_finished',
+  ts: 't',
+  epic: 'bd-e',
+  bead: 'bd-e.1',
+  title: 'Write the parser',
+  role: 'doer',
+  agent: 'claude-opus',
+  attempt: 1,
+  outcome: 'ok',
+  duration_ms: 83_000,
+  input_tokens: 12_000,
+  output_tokens: 345,
+  cost_usd: 0.4123,
+  message: 'done',
+  transcript: '/logs/bd-e.1.log',
+};
+
+function render(tty: boolean, events: LoopEvent[], now = () => 0): string {
+  let out = '';
+  const renderer = createProgressRenderer({ sink: { write: (t) => (out += t) }, tty, color: false, now });
+  for (const event of events) renderer.render(event);
+  renderer.stop();
+  return out;
+}
+
+describe('progress renderer', () => {
+  it('prints plain lines without control characters when stderr is not a TTY', () => {
+    const out = render(false, [started, finished]);
+    expect(out).not.toMatch(/[\r\x1b]/);
+    expect(out).toContain('▶ bd-e.1 Write the parser (role:doer, agent claude-opus, attempt 1)');
+    expect(out).toContain('✓ bd-e.1 ok (1m23s · 12.3k tokens · $0.4123)');
+  });
+
+  it('draws a live line with the elapsed time on a TTY and clears it before the next line', () => {
+    let clock = 0;
+    let out = '';
+    const renderer = createProgressRenderer({
+      sink: { write: (t) => (out += t) },
+      tty: true,
+      color: false,
+      now: () => clock,
+    });
+    renderer.render(started);
+    clock = 65_000;
+    renderer.render({
+      type: 'activity',
+      ts: 't',
+      epic: 'bd-e',
+      bead: 'bd-e.1',
+      message: 'rate limit reached',
+    });
+    renderer.render(finished);
+    renderer.stop();
+    expect(out).toContain('\r\x1b[2K… bd-e.1 doer via claude-opus 1m05s · rate limit reached');
+    expect(out).toContain('\r\x1b[2K✓ bd-e.1 ok');
+  });
+
+  it('shows a failure with its message and a built-in executor without an agent', () => {
+    const out = render(false, [
+      { ...started, agent: 'built-in', executor: 'arbiter', role: 'arbiter' },
+      { ...finished, outcome: 'error', message: 'no base commit' },
+    ]);
+    expect(out).toContain('(role:arbiter, arbiter, attempt 1)');
+    expect(out).toContain('✗ bd-e.1 error');
+    expect(out).toContain(': no base commit');
+  });
+});
