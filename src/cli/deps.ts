@@ -6,6 +6,7 @@ import { systemClock, type Clock } from '../infra/clock.js';
 import type { TextSink } from '../infra/text-sink.js';
 import type { AgentFactory } from '../loop/agent-executor.js';
 import type { Git } from '../loop/types.js';
+import type { Prompter } from './prompt.js';
 import { createAgentFactory } from './agent-factory.js';
 
 export type { TextSink } from '../infra/text-sink.js';
@@ -30,6 +31,12 @@ export interface CliDeps {
   /** Builds agent runners from specs (tests swap in fakes). */
   agentFactory: AgentFactory;
   createRunnerGit(cwd: string): Promise<Git | undefined>;
+  /** How init asks questions: undefined = the terminal when stdin is one; null = never ask. */
+  prompter?: Prompter | null;
+  /** The Node version doctor checks (tests pretend to be an old Node). */
+  nodeVersion?: string;
+  /** How doctor tells a live lock holder from a dead one. */
+  isProcessAlive?: (pid: number) => boolean;
   /** Makes (or reuses) the loop's worktree on branch ralph-loop/<epic>; returns its path. */
   prepareWorktree(repo: string, epicId: string): Promise<string>;
 }

@@ -1,16 +1,14 @@
 // The checks behind `forge-pack doctor`: each looks at one thing and says how to fix it when it is wrong.
-import { readdir, readFile, stat } from 'node:fs/promises';
+// This file checks the machine (node, git, br, agent CLIs, skills); doctor-repo-checks.ts the repository.
+import { readdir, readFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { loadLoopConfig } from '../autoresearch/config.js';
-import { LOOPS_REGISTRY_PATH, readLoopsRegistry } from '../autoresearch/workspace.js';
 import { featuresOf } from '../beads/br/version.js';
-import { openBeadStore, type StoreChoice } from '../beads/open-store.js';
+import type { StoreChoice } from '../beads/open-store.js';
 import { readFileIfExists } from '../infra/atomic-file.js';
-import { AppError } from '../infra/errors.js';
-import { readLockFile } from '../infra/lock-file.js';
 import type { CliDeps } from './deps.js';
+import { checkConfig, checkLocks, checkLoops, checkStore } from './doctor-repo-checks.js';
 import {
   AGENT_CLIS,
   MIN_NODE,
@@ -19,7 +17,7 @@ import {
   probeGit,
   type ExecutableProbe,
 } from './environment-probes.js';
-import { FORGE_CONFIG_PATH, forgeConfigSchema, parseConfigText, type ForgeConfig } from './forge-config.js';
+import { FORGE_CONFIG_PATH, forgeConfigSchema, type ForgeConfig } from './forge-config.js';
 
 export type CheckStatus = 'ok' | 'info' | 'warn' | 'fail';
 
@@ -78,7 +76,8 @@ export async function runDoctorChecks(ctx: DoctorContext): Promise<DoctorCheck[]
 
 function checkNode(version: string): DoctorCheck {
   const needed = `${MIN_NODE[0]}.${MIN_NODE[1]}`;
-  if (nodeIsSupported(version)) return { name: 'node', status: 'ok', summary: `${version} (Forge needs ≥ ${needed})` };
+  if (nodeIsSupported(version))
+    return { name: 'node', status: 'ok', summary: `${version} (Forge needs ≥ ${needed})` };
   return {
     name: 'node',
     status: 'fail',
@@ -116,43 +115,6 @@ function gitCheck(git: Awaited<ReturnType<typeof probeGit>>, cwd: string): Docto
     };
   }
   return { name: 'git', status: 'ok', summary: `git ${git.version}; repository ${git.topLevel}` };
-}
-
-async function checkConfig(cwd: string): Promise<{ check: DoctorCheck; config?: ForgeConfig }> {
-  const text = await readFileIfExists(join(cwd, FORGE_CONFIG_PATH));
-  if (text === undefined) {
-    return {
-      check: {
-        name: 'config',
-        status: 'warn',
-        summary: `no ${FORGE_CONFIG_PATH}: the defaults apply`,
-        fix: 'Run forge-pack init to write one (store, agents per role, gates).',
-      },
-    };
-  }
-  try {
-    const config = parseConfigText(FORGE_CONFIG_PATH, text, forgeConfigSchema);
-    const gates = Object.keys(config.gates);
-    return {
-      config,
-      check: {
-        name: 'config',
-        status: 'ok',
-        summary: `${FORGE_CONFIG_PATH} is valid (store ${config.store}, ${gates.length} gate${gates.length === 1 ? '' : 's'})`,
-      },
-    };
-  } catch (error) {
-    if (!(error instanceof AppError)) throw error;
-    return {
-      check: {
-        name: 'config',
-        status: 'fail',
-        kind: 'config',
-        summary: error.message.replace(/\n/g, '; '),
-        fix: `Fix ${FORGE_CONFIG_PATH} (the message names the field), or regenerate it with forge-pack init --force.`,
-      },
-    };
-  }
 }
 
 function brCheck(br: { path: string; version: string } | undefined, choice: StoreChoice): DoctorCheck {
@@ -195,37 +157,6 @@ function brCheck(br: { path: string; version: string } | undefined, choice: Stor
   return { name: 'br', status: 'ok', summary, details };
 }
 
-async function checkStore(ctx: DoctorContext, config: ForgeConfig): Promise<DoctorCheck> {
-  const { deps, cwd } = ctx;
-  try {
-    const opened = await openBeadStore(deps.storeFactories, {
-      cwd,
-      env: deps.env,
-      choice: ctx.store ?? config.store,
-      actor: ctx.actor ?? config.actor ?? 'forge',
-      ...(config.br_path === undefined ? {} : { brPath: config.br_path }),
-      clock: deps.clock,
-    });
-    const open = await opened.store.list({});
-    const where = opened.store.kind === 'br' ? 'br database in .beads/' : '.beads/issues.jsonl';
-    return {
-      name: 'store',
-      status: 'ok',
-      summary: `${opened.reason.replace(/^store: /, '')}; ${where} readable, ${open.length} open bead${open.length === 1 ? '' : 's'}`,
-      details: { kind: opened.store.kind, open_beads: open.length },
-    };
-  } catch (error) {
-    if (!(error instanceof AppError)) throw error;
-    return {
-      name: 'store',
-      status: 'fail',
-      kind: 'environment',
-      summary: `the bead store cannot be opened: ${error.message}`,
-      fix: error.hint ?? 'Run forge-pack init to create it.',
-    };
-  }
-}
-
 function agentsCheck(found: ExecutableProbe[], config: ForgeConfig): DoctorCheck {
   const describe = (cli: ExecutableProbe): string =>
     cli.path === undefined
@@ -237,7 +168,9 @@ function agentsCheck(found: ExecutableProbe[], config: ForgeConfig): DoctorCheck
   const configured = new Set(
     Object.values(config.agents).map((spec) => /^(claude|codex)(?:-|$)/.exec(spec.trim())?.[1]),
   );
-  const missing = AGENT_CLIS.filter((cli) => configured.has(cli.name) && !usable.some((u) => u.name === cli.name));
+  const missing = AGENT_CLIS.filter(
+    (cli) => configured.has(cli.name) && !usable.some((u) => u.name === cli.name),
+  );
   if (missing.length > 0) {
     return {
       name: 'agents',
@@ -290,7 +223,8 @@ async function checkSkills(env: NodeJS.ProcessEnv): Promise<DoctorCheck> {
       const theirs = await readFileIfExists(join(dir, name, 'SKILL.md'));
       if (theirs === undefined) continue;
       installed += 1;
-      if (theirs !== (await readFile(join(SHIPPED_SKILLS_DIR, name, 'SKILL.md'), 'utf8'))) outdated.push(name);
+      if (theirs !== (await readFile(join(SHIPPED_SKILLS_DIR, name, 'SKILL.md'), 'utf8')))
+        outdated.push(name);
     }
     if (installed > 0) places.push({ label, dir, installed, outdated });
   }
@@ -305,7 +239,10 @@ async function checkSkills(env: NodeJS.ProcessEnv): Promise<DoctorCheck> {
     };
   }
   const summary = places
-    .map((p) => `${p.installed}/${shipped.length} in ${p.dir}${p.outdated.length > 0 ? ` (${p.outdated.length} outdated)` : ''}`)
+    .map(
+      (p) =>
+        `${p.installed}/${shipped.length} in ${p.dir}${p.outdated.length > 0 ? ` (${p.outdated.length} outdated)` : ''}`,
+    )
     .join('; ');
   if (places.some((p) => p.outdated.length > 0 || p.installed < shipped.length)) {
     return {
@@ -328,97 +265,4 @@ async function listSkills(dir: string): Promise<string[]> {
     }
   }
   return names.sort();
-}
-
-async function checkLocks(ctx: DoctorContext): Promise<DoctorCheck> {
-  const { cwd, deps } = ctx;
-  const paths: string[] = [];
-  const epicsDir = join(cwd, '.forge', 'epics');
-  for (const entry of await readdir(epicsDir, { withFileTypes: true }).catch(() => [])) {
-    if (entry.isDirectory()) paths.push(join(epicsDir, entry.name, 'ralph-loop.lock'));
-  }
-  const registry = await readLoopsRegistry(cwd).catch(() => ({}));
-  for (const entry of Object.values(registry)) paths.push(join(resolve(cwd, entry.workspace), 'ralph-loop.lock'));
-
-  const stale: string[] = [];
-  const live: string[] = [];
-  const unreadable: string[] = [];
-  for (const path of paths) {
-    if (!(await stat(path).then(() => true, () => false))) continue;
-    const holder = await readLockFile(path);
-    const shown = path.startsWith(`${cwd}/`) ? path.slice(cwd.length + 1) : path;
-    if (holder === undefined) unreadable.push(shown);
-    else if (holder.host === deps.host && !ctx.isAlive(holder.pid)) stale.push(`${shown} (pid ${holder.pid}, dead)`);
-    else live.push(`${holder.epic} (pid ${holder.pid} on ${holder.host})`);
-  }
-  const details = { stale, live, unreadable };
-  if (stale.length > 0 || unreadable.length > 0) {
-    return {
-      name: 'locks',
-      status: 'warn',
-      summary: [
-        stale.length > 0 ? `stale: ${stale.join(', ')}` : '',
-        unreadable.length > 0 ? `unreadable: ${unreadable.join(', ')}` : '',
-      ]
-        .filter((part) => part !== '')
-        .join('; '),
-      fix: 'The next ralph-loop run takes a stale lock over by itself; delete the file if no loop is running.',
-      details,
-    };
-  }
-  if (live.length > 0) return { name: 'locks', status: 'info', summary: `running: ${live.join(', ')}`, details };
-  return { name: 'locks', status: 'ok', summary: 'no stale runner locks', details };
-}
-
-async function checkLoops(cwd: string): Promise<DoctorCheck[]> {
-  let registry;
-  try {
-    registry = await readLoopsRegistry(cwd);
-  } catch (error) {
-    if (!(error instanceof AppError)) throw error;
-    return [
-      {
-        name: 'loops',
-        status: 'fail',
-        kind: 'config',
-        summary: error.message,
-        fix: error.hint ?? `Fix ${LOOPS_REGISTRY_PATH}.`,
-      },
-    ];
-  }
-  const epics = Object.entries(registry);
-  if (epics.length === 0) return [{ name: 'loops', status: 'info', summary: `no loops in ${LOOPS_REGISTRY_PATH}` }];
-  const checks: DoctorCheck[] = [];
-  for (const [epic, entry] of epics) {
-    const name = `loop ${epic}`;
-    const root = resolve(cwd, entry.workspace);
-    const isDir = await stat(root).then((s) => s.isDirectory(), () => false);
-    if (!isDir) {
-      checks.push({
-        name,
-        status: 'warn',
-        summary: `workspace ${entry.workspace} is missing`,
-        fix: `Remove "${epic}" from ${LOOPS_REGISTRY_PATH} if the loop is gone, or restore ${entry.workspace}.`,
-      });
-      continue;
-    }
-    try {
-      const config = await loadLoopConfig(join(root, 'config.json'));
-      checks.push({
-        name,
-        status: 'ok',
-        summary: `${entry.workspace}: "${config.subject}", ${config.metric.type} metric, config valid`,
-      });
-    } catch (error) {
-      if (!(error instanceof AppError)) throw error;
-      checks.push({
-        name,
-        status: 'fail',
-        kind: 'config',
-        summary: error.message.split(`${cwd}/`).join('').replace(/\n/g, '; '),
-        fix: error.hint ?? `Fix ${entry.workspace}/config.json.`,
-      });
-    }
-  }
-  return checks;
 }

@@ -1,10 +1,10 @@
 // `forge-pack doctor`: is everything Forge needs here and healthy? One line per check, a fix for each problem.
 import { Command } from 'commander';
 import { AppError, ExitCode } from '../infra/errors.js';
-import { isProcessAlive } from '../infra/process.js';
+import { isProcessAlive } from '../infra/pid.js';
 import { globals, parseInteger, workingDir } from './common.js';
 import type { CliDeps } from './deps.js';
-import { runDoctorChecks, type CheckStatus, type DoctorCheck } from './doctor-checks.js';
+import type { CheckStatus, DoctorCheck } from './doctor-checks.js';
 import { printJson } from './output.js';
 
 /** What doctor adds to CliDeps, so tests can pose as another Node or another process table. */
@@ -16,7 +16,11 @@ export interface DoctorDeps {
 export function createDoctorCommand(deps: CliDeps & DoctorDeps): Command {
   return new Command('doctor')
     .description('check node, git, br, agent CLIs, skills, the bead store, configs, locks and loops')
-    .option('--timeout <seconds>', 'how long each version probe (claude, codex, br) may take (default 10)', parseInteger(1))
+    .option(
+      '--timeout <seconds>',
+      'how long each version probe (claude, codex, br) may take (default 10)',
+      parseInteger(1),
+    )
     .addHelpText(
       'after',
       `
@@ -32,6 +36,8 @@ repository, a bead store that opens), 4 a config that does not validate (.forge/
     .action(async (flags: { timeout?: number }, command: Command) => {
       const options = globals(command);
       const cwd = workingDir(deps, options);
+      // The checks (and zod, execa, the stores) load only when doctor runs.
+      const { runDoctorChecks } = await import('./doctor-checks.js');
       const checks = await runDoctorChecks({
         deps,
         cwd,
@@ -50,7 +56,9 @@ repository, a bead store that opens), 4 a config that does not validate (.forge/
         `${failed.length} problem${failed.length === 1 ? '' : 's'} found: ${failed.map((c) => c.name).join(', ')}.`,
         {
           exitCode: onlyConfig ? ExitCode.config : ExitCode.environment,
-          hint: options.json ? 'See the checks with "status": "fail" and their "fix".' : 'Each FAIL line above says how to fix it.',
+          hint: options.json
+            ? 'See the checks with "status": "fail" and their "fix".'
+            : 'Each FAIL line above says how to fix it.',
         },
       );
     });

@@ -66,9 +66,14 @@ export async function probeExecutable(
     { file: path, args },
     { cwd: options.cwd, env: options.env, timeoutMs: options.timeoutMs ?? 10_000, killGraceMs: 500 },
   );
-  if (result.spawnError !== undefined) return { name, path, problem: `could not start: ${result.spawnError}` };
+  if (result.spawnError !== undefined)
+    return { name, path, problem: `could not start: ${result.spawnError}` };
   if (result.timedOut) {
-    return { name, path, problem: `\`${name} ${args.join(' ')}\` did not answer within ${result.durationMs} ms` };
+    return {
+      name,
+      path,
+      problem: `\`${name} ${args.join(' ')}\` did not answer within ${result.durationMs} ms`,
+    };
   }
   const version = parseVersion(`${result.stdout}\n${result.stderr}`);
   if (result.exitCode !== 0) {

@@ -3,6 +3,8 @@ import { Command } from 'commander';
 import { createBeadsCommand } from './beads-commands.js';
 import { configureProgram, storeOption } from './common.js';
 import type { CliDeps } from './deps.js';
+import { createDoctorCommand } from './doctor-command.js';
+import { createInitCommand } from './init-command.js';
 import { createLoopCommand, createStampCommand } from './loop-commands.js';
 
 export function createForgePackProgram(deps: CliDeps): Command {
@@ -12,6 +14,8 @@ export function createForgePackProgram(deps: CliDeps): Command {
     .addOption(storeOption())
     .option('--actor <name>', 'name recorded on bead changes (default: forge)');
 
+  program.addCommand(createInitCommand(deps));
+  program.addCommand(createDoctorCommand(deps));
   program.addCommand(createLoopCommand(deps));
   program.addCommand(createStampCommand(deps));
   program.addCommand(createBeadsCommand(deps));

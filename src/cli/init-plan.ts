@@ -13,7 +13,8 @@ export const FORGE_GITIGNORE_PATH = '.forge/.gitignore';
  */
 export const FORGE_GITIGNORE_ENTRIES = ['epics/', 'worktrees/', 'logs/', '*.lock', '*.tmp', '*.bak'] as const;
 
-const GITIGNORE_HEADER = '# Forge run state (locks, events, transcripts, worktrees); config.json is committed.';
+const GITIGNORE_HEADER =
+  '# Forge run state (locks, events, transcripts, worktrees); config.json is committed.';
 
 /** The config file as written: only what init decided, everything else left to the defaults. */
 export type ForgeConfigFile = Pick<ForgeConfig, 'store' | 'agents' | 'gates'> & { actor?: string };
@@ -42,7 +43,12 @@ export function buildFreshConfig(input: FreshConfigInput): ForgeConfigFile {
 export function defaultAgents(found: readonly ExecutableProbe[]): Record<string, string> {
   const has = (name: string): boolean => found.some((cli) => cli.name === name && cli.path !== undefined);
   if (!has('claude') && has('codex')) return { default: 'codex' };
-  return { default: 'claude-sonnet', doer: 'claude-opus', judge: 'claude-haiku', strategist: 'claude-sonnet' };
+  return {
+    default: 'claude-sonnet',
+    doer: 'claude-opus',
+    judge: 'claude-haiku',
+    strategist: 'claude-sonnet',
+  };
 }
 
 export interface GitignoreUpdate {

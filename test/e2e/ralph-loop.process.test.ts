@@ -26,7 +26,7 @@ interface Repo {
   env: Record<string, string>;
   agent: string;
   script(plan: Record<string, Action[][]>): Promise<void>;
-  calls(): Promise<{ bead: string; attempt: number; stdin: string; pid: number }[]>;
+  calls(): Promise<{ bead: string; attempt: number; stdin: string; pid: number; cwd: string }[]>;
   forge(args: string[]): Promise<CliResult>;
   ralph(args: string[], timeoutMs?: number): Promise<CliResult>;
   epic(titles: string[], extra?: (index: number) => string[]): Promise<{ epic: string; ids: string[] }>;
@@ -81,7 +81,10 @@ async function makeRepo(store: Store = 'embedded'): Promise<Repo> {
       return text
         .split('\n')
         .filter((line) => line !== '')
-        .map((line) => JSON.parse(line) as { bead: string; attempt: number; stdin: string; pid: number });
+        .map(
+          (line) =>
+            JSON.parse(line) as { bead: string; attempt: number; stdin: string; pid: number; cwd: string },
+        );
     },
     forge: (args) => runCli('forge-pack', ['--store', store, ...args], { cwd: work, env }),
     ralph: (args, timeoutMs) =>

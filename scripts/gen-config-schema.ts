@@ -1,0 +1,112 @@
+// Generates the JSON Schemas of Forge's config files from their zod schemas (the single source of truth).
+// Usage: tsx scripts/gen-config-schema.ts           writes schemas/*.schema.json
+//        tsx scripts/gen-config-schema.ts --check   exits 1 when a committed schema is out of date
+import { readFile, writeFile, mkdir } from 'node:fs/promises';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import * as prettier from 'prettier';
+import { z } from 'zod';
+import { loopConfigSchema } from '../src/autoresearch/config.js';
+import { forgeConfigSchema } from '../src/cli/forge-config.js';
+
+export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
+
+type JsonSchema = Record<string, unknown>;
+
+interface SchemaSpec {
+  schema: z.ZodType;
+  title: string;
+  description: string;
+  /** Descriptions of fields, by dotted path through `properties` (editors show them on hover). */
+  fields: Record<string, string>;
+}
+
+const SCHEMAS: Record<string, SchemaSpec> = {
+  'schemas/forge-config.schema.json': {
+    schema: forgeConfigSchema,
+    title: 'Forge repository config (.forge/config.json)',
+    description: 'Per-repo settings for forge-pack and ralph-loop. Written by `forge-pack init`.',
+    fields: {
+      store: 'Bead store: br, embedded (.beads/issues.jsonl without br), or auto (br when it is on PATH).',
+      actor: 'Name recorded on bead changes (default: forge).',
+      br_path: 'The br executable to use (default: br on PATH).',
+      agents: 'Agent spec per role (doer, judge, strategist, …) and "default" for every other role.',
+      runner: 'Defaults for ralph-loop runs; command-line flags win.',
+      'runner.bead_timeout_seconds': "Per-bead limit; the agent's whole process group is killed.",
+      'runner.max_attempts': 'Attempts per bead before it is labelled ralph:failed.',
+      'runner.auto_commit': 'Commit what a code-writing bead changed, naming the bead.',
+      gates: 'Validation commands (test, lint, typecheck, build) as argv arrays; run without a shell.',
+    },
+  },
+  'schemas/loop-config.schema.json': {
+    schema: loopConfigSchema,
+    title: 'Forge autoresearch loop config (.autoresearch/config.json)',
+    description: 'One autoresearch loop: written by `forge-pack loop`, read by the runner and the arbiter.',
+    fields: {
+      subject: 'What the loop improves, in a few words; bead titles carry it.',
+      epic_id: 'The epic whose beads make up the loop.',
+      metric: 'Hard (a command the runner runs) or soft (a rubric a read-only judge agent applies).',
+      target: 'Stop when the score reaches this; null for no target.',
+      min_delta: 'Smallest change that counts as an improvement.',
+      caps: 'When the loop stops on its own; 0 means no cap.',
+      'caps.max_iterations': 'Stop after this many iterations.',
+      'caps.wall_clock_seconds': 'Stop after this long.',
+      'caps.plateau_threshold': 'Stop after this many non-improvements in a row.',
+      'caps.max_cost_usd': 'Stop when agents have cost this much.',
+      scope: 'Paths the doer may change and the judge may read, relative to the repository root.',
+      agents: 'Agent per role, e.g. claude-opus, claude-haiku, codex.',
+      confirmation_rounds: 'Iterations in a row that must meet the target.',
+    },
+  },
+};
+
+/** The schema files as they should be on disk, formatted as prettier would. */
+export async function renderSchemas(): Promise<Map<string, string>> {
+  const out = new Map<string, string>();
+  for (const [file, spec] of Object.entries(SCHEMAS)) {
+    const generated = z.toJSONSchema(spec.schema, { io: 'input', unrepresentable: 'any' }) as JsonSchema;
+    const { $schema, ...rest } = generated;
+    const document: JsonSchema = { $schema, title: spec.title, description: spec.description, ...rest };
+    for (const [path, text] of Object.entries(spec.fields)) describeField(document, path, text);
+    const path = join(ROOT, file);
+    const options = (await prettier.resolveConfig(path)) ?? {};
+    out.set(file, await prettier.format(JSON.stringify(document), { ...options, filepath: path }));
+  }
+  return out;
+}
+
+function describeField(document: JsonSchema, dotted: string, text: string): void {
+  let node: JsonSchema | undefined = document;
+  for (const key of dotted.split('.')) {
+    const properties = node?.properties as Record<string, JsonSchema> | undefined;
+    node = properties?.[key];
+  }
+  if (node === undefined) throw new Error(`gen-config-schema: no field ${dotted} in the schema`);
+  node.description = text;
+}
+
+async function main(argv: string[]): Promise<number> {
+  const check = argv.includes('--check');
+  const stale: string[] = [];
+  for (const [file, text] of await renderSchemas()) {
+    const path = join(ROOT, file);
+    const current = await readFile(path, 'utf8').catch(() => undefined);
+    if (current === text) continue;
+    if (check) {
+      stale.push(file);
+      continue;
+    }
+    await mkdir(dirname(path), { recursive: true });
+    await writeFile(path, text);
+    process.stderr.write(`wrote ${file}\n`);
+  }
+  if (stale.length > 0) {
+    process.stderr.write(`Out of date: ${stale.join(', ')}. Run: npm run schemas\n`);
+    return 1;
+  }
+  return 0;
+}
+
+if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === resolve(process.argv[1])) {
+  process.exitCode = await main(process.argv.slice(2));
+}

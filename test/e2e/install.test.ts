@@ -1,0 +1,390 @@
+// install.sh and uninstall.sh end to end: the package as npm packs it, a temp HOME, real commands.
+import { execFileSync } from 'node:child_process';
+import {
+  chmod,
+  lstat,
+  mkdir,
+  mkdtemp,
+  readdir,
+  readFile,
+  readlink,
+  rm,
+  symlink,
+  utimes,
+  writeFile,
+} from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join, relative } from 'node:path';
+import { execa } from 'execa';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
+import { assertBuilt, ROOT } from '../support/cli.js';
+
+const which = (name: string): string =>
+  execFileSync('bash', ['-c', `command -v ${name}`], { encoding: 'utf8' }).trim();
+const BASH = which('bash');
+const NODE_DIR = dirname(process.execPath);
+const SKILLS = (await readdir(join(ROOT, 'skills'), { withFileTypes: true }))
+  .filter((entry) => entry.isDirectory())
+  .map((entry) => entry.name)
+  .sort();
+const VERSION = (JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')) as { version: string })
+  .version;
+
+let packDir = '';
+let tarball = '';
+
+beforeAll(async () => {
+  await assertBuilt();
+  packDir = await mkdtemp(join(tmpdir(), 'forge-pack-'));
+  // What `npm i -g` and `npx` would get: the `files` of package.json, as npm packs them.
+  const packed = await execa('npm', ['pack', '--json', '--pack-destination', packDir], {
+    cwd: ROOT,
+    env: { npm_config_loglevel: 'error', npm_config_update_notifier: 'false' },
+  });
+  const [info] = JSON.parse(packed.stdout) as { filename: string }[];
+  tarball = join(packDir, info?.filename ?? '');
+}, 60_000);
+
+afterAll(async () => {
+  if (packDir !== '') await rm(packDir, { recursive: true, force: true });
+});
+
+interface Sandbox {
+  base: string;
+  home: string;
+  /** The unpacked package (install.sh and uninstall.sh live here). */
+  pkg: string;
+  env: Record<string, string>;
+  run(script: 'install.sh' | 'uninstall.sh', env?: Record<string, string>): Promise<Run>;
+}
+
+interface Run {
+  exitCode: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** A temp HOME and the package unpacked from the tarball, with this repo's node_modules. */
+async function sandbox(options: { withNodeModules?: boolean } = {}): Promise<Sandbox> {
+  const base = await mkdtemp(join(tmpdir(), 'forge-install-'));
+  onTestFinished(() => rm(base, { recursive: true, force: true }));
+  const home = join(base, 'home');
+  await mkdir(home);
+  await execa('tar', ['-xzf', tarball, '-C', base]);
+  const pkg = join(base, 'package');
+  if (options.withNodeModules !== false) await symlink(join(ROOT, 'node_modules'), join(pkg, 'node_modules'));
+  const env = { HOME: home, PATH: `${NODE_DIR}:/usr/bin:/bin`, NO_COLOR: '1' };
+  return {
+    base,
+    home,
+    pkg,
+    env,
+    async run(script, extra = {}) {
+      const result = await execa(BASH, [join(pkg, script)], {
+        cwd: base,
+        env: { ...env, ...extra },
+        extendEnv: false,
+        reject: false,
+        stdin: 'ignore',
+        timeout: 60_000,
+      });
+      return {
+        exitCode: result.exitCode ?? -1,
+        stdout: String(result.stdout),
+        stderr: String(result.stderr),
+      };
+    },
+  };
+}
+
+/** Every path under `dir`, relative, sorted: to compare a HOME before and after. */
+async function tree(dir: string): Promise<string[]> {
+  const entries = await readdir(dir, { recursive: true });
+  return entries.map((entry) => relative(dir, join(dir, entry))).sort();
+}
+
+async function exists(path: string): Promise<boolean> {
+  return lstat(path).then(
+    () => true,
+    () => false,
+  );
+}
+
+function manifestEntries(text: string): string[][] {
+  return text
+    .split('\n')
+    .filter((line) => line !== '' && !line.startsWith('#'))
+    .map((line) => line.split('\t'));
+}
+
+describe('install.sh', () => {
+  it('puts working commands and the skills in a temp HOME; twice is harmless; uninstall.sh removes exactly them', async () => {
+    const box = await sandbox();
+    const bin = join(box.home, '.local', 'bin');
+    // The user's own things, which must survive both scripts.
+    await mkdir(bin, { recursive: true });
+    await writeFile(join(bin, 'my-tool'), '#!/bin/sh\necho mine\n');
+    await mkdir(join(box.home, '.claude', 'skills', 'my-skill'), { recursive: true });
+    await writeFile(join(box.home, '.claude', 'skills', 'my-skill', 'SKILL.md'), 'mine\n');
+    const before = await tree(box.home);
+
+    const first = await box.run('install.sh');
+    expect(first.exitCode, first.stderr).toBe(0);
+    expect(first.stdout).toContain(
+      `Installed ${SKILLS.length} skills into ${join(box.home, '.claude', 'skills')}`,
+    );
+    expect(first.stdout).toContain(`${bin} is not on your PATH`);
+
+    for (const command of ['forge-pack', 'ralph-loop']) {
+      const version = await execa(join(bin, command), ['--version'], { env: box.env, extendEnv: false });
+      expect(version.stdout.trim()).toBe(VERSION);
+    }
+    // The linked command works from anywhere on PATH, as a user runs it.
+    const help = await execa('forge-pack', ['beads', '--help'], {
+      cwd: box.base,
+      env: { ...box.env, PATH: `${bin}:${box.env.PATH}` },
+      extendEnv: false,
+    });
+    expect(help.stdout).toContain('create');
+    for (const skill of SKILLS) {
+      expect(await readFile(join(box.home, '.claude', 'skills', skill, 'SKILL.md'), 'utf8')).toBe(
+        await readFile(join(ROOT, 'skills', skill, 'SKILL.md'), 'utf8'),
+      );
+    }
+    expect(await exists(join(box.home, '.codex'))).toBe(false);
+
+    const manifestPath = join(box.home, '.local', 'share', 'forge', 'install-manifest.txt');
+    const manifest = await readFile(manifestPath, 'utf8');
+    const placed = manifestEntries(manifest).map(([, path]) => path);
+    expect(placed).toEqual(
+      expect.arrayContaining([
+        join(bin, 'forge-pack'),
+        join(bin, 'ralph-loop'),
+        ...SKILLS.map((skill) => join(box.home, '.claude', 'skills', skill)),
+      ]),
+    );
+    expect(placed).not.toContain(join(bin, 'my-tool'));
+    expect(placed).not.toContain(join(box.home, '.claude', 'skills', 'my-skill'));
+
+    const second = await box.run('install.sh');
+    expect(second.exitCode, second.stderr).toBe(0);
+    expect(await readFile(manifestPath, 'utf8')).toBe(manifest);
+    expect(new Set(placed).size).toBe(placed.length);
+    expect(await readlink(join(bin, 'forge-pack'))).toBe(join(box.pkg, 'bin', 'forge-pack.js'));
+
+    const removal = await box.run('uninstall.sh');
+    expect(removal.exitCode, removal.stderr).toBe(0);
+    expect(removal.stdout).toContain(`${2 + SKILLS.length} path(s) removed`);
+    expect(await tree(box.home)).toEqual(before);
+    expect(await readFile(join(bin, 'my-tool'), 'utf8')).toBe('#!/bin/sh\necho mine\n');
+
+    const again = await box.run('uninstall.sh');
+    expect(again.exitCode).toBe(0);
+    expect(again.stdout).toContain('Nothing to uninstall');
+  });
+
+  it('honours FORGE_BIN_DIR, FORGE_SKILLS_DIR and FORGE_STATE_DIR, and removes the directories it created', async () => {
+    const box = await sandbox();
+    await mkdir(join(box.home, '.claude'));
+    const env = {
+      FORGE_BIN_DIR: join(box.base, 'tools', 'bin'),
+      FORGE_SKILLS_DIR: join(box.base, 'agent-skills'),
+      FORGE_STATE_DIR: join(box.base, 'state'),
+    };
+    const before = await tree(box.home);
+
+    const install = await box.run('install.sh', env);
+    expect(install.exitCode, install.stderr).toBe(0);
+    expect(
+      (await execa(join(env.FORGE_BIN_DIR, 'ralph-loop'), ['--version'], { env: box.env })).stdout,
+    ).toContain(VERSION);
+    expect(await readdir(env.FORGE_SKILLS_DIR)).toEqual(SKILLS);
+    // FORGE_SKILLS_DIR replaces the defaults: nothing went into ~/.claude.
+    expect(await readdir(join(box.home, '.claude'))).toEqual([]);
+    const manifest = manifestEntries(
+      await readFile(join(env.FORGE_STATE_DIR, 'install-manifest.txt'), 'utf8'),
+    );
+    expect(manifest.filter(([kind]) => kind === 'dir').map(([, path]) => path)).toEqual(
+      expect.arrayContaining([
+        join(box.base, 'tools'),
+        env.FORGE_BIN_DIR,
+        env.FORGE_SKILLS_DIR,
+        env.FORGE_STATE_DIR,
+      ]),
+    );
+
+    const removal = await box.run('uninstall.sh', env);
+    expect(removal.exitCode, removal.stderr).toBe(0);
+    expect(await tree(box.home)).toEqual(before);
+    for (const dir of ['tools', 'agent-skills', 'state'])
+      expect(await exists(join(box.base, dir)), dir).toBe(false);
+  });
+
+  it('installs the skills for Codex too when ~/.codex exists', async () => {
+    const box = await sandbox();
+    await mkdir(join(box.home, '.claude'));
+    await mkdir(join(box.home, '.codex'));
+    const install = await box.run('install.sh');
+    expect(install.exitCode, install.stderr).toBe(0);
+    expect(await readdir(join(box.home, '.claude', 'skills'))).toEqual(SKILLS);
+    expect(await readdir(join(box.home, '.codex', 'skills'))).toEqual(SKILLS);
+    expect((await box.run('uninstall.sh')).exitCode).toBe(0);
+    expect(await tree(box.home)).toEqual(['.claude', '.codex']);
+  });
+
+  it('says where skills could go when neither ~/.claude nor ~/.codex exists', async () => {
+    const box = await sandbox();
+    const install = await box.run('install.sh');
+    expect(install.exitCode, install.stderr).toBe(0);
+    expect(install.stdout).toContain('Skills not installed');
+    expect(install.stdout).toContain('FORGE_SKILLS_DIR');
+    expect(await exists(join(box.home, '.claude'))).toBe(false);
+  });
+
+  it('refuses to overwrite a file it did not place, and changes nothing', async () => {
+    const box = await sandbox();
+    const bin = join(box.home, '.local', 'bin');
+    await mkdir(bin, { recursive: true });
+    await writeFile(join(bin, 'forge-pack'), '#!/bin/sh\necho my own forge-pack\n');
+    await mkdir(join(box.home, '.claude', 'skills', 'forge-init'), { recursive: true });
+    await writeFile(join(box.home, '.claude', 'skills', 'forge-init', 'SKILL.md'), 'my notes\n');
+    const before = await tree(box.home);
+
+    const install = await box.run('install.sh');
+    expect(install.exitCode).toBe(1);
+    expect(install.stderr).toContain(join(bin, 'forge-pack'));
+    expect(install.stderr).toContain(join(box.home, '.claude', 'skills', 'forge-init'));
+    expect(install.stderr).toContain('nothing was changed');
+    expect(await tree(box.home)).toEqual(before);
+    expect(await readFile(join(bin, 'forge-pack'), 'utf8')).toContain('my own forge-pack');
+  });
+
+  it('leaves a listed path alone when it is no longer what it placed', async () => {
+    const box = await sandbox();
+    await mkdir(join(box.home, '.claude'));
+    expect((await box.run('install.sh')).exitCode).toBe(0);
+    const link = join(box.home, '.local', 'bin', 'ralph-loop');
+    await rm(link);
+    await writeFile(link, 'replaced by the user\n');
+
+    const removal = await box.run('uninstall.sh');
+    expect(removal.exitCode, removal.stderr).toBe(0);
+    expect(removal.stdout).toContain(`Left in place (no longer the link install.sh made): ${link}`);
+    expect(await readFile(link, 'utf8')).toBe('replaced by the user\n');
+    expect(await exists(join(box.home, '.local', 'bin', 'forge-pack'))).toBe(false);
+  });
+
+  it('stops with exit 3 and a fix when Node is too old or git is missing', async () => {
+    const box = await sandbox();
+    const fake = join(box.base, 'fake-bin');
+    await mkdir(fake);
+    // install.sh needs only dirname before its checks: everything else is a bash builtin.
+    await symlink(which('dirname'), join(fake, 'dirname'));
+    await writeFile(join(fake, 'node'), '#!/bin/sh\necho 18.19.0\n');
+    await chmod(join(fake, 'node'), 0o755);
+
+    const oldNode = await box.run('install.sh', { PATH: fake });
+    expect(oldNode.exitCode).toBe(3);
+    expect(oldNode.stderr).toContain('Node.js 18.19.0 is too old: Forge needs 20.11 or newer.');
+    expect(oldNode.stderr).toContain('hint:');
+
+    await rm(join(fake, 'node'));
+    await symlink(process.execPath, join(fake, 'node'));
+    const noGit = await box.run('install.sh', { PATH: fake });
+    expect(noGit.exitCode).toBe(3);
+    expect(noGit.stderr).toContain('git is not installed.');
+    expect(await tree(box.home)).toEqual([]);
+  });
+
+  it('builds first when dist/ is missing or older than src/, and not otherwise', async () => {
+    const box = await sandbox({ withNodeModules: false });
+    await rm(join(box.pkg, 'dist'), { recursive: true });
+    await mkdir(join(box.pkg, 'src'));
+    await writeFile(join(box.pkg, 'src', 'main.ts'), 'export {};\n');
+    // A fake npm that records its calls: `ci` brings node_modules, `run build` brings dist/.
+    const fake = join(box.base, 'fake-bin');
+    const log = join(box.base, 'npm-calls.log');
+    await mkdir(fake);
+    await writeFile(
+      join(fake, 'npm'),
+      [
+        '#!/bin/sh',
+        `echo "$*" >> '${log}'`,
+        `if [ "$1" = ci ]; then ln -s '${join(ROOT, 'node_modules')}' node_modules; fi`,
+        `if [ "$1 $2" = "run build" ]; then cp -R '${join(ROOT, 'dist')}' dist; fi`,
+        '',
+      ].join('\n'),
+    );
+    await chmod(join(fake, 'npm'), 0o755);
+    const env = { PATH: `${fake}:${box.env.PATH}`, FORGE_BIN_DIR: join(box.base, 'bin') };
+    const calls = async (): Promise<string[]> =>
+      (await readFile(log, 'utf8').catch(() => '')).split('\n').filter((line) => line !== '');
+
+    const first = await box.run('install.sh', env);
+    expect(first.exitCode, first.stderr).toBe(0);
+    expect(await calls()).toEqual(['ci --no-audit --no-fund', 'run build']);
+
+    const second = await box.run('install.sh', env);
+    expect(second.exitCode, second.stderr).toBe(0);
+    expect(await calls()).toHaveLength(2);
+
+    const later = new Date(Date.now() + 60_000);
+    await utimes(join(box.pkg, 'src', 'main.ts'), later, later);
+    const third = await box.run('install.sh', env);
+    expect(third.exitCode, third.stderr).toBe(0);
+    expect((await calls()).slice(2)).toEqual(['run build']);
+  });
+
+  it('is not needed with npm: `npm install -g` of the package puts both commands on PATH', async () => {
+    const box = await sandbox({ withNodeModules: false });
+    const prefix = join(box.base, 'global');
+    // The machine's npm cache (filled by npm ci), so this works without the network when it can.
+    const cache = (await execa('npm', ['config', 'get', 'cache'], { cwd: ROOT })).stdout.trim();
+    const install = await execa(
+      'npm',
+      ['install', '--global', tarball, '--prefix', prefix, '--prefer-offline', '--no-audit', '--no-fund'],
+      {
+        cwd: box.base,
+        env: { ...box.env, npm_config_cache: cache, npm_config_update_notifier: 'false' },
+        extendEnv: false,
+        reject: false,
+        timeout: 120_000,
+      },
+    );
+    expect(install.exitCode, install.stderr).toBe(0);
+    for (const command of ['forge-pack', 'ralph-loop']) {
+      const version = await execa(join(prefix, 'bin', command), ['--version'], {
+        env: box.env,
+        extendEnv: false,
+      });
+      expect(version.stdout.trim()).toBe(VERSION);
+    }
+  });
+
+  it('is shipped in the npm package with uninstall.sh, the skills, templates and the built CLI', async () => {
+    const box = await sandbox({ withNodeModules: false });
+    for (const path of [
+      'install.sh',
+      'uninstall.sh',
+      'bin/forge-pack.js',
+      'bin/ralph-loop.js',
+      'dist/cli/main.js',
+    ]) {
+      expect(await exists(join(box.pkg, path)), path).toBe(true);
+    }
+    expect((await lstat(join(box.pkg, 'install.sh'))).mode & 0o111).not.toBe(0);
+    expect(await readdir(join(box.pkg, 'skills'))).toEqual(SKILLS);
+    expect((await readdir(join(box.pkg, 'templates'))).length).toBeGreaterThan(0);
+    const help = await execa(BASH, [join(box.pkg, 'install.sh'), '--help'], {
+      env: box.env,
+      extendEnv: false,
+    });
+    expect(help.stdout).toContain('FORGE_BIN_DIR');
+    const wrong = await execa(BASH, [join(box.pkg, 'install.sh'), '--bogus'], {
+      env: box.env,
+      extendEnv: false,
+      reject: false,
+    });
+    expect(wrong.exitCode).toBe(2);
+  });
+});
