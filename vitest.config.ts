@@ -1,11 +1,30 @@
 // Vitest projects: fast unit/adapter tests by default; the real-agent e2e suite lives in its own project.
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
-    testTimeout: 120_000,
-    hookTimeout: 30_000,
     pool: 'forks',
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: 'default',
+          include: ['test/**/*.test.ts'],
+          exclude: [...configDefaults.exclude, 'test/e2e-claude/**'],
+          testTimeout: 120_000,
+          hookTimeout: 30_000,
+        },
+      },
+      {
+        // The real Claude Code (and Codex) binaries against a scripted model server on 127.0.0.1, no network.
+        extends: true,
+        test: {
+          name: 'e2e-claude',
+          include: ['test/e2e-claude/**/*.test.ts'],
+          testTimeout: 300_000,
+          hookTimeout: 60_000,
+        },
+      },
+    ],
   },
 });
