@@ -199,6 +199,11 @@ export async function setupLoop(
     options.program.endsWith('\n') ? options.program : `${options.program}\n`,
   );
   if ((await readFileIfExists(paths.ledger)) === undefined) await writeFileAtomic(paths.ledger, '');
+  // The loop's record (config, program, ledger, signals, directives) may be committed; the runner's
+  // working files may not, or a doer's commit or a judge's tree check would trip over them.
+  if ((await readFileIfExists(join(paths.root, '.gitignore'))) === undefined) {
+    await writeFileAtomic(join(paths.root, '.gitignore'), WORKSPACE_GITIGNORE);
+  }
   // config.json last: its presence is what marks the workspace as holding a loop.
   const { subject, ...others } = rest;
   await writeJsonAtomic(paths.config, { subject, epic_id: epic.id, ...others });
@@ -252,6 +257,20 @@ export async function setupLoop(
 }
 
 /** The config file as written: what the options say, defaults left to the schema. */
+const WORKSPACE_GITIGNORE = [
+  "# Written by Forge: the runner's working files, not the loop's record.",
+  'ralph-loop.lock',
+  'stop',
+  'runs/',
+  'logs/',
+  'iterations/',
+  'archive/',
+  'spend.json',
+  'ledger-summary.json',
+  '*.tmp',
+  '',
+].join('\n');
+
 export function buildConfigFile(options: LoopSetupOptions): LoopConfigFile {
   const { metric } = options;
   const artifact = metric.artifact;

@@ -8,6 +8,7 @@ import { readFileIfExists } from '../infra/atomic-file.js';
 import { AppError, ConfigError, ExitCode } from '../infra/errors.js';
 import type { LockRecord } from '../infra/lock-file.js';
 import type { Decision } from './ledger.js';
+import { readSpend } from './spend.js';
 import {
   loadLedgerSummary,
   readCachedSummary,
@@ -88,7 +89,10 @@ export interface LoopStatus {
   };
   /** Scores of the recent iterations, oldest first (null: crashed), and their sparkline. */
   trajectory: { iters: number[]; scores: (number | null)[]; sparkline: string };
+  /** Everything the loop's agents have spent, including runs after the last ledger line. */
   cost_usd: number;
+  tokens: { input: number; output: number };
+  agent_runs: number;
   duration_ms: number;
   recent: RecentIteration[];
   summary_source: SummarySource;
@@ -148,6 +152,7 @@ export async function loopStatus(
 
   const recentLines = summary.recent;
   const last = recentLines[recentLines.length - 1];
+  const spend = await readSpend(paths.root);
   return {
     epic: epicId,
     subject: config.subject,
@@ -179,7 +184,9 @@ export async function loopStatus(
         true,
       ),
     },
-    cost_usd: summary.total_cost_usd,
+    cost_usd: Math.max(spend.cost_usd, summary.total_cost_usd),
+    tokens: { input: spend.input_tokens, output: spend.output_tokens },
+    agent_runs: spend.runs,
     duration_ms: summary.total_duration_ms,
     recent: recentLines
       .slice(-RECENT_SHOWN)
@@ -195,6 +202,14 @@ export async function loopStatus(
       })),
     summary_source: source,
   };
+}
+
+function formatTokenCount(n: number): string {
+  return n >= 1_000_000
+    ? `${(n / 1_000_000).toFixed(1)}M`
+    : n >= 1000
+      ? `${(n / 1000).toFixed(1)}k`
+      : String(n);
 }
 
 // ---- reading ----
@@ -389,7 +404,8 @@ export function renderStatusText(status: LoopStatus, options: { unicode: boolean
   }
   const it = status.iterations;
   out.push(
-    `iters     ${it.decided} decided: ${it.kept} kept, ${it.reverted} reverted, ${it.crashed} crashed · cost $${status.cost_usd.toFixed(2)} · ${formatDuration(status.duration_ms)}`,
+    `iters     ${it.decided} decided: ${it.kept} kept, ${it.reverted} reverted, ${it.crashed} crashed · ${formatDuration(status.duration_ms)}`,
+    `spend     $${status.cost_usd.toFixed(2)} · ${formatTokenCount(status.tokens.input)} in / ${formatTokenCount(status.tokens.output)} out tokens · ${status.agent_runs} agent run(s)`,
   );
   out.push(
     `score     ${formatNumber(scores.baseline)} (baseline) → ${formatNumber(scores.best)} (best${scores.best_iter === null ? '' : `, iter ${scores.best_iter}`}) → ${formatNumber(scores.last)} (last${scores.last_iter === null ? '' : `, iter ${scores.last_iter}`})`,

@@ -60,7 +60,7 @@ const HINTS: Partial<Record<StopReason, (epic: string, summary: RunSummary) => s
   failed: (epic, s) =>
     `Read the transcript (ralph-loop logs ${epic} ${s.beadId ?? ''}), fix the cause, then run again: the bead is still open.`,
   auth: () =>
-    "Check the agent's credentials (for claude: ANTHROPIC_API_KEY or `claude login`), then run again.",
+    "Check the agent's credentials (claude: ANTHROPIC_API_KEY or `claude login`; codex: OPENAI_API_KEY or `codex login`), then run again.",
 };
 
 /** The built-in executors and idle probe of an autoresearch loop, when this epic is one. */

@@ -68,11 +68,11 @@ export function beadPrompt(
   suffix?: (bead: Bead) => string,
 ): string {
   const { bead } = request;
-  const parts = [
-    `# ${bead.title}`,
-    '',
-    bead.description?.trim() || '(This bead has no description beyond its title.)',
-  ];
+  const description = bead.description?.trim() ?? '';
+  // A description that opens with its own heading (every stamped template does) needs no second one.
+  const parts = /^#\s/.test(description)
+    ? [description]
+    : [`# ${bead.title}`, '', description || '(This bead has no description beyond its title.)'];
   const extra = suffix?.(bead);
   if (extra !== undefined && extra !== '') parts.push('', extra);
   parts.push(
@@ -88,6 +88,9 @@ export function toExecutionResult(result: AgentResult): ExecutionResult {
     outcome: result.outcome,
     message: result.message,
     finalText: result.finalText,
+    ...(result.readOnly !== undefined && result.readOnly.attempts.length > 0
+      ? { writeAttempts: result.readOnly.attempts }
+      : {}),
     agent: result.agent,
     ...(result.model === undefined ? {} : { model: result.model }),
     scripted: result.scripted,

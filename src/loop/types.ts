@@ -24,6 +24,8 @@ export interface ExecutionResult {
   closeReason?: string;
   /** The agent's final answer, for executors that read it (a judge's JSON, a doer's hypothesis). */
   finalText?: string;
+  /** What a read-only agent tried to write or run anyway (each refused or undone). */
+  writeAttempts?: string[];
   /** Retrying cannot help (agent binary missing, unknown agent label): fail the bead now. */
   fatal?: boolean;
 }

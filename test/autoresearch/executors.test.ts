@@ -40,7 +40,7 @@ async function fixture(overrides: Partial<LoopConfigFile> = {}): Promise<Fixture
     'src/value.txt': '10\n',
     'scripts/score.js': SCORE_SCRIPT,
     'notes.md': 'user notes\n',
-    '.gitignore': '.autoresearch/iterations/\n',
+    '.gitignore': '.autoresearch/\n',
   });
   const workspace = join(repo.dir, '.autoresearch');
   await mkdir(workspace, { recursive: true });

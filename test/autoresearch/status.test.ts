@@ -238,11 +238,12 @@ describe('rendering', () => {
     const { repo } = await workspace();
     const status = await loopStatus(repo, EPIC, ports());
     const text = renderStatusText(status, { unicode: true });
-    expect(text.split('\n').slice(0, 6)).toEqual([
+    expect(text.split('\n').slice(0, 7)).toEqual([
       'rate-limiter  (epic bd-7f3)',
       'metric    hard: `npm test -- --json` → json:numPassedTests, maximize · target 95',
       'phase     idle (not running)',
-      'iters     6 decided: 3 kept, 2 reverted, 1 crashed · cost $3.50 · 7m00s',
+      'iters     6 decided: 3 kept, 2 reverted, 1 crashed · 7m00s',
+      'spend     $3.50 · 0 in / 0 out tokens · 0 agent run(s)',
       'score     50 (baseline) → 61 (best, iter 6) → 61 (last, iter 6)',
       'trend     ▁▄▂·▇▆█  (iterations 0–6)',
     ]);

@@ -6,6 +6,7 @@ import { readIterationState, totalCost } from '../iteration-state.js';
 import { applyDecision } from '../keep-revert.js';
 import { loadLedgerSummary, recordLedgerLine } from '../ledger-summary.js';
 import { writeArbiterSignal } from '../signals.js';
+import { readSpend } from '../spend.js';
 import { iterOf, ledgerPath, type AutoresearchContext } from './context.js';
 
 export function createArbiterExecutor(context: AutoresearchContext): Executor {
@@ -49,6 +50,10 @@ export function createArbiterExecutor(context: AutoresearchContext): Executor {
         now: new Date(now).toISOString(),
         ...(state.hypothesis === undefined ? {} : { hypothesis: state.hypothesis }),
         iterationCostUsd: totalCost(state),
+        costSoFarUsd: Math.max(
+          (await readSpend(workspace)).cost_usd,
+          summary.total_cost_usd + totalCost(state),
+        ),
         wallClockElapsedSeconds: Math.max(0, (now - started) / 1000),
         ...(state.doer_started_at === undefined
           ? {}

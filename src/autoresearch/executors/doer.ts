@@ -5,6 +5,7 @@ import type { Executor } from '../../loop/types.js';
 import type { HardMetricConfig, LoopConfig } from '../config.js';
 import { extractHypothesis, readIterationState, updateIterationState } from '../iteration-state.js';
 import { guardDoerChanges, keepIteration, snapshotWorkingTree } from '../keep-revert.js';
+import { recordSpend } from '../spend.js';
 import { bookkeepingPaths, iterOf, type AutoresearchContext } from './context.js';
 
 export function createDoerExecutor(context: AutoresearchContext): Executor {
@@ -41,6 +42,7 @@ export function createDoerExecutor(context: AutoresearchContext): Executor {
         ...s,
         costs: { ...s.costs, doer: (s.costs.doer ?? 0) + (result.costUsd ?? 0) },
       }));
+      await recordSpend(workspace, 'doer', result);
       if (result.outcome !== 'ok') return result;
 
       const ignored = bookkeepingPaths(context);

@@ -4,6 +4,7 @@ import { judgeHardMetric, judgeOutputPath, parseJudgeAnswer, writeJudgeOutput } 
 import { updateIterationState } from '../iteration-state.js';
 import { snapshotWorkingTree } from '../keep-revert.js';
 import { restoreTree } from '../tree-snapshot.js';
+import { recordSpend } from '../spend.js';
 import { bookkeepingPaths, iterOf, type AutoresearchContext } from './context.js';
 
 /** Soft-judge runs whose answer was unusable (garbage, or the tree changed) before the iteration is a crash. */
@@ -78,6 +79,7 @@ async function judgeWithAgent(
       ...s,
       costs: { ...s.costs, judge: (s.costs.judge ?? 0) + (result.costUsd ?? 0) },
     }));
+    await recordSpend(context.workspace, 'judge', result);
     if (changed.paths.length > 0 || changed.headMoved) {
       const what = changed.headMoved ? 'moved HEAD' : `changed ${changed.paths.join(', ')}`;
       problems.push(`round ${round}: the judge ${what}; its changes were discarded`);
@@ -87,6 +89,10 @@ async function judgeWithAgent(
     // Limits, timeouts and auth go back to the runner, which waits or stops as for any agent.
     if (result.outcome !== 'ok') return { ...result, costUsd: cost };
     const verdict = parseJudgeAnswer(result.finalText ?? '');
+    if (result.writeAttempts !== undefined) {
+      problems.push(`round ${round}: the judge tried ${result.writeAttempts.length} write(s), all refused`);
+      request.onActivity?.(`judge tried to write (${result.writeAttempts.join('; ')}); refused`);
+    }
     if (verdict.ok) {
       await writeJudgeOutput(judgeOutputPath(context.workspace, iter), {
         ...verdict.output,
@@ -95,7 +101,9 @@ async function judgeWithAgent(
       return {
         ...result,
         costUsd: cost,
-        message: `score ${verdict.output.score} (${verdict.output.findings.length} finding(s))`,
+        message: `score ${verdict.output.score} (${verdict.output.findings.length} finding(s))${
+          problems.length > 0 ? `; ${problems.join('; ')}` : ''
+        }`,
         closeReason: `judge-${iter}: score ${verdict.output.score}`,
       };
     }

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { labelValue } from '../../loop/select.js';
 import type { Executor, ExecutionResult } from '../../loop/types.js';
 import { updateIterationState } from '../iteration-state.js';
+import { recordSpend } from '../spend.js';
 import { iterOf, type AutoresearchContext } from './context.js';
 
 export const NEEDS_HUMAN_FILE = 'needs-human.md';
@@ -30,6 +31,7 @@ export function createStrategistExecutor(
         ...s,
         costs: { ...s.costs, strategist: (s.costs.strategist ?? 0) + (result.costUsd ?? 0) },
       }));
+      await recordSpend(context.workspace, kind, result);
       if (result.outcome !== 'ok') return result;
       const next = await nextStep(context, request.epicId, iter);
       if (next !== undefined) return { ...result, closeReason: `${kind}-${iter}: ${next}` };
@@ -51,6 +53,7 @@ export function createRetrospectiveExecutor(context: AutoresearchContext): Execu
     writesCode: false,
     async execute(request) {
       const result = await context.agents.full.execute(request);
+      await recordSpend(context.workspace, 'retrospective', result);
       if (result.outcome !== 'ok') return result;
       const wrote = await exists(join(context.workspace, 'retrospective.md'));
       if (!wrote) request.onActivity?.('the retrospective did not write retrospective.md');
