@@ -1,6 +1,6 @@
 // Explains an idle autoresearch epic: a question waiting for the user, or a terminal signal.
-import { access } from 'node:fs/promises';
 import { join, relative } from 'node:path';
+import { pathExists } from '../infra/atomic-file.js';
 import type { IdleProbe } from '../loop/types.js';
 import { NEEDS_HUMAN_FILE } from './executors/strategist.js';
 import { readTerminalSignal } from './signals.js';
@@ -9,10 +9,7 @@ export function createLoopIdleProbe(options: { repo: string; workspace: string }
   return {
     async explain(epicId) {
       const question = join(options.workspace, NEEDS_HUMAN_FILE);
-      const asked = await access(question).then(
-        () => true,
-        () => false,
-      );
+      const asked = await pathExists(question);
       if (asked) {
         return {
           reason: 'needs_human',

@@ -1,5 +1,5 @@
 // Finds a repo's validation commands (test, lint, typecheck, build) from its manifests, as argv arrays.
-import { access } from 'node:fs/promises';
+import { pathExists } from '../infra/atomic-file.js';
 import { join } from 'node:path';
 import { readFileIfExists } from '../infra/atomic-file.js';
 
@@ -69,9 +69,9 @@ async function fromPackageJson(cwd: string): Promise<Candidate[]> {
 }
 
 async function packageManager(cwd: string): Promise<string> {
-  if (await exists(join(cwd, 'pnpm-lock.yaml'))) return 'pnpm';
-  if (await exists(join(cwd, 'yarn.lock'))) return 'yarn';
-  if ((await exists(join(cwd, 'bun.lockb'))) || (await exists(join(cwd, 'bun.lock')))) return 'bun';
+  if (await pathExists(join(cwd, 'pnpm-lock.yaml'))) return 'pnpm';
+  if (await pathExists(join(cwd, 'yarn.lock'))) return 'yarn';
+  if ((await pathExists(join(cwd, 'bun.lockb'))) || (await pathExists(join(cwd, 'bun.lock')))) return 'bun';
   return 'npm';
 }
 
@@ -90,7 +90,7 @@ async function fromPyproject(cwd: string): Promise<Candidate[]> {
 }
 
 async function fromCargo(cwd: string): Promise<Candidate[]> {
-  if (!(await exists(join(cwd, 'Cargo.toml')))) return [];
+  if (!(await pathExists(join(cwd, 'Cargo.toml')))) return [];
   const source = 'Cargo.toml';
   return [
     { kind: 'test', tool: 'cargo', argv: ['cargo', 'test'], source },
@@ -99,19 +99,10 @@ async function fromCargo(cwd: string): Promise<Candidate[]> {
 }
 
 async function fromGoMod(cwd: string): Promise<Candidate[]> {
-  if (!(await exists(join(cwd, 'go.mod')))) return [];
+  if (!(await pathExists(join(cwd, 'go.mod')))) return [];
   const source = 'go.mod';
   return [
     { kind: 'test', tool: 'go', argv: ['go', 'test', './...'], source },
     { kind: 'lint', tool: 'go', argv: ['go', 'vet', './...'], source },
   ];
-}
-
-async function exists(path: string): Promise<boolean> {
-  try {
-    await access(path);
-    return true;
-  } catch {
-    return false;
-  }
 }

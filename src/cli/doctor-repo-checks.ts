@@ -1,4 +1,5 @@
 // Doctor's checks of the repository: its config, its bead store, runner locks, and registered loops.
+import { pathExists } from '../infra/atomic-file.js';
 import { readdir, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { loadLoopConfig } from '../autoresearch/config.js';
@@ -176,13 +177,4 @@ export async function checkLoops(cwd: string): Promise<DoctorCheck[]> {
     }
   }
   return checks;
-}
-
-async function pathExists(path: string): Promise<boolean> {
-  try {
-    await stat(path);
-    return true;
-  } catch {
-    return false;
-  }
 }

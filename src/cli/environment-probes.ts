@@ -1,7 +1,5 @@
 // Looks at the machine Forge runs on: executables on PATH, their versions, git, and the Node version.
-import { constants } from 'node:fs';
-import { access, stat } from 'node:fs/promises';
-import { delimiter, isAbsolute, join, resolve } from 'node:path';
+import { findExecutable as findOnPath } from '../infra/executables.js';
 import { runProcess } from '../infra/process.js';
 
 /** The oldest Node Forge supports (package.json `engines`). */
@@ -37,21 +35,7 @@ export async function findExecutable(
   env: NodeJS.ProcessEnv,
   cwd: string,
 ): Promise<string | undefined> {
-  const candidates = name.includes('/')
-    ? [isAbsolute(name) ? name : resolve(cwd, name)]
-    : (env.PATH ?? '')
-        .split(delimiter)
-        .filter((dir) => dir !== '')
-        .map((dir) => join(resolve(cwd, dir), name));
-  for (const candidate of candidates) {
-    try {
-      await access(candidate, constants.X_OK);
-      if ((await stat(candidate)).isFile()) return candidate;
-    } catch {
-      // not here; try the next directory
-    }
-  }
-  return undefined;
+  return findOnPath(name, env.PATH ?? '', cwd);
 }
 
 /** Finds `name` and runs it with `args` (e.g. `--version`) under a timeout; never throws. */

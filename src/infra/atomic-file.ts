@@ -1,6 +1,6 @@
 // Atomic file writes (temp file in the same directory, fsync, rename) and a torn-line-tolerant append.
 import { randomBytes } from 'node:crypto';
-import { mkdir, open, readFile, rename, rm } from 'node:fs/promises';
+import { access, mkdir, open, readFile, rename, rm } from 'node:fs/promises';
 import { dirname, basename, join } from 'node:path';
 
 /** Writes `content` to `path` so readers see either the old file or the new one, never a mix. */
@@ -73,6 +73,16 @@ export async function appendJsonLine(path: string, value: unknown): Promise<void
 function isCompleteJson(text: string): boolean {
   try {
     JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Whether something exists at `path` (a file, a directory, anything). */
+export async function pathExists(path: string): Promise<boolean> {
+  try {
+    await access(path);
     return true;
   } catch {
     return false;

@@ -1,6 +1,7 @@
 // A small Git interface over runProcess: argv arrays, an explicit cwd and env, literal pathspecs, -z output.
+import { pathExists } from './atomic-file.js';
 import { randomBytes } from 'node:crypto';
-import { access, rm, rmdir, stat } from 'node:fs/promises';
+import { rm, rmdir, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { AppError, ExitCode } from './errors.js';
@@ -313,7 +314,7 @@ export function createGit(options: GitOptions): Git {
       const markers = ['MERGE_HEAD', 'rebase-merge', 'rebase-apply', 'CHERRY_PICK_HEAD', 'REVERT_HEAD'];
       const { stdout } = await git(['rev-parse', ...markers.flatMap((m) => ['--git-path', m])]);
       for (const path of stdout.split('\n').filter((line) => line !== '')) {
-        if (await exists(resolve(await root(), path))) return true;
+        if (await pathExists(resolve(await root(), path))) return true;
       }
       return false;
     },
@@ -409,15 +410,6 @@ function temporaryIndexPath(): string {
 /** Byte order, like git's own path order (localeCompare would differ between machines). */
 function compare(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
-}
-
-async function exists(path: string): Promise<boolean> {
-  try {
-    await access(path);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 /** Removes directories that became empty, up to (not including) the repository root. */

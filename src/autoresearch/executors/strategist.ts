@@ -1,6 +1,6 @@
 // The strategist (and resume-strategist, retrospective): full agents whose bead must leave the loop a next step.
-import { access } from 'node:fs/promises';
 import { join } from 'node:path';
+import { pathExists } from '../../infra/atomic-file.js';
 import { labelValue } from '../../loop/select.js';
 import type { Executor, ExecutionResult } from '../../loop/types.js';
 import { updateIterationState } from '../iteration-state.js';
@@ -55,7 +55,7 @@ export function createRetrospectiveExecutor(context: AutoresearchContext): Execu
       const result = await context.agents.full.execute(request);
       await recordSpend(context.workspace, 'retrospective', result);
       if (result.outcome !== 'ok') return result;
-      const wrote = await exists(join(context.workspace, 'retrospective.md'));
+      const wrote = await pathExists(join(context.workspace, 'retrospective.md'));
       if (!wrote) request.onActivity?.('the retrospective did not write retrospective.md');
       return {
         ...result,
@@ -77,13 +77,7 @@ async function nextStep(
   if (stamped) return `stamped iteration ${iter + 1}`;
   if (children.some((bead) => labelValue(bead, 'role') === 'retrospective'))
     return 'stamped the retrospective';
-  if (await exists(join(context.workspace, NEEDS_HUMAN_FILE))) return `asked the user (${NEEDS_HUMAN_FILE})`;
+  if (await pathExists(join(context.workspace, NEEDS_HUMAN_FILE)))
+    return `asked the user (${NEEDS_HUMAN_FILE})`;
   return undefined;
-}
-
-async function exists(path: string): Promise<boolean> {
-  return access(path).then(
-    () => true,
-    () => false,
-  );
 }

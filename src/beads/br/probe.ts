@@ -1,7 +1,5 @@
 // `--store auto`: is there a br on the PATH Forge was given, and which version is it?
-import { constants } from 'node:fs';
-import { access, stat } from 'node:fs/promises';
-import { delimiter, isAbsolute, join, resolve } from 'node:path';
+import { findExecutable } from '../../infra/executables.js';
 import { runProcess } from '../../infra/process.js';
 import { extractJsonDocuments } from './output.js';
 import { parseBrVersion } from './version.js';
@@ -40,24 +38,6 @@ export async function probeBr(options: ProbeBrOptions): Promise<BrProbe | undefi
     .map(parseBrVersion)
     .find((v) => v !== undefined);
   return { path, version: fromJson ?? parseBrVersion(result.stdout) ?? 'unknown' };
-}
-
-async function findExecutable(name: string, pathList: string, cwd: string): Promise<string | undefined> {
-  const candidates = name.includes('/')
-    ? [isAbsolute(name) ? name : resolve(cwd, name)]
-    : pathList
-        .split(delimiter)
-        .filter((dir) => dir !== '')
-        .map((dir) => join(resolve(cwd, dir), name));
-  for (const candidate of candidates) {
-    try {
-      await access(candidate, constants.X_OK);
-      if ((await stat(candidate)).isFile()) return candidate;
-    } catch {
-      // not here; try the next directory
-    }
-  }
-  return undefined;
 }
 
 /** As for every br call: quiet, uncoloured, and no output-format override fighting `--json`. */
