@@ -14,6 +14,8 @@ export interface Spend {
   output_tokens: number;
   /** Agent runs counted. */
   runs: number;
+  /** Runs by the built-in scripted agent (no model involved). */
+  scripted_runs: number;
   by_role: Record<string, { cost_usd: number; input_tokens: number; output_tokens: number; runs: number }>;
 }
 
@@ -21,10 +23,11 @@ export interface SpendItem {
   costUsd?: number;
   inputTokens?: number;
   outputTokens?: number;
+  scripted?: boolean;
 }
 
 export function emptySpend(): Spend {
-  return { cost_usd: 0, input_tokens: 0, output_tokens: 0, runs: 0, by_role: {} };
+  return { cost_usd: 0, input_tokens: 0, output_tokens: 0, runs: 0, scripted_runs: 0, by_role: {} };
 }
 
 /** Reads the spend file; a missing or unreadable file counts as nothing spent (it is a tally, not a record). */
@@ -39,6 +42,7 @@ export async function readSpend(workspace: string): Promise<Spend> {
       input_tokens: number(value.input_tokens),
       output_tokens: number(value.output_tokens),
       runs: number(value.runs),
+      scripted_runs: number(value.scripted_runs),
       by_role: typeof value.by_role === 'object' && value.by_role !== null ? value.by_role : {},
     };
   } catch {
@@ -56,6 +60,7 @@ export async function recordSpend(workspace: string, role: string, item: SpendIt
     target.runs += 1;
   };
   add(spend);
+  if (item.scripted === true) spend.scripted_runs += 1;
   const byRole = spend.by_role[role] ?? { cost_usd: 0, input_tokens: 0, output_tokens: 0, runs: 0 };
   add(byRole);
   spend.by_role[role] = byRole;

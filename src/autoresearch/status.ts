@@ -93,6 +93,8 @@ export interface LoopStatus {
   cost_usd: number;
   tokens: { input: number; output: number };
   agent_runs: number;
+  /** Runs by the built-in scripted agent: a demo or test loop, not a model. */
+  scripted_runs: number;
   duration_ms: number;
   recent: RecentIteration[];
   summary_source: SummarySource;
@@ -187,6 +189,7 @@ export async function loopStatus(
     cost_usd: Math.max(spend.cost_usd, summary.total_cost_usd),
     tokens: { input: spend.input_tokens, output: spend.output_tokens },
     agent_runs: spend.runs,
+    scripted_runs: spend.scripted_runs,
     duration_ms: summary.total_duration_ms,
     recent: recentLines
       .slice(-RECENT_SHOWN)
@@ -405,7 +408,7 @@ export function renderStatusText(status: LoopStatus, options: { unicode: boolean
   const it = status.iterations;
   out.push(
     `iters     ${it.decided} decided: ${it.kept} kept, ${it.reverted} reverted, ${it.crashed} crashed · ${formatDuration(status.duration_ms)}`,
-    `spend     $${status.cost_usd.toFixed(2)} · ${formatTokenCount(status.tokens.input)} in / ${formatTokenCount(status.tokens.output)} out tokens · ${status.agent_runs} agent run(s)`,
+    `spend     $${status.cost_usd.toFixed(2)} · ${formatTokenCount(status.tokens.input)} in / ${formatTokenCount(status.tokens.output)} out tokens · ${status.agent_runs} agent run(s)${status.scripted_runs > 0 ? `, ${status.scripted_runs} by the scripted agent (no model)` : ''}`,
   );
   out.push(
     `score     ${formatNumber(scores.baseline)} (baseline) → ${formatNumber(scores.best)} (best${scores.best_iter === null ? '' : `, iter ${scores.best_iter}`}) → ${formatNumber(scores.last)} (last${scores.last_iter === null ? '' : `, iter ${scores.last_iter}`})`,

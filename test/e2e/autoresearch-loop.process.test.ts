@@ -156,7 +156,11 @@ describe('autoresearch loop, end to end on the embedded store', () => {
 
     const status = await repo.ralph(['status', epic, '--json']);
     expect(status.exitCode).toBe(0);
-    expect(JSON.stringify(JSON.parse(status.stdout))).toContain('plateau');
+    const report = JSON.parse(status.stdout) as { agent_runs: number; scripted_runs: number };
+    expect(JSON.stringify(report)).toContain('plateau');
+    // 3 doers, 3 strategists and the retrospective, all by the scripted agent, and status says so.
+    expect(report).toMatchObject({ agent_runs: 7, scripted_runs: 7 });
+    expect((await repo.ralph(['status', epic])).stdout).toContain('7 by the scripted agent (no model)');
     const epicBead = JSON.parse((await repo.forge(['beads', 'show', epic, '--json'])).stdout) as {
       status: string;
     }[];
