@@ -1,0 +1,283 @@
+// `npm run bench`: measures Forge against the performance budget of DESIGN §7, prints one table on stdout
+// and writes every number to bench/results.json. Progress goes to stderr. See `--help`.
+import { spawn } from 'node:child_process';
+import { accessSync, constants, existsSync } from 'node:fs';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { loadavg, tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { measureArbiterStamp, type ArbiterStamp } from './bench/arbiter-stamp.js';
+import { measureCompare } from './bench/compare.js';
+import type { BenchLoop } from './bench/loop-fixture.js';
+import { measureMemory, type MemoryFigures } from './bench/memory.js';
+import { buildRows, describeMachine, renderTable, type BenchFigures } from './bench/report.js';
+import { measureRunnerOverhead } from './bench/runner-overhead.js';
+import { measureStatusLatency } from './bench/status-latency.js';
+import { BUILT_MAIN, droppedCostlyEnv, ROOT } from './bench/support.js';
+
+const USAGE = `Usage: npm run bench -- [options]
+
+Measures Forge against DESIGN §7 and prints a table; every number goes to bench/results.json.
+Needs the build (npm run bench builds first). Nothing leaves 127.0.0.1.
+
+  --quick              smaller counts (under 30 s); skips the real-claude figure
+  --only <list>        figures to run, e.g. --only 1,2 (1 runner, 2 status, 3 arbiter/stamp,
+                       4 memory, 5 model requests, 6 compare)
+  --compare "<cmd>"    also run the same no-op epic through another runner command on the same
+                       fake br and print the ratio; placeholders {epic} {agent} {agent_script}
+                       {node} {root} {beads_dir}, e.g.
+                       --compare "node ../other/runner.js --epic {epic} --agent {agent}"
+  --out <file>         where to write the results (default bench/results.json)
+  -h, --help           this text
+`;
+
+interface Plan {
+  beads: number;
+  /** Beads of the whole CLI run in process (figure 1c). */
+  cliBeads: number;
+  floorBeads: number;
+  floorSlices: number;
+  coreBeads: number;
+  statusSizes: number[];
+  statusRuns: number;
+  statusBigRuns: number;
+  arbiterRounds: number;
+  arbiterColdRounds: number;
+  memoryIterations: number;
+  modelLoops: ('hard' | 'soft')[];
+  compareBeads: number;
+}
+
+const DEFAULT_PLAN: Plan = {
+  beads: 200,
+  cliBeads: 100,
+  floorBeads: 40,
+  floorSlices: 4,
+  coreBeads: 300,
+  statusSizes: [1_000, 10_000, 100_000],
+  statusRuns: 5,
+  statusBigRuns: 2,
+  arbiterRounds: 20,
+  arbiterColdRounds: 2,
+  memoryIterations: 1000,
+  modelLoops: ['hard', 'soft'],
+  compareBeads: 100,
+};
+
+const QUICK_PLAN: Plan = {
+  beads: 16,
+  cliBeads: 16,
+  floorBeads: 8,
+  floorSlices: 2,
+  coreBeads: 200,
+  statusSizes: [1_000, 100_000],
+  statusRuns: 3,
+  statusBigRuns: 0,
+  arbiterRounds: 5,
+  arbiterColdRounds: 1,
+  memoryIterations: 30,
+  modelLoops: [],
+  compareBeads: 20,
+};
+
+const started = performance.now();
+function progress(message: string): void {
+  process.stderr.write(
+    `bench [${((performance.now() - started) / 1000).toFixed(0).padStart(3)} s] ${message}\n`,
+  );
+}
+
+/** A tmpfs keeps fsync out of the memory figure; the system temp dir otherwise. */
+function memoryBaseDir(): string {
+  try {
+    accessSync('/dev/shm', constants.W_OK);
+    return '/dev/shm';
+  } catch {
+    return tmpdir();
+  }
+}
+
+/** Figure 4 runs in a fresh process with --expose-gc, so earlier figures do not colour its heap. */
+function runMemoryChild(iterations: number): Promise<MemoryFigures> {
+  const script = fileURLToPath(import.meta.url);
+  const args = [
+    ...process.execArgv,
+    '--expose-gc',
+    script,
+    '--child',
+    'memory',
+    '--iterations',
+    String(iterations),
+    '--base',
+    memoryBaseDir(),
+  ];
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString('utf8')));
+    child.on('error', reject);
+    child.on('close', (code) => {
+      if (code !== 0) return reject(new Error(`the memory figure's process exited ${String(code)}`));
+      resolvePromise(JSON.parse(out) as MemoryFigures);
+    });
+  });
+}
+
+/** Numbers rounded to 3 decimals in the JSON file: comparable across runs, no float noise. */
+function roundNumbers(_key: string, value: unknown): unknown {
+  return typeof value === 'number' && !Number.isInteger(value) ? Math.round(value * 1000) / 1000 : value;
+}
+
+async function main(): Promise<number> {
+  const { values } = parseArgs({
+    options: {
+      quick: { type: 'boolean', default: false },
+      only: { type: 'string' },
+      compare: { type: 'string' },
+      out: { type: 'string' },
+      help: { type: 'boolean', short: 'h', default: false },
+      child: { type: 'string' },
+      iterations: { type: 'string' },
+      base: { type: 'string' },
+    },
+    allowPositionals: false,
+  });
+  if (values.help) {
+    process.stdout.write(USAGE);
+    return 0;
+  }
+  if (values.child === 'memory') {
+    const figures = await measureMemory({
+      iterations: Number(values.iterations ?? '1000'),
+      store: 'memory',
+      ...(values.base === undefined ? {} : { baseDir: values.base }),
+    });
+    process.stdout.write(`${JSON.stringify(figures)}\n`);
+    return 0;
+  }
+  if (!existsSync(BUILT_MAIN)) {
+    process.stderr.write('bench: dist/ is missing; run `npm run build` first (npm run bench does).\n');
+    return 3;
+  }
+
+  const plan = values.quick ? QUICK_PLAN : DEFAULT_PLAN;
+  const only = new Set((values.only ?? '1,2,3,4,5,6').split(',').map((part) => part.trim()));
+  const loadAtStart = loadavg()[0] ?? Number.NaN;
+  const figures: BenchFigures = {};
+
+  if (only.has('1')) {
+    progress(`figure 1: runner overhead, ${plan.beads} no-op beads (embedded store, fake br, floor)`);
+    figures.runner = await measureRunnerOverhead({
+      beads: plan.beads,
+      floorBeads: plan.floorBeads,
+      cliBeads: plan.cliBeads,
+      slices: plan.floorSlices,
+      coreBeads: plan.coreBeads,
+    });
+  }
+  if (only.has('2') || only.has('3')) {
+    const largest = Math.max(...plan.statusSizes);
+    let arbiter: ArbiterStamp | undefined;
+    const withLoop = only.has('3')
+      ? async (lines: number, loop: BenchLoop) => {
+          if (lines !== largest) return;
+          progress(`figure 3: arbiter and stamping with a ${largest.toLocaleString('en-US')}-line ledger`);
+          arbiter = await measureArbiterStamp(
+            { lines: largest, rounds: plan.arbiterRounds, coldRounds: plan.arbiterColdRounds },
+            loop,
+          );
+        }
+      : undefined;
+    progress(
+      `figure 2: ralph-loop status on ${plan.statusSizes.map((n) => n.toLocaleString('en-US')).join(', ')}-line ledgers`,
+    );
+    const status = await measureStatusLatency({
+      sizes: plan.statusSizes,
+      runs: plan.statusRuns,
+      bigRuns: plan.statusBigRuns,
+      bigLines: 100_000,
+      ...(withLoop === undefined ? {} : { withLoop }),
+    });
+    if (only.has('2')) figures.status = status;
+    if (arbiter !== undefined) figures.arbiter = arbiter;
+  }
+  // Figures 4 and 5 measure memory and request counts, not time: they run side by side.
+  let memory: Promise<MemoryFigures> | undefined;
+  if (only.has('4')) {
+    progress(`figure 4: memory over ${plan.memoryIterations} no-op autoresearch iterations (own process)`);
+    memory = runMemoryChild(plan.memoryIterations);
+    // Awaited after figure 5; until then a failure must not count as unhandled.
+    memory.catch(() => undefined);
+  }
+  if (only.has('5')) {
+    if (plan.modelLoops.length === 0) {
+      figures.models = { skipped: 'skipped with --quick (the real claude takes ~20 s)' };
+    } else if (!existsSync(join(ROOT, 'test', 'support', 'model-server', 'index.ts'))) {
+      figures.models = { skipped: 'n/a (model server not available)' };
+    } else {
+      progress(
+        'figure 5: model requests per iteration, real claude against the scripted server (hard, soft)',
+      );
+      // Loaded only here: the model server belongs to the end-to-end suite and may be missing.
+      const { measureModelRequests } = await import('./bench/model-requests.js');
+      figures.models = await measureModelRequests(plan.modelLoops);
+      if (memory !== undefined) figures.memoryAlongsideModels = true;
+    }
+  }
+  if (memory !== undefined) figures.memory = await memory;
+  if (only.has('6')) {
+    if (values.compare === undefined) {
+      figures.compare = { skipped: 'not run (pass --compare "<runner command>")' };
+    } else {
+      progress(`figure 6: ${values.compare} vs ralph-loop, ${plan.compareBeads} beads`);
+      figures.compare = await measureCompare(values.compare, plan.compareBeads);
+    }
+  }
+
+  const machine = describeMachine(loadAtStart);
+  const rows = buildRows(figures);
+  const date = new Date().toISOString();
+  const elapsedSeconds = (performance.now() - started) / 1000;
+  const dropped = droppedCostlyEnv();
+  const notes = [
+    `Forge bench ${date}${values.quick ? ' (--quick)' : ''}: Node ${machine.node}, ${machine.cpus.count} × ${machine.cpus.model}, ${machine.totalMemGiB} GiB, ${machine.platform}`,
+    `load average ${machine.loadAverage.start.toFixed(2)} at start, ${machine.loadAverage.end.toFixed(2)} at end (${machine.cpus.count} CPUs): timings above the CPU count are inflated`,
+    ...(dropped.length === 0
+      ? []
+      : [`children ran with a clean environment, without ${dropped.join(', ')} (it slows every Node start)`]),
+  ];
+  process.stdout.write(
+    `${notes.join('\n')}\n\n${renderTable(rows)}\n\ntook ${elapsedSeconds.toFixed(0)} s\n`,
+  );
+
+  const out = resolve(values.out ?? join(ROOT, 'bench', 'results.json'));
+  await mkdir(dirname(out), { recursive: true });
+  const results = {
+    date,
+    machine,
+    node: process.version,
+    quick: values.quick,
+    figures_run: [...only].sort(),
+    plan,
+    environment: { dropped_from_children: dropped },
+    elapsed_seconds: elapsedSeconds,
+    figures,
+    table: rows,
+  };
+  await writeFile(out, `${JSON.stringify(results, roundNumbers, 2)}\n`);
+  progress(`wrote ${out}`);
+  return 0;
+}
+
+main().then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (error: unknown) => {
+    process.stderr.write(
+      `bench failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+    );
+    process.exitCode = 1;
+  },
+);

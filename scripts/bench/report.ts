@@ -1,0 +1,406 @@
+// The bench's output: the machine it ran on, one plain aligned table for people, verdicts against DESIGN §7.
+import { cpus, loadavg, release, totalmem } from 'node:os';
+import type { ArbiterStamp } from './arbiter-stamp.js';
+import type { Compare } from './compare.js';
+import type { MemoryFigures } from './memory.js';
+import type { ModelRequests } from './model-requests.js';
+import type { RunnerOverhead } from './runner-overhead.js';
+import type { Summary } from './stats.js';
+import type { StatusLatency } from './status-latency.js';
+
+export interface Machine {
+  cpus: { model: string; count: number };
+  totalMemGiB: number;
+  platform: string;
+  node: string;
+  /** 1-minute load average when the bench started and ended: above the CPU count, timings are inflated. */
+  loadAverage: { start: number; end: number };
+}
+
+export function describeMachine(loadAtStart: number): Machine {
+  const list = cpus();
+  return {
+    cpus: { model: list[0]?.model.trim() ?? 'unknown', count: list.length },
+    totalMemGiB: Math.round((totalmem() / 1024 ** 3) * 10) / 10,
+    platform: `${process.platform} ${release()} ${process.arch}`,
+    node: process.version,
+    loadAverage: { start: loadAtStart, end: loadavg()[0] ?? Number.NaN },
+  };
+}
+
+export type Verdict = 'meets' | 'misses' | 'info' | 'n/a';
+
+export interface Row {
+  figure: string;
+  measure: string;
+  value: string;
+  budget: string;
+  verdict: string;
+}
+
+export interface BenchFigures {
+  runner?: RunnerOverhead;
+  status?: StatusLatency;
+  arbiter?: ArbiterStamp;
+  memory?: MemoryFigures | { skipped: string };
+  models?: ModelRequests | { skipped: string };
+  /** Figure 4 ran while figure 5 did: its time per iteration shared the CPU. */
+  memoryAlongsideModels?: boolean;
+  compare?: Compare | { skipped: string };
+}
+
+// ---- formatting ----
+
+export function ms(value: number): string {
+  if (!Number.isFinite(value)) return 'n/a';
+  if (value < 0) return `-${ms(-value)}`;
+  if (value < 0.1) return `${(value * 1000).toFixed(1)} µs`;
+  if (value < 10) return `${value.toFixed(2)} ms`;
+  if (value < 1000) return `${value.toFixed(1)} ms`;
+  return `${(value / 1000).toFixed(2)} s`;
+}
+
+const medP95 = (s: Summary) => `${ms(s.median)} / ${ms(s.p95)}`;
+const mb = (value: number | null) =>
+  value === null || !Number.isFinite(value) ? 'n/a' : `${value.toFixed(1)} MB`;
+const num = (value: number, digits = 2) => (Number.isFinite(value) ? value.toFixed(digits) : 'n/a');
+
+/** "meets", or "misses by <how much> (<ratio>×)" for a value that should stay at or under `limit`. */
+export function verdictAtMost(value: number, limit: number, unit: (v: number) => string = ms): string {
+  if (!Number.isFinite(value)) return 'n/a';
+  if (value <= limit) return 'meets';
+  return `misses by ${unit(value - limit)} (${(value / limit).toFixed(2)}×)`;
+}
+
+export function renderTable(rows: readonly Row[]): string {
+  const header: Row = {
+    figure: '#',
+    measure: 'measure',
+    value: 'value',
+    budget: 'budget',
+    verdict: 'verdict',
+  };
+  const all = [header, ...rows];
+  const keys = ['figure', 'measure', 'value', 'budget', 'verdict'] as const;
+  const widths = keys.map((key) => Math.max(...all.map((row) => row[key].length)));
+  const line = (row: Row) =>
+    keys
+      .map((key, i) => (i === keys.length - 1 ? row[key] : row[key].padEnd(widths[i] ?? 0)))
+      .join('  ')
+      .trimEnd();
+  const rule = widths.map((w) => '-'.repeat(w)).join('  ');
+  return [line(header), rule, ...rows.map(line)].join('\n');
+}
+
+// ---- rows ----
+
+function runnerRows(r: RunnerOverhead): Row[] {
+  const row = (figure: string, measure: string, value: string, budget = '', verdict = ''): Row => ({
+    figure,
+    measure,
+    value,
+    budget,
+    verdict,
+  });
+  const calls = r.br.calls;
+  return [
+    row('1a', `embedded store, ${r.beads} no-op beads: per bead, median / p95`, medP95(r.embedded.cycle)),
+    row('', 'of which the no-op agent (spawn to exit), median', ms(r.embedded.agent.median)),
+    row(
+      '',
+      'runner + embedded store outside the agent, median / p95',
+      medP95(r.embedded.outsideAgent),
+      '< 50 ms',
+      verdictAtMost(r.embedded.outsideAgent.median, 50),
+    ),
+    row('', 'whole process wall time per bead (start and exit included)', ms(r.embedded.wallPerBeadMs)),
+    row(
+      '1b',
+      `fake br ${r.brVersion}, ${r.beads} beads in ${r.br.runs} run(s): per bead, median / p95`,
+      medP95(r.br.cycle),
+    ),
+    row(
+      '',
+      `floor (ready + claim + spawn + close), ${r.floorBeads} beads: median / p95`,
+      medP95(r.floor.perBead),
+    ),
+    row(
+      '',
+      'ratio to the floor: means (total time) / medians',
+      `${num(r.ratio.mean)}× / ${num(r.ratio.median)}×`,
+      '≤ 1.1×',
+      verdictAtMost(r.ratio.mean, 1.1, (v) => `${v.toFixed(2)}×`),
+    ),
+    row(
+      '',
+      'br calls per bead (ready+claim+close; others per run)',
+      `${num(calls.perBead)} (${num(calls.protocolPerBead)}; ${num(calls.otherPerRun, 1)}/run)`,
+      '≤ 4',
+      verdictAtMost(calls.perBead, 4, (v) => v.toFixed(2)),
+    ),
+    row(
+      '',
+      "runner's own time per bead, excl. br and agent (est.)",
+      ms(r.overheadExcludingBrAndAgentMs),
+      '< 50 ms',
+      r.overheadExcludingBrAndAgentMs < 0
+        ? 'n/a (below the noise of this run)'
+        : verdictAtMost(r.overheadExcludingBrAndAgentMs, 50),
+    ),
+    row(
+      '',
+      'floor parts: spawn / ready / claim / close, medians',
+      [r.floor.spawn, r.floor.ready, r.floor.claim, r.floor.close].map((s) => ms(s.median)).join(' / '),
+    ),
+    row(
+      '',
+      'runner start (spawn to run_started): embedded / br, median',
+      `${ms(r.embedded.startupMs.median)} / ${ms(r.br.startupMs.median)}`,
+    ),
+    row(
+      '1c',
+      `core runner in process (memory store, no-op executor), ${r.core.beads} beads: median / p95`,
+      medP95(r.core.perBead),
+      '< 50 ms',
+      verdictAtMost(r.core.perBead.median, 50),
+    ),
+    row(
+      '',
+      `whole CLI in process (embedded store on disk, lock, logs; no spawn), ${r.cli.beads} beads`,
+      `${medP95(r.cli.perBead)} (mean ${ms(r.cli.meanMs)})`,
+      '< 50 ms',
+      verdictAtMost(r.cli.perBead.median, 50),
+    ),
+  ];
+}
+
+function statusRows(s: StatusLatency): Row[] {
+  const rows: Row[] = s.sizes.map((size, i) => ({
+    figure: i === 0 ? '2' : '',
+    measure: `status, ${size.lines.toLocaleString('en-US')} lines (${(size.ledgerBytes / 1e6).toFixed(1)} MB): fresh / stale / no cache`,
+    value: `${ms(size.ms.fresh)} / ${ms(size.ms.stale)} / ${ms(size.ms.missing)}`,
+    budget: size.lines >= 100_000 ? '< 100 ms' : '',
+    verdict: size.lines >= 100_000 ? verdictAtMost(size.ms.fresh, 100) : '',
+  }));
+  const largest = s.sizes.at(-1);
+  if (largest !== undefined) {
+    rows.push({
+      figure: '',
+      measure: `  of which beyond Node's own start (paired runs), ${largest.lines.toLocaleString('en-US')} lines, fresh`,
+      value: ms(largest.beyondNodeMs.fresh),
+      budget: `< ${ms(100 - s.nodeStartMs)}`,
+      verdict: '',
+    });
+  }
+  rows.push({
+    figure: '',
+    measure: 'node -e 0 / ralph-loop --version / status loading only its modules (largest, fresh)',
+    value: `${ms(s.nodeStartMs)} / ${ms(s.cliLoadMs)} / ${ms(s.leanStatusMs)}`,
+    budget: '',
+    verdict: '',
+  });
+  return rows;
+}
+
+function arbiterRows(a: ArbiterStamp): Row[] {
+  const lines = a.lines.toLocaleString('en-US');
+  return [
+    {
+      figure: '3',
+      measure: `decide alone (${lines}-line ledger, cached summary), median`,
+      value: ms(a.decide.median),
+      budget: '',
+      verdict: '',
+    },
+    {
+      figure: '',
+      measure: 'decide + recordLedgerLine (summary cache warm), median / p95',
+      value: medP95(a.decideAndRecord),
+      budget: '',
+      verdict: '',
+    },
+    {
+      figure: '',
+      measure: 'decide + recordLedgerLine with no summary cache (full scan)',
+      value: ms(a.decideAndRecordCold.median),
+      budget: '',
+      verdict: '',
+    },
+    {
+      figure: '',
+      measure: 'whole arbiter bead (state, judge output, git step, ledger, signal)',
+      value: medP95(a.arbiterBead),
+      budget: '',
+      verdict: '',
+    },
+    {
+      figure: '',
+      measure: 'stampIteration on the embedded store, median / p95',
+      value: medP95(a.stamp),
+      budget: '',
+      verdict: '',
+    },
+  ];
+}
+
+/**
+ * Heap a long run may keep beyond the beads its store holds, code space excluded: caches, and the JIT's
+ * metadata outside the code space (deoptimisation data, feedback), which grows as more gets optimised.
+ */
+export const MEMORY_SLACK_MB = 2;
+
+function memoryRows(m: MemoryFigures | { skipped: string }, alongside: boolean): Row[] {
+  if ('skipped' in m)
+    return [{ figure: '4', measure: 'memory', value: m.skipped, budget: '', verdict: 'n/a' }];
+  const start = m.heapAfterGcStart;
+  const without = m.heapWithoutStore;
+  const objects =
+    start === null || without === null
+      ? Number.NaN
+      : without.heapUsedMb - without.codeMb - (start.heapUsedMb - start.codeMb);
+  const code = start === null || without === null ? Number.NaN : without.codeMb - start.codeMb;
+  const signed = (value: number) => `${value >= 0 ? '+' : ''}${value.toFixed(1)} MB`;
+  const full = m.embeddedWrites.at(-1);
+  const tenth = m.embeddedWrites[0];
+  const dataMb = full === undefined ? m.storeBytes / 1024 ** 2 : full.fileBytes / 1024 ** 2;
+  const rows: Row[] = [
+    {
+      figure: '4',
+      measure: `RSS over ${m.iterations} no-op iterations (${m.beads} beads, ${m.store} store): start / max / end`,
+      value: `${mb(m.start.rssMb)} / ${mb(m.max.rssMb)} / ${mb(m.end.rssMb)}`,
+      budget: '',
+      verdict: '',
+    },
+    {
+      figure: '',
+      measure: 'heap used: start / max / end; after GC: start → end',
+      value: `${mb(m.start.heapUsedMb)} / ${mb(m.max.heapUsedMb)} / ${mb(m.end.heapUsedMb)}; ${mb(start?.heapUsedMb ?? null)} → ${mb(m.heapAfterGcEnd?.heapUsedMb ?? null)}`,
+      budget: '',
+      verdict: '',
+    },
+    {
+      figure: '',
+      measure: "growth after GC once the store's beads are let go: heap excl. code / code space",
+      value: Number.isFinite(objects) ? `${signed(objects)} / ${signed(code)}` : 'n/a',
+      budget: `flat (≤ +${MEMORY_SLACK_MB} MB)`,
+      verdict: Number.isFinite(objects)
+        ? verdictAtMost(objects, MEMORY_SLACK_MB, (v) => `${v.toFixed(1)} MB`)
+        : 'n/a (needs --expose-gc and the memory-backed store)',
+    },
+    {
+      figure: '',
+      measure: "the loop's beads written as issues.jsonl (what the store holds)",
+      value: mb(dataMb),
+      budget: '',
+      verdict: '',
+    },
+    {
+      figure: '',
+      measure: `time per iteration: first tenth / last tenth${alongside ? ' (ran alongside figure 5)' : ''}`,
+      value: `${ms(m.firstTenthMsPerIter)} / ${ms(m.lastTenthMsPerIter)}`,
+      budget: '',
+      verdict: '',
+    },
+  ];
+  if (tenth !== undefined && full !== undefined) {
+    rows.push({
+      figure: '',
+      measure: `embedded store on disk: one change at ${tenth.beads} / ${full.beads} beads (whole file rewritten)`,
+      value: `${ms(tenth.writeMs.median)} / ${ms(full.writeMs.median)}`,
+      budget: '',
+      verdict: '',
+    });
+  }
+  return rows;
+}
+
+function modelRows(m: ModelRequests | { skipped: string }): Row[] {
+  if ('skipped' in m)
+    return [
+      {
+        figure: '5',
+        measure: 'model requests per iteration',
+        value: m.skipped,
+        budget: '2 (hard)',
+        verdict: 'n/a',
+      },
+    ];
+  if (!m.available)
+    return [
+      {
+        figure: '5',
+        measure: 'model requests per iteration',
+        value: `n/a (${m.reason})`,
+        budget: '2 (hard)',
+        verdict: 'n/a',
+      },
+    ];
+  return m.loops.flatMap((loop, i): Row[] => {
+    const t = loop.perIterationTotal;
+    const roles = Object.entries(loop.perIteration)
+      .map(([role, c]) => `${role} ${c.sessions}`)
+      .join(', ');
+    const hard = loop.kind === 'hard';
+    return [
+      {
+        figure: i === 0 ? '5' : '',
+        measure: `${loop.kind} metric, real claude (${m.claudeVersion.split(' ')[0] ?? ''}): agent runs per iteration (${roles})`,
+        value: num(t.sessions, 1),
+        budget: hard ? '2' : '',
+        verdict: hard
+          ? t.sessions <= 2 && loop.perIteration.judge === undefined
+            ? 'meets'
+            : `misses (${t.sessions})`
+          : '',
+      },
+      {
+        figure: '',
+        measure: `  Messages API requests per iteration (scripted turns + Claude Code's own)`,
+        value: `${num(t.agentTurns + t.sideRequests, 1)} (${num(t.sideRequests, 1)} own)`,
+        budget: '',
+        verdict: '',
+      },
+      {
+        figure: '',
+        measure: '  tokens per iteration: input (est. 4 chars/token) / output',
+        value: `${Math.round(t.inputTokensEst).toLocaleString('en-US')} / ${Math.round(t.outputTokens).toLocaleString('en-US')}`,
+        budget: '',
+        verdict: '',
+      },
+    ];
+  });
+}
+
+function compareRows(c: Compare | { skipped: string }): Row[] {
+  if ('skipped' in c)
+    return [{ figure: '6', measure: '--compare', value: c.skipped, budget: '', verdict: '' }];
+  return [
+    {
+      figure: '6',
+      measure: `${c.other.command} vs ralph-loop, wall per bead (${c.beads} beads)`,
+      value: `${ms(c.other.wallPerBeadMs)} vs ${ms(c.ralphLoop.wallPerBeadMs)} = ${num(c.ratio)}×`,
+      budget: '',
+      verdict: '',
+    },
+    {
+      figure: '',
+      measure: 'br calls per bead: other / ralph-loop',
+      value: `${num(c.other.brCallsPerBead)} / ${num(c.ralphLoop.brCallsPerBead)}`,
+      budget: '',
+      verdict: '',
+    },
+  ];
+}
+
+export function buildRows(figures: BenchFigures): Row[] {
+  return [
+    ...(figures.runner === undefined ? [] : runnerRows(figures.runner)),
+    ...(figures.status === undefined ? [] : statusRows(figures.status)),
+    ...(figures.arbiter === undefined ? [] : arbiterRows(figures.arbiter)),
+    ...(figures.memory === undefined
+      ? []
+      : memoryRows(figures.memory, figures.memoryAlongsideModels === true)),
+    ...(figures.models === undefined ? [] : modelRows(figures.models)),
+    ...(figures.compare === undefined ? [] : compareRows(figures.compare)),
+  ];
+}

@@ -1,0 +1,162 @@
+// Smoke test of `npm run bench`: each measuring function on tiny inputs, for real (built CLI, fake br,
+// embedded store), checking what it counted and that its numbers exist. No timing is asserted.
+import { execa } from 'execa';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { measureArbiterStamp } from '../../scripts/bench/arbiter-stamp.js';
+import { compareArgv, measureCompare } from '../../scripts/bench/compare.js';
+import { measureMemory } from '../../scripts/bench/memory.js';
+import { countBySession } from '../../scripts/bench/model-requests.js';
+import { renderTable, verdictAtMost } from '../../scripts/bench/report.js';
+import { measureRunnerOverhead, sliceSizes } from '../../scripts/bench/runner-overhead.js';
+import { gaps, percentile, summarize } from '../../scripts/bench/stats.js';
+import { measureStatusLatency } from '../../scripts/bench/status-latency.js';
+import { BIN, NODE, ROOT } from '../../scripts/bench/support.js';
+import { assertBuilt } from '../support/cli.js';
+import { describeRequest } from '../support/model-server/requests.js';
+
+beforeAll(async () => {
+  await assertBuilt();
+});
+
+const finite = (value: number) =>
+  expect(Number.isFinite(value), `${value} is not a finite number`).toBe(true);
+
+describe('bench statistics and table', () => {
+  it('summarises samples with interpolated percentiles', () => {
+    const s = summarize([5, 1, 4, 2, 3]);
+    expect(s).toMatchObject({ n: 5, median: 3, min: 1, max: 5, mean: 3 });
+    expect(s.p95).toBeCloseTo(4.8);
+    expect(percentile([10, 20], 0.5)).toBe(15);
+    expect(summarize([]).n).toBe(0);
+    expect(gaps([1, 4, 9])).toEqual([3, 5]);
+    expect(sliceSizes(10, 3)).toEqual([3, 3, 4]);
+    expect(sliceSizes(2, 5)).toEqual([1, 1]);
+  });
+
+  it('says by how much a figure misses its budget, and aligns the table', () => {
+    expect(verdictAtMost(40, 50)).toBe('meets');
+    expect(verdictAtMost(150, 100)).toBe('misses by 50.0 ms (1.50×)');
+    const table = renderTable([
+      { figure: '1', measure: 'a', value: '1 ms', budget: '< 2 ms', verdict: 'meets' },
+      { figure: '', measure: 'longer measure', value: '10 ms', budget: '', verdict: '' },
+    ]).split('\n');
+    expect(table).toHaveLength(4);
+    expect(table[2]!.indexOf('1 ms')).toBe(table[3]!.indexOf('10 ms'));
+  });
+
+  it('runs --help from the entry script', async () => {
+    const result = await execa(
+      join(ROOT, 'node_modules', '.bin', 'tsx'),
+      [join(ROOT, 'scripts', 'bench.ts'), '--help'],
+      {
+        reject: false,
+      },
+    );
+    expect(result.exitCode, result.stderr).toBe(0);
+    expect(result.stdout).toContain('--compare');
+  });
+});
+
+describe('bench figures on tiny inputs', () => {
+  it('figure 1: ralph-loop on both stores, the floor and the in-process runner', async () => {
+    const r = await measureRunnerOverhead({ beads: 3, floorBeads: 2, slices: 2, coreBeads: 5 });
+    // Embedded: one run, three beads, two bead-to-bead gaps.
+    expect(r.embedded.runs).toBe(1);
+    expect(r.embedded.cycle.n).toBe(2);
+    finite(r.embedded.outsideAgent.median);
+    // br: two slices (1 bead with --max-beads, then 2 to the end); every bead claimed and closed once.
+    expect(r.br.runs).toBe(2);
+    expect(r.br.calls.byCommand.claim).toBe(3);
+    expect(r.br.calls.byCommand.close).toBeGreaterThanOrEqual(3);
+    expect(r.br.calls.protocolPerBead).toBeGreaterThanOrEqual(3);
+    expect(r.floor.perBead.n).toBe(2);
+    expect(r.floor.spawn.n).toBe(2);
+    finite(r.ratio.mean);
+    finite(r.overheadExcludingBrAndAgentMs);
+    expect(r.core.perBead.n).toBe(4);
+    expect(r.cli.perBead.n).toBe(2);
+  });
+
+  it('figure 2: status on a small ledger takes the cache, tail and scan paths', async () => {
+    const seen: number[] = [];
+    const s = await measureStatusLatency({
+      sizes: [40],
+      runs: 1,
+      bigRuns: 1,
+      bigLines: 1_000_000,
+      withLoop: async (lines, loop) => {
+        seen.push(lines);
+        expect(loop.epicId).toMatch(/^bd-/);
+      },
+    });
+    expect(seen).toEqual([40]);
+    expect(s.sizes[0]!.source).toEqual({ fresh: 'cache', stale: 'tail', missing: 'scan' });
+    expect(s.sizes[0]!.ledgerBytes).toBeGreaterThan(40 * 100);
+    for (const value of [s.nodeStartMs, s.cliLoadMs, s.leanStatusMs, s.sizes[0]!.ms.fresh]) finite(value);
+  });
+
+  it('figure 3: arbiter rounds append to the ledger and stamping creates cycles', async () => {
+    const a = await measureArbiterStamp({ lines: 30, rounds: 2, coldRounds: 1 });
+    expect(a.decideAndRecord.n).toBe(2);
+    expect(a.decideAndRecordCold.n).toBe(1);
+    expect(a.arbiterBead.n).toBe(2);
+    expect(a.stamp.n).toBe(2);
+    finite(a.decide.median);
+  });
+
+  it('figure 4: a few whole autoresearch cycles in process, then the store write probe', async () => {
+    const m = await measureMemory({ iterations: 3, store: 'memory' });
+    // Three cycles of four beads, and the retrospective.
+    expect(m.beads).toBe(13);
+    expect(m.embeddedWrites.map((probe) => probe.beads)).toEqual([2, 14]);
+    expect(m.embeddedWrites[1]!.writeMs.n).toBe(9);
+    finite(m.max.rssMb);
+  });
+
+  it('figure 5: requests are grouped by Claude Code session and named by the bead they serve', () => {
+    const request = (seq: number, session: string, text: string, tools: string[]) => {
+      const recorded = describeRequest(
+        seq,
+        'POST',
+        '/v1/messages',
+        { 'x-claude-code-session-id': session },
+        { model: 'm', messages: [{ role: 'user', content: text }], tools: tools.map((name) => ({ name })) },
+      );
+      return recorded;
+    };
+    const counted = countBySession(
+      [
+        request(1, 's1', '# Doer, iteration 1: x', ['Write']),
+        request(2, 's1', '# Doer, iteration 1: x', ['Write']),
+        request(3, 's1', 'a title please', []),
+        request(4, 's2', '# Strategist, iteration 1: x', ['Bash']),
+        request(5, 's3', '# Judge, iteration 0: x', ['Read']),
+      ],
+      new Map([['s1', 7]]),
+    );
+    expect(
+      counted.map((s) => [s.role, s.iter, s.count.sessions, s.count.agentTurns, s.count.sideRequests]),
+    ).toEqual([
+      ['doer', 1, 1, 2, 1],
+      ['strategist', 1, 1, 1, 0],
+      ['judge', 0, 1, 1, 0],
+    ]);
+    expect(counted[0]!.count.outputTokens).toBe(7);
+    expect(counted[0]!.count.inputTokensEst).toBeGreaterThan(0);
+  });
+
+  it('figure 6: --compare fills placeholders, refuses shell syntax, and runs a command over the same epic', async () => {
+    expect(compareArgv('run {epic} --agent {agent}', { epic: 'bd-1', agent: "'node' 'a b.mjs'" })).toEqual([
+      'run',
+      'bd-1',
+      '--agent',
+      "'node' 'a b.mjs'",
+    ]);
+    expect(() => compareArgv('run {epic} | tee log', { epic: 'bd-1' })).toThrow(/shell/);
+    const c = await measureCompare(`'${NODE}' '${BIN.ralphLoop}' --store br {epic} --agent {agent}`, 2);
+    expect(c.other.closed).toBe(2);
+    expect(c.ralphLoop.closed).toBe(2);
+    finite(c.ratio);
+  });
+});
