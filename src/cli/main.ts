@@ -1,17 +1,35 @@
 // Entry points for the two executables: the only code that touches process.argv and process.exitCode.
-import { createDeps, type CliDeps } from './deps.js';
-import { createForgePackProgram } from './forge-pack.js';
-import { configureTree } from './common.js';
-import { reportError } from './output.js';
-import { createRalphLoopProgram } from './ralph-loop.js';
 import type { Command } from 'commander';
+import { configureTree } from './common.js';
+import { createDeps, type CliDeps } from './deps.js';
+import { reportError } from './output.js';
 
 export async function runForgePack(argv: string[], overrides: Partial<CliDeps> = {}): Promise<void> {
+  exitQuietlyOnClosedPipe();
+  const { createForgePackProgram } = await import('./forge-pack.js');
   process.exitCode = await runProgram('forge-pack', createForgePackProgram, argv, overrides);
 }
 
 export async function runRalphLoop(argv: string[], overrides: Partial<CliDeps> = {}): Promise<void> {
+  exitQuietlyOnClosedPipe();
+  // `status` is polled while loops run (and by scripts): it gets a program holding only itself.
+  if (argv.slice(2).find((arg) => !arg.startsWith('-')) === 'status') {
+    const { createStatusOnlyProgram } = await import('./ralph-loop-status.js');
+    process.exitCode = await runProgram('ralph-loop', createStatusOnlyProgram, argv, overrides);
+    return;
+  }
+  const { createRalphLoopProgram } = await import('./ralph-loop.js');
   process.exitCode = await runProgram('ralph-loop', createRalphLoopProgram, argv, overrides);
+}
+
+/** `ralph-loop logs E | head`: when the reader goes away, stop quietly instead of crashing on EPIPE. */
+function exitQuietlyOnClosedPipe(): void {
+  for (const stream of [process.stdout, process.stderr]) {
+    stream.on('error', (error: NodeJS.ErrnoException) => {
+      if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+      throw error;
+    });
+  }
 }
 
 /**

@@ -163,3 +163,19 @@ describe('forge-pack beads: environment and configuration errors', () => {
     expect(result.stderr).toContain("unknown option '--colour'");
   });
 });
+
+describe('output into a closed pipe', () => {
+  it('exits quietly when the reader of stdout goes away (`… | head`), instead of crashing on EPIPE', async () => {
+    const { spawn } = await import('node:child_process');
+    const { BIN } = await import('../support/cli.js');
+    const child = spawn(process.execPath, [BIN['ralph-loop'], '--help'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    child.stdout.destroy();
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += String(chunk)));
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    expect(stderr).not.toContain('EPIPE');
+    expect(code).toBe(0);
+  });
+});
