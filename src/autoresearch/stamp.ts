@@ -4,6 +4,7 @@
 // the end is `retrospective`; an answered question becomes `resume-strategist-K`. Every stamp first
 // looks at the epic's children and creates only what is missing, so stamping twice creates nothing
 // the second time and a stamp interrupted halfway is completed by the next one.
+import { labelValue } from '../loop/select.js';
 import { relative, resolve } from 'node:path';
 import type { Bead, BeadStore, CreateBeadInput } from '../beads/types.js';
 import { readFileIfExists, writeFileAtomic } from '../infra/atomic-file.js';
@@ -92,11 +93,6 @@ export async function openLoop(
 }
 
 // ---- the epic's beads ----
-
-function labelValue(bead: Pick<Bead, 'labels'>, prefix: string): string | undefined {
-  const label = bead.labels.find((l) => l.startsWith(`${prefix}:`));
-  return label === undefined ? undefined : label.slice(prefix.length + 1);
-}
 
 export function iterOf(bead: Pick<Bead, 'labels'>): number | undefined {
   const value = labelValue(bead, 'iter');

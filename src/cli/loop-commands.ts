@@ -3,6 +3,7 @@
 // `status` is run over and over while a loop works, so this module imports only commander and types
 // at load time; everything heavier (the store, git, execa, zod schemas) is imported inside the action
 // that needs it.
+import { isProcessAlive } from '../infra/pid.js';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import type { LoopSetupOptions, SetupResult } from '../autoresearch/setup.js';
 import type { StampResult } from '../autoresearch/stamp.js';
@@ -191,7 +192,7 @@ export function createLoopCommand(deps: CliDeps): Command {
       const options = globalsOf(cmd);
       const repo = repoOf(deps, options);
       const setupOptions = await loopOptionsFrom(repo, subject, flags);
-      const [{ setupLoop }, { createGit }, { runProcess, isProcessAlive }] = await Promise.all([
+      const [{ setupLoop }, { createGit }, { runProcess }] = await Promise.all([
         import('../autoresearch/setup.js'),
         import('../infra/git.js'),
         import('../infra/process.js'),
@@ -527,7 +528,7 @@ export function createStatusCommand(deps: CliDeps): Command {
       const status: LoopStatus = await loopStatus(
         repo,
         epicId,
-        { now: () => deps.clock.now(), host: deps.host, isProcessAlive: pidAlive },
+        { now: () => deps.clock.now(), host: deps.host, isProcessAlive },
         flags.workspace === undefined ? {} : { workspace: flags.workspace },
       );
       if (flags.beads === true) {
@@ -555,16 +556,6 @@ Phase: running (the live bead and how long it has run, from the loop's lock), wa
 "baseline → best → last"; the trend shows the recent iterations, a dot where one crashed.`,
   );
   return command;
-}
-
-/** Whether a process lives; inline so the status path does not load the process runner (execa). */
-function pidAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as { code?: string }).code === 'EPERM';
-  }
 }
 
 /** Unicode unless the locale is set and says it is not UTF-8 (LANG=C, a Latin-1 locale), or TERM=dumb. */

@@ -8,6 +8,7 @@ import { labelValue } from '../../loop/select.js';
 import type { Bead } from '../../beads/types.js';
 import type { ExecutionResult, Executor } from '../../loop/types.js';
 import type { LoopConfig } from '../config.js';
+import { iterOf as iterLabel } from '../stamp.js';
 
 export interface MetricRunOptions {
   cwd: string;
@@ -44,9 +45,9 @@ export type IterResult = { ok: true; iter: number } | { ok: false; result: Execu
 
 /** The bead's `iter:N` label; a bead without one cannot be placed in the loop. */
 export function iterOf(bead: Bead): IterResult {
+  const iter = iterLabel(bead);
+  if (iter !== undefined) return { ok: true, iter };
   const value = labelValue(bead, 'iter');
-  const iter = value === undefined ? Number.NaN : Number(value);
-  if (Number.isInteger(iter) && iter >= 0) return { ok: true, iter };
   return {
     ok: false,
     result: {

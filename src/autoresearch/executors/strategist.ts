@@ -1,10 +1,10 @@
 // The strategist (and resume-strategist, retrospective): full agents whose bead must leave the loop a next step.
 import { join } from 'node:path';
 import { pathExists } from '../../infra/atomic-file.js';
-import { labelValue } from '../../loop/select.js';
 import type { Executor, ExecutionResult } from '../../loop/types.js';
 import { updateIterationState } from '../iteration-state.js';
 import { recordSpend } from '../spend.js';
+import { iterOf as iterLabel, loopRoleOf } from '../stamp.js';
 import { iterOf, type AutoresearchContext } from './context.js';
 
 export const NEEDS_HUMAN_FILE = 'needs-human.md';
@@ -71,12 +71,9 @@ async function nextStep(
   iter: number,
 ): Promise<string | undefined> {
   const children = await context.store.children(epicId, { recursive: true });
-  const stamped = children.some(
-    (bead) => labelValue(bead, 'role') === 'doer' && labelValue(bead, 'iter') === String(iter + 1),
-  );
+  const stamped = children.some((bead) => loopRoleOf(bead) === 'doer' && iterLabel(bead) === iter + 1);
   if (stamped) return `stamped iteration ${iter + 1}`;
-  if (children.some((bead) => labelValue(bead, 'role') === 'retrospective'))
-    return 'stamped the retrospective';
+  if (children.some((bead) => loopRoleOf(bead) === 'retrospective')) return 'stamped the retrospective';
   if (await pathExists(join(context.workspace, NEEDS_HUMAN_FILE)))
     return `asked the user (${NEEDS_HUMAN_FILE})`;
   return undefined;
