@@ -23,6 +23,13 @@ export function createForgePackProgram(deps: CliDeps): Command {
   program.addHelpText(
     'after',
     `
+Getting started:
+  forge-pack init                                               # .forge/config.json and the bead store
+  forge-pack doctor                                             # what is installed, what is missing
+  forge-pack loop "faster parser" --program-file program.md --scope src/ \\
+    --metric-command "node bench.js --json" --score json:ops --target 5000   # prints the epic id
+  ralph-loop <epic>                                             # then run it (see ralph-loop --help)
+
 Examples:
   forge-pack beads create "Ship the parser" -t epic -p 1        # prints the new id
   forge-pack beads create "Write tests" --parent bd-a1b -l role:doer

@@ -126,6 +126,8 @@ Examples:
   ralph-loop bd-a1b                         # run until nothing is ready
   ralph-loop bd-a1b --dry-run               # the order it would run, changing nothing
   ralph-loop bd-a1b --wall-clock 28800 --agent claude-sonnet --auto-commit
+  ralph-loop status bd-a1b                  # an autoresearch loop: scores, phase, cost, last iterations
+  ralph-loop resume bd-a1b                  # after answering the loop's needs-human.md
   ralph-loop stop bd-a1b                    # end after the current bead
   ralph-loop logs bd-a1b bd-a1b.3           # one bead's transcript
 
