@@ -2,7 +2,7 @@
 import { AppError } from '../infra/errors.js';
 import type { CapsConfig, Direction } from './config.js';
 import type { JudgeVerdict } from './judge-output.js';
-import type { Decision, LedgerLine, TerminalReason } from './ledger.js';
+import type { Decision, LedgerLine, TamperRecord, TerminalReason } from './ledger.js';
 import {
   foldLedgerLine,
   isImprovement,
@@ -42,6 +42,8 @@ export interface DecideInput {
   wallClockElapsedSeconds?: number;
   durationMs?: number;
   guardRevertedPaths?: readonly string[];
+  /** What agents changed that was not theirs, put back by the runner; a doer's entry decides `tamper`. */
+  tamper?: readonly TamperRecord[];
 }
 
 export interface DecideResult {
@@ -80,7 +82,12 @@ export function decide(input: DecideInput): DecideResult {
   const best = summary.best_score;
   let decision: Decision;
   let reason: string | undefined;
-  if (!measured.ok) {
+  const doerTamper = input.iter === 0 ? undefined : input.tamper?.find((record) => record.role === 'doer');
+  if (doerTamper !== undefined) {
+    // Whatever the judge said, a doer that changed what decides its score is not kept.
+    decision = 'tamper';
+    reason = `the doer changed ${doerTamper.paths.join(', ')}${doerTamper.what === undefined ? '' : ` (${doerTamper.what})`}, which decide its score; put back and reverted`;
+  } else if (!measured.ok) {
     decision = 'crash';
     reason = measured.reason;
   } else if (input.iter === 0) {
@@ -92,7 +99,8 @@ export function decide(input: DecideInput): DecideResult {
     decision = 'revert';
     reason = `not an improvement on the best kept score ${String(best)} (${config.metric.direction}, min_delta ${config.min_delta})`;
   }
-  const score = measured.ok ? measured.score : null;
+  const score = measured.ok && decision !== 'tamper' ? measured.score : null;
+  const evidence = input.judge.ok ? (input.judge.output as { evidence?: unknown }).evidence : undefined;
 
   const line: LedgerLine = {
     iter: input.iter,
@@ -113,6 +121,10 @@ export function decide(input: DecideInput): DecideResult {
     ...(input.guardRevertedPaths !== undefined && input.guardRevertedPaths.length > 0
       ? { guard_reverted_paths: [...input.guardRevertedPaths] }
       : {}),
+    ...(input.tamper !== undefined && input.tamper.length > 0
+      ? { tamper: input.tamper.map((record) => ({ ...record, paths: [...record.paths] })) }
+      : {}),
+    ...(typeof evidence === 'string' && evidence !== '' ? { evidence } : {}),
   };
   const folded = foldLedgerLine(summary, line);
   const terminal = terminalReason(input, folded);

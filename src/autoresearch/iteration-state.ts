@@ -6,6 +6,10 @@ import { readFileIfExists, writeJsonAtomic } from '../infra/atomic-file.js';
 const iterationStateSchema = z.object({
   iter: z.number().int().min(0),
   base_sha: z.string().optional(),
+  /** The branch the loop was on when the doer started (null: a detached HEAD). */
+  branch: z.string().nullable().optional(),
+  /** HEAD after the doer's work was committed: what the judge scores. */
+  doer_head: z.string().optional(),
   doer_started_at: z.string().optional(),
   hypothesis: z.string().optional(),
   guard_reverted_paths: z.array(z.string()).default([]),
@@ -24,6 +28,10 @@ const iterationStateSchema = z.object({
     .optional(),
   /** Set when the judge could not produce a score after its retries: the arbiter records a crash. */
   judge_failure: z.string().optional(),
+  /** What agents of this iteration changed that was not theirs; a doer's entry makes it a `tamper`. */
+  tamper: z
+    .array(z.object({ role: z.string(), paths: z.array(z.string()), what: z.string().optional() }))
+    .default([]),
 });
 
 export type IterationState = z.output<typeof iterationStateSchema>;
@@ -54,6 +62,18 @@ export async function updateIterationState(
   const next = change(await readIterationState(workspace, iter));
   await writeJsonAtomic(iterationStatePath(workspace, iter), next);
   return next;
+}
+
+/** Adds a tamper record (merging paths of the same role). */
+export function withTamper(
+  state: IterationState,
+  record: { role: string; paths: readonly string[]; what?: string },
+): IterationState {
+  const others = state.tamper.filter((r) => r.role !== record.role);
+  const same = state.tamper.find((r) => r.role === record.role);
+  const paths = [...new Set([...(same?.paths ?? []), ...record.paths])].sort();
+  const what = [same?.what, record.what].filter((w) => w !== undefined && w !== '').join('; ');
+  return { ...state, tamper: [...others, { role: record.role, paths, ...(what === '' ? {} : { what }) }] };
 }
 
 export function totalCost(state: IterationState): number {

@@ -62,6 +62,8 @@ export interface LedgerSummary {
   kept: number;
   reverted: number;
   crashed: number;
+  /** Iterations whose doer tampered with what decides its score (reverted). */
+  tampered: number;
   /** Consecutive reverts and crashes at the end of the ledger (the baseline is not a doer iteration). */
   non_improvement_streak: number;
   /** Consecutive iterations at the end that met the target (see `lineMeetsGoal`). */
@@ -86,6 +88,7 @@ export function emptySummary(params: SummaryParams): LedgerSummary {
     kept: 0,
     reverted: 0,
     crashed: 0,
+    tampered: 0,
     non_improvement_streak: 0,
     goal_streak: 0,
     total_cost_usd: 0,
@@ -140,6 +143,10 @@ function foldInto(s: LedgerSummary, line: LedgerLine): void {
       s.crashed++;
       if (line.iter > 0) s.non_improvement_streak++;
       break;
+    case 'tamper':
+      s.tampered++;
+      s.non_improvement_streak++;
+      break;
   }
   const met = target !== null && lineMeetsGoal(line, s.best_score, target, direction);
   s.goal_streak = met ? s.goal_streak + 1 : 0;
@@ -160,6 +167,7 @@ export function lineMeetsGoal(
 ): boolean {
   return (
     line.decision !== 'crash' &&
+    line.decision !== 'tamper' &&
     line.score_after !== null &&
     bestAfter !== null &&
     meetsTarget(line.score_after, target, direction) &&
@@ -186,6 +194,7 @@ const COUNTS = [
   'kept',
   'reverted',
   'crashed',
+  'tampered',
   'non_improvement_streak',
   'goal_streak',
   'total_cost_usd',

@@ -1,10 +1,17 @@
 // The research ledger (`research-log.jsonl`): one line per iteration, read tolerantly, appended safely.
+//
+// It is tamper-evident on its own: every line appended by Forge carries `prev`, a hash of the line
+// before it, so a line changed or removed after it was written is caught on the next full read with
+// the file and line named. (A line that is not an iteration, e.g. a settings change noticed at start,
+// has a `kind` and is kept apart from the iterations.)
+import { createHash } from 'node:crypto';
 import { z } from 'zod';
-import { appendJsonLine, readFileIfExists } from '../infra/atomic-file.js';
+import { appendJsonLine, readFileIfExists, readLastLine } from '../infra/atomic-file.js';
 import { AppError } from '../infra/errors.js';
 import { formatPath } from './config.js';
 
-export const DECISIONS = ['baseline', 'keep', 'revert', 'crash'] as const;
+/** `tamper`: the doer changed what decides its score (loop files, metric files, history); reverted. */
+export const DECISIONS = ['baseline', 'keep', 'revert', 'crash', 'tamper'] as const;
 export type Decision = (typeof DECISIONS)[number];
 
 export const TERMINAL_REASONS = ['goal_reached', 'iteration_cap', 'plateau', 'budget', 'wall_clock'] as const;
@@ -38,8 +45,35 @@ export const ledgerLineSchema = z.object({
   guard_reverted_paths: z.array(z.string()).optional(),
   /** The terminal signal this iteration emitted, so a replay re-emits exactly the same signal. */
   terminal: z.enum(TERMINAL_REASONS).nullable().optional(),
+  /** What agents changed that was not theirs to change (put back by the runner), by role. */
+  tamper: z.array(tamperRecordSchema()).optional(),
+  /** How the score was read off the judge (e.g. `149/153 passed (TAP)`). */
+  evidence: z.string().optional(),
+  /** Hash of the previous line as written (absent on the first line and on lines from before chaining). */
+  prev: z.string().optional(),
 });
 export type LedgerLine = z.output<typeof ledgerLineSchema>;
+
+function tamperRecordSchema() {
+  return z.object({ role: z.string(), paths: z.array(z.string()), what: z.string().optional() });
+}
+export type TamperRecord = z.output<ReturnType<typeof tamperRecordSchema>>;
+
+/** Lines that are not iterations: things the runner noticed and records so nothing changes silently. */
+export const ledgerEventSchema = z.object({
+  kind: z.enum(['settings_changed', 'tamper_between_runs', 'head_accepted']),
+  ts: z.string(),
+  /** Files (relative to the repository) or refs concerned. */
+  paths: z.array(z.string()),
+  message: z.string(),
+  prev: z.string().optional(),
+});
+export type LedgerEvent = z.output<typeof ledgerEventSchema>;
+
+/** The chain hash of one line as written (without its newline). */
+export function lineHash(raw: string): string {
+  return createHash('sha256').update(raw).digest('hex').slice(0, 32);
+}
 
 export interface LedgerRead {
   lines: LedgerLine[];
@@ -48,6 +82,8 @@ export interface LedgerRead {
   /** Newline-terminated lines read, blank ones included. */
   terminatedLines: number;
   warnings: string[];
+  /** Lines that are not iterations (settings changes, tamper noticed between runs). */
+  events: LedgerEvent[];
 }
 
 /**
@@ -63,7 +99,11 @@ export async function readLedger(path: string): Promise<LedgerRead> {
 /** Parses ledger text; `firstLine` numbers the lines when the text is a tail of the file. */
 export function parseLedgerText(content: string, path: string, firstLine: number): LedgerRead {
   const lines: LedgerLine[] = [];
+  const events: LedgerEvent[] = [];
   const warnings: string[] = [];
+  // The chain is checked from the first line this text holds; a tail's first line cannot be checked here.
+  let previousRaw: string | undefined;
+  let chained = false;
   let bytes = Buffer.byteLength(content);
   let start = 0;
   let lineNumber = firstLine;
@@ -89,6 +129,27 @@ export function parseLedgerText(content: string, path: string, firstLine: number
       }
       throw new LedgerError(`${path}:${number}: not valid JSON`);
     }
+    const prev = (value as { prev?: unknown } | null)?.prev;
+    if (typeof prev === 'string') {
+      if (previousRaw !== undefined && prev !== lineHash(previousRaw)) {
+        throw new LedgerTamperError(
+          `${path}:${number - 1}: this line was changed or removed after it was written (line ${number} records a different hash for the line before it)`,
+        );
+      }
+      chained = true;
+    } else if (chained) {
+      throw new LedgerTamperError(
+        `${path}:${number}: this line has no chain hash although the lines before it do: it was not written by Forge`,
+      );
+    }
+    previousRaw = raw;
+    if (typeof (value as { kind?: unknown } | null)?.kind === 'string') {
+      const event = ledgerEventSchema.safeParse(value);
+      if (!event.success) throw new LedgerError(`${path}:${number}: not a ledger event line`);
+      const { prev: _chain, ...rest } = event.data;
+      events.push(rest);
+      continue;
+    }
     const parsed = ledgerLineSchema.safeParse(value);
     if (!parsed.success) {
       const problems = parsed.error.issues.map(
@@ -96,19 +157,42 @@ export function parseLedgerText(content: string, path: string, firstLine: number
       );
       throw new LedgerError(`${path}:${number}: not a ledger line (${problems.join('; ')})`);
     }
-    lines.push(parsed.data);
+    // The chain hash belongs to the file, not to the iteration: readers never see it.
+    const { prev: _chain, ...line } = parsed.data;
+    lines.push(line);
   }
-  return { lines, bytes, terminatedLines, warnings };
+  return { lines, bytes, terminatedLines, warnings, events };
 }
 
 export class LedgerError extends AppError {
-  constructor(message: string) {
-    super(message, { hint: 'Fix or remove that line by hand; the ledger is plain JSONL.' });
+  constructor(message: string, hint = 'Fix or remove that line by hand; the ledger is plain JSONL.') {
+    super(message, { hint });
     this.name = 'LedgerError';
   }
 }
 
-/** Appends one line (repairing a torn tail first). Prefer `recordLedgerLine`, which also keeps the summary. */
+export class LedgerTamperError extends LedgerError {
+  constructor(message: string) {
+    super(
+      message,
+      'Put the ledger back as Forge wrote it (git checkout or git show of a committed copy); the runner also restores it from its own copy when it starts.',
+    );
+    this.name = 'LedgerTamperError';
+  }
+}
+
+/** Appends one line chained to the last (repairing a torn tail first). Prefer `recordLedgerLine`. */
 export async function appendLedgerLine(path: string, line: LedgerLine): Promise<void> {
-  await appendJsonLine(path, ledgerLineSchema.parse(line));
+  const { prev: _ignored, ...rest } = ledgerLineSchema.parse(line);
+  await appendChained(path, rest);
+}
+
+/** Appends an event line (settings changed, tamper noticed between runs), chained like any other. */
+export async function appendLedgerEvent(path: string, event: Omit<LedgerEvent, 'prev'>): Promise<void> {
+  await appendChained(path, ledgerEventSchema.parse(event));
+}
+
+async function appendChained(path: string, value: Record<string, unknown>): Promise<void> {
+  const last = await readLastLine(path);
+  await appendJsonLine(path, last === undefined ? value : { ...value, prev: lineHash(last) });
 }

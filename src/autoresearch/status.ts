@@ -59,6 +59,8 @@ export interface RecentIteration {
   hypothesis: string;
   cost_usd: number;
   ts: string;
+  /** What agents changed that was not theirs (put back by the runner), by role. */
+  tamper: { role: string; paths: string[] }[];
 }
 
 export interface LoopStatus {
@@ -77,7 +79,7 @@ export interface LoopStatus {
   phase: LoopPhase;
   /** A lock left by a runner that died: the next run takes it over. */
   stale_lock: { pid: number; host: string; started_at: string } | null;
-  iterations: { decided: number; kept: number; reverted: number; crashed: number };
+  iterations: { decided: number; kept: number; reverted: number; crashed: number; tampered: number };
   scores: {
     baseline: number | null;
     best: number | null;
@@ -169,6 +171,7 @@ export async function loopStatus(
       kept: summary.kept,
       reverted: summary.reverted,
       crashed: summary.crashed,
+      tampered: summary.tampered ?? 0,
     },
     scores: {
       baseline: summary.baseline_score,
@@ -202,6 +205,7 @@ export async function loopStatus(
         hypothesis: line.hypothesis,
         cost_usd: line.cost_usd,
         ts: line.ts,
+        tamper: (line.tamper ?? []).map((record) => ({ role: record.role, paths: [...record.paths] })),
       })),
     summary_source: source,
   };
@@ -383,6 +387,7 @@ const DECISION_WORDS: Record<Decision, string> = {
   keep: 'kept',
   revert: 'reverted',
   crash: 'crashed',
+  tamper: 'tampered',
 };
 
 /** The report as people read it. `unicode: false` draws the sparkline in ASCII. */
@@ -407,7 +412,7 @@ export function renderStatusText(status: LoopStatus, options: { unicode: boolean
   }
   const it = status.iterations;
   out.push(
-    `iters     ${it.decided} decided: ${it.kept} kept, ${it.reverted} reverted, ${it.crashed} crashed · ${formatDuration(status.duration_ms)}`,
+    `iters     ${it.decided} decided: ${it.kept} kept, ${it.reverted} reverted, ${it.crashed} crashed${it.tampered > 0 ? `, ${it.tampered} tampered` : ''} · ${formatDuration(status.duration_ms)}`,
     `spend     $${status.cost_usd.toFixed(2)} · ${formatTokenCount(status.tokens.input)} in / ${formatTokenCount(status.tokens.output)} out tokens · ${status.agent_runs} agent run(s)${status.scripted_runs > 0 ? `, ${status.scripted_runs} by the scripted agent (no model)` : ''}`,
   );
   out.push(
@@ -434,6 +439,9 @@ export function renderStatusText(status: LoopStatus, options: { unicode: boolean
       out.push(
         `  ${String(line.iter).padStart(4)}  ${DECISION_WORDS[line.decision].padEnd(8)}  ${formatNumber(line.score).padStart(8)}  ${delta.padStart(8)}  ${hypothesis === '' ? '' : JSON.stringify(hypothesis)}`.trimEnd(),
       );
+      for (const record of line.tamper) {
+        out.push(`        tamper: the ${record.role} changed ${record.paths.join(', ')} (put back)`);
+      }
     }
   }
   return `${out.join('\n')}\n`;

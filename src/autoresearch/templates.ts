@@ -40,7 +40,7 @@ interface BeadView {
 /** What a doer may know of an earlier iteration: never its score, delta or reason. */
 export interface BlindHistoryLine {
   iter: number;
-  outcome: 'baseline' | 'kept' | 'reverted' | 'crashed';
+  outcome: 'baseline' | 'kept' | 'reverted' | 'crashed' | 'tampered';
   hypothesis: string;
 }
 
@@ -187,6 +187,7 @@ const OUTCOMES: Record<Decision, BlindHistoryLine['outcome']> = {
   keep: 'kept',
   revert: 'reverted',
   crash: 'crashed',
+  tamper: 'tampered',
 };
 
 /** The doer's history: iteration, outcome and hypothesis only. Scores, deltas and reasons never pass. */

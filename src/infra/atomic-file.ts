@@ -70,6 +70,37 @@ export async function appendJsonLine(path: string, value: unknown): Promise<void
   await writeFileAtomic(path, `${kept}${line}\n`);
 }
 
+/**
+ * The last line of a JSONL file as `appendJsonLine` will leave it before appending: the last complete
+ * line (a torn tail that is not JSON is dropped by the append). Undefined for an empty or missing file.
+ */
+export async function readLastLine(path: string): Promise<string | undefined> {
+  const handle = await open(path, 'r').catch((error: unknown) => {
+    if (isNotFound(error)) return undefined;
+    throw error;
+  });
+  if (handle === undefined) return undefined;
+  try {
+    const { size } = await handle.stat();
+    // Lines are small; read a tail large enough to hold a few, or the whole file when it is short.
+    for (let want = 64 * 1024; ; want *= 4) {
+      const from = Math.max(0, size - want);
+      const buffer = Buffer.alloc(size - from);
+      await handle.read(buffer, 0, buffer.length, from);
+      const text = buffer.toString('utf8');
+      const lines = text.split('\n');
+      // Without the start of the file, the first piece may be a partial line: never use it.
+      const usable = from === 0 ? lines : lines.slice(1);
+      const tail = usable.pop() ?? '';
+      if (tail.trim() !== '' && isCompleteJson(tail)) return tail;
+      const last = usable.reverse().find((line) => line.trim() !== '');
+      if (last !== undefined || from === 0) return last;
+    }
+  } finally {
+    await handle.close();
+  }
+}
+
 function isCompleteJson(text: string): boolean {
   try {
     JSON.parse(text);

@@ -76,7 +76,7 @@ function generatedLines(count: number): LedgerLine[] {
 describe('readLedger', () => {
   it('reads an empty or missing ledger as no lines', async () => {
     const { ledger } = await workspace();
-    expect(await readLedger(ledger)).toEqual({ lines: [], bytes: 0, terminatedLines: 0, warnings: [] });
+    expect(await readLedger(ledger)).toEqual({ lines: [], bytes: 0, terminatedLines: 0, warnings: [], events: [] });
   });
 
   it('round-trips appended lines', async () => {

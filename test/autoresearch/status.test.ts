@@ -1,11 +1,11 @@
 // `ralph-loop status` over a crafted workspace: numbers, phases, rendering, and the cached-summary path.
-import { appendFile, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { decide } from '../../src/autoresearch/arbiter.js';
 import { parseLoopConfig, type LoopConfigFile } from '../../src/autoresearch/config.js';
-import type { LedgerLine } from '../../src/autoresearch/ledger.js';
+import { appendLedgerLine, type LedgerLine } from '../../src/autoresearch/ledger.js';
 import { recordLedgerLine } from '../../src/autoresearch/ledger-summary.js';
 import { loopStatus, renderStatusText, sparkline, type StatusPorts } from '../../src/autoresearch/status.js';
 import { registerLoop, workspacePaths, type WorkspacePaths } from '../../src/autoresearch/workspace.js';
@@ -71,7 +71,7 @@ describe('loopStatus', () => {
       score: 'json:numPassedTests',
     });
     expect(status.target).toBe(95);
-    expect(status.iterations).toEqual({ decided: 6, kept: 3, reverted: 2, crashed: 1 });
+    expect(status.iterations).toEqual({ decided: 6, kept: 3, reverted: 2, crashed: 1, tampered: 0 });
     expect(status.scores).toEqual({
       baseline: 50,
       best: 61,
@@ -193,7 +193,8 @@ describe('loopStatus', () => {
       decision: 'keep' as const,
       hypothesis: 'idea 7',
     };
-    await appendFile(paths.ledger, `${JSON.stringify(extra)}\n`);
+    // Appended as the arbiter does (chained), but without bringing the cache up to date.
+    await appendLedgerLine(paths.ledger, extra);
     const tail = await loopStatus(repo, EPIC, ports());
     expect(tail.summary_source).toBe('tail');
     expect(tail.scores.best).toBe(70);
