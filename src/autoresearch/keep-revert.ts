@@ -36,15 +36,26 @@ export interface RevertIterationOptions {
   ignoredPaths?: readonly string[];
 }
 
-/** Brings the files in scope back to `baseSha` with one new commit; a no-op when nothing in scope changed. */
+/**
+ * Brings the files in scope back to `baseSha` with one new commit; a no-op when nothing in scope
+ * changed. "Changed" covers both the tree and HEAD: after an interrupted revert the tree may already
+ * hold the base content while HEAD still holds the rejected commit, and the commit must still be made.
+ */
 export async function revertIteration(options: RevertIterationOptions): Promise<RestoreResult> {
   const { git, baseSha } = options;
   await assertCleanState(git, baseSha);
   const ignored = options.ignoredPaths ?? [WORKSPACE_DIR];
-  const changed = (await git.changedSince(baseSha))
-    .map((c) => c.path)
-    .filter((path) => isPathInScope(path, options.scopePaths) && !isPathInScope(path, ignored));
+  const changed = (await changedInTreeOrHead(git, baseSha)).filter(
+    (path) => isPathInScope(path, options.scopePaths) && !isPathInScope(path, ignored),
+  );
   return restoreToBase(git, baseSha, changed, options.message);
+}
+
+/** Paths that differ from `base` in the working tree or in HEAD's commit. */
+export async function changedInTreeOrHead(git: Git, base: string): Promise<string[]> {
+  const inTree = (await git.changedSince(base)).map((c) => c.path);
+  const inHead = await git.diffCommits(base, 'HEAD');
+  return [...new Set([...inTree, ...inHead])].sort();
 }
 
 export interface KeepIterationOptions {
@@ -124,7 +135,11 @@ export async function guardDoerChanges(options: GuardOptions): Promise<GuardResu
   const watched = (path: string) =>
     !isPathInScope(path, ignored) &&
     (!isPathInScope(path, options.allowedPaths) || isPathInScope(path, options.protectedPaths));
-  const candidates = (await git.changedSince(baseSha)).filter(({ path }) => watched(path));
+  // A change the doer committed and then undid only in the tree still sits in HEAD: look at both.
+  const inTree = new Map((await git.changedSince(baseSha)).map((c) => [c.path, c.change] as const));
+  const candidates: ChangedPath[] = (await changedInTreeOrHead(git, baseSha))
+    .filter(watched)
+    .map((path) => ({ path, change: inTree.get(path) ?? 'modified' }));
 
   let violations = candidates;
   const userFiles = new Map<string, SavedFile>();
@@ -179,12 +194,13 @@ export async function applyDecision(options: ApplyDecisionOptions): Promise<Ledg
       const kept = await keepIteration({
         git,
         scopePaths: options.scopePaths,
-        message: `autoresearch iter ${line.iter}: keep (score ${String(line.score_after)})`,
+        message: arbiterCommitMessage(line),
       });
       return { ...line, sha: kept.headSha };
     }
     case 'revert':
-    case 'crash': {
+    case 'crash':
+    case 'tamper': {
       if (line.base_sha === null) {
         throw new GitError(`iteration ${line.iter} has no base commit to revert to`);
       }
@@ -192,24 +208,20 @@ export async function applyDecision(options: ApplyDecisionOptions): Promise<Ledg
         git,
         baseSha: line.base_sha,
         scopePaths: options.scopePaths,
-        message: revertMessage(line),
+        message: arbiterCommitMessage(line),
       });
       return { ...line, sha: reverted.headSha };
     }
   }
 }
 
-/** `autoresearch iter 4: revert to d4e5f6a (score 55, best 58)`, with the full base sha in the body. */
-export function revertMessage(
-  line: Pick<LedgerLine, 'iter' | 'decision' | 'base_sha' | 'score_after' | 'best_before' | 'reason'>,
-): string {
-  const base = line.base_sha ?? 'unknown';
-  const what =
-    line.decision === 'crash'
-      ? 'crash'
-      : `score ${String(line.score_after)}, best ${String(line.best_before)}`;
-  const body = [`Base: ${base}`, ...(line.reason === undefined ? [] : [`Reason: ${line.reason}`])].join('\n');
-  return `autoresearch iter ${line.iter}: revert to ${base.slice(0, 7)} (${what})\n\n${body}`;
+/**
+ * The arbiter's commit message: `autoresearch iter 4: arbiter` with the base in the body. It says no
+ * score, best score, decision or reason: every agent of the loop can read commit messages (Claude Code
+ * even puts recent subjects in every request), and the ledger is where decisions are recorded.
+ */
+export function arbiterCommitMessage(line: Pick<LedgerLine, 'iter' | 'base_sha'>): string {
+  return `autoresearch iter ${line.iter}: arbiter\n\nBase: ${line.base_sha ?? 'unknown'}`;
 }
 
 async function assertCleanState(git: Git, baseSha: string): Promise<void> {

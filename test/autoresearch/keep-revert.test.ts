@@ -405,7 +405,8 @@ describe('applyDecision', () => {
     });
     expect(kept.decision).toBe('keep');
     expect(kept.sha).toBe(repo.head());
-    expect(repo.log()[0]).toBe('autoresearch iter 1: keep (score 60)');
+    // Agents read commit messages: they carry no score, best score or decision.
+    expect(repo.log()[0]).toBe('autoresearch iter 1: arbiter');
     ledger.push(kept);
 
     const keptSha = repo.head();
@@ -419,8 +420,8 @@ describe('applyDecision', () => {
     expect(reverted.decision).toBe('revert');
     expect(reverted.sha).toBe(repo.head());
     expect(await repo.read('src/a.ts')).toBe('better\n');
-    expect(repo.log()[0]).toBe(`autoresearch iter 2: revert to ${keptSha.slice(0, 7)} (score 55, best 60)`);
-    expect(repo.run('log', '-1', '--format=%b')).toContain(`Base: ${keptSha}`);
+    expect(repo.log()[0]).toBe('autoresearch iter 2: arbiter');
+    expect(repo.run('log', '-1', '--format=%b').trim()).toBe(`Base: ${keptSha}`);
     ledger.push(reverted);
 
     const head = repo.head();
