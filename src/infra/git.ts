@@ -46,6 +46,14 @@ export interface SavedFile {
   mode: '100644' | '100755';
 }
 
+/** One entry of `git ls-tree -r`: a file (mode 100644/100755), a symlink (120000) or a submodule (160000). */
+export interface TreeEntry {
+  mode: string;
+  type: string;
+  object: string;
+  path: string;
+}
+
 /** Paths given to and returned by a Git are relative to the top of its working tree. */
 export interface Git {
   /** The directory it was created for (any directory inside the working tree). */
@@ -69,6 +77,19 @@ export interface Git {
   saveFiles(paths: readonly string[]): Promise<Map<string, SavedFile>>;
   /** Writes saved content back to the working tree (or deletes the file when it had none); index untouched. */
   writeSavedFiles(files: ReadonlyMap<string, SavedFile>): Promise<void>;
+  /** Every entry under `paths` in `commit`, recursively (an empty path, or none: the whole tree). */
+  listTree(commit: string, paths: readonly string[]): Promise<TreeEntry[]>;
+  /**
+   * Writes regular-file entries (modes 100644/100755) from the object database under `dir`, an absolute
+   * directory anywhere, at their paths; refuses symlinks and submodules. The index is untouched.
+   */
+  exportFiles(entries: readonly TreeEntry[], dir: string): Promise<void>;
+  /** Detaches HEAD at `commit`, leaving index, working tree and every branch as they are. */
+  detachHead(commit: string): Promise<void>;
+  /** The index written as a tree object; fails while it holds unmerged entries. */
+  writeIndexTree(): Promise<string>;
+  /** Replaces the index with the content of `tree`; the working tree is untouched. */
+  readIndexTree(tree: string): Promise<void>;
   worktreeAdd(path: string, options?: { branch?: string; base?: string }): Promise<void>;
   worktreeList(): Promise<WorktreeEntry[]>;
 }
@@ -386,6 +407,66 @@ export function createGit(options: GitOptions): Git {
           continue;
         }
         const space = field.indexOf(' ');
+    async listTree(commit, paths) {
+      const specs = paths.map((path) =>
+        path
+          .split('/')
+          .filter((part) => part !== '' && part !== '.')
+          .join('/'),
+      );
+      const whole = specs.length === 0 || specs.includes('');
+      const { stdout } = await git([
+        'ls-tree',
+        '-r',
+        '-z',
+        '--full-tree',
+        commit,
+        ...(whole ? [] : ['--', ...specs]),
+      ]);
+      return splitNul(stdout).map((line) => {
+        const tab = line.indexOf('\t');
+        const [mode = '', type = '', object = ''] = line.slice(0, tab).split(' ');
+        return { mode, type, object, path: line.slice(tab + 1) };
+      });
+    },
+
+    async exportFiles(entries, dir) {
+      const refused = entries.find((entry) => entry.mode !== '100644' && entry.mode !== '100755');
+      if (refused !== undefined) {
+        throw new GitError(`refusing to export ${refused.path}: mode ${refused.mode} is not a regular file`);
+      }
+      if (entries.length === 0) return;
+      // A throwaway index holding only these entries; checkout-index writes them under the prefix.
+      const indexFile = temporaryIndexPath();
+      try {
+        const info = entries.map((entry) => `${entry.mode} ${entry.object}\t${entry.path}\0`).join('');
+        await git(['update-index', '-z', '--add', '--index-info'], {
+          input: info,
+          env: { GIT_INDEX_FILE: indexFile },
+        });
+        await git(['checkout-index', '-z', '--stdin', `--prefix=${resolve(dir)}/`], {
+          input: nul(entries.map((entry) => entry.path)),
+          env: { GIT_INDEX_FILE: indexFile },
+        });
+      } finally {
+        await rm(indexFile, { force: true });
+      }
+    },
+
+    async detachHead(commit) {
+      await git(['update-ref', '--no-deref', '-m', 'forge: detach HEAD', 'HEAD', commit]);
+    },
+
+    async writeIndexTree() {
+      return (await git(['write-tree'])).stdout.trim();
+    },
+
+    async readIndexTree(tree) {
+      await git(['read-tree', tree]);
+      // read-tree drops the stat data: refresh it once, or every later status hashes every file.
+      await git(['update-index', '-q', '--refresh'], { ok: [0, 1] });
+    },
+
         const key = space === -1 ? field : field.slice(0, space);
         const value = space === -1 ? '' : field.slice(space + 1);
         if (key === 'worktree')

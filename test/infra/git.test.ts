@@ -1,7 +1,8 @@
 // The Git interface on real temp repositories: -z parsing, change listing, commits of exact paths.
-import { chmod, readFile, stat, writeFile } from 'node:fs/promises';
+import { chmod, mkdtemp, readdir, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { createGit, GitError } from '../../src/infra/git.js';
 import { createTempRepo } from '../support/git-repo.js';
 
@@ -194,5 +195,71 @@ describe('git: writing', () => {
     } finally {
       repo.run('worktree', 'remove', '--force', path);
     }
+  });
+});
+
+describe('git: trees, the index and HEAD (judge isolation)', () => {
+  it('listTree lists files, modes, symlinks and literal paths of a commit', async () => {
+    const repo = await createTempRepo({ 'src/a.ts': 'a\n', 'src/*.ts': 'star\n', 'docs/x.md': 'x\n' });
+    await writeFile(join(repo.dir, 'run.sh'), '#!/bin/sh\n');
+    await chmod(join(repo.dir, 'run.sh'), 0o755);
+    await symlink('/etc/hostname', join(repo.dir, 'src', 'link'));
+    const head = repo.commitAll('more');
+    const entries = await repo.git.listTree(head, ['src/*.ts', 'run.sh', 'src/link', 'missing']);
+    expect(entries.map((e) => [e.path, e.mode, e.type])).toEqual([
+      ['run.sh', '100755', 'blob'],
+      ['src/*.ts', '100644', 'blob'],
+      ['src/link', '120000', 'blob'],
+    ]);
+    expect((await repo.git.listTree(head, [''])).map((e) => e.path)).toEqual([
+      'docs/x.md',
+      'run.sh',
+      'src/*.ts',
+      'src/a.ts',
+      'src/link',
+    ]);
+    expect((await repo.git.listTree(head, ['./docs/'])).map((e) => e.path)).toEqual(['docs/x.md']);
+  });
+
+  it('exportFiles writes a commit’s bytes and modes elsewhere, leaving index and tree alone', async () => {
+    const repo = await createTempRepo();
+    const binary = Uint8Array.from([0, 255, 10, 13, 128]);
+    await repo.write('deep/bin.dat', binary);
+    await writeFile(join(repo.dir, 'run.sh'), '#!/bin/sh\n');
+    await chmod(join(repo.dir, 'run.sh'), 0o755);
+    const head = repo.commitAll('files');
+    await repo.write('deep/bin.dat', 'uncommitted');
+    const status = repo.run('status', '--porcelain');
+    const out = await mkdtemp(join(tmpdir(), 'forge-export-'));
+    onTestFinished(() => rm(out, { recursive: true, force: true }));
+    await repo.git.exportFiles(await repo.git.listTree(head, ['deep', 'run.sh']), out);
+    expect(new Uint8Array(await readFile(join(out, 'deep', 'bin.dat')))).toEqual(binary);
+    expect((await stat(join(out, 'run.sh'))).mode & 0o111).not.toBe(0);
+    expect(await readdir(out)).toEqual(['deep', 'run.sh']);
+    expect(repo.run('status', '--porcelain')).toBe(status);
+  });
+
+  it('writeIndexTree and readIndexTree put back what was staged', async () => {
+    const repo = await createTempRepo({ 'a.md': 'a\n' });
+    await repo.write('a.md', 'staged\n');
+    repo.run('add', 'a.md');
+    const tree = await repo.git.writeIndexTree();
+    const status = repo.run('status', '--porcelain');
+    repo.run('reset', '-q');
+    await repo.write('new.md', 'n\n');
+    repo.run('add', 'new.md');
+    await repo.git.readIndexTree(tree);
+    await repo.remove('new.md');
+    expect(repo.run('status', '--porcelain')).toBe(status);
+  });
+
+  it('detachHead moves HEAD off its branch and leaves the branch where it was', async () => {
+    const repo = await createTempRepo();
+    const first = repo.head();
+    const second = repo.commitAll('second');
+    await repo.git.detachHead(first);
+    expect(repo.head()).toBe(first);
+    expect(repo.run('rev-parse', 'main').trim()).toBe(second);
+    expect(() => repo.run('symbolic-ref', '-q', 'HEAD')).toThrow();
   });
 });
