@@ -1,29 +1,74 @@
-// Detects and undoes any change a read-only step (a judge) made to the working tree.
+// Detects and undoes any change a read-only step (a judge) made to the repository: HEAD, index, working tree.
 import type { Git } from '../infra/git.js';
 import { isPathInScope, snapshotWorkingTree, type WorkingTreeSnapshot } from './keep-revert.js';
 
+/** The repository before a read-only step: the working tree's dirty files, plus where HEAD was and the index. */
+export interface TreeSnapshot extends WorkingTreeSnapshot {
+  /** The branch HEAD was on, or undefined when it was detached. */
+  branch: string | undefined;
+  /** The index as a tree object; undefined when it could not be written (unmerged entries). */
+  indexTree: string | undefined;
+}
+
 export interface TreeChange {
+  /** Working-tree files that had changed and were put back, sorted. */
   paths: string[];
+  /** HEAD had moved (another commit, or another branch) and was put back. */
   headMoved: boolean;
+  /** Where the step had left HEAD, when it had moved it; `branch` when it had left the branch it was on. */
+  movedTo?: { sha: string; branch?: string };
+  /** The index had changed (something staged or unstaged) and was put back. */
+  indexChanged: boolean;
+}
+
+/** Take it right before the read-only step runs. */
+export async function snapshotTree(git: Git): Promise<TreeSnapshot> {
+  const indexTree = await git.writeIndexTree().catch(() => undefined);
+  const branch = await git.currentBranch();
+  return { ...(await snapshotWorkingTree(git)), branch, indexTree };
 }
 
 /**
- * Compares the tree with a snapshot taken before, puts every changed file back as it was, and returns
- * what had changed. Paths under `ignored` (the runner's own logs) are left alone.
+ * Compares the repository with a snapshot taken before and puts back what had changed: HEAD first (the
+ * branch it was on, at the commit it was at; a commit made meanwhile stays only in the reflog), then
+ * the index, then every changed file. Paths under `ignored` (the runner's own logs) are left alone.
  */
 export async function restoreTree(
   git: Git,
-  before: WorkingTreeSnapshot,
+  before: TreeSnapshot,
   ignored: readonly string[],
 ): Promise<TreeChange> {
+  const sha = await git.headSha();
+  const branch = await git.currentBranch();
+  const headMoved = sha !== before.headSha || branch !== before.branch;
+  if (headMoved) {
+    if (before.branch === undefined) {
+      await git.detachHead(before.headSha);
+    } else {
+      if (branch !== before.branch) await git.attachHead(before.branch);
+      await git.resetSoft(before.headSha);
+    }
+  }
+  // With HEAD back, the index decides what `git status` calls dirty: put it back before comparing files.
+  const indexNow = await git.writeIndexTree().catch(() => undefined);
+  const indexChanged = indexNow !== before.indexTree;
+  if (indexChanged && before.indexTree !== undefined) await git.readIndexTree(before.indexTree);
+
   const after = await snapshotWorkingTree(git);
-  const headMoved = after.headSha !== before.headSha;
   const candidates = new Set([...before.files.keys(), ...after.files.keys()]);
   const changed = [...candidates]
     .filter((path) => !isPathInScope(path, ignored))
     .filter((path) => before.files.get(path)?.blob !== after.files.get(path)?.blob)
     .sort();
-  if (changed.length === 0) return { paths: [], headMoved };
+  const change: TreeChange = {
+    paths: changed,
+    headMoved,
+    ...(headMoved
+      ? { movedTo: { sha, ...(branch === before.branch ? {} : { branch: branch ?? '(detached)' }) } }
+      : {}),
+    indexChanged,
+  };
+  if (changed.length === 0) return change;
 
   // Files that were dirty before get their saved content back; files that were clean go back to HEAD.
   const dirtyBefore = new Map([...before.files].filter(([path]) => changed.includes(path)));
@@ -37,5 +82,17 @@ export async function restoreTree(
       ...untracked.map((path) => [path, { blob: null, mode: '100644' as const }] as const),
     ]),
   );
-  return { paths: changed, headMoved };
+  return change;
+}
+
+/** One phrase for a message, e.g. `moved HEAD (to 1a2b3c4d5e), changed the index, changed a.md`. */
+export function describeTreeChange(change: TreeChange): string | undefined {
+  const parts: string[] = [];
+  if (change.headMoved && change.movedTo !== undefined) {
+    const where = change.movedTo.branch === undefined ? '' : ` on ${change.movedTo.branch}`;
+    parts.push(`moved HEAD (to ${change.movedTo.sha.slice(0, 10)}${where})`);
+  }
+  if (change.indexChanged) parts.push('changed the index');
+  if (change.paths.length > 0) parts.push(`changed ${change.paths.join(', ')}`);
+  return parts.length === 0 ? undefined : parts.join(', ');
 }

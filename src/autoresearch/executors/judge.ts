@@ -1,9 +1,10 @@
-// The judge: a hard metric is run by the runner itself; a soft one by a read-only agent whose answer is parsed.
+// The judge: a hard metric is run by the runner itself; a soft one by a read-only agent, in a copy of the
+// artifact outside the repository, whose answer is parsed.
 import type { Executor, ExecutionResult } from '../../loop/types.js';
 import { judgeHardMetric, judgeOutputPath, parseJudgeAnswer, writeJudgeOutput } from '../judge-output.js';
 import { updateIterationState } from '../iteration-state.js';
-import { snapshotWorkingTree } from '../keep-revert.js';
-import { restoreTree } from '../tree-snapshot.js';
+import { withJudgeCheckout, type JudgeCheckout } from '../judge-checkout.js';
+import { describeTreeChange, restoreTree, snapshotTree, type TreeChange } from '../tree-snapshot.js';
 import { recordSpend } from '../spend.js';
 import { bookkeepingPaths, iterOf, type AutoresearchContext } from './context.js';
 
@@ -65,25 +66,56 @@ async function judgeWithAgent(
   request: Parameters<Executor['execute']>[0],
   iter: number,
 ): Promise<ExecutionResult> {
+  const metric = context.config.metric;
+  if (metric.type !== 'soft') throw new Error('unreachable: soft metric expected');
   const ignored = bookkeepingPaths(context);
   const problems: string[] = [];
   let cost = 0;
   let last: ExecutionResult | undefined;
   for (let round = 1; round <= SOFT_JUDGE_TRIES; round += 1) {
-    const before = await snapshotWorkingTree(context.git);
-    const result = await context.agents.readOnly.execute(request);
+    // The judge runs in a copy of the artifact; the snapshot of the repository is the backstop for one
+    // that names the repository's absolute path and gets through anyway.
+    const before = await snapshotTree(context.git);
+    let copyChanged: string[] = [];
+    let result: ExecutionResult;
+    let changed: TreeChange;
+    try {
+      result = await withJudgeCheckout(
+        {
+          git: context.git,
+          repo: context.repo,
+          commit: before.headSha,
+          paths: [...context.config.scope.judge_paths, metric.artifact_path],
+          excluded: ignored,
+          rubricPath: metric.rubric_path,
+        },
+        async (checkout) => {
+          if (round === 1) noteCheckout(request, checkout);
+          const ran = await context.agents.readOnly.execute({ ...request, cwd: checkout.dir });
+          copyChanged = await checkout.changes();
+          return ran;
+        },
+      );
+    } finally {
+      changed = await restoreTree(context.git, before, ignored);
+    }
     last = result;
     cost += result.costUsd ?? 0;
-    const changed = await restoreTree(context.git, before, ignored);
     await updateIterationState(context.workspace, iter, (s) => ({
       ...s,
       costs: { ...s.costs, judge: (s.costs.judge ?? 0) + (result.costUsd ?? 0) },
     }));
     await recordSpend(context.workspace, 'judge', result);
-    if (changed.paths.length > 0 || changed.headMoved) {
-      const what = changed.headMoved ? 'moved HEAD' : `changed ${changed.paths.join(', ')}`;
-      problems.push(`round ${round}: the judge ${what}; its changes were discarded`);
-      request.onActivity?.(`judge tried to write (${what}); changes discarded`);
+    const what = [
+      describeTreeChange(changed),
+      copyChanged.length > 0 ? `changed ${copyChanged.join(', ')} in its copy of the artifact` : undefined,
+    ]
+      .filter((part) => part !== undefined)
+      .join('; ');
+    if (what !== '') {
+      const head = changed.headMoved ? `; HEAD is back at ${before.headSha.slice(0, 10)}` : '';
+      problems.push(`round ${round}: the judge ${what}; its changes were discarded${head}`);
+      request.onActivity?.(`judge tried to write (${what}); changes discarded${head}`);
       continue;
     }
     // Limits, timeouts and auth go back to the runner, which waits or stops as for any agent.
@@ -112,6 +144,22 @@ async function judgeWithAgent(
   }
   const failed = await judgeFailed(context, iter, problems.join('; '), last?.agent ?? 'judge');
   return { ...failed, costUsd: cost, ...(last?.model === undefined ? {} : { model: last.model }) };
+}
+
+/** What the user should know about the judge's copy: what was left out of it. */
+function noteCheckout(request: Parameters<Executor['execute']>[0], checkout: JudgeCheckout): void {
+  if (checkout.skipped.length > 0) {
+    request.onActivity?.(
+      `left out of the judge's copy (symlinks and submodules): ${checkout.skipped.slice(0, 5).join(', ')}${
+        checkout.skipped.length > 5 ? ', …' : ''
+      }`,
+    );
+  }
+  if (checkout.rubricMissing) {
+    request.onActivity?.(
+      "the rubric file could not be read; the judge has only the rubric in its bead's text",
+    );
+  }
 }
 
 /** A judge that cannot score is not a failed bead: the arbiter records the iteration as a crash. */

@@ -1,0 +1,134 @@
+// A soft judge's world: a fresh directory outside the repository holding only the artifact and the rubric.
+//
+// A judge with a Read tool can read any file it can name (reference/agent-clis.md), so what it may see
+// is decided by where it runs: a copy of the judge paths from the commit being judged, and the rubric,
+// under the system temp directory. No .git (no history), no workspace (no program, no ledger). Symlinks
+// and submodules are left out, so nothing in the copy leads back out of it.
+import { createHash } from 'node:crypto';
+import { mkdir, mkdtemp, readdir, readFile, realpath, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join, relative, resolve, sep } from 'node:path';
+import type { Git, TreeEntry } from '../infra/git.js';
+import { normalizeRelativePath } from './config.js';
+import { isPathInScope } from './keep-revert.js';
+
+export interface JudgeCheckoutOptions {
+  git: Git;
+  /** The repository root (where the rubric is read from). */
+  repo: string;
+  /** The commit being judged: HEAD after the doer committed its work. */
+  commit: string;
+  /** Repository-relative paths copied from `commit`: the judge paths and the artifact. */
+  paths: readonly string[];
+  /** Never copied, even under a judge path: the loop's own files. */
+  excluded: readonly string[];
+  /** The rubric, repository-relative: copied from the working tree, where the runner guards it. */
+  rubricPath?: string;
+  /** Where the directory is made (default: the system temp directory). */
+  tmpRoot?: string;
+}
+
+export interface JudgeCheckout {
+  /** Absolute, symlink-free path of the directory: the judge's working directory. */
+  dir: string;
+  /** Files in it, relative to it (the same as relative to the repository root), sorted. */
+  files: string[];
+  /** Entries under the judge paths that were left out: symlinks and submodules. */
+  skipped: string[];
+  /** Set when the rubric file could not be read (the judge still has its text in the prompt). */
+  rubricMissing: boolean;
+  /** Paths in the directory that are no longer as they were written: a judge that wrote. */
+  changes(): Promise<string[]>;
+  remove(): Promise<void>;
+}
+
+const REGULAR_FILE = new Set(['100644', '100755']);
+
+export async function createJudgeCheckout(options: JudgeCheckoutOptions): Promise<JudgeCheckout> {
+  // realpath: on some systems the temp directory itself is behind a symlink (macOS /var → /private/var).
+  const dir = await realpath(await mkdtemp(join(options.tmpRoot ?? tmpdir(), 'forge-judge-')));
+  const remove = () => rm(dir, { recursive: true, force: true });
+  try {
+    const entries = (await options.git.listTree(options.commit, options.paths)).filter(
+      (entry) => !isPathInScope(entry.path, options.excluded) && inside(dir, entry.path),
+    );
+    const files: TreeEntry[] = entries.filter((entry) => REGULAR_FILE.has(entry.mode));
+    const skipped = entries.filter((entry) => !REGULAR_FILE.has(entry.mode)).map((entry) => entry.path);
+    await options.git.exportFiles(files, dir);
+
+    let rubricMissing = false;
+    const rubric = options.rubricPath === undefined ? '' : normalizeRelativePath(options.rubricPath);
+    if (rubric !== '' && inside(dir, rubric)) {
+      // Read through any symlink on the repository side; written here as a plain file.
+      const content = await readFile(resolve(options.repo, rubric)).catch(() => undefined);
+      if (content === undefined) rubricMissing = true;
+      else {
+        await mkdir(dirname(join(dir, rubric)), { recursive: true });
+        await writeFile(join(dir, rubric), content);
+      }
+    }
+
+    const written = await fingerprint(dir);
+    return {
+      dir,
+      files: [...written].filter(([, print]) => print !== 'dir').map(([path]) => path),
+      skipped: skipped.sort(),
+      rubricMissing,
+      async changes() {
+        const now = await fingerprint(dir);
+        const paths = new Set([...written.keys(), ...now.keys()]);
+        return [...paths].filter((path) => written.get(path) !== now.get(path)).sort();
+      },
+      remove,
+    };
+  } catch (error) {
+    await remove();
+    throw error;
+  }
+}
+
+/** Runs `use` with a fresh checkout and removes it afterwards, whatever happens. */
+export async function withJudgeCheckout<T>(
+  options: JudgeCheckoutOptions,
+  use: (checkout: JudgeCheckout) => Promise<T>,
+): Promise<T> {
+  const checkout = await createJudgeCheckout(options);
+  try {
+    return await use(checkout);
+  } finally {
+    await checkout.remove();
+  }
+}
+
+/** True when the relative `path` stays inside `dir` (git never stores `..`; this does not rely on it). */
+function inside(dir: string, path: string): boolean {
+  const target = resolve(dir, path);
+  return target.startsWith(`${dir}${sep}`) && !relative(dir, target).split(sep).includes('..');
+}
+
+/** Every entry under `dir`, without following symlinks: files by content, symlinks by target. */
+async function fingerprint(dir: string): Promise<Map<string, string>> {
+  const prints = new Map<string, string>();
+  const walk = async (at: string): Promise<void> => {
+    const entries = await readdir(at, { withFileTypes: true }).catch(() => []);
+    for (const entry of entries) {
+      const path = join(at, entry.name);
+      const key = relative(dir, path).split(sep).join('/');
+      if (entry.isDirectory()) {
+        prints.set(key, 'dir');
+        await walk(path);
+      } else if (entry.isFile()) {
+        const content = await readFile(path).catch(() => undefined);
+        prints.set(key, content === undefined ? 'unreadable' : `file:${sha256(content)}`);
+      } else {
+        prints.set(key, entry.isSymbolicLink() ? 'symlink' : 'special');
+      }
+    }
+  };
+  await walk(dir);
+  return new Map([...prints].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+}
+
+function sha256(content: Buffer): string {
+  return createHash('sha256').update(content).digest('hex');
+}
