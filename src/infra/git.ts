@@ -388,25 +388,6 @@ export function createGit(options: GitOptions): Git {
       }
     },
 
-    async worktreeAdd(path, opts = {}) {
-      const args = ['worktree', 'add', '--quiet'];
-      if (opts.branch !== undefined) args.push('-b', opts.branch);
-      args.push('--', resolve(cwd, path));
-      if (opts.base !== undefined) args.push(opts.base);
-      await git(args);
-    },
-
-    async worktreeList() {
-      const { stdout } = await git(['worktree', 'list', '--porcelain', '-z']);
-      const entries: WorktreeEntry[] = [];
-      let current: WorktreeEntry | undefined;
-      for (const field of stdout.split('\0')) {
-        if (field === '') {
-          if (current !== undefined) entries.push(current);
-          current = undefined;
-          continue;
-        }
-        const space = field.indexOf(' ');
     async listTree(commit, paths) {
       const specs = paths.map((path) =>
         path
@@ -467,6 +448,25 @@ export function createGit(options: GitOptions): Git {
       await git(['update-index', '-q', '--refresh'], { ok: [0, 1] });
     },
 
+    async worktreeAdd(path, opts = {}) {
+      const args = ['worktree', 'add', '--quiet'];
+      if (opts.branch !== undefined) args.push('-b', opts.branch);
+      args.push('--', resolve(cwd, path));
+      if (opts.base !== undefined) args.push(opts.base);
+      await git(args);
+    },
+
+    async worktreeList() {
+      const { stdout } = await git(['worktree', 'list', '--porcelain', '-z']);
+      const entries: WorktreeEntry[] = [];
+      let current: WorktreeEntry | undefined;
+      for (const field of stdout.split('\0')) {
+        if (field === '') {
+          if (current !== undefined) entries.push(current);
+          current = undefined;
+          continue;
+        }
+        const space = field.indexOf(' ');
         const key = space === -1 ? field : field.slice(0, space);
         const value = space === -1 ? '' : field.slice(space + 1);
         if (key === 'worktree')
