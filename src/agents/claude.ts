@@ -42,7 +42,12 @@ export function claudeCommand(mode: AgentMode, model: string | undefined): Comma
   if (model !== undefined) args.push('--model', model);
   if (mode === 'full') args.push('--dangerously-skip-permissions');
   // Only --tools holds: --allowedTools does not restrict, and dontAsk denies instead of prompting.
-  else args.push('--tools', READ_ONLY_TOOLS.join(','), '--permission-mode', 'dontAsk', '--strict-mcp-config');
+  // --restricted keeps Read/Grep/Glob inside the working directory (absolute paths and symlinks too)
+  // and ignores user, project and local settings, whose allow rules (`"allow": ["Read"]`) reopen the rest.
+  else {
+    args.push('--tools', READ_ONLY_TOOLS.join(','), '--permission-mode', 'dontAsk', '--strict-mcp-config');
+    args.push('--restricted');
+  }
   return { file: 'claude', args };
 }
 

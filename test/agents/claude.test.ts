@@ -79,6 +79,7 @@ describe('claude adapter: argv and environment', () => {
       '--permission-mode',
       'dontAsk',
       '--strict-mcp-config',
+      '--restricted',
     ]);
     expect(call.argv).not.toContain('--dangerously-skip-permissions');
     expect(call.env.IS_SANDBOX).toBeUndefined();
