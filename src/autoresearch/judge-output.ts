@@ -1,10 +1,11 @@
-// Judge results: the `judge-output-N.json` schema, a soft judge's final answer, and hard-metric score extraction.
+// Judge results: the `judge-output-N.json` schema, a soft judge's final answer, and a hard metric's output.
 import { join } from 'node:path';
 import { z } from 'zod';
 import { readFileIfExists, writeJsonAtomic } from '../infra/atomic-file.js';
 import type { ProcessResult } from '../infra/process.js';
-import { formatPath, parseJsonPath, type HardMetricConfig, type ScoreSource } from './config.js';
+import { formatPath, type HardMetricConfig } from './config.js';
 import { findJsonValues, type JsonCandidate } from './json-text.js';
+import { extractScore } from './scorers.js';
 
 const finding = z.union([z.string(), z.record(z.string(), z.unknown())], {
   error: 'expected a string or an object',
@@ -18,6 +19,8 @@ export const judgeOutputSchema = z.object({
   findings: z.array(finding, { error: 'expected a list of findings' }).default([]),
   strengths: z.array(finding, { error: 'expected a list of strengths' }).optional(),
   raw_output: z.string({ error: 'expected a string' }).optional(),
+  /** How a hard metric's score was read (`149/153 passed (TAP, exit 1)`); a soft judge's stray value is dropped. */
+  evidence: z.string().optional().catch(undefined),
 });
 export type JudgeOutput = z.output<typeof judgeOutputSchema>;
 export type Finding = JudgeOutput['findings'][number];
@@ -93,8 +96,6 @@ function fencedBlocks(text: string): JsonCandidate[] {
 
 // ---- hard metrics ----
 
-export type ScoreResult = { ok: true; score: number } | { ok: false; reason: string };
-
 const RAW_OUTPUT_CHARS = 4000;
 
 /** Turns the metric command's result into a judge output, or a failure the arbiter records as a crash. */
@@ -111,146 +112,7 @@ export function judgeHardMetric(
       score: score.score,
       findings: [],
       raw_output: output.slice(Math.max(0, output.length - RAW_OUTPUT_CHARS)),
+      evidence: score.evidence,
     },
   };
-}
-
-export function extractScore(
-  source: ScoreSource,
-  result: ProcessResult,
-  timeoutSeconds?: number,
-): ScoreResult {
-  if (result.spawnError !== undefined)
-    return { ok: false, reason: `the metric command could not start: ${result.spawnError}` };
-  if (result.timedOut) {
-    return {
-      ok: false,
-      reason: `the metric command timed out${timeoutSeconds === undefined ? '' : ` after ${timeoutSeconds}s`}`,
-    };
-  }
-  if (result.aborted) return { ok: false, reason: 'the metric command was interrupted' };
-  if (result.exitCode === undefined) {
-    return { ok: false, reason: `the metric command was killed by ${result.signal ?? 'a signal'}` };
-  }
-  const exited = `(the command exited with code ${result.exitCode})`;
-  switch (source.from) {
-    case 'exit-code':
-      return { ok: true, score: result.exitCode === 0 ? 100 : 0 };
-    case 'regex':
-      return scoreFromRegex(source.pattern, result, exited);
-    case 'json':
-      return scoreFromJson(source.path, result.stdout, exited);
-    case 'tap':
-      return percentPassed(countTap(result.stdout), 'TAP', exited);
-    case 'junit':
-      return percentPassed(countJunit(result.stdout), 'JUnit XML', exited);
-  }
-}
-
-function scoreFromRegex(pattern: string, result: ProcessResult, exited: string): ScoreResult {
-  const regex = new RegExp(pattern, 'm');
-  const match = regex.exec(result.stdout) ?? regex.exec(result.stderr);
-  if (match === null)
-    return { ok: false, reason: `the pattern /${pattern}/ did not match the output ${exited}` };
-  const captured = match.slice(1).find((group) => group !== undefined);
-  const score = parseNumber(captured);
-  if (score === undefined) {
-    return {
-      ok: false,
-      reason: `the pattern /${pattern}/ captured ${JSON.stringify(captured ?? '')}, which is not a number`,
-    };
-  }
-  return { ok: true, score };
-}
-
-/** Strict decimal numbers only: `Number()` would also take '', '0x1f' and 'Infinity'. */
-export function parseNumber(text: string | undefined): number | undefined {
-  if (text === undefined) return undefined;
-  const trimmed = text.trim();
-  if (!/^[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?$/.test(trimmed)) return undefined;
-  const value = Number(trimmed);
-  return Number.isFinite(value) ? value : undefined;
-}
-
-function scoreFromJson(path: string, stdout: string, exited: string): ScoreResult {
-  const parts = parseJsonPath(path) ?? [];
-  const documents: unknown[] = [];
-  try {
-    documents.push(JSON.parse(stdout));
-  } catch {
-    documents.push(...findJsonValues(stdout, { anywhere: false }).map((c) => c.value));
-  }
-  if (documents.length === 0) return { ok: false, reason: `the metric command printed no JSON ${exited}` };
-  let found: unknown;
-  for (const document of documents) {
-    const value = valueAt(document, parts);
-    if (typeof value === 'number' && Number.isFinite(value)) return { ok: true, score: value };
-    found ??= value;
-  }
-  if (found === undefined) return { ok: false, reason: `the JSON output has nothing at "${path}" ${exited}` };
-  return {
-    ok: false,
-    reason: `"${path}" in the JSON output is ${JSON.stringify(found)}, not a finite number ${exited}`,
-  };
-}
-
-function valueAt(document: unknown, parts: readonly (string | number)[]): unknown {
-  let current = document;
-  for (const part of parts) {
-    if (current === null || typeof current !== 'object') return undefined;
-    current = (current as Record<string, unknown>)[String(part)];
-  }
-  return current;
-}
-
-interface TestCounts {
-  passed: number;
-  failed: number;
-}
-
-function percentPassed(counts: TestCounts | undefined, format: string, exited: string): ScoreResult {
-  if (counts === undefined || counts.passed + counts.failed === 0) {
-    return { ok: false, reason: `no ${format} test results in the output ${exited}` };
-  }
-  return { ok: true, score: (counts.passed / (counts.passed + counts.failed)) * 100 };
-}
-
-/** TAP: the `# pass N` / `# fail N` trailer when present, else the top-level `ok` / `not ok` lines. */
-function countTap(stdout: string): TestCounts | undefined {
-  const pass = /^# pass (\d+)\s*$/m.exec(stdout);
-  const fail = /^# fail (\d+)\s*$/m.exec(stdout);
-  if (pass !== null && fail !== null) return { passed: Number(pass[1]), failed: Number(fail[1]) };
-  let passed = 0;
-  let failed = 0;
-  for (const line of stdout.split('\n')) {
-    const match = /^(not )?ok\b(.*)$/.exec(line);
-    if (match === null) continue;
-    const todo = /#\s*TODO\b/i.test(match[2] ?? '');
-    if (match[1] === undefined || todo) passed++;
-    else failed++;
-  }
-  return { passed, failed };
-}
-
-/** JUnit XML: the root `<testsuites>` totals when present, else the sum over `<testsuite>` elements. */
-function countJunit(stdout: string): TestCounts | undefined {
-  const attributes = (tag: string) => ({
-    tests: Number(/\btests="(\d+)"/.exec(tag)?.[1] ?? NaN),
-    bad: Number(/\bfailures="(\d+)"/.exec(tag)?.[1] ?? 0) + Number(/\berrors="(\d+)"/.exec(tag)?.[1] ?? 0),
-    skipped: Number(/\bskipped="(\d+)"/.exec(tag)?.[1] ?? 0),
-  });
-  const root = /<testsuites\b[^>]*>/.exec(stdout);
-  const tags =
-    root !== null && /\btests="/.test(root[0])
-      ? [root[0]]
-      : [...stdout.matchAll(/<testsuite\b[^>]*>/g)].map((m) => m[0]);
-  let passed = 0;
-  let failed = 0;
-  for (const tag of tags) {
-    const { tests, bad, skipped } = attributes(tag);
-    if (!Number.isFinite(tests)) continue;
-    failed += bad;
-    passed += Math.max(0, tests - bad - skipped);
-  }
-  return tags.length === 0 ? undefined : { passed, failed };
 }

@@ -5,13 +5,13 @@ import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import type { ScoreSource } from '../../src/autoresearch/config.js';
 import {
-  extractScore,
   judgeHardMetric,
   judgeOutputPath,
   parseJudgeAnswer,
   readJudgeOutput,
   writeJudgeOutput,
 } from '../../src/autoresearch/judge-output.js';
+import { extractScore } from '../../src/autoresearch/scorers.js';
 import type { ProcessResult } from '../../src/infra/process.js';
 
 function result(overrides: Partial<ProcessResult> = {}): ProcessResult {
@@ -77,6 +77,16 @@ describe('parseJudgeAnswer', () => {
     expect(verdict.ok && 'reasoning' in verdict.output).toBe(false);
   });
 
+  it('keeps a string evidence and drops any other, rather than failing the answer over it', () => {
+    expect(parseJudgeAnswer('{"score": 4, "findings": [], "evidence": "read 3 files"}')).toMatchObject({
+      ok: true,
+      output: { score: 4, evidence: 'read 3 files' },
+    });
+    const verdict = parseJudgeAnswer('{"score": 4, "findings": [], "evidence": ["a", "b"]}');
+    expect(verdict).toMatchObject({ ok: true, output: { score: 4 } });
+    expect(verdict.ok && 'evidence' in verdict.output && verdict.output.evidence !== undefined).toBe(false);
+  });
+
   it.each([
     ['no JSON at all', 'The spec looks fine to me. 8/10.', /contains no JSON object/],
     ['a string score', '{"score": "85", "findings": []}', /score: expected a finite number, got "85"/],
@@ -93,8 +103,12 @@ describe('parseJudgeAnswer', () => {
 
 describe('extractScore: exit-code', () => {
   it('0 → 100, anything else → 0', () => {
-    expect(score({ from: 'exit-code' }, { exitCode: 0 })).toEqual({ ok: true, score: 100 });
-    expect(score({ from: 'exit-code' }, { exitCode: 3 })).toEqual({ ok: true, score: 0 });
+    expect(score({ from: 'exit-code' }, { exitCode: 0 })).toEqual({
+      ok: true,
+      score: 100,
+      evidence: 'exit 0',
+    });
+    expect(score({ from: 'exit-code' }, { exitCode: 3 })).toEqual({ ok: true, score: 0, evidence: 'exit 3' });
   });
 
   it.each([
@@ -120,27 +134,30 @@ describe('extractScore: regex', () => {
     expect(score(source, { stdout: 'running…\nScore: 87.25\nScore: 12\n' })).toEqual({
       ok: true,
       score: 87.25,
+      evidence: 'matched 87.25 with /^Score: ([-0-9.e]+)/',
     });
   });
 
-  it('looks at stderr when stdout has no match, and scores a failing exit too', () => {
+  it('looks at stderr when stdout has no match, and scores a failing exit too, on record', () => {
     expect(score(source, { stdout: 'nothing', stderr: 'Score: -3e2\n', exitCode: 1 })).toEqual({
       ok: true,
       score: -300,
+      evidence: 'matched -300 with /^Score: ([-0-9.e]+)/ (exit 1)',
     });
   });
 
-  it('fails when the pattern does not match, naming the exit code', () => {
+  it('fails when the pattern does not match, naming the exit code and showing the output', () => {
     expect(score(source, { stdout: 'no score here', exitCode: 2 })).toEqual({
       ok: false,
-      reason: 'the pattern /^Score: ([-0-9.e]+)/ did not match the output (the command exited with code 2)',
+      reason:
+        'the pattern /^Score: ([-0-9.e]+)/ did not match the output (the command exited with code 2); its output ends with "no score here"',
     });
   });
 
   it.each(['.', '1.2.3', 'e', '-'])('fails when the capture %j is not a number', (captured) => {
     expect(score(source, { stdout: `Score: ${captured}\n` })).toMatchObject({
       ok: false,
-      reason: /which is not a number/,
+      reason: expect.stringMatching(/which is not a number/),
     });
   });
 });
@@ -155,13 +172,22 @@ describe('extractScore: json', () => {
     ).toEqual({
       ok: true,
       score: 42,
+      evidence: 'numPassedTests = 42',
     });
   });
 
   it('follows a dotted path with array indices, in both spellings', () => {
     const stdout = JSON.stringify({ results: [{ score: 0.75 }, { score: 0.5 }] });
-    expect(score({ from: 'json', path: 'results.1.score' }, { stdout })).toEqual({ ok: true, score: 0.5 });
-    expect(score({ from: 'json', path: 'results[0].score' }, { stdout })).toEqual({ ok: true, score: 0.75 });
+    expect(score({ from: 'json', path: 'results.1.score' }, { stdout })).toEqual({
+      ok: true,
+      score: 0.5,
+      evidence: 'results.1.score = 0.5',
+    });
+    expect(score({ from: 'json', path: 'results[0].score' }, { stdout })).toEqual({
+      ok: true,
+      score: 0.75,
+      evidence: 'results[0].score = 0.75',
+    });
   });
 
   it('finds the JSON document after noise (npm banners, warnings with braces)', () => {
@@ -176,28 +202,58 @@ describe('extractScore: json', () => {
     expect(score({ from: 'json', path: 'numPassedTests' }, { stdout, exitCode: 1 })).toEqual({
       ok: true,
       score: 17,
+      evidence: 'numPassedTests = 17 (exit 1)',
     });
   });
 
   it.each([
-    ['no JSON', 'FAIL everything', /printed no JSON/],
-    ['a missing path', '{"numPassedTests": 3}', /has nothing at "numFailedTests"/],
+    ['no JSON', 'FAIL everything', /printed no JSON .*; its output ends with "FAIL everything"$/],
+    [
+      'a missing path',
+      '{"numPassedTests": 3}',
+      /has nothing at "numFailedTests" .*; its output ends with "\{\\"numPassedTests\\": 3\}"$/,
+    ],
     ['a string value', '{"numFailedTests": "3"}', /is "3", not a finite number/],
     ['a null value', '{"numFailedTests": null}', /is null, not a finite number/],
   ])('fails on %s', (_name, stdout, reason) => {
-    expect(score({ from: 'json', path: 'numFailedTests' }, { stdout })).toMatchObject({ ok: false, reason });
+    expect(score({ from: 'json', path: 'numFailedTests' }, { stdout })).toMatchObject({
+      ok: false,
+      reason: expect.stringMatching(reason),
+    });
+  });
+
+  it('shows only the last 500 characters of a long output, stderr included', () => {
+    const outcome = score(
+      { from: 'json', path: 'x' },
+      { stdout: `${'a'.repeat(2000)}END`, stderr: 'Error: cannot find module', exitCode: 1 },
+    );
+    expect(outcome.ok).toBe(false);
+    if (outcome.ok) return;
+    const tail = JSON.parse(outcome.reason.slice(outcome.reason.indexOf('"'))) as string;
+    expect(tail).toHaveLength(501);
+    expect(tail).toMatch(/^…a+END\n\[stderr\]\nError: cannot find module$/);
   });
 });
 
 describe('extractScore: tap and junit', () => {
-  it('TAP: percentage of passing tests, from the trailer when present', () => {
+  it('TAP: percentage of passing top-level tests; skipped ones are neither passes nor failures', () => {
     const tap = 'TAP version 13\nok 1 - a\nnot ok 2 - b\nok 3 - c # SKIP\nok 4 - d\n1..4\n';
-    expect(score({ from: 'tap' }, { stdout: tap })).toEqual({ ok: true, score: 75 });
-    const nodeTap = '# Subtest: x\n    ok 1 - inner\nok 1 - x\n# tests 4\n# pass 3\n# fail 1\n';
-    expect(score({ from: 'tap' }, { stdout: nodeTap })).toEqual({ ok: true, score: 75 });
+    expect(score({ from: 'tap' }, { stdout: tap })).toEqual({
+      ok: true,
+      score: (2 / 3) * 100,
+      evidence: '2/3 passed, 1 skipped (TAP, exit 0)',
+    });
     expect(score({ from: 'tap' }, { stdout: 'nothing' })).toMatchObject({
       ok: false,
-      reason: /no TAP test results/,
+      reason: expect.stringMatching(/no TAP test results/),
+    });
+  });
+
+  it('TAP: a trailer without a plan is not a score, whatever it claims', () => {
+    const nodeTap = '# Subtest: x\n    ok 1 - inner\nok 1 - x\n# tests 4\n# pass 3\n# fail 1\n';
+    expect(score({ from: 'tap' }, { stdout: nodeTap })).toMatchObject({
+      ok: false,
+      reason: expect.stringMatching(/has no plan/),
     });
   });
 
@@ -205,10 +261,14 @@ describe('extractScore: tap and junit', () => {
     const xml =
       '<?xml version="1.0"?>\n<testsuites tests="10" failures="1" errors="1" skipped="2">\n' +
       '<testsuite name="a" tests="10" failures="1" errors="1" skipped="2"></testsuite></testsuites>';
-    expect(score({ from: 'junit' }, { stdout: xml })).toEqual({ ok: true, score: 75 });
+    expect(score({ from: 'junit' }, { stdout: xml, exitCode: 1 })).toEqual({
+      ok: true,
+      score: 75,
+      evidence: '6/8 passed, 2 skipped (JUnit XML, exit 1)',
+    });
     const suites =
       '<testsuite tests="2" failures="0"></testsuite><testsuite tests="2" failures="2"></testsuite>';
-    expect(score({ from: 'junit' }, { stdout: suites })).toEqual({ ok: true, score: 50 });
+    expect(score({ from: 'junit' }, { stdout: suites })).toMatchObject({ ok: true, score: 50 });
   });
 });
 
@@ -227,6 +287,7 @@ describe('judge-output files', () => {
     expect(verdict.ok).toBe(true);
     if (!verdict.ok) return;
     expect(verdict.output.score).toBe(0);
+    expect(verdict.output.evidence).toBe('exit 1');
     expect(verdict.output.raw_output?.length).toBe(4000);
     expect(verdict.output.raw_output?.endsWith('[stderr]\nboom')).toBe(true);
 
