@@ -40,8 +40,22 @@ export function createIdleGit(cwd: string): Git {
     isMergeOrRebaseInProgress: async () => false,
     saveFiles: async () => new Map(),
     writeSavedFiles: async () => undefined,
+    listTree: async () => [],
+    exportFiles: async () => undefined,
+    detachHead: async () => undefined,
+    writeIndexTree: async () => 't'.repeat(40),
+    readIndexTree: async () => undefined,
     worktreeAdd: async () => undefined,
     worktreeList: async () => [],
+    currentBranch: async () => 'main',
+    isAncestor: async () => true,
+    diffCommits: async () => [],
+    resetSoft: async () => undefined,
+    attachHead: async () => undefined,
+    commonDir: async () => `${cwd}/.git`,
+    gitDir: async () => `${cwd}/.git`,
+    topLevel: async () => cwd,
+    subjectsBetween: async () => [],
   };
 }
 

@@ -17,6 +17,9 @@ import {
 } from './config.js';
 import { judgeHardMetric, writeJudgeOutput, type JudgeOutput } from './judge-output.js';
 import { recordLedgerLine } from './ledger-summary.js';
+import { isPathInScope } from './keep-revert.js';
+import { metricFiles, recordHead } from './state-guard.js';
+import { realLocation, staysInside } from '../infra/contained-path.js';
 import { writeArbiterSignal, type ArbiterSignal } from './signals.js';
 import {
   LOOP_LABEL,
@@ -76,7 +79,7 @@ export interface LoopSetupOptions {
 
 export interface SetupPorts {
   store: BeadStore;
-  git: Pick<Git, 'headSha' | 'statusPorcelain'>;
+  git: Pick<Git, 'headSha' | 'statusPorcelain' | 'currentBranch' | 'topLevel'>;
   /** Runs the hard metric command (argv, no shell) in `cwd`, killed after `timeoutMs`. */
   runMetric(argv: readonly string[], options: { cwd: string; timeoutMs: number }): Promise<ProcessResult>;
   now(): number;
@@ -123,6 +126,7 @@ export async function setupLoop(
     });
   }
   checkLayout(ws.relative, config);
+  await checkContainment(repo, config);
   const warnings: string[] = [];
   if (config.metric.type === 'soft') {
     if ((await readFileIfExists(resolve(repo, config.metric.rubric_path))) === undefined) {
@@ -208,6 +212,8 @@ export async function setupLoop(
   const { subject, ...others } = rest;
   await writeJsonAtomic(paths.config, { subject, epic_id: epic.id, ...others });
   await registerLoop(repo, epic.id, { workspace: ws.relative, subject: config.subject });
+  // The branch and commit the loop starts on: a HEAD moved by anyone but a doer stops it later.
+  await recordHead(paths.root, ports.git);
 
   const ctx: LoopContext = {
     repo,
@@ -267,6 +273,7 @@ const WORKSPACE_GITIGNORE = [
   'archive/',
   'spend.json',
   'ledger-summary.json',
+  'head.json',
   '*.tmp',
   '',
 ].join('\n');
@@ -352,6 +359,42 @@ function checkLayout(workspace: string, config: LoopConfig): void {
         hint: 'Move the rubric out of the scope (e.g. into the workspace), or narrow --scope: the doer must not edit what judges it.',
       });
     }
+  }
+}
+
+/**
+ * Scope and artifact paths must stay inside the repository once links are followed (a doer writing
+ * through `linkdir -> /elsewhere` would change files no guard sees), and the doer's scope must not
+ * hold a file the metric command reads: every change to it would be put back, so the loop could
+ * never improve, and a doer that could change it would be scoring itself.
+ */
+async function checkContainment(repo: string, config: LoopConfig): Promise<void> {
+  const paths = [
+    ...config.scope.doer_paths.map((path) => ['scope', path] as const),
+    ...config.scope.judge_paths.map((path) => ['judge path', path] as const),
+    ...(config.metric.artifact_path === undefined
+      ? []
+      : [['artifact', config.metric.artifact_path] as const]),
+  ];
+  for (const [what, path] of paths) {
+    if (!(await staysInside(repo, path))) {
+      throw new UsageError(
+        `The ${what} ${path} leads out of the repository (through a symbolic link, to ${await realLocation(repo, path)}).`,
+        {
+          hint: 'Give a path that is really inside the repository: the loop only guards and reverts files there.',
+        },
+      );
+    }
+  }
+  for (const file of await metricFiles(config, repo)) {
+    const scope = config.scope.doer_paths.find((path) => isPathInScope(file, [path]));
+    if (scope === undefined) continue;
+    throw new UsageError(
+      `The scope ${scope} holds ${file}, a metric file (the metric command reads it), which the doer must never change.`,
+      {
+        hint: 'Narrow --scope so it leaves out the files the metric command reads (its script, its tests), or move them out of the scope.',
+      },
+    );
   }
 }
 

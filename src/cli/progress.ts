@@ -56,6 +56,9 @@ export function createProgressRenderer(options: ProgressOptions): ProgressRender
         case 'recovered':
           line(`${c.yellow('recovered')} ${event.bead}: ${event.message}`);
           break;
+        case 'tamper':
+          line(`${c.red('tamper')} ${event.bead}: ${event.message}`);
+          break;
         case 'plan':
           event.order.forEach((step, index) =>
             line(

@@ -41,6 +41,10 @@ function addRunOptions(command: Command): Command {
       '--worktree',
       'run in the worktree .forge/worktrees/<epic> on branch ralph-loop/<epic> (reused on rerun)',
     )
+    .option(
+      '--accept-head',
+      "for a loop whose branch or HEAD you moved on purpose: take the current HEAD as the loop's own",
+    )
     .option('--dry-run', 'print the order beads would run in; claim, run and change nothing');
 }
 

@@ -9,9 +9,17 @@ import { createGit } from '../infra/git.js';
 import { runProcess } from '../infra/process.js';
 import { createEventLogWriter, createNdjsonStream } from '../infra/event-log.js';
 import { AppError, ExitCode, type ExitCodeValue } from '../infra/errors.js';
-import { createFileLock } from '../infra/lock-file.js';
-import { runEpic } from '../loop/runner.js';
+import { createFileLock, type FileLock } from '../infra/lock-file.js';
+import { LockedError, runEpic } from '../loop/runner.js';
+import type { LoopConfig } from '../autoresearch/config.js';
+import { loadLedgerSummary } from '../autoresearch/ledger-summary.js';
+import {
+  createLoopBeadGuard,
+  guardAgentExecutor,
+  type StateGuardContext,
+} from '../autoresearch/state-guard.js';
 import type {
+  BeadGuard,
   Executor,
   ExecutorRegistry,
   IdleProbe,
@@ -36,6 +44,29 @@ export interface RunFlags {
   autoCommit?: boolean;
   dryRun?: boolean;
   worktree?: boolean;
+  /** A loop's HEAD was moved on purpose: take it as the loop's own. */
+  acceptHead?: boolean;
+}
+
+/**
+ * One loop per working tree: two loops in one tree would revert each other's work. A second is
+ * refused with the running one named; separate worktrees (`--worktree`) each get their own lock.
+ */
+async function holdTree(lock: FileLock, epicId: string, deps: CliDeps, runId: string): Promise<void> {
+  const acquired = await lock.acquire({
+    pid: deps.pid,
+    host: deps.host,
+    started_at: new Date(deps.clock.now()).toISOString(),
+    epic: epicId,
+    run_id: runId,
+  });
+  if (acquired.ok) return;
+  const h = acquired.holder;
+  if (h.epic === epicId) return; // the same loop: its own epic lock refuses the second runner
+  throw new LockedError(
+    `Another loop (epic ${h.epic}, pid ${h.pid} on ${h.host}, started ${h.started_at}) is running in this working tree; two loops in one tree would undo each other's work.`,
+    `Run this loop in its own worktree: ralph-loop ${epicId} --worktree (or wait for ${h.epic} to finish).`,
+  );
 }
 
 /** Exit code for each way a run can end. */
@@ -51,6 +82,7 @@ export const STOP_EXIT_CODES: Record<StopReason, ExitCodeValue> = {
   failed: ExitCode.beadFailed,
   auth: ExitCode.auth,
   interrupted: ExitCode.interrupted,
+  refused: ExitCode.environment,
 };
 
 const HINTS: Partial<Record<StopReason, (epic: string, summary: RunSummary) => string>> = {
@@ -63,26 +95,89 @@ const HINTS: Partial<Record<StopReason, (epic: string, summary: RunSummary) => s
     "Check the agent's credentials (claude: ANTHROPIC_API_KEY or `claude login`; codex: OPENAI_API_KEY or `codex login`), then run again.",
 };
 
-/** The built-in executors and idle probe of an autoresearch loop, when this epic is one. */
+interface LoopParts {
+  builtins: Record<string, Executor>;
+  idle: IdleProbe;
+  guard: BeadGuard;
+  /** Agents whose every run is watched by the loop's state guard. */
+  agents: AgentExecutors;
+  /** Epoch ms at which the loop's own wall clock runs out (undefined: no cap, or no baseline yet). */
+  deadline: number | undefined;
+  /** Holds the working tree for this loop: one loop per tree. */
+  treeLock: FileLock;
+}
+
+/** The built-in executors, idle probe and state guard of an autoresearch loop, when this epic is one. */
 async function autoresearchParts(
   deps: CliDeps,
-  options: { repo: string; cwd: string; epicId: string; store: BeadStore; agents: AgentExecutors },
-): Promise<{ builtins: Record<string, Executor>; idle: IdleProbe } | undefined> {
+  options: {
+    repo: string;
+    cwd: string;
+    epicId: string;
+    store: BeadStore;
+    agents: AgentExecutors;
+    acceptHead: boolean;
+    emit: (event: LoopEvent) => void;
+  },
+): Promise<LoopParts | undefined> {
   const workspace = await findLoopWorkspace(options.repo, options.epicId);
   if (workspace === undefined) return undefined;
   const config = await loadLoopConfig(join(workspace, 'config.json'));
+  const git = createGit({ cwd: options.cwd, env: deps.env });
+  const safe = options.epicId.replace(/[^A-Za-z0-9._-]/g, '_');
+  const guardContext: StateGuardContext = {
+    repo: options.repo,
+    cwd: options.cwd,
+    workspace,
+    config,
+    epicId: options.epicId,
+    store: options.store,
+    git,
+    now: () => deps.clock.now(),
+    vaultDir: join(await git.commonDir(), 'forge', safe),
+    acceptHead: options.acceptHead,
+    warn: (message) =>
+      options.emit({
+        type: 'warning',
+        ts: new Date(deps.clock.now()).toISOString(),
+        epic: options.epicId,
+        message,
+      }),
+  };
+  const agents: AgentExecutors = {
+    full: guardAgentExecutor(options.agents.full, guardContext),
+    readOnly: guardAgentExecutor(options.agents.readOnly, guardContext),
+  };
   const builtins = createAutoresearchExecutors({
     repo: options.cwd,
     workspace,
     config,
     store: options.store,
-    git: createGit({ cwd: options.cwd, env: deps.env }),
+    git,
     clock: deps.clock,
-    agents: options.agents,
+    agents,
     runMetric: (command, run) =>
       runProcess(command, { cwd: run.cwd, env: deps.env, timeoutMs: run.timeoutMs, signal: run.signal }),
   });
-  return { builtins, idle: createLoopIdleProbe({ repo: options.repo, workspace }) };
+  const started = await loopStartedAt(workspace, config);
+  const cap = config.caps.wall_clock_seconds;
+  return {
+    builtins,
+    idle: createLoopIdleProbe({ repo: options.repo, workspace }),
+    guard: createLoopBeadGuard(guardContext),
+    agents,
+    deadline: cap > 0 && started !== undefined ? started + cap * 1000 : undefined,
+    treeLock: createFileLock({ path: join(await git.gitDir(), 'forge-loop.lock'), host: deps.host }),
+  };
+}
+
+/** When the loop's clock started: its baseline's time in the ledger. */
+async function loopStartedAt(workspace: string, config: LoopConfig): Promise<number | undefined> {
+  const { summary } = await loadLedgerSummary(join(workspace, 'research-log.jsonl'), {
+    direction: config.metric.direction,
+    target: config.target,
+  });
+  return summary.first_ts === null ? undefined : Date.parse(summary.first_ts);
 }
 
 export async function runLoopCommand(
@@ -126,9 +221,23 @@ export async function runLoopCommand(
   });
 
   const agentDefault = flags.agent ?? config.agents.default ?? 'claude';
-  const agents = createAgentExecutors(deps.agentFactory, deps.env);
-  const loop = await autoresearchParts(deps, { repo, cwd, epicId, store: opened.store, agents });
-  const executors: ExecutorRegistry = createExecutorRegistry(agents, loop?.builtins);
+  const plainAgents = createAgentExecutors(deps.agentFactory, deps.env);
+  const loop = await autoresearchParts(deps, {
+    repo,
+    cwd,
+    epicId,
+    store: opened.store,
+    agents: plainAgents,
+    acceptHead: flags.acceptHead === true,
+    emit,
+  });
+  const executors: ExecutorRegistry = createExecutorRegistry(loop?.agents ?? plainAgents, loop?.builtins);
+  // The loop's own wall clock holds mid-bead like --wall-clock: the run ends when either runs out.
+  const loopLeft = loop?.deadline === undefined ? undefined : Math.max(1, loop.deadline - deps.clock.now());
+  const flagWallClock = (flags.wallClock ?? 0) * 1000;
+  const wallClockMs =
+    loopLeft === undefined ? flagWallClock : flagWallClock > 0 ? Math.min(flagWallClock, loopLeft) : loopLeft;
+  if (loop !== undefined && !flags.dryRun) await holdTree(loop.treeLock, epicId, deps, runId);
   let summary: RunSummary;
   try {
     summary = await runEpic(
@@ -141,7 +250,7 @@ export async function runLoopCommand(
         defaultAgent: agentDefault,
         roleAgents: config.agents,
         beadTimeoutMs: (flags.timeout ?? config.runner.bead_timeout_seconds ?? 1800) * 1000,
-        wallClockMs: (flags.wallClock ?? 0) * 1000,
+        wallClockMs,
         maxBeads: flags.maxBeads ?? 0,
         maxAttempts: flags.maxAttempts ?? config.runner.max_attempts ?? 3,
         backoffMs: (flags.backoff ?? 10) * 1000,
@@ -157,7 +266,7 @@ export async function runLoopCommand(
         lock: createFileLock({ path: runDir.lockPath, host: deps.host }),
         control: runDir,
         git,
-        ...(loop === undefined ? {} : { idle: loop.idle }),
+        ...(loop === undefined ? {} : { idle: loop.idle, guard: loop.guard }),
         clock: deps.clock,
         emit,
       },
@@ -166,6 +275,7 @@ export async function runLoopCommand(
     stopListening();
     progress.stop();
     await log?.flush();
+    if (loop !== undefined && !flags.dryRun) await loop.treeLock.release();
   }
 
   const exitCode = STOP_EXIT_CODES[summary.reason];

@@ -92,6 +92,25 @@ export interface Git {
   readIndexTree(tree: string): Promise<void>;
   worktreeAdd(path: string, options?: { branch?: string; base?: string }): Promise<void>;
   worktreeList(): Promise<WorktreeEntry[]>;
+  // ---- where HEAD points (the loop's branch and history checks) ----
+  /** The branch HEAD is on (`main`), or undefined when HEAD is detached. */
+  currentBranch(): Promise<string | undefined>;
+  /** True when `ancestor` is `descendant` or one of its ancestors. */
+  isAncestor(ancestor: string, descendant: string): Promise<boolean>;
+  /** Paths whose content differs between two commits. */
+  diffCommits(from: string, to: string): Promise<string[]>;
+  /** Points the current branch at `commit`, leaving index and working tree as they are. */
+  resetSoft(commit: string): Promise<void>;
+  /** Puts HEAD back on `branch` without touching index or working tree (`git symbolic-ref`). */
+  attachHead(branch: string): Promise<void>;
+  /** Absolute path of the repository's common git directory (shared by all its worktrees). */
+  commonDir(): Promise<string>;
+  /** Absolute path of this working tree's own git directory (per worktree). */
+  gitDir(): Promise<string>;
+  /** Absolute path of the top of this working tree. */
+  topLevel(): Promise<string>;
+  /** Subjects of the commits in `from..to`, newest first. */
+  subjectsBetween(from: string, to: string): Promise<string[]>;
 }
 
 export class GitError extends AppError {
@@ -479,6 +498,48 @@ export function createGit(options: GitOptions): Git {
       }
       if (current !== undefined) entries.push(current);
       return entries;
+    },
+
+    async currentBranch() {
+      const result = await git(['symbolic-ref', '--quiet', '--short', 'HEAD'], { ok: [0, 1] });
+      return result.exitCode === 0 ? result.stdout.trim() : undefined;
+    },
+
+    async isAncestor(ancestor, descendant) {
+      const result = await git(['merge-base', '--is-ancestor', ancestor, descendant], { ok: [0, 1] });
+      return result.exitCode === 0;
+    },
+
+    async diffCommits(from, to) {
+      const { stdout } = await git(['diff', '--name-only', '-z', '--no-renames', from, to, '--']);
+      return splitNul(stdout).sort(compare);
+    },
+
+    async resetSoft(commit) {
+      await git(['reset', '--soft', '--quiet', commit]);
+    },
+
+    async attachHead(branch) {
+      await git(['symbolic-ref', 'HEAD', `refs/heads/${branch}`]);
+    },
+
+    async commonDir() {
+      const { stdout } = await git(['rev-parse', '--path-format=absolute', '--git-common-dir']);
+      return stdout.trim();
+    },
+
+    async gitDir() {
+      const { stdout } = await git(['rev-parse', '--path-format=absolute', '--git-dir']);
+      return stdout.trim();
+    },
+
+    async topLevel() {
+      return root();
+    },
+
+    async subjectsBetween(from, to) {
+      const { stdout } = await git(['log', '--format=%s', `${from}..${to}`, '--']);
+      return stdout.split('\n').filter((line) => line !== '');
     },
   };
   return api;

@@ -88,6 +88,7 @@ class Runner {
     }
 
     try {
+      await d.guard?.start();
       await this.recover();
       return await this.loop();
     } finally {
@@ -129,7 +130,16 @@ class Runner {
         return this.finish(idle.reason, idle.message, idle.beadId);
       }
 
+      const role = roleOf(bead);
+      const guardContext = { role, builtin: d.executors.resolve(role).builtin === true };
+      const veto = await d.guard?.beforeBead(bead, guardContext);
+      if (veto !== undefined) return this.finish(veto.reason, veto.message, bead.id);
       const outcome = await this.runBead(bead);
+      if (outcome.kind === 'stop' && outcome.reason !== 'needs_human') {
+        await d.guard?.leftOpen(bead, guardContext, outcome.reason);
+      } else {
+        await d.guard?.afterBead(bead, guardContext);
+      }
       this.beadsRun += 1;
       if (outcome.kind === 'closed') this.beadsClosed += 1;
       if (outcome.kind === 'skipped') {
@@ -220,6 +230,16 @@ class Runner {
       await d.lock.update({ agent_pid: undefined });
       spent += result.costUsd ?? 0;
       this.costUsd += result.costUsd ?? 0;
+      if (result.tampered !== undefined && result.tampered.length > 0) {
+        this.emit({
+          type: 'tamper',
+          epic: o.epicId,
+          bead: bead.id,
+          role,
+          paths: result.tampered,
+          message: `the ${role} changed ${result.tampered.join(', ')}, which it may not change; put back`,
+        });
+      }
       this.emit({
         type: 'attempt_finished',
         epic: o.epicId,

@@ -28,6 +28,8 @@ export interface ExecutionResult {
   writeAttempts?: string[];
   /** Retrying cannot help (agent binary missing, unknown agent label): fail the bead now. */
   fatal?: boolean;
+  /** Files the agent changed that were not its to change; the runner put them back. */
+  tampered?: string[];
 }
 
 export interface ExecutionRequest {
@@ -89,6 +91,27 @@ export interface ControlFiles {
   transcriptPath(beadId: string): string;
 }
 
+/** Why a guard will not let a bead start: the run stops with this reason and message. */
+export interface GuardVeto {
+  reason: StopReason;
+  message: string;
+}
+
+/**
+ * Lets a layer above the runner (autoresearch) check each bead before it starts, seal what it left
+ * after, and clean up an iteration a stopping run leaves half done.
+ */
+export interface BeadGuard {
+  /** Once, after the lock is taken and before recovery. */
+  start(): Promise<void>;
+  /** Before the bead is claimed; a veto stops the run. */
+  beforeBead(bead: Bead, context: { role: string; builtin: boolean }): Promise<GuardVeto | undefined>;
+  /** After the bead closed (or its attempts ended). */
+  afterBead(bead: Bead, context: { role: string; builtin: boolean }): Promise<void>;
+  /** The run stops with `bead` left open. */
+  leftOpen(bead: Bead, context: { role: string; builtin: boolean }, reason: StopReason): Promise<void>;
+}
+
 /** Lets a layer above the runner (autoresearch) explain an idle epic and veto a silent stop. */
 export interface IdleProbe {
   explain(epicId: string): Promise<{ reason: 'terminal' | 'needs_human'; detail: string } | undefined>;
@@ -112,6 +135,7 @@ export type StopReason =
   | 'failed'
   | 'auth'
   | 'interrupted'
+  | 'refused'
   | 'dry_run';
 
 export interface RunSummary {
@@ -166,6 +190,7 @@ export type LoopEvent =
       transcript: string;
     }
   | { type: 'activity'; ts: string; epic: string; bead: string; message: string }
+  | { type: 'tamper'; ts: string; epic: string; bead: string; role: string; paths: string[]; message: string }
   | { type: 'waiting'; ts: string; epic: string; bead: string; until: string; why: string }
   | {
       type: 'bead_closed';
@@ -194,6 +219,7 @@ export interface RunnerDeps {
   control: ControlFiles;
   git?: Git;
   idle?: IdleProbe;
+  guard?: BeadGuard;
   clock: Clock;
   /** Receives every event: the CLI writes the NDJSON log and renders progress from them. */
   emit: (event: LoopEvent) => void;

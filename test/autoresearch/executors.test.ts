@@ -181,7 +181,9 @@ describe('doer executor', () => {
     expect(await f.repo.read('src/value.txt')).toBe('11\n');
     expect(await f.repo.read('notes.md')).toBe('user notes, edited by the user before the run\n');
     const state = await readIterationState(f.workspace, 1);
-    expect(state.guard_reverted_paths.sort()).toEqual(['outside.txt', 'scripts/score.js']);
+    expect(state.guard_reverted_paths).toEqual(['outside.txt']);
+    // Changing the metric's own file is not a stray edit: it is tamper, and decides the iteration.
+    expect(state.tamper).toEqual([{ role: 'doer', paths: ['scripts/score.js'], what: 'changed a metric file' }]);
   });
 
   it('keeps the first base when the doer is retried after a failed attempt', async () => {
@@ -323,7 +325,7 @@ describe('arbiter executor', () => {
     const keptHead = f.repo.head();
     expect((await iteration(f, 2, '12')).message).toMatch(/^revert/);
     expect(await f.repo.read('src/value.txt')).toBe('15\n');
-    expect(f.repo.log()[0]).toMatch(/revert/i);
+    expect(f.repo.log()[0]).toBe('autoresearch iter 2: arbiter');
     expect(f.repo.run('rev-list', '--count', `${keptHead}..HEAD`).trim()).not.toBe('0');
     // 13 beats the last line (12) but not the best kept (15): still a revert.
     expect((await iteration(f, 3, '13')).message).toMatch(/^revert/);

@@ -12,7 +12,7 @@ import {
   snapshotWorkingTree,
 } from '../../src/autoresearch/keep-revert.js';
 import type { LedgerLine } from '../../src/autoresearch/ledger.js';
-import { GitError } from '../../src/infra/git.js';
+import { GitError, type Git } from '../../src/infra/git.js';
 import { createTempRepo, type TempRepo } from '../support/git-repo.js';
 
 const SCOPE = ['src/'];
@@ -433,5 +433,75 @@ describe('applyDecision', () => {
     expect(replay).toEqual(reverted);
     expect(repo.head()).toBe(head);
     expect(await readFile(join(repo.dir, 'src/a.ts'), 'utf8')).toBe('better\n');
+  });
+});
+
+describe('a revert interrupted at any point', () => {
+  /** Git whose `failAt`-th call that changes something throws, as a runner killed there would stop. */
+  function dyingGit(git: Git, failAt: number): { git: Git; calls: () => number } {
+    const mutating = new Set(['checkoutPathsFrom', 'removePaths', 'commitPaths', 'writeSavedFiles']);
+    let count = 0;
+    const proxy = new Proxy(git, {
+      get(target, key, receiver) {
+        const value = Reflect.get(target, key, receiver) as unknown;
+        if (typeof key !== 'string' || !mutating.has(key) || typeof value !== 'function') return value;
+        return async (...args: unknown[]) => {
+          count += 1;
+          if (count === failAt) throw new Error(`killed before ${key}`);
+          return (value as (...a: unknown[]) => Promise<unknown>).apply(target, args);
+        };
+      },
+    });
+    return { git: proxy, calls: () => count };
+  }
+
+  it('leaves HEAD and the tree as the ledger says after a rerun, wherever the first run stopped', async () => {
+    const cfg = {
+      metric: { direction: 'maximize' as const },
+      target: null,
+      min_delta: 0,
+      confirmation_rounds: 1,
+      caps: { max_iterations: 0, wall_clock_seconds: 0, plateau_threshold: 0, max_cost_usd: 0 },
+    };
+    let points = Infinity;
+    for (let failAt = 1; failAt <= points; failAt++) {
+      const { repo, base } = await loopRepo();
+      const baseline = decide({
+        config: cfg,
+        ledger: [],
+        iter: 0,
+        judge: { ok: true, output: { score: 50, findings: [] } },
+        baseSha: base,
+        now: '2026-01-01T00:00:00Z',
+      });
+      const ledger = [baseline.line];
+      // The rejected doer: one commit in scope, plus an uncommitted edit and a new file.
+      await repo.write('src/a.ts', 'worse\n');
+      repo.commitAll('autoresearch iter 1: doer');
+      await repo.write('src/b.ts', 'worse too\n');
+      await repo.write('src/new.ts', 'new\n');
+      const result = decide({
+        config: cfg,
+        ledger,
+        iter: 1,
+        judge: { ok: true, output: { score: 40, findings: [] } },
+        baseSha: base,
+        now: '2026-01-01T00:00:00Z',
+      });
+      const dying = dyingGit(repo.git, failAt);
+      const first = await applyDecision({ git: dying.git, result, scopePaths: SCOPE }).then(
+        () => 'finished',
+        () => 'killed',
+      );
+      if (first === 'finished') {
+        points = failAt - 1; // every point before this one has been tried
+        await expectScopeAt(repo, base);
+        continue;
+      }
+      // The rerun: a fresh runner, the same decision (the ledger line was never written).
+      await applyDecision({ git: repo.git, result, scopePaths: SCOPE });
+      await expectScopeAt(repo, base);
+    }
+    expect(points).toBeGreaterThanOrEqual(2);
   });
 });

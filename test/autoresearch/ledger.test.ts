@@ -76,7 +76,13 @@ function generatedLines(count: number): LedgerLine[] {
 describe('readLedger', () => {
   it('reads an empty or missing ledger as no lines', async () => {
     const { ledger } = await workspace();
-    expect(await readLedger(ledger)).toEqual({ lines: [], bytes: 0, terminatedLines: 0, warnings: [], events: [] });
+    expect(await readLedger(ledger)).toEqual({
+      lines: [],
+      bytes: 0,
+      terminatedLines: 0,
+      warnings: [],
+      events: [],
+    });
   });
 
   it('round-trips appended lines', async () => {
@@ -108,6 +114,25 @@ describe('readLedger', () => {
     await writeFile(ledger, `${JSON.stringify(line(0))}\n{"iter":1,"ts"\n${JSON.stringify(line(2))}\n`);
     await expect(readLedger(ledger)).rejects.toThrow(LedgerError);
     await expect(readLedger(ledger)).rejects.toThrow(`${ledger}:2: not valid JSON`);
+  });
+
+  it('is tamper-evident: a line edited, removed or slipped in after it was written is named', async () => {
+    const { ledger } = await workspace();
+    for (const iter of [0, 1, 2, 3]) await appendLedgerLine(ledger, line(iter, { score_after: 10 + iter }));
+    const written = await readFile(ledger, 'utf8');
+    expect((await readLedger(ledger)).lines.map((l) => l.score_after)).toEqual([10, 11, 12, 13]);
+
+    await writeFile(ledger, written.replace('"score_after":11', '"score_after":99'));
+    await expect(readLedger(ledger)).rejects.toThrow(
+      `${ledger}:2: this line was changed or removed after it was written`,
+    );
+
+    const rows = written.split('\n');
+    await writeFile(ledger, [rows[0], rows[2], rows[3], ''].join('\n'));
+    await expect(readLedger(ledger)).rejects.toThrow(`${ledger}:1: this line was changed or removed`);
+
+    await writeFile(ledger, `${written}${JSON.stringify(line(4))}\n`);
+    await expect(readLedger(ledger)).rejects.toThrow(`${ledger}:5: this line has no chain hash`);
   });
 
   it('names the field of a line that is JSON but not a ledger line', async () => {

@@ -145,7 +145,10 @@ describe('autoresearch loop, end to end on the embedded store', () => {
       [3, 'revert', 14],
     ]);
     expect(await readFile(join(repo.dir, 'src', 'value.txt'), 'utf8')).toBe('15\n');
-    expect(await repo.git('log', '--format=%s')).toMatch(/autoresearch iter 3: revert/);
+    const subjects = await repo.git('log', '--format=%s%n%b');
+    expect(subjects).toMatch(/autoresearch iter 3: arbiter/);
+    // No score, best score or decision in anything an agent can read.
+    expect(subjects).not.toMatch(/score|best|keep|revert/i);
     expect(await readFile(join(repo.dir, '.autoresearch', 'retrospective.md'), 'utf8')).toContain('learned');
     const terminal = JSON.parse(
       await readFile(join(repo.dir, '.autoresearch', 'terminal-signal.json'), 'utf8'),

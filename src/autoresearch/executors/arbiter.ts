@@ -6,6 +6,7 @@ import { readIterationState, totalCost } from '../iteration-state.js';
 import { applyDecision } from '../keep-revert.js';
 import { loadLedgerSummary, recordLedgerLine } from '../ledger-summary.js';
 import { writeArbiterSignal } from '../signals.js';
+import { recordHead } from '../state-guard.js';
 import { readSpend } from '../spend.js';
 import { iterOf, ledgerPath, type AutoresearchContext } from './context.js';
 
@@ -59,9 +60,11 @@ export function createArbiterExecutor(context: AutoresearchContext): Executor {
           ? {}
           : { durationMs: now - Date.parse(state.doer_started_at) }),
         guardRevertedPaths: state.guard_reverted_paths,
+        tamper: state.tamper,
       });
       if (!result.replayed) {
         const line = await applyDecision({ git, result, scopePaths: config.scope.doer_paths });
+        await recordHead(workspace, git);
         await recordLedgerLine(ledgerPath(workspace), line, params);
       }
       await writeArbiterSignal(workspace, result.signal);

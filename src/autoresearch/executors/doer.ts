@@ -1,12 +1,25 @@
-// The doer: a full-tools agent makes one improvement; the runner then guards its scope and commits it.
-import { existsSync } from 'node:fs';
-import { isAbsolute, join, relative } from 'node:path';
+// The doer: a full-tools agent makes one improvement; the runner then checks where HEAD went, guards
+// its scope and commits it.
 import type { Executor } from '../../loop/types.js';
-import type { HardMetricConfig, LoopConfig } from '../config.js';
-import { extractHypothesis, readIterationState, updateIterationState } from '../iteration-state.js';
-import { guardDoerChanges, keepIteration, snapshotWorkingTree } from '../keep-revert.js';
+import {
+  extractHypothesis,
+  readIterationState,
+  updateIterationState,
+  withTamper,
+} from '../iteration-state.js';
+import {
+  guardDoerChanges,
+  isPathInScope,
+  keepIteration,
+  snapshotWorkingTree,
+  type WorkingTreeSnapshot,
+} from '../keep-revert.js';
 import { recordSpend } from '../spend.js';
+import { metricFiles, recordedBranch, recordHead } from '../state-guard.js';
+import { linksLeadingOut } from '../../infra/contained-path.js';
 import { bookkeepingPaths, iterOf, type AutoresearchContext } from './context.js';
+
+export { metricFiles } from '../state-guard.js';
 
 export function createDoerExecutor(context: AutoresearchContext): Executor {
   return {
@@ -19,23 +32,31 @@ export function createDoerExecutor(context: AutoresearchContext): Executor {
       const { iter } = placed;
       const { git, workspace } = context;
 
-      // The base and the user's uncommitted work are recorded once per iteration, before its first
-      // attempt, so a retried or resumed doer is judged against the tree it really started from.
+      // The base, the branch and the user's uncommitted work are recorded once per iteration, before its
+      // first attempt, so a retried or resumed doer is judged against the tree it really started from.
       let state = await readIterationState(workspace, iter);
       if (state.base_sha === undefined || state.user_snapshot === undefined) {
         const taken = await snapshotWorkingTree(git);
+        const branch = (await recordedBranch(workspace, git)) ?? (await git.currentBranch()) ?? null;
         state = await updateIterationState(workspace, iter, (s) => ({
           ...s,
           base_sha: taken.headSha,
+          branch,
           doer_started_at: new Date(context.clock.now()).toISOString(),
           user_snapshot: { head_sha: taken.headSha, files: Object.fromEntries(taken.files) },
         }));
       }
       const baseSha = state.base_sha ?? '';
-      const snapshot = {
+      const branch = state.branch ?? null;
+      const snapshot: WorkingTreeSnapshot = {
         headSha: state.user_snapshot?.head_sha ?? baseSha,
         files: new Map(Object.entries(state.user_snapshot?.files ?? {})),
       };
+      const ignored = bookkeepingPaths(context);
+      const protectedPaths = await metricFiles(context.config, context.repo);
+
+      // Every attempt starts from the iteration's base: what an earlier attempt left is undone first.
+      await putBack(context, { baseSha, branch, snapshot, ignored, protectedPaths, iter, everything: true });
 
       const result = await context.agents.full.execute(request);
       await updateIterationState(workspace, iter, (s) => ({
@@ -45,21 +66,41 @@ export function createDoerExecutor(context: AutoresearchContext): Executor {
       await recordSpend(workspace, 'doer', result);
       if (result.outcome !== 'ok') return result;
 
-      const ignored = bookkeepingPaths(context);
+      // Where HEAD went: a doer may commit on the loop's branch, nothing else.
+      const moved = await putBack(context, {
+        baseSha,
+        branch,
+        snapshot,
+        ignored,
+        protectedPaths,
+        iter,
+        everything: false,
+      });
       const guard = await guardDoerChanges({
         git,
         baseSha,
         allowedPaths: context.config.scope.doer_paths,
-        protectedPaths: metricFiles(context.config, context.repo),
+        protectedPaths,
         message: `autoresearch iter ${iter}: guard reverted changes outside the doer's scope`,
         snapshot,
         ignoredPaths: ignored,
       });
+      const metric = new Set(protectedPaths);
       const guarded = guard.violations.map((v) => v.path);
-      if (guarded.length > 0) {
-        request.onActivity?.(
-          `guard reverted ${guarded.length} change(s) outside scope: ${guarded.join(', ')}`,
+      const touchedMetric = guarded.filter((path) => metric.has(path));
+      const outside = guarded.filter((path) => !metric.has(path));
+      if (touchedMetric.length > 0) {
+        state = await updateIterationState(workspace, iter, (s) =>
+          withTamper(s, { role: 'doer', paths: touchedMetric, what: 'changed a metric file' }),
         );
+      }
+      if (outside.length > 0) {
+        request.onActivity?.(
+          `guard reverted ${outside.length} change(s) outside scope: ${outside.join(', ')}`,
+        );
+      }
+      if (touchedMetric.length > 0) {
+        request.onActivity?.(`tamper: the doer changed metric file(s) ${touchedMetric.join(', ')}; put back`);
       }
       const kept = await keepIteration({
         git,
@@ -67,42 +108,96 @@ export function createDoerExecutor(context: AutoresearchContext): Executor {
         message: `autoresearch iter ${iter}: ${request.bead.title}`,
         ignoredPaths: ignored,
       });
+      await recordHead(workspace, git);
       const hypothesis = extractHypothesis(result.finalText) ?? firstLine(result.finalText);
       await updateIterationState(workspace, iter, (s) => ({
         ...s,
         ...(hypothesis === undefined ? {} : { hypothesis }),
-        guard_reverted_paths: [...new Set([...s.guard_reverted_paths, ...guarded])],
+        doer_head: kept.headSha,
+        guard_reverted_paths: [...new Set([...s.guard_reverted_paths, ...outside])],
       }));
       const notes = [
         kept.commitSha === undefined
           ? 'no new changes to commit'
           : `committed ${kept.commitSha.slice(0, 10)}`,
-        guarded.length > 0 ? `guard reverted ${guarded.join(', ')}` : undefined,
+        outside.length > 0 ? `guard reverted ${outside.join(', ')}` : undefined,
+        touchedMetric.length > 0 ? `metric file(s) put back: ${touchedMetric.join(', ')}` : undefined,
+        ...moved,
       ].filter((note) => note !== undefined);
+      const tampered = [...(result.tampered ?? []), ...touchedMetric];
       return {
         ...result,
         message: `${result.message} (${notes.join('; ')})`,
         closeReason: `doer-${iter} done: ${hypothesis ?? 'no hypothesis given'}`.slice(0, 500),
+        ...(tampered.length > 0 ? { tampered } : {}),
       };
     },
   };
 }
 
+interface PutBackOptions {
+  baseSha: string;
+  branch: string | null;
+  snapshot: WorkingTreeSnapshot;
+  ignored: readonly string[];
+  protectedPaths: readonly string[];
+  iter: number;
+  /** Before an attempt: also drop the doer's own commits and edits in scope (a clean start). */
+  everything: boolean;
+}
+
 /**
- * Files the doer must never change: the rubric, and files named in the metric command (a scoring
- * script, a test file) that exist in the repo.
+ * Puts HEAD back where a doer may leave it: on the loop's branch, at or after the base. A switched
+ * branch, rewritten history (amend, rebase, reset past the base) and links in scope that lead out of
+ * the repository are undone and recorded as tamper; returns notes for the bead's message.
  */
-export function metricFiles(config: LoopConfig, repo: string): string[] {
-  if (config.metric.type === 'soft') return [config.metric.rubric_path];
-  const metric: HardMetricConfig = config.metric;
-  const files: string[] = [];
-  for (const arg of metric.argv) {
-    if (arg.startsWith('-') || arg.includes('=')) continue;
-    const path = isAbsolute(arg) ? relative(repo, arg) : arg;
-    if (path.startsWith('..') || path === '') continue;
-    if (/[/\\.]/.test(path) && existsSync(join(repo, path))) files.push(path.split('\\').join('/'));
+async function putBack(context: AutoresearchContext, o: PutBackOptions): Promise<string[]> {
+  const { git, workspace } = context;
+  const notes: string[] = [];
+  const tamper = async (paths: string[], what: string) => {
+    notes.push(`${what}: undone`);
+    await updateIterationState(workspace, o.iter, (s) => withTamper(s, { role: 'doer', paths, what }));
+  };
+  const current = (await git.currentBranch()) ?? null;
+  if (o.branch !== null && current !== o.branch) {
+    await git.attachHead(o.branch);
+    if (!o.everything) await tamper([`HEAD (${current ?? 'detached'})`], `switched away from ${o.branch}`);
   }
-  return files;
+  const head = await git.headSha();
+  if (head !== o.baseSha && !(await git.isAncestor(o.baseSha, head))) {
+    await git.resetSoft(o.baseSha);
+    if (!o.everything) await tamper(['HEAD'], 'rewrote history past the base commit');
+  } else if (o.everything && head !== o.baseSha) {
+    await git.resetSoft(o.baseSha); // a failed attempt's commits: the next attempt starts from the base
+  }
+  const changedInScope = (await git.changedSince(o.baseSha))
+    .map((c) => c.path)
+    .filter((path) => isPathInScope(path, context.config.scope.doer_paths));
+  const links = await linksLeadingOut(context.repo, changedInScope);
+  if (links.length > 0 && !o.everything) await tamper(links, 'made a link that leads out of the repository');
+  if (o.everything || links.length > 0) {
+    // Scope content back to the base (the user's own uncommitted files as they were).
+    const inScope = (await git.changedSince(o.baseSha))
+      .map((c) => c.path)
+      .filter(
+        (path) =>
+          (o.everything || links.includes(path)) &&
+          isPathInScope(path, context.config.scope.doer_paths) &&
+          !isPathInScope(path, o.ignored) &&
+          !o.snapshot.files.has(path),
+      );
+    const inBase = await git.pathsInCommit(o.baseSha, inScope);
+    await git.removePaths(inScope.filter((path) => !inBase.has(path)));
+    await git.checkoutPathsFrom(
+      o.baseSha,
+      inScope.filter((path) => inBase.has(path)),
+    );
+    const user = new Map(
+      [...o.snapshot.files].filter(([path]) => isPathInScope(path, context.config.scope.doer_paths)),
+    );
+    if (o.everything && user.size > 0) await git.writeSavedFiles(user);
+  }
+  return notes;
 }
 
 function firstLine(text: string | undefined): string | undefined {

@@ -1,0 +1,412 @@
+// The loop's own state belongs to the runner: which of its files an agent may change (none that decide a
+// score), the branch and HEAD the loop stands on, and the loop's caps, checked before every bead.
+//
+// Around every agent run the loop's files are snapshotted in memory (out of every agent's reach) and
+// anything the agent changed that its role may not change is put back and recorded as tamper. Between
+// beads and between runs a seal (hashes, plus copies kept in git's own directory) tells the runner's
+// writes from anybody else's: settings a person changed are recorded in the ledger, anything else is
+// put back.
+import { rm } from 'node:fs/promises';
+import { isAbsolute, join, relative, resolve } from 'node:path';
+import type { Bead } from '../beads/types.js';
+import { pathExists, readFileIfExists, writeJsonAtomic } from '../infra/atomic-file.js';
+import {
+  changedPaths,
+  checkSeal,
+  relativeName,
+  restoreFromSeal,
+  restoreSnapshot,
+  takeSnapshot,
+  writeSeal,
+  type SealedVault,
+  type VaultLayout,
+} from '../infra/file-vault.js';
+import type { Git } from '../infra/git.js';
+import type { BeadGuard, Executor, GuardVeto, StopReason } from '../loop/types.js';
+import type { LoopConfig } from './config.js';
+import { readIterationState, updateIterationState, withTamper } from './iteration-state.js';
+import { revertIteration } from './keep-revert.js';
+import { appendLedgerEvent } from './ledger.js';
+import { loadLedgerSummary } from './ledger-summary.js';
+import { writeTerminalSignal } from './signals.js';
+import { readSpend } from './spend.js';
+import { iterOf, loopRoleOf } from './stamp.js';
+import type { BeadStore } from '../beads/types.js';
+
+export interface StateGuardContext {
+  /** The repository root the workspace lives in. */
+  repo: string;
+  /** The working tree the agents work in (the repository, or the loop's worktree). */
+  cwd: string;
+  /** Absolute path of the workspace. */
+  workspace: string;
+  config: LoopConfig;
+  epicId: string;
+  store: BeadStore;
+  git: Git;
+  now: () => number;
+  /** Where the seal and its copies live (in git's common directory, outside the watched files). */
+  vaultDir: string;
+  /** The person moved HEAD on purpose: take the current HEAD as the loop's. */
+  acceptHead?: boolean;
+  warn?: (message: string) => void;
+}
+
+/** Roles whose agent may write these workspace entries (relative to the workspace). */
+const AGENT_WRITES: Record<string, readonly string[]> = {
+  strategist: ['directives/', 'needs-human.md', 'needs-human.asked.json'],
+  'resume-strategist': ['directives/', 'needs-human.md', 'needs-human.asked.json'],
+  retrospective: ['retrospective.md', 'rubric-suggestions.md'],
+};
+/** Derived caches a role's own `forge-pack` calls may refresh: put back silently, never a finding. */
+const QUIET_FOR: Record<string, readonly string[]> = {
+  strategist: ['ledger-summary.json'],
+  'resume-strategist': ['ledger-summary.json'],
+  retrospective: ['ledger-summary.json'],
+};
+/** Roles that never touch the bead store; for them `.beads/` is guarded too. */
+const STORE_GUARDED_ROLES = new Set(['doer', 'judge']);
+
+/** Settings a person may change between runs: recorded in the ledger, never put back. */
+function isSetting(workspaceRel: string | undefined): boolean {
+  if (workspaceRel === undefined) return true; // rubric, metric files, Forge's config: the user's own
+  return (
+    ['config.json', 'program.md', '.gitignore'].includes(workspaceRel) ||
+    workspaceRel.startsWith('templates/')
+  );
+}
+
+/** What people write to talk with the loop (answers, directives, notes): theirs to change, unrecorded. */
+function isConversation(workspaceRel: string | undefined): boolean {
+  if (workspaceRel === undefined) return false;
+  return (
+    ['retrospective.md', 'rubric-suggestions.md'].includes(workspaceRel) ||
+    workspaceRel.startsWith('directives/') ||
+    workspaceRel.startsWith('needs-human')
+  );
+}
+
+/**
+ * Files named in the metric command (a scoring script, a test file) that exist in the tree, relative
+ * to it; for a soft metric, the rubric. Nobody but the user may change these.
+ */
+export async function metricFiles(config: LoopConfig, cwd: string): Promise<string[]> {
+  if (config.metric.type === 'soft') return [config.metric.rubric_path];
+  const files: string[] = [];
+  for (const arg of config.metric.argv) {
+    if (arg.startsWith('-') || arg.includes('=')) continue;
+    const path = isAbsolute(arg) ? relative(cwd, arg) : arg;
+    if (path.startsWith('..') || path === '') continue;
+    if (/[/\\.]/.test(path) && (await pathExists(join(cwd, path)))) files.push(path.split('\\').join('/'));
+  }
+  return files;
+}
+
+async function guardedFiles(ctx: StateGuardContext): Promise<string[]> {
+  const inTree = (await metricFiles(ctx.config, ctx.cwd)).map((path) => resolve(ctx.cwd, path));
+  return [...inTree, join(ctx.repo, '.forge', 'config.json'), join(ctx.repo, '.forge', 'loops.json')];
+}
+
+function workspaceRelative(ctx: StateGuardContext, path: string): string | undefined {
+  const rel = relative(ctx.workspace, path);
+  return rel === '' || rel.startsWith('..') || isAbsolute(rel) ? undefined : rel.split('\\').join('/');
+}
+
+function mayWrite(
+  ctx: StateGuardContext,
+  role: string,
+  path: string,
+  table: Record<string, readonly string[]>,
+) {
+  const rel = workspaceRelative(ctx, path);
+  if (rel === undefined) return false;
+  return (table[role] ?? []).some((entry) => (entry.endsWith('/') ? rel.startsWith(entry) : rel === entry));
+}
+
+/** The iteration a role's tamper is recorded on: the one whose ledger line is still to be written. */
+function tamperIteration(role: string, iter: number | undefined): number | undefined {
+  if (iter === undefined) return undefined;
+  if (role === 'doer' || role === 'judge') return iter;
+  if (role === 'strategist' || role === 'resume-strategist') return iter + 1;
+  return undefined;
+}
+
+/** Wraps an agent executor: the loop's files are snapshotted around each run and put back if changed. */
+export function guardAgentExecutor(inner: Executor, ctx: StateGuardContext): Executor {
+  return {
+    ...inner,
+    async execute(request) {
+      const role = request.role;
+      const layout: VaultLayout = {
+        repo: ctx.repo,
+        dirs: [ctx.workspace, ...(STORE_GUARDED_ROLES.has(role) ? [join(ctx.repo, '.beads')] : [])],
+        files: await guardedFiles(ctx),
+      };
+      const before = await takeSnapshot(layout);
+      const result = await inner.execute(request);
+      const changed = changedPaths(before, await takeSnapshot(layout)).filter(
+        (path) => !mayWrite(ctx, role, path, AGENT_WRITES),
+      );
+      if (changed.length === 0) return result;
+      await restoreSnapshot(before, changed);
+      const findings = changed
+        .filter((path) => !mayWrite(ctx, role, path, QUIET_FOR))
+        .map((path) => relativeName(ctx.repo, path));
+      if (findings.length === 0) return result;
+      const iter = tamperIteration(role, iterOf(request.bead));
+      if (iter !== undefined) {
+        await updateIterationState(ctx.workspace, iter, (state) =>
+          withTamper(state, { role, paths: findings }),
+        );
+      }
+      request.onActivity?.(`tamper: the ${role} changed ${findings.join(', ')}; put back`);
+      return { ...result, tampered: [...(result.tampered ?? []), ...findings] };
+    },
+  };
+}
+
+// ---- the branch and HEAD the loop stands on ----
+
+interface HeadRecord {
+  /** By working tree (its absolute top level): the branch and commit the runner last left it at. */
+  trees: Record<string, { branch: string | null; head: string }>;
+}
+
+const HEAD_FILE = 'head.json';
+/** Subjects of the commits Forge itself makes in a loop (doer commits, guard and arbiter commits). */
+const FORGE_SUBJECT = /^autoresearch iter \d+: /;
+
+async function readHeadRecord(workspace: string): Promise<HeadRecord> {
+  const text = await readFileIfExists(join(workspace, HEAD_FILE));
+  if (text === undefined) return { trees: {} };
+  try {
+    const value = JSON.parse(text) as Partial<HeadRecord>;
+    return typeof value.trees === 'object' && value.trees !== null ? { trees: value.trees } : { trees: {} };
+  } catch {
+    return { trees: {} };
+  }
+}
+
+/** Records the tree's branch and HEAD as the loop's own; call after every commit Forge makes. */
+export async function recordHead(
+  workspace: string,
+  git: Pick<Git, 'topLevel' | 'currentBranch' | 'headSha'>,
+): Promise<void> {
+  const record = await readHeadRecord(workspace);
+  record.trees[await git.topLevel()] = {
+    branch: (await git.currentBranch()) ?? null,
+    head: await git.headSha(),
+  };
+  await writeJsonAtomic(join(workspace, HEAD_FILE), record);
+}
+
+/** The branch the loop's tree was on when Forge last left it (undefined: not recorded yet). */
+export async function recordedBranch(workspace: string, git: Git): Promise<string | null | undefined> {
+  return (await readHeadRecord(workspace)).trees[await git.topLevel()]?.branch;
+}
+
+const short = (sha: string) => sha.slice(0, 10);
+
+// ---- the guard the runner calls around beads ----
+
+export function createLoopBeadGuard(ctx: StateGuardContext): BeadGuard {
+  const vault = async (): Promise<SealedVault> => ({
+    dir: ctx.vaultDir,
+    layout: { repo: ctx.repo, dirs: [ctx.workspace], files: await guardedFiles(ctx) },
+  });
+  const ledgerPath = join(ctx.workspace, 'research-log.jsonl');
+  let acceptHead = ctx.acceptHead === true;
+
+  async function seal(): Promise<void> {
+    const sealed = await vault();
+    await writeSeal(sealed, await takeSnapshot(sealed.layout));
+  }
+
+  /** Compares the loop's files with the seal: settings changes are recorded, anything else put back. */
+  async function verifySeal(when: string): Promise<void> {
+    const sealed = await vault();
+    const check = await checkSeal(sealed, await takeSnapshot(sealed.layout));
+    if (check.changed.length > 0) {
+      const wsRel = (name: string) => workspaceRelative(ctx, join(ctx.repo, name));
+      // The summary is a cache of the ledger (a `status` may refresh it): dropped, then rebuilt.
+      const derived = check.changed.filter((name) => wsRel(name) === 'ledger-summary.json');
+      for (const name of derived) await rm(join(ctx.repo, name), { force: true });
+      const rest = check.changed.filter((name) => !derived.includes(name) && !isConversation(wsRel(name)));
+      const settings = rest.filter((name) => isSetting(wsRel(name)));
+      const state = rest.filter((name) => !isSetting(wsRel(name)));
+      if (state.length > 0) {
+        const restored = await restoreFromSeal(sealed, state);
+        const lost = state.filter((name) => !restored.includes(name));
+        const message = `${state.join(', ')} changed ${when}, not by Forge; ${
+          lost.length === 0
+            ? 'put back from the runner’s copy'
+            : `put back except ${lost.join(', ')} (no copy)`
+        }`;
+        ctx.warn?.(`Tamper: ${message}.`);
+        await appendLedgerEvent(ledgerPath, {
+          kind: 'tamper_between_runs',
+          ts: new Date(ctx.now()).toISOString(),
+          paths: state,
+          message,
+        });
+      }
+      if (settings.length > 0) {
+        const message = `settings changed ${when}: ${settings.join(', ')}`;
+        ctx.warn?.(`The loop's ${message}; recorded in the ledger.`);
+        await appendLedgerEvent(ledgerPath, {
+          kind: 'settings_changed',
+          ts: new Date(ctx.now()).toISOString(),
+          paths: settings,
+          message,
+        });
+      }
+    }
+    await seal();
+  }
+
+  async function checkHead(bead: Bead, role: string): Promise<GuardVeto | undefined> {
+    const { git } = ctx;
+    const top = await git.topLevel();
+    const record = await readHeadRecord(ctx.workspace);
+    const known = record.trees[top];
+    const branch = (await git.currentBranch()) ?? null;
+    const head = await git.headSha();
+    if (known === undefined || acceptHead) {
+      if (known !== undefined && (known.head !== head || known.branch !== branch)) {
+        await appendLedgerEvent(ledgerPath, {
+          kind: 'head_accepted',
+          ts: new Date(ctx.now()).toISOString(),
+          paths: [branch ?? head],
+          message: `HEAD accepted at ${short(head)} on ${branch ?? 'a detached HEAD'} (was ${short(known.head)} on ${known.branch ?? 'a detached HEAD'})`,
+        });
+      }
+      acceptHead = false;
+      await recordHead(ctx.workspace, git);
+      return undefined;
+    }
+    const hint = `If you moved it on purpose, run again with --accept-head to take the current HEAD as the loop's.`;
+    if (known.branch !== null && branch !== known.branch) {
+      return {
+        reason: 'refused',
+        message:
+          `The loop runs on branch ${known.branch}, but ${top} is now on ${branch ?? `a detached HEAD (${short(head)})`}. ` +
+          `Nothing was scored. Switch back with: git switch ${known.branch}. ${hint}`,
+      };
+    }
+    if (head === known.head) return undefined;
+    // A retried doer starts again from its iteration's base, whatever an earlier attempt left.
+    const iter = iterOf(bead);
+    if (role === 'doer' && iter !== undefined && (await readIterationState(ctx.workspace, iter)).base_sha)
+      return undefined;
+    if (await git.isAncestor(known.head, head)) {
+      const subjects = await git.subjectsBetween(known.head, head);
+      if (subjects.every((subject) => FORGE_SUBJECT.test(subject))) {
+        await recordHead(ctx.workspace, git); // Forge's own commit, made just before an interruption
+        return undefined;
+      }
+    }
+    return {
+      reason: 'refused',
+      message:
+        `HEAD of ${top} moved from ${short(known.head)} to ${short(head)} since the loop last left it, and not by a doer. ` +
+        `Nothing was scored. Put it back with: git reset --keep ${short(known.head)}. ${hint}`,
+    };
+  }
+
+  /** The loop's own caps, checked before every bead that would spend an agent. */
+  async function checkCaps(bead: Bead, role: string, builtin: boolean): Promise<GuardVeto | undefined> {
+    const { caps } = ctx.config;
+    const { summary } = await loadLedgerSummary(ledgerPath, {
+      direction: ctx.config.metric.direction,
+      target: ctx.config.target,
+    });
+    let reason: 'wall_clock' | 'budget' | undefined;
+    let why = '';
+    const started = summary.first_ts === null ? undefined : Date.parse(summary.first_ts);
+    if (caps.wall_clock_seconds > 0 && started !== undefined) {
+      const deadline = started + caps.wall_clock_seconds * 1000;
+      if (ctx.now() >= deadline) {
+        reason = 'wall_clock';
+        why = `its wall clock of ${caps.wall_clock_seconds}s is spent`;
+      }
+    }
+    if (reason === undefined && caps.max_cost_usd > 0) {
+      const spent = Math.max((await readSpend(ctx.workspace)).cost_usd, summary.total_cost_usd);
+      if (spent >= caps.max_cost_usd) {
+        reason = 'budget';
+        why = `its budget of $${caps.max_cost_usd} is spent ($${spent.toFixed(4)})`;
+      }
+    }
+    if (reason === undefined || builtin) return undefined;
+    await abandonIteration(iterOf(bead), role);
+    const last = summary.recent[summary.recent.length - 1];
+    await writeTerminalSignal(ctx.workspace, {
+      type: 'terminal',
+      reason,
+      iter: Math.max(0, summary.last_iter),
+      final_score: last?.score_after ?? null,
+      best_score: summary.best_score,
+      decision: last?.decision ?? null,
+    });
+    return { reason: 'terminal', message: `The loop ended: ${why}; no further agent was started.` };
+  }
+
+  /**
+   * An iteration that cannot finish (a cap, a failed doer) leaves the tree as the ledger says: the
+   * scope goes back to the iteration's base, and its doer (and judge) beads are open again.
+   */
+  async function abandonIteration(iter: number | undefined, role: string): Promise<void> {
+    if (iter === undefined || !['doer', 'judge'].includes(role)) return;
+    const { summary } = await loadLedgerSummary(ledgerPath, {
+      direction: ctx.config.metric.direction,
+      target: ctx.config.target,
+    });
+    if (summary.last_iter >= iter) return; // already decided
+    const state = await readIterationState(ctx.workspace, iter);
+    if (state.base_sha === undefined) return; // the doer never started: nothing to undo
+    await revertIteration({
+      git: ctx.git,
+      baseSha: state.base_sha,
+      scopePaths: ctx.config.scope.doer_paths,
+      message: `autoresearch iter ${iter}: stopped\n\nBase: ${state.base_sha}`,
+    });
+    await recordHead(ctx.workspace, ctx.git);
+    for (const bead of await ctx.store.children(ctx.epicId, { recursive: true })) {
+      const beadRole = loopRoleOf(bead);
+      if (iterOf(bead) !== iter || (beadRole !== 'doer' && beadRole !== 'judge')) continue;
+      if (bead.status === 'closed') {
+        await ctx.store.reopen(
+          bead.id,
+          `Reopened by ralph-loop: iteration ${iter} was stopped before it was decided, and its changes were undone.`,
+        );
+      }
+    }
+  }
+
+  return {
+    async start() {
+      await verifySeal('while no runner was watching');
+    },
+    async beforeBead(bead, context) {
+      await verifySeal('between beads');
+      const veto =
+        (await checkHead(bead, context.role)) ?? (await checkCaps(bead, context.role, context.builtin));
+      await seal(); // the checks may have recorded HEAD, a ledger event or a terminal signal
+      return veto;
+    },
+    async afterBead() {
+      await seal();
+    },
+    async leftOpen(bead, context, reason: StopReason) {
+      // Interrupted or killed iterations resume where they stopped; a cap or a failure ends them here.
+      if (reason === 'wall_clock' || reason === 'failed') {
+        await abandonIteration(iterOf(bead), context.role);
+      }
+      if (reason === 'wall_clock') {
+        const veto = await checkCaps(bead, context.role, false);
+        if (veto !== undefined) ctx.warn?.(veto.message);
+      }
+      await seal();
+    },
+  };
+}

@@ -1,0 +1,47 @@
+// Whether a path stays inside a directory once every symlink on the way is followed.
+import { lstat, readlink, realpath } from 'node:fs/promises';
+import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
+
+function inside(root: string, path: string): boolean {
+  const rel = relative(root, path);
+  return rel === '' || (!rel.startsWith(`..${sep}`) && rel !== '..' && !isAbsolute(rel));
+}
+
+/**
+ * Where `path` (relative to `root`) really leads: the real path of its deepest existing ancestor, with
+ * the rest appended. Links are followed, so a link to /tmp resolves under /tmp.
+ */
+export async function realLocation(root: string, path: string): Promise<string> {
+  let existing = resolve(root, path);
+  const rest: string[] = [];
+  for (;;) {
+    try {
+      const real = await realpath(existing);
+      return rest.length === 0 ? real : resolve(real, ...rest.reverse());
+    } catch {
+      const parent = dirname(existing);
+      if (parent === existing) return resolve(root, path);
+      rest.push(existing.slice(parent.length + 1));
+      existing = parent;
+    }
+  }
+}
+
+/** True when `path` (relative to `root`), followed through every link, stays inside `root`. */
+export async function staysInside(root: string, path: string): Promise<boolean> {
+  return inside(await realpath(root), await realLocation(root, path));
+}
+
+/** Of `paths` (relative to `root`), the symlinks whose target leads out of `root`. */
+export async function linksLeadingOut(root: string, paths: readonly string[]): Promise<string[]> {
+  const realRoot = await realpath(root);
+  const out: string[] = [];
+  for (const path of paths) {
+    const absolute = resolve(root, path);
+    const stat = await lstat(absolute).catch(() => undefined);
+    if (stat?.isSymbolicLink() !== true) continue;
+    const target = resolve(await realpath(dirname(absolute)), await readlink(absolute));
+    if (!inside(realRoot, await realLocation(realRoot, target))) out.push(path);
+  }
+  return out.sort();
+}

@@ -1,0 +1,187 @@
+// Files a process must not change behind the runner's back: snapshots taken in memory around a step,
+// put back when changed, and a seal (hashes plus copies, outside the watched tree) kept between runs.
+//
+// In a watched directory, the runner's live working files (lock, stop request, event logs,
+// transcripts, archives, temp files) are not watched: the runner itself writes them during a step.
+import { createHash } from 'node:crypto';
+import { copyFile, mkdir, readdir, readFile, rename, rm } from 'node:fs/promises';
+import { dirname, join, relative, sep } from 'node:path';
+import { isNotFound, readFileIfExists, writeFileAtomic, writeJsonAtomic } from './atomic-file.js';
+
+/** Absolute path → content; null when the file does not exist. */
+export type Snapshot = Map<string, Buffer | null>;
+
+export interface VaultLayout {
+  /** Names in messages and in the seal are relative to this directory. */
+  repo: string;
+  /** Directories every file of which belongs to the loop (the workspace, `.beads/` around some roles). */
+  dirs: readonly string[];
+  /** Single files that belong to the loop wherever they are (the rubric, metric files, Forge's config). */
+  files: readonly string[];
+}
+
+/** Workspace entries the runner writes while an agent runs, or a person may drop in: never guarded. */
+const LIVE_ENTRIES = new Set(['ralph-loop.lock', 'stop', 'runs', 'logs', 'archive']);
+
+function isLive(name: string): boolean {
+  return LIVE_ENTRIES.has(name) || name.endsWith('.tmp');
+}
+
+/** Reads every guarded file. Directories that do not exist contribute nothing. */
+export async function takeSnapshot(layout: VaultLayout): Promise<Snapshot> {
+  const snapshot: Snapshot = new Map();
+  for (const dir of layout.dirs) await readTree(dir, true, snapshot);
+  for (const file of layout.files) snapshot.set(file, await readOrNull(file));
+  return snapshot;
+}
+
+async function readTree(dir: string, top: boolean, into: Snapshot): Promise<void> {
+  let entries;
+  try {
+    entries = await readdir(dir, { withFileTypes: true });
+  } catch (error) {
+    if (isNotFound(error) || (error as NodeJS.ErrnoException).code === 'ENOTDIR') return;
+    throw error;
+  }
+  for (const entry of entries) {
+    if (top && isLive(entry.name)) continue;
+    if (entry.name.endsWith('.tmp')) continue;
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) await readTree(path, false, into);
+    else if (entry.isFile() || entry.isSymbolicLink()) into.set(path, await readOrNull(path));
+  }
+}
+
+async function readOrNull(path: string): Promise<Buffer | null> {
+  try {
+    return await readFile(path);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (isNotFound(error) || code === 'EISDIR' || code === 'ELOOP') return null;
+    throw error;
+  }
+}
+
+/** Paths whose content differs (a file that appeared or disappeared included), sorted. */
+export function changedPaths(before: Snapshot, after: Snapshot): string[] {
+  const changed: string[] = [];
+  for (const path of new Set([...before.keys(), ...after.keys()])) {
+    const a = before.get(path) ?? null;
+    const b = after.get(path) ?? null;
+    if (a === null && b === null) continue;
+    if (a === null || b === null || !a.equals(b)) changed.push(path);
+  }
+  return changed.sort();
+}
+
+/** Puts `paths` back as they were in `before`: rewritten atomically, or removed if they did not exist. */
+export async function restoreSnapshot(before: Snapshot, paths: readonly string[]): Promise<void> {
+  for (const path of paths) {
+    const content = before.get(path) ?? null;
+    if (content === null) await rm(path, { force: true, recursive: true });
+    else await writeFileAtomic(path, content);
+  }
+}
+
+export function relativeName(repo: string, path: string): string {
+  const rel = relative(repo, path);
+  return rel.split(sep).join('/');
+}
+
+export function sha256(content: Buffer | string): string {
+  return createHash('sha256').update(content).digest('hex');
+}
+
+// ---- the seal: what the files were when the runner last let go of them ----
+
+export interface Seal {
+  version: 1;
+  /** Relative name → sha256 of the content the runner last left. */
+  files: Record<string, string>;
+}
+
+export interface SealedVault {
+  /** Where the seal and the copies live (outside the workspace, in git's own directory). */
+  dir: string;
+  layout: VaultLayout;
+}
+
+function sealPath(vault: SealedVault): string {
+  return join(vault.dir, 'seal.json');
+}
+
+function copyPath(vault: SealedVault, name: string): string {
+  return join(vault.dir, 'files', ...name.split('/'));
+}
+
+export async function readSeal(vault: SealedVault): Promise<Seal | undefined> {
+  const text = await readFileIfExists(sealPath(vault));
+  if (text === undefined) return undefined;
+  try {
+    const value = JSON.parse(text) as Partial<Seal>;
+    if (value.version !== 1 || typeof value.files !== 'object' || value.files === null) return undefined;
+    return { version: 1, files: value.files };
+  } catch {
+    return undefined;
+  }
+}
+
+/** Records the files as they are now, copying the ones that changed since the last seal. */
+export async function writeSeal(vault: SealedVault, snapshot: Snapshot): Promise<void> {
+  const previous = (await readSeal(vault))?.files ?? {};
+  const files: Record<string, string> = {};
+  for (const [path, content] of snapshot) {
+    if (content === null) continue;
+    const name = relativeName(vault.layout.repo, path);
+    const hash = sha256(content);
+    files[name] = hash;
+    if (previous[name] !== hash) await writeFileAtomic(copyPath(vault, name), content);
+  }
+  for (const name of Object.keys(previous)) {
+    if (files[name] === undefined) await rm(copyPath(vault, name), { force: true });
+  }
+  await writeJsonAtomic(sealPath(vault), { version: 1, files } satisfies Seal);
+}
+
+export interface SealCheck {
+  /** Relative names whose content is not what the seal recorded (changed, added or removed). */
+  changed: string[];
+  /** True when no seal existed yet (a loop's first run under this version). */
+  fresh: boolean;
+}
+
+/** Compares the files now with the seal. */
+export async function checkSeal(vault: SealedVault, snapshot: Snapshot): Promise<SealCheck> {
+  const seal = await readSeal(vault);
+  if (seal === undefined) return { changed: [], fresh: true };
+  const now = new Map<string, string>();
+  for (const [path, content] of snapshot) {
+    if (content !== null) now.set(relativeName(vault.layout.repo, path), sha256(content));
+  }
+  const changed = new Set<string>();
+  for (const [name, hash] of Object.entries(seal.files)) if (now.get(name) !== hash) changed.add(name);
+  for (const name of now.keys()) if (seal.files[name] === undefined) changed.add(name);
+  return { changed: [...changed].sort(), fresh: false };
+}
+
+/** Brings the named files back to their sealed copies (removing those the seal did not have). */
+export async function restoreFromSeal(vault: SealedVault, names: readonly string[]): Promise<string[]> {
+  const seal = await readSeal(vault);
+  const restored: string[] = [];
+  for (const name of names) {
+    const target = join(vault.layout.repo, ...name.split('/'));
+    if (seal?.files[name] === undefined) {
+      await rm(target, { force: true });
+      restored.push(name);
+      continue;
+    }
+    const copy = copyPath(vault, name);
+    const content = await readFile(copy).catch(() => undefined);
+    if (content === undefined || sha256(content) !== seal.files[name]) continue; // no good copy: cannot restore
+    await mkdir(dirname(target), { recursive: true });
+    await copyFile(copy, `${target}.restore.tmp`);
+    await rename(`${target}.restore.tmp`, target);
+    restored.push(name);
+  }
+  return restored;
+}
