@@ -233,7 +233,11 @@ export async function runLoopCommand(
   });
   const executors: ExecutorRegistry = createExecutorRegistry(loop?.agents ?? plainAgents, loop?.builtins);
   // The loop's own wall clock holds mid-bead like --wall-clock: the run ends when either runs out.
-  const loopLeft = loop?.deadline === undefined ? undefined : Math.max(1, loop.deadline - deps.clock.now());
+  // (Already spent: the loop's guard ends the run before any agent starts, and says why.)
+  const loopLeft =
+    loop?.deadline === undefined || loop.deadline <= deps.clock.now()
+      ? undefined
+      : loop.deadline - deps.clock.now();
   const flagWallClock = (flags.wallClock ?? 0) * 1000;
   const wallClockMs =
     loopLeft === undefined ? flagWallClock : flagWallClock > 0 ? Math.min(flagWallClock, loopLeft) : loopLeft;

@@ -1,12 +1,12 @@
 // forge-pack loop / stamp and ralph-loop status / resume as a user runs them: a temp git repo, the
 // embedded store, a real metric command; the programs are built here with the autoresearch commands added.
 import { execa } from 'execa';
-import { access, readFile, writeFile } from 'node:fs/promises';
+import { access, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
-import { hostname } from 'node:os';
+import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { prefersUnicode } from '../../src/cli/loop-commands.js';
 import { createForgePackProgram } from '../../src/cli/forge-pack.js';
 import { runProgram } from '../../src/cli/main.js';
@@ -171,6 +171,38 @@ describe('forge-pack loop', () => {
     expect(help.code).toBe(0);
     expect(help.stdout).toContain('Examples:');
     expect(help.stdout).toContain('--metric-command');
+  });
+});
+
+describe('forge-pack loop keeps the doer inside the repository and away from the metric', () => {
+  it('refuses a scope that leads out of the repository through a link, naming it (exit 2)', async () => {
+    const repo = await repoWithMetric();
+    const outside = await mkdtemp(join(tmpdir(), 'forge-outside-'));
+    onTestFinished(() => rm(outside, { recursive: true, force: true }));
+    await symlink(outside, join(repo.dir, 'linkdir'));
+    const args = HARD_ARGS.map((arg) => (arg === 'src/' ? 'linkdir' : arg));
+    const refused = await run(repo, 'forge-pack', args);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain('The scope linkdir leads out of the repository');
+    expect(await readdir(join(repo.dir))).not.toContain('.autoresearch');
+  });
+
+  it('refuses a scope that holds a file the metric command reads, saying which and why (exit 2)', async () => {
+    const repo = await createTempRepo({ 'score.txt': '5\n', 'src/x.ts': 'x\n' });
+    const refused = await run(repo, 'forge-pack', [
+      'loop',
+      'score',
+      '--program',
+      'Raise the score.',
+      '--metric-command',
+      'cat score.txt',
+      '--score',
+      'regex:([0-9]+)',
+      '--scope',
+      'score.txt',
+    ]);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain('The scope score.txt holds score.txt, a metric file (the metric command reads it)');
   });
 });
 

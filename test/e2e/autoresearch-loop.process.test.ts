@@ -270,3 +270,55 @@ describe('autoresearch loop, end to end on the embedded store', () => {
     await expect(readFile(join(repo.dir, 'planted.txt'))).rejects.toThrow();
   });
 });
+
+describe('caps and trees a loop holds to, as a user runs it', () => {
+  it('the loop’s own wall clock stops a doer mid-bead: nothing kept, the tree back at the base', async () => {
+    const repo = await loopRepo([
+      {
+        when: { role: 'doer', iter: 1 },
+        steps: [{ write: 'src/value.txt', content: '99\n' }, { sleep_ms: 60_000 }, { say: 'HYPOTHESIS: late' }],
+      },
+    ]);
+    const epic = await stampHardLoop(repo, ['--wall-clock', '3']);
+    const started = Date.now();
+    const run = await repo.ralph([epic, '--agent', 'scripted']);
+    expect(run.exitCode, run.stderr).toBe(0);
+    expect(Date.now() - started).toBeLessThan(45_000); // killed at the cap, not after its minute of work
+    expect(await readFile(join(repo.dir, 'src', 'value.txt'), 'utf8')).toBe('10\n');
+    expect((await repo.ledger()).map((l) => l.decision)).toEqual(['baseline']);
+    const terminal = JSON.parse(
+      await readFile(join(repo.dir, '.autoresearch', 'terminal-signal.json'), 'utf8'),
+    ) as { reason: string };
+    expect(terminal.reason).toBe('wall_clock');
+    // A rerun starts no agent: the loop's clock is spent.
+    const again = await repo.ralph([epic, '--agent', 'scripted']);
+    expect(again.exitCode, again.stderr).toBe(0);
+    expect(again.stderr).toContain('The loop ended: its wall clock of 3s is spent; no further agent was started.');
+    expect(await readFile(join(repo.dir, 'src', 'value.txt'), 'utf8')).toBe('10\n');
+  });
+
+  it('a second loop in the same working tree is refused, naming the running one and --worktree', async () => {
+    const repo = await loopRepo([
+      {
+        when: { role: 'doer', iter: 1 },
+        steps: [{ sleep_ms: 4_000 }, { write: 'src/value.txt', content: '12\n' }, { say: 'HYPOTHESIS: 12' }],
+      },
+    ]);
+    const first = await stampHardLoop(repo);
+    const second = await stampHardLoop(repo, ['--workspace', '.autoresearch-two']);
+    const running = repo.ralph([first, '--agent', 'scripted', '--max-beads', '1']);
+    const lock = join(repo.dir, '.git', 'forge-loop.lock');
+    for (let i = 0; i < 100; i++) {
+      if (await readFile(lock, 'utf8').then(() => true, () => false)) break;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    const refused = await repo.ralph([second, '--agent', 'scripted']);
+    expect(refused.exitCode).toBe(8);
+    expect(refused.stderr).toContain(`Another loop (epic ${first}`);
+    expect(refused.stderr).toContain('--worktree');
+    expect((await running).exitCode).toBe(0);
+    // Once the first has let go, the second runs.
+    const after = await repo.ralph([second, '--agent', 'scripted', '--max-beads', '1']);
+    expect(after.exitCode, after.stderr).toBe(0);
+  });
+});

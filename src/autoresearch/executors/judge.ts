@@ -20,10 +20,20 @@ export function createJudgeExecutor(context: AutoresearchContext): Executor {
       const placed = iterOf(request.bead);
       if (!placed.ok) return placed.result;
       const { iter } = placed;
-      await updateIterationState(context.workspace, iter, (s) => {
+      const state = await updateIterationState(context.workspace, iter, (s) => {
         const { judge_failure: _dropped, ...rest } = s;
         return rest;
       });
+      // A doer that tampered is not kept whatever the score: nothing it touched is worth a judge run.
+      const tamper = state.tamper.find((record) => record.role === 'doer');
+      if (tamper !== undefined) {
+        return {
+          outcome: 'ok',
+          agent: 'judge',
+          message: `not judged: the doer changed ${tamper.paths.join(', ')}; the arbiter records a tamper`,
+          closeReason: `judge-${iter}: not judged (the doer tampered)`,
+        };
+      }
       return context.config.metric.type === 'hard'
         ? judgeWithCommand(context, request, iter)
         : judgeWithAgent(context, request, iter);
