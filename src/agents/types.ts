@@ -40,6 +40,8 @@ export interface AgentRequest {
   mode: AgentMode;
   /** Overrides the model of the spec. */
   model?: string;
+  /** The most this run may spend, in USD; a CLI that can enforce it stops there (outcome `budget`). */
+  maxBudgetUsd?: number;
   /** Kill the agent's whole process group after this long. */
   timeoutMs?: number;
   /** Aborting kills the agent's whole process group; the result is `aborted`. */
@@ -54,7 +56,9 @@ export interface AgentRequest {
   onSpawn?: (pid: number) => void;
 }
 
-export type AgentOutcome = 'ok' | 'error' | 'rate_limited' | 'overloaded' | 'auth' | 'timeout' | 'aborted';
+/** `budget`: the agent stopped itself at the spending limit it was given (`maxBudgetUsd`). */
+export type AgentOutcome =
+  'ok' | 'error' | 'rate_limited' | 'overloaded' | 'auth' | 'timeout' | 'aborted' | 'budget';
 
 export interface TokenUsage {
   /** Input tokens not served from the prompt cache. */

@@ -131,19 +131,43 @@ function tamperIteration(role: string, iter: number | undefined): number | undef
   return undefined;
 }
 
-/** Wraps an agent executor: the loop's files are snapshotted around each run and put back if changed. */
+/** What the loop may still spend, when it has a budget: its cap less every agent run counted so far. */
+export async function budgetLeft(
+  ctx: Pick<StateGuardContext, 'config' | 'workspace'>,
+): Promise<number | undefined> {
+  const cap = ctx.config.caps.max_cost_usd;
+  if (cap <= 0) return undefined;
+  const { summary } = await loadLedgerSummary(join(ctx.workspace, 'research-log.jsonl'), {
+    direction: ctx.config.metric.direction,
+    target: ctx.config.target,
+  });
+  const spent = Math.max((await readSpend(ctx.workspace)).cost_usd, summary.total_cost_usd);
+  return cap - spent;
+}
+
+/**
+ * Wraps an agent executor: the loop's files are snapshotted around each run and put back if changed,
+ * and the run gets what is left of the loop's budget (a CLI that can enforce it stops there).
+ */
 export function guardAgentExecutor(inner: Executor, ctx: StateGuardContext): Executor {
   return {
     ...inner,
     async execute(request) {
       const role = request.role;
+      const left = await budgetLeft(ctx);
+      if (left !== undefined && left <= 0) {
+        return {
+          outcome: 'budget',
+          message: `The loop's budget of $${ctx.config.caps.max_cost_usd} is spent; no agent was started.`,
+        };
+      }
       const layout: VaultLayout = {
         repo: ctx.repo,
         dirs: [ctx.workspace, ...(STORE_GUARDED_ROLES.has(role) ? [join(ctx.repo, '.beads')] : [])],
         files: await guardedFiles(ctx),
       };
       const before = await takeSnapshot(layout);
-      const result = await inner.execute(request);
+      const result = await inner.execute(left === undefined ? request : { ...request, budgetUsd: left });
       const changed = changedPaths(before, await takeSnapshot(layout)).filter(
         (path) => !mayWrite(ctx, role, path, AGENT_WRITES),
       );
@@ -330,12 +354,10 @@ export function createLoopBeadGuard(ctx: StateGuardContext): BeadGuard {
         why = `its wall clock of ${caps.wall_clock_seconds}s is spent`;
       }
     }
-    if (reason === undefined && caps.max_cost_usd > 0) {
-      const spent = Math.max((await readSpend(ctx.workspace)).cost_usd, summary.total_cost_usd);
-      if (spent >= caps.max_cost_usd) {
-        reason = 'budget';
-        why = `its budget of $${caps.max_cost_usd} is spent ($${spent.toFixed(4)})`;
-      }
+    const left = reason === undefined ? await budgetLeft(ctx) : undefined;
+    if (left !== undefined && left <= 0) {
+      reason = 'budget';
+      why = `its budget of $${caps.max_cost_usd} is spent ($${(caps.max_cost_usd - left).toFixed(4)})`;
     }
     if (reason === undefined || builtin) return undefined;
     await abandonIteration(iterOf(bead), role);
@@ -399,10 +421,10 @@ export function createLoopBeadGuard(ctx: StateGuardContext): BeadGuard {
     },
     async leftOpen(bead, context, reason: StopReason) {
       // Interrupted or killed iterations resume where they stopped; a cap or a failure ends them here.
-      if (reason === 'wall_clock' || reason === 'failed') {
+      if (reason === 'wall_clock' || reason === 'failed' || reason === 'terminal') {
         await abandonIteration(iterOf(bead), context.role);
       }
-      if (reason === 'wall_clock') {
+      if (reason === 'wall_clock' || reason === 'terminal') {
         const veto = await checkCaps(bead, context.role, false);
         if (veto !== undefined) ctx.warn?.(veto.message);
       }

@@ -40,6 +40,7 @@ export function createAgentExecutor(options: AgentExecutorOptions): Executor {
         },
         mode: options.mode,
         timeoutMs: request.timeoutMs,
+        ...(request.budgetUsd === undefined ? {} : { maxBudgetUsd: request.budgetUsd }),
         signal: request.signal,
         transcriptPath: request.transcriptPath,
         bead: { id: request.bead.id, title: request.bead.title, labels: request.bead.labels },

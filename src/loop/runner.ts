@@ -274,6 +274,9 @@ class Runner {
         case 'needs_human':
           await this.leaveOpen(bead, attempt, result, 'a human is needed');
           return { kind: 'stop', reason: 'needs_human', message: result.message, costUsd: spent };
+        case 'budget':
+          await this.leaveOpen(bead, attempt, result, 'the budget is spent');
+          return { kind: 'stop', reason: 'terminal', message: result.message, costUsd: spent };
         case 'aborted':
           await this.leaveOpen(bead, attempt, result, 'interrupted');
           return o.signal.aborted

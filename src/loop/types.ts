@@ -5,7 +5,16 @@ import type { LockRecord } from '../infra/lock-file.js';
 
 /** What one execution of a bead produced, whatever ran it (agent, built-in executor). */
 export type ExecutionOutcome =
-  'ok' | 'error' | 'rate_limited' | 'overloaded' | 'auth' | 'timeout' | 'aborted' | 'needs_human';
+  | 'ok'
+  | 'error'
+  | 'rate_limited'
+  | 'overloaded'
+  | 'auth'
+  | 'timeout'
+  | 'aborted'
+  | 'needs_human'
+  /** A spending cap was reached (the agent stopped at the budget it was given, or none was left). */
+  | 'budget';
 
 export interface ExecutionResult {
   outcome: ExecutionOutcome;
@@ -46,6 +55,8 @@ export interface ExecutionRequest {
   /** Kill the work when this aborts (wall clock, SIGINT). */
   signal: AbortSignal;
   timeoutMs: number;
+  /** What the agent may still spend (a loop's budget cap), when there is a cap. */
+  budgetUsd?: number;
   transcriptPath: string;
   /** Live notes for the progress line (a rate-limit retry seen, a tool call). */
   onActivity?: (message: string) => void;

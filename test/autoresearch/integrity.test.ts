@@ -7,6 +7,7 @@ import { describe, expect, it, onTestFinished } from 'vitest';
 import { readIterationState } from '../../src/autoresearch/iteration-state.js';
 import { readLedger } from '../../src/autoresearch/ledger.js';
 import { readTerminalSignal } from '../../src/autoresearch/signals.js';
+import { recordSpend } from '../../src/autoresearch/spend.js';
 import { createLoopFixture, doerWrites, type LoopFixture } from '../support/loop-fixture.js';
 
 async function ledgerDecisions(f: LoopFixture): Promise<[number, string][]> {
@@ -198,6 +199,33 @@ describe('where HEAD goes', () => {
     };
     await f.run('doer', 1);
     expect(seen).toBe(`${base} 10\n false`);
+  });
+});
+
+describe('the loop’s budget while agents work', () => {
+  it('gives each agent run what is left of the budget, and starts none once it is spent', async () => {
+    const f = await createLoopFixture({
+      caps: { max_cost_usd: 1, max_iterations: 10, plateau_threshold: 3 },
+    });
+    await f.baseline();
+    const given: (number | undefined)[] = [];
+    f.full.behaviour = (request) => {
+      given.push(request.budgetUsd);
+      return { outcome: 'ok', message: 'ok', costUsd: 0.75 };
+    };
+    await f.run('doer', 1);
+    expect(given).toEqual([1]);
+    const calls = f.full.calls;
+    const strategist = await f.context.agents.full.execute(
+      f.request({ labels: ['role:strategist', 'iter:1'], title: 'strategist-1' }),
+    );
+    expect(given).toEqual([1, 0.25]);
+    await recordSpend(f.workspace, 'strategist', strategist);
+    const refused = await f.context.agents.full.execute(
+      f.request({ labels: ['role:strategist', 'iter:1'], title: 'strategist-1' }),
+    );
+    expect(refused.outcome).toBe('budget');
+    expect(f.full.calls).toBe(calls + 1);
   });
 });
 

@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { LockedError } from '../../src/loop/runner.js';
 import { FAILED_LABEL } from '../../src/loop/select.js';
-import type { LoopEvent } from '../../src/loop/types.js';
+import type { BeadGuard, LoopEvent } from '../../src/loop/types.js';
 import { createHarness, ok } from './harness.js';
 
 const closedOrder = (events: LoopEvent[]) =>
@@ -324,5 +324,44 @@ describe('runner: the epic itself', () => {
     expect(summary.reason).toBe('terminal');
     expect(summary.message).toContain('plateau');
     expect((await h.store.show(epicId)).status).toBe('closed');
+  });
+});
+
+describe('runner: a guard above it (a loop’s state guard)', () => {
+  it('asks before every bead, stops on a veto with its reason, and says when a bead is left open', async () => {
+    const h = createHarness();
+    const { epicId, ids } = await h.epic(['a', 'b', 'c']);
+    const seen: string[] = [];
+    const guard: BeadGuard = {
+      start: async () => void seen.push('start'),
+      beforeBead: async (bead) => {
+        seen.push(`before ${bead.title}`);
+        return bead.title === 'c' ? { reason: 'refused', message: 'HEAD moved' } : undefined;
+      },
+      afterBead: async (bead) => void seen.push(`after ${bead.title}`),
+      leftOpen: async (bead, _context, reason) => void seen.push(`open ${bead.title} ${reason}`),
+    };
+    const summary = await h.run({ epicId }, { guard });
+    expect(summary).toMatchObject({ reason: 'refused', message: 'HEAD moved', beadId: ids[2] });
+    expect(seen).toEqual(['start', 'before a', 'after a', 'before b', 'after b', 'before c']);
+    expect((await h.store.show(ids[2]!)).status).toBe('open');
+  });
+
+  it('a spent budget stops the run as terminal, the bead left open, without another attempt', async () => {
+    const h = createHarness();
+    const { epicId, ids } = await h.epic(['a']);
+    h.behaviours.set('a', () => ({ outcome: 'budget', message: "The loop's budget of $1 is spent." }));
+    const left: string[] = [];
+    const guard: BeadGuard = {
+      start: async () => undefined,
+      beforeBead: async () => undefined,
+      afterBead: async () => undefined,
+      leftOpen: async (_bead, _context, reason) => void left.push(reason),
+    };
+    const summary = await h.run({ epicId, maxAttempts: 3 }, { guard });
+    expect(summary).toMatchObject({ reason: 'terminal', message: "The loop's budget of $1 is spent." });
+    expect(h.requests).toHaveLength(1);
+    expect(left).toEqual(['terminal']);
+    expect((await h.store.show(ids[0]!)).status).toBe('open');
   });
 });
