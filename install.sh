@@ -20,7 +20,7 @@ Running it again updates the install and changes nothing else. A file at a targe
 installer did not put there is never overwritten: the install stops before changing anything and
 names it. Remove everything it placed with ./uninstall.sh.
 
-Alternatives: `npm install -g .` in this directory (undo: npm uninstall -g forge-loop), or
+Alternatives: `npm ci && npm install -g .` in this directory (undo: npm uninstall -g forge-loop), or
 without installing: npx --package <this directory> forge-pack init
 EOF
 }

@@ -1,7 +1,9 @@
 // install.sh and uninstall.sh end to end: the package as npm packs it, a temp HOME, real commands.
 import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import {
   chmod,
+  copyFile,
   lstat,
   mkdir,
   mkdtemp,
@@ -36,8 +38,9 @@ let tarball = '';
 beforeAll(async () => {
   await assertBuilt();
   packDir = await mkdtemp(join(tmpdir(), 'forge-pack-'));
-  // What `npm i -g` and `npx` would get: the `files` of package.json, as npm packs them.
-  const packed = await execa('npm', ['pack', '--json', '--pack-destination', packDir], {
+  // What `npm i -g` and `npx` would get: the `files` of package.json, as npm packs them. (No scripts:
+  // `prepare` must not rebuild the dist/ other test files are running.)
+  const packed = await execa('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', packDir], {
     cwd: ROOT,
     env: { npm_config_loglevel: 'error', npm_config_update_notifier: 'false' },
   });
@@ -387,4 +390,79 @@ describe('install.sh', () => {
     });
     expect(wrong.exitCode).toBe(2);
   });
+});
+
+describe('a fresh clone', () => {
+  /** The repository's files as a clone of it has them (tracked, and new files not ignored): no dist/. */
+  async function freshClone(): Promise<{ base: string; clone: string; env: Record<string, string> }> {
+    const base = await mkdtemp(join(tmpdir(), 'forge-clone-'));
+    onTestFinished(() => rm(base, { recursive: true, force: true }));
+    const clone = join(base, 'forge');
+    const listed = await execa('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], {
+      cwd: ROOT,
+    });
+    for (const file of listed.stdout.split('\0')) {
+      if (file === '' || !existsSync(join(ROOT, file))) continue;
+      await mkdir(dirname(join(clone, file)), { recursive: true });
+      await copyFile(join(ROOT, file), join(clone, file));
+    }
+    const home = join(base, 'home');
+    await mkdir(home);
+    // The machine's npm cache (filled by npm ci), so installing works without the network when it can.
+    const cache = (await execa('npm', ['config', 'get', 'cache'], { cwd: ROOT })).stdout.trim();
+    const env = {
+      HOME: home,
+      PATH: `${NODE_DIR}:/usr/bin:/bin`,
+      NO_COLOR: '1',
+      npm_config_cache: cache,
+      npm_config_update_notifier: 'false',
+      npm_config_loglevel: 'error',
+    };
+    return { base, clone, env };
+  }
+
+  const npm = (args: string[], cwd: string, env: Record<string, string>) =>
+    execa('npm', args, { cwd, env, extendEnv: false, reject: false, stdin: 'ignore', timeout: 120_000 });
+
+  it('`npm pack` builds dist/ first; the package has a LICENSE and no source maps, and installs working commands', async () => {
+    const { base, clone, env } = await freshClone();
+    expect(await exists(join(clone, 'dist'))).toBe(false);
+    // What `npm ci` leaves (its own `prepare` build is what `npm pack` is checked for here).
+    await symlink(join(ROOT, 'node_modules'), join(clone, 'node_modules'));
+    const packed = await npm(['pack', '--json', '--pack-destination', base], clone, env);
+    expect(packed.exitCode, packed.stderr).toBe(0);
+    const [info] = JSON.parse(packed.stdout.slice(packed.stdout.indexOf('['))) as {
+      filename: string;
+      files: { path: string }[];
+    }[];
+    const files = (info?.files ?? []).map((file) => file.path);
+    expect(files).toEqual(expect.arrayContaining(['dist/cli/main.js', 'bin/forge-pack.js', 'LICENSE']));
+    expect(files.filter((file) => file.endsWith('.map'))).toEqual([]);
+
+    const prefix = join(base, 'global');
+    const install = await npm(
+      ['install', '--global', join(base, info?.filename ?? ''), '--prefix', prefix, '--prefer-offline'],
+      base,
+      env,
+    );
+    expect(install.exitCode, install.stderr).toBe(0);
+    const version = await execa(join(prefix, 'bin', 'forge-pack'), ['--version'], { env, extendEnv: false });
+    expect(version.stdout.trim()).toBe(VERSION);
+  }, 240_000);
+
+  it('`npm install -g .` says to run `npm ci` first, and works after it', async () => {
+    const { base, clone, env } = await freshClone();
+    const prefix = join(base, 'global');
+    const bare = await npm(['install', '--global', '.', '--prefix', prefix], clone, env);
+    expect(bare.exitCode).not.toBe(0);
+    expect(bare.stderr).toContain('Run `npm ci` there first');
+
+    await symlink(join(ROOT, 'node_modules'), join(clone, 'node_modules'));
+    const linked = await npm(['install', '--global', '.', '--prefix', prefix], clone, env);
+    expect(linked.exitCode, linked.stderr).toBe(0);
+    for (const command of ['forge-pack', 'ralph-loop']) {
+      const version = await execa(join(prefix, 'bin', command), ['--version'], { env, extendEnv: false });
+      expect(version.stdout.trim()).toBe(VERSION);
+    }
+  }, 240_000);
 });
