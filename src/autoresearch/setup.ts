@@ -18,7 +18,8 @@ import {
 import { judgeHardMetric, writeJudgeOutput, type JudgeOutput } from './judge-output.js';
 import { recordLedgerLine } from './ledger-summary.js';
 import { isPathInScope } from './keep-revert.js';
-import { metricFiles, recordHead } from './state-guard.js';
+import { recordHead } from './loop-head.js';
+import { metricFiles } from './state-guard.js';
 import { realLocation, staysInside } from '../infra/contained-path.js';
 import { writeArbiterSignal, type ArbiterSignal } from './signals.js';
 import {

@@ -9,7 +9,7 @@
 import { rm } from 'node:fs/promises';
 import { isAbsolute, join, relative, resolve } from 'node:path';
 import type { Bead } from '../beads/types.js';
-import { pathExists, readFileIfExists, writeJsonAtomic } from '../infra/atomic-file.js';
+import { pathExists } from '../infra/atomic-file.js';
 import {
   changedPaths,
   checkSeal,
@@ -31,6 +31,7 @@ import { loadLedgerSummary } from './ledger-summary.js';
 import { writeTerminalSignal } from './signals.js';
 import { readSpend } from './spend.js';
 import { iterOf, loopRoleOf } from './stamp.js';
+import { checkHead, recordHead } from './loop-head.js';
 import type { BeadStore } from '../beads/types.js';
 
 export interface StateGuardContext {
@@ -189,48 +190,6 @@ export function guardAgentExecutor(inner: Executor, ctx: StateGuardContext): Exe
   };
 }
 
-// ---- the branch and HEAD the loop stands on ----
-
-interface HeadRecord {
-  /** By working tree (its absolute top level): the branch and commit the runner last left it at. */
-  trees: Record<string, { branch: string | null; head: string }>;
-}
-
-const HEAD_FILE = 'head.json';
-/** Subjects of the commits Forge itself makes in a loop (doer commits, guard and arbiter commits). */
-const FORGE_SUBJECT = /^autoresearch iter \d+: /;
-
-async function readHeadRecord(workspace: string): Promise<HeadRecord> {
-  const text = await readFileIfExists(join(workspace, HEAD_FILE));
-  if (text === undefined) return { trees: {} };
-  try {
-    const value = JSON.parse(text) as Partial<HeadRecord>;
-    return typeof value.trees === 'object' && value.trees !== null ? { trees: value.trees } : { trees: {} };
-  } catch {
-    return { trees: {} };
-  }
-}
-
-/** Records the tree's branch and HEAD as the loop's own; call after every commit Forge makes. */
-export async function recordHead(
-  workspace: string,
-  git: Pick<Git, 'topLevel' | 'currentBranch' | 'headSha'>,
-): Promise<void> {
-  const record = await readHeadRecord(workspace);
-  record.trees[await git.topLevel()] = {
-    branch: (await git.currentBranch()) ?? null,
-    head: await git.headSha(),
-  };
-  await writeJsonAtomic(join(workspace, HEAD_FILE), record);
-}
-
-/** The branch the loop's tree was on when Forge last left it (undefined: not recorded yet). */
-export async function recordedBranch(workspace: string, git: Git): Promise<string | null | undefined> {
-  return (await readHeadRecord(workspace)).trees[await git.topLevel()]?.branch;
-}
-
-const short = (sha: string) => sha.slice(0, 10);
-
 // ---- the guard the runner calls around beads ----
 
 export function createLoopBeadGuard(ctx: StateGuardContext): BeadGuard {
@@ -286,55 +245,6 @@ export function createLoopBeadGuard(ctx: StateGuardContext): BeadGuard {
       }
     }
     await seal();
-  }
-
-  async function checkHead(bead: Bead, role: string): Promise<GuardVeto | undefined> {
-    const { git } = ctx;
-    const top = await git.topLevel();
-    const record = await readHeadRecord(ctx.workspace);
-    const known = record.trees[top];
-    const branch = (await git.currentBranch()) ?? null;
-    const head = await git.headSha();
-    if (known === undefined || acceptHead) {
-      if (known !== undefined && (known.head !== head || known.branch !== branch)) {
-        await appendLedgerEvent(ledgerPath, {
-          kind: 'head_accepted',
-          ts: new Date(ctx.now()).toISOString(),
-          paths: [branch ?? head],
-          message: `HEAD accepted at ${short(head)} on ${branch ?? 'a detached HEAD'} (was ${short(known.head)} on ${known.branch ?? 'a detached HEAD'})`,
-        });
-      }
-      acceptHead = false;
-      await recordHead(ctx.workspace, git);
-      return undefined;
-    }
-    const hint = `If you moved it on purpose, run again with --accept-head to take the current HEAD as the loop's.`;
-    if (known.branch !== null && branch !== known.branch) {
-      return {
-        reason: 'refused',
-        message:
-          `The loop runs on branch ${known.branch}, but ${top} is now on ${branch ?? `a detached HEAD (${short(head)})`}. ` +
-          `Nothing was scored. Switch back with: git switch ${known.branch}. ${hint}`,
-      };
-    }
-    if (head === known.head) return undefined;
-    // A retried doer starts again from its iteration's base, whatever an earlier attempt left.
-    const iter = iterOf(bead);
-    if (role === 'doer' && iter !== undefined && (await readIterationState(ctx.workspace, iter)).base_sha)
-      return undefined;
-    if (await git.isAncestor(known.head, head)) {
-      const subjects = await git.subjectsBetween(known.head, head);
-      if (subjects.every((subject) => FORGE_SUBJECT.test(subject))) {
-        await recordHead(ctx.workspace, git); // Forge's own commit, made just before an interruption
-        return undefined;
-      }
-    }
-    return {
-      reason: 'refused',
-      message:
-        `HEAD of ${top} moved from ${short(known.head)} to ${short(head)} since the loop last left it, and not by a doer. ` +
-        `Nothing was scored. Put it back with: git reset --keep ${short(known.head)}. ${hint}`,
-    };
   }
 
   /** The loop's own caps, checked before every bead that would spend an agent. */
@@ -411,8 +321,13 @@ export function createLoopBeadGuard(ctx: StateGuardContext): BeadGuard {
     },
     async beforeBead(bead, context) {
       await verifySeal('between beads');
-      const veto =
-        (await checkHead(bead, context.role)) ?? (await checkCaps(bead, context.role, context.builtin));
+      const head = await checkHead(
+        { workspace: ctx.workspace, git: ctx.git, now: ctx.now, accept: acceptHead },
+        bead,
+        context.role,
+      );
+      acceptHead = false;
+      const veto = head ?? (await checkCaps(bead, context.role, context.builtin));
       await seal(); // the checks may have recorded HEAD, a ledger event or a terminal signal
       return veto;
     },

@@ -11,9 +11,9 @@ import {
 import {
   createLoopBeadGuard,
   guardAgentExecutor,
-  recordHead,
   type StateGuardContext,
 } from '../../src/autoresearch/state-guard.js';
+import { recordHead } from '../../src/autoresearch/loop-head.js';
 import { createMemoryBeadStore } from '../../src/beads/embedded/index.js';
 import type { Bead, BeadStore } from '../../src/beads/types.js';
 import { runProcess } from '../../src/infra/process.js';

@@ -6,7 +6,7 @@ import { readIterationState, totalCost } from '../iteration-state.js';
 import { applyDecision } from '../keep-revert.js';
 import { loadLedgerSummary, recordLedgerLine } from '../ledger-summary.js';
 import { writeArbiterSignal } from '../signals.js';
-import { recordHead } from '../state-guard.js';
+import { recordHead } from '../loop-head.js';
 import { readSpend } from '../spend.js';
 import { iterOf, ledgerPath, type AutoresearchContext } from './context.js';
 

@@ -15,7 +15,8 @@ import {
   type WorkingTreeSnapshot,
 } from '../keep-revert.js';
 import { recordSpend } from '../spend.js';
-import { metricFiles, recordedBranch, recordHead } from '../state-guard.js';
+import { recordedBranch, recordHead } from '../loop-head.js';
+import { metricFiles } from '../state-guard.js';
 import { linksLeadingOut } from '../../infra/contained-path.js';
 import { bookkeepingPaths, iterOf, type AutoresearchContext } from './context.js';
 
