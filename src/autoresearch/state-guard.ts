@@ -164,7 +164,12 @@ export function guardAgentExecutor(inner: Executor, ctx: StateGuardContext): Exe
       }
       const layout: VaultLayout = {
         repo: ctx.repo,
-        dirs: [ctx.workspace, ...(STORE_GUARDED_ROLES.has(role) ? [join(ctx.repo, '.beads')] : [])],
+        // The runner's own copy (the seal) too: a forged copy would be "restored" over the real files.
+        dirs: [
+          ctx.workspace,
+          ctx.vaultDir,
+          ...(STORE_GUARDED_ROLES.has(role) ? [join(ctx.repo, '.beads')] : []),
+        ],
         files: await guardedFiles(ctx),
       };
       const before = await takeSnapshot(layout);

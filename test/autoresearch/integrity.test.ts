@@ -90,6 +90,26 @@ describe('the loop’s own files belong to the runner', () => {
     ]);
   });
 
+  it('puts back a doer’s edit of the runner’s own copy, so a forged copy is never restored', async () => {
+    const f = await createLoopFixture();
+    await f.baseline();
+    await f.guard.start(); // writes the seal and its copies under .git/forge/
+    const copy = join(f.guardContext.vaultDir, 'files', '.autoresearch', 'research-log.jsonl');
+    const sealed = await readFile(copy, 'utf8');
+    f.full.behaviour = doerWrites(f, '11', async () => {
+      await writeFile(copy, '');
+      await writeFile(join(f.guardContext.vaultDir, 'seal.json'), '{"version":1,"files":{}}\n');
+    });
+    const result = await f.run('doer', 1);
+    expect(await readFile(copy, 'utf8')).toBe(sealed);
+    expect(result.tampered).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/forge\/.*research-log.jsonl$/),
+        expect.stringMatching(/seal.json$/),
+      ]),
+    );
+  });
+
   it('puts back a doer’s write into the bead store', async () => {
     const f = await createLoopFixture();
     await f.repo.write('.beads/issues.jsonl', '{"id":"bd-e.1","status":"open"}\n');
