@@ -1,6 +1,7 @@
-// Runs an agent CLI as a child process: prompt on stdin, transcript as it streams, early stop, abort.
+// Runs an agent CLI as a child process: prompt on stdin, transcript as it streams, early stop, abort, and
+// nothing it started left running afterwards.
 import { runProcess } from '../infra/process.js';
-import type { Command, ProcessResult } from '../infra/process.js';
+import type { Command, ProcessResult, SweptProcess } from '../infra/process.js';
 import type { Transcript } from './transcript.js';
 import type { AgentActivity, AgentRequest, TokenUsage } from './types.js';
 
@@ -12,11 +13,21 @@ export interface AgentProcessOptions {
   transcript: Transcript;
   timeoutMs: number | undefined;
   killGraceMs: number | undefined;
-  /** Each stdout line as it arrives; `stop(reason)` kills the agent's process group now. */
-  onLine?: (line: string, stop: (reason: string) => void) => void;
+  /** Each stdout line as it arrives; `stop` ends the agent's process group (see StopAgent). */
+  onLine?: (line: string, stop: StopAgent) => void;
   /** How much of stdout to keep in memory (stream parsers need none of it). */
   keepStdoutChars?: number;
 }
+
+export interface StopOptions {
+  /** Stop only if the agent has not exited by itself within this many ms (default: now). */
+  afterMs?: number;
+  /** Told to the caller as a `stopping` activity when the stop takes effect. */
+  activity?: string;
+}
+
+/** Kills the agent's whole process group; the first stop that takes effect names the reason. */
+export type StopAgent = (reason: string, options?: StopOptions) => void;
 
 export interface AgentProcessResult extends ProcessResult {
   /** Why the adapter stopped the agent early, when it did. */
@@ -51,10 +62,16 @@ export async function runAgentProcess(options: AgentProcessOptions): Promise<Age
 
   const controller = new AbortController();
   let stoppedFor: string | undefined;
-  const stop = (reason: string) => {
+  let delayedStop: NodeJS.Timeout | undefined;
+  const stop: StopAgent = (reason, { afterMs = 0, activity } = {}) => {
     if (stoppedFor !== undefined || controller.signal.aborted) return;
+    if (afterMs > 0) {
+      delayedStop ??= setTimeout(() => stop(reason, activity === undefined ? {} : { activity }), afterMs);
+      return;
+    }
     stoppedFor = reason;
     transcript.note('stopping', { reason });
+    if (activity !== undefined) notify(request, { type: 'stopping', reason: activity });
     controller.abort();
   };
   const onCallerAbort = () => controller.abort();
@@ -75,11 +92,25 @@ export async function runAgentProcess(options: AgentProcessOptions): Promise<Age
       },
       onStderrLine: (line) => transcript.note('stderr', { line }),
       ...(request.onSpawn === undefined ? {} : { onSpawn: request.onSpawn }),
+      sweep: true,
     });
+    reportSwept(request, transcript, result.swept ?? []);
     return { ...result, stoppedFor, abortedByCaller: result.aborted && stoppedFor === undefined };
   } finally {
+    if (delayedStop !== undefined) clearTimeout(delayedStop);
     request.signal?.removeEventListener('abort', onCallerAbort);
   }
+}
+
+/** Says which processes the agent left running outside its process group, now ended. */
+function reportSwept(request: AgentRequest, transcript: Transcript, swept: readonly SweptProcess[]): void {
+  if (swept.length === 0) return;
+  transcript.note('swept', { processes: swept });
+  const commands = swept.map((entry) => entry.command || `pid ${entry.pid}`);
+  notify(request, {
+    type: 'stopping',
+    reason: `ended ${swept.length} process(es) it left running outside its process group: ${commands.join('; ').slice(0, 300)}`,
+  });
 }
 
 /** Tells the caller about activity; a throwing listener must not break the run. */

@@ -285,9 +285,12 @@ async function runCommand(
       onStdoutLine: (line) => transcript.raw(line),
       onStderrLine: (line) => transcript.note('stderr', { line }),
       maxBufferChars: 64 * 1024,
+      sweep: true,
     },
   );
   transcript.note('exit', { argv, exitCode: result.exitCode ?? null, signal: result.signal ?? null });
+  if (result.swept !== undefined && result.swept.length > 0)
+    transcript.note('swept', { processes: result.swept });
   if (result.aborted) return stopped(state);
   const shown = `\`${argv.join(' ')}\``;
   if (result.spawnError !== undefined) {

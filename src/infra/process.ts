@@ -1,4 +1,7 @@
-// Runs a child process from an argv array in its own process group, with timeouts that kill the group.
+// Runs a child process from an argv array in its own process group, with timeouts that kill the group,
+// and on request ends what the child started outside that group (setsid, daemons) once it is gone.
+import { randomUUID } from 'node:crypto';
+import { readFile, readdir } from 'node:fs/promises';
 import { execa } from 'execa';
 import { signalGroup } from './pid.js';
 
@@ -26,6 +29,12 @@ export interface RunProcessOptions {
   onSpawn?: (pid: number) => void;
   /** Keep at most this many characters of each stream in memory (the tail is kept). */
   maxBufferChars?: number;
+  /**
+   * Marks the child's environment (RUN_MARK_VAR) and, once the child has exited, ends every process still
+   * carrying the mark: what it started with `setsid`, `nohup … &` or a daemonising server escapes the
+   * group kill but inherits the environment. Linux only (it reads /proc); elsewhere nothing is swept.
+   */
+  sweep?: boolean;
 }
 
 export interface ProcessResult {
@@ -38,6 +47,8 @@ export interface ProcessResult {
   /** The executable could not be started (ENOENT, EACCES). */
   spawnError: string | undefined;
   durationMs: number;
+  /** With `sweep`: the processes that outlived the child outside its group, which were then ended. */
+  swept?: SweptProcess[];
 }
 
 const DEFAULT_MAX_BUFFER = 50 * 1024 * 1024;
@@ -50,10 +61,12 @@ export async function runProcess(command: Command, options: RunProcessOptions): 
   const stderr = new TailBuffer(maxChars);
   let timedOut = false;
   let aborted = false;
+  const killGraceMs = options.killGraceMs ?? 2000;
+  const mark = options.sweep === true ? randomUUID() : undefined;
 
   const child = execa(command.file, [...command.args], {
     cwd: options.cwd,
-    env: options.env,
+    env: mark === undefined ? options.env : markEnv(options.env, mark),
     extendEnv: false,
     detached: true,
     reject: false,
@@ -72,7 +85,7 @@ export async function runProcess(command: Command, options: RunProcessOptions): 
     const pid = child.pid;
     if (pid === undefined) return;
     signalGroup(pid, 'SIGTERM');
-    const grace = setTimeout(() => signalGroup(pid, 'SIGKILL'), options.killGraceMs ?? 2000);
+    const grace = setTimeout(() => signalGroup(pid, 'SIGKILL'), killGraceMs);
     grace.unref();
     void child.finally(() => {
       // The leader is gone; make sure nothing it started in its group outlives it.
@@ -83,12 +96,15 @@ export async function runProcess(command: Command, options: RunProcessOptions): 
 
   // Once the leader has exited, anything left in its group is a leftover (a backgrounded daemon, a
   // watcher). Left alone it outlives the run, and if it holds stdout open the run does not end until
-  // it does (or the timeout calls a finished command a timeout). End it like a timeout would.
+  // it does (or the timeout calls a finished command a timeout). End it like a timeout would, and with
+  // it whatever left the group but carries the mark (it may hold stdout open just the same).
+  let sweeping: Promise<SweptProcess[]> | undefined;
   child.once('exit', () => {
     const pid = child.pid;
     if (pid === undefined) return;
     signalGroup(pid, 'SIGTERM');
-    setTimeout(() => signalGroup(pid, 'SIGKILL'), options.killGraceMs ?? 2000).unref();
+    setTimeout(() => signalGroup(pid, 'SIGKILL'), killGraceMs).unref();
+    if (mark !== undefined) sweeping = sweepMarkedProcesses(mark, { graceMs: killGraceMs });
   });
 
   const timer =
@@ -136,6 +152,8 @@ export async function runProcess(command: Command, options: RunProcessOptions): 
   ]);
   if (timer !== undefined) clearTimeout(timer);
   options.signal?.removeEventListener('abort', onAbort);
+  // The exit handler started the sweep; a child that never ran (spawn error) left nothing to sweep.
+  const swept = mark === undefined ? undefined : ((await sweeping) ?? []);
 
   const spawnError =
     result.failed && result.exitCode === undefined && result.signal === undefined
@@ -153,7 +171,131 @@ export async function runProcess(command: Command, options: RunProcessOptions): 
     aborted,
     spawnError,
     durationMs: Date.now() - started,
+    ...(swept === undefined ? {} : { swept }),
   };
+}
+
+/** The variable that marks every process started under a swept child: `:`-separated marks when runs nest. */
+export const RUN_MARK_VAR = 'FORGE_AGENT_RUN';
+
+export interface SweptProcess {
+  pid: number;
+  /** Its command line, shortened, for the transcript. */
+  command: string;
+}
+
+export interface SweepOptions {
+  /** Time between SIGTERM and SIGKILL. */
+  graceMs?: number;
+  /** Scan again this many times at most, for processes started while the last ones were ending. */
+  rounds?: number;
+}
+
+/** `env` with `mark` added to RUN_MARK_VAR, keeping any inherited marks (Forge running inside an agent). */
+export function markEnv(env: NodeJS.ProcessEnv, mark: string): NodeJS.ProcessEnv {
+  const inherited = env[RUN_MARK_VAR];
+  return { ...env, [RUN_MARK_VAR]: inherited ? `${inherited}:${mark}` : mark };
+}
+
+/**
+ * Ends every process whose environment carries `mark`: SIGTERM, then SIGKILL to those still there after
+ * the grace; scans again for what they started meanwhile. Best-effort and bounded; never throws. This
+ * process and its ancestors are never signalled, and a process without the mark cannot match (the mark
+ * is random). On platforms without /proc it finds nothing.
+ */
+export async function sweepMarkedProcesses(
+  mark: string,
+  options: SweepOptions = {},
+): Promise<SweptProcess[]> {
+  if (process.platform !== 'linux') return [];
+  const graceMs = options.graceMs ?? 2000;
+  const swept = new Map<number, SweptProcess>();
+  try {
+    const spared = await ancestry(process.pid);
+    for (let round = 0; round < (options.rounds ?? 3); round += 1) {
+      const found = (await findMarkedProcesses(mark)).filter((found) => !spared.has(found.pid));
+      if (found.length === 0) break;
+      for (const target of found) {
+        swept.set(target.pid, target);
+        signal(target.pid, 'SIGTERM');
+      }
+      const deadline = Date.now() + graceMs;
+      let left = found;
+      while (left.length > 0 && Date.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        left = await filterAsync(left, (target) => carriesMark(target.pid, mark));
+      }
+      // Checked again just before: a pid that was reused meanwhile no longer carries the mark.
+      for (const target of await filterAsync(left, (target) => carriesMark(target.pid, mark))) {
+        signal(target.pid, 'SIGKILL');
+      }
+    }
+  } catch {
+    // Best-effort: /proc unreadable or gone; what was signalled so far is still reported.
+  }
+  return [...swept.values()];
+}
+
+/** Live processes (on this host, readable by this user) whose environment carries `mark`. */
+export async function findMarkedProcesses(mark: string): Promise<SweptProcess[]> {
+  if (process.platform !== 'linux') return [];
+  const pids = (await readdir('/proc').catch(() => [] as string[]))
+    .filter((name) => /^\d+$/.test(name))
+    .map(Number)
+    .slice(0, MAX_SCANNED);
+  const found: SweptProcess[] = [];
+  for (let start = 0; start < pids.length; start += SCAN_BATCH) {
+    const batch = pids.slice(start, start + SCAN_BATCH);
+    const marked = await filterAsync(batch, (pid) => carriesMark(pid, mark));
+    for (const pid of marked) found.push({ pid, command: await commandLine(pid) });
+  }
+  return found;
+}
+
+/** Bounds a scan on a machine with a huge process table. */
+const MAX_SCANNED = 100_000;
+const SCAN_BATCH = 64;
+
+async function carriesMark(pid: number, mark: string): Promise<boolean> {
+  // A zombie's environ reads empty, so a zombie never matches: it is gone already.
+  const environ = await readFile(`/proc/${pid}/environ`, 'utf8').catch(() => '');
+  const prefix = `${RUN_MARK_VAR}=`;
+  const entry = environ.split('\0').find((variable) => variable.startsWith(prefix));
+  return entry !== undefined && entry.slice(prefix.length).split(':').includes(mark);
+}
+
+async function commandLine(pid: number): Promise<string> {
+  const raw = await readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '');
+  const text = raw.split('\0').filter(Boolean).join(' ');
+  return text.length > 200 ? `${text.slice(0, 199)}…` : text;
+}
+
+/** `pid` and every process above it, which no sweep may signal. */
+async function ancestry(pid: number): Promise<Set<number>> {
+  const chain = new Set<number>();
+  let current = pid;
+  while (current > 1 && !chain.has(current)) {
+    chain.add(current);
+    const stat = await readFile(`/proc/${current}/stat`, 'utf8').catch(() => '');
+    // The command name may contain spaces and parentheses: the fields after the last ')' are fixed.
+    const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+    if (!Number.isInteger(ppid)) break;
+    current = ppid;
+  }
+  return chain;
+}
+
+function signal(pid: number, name: NodeJS.Signals): void {
+  try {
+    process.kill(pid, name);
+  } catch {
+    // Gone already.
+  }
+}
+
+async function filterAsync<T>(items: readonly T[], keep: (item: T) => Promise<boolean>): Promise<T[]> {
+  const kept = await Promise.all(items.map(keep));
+  return items.filter((_, index) => kept[index]);
 }
 
 class TailBuffer {

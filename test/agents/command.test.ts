@@ -113,6 +113,27 @@ describe('command adapter', () => {
     expect(result.outcome).toBe('aborted');
   });
 
+  it('ends what the command started in a session of its own (setsid) when it is aborted', async () => {
+    const fakes = await setUpFakeAgents();
+    const pidFile = join(fakes.dir, 'escaped.pid');
+    const parsed = parseAgentSpec('my-agent', { allowCommand: true });
+    if (!parsed.ok) throw new Error(parsed.reason);
+    const controller = new AbortController();
+    const running = createCommandRunner(parsed.spec, { killGraceMs: 200 }).run({
+      prompt: 'x',
+      cwd: fakes.work,
+      env: fakes.env([{ escape: pidFile }, { line: 'serving' }, { hang: true }]),
+      mode: 'full',
+      signal: controller.signal,
+    });
+    expect(await eventually(async () => (await readFile(pidFile, 'utf8').catch(() => '')) !== '')).toBe(true);
+    controller.abort();
+    const result = await running;
+    const escaped = Number(await readFile(pidFile, 'utf8'));
+    expect(result.outcome).toBe('aborted');
+    expect(await isGone(escaped)).toBe(true);
+  });
+
   it('reports a missing command as fatal', async () => {
     const { result } = await runCommand('no-such-agent --x', []);
     expect(result).toMatchObject({ outcome: 'error', fatal: true });

@@ -273,6 +273,10 @@ describe('scripted agent: steps', () => {
   });
 });
 
+/** Starts `sleep 300` in a session of its own and returns once it is there (its pid in server.pid). */
+const ESCAPE_AND_WAIT =
+  "setsid sh -c 'echo $$ > server.pid; exec sleep 300' >/dev/null 2>&1 & while [ ! -s server.pid ]; do sleep 0.05; done";
+
 describe('scripted agent: stopping', () => {
   it('times out during a sleep', async () => {
     const { run } = await setUp({ rules: [{ steps: [{ sleep_ms: 60_000 }, { say: 'never' }] }] });
@@ -300,6 +304,18 @@ describe('scripted agent: stopping', () => {
     expect(result.outcome).toBe('timeout');
     const pid = Number(await read(join(work, 'pid')));
     expect(await eventually(() => isGone(pid))).toBe(true);
+  });
+
+  it('ends what a run step started in a session of its own (setsid), and notes it', async () => {
+    const { run, work, dir } = await setUp({
+      rules: [{ steps: [{ run: ['sh', '-c', ESCAPE_AND_WAIT] }, { say: 'HYPOTHESIS: served' }] }],
+    });
+    const transcriptPath = join(dir, 'bead.log');
+    const result = await run(doer(), { transcriptPath });
+    const pid = Number(await read(join(work, 'server.pid')));
+    expect(result.outcome).toBe('ok');
+    expect(await isGone(pid)).toBe(true);
+    expect(await read(transcriptPath)).toContain(`"forge":"swept"`);
   });
 
   it('aborts on the caller’s signal', async () => {

@@ -10,6 +10,9 @@
 //   {"ignoreSigterm": true}        from now on SIGTERM does nothing
 //   {"grandchild": "pid-file"}     start a process in the same group that ignores SIGTERM, holds
 //                                  stdout open and never ends; write its pid to the file
+//   {"escape": "pid-file"}          start a process in a session of its own (setsid), out of the group's
+//                                  reach, that ignores SIGTERM, holds stdout open and never ends; write
+//                                  its pid to the file
 //   {"writeFile": {"path", "content"}}
 //   {"exit": n}
 import { spawn } from 'node:child_process';
@@ -44,15 +47,18 @@ for (const action of scenario.actions ?? []) {
   else if ('sleepMs' in action) await sleep(action.sleepMs);
   else if ('ignoreSigterm' in action) process.on('SIGTERM', () => {});
   else if ('writeFile' in action) writeFileSync(action.writeFile.path, action.writeFile.content);
-  else if ('grandchild' in action) {
+  else if ('grandchild' in action || 'escape' in action) {
     const child = spawn(
       process.execPath,
       ['-e', "process.on('SIGTERM', () => {}); setInterval(() => {}, 1000);"],
       {
         stdio: ['ignore', 'inherit', 'inherit'],
+        // Node's detached is setsid(): a new session and process group, like `setsid cmd &`.
+        detached: 'escape' in action,
       },
     );
-    writeFileSync(action.grandchild, String(child.pid));
+    if ('escape' in action) child.unref();
+    writeFileSync(action.grandchild ?? action.escape, String(child.pid));
   } else if ('hang' in action) {
     setInterval(() => {}, 1 << 30);
     await new Promise(() => {});

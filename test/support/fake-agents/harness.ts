@@ -15,6 +15,8 @@ export type FakeAction =
   | { hang: true }
   | { ignoreSigterm: true }
   | { grandchild: string }
+  /** A process in a session of its own (setsid) that the group kill cannot reach. */
+  | { escape: string }
   | { writeFile: { path: string; content: string } }
   | { exit: number };
 
