@@ -114,9 +114,20 @@ export interface ClaudeStreamOptions {
   onActivity: (event: AgentActivity) => void;
 }
 
-/** What a stream-json run said, accumulated line by line. */
+/** What `push` asks of the adapter: stop now (`auth`), or the run has given its answer (`answered`). */
+export type StreamSignal = 'auth' | 'answered';
+
+/**
+ * What a stream-json run said, accumulated line by line.
+ *
+ * The first `result` is the run's answer. Claude Code 2.1.330 does not exit after it while tasks it
+ * started with `run_in_background` are running: it waits for them, runs another turn and prints another
+ * `result` (which answers "your background task ended", not the task Forge gave). So the outcome, the
+ * final text and the denials come from the first result; tokens and cost cover every result seen.
+ */
 export class ClaudeStream {
-  result: ClaudeResult | undefined;
+  /** Every result, in order; the adapter stops the run shortly after the first. */
+  readonly results: ClaudeResult[] = [];
   model: string | undefined;
   lastAssistantText = '';
   lastRetry: ApiRetrySeen | undefined;
@@ -130,21 +141,33 @@ export class ClaudeStream {
   readonly readOnlyAttempts: string[] = [];
   private readonly toolNames = new Map<string, string>();
   private readonly usageByMessage = new Map<string, TokenUsage>();
+  private readonly messagesSinceResult = new Set<string>();
 
   constructor(private readonly options: ClaudeStreamOptions) {}
 
-  /** Takes one stdout line; returns a reason when the run should be stopped at once. */
-  push(line: string): string | undefined {
+  /** The run's answer: its first result. */
+  get result(): ClaudeResult | undefined {
+    return this.results[0];
+  }
+
+  /** Takes one stdout line; says when the run should be stopped now (`auth`) or has answered. */
+  push(line: string): StreamSignal | undefined {
     const json = parseJson(line);
     if (json === undefined) return undefined;
 
     const result = ClaudeResultSchema.safeParse(json);
     if (result.success) {
-      this.result = result.data;
-      this.checkUsageLimitText(result.data.result);
-      return undefined;
+      if (this.results.length === 0) this.checkUsageLimitText(result.data.result);
+      this.results.push(result.data);
+      this.messagesSinceResult.clear();
+      return 'answered';
     }
     const assistant = AssistantEventSchema.safeParse(json);
+    // After the answer only the tokens count: what a later turn says or suffers does not change the run.
+    if (this.results.length > 0) {
+      if (assistant.success) this.countUsage(assistant.data.message);
+      return undefined;
+    }
     if (assistant.success) return this.onAssistant(assistant.data);
     const user = UserEventSchema.safeParse(json);
     if (user.success) return this.onUser(user.data);
@@ -159,22 +182,49 @@ export class ClaudeStream {
 
   /** Token usage summed over the assistant messages seen: the estimate when no result arrived. */
   streamedUsage(): TokenUsage {
-    const total = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 };
-    for (const usage of this.usageByMessage.values()) {
-      total.inputTokens += usage.inputTokens;
-      total.outputTokens += usage.outputTokens;
-      total.cacheReadTokens += usage.cacheReadTokens;
-      total.cacheWriteTokens += usage.cacheWriteTokens;
-    }
-    return total;
+    return sumUsage(this.usageByMessage.values());
+  }
+
+  /**
+   * The run's tokens. Each result's `usage` covers only the turns since the previous result (its
+   * `modelUsage` is cumulative), so the results' usages are summed; messages after the last result (a
+   * turn the stop cut short) are added from the stream. Without any result, the stream's estimate.
+   */
+  usage(): TokenUsage {
+    const last = this.results.at(-1);
+    if (last === undefined) return this.streamedUsage();
+    const reported = this.results.flatMap((result) => (result.usage ? [toUsage(result.usage)] : []));
+    const fromResults =
+      reported.length === this.results.length
+        ? sumUsage(reported)
+        : (modelUsageTotal(last) ?? this.streamedUsage());
+    const unreported = [...this.messagesSinceResult].flatMap((id) => this.usageByMessage.get(id) ?? []);
+    return sumUsage([fromResults, ...unreported]);
+  }
+
+  /** The run's cost: `total_cost_usd` (and `modelUsage`) are cumulative, so the last result's figure. */
+  costUsd(): number | undefined {
+    const last = this.results.at(-1);
+    return last && resultCost(last);
+  }
+
+  /** Turns over every result (each counts its own since the previous one). */
+  numTurns(): number | undefined {
+    const turns = this.results.map((result) => result.num_turns).filter((turns) => turns !== undefined);
+    return turns.length === 0 ? undefined : turns.reduce((sum, turns) => sum + turns, 0);
+  }
+
+  private countUsage(message: z.infer<typeof AssistantEventSchema>['message']): void {
+    if (message.usage === undefined) return;
+    // Claude Code repeats a message's usage on each content block it streams: count each message once.
+    const id = message.id ?? `#${this.usageByMessage.size}`;
+    this.usageByMessage.set(id, toUsage(message.usage));
+    this.messagesSinceResult.add(id);
   }
 
   private onAssistant(event: z.infer<typeof AssistantEventSchema>): undefined {
     const { message } = event;
-    if (message.usage !== undefined) {
-      // Claude Code repeats a message's usage on each content block it streams: count each message once.
-      this.usageByMessage.set(message.id ?? `#${this.usageByMessage.size}`, toUsage(message.usage));
-    }
+    this.countUsage(message);
     if (event.error !== undefined) this.assistantError = event.error;
     for (const raw of message.content) {
       const text = TextBlockSchema.safeParse(raw);
@@ -208,7 +258,7 @@ export class ClaudeStream {
     return undefined;
   }
 
-  private onRetry(event: z.infer<typeof ApiRetrySchema>): string | undefined {
+  private onRetry(event: z.infer<typeof ApiRetrySchema>): StreamSignal | undefined {
     const status = event.error_status ?? undefined;
     this.lastRetry = {
       ...(status !== undefined ? { status } : {}),
@@ -279,6 +329,11 @@ export function errorTextOutcome(text: string): StatusOutcome | undefined {
 
 export function resultUsage(result: ClaudeResult): TokenUsage | undefined {
   if (result.usage !== undefined) return toUsage(result.usage);
+  return modelUsageTotal(result);
+}
+
+/** The tokens of `modelUsage`, over every model: cumulative since the start of the session. */
+function modelUsageTotal(result: ClaudeResult): TokenUsage | undefined {
   if (result.modelUsage === undefined) return undefined;
   const total = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 };
   for (const usage of Object.values(result.modelUsage)) {
@@ -301,6 +356,17 @@ export function resultDenials(result: ClaudeResult | undefined): PermissionDenia
     tool: denial.tool_name,
     input: denial.tool_input,
   }));
+}
+
+function sumUsage(usages: Iterable<TokenUsage>): TokenUsage {
+  const total = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 };
+  for (const usage of usages) {
+    total.inputTokens += usage.inputTokens;
+    total.outputTokens += usage.outputTokens;
+    total.cacheReadTokens += usage.cacheReadTokens;
+    total.cacheWriteTokens += usage.cacheWriteTokens;
+  }
+  return total;
 }
 
 function toUsage(usage: z.infer<typeof UsageSchema>): TokenUsage {

@@ -14,9 +14,7 @@ import {
   ClaudeStream,
   READ_ONLY_TOOLS,
   errorTextOutcome,
-  resultCost,
   resultDenials,
-  resultUsage,
   statusOutcome,
 } from './claude-stream.js';
 import { openTranscript } from './transcript.js';
@@ -36,6 +34,18 @@ import type {
  * reset time when it is known.
  */
 export const CLAUDE_DEFAULT_MAX_RETRIES = 3;
+
+/**
+ * How long Claude Code gets to exit by itself after its first `result` (it normally takes ~50 ms) before
+ * Forge stops its process group. Since 2.1.330 it waits for its `run_in_background` tasks instead: a doer
+ * that started a dev server or a watcher would otherwise run until the bead's timeout, every attempt.
+ */
+export const CLAUDE_RESULT_GRACE_MS = 2000;
+
+export interface ClaudeRunnerOptions extends AgentRunnerOptions {
+  /** Overrides CLAUDE_RESULT_GRACE_MS. */
+  resultGraceMs?: number;
+}
 
 export function claudeCommand(mode: AgentMode, model: string | undefined): Command {
   const args = ['-p', '--output-format', 'stream-json', '--verbose'];
@@ -63,13 +73,13 @@ export function claudeEnv(
   return env;
 }
 
-export function createClaudeRunner(spec: AgentSpec, options: AgentRunnerOptions = {}): AgentRunner {
+export function createClaudeRunner(spec: AgentSpec, options: ClaudeRunnerOptions = {}): AgentRunner {
   return { name: spec.text, run: (request) => runClaude(spec, options, request) };
 }
 
 async function runClaude(
   spec: AgentSpec,
-  options: AgentRunnerOptions,
+  options: ClaudeRunnerOptions,
   request: AgentRequest,
 ): Promise<AgentResult> {
   const clock = options.clock ?? systemClock;
@@ -88,10 +98,17 @@ async function runClaude(
     timeoutMs: request.timeoutMs,
     killGraceMs: options.killGraceMs,
     onLine: (line, stop) => {
-      const reason = stream.push(line);
-      if (reason === undefined) return;
-      notify(request, { type: 'stopping', reason: 'the API rejected the credentials (401)' });
-      stop(reason);
+      const signal = stream.push(line);
+      if (signal === 'auth') {
+        notify(request, { type: 'stopping', reason: 'the API rejected the credentials (401)' });
+        stop('auth');
+      } else if (signal === 'answered') {
+        // The first result ends the run; a later one only comes after waiting for background tasks.
+        stop('answered', {
+          afterMs: options.resultGraceMs ?? CLAUDE_RESULT_GRACE_MS,
+          activity: 'it answered but kept running (background tasks)',
+        });
+      }
     },
   });
   const result = classifyClaudeRun({
@@ -125,13 +142,16 @@ export function classifyClaudeRun(facts: ClaudeRunFacts): AgentResult {
   const verdict = decide(facts);
   return {
     ...verdict,
+    // The answer to the task is the first result's (a doer's HYPOTHESIS line); a later result answers
+    // "your background task ended".
     finalText: result?.result ?? stream.lastAssistantText,
-    exitCode: child.exitCode ?? null,
+    // Stopped after its answer, Claude exits 143 on Forge's SIGTERM: that says nothing about the run.
+    exitCode: child.stoppedFor === 'answered' ? null : (child.exitCode ?? null),
     durationMs: child.durationMs,
-    // Without a result (timeout, crash) the assistant messages' own usage is the best estimate.
-    usage: (result && resultUsage(result)) ?? stream.streamedUsage(),
-    costUsd: result && resultCost(result),
-    numTurns: result?.num_turns,
+    // Over every result; without one (timeout, crash) the assistant messages' own usage is the estimate.
+    usage: stream.usage(),
+    costUsd: stream.costUsd(),
+    numTurns: stream.numTurns(),
     permissionDenials: resultDenials(result),
     toolErrors: [...stream.toolErrors],
     agent: 'claude',
@@ -168,7 +188,8 @@ function decide(facts: ClaudeRunFacts): Verdict {
   // rate_limit_event alone does not: the run may go on, e.g. on another model; it counts on failure.)
   if (stream.usageLimitText !== undefined) return usageLimited(stream, now);
 
-  if (child.timedOut) {
+  // A timeout after the answer cut short only what came after it (a wait for background tasks).
+  if (child.timedOut && result === undefined) {
     const within = facts.timeoutMs === undefined ? '' : ` within ${formatDuration(facts.timeoutMs)}`;
     if (stream.rateLimitRejected !== undefined) return usageLimited(stream, now);
     const retrying = stream.lastRetry && statusOutcome(stream.lastRetry.status, stream.lastRetry.error);
@@ -185,7 +206,10 @@ function decide(facts: ClaudeRunFacts): Verdict {
     };
   }
 
-  const failed = result === undefined || result.is_error === true || child.exitCode !== 0;
+  // The exit code counts only when Claude ended by itself right after its answer. Stopped by Forge (or
+  // its timeout) after the answer, or ending after a later turn, the answer stands on its own.
+  const exitCounts = child.stoppedFor === undefined && !child.timedOut && stream.results.length === 1;
+  const failed = result === undefined || result.is_error === true || (exitCounts && child.exitCode !== 0);
   if (failed) {
     const text = [result?.result, ...(result?.errors ?? [])].filter((part) => part !== undefined).join(' ');
     const kind =
@@ -247,9 +271,14 @@ function successMessage(facts: ClaudeRunFacts): string {
   if (mode === 'read-only' && stream.readOnlyAttempts.length > 0) {
     return `Claude Code finished, after trying ${stream.readOnlyAttempts.length} tool call(s) a read-only run does not allow (${stream.readOnlyAttempts.join('; ')}).`;
   }
-  const cost = result && resultCost(result);
-  const turns = result?.num_turns === undefined ? '' : ` in ${result.num_turns} turn(s)`;
-  return `Claude Code finished${turns}${cost === undefined ? '' : ` for $${cost.toFixed(4)}`}.`;
+  const cost = stream.costUsd();
+  const turnCount = stream.numTurns();
+  const turns = turnCount === undefined ? '' : ` in ${turnCount} turn(s)`;
+  const stopped =
+    facts.child.stoppedFor === 'answered'
+      ? '; it kept running after its answer (background tasks), so Forge stopped it'
+      : '';
+  return `Claude Code finished${turns}${cost === undefined ? '' : ` for $${cost.toFixed(4)}`}${stopped}.`;
 }
 
 function usageLimited(stream: ClaudeStream, now: number): Verdict {

@@ -2,13 +2,15 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { createClaudeRunner } from '../../src/agents/claude.js';
-import type { AgentActivity, AgentRequest, AgentRunnerOptions } from '../../src/agents/types.js';
+import { createClaudeRunner, type ClaudeRunnerOptions } from '../../src/agents/claude.js';
+import type { AgentActivity, AgentRequest } from '../../src/agents/types.js';
 import {
   MODEL,
+  answerThenBackgroundResults,
   apiErrorResult,
   apiRetry,
   assistantText,
+  backgroundBash,
   init,
   rateLimitEvent,
   result,
@@ -23,7 +25,7 @@ const lines = (...events: unknown[]): FakeAction[] => events.map((line) => ({ li
 async function runClaude(
   actions: FakeAction[],
   request: Partial<AgentRequest> = {},
-  options: AgentRunnerOptions = {},
+  options: ClaudeRunnerOptions = {},
   model?: string,
 ) {
   const fakes = await setUpFakeAgents();
@@ -397,6 +399,124 @@ describe('claude adapter: classification', () => {
     );
     expect(run.outcome).toBe('rate_limited');
     expect(run.message).toContain('timeout');
+  });
+});
+
+describe('claude adapter: the first result ends the run', () => {
+  // Claude Code 2.1.330 waits for its background tasks after answering: the fake answers, then stays.
+  const startServer = lines(
+    init(),
+    backgroundBash('toolu_bg', 'npm run dev'),
+    toolResult('toolu_bg', 'Command running in background with ID: b1.'),
+    assistantText('HYPOTHESIS: caching the parse halves the time'),
+  );
+
+  it('stops an agent that keeps running after its answer, promptly, as a normal ok end', async () => {
+    const [answer] = answerThenBackgroundResults('HYPOTHESIS: caching the parse halves the time', 'unused');
+    const {
+      result: run,
+      calls,
+      activity,
+    } = await runClaude(
+      [...startServer, { line: answer }, { sleepMs: 60_000 }],
+      { timeoutMs: 60_000 },
+      { resultGraceMs: 300 },
+    );
+    expect(run).toMatchObject({
+      outcome: 'ok',
+      finalText: 'HYPOTHESIS: caching the parse halves the time',
+      costUsd: 0.016,
+      usage: { inputTokens: 2000, outputTokens: 400 },
+      numTurns: 2,
+      exitCode: null,
+    });
+    expect(run.durationMs).toBeLessThan(10_000);
+    expect(run.message).toMatch(/finished in 2 turn.*kept running after its answer/);
+    expect(activity).toContainEqual({
+      type: 'stopping',
+      reason: 'it answered but kept running (background tasks)',
+    });
+    expect(await eventually(() => isGone(calls[0]!.pid))).toBe(true);
+  });
+
+  it('sums the tokens of every result, takes the cumulative cost, and keeps the first answer', async () => {
+    const [answer, later] = answerThenBackgroundResults(
+      'HYPOTHESIS: caching the parse halves the time',
+      'The dev server exited.',
+    );
+    const { result: run } = await runClaude(
+      [
+        ...startServer,
+        { line: answer },
+        { sleepMs: 50 },
+        { line: later },
+        // A turn after the last result that the stop cuts short still used tokens (10 in, 25 out).
+        { line: assistantText('Restarting the server.', 'msg_after') },
+        { sleepMs: 60_000 },
+      ],
+      { timeoutMs: 60_000 },
+      { resultGraceMs: 1000 },
+    );
+    expect(run).toMatchObject({
+      outcome: 'ok',
+      finalText: 'HYPOTHESIS: caching the parse halves the time',
+      usage: { inputTokens: 2000 + 1000 + 10, outputTokens: 400 + 200 + 25 },
+      costUsd: 0.024,
+      numTurns: 3,
+    });
+    expect(run.durationMs).toBeLessThan(10_000);
+  });
+
+  it('lets a later turn’s failure not undo the answer', async () => {
+    const [answer] = answerThenBackgroundResults('HYPOTHESIS: fewer allocations', 'unused');
+    const { result: run } = await runClaude([
+      ...startServer,
+      { line: answer },
+      { line: apiErrorResult(529, 'API Error: Overloaded') },
+      { exit: 1 },
+    ]);
+    expect(run).toMatchObject({ outcome: 'ok', finalText: 'HYPOTHESIS: fewer allocations', exitCode: 1 });
+  });
+
+  it('calls a run whose timeout struck after its answer by its answer, not a timeout', async () => {
+    const { result: run } = await runClaude(
+      [...lines(init(), result()), { hang: true }],
+      { timeoutMs: 500 },
+      { resultGraceMs: 30_000, killGraceMs: 200 },
+    );
+    expect(run).toMatchObject({ outcome: 'ok', finalText: 'Done: wrote notes.md.', exitCode: null });
+  });
+
+  it('ends a process the agent started in a session of its own (setsid), after the run', async () => {
+    const fakes = await setUpFakeAgents();
+    const pidFile = join(fakes.dir, 'escaped.pid');
+    const transcriptPath = join(fakes.dir, 'run.log');
+    const activity: AgentActivity[] = [];
+    const runner = createClaudeRunner(
+      { cli: 'claude', text: 'claude' },
+      { runningAsRoot: false, killGraceMs: 300 },
+    );
+    const run = await runner.run({
+      prompt: 'x',
+      cwd: fakes.work,
+      env: fakes.env([{ line: init() }, { escape: pidFile }, { line: result() }]),
+      mode: 'full',
+      timeoutMs: 30_000,
+      transcriptPath,
+      onActivity: (event) => activity.push(event),
+    });
+    const escaped = Number(await readFile(pidFile, 'utf8'));
+    expect(run.outcome).toBe('ok');
+    // It held stdout open and ignored SIGTERM: the run still ended long before its timeout.
+    expect(run.durationMs).toBeLessThan(10_000);
+    expect(await isGone(escaped)).toBe(true);
+    const transcript = await readFile(transcriptPath, 'utf8');
+    expect(transcript).toContain(`"forge":"swept","ts"`);
+    expect(transcript).toContain(`"pid":${escaped}`);
+    expect(activity).toContainEqual({
+      type: 'stopping',
+      reason: expect.stringMatching(/^ended 1 process\(es\) it left running outside its process group/),
+    });
   });
 });
 

@@ -152,3 +152,58 @@ export function apiErrorResult(status: number, text: string) {
     api_error_status: status,
   });
 }
+
+/** A Bash tool call that Claude Code runs as a background task (2.1.330 waits for it before exiting). */
+export function backgroundBash(toolId: string, command: string) {
+  return toolUse(toolId, 'Bash', {
+    command,
+    description: 'start in the background',
+    run_in_background: true,
+  });
+}
+
+/**
+ * The two results 2.1.330 prints when a background task outlives the answer, in the shapes seen: the
+ * answer, then (once the task ends) a turn about the task. `usage` covers only the turns since the
+ * previous result; `total_cost_usd` and `modelUsage` are cumulative over the session.
+ */
+export function answerThenBackgroundResults(answer: string, later: string) {
+  const modelUsage = (input: number, output: number, cost: number) => ({
+    [MODEL]: {
+      inputTokens: input,
+      outputTokens: output,
+      cacheReadInputTokens: 0,
+      cacheCreationInputTokens: 0,
+      webSearchRequests: 0,
+      costUSD: cost,
+      contextWindow: 1000000,
+    },
+  });
+  const usage = (input: number, output: number) => ({
+    input_tokens: input,
+    cache_creation_input_tokens: 0,
+    cache_read_input_tokens: 0,
+    output_tokens: output,
+    service_tier: 'standard',
+  });
+  const first = result({
+    result: answer,
+    num_turns: 2,
+    total_cost_usd: 0.016,
+    usage: usage(2000, 400),
+    modelUsage: modelUsage(2000, 400, 0.016),
+    result_index: 0,
+    uuid: 'res-1',
+  });
+  const second = result({
+    result: later,
+    num_turns: 1,
+    total_cost_usd: 0.024,
+    usage: usage(1000, 200),
+    modelUsage: modelUsage(3000, 600, 0.024),
+    origin: { kind: 'task-notification', producer: 'session-task' },
+    result_index: 1,
+    uuid: 'res-2',
+  });
+  return [first, second] as const;
+}
