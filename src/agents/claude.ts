@@ -68,6 +68,12 @@ export function claudeEnv(
 ): Record<string, string | undefined> {
   const env = { ...request.env };
   env.CLAUDE_CODE_MAX_RETRIES ??= String(options.claudeMaxRetries ?? CLAUDE_DEFAULT_MAX_RETRIES);
+  // Otherwise every request carries recent commit subjects and the status, and a commit subject can carry
+  // a score: agents must stay blind to them.
+  env.CLAUDE_CODE_DISABLE_GIT_INSTRUCTIONS ??= '1';
+  // 2.1.330 adds a DeferredToolPlaceholder to `--tools Read,Grep,Glob` to keep deferred tool loading on;
+  // a read-only run gets exactly its three tools and no machinery for loading more.
+  if (request.mode === 'read-only') env.ENABLE_TOOL_SEARCH ??= 'false';
   // Claude refuses --dangerously-skip-permissions as root unless told it is in a sandbox.
   if (request.mode === 'full' && (options.runningAsRoot ?? process.getuid?.() === 0)) env.IS_SANDBOX ??= '1';
   return env;

@@ -66,6 +66,10 @@ describe('claude adapter: argv and environment', () => {
     expect(call.stdin).toBe('Do the task.');
     expect(call.env.IS_SANDBOX).toBe('1');
     expect(call.env.CLAUDE_CODE_MAX_RETRIES).toBe('3');
+    // Claude would otherwise put recent commit subjects (which can carry scores) into every request.
+    expect(call.env.CLAUDE_CODE_DISABLE_GIT_INSTRUCTIONS).toBe('1');
+    // A doer may load deferred tools (its MCP servers'); only a read-only run turns that off.
+    expect(call.env.ENABLE_TOOL_SEARCH).toBeUndefined();
   });
 
   it('runs read-only mode with only Read, Grep and Glob, dontAsk, no MCP servers, never skipping permissions', async () => {
@@ -85,6 +89,8 @@ describe('claude adapter: argv and environment', () => {
     ]);
     expect(call.argv).not.toContain('--dangerously-skip-permissions');
     expect(call.env.IS_SANDBOX).toBeUndefined();
+    // Without it 2.1.330 adds a DeferredToolPlaceholder that keeps deferred tool loading on.
+    expect(call.env.ENABLE_TOOL_SEARCH).toBe('false');
     expect(run.readOnly).toEqual({ enforcement: 'tools', attempts: [] });
   });
 
@@ -94,12 +100,13 @@ describe('claude adapter: argv and environment', () => {
     await runner.run({
       prompt: 'x',
       cwd: fakes.work,
-      env: fakes.env(success, { CLAUDE_CODE_MAX_RETRIES: '7' }),
+      env: fakes.env(success, { CLAUDE_CODE_MAX_RETRIES: '7', CLAUDE_CODE_DISABLE_GIT_INSTRUCTIONS: '0' }),
       mode: 'full',
     });
     const [call] = await fakes.calls();
     expect(call!.env.IS_SANDBOX).toBeUndefined();
     expect(call!.env.CLAUDE_CODE_MAX_RETRIES).toBe('7');
+    expect(call!.env.CLAUDE_CODE_DISABLE_GIT_INSTRUCTIONS).toBe('0');
     expect(call!.cwd).toBe(fakes.work);
   });
 
