@@ -1,11 +1,10 @@
 // `forge-pack beads …`: br's vocabulary and --json shapes over whichever bead store is active.
 import { readFile } from 'node:fs/promises';
-import { resolve } from 'node:path';
 import { Command } from 'commander';
 import type { Bead, BeadStore } from '../beads/types.js';
 import { AppError, ExitCode } from '../infra/errors.js';
 import type { CliDeps } from './deps.js';
-import { globals, openStoreFor, parseInteger, parseList, type GlobalOptions } from './common.js';
+import { globals, openStoreFor, parseInteger, parseList, userPath, type GlobalOptions } from './common.js';
 import { printJson, say } from './output.js';
 
 type Action<T extends unknown[]> = (
@@ -51,7 +50,7 @@ export function createBeadsCommand(deps: CliDeps): Command {
     .option('--parent <id>', 'parent epic; the new bead gets the id <parent>.<n>')
     .option('--deps <ids>', 'comma-separated ids this bead is blocked by (repeatable)', parseList)
     .action(
-      withStore(deps, async ({ store, options, deps: d, cwd }, title: string, local: CreateFlags) => {
+      withStore(deps, async ({ store, options, deps: d }, title: string, local: CreateFlags) => {
         if (local.description !== undefined && local.descriptionFile !== undefined) {
           throw new AppError('Give either --description or --description-file, not both.', {
             exitCode: ExitCode.usage,
@@ -60,7 +59,7 @@ export function createBeadsCommand(deps: CliDeps): Command {
         const description =
           local.descriptionFile === undefined
             ? local.description
-            : await readFile(resolve(cwd, local.descriptionFile), 'utf8');
+            : await readFile(userPath(d, options, local.descriptionFile), 'utf8');
         const bead = await store.create({
           title,
           type: local.type,

@@ -1,6 +1,8 @@
 // Options and helpers shared by both programs: global flags, store opening, argument parsers.
+import { resolve } from 'node:path';
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { openBeadStore, type OpenedStore, type StoreChoice } from '../beads/open-store.js';
+import { findRepoRoot } from '../infra/repo-root.js';
 import type { CliDeps } from './deps.js';
 import type { ForgeConfig } from './forge-config.js';
 
@@ -55,8 +57,17 @@ export function globals(command: Command): GlobalOptions {
   return command.optsWithGlobals<GlobalOptions>();
 }
 
+/**
+ * The repository a command works on: `-C <dir>` exactly as given, else the nearest directory above
+ * the current one holding `.forge/` or `.beads/` (up to the git top level), as git and br do.
+ */
 export function workingDir(deps: CliDeps, options: GlobalOptions): string {
-  return options.cwd ?? deps.cwd;
+  return options.cwd ?? findRepoRoot(deps.cwd);
+}
+
+/** A file the user named on the command line: relative to where they are (or to `-C <dir>`). */
+export function userPath(deps: CliDeps, options: GlobalOptions, file: string): string {
+  return resolve(options.cwd ?? deps.cwd, file);
 }
 
 export interface StoreContext {

@@ -4,6 +4,7 @@
 // at load time; everything heavier (the store, git, execa, zod schemas) is imported inside the action
 // that needs it.
 import { isProcessAlive } from '../infra/pid.js';
+import { findRepoRoot } from '../infra/repo-root.js';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import type { LoopSetupOptions, SetupResult } from '../autoresearch/setup.js';
 import type { StampResult } from '../autoresearch/stamp.js';
@@ -35,6 +36,11 @@ function globalsOf(command: Command): GlobalOptions {
 }
 
 function repoOf(deps: CliDeps, options: GlobalOptions): string {
+  return options.cwd ?? findRepoRoot(deps.cwd);
+}
+
+/** Files named on the command line are relative to where the user is (or to -C <dir>). */
+function userDir(deps: CliDeps, options: GlobalOptions): string {
   return options.cwd ?? deps.cwd;
 }
 
@@ -70,14 +76,14 @@ function parseAgents(value: string, previous: Record<string, string> = {}): Reco
   return agents;
 }
 
-async function readTextFile(repo: string, file: string, what: string): Promise<string> {
+async function readTextFile(dir: string, file: string, what: string): Promise<string> {
   const [{ readFile }, { resolve }, { AppError, ExitCode }] = await Promise.all([
     import('node:fs/promises'),
     import('node:path'),
     import('../infra/errors.js'),
   ]);
   try {
-    return await readFile(resolve(repo, file), 'utf8');
+    return await readFile(resolve(dir, file), 'utf8');
   } catch {
     throw new AppError(`Cannot read ${what} ${file}.`, { exitCode: ExitCode.usage });
   }
@@ -191,7 +197,7 @@ export function createLoopCommand(deps: CliDeps): Command {
     .action(async (subject: string, flags: LoopFlags, cmd: Command) => {
       const options = globalsOf(cmd);
       const repo = repoOf(deps, options);
-      const setupOptions = await loopOptionsFrom(repo, subject, flags);
+      const setupOptions = await loopOptionsFrom(userDir(deps, options), subject, flags);
       const [{ setupLoop }, { createGit }, { runProcess }] = await Promise.all([
         import('../autoresearch/setup.js'),
         import('../infra/git.js'),
@@ -240,14 +246,18 @@ overwritten: use --workspace for a second loop, or --force to archive the old on
   return command;
 }
 
-async function loopOptionsFrom(repo: string, subject: string, flags: LoopFlags): Promise<LoopSetupOptions> {
+async function loopOptionsFrom(
+  userDir: string,
+  subject: string,
+  flags: LoopFlags,
+): Promise<LoopSetupOptions> {
   const { UsageError } = await import('../infra/errors.js');
   if (flags.program !== undefined && flags.programFile !== undefined) {
     throw new UsageError('Give the program either with --program or with --program-file, not both.');
   }
   const program =
     flags.programFile !== undefined
-      ? await readTextFile(repo, flags.programFile, 'the program file')
+      ? await readTextFile(userDir, flags.programFile, 'the program file')
       : flags.program;
   if (program === undefined) {
     throw new UsageError('The loop needs a program: --program "<text>" or --program-file <file>.', {
@@ -411,8 +421,8 @@ export function createStampCommand(deps: CliDeps): Command {
           flags.directiveFile === undefined
             ? undefined
             : {
-                text: await readTextFile(repo, flags.directiveFile, 'the directive file'),
-                source: resolve(repo, flags.directiveFile),
+                text: await readTextFile(userDir(deps, options), flags.directiveFile, 'the directive file'),
+                source: resolve(userDir(deps, options), flags.directiveFile),
               };
         result = await stampIteration(ctx, store, {
           iter: flags.iter,
@@ -458,7 +468,7 @@ async function askFromFile(
     flags.workspace === undefined
       ? await requireLoopWorkspace(repo, flags.epic)
       : workspacePaths(resolveWorkspaceDir(repo, flags.workspace).root);
-  const question = await readTextFile(repo, flags.needsHuman ?? '', 'the question file');
+  const question = await readTextFile(userDir(deps, options), flags.needsHuman ?? '', 'the question file');
   await askHuman(paths, flags.epic, question, new Date(deps.clock.now()).toISOString());
   if (options.json)
     printJson(deps, { epic: flags.epic, needs_human: paths.needsHuman, created: [], existing: [] });
@@ -597,7 +607,7 @@ export function createResumeCommand(deps: CliDeps): Command {
       const answer =
         flags.answerFile === undefined
           ? flags.answer
-          : await readTextFile(repo, flags.answerFile, 'the answer file');
+          : await readTextFile(userDir(deps, options), flags.answerFile, 'the answer file');
       const store = await openStore(deps, { ...options, actor: options.actor ?? 'ralph-loop' });
       const ctx = await openLoop(repo, epicId, {
         storeKind: store.kind,
