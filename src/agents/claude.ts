@@ -47,9 +47,11 @@ export interface ClaudeRunnerOptions extends AgentRunnerOptions {
   resultGraceMs?: number;
 }
 
-export function claudeCommand(mode: AgentMode, model: string | undefined): Command {
+export function claudeCommand(mode: AgentMode, model: string | undefined, maxBudgetUsd?: number): Command {
   const args = ['-p', '--output-format', 'stream-json', '--verbose'];
   if (model !== undefined) args.push('--model', model);
+  // Claude stops itself at this spend (seen in 2.1.330: a result `error_max_budget_usd`, exit 1).
+  if (maxBudgetUsd !== undefined) args.push('--max-budget-usd', formatBudget(maxBudgetUsd));
   if (mode === 'full') args.push('--dangerously-skip-permissions');
   // Only --tools holds: --allowedTools does not restrict, and dontAsk denies instead of prompting.
   // --restricted keeps Read/Grep/Glob inside the working directory (absolute paths and symlinks too)
@@ -59,6 +61,11 @@ export function claudeCommand(mode: AgentMode, model: string | undefined): Comma
     args.push('--restricted');
   }
   return { file: 'claude', args };
+}
+
+/** Dollars with cents to four places, never below what Claude accepts as a limit. */
+function formatBudget(usd: number): string {
+  return Math.max(0.0001, usd).toFixed(4);
 }
 
 /** The request's env plus what Claude needs; values the caller set win. */
@@ -97,7 +104,7 @@ async function runClaude(
     onActivity: (event) => notify(request, event),
   });
   const child = await runAgentProcess({
-    command: claudeCommand(request.mode, model),
+    command: claudeCommand(request.mode, model, request.maxBudgetUsd),
     request,
     env: claudeEnv(request, options),
     transcript,
@@ -215,6 +222,12 @@ function decide(facts: ClaudeRunFacts): Verdict {
   // The exit code counts only when Claude ended by itself right after its answer. Stopped by Forge (or
   // its timeout) after the answer, or ending after a later turn, the answer stands on its own.
   const exitCounts = child.stoppedFor === undefined && !child.timedOut && stream.results.length === 1;
+  if (result?.subtype === 'error_max_budget_usd' || result?.terminal_reason === 'budget_exhausted') {
+    return {
+      outcome: 'budget',
+      message: `Claude Code stopped at the budget it was given (${lastLine(result.errors?.join(' ') ?? '') || 'budget exhausted'}).`,
+    };
+  }
   const failed = result === undefined || result.is_error === true || (exitCounts && child.exitCode !== 0);
   if (failed) {
     const text = [result?.result, ...(result?.errors ?? [])].filter((part) => part !== undefined).join(' ');

@@ -409,6 +409,36 @@ describe('claude adapter: classification', () => {
   });
 });
 
+describe('claude adapter: a budget', () => {
+  it('passes what the run may spend as --max-budget-usd, and reads Claude stopping there as `budget`', async () => {
+    const { result: run, calls } = await runClaude(
+      [
+        ...lines(
+          init(),
+          result({
+            subtype: 'error_max_budget_usd',
+            is_error: true,
+            terminal_reason: 'budget_exhausted',
+            errors: ['Reached maximum budget ($0.25)'],
+            result: undefined,
+          }),
+        ),
+        { exit: 1 },
+      ],
+      { maxBudgetUsd: 0.25 },
+    );
+    const argv = calls[0]!.argv;
+    expect(argv[argv.indexOf('--max-budget-usd') + 1]).toBe('0.2500');
+    expect(run.outcome).toBe('budget');
+    expect(run.message).toContain('Reached maximum budget ($0.25)');
+  });
+
+  it('gives no limit when the run has none', async () => {
+    const { calls } = await runClaude(success);
+    expect(calls[0]!.argv).not.toContain('--max-budget-usd');
+  });
+});
+
 describe('claude adapter: the first result ends the run', () => {
   // Claude Code 2.1.330 waits for its background tasks after answering: the fake answers, then stays.
   const startServer = lines(
