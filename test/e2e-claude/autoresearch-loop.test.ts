@@ -147,12 +147,14 @@ describe('autoresearch with the real claude', () => {
     expect(await workspaceJson(world, 'terminal-signal.json'), why).toMatchObject({ reason: 'goal_reached' });
     expect(await readFile(value, 'utf8')).toBe('95.5\n');
 
-    // Git: the doer's edits were committed by the runner, iteration 2 reverted by a revert commit.
-    const log = (await world.git('log', '--format=%s')).split('\n');
-    expect(
-      log.filter((subject) => /^autoresearch iter 2: revert/.test(subject)),
-      log.join('\n'),
-    ).toHaveLength(1);
+    // Git: the doer's edits were committed by the runner, iteration 2 reverted by the arbiter's commit,
+    // whose message (like every commit an agent can read) carries no score and no decision.
+    const log = (await world.git('log', '--format=%H %s')).split('\n');
+    const arbiter2 = log.filter((line) => / autoresearch iter 2: arbiter$/.test(line));
+    expect(arbiter2, log.join('\n')).toHaveLength(1);
+    const reverted = await world.git('show', '--format=', '--name-only', arbiter2[0]!.split(' ')[0]!);
+    expect(reverted.trim()).toBe('src/value.txt');
+    expect(await world.git('log', '--format=%s%n%b')).not.toMatch(/score|best|keep|revert/i);
     expect(await world.git('show', 'HEAD~0:src/value.txt')).toBe('95.5');
 
     // The cycle replicated: the strategists stamped iterations 2 and 3 and the retrospective themselves.
