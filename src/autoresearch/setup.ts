@@ -212,7 +212,11 @@ export async function setupLoop(
   // config.json last: its presence is what marks the workspace as holding a loop.
   const { subject, ...others } = rest;
   await writeJsonAtomic(paths.config, { subject, epic_id: epic.id, ...others });
-  await registerLoop(repo, epic.id, { workspace: ws.relative, subject: config.subject });
+  await registerLoop(repo, epic.id, {
+    workspace: ws.relative,
+    subject: config.subject,
+    store: ports.store.kind,
+  });
   // The branch and commit the loop starts on: a HEAD moved by anyone but a doer stops it later.
   await recordHead(paths.root, ports.git);
 
@@ -451,6 +455,7 @@ async function archiveLoop(repo: string, paths: WorkspacePaths, now: number): Pr
     await registerLoop(repo, oldEpic, {
       workspace: relative(repo, target).split('\\').join('/'),
       ...(entry?.subject === undefined ? {} : { subject: entry.subject }),
+      ...(entry?.store === undefined ? {} : { store: entry.store }),
     });
   }
   return target;

@@ -60,6 +60,8 @@ export interface LoopEntry {
   /** Relative to the repository root. */
   workspace: string;
   subject?: string;
+  /** The bead store the loop was created on: its runs use it unless told otherwise (`--store`). */
+  store?: 'br' | 'embedded';
 }
 export type LoopsRegistry = Record<string, LoopEntry>;
 
@@ -83,7 +85,7 @@ export async function readLoopsRegistry(repo: string): Promise<LoopsRegistry> {
     if (typeof entry !== 'object' || entry === null || Array.isArray(entry)) {
       throw registryError(epic, 'expected an object with "workspace"');
     }
-    const { workspace, subject, ...rest } = entry as Record<string, unknown>;
+    const { workspace, subject, store, ...rest } = entry as Record<string, unknown>;
     const unknown = Object.keys(rest)[0];
     if (unknown !== undefined) throw registryError(`${epic}.${unknown}`, 'unknown key');
     if (typeof workspace !== 'string' || workspace === '') {
@@ -92,7 +94,14 @@ export async function readLoopsRegistry(repo: string): Promise<LoopsRegistry> {
     if (subject !== undefined && typeof subject !== 'string') {
       throw registryError(`${epic}.subject`, 'expected a string');
     }
-    registry[epic] = subject === undefined ? { workspace } : { workspace, subject };
+    if (store !== undefined && store !== 'br' && store !== 'embedded') {
+      throw registryError(`${epic}.store`, 'expected "br" or "embedded"');
+    }
+    registry[epic] = {
+      workspace,
+      ...(subject === undefined ? {} : { subject }),
+      ...(store === undefined ? {} : { store }),
+    };
   }
   return registry;
 }

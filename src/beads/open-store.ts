@@ -1,4 +1,7 @@
-// Chooses the bead store for a workspace: br when asked or when it is on PATH, else the embedded store.
+// Chooses the bead store for a workspace: br when asked or when it is on PATH, else the embedded store;
+// never the embedded store over a `.beads/` that br made, nor br over one the embedded store made.
+import { stat } from 'node:fs/promises';
+import { join } from 'node:path';
 import type { Clock } from '../infra/clock.js';
 import { EnvironmentError } from '../infra/errors.js';
 import type { BeadStore } from './types.js';
@@ -53,6 +56,10 @@ export async function openBeadStore(
     });
 
   if (options.choice === 'embedded') return { store: await embedded(), reason: 'store: embedded (chosen)' };
+  const owner = options.choice === 'auto' ? await beadsDirOwner(options.cwd) : undefined;
+  if (owner === 'embedded') {
+    return { store: await embedded(), reason: 'store: embedded (.beads/ holds the embedded store)' };
+  }
   const probe = await factories.probeBr({ env: options.env, brPath });
   if (options.choice === 'br') {
     if (probe === undefined) {
@@ -69,5 +76,35 @@ export async function openBeadStore(
       brVersion: probe.version,
     };
   }
+  if (owner === 'br') {
+    throw new EnvironmentError(
+      `.beads/ in ${options.cwd} belongs to br (${BR_FILES.join(', ')}), but '${brPath}' could not be run; Forge will not use its embedded store over br's beads.`,
+      {
+        hint: `Put the directory that holds br on PATH (check: command -v ${brPath}), or set "br_path" in .forge/config.json to br's full path.`,
+      },
+    );
+  }
   return { store: await embedded(), reason: 'store: embedded (br not found on PATH)' };
+}
+
+/** Files only br writes in `.beads/`: its database, and what `br init` adds beside it (kept in git). */
+const BR_FILES = ['beads.db', 'metadata.json', 'config.yaml'];
+/** The embedded store's own file (it writes nothing else br would not). */
+const EMBEDDED_FILE = 'forge-embedded.json';
+
+/**
+ * Which store made the repository's `.beads/`: br (its database, or the files `br init` writes and a
+ * clone carries), else the embedded store (its metadata file), else none yet.
+ */
+export async function beadsDirOwner(cwd: string): Promise<'br' | 'embedded' | undefined> {
+  const has = (name: string) =>
+    stat(join(cwd, '.beads', name)).then(
+      () => true,
+      () => false,
+    );
+  const [br, embedded] = await Promise.all([
+    Promise.all(BR_FILES.map(has)).then((found) => found.some(Boolean)),
+    has(EMBEDDED_FILE),
+  ]);
+  return br ? 'br' : embedded ? 'embedded' : undefined;
 }

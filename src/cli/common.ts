@@ -76,15 +76,29 @@ export interface StoreContext {
   cwd: string;
 }
 
-/** Loads `.forge/config.json` and opens the store the flags and config ask for. */
-export async function openStoreFor(deps: CliDeps, options: GlobalOptions): Promise<StoreContext> {
+/**
+ * Loads `.forge/config.json` and opens the store the flags and config ask for. For an epic's loop,
+ * the store the loop was created on (in `.forge/loops.json`) comes before the config: its beads are there.
+ */
+export async function openStoreFor(
+  deps: CliDeps,
+  options: GlobalOptions,
+  epicId?: string,
+): Promise<StoreContext> {
   const cwd = workingDir(deps, options);
-  const { loadForgeConfig } = await import('./forge-config.js');
+  const [{ loadForgeConfig }, { readLoopsRegistry }] = await Promise.all([
+    import('./forge-config.js'),
+    import('../autoresearch/workspace.js'),
+  ]);
   const config = await loadForgeConfig(cwd);
+  const loopStore =
+    options.store === undefined && epicId !== undefined
+      ? (await readLoopsRegistry(cwd))[epicId]?.store
+      : undefined;
   const opened = await openBeadStore(deps.storeFactories, {
     cwd,
     env: deps.env,
-    choice: options.store ?? config.store,
+    choice: options.store ?? loopStore ?? config.store,
     actor: options.actor ?? config.actor ?? 'forge',
     ...(config.br_path === undefined ? {} : { brPath: config.br_path }),
     clock: deps.clock,

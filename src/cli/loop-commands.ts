@@ -89,9 +89,10 @@ async function readTextFile(dir: string, file: string, what: string): Promise<st
   }
 }
 
-async function openStore(deps: CliDeps, options: GlobalOptions) {
+/** The store for an epic: its loop's own when it has one (see openStoreFor). */
+async function openStore(deps: CliDeps, options: GlobalOptions, epicId?: string) {
   const { openStoreFor } = await import('./common.js');
-  return (await openStoreFor(deps, options)).opened.store;
+  return (await openStoreFor(deps, options, epicId)).opened.store;
 }
 
 // ---- forge-pack loop ----
@@ -410,7 +411,7 @@ export function createStampCommand(deps: CliDeps): Command {
         import('../autoresearch/stamp.js'),
         import('node:path'),
       ]);
-      const store = await openStore(deps, options);
+      const store = await openStore(deps, options, flags.epic);
       const ctx = await openLoop(repo, flags.epic, {
         storeKind: store.kind,
         ...(flags.workspace === undefined ? {} : { workspace: flags.workspace }),
@@ -542,7 +543,7 @@ export function createStatusCommand(deps: CliDeps): Command {
         flags.workspace === undefined ? {} : { workspace: flags.workspace },
       );
       if (flags.beads === true) {
-        const store = await openStore(deps, options);
+        const store = await openStore(deps, options, epicId);
         const counts: Record<string, number> = {};
         for (const bead of await store.children(epicId)) counts[bead.status] = (counts[bead.status] ?? 0) + 1;
         status.beads = counts;
@@ -608,7 +609,7 @@ export function createResumeCommand(deps: CliDeps): Command {
         flags.answerFile === undefined
           ? flags.answer
           : await readTextFile(userDir(deps, options), flags.answerFile, 'the answer file');
-      const store = await openStore(deps, { ...options, actor: options.actor ?? 'ralph-loop' });
+      const store = await openStore(deps, { ...options, actor: options.actor ?? 'ralph-loop' }, epicId);
       const ctx = await openLoop(repo, epicId, {
         storeKind: store.kind,
         ...(flags.workspace === undefined ? {} : { workspace: flags.workspace }),

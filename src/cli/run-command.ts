@@ -188,7 +188,11 @@ export async function runLoopCommand(
   onlyBead?: string,
 ): Promise<void> {
   const repo = workingDir(deps, options);
-  const { config, opened } = await openStoreFor(deps, { ...options, actor: options.actor ?? 'ralph-loop' });
+  const { config, opened } = await openStoreFor(
+    deps,
+    { ...options, actor: options.actor ?? 'ralph-loop' },
+    epicId,
+  );
   const runDir = await runDirFor(repo, epicId);
   const runId = `${new Date(deps.clock.now()).toISOString().replace(/[:.]/g, '-')}-${randomBytes(3).toString('hex')}`;
   const cwd = flags.worktree ? await deps.prepareWorktree(repo, epicId) : repo;

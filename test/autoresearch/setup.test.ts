@@ -114,7 +114,7 @@ describe('a hard loop', () => {
     expect(config.epic_id).toBe(result.epic);
     expect(await readFile(join(ws, 'program.md'), 'utf8')).toBe('Make the limiter exact.\n');
     expect(await readLoopsRegistry(repo.dir)).toEqual({
-      [result.epic]: { workspace: '.autoresearch', subject: 'rate limiter' },
+      [result.epic]: { workspace: '.autoresearch', subject: 'rate limiter', store: store.kind },
     });
 
     const epic = await store.show(result.epic);

@@ -100,7 +100,7 @@ describe('forge-pack loop', () => {
     });
     expect(JSON.parse(await repo.read('.autoresearch/judge-output-0.json'))).toMatchObject({ score: 58.5 });
     expect(JSON.parse(await repo.read('.forge/loops.json'))).toEqual({
-      [epic]: { workspace: '.autoresearch', subject: 'rate limiter' },
+      [epic]: { workspace: '.autoresearch', subject: 'rate limiter', store: 'embedded' },
     });
     expect(JSON.parse(await repo.read('.autoresearch/config.json'))).toMatchObject({
       epic_id: epic,
@@ -202,7 +202,9 @@ describe('forge-pack loop keeps the doer inside the repository and away from the
       'score.txt',
     ]);
     expect(refused.code).toBe(2);
-    expect(refused.stderr).toContain('The scope score.txt holds score.txt, a metric file (the metric command reads it)');
+    expect(refused.stderr).toContain(
+      'The scope score.txt holds score.txt, a metric file (the metric command reads it)',
+    );
   });
 });
 

@@ -134,6 +134,11 @@ export const COMMAND_HANDLERS = {
     }
     mkdirSync(ctx.beadsDir, { recursive: true });
     saveState(ctx.beadsDir, emptyState(ctx.options.prefix ?? 'bd'));
+    // What real br init writes beside its database (and a clone carries): how Forge tells br's .beads/.
+    writeFileSync(
+      join(ctx.beadsDir, 'metadata.json'),
+      '{\n  "database": "beads.db",\n  "jsonl_export": "issues.jsonl"\n}',
+    );
     ctx.out.stdout += `Initialized beads workspace in ${ctx.beadsDir}\n`;
     return undefined;
   },
