@@ -202,13 +202,18 @@ function agentsCheck(found: ExecutableProbe[], config: ForgeConfig): DoctorCheck
   return { name: 'agents', status: 'ok', summary, details };
 }
 
-/** Where install.sh puts skills, in the order it looks. */
+/** Where install.sh and `forge-pack skills install` put skills, in the order they look. */
 export function skillLocations(env: NodeJS.ProcessEnv): { label: string; dir: string }[] {
   const home = env.HOME ?? homedir();
   const dirs = [
     ...(env.FORGE_SKILLS_DIR ? [{ label: 'FORGE_SKILLS_DIR', dir: resolve(env.FORGE_SKILLS_DIR) }] : []),
+    ...(env.CLAUDE_CONFIG_DIR
+      ? [{ label: 'claude', dir: join(resolve(env.CLAUDE_CONFIG_DIR), 'skills') }]
+      : []),
     { label: 'claude', dir: join(home, '.claude', 'skills') },
+    ...(env.CODEX_HOME ? [{ label: 'codex', dir: join(resolve(env.CODEX_HOME), 'skills') }] : []),
     { label: 'codex', dir: join(home, '.codex', 'skills') },
+    { label: 'codex', dir: join(home, '.agents', 'skills') },
   ];
   return dirs.filter((entry, i) => dirs.findIndex((other) => other.dir === entry.dir) === i);
 }
@@ -234,7 +239,7 @@ async function checkSkills(env: NodeJS.ProcessEnv): Promise<DoctorCheck> {
       name: 'skills',
       status: 'warn',
       summary: `none of the ${shipped.length} Forge skills is installed for claude or codex`,
-      fix: 'Run ./install.sh from the Forge checkout (or set FORGE_SKILLS_DIR and run it).',
+      fix: 'Run forge-pack skills install (or ./install.sh from a Forge checkout).',
       details,
     };
   }
@@ -249,7 +254,7 @@ async function checkSkills(env: NodeJS.ProcessEnv): Promise<DoctorCheck> {
       name: 'skills',
       status: 'warn',
       summary,
-      fix: 'Run ./install.sh again to install the skills of this version.',
+      fix: 'Run forge-pack skills install again to install the skills of this version.',
       details,
     };
   }

@@ -6,6 +6,7 @@ import type { CliDeps } from './deps.js';
 import { createDoctorCommand } from './doctor-command.js';
 import { createInitCommand } from './init-command.js';
 import { createLoopCommand, createStampCommand } from './loop-commands.js';
+import { createSkillsCommand } from './skills-command.js';
 
 export function createForgePackProgram(deps: CliDeps): Command {
   const program = configureProgram(new Command('forge-pack'), deps)
@@ -19,6 +20,7 @@ export function createForgePackProgram(deps: CliDeps): Command {
   program.addCommand(createLoopCommand(deps));
   program.addCommand(createStampCommand(deps));
   program.addCommand(createBeadsCommand(deps));
+  program.addCommand(createSkillsCommand(deps));
 
   program.addHelpText(
     'after',

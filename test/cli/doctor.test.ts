@@ -186,7 +186,7 @@ describe('forge-pack doctor', () => {
     expect(outdated.check('skills')).toMatchObject({
       status: 'warn',
       summary: expect.stringContaining('(1 outdated)'),
-      fix: expect.stringContaining('install.sh'),
+      fix: expect.stringContaining('forge-pack skills install'),
     });
   });
 

@@ -392,6 +392,117 @@ describe('install.sh', () => {
   });
 });
 
+describe('forge-pack skills (after an npm install: no checkout, no install.sh run)', () => {
+  const skillsIn = async (dir: string): Promise<string[]> =>
+    (await readdir(dir).catch(() => [] as string[])).filter((name) => !name.startsWith('.')).sort();
+
+  it('installs the skills for Claude Code and Codex, idempotently, and uninstall.sh agrees', async () => {
+    const box = await sandbox({ withNodeModules: false });
+    const prefix = join(box.base, 'global');
+    const cache = (await execa('npm', ['config', 'get', 'cache'], { cwd: ROOT })).stdout.trim();
+    const install = await execa(
+      'npm',
+      ['install', '--global', tarball, '--prefix', prefix, '--prefer-offline', '--no-audit', '--no-fund'],
+      {
+        cwd: box.base,
+        env: { ...box.env, npm_config_cache: cache, npm_config_update_notifier: 'false' },
+        extendEnv: false,
+        reject: false,
+        timeout: 120_000,
+      },
+    );
+    expect(install.exitCode, install.stderr).toBe(0);
+    await mkdir(join(box.home, '.claude'));
+    await mkdir(join(box.home, '.codex'));
+    const forgePack = (args: string[]) =>
+      execa(join(prefix, 'bin', 'forge-pack'), args, {
+        cwd: box.base,
+        env: box.env,
+        extendEnv: false,
+        reject: false,
+      });
+
+    const first = await forgePack(['skills', 'install', '--json']);
+    expect(first.exitCode, first.stderr).toBe(0);
+    const report = JSON.parse(first.stdout) as {
+      targets: { agent: string; dir: string; skills: { name: string; action: string }[] }[];
+    };
+    const dirs = [
+      join(box.home, '.claude', 'skills'),
+      join(box.home, '.codex', 'skills'),
+      join(box.home, '.agents', 'skills'),
+    ];
+    expect(report.targets.map((t) => t.dir)).toEqual(dirs);
+    for (const dir of dirs) {
+      expect(await skillsIn(dir)).toEqual(SKILLS);
+      expect(await exists(join(dir, SKILLS[0] ?? '', '.forge-skill'))).toBe(true);
+    }
+    expect(report.targets.flatMap((t) => t.skills.map((s) => s.action))).toEqual(
+      Array(3 * SKILLS.length).fill('installed'),
+    );
+    for (const skill of SKILLS) {
+      expect(await readFile(join(dirs[0] ?? '', skill, 'SKILL.md'), 'utf8')).toBe(
+        await readFile(join(ROOT, 'skills', skill, 'SKILL.md'), 'utf8'),
+      );
+    }
+
+    const again = await forgePack(['skills', 'install']);
+    expect(again.exitCode, again.stderr).toBe(0);
+    expect(again.stderr).toContain(`Skills for claude in ${dirs[0]}: ${SKILLS.length} unchanged.`);
+    const listed = await forgePack(['skills', 'list', '--claude']);
+    expect(listed.stdout.split('\n').filter((line) => line.endsWith('\tcurrent'))).toHaveLength(
+      SKILLS.length,
+    );
+
+    // The manifest is install.sh's: its uninstall.sh removes exactly what the command placed.
+    const removal = await execa(BASH, [join(prefix, 'lib', 'node_modules', 'forge-loop', 'uninstall.sh')], {
+      env: box.env,
+      extendEnv: false,
+      reject: false,
+    });
+    expect(removal.exitCode, removal.stderr).toBe(0);
+    expect(await tree(box.home)).toEqual(['.claude', '.codex']);
+  }, 180_000);
+
+  it('--project installs into the repository; a skill it did not place stops it; skills uninstall removes its own', async () => {
+    const box = await sandbox();
+    const forgePack = (args: string[], cwd = box.base) =>
+      execa(process.execPath, [join(box.pkg, 'bin', 'forge-pack.js'), ...args], {
+        cwd,
+        env: box.env,
+        extendEnv: false,
+        reject: false,
+      });
+    const repo = join(box.base, 'repo');
+    await mkdir(join(repo, 'src'), { recursive: true });
+    await execa('git', ['init', '-q'], { cwd: repo, env: box.env, extendEnv: false });
+
+    const project = await forgePack(['skills', 'install', '--project', '--claude'], join(repo, 'src'));
+    expect(project.exitCode, project.stderr).toBe(0);
+    expect(await skillsIn(join(repo, '.claude', 'skills'))).toEqual(SKILLS);
+    expect(await exists(join(box.home, '.claude'))).toBe(false);
+
+    const none = await forgePack(['skills', 'install']);
+    expect(none.exitCode).toBe(2);
+    expect(none.stderr).toContain('--claude');
+
+    const mine = join(box.home, '.claude', 'skills', SKILLS[0] ?? '');
+    await mkdir(mine, { recursive: true });
+    await writeFile(join(mine, 'SKILL.md'), 'my own\n');
+    const refused = await forgePack(['skills', 'install', '--claude']);
+    expect(refused.exitCode).toBe(1);
+    expect(refused.stderr).toContain(mine);
+    expect(await skillsIn(join(box.home, '.claude', 'skills'))).toEqual([SKILLS[0]]);
+
+    const removed = await forgePack(['skills', 'uninstall', '--project', '--json'], repo);
+    expect(removed.exitCode, removed.stderr).toBe(0);
+    expect(await exists(join(repo, '.claude'))).toBe(false);
+    const user = await forgePack(['skills', 'uninstall', '--claude']);
+    expect(user.exitCode, user.stderr).toBe(0);
+    expect(await readFile(join(mine, 'SKILL.md'), 'utf8')).toBe('my own\n');
+  });
+});
+
 describe('a fresh clone', () => {
   /** The repository's files as a clone of it has them (tracked, and new files not ignored): no dist/. */
   async function freshClone(): Promise<{ base: string; clone: string; env: Record<string, string> }> {
