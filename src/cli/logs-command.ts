@@ -59,7 +59,8 @@ export async function showLogs(
   for (const event of events) deps.stdout.write(`${formatEvent(event)}\n`);
 }
 
-function formatEvent(event: Record<string, unknown>): string {
+/** One event as a plain line: its time, type, bead and fields (`ralph-loop logs`). */
+export function formatEvent(event: Record<string, unknown>): string {
   const ts = typeof event.ts === 'string' ? event.ts.replace('T', ' ').replace(/\.\d+Z$/, 'Z') : '';
   const type = String(event.type);
   const bead = typeof event.bead === 'string' ? ` ${event.bead}` : '';

@@ -527,14 +527,23 @@ interface StatusFlags {
 
 export function createStatusCommand(deps: CliDeps): Command {
   const command = configureCommand(new Command('status'), deps)
-    .description('where a loop stands: scores, phase, cost, last iterations (works while it runs)')
-    .argument('<epic-id>', "the loop's epic")
+    .description(
+      "where an epic stands (works while it runs): a loop's scores, phase, cost and last iterations; a plain epic's beads, live bead, last run and failures",
+    )
+    .argument('<epic-id>', 'the epic (an autoresearch loop or any other)')
     .option('--beads', "also count the epic's beads by status (asks the bead store)")
     .option('--ascii', 'draw the score trend with ASCII characters')
     .option('--workspace <dir>', "the loop's workspace (default: the one registered for the epic)")
     .action(async (epicId: string, flags: StatusFlags, cmd: Command) => {
       const options = globalsOf(cmd);
       const repo = repoOf(deps, options);
+      if (flags.workspace === undefined) {
+        const { findLoopWorkspace } = await import('../autoresearch/workspace.js');
+        if ((await findLoopWorkspace(repo, epicId)) === undefined) {
+          await showEpicStatus(deps, options, epicId);
+          return;
+        }
+      }
       const { loopStatus, renderStatusText } = await import('../autoresearch/status.js');
       const status: LoopStatus = await loopStatus(
         repo,
@@ -561,12 +570,36 @@ Examples:
   ralph-loop status bd-a1b
   ralph-loop status bd-a1b --json | jq .scores
   watch -n 5 ralph-loop status bd-a1b
+  ralph-loop status bd-c2d --json | jq .failures     # a plain epic: what failed, with its last message
 
-Phase: running (the live bead and how long it has run, from the loop's lock), waiting for a human
+A plain epic (not a loop) shows its beads done/open/in progress/blocked/failed (blocked: open with
+unmet dependencies; failed: labelled ralph:failed), the live bead with its agent and how long it has
+run, the last run (id, start, end, why it stopped) and each failed bead's last attempt message.
+
+For a loop, phase: running (the live bead and how long it has run, from the loop's lock), waiting for a human
 (needs-human.md), terminated (terminal-signal.json, with its reason), or idle. Scores read
 "baseline → best → last"; the trend shows the recent iterations, a dot where one crashed.`,
   );
   return command;
+}
+
+/** A plain epic (no autoresearch loop): its beads, the live bead, the last run, what failed. */
+async function showEpicStatus(deps: CliDeps, options: GlobalOptions, epicId: string): Promise<void> {
+  const [{ epicStatus }, { renderEpicStatusText }, { runDirFor }] = await Promise.all([
+    import('./epic-status.js'),
+    import('./epic-status-text.js'),
+    import('./epic-dirs.js'),
+  ]);
+  const repo = repoOf(deps, options);
+  const status = await epicStatus(epicId, {
+    store: await openStore(deps, options, epicId),
+    runDir: await runDirFor(repo, epicId),
+    now: () => deps.clock.now(),
+    host: deps.host,
+    isProcessAlive: deps.isProcessAlive ?? isProcessAlive,
+  });
+  if (options.json) printJson(deps, status);
+  else deps.stdout.write(renderEpicStatusText(status));
 }
 
 /** Unicode unless the locale is set and says it is not UTF-8 (LANG=C, a Latin-1 locale), or TERM=dumb. */

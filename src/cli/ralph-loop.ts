@@ -112,12 +112,29 @@ export function createRalphLoopProgram(deps: CliDeps): Command {
 
   program
     .command('logs')
-    .description('show the events of the latest run of an epic, or the transcript of one bead')
+    .description(
+      'show the events of the latest run of an epic, or the transcript of one bead; --follow watches a live run',
+    )
     .argument('<epic-id>', 'the epic')
     .argument('[bead-id]', "show this bead's transcript")
     .option('--all', 'events of every run, not only the latest')
+    .option(
+      '-f, --follow [bead-id]',
+      "print the live run's events and the live bead's transcript (or this bead's) as they are written, until the run ends",
+    )
     .action(
-      async (epicId: string, beadId: string | undefined, flags: { all?: boolean }, command: Command) => {
+      async (
+        epicId: string,
+        beadId: string | undefined,
+        flags: { all?: boolean; follow?: boolean | string },
+        command: Command,
+      ) => {
+        if (flags.follow !== undefined) {
+          const bead = typeof flags.follow === 'string' ? flags.follow : beadId;
+          const { followLogs } = await import('./logs-follow.js');
+          await followLogs(deps, globals(command), epicId, bead === undefined ? {} : { bead });
+          return;
+        }
         const { showLogs } = await import('./logs-command.js');
         await showLogs(deps, globals(command), epicId, beadId, flags.all === true);
       },
@@ -130,7 +147,9 @@ Examples:
   ralph-loop bd-a1b                         # run until nothing is ready
   ralph-loop bd-a1b --dry-run               # the order it would run, changing nothing
   ralph-loop bd-a1b --wall-clock 28800 --agent claude-sonnet --auto-commit
-  ralph-loop status bd-a1b                  # an autoresearch loop: scores, phase, cost, last iterations
+  ralph-loop status bd-a1b                  # a loop: scores, phase, cost; a plain epic: beads, live bead, failures
+  ralph-loop status bd-a1b --json           # the same as one JSON document
+  ralph-loop logs bd-a1b --follow           # watch the live run: its events and the live bead's transcript
   ralph-loop resume bd-a1b                  # after answering the loop's needs-human.md
   ralph-loop stop bd-a1b                    # end after the current bead
   ralph-loop logs bd-a1b bd-a1b.3           # one bead's transcript

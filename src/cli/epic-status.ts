@@ -1,0 +1,304 @@
+// `ralph-loop status` of a plain epic (not an autoresearch loop): its beads, the live bead, the last run
+// and what failed, as data. Read without disturbing a running loop; rendering is epic-status-text.ts.
+import { readdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Bead, BeadStatus, BeadStore } from '../beads/types.js';
+import { readFileIfExists } from '../infra/atomic-file.js';
+import { parseEventLines } from '../infra/file-tail.js';
+import { AppError, BeadStoreError, ExitCode } from '../infra/errors.js';
+import { readLockFile } from '../infra/lock-file.js';
+import type { RunDir } from '../infra/run-dir.js';
+
+/** The runner's label for a bead that used up its attempts (src/loop/select.ts, not imported: keep status light). */
+const FAILED_LABEL = 'ralph:failed';
+
+/** How many older event logs are searched for a failed bead's last message when it has no comment. */
+const RUNS_SEARCHED = 20;
+
+export interface EpicStatusPorts {
+  store: Pick<BeadStore, 'show' | 'children' | 'ready'>;
+  runDir: RunDir;
+  now(): number;
+  /** This machine's host name: a lock taken on another host cannot be checked by pid. */
+  host: string;
+  isProcessAlive(pid: number): boolean;
+}
+
+/** done: closed; failed: labelled ralph:failed; blocked: open with unmet dependencies (or deferred). */
+export type BeadState = 'done' | 'open' | 'in_progress' | 'blocked' | 'failed';
+
+export interface EpicBead {
+  id: string;
+  title: string;
+  status: BeadStatus;
+  state: BeadState;
+}
+
+export interface LiveRun {
+  pid: number;
+  host: string;
+  /** False when the runner is on another host and its pid could not be checked. */
+  verified: boolean;
+  run_id: string;
+  run_started_at: string;
+  run_elapsed_ms: number | null;
+  /** The bead being worked on; null between beads. */
+  bead: string | null;
+  title: string | null;
+  role: string | null;
+  agent: string | null;
+  attempt: number | null;
+  agent_pid: number | null;
+  bead_elapsed_ms: number | null;
+}
+
+export interface LastRun {
+  run_id: string;
+  /** running: its runner is live; finished: it wrote run_finished; ended: it stopped without (killed). */
+  state: 'running' | 'finished' | 'ended';
+  started_at: string | null;
+  finished_at: string | null;
+  reason: string | null;
+  message: string | null;
+  beads_run: number | null;
+  beads_closed: number | null;
+  cost_usd: number | null;
+  events_file: string;
+}
+
+export interface BeadFailure {
+  bead: string;
+  title: string;
+  message: string;
+  /** Where the message came from: the bead's last attempt comment, or the event log. */
+  source: 'comment' | 'event' | 'none';
+  at: string | null;
+}
+
+export interface EpicStatus {
+  epic: string;
+  title: string;
+  status: BeadStatus;
+  run_dir: string;
+  counts: Record<BeadState, number> & { total: number };
+  beads: EpicBead[];
+  live: LiveRun | null;
+  /** A lock left by a runner that died: the next run takes it over. */
+  stale_lock: { pid: number; host: string; started_at: string } | null;
+  last_run: LastRun | null;
+  failures: BeadFailure[];
+}
+
+export async function epicStatus(epicId: string, ports: EpicStatusPorts): Promise<EpicStatus> {
+  const { store, runDir } = ports;
+  const [epic, children, ready, lock, runFiles] = await Promise.all([
+    showEpic(store, epicId),
+    store.children(epicId, { recursive: true }),
+    store.ready(epicId, { recursive: true }),
+    readLockFile(runDir.lockPath),
+    listRunFiles(runDir),
+  ]);
+  const readyIds = new Set(ready.map((bead) => bead.id));
+  const beads = children
+    .filter((bead) => bead.id !== epicId && bead.issue_type !== 'epic')
+    .map((bead) => ({ id: bead.id, title: bead.title, status: bead.status, state: stateOf(bead, readyIds) }));
+  const counts = { total: beads.length, done: 0, open: 0, in_progress: 0, blocked: 0, failed: 0 };
+  for (const bead of beads) counts[bead.state] += 1;
+
+  const lockValid = lock !== undefined && typeof lock.pid === 'number' && typeof lock.host === 'string';
+  const live = lockValid && (lock.host !== ports.host || ports.isProcessAlive(lock.pid));
+  const newest = runFiles[runFiles.length - 1];
+  const newestEvents = newest === undefined ? [] : await readEvents(join(runDir.runsDir, newest));
+  const liveEvents =
+    live && lock.run_id !== undefined && runDir.eventLogPath(lock.run_id) !== pathOf(runDir, newest)
+      ? await readEvents(runDir.eventLogPath(lock.run_id))
+      : newestEvents;
+  const now = ports.now();
+
+  return {
+    epic: epicId,
+    title: epic.title,
+    status: epic.status,
+    run_dir: runDir.root,
+    counts,
+    beads,
+    live: live ? liveRun(lock, liveEvents, now, ports.host) : null,
+    stale_lock: lockValid && !live ? { pid: lock.pid, host: lock.host, started_at: lock.started_at } : null,
+    last_run:
+      newest === undefined
+        ? null
+        : lastRun(newest, join(runDir.runsDir, newest), newestEvents, live ? lock.run_id : undefined),
+    failures: await failuresOf(
+      store,
+      beads.filter((bead) => bead.state === 'failed'),
+      runDir,
+      runFiles,
+      newestEvents,
+    ),
+  };
+}
+
+async function showEpic(store: EpicStatusPorts['store'], epicId: string): Promise<Bead> {
+  try {
+    return await store.show(epicId);
+  } catch (error) {
+    if (error instanceof BeadStoreError && error.code === 'ISSUE_NOT_FOUND') {
+      throw new AppError(`${epicId} has no autoresearch loop and is not a bead in the store.`, {
+        exitCode: ExitCode.usage,
+        hint: 'See the beads with: forge-pack beads list (or make a loop with forge-pack loop).',
+      });
+    }
+    throw error;
+  }
+}
+
+function stateOf(bead: Bead, readyIds: ReadonlySet<string>): BeadState {
+  if (bead.status === 'closed') return 'done';
+  if (bead.labels.includes(FAILED_LABEL)) return 'failed';
+  if (bead.status === 'in_progress') return 'in_progress';
+  return bead.status === 'open' && readyIds.has(bead.id) ? 'open' : 'blocked';
+}
+
+function liveRun(
+  lock: NonNullable<Awaited<ReturnType<typeof readLockFile>>>,
+  events: readonly Record<string, unknown>[],
+  now: number,
+  host: string,
+): LiveRun {
+  // The lock keeps naming a bead after it closes, until the next starts: the events say whether it ended.
+  let started: Record<string, unknown> | undefined;
+  let ended = false;
+  for (const event of events) {
+    if (event.bead !== lock.bead) continue;
+    if (event.type === 'bead_started') {
+      started = event;
+      ended = false;
+    } else if (event.type === 'bead_closed' || event.type === 'bead_failed') ended = true;
+  }
+  const bead = lock.bead === undefined || ended ? null : lock.bead;
+  return {
+    pid: lock.pid,
+    host: lock.host,
+    verified: lock.host === host,
+    run_id: lock.run_id,
+    run_started_at: lock.started_at,
+    run_elapsed_ms: elapsedSince(lock.started_at, now),
+    bead,
+    title: bead === null ? null : str(started?.title),
+    role: bead === null ? null : str(started?.role),
+    agent: bead === null ? null : str(started?.agent),
+    attempt: bead === null ? null : num(started?.attempt),
+    agent_pid: bead === null ? null : (lock.agent_pid ?? null),
+    bead_elapsed_ms:
+      bead === null || lock.bead_started_at === undefined ? null : elapsedSince(lock.bead_started_at, now),
+  };
+}
+
+function lastRun(
+  file: string,
+  path: string,
+  events: readonly Record<string, unknown>[],
+  liveRunId: string | undefined,
+): LastRun {
+  const started = events.find((e) => e.type === 'run_started');
+  const finished = events.findLast((e) => e.type === 'run_finished');
+  const runId = str(started?.run_id) ?? file.replace(/\.jsonl$/, '');
+  const summary = (
+    typeof finished?.summary === 'object' && finished.summary !== null ? finished.summary : {}
+  ) as Record<string, unknown>;
+  return {
+    run_id: runId,
+    state: finished !== undefined ? 'finished' : runId === liveRunId ? 'running' : 'ended',
+    started_at: str(started?.ts),
+    finished_at: str(finished?.ts),
+    reason: str(summary.reason),
+    message: str(summary.message),
+    beads_run: num(summary.beadsRun),
+    beads_closed: num(summary.beadsClosed),
+    cost_usd: num(summary.costUsd),
+    events_file: path,
+  };
+}
+
+async function failuresOf(
+  store: EpicStatusPorts['store'],
+  failed: readonly EpicBead[],
+  runDir: RunDir,
+  runFiles: readonly string[],
+  newestEvents: readonly Record<string, unknown>[],
+): Promise<BeadFailure[]> {
+  const failures: BeadFailure[] = [];
+  let older: Record<string, unknown>[][] | undefined;
+  for (const bead of failed) {
+    const detail = await store.show(bead.id);
+    const comment = detail.comments.findLast((c) =>
+      /^ralph-loop (attempt \d+|left this bead open)/.test(c.text),
+    );
+    if (comment !== undefined) {
+      failures.push({
+        bead: bead.id,
+        title: bead.title,
+        message: comment.text,
+        source: 'comment',
+        at: comment.created_at,
+      });
+      continue;
+    }
+    // No comment (a store that lost it, a label set by hand): the event logs, newest first.
+    older ??= await Promise.all(
+      runFiles
+        .slice(-RUNS_SEARCHED, -1)
+        .reverse()
+        .map((file) => readEvents(join(runDir.runsDir, file))),
+    );
+    let found: Record<string, unknown> | undefined;
+    for (const events of [newestEvents, ...older]) {
+      found = events.findLast(
+        (e) =>
+          e.bead === bead.id &&
+          (e.type === 'bead_failed' || (e.type === 'attempt_finished' && e.outcome !== 'ok')),
+      );
+      if (found !== undefined) break;
+    }
+    failures.push({
+      bead: bead.id,
+      title: bead.title,
+      message: str(found?.message) ?? 'no message recorded',
+      source: found === undefined ? 'none' : 'event',
+      at: str(found?.ts),
+    });
+  }
+  return failures;
+}
+
+async function listRunFiles(runDir: RunDir): Promise<string[]> {
+  // Run ids start with their ISO start time, so name order is start order.
+  const names = await readdir(runDir.runsDir).catch(() => [] as string[]);
+  return names.filter((name) => name.endsWith('.jsonl')).sort();
+}
+
+function pathOf(runDir: RunDir, file: string | undefined): string | undefined {
+  return file === undefined ? undefined : join(runDir.runsDir, file);
+}
+
+/** The events status needs; the many `activity` lines of a long run are skipped unparsed. */
+const WANTED = /"type":"(run_started|run_finished|bead_started|bead_closed|bead_failed|attempt_finished)"/;
+
+async function readEvents(path: string): Promise<Record<string, unknown>[]> {
+  const text = await readFileIfExists(path);
+  if (text === undefined) return [];
+  return parseEventLines(text.split('\n').filter((line) => WANTED.test(line))).events;
+}
+
+function elapsedSince(iso: string, now: number): number | null {
+  const start = Date.parse(iso);
+  return Number.isFinite(start) ? Math.max(0, now - start) : null;
+}
+
+function str(value: unknown): string | null {
+  return typeof value === 'string' ? value : null;
+}
+
+function num(value: unknown): number | null {
+  return typeof value === 'number' ? value : null;
+}

@@ -1,0 +1,75 @@
+// Reading files another process is appending to: new bytes since the last read, whole lines only.
+import { open, stat } from 'node:fs/promises';
+import { isNotFound } from './atomic-file.js';
+
+export interface FileTail {
+  readonly path: string;
+  /** Complete lines appended since the last call; a torn last line waits for its newline. */
+  readLines(): Promise<string[]>;
+  /** What is left of a torn last line, once the writer is known to be done. */
+  rest(): string;
+}
+
+/**
+ * Tails `path` from byte `offset`. A file that does not exist yet reads as empty; one that shrank
+ * (rewritten) is read again from its start.
+ */
+export function createFileTail(path: string, offset = 0): FileTail {
+  let position = offset;
+  let pending = '';
+  const decoder = new TextDecoder('utf-8');
+  return {
+    path,
+    async readLines() {
+      const size = await stat(path).then(
+        (info) => info.size,
+        (error: unknown) => {
+          if (isNotFound(error)) return undefined;
+          throw error;
+        },
+      );
+      if (size === undefined) return [];
+      if (size < position) {
+        position = 0;
+        pending = '';
+      }
+      if (size === position) return [];
+      const handle = await open(path, 'r');
+      let text: string;
+      try {
+        const buffer = Buffer.alloc(size - position);
+        const { bytesRead } = await handle.read(buffer, 0, buffer.length, position);
+        position += bytesRead;
+        // `stream: true` keeps a multi-byte character split across reads for the next one.
+        text = decoder.decode(buffer.subarray(0, bytesRead), { stream: true });
+      } finally {
+        await handle.close();
+      }
+      const lines = (pending + text).split('\n');
+      pending = lines.pop() ?? '';
+      return lines;
+    },
+    rest: () => pending,
+  };
+}
+
+/** Parses NDJSON lines into objects; a line that is not a JSON object is counted, never fatal. */
+export function parseEventLines(lines: readonly string[]): {
+  events: Record<string, unknown>[];
+  skipped: number;
+} {
+  const events: Record<string, unknown>[] = [];
+  let skipped = 0;
+  for (const line of lines) {
+    if (line.trim() === '') continue;
+    try {
+      const value: unknown = JSON.parse(line);
+      if (typeof value === 'object' && value !== null && !Array.isArray(value))
+        events.push(value as Record<string, unknown>);
+      else skipped += 1;
+    } catch {
+      skipped += 1;
+    }
+  }
+  return { events, skipped };
+}
