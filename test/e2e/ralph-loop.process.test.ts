@@ -1,122 +1,13 @@
 // ralph-loop as a user runs it: real processes, a temp git repo, the embedded store, fake agent CLIs.
 import { execa } from 'execa';
 import { existsSync } from 'node:fs';
-import { mkdtemp, readFile, rm, symlink, writeFile, mkdir, readdir } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, writeFile, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { beforeAll, describe, expect, it, onTestFinished } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { isProcessAlive } from '../../src/infra/process.js';
 import { apiErrorResult, assistantText, init, result } from '../support/fake-agents/claude-lines.js';
-import { assertBuilt, ROOT, runCli, startCli, waitFor, type CliResult } from '../support/cli.js';
-import { FAKE_BR_SCRIPT } from '../support/fake-br/fake-br-env.js';
-
-const FAKE_AGENT = join(ROOT, 'test', 'support', 'fake-runner-agent.mjs');
-
-type Action =
-  | { exit: number }
-  | { sleepMs: number }
-  | { hang: true }
-  | { stdout: string }
-  | { write: { path: string; content: string } }
-  | { grandchild: string };
-
-interface Repo {
-  dir: string;
-  store: Store;
-  env: Record<string, string>;
-  agent: string;
-  script(plan: Record<string, Action[][]>): Promise<void>;
-  calls(): Promise<{ bead: string; attempt: number; stdin: string; pid: number; cwd: string }[]>;
-  forge(args: string[]): Promise<CliResult>;
-  ralph(args: string[], timeoutMs?: number): Promise<CliResult>;
-  epic(titles: string[], extra?: (index: number) => string[]): Promise<{ epic: string; ids: string[] }>;
-  show(id: string): Promise<{ status: string; labels?: string[]; comments?: { text: string }[] }>;
-}
-
-type Store = 'embedded' | 'br';
-
-async function makeRepo(store: Store = 'embedded'): Promise<Repo> {
-  const dir = await mkdtemp(join(tmpdir(), 'forge-e2e-'));
-  onTestFinished(() => rm(dir, { recursive: true, force: true }));
-  const bin = join(dir, '.bin');
-  await mkdir(bin);
-  await symlink(FAKE_AGENT, join(bin, 'claude'));
-  if (store === 'br') await symlink(FAKE_BR_SCRIPT, join(bin, 'br'));
-  const work = join(dir, 'repo');
-  await mkdir(work);
-  const gitEnv = { GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1' };
-  await execa('git', ['init', '-q', '-b', 'main'], { cwd: work, env: gitEnv });
-  await execa(
-    'git',
-    ['-c', 'user.email=t@e.st', '-c', 'user.name=t', 'commit', '-q', '--allow-empty', '-m', 'init'],
-    {
-      cwd: work,
-      env: gitEnv,
-    },
-  );
-  const scriptPath = join(dir, 'script.json');
-  const logPath = join(dir, 'calls.jsonl');
-  await writeFile(scriptPath, '{}');
-  const env = {
-    PATH: `${bin}:${process.env.PATH ?? ''}`,
-    HOME: dir,
-    FAKE_RUNNER_SCRIPT: scriptPath,
-    FAKE_RUNNER_LOG: logPath,
-    FAKE_BR_VERSION: '0.2.19',
-    FAKE_BR_LOG: join(dir, 'br-calls.jsonl'),
-    ...gitEnv,
-    GIT_AUTHOR_NAME: 't',
-    GIT_AUTHOR_EMAIL: 't@e.st',
-    GIT_COMMITTER_NAME: 't',
-    GIT_COMMITTER_EMAIL: 't@e.st',
-  };
-  const repo: Repo = {
-    dir: work,
-    store,
-    env,
-    agent: `${process.execPath} ${FAKE_AGENT}`,
-    script: (plan) => writeFile(scriptPath, JSON.stringify(plan)),
-    async calls() {
-      const text = await readFile(logPath, 'utf8').catch(() => '');
-      return text
-        .split('\n')
-        .filter((line) => line !== '')
-        .map(
-          (line) =>
-            JSON.parse(line) as { bead: string; attempt: number; stdin: string; pid: number; cwd: string },
-        );
-    },
-    forge: (args) => runCli('forge-pack', ['--store', store, ...args], { cwd: work, env }),
-    ralph: (args, timeoutMs) =>
-      runCli('ralph-loop', ['--store', store, ...args], { cwd: work, env, timeoutMs }),
-    async epic(titles, extra) {
-      const epic = JSON.parse(
-        (await repo.forge(['beads', 'create', 'Epic', '-t', 'epic', '--json'])).stdout,
-      ) as { id: string };
-      const ids: string[] = [];
-      for (const [index, title] of titles.entries()) {
-        const created = await repo.forge([
-          'beads',
-          'create',
-          title,
-          '--parent',
-          epic.id,
-          '--json',
-          ...(extra?.(index) ?? []),
-        ]);
-        expect(created.exitCode, created.stderr).toBe(0);
-        ids.push((JSON.parse(created.stdout) as { id: string }).id);
-      }
-      return { epic: epic.id, ids };
-    },
-    async show(id) {
-      const shown = await repo.forge(['beads', 'show', id, '--json']);
-      return (JSON.parse(shown.stdout) as { status: string }[])[0]!;
-    },
-  };
-  expect((await repo.forge(['beads', 'init'])).exitCode).toBe(0);
-  return repo;
-}
+import { assertBuilt, startCli, waitFor } from '../support/cli.js';
+import { makeRepo, type Repo } from '../support/runner-repo.js';
 
 beforeAll(assertBuilt);
 

@@ -5,10 +5,13 @@
 //   the last list repeats for later attempts. Actions:
 //   {"exit": n} {"sleepMs": n} {"hang": true} {"stdout": text} {"write": {"path", "content"}}
 //   {"grandchild": "pid-file"}  a process in the same group that ignores SIGTERM and never ends
+//   {"exec": [file, ...args]}  runs a command and waits for it ("{bead}" in an argument: the bead id)
+//   {"ignoreTerm": true}  from here on SIGTERM is ignored (only SIGKILL ends the agent)
 // FAKE_RUNNER_LOG: JSONL, one line per call {bead, attempt, argv, stdin, pid, cwd}
 // The bead comes from FORGE_BEAD, which the runner sets for every agent.
-import { spawn } from 'node:child_process';
-import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { appendFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
 
 let stdin = '';
 process.stdin.setEncoding('utf8');
@@ -47,7 +50,10 @@ for (const action of actions) {
   if ('exit' in action) process.exit(action.exit);
   if ('sleepMs' in action) await sleep(action.sleepMs);
   if ('stdout' in action) process.stdout.write(`${action.stdout}\n`);
-  if ('write' in action) writeFileSync(action.write.path, action.write.content);
+  if ('write' in action) {
+    mkdirSync(dirname(action.write.path), { recursive: true });
+    writeFileSync(action.write.path, action.write.content);
+  }
   if ('grandchild' in action) {
     const child = spawn(
       process.execPath,
@@ -58,6 +64,11 @@ for (const action of actions) {
     );
     writeFileSync(action.grandchild, String(child.pid));
   }
+  if ('exec' in action) {
+    const [file, ...args] = action.exec.map((arg) => arg.replaceAll('{bead}', bead));
+    spawnSync(file, args, { stdio: 'ignore' });
+  }
+  if ('ignoreTerm' in action) process.on('SIGTERM', () => {});
   if ('hang' in action) {
     setInterval(() => {}, 1 << 30);
     await new Promise(() => {});
