@@ -181,7 +181,12 @@ export async function measureMemory(options: MemoryOptions): Promise<MemoryFigur
         executors: { resolve: (role) => builtins[role] ?? agents },
         lock: createFileLock({ path: runDir.lockPath, host: 'bench' }),
         control: runDir,
-        git: { operationInProgress: async () => undefined, commitAll: async () => undefined },
+        git: {
+          operationInProgress: async () => undefined,
+          indexLock: async () => undefined,
+          dirtyPaths: async () => new Map(),
+          commitChanges: async () => ({ leftOut: [] }),
+        },
         idle: createLoopIdleProbe({ repo: loop.repo, workspace }),
         clock: systemClock,
         emit: (event) => {

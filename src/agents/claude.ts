@@ -147,7 +147,7 @@ export interface ClaudeRunFacts {
 }
 
 type Verdict = Pick<AgentResult, 'outcome' | 'message'> &
-  Partial<Pick<AgentResult, 'resetAt' | 'retryAfterMs' | 'fatal'>>;
+  Partial<Pick<AgentResult, 'resetAt' | 'retryAfterMs' | 'fatal' | 'environment'>>;
 
 export function classifyClaudeRun(facts: ClaudeRunFacts): AgentResult {
   const { stream, child, mode } = facts;
@@ -187,6 +187,7 @@ function decide(facts: ClaudeRunFacts): Verdict {
       outcome: 'error',
       message: spawnFailureMessage('Claude Code', 'claude', child.spawnError),
       fatal: true,
+      environment: true,
     };
   }
   if (child.stoppedFor === 'auth') {

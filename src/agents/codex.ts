@@ -218,7 +218,7 @@ export interface CodexRunFacts {
 }
 
 type Verdict = Pick<AgentResult, 'outcome' | 'message'> &
-  Partial<Pick<AgentResult, 'resetAt' | 'retryAfterMs' | 'fatal'>>;
+  Partial<Pick<AgentResult, 'resetAt' | 'retryAfterMs' | 'fatal' | 'environment'>>;
 
 export function classifyCodexRun(facts: CodexRunFacts): AgentResult {
   const { stream, child, mode } = facts;
@@ -247,6 +247,7 @@ function decide(facts: CodexRunFacts): Verdict {
       outcome: 'error',
       message: spawnFailureMessage('Codex', 'codex', child.spawnError),
       fatal: true,
+      environment: true,
     };
   }
   const failure = stream.turnFailed ?? stream.lastError;

@@ -81,6 +81,7 @@ function classifyCommandRun(
       outcome: 'error',
       message: spawnFailureMessage(label, file, child.spawnError),
       fatal: true,
+      environment: true,
     };
   }
   if (child.timedOut) {

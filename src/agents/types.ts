@@ -105,6 +105,8 @@ export interface AgentResult {
   scripted: boolean;
   /** Retrying cannot help (binary missing, invalid script): stop instead of retrying the bead. */
   fatal?: boolean;
+  /** The agent could not start (its binary missing or not executable): the machine's fault, not the bead's. */
+  environment?: boolean;
   /** Present in read-only mode. */
   readOnly?: ReadOnlyReport;
 }

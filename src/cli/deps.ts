@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import type { StoreFactories } from '../beads/open-store.js';
 import { systemClock, type Clock } from '../infra/clock.js';
+import { signalGroup } from '../infra/pid.js';
 import type { TextSink } from '../infra/text-sink.js';
 import type { AgentFactory } from '../loop/agent-executor.js';
 import type { Git } from '../loop/types.js';
@@ -24,10 +25,12 @@ export interface CliDeps {
   version: string;
   pid: number;
   host: string;
-  /** Calls `handler` on SIGINT/SIGTERM with how many have arrived; returns an unsubscribe. */
+  /** Calls `handler` on SIGINT/SIGTERM/SIGHUP with how many have arrived; returns an unsubscribe. */
   onInterrupt(handler: (count: number) => void): () => void;
   /** Leaves at once (a second Ctrl-C). */
   exitNow(code: number): never;
+  /** Kills a whole process group at once (the live agent's, before leaving at once). */
+  killProcessGroup(pid: number): void;
   /** Builds agent runners from specs (tests swap in fakes). */
   agentFactory: AgentFactory;
   createRunnerGit(cwd: string): Promise<Git | undefined>;
@@ -55,6 +58,7 @@ export function createDeps(overrides: Partial<CliDeps> = {}): CliDeps {
     host: hostname(),
     onInterrupt: listenForInterrupts,
     exitNow: (code) => process.exit(code),
+    killProcessGroup: (pid) => signalGroup(pid, 'SIGKILL'),
     agentFactory: createAgentFactory(),
     createRunnerGit: async (cwd) => (await import('./runner-git.js')).createRunnerGit({ cwd, env: deps.env }),
     prepareWorktree: async (repo, epicId) =>
@@ -78,11 +82,11 @@ function listenForInterrupts(handler: (count: number) => void): () => void {
     count += 1;
     handler(count);
   };
-  process.on('SIGINT', listener);
-  process.on('SIGTERM', listener);
+  // A closed terminal (SIGHUP) stops the run like SIGTERM: the agent's group stopped, the lock released.
+  const signals = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+  for (const signal of signals) process.on(signal, listener);
   return () => {
-    process.off('SIGINT', listener);
-    process.off('SIGTERM', listener);
+    for (const signal of signals) process.off(signal, listener);
   };
 }
 

@@ -30,6 +30,16 @@ export function reportError(
     if (error.code === 'commander.help') return ExitCode.ok;
     return ExitCode.usage;
   }
+  const full = diskFull(error);
+  if (full !== undefined) {
+    say(deps, `${colors.red(`${program}:`)} ${full}; free some space, then run again.`);
+    say(
+      deps,
+      `${colors.dim('hint:')} Forge writes its files whole or not at all: the bead store and a loop's ledger are as they were before the failed write.`,
+    );
+    if (debug && error instanceof Error && error.stack !== undefined) say(deps, error.stack);
+    return ExitCode.environment;
+  }
   if (error instanceof AppError) {
     say(deps, `${colors.red(`${program}:`)} ${error.message}`);
     if (error.hint !== undefined) say(deps, `${colors.dim('hint:')} ${error.hint}`);
@@ -45,4 +55,20 @@ export function reportError(
       `${colors.dim('hint:')} run again with --debug to see the stack, and report it if it persists.`,
     );
   return ExitCode.failure;
+}
+
+/** The disk (or the quota) is full somewhere in this error or its causes: what to say, else undefined. */
+function diskFull(error: unknown): string | undefined {
+  for (let current = error, depth = 0; current instanceof Error && depth < 5; depth += 1) {
+    const { code, path } = current as NodeJS.ErrnoException;
+    if (code === 'ENOSPC' || code === 'EDQUOT') {
+      const what = code === 'ENOSPC' ? 'The disk is full' : 'The disk quota is used up';
+      return `${what} (${code}${path === undefined ? '' : ` writing ${path}`})`;
+    }
+    if (/no space left on device|disk quota exceeded/i.test(current.message)) {
+      return `The disk is full (${current.message.trim().split('\n')[0] ?? ''})`;
+    }
+    current = current.cause;
+  }
+  return undefined;
 }

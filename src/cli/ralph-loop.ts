@@ -1,7 +1,6 @@
 // `ralph-loop`: run an epic's ready beads one at a time through agents and built-in executors.
 import { Command } from 'commander';
-import { readLockFile } from '../infra/lock-file.js';
-import { isProcessAlive } from '../infra/pid.js';
+import { isLockHolderLive, readLockFile } from '../infra/lock-file.js';
 import { configureProgram, globals, openStoreFor, parseInteger, storeOption, workingDir } from './common.js';
 import type { CliDeps } from './deps.js';
 import { createResumeCommand, createStatusCommand } from './loop-commands.js';
@@ -37,6 +36,10 @@ function addRunOptions(command: Command): Command {
       parseInteger(0),
     )
     .option('--auto-commit', 'commit what a code-writing bead changed, naming the bead')
+    .option(
+      '--allow-dirty',
+      'with --auto-commit, start on a tree with changes of your own: those paths are never committed',
+    )
     .option(
       '--worktree',
       'run in the worktree .forge/worktrees/<epic> on branch ralph-loop/<epic> (reused on rerun)',
@@ -84,7 +87,10 @@ export function createRalphLoopProgram(deps: CliDeps): Command {
       let epicId = flags.epic;
       if (epicId === undefined) {
         const { opened } = await openStoreFor(deps, options);
-        epicId = (await opened.store.show(beadId)).parent ?? beadId;
+        const { showRunTarget } = await import('./run-target.js');
+        const dir = workingDir(deps, options);
+        const inGitRepo = (await deps.createRunnerGit(dir)) !== undefined;
+        epicId = (await showRunTarget(opened.store, beadId, 'bead', { dir, inGitRepo })).parent ?? beadId;
       }
       const { runLoopCommand } = await import('./run-command.js');
       await runLoopCommand(deps, options, epicId, flags, beadId);
@@ -101,13 +107,14 @@ export function createRalphLoopProgram(deps: CliDeps): Command {
       const options = globals(command);
       const runDir = await runDirFor(workingDir(deps, options), epicId);
       const holder = await readLockFile(runDir.lockPath);
-      await runDir.requestStop(`pid ${deps.pid}`);
-      const running = holder !== undefined && (holder.host !== deps.host || isProcessAlive(holder.pid));
+      // A request is for the live runner only: left for no one, it would halt the next run unasked.
+      const running = holder !== undefined && (await isLockHolderLive(runDir.lockPath, holder, deps.host));
+      if (running) await runDir.requestStop(`pid ${deps.pid}`, holder.run_id);
       if (options.json)
-        printJson(deps, { epic: epicId, stop_requested: true, running, holder: holder ?? null });
+        printJson(deps, { epic: epicId, stop_requested: running, running, holder: holder ?? null });
       else if (running)
-        say(deps, `Asked the loop of ${epicId} (pid ${holder?.pid}) to stop after its current bead.`);
-      else say(deps, `No loop is running for ${epicId}; the next run will stop before its first bead.`);
+        say(deps, `Asked the loop of ${epicId} (pid ${holder.pid}) to stop after its current bead.`);
+      else say(deps, `No runner is live for ${epicId}; nothing to stop.`);
     });
 
   program

@@ -8,7 +8,7 @@ import type { BeadStore } from '../beads/types.js';
 import { createGit } from '../infra/git.js';
 import { runProcess } from '../infra/process.js';
 import { createEventLogWriter, createNdjsonStream } from '../infra/event-log.js';
-import { AppError, ExitCode, type ExitCodeValue } from '../infra/errors.js';
+import { AppError, EnvironmentError, ExitCode, type ExitCodeValue } from '../infra/errors.js';
 import { createFileLock, type FileLock } from '../infra/lock-file.js';
 import { LockedError, runEpic } from '../loop/runner.js';
 import type { LoopConfig } from '../autoresearch/config.js';
@@ -18,8 +18,11 @@ import {
   guardAgentExecutor,
   type StateGuardContext,
 } from '../autoresearch/state-guard.js';
+import type { RunDir } from '../infra/run-dir.js';
 import type {
   BeadGuard,
+  ControlFiles,
+  EpicLock,
   Executor,
   ExecutorRegistry,
   IdleProbe,
@@ -30,6 +33,7 @@ import type {
 import type { CliDeps } from './deps.js';
 import { openStoreFor, workingDir, type GlobalOptions } from './common.js';
 import { findLoopWorkspace, runDirFor } from './epic-dirs.js';
+import { checkRunTarget } from './run-target.js';
 import { createAgentExecutors, createExecutorRegistry, type AgentExecutors } from './executors.js';
 import { useColor } from './output.js';
 import { createProgressRenderer } from './progress.js';
@@ -42,6 +46,8 @@ export interface RunFlags {
   maxAttempts?: number;
   backoff?: number;
   autoCommit?: boolean;
+  /** With --auto-commit: start on a dirty tree; the paths dirty then are never committed. */
+  allowDirty?: boolean;
   dryRun?: boolean;
   worktree?: boolean;
   /** A loop's HEAD was moved on purpose: take it as the loop's own. */
@@ -83,6 +89,7 @@ export const STOP_EXIT_CODES: Record<StopReason, ExitCodeValue> = {
   auth: ExitCode.auth,
   interrupted: ExitCode.interrupted,
   refused: ExitCode.environment,
+  environment: ExitCode.environment,
 };
 
 const HINTS: Partial<Record<StopReason, (epic: string, summary: RunSummary) => string>> = {
@@ -91,6 +98,8 @@ const HINTS: Partial<Record<StopReason, (epic: string, summary: RunSummary) => s
   stalled: (epic) => `See what blocks them: forge-pack beads show <id>; or run: ralph-loop ${epic} --dry-run`,
   failed: (epic, s) =>
     `Read the transcript (ralph-loop logs ${epic} ${s.beadId ?? ''}), fix the cause, then run again: the bead is still open.`,
+  environment: (epic) =>
+    `Nothing is wrong with the bead (left open, not labelled): fix that, then run again: ralph-loop ${epic}`,
   auth: () =>
     "Check the agent's credentials (claude: ANTHROPIC_API_KEY or `claude login`; codex: OPENAI_API_KEY or `codex login`), then run again.",
 };
@@ -171,6 +180,21 @@ async function autoresearchParts(
   };
 }
 
+/** A stop request counts for the run it names; one left for a run that has ended is dropped, said so. */
+function stopControl(runDir: RunDir, runId: string): ControlFiles {
+  return {
+    transcriptPath: (beadId) => runDir.transcriptPath(beadId),
+    clearStop: () => runDir.clearStop(),
+    stopRequested: async () => (await runDir.readStop())?.run_id === runId,
+    async dropStaleStop() {
+      const request = await runDir.readStop();
+      if (request === undefined || request.run_id === runId) return undefined;
+      await runDir.clearStop();
+      return `requested at ${request.requested_at} by ${request.by}`;
+    },
+  };
+}
+
 /** When the loop's clock started: its baseline's time in the ledger. */
 async function loopStartedAt(workspace: string, config: LoopConfig): Promise<number | undefined> {
   const { summary } = await loadLedgerSummary(join(workspace, 'research-log.jsonl'), {
@@ -193,10 +217,19 @@ export async function runLoopCommand(
     { ...options, actor: options.actor ?? 'ralph-loop' },
     epicId,
   );
+  // Check what was asked for before creating anything: a mistyped or refused run leaves no trace.
+  const repoGit = await deps.createRunnerGit(repo);
+  await checkRunTarget(opened.store, epicId, { dir: repo, inGitRepo: repoGit !== undefined, onlyBead });
+  const autoCommit = flags.autoCommit ?? config.runner.auto_commit ?? false;
+  if (autoCommit && repoGit === undefined && !flags.dryRun) {
+    throw new EnvironmentError(`--auto-commit needs a git repository, and ${repo} is not one.`, {
+      hint: 'Run it in your project (or pass -C <dir>), or drop --auto-commit (and runner.auto_commit).',
+    });
+  }
   const runDir = await runDirFor(repo, epicId);
   const runId = `${new Date(deps.clock.now()).toISOString().replace(/[:.]/g, '-')}-${randomBytes(3).toString('hex')}`;
   const cwd = flags.worktree ? await deps.prepareWorktree(repo, epicId) : repo;
-  const git = await deps.createRunnerGit(cwd);
+  const git = flags.worktree ? await deps.createRunnerGit(cwd) : repoGit;
 
   const log = flags.dryRun ? undefined : createEventLogWriter(runDir.eventLogPath(runId));
   const stream = options.json ? createNdjsonStream(deps.stdout) : undefined;
@@ -212,6 +245,18 @@ export async function runLoopCommand(
     progress.render(event);
   };
 
+  // The live agent's process group, seen through the lock updates: a second Ctrl-C kills it first.
+  let agentPid: number | undefined;
+  const fileLock = createFileLock({ path: runDir.lockPath, host: deps.host });
+  const lock: EpicLock = {
+    acquire: (holder) => fileLock.acquire(holder),
+    release: () => fileLock.release(),
+    update: (patch) => {
+      if ('agent_pid' in patch) agentPid = patch.agent_pid;
+      return fileLock.update(patch);
+    },
+  };
+
   const controller = new AbortController();
   const stopListening = deps.onInterrupt((count) => {
     if (count === 1) {
@@ -220,6 +265,8 @@ export async function runLoopCommand(
       );
       controller.abort();
     } else {
+      // Quit now, but never leave the agent working on alone.
+      if (agentPid !== undefined) deps.killProcessGroup(agentPid);
       deps.exitNow(ExitCode.interrupted);
     }
   });
@@ -263,7 +310,8 @@ export async function runLoopCommand(
         maxAttempts: flags.maxAttempts ?? config.runner.max_attempts ?? 3,
         backoffMs: (flags.backoff ?? 10) * 1000,
         maxBackoffMs: 10 * 60 * 1000,
-        autoCommit: flags.autoCommit ?? config.runner.auto_commit ?? false,
+        autoCommit,
+        allowDirty: flags.allowDirty === true,
         dryRun: flags.dryRun === true,
         signal: controller.signal,
         ...(onlyBead === undefined ? {} : { onlyBead }),
@@ -271,8 +319,8 @@ export async function runLoopCommand(
       {
         store: opened.store,
         executors,
-        lock: createFileLock({ path: runDir.lockPath, host: deps.host }),
-        control: runDir,
+        lock,
+        control: stopControl(runDir, runId),
         git,
         ...(loop === undefined ? {} : { idle: loop.idle, guard: loop.guard }),
         clock: deps.clock,
@@ -282,8 +330,8 @@ export async function runLoopCommand(
   } finally {
     stopListening();
     progress.stop();
-    await log?.flush();
     if (loop !== undefined && !flags.dryRun) await loop.treeLock.release();
+    await log?.flush();
   }
 
   const exitCode = STOP_EXIT_CODES[summary.reason];

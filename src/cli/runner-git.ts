@@ -1,38 +1,82 @@
-// The runner's git port (refuse mid-merge, mechanical commits) and the loop worktree, over infra/git.
-import { access } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+// The runner's git port (refuse mid-merge or on a locked index, commits of only what a bead changed)
+// and the loop worktree, over infra/git.
+import { access, lstat } from 'node:fs/promises';
+import { isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { readLoopsRegistry } from '../autoresearch/workspace.js';
+import { pathExists } from '../infra/atomic-file.js';
 import { EnvironmentError } from '../infra/errors.js';
 import { createGit } from '../infra/git.js';
-import type { Git } from '../loop/types.js';
+import type { DirtyPaths, Git } from '../loop/types.js';
 
-/** Forge's own state never goes into a mechanical commit. */
-const NEVER_COMMITTED = ['.forge/', '.beads/'];
+/** Forge's own state never goes into a mechanical commit (nor do the loop workspaces in loops.json). */
+const NEVER_COMMITTED = ['.forge/', '.beads/', '.autoresearch/'];
 
-/** The runner's git, or undefined when `cwd` is not inside a git work tree (then nothing is committed). */
+/** The runner's git, or undefined when `cwd` is not inside a git work tree. */
 export async function createRunnerGit(options: {
   cwd: string;
   env: NodeJS.ProcessEnv;
   exclude?: readonly string[];
 }): Promise<Git | undefined> {
   const git = createGit({ cwd: options.cwd, env: options.env });
+  let top: string;
   try {
+    top = await git.topLevel();
     await git.statusPorcelain();
   } catch {
     return undefined;
   }
-  const excluded = [...NEVER_COMMITTED, ...(options.exclude ?? [])];
+
+  // Read at each use: a loop registered while the run goes on is left out from then on.
+  async function excludedPrefixes(): Promise<string[]> {
+    const registry = await readLoopsRegistry(top).catch(() => ({}));
+    const workspaces = Object.values(registry).flatMap((entry) => {
+      const path = relative(top, resolve(top, entry.workspace));
+      return path === '' || path.startsWith('..') || isAbsolute(path)
+        ? []
+        : [`${path.split(sep).join('/')}/`];
+    });
+    return [...NEVER_COMMITTED, ...(options.exclude ?? []), ...workspaces];
+  }
+
+  async function changedPaths(): Promise<string[]> {
+    const prefixes = await excludedPrefixes();
+    const paths = (await git.statusPorcelain()).flatMap((entry) =>
+      entry.origPath === undefined ? [entry.path] : [entry.path, entry.origPath],
+    );
+    return [...new Set(paths)].filter(
+      (path) => !prefixes.some((prefix) => path === prefix.replace(/\/$/, '') || path.startsWith(prefix)),
+    );
+  }
+
+  /** Cheap and exact enough to tell whether a path was written since: kind, size, times, inode. */
+  async function fingerprint(path: string): Promise<string> {
+    const info = await lstat(join(top, path), { bigint: true }).catch(() => undefined);
+    if (info === undefined) return 'absent';
+    const kind = info.isSymbolicLink() ? 'link' : info.isDirectory() ? 'dir' : 'file';
+    return `${kind}:${info.size}:${info.mtimeNs}:${info.ctimeNs}:${info.ino}`;
+  }
+
   return {
     async operationInProgress() {
       return (await git.isMergeOrRebaseInProgress()) ? 'merge or rebase' : undefined;
     },
-    async commitAll(message) {
-      const paths = (await git.statusPorcelain())
-        .flatMap((entry) => (entry.origPath === undefined ? [entry.path] : [entry.path, entry.origPath]))
-        .filter(
-          (path) => !excluded.some((prefix) => path === prefix.replace(/\/$/, '') || path.startsWith(prefix)),
-        );
-      if (paths.length === 0) return undefined;
-      return git.commitPaths([...new Set(paths)], message);
+    async indexLock() {
+      const path = join(await git.gitDir(), 'index.lock');
+      return (await pathExists(path)) ? path : undefined;
+    },
+    async dirtyPaths() {
+      const paths = await changedPaths();
+      return new Map(await Promise.all(paths.map(async (path) => [path, await fingerprint(path)] as const)));
+    },
+    async commitChanges(message, before: DirtyPaths) {
+      const now = await changedPaths();
+      const leftOut: string[] = [];
+      for (const [path, print] of before) {
+        if (now.includes(path) && (await fingerprint(path)) !== print) leftOut.push(path);
+      }
+      const own = now.filter((path) => !before.has(path));
+      const sha = own.length === 0 ? undefined : await git.commitPaths(own, message);
+      return { ...(sha === undefined ? {} : { sha }), leftOut };
     },
   };
 }

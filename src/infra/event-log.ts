@@ -6,15 +6,34 @@ import { createInterface } from 'node:readline';
 import ndjson from 'ndjson';
 import type { TextSink } from './text-sink.js';
 
-/** Appends events in order; writes are chained so lines never interleave. */
+/**
+ * Appends events in order; writes are chained so lines never interleave. The file and its directory
+ * appear with the first event, so a run that never starts leaves none. A failed write (a full disk)
+ * ends the log and never escapes as an unhandled rejection: flush() reports it.
+ */
 export function createEventLogWriter(path: string): { write(event: object): void; flush(): Promise<void> } {
-  let chain: Promise<void> = mkdir(dirname(path), { recursive: true }).then(() => undefined);
+  let chain: Promise<void> = Promise.resolve();
+  let opened = false;
+  let failure: { error: unknown } | undefined;
   return {
     write(event) {
       const line = `${JSON.stringify(event)}\n`;
-      chain = chain.then(() => appendFile(path, line));
+      const first = !opened;
+      opened = true;
+      chain = chain
+        .then(async () => {
+          if (failure !== undefined) return;
+          if (first) await mkdir(dirname(path), { recursive: true });
+          await appendFile(path, line);
+        })
+        .catch((error: unknown) => {
+          failure ??= { error };
+        });
     },
-    flush: () => chain,
+    async flush() {
+      await chain;
+      if (failure !== undefined) throw failure.error;
+    },
   };
 }
 

@@ -3,7 +3,7 @@ import { mkdir, open, readFile, rename, rm, stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { isNotFound, writeJsonAtomic } from './atomic-file.js';
 import { EnvironmentError } from './errors.js';
-import { isProcessAlive, signalGroup } from './pid.js';
+import { isProcessAlive, processStartedAt, processStartTicks, signalGroup } from './pid.js';
 
 export interface LockRecord {
   pid: number;
@@ -11,9 +11,48 @@ export interface LockRecord {
   started_at: string;
   epic: string;
   run_id: string;
+  /** The holder's start in clock ticks since boot (Linux): a live pid with another start is someone else. */
+  pid_start?: number;
   bead?: string;
   bead_started_at?: string;
   agent_pid?: number;
+  agent_pid_start?: number;
+}
+
+/** How much later than the lock's last write a process may seem to start (/proc's boot time is in seconds). */
+const START_SLACK_MS = 2_000;
+
+/**
+ * Whether `pid` is still the process a lock recorded: alive, and not a later process that was given
+ * the same pid (after a reboot, or in a container). By the recorded start when there is one; for older
+ * locks, a process that started after the lock was last written cannot be the one it names.
+ */
+export function isRecordedProcess(
+  pid: number,
+  recordedStart: number | undefined,
+  lockWrittenAt: number | undefined,
+  isAlive: (pid: number) => boolean = isProcessAlive,
+): boolean {
+  if (!isAlive(pid)) return false;
+  if (recordedStart !== undefined) {
+    const start = processStartTicks(pid);
+    return start === undefined || start === recordedStart;
+  }
+  const startedAt = processStartedAt(pid);
+  if (startedAt === undefined || lockWrittenAt === undefined) return true;
+  return startedAt <= lockWrittenAt + START_SLACK_MS;
+}
+
+/** Whether the runner a lock file names is live: another host's is taken as live (it cannot be checked). */
+export async function isLockHolderLive(
+  path: string,
+  holder: LockRecord,
+  host: string,
+  isAlive: (pid: number) => boolean = isProcessAlive,
+): Promise<boolean> {
+  if (holder.host !== host) return true;
+  const written = (await stat(path).catch(() => undefined))?.mtimeMs;
+  return isRecordedProcess(holder.pid, holder.pid_start, written, isAlive);
 }
 
 export type LockAcquireResult = { ok: true; tookOverFrom?: LockRecord } | { ok: false; holder: LockRecord };
@@ -54,19 +93,24 @@ export function createFileLock(options: FileLockOptions): FileLock {
 
   async function tryCreate(record: LockRecord): Promise<boolean> {
     await mkdir(dirname(options.path), { recursive: true });
+    let handle;
     try {
-      const handle = await open(options.path, 'wx');
-      try {
-        await handle.writeFile(`${JSON.stringify(record, null, 2)}\n`);
-        await handle.sync();
-      } finally {
-        await handle.close();
-      }
-      return true;
+      handle = await open(options.path, 'wx');
     } catch (error) {
       if ((error as { code?: string }).code === 'EEXIST') return false;
       throw error;
     }
+    try {
+      await handle.writeFile(`${JSON.stringify(record, null, 2)}\n`);
+      await handle.sync();
+      await handle.close();
+    } catch (error) {
+      // A half-written lock (a full disk) would refuse every later run until it aged: never leave one.
+      await handle.close().catch(() => undefined);
+      await rm(options.path, { force: true });
+      throw error;
+    }
+    return true;
   }
 
   async function isStale(holder: LockRecord | undefined): Promise<boolean> {
@@ -74,11 +118,18 @@ export function createFileLock(options: FileLockOptions): FileLock {
       const info = await stat(options.path).catch(() => undefined);
       return info === undefined || now() - info.mtimeMs > (options.unreadableGraceMs ?? 10_000);
     }
-    return holder.host === options.host && !isAlive(holder.pid);
+    return !(await isLockHolderLive(options.path, holder, options.host, isAlive));
+  }
+
+  /** The start of `pid` joins it in the record, so a later process given the same pid is told apart. */
+  function withStart(pid: number | undefined): number | undefined {
+    return pid === undefined ? undefined : processStartTicks(pid);
   }
 
   return {
-    async acquire(record) {
+    async acquire(given) {
+      const start = withStart(given.pid);
+      const record = start === undefined ? given : { ...given, pid_start: start };
       for (let round = 0; round < 3; round += 1) {
         if (await tryCreate(record)) {
           held = record;
@@ -103,9 +154,16 @@ export function createFileLock(options: FileLockOptions): FileLock {
           await rename(aside, options.path).catch(() => undefined);
           continue;
         }
+        const written = (await stat(aside).catch(() => undefined))?.mtimeMs;
         await rm(aside, { force: true });
-        if (holder?.agent_pid !== undefined && holder.host === options.host && isAlive(holder.agent_pid)) {
-          killGroup(holder.agent_pid);
+        const agent = holder?.agent_pid;
+        // The agent it left is stopped, unless its pid now belongs to another process.
+        if (
+          agent !== undefined &&
+          holder?.host === options.host &&
+          isRecordedProcess(agent, holder.agent_pid_start, written, isAlive)
+        ) {
+          killGroup(agent);
         }
         if (await tryCreate(record)) {
           held = record;
@@ -122,8 +180,9 @@ export function createFileLock(options: FileLockOptions): FileLock {
       );
     },
 
-    async update(patch) {
+    async update(given) {
       if (held === undefined) return;
+      const patch = 'agent_pid' in given ? { ...given, agent_pid_start: withStart(given.agent_pid) } : given;
       const record = { ...held, ...patch };
       held = record;
       writes = writes.then(() => writeJsonAtomic(options.path, record));

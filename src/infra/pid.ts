@@ -1,4 +1,6 @@
-// Process liveness and group signals, without pulling in the process runner (kept light for `status`).
+// Process liveness, start times and group signals, without pulling in the process runner (kept light
+// for `status`).
+import { readFileSync } from 'node:fs';
 
 /** True when a process with this pid exists (on this host). */
 export function isProcessAlive(pid: number): boolean {
@@ -16,5 +18,36 @@ export function signalGroup(pid: number, signal: NodeJS.Signals): void {
     process.kill(-pid, signal);
   } catch {
     // ESRCH: the group has exited.
+  }
+}
+
+/**
+ * When a process started, in clock ticks since boot (Linux `/proc/<pid>/stat`, field 22): with the pid,
+ * it names one process for good, since a pid is reused only by a process that starts later.
+ * Undefined where /proc cannot tell (another OS, the process gone).
+ */
+export function processStartTicks(pid: number): number | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // The command name (field 2) may hold spaces and parentheses: count fields after its last ')'.
+    const ticks = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19]);
+    return Number.isInteger(ticks) ? ticks : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Clock ticks per second in /proc (USER_HZ, 100 on Linux whatever the kernel's own HZ). */
+const USER_HZ = 100;
+
+/** When a process started, in epoch ms (Linux only; precise to about a second). */
+export function processStartedAt(pid: number): number | undefined {
+  const ticks = processStartTicks(pid);
+  if (ticks === undefined) return undefined;
+  try {
+    const btime = /^btime (\d+)$/m.exec(readFileSync('/proc/stat', 'utf8'))?.[1];
+    return btime === undefined ? undefined : Number(btime) * 1000 + (ticks * 1000) / USER_HZ;
+  } catch {
+    return undefined;
   }
 }

@@ -1,7 +1,14 @@
 // The files a run keeps beside the repo: lock, stop request, event logs and transcripts.
 import { access, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { writeFileAtomic } from './atomic-file.js';
+import { readFileIfExists, writeFileAtomic } from './atomic-file.js';
+
+/** A `ralph-loop stop` request: for the run named by `run_id` (older requests name none). */
+export interface StopRequest {
+  requested_at: string;
+  by: string;
+  run_id?: string;
+}
 
 export interface RunDir {
   root: string;
@@ -12,7 +19,9 @@ export interface RunDir {
   eventLogPath(runId: string): string;
   transcriptPath(beadId: string): string;
   stopRequested(): Promise<boolean>;
-  requestStop(by: string): Promise<void>;
+  /** The pending stop request, if any (an unreadable one is still a request, for no run). */
+  readStop(): Promise<StopRequest | undefined>;
+  requestStop(by: string, runId?: string): Promise<void>;
   clearStop(): Promise<void>;
 }
 
@@ -33,8 +42,25 @@ export function createRunDir(root: string): RunDir {
         () => true,
         () => false,
       ),
-    requestStop: (by) =>
-      writeFileAtomic(stopPath, `${JSON.stringify({ requested_at: new Date().toISOString(), by })}\n`),
+    readStop: async () => {
+      const text = await readFileIfExists(stopPath);
+      if (text === undefined) return undefined;
+      try {
+        const value = JSON.parse(text) as Partial<StopRequest>;
+        return {
+          requested_at: String(value.requested_at ?? 'an unknown time'),
+          by: String(value.by ?? 'someone'),
+          ...(typeof value.run_id === 'string' ? { run_id: value.run_id } : {}),
+        };
+      } catch {
+        return { requested_at: 'an unknown time', by: 'someone' };
+      }
+    },
+    requestStop: (by, runId) =>
+      writeFileAtomic(
+        stopPath,
+        `${JSON.stringify({ requested_at: new Date().toISOString(), by, ...(runId === undefined ? {} : { run_id: runId }) })}\n`,
+      ),
     clearStop: () => rm(stopPath, { force: true }),
   };
 }

@@ -101,5 +101,6 @@ export function toExecutionResult(result: AgentResult): ExecutionResult {
     ...(result.costUsd === undefined ? {} : { costUsd: result.costUsd }),
     ...(result.resetAt === undefined ? {} : { resetAt: result.resetAt }),
     ...(result.fatal === true ? { fatal: true } : {}),
+    ...(result.environment === true ? { environment: true } : {}),
   };
 }

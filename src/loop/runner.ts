@@ -4,6 +4,7 @@ import { AppError, EnvironmentError, ExitCode } from '../infra/errors.js';
 import { explainIdleEpic, planRun } from './idle.js';
 import { agentSpecFor, backoffDelay, FAILED_LABEL, pickNextBead, roleOf } from './select.js';
 import type {
+  DirtyPaths,
   ExecutionResult,
   LoopEvent,
   RunnerDeps,
@@ -53,19 +54,13 @@ class Runner {
 
   async run(): Promise<RunSummary> {
     const { o, d } = this;
-    this.emit({ type: 'run_started', run_id: o.runId, epic: o.epicId, pid: o.pid, dry_run: o.dryRun });
-    if (o.dryRun) return this.finish('dry_run', await this.describePlan());
-
-    const operation = await d.git?.operationInProgress();
-    if (operation !== undefined) {
-      throw new EnvironmentError(
-        `A git ${operation} is in progress in ${o.cwd}; ralph-loop will not start on it.`,
-        {
-          hint: `Finish or abort the ${operation} (git ${operation} --continue / --abort), then run again.`,
-        },
-      );
+    if (o.dryRun) {
+      this.emit({ type: 'run_started', run_id: o.runId, epic: o.epicId, pid: o.pid, dry_run: true });
+      return this.finish('dry_run', await this.describePlan());
     }
 
+    // A refused run writes nothing: no event log (so `ralph-loop logs` keeps the last real run), no claim.
+    await this.preflight();
     const acquired = await d.lock.acquire({
       pid: o.pid,
       host: o.host,
@@ -80,6 +75,7 @@ class Runner {
         `Wait for it, or stop it with: ralph-loop stop ${o.epicId}`,
       );
     }
+    this.emit({ type: 'run_started', run_id: o.runId, epic: o.epicId, pid: o.pid, dry_run: false });
     if (acquired.tookOverFrom !== undefined) {
       const h = acquired.tookOverFrom;
       this.warn(
@@ -88,14 +84,55 @@ class Runner {
     }
 
     try {
+      const dropped = await d.control.dropStaleStop?.();
+      if (dropped !== undefined) {
+        this.warn(
+          `Dropped a stop request left for a run that has ended (${dropped}); ralph-loop stop applies to a live runner only.`,
+        );
+      }
       await d.guard?.start();
       await this.recover();
       return await this.loop();
     } finally {
+      // A stop request this run did not get to was meant for it alone: it must not halt the next run.
+      await d.control.clearStop().catch(() => undefined);
       await d.lock.release();
       await d.store
         .flush()
         .catch((error: unknown) => this.warn(`Could not flush the bead store: ${String(error)}`));
+    }
+  }
+
+  /** Refuses, before anything is claimed or written, a tree no bead could be committed in. */
+  private async preflight(): Promise<void> {
+    const { o, d } = this;
+    if (d.git === undefined) return;
+    const operation = await d.git.operationInProgress();
+    if (operation !== undefined) {
+      throw new EnvironmentError(
+        `A git ${operation} is in progress in ${o.cwd}; ralph-loop will not start on it.`,
+        {
+          hint: `Finish or abort the ${operation} (git ${operation} --continue / --abort), then run again.`,
+        },
+      );
+    }
+    const indexLock = await d.git.indexLock();
+    if (indexLock !== undefined) {
+      throw new EnvironmentError(
+        `Git's index is locked (${indexLock} exists): another git command is running, or one was killed and left it behind, and no commit can be made until it is gone.`,
+        { hint: `If no git command is running, delete ${indexLock}, then run again.` },
+      );
+    }
+    if (o.autoCommit && o.allowDirty !== true) {
+      const dirty = [...(await d.git.dirtyPaths()).keys()];
+      if (dirty.length > 0) {
+        throw new EnvironmentError(
+          `--auto-commit will not start on a dirty tree: ${namePaths(dirty)} ${dirty.length === 1 ? 'has' : 'have'} uncommitted changes of your own, which Forge never commits.`,
+          {
+            hint: 'Commit or stash them first, or run with --allow-dirty: those paths are then left out of every bead commit.',
+          },
+        );
+      }
     }
   }
 
@@ -148,8 +185,25 @@ class Runner {
         this.warn(outcome.message, bead.id);
       }
       if (outcome.kind === 'stop') return this.finish(outcome.reason, outcome.message, bead.id);
-      if (o.onlyBead !== undefined) return this.finish('done', `Bead ${bead.id} ran.`, bead.id);
+      if (o.onlyBead !== undefined) {
+        const epicNote = outcome.kind === 'closed' ? await this.closeEpicIfDone(bead) : '';
+        return this.finish(
+          'done',
+          [`Bead ${bead.id} ran.`, epicNote].filter((s) => s !== '').join(' '),
+          bead.id,
+        );
+      }
     }
+  }
+
+  /** After `once`: the last open child closed closes its epic, by the same rule as a full run. */
+  private async closeEpicIfDone(bead: Bead): Promise<string> {
+    const { o, d } = this;
+    if (o.epicId === bead.id) return '';
+    const children = await d.store.children(o.epicId, { recursive: true });
+    const open = children.filter((child) => child.status !== 'closed' && child.issue_type !== 'epic');
+    if (children.length === 0 || open.length > 0) return '';
+    return (await explainIdleEpic(d, o.epicId)).message;
   }
 
   private async nextBead(): Promise<Bead | undefined> {
@@ -184,6 +238,9 @@ class Runner {
     const fromLabel = chosen.fromLabel;
     const maxAttempts = executor.maxAttempts ?? o.maxAttempts;
     const beadStarted = d.clock.now();
+    // What was dirty before the bead's first attempt is the user's: its commit never holds it.
+    const dirtyBefore =
+      o.autoCommit && executor.writesCode && d.git !== undefined ? await d.git.dirtyPaths() : undefined;
     let failures = 0;
     let overloads = 0;
     let rateLimitWaits = 0;
@@ -221,7 +278,12 @@ class Runner {
           timeoutMs: Math.max(1, Math.min(o.beadTimeoutMs, wallLeft)),
           transcriptPath,
           onActivity: (message) => this.emit({ type: 'activity', epic: o.epicId, bead: bead.id, message }),
-          onSpawn: (pid) => void d.lock.update({ agent_pid: pid }),
+          onSpawn: (pid) =>
+            void d.lock
+              .update({ agent_pid: pid })
+              .catch((error: unknown) =>
+                this.warn(`Could not record the agent's pid in the lock: ${String(error)}`, bead.id),
+              ),
         })
         .catch((error: unknown): ExecutionResult => ({
           outcome: 'error',
@@ -262,7 +324,7 @@ class Runner {
 
       switch (result.outcome) {
         case 'ok':
-          return this.closeBead(bead, executor.writesCode, result, attempt, beadStarted, spent);
+          return this.closeBead(bead, dirtyBefore, result, attempt, beadStarted, spent);
         case 'auth':
           await this.leaveOpen(bead, attempt, result, 'authentication failed');
           return {
@@ -294,23 +356,24 @@ class Runner {
               };
         case 'rate_limited': {
           rateLimitWaits += 1;
-          attempt -= 1;
-          const stop = await this.waitOut(bead, result, rateLimitWaits, MAX_RATE_LIMIT_WAITS, 'rate limited');
+          const wait = {
+            attempt,
+            count: rateLimitWaits,
+            maxCount: MAX_RATE_LIMIT_WAITS,
+            why: 'rate limited',
+          };
+          const stop = await this.waitOut(bead, result, wait);
           if (stop !== undefined) return { ...stop, costUsd: spent };
+          attempt -= 1; // a wait spends no attempt
           continue;
         }
         case 'overloaded':
           overloads += 1;
           if (overloads <= MAX_OVERLOAD_WAITS) {
-            attempt -= 1;
-            const stop = await this.waitOut(
-              bead,
-              { ...result, resetAt: undefined },
-              overloads,
-              Infinity,
-              'overloaded',
-            );
+            const wait = { attempt, count: overloads, maxCount: Infinity, why: 'overloaded' };
+            const stop = await this.waitOut(bead, { ...result, resetAt: undefined }, wait);
             if (stop !== undefined) return { ...stop, costUsd: spent };
+            attempt -= 1;
             continue;
           }
           break;
@@ -326,6 +389,11 @@ class Runner {
           }
           break;
         case 'error':
+          if (result.environment === true) {
+            // Nothing is wrong with the bead: no label, no retry; the run stops until the machine is fixed.
+            await this.leaveOpen(bead, attempt, result, 'the environment lacks what it needs');
+            return { kind: 'stop', reason: 'environment', message: result.message, costUsd: spent };
+          }
           break;
       }
 
@@ -334,7 +402,10 @@ class Runner {
       if (failures >= maxAttempts) {
         await d.store.addLabel(bead.id, FAILED_LABEL);
         await d.store.reopen(bead.id);
-        const message = `Bead ${bead.id} failed ${failures} time(s); last: ${result.message}`;
+        const message =
+          result.fatal === true
+            ? `Bead ${bead.id} failed on attempt ${attempt}, and retrying cannot help: ${result.message}`
+            : `Bead ${bead.id} failed ${failures} time(s); last: ${result.message}`;
         this.emit({
           type: 'bead_failed',
           epic: o.epicId,
@@ -353,7 +424,7 @@ class Runner {
 
   private async closeBead(
     bead: Bead,
-    writesCode: boolean,
+    dirtyBefore: DirtyPaths | undefined,
     result: ExecutionResult,
     attempt: number,
     beadStarted: number,
@@ -361,18 +432,33 @@ class Runner {
   ): Promise<BeadOutcome> {
     const { o, d } = this;
     let commit: string | undefined;
-    if (o.autoCommit && writesCode && d.git !== undefined) {
-      commit = await d.git.commitAll(`ralph-loop: ${bead.id} ${bead.title}`);
+    if (dirtyBefore !== undefined && d.git !== undefined) {
+      const made = await d.git.commitChanges(`ralph-loop: ${bead.id} ${bead.title}`, dirtyBefore);
+      commit = made.sha;
+      if (made.leftOut.length > 0) {
+        this.warn(
+          `${namePaths(made.leftOut)} had uncommitted changes of yours before ${bead.id} started and the bead changed ${made.leftOut.length === 1 ? 'it' : 'them'} too: not committed; review and commit ${made.leftOut.length === 1 ? 'it' : 'them'} yourself.`,
+          bead.id,
+        );
+      }
     }
     const reason =
       result.closeReason ??
       `Done by ralph-loop (${result.agent ?? 'executor'}, attempt ${attempt}${spent > 0 ? `, $${spent.toFixed(4)}` : ''}).`;
     const closed = await d.store.close(bead.id, reason);
     if (!closed.ok) {
-      throw new AppError(`Bead ${bead.id} ran but the store did not close it: ${closed.reason}`, {
-        exitCode: ExitCode.environment,
-        hint: `Check the bead (forge-pack beads show ${bead.id}) and close it by hand if its work is done.`,
-      });
+      // The agent may close its own bead (br close, forge-pack beads close) while it works: it is done.
+      const now = await d.store.show(bead.id).catch(() => undefined);
+      if (now?.status !== 'closed') {
+        throw new AppError(`Bead ${bead.id} ran but the store did not close it: ${closed.reason}`, {
+          exitCode: ExitCode.environment,
+          hint: `Check the bead (forge-pack beads show ${bead.id}) and close it by hand if its work is done.`,
+        });
+      }
+      this.warn(
+        `${bead.id} was already closed (by its agent, or by hand while it ran); recorded as done.`,
+        bead.id,
+      );
     }
     if (bead.labels.includes(FAILED_LABEL)) await d.store.removeLabel(bead.id, FAILED_LABEL);
     this.emit({
@@ -386,16 +472,17 @@ class Runner {
     return { kind: 'closed', costUsd: spent };
   }
 
-  /** Waits for a rate limit's reset (or backs off when the reset is unknown), within the wall clock. */
+  /**
+   * Waits for a rate limit's reset (or backs off when the reset is unknown), within the wall clock.
+   * `count` is the waits so far; comments name the bead's true `attempt`.
+   */
   private async waitOut(
     bead: Bead,
     result: ExecutionResult,
-    count: number,
-    maxCount: number,
-    why: string,
+    { attempt, count, maxCount, why }: { attempt: number; count: number; maxCount: number; why: string },
   ): Promise<Omit<Extract<BeadOutcome, { kind: 'stop' }>, 'costUsd'> | undefined> {
     if (count > maxCount) {
-      await this.leaveOpen(bead, count, result, `${why} ${count} times in a row`);
+      await this.leaveOpen(bead, attempt, result, `${why} ${count} times in a row`);
       return {
         kind: 'stop',
         reason: 'failed',
@@ -407,7 +494,7 @@ class Runner {
       result.resetAt !== undefined && result.resetAt > now
         ? result.resetAt - now + RESET_MARGIN_MS
         : backoffDelay(count, this.o.backoffMs, this.o.maxBackoffMs);
-    return this.sleepOrStop(bead, delay, why, count, result);
+    return this.sleepOrStop(bead, delay, why, attempt, result);
   }
 
   private async sleepOrStop(
@@ -497,3 +584,9 @@ class Runner {
 }
 
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
+
+/** A few paths by name, the rest counted: messages stay one readable line. */
+function namePaths(paths: readonly string[], limit = 5): string {
+  const named = paths.slice(0, limit).join(', ');
+  return paths.length > limit ? `${named} and ${paths.length - limit} more` : named;
+}

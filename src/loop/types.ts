@@ -37,6 +37,11 @@ export interface ExecutionResult {
   writeAttempts?: string[];
   /** Retrying cannot help (agent binary missing, unknown agent label): fail the bead now. */
   fatal?: boolean;
+  /**
+   * The machine lacks what the work needs (the agent's binary): nothing is wrong with the bead, so the
+   * run stops as an environment error and the bead is left open, unlabelled.
+   */
+  environment?: boolean;
   /** Files the agent changed that were not its to change; the runner put them back. */
   tampered?: string[];
 }
@@ -99,6 +104,11 @@ export interface ControlFiles {
   /** True when `ralph-loop stop <epic>` asked this run to end after the current bead. */
   stopRequested(): Promise<boolean>;
   clearStop(): Promise<void>;
+  /**
+   * Removes a stop request left for a run that has ended (one no live runner took), so it never
+   * halts this run; returns what was dropped, to say so.
+   */
+  dropStaleStop?(): Promise<string | undefined>;
   transcriptPath(beadId: string): string;
 }
 
@@ -128,11 +138,25 @@ export interface IdleProbe {
   explain(epicId: string): Promise<{ reason: 'terminal' | 'needs_human'; detail: string } | undefined>;
 }
 
+/** Paths changed or untracked in the working tree, each with a fingerprint of what is there now. */
+export type DirtyPaths = ReadonlyMap<string, string>;
+
+export interface CommitOutcome {
+  /** The new commit, or undefined when the bead changed nothing committable. */
+  sha?: string;
+  /** Paths dirty before the bead started that it changed too: the user's, so left uncommitted. */
+  leftOut: string[];
+}
+
 export interface Git {
   /** 'merge' | 'rebase' | 'cherry-pick' … when one is in progress, else undefined. */
   operationInProgress(): Promise<string | undefined>;
-  /** Commits every change in the tree; returns the new sha, or undefined when nothing changed. */
-  commitAll(message: string): Promise<string | undefined>;
+  /** Git's index lock file when it exists (a git command running, or one that died): no commit can succeed. */
+  indexLock(): Promise<string | undefined>;
+  /** What is changed or untracked now, Forge's own files (.forge/, .beads/, loop workspaces) left out. */
+  dirtyPaths(): Promise<DirtyPaths>;
+  /** Commits what changed since `before` was taken, never a path in `before`, nor Forge's own files. */
+  commitChanges(message: string, before: DirtyPaths): Promise<CommitOutcome>;
 }
 
 export type StopReason =
@@ -147,6 +171,8 @@ export type StopReason =
   | 'auth'
   | 'interrupted'
   | 'refused'
+  /** The machine lacks what a bead needs (an agent binary); the bead is left open. */
+  | 'environment'
   | 'dry_run';
 
 export interface RunSummary {
@@ -255,6 +281,8 @@ export interface RunnerOptions {
   /** Cap of any single backoff or unknown-reset wait. */
   maxBackoffMs: number;
   autoCommit: boolean;
+  /** With autoCommit: start on a dirty tree, and leave the paths dirty then out of every commit. */
+  allowDirty?: boolean;
   dryRun: boolean;
   /** Run exactly this bead (ralph-loop once). */
   onlyBead?: string;

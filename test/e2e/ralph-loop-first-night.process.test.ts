@@ -1,0 +1,342 @@
+// A new user's first night, as they ran it: the built CLI on temp repos. Commits hold only what a bead
+// changed; exits and messages say what happened; faults (a self-closed bead, a locked index, a full disk,
+// a closed terminal, a reused pid, a stale stop) end cleanly; `once` closes a finished epic.
+import { execa } from 'execa';
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, readdir, rm, utimes, writeFile } from 'node:fs/promises';
+import { hostname, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it, onTestFinished } from 'vitest';
+import { isProcessAlive, processStartTicks } from '../../src/infra/pid.js';
+import { assertBuilt, BIN, runCli, startCli, waitFor } from '../support/cli.js';
+import { makeRepo, type Repo } from '../support/runner-repo.js';
+
+beforeAll(assertBuilt);
+
+const git = (repo: Repo, ...args: string[]) =>
+  execa('git', args, { cwd: repo.dir, env: repo.env }).then((r) => r.stdout);
+
+/** A process that has nothing to do with Forge, killed when the test ends. */
+function unrelatedProcess(): number {
+  const child = execa(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { reject: false });
+  onTestFinished(() => void child.kill('SIGKILL'));
+  return child.pid!;
+}
+
+/** Kills whatever is left of an agent when the test ends, whatever the test saw. */
+function reap(pid: number): void {
+  onTestFinished(() => {
+    try {
+      process.kill(-pid, 'SIGKILL');
+    } catch {
+      // already gone
+    }
+  });
+}
+
+describe('--auto-commit commits only what the bead changed', () => {
+  it('never commits a registered loop workspace, .forge/ or .beads/, even when the bead writes there', async () => {
+    const repo = await makeRepo();
+    const { epic, ids } = await repo.epic(['write']);
+    await mkdir(join(repo.dir, '.forge'), { recursive: true });
+    await writeFile(
+      join(repo.dir, '.forge', 'loops.json'),
+      JSON.stringify({ 'bd-other': { workspace: '.autoresearch-parser' } }),
+    );
+    await repo.script({
+      [ids[0]!]: [
+        [
+          { write: { path: 'feature.txt', content: 'new\n' } },
+          { write: { path: '.autoresearch-parser/research-log.jsonl', content: '{}\n' } },
+        ],
+      ],
+    });
+    const run = await repo.ralph([epic, '--agent', repo.agent, '--auto-commit']);
+    expect(run.exitCode, run.stderr).toBe(0);
+    expect((await git(repo, 'show', '--name-only', '--format=', 'HEAD')).split('\n')).toEqual([
+      'feature.txt',
+    ]);
+  });
+
+  it('refuses to start on a dirty tree, naming the paths and --allow-dirty, and creates nothing', async () => {
+    const repo = await makeRepo();
+    const { epic, ids } = await repo.epic(['write']);
+    await writeFile(join(repo.dir, 'notes.txt'), 'my notes\n');
+    const run = await repo.ralph([epic, '--agent', repo.agent, '--auto-commit']);
+    expect(run.exitCode).toBe(3);
+    expect(run.stderr).toContain('notes.txt');
+    expect(run.stderr).toContain('--allow-dirty');
+    expect(await repo.calls()).toEqual([]);
+    expect((await repo.show(ids[0]!)).status).toBe('open');
+    expect(await git(repo, 'log', '--format=%s')).toBe('init');
+    // A refused run is not a run: nothing under .forge/epics, so `logs` still shows the last real one.
+    expect(existsSync(join(repo.dir, '.forge', 'epics'))).toBe(false);
+  });
+
+  it("with --allow-dirty, leaves the user's edits and untracked files out, and says which the bead changed too", async () => {
+    const repo = await makeRepo();
+    await writeFile(join(repo.dir, 'user.txt'), 'v1\n');
+    await git(repo, 'add', 'user.txt');
+    await git(repo, 'commit', '-q', '-m', 'user file');
+    const { epic, ids } = await repo.epic(['write']);
+    await writeFile(join(repo.dir, 'user.txt'), 'v2, my uncommitted edit\n');
+    await writeFile(join(repo.dir, 'notes.txt'), 'my notes\n');
+    await repo.script({
+      [ids[0]!]: [
+        [
+          { write: { path: 'feature.txt', content: 'new\n' } },
+          { write: { path: 'notes.txt', content: 'my notes, and the agent’s\n' } },
+        ],
+      ],
+    });
+    const run = await repo.ralph([epic, '--agent', repo.agent, '--auto-commit', '--allow-dirty']);
+    expect(run.exitCode, run.stderr).toBe(0);
+    expect(await git(repo, 'log', '-1', '--format=%s')).toBe(`ralph-loop: ${ids[0]} write`);
+    expect((await git(repo, 'show', '--name-only', '--format=', 'HEAD')).split('\n')).toEqual([
+      'feature.txt',
+    ]);
+    expect(run.stderr).toMatch(/notes\.txt[^\n]*not committed/);
+    expect(run.stderr).not.toMatch(/user\.txt[^\n]*not committed/);
+    const status = await git(
+      repo,
+      'status',
+      '--porcelain',
+      '--untracked-files=all',
+      '--',
+      'user.txt',
+      'notes.txt',
+    );
+    expect(status.split('\n').sort()).toEqual([' M user.txt', '?? notes.txt']);
+  });
+
+  it('refuses outside a git repository (exit 3) instead of silently committing nothing', async () => {
+    const repo = await makeRepo('embedded', { git: false });
+    const { epic } = await repo.epic(['write']);
+    const run = await repo.ralph([epic, '--agent', repo.agent, '--auto-commit']);
+    expect(run.exitCode).toBe(3);
+    expect(run.stderr).toMatch(/not a git repository|is not one/);
+    expect(await repo.calls()).toEqual([]);
+  });
+});
+
+describe('exit codes and messages that say what happened', () => {
+  it('a missing agent binary is an environment error: exit 3, no ralph:failed, the attempt count true', async () => {
+    const repo = await makeRepo();
+    const { epic, ids } = await repo.epic(['a', 'b']);
+    const run = await repo.ralph([epic, '--agent', 'no-such-agent-cli', '--backoff', '0']);
+    expect(run.exitCode).toBe(3);
+    expect(run.stderr).toContain('no-such-agent-cli');
+    expect(run.stderr).not.toMatch(/\d time\(s\)/);
+    const bead = await repo.show(ids[0]!);
+    expect(bead.status).toBe('open');
+    expect(bead.labels ?? []).not.toContain('ralph:failed');
+    expect(
+      bead.comments?.filter((c) => /attempt \d/.test(c.text)).map((c) => /attempt (\d)/.exec(c.text)?.[1]),
+    ).toEqual(['1']);
+  });
+
+  it('a mistyped epic is a usage error that names the closest epic, and leaves nothing behind', async () => {
+    const repo = await makeRepo();
+    const { epic } = await repo.epic(['a']);
+    const typo = `${epic.slice(0, -1)}${epic.endsWith('z') ? 'y' : 'z'}`;
+    const run = await repo.ralph([typo, '--agent', repo.agent]);
+    expect(run.exitCode).toBe(2);
+    expect(run.stderr).toContain(`did you mean ${epic}`);
+    expect(existsSync(join(repo.dir, '.forge', 'epics'))).toBe(false);
+    const logs = await repo.ralph(['logs', typo]);
+    expect(logs.exitCode).not.toBe(0);
+  });
+
+  it('a bead given as the epic says it is a bead, names its epic and suggests once', async () => {
+    const repo = await makeRepo();
+    const { epic, ids } = await repo.epic(['a']);
+    const run = await repo.ralph([ids[0]!, '--agent', repo.agent]);
+    expect(run.exitCode).toBe(2);
+    expect(run.stderr).toContain(`${ids[0]} is a bead of epic ${epic}`);
+    expect(run.stderr).toContain(`ralph-loop once ${ids[0]}`);
+    expect(await repo.calls()).toEqual([]);
+  });
+
+  it('outside a git repository with no store, says it is not a git repository', async () => {
+    const dir = await makeRepo('embedded', { git: false }).then((repo) => join(repo.dir, '..', 'elsewhere'));
+    await mkdir(dir);
+    const run = await runCli('ralph-loop', ['bd-abc'], {
+      cwd: dir,
+      env: { GIT_CEILING_DIRECTORIES: join(dir, '..'), PATH: process.env.PATH },
+    });
+    expect(run.exitCode).toBe(3);
+    expect(run.stderr).toContain('is not a git repository');
+  });
+});
+
+describe('faults end cleanly', () => {
+  it('accepts a bead the agent closed itself through forge-pack beads close', async () => {
+    const repo = await makeRepo();
+    const { epic, ids } = await repo.epic(['closes itself', 'next']);
+    await repo.script({
+      [ids[0]!]: [
+        [{ exec: [process.execPath, BIN['forge-pack'], '--store', 'embedded', 'beads', 'close', '{bead}'] }],
+      ],
+    });
+    const run = await repo.ralph([epic, '--agent', repo.agent]);
+    expect(run.exitCode, run.stderr).toBe(0);
+    expect(run.stderr).toContain('already closed');
+    for (const id of [epic, ...ids]) expect((await repo.show(id)).status).toBe('closed');
+  });
+
+  it('refuses a stale .git/index.lock before any agent runs, naming the file', async () => {
+    const repo = await makeRepo();
+    const { epic, ids } = await repo.epic(['a']);
+    await writeFile(join(repo.dir, '.git', 'index.lock'), '');
+    const run = await repo.ralph([epic, '--agent', repo.agent]);
+    expect(run.exitCode).toBe(3);
+    expect(run.stderr).toContain(join(repo.dir, '.git', 'index.lock'));
+    expect(await repo.calls()).toEqual([]);
+    expect((await repo.show(ids[0]!)).status).toBe('open');
+  });
+
+  it('on SIGHUP (the terminal closed) stops the agent, leaves the bead open, releases the lock, exits 130', async () => {
+    const repo = await makeRepo();
+    const { epic, ids } = await repo.epic(['long']);
+    await repo.script({ '*': [[{ hang: true }]] });
+    const run = startCli('ralph-loop', ['--store', 'embedded', epic, '--agent', repo.agent], {
+      cwd: repo.dir,
+      env: repo.env,
+    });
+    const agent = await waitFor(async () => (await repo.calls())[0]?.pid, 60_000, 'agent started');
+    reap(agent);
+    run.kill('SIGHUP');
+    expect((await run).exitCode).toBe(130);
+    expect((await repo.show(ids[0]!)).status).toBe('open');
+    await waitFor(async () => (!isProcessAlive(agent) ? true : undefined), 10_000, 'agent gone');
+    expect(await readdir(join(repo.dir, '.forge', 'epics', epic))).not.toContain('ralph-loop.lock');
+  });
+
+  it('a second Ctrl-C quits at once, and kills the agent group first, even an agent that ignores SIGTERM', async () => {
+    const repo = await makeRepo();
+    const { epic } = await repo.epic(['stubborn']);
+    await repo.script({ '*': [[{ ignoreTerm: true }, { hang: true }]] });
+    const run = startCli('ralph-loop', ['--store', 'embedded', epic, '--agent', repo.agent], {
+      cwd: repo.dir,
+      env: repo.env,
+    });
+    const agent = await waitFor(async () => (await repo.calls())[0]?.pid, 60_000, 'agent started');
+    reap(agent);
+    await new Promise((resolve) => setTimeout(resolve, 300)); // the agent's SIGTERM handler is in place
+    run.kill('SIGINT');
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    run.kill('SIGINT');
+    expect((await run).exitCode).toBe(130);
+    await waitFor(async () => (!isProcessAlive(agent) ? true : undefined), 5_000, 'agent gone');
+  });
+
+  it('takes over a lock whose pid now belongs to an unrelated process, and leaves that process alone', async () => {
+    const repo = await makeRepo();
+    const { epic, ids } = await repo.epic(['a']);
+    const stranger = unrelatedProcess();
+    await waitFor(async () => processStartTicks(stranger), 5_000, 'stranger started');
+    const lockPath = join(repo.dir, '.forge', 'epics', epic, 'ralph-loop.lock');
+    await mkdir(join(lockPath, '..'), { recursive: true });
+    const earlier = new Date(Date.now() - 3_600_000);
+    await writeFile(
+      lockPath,
+      JSON.stringify({
+        pid: stranger,
+        host: hostname(),
+        started_at: earlier.toISOString(),
+        epic,
+        run_id: 'before-the-reboot',
+        // The runner that wrote it started at another time than the process holding its pid now.
+        pid_start: (processStartTicks(stranger) ?? 0) - 1,
+        agent_pid: stranger,
+        agent_pid_start: (processStartTicks(stranger) ?? 0) - 1,
+      }),
+    );
+    await utimes(lockPath, earlier, earlier);
+    const run = await repo.ralph([epic, '--agent', repo.agent]);
+    expect(run.exitCode, run.stderr).toBe(0);
+    expect(run.stderr).toMatch(/Took over the lock of a runner that is gone/);
+    expect((await repo.show(ids[0]!)).status).toBe('closed');
+    expect(isProcessAlive(stranger)).toBe(true);
+  });
+
+  it('ralph-loop stop with no runner live says so and leaves nothing to halt the next run', async () => {
+    const repo = await makeRepo();
+    const { epic, ids } = await repo.epic(['a', 'b']);
+    const stop = await repo.ralph(['stop', epic]);
+    expect(stop.exitCode).toBe(0);
+    expect(stop.stderr).toContain(`No runner is live for ${epic}; nothing to stop.`);
+    const run = await repo.ralph([epic, '--agent', repo.agent]);
+    expect(run.exitCode, run.stderr).toBe(0);
+    for (const id of ids) expect((await repo.show(id)).status).toBe('closed');
+  });
+
+  it('a stop request left from an earlier run is dropped with a warning, not obeyed', async () => {
+    const repo = await makeRepo();
+    const { epic, ids } = await repo.epic(['a']);
+    const runDir = join(repo.dir, '.forge', 'epics', epic);
+    await mkdir(runDir, { recursive: true });
+    await writeFile(
+      join(runDir, 'stop'),
+      JSON.stringify({ requested_at: '2026-11-20T22:00:00.000Z', by: 'pid 17' }),
+    );
+    const run = await repo.ralph([epic, '--agent', repo.agent]);
+    expect(run.exitCode, run.stderr).toBe(0);
+    expect(run.stderr).toContain('Dropped a stop request');
+    expect((await repo.show(ids[0]!)).status).toBe('closed');
+    expect(existsSync(join(runDir, 'stop'))).toBe(false);
+  });
+});
+
+describe('a full disk', () => {
+  /** A 4 MiB tmpfs, when this machine lets the tests mount one (root, mount allowed); else undefined. */
+  async function smallDisk(): Promise<string | undefined> {
+    if (process.getuid?.() !== 0) return undefined;
+    const mountPoint = await mkdtemp(join(tmpdir(), 'forge-small-disk-'));
+    const mounted = await execa('mount', ['-t', 'tmpfs', '-o', 'size=4m', 'tmpfs', mountPoint], {
+      reject: false,
+    });
+    if (mounted.exitCode !== 0) {
+      await rm(mountPoint, { recursive: true, force: true });
+      return undefined;
+    }
+    onTestFinished(async () => {
+      await execa('umount', ['-l', mountPoint], { reject: false });
+      await rm(mountPoint, { recursive: true, force: true });
+    });
+    return mountPoint;
+  }
+
+  it('ENOSPC mid-run is one sentence and exit 3, not a stack trace; the store is intact for the rerun', async (context) => {
+    const disk = await smallDisk();
+    if (disk === undefined) return context.skip('needs root and mount to make a small disk');
+    const repo = await makeRepo('embedded', { under: disk });
+    const { epic, ids } = await repo.epic(['a']);
+    const filler = join(disk, 'filler');
+    await writeFile(filler, Buffer.alloc(8 * 1024 * 1024)).catch((error: NodeJS.ErrnoException) => {
+      if (error.code !== 'ENOSPC') throw error;
+    });
+    const run = await repo.ralph([epic, '--agent', repo.agent]);
+    expect(run.exitCode, run.stderr).toBe(3);
+    expect(run.stderr).toMatch(/disk is full/i);
+    expect(run.stderr).not.toMatch(/^\s+at /m);
+    expect(run.stderr).not.toContain('node:internal');
+
+    await rm(filler);
+    const rerun = await repo.ralph([epic, '--agent', repo.agent]);
+    expect(rerun.exitCode, rerun.stderr).toBe(0);
+    expect((await repo.show(ids[0]!)).status).toBe('closed');
+  });
+});
+
+describe('ralph-loop once', () => {
+  it("closes the epic when the bead was the epic's last open child, as a full run does", async () => {
+    const repo = await makeRepo();
+    const { epic, ids } = await repo.epic(['first', 'last']);
+    expect((await repo.forge(['beads', 'close', ids[0]!])).exitCode).toBe(0);
+    const run = await repo.ralph(['once', ids[1]!, '--agent', repo.agent]);
+    expect(run.exitCode, run.stderr).toBe(0);
+    expect((await repo.show(ids[1]!)).status).toBe('closed');
+    expect((await repo.show(epic)).status).toBe('closed');
+  });
+});

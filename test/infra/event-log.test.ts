@@ -1,0 +1,39 @@
+// The run's event log: created with its first event, and a failed write (a full disk) never escapes as
+// an unhandled rejection (a stack trace and exit 1): flush() reports it.
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it, onTestFinished } from 'vitest';
+import { createEventLogWriter, readEventLog } from '../../src/infra/event-log.js';
+
+describe('event log writer', () => {
+  it('creates nothing until the first event, then writes events in order', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'forge-events-'));
+    onTestFinished(() => rm(dir, { recursive: true, force: true }));
+    const path = join(dir, 'runs', 'run-1.jsonl');
+    const log = createEventLogWriter(path);
+    await log.flush();
+    expect(existsSync(join(dir, 'runs'))).toBe(false);
+    log.write({ type: 'a' });
+    log.write({ type: 'b' });
+    await log.flush();
+    expect((await readEventLog(path)).events).toEqual([{ type: 'a' }, { type: 'b' }]);
+  });
+
+  it.runIf(existsSync('/dev/full'))(
+    'on a full disk, reports ENOSPC from flush() and leaks no rejection',
+    async () => {
+      const leaked: unknown[] = [];
+      const onLeak = (reason: unknown) => leaked.push(reason);
+      process.on('unhandledRejection', onLeak);
+      onTestFinished(() => void process.off('unhandledRejection', onLeak));
+      const log = createEventLogWriter('/dev/full');
+      log.write({ type: 'run_started' });
+      log.write({ type: 'bead_started' });
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      await expect(log.flush()).rejects.toMatchObject({ code: 'ENOSPC' });
+      expect(leaked).toEqual([]);
+    },
+  );
+});

@@ -1,0 +1,214 @@
+// Core runner faults a first night hits: dirty trees and commits, environment errors, true attempt
+// counts, an agent that closes its own bead, a locked index, stale stop requests, `once` and the epic.
+import { describe, expect, it } from 'vitest';
+import { FAILED_LABEL } from '../../src/loop/select.js';
+import type { DirtyPaths, Git, LoopEvent } from '../../src/loop/types.js';
+import { createHarness, ok } from './harness.js';
+
+/** A working tree as the runner's git port sees it: dirty paths with a fingerprint of their content. */
+function fakeGit(dirty: Record<string, string> = {}) {
+  const tree = new Map(Object.entries(dirty));
+  const commits: { message: string; paths: string[] }[] = [];
+  const state: { indexLock?: string } = {};
+  const git: Git = {
+    operationInProgress: async () => undefined,
+    indexLock: async () => state.indexLock,
+    dirtyPaths: async () => new Map(tree),
+    async commitChanges(message: string, before: DirtyPaths) {
+      const paths = [...tree.keys()].filter((path) => !before.has(path));
+      const leftOut = [...before].filter(([path, print]) => tree.has(path) && tree.get(path) !== print);
+      for (const path of paths) tree.delete(path);
+      commits.push({ message, paths });
+      return { ...(paths.length > 0 ? { sha: 'c0ffee' } : {}), leftOut: leftOut.map(([path]) => path) };
+    },
+  };
+  return { git, tree, commits, state };
+}
+
+const warnings = (events: LoopEvent[]) => events.flatMap((e) => (e.type === 'warning' ? [e.message] : []));
+
+describe('runner: --auto-commit holds only what the bead changed', () => {
+  it('refuses to start on a dirty tree, before any agent runs, naming the paths and --allow-dirty', async () => {
+    const h = createHarness();
+    const { epicId, ids } = await h.epic(['a']);
+    const { git, commits } = fakeGit({ 'notes.txt': 'v1', 'src/mine.ts': 'v1' });
+    const error = (await h.run({ epicId, autoCommit: true }, { git }).catch((e: unknown) => e)) as {
+      exitCode?: number;
+      message: string;
+      hint?: string;
+    };
+    expect(error.exitCode).toBe(3);
+    expect(error.message).toContain('notes.txt');
+    expect(error.hint).toContain('--allow-dirty');
+    expect(h.requests).toHaveLength(0);
+    expect(commits).toHaveLength(0);
+    expect((await h.store.show(ids[0]!)).status).toBe('open');
+    // Nothing was started: no run_started for `ralph-loop logs` to show as the latest run.
+    expect(h.events).toEqual([]);
+  });
+
+  it('with allowDirty, commits only what the bead changed and says which of the user’s paths it left out', async () => {
+    const h = createHarness();
+    const { epicId } = await h.epic(['write']);
+    const { git, tree, commits } = fakeGit({ 'notes.txt': 'v1', 'src/mine.ts': 'v1' });
+    h.behaviours.set('write', () => {
+      tree.set('feature.txt', 'new');
+      tree.set('notes.txt', 'v2'); // the user's dirty file, changed by the bead too
+      return ok();
+    });
+    const summary = await h.run({ epicId, autoCommit: true, allowDirty: true }, { git });
+    expect(summary.reason).toBe('done');
+    expect(commits.map((c) => c.paths)).toEqual([['feature.txt']]);
+    expect(warnings(h.events).join('\n')).toMatch(/notes\.txt.*not committed|left .*notes\.txt/);
+    expect(warnings(h.events).join('\n')).not.toContain('src/mine.ts');
+    expect(tree.get('src/mine.ts')).toBe('v1');
+  });
+
+  it('snapshots the tree once per bead, before its first attempt, so a retried bead’s work is its own', async () => {
+    const h = createHarness();
+    const { epicId } = await h.epic(['flaky']);
+    const { git, tree, commits } = fakeGit();
+    h.behaviours.set('flaky', (_request, call) => {
+      tree.set(`attempt-${call}.txt`, 'x');
+      return call === 1 ? { outcome: 'error', message: 'try again' } : ok();
+    });
+    await h.run({ epicId, autoCommit: true, backoffMs: 0 }, { git });
+    expect(commits.map((c) => c.paths)).toEqual([['attempt-1.txt', 'attempt-2.txt']]);
+  });
+});
+
+describe('runner: environment errors and true attempt counts', () => {
+  it('an agent binary that is missing stops the run as an environment error: bead open, no label, 1 attempt', async () => {
+    const h = createHarness();
+    const { epicId, ids } = await h.epic(['a', 'b']);
+    h.behaviours.set('a', () => ({
+      outcome: 'error',
+      fatal: true,
+      environment: true,
+      message:
+        'Could not start `claude`: `claude` was not found on the PATH given to it; install it or fix PATH.',
+    }));
+    const summary = await h.run({ epicId });
+    expect(summary.reason).toBe('environment');
+    expect(summary.message).toContain('not found on the PATH');
+    expect(summary.message).not.toMatch(/\d time\(s\)/);
+    expect(h.requests).toHaveLength(1);
+    const bead = await h.store.show(ids[0]!);
+    expect(bead.status).toBe('open');
+    expect(bead.labels).not.toContain(FAILED_LABEL);
+    expect(bead.comments.map((c) => c.text).join('\n')).toContain('attempt 1: error');
+    expect(h.events.some((e) => e.type === 'bead_failed')).toBe(false);
+  });
+
+  it('a failure retrying cannot help says how many attempts there really were', async () => {
+    const h = createHarness();
+    const { epicId } = await h.epic(['bad label']);
+    h.behaviours.set('bad label', () => ({ outcome: 'error', fatal: true, message: 'unknown agent "gpt"' }));
+    const summary = await h.run({ epicId, maxAttempts: 3 });
+    expect(summary.reason).toBe('failed');
+    expect(summary.message).not.toContain('3 time(s)');
+    expect(summary.message).toMatch(/1 attempt|attempt 1/);
+    const failed = h.events.find((e) => e.type === 'bead_failed');
+    expect(failed).toMatchObject({ attempts: 1 });
+  });
+
+  it('a rate-limit wait comments with the true attempt number, not the count of waits', async () => {
+    const h = createHarness();
+    const { epicId, ids } = await h.epic(['limited']);
+    h.behaviours.set('limited', (_request, call) =>
+      call <= 2
+        ? { outcome: 'error', message: `failure ${call}` }
+        : { outcome: 'rate_limited', message: 'limit', resetAt: h.clock.now() + 10 * 3_600_000 },
+    );
+    const summary = await h.run({ epicId, wallClockMs: 3_600_000, backoffMs: 0, maxAttempts: 5 });
+    expect(summary.reason).toBe('wall_clock');
+    const comments = (await h.store.show(ids[0]!)).comments.map((c) => c.text);
+    expect(comments.at(-1)).toContain('attempt 3: rate_limited');
+  });
+});
+
+describe('runner: faults around the bead', () => {
+  it('accepts a bead the agent closed itself (it is done) and records it', async () => {
+    const h = createHarness();
+    const { epicId, ids } = await h.epic(['closes itself', 'next']);
+    h.behaviours.set('closes itself', async (request) => {
+      await h.store.close(request.bead.id, 'closed by the agent');
+      return ok();
+    });
+    const summary = await h.run({ epicId });
+    expect(summary).toMatchObject({ reason: 'done', beadsClosed: 2 });
+    expect(h.events.filter((e) => e.type === 'bead_closed').map((e) => (e as { bead: string }).bead)).toEqual(
+      ids,
+    );
+    expect(warnings(h.events).join('\n')).toContain('already closed');
+  });
+
+  it('refuses to start on a locked git index, naming the file, before any agent runs', async () => {
+    const h = createHarness();
+    const { epicId } = await h.epic(['a']);
+    const { git, state } = fakeGit();
+    state.indexLock = '/repo/.git/index.lock';
+    const error = (await h.run({ epicId }, { git }).catch((e: unknown) => e)) as {
+      exitCode?: number;
+      message: string;
+    };
+    expect(error.exitCode).toBe(3);
+    expect(error.message).toContain('/repo/.git/index.lock');
+    expect(h.requests).toHaveLength(0);
+  });
+
+  it('drops a stop request left by an earlier run, says so, and runs', async () => {
+    const h = createHarness();
+    const { epicId } = await h.epic(['a', 'b']);
+    const dropped: string[] = [];
+    const summary = await h.run(
+      { epicId },
+      {
+        control: {
+          stopRequested: async () => false,
+          clearStop: async () => undefined,
+          transcriptPath: (bead) => `/logs/${bead}.log`,
+          dropStaleStop: async () => {
+            dropped.push('yes');
+            return 'requested 2026-11-21T22:00:00Z by pid 17';
+          },
+        },
+      },
+    );
+    expect(summary).toMatchObject({ reason: 'done', beadsRun: 2 });
+    expect(dropped).toEqual(['yes']);
+    expect(warnings(h.events).join('\n')).toContain('requested 2026-11-21T22:00:00Z by pid 17');
+  });
+
+  it('clears a stop request this run did not get to, so it never halts the next run', async () => {
+    const h = createHarness();
+    const { epicId, ids } = await h.epic(['only', 'other']);
+    h.behaviours.set('only', () => {
+      h.stopFile.requested = true;
+      return ok();
+    });
+    const summary = await h.run({ epicId, onlyBead: ids[0]! });
+    expect(summary.reason).toBe('done');
+    expect(h.stopFile.requested).toBe(false);
+  });
+});
+
+describe('runner: once', () => {
+  it('closes the epic when the bead it ran was the last open child, as a full run does', async () => {
+    const h = createHarness();
+    const { epicId, ids } = await h.epic(['first', 'last']);
+    await h.store.claim(ids[0]!);
+    await h.store.close(ids[0]!, 'done earlier');
+    const summary = await h.run({ epicId, onlyBead: ids[1]! });
+    expect(summary.reason).toBe('done');
+    expect((await h.store.show(epicId)).status).toBe('closed');
+    expect(summary.message).toContain('the epic is closed');
+  });
+
+  it('leaves the epic open when other children are still open', async () => {
+    const h = createHarness();
+    const { epicId, ids } = await h.epic(['first', 'second']);
+    await h.run({ epicId, onlyBead: ids[1]! });
+    expect((await h.store.show(epicId)).status).toBe('open');
+  });
+});
