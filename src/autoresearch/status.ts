@@ -382,7 +382,7 @@ export function formatDuration(ms: number): string {
   return `${s}s`;
 }
 
-const DECISION_WORDS: Record<Decision, string> = {
+export const DECISION_WORDS: Record<Decision, string> = {
   baseline: 'baseline',
   keep: 'kept',
   revert: 'reverted',

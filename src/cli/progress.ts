@@ -1,5 +1,7 @@
 // Renders loop events for people: one line per bead on stderr, plus a live status line on a TTY.
 import pc from 'picocolors';
+import { DECISION_WORDS, formatNumber } from '../autoresearch/status.js';
+import type { Decision } from '../autoresearch/ledger.js';
 import type { LoopEvent } from '../loop/types.js';
 import type { TextSink } from '../infra/text-sink.js';
 
@@ -17,7 +19,17 @@ export interface ProgressRenderer {
 
 export function createProgressRenderer(options: ProgressOptions): ProgressRenderer {
   const c = pc.createColors(options.color);
-  let live: { bead: string; role: string; agent: string; since: number; note?: string } | undefined;
+  let live:
+    | {
+        bead: string;
+        role: string;
+        agent: string;
+        since: number;
+        note?: string;
+        progress?: { done: number; total: number };
+      }
+    | undefined;
+  const runStarted = options.now();
   let liveShown = false;
   let ticker: ReturnType<typeof setInterval> | undefined;
 
@@ -29,8 +41,12 @@ export function createProgressRenderer(options: ProgressOptions): ProgressRender
     if (!options.tty || live === undefined) return;
     const elapsed = formatElapsed(options.now() - live.since);
     const note = live.note === undefined ? '' : c.dim(` · ${live.note}`);
+    const progress =
+      live.progress === undefined
+        ? ''
+        : c.dim(`[${live.progress.done}/${live.progress.total} done · ${formatElapsed(options.now() - runStarted)}] `);
     options.sink.write(
-      `\r\x1b[2K${c.cyan('…')} ${live.bead} ${c.dim(`${live.role} via ${live.agent}`)} ${elapsed}${note}`,
+      `\r\x1b[2K${progress}${c.cyan('…')} ${live.bead} ${c.dim(`${live.role} via ${live.agent}`)} ${elapsed}${note}`,
     );
     liveShown = true;
   };
@@ -59,6 +75,25 @@ export function createProgressRenderer(options: ProgressOptions): ProgressRender
         case 'tamper':
           line(`${c.red('tamper')} ${event.bead}: ${event.message}`);
           break;
+        case 'judged':
+          line(
+            c.dim(
+              `  iter ${event.iter} judged: ${
+                event.score === null ? `no score (${event.failure ?? 'unknown'})` : formatNumber(event.score)
+              }${event.evidence === undefined ? '' : ` · ${event.evidence}`}`,
+            ),
+          );
+          break;
+        case 'decided': {
+          const word = DECISION_WORDS[event.decision as Decision] ?? event.decision;
+          const scores =
+            event.decision === 'baseline'
+              ? formatNumber(event.score)
+              : `${formatNumber(event.best_before)} → ${formatNumber(event.score)}`;
+          const end = event.terminal === null ? '' : `; the loop ends: ${event.terminal}`;
+          line(c.bold(`iter ${event.iter}: ${scores} ${word}${end}`));
+          break;
+        }
         case 'plan':
           event.order.forEach((step, index) =>
             line(
@@ -67,7 +102,13 @@ export function createProgressRenderer(options: ProgressOptions): ProgressRender
           );
           break;
         case 'bead_started': {
-          live = { bead: event.bead, role: event.role, agent: event.agent, since: options.now() };
+          live = {
+            bead: event.bead,
+            role: event.role,
+            agent: event.agent,
+            since: options.now(),
+            ...(event.progress === undefined ? {} : { progress: event.progress }),
+          };
           const via = event.agent === 'built-in' ? event.executor : `${event.executor} ${event.agent}`;
           line(
             `${c.cyan('▶')} ${event.bead} ${event.title} ${c.dim(`(role:${event.role}, ${via}, attempt ${event.attempt})`)}`,

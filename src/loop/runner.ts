@@ -44,6 +44,9 @@ class Runner {
   private beadsClosed = 0;
   private costUsd = 0;
   private readonly skipped = new Set<string>();
+  /** For the live line: beads of the epic seen so far, and those already closed when the run started. */
+  private readonly known = new Set<string>();
+  private closedAtStart = 0;
 
   constructor(
     private readonly o: RunnerOptions,
@@ -139,6 +142,8 @@ class Runner {
   /** Beads of this epic left in progress by a runner that died go back to open. */
   private async recover(): Promise<void> {
     const children = await this.d.store.children(this.o.epicId, { recursive: true });
+    for (const bead of children) this.known.add(bead.id);
+    this.closedAtStart = children.filter((bead) => bead.status === 'closed').length;
     for (const bead of children) {
       if (bead.status !== 'in_progress') continue;
       const message = `Reopened by ralph-loop run ${this.o.runId}: the runner that claimed it is gone.`;
@@ -223,6 +228,7 @@ class Runner {
       return bead;
     }
     const ready = await d.store.ready(o.epicId, { recursive: true });
+    for (const bead of ready) this.known.add(bead.id);
     return pickNextBead(ready, o.epicId);
   }
 
@@ -260,6 +266,10 @@ class Runner {
         agent: agentSpec,
         executor: executor.kind,
         attempt,
+        progress: {
+          done: this.closedAtStart + this.beadsClosed,
+          total: Math.max(this.known.size, this.closedAtStart + this.beadsClosed + 1),
+        },
       });
 
       const wallLeft = this.wallClockLeft();
@@ -322,6 +332,9 @@ class Runner {
         transcript: transcriptPath,
       });
 
+      if (result.outcome === 'ok' && result.record !== undefined) {
+        this.emit({ ...result.record, epic: o.epicId, bead: bead.id });
+      }
       switch (result.outcome) {
         case 'ok':
           return this.closeBead(bead, dirtyBefore, result, attempt, beadStarted, spent);

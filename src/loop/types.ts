@@ -44,7 +44,31 @@ export interface ExecutionResult {
   environment?: boolean;
   /** Files the agent changed that were not its to change; the runner put them back. */
   tampered?: string[];
+  /** A loop's own record of this step (a score, a decision), emitted as an event with numbers. */
+  record?: LoopRecord;
 }
+
+/** What a loop's judge measured and its arbiter decided, as data for `--json` readers and progress lines. */
+export type LoopRecord =
+  | {
+      type: 'judged';
+      iter: number;
+      /** null: no score (the judge failed, or did not judge a tampered iteration). */
+      score: number | null;
+      evidence?: string;
+      failure?: string;
+    }
+  | {
+      type: 'decided';
+      iter: number;
+      decision: string;
+      score: number | null;
+      best_before: number | null;
+      best_after: number | null;
+      delta: number | null;
+      /** Why the loop ends after this iteration, or null when it goes on. */
+      terminal: string | null;
+    };
 
 export interface ExecutionRequest {
   /** The bead as the store listed it (labels and description included); executors needing more call show. */
@@ -205,6 +229,8 @@ export type LoopEvent =
       agent: string;
       executor: string;
       attempt: number;
+      /** Beads of the epic closed so far, and known so far (a loop stamps more as it goes). */
+      progress?: { done: number; total: number };
     }
   | {
       type: 'attempt_finished';
@@ -228,6 +254,7 @@ export type LoopEvent =
     }
   | { type: 'activity'; ts: string; epic: string; bead: string; message: string }
   | { type: 'tamper'; ts: string; epic: string; bead: string; role: string; paths: string[]; message: string }
+  | ({ ts: string; epic: string; bead: string } & LoopRecord)
   | { type: 'waiting'; ts: string; epic: string; bead: string; until: string; why: string }
   | {
       type: 'bead_closed';

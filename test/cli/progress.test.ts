@@ -81,4 +81,38 @@ describe('progress renderer', () => {
     expect(out).toContain('✗ bd-e.1 error');
     expect(out).toContain(': no base commit');
   });
+
+  it('says each iteration’s score and decision, rounded, and the live line shows beads done/total', () => {
+    const judged: LoopEvent = {
+      type: 'judged',
+      ts: 't',
+      epic: 'bd-e',
+      bead: 'bd-e.2',
+      iter: 3,
+      score: 97.38562091503268,
+      evidence: '149/153 passed (TAP)',
+    };
+    const decided: LoopEvent = {
+      type: 'decided',
+      ts: 't',
+      epic: 'bd-e',
+      bead: 'bd-e.3',
+      iter: 3,
+      decision: 'keep',
+      score: 97.38562091503268,
+      best_before: 7,
+      best_after: 97.38562091503268,
+      delta: 90.38562091503268,
+      terminal: 'goal_reached',
+    };
+    const plain = render(false, [judged, decided]);
+    expect(plain).toContain('  iter 3 judged: 97.3856 · 149/153 passed (TAP)');
+    expect(plain).toContain('iter 3: 7 → 97.3856 kept; the loop ends: goal_reached');
+    const failed = render(false, [{ ...judged, score: null, failure: 'no TAP plan' } as LoopEvent]);
+    expect(failed).toContain('iter 3 judged: no score (no TAP plan)');
+
+    const live = render(true, [{ ...started, progress: { done: 4, total: 9 } } as LoopEvent], () => 0);
+    expect(live).toContain('[4/9 done · 0s] … bd-e.1 doer via claude-opus 0s');
+  });
 });
+

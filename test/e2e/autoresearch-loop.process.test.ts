@@ -144,6 +144,24 @@ describe('autoresearch loop, end to end on the embedded store', () => {
       [2, 'revert', 12],
       [3, 'revert', 14],
     ]);
+    // People read each iteration's outcome as it happens; scripts read the same numbers as events.
+    expect(run.stderr).toContain('iter 1: 10 → 15 kept');
+    expect(run.stderr).toContain('iter 3: 15 → 14 reverted; the loop ends: plateau');
+    const logs = await repo.ralph(['logs', epic, '--json']);
+    const events = logs.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { type: string; iter?: number; score?: number; decision?: string });
+    expect(events.filter((e) => e.type === 'decided').map((e) => [e.iter, e.decision, e.score])).toEqual([
+      [1, 'keep', 15],
+      [2, 'revert', 12],
+      [3, 'revert', 14],
+    ]);
+    expect(events.filter((e) => e.type === 'judged').map((e) => [e.iter, e.score])).toEqual([
+      [1, 15],
+      [2, 12],
+      [3, 14],
+    ]);
     expect(await readFile(join(repo.dir, 'src', 'value.txt'), 'utf8')).toBe('15\n');
     const subjects = await repo.git('log', '--format=%s%n%b');
     expect(subjects).toMatch(/autoresearch iter 3: arbiter/);

@@ -78,6 +78,16 @@ export function createArbiterExecutor(context: AutoresearchContext): Executor {
         agent: 'arbiter',
         message: `${result.replayed ? 'already decided: ' : ''}${summaryText}`,
         closeReason: `arbiter-${iter}: ${summaryText}`,
+        record: {
+          type: 'decided',
+          iter,
+          decision: line.decision,
+          score: line.score_after,
+          best_before: line.best_before,
+          best_after: line.best_after,
+          delta: line.delta,
+          terminal: line.terminal ?? null,
+        },
       };
     },
   };

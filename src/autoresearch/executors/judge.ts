@@ -32,6 +32,7 @@ export function createJudgeExecutor(context: AutoresearchContext): Executor {
           agent: 'judge',
           message: `not judged: the doer changed ${tamper.paths.join(', ')}; the arbiter records a tamper`,
           closeReason: `judge-${iter}: not judged (the doer tampered)`,
+          record: { type: 'judged', iter, score: null, failure: 'not judged: the doer tampered' },
         };
       }
       return context.config.metric.type === 'hard'
@@ -65,9 +66,15 @@ async function judgeWithCommand(
   await writeJudgeOutput(judgeOutputPath(context.workspace, iter), verdict.output);
   return {
     outcome: 'ok',
-    message: `score ${verdict.output.score} (metric command, exit ${String(result.exitCode)})`,
+    message: `score ${verdict.output.score} (${verdict.output.evidence ?? `metric command, exit ${String(result.exitCode)}`})`,
     agent: 'metric',
     closeReason: `judge-${iter}: score ${verdict.output.score}`,
+    record: {
+      type: 'judged',
+      iter,
+      score: verdict.output.score,
+      ...(verdict.output.evidence === undefined ? {} : { evidence: verdict.output.evidence }),
+    },
   };
 }
 
@@ -147,6 +154,7 @@ async function judgeWithAgent(
           problems.length > 0 ? `; ${problems.join('; ')}` : ''
         }`,
         closeReason: `judge-${iter}: score ${verdict.output.score}`,
+        record: { type: 'judged', iter, score: verdict.output.score },
       };
     }
     problems.push(`round ${round}: ${verdict.reason}`);
@@ -185,5 +193,6 @@ async function judgeFailed(
     message: `no score (${reason}); the arbiter will record a crash`,
     agent,
     closeReason: `judge-${iter}: no score; ${reason}`.slice(0, 500),
+    record: { type: 'judged', iter, score: null, failure: reason },
   };
 }
