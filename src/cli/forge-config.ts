@@ -24,6 +24,18 @@ export const forgeConfigSchema = z.strictObject({
     .default({}),
   /** Validation and gate commands detected by `forge-pack init`, as argv arrays. */
   gates: z.record(z.string(), argvSchema).default({}),
+  /**
+   * Commands run when a run ends (`on_end`), waits for a human (`on_needs_human`) or fails
+   * (`on_failure`), as argv arrays, with the epic, exit code and reason in FORGE_* variables.
+   */
+  hooks: z
+    .strictObject({
+      on_end: argvSchema.optional(),
+      on_needs_human: argvSchema.optional(),
+      on_failure: argvSchema.optional(),
+      timeout_seconds: z.number().int().positive().optional(),
+    })
+    .optional(),
 });
 
 export type ForgeConfig = z.infer<typeof forgeConfigSchema>;

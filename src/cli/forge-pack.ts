@@ -1,5 +1,6 @@
 // `forge-pack`: set a repo up, stamp loops, and touch beads when br is absent.
 import { Command } from 'commander';
+import { addCompletionCommand } from './completion.js';
 import { createBeadsCommand } from './beads-commands.js';
 import { configureProgram, storeOption } from './common.js';
 import type { CliDeps } from './deps.js';
@@ -42,5 +43,7 @@ Store: br when it is on PATH, else the embedded store in .beads/issues.jsonl
 (--store or "store" in .forge/config.json to choose).
 Exit codes: 0 ok, 1 failed, 2 usage, 3 environment (br, git, agent missing), 4 config.`,
   );
+  // Last, so the script it prints knows every command above.
+  addCompletionCommand(program, (text) => deps.stdout.write(text));
   return program;
 }

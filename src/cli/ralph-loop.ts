@@ -1,5 +1,6 @@
 // `ralph-loop`: run an epic's ready beads one at a time through agents and built-in executors.
 import { Command } from 'commander';
+import { addCompletionCommand } from './completion.js';
 import { isLockHolderLive, readLockFile } from '../infra/lock-file.js';
 import { configureProgram, globals, openStoreFor, parseInteger, storeOption, workingDir } from './common.js';
 import type { CliDeps } from './deps.js';
@@ -170,5 +171,7 @@ Exit codes: 0 done/terminal/cap/stopped, 2 usage, 3 environment, 4 config, 5 a b
 Files: .forge/epics/<epic>/ (or the loop's workspace): ralph-loop.lock, stop, runs/<run>.jsonl
 (events), logs/<bead>.log (transcripts).`,
   );
+  // Last, so the script it prints knows every command above.
+  addCompletionCommand(program, (text) => deps.stdout.write(text));
   return program;
 }

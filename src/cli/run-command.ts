@@ -335,6 +335,24 @@ export async function runLoopCommand(
   }
 
   const exitCode = STOP_EXIT_CODES[summary.reason];
+  if (!flags.dryRun) {
+    const { runHooks } = await import('./hooks.js');
+    const ran = await runHooks({
+      hooks: config.hooks,
+      summary,
+      epicId,
+      runId,
+      exitCode,
+      cwd: repo,
+      env: deps.env,
+    });
+    for (const hook of ran) {
+      if (!hook.ok)
+        deps.stderr.write(
+          `warning: the ${hook.event} hook (${hook.argv.join(' ')}) ${hook.problem ?? 'failed'}\n`,
+        );
+    }
+  }
   if (exitCode === ExitCode.ok) {
     deps.stderr.write(`${summary.message}\n`);
   } else {

@@ -1,0 +1,111 @@
+// Hooks: which run for which end, what they are told, and that a slow or failing hook never stops Forge.
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it, onTestFinished } from 'vitest';
+import { hooksFor, runHooks } from '../../src/cli/hooks.js';
+import type { RunSummary } from '../../src/loop/types.js';
+
+const summary = (reason: RunSummary['reason']): RunSummary => ({
+  reason,
+  message: `ended: ${reason}`,
+  beadsRun: 3,
+  beadsClosed: 2,
+  costUsd: 0.5,
+  beadId: 'bd-e.2',
+});
+
+async function dir(): Promise<string> {
+  const path = await mkdtemp(join(tmpdir(), 'forge-hooks-'));
+  onTestFinished(() => rm(path, { recursive: true, force: true }));
+  return path;
+}
+
+describe('hooksFor', () => {
+  it.each([
+    ['done', ['end']],
+    ['terminal', ['end']],
+    ['needs_human', ['needs_human', 'end']],
+    ['failed', ['failure', 'end']],
+    ['auth', ['failure', 'end']],
+    ['stalled', ['failure', 'end']],
+    ['refused', ['failure', 'end']],
+    ['environment', ['failure', 'end']],
+    ['interrupted', ['end']],
+    ['dry_run', []],
+  ] as const)('%s calls %j', (reason, events) => {
+    expect(hooksFor(reason)).toEqual(events);
+  });
+});
+
+describe('runHooks', () => {
+  it('runs the hooks as argv with the epic, reason and exit code in FORGE_* variables', async () => {
+    const cwd = await dir();
+    const script = join(cwd, 'hook.mjs');
+    await writeFile(
+      script,
+      `import { appendFileSync } from 'node:fs';
+appendFileSync(process.argv[2], JSON.stringify({ hook: process.env.FORGE_HOOK, epic: process.env.FORGE_EPIC, reason: process.env.FORGE_REASON, code: process.env.FORGE_EXIT_CODE, bead: process.env.FORGE_BEAD, arg: process.argv[3] }) + '\\n');
+`,
+    );
+    const out = join(cwd, 'out.jsonl');
+    const ran = await runHooks({
+      hooks: {
+        on_end: [process.execPath, script, out, 'a b; $(rm -rf /)'],
+        on_failure: [process.execPath, script, out, 'fail'],
+      },
+      summary: summary('failed'),
+      epicId: 'bd-e',
+      runId: 'r1',
+      exitCode: 5,
+      cwd,
+      env: { PATH: process.env.PATH },
+    });
+    expect(ran.map((r) => [r.event, r.ok])).toEqual([
+      ['failure', true],
+      ['end', true],
+    ]);
+    const lines = (await readFile(out, 'utf8'))
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as Record<string, string>);
+    expect(lines).toEqual([
+      { hook: 'failure', epic: 'bd-e', reason: 'failed', code: '5', bead: 'bd-e.2', arg: 'fail' },
+      // The argument arrives verbatim: no shell ever sees it.
+      { hook: 'end', epic: 'bd-e', reason: 'failed', code: '5', bead: 'bd-e.2', arg: 'a b; $(rm -rf /)' },
+    ]);
+  });
+
+  it('reports a hook that fails, cannot start or runs too long, and never throws', async () => {
+    const cwd = await dir();
+    const started = Date.now();
+    const ran = await runHooks({
+      hooks: {
+        on_needs_human: [process.execPath, '-e', 'process.stderr.write("no webhook\\n"); process.exit(3)'],
+        on_end: [process.execPath, '-e', 'setTimeout(() => {}, 60000)'],
+        timeout_seconds: 1,
+      },
+      summary: summary('needs_human'),
+      epicId: 'bd-e',
+      runId: 'r1',
+      exitCode: 6,
+      cwd,
+      env: { PATH: process.env.PATH },
+    });
+    expect(ran).toEqual([
+      expect.objectContaining({ event: 'needs_human', ok: false, problem: 'exited 3: no webhook' }),
+      expect.objectContaining({ event: 'end', ok: false, problem: 'stopped after 1 s' }),
+    ]);
+    expect(Date.now() - started).toBeLessThan(30_000);
+    const missing = await runHooks({
+      hooks: { on_end: ['/nonexistent/forge-hook'] },
+      summary: summary('done'),
+      epicId: 'bd-e',
+      runId: 'r1',
+      exitCode: 0,
+      cwd,
+      env: { PATH: process.env.PATH },
+    });
+    expect(missing[0]?.problem).toMatch(/^could not start/);
+  });
+});
