@@ -30,7 +30,10 @@ const SCHEMAS: Record<string, SchemaSpec> = {
       store: 'Bead store: br, embedded (.beads/issues.jsonl without br), or auto (br when it is on PATH).',
       actor: 'Name recorded on bead changes (default: forge).',
       br_path: 'The br executable to use (default: br on PATH).',
-      agents: 'Agent spec per role (doer, judge, strategist, …) and "default" for every other role.',
+      agent_commands:
+        'Your own agents: a name → the argv to run (prompt on stdin), e.g. "my-agent": ["my-agent", "--flag"]. Use the name in "agents", in agent:<name> labels, --agent and --agents.',
+      agents:
+        'Agent per role (doer, judge, strategist, …) and "default" for every other role. ralph-loop --agent/--agents and a bead\'s agent:<name> label win over these.',
       runner: 'Defaults for ralph-loop runs; command-line flags win.',
       'runner.bead_timeout_seconds': "Per-bead limit; the agent's whole process group is killed.",
       'runner.max_attempts': 'Attempts per bead before it is labelled ralph:failed.',
@@ -54,7 +57,8 @@ const SCHEMAS: Record<string, SchemaSpec> = {
       'caps.plateau_threshold': 'Stop after this many non-improvements in a row.',
       'caps.max_cost_usd': 'Stop when agents have cost this much.',
       scope: 'Paths the doer may change and the judge may read, relative to the repository root.',
-      agents: 'Agent per role, e.g. claude-opus, claude-haiku, codex.',
+      agents:
+        'Agent per role, stamped on the beads as agent:<name>: claude-opus, claude-haiku, codex, or a name from .forge/config.json "agent_commands".',
       confirmation_rounds: 'Iterations in a row that must meet the target.',
     },
   },

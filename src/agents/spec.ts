@@ -11,6 +11,11 @@ export interface ParseAgentSpecOptions {
    * must never become a command.
    */
   allowCommand?: boolean;
+  /**
+   * The user's own agents by name (`.forge/config.json` `agent_commands`), each an argv. A label may
+   * name one: the command comes from the user's config, never from the bead.
+   */
+  commands?: Readonly<Record<string, readonly string[]>>;
 }
 
 /** Model aliases Claude Code accepts as they are. */
@@ -23,17 +28,33 @@ export function parseAgentSpec(input: string, options: ParseAgentSpecOptions = {
   const text = input.trim().replace(/^agent:/, '');
   if (text === '') return { ok: false, reason: 'empty agent name' };
 
+  const named =
+    options.commands !== undefined && Object.hasOwn(options.commands, text)
+      ? options.commands[text]
+      : undefined;
+  if (named !== undefined && named.length > 0)
+    return { ok: true, spec: { cli: 'command', argv: [...named], text } };
   if (!/[\s'"\\]/.test(text)) {
     const known = parseKnownAgent(text);
     if (known !== undefined) return known;
   }
   if (!options.allowCommand) {
-    return { ok: false, reason: `unknown agent "${text}" (known: ${KNOWN})` };
+    const own = Object.keys(options.commands ?? {});
+    const knownOwn = own.length === 0 ? '' : `; yours: ${own.join(', ')}`;
+    return {
+      ok: false,
+      reason: `unknown agent "${text}" (known: ${KNOWN}${knownOwn}; name your own under "agent_commands" in .forge/config.json)`,
+    };
   }
   const split = splitCommandLine(text, 'an agent command');
   if (!split.ok) return { ok: false, reason: `agent command "${text}": ${split.reason}` };
   if (split.argv.length === 0 || split.argv[0] === '') return { ok: false, reason: 'empty agent command' };
   return { ok: true, spec: { cli: 'command', argv: split.argv, text } };
+}
+
+/** True for names Forge's own adapters answer to (`claude`, `claude-…`, `codex…`, `scripted…`). */
+export function isBuiltInAgentName(name: string): boolean {
+  return parseKnownAgent(name) !== undefined;
 }
 
 function parseKnownAgent(text: string): ParseAgentSpecResult | undefined {

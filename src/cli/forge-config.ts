@@ -1,6 +1,7 @@
 // `.forge/config.json`: per-repo settings (store, agents per role, runner defaults), validated with zod.
 import { join } from 'node:path';
 import { z } from 'zod';
+import { isBuiltInAgentName } from '../agents/spec.js';
 import { ConfigError } from '../infra/errors.js';
 import { readFileIfExists } from '../infra/atomic-file.js';
 
@@ -8,11 +9,31 @@ export const FORGE_CONFIG_PATH = join('.forge', 'config.json');
 
 const argvSchema = z.array(z.string().min(1)).min(1);
 
+/** What a name of the user's own agent may look like: it travels in labels such as `agent:my-agent`. */
+const AGENT_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
+
 export const forgeConfigSchema = z.strictObject({
   $schema: z.string().optional(),
   store: z.enum(['auto', 'br', 'embedded']).default('auto'),
   actor: z.string().min(1).optional(),
   br_path: z.string().min(1).optional(),
+  /**
+   * The user's own agents: a name (used in `agents`, `agent:` labels, `--agent`, `--agents`) → the
+   * argv to run, prompt on stdin. Labels can name these; they can never carry a command themselves.
+   */
+  agent_commands: z
+    .record(z.string().regex(AGENT_NAME, 'a name of letters, digits, ".", "_" or "-"'), argvSchema)
+    .superRefine((commands, ctx) => {
+      for (const name of Object.keys(commands)) {
+        if (isBuiltInAgentName(name))
+          ctx.addIssue({
+            code: 'custom',
+            path: [name],
+            message: `"${name}" is one of Forge's own agents (claude…, codex…, scripted); give yours another name`,
+          });
+      }
+    })
+    .default({}),
   /** Agent spec per role (`doer`, `judge`, …) and `default` for everything else. */
   agents: z.record(z.string().regex(/^[a-z][a-z0-9-]*$/, 'a role name'), z.string().min(1)).default({}),
   runner: z

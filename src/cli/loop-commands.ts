@@ -190,7 +190,7 @@ export function createLoopCommand(deps: CliDeps): Command {
     .option('--scope <path>', 'a path the doer may change (repeatable; default: --artifact)', collect)
     .option(
       '--agents <pairs>',
-      'agents per role: doer=claude-opus,judge=claude-haiku,strategist=claude-sonnet',
+      'agents per role, over .forge/config.json agents: doer=claude-opus,judge=claude-haiku,strategist=my-agent',
       parseAgents,
     )
     .option('--workspace <dir>', 'the loop workspace, for several loops in one repo (default .autoresearch)')
@@ -198,13 +198,20 @@ export function createLoopCommand(deps: CliDeps): Command {
     .action(async (subject: string, flags: LoopFlags, cmd: Command) => {
       const options = globalsOf(cmd);
       const repo = repoOf(deps, options);
-      const setupOptions = await loopOptionsFrom(userDir(deps, options), subject, flags);
-      const [{ setupLoop }, { createGit }, { runProcess }] = await Promise.all([
-        import('../autoresearch/setup.js'),
-        import('../infra/git.js'),
-        import('../infra/process.js'),
-      ]);
-      const store = await openStore(deps, options);
+      const parsedOptions = await loopOptionsFrom(userDir(deps, options), subject, flags);
+      const [{ setupLoop }, { createGit }, { runProcess }, { openStoreFor }, { loopAgents }] =
+        await Promise.all([
+          import('../autoresearch/setup.js'),
+          import('../infra/git.js'),
+          import('../infra/process.js'),
+          import('./common.js'),
+          import('./agent-options.js'),
+        ]);
+      const { config, opened } = await openStoreFor(deps, options);
+      // --agents, then .forge/config.json agents: what the loop's beads are stamped with.
+      const agents = loopAgents(flags.agents, config);
+      const setupOptions = { ...parsedOptions, ...(Object.keys(agents).length === 0 ? {} : { agents }) };
+      const store = opened.store;
       await store.init();
       let result: SetupResult;
       try {
@@ -694,6 +701,7 @@ Run options (--agent, --timeout, --wall-clock, --worktree, …) apply as for ral
 function runFlagsOf(flags: ResumeFlags): RunFlags {
   const keys = [
     'agent',
+    'agents',
     'timeout',
     'wallClock',
     'maxBeads',

@@ -44,7 +44,9 @@ export function createProgressRenderer(options: ProgressOptions): ProgressRender
     const progress =
       live.progress === undefined
         ? ''
-        : c.dim(`[${live.progress.done}/${live.progress.total} done · ${formatElapsed(options.now() - runStarted)}] `);
+        : c.dim(
+            `[${live.progress.done}/${live.progress.total} done · ${formatElapsed(options.now() - runStarted)}] `,
+          );
     options.sink.write(
       `\r\x1b[2K${progress}${c.cyan('…')} ${live.bead} ${c.dim(`${live.role} via ${live.agent}`)} ${elapsed}${note}`,
     );
@@ -97,7 +99,7 @@ export function createProgressRenderer(options: ProgressOptions): ProgressRender
         case 'plan':
           event.order.forEach((step, index) =>
             line(
-              `  ${String(index + 1).padStart(3)}. ${step.id}  ${c.dim(`role:${step.role} via ${step.agent}`)}  ${step.title}`,
+              `  ${String(index + 1).padStart(3)}. ${step.id}  ${c.dim(`role:${step.role} ${step.agent === 'built-in' ? 'built-in' : `via ${step.agent} (from ${step.agent_source})`}`)}  ${step.title}`,
             ),
           );
           break;

@@ -2,6 +2,7 @@
 import { Command } from 'commander';
 import { addCompletionCommand } from './completion.js';
 import { isLockHolderLive, readLockFile } from '../infra/lock-file.js';
+import { parseRoleAgents } from './agent-options.js';
 import { configureProgram, globals, openStoreFor, parseInteger, storeOption, workingDir } from './common.js';
 import type { CliDeps } from './deps.js';
 import { createResumeCommand, createStatusCommand } from './loop-commands.js';
@@ -14,7 +15,12 @@ function addRunOptions(command: Command): Command {
   return command
     .option(
       '--agent <spec>',
-      'default agent: claude, claude-opus|sonnet|haiku, codex, scripted, or "my-agent --flag"',
+      'agent for every agent bead, over labels and .forge/config.json: claude, claude-opus|sonnet|haiku, codex, scripted, a name from agent_commands, or "my-agent --flag"',
+    )
+    .option(
+      '--agents <pairs>',
+      'agent per role, over --agent, labels and the config: doer=claude-opus,judge=codex (repeatable)',
+      parseRoleAgents,
     )
     .option(
       '--timeout <seconds>',
@@ -36,7 +42,11 @@ function addRunOptions(command: Command): Command {
       'base of the exponential backoff between attempts (default 10)',
       parseInteger(0),
     )
-    .option('--auto-commit', 'commit what a code-writing bead changed, naming the bead')
+    .option(
+      '--auto-commit',
+      'commit what a code-writing bead changed, naming the bead (default: runner.auto_commit, else off)',
+    )
+    .option('--no-auto-commit', 'do not commit after plain beads, whatever runner.auto_commit says')
     .option(
       '--allow-dirty',
       'with --auto-commit, start on a tree with changes of your own: those paths are never committed',
@@ -162,8 +172,15 @@ Examples:
   ralph-loop stop bd-a1b                    # end after the current bead
   ralph-loop logs bd-a1b bd-a1b.3           # one bead's transcript
 
-Routing: a bead's role:<role> label picks the executor (role:judge runs read-only); agent:<spec>
-picks the agent (agent:claude-opus, agent:codex); else "agents" in .forge/config.json, else --agent.
+Routing: a bead's role:<role> label picks the executor (role:judge runs read-only).
+Which agent runs a bead, first match wins (--dry-run shows each choice and where it came from):
+  1. --agents <role>=<spec>   this command line, for beads of that role
+  2. --agent <spec>           this command line, for every agent bead
+  3. the bead's agent:<name> label (forge-pack loop stamps them from the loop's config.json agents)
+  4. .forge/config.json agents.<role>, then agents.default
+  5. the built-in default: claude
+A label only names an agent (built-in, or one of .forge/config.json "agent_commands"), never a command.
+--timeout, --max-attempts and --auto-commit/--no-auto-commit beat .forge/config.json "runner".
 
 Exit codes: 0 done/terminal/cap/stopped, 2 usage, 3 environment, 4 config, 5 a bead failed
 (labelled ralph:failed, left open), 6 waiting for a human, 7 stalled (open beads, none ready),

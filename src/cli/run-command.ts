@@ -32,6 +32,7 @@ import type {
 } from '../loop/types.js';
 import type { CliDeps } from './deps.js';
 import { openStoreFor, workingDir, type GlobalOptions } from './common.js';
+import { runAgentChoices } from './agent-options.js';
 import { findLoopWorkspace, runDirFor } from './epic-dirs.js';
 import { checkRunTarget } from './run-target.js';
 import { createAgentExecutors, createExecutorRegistry, type AgentExecutors } from './executors.js';
@@ -40,6 +41,8 @@ import { createProgressRenderer } from './progress.js';
 
 export interface RunFlags {
   agent?: string;
+  /** `--agents role=spec`: per role, over labels and the config. */
+  agents?: Record<string, string>;
   timeout?: number;
   wallClock?: number;
   maxBeads?: number;
@@ -271,8 +274,12 @@ export async function runLoopCommand(
     }
   });
 
-  const agentDefault = flags.agent ?? config.agents.default ?? 'claude';
-  const plainAgents = createAgentExecutors(deps.agentFactory, deps.env);
+  // The user's own named agents (config `agent_commands`) resolve wherever a name is accepted, labels too.
+  const commands = config.agent_commands;
+  const plainAgents = createAgentExecutors(
+    (spec, how) => deps.agentFactory(spec, { ...how, commands }),
+    deps.env,
+  );
   const loop = await autoresearchParts(deps, {
     repo,
     cwd,
@@ -302,8 +309,7 @@ export async function runLoopCommand(
         runId,
         pid: deps.pid,
         host: deps.host,
-        defaultAgent: agentDefault,
-        roleAgents: config.agents,
+        agents: runAgentChoices(flags, config),
         beadTimeoutMs: (flags.timeout ?? config.runner.bead_timeout_seconds ?? 1800) * 1000,
         wallClockMs,
         maxBeads: flags.maxBeads ?? 0,

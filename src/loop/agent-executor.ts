@@ -3,10 +3,13 @@ import type { AgentMode, AgentResult, AgentRunner } from '../agents/types.js';
 import type { Bead } from '../beads/types.js';
 import type { ExecutionRequest, ExecutionResult, Executor } from './types.js';
 
-/** Builds an agent runner from a spec; throws a clear error for an unknown agent. */
+/**
+ * Builds an agent runner from a spec; throws a clear error for an unknown agent. `commands`: the
+ * user's own agents by name (from their config), which labels may name.
+ */
 export type AgentFactory = (
   spec: string,
-  options: { fromLabel: boolean },
+  options: { fromLabel: boolean; commands?: Readonly<Record<string, readonly string[]>> },
 ) => AgentRunner | Promise<AgentRunner>;
 
 export interface AgentExecutorOptions {

@@ -1,6 +1,6 @@
 // Why an epic has nothing ready (done, terminal, waiting for a human, stalled), and the dry-run plan.
 import { BLOCKING_DEPENDENCY_TYPES, type Bead } from '../beads/types.js';
-import { agentSpecFor, compareForRun, FAILED_LABEL, roleOf } from './select.js';
+import { agentSpecFor, compareForRun, describeAgentSource, FAILED_LABEL, roleOf } from './select.js';
 import type { RunnerDeps, RunnerOptions, StopReason } from './types.js';
 
 export interface IdleExplanation {
@@ -70,16 +70,20 @@ async function whyNotReady(deps: Pick<RunnerDeps, 'store'>, bead: Bead): Promise
  * blockers are all closed (or taken earlier in the plan), by the runner's own ordering.
  */
 export async function planRun(
-  deps: Pick<RunnerDeps, 'store'>,
-  options: Pick<RunnerOptions, 'epicId' | 'roleAgents' | 'defaultAgent' | 'onlyBead' | 'maxBeads'>,
-): Promise<{ id: string; title: string; role: string; agent: string }[]> {
+  deps: Pick<RunnerDeps, 'store'> & Partial<Pick<RunnerDeps, 'executors'>>,
+  options: Pick<RunnerOptions, 'epicId' | 'agents' | 'onlyBead' | 'maxBeads'>,
+): Promise<{ id: string; title: string; role: string; agent: string; agent_source: string }[]> {
   const describe = (bead: Bead) => {
     const role = roleOf(bead);
+    const chosen = agentSpecFor(bead, role, options.agents);
+    // A built-in executor (an arbiter, a hard-metric judge) runs no agent, whatever would be chosen.
+    const builtin = deps.executors?.resolve(role).builtin === true;
     return {
       id: bead.id,
       title: bead.title,
       role,
-      agent: agentSpecFor(bead, role, options.roleAgents, options.defaultAgent).spec,
+      agent: builtin ? 'built-in' : chosen.spec,
+      agent_source: builtin ? 'built-in executor' : describeAgentSource(chosen, role),
     };
   };
   if (options.onlyBead !== undefined) return [describe(await deps.store.show(options.onlyBead))];

@@ -239,7 +239,7 @@ class Runner {
 
     const role = roleOf(bead);
     const executor = d.executors.resolve(role);
-    const chosen = agentSpecFor(bead, role, o.roleAgents, o.defaultAgent);
+    const chosen = agentSpecFor(bead, role, o.agents);
     const agentSpec = executor.builtin === true ? 'built-in' : chosen.spec;
     const fromLabel = chosen.fromLabel;
     const maxAttempts = executor.maxAttempts ?? o.maxAttempts;

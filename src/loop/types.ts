@@ -2,6 +2,7 @@
 import type { Bead, BeadStore } from '../beads/types.js';
 import type { Clock } from '../infra/clock.js';
 import type { LockRecord } from '../infra/lock-file.js';
+import type { AgentChoices } from './select.js';
 
 /** What one execution of a bead produced, whatever ran it (agent, built-in executor). */
 export type ExecutionOutcome =
@@ -217,7 +218,8 @@ export type LoopEvent =
       type: 'plan';
       ts: string;
       epic: string;
-      order: { id: string; title: string; role: string; agent: string }[];
+      /** `agent_source`: where the agent came from (`--agent`, `label agent:codex`, …). */
+      order: { id: string; title: string; role: string; agent: string; agent_source: string }[];
     }
   | {
       type: 'bead_started';
@@ -295,9 +297,8 @@ export interface RunnerOptions {
   runId: string;
   pid: number;
   host: string;
-  /** Default agent spec when neither a label nor a role default chooses one. */
-  defaultAgent: string;
-  roleAgents: Record<string, string>;
+  /** Where each bead's agent comes from: the command line, its label, the config, the built-in default. */
+  agents: AgentChoices;
   beadTimeoutMs: number;
   /** Wall-clock cap for the whole run in ms (0: none). */
   wallClockMs: number;

@@ -73,6 +73,30 @@ describe('parseAgentSpec', () => {
   });
 });
 
+describe("the user's own agents, named in .forge/config.json agent_commands", () => {
+  const commands = { 'my-agent': ['my-agent', '--flag', 'two words'] };
+
+  it('resolve by name, from a label too, to the configured argv', () => {
+    for (const text of ['my-agent', 'agent:my-agent']) {
+      expect(parseAgentSpec(text, { commands })).toEqual({
+        ok: true,
+        spec: { cli: 'command', argv: ['my-agent', '--flag', 'two words'], text: 'my-agent' },
+      });
+    }
+  });
+
+  it('never turn a label that is not a name into a command, and say where names come from', () => {
+    const parsed = parseAgentSpec('agent:my-agent --evil', { commands });
+    expect(parsed.ok).toBe(false);
+    expect(!parsed.ok && parsed.reason).toContain('yours: my-agent');
+    expect(!parsed.ok && parsed.reason).toContain('"agent_commands" in .forge/config.json');
+  });
+
+  it('leave the built-in agents as they are', () => {
+    expect(parseAgentSpec('claude-opus', { commands })).toMatchObject({ ok: true, spec: { cli: 'claude' } });
+  });
+});
+
 describe('agent commands are split without a shell', () => {
   it('keeps quoted spaces and escapes', () => {
     const parsed = parseAgentSpec(`my-agent 'b c' "d e" f\\ g`, { allowCommand: true });

@@ -36,7 +36,14 @@ describe('runner: selection and order', () => {
     await h.store.create({ title: 'labelled', parent: epic.id, labels: ['role:doer', 'agent:claude-opus'] });
     await h.store.create({ title: 'judge', parent: epic.id, labels: ['role:judge'] });
     await h.store.create({ title: 'plain', parent: epic.id });
-    await h.run({ epicId: epic.id, roleAgents: { judge: 'claude-haiku' }, defaultAgent: 'codex' });
+    await h.run({
+      epicId: epic.id,
+      agents: {
+        commandLine: { roles: {} },
+        config: { judge: 'claude-haiku', default: 'codex' },
+        builtin: 'claude',
+      },
+    });
     const byTitle = Object.fromEntries(
       h.requests.map((r) => [
         r.bead.title,
@@ -47,6 +54,28 @@ describe('runner: selection and order', () => {
       labelled: { role: 'doer', agent: 'claude-opus', fromLabel: true },
       judge: { role: 'judge', agent: 'claude-haiku', fromLabel: false },
       plain: { role: 'default', agent: 'codex', fromLabel: false },
+    });
+  });
+
+  it("runs what the command line names over a bead's label, and never as a label", async () => {
+    const h = createHarness();
+    const epic = await h.store.create({ title: 'E', type: 'epic' });
+    await h.store.create({ title: 'doer', parent: epic.id, labels: ['role:doer', 'agent:claude-opus'] });
+    await h.store.create({ title: 'judge', parent: epic.id, labels: ['role:judge', 'agent:claude-haiku'] });
+    await h.run({
+      epicId: epic.id,
+      agents: {
+        commandLine: { roles: { judge: 'codex' }, all: 'my-agent --flag' },
+        config: { doer: 'claude-sonnet' },
+        builtin: 'claude',
+      },
+    });
+    const byTitle = Object.fromEntries(
+      h.requests.map((r) => [r.bead.title, { agent: r.agentSpec, fromLabel: r.agentFromLabel }]),
+    );
+    expect(byTitle).toEqual({
+      doer: { agent: 'my-agent --flag', fromLabel: false },
+      judge: { agent: 'codex', fromLabel: false },
     });
   });
 
@@ -300,6 +329,7 @@ describe('runner: idle explanations and dry run', () => {
     expect(summary.reason).toBe('dry_run');
     const plan = h.events.find((e) => e.type === 'plan') as Extract<LoopEvent, { type: 'plan' }>;
     expect(plan.order.map((step) => step.id)).toEqual([ids[1], ids[2], ids[0]]);
+    expect(plan.order[0]).toMatchObject({ agent: 'fake', agent_source: 'built-in default' });
     expect(h.requests).toHaveLength(0);
     expect(await h.store.list({ all: true })).toEqual(before);
     expect(h.lockState.holder).toBeUndefined();
