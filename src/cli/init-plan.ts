@@ -1,7 +1,7 @@
 // What `forge-pack init` writes: a fresh `.forge/config.json` from what was detected, and `.forge/.gitignore`.
 import type { StoreChoice } from '../beads/open-store.js';
 import type { DetectedGate } from './detect-gates.js';
-import type { ExecutableProbe } from './environment-probes.js';
+import { AGENT_CLIS, type AgentCliName, type ExecutableProbe } from './environment-probes.js';
 import type { ForgeConfig } from './forge-config.js';
 
 export const FORGE_GITIGNORE_PATH = '.forge/.gitignore';
@@ -21,7 +21,8 @@ export type ForgeConfigFile = Pick<ForgeConfig, 'store' | 'agents' | 'gates'> & 
 
 export interface FreshConfigInput {
   store: StoreChoice;
-  agentClis: readonly ExecutableProbe[];
+  /** The agent CLI chosen for every role; undefined writes no agent (ralph-loop --agent decides). */
+  agentCli: AgentCliName | undefined;
   gates: readonly DetectedGate[];
   actor?: string;
 }
@@ -30,25 +31,34 @@ export function buildFreshConfig(input: FreshConfigInput): ForgeConfigFile {
   return {
     store: input.store,
     ...(input.actor === undefined ? {} : { actor: input.actor }),
-    agents: defaultAgents(input.agentClis),
+    agents: agentsFor(input.agentCli),
     gates: Object.fromEntries(input.gates.map((gate) => [gate.name, gate.argv])),
   };
 }
 
+/** The agent CLIs found on PATH, in Forge's order of preference (Claude Code first). */
+export function installedAgentClis(found: readonly ExecutableProbe[]): AgentCliName[] {
+  return AGENT_CLIS.map((cli) => cli.name).filter((name) =>
+    found.some((probe) => probe.name === name && probe.path !== undefined),
+  );
+}
+
 /**
- * Agents per role. Claude Code when it is installed (or when nothing is: it is the agent the
- * templates are written for): the strongest model does the work, the cheapest judges, and a middle
- * one plans. Codex for every role when it is the only agent CLI found.
+ * Agents per role for one CLI. Claude Code: the strongest model does the work, the cheapest judges,
+ * and a middle one plans. Codex: codex for every role. None: no entry, so nothing names an agent the
+ * machine does not have.
  */
-export function defaultAgents(found: readonly ExecutableProbe[]): Record<string, string> {
-  const has = (name: string): boolean => found.some((cli) => cli.name === name && cli.path !== undefined);
-  if (!has('claude') && has('codex')) return { default: 'codex' };
-  return {
-    default: 'claude-sonnet',
-    doer: 'claude-opus',
-    judge: 'claude-haiku',
-    strategist: 'claude-sonnet',
-  };
+export function agentsFor(cli: AgentCliName | undefined): Record<string, string> {
+  if (cli === 'claude') {
+    return {
+      default: 'claude-sonnet',
+      doer: 'claude-opus',
+      judge: 'claude-haiku',
+      strategist: 'claude-sonnet',
+    };
+  }
+  if (cli === 'codex') return { default: 'codex' };
+  return {};
 }
 
 export interface GitignoreUpdate {
@@ -81,6 +91,6 @@ export function describeGates(gates: Record<string, readonly string[]>): string 
 
 export function describeAgents(agents: Record<string, string>): string {
   const entries = Object.entries(agents);
-  if (entries.length === 0) return 'none set (ralph-loop --agent decides)';
+  if (entries.length === 0) return 'none set (ralph-loop --agent <spec> decides; built-in default: claude)';
   return entries.map(([role, spec]) => `${role} ${spec}`).join(', ');
 }

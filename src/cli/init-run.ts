@@ -7,13 +7,20 @@ import { AppError, ConfigError, EnvironmentError, ExitCode, UsageError } from '.
 import { workingDir, type GlobalOptions } from './common.js';
 import type { CliDeps } from './deps.js';
 import { detectGates, type DetectedGate } from './detect-gates.js';
-import { AGENT_CLIS, findExecutable, probeGit, type ExecutableProbe } from './environment-probes.js';
+import {
+  AGENT_CLIS,
+  findExecutable,
+  probeGit,
+  type AgentCliName,
+  type ExecutableProbe,
+} from './environment-probes.js';
 import { FORGE_CONFIG_PATH, forgeConfigSchema, parseConfigText, type ForgeConfig } from './forge-config.js';
 import {
   buildFreshConfig,
   describeAgents,
   describeGates,
   FORGE_GITIGNORE_PATH,
+  installedAgentClis,
   mergeGitignore,
   type ForgeConfigFile,
 } from './init-plan.js';
@@ -93,9 +100,13 @@ export async function runInit(deps: InitDeps, options: GlobalOptions, flags: Ini
   } else {
     storeChoice = options.store ?? (await chooseStore(brProbe, prompter));
     const chosenGates = await chooseGates(gates, prompter);
+    const agentCli = await chooseAgentCli(installedAgentClis(agentClis), prompter);
+    if (agentCli === undefined && installedAgentClis(agentClis).length > 0) {
+      notes.push(`No agent was chosen, so the config names none: ${NO_AGENT_NOTE}`);
+    }
     configValue = buildFreshConfig({
       store: storeChoice,
-      agentClis,
+      agentCli,
       gates: chosenGates,
       ...(options.actor === undefined ? {} : { actor: options.actor }),
     });
@@ -142,7 +153,7 @@ export async function runInit(deps: InitDeps, options: GlobalOptions, flags: Ini
 
   if (!agentClis.some((cli) => cli.path !== undefined)) {
     notes.push(
-      `No agent CLI found on PATH (${AGENT_CLIS.map((c) => c.name).join(', ')}): install one (${AGENT_CLIS[0].install}) or give ralph-loop --agent "<your command>".`,
+      `No agent CLI found on PATH (${AGENT_CLIS.map((c) => c.name).join(', ')}), so the config names none: install one (${AGENT_CLIS[0].install}), or ${NO_AGENT_NOTE}`,
     );
   }
   return {
@@ -233,6 +244,26 @@ async function chooseStore(
     true,
   );
   return useBr ? 'br' : 'embedded';
+}
+
+const NO_AGENT_NOTE =
+  'run with ralph-loop <epic> --agent "<your command>", or name your own agent in .forge/config.json "agent_commands" (e.g. "my-agent": ["my-agent", "--flag"]) and use its name in "agents".';
+
+/**
+ * The agent CLI every role uses: asked on a terminal among those installed (a no to each writes
+ * none), else the first installed one. Never one the machine does not have.
+ */
+async function chooseAgentCli(
+  installed: readonly AgentCliName[],
+  prompter: Prompter | undefined,
+): Promise<AgentCliName | undefined> {
+  if (prompter === undefined) return installed[0];
+  for (const cli of installed) {
+    const what =
+      cli === 'claude' ? 'Claude Code (claude: opus does, haiku judges, sonnet plans)' : 'Codex (codex)';
+    if (await prompter.confirm(`Use ${what} as the agent for every role?`, true)) return cli;
+  }
+  return undefined;
 }
 
 async function chooseGates(gates: DetectedGate[], prompter: Prompter | undefined): Promise<DetectedGate[]> {

@@ -191,7 +191,12 @@ describe('forge-pack init', () => {
     await ws.write('packages/web/README.md', 'web\n');
     const run = await ws.forge(['init', '--yes', '-C', join(ws.dir, 'packages', 'web')]);
     expect(run.code, run.stderr).toBe(0);
-    expect(run.stderr).toContain('No agent CLI found on PATH (claude, codex)');
+    expect(run.stderr).toContain('No agent CLI found on PATH (claude, codex), so the config names none');
+    expect(run.stderr).toContain('ralph-loop <epic> --agent');
+    // Nothing names an agent this machine does not have: ralph-loop --agent is not overruled.
+    const written = await readJson(join(ws.dir, 'packages', 'web', '.forge', 'config.json'));
+    expect(written).toMatchObject({ agents: {} });
+    expect(JSON.stringify(written)).not.toMatch(/claude|codex/);
     expect(run.stderr).toContain(`subdirectory of the repository ${ws.dir}`);
     expect(await readdir(join(ws.dir, 'packages', 'web', '.forge'))).toContain('config.json');
   });
@@ -247,6 +252,25 @@ describe('forge-pack init on a terminal', () => {
     const replace = scriptedPrompter(() => true);
     expect((await ws.forge(['init'], { prompter: replace })).code).toBe(0);
     expect(await readJson(join(ws.dir, '.forge', 'config.json'))).toHaveProperty('agents');
+  });
+
+  it('asks which installed agent CLI to use, and writes none when the user takes neither', async () => {
+    const ws = await workspace({ claude: '2.1.330', codex: '0.46.0' });
+    const codex = scriptedPrompter((q) => !q.includes('Claude Code'));
+    expect((await ws.forge(['init'], { prompter: codex })).code).toBe(0);
+    expect(codex.asked.filter((q) => q.includes('agent'))).toEqual([
+      'Use Claude Code (claude: opus does, haiku judges, sonnet plans) as the agent for every role?',
+      'Use Codex (codex) as the agent for every role?',
+    ]);
+    expect(await readJson(join(ws.dir, '.forge', 'config.json'))).toMatchObject({
+      agents: { default: 'codex' },
+    });
+
+    const neither = scriptedPrompter((q) => !q.includes('as the agent'));
+    const run = await ws.forge(['init', '--force'], { prompter: neither });
+    expect(run.code, run.stderr).toBe(0);
+    expect(await readJson(join(ws.dir, '.forge', 'config.json'))).toMatchObject({ agents: {} });
+    expect(run.stderr).toContain('agent_commands');
   });
 
   it('asks nothing with --yes', async () => {
