@@ -9,8 +9,10 @@ import type { StoreChoice } from '../beads/open-store.js';
 import { readFileIfExists } from '../infra/atomic-file.js';
 import type { CliDeps } from './deps.js';
 import { checkConfig, checkLocks, checkLoops, checkStore } from './doctor-repo-checks.js';
+import { parseAgentSpec } from '../agents/spec.js';
 import {
   AGENT_CLIS,
+  findExecutable,
   MIN_NODE,
   nodeIsSupported,
   probeAgentClis,
@@ -52,10 +54,11 @@ export async function runDoctorChecks(ctx: DoctorContext): Promise<DoctorCheck[]
   const configCheck = await checkConfig(cwd);
   const config = configCheck.config ?? forgeConfigSchema.parse({});
   const brPath = config.br_path ?? 'br';
-  const [git, br, agents, skills, store, locks, loops] = await Promise.all([
+  const [git, br, agents, ownAgents, skills, store, locks, loops] = await Promise.all([
     probeGit(probe),
     deps.storeFactories.probeBr({ env: deps.env, brPath }),
     probeAgentClis(probe),
+    checkAgentCommands(config, cwd, deps.env),
     checkSkills(deps.env),
     checkStore(ctx, config),
     checkLocks(ctx),
@@ -68,6 +71,7 @@ export async function runDoctorChecks(ctx: DoctorContext): Promise<DoctorCheck[]
     brCheck(br, ctx.store ?? config.store),
     store,
     agentsCheck(agents, config),
+    ...(ownAgents === undefined ? [] : [ownAgents]),
     skills,
     locks,
     ...loops,
@@ -200,6 +204,46 @@ function agentsCheck(found: ExecutableProbe[], config: ForgeConfig): DoctorCheck
     };
   }
   return { name: 'agents', status: 'ok', summary, details };
+}
+
+/**
+ * The user's own agents: each `agent_commands` entry, and each `agents` entry that is a command line
+ * rather than an agent name, must start a program that exists. Undefined when there are none.
+ */
+async function checkAgentCommands(
+  config: ForgeConfig,
+  cwd: string,
+  env: NodeJS.ProcessEnv,
+): Promise<DoctorCheck | undefined> {
+  const named = Object.entries(config.agent_commands).map(([name, argv]) => ({ name, argv }));
+  const inline = Object.entries(config.agents).flatMap(([role, spec]) => {
+    const parsed = parseAgentSpec(spec, { allowCommand: true, commands: config.agent_commands });
+    return parsed.ok && parsed.spec.cli === 'command' && !Object.hasOwn(config.agent_commands, spec.trim())
+      ? [{ name: `agents.${role}`, argv: parsed.spec.argv ?? [] }]
+      : [];
+  });
+  const all = [...named, ...inline];
+  if (all.length === 0) return undefined;
+  const found = await Promise.all(
+    all.map(async (agent) => ({
+      ...agent,
+      path: await findExecutable(agent.argv[0] ?? '', env, cwd),
+    })),
+  );
+  const describe = (agent: (typeof found)[number]): string =>
+    `${agent.name} → ${agent.argv[0] ?? ''}${agent.path === undefined ? ' not found' : ` (${agent.path})`}`;
+  const missing = found.filter((agent) => agent.path === undefined);
+  const details = { agents: found };
+  if (missing.length > 0) {
+    return {
+      name: 'agent-commands',
+      status: 'warn',
+      summary: found.map(describe).join('; '),
+      fix: `Install ${missing.map((m) => `\`${m.argv[0] ?? ''}\``).join(' and ')} or put it on PATH, or fix its argv in ${FORGE_CONFIG_PATH} (a relative path is taken from ${cwd}).`,
+      details,
+    };
+  }
+  return { name: 'agent-commands', status: 'ok', summary: found.map(describe).join('; '), details };
 }
 
 /** Where install.sh and `forge-pack skills install` put skills, in the order they look. */

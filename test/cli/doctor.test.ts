@@ -1,5 +1,5 @@
 // `forge-pack doctor`: one line per check, a fix for every problem, and an exit code scripts can trust.
-import { cp, mkdir, writeFile } from 'node:fs/promises';
+import { chmod, cp, mkdir, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -168,6 +168,33 @@ describe('forge-pack doctor', () => {
       summary: expect.stringContaining('.forge/config.json uses claude'),
       fix: expect.stringContaining('@anthropic-ai/claude-code'),
     });
+  });
+
+  it("checks that each of the user's own agents starts a program that exists", async () => {
+    const ws = await workspace();
+    await ws.write(
+      '.forge/config.json',
+      JSON.stringify({
+        store: 'embedded',
+        agents: { judge: './tools/judge.sh --strict' },
+        agent_commands: { 'my-agent': ['git', 'status'], 'their-agent': ['their-agent', '--flag'] },
+      }),
+    );
+    const run = await doctor(ws);
+    expect(run.check('agent-commands')).toMatchObject({
+      status: 'warn',
+      summary: expect.stringMatching(
+        /^my-agent → git \(.*\/git\); their-agent → their-agent not found; agents\.judge → \.\/tools\/judge\.sh not found$/,
+      ),
+      fix: expect.stringContaining('`their-agent` and `./tools/judge.sh`'),
+    });
+    await ws.write('tools/judge.sh', '#!/bin/sh\n');
+    await chmod(join(ws.dir, 'tools', 'judge.sh'), 0o755);
+    await ws.write(
+      '.forge/config.json',
+      JSON.stringify({ store: 'embedded', agents: { judge: './tools/judge.sh' } }),
+    );
+    expect((await doctor(ws)).check('agent-commands')).toMatchObject({ status: 'ok' });
   });
 
   it('finds installed skills and says when they are out of date', async () => {
