@@ -50,7 +50,8 @@ const SCHEMAS: Record<string, SchemaSpec> = {
       epic_id: 'The epic whose beads make up the loop.',
       metric: 'Hard (a command the runner runs) or soft (a rubric a read-only judge agent applies).',
       target: 'Stop when the score reaches this; null for no target.',
-      min_delta: 'Smallest change that counts as an improvement.',
+      min_delta:
+        'An improvement must beat the best score by more than this (maximize: score > best + min_delta).',
       caps: 'When the loop stops on its own; 0 means no cap.',
       'caps.max_iterations': 'Stop after this many iterations.',
       'caps.wall_clock_seconds': 'Stop after this long.',

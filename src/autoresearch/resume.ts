@@ -215,6 +215,11 @@ export async function resumeLoop(
   });
 
   const archived = paths.needsHumanResolved(k);
+  // The record keeps question and answer, not the prompt to answer: rewritten in place first, then
+  // renamed, so an interruption leaves either the question (resumed again as K) or the archive.
+  const text = await readFileIfExists(paths.needsHuman);
+  const record = text === undefined ? undefined : withoutPlaceholder(text);
+  if (record !== undefined && record !== text) await writeFileAtomic(paths.needsHuman, record);
   await rename(paths.needsHuman, archived);
   await rm(paths.needsHumanAsked, { force: true });
 
@@ -224,6 +229,14 @@ export async function resumeLoop(
     reopened = true;
   }
   return { ...stamped, k, archived, question: pending.question, answer: pending.answer, reopened };
+}
+
+/** The text without the "write your answer below" line askHuman put under `## Answer`. */
+function withoutPlaceholder(text: string): string {
+  const [before, after] = PLACEHOLDER.split('{epic}');
+  const escape = (s: string | undefined) => (s ?? '').replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const line = new RegExp(`^[ \\t]*${escape(before)}\\S*${escape(after)}[ \\t]*\\n?`, 'gm');
+  return text.replace(line, '').replace(/\n{3,}/g, '\n\n');
 }
 
 /** 1 + the highest K of the needs-human-resolved-K.md files already in the workspace. */

@@ -169,7 +169,11 @@ export function createLoopCommand(deps: CliDeps): Command {
     .option('--rubric <file>', 'soft metric: a rubric a judge agent scores the artifact against')
     .option('--artifact <path>', 'what is judged (a file or directory); the default scope')
     .option('--target <score>', 'stop when the score reaches this (default: no target)', parseNumberArg)
-    .option('--min-delta <n>', 'smallest change that counts as an improvement (default 0)', parseNumberArg)
+    .option(
+      '--min-delta <n>',
+      'a score counts as an improvement only when it beats the best by more than this (default 0)',
+      parseNumberArg,
+    )
     .option(
       '--max-iterations <n>',
       'stop after this many iterations (default 20; 0 = no cap)',

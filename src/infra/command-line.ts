@@ -6,6 +6,23 @@ export type SplitResult = { ok: true; argv: string[] } | { ok: false; reason: st
 const SHELL_OPERATORS = new Set(['|', '&', ';', '<', '>', '(', ')', '$', '`']);
 const GLOB_CHARS = new Set(['*', '?']);
 
+/** The rest of the unquoted word after position `i`. */
+function restOfWord(command: string, i: number): string {
+  const rest = command.slice(i + 1);
+  const end = rest.search(/[\s'"\\]/);
+  return end === -1 ? rest : rest.slice(0, end);
+}
+
+/** `[` starts a glob bracket expression when a `]` closes it in the same word (`sc[o]re.txt`). */
+function closesBracket(command: string, i: number): boolean {
+  return restOfWord(command, i).includes(']');
+}
+
+/** `{a,b}` and `{1..3}` are expanded by bash and zsh before the command sees them. */
+function bracesExpand(command: string, i: number): boolean {
+  return /^[^{}]*(,|\.\.)[^{}]*\}/.test(restOfWord(command, i));
+}
+
 /**
  * Splits a command line into argv the way a POSIX shell splits words (quotes, backslashes), but runs
  * nothing: syntax that would need a shell (pipes, redirections, `$` or backtick expansion, globs,
@@ -61,8 +78,14 @@ export function splitCommandLine(command: string, subject = 'the command'): Spli
       continue;
     }
     if (SHELL_OPERATORS.has(c)) return shellNeeded(`"${c}"`);
-    if (GLOB_CHARS.has(c)) {
+    if (GLOB_CHARS.has(c) || (c === '[' && closesBracket(command, i))) {
       return { ok: false, reason: `"${c}" would be a glob in a shell: quote the word to pass it literally` };
+    }
+    if (c === '{' && bracesExpand(command, i)) {
+      return {
+        ok: false,
+        reason: '"{…}" would be expanded by a shell (brace expansion): quote the word to pass it literally',
+      };
     }
     if (!inWord && (c === '~' || c === '#')) {
       return shellNeeded(c === '~' ? '"~" (home directory expansion)' : '"#" (a comment)');

@@ -14,6 +14,10 @@ describe('splitCommandLine', () => {
     ['vitest "src/**/*.test.ts"', ['vitest', 'src/**/*.test.ts']],
     ['env NODE_ENV=test npm test', ['env', 'NODE_ENV=test', 'npm', 'test']],
     ['node --flag=a=b x', ['node', '--flag=a=b', 'x']],
+    // No glob or expansion a shell would make: passed as typed.
+    ['[ -f x ]', ['[', '-f', 'x', ']']],
+    ["cat 'sc[o]re.txt'", ['cat', 'sc[o]re.txt']],
+    ['node -e {}', ['node', '-e', '{}']],
   ])('%s', (command, argv) => {
     expect(splitCommandLine(command)).toEqual({ ok: true, argv });
   });
@@ -25,6 +29,9 @@ describe('splitCommandLine', () => {
     ['echo "$HOME"', /"\$" expansion needs a shell/],
     ['echo `id`', /"`" needs a shell/],
     ['ls src/*.ts', /"\*" would be a glob/],
+    ['cat sc[o]re.txt', /"\[" would be a glob/],
+    ['cat {a,b}.txt', /brace expansion/],
+    ['echo x{1..3}', /brace expansion/],
     ['~/bin/metric', /home directory expansion/],
     ['NODE_ENV=test npm test', /write "env NODE_ENV=… <command>" instead/],
     ['echo "unterminated', /unterminated " quote/],
