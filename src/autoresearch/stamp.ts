@@ -370,7 +370,7 @@ export async function stampResumeStrategist(
       terminal: options.terminal,
       findings: options.findings,
       paths: loopFilePaths(ctx),
-      next_directive_path: ctx.paths.directive(iter + 1),
+      next_directive_path: shownPaths(ctx).directive(iter + 1),
       commands: commandsFor(ctx, iter + 1),
     }),
     labels: labels(ctx, 'resume-strategist', iter, ctx.config.agents.resume_strategist),
@@ -537,13 +537,14 @@ async function judgeBead(
     command: metric.command,
     score_source: describeScoreSource(metric.score),
     timeout_seconds: metric.timeout_seconds,
-    judge_output_path: ctx.paths.judgeOutput(iter),
+    judge_output_path: shownPaths(ctx).judgeOutput(iter),
   };
   return { description: await render(ctx, 'judge-hard', view), labels: labels(ctx, 'judge', iter) };
 }
 
 function arbiterView(ctx: LoopContext, iter: number): ViewFor['arbiter'] {
-  const { config, paths } = ctx;
+  const { config } = ctx;
+  const paths = shownPaths(ctx);
   const caps = config.caps;
   return {
     epic: ctx.epicId,
@@ -575,8 +576,8 @@ function strategistView(ctx: LoopContext, inputs: StampInputs, iter: number): Vi
     metric: metricDigest(ctx.config),
     ledger: ledgerDigest(inputs.summary),
     paths: loopFilePaths(ctx),
-    judge_output_path: ctx.paths.judgeOutput(iter),
-    next_directive_path: ctx.paths.directive(iter + 1),
+    judge_output_path: shownPaths(ctx).judgeOutput(iter),
+    next_directive_path: shownPaths(ctx).directive(iter + 1),
     commands: commandsFor(ctx, iter + 1),
   };
 }
@@ -637,8 +638,16 @@ export function describeScoreSource(score: ScoreSource): string {
   }
 }
 
+/**
+ * The loop's files as its prompts name them: relative to the repository root, where the agents that
+ * read them run. An absolute path would break when the repository is moved or renamed mid-loop.
+ */
+function shownPaths(ctx: LoopContext): WorkspacePaths {
+  return workspacePaths(ctx.workspace);
+}
+
 function loopFilePaths(ctx: LoopContext): LoopFilePaths {
-  const { paths } = ctx;
+  const paths = shownPaths(ctx);
   return {
     workspace: paths.root,
     config: paths.config,
@@ -654,11 +663,11 @@ function loopFilePaths(ctx: LoopContext): LoopFilePaths {
 }
 
 /**
- * The exact commands an agent finishes with. They name the repository and the store explicitly, so
- * they work from a worktree too and reach the store the runner reads.
+ * The exact commands an agent finishes with, run from the repository root (where the strategists
+ * run, also with --worktree). They name the store explicitly, so they reach the store the runner reads.
  */
 function commandsFor(ctx: LoopContext, nextIter: number) {
-  const base = ['forge-pack', '-C', ctx.repo, '--store', ctx.storeKind, 'stamp', '--epic', ctx.epicId];
+  const base = ['forge-pack', '-C', '.', '--store', ctx.storeKind, 'stamp', '--epic', ctx.epicId];
   const workspace = ['--workspace', ctx.workspace];
   return {
     stamp_next: shellWords([
@@ -666,7 +675,7 @@ function commandsFor(ctx: LoopContext, nextIter: number) {
       '--iter',
       String(nextIter),
       '--directive-file',
-      ctx.paths.directive(nextIter),
+      shownPaths(ctx).directive(nextIter),
       ...workspace,
     ]),
     stamp_retrospective: shellWords([...base, '--retrospective', ...workspace]),

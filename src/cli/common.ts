@@ -62,12 +62,12 @@ export function globals(command: Command): GlobalOptions {
  * the current one holding `.forge/` or `.beads/` (up to the git top level), as git and br do.
  */
 export function workingDir(deps: CliDeps, options: GlobalOptions): string {
-  return options.cwd ?? findRepoRoot(deps.cwd);
+  return options.cwd === undefined ? findRepoRoot(deps.cwd) : resolve(deps.cwd, options.cwd);
 }
 
 /** A file the user named on the command line: relative to where they are (or to `-C <dir>`). */
 export function userPath(deps: CliDeps, options: GlobalOptions, file: string): string {
-  return resolve(options.cwd ?? deps.cwd, file);
+  return resolve(deps.cwd, options.cwd ?? '.', file);
 }
 
 export interface StoreContext {

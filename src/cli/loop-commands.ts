@@ -5,6 +5,7 @@
 // that needs it.
 import { isProcessAlive } from '../infra/pid.js';
 import { findRepoRoot } from '../infra/repo-root.js';
+import { resolve } from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import type { LoopSetupOptions, SetupResult } from '../autoresearch/setup.js';
 import type { StampResult } from '../autoresearch/stamp.js';
@@ -36,12 +37,12 @@ function globalsOf(command: Command): GlobalOptions {
 }
 
 function repoOf(deps: CliDeps, options: GlobalOptions): string {
-  return options.cwd ?? findRepoRoot(deps.cwd);
+  return options.cwd === undefined ? findRepoRoot(deps.cwd) : resolve(deps.cwd, options.cwd);
 }
 
 /** Files named on the command line are relative to where the user is (or to -C <dir>). */
 function userDir(deps: CliDeps, options: GlobalOptions): string {
-  return options.cwd ?? deps.cwd;
+  return resolve(deps.cwd, options.cwd ?? '.');
 }
 
 function printJson(deps: CliDeps, value: unknown): void {

@@ -162,6 +162,7 @@ async function autoresearchParts(
   };
   const builtins = createAutoresearchExecutors({
     repo: options.cwd,
+    stateRepo: options.repo,
     workspace,
     config,
     store: options.store,

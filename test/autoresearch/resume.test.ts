@@ -167,7 +167,7 @@ describe('resumeLoop', () => {
     expect(bead.description).toContain('No: keep every exported name.');
     expect(bead.description).toContain('slow on unicode');
     expect(bead.description).toContain('"best_score":70');
-    expect(bead.description).toContain(`--iter 3 --directive-file ${ctx.paths.directive(3)}`);
+    expect(bead.description).toContain('--iter 3 --directive-file .autoresearch/directives/directive-3.md');
     // It can run at once: it depends on nothing open.
     expect((await store.ready(epic)).map((b) => b.id)).toContain(bead.id);
 

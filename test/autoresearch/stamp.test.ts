@@ -242,8 +242,10 @@ describe('soft baseline and retrospective', () => {
       'role:retrospective',
     ]);
     expect(await blockers(store, retro.id)).toEqual([strategist.id]);
-    expect(retro.description).toContain(ctx.paths.retrospective);
-    expect(retro.description).toContain(ctx.paths.rubricSuggestions);
+    // Named relative to the repository root, where the retrospective runs: never an absolute path.
+    expect(retro.description).toContain('`.autoresearch/retrospective.md`');
+    expect(retro.description).toContain('`.autoresearch/rubric-suggestions.md`');
+    expect(retro.description).not.toContain(ctx.repo);
 
     const again = await stampRetrospective(ctx, store);
     expect(again.created).toEqual([]);

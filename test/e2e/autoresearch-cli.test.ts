@@ -1,7 +1,7 @@
 // forge-pack loop / stamp and ralph-loop status / resume as a user runs them: a temp git repo, the
 // embedded store, a real metric command; the programs are built here with the autoresearch commands added.
 import { execa } from 'execa';
-import { access, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import { access, mkdir, mkdtemp, readdir, readFile, rename, rm, symlink, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -264,28 +264,33 @@ describe('forge-pack stamp', () => {
     expect(modes.stderr).toContain('exactly one of');
   });
 
-  it('the strategist command works from another directory (a worktree) because it names repo and store', async () => {
+  it('the strategist command names the repository relative to where it runs: a moved repository still stamps', async () => {
     const repo = await repoWithMetric();
     const epic = await createHardLoop(repo);
     const strategist = (await children(repo, epic)).find((b) => b.title.startsWith('strategist-1'));
     const shown = await run(repo, 'forge-pack', ['beads', 'show', strategist?.id ?? '', '--json']);
     const description = (JSON.parse(shown.stdout) as { description: string }[])[0]?.description ?? '';
+    expect(description).not.toContain(repo.dir);
     const line = description
       .split('\n')
       .find((l) => l.trim().startsWith('forge-pack -C') && l.includes('--iter 2'));
     expect(line).toBeDefined();
     const words = (line ?? '').trim().split(' ');
-    expect(words.slice(0, 5)).toEqual(['forge-pack', '-C', repo.dir, '--store', 'embedded']);
-    await repo.write('.autoresearch/directives/directive-2.md', 'Next idea.\n');
-    // Run exactly those words, from a directory that is not the repository.
-    const elsewhere = await createTempRepo();
+    expect(words.slice(0, 5)).toEqual(['forge-pack', '-C', '.', '--store', 'embedded']);
+    // The user renames the repository mid-loop; the strategist runs at its new root.
+    const moved = `${repo.dir}-renamed`;
+    await rename(repo.dir, moved);
+    onTestFinished(() => rm(moved, { recursive: true, force: true }));
+    await mkdir(join(moved, '.autoresearch', 'directives'), { recursive: true });
+    await writeFile(join(moved, '.autoresearch', 'directives', 'directive-2.md'), 'Next idea.\n');
+    const there = { ...repo, dir: moved };
     const stamped = await run(
-      elsewhere,
+      there,
       'forge-pack',
       words.slice(1).filter((w, i) => !(i >= 2 && i <= 3)),
     );
     expect(stamped.code, stamped.stderr).toBe(0);
-    expect((await children(repo, epic)).map((b) => b.title)).toContain('doer-2: rate limiter');
+    expect((await children(there, epic)).map((b) => b.title)).toContain('doer-2: rate limiter');
   });
 });
 

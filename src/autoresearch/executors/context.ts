@@ -19,6 +19,12 @@ export interface MetricRunOptions {
 export interface AutoresearchContext {
   /** The repository root the loop works on (the worktree with --worktree). */
   repo: string;
+  /**
+   * The repository holding the loop's workspace and `.forge/` (the main checkout, also with
+   * --worktree): strategists and retrospectives run there, as their prompts name the loop's files
+   * relative to it. Default: `repo`.
+   */
+  stateRepo?: string;
   /** Absolute path of the loop's workspace (`.autoresearch/` by default). */
   workspace: string;
   config: LoopConfig;

@@ -1,7 +1,7 @@
 // The strategist (and resume-strategist, retrospective): full agents whose bead must leave the loop a next step.
 import { join } from 'node:path';
 import { pathExists } from '../../infra/atomic-file.js';
-import type { Executor, ExecutionResult } from '../../loop/types.js';
+import type { Executor, ExecutionRequest, ExecutionResult } from '../../loop/types.js';
 import { updateIterationState } from '../iteration-state.js';
 import { recordSpend } from '../spend.js';
 import { iterOf as iterLabel, loopRoleOf } from '../stamp.js';
@@ -26,7 +26,7 @@ export function createStrategistExecutor(
       const placed = iterOf(request.bead);
       if (!placed.ok) return placed.result;
       const { iter } = placed;
-      const result = await context.agents.full.execute(request);
+      const result = await context.agents.full.execute(atStateRepo(context, request));
       await updateIterationState(context.workspace, iter + 1, (s) => ({
         ...s,
         costs: { ...s.costs, strategist: (s.costs.strategist ?? 0) + (result.costUsd ?? 0) },
@@ -52,7 +52,7 @@ export function createRetrospectiveExecutor(context: AutoresearchContext): Execu
     kind: 'retrospective',
     writesCode: false,
     async execute(request) {
-      const result = await context.agents.full.execute(request);
+      const result = await context.agents.full.execute(atStateRepo(context, request));
       await recordSpend(context.workspace, 'retrospective', result);
       if (result.outcome !== 'ok') return result;
       const wrote = await pathExists(join(context.workspace, 'retrospective.md'));
@@ -63,6 +63,11 @@ export function createRetrospectiveExecutor(context: AutoresearchContext): Execu
       };
     },
   };
+}
+
+/** The request, run where the loop's files are (its prompt names them relative to that root). */
+function atStateRepo(context: AutoresearchContext, request: ExecutionRequest): ExecutionRequest {
+  return context.stateRepo === undefined ? request : { ...request, cwd: context.stateRepo };
 }
 
 async function nextStep(
