@@ -83,13 +83,14 @@ describe('progress renderer', () => {
   });
 
   it('says each iteration’s score and decision, rounded, and the live line shows beads done/total', () => {
+    const score = (149 / 153) * 100; // 97.38562091503268: printed to six significant digits
     const judged: LoopEvent = {
       type: 'judged',
       ts: 't',
       epic: 'bd-e',
       bead: 'bd-e.2',
       iter: 3,
-      score: 97.38562091503268,
+      score,
       evidence: '149/153 passed (TAP)',
     };
     const decided: LoopEvent = {
@@ -99,10 +100,10 @@ describe('progress renderer', () => {
       bead: 'bd-e.3',
       iter: 3,
       decision: 'keep',
-      score: 97.38562091503268,
+      score,
       best_before: 7,
-      best_after: 97.38562091503268,
-      delta: 90.38562091503268,
+      best_after: score,
+      delta: score - 7,
       terminal: 'goal_reached',
     };
     const plain = render(false, [judged, decided]);
