@@ -181,6 +181,8 @@ Which agent runs a bead, first match wins (--dry-run shows each choice and where
   5. the built-in default: claude
 A label only names an agent (built-in, or one of .forge/config.json "agent_commands"), never a command.
 --timeout, --max-attempts and --auto-commit/--no-auto-commit beat .forge/config.json "runner".
+Hooks: .forge/config.json "hooks" {on_end, on_needs_human, on_failure: argv} run when a run ends, with
+FORGE_EPIC, FORGE_REASON, FORGE_EXIT_CODE and FORGE_MESSAGE set; a failing hook is only a warning.
 
 Exit codes: 0 done/terminal/cap/stopped, 2 usage, 3 environment, 4 config, 5 a bead failed
 (labelled ralph:failed, left open), 6 waiting for a human, 7 stalled (open beads, none ready),
