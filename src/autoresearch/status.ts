@@ -2,8 +2,9 @@
 //
 // This is the hot path of a command people run in a loop while the runner works, on ledgers of
 // 100k lines: it reads the cached ledger summary and a handful of small files, and loads no schema
-// library unless the cache is stale (then ledger-summary loads the ledger parser by itself).
-import { readFile } from 'node:fs/promises';
+// library unless the cache is stale (then ledger-summary loads the ledger parser by itself) or
+// config.json changed after the ledger did (then the config schema, to say what is wrong with it).
+import { readFile, stat } from 'node:fs/promises';
 import { readFileIfExists } from '../infra/atomic-file.js';
 import { AppError, ConfigError, ExitCode } from '../infra/errors.js';
 import type { LockRecord } from '../infra/lock-file.js';
@@ -102,6 +103,8 @@ export interface LoopStatus {
   summary_source: SummarySource;
   /** The epic's beads by status, when asked for (`--beads`). */
   beads?: Record<string, number>;
+  /** What is wrong with config.json (file, field, problem), which the next run will refuse; null when valid. */
+  config_error: string | null;
 }
 
 const RECENT_SHOWN = 5;
@@ -123,11 +126,12 @@ export async function loopStatus(
       hint: `See that loop with: ralph-loop status ${config.epic}`,
     });
   }
-  const [loaded, lockText, question, terminalText] = await Promise.all([
+  const [loaded, lockText, question, terminalText, configError] = await Promise.all([
     loadSummary(paths, config),
     readFileIfExists(paths.lock),
     readFileIfExists(paths.needsHuman),
     readFileIfExists(paths.terminalSignal),
+    checkConfig(paths, config.raw),
   ]);
   const { summary, source } = loaded;
   const lock = parseLock(lockText);
@@ -208,7 +212,29 @@ export async function loopStatus(
         tamper: (line.tamper ?? []).map((record) => ({ role: record.role, paths: [...record.paths] })),
       })),
     summary_source: source,
+    config_error: configError,
   };
+}
+
+/**
+ * What the runner would say about config.json. The schema costs more than the rest of status, so it is
+ * checked only when the file changed after the ledger did: every ledger line is written by a run (or
+ * `forge-pack loop`) that had validated the config first.
+ */
+async function checkConfig(paths: WorkspacePaths, raw: unknown): Promise<string | null> {
+  const [config, ledger] = await Promise.all([
+    stat(paths.config).catch(() => undefined),
+    stat(paths.ledger).catch(() => undefined),
+  ]);
+  if (config !== undefined && ledger !== undefined && config.mtimeMs < ledger.mtimeMs) return null;
+  const { parseLoopConfig } = await import('./config.js');
+  try {
+    parseLoopConfig(raw, paths.config);
+    return null;
+  } catch (error) {
+    if (error instanceof ConfigError) return error.message;
+    throw error;
+  }
 }
 
 function formatTokenCount(n: number): string {
@@ -222,6 +248,8 @@ function formatTokenCount(n: number): string {
 // ---- reading ----
 
 interface ConfigFacts {
+  /** The parsed file, for the schema check. */
+  raw: unknown;
   epic: string | undefined;
   subject: string;
   metric: LoopStatus['metric'];
@@ -263,6 +291,7 @@ async function readConfigFacts(paths: WorkspacePaths): Promise<ConfigFacts> {
   if (str(metric.rubric_path) !== undefined) facts.rubric = str(metric.rubric_path);
   if (str(metric.artifact_path) !== undefined) facts.artifact = str(metric.artifact_path);
   return {
+    raw: value,
     epic: str(value.epic_id),
     subject: str(value.subject) ?? '(no subject)',
     metric: facts,
@@ -404,6 +433,14 @@ export function renderStatusText(status: LoopStatus, options: { unicode: boolean
   out.push(
     `metric    ${measure}, ${metric.direction}${status.target === null ? '' : ` · target ${formatNumber(status.target)}`}`,
   );
+  if (status.config_error !== null) {
+    out.push(
+      ...status.config_error
+        .split('\n')
+        .map((line, i) => `${i === 0 ? 'config    INVALID' : ' '.repeat(17)}  ${line}`),
+      '          the next run stops on it (exit 4): fix the field(s) above',
+    );
+  }
   out.push(`phase     ${describePhase(status.phase, status.epic)}`);
   if (status.stale_lock !== null) {
     out.push(
