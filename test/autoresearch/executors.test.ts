@@ -183,7 +183,9 @@ describe('doer executor', () => {
     const state = await readIterationState(f.workspace, 1);
     expect(state.guard_reverted_paths).toEqual(['outside.txt']);
     // Changing the metric's own file is not a stray edit: it is tamper, and decides the iteration.
-    expect(state.tamper).toEqual([{ role: 'doer', paths: ['scripts/score.js'], what: 'changed a metric file' }]);
+    expect(state.tamper).toEqual([
+      { role: 'doer', paths: ['scripts/score.js'], what: 'changed a metric file' },
+    ]);
   });
 
   it('keeps the first base when the doer is retried after a failed attempt', async () => {

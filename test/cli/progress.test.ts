@@ -116,4 +116,3 @@ describe('progress renderer', () => {
     expect(live).toContain('[4/9 done · 0s] … bd-e.1 doer via claude-opus 0s');
   });
 });
-

@@ -294,7 +294,11 @@ describe('caps and trees a loop holds to, as a user runs it', () => {
     const repo = await loopRepo([
       {
         when: { role: 'doer', iter: 1 },
-        steps: [{ write: 'src/value.txt', content: '99\n' }, { sleep_ms: 60_000 }, { say: 'HYPOTHESIS: late' }],
+        steps: [
+          { write: 'src/value.txt', content: '99\n' },
+          { sleep_ms: 60_000 },
+          { say: 'HYPOTHESIS: late' },
+        ],
       },
     ]);
     const epic = await stampHardLoop(repo, ['--wall-clock', '3']);
@@ -311,7 +315,9 @@ describe('caps and trees a loop holds to, as a user runs it', () => {
     // A rerun starts no agent: the loop's clock is spent.
     const again = await repo.ralph([epic, '--agent', 'scripted']);
     expect(again.exitCode, again.stderr).toBe(0);
-    expect(again.stderr).toContain('The loop ended: its wall clock of 3s is spent; no further agent was started.');
+    expect(again.stderr).toContain(
+      'The loop ended: its wall clock of 3s is spent; no further agent was started.',
+    );
     expect(await readFile(join(repo.dir, 'src', 'value.txt'), 'utf8')).toBe('10\n');
   });
 
@@ -327,7 +333,13 @@ describe('caps and trees a loop holds to, as a user runs it', () => {
     const running = repo.ralph([first, '--agent', 'scripted', '--max-beads', '1']);
     const lock = join(repo.dir, '.git', 'forge-loop.lock');
     for (let i = 0; i < 100; i++) {
-      if (await readFile(lock, 'utf8').then(() => true, () => false)) break;
+      if (
+        await readFile(lock, 'utf8').then(
+          () => true,
+          () => false,
+        )
+      )
+        break;
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
     const refused = await repo.ralph([second, '--agent', 'scripted']);
