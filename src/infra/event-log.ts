@@ -4,6 +4,7 @@ import { appendFile, mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { createInterface } from 'node:readline';
 import ndjson from 'ndjson';
+import { parseEventLines } from './file-tail.js';
 import type { TextSink } from './text-sink.js';
 
 /**
@@ -48,19 +49,9 @@ export function createNdjsonStream(sink: TextSink): { write(event: object): void
 export async function readEventLog(
   path: string,
 ): Promise<{ events: Record<string, unknown>[]; skipped: number }> {
-  const events: Record<string, unknown>[] = [];
-  let skipped = 0;
-  const lines = createInterface({ input: createReadStream(path, 'utf8'), crlfDelay: Infinity });
-  for await (const line of lines) {
-    if (line.trim() === '') continue;
-    try {
-      const value: unknown = JSON.parse(line);
-      if (typeof value === 'object' && value !== null && !Array.isArray(value))
-        events.push(value as Record<string, unknown>);
-      else skipped += 1;
-    } catch {
-      skipped += 1;
-    }
+  const lines: string[] = [];
+  for await (const line of createInterface({ input: createReadStream(path, 'utf8'), crlfDelay: Infinity })) {
+    lines.push(line);
   }
-  return { events, skipped };
+  return parseEventLines(lines);
 }
