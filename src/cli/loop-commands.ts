@@ -13,6 +13,7 @@ import type { LoopStatus } from '../autoresearch/status.js';
 import type { GlobalOptions } from './common.js';
 import type { CliDeps } from './deps.js';
 import type { RunFlags } from './run-command.js';
+import { parseRoleAgents } from './agent-options.js';
 
 // ---- shared ----
 
@@ -64,17 +65,13 @@ function collect(value: string, previous: string[] = []): string[] {
   return [...previous, value];
 }
 
+/** `--agents` of a loop: the same pairs as ralph-loop's, keyed as in config.json (`resume_strategist`). */
 function parseAgents(value: string, previous: Record<string, string> = {}): Record<string, string> {
-  const agents = { ...previous };
-  for (const item of value.split(',').map((part) => part.trim())) {
-    if (item === '') continue;
-    const eq = item.indexOf('=');
-    if (eq <= 0 || eq === item.length - 1) {
-      throw new InvalidArgumentError(`expected role=agent pairs such as doer=claude-opus, got '${item}'.`);
-    }
-    agents[item.slice(0, eq).trim().replace(/-/g, '_')] = item.slice(eq + 1).trim();
-  }
-  return agents;
+  const pairs = Object.entries(parseRoleAgents(value)).map(([role, agent]) => [
+    role.replace(/-/g, '_'),
+    agent,
+  ]);
+  return { ...previous, ...Object.fromEntries(pairs) };
 }
 
 async function readTextFile(dir: string, file: string, what: string): Promise<string> {
