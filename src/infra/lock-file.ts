@@ -185,8 +185,10 @@ export function createFileLock(options: FileLockOptions): FileLock {
       const patch = 'agent_pid' in given ? { ...given, agent_pid_start: withStart(given.agent_pid) } : given;
       const record = { ...held, ...patch };
       held = record;
-      writes = writes.then(() => writeJsonAtomic(options.path, record));
-      await writes;
+      const write = writes.then(() => writeJsonAtomic(options.path, record));
+      // The chain only orders writes: a failed one is its caller's to hear, never the next write's.
+      writes = write.catch(() => undefined);
+      await write;
     },
 
     async release() {

@@ -2,7 +2,8 @@
 import type { Bead } from '../beads/types.js';
 import { AppError, EnvironmentError, ExitCode } from '../infra/errors.js';
 import { explainIdleEpic, planRun } from './idle.js';
-import { agentSpecFor, backoffDelay, FAILED_LABEL, pickNextBead, roleOf } from './select.js';
+import { decideAfterAttempt, type RetryCounters } from './retry-policy.js';
+import { agentSpecFor, FAILED_LABEL, pickNextBead, roleOf } from './select.js';
 import type {
   DirtyPaths,
   ExecutionResult,
@@ -12,13 +13,6 @@ import type {
   RunSummary,
   StopReason,
 } from './types.js';
-
-/** Consecutive overload answers tolerated for one bead before they count as a failed attempt. */
-const MAX_OVERLOAD_WAITS = 8;
-/** Consecutive rate-limit waits for one bead; past this the limit is not lifting and the loop stops. */
-const MAX_RATE_LIMIT_WAITS = 48;
-/** Margin added to a known reset time, so the first call after it is not refused again. */
-const RESET_MARGIN_MS = 5_000;
 
 type BeadOutcome =
   | { kind: 'closed'; costUsd: number }
@@ -247,14 +241,11 @@ class Runner {
     // What was dirty before the bead's first attempt is the user's: its commit never holds it.
     const dirtyBefore =
       o.autoCommit && executor.writesCode && d.git !== undefined ? await d.git.dirtyPaths() : undefined;
-    let failures = 0;
-    let overloads = 0;
-    let rateLimitWaits = 0;
-    let attempt = 0;
+    let counters: RetryCounters = { failures: 0, overloadWaits: 0, rateLimitWaits: 0 };
+    let attempt = 1;
     let spent = 0;
 
     for (;;) {
-      attempt += 1;
       const attemptStarted = d.clock.now();
       await d.lock.update({ bead: bead.id, bead_started_at: this.iso(attemptStarted) });
       this.emit({
@@ -288,12 +279,7 @@ class Runner {
           timeoutMs: Math.max(1, Math.min(o.beadTimeoutMs, wallLeft)),
           transcriptPath,
           onActivity: (message) => this.emit({ type: 'activity', epic: o.epicId, bead: bead.id, message }),
-          onSpawn: (pid) =>
-            void d.lock
-              .update({ agent_pid: pid })
-              .catch((error: unknown) =>
-                this.warn(`Could not record the agent's pid in the lock: ${String(error)}`, bead.id),
-              ),
+          onSpawn: (pid) => this.recordAgentPid(pid, bead.id),
         })
         .catch((error: unknown): ExecutionResult => ({
           outcome: 'error',
@@ -335,103 +321,52 @@ class Runner {
       if (result.outcome === 'ok' && result.record !== undefined) {
         this.emit({ ...result.record, epic: o.epicId, bead: bead.id });
       }
-      switch (result.outcome) {
-        case 'ok':
-          return this.closeBead(bead, dirtyBefore, result, attempt, beadStarted, spent);
-        case 'auth':
-          await this.leaveOpen(bead, attempt, result, 'authentication failed');
-          return {
-            kind: 'stop',
-            reason: 'auth',
-            message: `The agent could not authenticate: ${result.message}`,
-            costUsd: spent,
-          };
-        case 'needs_human':
-          await this.leaveOpen(bead, attempt, result, 'a human is needed');
-          return { kind: 'stop', reason: 'needs_human', message: result.message, costUsd: spent };
-        case 'budget':
-          await this.leaveOpen(bead, attempt, result, 'the budget is spent');
-          return { kind: 'stop', reason: 'terminal', message: result.message, costUsd: spent };
-        case 'aborted':
-          await this.leaveOpen(bead, attempt, result, 'interrupted');
-          return o.signal.aborted
-            ? {
-                kind: 'stop',
-                reason: 'interrupted',
-                message: 'Interrupted; the bead was left open.',
-                costUsd: spent,
-              }
-            : {
-                kind: 'stop',
-                reason: 'wall_clock',
-                message: 'The wall-clock cap was reached.',
-                costUsd: spent,
-              };
-        case 'rate_limited': {
-          rateLimitWaits += 1;
-          const wait = {
-            attempt,
-            count: rateLimitWaits,
-            maxCount: MAX_RATE_LIMIT_WAITS,
-            why: 'rate limited',
-          };
-          const stop = await this.waitOut(bead, result, wait);
-          if (stop !== undefined) return { ...stop, costUsd: spent };
-          attempt -= 1; // a wait spends no attempt
-          continue;
-        }
-        case 'overloaded':
-          overloads += 1;
-          if (overloads <= MAX_OVERLOAD_WAITS) {
-            const wait = { attempt, count: overloads, maxCount: Infinity, why: 'overloaded' };
-            const stop = await this.waitOut(bead, { ...result, resetAt: undefined }, wait);
-            if (stop !== undefined) return { ...stop, costUsd: spent };
-            attempt -= 1;
-            continue;
-          }
-          break;
-        case 'timeout':
-          if (limitedByWallClock && this.wallClockLeft() <= 0) {
-            await this.leaveOpen(bead, attempt, result, 'the wall-clock cap was reached');
-            return {
-              kind: 'stop',
-              reason: 'wall_clock',
-              message: 'The wall-clock cap was reached mid-bead.',
-              costUsd: spent,
-            };
-          }
-          break;
-        case 'error':
-          if (result.environment === true) {
-            // Nothing is wrong with the bead: no label, no retry; the run stops until the machine is fixed.
-            await this.leaveOpen(bead, attempt, result, 'the environment lacks what it needs');
-            return { kind: 'stop', reason: 'environment', message: result.message, costUsd: spent };
-          }
-          break;
+      const answer = decideAfterAttempt(bead.id, {
+        result,
+        attempt,
+        maxAttempts,
+        counters,
+        backoffMs: o.backoffMs,
+        maxBackoffMs: o.maxBackoffMs,
+        now: d.clock.now(),
+        wallClockLeft: this.wallClockLeft(),
+        limitedByWallClock,
+        interrupted: o.signal.aborted,
+      });
+      counters = answer.counters;
+      const decision = answer.decision;
+      if (decision.kind === 'close') {
+        return this.closeBead(bead, dirtyBefore, result, attempt, beadStarted, spent);
       }
-
-      failures = result.fatal === true ? maxAttempts : failures + 1;
+      if (decision.kind === 'wait') {
+        const stop = await this.sleepOrStop(bead, decision.delayMs, decision.why, attempt, result);
+        if (stop !== undefined) return { ...stop, costUsd: spent };
+        continue; // a wait spends no attempt
+      }
+      if (decision.kind === 'stop') {
+        if (decision.failedAttempt === true) {
+          await d.store.comment(bead.id, this.attemptComment(attempt, result));
+        }
+        await this.leaveOpen(bead, attempt, result, decision.why);
+        return { kind: 'stop', reason: decision.reason, message: decision.message, costUsd: spent };
+      }
       await d.store.comment(bead.id, this.attemptComment(attempt, result));
-      if (failures >= maxAttempts) {
+      if (decision.kind === 'fail') {
         await d.store.addLabel(bead.id, FAILED_LABEL);
         await d.store.reopen(bead.id);
-        const message =
-          result.fatal === true
-            ? `Bead ${bead.id} failed on attempt ${attempt}, and retrying cannot help: ${result.message}`
-            : `Bead ${bead.id} failed ${failures} time(s); last: ${result.message}`;
         this.emit({
           type: 'bead_failed',
           epic: o.epicId,
           bead: bead.id,
           title: bead.title,
           attempts: attempt,
-          message,
+          message: decision.message,
         });
-        return { kind: 'stop', reason: 'failed', message, costUsd: spent };
+        return { kind: 'stop', reason: 'failed', message: decision.message, costUsd: spent };
       }
-      const delay = backoffDelay(failures, o.backoffMs, o.maxBackoffMs);
-      const stop = await this.sleepOrStop(bead, delay, 'retrying after a failed attempt', attempt, result);
+      const stop = await this.sleepOrStop(bead, decision.delayMs, decision.why, attempt, result);
       if (stop !== undefined) return { ...stop, costUsd: spent };
+      attempt += 1;
     }
   }
 
@@ -485,31 +420,6 @@ class Runner {
     return { kind: 'closed', costUsd: spent };
   }
 
-  /**
-   * Waits for a rate limit's reset (or backs off when the reset is unknown), within the wall clock.
-   * `count` is the waits so far; comments name the bead's true `attempt`.
-   */
-  private async waitOut(
-    bead: Bead,
-    result: ExecutionResult,
-    { attempt, count, maxCount, why }: { attempt: number; count: number; maxCount: number; why: string },
-  ): Promise<Omit<Extract<BeadOutcome, { kind: 'stop' }>, 'costUsd'> | undefined> {
-    if (count > maxCount) {
-      await this.leaveOpen(bead, attempt, result, `${why} ${count} times in a row`);
-      return {
-        kind: 'stop',
-        reason: 'failed',
-        message: `The agent stayed ${why} after ${count} waits: ${result.message}`,
-      };
-    }
-    const now = this.d.clock.now();
-    const delay =
-      result.resetAt !== undefined && result.resetAt > now
-        ? result.resetAt - now + RESET_MARGIN_MS
-        : backoffDelay(count, this.o.backoffMs, this.o.maxBackoffMs);
-    return this.sleepOrStop(bead, delay, why, attempt, result);
-  }
-
   private async sleepOrStop(
     bead: Bead,
     delay: number,
@@ -518,15 +428,6 @@ class Runner {
     result: ExecutionResult,
   ): Promise<Omit<Extract<BeadOutcome, { kind: 'stop' }>, 'costUsd'> | undefined> {
     const { o, d } = this;
-    const left = this.wallClockLeft();
-    if (delay >= left) {
-      await this.leaveOpen(bead, attempt, result, `${why}; the wait would pass the wall-clock cap`);
-      return {
-        kind: 'stop',
-        reason: 'wall_clock',
-        message: `Stopped: ${why}, and the wait would pass the wall-clock cap.`,
-      };
-    }
     this.emit({
       type: 'waiting',
       epic: o.epicId,
@@ -540,6 +441,18 @@ class Runner {
       return { kind: 'stop', reason: 'interrupted', message: 'Interrupted; the bead was left open.' };
     }
     return undefined;
+  }
+
+  /**
+   * Called from inside the executor, which cannot wait: a lock that cannot record the pid (throwing
+   * or rejecting) is warned about, never failing the attempt or escaping as an unhandled rejection.
+   */
+  private recordAgentPid(pid: number, beadId: string): void {
+    void Promise.resolve()
+      .then(() => this.d.lock.update({ agent_pid: pid }))
+      .catch((error: unknown) =>
+        this.warn(`Could not record the agent's pid in the lock: ${String(error)}`, beadId),
+      );
   }
 
   private async leaveOpen(bead: Bead, attempt: number, result: ExecutionResult, why: string): Promise<void> {

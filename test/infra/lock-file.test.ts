@@ -1,9 +1,9 @@
 // The runner's lock file: a live holder is refused, a gone one taken over, and a pid that now belongs
 // to a later, unrelated process (a reboot, a container) is told apart from the runner that wrote it.
 import { execa } from 'execa';
-import { mkdtemp, rm, utimes, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, utimes, writeFile } from 'node:fs/promises';
 import { hostname, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { createFileLock, readLockFile, type LockRecord } from '../../src/infra/lock-file.js';
 import { processStartTicks } from '../../src/infra/pid.js';
@@ -79,5 +79,23 @@ describe.runIf(onLinux)('lock file: whose pid is it', () => {
     const lock = createFileLock({ path, host: hostname(), killGroup: (group) => killed.push(group) });
     expect((await lock.acquire(record(process.pid))).ok).toBe(true);
     expect(killed).toEqual([]);
+  });
+});
+
+describe('lock file: writes after a failed one', () => {
+  it('a failed write does not make the later ones fail', async () => {
+    const path = await lockPath();
+    const lock = createFileLock({ path, host: hostname() });
+    expect(await lock.acquire(record(process.pid))).toMatchObject({ ok: true });
+    // A file where the lock's directory was: the write cannot land.
+    await rm(dirname(path), { recursive: true, force: true });
+    await writeFile(dirname(path), 'not a directory');
+    await expect(lock.update({ bead: 'bd-1' })).rejects.toThrow();
+    await rm(dirname(path));
+    await mkdir(dirname(path));
+    await lock.update({ bead: 'bd-2' });
+    expect(await readLockFile(path)).toMatchObject({ bead: 'bd-2', run_id: `run-${process.pid}` });
+    await lock.release();
+    expect(await readLockFile(path)).toBeUndefined();
   });
 });

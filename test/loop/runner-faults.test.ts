@@ -212,3 +212,26 @@ describe('runner: once', () => {
     expect((await h.store.show(epicId)).status).toBe('open');
   });
 });
+
+describe('runner: the lock is only a record', () => {
+  it('a lock that cannot record the agent’s pid is warned about, and the bead still runs', async () => {
+    const h = createHarness();
+    const { epicId, ids } = await h.epic(['spawns']);
+    h.behaviours.set('spawns', (request) => {
+      request.onSpawn?.(31337);
+      return ok();
+    });
+    const lock = {
+      acquire: async () => ({ ok: true as const }),
+      update: (patch: object): Promise<void> => {
+        if ('agent_pid' in patch && patch.agent_pid !== undefined) throw new Error('disk full');
+        return Promise.resolve();
+      },
+      release: async () => undefined,
+    };
+    const summary = await h.run({ epicId, maxAttempts: 1 }, { lock });
+    expect(summary.reason).toBe('done');
+    expect((await h.store.show(ids[0]!)).status).toBe('closed');
+    expect(warnings(h.events)).toEqual([expect.stringContaining('disk full')]);
+  });
+});

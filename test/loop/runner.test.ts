@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { LockedError } from '../../src/loop/runner.js';
 import { FAILED_LABEL } from '../../src/loop/select.js';
-import type { BeadGuard, LoopEvent } from '../../src/loop/types.js';
+import type { BeadGuard, ExecutionResult, LoopEvent } from '../../src/loop/types.js';
 import { createHarness, ok } from './harness.js';
 
 const closedOrder = (events: LoopEvent[]) =>
@@ -195,6 +195,34 @@ describe('runner: rate limits and overload', () => {
     const summary = await h.run({ epicId, backoffMs: 500, maxAttempts: 1 });
     expect(summary.reason).toBe('done');
     expect(h.clock.sleeps).toEqual([500, 500]);
+  });
+
+  it('a rate-limit wait spends neither an attempt nor a failure: comments name the true attempts', async () => {
+    const h = createHarness();
+    const { epicId, ids } = await h.epic(['limited']);
+    h.behaviours.set('limited', (_r, call): ExecutionResult => {
+      if (call <= 2) return { outcome: 'rate_limited', message: 'limit' };
+      return call === 3 ? { outcome: 'error', message: 'broke' } : ok();
+    });
+    const summary = await h.run({ epicId, maxAttempts: 2, backoffMs: 10 });
+    expect(summary.reason).toBe('done');
+    expect(h.requests.map((r) => r.attempt)).toEqual([1, 1, 1, 2]);
+    const bead = await h.store.show(ids[0]!);
+    expect(bead.status).toBe('closed');
+    expect(bead.comments.map((c) => c.text)).toEqual([expect.stringContaining('attempt 1: error')]);
+    expect(bead.close_reason).toContain('attempt 2');
+  });
+
+  it('backoff doubles with each failure and with each wait of a kind', async () => {
+    const h = createHarness();
+    const { epicId } = await h.epic(['limited', 'flaky']);
+    h.behaviours.set('limited', (_r, call) =>
+      call <= 3 ? { outcome: 'rate_limited', message: 'limit' } : ok(),
+    );
+    h.behaviours.set('flaky', (_r, call) => (call <= 2 ? { outcome: 'error', message: 'broke' } : ok()));
+    const summary = await h.run({ epicId, backoffMs: 500, maxAttempts: 3 });
+    expect(summary.reason).toBe('done');
+    expect(h.clock.sleeps).toEqual([500, 1_000, 2_000, 500, 1_000]);
   });
 
   it('stops instead of waiting past the wall-clock cap', async () => {

@@ -13,6 +13,8 @@ export function createFakeClock(start = Date.parse('2026-11-22T10:00:00.000Z')):
     now: () => now,
     sleep: async (ms, signal) => {
       sleeps.push(ms);
+      // A real turn of the event loop: a runaway retry loop then hits the test timeout, not a hang.
+      await new Promise<void>((resolve) => setImmediate(resolve));
       if (signal?.aborted) return;
       now += ms;
     },
