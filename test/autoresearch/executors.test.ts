@@ -1,126 +1,19 @@
 // The autoresearch executors on temp git repos: doer guard and commit, judges, arbiter in git, strategist net.
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { createMemoryBeadStore } from '../../src/beads/embedded/index.js';
-import type { Bead } from '../../src/beads/types.js';
-import { parseLoopConfig, type LoopConfigFile } from '../../src/autoresearch/config.js';
-import {
-  createAutoresearchExecutors,
-  type AutoresearchContext,
-} from '../../src/autoresearch/executors/index.js';
+import type { LoopConfigFile } from '../../src/autoresearch/config.js';
 import { createLoopIdleProbe } from '../../src/autoresearch/idle-probe.js';
 import { readIterationState } from '../../src/autoresearch/iteration-state.js';
 import { readLedger } from '../../src/autoresearch/ledger.js';
 import { readArbiterSignal } from '../../src/autoresearch/signals.js';
-import { runProcess } from '../../src/infra/process.js';
-import type { ExecutionRequest, ExecutionResult, Executor } from '../../src/loop/types.js';
-import { createFakeClock } from '../support/fake-clock.js';
-import { createTempRepo, type TempRepo } from '../support/git-repo.js';
+import type { ExecutionResult } from '../../src/loop/types.js';
+import { createLoopFixture, SCORE_SCRIPT, type LoopFixture } from '../support/loop-fixture.js';
 
-type AgentBehaviour = (request: ExecutionRequest) => Promise<ExecutionResult> | ExecutionResult;
+type Fixture = LoopFixture;
 
-interface Fixture {
-  repo: TempRepo;
-  workspace: string;
-  context: AutoresearchContext;
-  executors: Record<string, Executor>;
-  full: { behaviour: AgentBehaviour; calls: number };
-  readOnly: { behaviour: AgentBehaviour; calls: number };
-  request(bead: Partial<Bead> & { labels: string[] }): ExecutionRequest;
-}
-
-const SCORE_SCRIPT = `const fs = require('node:fs');
-const text = fs.readFileSync('src/value.txt', 'utf8');
-console.log(JSON.stringify({ score: Number(text.trim()) }));
-`;
-
-async function fixture(overrides: Partial<LoopConfigFile> = {}): Promise<Fixture> {
-  const repo = await createTempRepo({
-    'src/value.txt': '10\n',
-    'scripts/score.js': SCORE_SCRIPT,
-    'notes.md': 'user notes\n',
-    '.gitignore': '.autoresearch/\n',
-  });
-  const workspace = join(repo.dir, '.autoresearch');
-  await mkdir(workspace, { recursive: true });
-  const config = parseLoopConfig(
-    {
-      subject: 'value',
-      epic_id: 'bd-e',
-      metric: {
-        type: 'hard',
-        command: 'node scripts/score.js',
-        score: { from: 'json', path: 'score' },
-        direction: 'maximize',
-        timeout_seconds: 30,
-      },
-      scope: { doer_paths: ['src/'], judge_paths: ['src/'] },
-      caps: { max_iterations: 10, plateau_threshold: 3 },
-      ...overrides,
-    },
-    'config.json',
-  );
-  const full = {
-    behaviour: ((): ExecutionResult => ({ outcome: 'ok', message: 'done' })) as AgentBehaviour,
-    calls: 0,
-  };
-  const readOnly = { behaviour: full.behaviour, calls: 0 };
-  const fake = (slot: typeof full, kind: string): Executor => ({
-    kind,
-    writesCode: kind === 'agent',
-    async execute(request) {
-      slot.calls += 1;
-      return slot.behaviour(request);
-    },
-  });
-  const store = createMemoryBeadStore();
-  const context: AutoresearchContext = {
-    repo: repo.dir,
-    workspace,
-    config,
-    store,
-    git: repo.git,
-    clock: createFakeClock(),
-    agents: { full: fake(full, 'agent'), readOnly: fake(readOnly, 'read-only agent') },
-    runMetric: (command, options) =>
-      runProcess(command, {
-        cwd: options.cwd,
-        env: repo.env,
-        timeoutMs: options.timeoutMs,
-        signal: options.signal,
-      }),
-  };
-  return {
-    repo,
-    workspace,
-    context,
-    executors: createAutoresearchExecutors(context),
-    full,
-    readOnly,
-    request: (bead) => ({
-      bead: {
-        id: bead.id ?? 'bd-e.1',
-        title: bead.title ?? 'doer-1: value',
-        status: 'in_progress',
-        priority: 2,
-        issue_type: 'task',
-        created_at: '2026-11-22T10:00:00Z',
-        updated_at: '2026-11-22T10:00:00Z',
-        labels: bead.labels,
-      },
-      epicId: 'bd-e',
-      role: 'x',
-      agentSpec: 'fake',
-      agentFromLabel: false,
-      attempt: 1,
-      cwd: repo.dir,
-      signal: new AbortController().signal,
-      timeoutMs: 60_000,
-      transcriptPath: join(repo.dir, '.forge', 'log'),
-    }),
-  };
-}
+/** The executors on their own: no state guard around the fake agents (test/autoresearch/integrity.test.ts has it). */
+const fixture = (overrides: Partial<LoopConfigFile> = {}) => createLoopFixture(overrides, { guarded: false });
 
 async function baseline(f: Fixture): Promise<void> {
   const judged = await f.executors.judge!.execute(f.request({ labels: ['role:judge', 'iter:0'] }));
@@ -360,7 +253,7 @@ describe('arbiter executor', () => {
     await iteration(f, 1, '25');
     expect(await readArbiterSignal(f.workspace)).toMatchObject({ type: 'terminal', reason: 'goal_reached' });
     const probe = createLoopIdleProbe({ repo: f.repo.dir, workspace: f.workspace });
-    expect(await probe.explain('bd-e')).toMatchObject({ reason: 'terminal' });
+    expect(await probe.explain(f.epicId)).toMatchObject({ reason: 'terminal' });
   });
 });
 
@@ -397,8 +290,8 @@ describe('strategist executor', () => {
     const request = { ...f.request({ labels: ['role:strategist', 'iter:1'] }), epicId: epic.id };
     const result = await f.executors.strategist!.execute(request);
     expect(result.outcome).toBe('ok');
-    const probe = await createLoopIdleProbe({ repo: f.repo.dir, workspace: f.workspace }).explain('bd-e');
+    const probe = await createLoopIdleProbe({ repo: f.repo.dir, workspace: f.workspace }).explain(f.epicId);
     expect(probe).toMatchObject({ reason: 'needs_human' });
-    expect(probe?.detail).toContain('ralph-loop resume bd-e');
+    expect(probe?.detail).toContain(`ralph-loop resume ${f.epicId}`);
   });
 });

@@ -47,7 +47,15 @@ const text = fs.readFileSync('src/value.txt', 'utf8');
 console.log(JSON.stringify({ score: Number(text.trim()) }));
 `;
 
-export async function createLoopFixture(overrides: Partial<LoopConfigFile> = {}): Promise<LoopFixture> {
+export interface LoopFixtureOptions {
+  /** Wrap the fake agents in the runner's state guard, as `ralph-loop` does (default true). */
+  guarded?: boolean;
+}
+
+export async function createLoopFixture(
+  overrides: Partial<LoopConfigFile> = {},
+  options: LoopFixtureOptions = {},
+): Promise<LoopFixture> {
   const repo = await createTempRepo({
     'src/value.txt': '10\n',
     'scripts/score.js': SCORE_SCRIPT,
@@ -106,10 +114,13 @@ export async function createLoopFixture(overrides: Partial<LoopConfigFile> = {})
     store,
     git: repo.git,
     clock,
-    agents: {
-      full: guardAgentExecutor(fake(full, 'agent'), guardContext),
-      readOnly: guardAgentExecutor(fake(readOnly, 'read-only agent'), guardContext),
-    },
+    agents:
+      options.guarded === false
+        ? { full: fake(full, 'agent'), readOnly: fake(readOnly, 'read-only agent') }
+        : {
+            full: guardAgentExecutor(fake(full, 'agent'), guardContext),
+            readOnly: guardAgentExecutor(fake(readOnly, 'read-only agent'), guardContext),
+          },
     runMetric: (command, options) =>
       runProcess(command, {
         cwd: options.cwd,
