@@ -91,8 +91,9 @@ export interface EpicStatus {
 
 export async function epicStatus(epicId: string, ports: EpicStatusPorts): Promise<EpicStatus> {
   const { store, runDir } = ports;
-  const [epic, children, ready, lock, runFiles] = await Promise.all([
-    showEpic(store, epicId),
+  // The epic first: children and ready of an unknown id fail too, and the race would decide which error shows.
+  const epic = await showEpic(store, epicId);
+  const [children, ready, lock, runFiles] = await Promise.all([
     store.children(epicId, { recursive: true }),
     store.ready(epicId, { recursive: true }),
     readLockFile(runDir.lockPath),

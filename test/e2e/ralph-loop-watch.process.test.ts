@@ -149,7 +149,7 @@ describe('ralph-loop status of a plain epic', () => {
     expect(text.stdout).toContain(`blocked   ${ids[1]} "second"`);
 
     const unknown = await repo.ralph(['status', 'bd-nope']);
-    expect(unknown.exitCode).toBe(2);
+    expect(unknown.exitCode, unknown.stderr).toBe(2);
     expect(unknown.stderr).toContain('bd-nope has no autoresearch loop and is not a bead in the store');
   });
 
