@@ -38,7 +38,12 @@ const SCHEMAS: Record<string, SchemaSpec> = {
       'runner.bead_timeout_seconds': "Per-bead limit; the agent's whole process group is killed.",
       'runner.max_attempts': 'Attempts per bead before it is labelled ralph:failed.',
       'runner.auto_commit': 'Commit what a code-writing bead changed, naming the bead.',
-      gates: 'Validation commands (test, lint, typecheck, build) as argv arrays; run without a shell.',
+      'runner.run_gates':
+        'Run the gates after each code-writing bead (default true); --gates/--no-gates win.',
+      'runner.gate_timeout_seconds':
+        'Time each gate may take unless it sets its own (default 600); then it is killed.',
+      gates:
+        'Checks run after each code-writing bead, before it closes or commits: a name → argv (run without a shell), or {"argv": [...], "timeout_seconds": N}. A bead\'s gates:<name> labels pick some; gates:none, none.',
     },
   },
   'schemas/loop-config.schema.json': {

@@ -12,6 +12,12 @@ const argvSchema = z.array(z.string().min(1)).min(1);
 /** What a name of the user's own agent may look like: it travels in labels such as `agent:my-agent`. */
 const AGENT_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
 
+/** A gate's name travels in `gates:NAME` labels, so it is kept to what a label may hold. */
+const GATE_NAME = /^[A-Za-z0-9_-]{1,40}$/;
+
+/** A gate's timeout when neither it nor `runner.gate_timeout_seconds` sets one. */
+export const DEFAULT_GATE_TIMEOUT_SECONDS = 600;
+
 export const forgeConfigSchema = z.strictObject({
   $schema: z.string().optional(),
   store: z.enum(['auto', 'br', 'embedded']).default('auto'),
@@ -41,10 +47,25 @@ export const forgeConfigSchema = z.strictObject({
       bead_timeout_seconds: z.number().int().positive().optional(),
       max_attempts: z.number().int().positive().optional(),
       auto_commit: z.boolean().optional(),
+      /** Run the gates after each code-writing bead (default true); --gates/--no-gates win. */
+      run_gates: z.boolean().optional(),
+      /** Each gate's timeout unless it sets its own (default 600). */
+      gate_timeout_seconds: z.number().int().positive().optional(),
     })
     .default({}),
-  /** Validation and gate commands detected by `forge-pack init`, as argv arrays. */
-  gates: z.record(z.string(), argvSchema).default({}),
+  /**
+   * Checks run after each code-writing bead (detected by `forge-pack init`): a name → its argv, or
+   * `{argv, timeout_seconds}` for a gate with its own timeout. Names are what `gates:` labels pick.
+   */
+  gates: z
+    .record(
+      z.string().regex(GATE_NAME, 'a gate name of letters, digits, "_" or "-" (a gates: label names it)'),
+      z.union([
+        argvSchema,
+        z.strictObject({ argv: argvSchema, timeout_seconds: z.number().int().positive().optional() }),
+      ]),
+    )
+    .default({}),
   /**
    * Commands run when a run ends (`on_end`), waits for a human (`on_needs_human`) or fails
    * (`on_failure`), as argv arrays, with the epic, exit code and reason in FORGE_* variables.
@@ -60,6 +81,18 @@ export const forgeConfigSchema = z.strictObject({
 });
 
 export type ForgeConfig = z.infer<typeof forgeConfigSchema>;
+
+/** Each configured gate, in config order, with its argv and the timeout it runs under. */
+export function configuredGates(
+  config: Pick<ForgeConfig, 'gates' | 'runner'>,
+): { name: string; argv: string[]; timeoutMs: number }[] {
+  const fallback = config.runner.gate_timeout_seconds ?? DEFAULT_GATE_TIMEOUT_SECONDS;
+  return Object.entries(config.gates).map(([name, gate]) => {
+    const argv = Array.isArray(gate) ? gate : gate.argv;
+    const seconds = Array.isArray(gate) ? fallback : (gate.timeout_seconds ?? fallback);
+    return { name, argv, timeoutMs: seconds * 1000 };
+  });
+}
 
 /** Loads `.forge/config.json` under `cwd`; a missing file gives the defaults. */
 export async function loadForgeConfig(cwd: string): Promise<ForgeConfig> {

@@ -83,10 +83,14 @@ export function mergeGitignore(existing: string | undefined): GitignoreUpdate {
   return { text: `${base}${added.join('\n')}\n`, action: 'updated', added };
 }
 
-export function describeGates(gates: Record<string, readonly string[]>): string {
+export function describeGates(
+  gates: Record<string, readonly string[] | { argv: readonly string[] }>,
+): string {
   const entries = Object.entries(gates);
   if (entries.length === 0) return 'none detected';
-  return entries.map(([name, argv]) => `${name}: ${argv.join(' ')}`).join(' · ');
+  return entries
+    .map(([name, gate]) => `${name}: ${('argv' in gate ? gate.argv : gate).join(' ')}`)
+    .join(' · ');
 }
 
 export function describeAgents(agents: Record<string, string>): string {

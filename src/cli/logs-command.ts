@@ -71,10 +71,13 @@ export function formatEvent(event: Record<string, unknown>): string {
     'model',
     'attempt',
     'outcome',
+    'gate',
+    'ok',
     'exit',
     'duration_ms',
     'cost_usd',
     'message',
+    'argv',
   ]) {
     if (event[key] !== undefined)
       details.push(`${key}=${typeof event[key] === 'string' ? event[key] : JSON.stringify(event[key])}`);

@@ -142,6 +142,15 @@ export function createProgressRenderer(options: ProgressOptions): ProgressRender
           );
           break;
         }
+        case 'gate_finished': {
+          const how = event.ok
+            ? c.green('passed')
+            : c.red(event.timed_out === true ? 'timed out' : `failed (exit ${event.exit ?? 'none'})`);
+          line(
+            `  gate ${event.gate} ${how} ${c.dim(`(${formatElapsed(event.duration_ms)}, ${event.argv.join(' ')})`)}`,
+          );
+          break;
+        }
         case 'waiting':
           line(`${c.yellow('…')} ${event.bead} ${event.why}: waiting until ${event.until}`);
           break;
@@ -159,9 +168,10 @@ export function createProgressRenderer(options: ProgressOptions): ProgressRender
           live = undefined;
           const s = event.summary;
           const cost = s.costUsd > 0 ? `, $${s.costUsd.toFixed(4)}` : '';
+          const gates = s.gateMs === undefined ? '' : `, gates ${formatElapsed(s.gateMs)}`;
           if (s.reason === 'dry_run') break;
           line(
-            `${c.bold(`stopped: ${s.reason}`)} (${s.beadsClosed} of ${s.beadsRun} bead(s) run closed${cost})`,
+            `${c.bold(`stopped: ${s.reason}`)} (${s.beadsClosed} of ${s.beadsRun} bead(s) run closed${cost}${gates})`,
           );
           break;
         }

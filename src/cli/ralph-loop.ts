@@ -48,6 +48,11 @@ function addRunOptions(command: Command): Command {
     )
     .option('--no-auto-commit', 'do not commit after plain beads, whatever runner.auto_commit says')
     .option(
+      '--gates',
+      'run the .forge/config.json gates after each code-writing bead (default: runner.run_gates, else on)',
+    )
+    .option('--no-gates', 'run no gates this run, whatever runner.run_gates or gates: labels say')
+    .option(
       '--allow-dirty',
       'with --auto-commit, start on a tree with changes of your own: those paths are never committed',
     )
@@ -165,6 +170,7 @@ Examples:
   ralph-loop bd-a1b                         # run until nothing is ready
   ralph-loop bd-a1b --dry-run               # the order it would run, changing nothing
   ralph-loop bd-a1b --wall-clock 28800 --agent claude-sonnet --auto-commit
+  ralph-loop bd-a1b --no-gates              # this run, skip the test/lint/build gates
   ralph-loop status bd-a1b                  # a loop: scores, phase, cost; a plain epic: beads, live bead, failures
   ralph-loop status bd-a1b --json           # the same as one JSON document
   ralph-loop logs bd-a1b --follow           # watch the live run: its events and the live bead's transcript
@@ -180,7 +186,10 @@ Which agent runs a bead, first match wins (--dry-run shows each choice and where
   4. .forge/config.json agents.<role>, then agents.default
   5. the built-in default: claude
 A label only names an agent (built-in, or one of .forge/config.json "agent_commands"), never a command.
---timeout, --max-attempts and --auto-commit/--no-auto-commit beat .forge/config.json "runner".
+--timeout, --max-attempts, --auto-commit/--no-auto-commit and --gates/--no-gates beat .forge/config.json "runner".
+Gates: after a code-writing bead's agent succeeds, the .forge/config.json "gates" (argv, no shell) run in its
+tree; one failing fails the attempt, its output goes on the bead and into the next attempt's prompt, and
+the bead closes (and commits) only when all pass. A bead's gates:<name> labels pick some; gates:none, none.
 Hooks: .forge/config.json "hooks" {on_end, on_needs_human, on_failure: argv} run when a run ends, with
 FORGE_EPIC, FORGE_REASON, FORGE_EXIT_CODE and FORGE_MESSAGE set; a failing hook is only a warning.
 

@@ -38,6 +38,8 @@ import { checkRunTarget } from './run-target.js';
 import { createAgentExecutors, createExecutorRegistry, type AgentExecutors } from './executors.js';
 import { useColor } from './output.js';
 import { createProgressRenderer } from './progress.js';
+import { configuredGates } from './forge-config.js';
+import { createGateProcess } from './gate-process.js';
 
 export interface RunFlags {
   agent?: string;
@@ -55,6 +57,8 @@ export interface RunFlags {
   worktree?: boolean;
   /** A loop's HEAD was moved on purpose: take it as the loop's own. */
   acceptHead?: boolean;
+  /** `--gates`/`--no-gates`: run the configured gates after code-writing beads (over runner.run_gates). */
+  gates?: boolean;
 }
 
 /**
@@ -318,6 +322,10 @@ export async function runLoopCommand(
         backoffMs: (flags.backoff ?? 10) * 1000,
         maxBackoffMs: 10 * 60 * 1000,
         autoCommit,
+        // The flag wins over the config; left undefined by commander unless given.
+        ...((flags.gates ?? config.runner.run_gates ?? true)
+          ? { gates: { commands: configuredGates(config) } }
+          : {}),
         allowDirty: flags.allowDirty === true,
         dryRun: flags.dryRun === true,
         signal: controller.signal,
@@ -329,6 +337,7 @@ export async function runLoopCommand(
         lock,
         control: stopControl(runDir, runId),
         git,
+        gateProcess: createGateProcess(deps.env),
         ...(loop === undefined ? {} : { idle: loop.idle, guard: loop.guard }),
         clock: deps.clock,
         emit,

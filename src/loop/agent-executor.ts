@@ -66,9 +66,12 @@ export function createAgentExecutor(options: AgentExecutorOptions): Executor {
   };
 }
 
-/** The prompt: the bead's title and description (its whole context), then where it sits. */
+/**
+ * The prompt: the bead's title and description (its whole context), what the last attempt left red
+ * (a failed gate's output) when there is something, then where it sits.
+ */
 export function beadPrompt(
-  request: Pick<ExecutionRequest, 'bead' | 'epicId'>,
+  request: Pick<ExecutionRequest, 'bead' | 'epicId' | 'feedback'>,
   suffix?: (bead: Bead) => string,
 ): string {
   const { bead } = request;
@@ -79,6 +82,16 @@ export function beadPrompt(
     : [`# ${bead.title}`, '', description || '(This bead has no description beyond its title.)'];
   const extra = suffix?.(bead);
   if (extra !== undefined && extra !== '') parts.push('', extra);
+  if (request.feedback !== undefined && request.feedback.trim() !== '') {
+    parts.push(
+      '',
+      '## The previous attempt did not pass the gates',
+      '',
+      'Your last attempt finished, but a check the runner runs after it failed. Fix what it reports, then finish:',
+      '',
+      request.feedback.trim(),
+    );
+  }
   parts.push(
     '',
     '---',

@@ -1,6 +1,8 @@
 // The runner: lock, recover, then take the epic's ready beads one at a time until a reason to stop.
 import type { Bead } from '../beads/types.js';
 import { AppError, EnvironmentError, ExitCode } from '../infra/errors.js';
+import { checkGates, executorRunsGates, gateLabelFailure } from './gated-attempt.js';
+import { planGates } from './gates.js';
 import { explainIdleEpic, planRun } from './idle.js';
 import { decideAfterAttempt, type RetryCounters } from './retry-policy.js';
 import { agentSpecFor, FAILED_LABEL, pickNextBead, roleOf } from './select.js';
@@ -37,6 +39,7 @@ class Runner {
   private beadsRun = 0;
   private beadsClosed = 0;
   private costUsd = 0;
+  private gateMs = 0;
   private readonly skipped = new Set<string>();
   /** For the live line: beads of the epic seen so far, and those already closed when the run started. */
   private readonly known = new Set<string>();
@@ -241,6 +244,9 @@ class Runner {
     // What was dirty before the bead's first attempt is the user's: its commit never holds it.
     const dirtyBefore =
       o.autoCommit && executor.writesCode && d.git !== undefined ? await d.git.dirtyPaths() : undefined;
+    // Gates named by labels are resolved once: a bad gates: label fails the bead before any agent runs.
+    const gates = executorRunsGates(executor) && o.gates !== undefined ? planGates(bead.labels, o.gates) : [];
+    let feedback: string | undefined;
     let counters: RetryCounters = { failures: 0, overloadWaits: 0, rateLimitWaits: 0 };
     let attempt = 1;
     let spent = 0;
@@ -266,25 +272,39 @@ class Runner {
       const wallLeft = this.wallClockLeft();
       const limitedByWallClock = wallLeft < o.beadTimeoutMs;
       const transcriptPath = d.control.transcriptPath(bead.id);
-      const result = await executor
-        .execute({
-          bead,
-          epicId: o.epicId,
-          role,
-          agentSpec,
-          agentFromLabel: fromLabel,
-          attempt,
-          cwd: o.cwd,
-          signal: o.signal,
-          timeoutMs: Math.max(1, Math.min(o.beadTimeoutMs, wallLeft)),
-          transcriptPath,
-          onActivity: (message) => this.emit({ type: 'activity', epic: o.epicId, bead: bead.id, message }),
-          onSpawn: (pid) => this.recordAgentPid(pid, bead.id),
-        })
-        .catch((error: unknown): ExecutionResult => ({
-          outcome: 'error',
-          message: error instanceof Error ? error.message : String(error),
-        }));
+      const executed = !Array.isArray(gates)
+        ? gateLabelFailure(gates.error)
+        : await executor
+            .execute({
+              bead,
+              epicId: o.epicId,
+              role,
+              agentSpec,
+              agentFromLabel: fromLabel,
+              attempt,
+              ...(feedback === undefined ? {} : { feedback }),
+              cwd: o.cwd,
+              signal: o.signal,
+              timeoutMs: Math.max(1, Math.min(o.beadTimeoutMs, wallLeft)),
+              transcriptPath,
+              onActivity: (message) =>
+                this.emit({ type: 'activity', epic: o.epicId, bead: bead.id, message }),
+              onSpawn: (pid) => this.recordAgentPid(pid, bead.id),
+            })
+            .catch((error: unknown): ExecutionResult => ({
+              outcome: 'error',
+              message: error instanceof Error ? error.message : String(error),
+            }));
+      const gated = await checkGates(executed, Array.isArray(gates) ? gates : [], d.gateProcess, {
+        cwd: o.cwd,
+        signal: o.signal,
+        maxMs: this.wallClockLeft(),
+        onOutcome: (outcome) =>
+          this.emit({ type: 'gate_finished', epic: o.epicId, bead: bead.id, attempt, ...outcome }),
+      });
+      const result = gated.result;
+      this.gateMs += gated.gateMs;
+      feedback = gated.feedback ?? feedback;
       await d.lock.update({ agent_pid: undefined });
       spent += result.costUsd ?? 0;
       this.costUsd += result.costUsd ?? 0;
@@ -467,7 +487,8 @@ class Runner {
     if (result.agent !== undefined)
       parts.push(`agent ${result.agent}${result.model ? ` (${result.model})` : ''}`);
     if (result.exitCode !== undefined) parts.push(`exit ${result.exitCode}`);
-    return `ralph-loop ${parts.join(', ')}: ${result.message}`;
+    const detail = result.detail === undefined ? '' : `\n\n${result.detail}`;
+    return `ralph-loop ${parts.join(', ')}: ${result.message}${detail}`;
   }
 
   private wallClockLeft(): number {
@@ -490,6 +511,7 @@ class Runner {
       beadsRun: this.beadsRun,
       beadsClosed: this.beadsClosed,
       costUsd: this.costUsd,
+      ...(this.gateMs > 0 ? { gateMs: this.gateMs } : {}),
       ...(beadId === undefined ? {} : { beadId }),
     };
     this.emit({ type: 'run_finished', epic: this.o.epicId, run_id: this.o.runId, summary });

@@ -2,6 +2,7 @@
 import type { Bead, BeadStore } from '../beads/types.js';
 import type { Clock } from '../infra/clock.js';
 import type { LockRecord } from '../infra/lock-file.js';
+import type { GateOutcome, GateProcess, GatesSettings } from './gates.js';
 import type { AgentChoices } from './select.js';
 
 /** What one execution of a bead produced, whatever ran it (agent, built-in executor). */
@@ -47,6 +48,8 @@ export interface ExecutionResult {
   tampered?: string[];
   /** A loop's own record of this step (a score, a decision), emitted as an event with numbers. */
   record?: LoopRecord;
+  /** More than one sentence for the bead's attempt comment (a failed gate's command and output). */
+  detail?: string;
 }
 
 /** What a loop's judge measured and its arbiter decided, as data for `--json` readers and progress lines. */
@@ -81,6 +84,8 @@ export interface ExecutionRequest {
   /** The spec came from a bead label (agent-written text: never a command to run). */
   agentFromLabel: boolean;
   attempt: number;
+  /** What went wrong last time that the agent can fix (a red gate's output); absent on a first attempt. */
+  feedback?: string;
   cwd: string;
   /** Kill the work when this aborts (wall clock, SIGINT). */
   signal: AbortSignal;
@@ -101,6 +106,8 @@ export interface Executor {
   readonly maxAttempts?: number;
   /** Whether a success may leave code changes for the runner to commit with --auto-commit. */
   readonly writesCode: boolean;
+  /** Whether the repo's gates run after a success (default: writesCode); a loop's doer opts out. */
+  readonly runsGates?: boolean;
   /** Built-in work (the arbiter, a metric command): no agent is spent, whatever the bead's label says. */
   readonly builtin?: boolean;
   execute(request: ExecutionRequest): Promise<ExecutionResult>;
@@ -206,6 +213,8 @@ export interface RunSummary {
   beadsRun: number;
   beadsClosed: number;
   costUsd: number;
+  /** Time spent running gates, all beads together (absent when none ran). */
+  gateMs?: number;
   /** Bead that failed or needs attention, when there is one. */
   beadId?: string;
 }
@@ -254,6 +263,7 @@ export type LoopEvent =
       message: string;
       transcript: string;
     }
+  | ({ type: 'gate_finished'; ts: string; epic: string; bead: string; attempt: number } & GateOutcome)
   | { type: 'activity'; ts: string; epic: string; bead: string; message: string }
   | { type: 'tamper'; ts: string; epic: string; bead: string; role: string; paths: string[]; message: string }
   | ({ ts: string; epic: string; bead: string } & LoopRecord)
@@ -287,6 +297,8 @@ export interface RunnerDeps {
   idle?: IdleProbe;
   guard?: BeadGuard;
   clock: Clock;
+  /** Runs the gates' argv; without it no gate runs. */
+  gateProcess?: GateProcess;
   /** Receives every event: the CLI writes the NDJSON log and renders progress from them. */
   emit: (event: LoopEvent) => void;
 }
@@ -309,6 +321,8 @@ export interface RunnerOptions {
   /** Cap of any single backoff or unknown-reset wait. */
   maxBackoffMs: number;
   autoCommit: boolean;
+  /** The repo's gates, run after each code-writing bead's success; absent: none (--no-gates). */
+  gates?: GatesSettings;
   /** With autoCommit: start on a dirty tree, and leave the paths dirty then out of every commit. */
   allowDirty?: boolean;
   dryRun: boolean;

@@ -27,6 +27,8 @@ export function createDoerExecutor(context: AutoresearchContext): Executor {
     kind: 'doer',
     // The doer's work is committed here, scoped and named by iteration, not by the runner's --auto-commit.
     writesCode: false,
+    // Its work is judged by the loop's metric and guards, not by the repo's gates.
+    runsGates: false,
     async execute(request) {
       const placed = iterOf(request.bead);
       if (!placed.ok) return placed.result;
