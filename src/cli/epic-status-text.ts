@@ -1,6 +1,7 @@
 // `ralph-loop status` of a plain epic, as people read it.
 import { formatDuration } from '../autoresearch/status.js';
 import type { EpicStatus, LastRun, LiveRun } from './epic-status.js';
+import { describeGateResults } from './epic-status-gates.js';
 
 /** How many blocked beads are named before summarising the rest. */
 const BLOCKED_NAMED = 5;
@@ -19,6 +20,7 @@ export function renderEpicStatusText(status: EpicStatus): string {
     );
   }
   out.push(indent(`last run  ${describeLastRun(status.last_run, status.epic)}`));
+  if (status.gates.length > 0) out.push(`gates     ${describeGateResults(status.gates)}`);
   for (const failure of status.failures) {
     out.push(indent(`failed    ${failure.bead} ${JSON.stringify(failure.title)}: ${failure.message}`));
   }
@@ -63,12 +65,13 @@ function describeLastRun(run: LastRun | null, epic: string): string {
       const closed =
         run.beads_run === null ? '' : `, ${run.beads_closed ?? 0} of ${run.beads_run} bead(s) run closed`;
       const cost = run.cost_usd !== null && run.cost_usd > 0 ? `, $${run.cost_usd.toFixed(4)}` : '';
+      const gates = run.gate_ms === null ? '' : `, gates ${formatDuration(run.gate_ms)}`;
       const when = [
         run.started_at === null ? undefined : `started ${run.started_at}`,
         run.finished_at === null ? undefined : `ended ${run.finished_at}`,
       ].filter((part) => part !== undefined);
       const message = run.message === null || run.message === '' ? '' : `\n${run.message}`;
-      return `${run.run_id}: ${run.reason ?? 'finished'}${closed}${cost}${when.length > 0 ? ` (${when.join(', ')})` : ''}${message}`;
+      return `${run.run_id}: ${run.reason ?? 'finished'}${closed}${cost}${gates}${when.length > 0 ? ` (${when.join(', ')})` : ''}${message}`;
     }
   }
 }

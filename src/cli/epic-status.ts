@@ -8,6 +8,7 @@ import { parseEventLines } from '../infra/file-tail.js';
 import { AppError, BeadStoreError, ExitCode } from '../infra/errors.js';
 import { readLockFile } from '../infra/lock-file.js';
 import type { RunDir } from '../infra/run-dir.js';
+import { lastGateResults, type GateStatus } from './epic-status-gates.js';
 
 /** The runner's label for a bead that used up its attempts (src/loop/select.ts, not imported: keep status light). */
 const FAILED_LABEL = 'ralph:failed';
@@ -63,6 +64,8 @@ export interface LastRun {
   beads_run: number | null;
   beads_closed: number | null;
   cost_usd: number | null;
+  /** Time the run spent in gates (null: none ran, or an older run). */
+  gate_ms: number | null;
   events_file: string;
 }
 
@@ -87,6 +90,8 @@ export interface EpicStatus {
   stale_lock: { pid: number; host: string; started_at: string } | null;
   last_run: LastRun | null;
   failures: BeadFailure[];
+  /** Each gate's last result in the newest run (empty: no gate ran). */
+  gates: GateStatus[];
 }
 
 export async function epicStatus(epicId: string, ports: EpicStatusPorts): Promise<EpicStatus> {
@@ -136,6 +141,7 @@ export async function epicStatus(epicId: string, ports: EpicStatusPorts): Promis
       runFiles,
       newestEvents,
     ),
+    gates: lastGateResults(newestEvents),
   };
 }
 
@@ -217,6 +223,7 @@ function lastRun(
     beads_run: num(summary.beadsRun),
     beads_closed: num(summary.beadsClosed),
     cost_usd: num(summary.costUsd),
+    gate_ms: num(summary.gateMs),
     events_file: path,
   };
 }
@@ -283,7 +290,8 @@ function pathOf(runDir: RunDir, file: string | undefined): string | undefined {
 }
 
 /** The events status needs; the many `activity` lines of a long run are skipped unparsed. */
-const WANTED = /"type":"(run_started|run_finished|bead_started|bead_closed|bead_failed|attempt_finished)"/;
+const WANTED =
+  /"type":"(run_started|run_finished|bead_started|bead_closed|bead_failed|attempt_finished|gate_finished)"/;
 
 async function readEvents(path: string): Promise<Record<string, unknown>[]> {
   const text = await readFileIfExists(path);

@@ -1,5 +1,6 @@
 // Where gate results show up for people and agents: the progress lines, `ralph-loop logs`, the next prompt.
 import { describe, expect, it } from 'vitest';
+import { describeGateResults, lastGateResults } from '../../src/cli/epic-status-gates.js';
 import { boundedTail, GATE_TAIL_CHARS } from '../../src/cli/gate-process.js';
 import { formatEvent } from '../../src/cli/logs-command.js';
 import { createProgressRenderer } from '../../src/cli/progress.js';
@@ -79,5 +80,17 @@ describe('gate output', () => {
     expect(tail.length).toBe(GATE_TAIL_CHARS + 3);
     expect(tail.startsWith('[…]')).toBe(true);
     expect(tail.endsWith(long.at(-1)!)).toBe(true);
+  });
+
+  it("status shows each gate's last result in the run, a failing one with its exit, bead and attempt", () => {
+    const results = lastGateResults([
+      gate({ gate: 'test', ok: false, exit: 1, attempt: 1, bead: 'bd-e.1' }),
+      gate({ gate: 'test', ok: true, exit: 0, attempt: 2, bead: 'bd-e.1', duration_ms: 3_400 }),
+      gate({ gate: 'lint', ok: false, exit: 2, attempt: 2, bead: 'bd-e.2', duration_ms: 800 }),
+      gate({ gate: 'build', ok: false, exit: null, timed_out: true, bead: 'bd-e.3' }),
+    ] as unknown as Record<string, unknown>[]);
+    expect(describeGateResults(results)).toBe(
+      'test passed (3.4s, bd-e.1, attempt 2) · lint FAILED exit 2 (0.8s, bd-e.2, attempt 2) · build TIMED OUT (12s, bd-e.3)',
+    );
   });
 });
