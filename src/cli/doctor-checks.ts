@@ -8,7 +8,7 @@ import { featuresOf } from '../beads/br/version.js';
 import type { StoreChoice } from '../beads/open-store.js';
 import { readFileIfExists } from '../infra/atomic-file.js';
 import type { CliDeps } from './deps.js';
-import { checkConfig, checkLocks, checkLoops, checkStore } from './doctor-repo-checks.js';
+import { checkConfig, checkGatePrograms, checkLocks, checkLoops, checkStore } from './doctor-repo-checks.js';
 import { parseAgentSpec } from '../agents/spec.js';
 import {
   AGENT_CLIS,
@@ -54,7 +54,7 @@ export async function runDoctorChecks(ctx: DoctorContext): Promise<DoctorCheck[]
   const configCheck = await checkConfig(cwd);
   const config = configCheck.config ?? forgeConfigSchema.parse({});
   const brPath = config.br_path ?? 'br';
-  const [git, br, agents, ownAgents, skills, store, locks, loops] = await Promise.all([
+  const [git, br, agents, ownAgents, skills, store, locks, loops, gates] = await Promise.all([
     probeGit(probe),
     deps.storeFactories.probeBr({ env: deps.env, brPath }),
     probeAgentClis(probe),
@@ -63,6 +63,7 @@ export async function runDoctorChecks(ctx: DoctorContext): Promise<DoctorCheck[]
     checkStore(ctx, config),
     checkLocks(ctx),
     checkLoops(cwd),
+    checkGatePrograms(config, cwd, deps.env),
   ]);
   return [
     checkNode(ctx.nodeVersion),
@@ -72,6 +73,7 @@ export async function runDoctorChecks(ctx: DoctorContext): Promise<DoctorCheck[]
     store,
     agentsCheck(agents, config),
     ...(ownAgents === undefined ? [] : [ownAgents]),
+    ...(gates === undefined ? [] : [gates]),
     skills,
     locks,
     ...loops,

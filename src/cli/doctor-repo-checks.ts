@@ -7,9 +7,16 @@ import { LOOPS_REGISTRY_PATH, readLoopsRegistry } from '../autoresearch/workspac
 import { openBeadStore } from '../beads/open-store.js';
 import { readFileIfExists } from '../infra/atomic-file.js';
 import { AppError } from '../infra/errors.js';
+import { findExecutable } from '../infra/executables.js';
 import { readLockFile } from '../infra/lock-file.js';
 import type { DoctorCheck, DoctorContext } from './doctor-checks.js';
-import { FORGE_CONFIG_PATH, forgeConfigSchema, parseConfigText, type ForgeConfig } from './forge-config.js';
+import {
+  configuredGates,
+  FORGE_CONFIG_PATH,
+  forgeConfigSchema,
+  parseConfigText,
+  type ForgeConfig,
+} from './forge-config.js';
 
 export async function checkConfig(cwd: string): Promise<{ check: DoctorCheck; config?: ForgeConfig }> {
   const text = await readFileIfExists(join(cwd, FORGE_CONFIG_PATH));
@@ -177,4 +184,36 @@ export async function checkLoops(cwd: string): Promise<DoctorCheck[]> {
     }
   }
   return checks;
+}
+
+/**
+ * Each gate's program must exist (on PATH, or a path taken from the repo): a missing one stops every
+ * run at the first code-writing bead. Undefined when no gate is configured.
+ */
+export async function checkGatePrograms(
+  config: ForgeConfig,
+  cwd: string,
+  env: NodeJS.ProcessEnv,
+): Promise<DoctorCheck | undefined> {
+  const gates = configuredGates(config);
+  if (gates.length === 0) return undefined;
+  const found = await Promise.all(
+    gates.map(async (gate) => ({
+      gate: gate.name,
+      program: gate.argv[0] ?? '',
+      path: (await findExecutable(gate.argv[0] ?? '', env.PATH ?? '', cwd)) ?? null,
+    })),
+  );
+  const summary = found
+    .map((g) => `${g.gate} → ${g.program}${g.path === null ? ' not found' : ''}`)
+    .join('; ');
+  const missing = found.filter((g) => g.path === null);
+  if (missing.length === 0) return { name: 'gates', status: 'ok', summary, details: { gates: found } };
+  return {
+    name: 'gates',
+    status: 'warn',
+    summary,
+    fix: `Install ${missing.map((g) => `\`${g.program}\``).join(' and ')} or put it on PATH, or fix the gate${missing.length > 1 ? 's' : ''} ${missing.map((g) => g.gate).join(', ')} in ${FORGE_CONFIG_PATH} "gates" (a relative path is taken from ${cwd}); until then ralph-loop stops at the first code-writing bead (or run it with --no-gates).`,
+    details: { gates: found },
+  };
 }

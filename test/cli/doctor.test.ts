@@ -197,6 +197,39 @@ describe('forge-pack doctor', () => {
     expect((await doctor(ws)).check('agent-commands')).toMatchObject({ status: 'ok' });
   });
 
+  it("checks that each gate's program exists, on PATH or as a path from the repo, naming the missing", async () => {
+    const ws = await workspace();
+    await ws.write(
+      '.forge/config.json',
+      JSON.stringify({
+        store: 'embedded',
+        gates: {
+          test: ['node', 'check.mjs'],
+          lint: { argv: ['./tools/lint.sh', '--strict'], timeout_seconds: 60 },
+          e2e: ['playwright-nope', 'test'],
+        },
+      }),
+    );
+    const run = await doctor(ws);
+    expect(run.check('gates')).toMatchObject({
+      status: 'warn',
+      summary: 'test → node; lint → ./tools/lint.sh not found; e2e → playwright-nope not found',
+      fix: expect.stringContaining(
+        'Install `./tools/lint.sh` and `playwright-nope` or put it on PATH, or fix the gates lint, e2e',
+      ),
+    });
+    await ws.write('tools/lint.sh', '#!/bin/sh\n');
+    await chmod(join(ws.dir, 'tools', 'lint.sh'), 0o755);
+    await ws.write(
+      '.forge/config.json',
+      JSON.stringify({
+        store: 'embedded',
+        gates: { test: ['node', 'check.mjs'], lint: ['./tools/lint.sh'] },
+      }),
+    );
+    expect((await doctor(ws)).check('gates')).toMatchObject({ status: 'ok' });
+  });
+
   it('finds installed skills and says when they are out of date', async () => {
     const ws = await workspace();
     const skills = join(ws.env.HOME ?? '', '.claude', 'skills');
