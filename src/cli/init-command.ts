@@ -31,6 +31,8 @@ Examples:
 
 Writes .forge/config.json (store, agents per role, gates detected from package.json, pyproject.toml,
 Cargo.toml and go.mod) unless one exists: an existing config is kept as it is unless --force.
+The gates run after each code-writing bead of ralph-loop (a red one fails the attempt; --no-gates
+skips them, a bead's gates:none label too); forge-pack doctor checks their programs exist.
 The store is pinned to the one initialised, so installing br later does not hide existing beads.
 Running it again changes nothing. Exit codes: 0 ok, 2 usage, 3 not a git repo / br missing, 4 config.`,
     )
