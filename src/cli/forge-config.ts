@@ -59,7 +59,12 @@ export const forgeConfigSchema = z.strictObject({
    */
   gates: z
     .record(
-      z.string().regex(GATE_NAME, 'a gate name of letters, digits, "_" or "-" (a gates: label names it)'),
+      z
+        .string()
+        .regex(
+          GATE_NAME,
+          'a gate name is 1-40 letters, digits, "_" or "-" (a gates:<name> label must hold it)',
+        ),
       z.union([
         argvSchema,
         z.strictObject({ argv: argvSchema, timeout_seconds: z.number().int().positive().optional() }),
@@ -126,5 +131,7 @@ function describeIssue(issue: z.core.$ZodIssue): string {
     const keys = issue.keys.map((key) => (path === '(top level)' ? key : `${path}.${key}`));
     return `${keys.join(', ')}: unknown key${keys.length > 1 ? 's' : ''}`;
   }
+  // A bad record key (a gate name): zod says only "Invalid key in record"; the key's own rule says why.
+  if (issue.code === 'invalid_key') return `${path}: ${issue.issues[0]?.message ?? issue.message}`;
   return `${path}: ${issue.message}`;
 }

@@ -122,6 +122,27 @@ describe('runner: gates', () => {
     expect(bead.status).toBe('open');
   });
 
+  it('an interrupt while a gate runs leaves the bead open, unlabelled, and ends the run as interrupted', async () => {
+    const h = createHarness();
+    const { epicId, ids } = await h.epic(['interrupted']);
+    const controller = new AbortController();
+    const gates = fakeGates(() => {
+      controller.abort();
+      return { exitCode: undefined, aborted: true };
+    });
+    const summary = await h.run(
+      { epicId, gates: settings, signal: controller.signal },
+      { gateProcess: gates.port },
+    );
+    expect(summary.reason).toBe('interrupted');
+    const bead = await h.store.show(ids[0]!);
+    expect(bead.status).toBe('open');
+    expect(bead.labels).not.toContain(FAILED_LABEL);
+    // Not a failed attempt: no attempt comment, only the note that it was left open.
+    expect(bead.comments.map((c) => c.text.slice(0, 36))).toEqual(['ralph-loop left this bead open (inte']);
+    expect(h.requests).toHaveLength(1);
+  });
+
   it('gates: labels pick gates, gates:none skips them, an unknown name fails the bead without an agent', async () => {
     const h = createHarness();
     const epic = await h.store.create({ title: 'E', type: 'epic' });
