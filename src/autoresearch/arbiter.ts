@@ -11,6 +11,7 @@ import {
   type LedgerSummary,
   type SummaryParams,
 } from './ledger-summary.js';
+import { noiseVerdict, spread } from './noise.js';
 import type { ArbiterSignal } from './signals.js';
 
 /** The parts of the loop config the decision reads. */
@@ -44,6 +45,13 @@ export interface DecideInput {
   guardRevertedPaths?: readonly string[];
   /** What agents changed that was not theirs, put back by the runner; a doer's entry decides `tamper`. */
   tamper?: readonly TamperRecord[];
+  /**
+   * Every run of a hard metric measured more than once (`metric.repeat`), pooled after a re-measure;
+   * the judge's score is their median. An improvement within the noise band is not kept (noise.ts).
+   */
+  samples?: readonly number[];
+  /** The samples include a second round, taken because the first was within the noise band. */
+  remeasured?: boolean;
 }
 
 export interface DecideResult {
@@ -80,6 +88,18 @@ export function decide(input: DecideInput): DecideResult {
 
   const measured = measuredScore(input);
   const best = summary.best_score;
+  const samples = input.samples !== undefined && input.samples.length > 1 ? [...input.samples] : [];
+  const noise =
+    measured.ok && input.iter > 0 && samples.length > 0
+      ? noiseVerdict({
+          score: measured.score,
+          best,
+          bestSamples: summary.best_samples,
+          samples,
+          minDelta: config.min_delta,
+          direction: config.metric.direction,
+        })
+      : undefined;
   let decision: Decision;
   let reason: string | undefined;
   const doerTamper = input.iter === 0 ? undefined : input.tamper?.find((record) => record.role === 'doer');
@@ -95,6 +115,11 @@ export function decide(input: DecideInput): DecideResult {
   } else if (isImprovement(measured.score, best, config.min_delta, config.metric.direction)) {
     decision = 'keep';
     reason = best === null ? 'no measured baseline: the first measured iteration sets the bar' : undefined;
+    if (noise?.within === true) {
+      // A lucky run must not raise the bar: the gain is no larger than what the samples vary by.
+      decision = 'revert';
+      reason = `within the noise band ±${noise.band} of the best kept score ${String(best)}${input.remeasured === true ? `, also after measuring again (median of ${samples.length} samples)` : ''}`;
+    }
   } else {
     decision = 'revert';
     reason = `not an improvement on the best kept score ${String(best)} (${config.metric.direction}, min_delta ${config.min_delta})`;
@@ -125,6 +150,8 @@ export function decide(input: DecideInput): DecideResult {
       ? { tamper: input.tamper.map((record) => ({ ...record, paths: [...record.paths] })) }
       : {}),
     ...(typeof evidence === 'string' && evidence !== '' ? { evidence } : {}),
+    ...(score === null || samples.length === 0 ? {} : { samples, spread: spread(samples) }),
+    ...(score === null || noise === undefined ? {} : { noise_band: noise.band }),
   };
   const folded = foldLedgerLine(summary, line);
   const terminal = terminalReason(input, folded);

@@ -100,16 +100,30 @@ const hardMetric = z
       .number({ error: expected('a positive number of seconds') })
       .positive({ error: expected('a positive number of seconds') })
       .default(600),
+    repeat: z
+      .number({ error: expected('an integer ≥ 1 (how many times each score is measured)') })
+      .int({ error: expected('an integer ≥ 1 (how many times each score is measured)') })
+      .min(1, { error: expected('an integer ≥ 1 (how many times each score is measured)') })
+      // Absent means 1; left out of the parsed config so a loop without it reads exactly as before.
+      .optional(),
   })
   // The command runs without a shell; the argv is derived once here so every caller runs the same thing.
   .transform((metric) => ({ ...metric, argv: splitOrThrow(metric.command) }));
 
-const softMetric = z.strictObject({
-  type: z.literal('soft'),
-  rubric_path: relativePath('the path of the rubric file'),
-  artifact_path: relativePath('the path of the artifact the judge reads'),
-  direction: direction.default('maximize'),
-});
+const softMetric = z
+  .strictObject({
+    type: z.literal('soft'),
+    rubric_path: relativePath('the path of the rubric file'),
+    artifact_path: relativePath('the path of the artifact the judge reads'),
+    direction: direction.default('maximize'),
+    // A judge agent's score is read once per iteration; only a command can be run again.
+    repeat: z
+      .never({
+        error: 'only a hard metric (a command) is measured repeatedly; remove "repeat" from a soft metric',
+      })
+      .optional(),
+  })
+  .transform(({ repeat: _refused, ...metric }) => metric);
 
 const metric = z.discriminatedUnion('type', [hardMetric, softMetric], {
   error: expected('an object with "type": "hard" or "soft"'),

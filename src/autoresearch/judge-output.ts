@@ -21,6 +21,8 @@ export const judgeOutputSchema = z.object({
   raw_output: z.string({ error: 'expected a string' }).optional(),
   /** How a hard metric's score was read (`149/153 passed (TAP, exit 1)`); a soft judge's stray value is dropped. */
   evidence: z.string().optional().catch(undefined),
+  /** A hard metric measured more than once (`metric.repeat`): every run's score; `score` is their median. */
+  samples: z.array(z.number()).optional().catch(undefined),
 });
 export type JudgeOutput = z.output<typeof judgeOutputSchema>;
 export type Finding = JudgeOutput['findings'][number];
@@ -74,8 +76,11 @@ export function parseJudgeAnswer(answer: string): JudgeVerdict {
     if (typeof candidate.value !== 'object' || candidate.value === null || Array.isArray(candidate.value))
       continue;
     const verdict = validate(candidate.value, "the judge's answer");
-    if (verdict.ok)
-      return { ok: true, output: { ...verdict.output, raw_output: verdict.output.raw_output ?? answer } };
+    if (verdict.ok) {
+      // Samples are the runner's own measurements of a hard metric; an agent's are not taken.
+      const { samples: _dropped, ...output } = verdict.output;
+      return { ok: true, output: { ...output, raw_output: output.raw_output ?? answer } };
+    }
     lastInvalid ??= verdict;
   }
   return lastInvalid ?? { ok: false, reason: "the judge's answer contains no JSON object" };

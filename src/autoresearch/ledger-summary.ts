@@ -57,6 +57,8 @@ export interface LedgerSummary {
   /** The bar: best score among kept iterations and the baseline. */
   best_score: number | null;
   best_iter: number | null;
+  /** The best kept score's samples, when its metric was measured more than once: its noise band. */
+  best_samples?: number[];
   /** Score of the tree in the repository: the last kept iteration or the baseline. */
   current_score: number | null;
   kept: number;
@@ -132,6 +134,8 @@ function foldInto(s: LedgerSummary, line: LedgerLine): void {
         if (s.best_score === null || isImprovement(score, s.best_score, 0, direction)) {
           s.best_score = score;
           s.best_iter = line.iter;
+          if (line.samples === undefined) delete s.best_samples;
+          else s.best_samples = [...line.samples];
         }
       }
       break;

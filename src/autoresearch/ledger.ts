@@ -49,6 +49,12 @@ export const ledgerLineSchema = z.object({
   tamper: z.array(tamperRecordSchema()).optional(),
   /** How the score was read off the judge (e.g. `149/153 passed (TAP)`). */
   evidence: z.string().optional(),
+  /** Every run's score when the hard metric was measured more than once; `score_after` is their median. */
+  samples: z.array(z.number()).optional(),
+  /** max − min of `samples`. */
+  spread: z.number().min(0).optional(),
+  /** ±this around the best kept score was taken as noise when deciding (see noise.ts). */
+  noise_band: z.number().min(0).optional(),
   /** Hash of the previous line as written (absent on the first line and on lines from before chaining). */
   prev: z.string().optional(),
 });

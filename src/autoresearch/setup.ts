@@ -15,7 +15,8 @@ import {
   type LoopConfig,
   type LoopConfigFile,
 } from './config.js';
-import { judgeHardMetric, writeJudgeOutput, type JudgeOutput } from './judge-output.js';
+import { writeJudgeOutput, type JudgeOutput } from './judge-output.js';
+import { measureHardMetric } from './measure.js';
 import { recordLedgerLine } from './ledger-summary.js';
 import { isPathInScope } from './keep-revert.js';
 import { recordHead } from './loop-head.js';
@@ -48,6 +49,8 @@ export interface HardMetricOptions {
   direction?: Direction;
   artifact?: string;
   timeoutSeconds?: number;
+  /** Measure each score this many times and score the median (default 1). */
+  repeat?: number;
 }
 
 export interface SoftMetricOptions {
@@ -55,6 +58,8 @@ export interface SoftMetricOptions {
   rubric: string;
   artifact: string;
   direction?: Direction;
+  /** Refused: a judge agent's score is read once. */
+  repeat?: number;
 }
 
 export interface LoopSetupOptions {
@@ -174,19 +179,19 @@ export async function setupLoop(
   let measured: { output: JudgeOutput; durationMs: number } | undefined;
   if (config.metric.type === 'hard') {
     const metric = config.metric;
-    const result = await ports.runMetric(metric.argv, {
-      cwd: repo,
-      timeoutMs: metric.timeout_seconds * 1000,
-    });
-    const verdict = judgeHardMetric(metric, result);
+    const verdict = await measureHardMetric(metric, metric.repeat ?? 1, () =>
+      ports.runMetric(metric.argv, { cwd: repo, timeoutMs: metric.timeout_seconds * 1000 }),
+    );
     if (!verdict.ok) {
-      const tail = `${result.stdout}\n${result.stderr}`.trim().split('\n').slice(-5).join('\n');
+      const last = verdict.last;
+      const tail =
+        last === undefined ? '' : `${last.stdout}\n${last.stderr}`.trim().split('\n').slice(-5).join('\n');
       throw new AppError(`The baseline could not be measured: ${verdict.reason}.`, {
         exitCode: ExitCode.failure,
         hint: `Fix the metric command or --score and run again; nothing was created.${tail === '' ? '' : `\nLast output:\n${tail}`}`,
       });
     }
-    measured = { output: verdict.output, durationMs: result.durationMs };
+    measured = { output: verdict.output, durationMs: verdict.durationMs };
   }
 
   let archived: string | undefined;
@@ -298,6 +303,14 @@ export function buildConfigFile(options: LoopSetupOptions): LoopConfigFile {
     ...(options.plateau === undefined ? {} : { plateau_threshold: options.plateau }),
     ...(options.maxCostUsd === undefined ? {} : { max_cost_usd: options.maxCostUsd }),
   };
+  if (metric.type === 'soft' && metric.repeat !== undefined) {
+    throw new UsageError(
+      '--repeat measures a hard metric (--metric-command) several times; a soft metric is judged once.',
+      {
+        hint: 'Drop --repeat, or measure with a command: --metric-command <cmd> --repeat 3.',
+      },
+    );
+  }
   const metricFile: LoopConfigFile['metric'] =
     metric.type === 'hard'
       ? {
@@ -307,6 +320,7 @@ export function buildConfigFile(options: LoopSetupOptions): LoopConfigFile {
           direction: metric.direction ?? 'maximize',
           ...(artifact === undefined ? {} : { artifact_path: artifact }),
           ...(metric.timeoutSeconds === undefined ? {} : { timeout_seconds: metric.timeoutSeconds }),
+          ...(metric.repeat === undefined ? {} : { repeat: metric.repeat }),
         }
       : {
           type: 'soft',
@@ -477,6 +491,7 @@ async function recordHardBaseline(
     now: at.now,
     durationMs: at.durationMs,
     hypothesis: '',
+    ...(output.samples === undefined ? {} : { samples: output.samples }),
   });
   await recordLedgerLine(paths.ledger, result.line, {
     direction: config.metric.direction,

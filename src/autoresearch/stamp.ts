@@ -11,6 +11,7 @@ import { readFileIfExists, writeFileAtomic } from '../infra/atomic-file.js';
 import { AppError, ConfigError, ExitCode, UsageError } from '../infra/errors.js';
 import { loadLoopConfig, type LoopConfig, type ScoreSource } from './config.js';
 import { loadLedgerSummary, type LedgerSummary } from './ledger-summary.js';
+import { gatherRetrospectiveFacts } from './retrospective-facts.js';
 import {
   blindHistory,
   formatScore,
@@ -315,6 +316,7 @@ export async function stampRetrospective(ctx: LoopContext, store: BeadStore): Pr
       soft: ctx.config.metric.type === 'soft',
       ledger: ledgerDigest(inputs.summary),
       paths: loopFilePaths(ctx),
+      ...(await gatherRetrospectiveFacts(ctx.paths, ctx.config, inputs.summary)),
     }),
     labels: labels(ctx, 'retrospective', iter, ctx.config.agents.retrospective),
   });

@@ -10,6 +10,8 @@ import { AppError, ConfigError, ExitCode } from '../infra/errors.js';
 import type { LockRecord } from '../infra/lock-file.js';
 import type { Decision } from './ledger.js';
 import { readSpend } from './spend.js';
+import type { LoopFigures } from './loop-figures.js';
+import { bestNoise, figuresFor, renderFiguresLines, type BestNoise } from './status-figures.js';
 import {
   loadLedgerSummary,
   readCachedSummary,
@@ -92,6 +94,10 @@ export interface LoopStatus {
   };
   /** Scores of the recent iterations, oldest first (null: crashed), and their sparkline. */
   trajectory: { iters: number[]; scores: (number | null)[]; sparkline: string };
+  /** The best kept score's samples and noise band, when the metric is measured more than once. */
+  noise: BestNoise | null;
+  /** Rates and ratios: iterations per hour, keep rate, time per iteration by role, cost per keep. */
+  figures: LoopFigures;
   /** Everything the loop's agents have spent, including runs after the last ledger line. */
   cost_usd: number;
   tokens: { input: number; output: number };
@@ -161,6 +167,7 @@ export async function loopStatus(
   const recentLines = summary.recent;
   const last = recentLines[recentLines.length - 1];
   const spend = await readSpend(paths.root);
+  const costUsd = Math.max(spend.cost_usd, summary.total_cost_usd);
   return {
     epic: epicId,
     subject: config.subject,
@@ -193,7 +200,9 @@ export async function loopStatus(
         true,
       ),
     },
-    cost_usd: Math.max(spend.cost_usd, summary.total_cost_usd),
+    noise: bestNoise(summary),
+    figures: await figuresFor(paths.root, summary, config.direction, costUsd),
+    cost_usd: costUsd,
     tokens: { input: spend.input_tokens, output: spend.output_tokens },
     agent_runs: spend.runs,
     scripted_runs: spend.scripted_runs,
@@ -461,6 +470,9 @@ export function renderStatusText(status: LoopStatus, options: { unicode: boolean
     const lastIter = trajectory.iters[trajectory.iters.length - 1] ?? 0;
     out.push(`trend     ${sparkline(trajectory.scores, options.unicode)}  (iterations ${first}–${lastIter})`);
   }
+  out.push(
+    ...renderFiguresLines(status.noise, status.figures, { number: formatNumber, duration: formatDuration }),
+  );
   if (status.beads !== undefined) {
     const counts = Object.entries(status.beads)
       .map(([state, count]) => `${count} ${state}`)

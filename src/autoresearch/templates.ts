@@ -14,6 +14,7 @@ import type * as HandlebarsApi from 'handlebars';
 import { isNotFound } from '../infra/atomic-file.js';
 import { AppError, ConfigError } from '../infra/errors.js';
 import type { Decision, LedgerLine } from './ledger.js';
+import type { RetrospectiveFigures, RetrospectiveNoise } from './retrospective-facts.js';
 
 export const TEMPLATE_NAMES = [
   'doer',
@@ -151,6 +152,10 @@ export interface RetrospectiveView extends BeadView {
   soft: boolean;
   ledger: LedgerDigest;
   paths: LoopFilePaths;
+  /** Repeated measurements and the keeps that were marginal against their noise; null with `repeat` 1. */
+  noise: RetrospectiveNoise | null;
+  /** What the loop cost and earned. */
+  figures: RetrospectiveFigures;
 }
 
 export interface ResumeStrategistView extends BeadView {

@@ -102,6 +102,7 @@ interface LoopFlags {
   score?: string;
   direction?: 'maximize' | 'minimize';
   metricTimeout?: number;
+  repeat?: number;
   rubric?: string;
   artifact?: string;
   target?: number;
@@ -126,6 +127,7 @@ const FLAG_FOR_FIELD: Record<string, string> = {
   'metric.score.path': '--score json:…',
   'metric.direction': '--direction',
   'metric.timeout_seconds': '--metric-timeout',
+  'metric.repeat': '--repeat',
   'metric.rubric_path': '--rubric',
   'metric.artifact_path': '--artifact',
   target: '--target',
@@ -162,6 +164,11 @@ export function createLoopCommand(deps: CliDeps): Command {
     .option(
       '--metric-timeout <seconds>',
       'kill the metric command after this long (default 600)',
+      parseNumberArg,
+    )
+    .option(
+      '--repeat <n>',
+      'hard metric: measure every score n times and score the median; a gain within the noise is measured again, then reverted (default 1)',
       parseNumberArg,
     )
     .option('--rubric <file>', 'soft metric: a rubric a judge agent scores the artifact against')
@@ -242,6 +249,9 @@ Examples:
     --metric-command "node bench/parse.js --json" --score json:ops_per_sec --target 50000
   forge-pack loop "test pass rate" --program "Make the failing tests pass without weakening them." \\
     --metric-command "npm test -- --reporter=tap" --score tap --target 100 --scope src/
+  # a noisy benchmark: 5 runs per score, the median scored, a gain within the noise not kept
+  forge-pack loop "faster build" --program-file program.md --scope src/ --direction minimize \\
+    --metric-command "node bench/build.js" --score "regex:took ([0-9.]+) ms" --repeat 5
   # soft metric: a read-only judge agent scores the artifact against a rubric
   forge-pack loop "rate limiter spec" --program-file program.md \\
     --rubric .autoresearch-rubrics/spec.md --artifact docs/rate-limiter.md --max-iterations 10
@@ -299,12 +309,14 @@ async function loopOptionsFrom(
         ...(flags.direction === undefined ? {} : { direction: flags.direction }),
         ...(flags.artifact === undefined ? {} : { artifact: flags.artifact }),
         ...(flags.metricTimeout === undefined ? {} : { timeoutSeconds: flags.metricTimeout }),
+        ...(flags.repeat === undefined ? {} : { repeat: flags.repeat }),
       }
     : {
         type: 'soft',
         rubric: flags.rubric ?? '',
         artifact: flags.artifact ?? '',
         ...(flags.direction === undefined ? {} : { direction: flags.direction }),
+        ...(flags.repeat === undefined ? {} : { repeat: flags.repeat }),
       };
   const optional = <K extends string, V>(key: K, value: V | undefined) =>
     (value === undefined ? {} : { [key]: value }) as Partial<Record<K, V>>;

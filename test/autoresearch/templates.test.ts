@@ -133,6 +133,18 @@ const VIEWS: ViewFor = {
     soft: false,
     ledger,
     paths,
+    noise: null,
+    figures: {
+      iterations: 2,
+      iterations_per_hour: '4',
+      keep_rate: '50%',
+      time_per_iteration: 'doer 60s, judge 5s, arbiter 0.1s, strategist 20s',
+      cost: '$1.00',
+      cost_per_iteration: '$0.50',
+      cost_per_keep: '$1.00',
+      improvement: '3',
+      improvement_per_usd: '3',
+    },
   },
   'resume-strategist': {
     ...base,

@@ -9,6 +9,7 @@ import { writeArbiterSignal } from '../signals.js';
 import { recordHead } from '../loop-head.js';
 import { readSpend } from '../spend.js';
 import { iterOf, ledgerPath, type AutoresearchContext } from './context.js';
+import { remeasureWithinNoise } from './remeasure.js';
 
 export function createArbiterExecutor(context: AutoresearchContext): Executor {
   return {
@@ -24,11 +25,15 @@ export function createArbiterExecutor(context: AutoresearchContext): Executor {
       const { config, workspace, git } = context;
       const params = { direction: config.metric.direction, target: config.target };
       const state = await readIterationState(workspace, iter);
-      const judge: JudgeVerdict =
+      const judged: JudgeVerdict =
         state.judge_failure !== undefined
           ? { ok: false, reason: `the judge failed: ${state.judge_failure}` }
           : await readJudgeOutput(judgeOutputPath(workspace, iter));
       const { summary } = await loadLedgerSummary(ledgerPath(workspace), params);
+      const measured = await remeasureWithinNoise(context, request, iter, summary, judged);
+      if (!measured.ok)
+        return { outcome: 'aborted', agent: 'metric', message: 'The metric command was stopped.' };
+      const { judge } = measured;
 
       let baseSha = state.base_sha ?? null;
       if (baseSha === null && iter === 0) baseSha = await git.headSha();
@@ -61,6 +66,8 @@ export function createArbiterExecutor(context: AutoresearchContext): Executor {
           : { durationMs: now - Date.parse(state.doer_started_at) }),
         guardRevertedPaths: state.guard_reverted_paths,
         tamper: state.tamper,
+        ...(measured.samples === undefined ? {} : { samples: measured.samples }),
+        ...(measured.remeasured ? { remeasured: true } : {}),
       });
       if (!result.replayed) {
         const line = await applyDecision({ git, result, scopePaths: config.scope.doer_paths });
@@ -72,7 +79,11 @@ export function createArbiterExecutor(context: AutoresearchContext): Executor {
       const { line } = result;
       const scores = `${String(line.best_before)} → ${String(line.score_after)}`;
       const next = result.signal.type === 'terminal' ? `terminal: ${result.signal.reason}` : 'continue';
-      const summaryText = `${line.decision} (${scores}${line.delta === null ? '' : `, Δ ${line.delta}`}); ${next}`;
+      const noise =
+        line.noise_band === undefined
+          ? ''
+          : `, noise ±${line.noise_band}${measured.remeasured ? ' (measured again)' : ''}`;
+      const summaryText = `${line.decision} (${scores}${line.delta === null ? '' : `, Δ ${line.delta}`}${noise}); ${next}${measured.note === undefined ? '' : `; ${measured.note}`}`;
       return {
         outcome: 'ok',
         agent: 'arbiter',

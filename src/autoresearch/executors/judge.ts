@@ -1,7 +1,9 @@
 // The judge: a hard metric is run by the runner itself; a soft one by a read-only agent, in a copy of the
 // artifact outside the repository, whose answer is parsed.
+import type { ProcessResult } from '../../infra/process.js';
 import type { Executor, ExecutionResult } from '../../loop/types.js';
-import { judgeHardMetric, judgeOutputPath, parseJudgeAnswer, writeJudgeOutput } from '../judge-output.js';
+import { judgeOutputPath, parseJudgeAnswer, writeJudgeOutput } from '../judge-output.js';
+import { measureHardMetric } from '../measure.js';
 import { updateIterationState } from '../iteration-state.js';
 import { withJudgeCheckout, type JudgeCheckout } from '../judge-checkout.js';
 import { describeTreeChange, restoreTree, snapshotTree, type TreeChange } from '../tree-snapshot.js';
@@ -49,24 +51,15 @@ async function judgeWithCommand(
 ): Promise<ExecutionResult> {
   const metric = context.config.metric;
   if (metric.type !== 'hard') throw new Error('unreachable: hard metric expected');
-  const [file, ...args] = metric.argv as [string, ...string[]];
-  const result = await context.runMetric(
-    { file, args },
-    {
-      cwd: request.cwd,
-      timeoutMs: Math.min(metric.timeout_seconds * 1000, request.timeoutMs),
-      signal: request.signal,
-    },
-  );
-  if (result.aborted)
+  const verdict = await measureHardMetric(metric, metric.repeat ?? 1, () => runHardMetric(context, request));
+  if (!verdict.ok && verdict.aborted)
     return { outcome: 'aborted', message: 'The metric command was stopped.', agent: 'metric' };
-  const verdict = judgeHardMetric(metric, result);
   if (!verdict.ok)
     return judgeFailed(context, iter, `the metric command gave no score: ${verdict.reason}`, 'metric');
   await writeJudgeOutput(judgeOutputPath(context.workspace, iter), verdict.output);
   return {
     outcome: 'ok',
-    message: `score ${verdict.output.score} (${verdict.output.evidence ?? `metric command, exit ${String(result.exitCode)}`})`,
+    message: `score ${verdict.output.score} (${verdict.output.evidence ?? `metric command, exit ${String(verdict.last.exitCode)}`})`,
     agent: 'metric',
     closeReason: `judge-${iter}: score ${verdict.output.score}`,
     record: {
@@ -76,6 +69,24 @@ async function judgeWithCommand(
       ...(verdict.output.evidence === undefined ? {} : { evidence: verdict.output.evidence }),
     },
   };
+}
+
+/** One run of the hard metric where the bead runs: the judge's and the arbiter's re-measure alike. */
+export function runHardMetric(
+  context: AutoresearchContext,
+  request: Pick<Parameters<Executor['execute']>[0], 'cwd' | 'timeoutMs' | 'signal'>,
+): Promise<ProcessResult> {
+  const metric = context.config.metric;
+  if (metric.type !== 'hard') throw new Error('unreachable: hard metric expected');
+  const [file, ...args] = metric.argv as [string, ...string[]];
+  return context.runMetric(
+    { file, args },
+    {
+      cwd: request.cwd,
+      timeoutMs: Math.min(metric.timeout_seconds * 1000, request.timeoutMs),
+      signal: request.signal,
+    },
+  );
 }
 
 async function judgeWithAgent(
