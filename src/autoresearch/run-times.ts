@@ -48,7 +48,8 @@ export function foldRunLog(times: RunTimes, text: string): void {
       typeof event.duration_ms === 'number' &&
       Number.isFinite(event.duration_ms)
     ) {
-      times.role_ms[event.role] = (times.role_ms[event.role] ?? 0) + Math.max(0, event.duration_ms);
+      const role = event.role === 'arbiter-script' ? 'arbiter' : event.role;
+      times.role_ms[role] = (times.role_ms[role] ?? 0) + Math.max(0, event.duration_ms);
     }
   }
   if (first === undefined || last === undefined) return;

@@ -72,16 +72,21 @@ describe('loopFigures', () => {
 });
 
 describe('run times from the event log', () => {
-  it('sums attempts by role and a run from its first event to its last, skipping a torn line', () => {
+  it('sums attempts by role (an alias under its role) and a run from its first event to its last, skipping a torn line', () => {
     const times: RunTimes = { role_ms: {}, run_ms: 0, runs: 0 };
     const events = [
       { type: 'run_started', ts: '2026-01-01T00:00:00.000Z' },
       { type: 'attempt_finished', ts: '2026-01-01T00:01:00.000Z', role: 'doer', duration_ms: 50_000 },
       { type: 'attempt_finished', ts: '2026-01-01T00:01:10.000Z', role: 'judge', duration_ms: 9_000 },
       { type: 'attempt_finished', ts: '2026-01-01T00:02:00.000Z', role: 'doer', duration_ms: 40_000 },
+      { type: 'attempt_finished', ts: '2026-01-01T00:02:01.000Z', role: 'arbiter-script', duration_ms: 20 },
       { type: 'run_finished', ts: '2026-01-01T00:03:00.000Z' },
     ];
     foldRunLog(times, `${events.map((e) => JSON.stringify(e)).join('\n')}\n{"type":"attem`);
-    expect(times).toEqual({ role_ms: { doer: 90_000, judge: 9_000 }, run_ms: 180_000, runs: 1 });
+    expect(times).toEqual({
+      role_ms: { doer: 90_000, judge: 9_000, arbiter: 20 },
+      run_ms: 180_000,
+      runs: 1,
+    });
   });
 });
