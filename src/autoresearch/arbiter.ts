@@ -2,7 +2,7 @@
 import { AppError } from '../infra/errors.js';
 import type { CapsConfig, Direction } from './config.js';
 import type { JudgeVerdict } from './judge-output.js';
-import type { Decision, LedgerLine, TamperRecord, TerminalReason } from './ledger.js';
+import type { Decision, FailedGuard, LedgerLine, TamperRecord, TerminalReason } from './ledger.js';
 import {
   foldLedgerLine,
   isImprovement,
@@ -52,6 +52,10 @@ export interface DecideInput {
   samples?: readonly number[];
   /** The samples include a second round, taken because the first was within the noise band. */
   remeasured?: boolean;
+  /** The guard, or track threshold, that failed after the doer: decides `guard_failed` (no judge ran). */
+  guardFailure?: FailedGuard;
+  /** The loop's tracks measured on this iteration's tree, recorded in its line. */
+  tracks?: Readonly<Record<string, number | null>>;
 }
 
 export interface DecideResult {
@@ -107,6 +111,10 @@ export function decide(input: DecideInput): DecideResult {
     // Whatever the judge said, a doer that changed what decides its score is not kept.
     decision = 'tamper';
     reason = `the doer changed ${doerTamper.paths.join(', ')}${doerTamper.what === undefined ? '' : ` (${doerTamper.what})`}, which decide its score; put back and reverted`;
+  } else if (input.guardFailure !== undefined && input.iter > 0) {
+    // The tree broke something the user guards: not kept whatever it scores, and the judge was not run.
+    decision = 'guard_failed';
+    reason = `${input.guardFailure.reason}; reverted without judging`;
   } else if (!measured.ok) {
     decision = 'crash';
     reason = measured.reason;
@@ -124,7 +132,7 @@ export function decide(input: DecideInput): DecideResult {
     decision = 'revert';
     reason = `not an improvement on the best kept score ${String(best)} (${config.metric.direction}, min_delta ${config.min_delta})`;
   }
-  const score = measured.ok && decision !== 'tamper' ? measured.score : null;
+  const score = measured.ok && decision !== 'tamper' && decision !== 'guard_failed' ? measured.score : null;
   const evidence = input.judge.ok ? (input.judge.output as { evidence?: unknown }).evidence : undefined;
 
   const line: LedgerLine = {
@@ -149,9 +157,15 @@ export function decide(input: DecideInput): DecideResult {
     ...(input.tamper !== undefined && input.tamper.length > 0
       ? { tamper: input.tamper.map((record) => ({ ...record, paths: [...record.paths] })) }
       : {}),
-    ...(typeof evidence === 'string' && evidence !== '' ? { evidence } : {}),
+    ...(typeof evidence === 'string' && evidence !== '' && decision !== 'guard_failed' ? { evidence } : {}),
     ...(score === null || samples.length === 0 ? {} : { samples, spread: spread(samples) }),
     ...(score === null || noise === undefined ? {} : { noise_band: noise.band }),
+    ...(decision === 'guard_failed' && input.guardFailure !== undefined
+      ? { failed_guard: { ...input.guardFailure } }
+      : {}),
+    ...(input.tracks !== undefined && Object.keys(input.tracks).length > 0
+      ? { tracks: { ...input.tracks } }
+      : {}),
   };
   const folded = foldLedgerLine(summary, line);
   const terminal = terminalReason(input, folded);

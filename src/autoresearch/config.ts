@@ -129,6 +129,90 @@ const metric = z.discriminatedUnion('type', [hardMetric, softMetric], {
   error: expected('an object with "type": "hard" or "soft"'),
 });
 
+// ---- guards and tracks: commands the runner runs after every doer, before the judge ----
+
+const checkName = (what: string) =>
+  z.string({ error: expected(what) }).regex(/^[A-Za-z0-9][\w.-]{0,63}$/, { error: expected(what) });
+
+const guardCommand = (what: string) =>
+  text(`the ${what} command, e.g. "npm test"`).superRefine((command, ctx) => {
+    const split = splitCommandLine(command, `the ${what} command`);
+    if (!split.ok) ctx.addIssue({ code: 'custom', message: split.reason });
+  });
+
+const seconds = z
+  .number({ error: expected('a positive number of seconds') })
+  .positive({ error: expected('a positive number of seconds') })
+  .default(600);
+
+const THRESHOLD = 'a number (absolute) or a percentage of the baseline value such as "+5%" or "-10%"';
+/** `120000` (absolute) or `"+5%"` (relative to the track's baseline value). */
+const threshold = z
+  .union(
+    [
+      z.number({ error: expected(THRESHOLD) }),
+      z
+        .string({ error: expected(THRESHOLD) })
+        .regex(/^[+-]?(?:\d+\.?\d*|\.\d+)%$/, { error: expected(THRESHOLD) }),
+    ],
+    { error: expected(THRESHOLD) },
+  )
+  .transform((value): Threshold =>
+    typeof value === 'number'
+      ? { absolute: value }
+      : { relative_percent: Number(value.slice(0, -1)), text: value },
+  );
+
+export type Threshold = { absolute: number } | { relative_percent: number; text: string };
+
+const guard = z
+  .strictObject(
+    {
+      name: checkName('a name of letters, digits, ".", "_" or "-"').optional(),
+      command: guardCommand('guard'),
+      timeout_seconds: seconds,
+    },
+    { error: expected('an object with "command" (and optionally "name", "timeout_seconds")') },
+  )
+  .transform((g) => {
+    const argv = splitOrThrow(g.command);
+    return { ...g, name: g.name ?? defaultCheckName(argv), argv };
+  });
+
+const track = z
+  .strictObject(
+    {
+      name: checkName('a name of letters, digits, ".", "_" or "-"'),
+      command: guardCommand('track'),
+      score: scoreSource.prefault({ from: 'exit-code' }),
+      timeout_seconds: seconds,
+      max: threshold.optional(),
+      min: threshold.optional(),
+    },
+    { error: expected('an object with "name", "command" (and optionally "score", "max", "min")') },
+  )
+  .transform((t) => ({ ...t, argv: splitOrThrow(t.command) }));
+
+/** A guard's name when none is given: its first words, e.g. `npm test` → `npm-test`. */
+export function defaultCheckName(argv: readonly string[]): string {
+  const words = argv
+    .filter((word) => !word.startsWith('-'))
+    .slice(0, 3)
+    .map(
+      (word) =>
+        word
+          .split('/')
+          .filter((part) => part !== '')
+          .pop() ?? '',
+    )
+    .filter((word) => word !== '');
+  const name = words
+    .join('-')
+    .replace(/[^\w.-]+/g, '-')
+    .replace(/^[^A-Za-z0-9]+/, '');
+  return name === '' ? 'guard' : name.slice(0, 64);
+}
+
 const caps = z.strictObject(
   {
     max_iterations: nonNegativeInt('a non-negative integer (0 = no cap)').default(20),
@@ -177,30 +261,52 @@ const agents = z
     resume_strategist: a.resume_strategist ?? a.strategist,
   }));
 
-export const loopConfigSchema = z.strictObject(
-  {
-    subject: text('a non-empty subject'),
-    epic_id: text('the epic id').optional(),
-    metric,
-    target: z
-      .number({ error: expected('a number or null (no target)') })
-      .nullable()
-      .default(null),
-    min_delta: z
-      .number({ error: expected('a non-negative number') })
-      .min(0, { error: expected('a non-negative number') })
-      .default(0),
-    caps: caps.prefault({}),
-    scope,
-    agents: agents.prefault({}),
-    confirmation_rounds: z
-      .number({ error: expected('an integer ≥ 1') })
-      .int({ error: expected('an integer ≥ 1') })
-      .min(1, { error: expected('an integer ≥ 1') })
-      .default(1),
-  },
-  { error: expected('a JSON object') },
-);
+export const loopConfigSchema = z
+  .strictObject(
+    {
+      subject: text('a non-empty subject'),
+      epic_id: text('the epic id').optional(),
+      metric,
+      target: z
+        .number({ error: expected('a number or null (no target)') })
+        .nullable()
+        .default(null),
+      min_delta: z
+        .number({ error: expected('a non-negative number') })
+        .min(0, { error: expected('a non-negative number') })
+        .default(0),
+      caps: caps.prefault({}),
+      scope,
+      agents: agents.prefault({}),
+      confirmation_rounds: z
+        .number({ error: expected('an integer ≥ 1') })
+        .int({ error: expected('an integer ≥ 1') })
+        .min(1, { error: expected('an integer ≥ 1') })
+        .default(1),
+      guards: z.array(guard, { error: expected('a list of guards') }).default([]),
+      tracks: z.array(track, { error: expected('a list of tracks') }).default([]),
+    },
+    { error: expected('a JSON object') },
+  )
+  .superRefine((config, ctx) => {
+    // A failed check is named in the ledger and to the strategist: two with one name would be ambiguous.
+    const seen = new Set<string>();
+    for (const [key, list] of [
+      ['guards', config.guards],
+      ['tracks', config.tracks],
+    ] as const) {
+      list.forEach((check, index) => {
+        if (seen.has(check.name)) {
+          ctx.addIssue({
+            code: 'custom',
+            path: [key, index, 'name'],
+            message: `the name ${JSON.stringify(check.name)} is already taken by another guard or track: give each its own name`,
+          });
+        }
+        seen.add(check.name);
+      });
+    }
+  });
 
 /** The config as written on disk (defaults may be omitted). Write files from this type. */
 export type LoopConfigFile = z.input<typeof loopConfigSchema>;
@@ -211,6 +317,8 @@ export type HardMetricConfig = Extract<MetricConfig, { type: 'hard' }>;
 export type SoftMetricConfig = Extract<MetricConfig, { type: 'soft' }>;
 export type ScoreSource = HardMetricConfig['score'];
 export type CapsConfig = LoopConfig['caps'];
+export type GuardConfig = LoopConfig['guards'][number];
+export type TrackConfig = LoopConfig['tracks'][number];
 
 /** Validates an already-parsed value; `file` only names the source in messages. */
 export function parseLoopConfig(value: unknown, file: string): LoopConfig {

@@ -2,6 +2,7 @@
 import { join } from 'node:path';
 import { z } from 'zod';
 import { readFileIfExists, writeJsonAtomic } from '../infra/atomic-file.js';
+import { failedGuardSchema } from './ledger.js';
 
 const iterationStateSchema = z.object({
   iter: z.number().int().min(0),
@@ -28,6 +29,10 @@ const iterationStateSchema = z.object({
     .optional(),
   /** Set when the judge could not produce a score after its retries: the arbiter records a crash. */
   judge_failure: z.string().optional(),
+  /** The guard or track threshold that failed after the doer: no judge, the arbiter records `guard_failed`. */
+  guard_failure: failedGuardSchema().optional(),
+  /** The tracks measured after the doer (for iteration 0: at loop creation). */
+  tracks: z.record(z.string(), z.number().nullable()).optional(),
   /** What agents of this iteration changed that was not theirs; a doer's entry makes it a `tamper`. */
   tamper: z
     .array(z.object({ role: z.string(), paths: z.array(z.string()), what: z.string().optional() }))

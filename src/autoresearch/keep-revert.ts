@@ -200,7 +200,8 @@ export async function applyDecision(options: ApplyDecisionOptions): Promise<Ledg
     }
     case 'revert':
     case 'crash':
-    case 'tamper': {
+    case 'tamper':
+    case 'guard_failed': {
       if (line.base_sha === null) {
         throw new GitError(`iteration ${line.iter} has no base commit to revert to`);
       }

@@ -66,6 +66,10 @@ export interface LedgerSummary {
   crashed: number;
   /** Iterations whose doer tampered with what decides its score (reverted). */
   tampered: number;
+  /** Iterations a guard or a track's threshold refused (reverted); absent in summaries from before guards. */
+  guard_failed?: number;
+  /** The tracks measured on the baseline (absent: none recorded, or a summary from before tracks). */
+  baseline_tracks?: Record<string, number | null>;
   /** Consecutive reverts and crashes at the end of the ledger (the baseline is not a doer iteration). */
   non_improvement_streak: number;
   /** Consecutive iterations at the end that met the target (see `lineMeetsGoal`). */
@@ -127,7 +131,10 @@ function foldInto(s: LedgerSummary, line: LedgerLine): void {
     case 'baseline':
     case 'keep':
       if (line.decision === 'keep') s.kept++;
-      else s.baseline_score = score;
+      else {
+        s.baseline_score = score;
+        if (line.tracks !== undefined) s.baseline_tracks = { ...line.tracks };
+      }
       s.non_improvement_streak = 0;
       if (score !== null) {
         s.current_score = score;
@@ -151,6 +158,10 @@ function foldInto(s: LedgerSummary, line: LedgerLine): void {
       s.tampered++;
       s.non_improvement_streak++;
       break;
+    case 'guard_failed':
+      s.guard_failed = (s.guard_failed ?? 0) + 1;
+      s.non_improvement_streak++;
+      break;
   }
   const met = target !== null && lineMeetsGoal(line, s.best_score, target, direction);
   s.goal_streak = met ? s.goal_streak + 1 : 0;
@@ -172,6 +183,7 @@ export function lineMeetsGoal(
   return (
     line.decision !== 'crash' &&
     line.decision !== 'tamper' &&
+    line.decision !== 'guard_failed' &&
     line.score_after !== null &&
     bestAfter !== null &&
     meetsTarget(line.score_after, target, direction) &&

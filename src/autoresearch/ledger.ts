@@ -10,8 +10,11 @@ import { appendJsonLine, readFileIfExists, readLastLine } from '../infra/atomic-
 import { AppError } from '../infra/errors.js';
 import { formatPath } from './config.js';
 
-/** `tamper`: the doer changed what decides its score (loop files, metric files, history); reverted. */
-export const DECISIONS = ['baseline', 'keep', 'revert', 'crash', 'tamper'] as const;
+/**
+ * `tamper`: the doer changed what decides its score (loop files, metric files, history); reverted.
+ * `guard_failed`: a guard (or a track's threshold) failed after the doer; reverted without a judge.
+ */
+export const DECISIONS = ['baseline', 'keep', 'revert', 'crash', 'tamper', 'guard_failed'] as const;
 export type Decision = (typeof DECISIONS)[number];
 
 export const TERMINAL_REASONS = ['goal_reached', 'iteration_cap', 'plateau', 'budget', 'wall_clock'] as const;
@@ -47,6 +50,10 @@ export const ledgerLineSchema = z.object({
   terminal: z.enum(TERMINAL_REASONS).nullable().optional(),
   /** What agents changed that was not theirs to change (put back by the runner), by role. */
   tamper: z.array(tamperRecordSchema()).optional(),
+  /** The guard (or track threshold) that failed, on a `guard_failed` line. */
+  failed_guard: failedGuardSchema().optional(),
+  /** The loop's tracks measured on this iteration's tree (null: no figure could be read). */
+  tracks: z.record(z.string(), z.number().nullable()).optional(),
   /** How the score was read off the judge (e.g. `149/153 passed (TAP)`). */
   evidence: z.string().optional(),
   /** Every run's score when the hard metric was measured more than once; `score_after` is their median. */
@@ -64,6 +71,20 @@ function tamperRecordSchema() {
   return z.object({ role: z.string(), paths: z.array(z.string()), what: z.string().optional() });
 }
 export type TamperRecord = z.output<ReturnType<typeof tamperRecordSchema>>;
+
+export function failedGuardSchema() {
+  return z.object({
+    name: z.string(),
+    /** `guard`: its command failed; `track`: a track's figure broke its threshold or could not be read. */
+    kind: z.enum(['guard', 'track']),
+    exit_code: z.number().int().nullable(),
+    /** Why, in one sentence. */
+    reason: z.string(),
+    /** The end of the command's output. */
+    output_tail: z.string(),
+  });
+}
+export type FailedGuard = z.output<ReturnType<typeof failedGuardSchema>>;
 
 /** Lines that are not iterations: things the runner noticed and records so nothing changes silently. */
 export const ledgerEventSchema = z.object({

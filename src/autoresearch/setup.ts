@@ -17,6 +17,9 @@ import {
 } from './config.js';
 import { writeJudgeOutput, type JudgeOutput } from './judge-output.js';
 import { measureHardMetric } from './measure.js';
+import type { TrackValues } from './guards.js';
+import { checkBaseline, checksConfigFile, type GuardOptions, type TrackOptions } from './guard-setup.js';
+import { updateIterationState } from './iteration-state.js';
 import { recordLedgerLine } from './ledger-summary.js';
 import { isPathInScope } from './keep-revert.js';
 import { recordHead } from './loop-head.js';
@@ -81,6 +84,10 @@ export interface LoopSetupOptions {
   workspace?: string;
   /** Archive an existing loop in the workspace (into `archive/<time>/`) and start a new one. */
   force?: boolean;
+  /** Commands that must pass after every doer for its work to be kept (`guards` in config.json). */
+  guards?: readonly GuardOptions[];
+  /** Figures recorded beside the score every iteration, with optional thresholds (`tracks`). */
+  tracks?: readonly TrackOptions[];
 }
 
 export interface SetupPorts {
@@ -194,6 +201,12 @@ export async function setupLoop(
     measured = { output: verdict.output, durationMs: verdict.durationMs };
   }
 
+  // Guards and tracks are measured on the baseline before anything is created, like the metric.
+  const baselineTracks = await checkBaseline(config, {
+    cwd: repo,
+    run: (command, run) => ports.runMetric([command.file, ...command.args], run),
+  });
+
   let archived: string | undefined;
   if (occupied) archived = await archiveLoop(repo, paths, ports.now());
 
@@ -241,6 +254,7 @@ export async function setupLoop(
       head,
       now: new Date(ports.now()).toISOString(),
       durationMs,
+      tracks: baselineTracks,
     });
     baseline = {
       kind: 'measured',
@@ -255,6 +269,10 @@ export async function setupLoop(
       );
     }
   } else {
+    // arbiter-0 records the baseline line later: it takes the tracks measured now from iteration 0's state.
+    if (Object.keys(baselineTracks).length > 0) {
+      await updateIterationState(paths.root, 0, (s) => ({ ...s, tracks: baselineTracks }));
+    }
     baseline = { kind: 'pending', beads: (await stampSoftBaseline(ctx, ports.store)).created };
   }
   const beads = ended ? [] : (await stampIteration(ctx, ports.store, { iter: 1 })).created;
@@ -340,6 +358,7 @@ export function buildConfigFile(options: LoopSetupOptions): LoopConfigFile {
     },
     ...(options.agents === undefined ? {} : { agents: { ...options.agents } as LoopConfigFile['agents'] }),
     ...(options.confirmationRounds === undefined ? {} : { confirmation_rounds: options.confirmationRounds }),
+    ...checksConfigFile(options.guards, options.tracks),
   };
 }
 
@@ -409,7 +428,7 @@ async function checkContainment(repo: string, config: LoopConfig): Promise<void>
     const scope = config.scope.doer_paths.find((path) => isPathInScope(file, [path]));
     if (scope === undefined) continue;
     throw new UsageError(
-      `The scope ${scope} holds ${file}, a metric file (the metric command reads it), which the doer must never change.`,
+      `The scope ${scope} holds ${file}, a metric file (the metric command, a guard or a track reads it), which the doer must never change.`,
       {
         hint: 'Narrow --scope so it leaves out the files the metric command reads (its script, its tests), or move them out of the scope.',
       },
@@ -478,7 +497,7 @@ async function archiveLoop(repo: string, paths: WorkspacePaths, now: number): Pr
 async function recordHardBaseline(
   ctx: LoopContext,
   output: JudgeOutput,
-  at: { head: string; now: string; durationMs: number },
+  at: { head: string; now: string; durationMs: number; tracks: TrackValues },
 ): Promise<ArbiterSignal> {
   const { config, paths } = ctx;
   await writeJudgeOutput(paths.judgeOutput(0), output);
@@ -492,6 +511,7 @@ async function recordHardBaseline(
     durationMs: at.durationMs,
     hypothesis: '',
     ...(output.samples === undefined ? {} : { samples: output.samples }),
+    tracks: at.tracks,
   });
   await recordLedgerLine(paths.ledger, result.line, {
     direction: config.metric.direction,

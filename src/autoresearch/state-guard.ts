@@ -89,16 +89,22 @@ function isConversation(workspaceRel: string | undefined): boolean {
 
 /**
  * Files named in the metric command (a scoring script, a test file) that exist in the tree, relative
- * to it; for a soft metric, the rubric. Nobody but the user may change these.
+ * to it; for a soft metric, the rubric; and those named by the guard and track commands (a doer that
+ * could edit a guard's test would pass it). Nobody but the user may change these.
  */
 export async function metricFiles(config: LoopConfig, cwd: string): Promise<string[]> {
-  if (config.metric.type === 'soft') return [config.metric.rubric_path];
-  const files: string[] = [];
-  for (const arg of config.metric.argv) {
+  const files: string[] = config.metric.type === 'soft' ? [config.metric.rubric_path] : [];
+  const commands = [
+    ...(config.metric.type === 'hard' ? [config.metric.argv] : []),
+    ...(config.guards ?? []).map((guard) => guard.argv),
+    ...(config.tracks ?? []).map((track) => track.argv),
+  ];
+  for (const arg of commands.flat()) {
     if (arg.startsWith('-') || arg.includes('=')) continue;
     const path = isAbsolute(arg) ? relative(cwd, arg) : arg;
     if (path.startsWith('..') || path === '') continue;
-    if (/[/\\.]/.test(path) && (await pathExists(join(cwd, path)))) files.push(path.split('\\').join('/'));
+    const file = path.split('\\').join('/');
+    if (/[/\\.]/.test(path) && !files.includes(file) && (await pathExists(join(cwd, path)))) files.push(file);
   }
   return files;
 }

@@ -4,6 +4,7 @@
 // 100k lines: it reads the cached ledger summary and a handful of small files, and loads no schema
 // library unless the cache is stale (then ledger-summary loads the ledger parser by itself) or
 // config.json changed after the ledger did (then the config schema, to say what is wrong with it).
+import { describeGuardFailure, trackFigures, type TrackFigure } from './check-figures.js';
 import { readFile, stat } from 'node:fs/promises';
 import { readFileIfExists } from '../infra/atomic-file.js';
 import { AppError, ConfigError, ExitCode } from '../infra/errors.js';
@@ -64,6 +65,8 @@ export interface RecentIteration {
   ts: string;
   /** What agents changed that was not theirs (put back by the runner), by role. */
   tamper: { role: string; paths: string[] }[];
+  /** The guard or track threshold that failed (decision `guard_failed`), in one sentence; null otherwise. */
+  failed_guard: string | null;
 }
 
 export interface LoopStatus {
@@ -82,7 +85,14 @@ export interface LoopStatus {
   phase: LoopPhase;
   /** A lock left by a runner that died: the next run takes it over. */
   stale_lock: { pid: number; host: string; started_at: string } | null;
-  iterations: { decided: number; kept: number; reverted: number; crashed: number; tampered: number };
+  iterations: {
+    decided: number;
+    kept: number;
+    reverted: number;
+    crashed: number;
+    tampered: number;
+    guard_failed: number;
+  };
   scores: {
     baseline: number | null;
     best: number | null;
@@ -92,6 +102,8 @@ export interface LoopStatus {
     last: number | null;
     last_iter: number | null;
   };
+  /** The loop's tracks (second figures recorded beside the score): baseline → last. */
+  tracks: TrackFigure[];
   /** Scores of the recent iterations, oldest first (null: crashed), and their sparkline. */
   trajectory: { iters: number[]; scores: (number | null)[]; sparkline: string };
   /** The best kept score's samples and noise band, when the metric is measured more than once. */
@@ -183,6 +195,7 @@ export async function loopStatus(
       reverted: summary.reverted,
       crashed: summary.crashed,
       tampered: summary.tampered ?? 0,
+      guard_failed: summary.guard_failed ?? 0,
     },
     scores: {
       baseline: summary.baseline_score,
@@ -192,6 +205,7 @@ export async function loopStatus(
       last: last?.score_after ?? null,
       last_iter: last?.iter ?? null,
     },
+    tracks: trackFigures(summary),
     trajectory: {
       iters: recentLines.map((line) => line.iter),
       scores: recentLines.map((line) => line.score_after),
@@ -219,6 +233,7 @@ export async function loopStatus(
         cost_usd: line.cost_usd,
         ts: line.ts,
         tamper: (line.tamper ?? []).map((record) => ({ role: record.role, paths: [...record.paths] })),
+        failed_guard: line.failed_guard === undefined ? null : describeGuardFailure(line),
       })),
     summary_source: source,
     config_error: configError,
@@ -426,6 +441,7 @@ export const DECISION_WORDS: Record<Decision, string> = {
   revert: 'reverted',
   crash: 'crashed',
   tamper: 'tampered',
+  guard_failed: 'guard failed',
 };
 
 /** The report as people read it. `unicode: false` draws the sparkline in ASCII. */
@@ -458,12 +474,17 @@ export function renderStatusText(status: LoopStatus, options: { unicode: boolean
   }
   const it = status.iterations;
   out.push(
-    `iters     ${it.decided} decided: ${it.kept} kept, ${it.reverted} reverted, ${it.crashed} crashed${it.tampered > 0 ? `, ${it.tampered} tampered` : ''} · ${formatDuration(status.duration_ms)}`,
+    `iters     ${it.decided} decided: ${it.kept} kept, ${it.reverted} reverted, ${it.crashed} crashed${it.tampered > 0 ? `, ${it.tampered} tampered` : ''}${it.guard_failed > 0 ? `, ${it.guard_failed} guard failed` : ''} · ${formatDuration(status.duration_ms)}`,
     `spend     $${status.cost_usd.toFixed(2)} · ${formatTokenCount(status.tokens.input)} in / ${formatTokenCount(status.tokens.output)} out tokens · ${status.agent_runs} agent run(s)${status.scripted_runs > 0 ? `, ${status.scripted_runs} by the scripted agent (no model)` : ''}`,
   );
   out.push(
     `score     ${formatNumber(scores.baseline)} (baseline) → ${formatNumber(scores.best)} (best${scores.best_iter === null ? '' : `, iter ${scores.best_iter}`}) → ${formatNumber(scores.last)} (last${scores.last_iter === null ? '' : `, iter ${scores.last_iter}`})`,
   );
+  for (const track of status.tracks) {
+    out.push(
+      `track     ${track.name} ${formatNumber(track.baseline)} (baseline) → ${formatNumber(track.last)} (last${track.last_iter === null ? '' : `, iter ${track.last_iter}`})`,
+    );
+  }
   const { trajectory } = status;
   if (trajectory.scores.length > 0) {
     const first = trajectory.iters[0] ?? 0;
@@ -491,6 +512,7 @@ export function renderStatusText(status: LoopStatus, options: { unicode: boolean
       for (const record of line.tamper) {
         out.push(`        tamper: the ${record.role} changed ${record.paths.join(', ')} (put back)`);
       }
+      if (line.failed_guard !== null) out.push(`        ${line.failed_guard}`);
     }
   }
   return `${out.join('\n')}\n`;

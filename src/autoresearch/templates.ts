@@ -15,6 +15,7 @@ import { isNotFound } from '../infra/atomic-file.js';
 import { AppError, ConfigError } from '../infra/errors.js';
 import type { Decision, LedgerLine } from './ledger.js';
 import type { RetrospectiveFigures, RetrospectiveNoise } from './retrospective-facts.js';
+import { describeGuardFailure, formatTracks } from './check-figures.js';
 
 export const TEMPLATE_NAMES = [
   'doer',
@@ -41,7 +42,7 @@ interface BeadView {
 /** What a doer may know of an earlier iteration: never its score, delta or reason. */
 export interface BlindHistoryLine {
   iter: number;
-  outcome: 'baseline' | 'kept' | 'reverted' | 'crashed' | 'tampered';
+  outcome: 'baseline' | 'kept' | 'reverted' | 'crashed' | 'tampered' | 'guard failed';
   hypothesis: string;
 }
 
@@ -97,6 +98,10 @@ export interface ScoredLine {
   hypothesis: string;
   reason: string;
   cost: string;
+  /** The guard or track threshold that failed, in one sentence; empty when none did. */
+  guard: string;
+  /** The tracks measured on the iteration (`size 120000, gz 41000`); empty when none. */
+  tracks: string;
 }
 
 export interface LedgerDigest {
@@ -193,6 +198,7 @@ const OUTCOMES: Record<Decision, BlindHistoryLine['outcome']> = {
   revert: 'reverted',
   crash: 'crashed',
   tamper: 'tampered',
+  guard_failed: 'guard failed',
 };
 
 /** The doer's history: iteration, outcome and hypothesis only. Scores, deltas and reasons never pass. */
@@ -224,6 +230,8 @@ export function scoredLine(line: LedgerLine): ScoredLine {
     hypothesis: line.hypothesis,
     reason: line.reason ?? '',
     cost: `$${line.cost_usd.toFixed(2)}`,
+    guard: describeGuardFailure(line),
+    tracks: formatTracks(line.tracks),
   };
 }
 

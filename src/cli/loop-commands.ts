@@ -14,6 +14,13 @@ import type { GlobalOptions } from './common.js';
 import type { CliDeps } from './deps.js';
 import type { RunFlags } from './run-command.js';
 import { parseRoleAgents } from './agent-options.js';
+import {
+  addCheckOptions,
+  CHECK_FLAG_FOR_FIELD,
+  CHECK_HELP,
+  checkOptionsFrom,
+  type CheckFlags,
+} from './loop-check-options.js';
 
 // ---- shared ----
 
@@ -95,7 +102,7 @@ async function openStore(deps: CliDeps, options: GlobalOptions, epicId?: string)
 
 // ---- forge-pack loop ----
 
-interface LoopFlags {
+interface LoopFlags extends CheckFlags {
   program?: string;
   programFile?: string;
   metricCommand?: string;
@@ -140,6 +147,7 @@ const FLAG_FOR_FIELD: Record<string, string> = {
   'scope.judge_paths': '--artifact',
   agents: '--agents',
   confirmation_rounds: '--confirmation-rounds',
+  ...CHECK_FLAG_FOR_FIELD,
 };
 
 export function createLoopCommand(deps: CliDeps): Command {
@@ -240,6 +248,7 @@ export function createLoopCommand(deps: CliDeps): Command {
       }
       reportSetup(deps, options, result);
     });
+  addCheckOptions(command);
   command.addHelpText(
     'after',
     `
@@ -254,7 +263,7 @@ Examples:
     --metric-command "node bench/build.js" --score "regex:took ([0-9.]+) ms" --repeat 5
   # soft metric: a read-only judge agent scores the artifact against a rubric
   forge-pack loop "rate limiter spec" --program-file program.md \\
-    --rubric .autoresearch-rubrics/spec.md --artifact docs/rate-limiter.md --max-iterations 10
+    --rubric .autoresearch-rubrics/spec.md --artifact docs/rate-limiter.md --max-iterations 10${CHECK_HELP}
 
 Then run it: ralph-loop <epic>, and see where it stands: ralph-loop status <epic>.
 
@@ -335,6 +344,7 @@ async function loopOptionsFrom(
     ...optional('agents', flags.agents),
     ...optional('workspace', flags.workspace),
     ...optional('force', flags.force),
+    ...checkOptionsFrom(flags, parseScoreOption),
   };
 }
 

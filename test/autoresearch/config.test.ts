@@ -87,6 +87,8 @@ describe('loop config: valid files', () => {
         resume_strategist: 'claude-sonnet',
       },
       confirmation_rounds: 1,
+      guards: [],
+      tracks: [],
     });
   });
 

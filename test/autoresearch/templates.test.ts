@@ -53,6 +53,8 @@ const ledger: LedgerDigest = {
       hypothesis: 'cache the parse',
       reason: '',
       cost: '$0.10',
+      guard: '',
+      tracks: '',
     },
   ],
   omitted: 0,

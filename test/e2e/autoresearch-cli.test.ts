@@ -203,7 +203,7 @@ describe('forge-pack loop keeps the doer inside the repository and away from the
     ]);
     expect(refused.code).toBe(2);
     expect(refused.stderr).toContain(
-      'The scope score.txt holds score.txt, a metric file (the metric command reads it)',
+      'The scope score.txt holds score.txt, a metric file (the metric command, a guard or a track reads it)',
     );
   });
 });

@@ -68,6 +68,8 @@ export function createArbiterExecutor(context: AutoresearchContext): Executor {
         tamper: state.tamper,
         ...(measured.samples === undefined ? {} : { samples: measured.samples }),
         ...(measured.remeasured ? { remeasured: true } : {}),
+        ...(state.guard_failure === undefined ? {} : { guardFailure: state.guard_failure }),
+        ...(state.tracks === undefined ? {} : { tracks: state.tracks }),
       });
       if (!result.replayed) {
         const line = await applyDecision({ git, result, scopePaths: config.scope.doer_paths });

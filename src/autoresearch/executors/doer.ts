@@ -19,6 +19,7 @@ import { recordedBranch, recordHead } from '../loop-head.js';
 import { metricFiles } from '../state-guard.js';
 import { linksLeadingOut } from '../../infra/contained-path.js';
 import { bookkeepingPaths, iterOf, type AutoresearchContext } from './context.js';
+import { runGuardStep } from './guard-step.js';
 
 export { metricFiles } from '../state-guard.js';
 
@@ -119,7 +120,12 @@ export function createDoerExecutor(context: AutoresearchContext): Executor {
         doer_head: kept.headSha,
         guard_reverted_paths: [...new Set([...s.guard_reverted_paths, ...outside])],
       }));
+      // Guards run on the committed tree, before any judge; a doer that tampered is not judged anyway.
+      const tamperedNow = (await readIterationState(workspace, iter)).tamper.some((r) => r.role === 'doer');
+      const checked = tamperedNow ? { aborted: false as const } : await runGuardStep(context, request, iter);
+      if (checked.aborted) return { outcome: 'aborted', message: 'The guards were stopped.', agent: 'guard' };
       const notes = [
+        checked.aborted ? undefined : checked.note,
         kept.commitSha === undefined
           ? 'no new changes to commit'
           : `committed ${kept.commitSha.slice(0, 10)}`,

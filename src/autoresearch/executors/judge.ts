@@ -37,6 +37,16 @@ export function createJudgeExecutor(context: AutoresearchContext): Executor {
           record: { type: 'judged', iter, score: null, failure: 'not judged: the doer tampered' },
         };
       }
+      // A guard (or a track's threshold) failed after the doer: the iteration is reverted unjudged.
+      if (state.guard_failure !== undefined) {
+        return {
+          outcome: 'ok',
+          agent: 'judge',
+          message: 'not judged: a check after the doer failed; the arbiter reverts the iteration',
+          closeReason: `judge-${iter}: not judged (a check after the doer failed)`,
+          record: { type: 'judged', iter, score: null, failure: 'not judged: a check after the doer failed' },
+        };
+      }
       return context.config.metric.type === 'hard'
         ? judgeWithCommand(context, request, iter)
         : judgeWithAgent(context, request, iter);

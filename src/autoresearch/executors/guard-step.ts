@@ -1,0 +1,56 @@
+// After a doer: the runner runs the loop's guards and tracks itself (never an agent) on the doer's tree,
+// before the judge, and records the outcome for the judge (which skips a failed iteration) and the arbiter.
+import type { ExecutionRequest } from '../../loop/types.js';
+import { describeFailedGuard, runChecks } from '../guards.js';
+import { updateIterationState } from '../iteration-state.js';
+import { loadLedgerSummary } from '../ledger-summary.js';
+import { readLedger } from '../ledger.js';
+import { ledgerPath, type AutoresearchContext } from './context.js';
+
+export type GuardStep = { aborted: true } | { aborted: false; note?: string };
+
+export async function runGuardStep(
+  context: AutoresearchContext,
+  request: ExecutionRequest,
+  iter: number,
+): Promise<GuardStep> {
+  const { config, workspace } = context;
+  // An earlier attempt's outcome never outlives the tree it was measured on.
+  await updateIterationState(workspace, iter, (s) => {
+    const { guard_failure: _failure, tracks: _tracks, ...rest } = s;
+    return rest;
+  });
+  if (config.guards.length === 0 && config.tracks.length === 0) return { aborted: false };
+  const outcome = await runChecks(
+    config,
+    (command, run) => context.runMetric(command, { ...run, signal: run.signal ?? request.signal }),
+    {
+      cwd: request.cwd,
+      signal: request.signal,
+      baselineTracks: await baselineTracks(context),
+    },
+  );
+  if (outcome.aborted) return { aborted: true };
+  await updateIterationState(workspace, iter, (s) => ({
+    ...s,
+    ...(Object.keys(outcome.tracks).length === 0 ? {} : { tracks: outcome.tracks }),
+    ...(outcome.failure === undefined ? {} : { guard_failure: outcome.failure }),
+  }));
+  if (outcome.failure === undefined) return { aborted: false };
+  const note = describeFailedGuard(outcome.failure);
+  request.onActivity?.(`${note}; the iteration will be reverted without judging`);
+  return { aborted: false, note };
+}
+
+/** The tracks the baseline recorded: from the ledger summary, or the ledger itself for an older cache. */
+async function baselineTracks(context: AutoresearchContext): Promise<Record<string, number | null>> {
+  if (!context.config.tracks.some((t) => t.max !== undefined || t.min !== undefined)) return {};
+  const path = ledgerPath(context.workspace);
+  const { summary } = await loadLedgerSummary(path, {
+    direction: context.config.metric.direction,
+    target: context.config.target,
+  });
+  if (summary.baseline_tracks !== undefined) return summary.baseline_tracks;
+  const baseline = (await readLedger(path)).lines.find((line) => line.decision === 'baseline');
+  return baseline?.tracks ?? {};
+}
