@@ -71,7 +71,14 @@ describe('loopStatus', () => {
       score: 'json:numPassedTests',
     });
     expect(status.target).toBe(95);
-    expect(status.iterations).toEqual({ decided: 6, kept: 3, reverted: 2, crashed: 1, tampered: 0, guard_failed: 0 });
+    expect(status.iterations).toEqual({
+      decided: 6,
+      kept: 3,
+      reverted: 2,
+      crashed: 1,
+      tampered: 0,
+      guard_failed: 0,
+    });
     expect(status.scores).toEqual({
       baseline: 50,
       best: 61,
