@@ -15,6 +15,7 @@ import {
   type LedgerLine,
 } from '../../src/autoresearch/ledger.js';
 import { summarizeLedger } from '../../src/autoresearch/ledger-summary.js';
+import { scoredLine } from '../../src/autoresearch/templates.js';
 import { parseScoreOption } from '../../src/autoresearch/setup.js';
 import { checkOptionsFrom } from '../../src/cli/loop-check-options.js';
 import type { ProcessResult } from '../../src/infra/process.js';
@@ -354,6 +355,43 @@ describe('the ledger with guard fields', () => {
     await expect(readLedger(path)).rejects.toBeInstanceOf(LedgerTamperError);
     await writeFile(path, text.replace('"name":"tests"', '"name":"lint"'));
     await expect(readLedger(path)).rejects.toBeInstanceOf(LedgerTamperError);
+  });
+});
+
+describe("the strategist's view of a line", () => {
+  it('says which guard failed and how its output ended, and lists the tracks', () => {
+    const base = decide({
+      config: {
+        metric: { direction: 'maximize' },
+        target: null,
+        min_delta: 0,
+        confirmation_rounds: 1,
+        caps: { max_iterations: 0, wall_clock_seconds: 0, plateau_threshold: 0, max_cost_usd: 0 },
+      },
+      ledger: [],
+      iter: 0,
+      judge: { ok: true, output: { score: 1, findings: [] } },
+      baseSha: 'b',
+      now: 't',
+    }).line;
+    const failed: LedgerLine = {
+      ...base,
+      iter: 1,
+      decision: 'guard_failed',
+      failed_guard: {
+        name: 'tests',
+        kind: 'guard',
+        exit_code: 1,
+        reason: 'guard tests exited with code 1',
+        output_tail: 'ok 1\nnot ok 2 - dates',
+      },
+      tracks: { size: 120, gz: null },
+    };
+    expect(scoredLine(failed)).toMatchObject({
+      guard: 'guard tests exited with code 1 (its output ends: "not ok 2 - dates")',
+      tracks: 'size 120, gz —',
+    });
+    expect(scoredLine(base)).toMatchObject({ guard: '', tracks: '' });
   });
 });
 
