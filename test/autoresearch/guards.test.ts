@@ -1,6 +1,6 @@
 // Guards and tracks: config rules, threshold evaluation (a table), running through a fake process port,
 // the arbiter's `guard_failed` decision, the ledger fields under the hash chain, and the CLI options.
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
@@ -15,6 +15,7 @@ import {
   type LedgerLine,
 } from '../../src/autoresearch/ledger.js';
 import { summarizeLedger } from '../../src/autoresearch/ledger-summary.js';
+import { metricFiles } from '../../src/autoresearch/state-guard.js';
 import { scoredLine } from '../../src/autoresearch/templates.js';
 import { parseScoreOption } from '../../src/autoresearch/setup.js';
 import { checkOptionsFrom } from '../../src/cli/loop-check-options.js';
@@ -355,6 +356,26 @@ describe('the ledger with guard fields', () => {
     await expect(readLedger(path)).rejects.toBeInstanceOf(LedgerTamperError);
     await writeFile(path, text.replace('"name":"tests"', '"name":"lint"'));
     await expect(readLedger(path)).rejects.toBeInstanceOf(LedgerTamperError);
+  });
+});
+
+describe('files guards and tracks name', () => {
+  it('are protected like metric files: the doer may not change them', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'forge-guards-'));
+    onTestFinished(() => rm(dir, { recursive: true, force: true }));
+    await mkdir(join(dir, 'checks'));
+    await writeFile(join(dir, 'bench.js'), '');
+    await writeFile(join(dir, 'checks', 'test.mjs'), '');
+    await writeFile(join(dir, 'checks', 'size.mjs'), '');
+    const config = parseLoopConfig(
+      {
+        ...base,
+        guards: [{ command: 'node checks/test.mjs --strict' }],
+        tracks: [{ name: 'size', command: 'node checks/size.mjs' }],
+      },
+      FILE,
+    );
+    expect(await metricFiles(config, dir)).toEqual(['bench.js', 'checks/test.mjs', 'checks/size.mjs']);
   });
 });
 
