@@ -4,6 +4,7 @@ import { Command } from 'commander';
 import type { Bead, BeadStore } from '../beads/types.js';
 import { AppError, ExitCode } from '../infra/errors.js';
 import type { CliDeps } from './deps.js';
+import { createImportCommand } from './import-command.js';
 import { globals, openStoreFor, parseInteger, parseList, userPath, type GlobalOptions } from './common.js';
 import { printJson, say } from './output.js';
 
@@ -259,6 +260,8 @@ export function createBeadsCommand(deps: CliDeps): Command {
         else say(d, 'Flushed.');
       }),
     );
+
+  beads.addCommand(createImportCommand(deps));
 
   return beads;
 }

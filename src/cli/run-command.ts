@@ -40,6 +40,7 @@ import { useColor } from './output.js';
 import { createProgressRenderer } from './progress.js';
 import { configuredGates } from './forge-config.js';
 import { createGateProcess } from './gate-process.js';
+import { createSyncBack } from './import-sync-back.js';
 
 export interface RunFlags {
   agent?: string;
@@ -247,10 +248,27 @@ export async function runLoopCommand(
     color: useColor(deps),
     now: () => deps.clock.now(),
   });
+  // Beads imported with --sync-back mark their source item done as they close (never fails a bead).
+  const synced: string[] = [];
+  const syncBack = flags.dryRun
+    ? undefined
+    : createSyncBack({
+        repo,
+        warn: (message, bead) =>
+          emit({
+            type: 'warning',
+            ts: new Date(deps.clock.now()).toISOString(),
+            epic: epicId,
+            message,
+            bead,
+          }),
+        done: (message) => synced.push(message),
+      });
   const emit = (event: LoopEvent): void => {
     log?.write(event);
     stream?.write(event);
     progress.render(event);
+    syncBack?.onEvent(event);
   };
 
   // The live agent's process group, seen through the lock updates: a second Ctrl-C kills it first.
@@ -344,8 +362,10 @@ export async function runLoopCommand(
       },
     );
   } finally {
+    await syncBack?.settle();
     stopListening();
     progress.stop();
+    for (const message of synced) deps.stderr.write(`sync-back: ${message}\n`);
     if (loop !== undefined && !flags.dryRun) await loop.treeLock.release();
     await log?.flush();
   }

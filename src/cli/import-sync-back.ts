@@ -1,0 +1,53 @@
+// --sync-back at run time: when an imported bead closes, mark its item done in the file it came from.
+// A write-back that fails is a warning; the bead stays closed.
+import { resolve } from 'node:path';
+import { readFile } from 'node:fs/promises';
+import { markDone } from '../beads/import/mark-done.js';
+import { writeFileAtomic } from '../infra/atomic-file.js';
+import type { LoopEvent } from '../loop/types.js';
+import { readImportsRegistry } from './import-registry.js';
+
+export interface SyncBackListener {
+  onEvent(event: LoopEvent): void;
+  /** Waits for the write-backs started so far. */
+  settle(): Promise<void>;
+}
+
+export function createSyncBack(options: {
+  repo: string;
+  warn(message: string, bead: string): void;
+  done(message: string): void;
+}): SyncBackListener {
+  let chain: Promise<void> = Promise.resolve();
+  return {
+    onEvent(event) {
+      if (event.type !== 'bead_closed') return;
+      // One write at a time: two beads of one file must not overwrite each other's change.
+      chain = chain.then(() =>
+        syncBead(options.repo, event.bead).then(
+          (message) => {
+            if (message !== undefined) options.done(message);
+          },
+          (error: unknown) =>
+            options.warn(
+              `could not mark ${event.bead}'s source item done: ${error instanceof Error ? error.message : String(error)}`,
+              event.bead,
+            ),
+        ),
+      );
+    },
+    settle: () => chain,
+  };
+}
+
+/** What was written back, or undefined when the bead was not imported with --sync-back. */
+async function syncBead(repo: string, bead: string): Promise<string | undefined> {
+  const entry = (await readImportsRegistry(repo)).sync_back[bead];
+  if (entry === undefined) return undefined;
+  const path = resolve(repo, entry.file);
+  const result = markDone(entry.format, await readFile(path, 'utf8'), entry.item);
+  if (!result.ok) throw new Error(`${entry.file}: ${result.reason}`);
+  if (result.text === undefined) return undefined;
+  await writeFileAtomic(path, result.text);
+  return `marked ${entry.file} (${entry.item}) done for ${bead}`;
+}
