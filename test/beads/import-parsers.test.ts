@@ -129,17 +129,18 @@ describe('parseSpecs', () => {
   it('orders by priority then file name, reads ids, deps, risk and created', async () => {
     const source = ok(parseSpecs(await specFiles('specs'), 'specs'));
     expect(source.items.map((i) => [i.id, i.priority, i.done, i.dependsOn])).toEqual([
-      ['database', 1, false, []],
       ['docs', 1, true, []],
       ['auth', 2, false, ['database']],
       ['profile', 3, false, ['auth', 'database']],
+      // Waited for, yet last by priority: its bead is made after those that wait for it.
+      ['database', 4, false, []],
     ]);
-    const auth = source.items[2]!;
+    const auth = source.items[1]!;
     expect(auth.title).toBe('Sign in with email');
     expect(auth.labels).toEqual(['risk:high']);
     expect(auth.description).toContain('[the flow](../docs/auth.md)');
     expect(auth.description).toContain('Created: 2026-01-05');
-    expect(source.items[0]!.title).toBe('Database: schema and migrations');
+    expect(source.items[3]!.title).toBe('Database: schema and migrations');
   });
 
   it.each([

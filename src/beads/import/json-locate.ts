@@ -50,9 +50,11 @@ export function parseJsonLocated(text: string): JsonParse {
       }
       for (;;) {
         skip();
+        if (text[pos] !== '"') {
+          throw new JsonSyntaxError(`expected a property name in double quotes, found ${describe()}`, pos);
+        }
         const key = value();
-        if (key.kind !== 'string')
-          throw new JsonSyntaxError('expected a property name in double quotes', key.start);
+        if (key.kind !== 'string') throw new JsonSyntaxError('expected a property name', key.start);
         expect(':', "':' after the property name");
         entries.set(key.value, value());
         skip();
