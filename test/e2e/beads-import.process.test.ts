@@ -323,3 +323,23 @@ describe('forge-pack beads import --sync-back', () => {
     expect((await allBeads(repo)).filter((b) => b.title.startsWith('Requirements from'))).toEqual([]);
   });
 });
+
+describe('forge-pack beads import through br (the fake br)', () => {
+  it('imports with labels br accepts, and a second import finds every bead again', async () => {
+    const repo = await makeRepo('br');
+    await copyFixtures(repo, ['prd.json']);
+    const first = await repo.forge(['beads', 'import', 'prd.json', '--json']);
+    expect(first.exitCode, first.stderr).toBe(0);
+    const report = JSON.parse(first.stdout) as { epic: { id: string }; created: number };
+    expect(report.created).toBe(4);
+    const again = await repo.forge(['beads', 'import', 'prd.json']);
+    expect(again.exitCode, again.stderr).toBe(0);
+    expect(again.stderr).toContain('0 new, 4 already imported');
+    expect((await children(repo, report.epic.id)).map((b) => b.title)).toEqual([
+      'US-001: Catalogue',
+      'US-002: Cart',
+      'US-004: Wish list',
+      'US-003: Checkout',
+    ]);
+  });
+});

@@ -38,7 +38,10 @@ export async function applyImport(
   options: ApplyOptions,
 ): Promise<ImportReport> {
   const known = new Map<string, Bead>();
-  for (const bead of await store.list({ all: true, label: sourceLabel(draft.format) })) {
+  const src = sourceLabel(draft.format);
+  for (const row of await store.list({ all: true, label: src })) {
+    // A br whose list rows carry no labels: ask for the bead itself.
+    const bead = row.labels.includes(src) ? row : await store.show(row.id);
     for (const label of bead.labels) if (label.startsWith('import:')) known.set(label, bead);
   }
   const epic = await chooseEpic(store, draft, known, options);
