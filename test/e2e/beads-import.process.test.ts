@@ -74,7 +74,7 @@ const CASES: Case[] = [
     format: 'specs',
     files: ['specs'],
     arg: 'specs',
-    epicTitle: 'Specs from specs',
+    epicTitle: 'Specs from specs/',
     runOrder: ['Database: schema and migrations', 'Sign in with email', 'Profile page'],
     closed: ['Write the README'],
     waits: {

@@ -68,7 +68,7 @@ export function parseSpecs(files: readonly SpecFile[], dir: string): ParseResult
     ok: true,
     source: {
       format: 'specs',
-      title: `Specs from ${dir}`,
+      title: `Specs from ${dir.replace(/\/$/, '')}/`,
       description: '',
       items: byPriorityThenPosition(items),
     },
