@@ -4,6 +4,7 @@ import { resolve } from 'node:path';
 import { readFile } from 'node:fs/promises';
 import { markDone } from '../beads/import/mark-done.js';
 import { writeFileAtomic } from '../infra/atomic-file.js';
+import type { TextSink } from '../infra/text-sink.js';
 import type { LoopEvent } from '../loop/types.js';
 import { readImportsRegistry } from './import-registry.js';
 
@@ -11,13 +12,18 @@ export interface SyncBackListener {
   onEvent(event: LoopEvent): void;
   /** Waits for the write-backs started so far. */
   settle(): Promise<void>;
+  /** Says what was written back, once the run's live output has stopped. */
+  report(sink: TextSink): void;
 }
 
 export function createSyncBack(options: {
   repo: string;
-  warn(message: string, bead: string): void;
-  done(message: string): void;
+  epicId: string;
+  now: () => number;
+  /** Where a failed write-back goes, as a warning event. */
+  emit(event: LoopEvent): void;
 }): SyncBackListener {
+  const done: string[] = [];
   let chain: Promise<void> = Promise.resolve();
   return {
     onEvent(event) {
@@ -26,17 +32,23 @@ export function createSyncBack(options: {
       chain = chain.then(() =>
         syncBead(options.repo, event.bead).then(
           (message) => {
-            if (message !== undefined) options.done(message);
+            if (message !== undefined) done.push(message);
           },
           (error: unknown) =>
-            options.warn(
-              `could not mark ${event.bead}'s source item done: ${error instanceof Error ? error.message : String(error)}`,
-              event.bead,
-            ),
+            options.emit({
+              type: 'warning',
+              ts: new Date(options.now()).toISOString(),
+              epic: options.epicId,
+              bead: event.bead,
+              message: `could not mark ${event.bead}'s source item done: ${error instanceof Error ? error.message : String(error)}`,
+            }),
         ),
       );
     },
     settle: () => chain,
+    report(sink) {
+      for (const message of done) sink.write(`sync-back: ${message}\n`);
+    },
   };
 }
 

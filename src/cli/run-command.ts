@@ -249,21 +249,9 @@ export async function runLoopCommand(
     now: () => deps.clock.now(),
   });
   // Beads imported with --sync-back mark their source item done as they close (never fails a bead).
-  const synced: string[] = [];
   const syncBack = flags.dryRun
     ? undefined
-    : createSyncBack({
-        repo,
-        warn: (message, bead) =>
-          emit({
-            type: 'warning',
-            ts: new Date(deps.clock.now()).toISOString(),
-            epic: epicId,
-            message,
-            bead,
-          }),
-        done: (message) => synced.push(message),
-      });
+    : createSyncBack({ repo, epicId, now: () => deps.clock.now(), emit: (e) => emit(e) });
   const emit = (event: LoopEvent): void => {
     log?.write(event);
     stream?.write(event);
@@ -365,7 +353,7 @@ export async function runLoopCommand(
     await syncBack?.settle();
     stopListening();
     progress.stop();
-    for (const message of synced) deps.stderr.write(`sync-back: ${message}\n`);
+    syncBack?.report(deps.stderr);
     if (loop !== undefined && !flags.dryRun) await loop.treeLock.release();
     await log?.flush();
   }
