@@ -25,34 +25,43 @@ export async function readRunTimes(runsDir: string): Promise<RunTimes | undefine
   return times;
 }
 
-/** Adds one run's events to the tally. */
+/**
+ * Adds one run's events to the tally. This is on the `status` path, over logs of thousands of events:
+ * only `attempt_finished` lines are read, and the run's span is read off its first and last events.
+ */
 export function foldRunLog(times: RunTimes, text: string): void {
-  let first: number | undefined;
-  let last: number | undefined;
-  for (const line of text.split('\n')) {
-    if (line.trim() === '') continue;
-    let event: { type?: unknown; ts?: unknown; role?: unknown; duration_ms?: unknown };
-    try {
-      event = JSON.parse(line) as typeof event;
-    } catch {
-      continue;
-    }
-    const ts = typeof event.ts === 'string' ? Date.parse(event.ts) : Number.NaN;
-    if (Number.isFinite(ts)) {
-      first ??= ts;
-      last = ts;
-    }
-    if (
-      event.type === 'attempt_finished' &&
-      typeof event.role === 'string' &&
-      typeof event.duration_ms === 'number' &&
-      Number.isFinite(event.duration_ms)
-    ) {
-      const role = event.role === 'arbiter-script' ? 'arbiter' : event.role;
-      times.role_ms[role] = (times.role_ms[role] ?? 0) + Math.max(0, event.duration_ms);
-    }
+  const lines = text.split('\n');
+  for (const line of lines) {
+    if (!line.includes('"type":"attempt_finished"')) continue;
+    // Keys read by pattern, not by parsing the whole event: inside a JSON string value a quote is
+    // escaped, so `"role":"` can only be the key itself.
+    const role = ROLE.exec(line)?.[1];
+    const duration = Number(DURATION.exec(line)?.[1]);
+    if (role === undefined || !Number.isFinite(duration)) continue;
+    const key = role === 'arbiter-script' ? 'arbiter' : role;
+    times.role_ms[key] = (times.role_ms[key] ?? 0) + Math.max(0, duration);
   }
+  let first: number | undefined;
+  for (let i = 0; first === undefined && i < lines.length; i += 1) first = timeOf(lines[i]);
+  let last: number | undefined;
+  for (let i = lines.length - 1; last === undefined && i >= 0; i -= 1) last = timeOf(lines[i]);
   if (first === undefined || last === undefined) return;
   times.runs += 1;
   times.run_ms += Math.max(0, last - first);
+}
+
+const ROLE = /"role":"([^"\\]*)"/;
+const DURATION = /"duration_ms":(-?[\d.eE+-]+)/;
+
+/** The time of an event line; undefined for a blank line or one that does not parse (still being written). */
+function timeOf(line: string | undefined): number | undefined {
+  if (line === undefined || line.trim() === '') return undefined;
+  let ts: unknown;
+  try {
+    ts = (JSON.parse(line) as { ts?: unknown } | null)?.ts;
+  } catch {
+    return undefined;
+  }
+  const time = typeof ts === 'string' ? Date.parse(ts) : Number.NaN;
+  return Number.isFinite(time) ? time : undefined;
 }
