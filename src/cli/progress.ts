@@ -93,7 +93,11 @@ export function createProgressRenderer(options: ProgressOptions): ProgressRender
               ? formatNumber(event.score)
               : `${formatNumber(event.best_before)} → ${formatNumber(event.score)}`;
           const end = event.terminal === null ? '' : `; the loop ends: ${event.terminal}`;
-          line(c.bold(`iter ${event.iter}: ${scores} ${word}${end}`));
+          const noise =
+            event.noise_band === undefined
+              ? ''
+              : ` (${event.within_noise === true ? 'within the noise' : 'noise'} ±${formatNumber(event.noise_band)})`;
+          line(c.bold(`iter ${event.iter}: ${scores} ${word}${noise}${end}`));
           break;
         }
         case 'plan':

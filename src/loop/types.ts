@@ -72,6 +72,10 @@ export type LoopRecord =
       delta: number | null;
       /** Why the loop ends after this iteration, or null when it goes on. */
       terminal: string | null;
+      /** ±the noise band it was decided against (a hard metric measured more than once). */
+      noise_band?: number;
+      /** An improvement not kept because it was within that band. */
+      within_noise?: boolean;
     };
 
 export interface ExecutionRequest {

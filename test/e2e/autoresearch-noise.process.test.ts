@@ -132,6 +132,11 @@ describe('forge-pack loop --repeat over a noisy metric, end to end', () => {
 
     const run = await ralph([epic, '--agent', 'scripted']);
     expect(run.exitCode, run.stderr).toBe(0);
+    // The progress line says why a gain was not kept.
+    expect(run.stderr).toMatch(/iter 1: [\d.]+ → [\d.]+ reverted \(within the noise ±[\d.]+\)\n/);
+    expect(run.stderr).toMatch(
+      /iter 2: [\d.]+ → [\d.]+ kept \(noise ±[\d.]+\); the loop ends: iteration_cap/,
+    );
 
     const text = await readFile(join(dir, '.autoresearch', 'research-log.jsonl'), 'utf8');
     const lines = text

@@ -100,6 +100,12 @@ export function createArbiterExecutor(context: AutoresearchContext): Executor {
           best_after: line.best_after,
           delta: line.delta,
           terminal: line.terminal ?? null,
+          ...(line.noise_band === undefined
+            ? {}
+            : {
+                noise_band: line.noise_band,
+                within_noise: line.reason?.startsWith('within the noise band') === true,
+              }),
         },
       };
     },
