@@ -5,113 +5,27 @@ import { rm, rmdir, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { AppError, ExitCode } from './errors.js';
+import {
+  comparePaths,
+  indexInfoEntry,
+  indexInfoOfStaged,
+  indexInfoRemoval,
+  nulTerminated as nul,
+  parseLsTree,
+  parseNameStatus,
+  parseStatusPorcelain,
+  parseWorktreeList,
+  splitLines,
+  splitNul,
+  stagedEntryPath,
+  treePathspecs,
+  type ChangedPath,
+} from './git-parse.js';
+import type { Git, GitOptions, SavedFile } from './git-port.js';
 import { runProcess, type ProcessResult } from './process.js';
 
-export interface GitOptions {
-  /** The working tree every command runs in. */
-  cwd: string;
-  env: NodeJS.ProcessEnv;
-  /** The git executable (default `git`, found on env.PATH). */
-  gitBinary?: string;
-}
-
-/** One entry of `git status --porcelain=v1 -z`: X (index) and Y (working tree) status letters. */
-export interface StatusEntry {
-  index: string;
-  worktree: string;
-  path: string;
-  /** The source of a rename or copy. */
-  origPath?: string;
-}
-
-export type FileChange = 'added' | 'modified' | 'deleted' | 'type-changed' | 'untracked';
-
-export interface ChangedPath {
-  path: string;
-  change: FileChange;
-}
-
-export interface WorktreeEntry {
-  path: string;
-  head: string | null;
-  /** `refs/heads/…`, or null when detached or bare. */
-  branch: string | null;
-  bare: boolean;
-  detached: boolean;
-}
-
-/** Content of a working-tree file saved in the object database (null: the file did not exist). */
-export interface SavedFile {
-  blob: string | null;
-  mode: '100644' | '100755';
-}
-
-/** One entry of `git ls-tree -r`: a file (mode 100644/100755), a symlink (120000) or a submodule (160000). */
-export interface TreeEntry {
-  mode: string;
-  type: string;
-  object: string;
-  path: string;
-}
-
-/** Paths given to and returned by a Git are relative to the top of its working tree. */
-export interface Git {
-  /** The directory it was created for (any directory inside the working tree). */
-  readonly cwd: string;
-  headSha(): Promise<string>;
-  /** The commit a revision names, or undefined when it names none. */
-  resolveCommit(rev: string): Promise<string | undefined>;
-  statusPorcelain(): Promise<StatusEntry[]>;
-  /** Everything that differs from `base`: committed since, staged, unstaged, and untracked (not ignored). */
-  changedSince(base: string): Promise<ChangedPath[]>;
-  /** Which of `paths` exist as files in `commit`. */
-  pathsInCommit(commit: string, paths: readonly string[]): Promise<Set<string>>;
-  /** Sets index and working tree of `paths` to their content in `commit` (they must exist there). */
-  checkoutPathsFrom(commit: string, paths: readonly string[]): Promise<void>;
-  /** Removes `paths` from the index and the working tree, and directories left empty by that. */
-  removePaths(paths: readonly string[]): Promise<void>;
-  /** Stages and commits exactly `paths` (other staged work is left staged); undefined when nothing changed. */
-  commitPaths(paths: readonly string[], message: string): Promise<string | undefined>;
-  isMergeOrRebaseInProgress(): Promise<boolean>;
-  /** Saves the current content of `paths` as blobs, so it can be written back after a restore. */
-  saveFiles(paths: readonly string[]): Promise<Map<string, SavedFile>>;
-  /** Writes saved content back to the working tree (or deletes the file when it had none); index untouched. */
-  writeSavedFiles(files: ReadonlyMap<string, SavedFile>): Promise<void>;
-  /** Every entry under `paths` in `commit`, recursively (an empty path, or none: the whole tree). */
-  listTree(commit: string, paths: readonly string[]): Promise<TreeEntry[]>;
-  /**
-   * Writes regular-file entries (modes 100644/100755) from the object database under `dir`, an absolute
-   * directory anywhere, at their paths; refuses symlinks and submodules. The index is untouched.
-   */
-  exportFiles(entries: readonly TreeEntry[], dir: string): Promise<void>;
-  /** Detaches HEAD at `commit`, leaving index, working tree and every branch as they are. */
-  detachHead(commit: string): Promise<void>;
-  /** The index written as a tree object; fails while it holds unmerged entries. */
-  writeIndexTree(): Promise<string>;
-  /** Replaces the index with the content of `tree`; the working tree is untouched. */
-  readIndexTree(tree: string): Promise<void>;
-  worktreeAdd(path: string, options?: { branch?: string; base?: string }): Promise<void>;
-  worktreeList(): Promise<WorktreeEntry[]>;
-  // ---- where HEAD points (the loop's branch and history checks) ----
-  /** The branch HEAD is on (`main`), or undefined when HEAD is detached. */
-  currentBranch(): Promise<string | undefined>;
-  /** True when `ancestor` is `descendant` or one of its ancestors. */
-  isAncestor(ancestor: string, descendant: string): Promise<boolean>;
-  /** Paths whose content differs between two commits. */
-  diffCommits(from: string, to: string): Promise<string[]>;
-  /** Points the current branch at `commit`, leaving index and working tree as they are. */
-  resetSoft(commit: string): Promise<void>;
-  /** Puts HEAD back on `branch` without touching index or working tree (`git symbolic-ref`). */
-  attachHead(branch: string): Promise<void>;
-  /** Absolute path of the repository's common git directory (shared by all its worktrees). */
-  commonDir(): Promise<string>;
-  /** Absolute path of this working tree's own git directory (per worktree). */
-  gitDir(): Promise<string>;
-  /** Absolute path of the top of this working tree. */
-  topLevel(): Promise<string>;
-  /** Subjects of the commits in `from..to`, newest first. */
-  subjectsBetween(from: string, to: string): Promise<string[]>;
-}
+export type { ChangedPath, FileChange, StatusEntry, TreeEntry, WorktreeEntry } from './git-parse.js';
+export type { Git, GitOptions, SavedFile } from './git-port.js';
 
 export class GitError extends AppError {
   readonly stderr: string;
@@ -173,9 +87,6 @@ export function createGit(options: GitOptions): Git {
     ));
   const git = async (args: readonly string[], extra: GitCallOptions = {}) => run(await root(), args, extra);
 
-  const nul = (paths: readonly string[]) => paths.map((p) => `${p}\0`).join('');
-  const splitNul = (text: string) => text.split('\0').filter((part) => part !== '');
-
   async function forChunks(paths: readonly string[], run: (chunk: string[]) => Promise<void>): Promise<void> {
     for (let i = 0; i < paths.length; i += PATHS_PER_CALL) await run(paths.slice(i, i + PATHS_PER_CALL));
   }
@@ -196,24 +107,10 @@ export function createGit(options: GitOptions): Git {
       const { stdout } = await git(['status', '--porcelain=v1', '-z', '--untracked-files=all'], {
         env: { GIT_OPTIONAL_LOCKS: '0' },
       });
-      const fields = stdout.split('\0');
-      const entries: StatusEntry[] = [];
-      for (let i = 0; i < fields.length; i++) {
-        const field = fields[i] ?? '';
-        if (field.length < 4) continue;
-        const entry: StatusEntry = {
-          index: field.charAt(0),
-          worktree: field.charAt(1),
-          path: field.slice(3),
-        };
-        if (entry.index === 'R' || entry.index === 'C') entry.origPath = fields[++i] ?? '';
-        entries.push(entry);
-      }
-      return entries;
+      return parseStatusPorcelain(stdout);
     },
 
     async changedSince(base) {
-      const changes = new Map<string, FileChange>();
       const { stdout } = await git([
         'diff',
         '--name-status',
@@ -223,22 +120,12 @@ export function createGit(options: GitOptions): Git {
         base,
         '--',
       ]);
-      const fields = splitNul(stdout);
-      for (let i = 0; i + 1 < fields.length; i += 2) {
-        const letter = (fields[i] ?? '').charAt(0);
-        const change: FileChange =
-          letter === 'A'
-            ? 'added'
-            : letter === 'D'
-              ? 'deleted'
-              : letter === 'T'
-                ? 'type-changed'
-                : 'modified';
-        changes.set(fields[i + 1] ?? '', change);
-      }
+      const changes = parseNameStatus(stdout);
       const others = await git(['ls-files', '--others', '--exclude-standard', '-z']);
       for (const path of splitNul(others.stdout)) if (!changes.has(path)) changes.set(path, 'untracked');
-      return [...changes].map(([path, change]) => ({ path, change })).sort((a, b) => compare(a.path, b.path));
+      return [...changes]
+        .map(([path, change]): ChangedPath => ({ path, change }))
+        .sort((x, y) => comparePaths(x.path, y.path));
     },
 
     async pathsInCommit(commit, paths) {
@@ -324,12 +211,12 @@ export function createGit(options: GitOptions): Git {
       // The commit is built in a throwaway index (HEAD plus exactly these paths as staged), so a user's
       // other staged work stays staged and out of it. `git commit --only` would do the same, but trips
       // over a path that turned from a file into a directory.
-      const inIndex = new Set(entries.map((entry) => entry.slice(entry.indexOf('\t') + 1)));
+      const inIndex = new Set(entries.map(stagedEntryPath));
       const head = await api.headSha();
       const removals = staged
         .filter((path) => !inIndex.has(path))
-        .map((path) => `0 ${'0'.repeat(head.length)}\t${path}\0`);
-      const additions = entries.map((entry) => `${entry.replace(/ \d\t/, '\t')}\0`);
+        .map((path) => indexInfoRemoval(path, head.length));
+      const additions = entries.map(indexInfoOfStaged);
       const indexFile = temporaryIndexPath();
       const scratch = { GIT_INDEX_FILE: indexFile };
       try {
@@ -353,7 +240,7 @@ export function createGit(options: GitOptions): Git {
     async isMergeOrRebaseInProgress() {
       const markers = ['MERGE_HEAD', 'rebase-merge', 'rebase-apply', 'CHERRY_PICK_HEAD', 'REVERT_HEAD'];
       const { stdout } = await git(['rev-parse', ...markers.flatMap((m) => ['--git-path', m])]);
-      for (const path of stdout.split('\n').filter((line) => line !== '')) {
+      for (const path of splitLines(stdout)) {
         if (await pathExists(resolve(await root(), path))) return true;
       }
       return false;
@@ -393,7 +280,7 @@ export function createGit(options: GitOptions): Git {
       // A throwaway index lets checkout-index write the exact bytes (binary-safe) without touching the real one.
       const indexFile = temporaryIndexPath();
       try {
-        const info = toWrite.map(([path, file]) => `${file.mode} ${file.blob ?? ''}\t${path}\0`).join('');
+        const info = toWrite.map(([path, file]) => indexInfoEntry(file.mode, file.blob ?? '', path)).join('');
         await git(['update-index', '-z', '--add', '--index-info'], {
           input: info,
           env: { GIT_INDEX_FILE: indexFile },
@@ -408,26 +295,16 @@ export function createGit(options: GitOptions): Git {
     },
 
     async listTree(commit, paths) {
-      const specs = paths.map((path) =>
-        path
-          .split('/')
-          .filter((part) => part !== '' && part !== '.')
-          .join('/'),
-      );
-      const whole = specs.length === 0 || specs.includes('');
+      const specs = treePathspecs(paths);
       const { stdout } = await git([
         'ls-tree',
         '-r',
         '-z',
         '--full-tree',
         commit,
-        ...(whole ? [] : ['--', ...specs]),
+        ...(specs === undefined ? [] : ['--', ...specs]),
       ]);
-      return splitNul(stdout).map((line) => {
-        const tab = line.indexOf('\t');
-        const [mode = '', type = '', object = ''] = line.slice(0, tab).split(' ');
-        return { mode, type, object, path: line.slice(tab + 1) };
-      });
+      return parseLsTree(stdout);
     },
 
     async exportFiles(entries, dir) {
@@ -439,7 +316,7 @@ export function createGit(options: GitOptions): Git {
       // A throwaway index holding only these entries; checkout-index writes them under the prefix.
       const indexFile = temporaryIndexPath();
       try {
-        const info = entries.map((entry) => `${entry.mode} ${entry.object}\t${entry.path}\0`).join('');
+        const info = entries.map((entry) => indexInfoEntry(entry.mode, entry.object, entry.path)).join('');
         await git(['update-index', '-z', '--add', '--index-info'], {
           input: info,
           env: { GIT_INDEX_FILE: indexFile },
@@ -477,27 +354,7 @@ export function createGit(options: GitOptions): Git {
 
     async worktreeList() {
       const { stdout } = await git(['worktree', 'list', '--porcelain', '-z']);
-      const entries: WorktreeEntry[] = [];
-      let current: WorktreeEntry | undefined;
-      for (const field of stdout.split('\0')) {
-        if (field === '') {
-          if (current !== undefined) entries.push(current);
-          current = undefined;
-          continue;
-        }
-        const space = field.indexOf(' ');
-        const key = space === -1 ? field : field.slice(0, space);
-        const value = space === -1 ? '' : field.slice(space + 1);
-        if (key === 'worktree')
-          current = { path: value, head: null, branch: null, bare: false, detached: false };
-        else if (current === undefined) continue;
-        else if (key === 'HEAD') current.head = value;
-        else if (key === 'branch') current.branch = value;
-        else if (key === 'bare') current.bare = true;
-        else if (key === 'detached') current.detached = true;
-      }
-      if (current !== undefined) entries.push(current);
-      return entries;
+      return parseWorktreeList(stdout);
     },
 
     async currentBranch() {
@@ -512,7 +369,7 @@ export function createGit(options: GitOptions): Git {
 
     async diffCommits(from, to) {
       const { stdout } = await git(['diff', '--name-only', '-z', '--no-renames', from, to, '--']);
-      return splitNul(stdout).sort(compare);
+      return splitNul(stdout).sort(comparePaths);
     },
 
     async resetSoft(commit) {
@@ -539,7 +396,7 @@ export function createGit(options: GitOptions): Git {
 
     async subjectsBetween(from, to) {
       const { stdout } = await git(['log', '--format=%s', `${from}..${to}`, '--']);
-      return stdout.split('\n').filter((line) => line !== '');
+      return splitLines(stdout);
     },
   };
   return api;
@@ -547,11 +404,6 @@ export function createGit(options: GitOptions): Git {
 
 function temporaryIndexPath(): string {
   return join(tmpdir(), `forge-index-${process.pid}-${randomBytes(4).toString('hex')}`);
-}
-
-/** Byte order, like git's own path order (localeCompare would differ between machines). */
-function compare(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
 }
 
 /** Removes directories that became empty, up to (not including) the repository root. */

@@ -1,0 +1,75 @@
+// The Git port: what Forge asks of a repository (paths relative to the top of its working tree).
+import type { ChangedPath, StatusEntry, TreeEntry, WorktreeEntry } from './git-parse.js';
+
+export interface GitOptions {
+  /** The working tree every command runs in. */
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+  /** The git executable (default `git`, found on env.PATH). */
+  gitBinary?: string;
+}
+
+/** Content of a working-tree file saved in the object database (null: the file did not exist). */
+export interface SavedFile {
+  blob: string | null;
+  mode: '100644' | '100755';
+}
+
+/** Paths given to and returned by a Git are relative to the top of its working tree. */
+export interface Git {
+  /** The directory it was created for (any directory inside the working tree). */
+  readonly cwd: string;
+  headSha(): Promise<string>;
+  /** The commit a revision names, or undefined when it names none. */
+  resolveCommit(rev: string): Promise<string | undefined>;
+  statusPorcelain(): Promise<StatusEntry[]>;
+  /** Everything that differs from `base`: committed since, staged, unstaged, and untracked (not ignored). */
+  changedSince(base: string): Promise<ChangedPath[]>;
+  /** Which of `paths` exist as files in `commit`. */
+  pathsInCommit(commit: string, paths: readonly string[]): Promise<Set<string>>;
+  /** Sets index and working tree of `paths` to their content in `commit` (they must exist there). */
+  checkoutPathsFrom(commit: string, paths: readonly string[]): Promise<void>;
+  /** Removes `paths` from the index and the working tree, and directories left empty by that. */
+  removePaths(paths: readonly string[]): Promise<void>;
+  /** Stages and commits exactly `paths` (other staged work is left staged); undefined when nothing changed. */
+  commitPaths(paths: readonly string[], message: string): Promise<string | undefined>;
+  isMergeOrRebaseInProgress(): Promise<boolean>;
+  /** Saves the current content of `paths` as blobs, so it can be written back after a restore. */
+  saveFiles(paths: readonly string[]): Promise<Map<string, SavedFile>>;
+  /** Writes saved content back to the working tree (or deletes the file when it had none); index untouched. */
+  writeSavedFiles(files: ReadonlyMap<string, SavedFile>): Promise<void>;
+  /** Every entry under `paths` in `commit`, recursively (an empty path, or none: the whole tree). */
+  listTree(commit: string, paths: readonly string[]): Promise<TreeEntry[]>;
+  /**
+   * Writes regular-file entries (modes 100644/100755) from the object database under `dir`, an absolute
+   * directory anywhere, at their paths; refuses symlinks and submodules. The index is untouched.
+   */
+  exportFiles(entries: readonly TreeEntry[], dir: string): Promise<void>;
+  /** Detaches HEAD at `commit`, leaving index, working tree and every branch as they are. */
+  detachHead(commit: string): Promise<void>;
+  /** The index written as a tree object; fails while it holds unmerged entries. */
+  writeIndexTree(): Promise<string>;
+  /** Replaces the index with the content of `tree`; the working tree is untouched. */
+  readIndexTree(tree: string): Promise<void>;
+  worktreeAdd(path: string, options?: { branch?: string; base?: string }): Promise<void>;
+  worktreeList(): Promise<WorktreeEntry[]>;
+  // ---- where HEAD points (the loop's branch and history checks) ----
+  /** The branch HEAD is on (`main`), or undefined when HEAD is detached. */
+  currentBranch(): Promise<string | undefined>;
+  /** True when `ancestor` is `descendant` or one of its ancestors. */
+  isAncestor(ancestor: string, descendant: string): Promise<boolean>;
+  /** Paths whose content differs between two commits. */
+  diffCommits(from: string, to: string): Promise<string[]>;
+  /** Points the current branch at `commit`, leaving index and working tree as they are. */
+  resetSoft(commit: string): Promise<void>;
+  /** Puts HEAD back on `branch` without touching index or working tree (`git symbolic-ref`). */
+  attachHead(branch: string): Promise<void>;
+  /** Absolute path of the repository's common git directory (shared by all its worktrees). */
+  commonDir(): Promise<string>;
+  /** Absolute path of this working tree's own git directory (per worktree). */
+  gitDir(): Promise<string>;
+  /** Absolute path of the top of this working tree. */
+  topLevel(): Promise<string>;
+  /** Subjects of the commits in `from..to`, newest first. */
+  subjectsBetween(from: string, to: string): Promise<string[]>;
+}
