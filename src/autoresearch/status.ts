@@ -8,7 +8,7 @@ import { describeGuardFailure, trackFigures, type TrackFigure } from './check-fi
 import { readFile, stat } from 'node:fs/promises';
 import { readFileIfExists } from '../infra/atomic-file.js';
 import { AppError, ConfigError, ExitCode } from '../infra/errors.js';
-import type { LockRecord } from '../infra/lock-file.js';
+import { parseLockRecord } from '../infra/lock-record.js';
 import type { Decision } from './ledger.js';
 import { readSpend } from './spend.js';
 import type { LoopFigures } from './loop-figures.js';
@@ -152,7 +152,7 @@ export async function loopStatus(
     checkConfig(paths, config.raw),
   ]);
   const { summary, source } = loaded;
-  const lock = parseLock(lockText);
+  const lock = lockText === undefined ? undefined : parseLockRecord(lockText);
   const now = ports.now();
   const live = lock !== undefined && (lock.host !== ports.host || ports.isProcessAlive(lock.pid));
 
@@ -351,18 +351,6 @@ async function loadSummary(
     target: config.target,
   });
   return { summary: loaded.summary, source: loaded.source };
-}
-
-function parseLock(text: string | undefined): LockRecord | undefined {
-  if (text === undefined) return undefined;
-  try {
-    const value = JSON.parse(text) as Partial<LockRecord>;
-    return typeof value.pid === 'number' && typeof value.host === 'string'
-      ? ({ started_at: '', ...value } as LockRecord)
-      : undefined;
-  } catch {
-    return undefined;
-  }
 }
 
 function terminalPhase(text: string, path: string): LoopPhase {

@@ -3,56 +3,27 @@ import { mkdir, open, readFile, rename, rm, stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { isNotFound, writeJsonAtomic } from './atomic-file.js';
 import { EnvironmentError } from './errors.js';
-import { isProcessAlive, processStartedAt, processStartTicks, signalGroup } from './pid.js';
+import { isProcessAlive, processStartTicks, signalGroup } from './pid.js';
+import {
+  isOwnerLive,
+  isRecordedProcess,
+  parseLockRecord,
+  type LockOwner,
+  type LockRecord,
+} from './lock-record.js';
 
-export interface LockRecord {
-  pid: number;
-  host: string;
-  started_at: string;
-  epic: string;
-  run_id: string;
-  /** The holder's start in clock ticks since boot (Linux): a live pid with another start is someone else. */
-  pid_start?: number;
-  bead?: string;
-  bead_started_at?: string;
-  agent_pid?: number;
-  agent_pid_start?: number;
-}
-
-/** How much later than the lock's last write a process may seem to start (/proc's boot time is in seconds). */
-const START_SLACK_MS = 2_000;
-
-/**
- * Whether `pid` is still the process a lock recorded: alive, and not a later process that was given
- * the same pid (after a reboot, or in a container). By the recorded start when there is one; for older
- * locks, a process that started after the lock was last written cannot be the one it names.
- */
-export function isRecordedProcess(
-  pid: number,
-  recordedStart: number | undefined,
-  lockWrittenAt: number | undefined,
-  isAlive: (pid: number) => boolean = isProcessAlive,
-): boolean {
-  if (!isAlive(pid)) return false;
-  if (recordedStart !== undefined) {
-    const start = processStartTicks(pid);
-    return start === undefined || start === recordedStart;
-  }
-  const startedAt = processStartedAt(pid);
-  if (startedAt === undefined || lockWrittenAt === undefined) return true;
-  return startedAt <= lockWrittenAt + START_SLACK_MS;
-}
+export type { LockOwner, LockRecord } from './lock-record.js';
+export { isRecordedProcess } from './lock-record.js';
 
 /** Whether the runner a lock file names is live: another host's is taken as live (it cannot be checked). */
 export async function isLockHolderLive(
   path: string,
-  holder: LockRecord,
+  holder: LockOwner,
   host: string,
   isAlive: (pid: number) => boolean = isProcessAlive,
 ): Promise<boolean> {
-  if (holder.host !== host) return true;
-  const written = (await stat(path).catch(() => undefined))?.mtimeMs;
-  return isRecordedProcess(holder.pid, holder.pid_start, written, isAlive);
+  const written = host === holder.host ? (await stat(path).catch(() => undefined))?.mtimeMs : undefined;
+  return isOwnerLive(holder, host, written, isAlive);
 }
 
 export type LockAcquireResult = { ok: true; tookOverFrom?: LockRecord } | { ok: false; holder: LockRecord };
@@ -76,11 +47,8 @@ export interface FileLock {
 
 /** Reads the lock without taking it (for `status`). */
 export async function readLockFile(path: string): Promise<LockRecord | undefined> {
-  try {
-    return JSON.parse(await readFile(path, 'utf8')) as LockRecord;
-  } catch {
-    return undefined;
-  }
+  const text = await readFile(path, 'utf8').catch(() => undefined);
+  return text === undefined ? undefined : parseLockRecord(text);
 }
 
 export function createFileLock(options: FileLockOptions): FileLock {

@@ -99,3 +99,80 @@ describe('lock file: writes after a failed one', () => {
     expect(await readLockFile(path)).toBeUndefined();
   });
 });
+
+describe('lock file: who may take it', () => {
+  const dead = () => false;
+
+  it('acquires a free lock, writes the record, and refuses a second run while the first holds it', async () => {
+    const path = await lockPath();
+    const first = createFileLock({ path, host: hostname() });
+    expect(await first.acquire(record(process.pid, { run_id: 'a' }))).toEqual({ ok: true });
+    expect(await readLockFile(path)).toMatchObject({ pid: process.pid, run_id: 'a', epic: 'bd-e' });
+    const second = await createFileLock({ path, host: hostname() }).acquire(
+      record(process.pid, { run_id: 'b' }),
+    );
+    expect(second).toMatchObject({ ok: false, holder: { run_id: 'a' } });
+    expect(await readLockFile(path)).toMatchObject({ run_id: 'a' });
+  });
+
+  it('takes over a lock whose holder on this host is dead, and says whose it was', async () => {
+    const path = await lockPath();
+    await writeFile(path, JSON.stringify(record(4_000_001, { run_id: 'crashed' })));
+    const lock = createFileLock({ path, host: hostname(), isAlive: dead, killGroup: () => undefined });
+    const taken = await lock.acquire(record(process.pid, { run_id: 'next' }));
+    expect(taken).toMatchObject({ ok: true, tookOverFrom: { pid: 4_000_001, run_id: 'crashed' } });
+    expect(await readLockFile(path)).toMatchObject({ run_id: 'next' });
+  });
+
+  it('never takes over a lock held on another host, however old and whatever its pid', async () => {
+    const path = await lockPath();
+    const foreign = record(4_000_001, { host: 'other-host.example', run_id: 'theirs' });
+    await writeFile(path, JSON.stringify(foreign));
+    const old = new Date(Date.now() - 7 * 24 * 3_600_000);
+    await utimes(path, old, old);
+    const lock = createFileLock({
+      path,
+      host: hostname(),
+      isAlive: dead,
+      now: () => Date.now() + 86_400_000,
+    });
+    expect(await lock.acquire(record(process.pid))).toEqual({ ok: false, holder: foreign });
+    expect(await readLockFile(path)).toEqual(foreign);
+  });
+
+  it('a corrupt lock file is left alone while young, taken over once old', async () => {
+    const path = await lockPath();
+    await writeFile(path, '{"pid": 12, "host": "h", "run');
+    const young = createFileLock({ path, host: hostname() });
+    await expect(young.acquire(record(process.pid))).rejects.toThrow(/cannot be read/);
+    const later = createFileLock({ path, host: hostname(), now: () => Date.now() + 60_000 });
+    expect(await later.acquire(record(process.pid, { run_id: 'fresh' }))).toEqual({ ok: true });
+    expect(await readLockFile(path)).toMatchObject({ run_id: 'fresh' });
+  });
+
+  it('JSON that is not a lock record reads as no record, and is judged by age like a corrupt file', async () => {
+    const path = await lockPath();
+    await writeFile(path, JSON.stringify({ pid: '12', host: hostname(), run_id: 'r', epic: 'e' }));
+    expect(await readLockFile(path)).toBeUndefined();
+    await expect(createFileLock({ path, host: hostname() }).acquire(record(process.pid))).rejects.toThrow(
+      /cannot be read/,
+    );
+  });
+
+  it('releases only its own lock: one taken over meanwhile by another run stays', async () => {
+    const path = await lockPath();
+    const mine = createFileLock({ path, host: hostname() });
+    await mine.acquire(record(process.pid, { run_id: 'mine' }));
+    const theirs = record(process.pid, { run_id: 'theirs' });
+    await writeFile(path, JSON.stringify(theirs));
+    await mine.release();
+    expect(await readLockFile(path)).toEqual(theirs);
+
+    const again = createFileLock({ path: await lockPath(), host: hostname() });
+    await again.release(); // never acquired: nothing to remove, no error
+    const own = createFileLock({ path, host: hostname(), isAlive: dead, killGroup: () => undefined });
+    expect(await own.acquire(record(process.pid, { run_id: 'own' }))).toMatchObject({ ok: true });
+    await own.release();
+    expect(await readLockFile(path)).toBeUndefined();
+  });
+});

@@ -8,8 +8,8 @@ import type { RecordBackend, StoreMeta } from './backend.js';
 import { configError, notInitialized } from './errors.js';
 import { DEFAULT_PREFIX, assertValidPrefix, inferPrefix } from './ids.js';
 import { parseIssuesJsonl, serializeIssuesJsonl } from './line-format.js';
-import { acquireFileLock } from './lock.js';
-import type { FileLock, FileLockOptions } from './lock.js';
+import { acquireStoreLock } from './lock.js';
+import type { StoreLock, StoreLockOptions } from './lock.js';
 import { RecordDraft } from './records.js';
 import type { IssueRecord } from './records.js';
 
@@ -20,7 +20,7 @@ export const LOCK_FILE = 'forge-embedded.lock';
 
 export interface FileBackendOptions {
   beadsDir: string;
-  lock?: FileLockOptions;
+  lock?: StoreLockOptions;
 }
 
 const metaSchema = z.strictObject({ prefix: z.string() });
@@ -38,9 +38,9 @@ export function createFileBackend(options: FileBackendOptions): RecordBackend {
     return run;
   };
 
-  const lock = async (): Promise<FileLock> => {
+  const lock = async (): Promise<StoreLock> => {
     try {
-      return await acquireFileLock(lockPath, options.lock);
+      return await acquireStoreLock(lockPath, options.lock);
     } catch (error) {
       if (isNotFound(error)) throw notInitialized(beadsDir);
       throw error;

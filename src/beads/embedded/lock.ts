@@ -3,26 +3,23 @@ import { randomBytes } from 'node:crypto';
 import { open, readFile, stat, unlink } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { isNotFound } from '../../infra/atomic-file.js';
-import { isProcessAlive } from '../../infra/process.js';
+import { isOwnerLive, parseStoreLockHolder, type StoreLockHolder } from '../../infra/lock-record.js';
 import { storeLocked } from './errors.js';
 
-export interface FileLockOptions {
+export interface StoreLockOptions {
   /** Give up (DATABASE_LOCKED) after waiting this long for a live holder. Default 30 s, like br. */
   waitMs?: number;
-  /** A lock older than this is abandoned whoever holds it (a hung or foreign-host holder). Default 60 s. */
+  /**
+   * Beyond the shared rule (a holder on this host whose process ended), a store lock older than this is
+   * abandoned whoever holds it: it is held for milliseconds, so an old one is a hung holder or one on
+   * another host sharing the directory. Default 60 s.
+   */
   staleAfterMs?: number;
   /** Told when a stale lock is taken over, with the holder it replaced. */
   onTakeover?: (message: string) => void;
 }
 
-export interface LockHolder {
-  pid: number;
-  host: string;
-  started_at: string;
-  token: string;
-}
-
-export interface FileLock {
+export interface StoreLock {
   release(): Promise<void>;
 }
 
@@ -38,17 +35,17 @@ const MAX_DELAY_MS = 50;
 /** A lock file as seen at one moment. */
 export interface ObservedLock {
   raw: string;
-  holder: LockHolder | undefined;
+  holder: StoreLockHolder | undefined;
   mtimeMs: number;
   ino: number;
 }
 
 /** Takes the lock at `path`, waiting with backoff while a live holder has it. */
-export async function acquireFileLock(path: string, options: FileLockOptions = {}): Promise<FileLock> {
+export async function acquireStoreLock(path: string, options: StoreLockOptions = {}): Promise<StoreLock> {
   const waitMs = options.waitMs ?? DEFAULT_WAIT_MS;
   const staleAfterMs = options.staleAfterMs ?? DEFAULT_STALE_AFTER_MS;
   const deadline = Date.now() + waitMs;
-  const holder: LockHolder = {
+  const holder: StoreLockHolder = {
     pid: process.pid,
     host: hostname(),
     started_at: new Date().toISOString(),
@@ -73,27 +70,12 @@ export async function acquireFileLock(path: string, options: FileLockOptions = {
   }
 }
 
-/** Runs `fn` holding the lock, and releases it whatever happens. */
-export async function withFileLock<T>(
-  path: string,
-  options: FileLockOptions,
-  fn: () => Promise<T>,
-): Promise<T> {
-  const lock = await acquireFileLock(path, options);
-  try {
-    return await fn();
-  } finally {
-    await lock.release();
-  }
-}
-
 /** Why the lock's holder is gone, or undefined while it may still be working. */
 function whyStale(seen: ObservedLock, staleAfterMs: number, now = Date.now()): string | undefined {
   const age = now - seen.mtimeMs;
   const { holder } = seen;
   if (holder === undefined) return age > UNREADABLE_GRACE_MS ? 'unreadable lock file' : undefined;
-  if (holder.host === hostname() && !isProcessAlive(holder.pid))
-    return `holder pid ${holder.pid} is not running`;
+  if (!isOwnerLive(holder, hostname(), seen.mtimeMs)) return `holder pid ${holder.pid} is not running`;
   if (age > staleAfterMs)
     return `held by pid ${holder.pid} on ${holder.host} for ${Math.round(age / 1000)} s`;
   return undefined;
@@ -121,28 +103,11 @@ async function tryCreate(path: string, content: string): Promise<boolean> {
 export async function observeLock(path: string): Promise<ObservedLock | undefined> {
   try {
     const [raw, info] = await Promise.all([readFile(path, 'utf8'), stat(path)]);
-    return { raw, holder: parseHolder(raw), mtimeMs: info.mtimeMs, ino: info.ino };
+    return { raw, holder: parseStoreLockHolder(raw), mtimeMs: info.mtimeMs, ino: info.ino };
   } catch (error) {
     if (isNotFound(error)) return undefined;
     throw error;
   }
-}
-
-function parseHolder(raw: string): LockHolder | undefined {
-  try {
-    const value = JSON.parse(raw) as Partial<LockHolder>;
-    if (typeof value.pid === 'number' && typeof value.host === 'string' && typeof value.token === 'string') {
-      return {
-        pid: value.pid,
-        host: value.host,
-        token: value.token,
-        started_at: String(value.started_at ?? ''),
-      };
-    }
-  } catch {
-    // Torn or foreign content: judged by age.
-  }
-  return undefined;
 }
 
 /**

@@ -8,7 +8,7 @@ import { createMemoryBackend } from './backend.js';
 import type { RecordBackend, StoreMeta } from './backend.js';
 import { createFileBackend } from './file-backend.js';
 import { childBeads, readyBeads } from './graph.js';
-import type { FileLockOptions } from './lock.js';
+import type { StoreLockOptions } from './lock.js';
 import {
   addComment,
   addDependency,
@@ -36,7 +36,7 @@ export interface EngineOptions {
 export interface EmbeddedStoreOptions extends EngineOptions {
   /** Project root; the store lives in `<cwd>/.beads/`. */
   cwd: string;
-  lock?: FileLockOptions;
+  lock?: StoreLockOptions;
 }
 
 export interface MemoryStoreOptions extends EngineOptions {

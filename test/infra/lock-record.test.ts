@@ -1,0 +1,68 @@
+// Lock files as Forge reads them: one parser per kind of lock, and one rule for a holder that is gone.
+import { hostname } from 'node:os';
+import { describe, expect, it } from 'vitest';
+import { isOwnerLive, parseLockRecord, parseStoreLockHolder } from '../../src/infra/lock-record.js';
+
+const runner = { pid: 42, host: 'h', started_at: 't', epic: 'bd-1', run_id: 'r' };
+
+describe('parseLockRecord', () => {
+  it.each([
+    {
+      name: 'a full record',
+      text: JSON.stringify({ ...runner, bead: 'bd-1.2', agent_pid: 43 }),
+      parsed: { ...runner, bead: 'bd-1.2', agent_pid: 43 },
+    },
+    {
+      name: 'no started_at: unknown, not unreadable',
+      text: JSON.stringify({ ...runner, started_at: undefined }),
+      parsed: { ...runner, started_at: '' },
+    },
+    { name: 'unknown keys are dropped', text: JSON.stringify({ ...runner, later: 1 }), parsed: runner },
+    { name: 'torn JSON', text: '{"pid": 42, "host"', parsed: undefined },
+    { name: 'empty', text: '', parsed: undefined },
+    { name: 'not an object', text: '42', parsed: undefined },
+    { name: 'a pid that is a string', text: JSON.stringify({ ...runner, pid: '42' }), parsed: undefined },
+    {
+      name: 'a pid of 0 (would signal our own group)',
+      text: JSON.stringify({ ...runner, pid: 0 }),
+      parsed: undefined,
+    },
+    { name: 'a negative agent pid', text: JSON.stringify({ ...runner, agent_pid: -5 }), parsed: undefined },
+    { name: 'no run id', text: JSON.stringify({ ...runner, run_id: undefined }), parsed: undefined },
+    {
+      name: 'a store lock is not a runner lock',
+      text: JSON.stringify({ pid: 1, host: 'h', token: 'x' }),
+      parsed: undefined,
+    },
+  ])('$name', ({ text, parsed }) => {
+    expect(parseLockRecord(text)).toEqual(parsed);
+  });
+});
+
+describe('parseStoreLockHolder', () => {
+  it.each([
+    {
+      text: '{"pid":1,"host":"h","started_at":"t","token":"k"}',
+      parsed: { pid: 1, host: 'h', started_at: 't', token: 'k' },
+    },
+    { text: '{"pid":1,"host":"h","token":"k"}\n', parsed: { pid: 1, host: 'h', started_at: '', token: 'k' } },
+    { text: '{"pid":1,"host":"h"}', parsed: undefined },
+    { text: '{"pid":1.5,"host":"h","token":"k"}', parsed: undefined },
+    { text: '', parsed: undefined },
+  ])('$text', ({ text, parsed }) => {
+    expect(parseStoreLockHolder(text)).toEqual(parsed);
+  });
+});
+
+describe('isOwnerLive', () => {
+  const here = hostname();
+  it.each([
+    { name: 'this host, process running', owner: { pid: 7, host: here }, alive: [7], live: true },
+    { name: 'this host, process gone', owner: { pid: 7, host: here }, alive: [], live: false },
+    { name: 'another host, whatever its pid', owner: { pid: 7, host: 'elsewhere' }, alive: [], live: true },
+  ])('$name', ({ owner, alive, live }) => {
+    expect(isOwnerLive({ ...owner, started_at: '' }, here, undefined, (pid) => alive.includes(pid))).toBe(
+      live,
+    );
+  });
+});
