@@ -16,6 +16,7 @@
 import { access, readFile } from 'node:fs/promises';
 import { isAbsolute, relative, resolve } from 'node:path';
 import { z } from 'zod';
+import { iterOf } from '../infra/labels.js';
 import type { AgentBeadInfo } from './types.js';
 
 const PathText = z.string().min(1);
@@ -191,11 +192,6 @@ async function exists(context: MatchContext, path: string): Promise<boolean> {
     if (error instanceof ScriptError) throw error;
     return false;
   }
-}
-
-function iterOf(bead: AgentBeadInfo | undefined): number | undefined {
-  const label = bead?.labels.find((candidate) => /^iter:\d+$/.test(candidate));
-  return label === undefined ? undefined : Number(label.slice('iter:'.length));
 }
 
 /** One line describing a step, for the transcript and progress. */

@@ -7,7 +7,7 @@ import type { Git } from '../infra/git.js';
 import type { GuardVeto } from '../loop/types.js';
 import { readIterationState } from './iteration-state.js';
 import { appendLedgerEvent } from './ledger.js';
-import { iterOf } from './stamp.js';
+import { iterOf } from '../infra/labels.js';
 
 export interface HeadCheckContext {
   workspace: string;

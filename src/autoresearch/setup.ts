@@ -1,9 +1,9 @@
 // `forge-pack loop`: validates a new loop, writes its workspace, creates and registers its epic,
 // records the baseline and stamps cycle 1. Takes its ports as arguments; knows no CLI.
-import { access, mkdir, readdir, rename } from 'node:fs/promises';
+import { mkdir, readdir, rename } from 'node:fs/promises';
 import { join, relative, resolve } from 'node:path';
 import type { BeadStore } from '../beads/types.js';
-import { readFileIfExists, writeFileAtomic, writeJsonAtomic } from '../infra/atomic-file.js';
+import { pathExists, readFileIfExists, writeFileAtomic, writeJsonAtomic } from '../infra/atomic-file.js';
 import { AppError, ExitCode, EnvironmentError, UsageError } from '../infra/errors.js';
 import type { Git } from '../infra/git.js';
 import type { ProcessResult } from '../infra/process.js';
@@ -519,13 +519,6 @@ async function recordHardBaseline(
   });
   await writeArbiterSignal(paths.root, result.signal);
   return result.signal;
-}
-
-async function pathExists(path: string): Promise<boolean> {
-  return access(path).then(
-    () => true,
-    () => false,
-  );
 }
 
 function epicDescription(subject: string, workspace: string): string {

@@ -9,6 +9,7 @@ import { relative, resolve } from 'node:path';
 import type { Bead, BeadStore, CreateBeadInput } from '../beads/types.js';
 import { readFileIfExists, writeFileAtomic } from '../infra/atomic-file.js';
 import { AppError, ConfigError, ExitCode, UsageError } from '../infra/errors.js';
+import { iterOf } from '../infra/labels.js';
 import { loadLoopConfig, type LoopConfig, type ScoreSource } from './config.js';
 import { loadLedgerSummary, type LedgerSummary } from './ledger-summary.js';
 import { gatherRetrospectiveFacts } from './retrospective-facts.js';
@@ -94,11 +95,6 @@ export async function openLoop(
 }
 
 // ---- the epic's beads ----
-
-export function iterOf(bead: Pick<Bead, 'labels'>): number | undefined {
-  const value = labelValue(bead, 'iter');
-  return value !== undefined && /^\d+$/.test(value) ? Number(value) : undefined;
-}
 
 export function loopRoleOf(bead: Pick<Bead, 'labels'>): string | undefined {
   return labelValue(bead, 'role');

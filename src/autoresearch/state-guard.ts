@@ -30,7 +30,8 @@ import { appendLedgerEvent } from './ledger.js';
 import { loadLedgerSummary } from './ledger-summary.js';
 import { writeTerminalSignal } from './signals.js';
 import { readSpend } from './spend.js';
-import { iterOf, loopRoleOf } from './stamp.js';
+import { iterOf } from '../infra/labels.js';
+import { loopRoleOf } from './stamp.js';
 import { checkHead, recordHead } from './loop-head.js';
 import type { BeadStore } from '../beads/types.js';
 

@@ -7,8 +7,8 @@ import { fileURLToPath } from 'node:url';
 import { featuresOf } from '../beads/br/version.js';
 import type { StoreChoice } from '../beads/open-store.js';
 import { readFileIfExists } from '../infra/atomic-file.js';
-import type { CliDeps } from './deps.js';
 import { checkConfig, checkGatePrograms, checkLocks, checkLoops, checkStore } from './doctor-repo-checks.js';
+import type { DoctorCheck, DoctorContext } from './doctor-types.js';
 import { parseAgentSpec } from '../agents/spec.js';
 import {
   AGENT_CLIS,
@@ -21,29 +21,7 @@ import {
 } from './environment-probes.js';
 import { FORGE_CONFIG_PATH, forgeConfigSchema, type ForgeConfig } from './forge-config.js';
 
-export type CheckStatus = 'ok' | 'info' | 'warn' | 'fail';
-
-export interface DoctorCheck {
-  name: string;
-  status: CheckStatus;
-  summary: string;
-  /** One line saying what to do; present on every warn and fail. */
-  fix?: string;
-  /** What a failure means for the exit code: something missing on the machine, or a bad config. */
-  kind?: 'environment' | 'config';
-  details?: Record<string, unknown>;
-}
-
-export interface DoctorContext {
-  deps: CliDeps;
-  cwd: string;
-  nodeVersion: string;
-  /** `--store` from the command line, over the config's. */
-  store?: StoreChoice;
-  actor?: string;
-  timeoutMs: number;
-  isAlive(pid: number): boolean;
-}
+export type { CheckStatus, DoctorCheck, DoctorContext } from './doctor-types.js';
 
 /** The skills shipped with this package (`skills/<name>/SKILL.md`). */
 export const SHIPPED_SKILLS_DIR = fileURLToPath(new URL('../../skills/', import.meta.url));

@@ -9,7 +9,7 @@ import { readFileIfExists } from '../infra/atomic-file.js';
 import { AppError } from '../infra/errors.js';
 import { findExecutable } from '../infra/executables.js';
 import { readLockFile } from '../infra/lock-file.js';
-import type { DoctorCheck, DoctorContext } from './doctor-checks.js';
+import type { DoctorCheck, DoctorContext } from './doctor-types.js';
 import {
   configuredGates,
   FORGE_CONFIG_PATH,

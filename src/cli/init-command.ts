@@ -4,12 +4,8 @@
 // work and its dependencies (zod, execa) are imported when init actually runs.
 import { Command } from 'commander';
 import { globals } from './common.js';
-import type { CliDeps } from './deps.js';
-import type { InitFlags } from './init-run.js';
+import type { InitDeps, InitFlags } from './init-run.js';
 import { printJson } from './output.js';
-import type { PromptDeps } from './prompt.js';
-
-export type InitDeps = CliDeps & PromptDeps;
 
 export function createInitCommand(deps: InitDeps): Command {
   return new Command('init')

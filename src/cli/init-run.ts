@@ -24,9 +24,11 @@ import {
   mergeGitignore,
   type ForgeConfigFile,
 } from './init-plan.js';
-import type { InitDeps } from './init-command.js';
 import { say } from './output.js';
-import { choosePrompter, type Prompter } from './prompt.js';
+import { choosePrompter, type Prompter, type PromptDeps } from './prompt.js';
+
+/** What `forge-pack init` needs: the CLI's deps and a way to ask the user. */
+export type InitDeps = CliDeps & PromptDeps;
 
 export interface InitFlags {
   yes?: boolean;

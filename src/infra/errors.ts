@@ -56,13 +56,6 @@ export class EnvironmentError extends AppError {
   }
 }
 
-export class BeadFailedError extends AppError {
-  constructor(message: string, options: Omit<AppErrorOptions, 'exitCode'> = {}) {
-    super(message, { ...options, exitCode: ExitCode.beadFailed });
-    this.name = 'BeadFailedError';
-  }
-}
-
 /** An error reported by a bead store; carries br's machine-readable code when there is one. */
 export class BeadStoreError extends AppError {
   readonly code: string;
@@ -77,8 +70,4 @@ export class BeadStoreError extends AppError {
     this.code = options.code;
     this.retryable = options.retryable ?? false;
   }
-}
-
-export function isAppError(error: unknown): error is AppError {
-  return error instanceof AppError;
 }

@@ -3,6 +3,7 @@ import { mkdir, open, readFile, rename, rm, stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { isNotFound, writeJsonAtomic } from './atomic-file.js';
 import { EnvironmentError } from './errors.js';
+import { createSerialQueue } from './serial-queue.js';
 import { isProcessAlive, processStartTicks, signalGroup } from './pid.js';
 import {
   isOwnerLive,
@@ -57,7 +58,7 @@ export function createFileLock(options: FileLockOptions): FileLock {
   const now = options.now ?? Date.now;
   let held: LockRecord | undefined;
   // Lock writes are chained so a late write can never land after another, or after release.
-  let writes: Promise<void> = Promise.resolve();
+  const writes = createSerialQueue();
 
   async function tryCreate(record: LockRecord): Promise<boolean> {
     await mkdir(dirname(options.path), { recursive: true });
@@ -153,14 +154,11 @@ export function createFileLock(options: FileLockOptions): FileLock {
       const patch = 'agent_pid' in given ? { ...given, agent_pid_start: withStart(given.agent_pid) } : given;
       const record = { ...held, ...patch };
       held = record;
-      const write = writes.then(() => writeJsonAtomic(options.path, record));
-      // The chain only orders writes: a failed one is its caller's to hear, never the next write's.
-      writes = write.catch(() => undefined);
-      await write;
+      await writes.run(() => writeJsonAtomic(options.path, record));
     },
 
     async release() {
-      await writes.catch(() => undefined);
+      await writes.idle();
       if (held === undefined) return;
       const current = await readLockFile(options.path);
       if (current?.run_id === held.run_id) await rm(options.path, { force: true });

@@ -1,5 +1,8 @@
 // Pure selection and routing rules: which bead runs next, which role it has, which agent runs it.
 import { compareTimestamps, type Bead } from '../beads/types.js';
+import { labelValue } from '../infra/labels.js';
+
+export { labelValue } from '../infra/labels.js';
 
 export const FAILED_LABEL = 'ralph:failed';
 export const DEFAULT_ROLE = 'default';
@@ -17,11 +20,6 @@ export function pickNextBead(ready: readonly Bead[], epicId: string): Bead | und
   return ready
     .filter((bead) => bead.id !== epicId && bead.status === 'open' && bead.issue_type !== 'epic')
     .sort(compareForRun)[0];
-}
-
-export function labelValue(bead: Pick<Bead, 'labels'>, prefix: string): string | undefined {
-  const label = bead.labels.find((l) => l.startsWith(`${prefix}:`));
-  return label === undefined ? undefined : label.slice(prefix.length + 1);
 }
 
 export function roleOf(bead: Pick<Bead, 'labels'>): string {

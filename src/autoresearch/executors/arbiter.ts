@@ -8,7 +8,7 @@ import { loadLedgerSummary, recordLedgerLine } from '../ledger-summary.js';
 import { writeArbiterSignal } from '../signals.js';
 import { recordHead } from '../loop-head.js';
 import { readSpend } from '../spend.js';
-import { iterOf, ledgerPath, type AutoresearchContext } from './context.js';
+import { placeInLoop, ledgerPath, type AutoresearchContext } from './context.js';
 import { remeasureWithinNoise } from './remeasure.js';
 
 export function createArbiterExecutor(context: AutoresearchContext): Executor {
@@ -19,7 +19,7 @@ export function createArbiterExecutor(context: AutoresearchContext): Executor {
     // Arithmetic over files: a failure is a bug or a broken workspace, retrying once is plenty.
     maxAttempts: 2,
     async execute(request) {
-      const placed = iterOf(request.bead);
+      const placed = placeInLoop(request.bead);
       if (!placed.ok) return placed.result;
       const { iter } = placed;
       const { config, workspace, git } = context;

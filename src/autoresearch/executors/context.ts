@@ -8,7 +8,7 @@ import { labelValue } from '../../loop/select.js';
 import type { Bead } from '../../beads/types.js';
 import type { ExecutionResult, Executor } from '../../loop/types.js';
 import type { LoopConfig } from '../config.js';
-import { iterOf as iterLabel } from '../stamp.js';
+import { iterOf as iterLabel } from '../../infra/labels.js';
 
 export interface MetricRunOptions {
   cwd: string;
@@ -50,7 +50,7 @@ export function ledgerPath(workspace: string): string {
 export type IterResult = { ok: true; iter: number } | { ok: false; result: ExecutionResult };
 
 /** The bead's `iter:N` label; a bead without one cannot be placed in the loop. */
-export function iterOf(bead: Bead): IterResult {
+export function placeInLoop(bead: Bead): IterResult {
   const iter = iterLabel(bead);
   if (iter !== undefined) return { ok: true, iter };
   const value = labelValue(bead, 'iter');

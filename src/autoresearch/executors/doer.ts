@@ -18,7 +18,7 @@ import { recordSpend } from '../spend.js';
 import { recordedBranch, recordHead } from '../loop-head.js';
 import { metricFiles } from '../state-guard.js';
 import { linksLeadingOut } from '../../infra/contained-path.js';
-import { bookkeepingPaths, iterOf, type AutoresearchContext } from './context.js';
+import { bookkeepingPaths, placeInLoop, type AutoresearchContext } from './context.js';
 import { runGuardStep } from './guard-step.js';
 
 export { metricFiles } from '../state-guard.js';
@@ -31,7 +31,7 @@ export function createDoerExecutor(context: AutoresearchContext): Executor {
     // Its work is judged by the loop's metric and guards, not by the repo's gates.
     runsGates: false,
     async execute(request) {
-      const placed = iterOf(request.bead);
+      const placed = placeInLoop(request.bead);
       if (!placed.ok) return placed.result;
       const { iter } = placed;
       const { git, workspace } = context;

@@ -8,7 +8,7 @@ import { updateIterationState } from '../iteration-state.js';
 import { withJudgeCheckout, type JudgeCheckout } from '../judge-checkout.js';
 import { describeTreeChange, restoreTree, snapshotTree, type TreeChange } from '../tree-snapshot.js';
 import { recordSpend } from '../spend.js';
-import { bookkeepingPaths, iterOf, type AutoresearchContext } from './context.js';
+import { bookkeepingPaths, placeInLoop, type AutoresearchContext } from './context.js';
 
 /** Soft-judge runs whose answer was unusable (garbage, or the tree changed) before the iteration is a crash. */
 export const SOFT_JUDGE_TRIES = 2;
@@ -19,7 +19,7 @@ export function createJudgeExecutor(context: AutoresearchContext): Executor {
     writesCode: false,
     builtin: context.config.metric.type === 'hard',
     async execute(request) {
-      const placed = iterOf(request.bead);
+      const placed = placeInLoop(request.bead);
       if (!placed.ok) return placed.result;
       const { iter } = placed;
       const state = await updateIterationState(context.workspace, iter, (s) => {

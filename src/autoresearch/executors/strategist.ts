@@ -4,8 +4,9 @@ import { pathExists } from '../../infra/atomic-file.js';
 import type { Executor, ExecutionRequest, ExecutionResult } from '../../loop/types.js';
 import { updateIterationState } from '../iteration-state.js';
 import { recordSpend } from '../spend.js';
-import { iterOf as iterLabel, loopRoleOf } from '../stamp.js';
-import { iterOf, type AutoresearchContext } from './context.js';
+import { iterOf as iterLabel } from '../../infra/labels.js';
+import { loopRoleOf } from '../stamp.js';
+import { placeInLoop, type AutoresearchContext } from './context.js';
 
 export const NEEDS_HUMAN_FILE = 'needs-human.md';
 
@@ -23,7 +24,7 @@ export function createStrategistExecutor(
     writesCode: false,
     maxAttempts: 2,
     async execute(request) {
-      const placed = iterOf(request.bead);
+      const placed = placeInLoop(request.bead);
       if (!placed.ok) return placed.result;
       const { iter } = placed;
       const result = await context.agents.full.execute(atStateRepo(context, request));

@@ -18,7 +18,7 @@ import type { BrErrorReport } from './output.js';
 import { classifyOutput } from './output.js';
 import type { BrFeatures } from './version.js';
 import { featuresOf, parseBrVersion } from './version.js';
-import { runSerialised } from './write-queue.js';
+import { runSerialised } from '../../infra/serial-queue.js';
 
 export interface RetryPolicy {
   /** Attempts in all, the first included. */

@@ -3,6 +3,7 @@ import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { isNotFound, readFileIfExists, writeFileAtomic, writeJsonAtomic } from '../../infra/atomic-file.js';
+import { createSerialQueue } from '../../infra/serial-queue.js';
 import { resolveInitPrefix } from './backend.js';
 import type { RecordBackend, StoreMeta } from './backend.js';
 import { configError, notInitialized } from './errors.js';
@@ -31,12 +32,8 @@ export function createFileBackend(options: FileBackendOptions): RecordBackend {
   const metaPath = join(beadsDir, META_FILE);
   const lockPath = join(beadsDir, LOCK_FILE);
   // One writer at a time inside this process too, so its own operations queue instead of spinning on the lock.
-  let tail: Promise<unknown> = Promise.resolve();
-  const serialised = <T>(fn: () => Promise<T>): Promise<T> => {
-    const run = tail.then(fn, fn);
-    tail = run.catch(() => undefined);
-    return run;
-  };
+  const writes = createSerialQueue();
+  const serialised = <T>(fn: () => Promise<T>): Promise<T> => writes.run(fn);
 
   const lock = async (): Promise<StoreLock> => {
     try {

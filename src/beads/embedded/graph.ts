@@ -10,10 +10,6 @@ const ACYCLIC = new Set([...BLOCKING_DEPENDENCY_TYPES, PARENT_CHILD]);
 /** Statuses that satisfy a blocking edge. */
 const TERMINAL = new Set(['closed', 'tombstone']);
 
-export function isBlockingType(type: string): boolean {
-  return BLOCKING.has(type);
-}
-
 export function mustStayAcyclic(type: string): boolean {
   return ACYCLIC.has(type);
 }
