@@ -1,13 +1,56 @@
-// ESLint flat config: typescript-eslint's recommended type-aware rules over src, test and scripts.
+// ESLint flat config: typescript-eslint's type-aware recommended rules over src, test and scripts, and
+// the layering of docs/ARCHITECTURE.md checked: infra ← beads, agents ← loop ← autoresearch ← cli.
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+
+/** What each layer may not import (as path segments of a relative import). */
+const LAYERS = {
+  infra: ['beads', 'agents', 'loop', 'autoresearch', 'cli'],
+  beads: ['agents', 'loop', 'autoresearch', 'cli'],
+  agents: ['beads', 'loop', 'autoresearch', 'cli'],
+  loop: ['autoresearch', 'cli'],
+  autoresearch: ['cli'],
+  cli: [],
+};
+
+/** Subprocesses go through src/infra/process.ts (argv arrays, explicit cwd and env), nowhere else. */
+const EXECA_ONLY_IN_PROCESS = {
+  name: 'execa',
+  message: 'Run subprocesses through src/infra/process.ts (runProcess), the one place execa is used.',
+};
+
+/** The rule for one layer; no-restricted-imports does not merge across config objects, so each holds both. */
+function layerRule(layer, { execa }) {
+  return [
+    'error',
+    {
+      paths: execa ? [EXECA_ONLY_IN_PROCESS] : [],
+      patterns: LAYERS[layer].map((upper) => ({
+        group: [`**/${upper}/**`],
+        message: `src/${layer} may not import src/${upper} (layers: infra ← beads, agents ← loop ← autoresearch ← cli; see docs/ARCHITECTURE.md).`,
+      })),
+    },
+  ];
+}
+
+const layerRules = [
+  ...Object.keys(LAYERS).map((layer) => ({
+    files: [`src/${layer}/**/*.ts`],
+    rules: { 'no-restricted-imports': layerRule(layer, { execa: true }) },
+  })),
+  {
+    files: ['src/infra/process.ts'],
+    rules: { 'no-restricted-imports': layerRule('infra', { execa: false }) },
+  },
+];
 
 export default tseslint.config(
   { ignores: ['dist/', 'node_modules/', 'coverage/', 'bench/results.json'] },
   js.configs.recommended,
-  ...tseslint.configs.recommended,
+  ...tseslint.configs.recommendedTypeChecked,
   {
     languageOptions: {
+      parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
       globals: {
         process: 'readonly',
         console: 'readonly',
@@ -22,6 +65,9 @@ export default tseslint.config(
     rules: {
       '@typescript-eslint/consistent-type-imports': 'error',
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      // An `async` method without `await` is how a port's implementation turns a throw into a rejection
+      // (the in-memory backends and fakes); the rule would push those towards Promise.resolve wrappers.
+      '@typescript-eslint/require-await': 'off',
       'no-restricted-syntax': [
         'error',
         {
@@ -30,5 +76,33 @@ export default tseslint.config(
         },
       ],
     },
+  },
+  ...layerRules,
+  {
+    // Tests and scripts: fakes are plain objects whose methods are closures (no `this` to lose), and
+    // vitest's asymmetric matchers (expect.any, objectContaining) are typed `any`.
+    files: ['test/**/*.ts', 'scripts/**/*.ts'],
+    rules: {
+      '@typescript-eslint/unbound-method': 'off',
+      '@typescript-eslint/no-unsafe-assignment': 'off',
+    },
+  },
+  {
+    // Left off for now, with their findings, because other work is rewriting these files this session:
+    // loop-commands.ts (unbound-method on commander's option helpers, an `any` from Object.fromEntries,
+    // one unneeded assertion) and config.ts (String() of a value already known not to be an object).
+    // Fix the findings and drop this block once that work has landed.
+    files: ['src/cli/loop-commands.ts', 'src/autoresearch/config.ts'],
+    rules: {
+      '@typescript-eslint/unbound-method': 'off',
+      '@typescript-eslint/no-unsafe-return': 'off',
+      '@typescript-eslint/no-unnecessary-type-assertion': 'off',
+      '@typescript-eslint/no-base-to-string': 'off',
+    },
+  },
+  {
+    // Plain JavaScript (this file, bin shims, build scripts) is outside the TypeScript project.
+    files: ['**/*.js', '**/*.mjs', '**/*.cjs'],
+    extends: [tseslint.configs.disableTypeChecked],
   },
 );

@@ -321,7 +321,7 @@ async function runLoop(kind: LoopKind): Promise<LoopRequests> {
       const target = inLoop ? perLoop : perIteration;
       const name = session.iter === 0 ? `${session.role}-0` : session.role;
       target[name] ??= emptyCount();
-      add(target[name]!, session.count);
+      add(target[name], session.count);
       if (!inLoop) add(total, session.count);
     }
     const events = await readEvents(join(repo, '.autoresearch'));

@@ -356,7 +356,7 @@ export function buildConfigFile(options: LoopSetupOptions): LoopConfigFile {
       doer_paths: scope ?? [artifact ?? ''],
       judge_paths: artifact === undefined ? [] : [artifact],
     },
-    ...(options.agents === undefined ? {} : { agents: { ...options.agents } as LoopConfigFile['agents'] }),
+    ...(options.agents === undefined ? {} : { agents: { ...options.agents } }),
     ...(options.confirmationRounds === undefined ? {} : { confirmation_rounds: options.confirmationRounds }),
     ...checksConfigFile(options.guards, options.tracks),
   };

@@ -303,7 +303,7 @@ async function readOptional(path: string): Promise<string | undefined> {
  */
 function strictView<T>(value: T, path: string): T {
   if (value === null || typeof value !== 'object') return value;
-  return new Proxy(value as object, {
+  return new Proxy(value, {
     get(target, key, receiver) {
       if (typeof key !== 'string') return Reflect.get(target, key, receiver) as unknown;
       if (!(key in target)) throw new Error(`unknown variable "${path}${key}"`);
@@ -312,7 +312,7 @@ function strictView<T>(value: T, path: string): T {
     set() {
       throw new Error('a template view is read-only');
     },
-  }) as T;
+  });
 }
 
 /** Template control lines leave runs of blank lines; keep at most one, and end with one newline. */

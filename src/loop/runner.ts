@@ -523,7 +523,7 @@ class Runner {
   }
 
   private emit(event: DistributiveOmit<LoopEvent, 'ts'>): void {
-    this.d.emit({ ...event, ts: this.iso(this.d.clock.now()) } as LoopEvent);
+    this.d.emit({ ...event, ts: this.iso(this.d.clock.now()) });
   }
 
   private iso(ms: number): string {

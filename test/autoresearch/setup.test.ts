@@ -209,9 +209,7 @@ describe('validation', () => {
   it('needs a scope when there is no artifact to default to', () => {
     const { scope: _none, ...noScope } = HARD;
     expect(() => buildConfigFile(noScope)).toThrow(/--scope/);
-    expect(
-      buildConfigFile({ ...noScope, metric: { ...HARD.metric, artifact: 'src/' } as never }).scope,
-    ).toEqual({
+    expect(buildConfigFile({ ...noScope, metric: { ...HARD.metric, artifact: 'src/' } }).scope).toEqual({
       doer_paths: ['src/'],
       judge_paths: ['src/'],
     });

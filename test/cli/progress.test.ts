@@ -109,10 +109,10 @@ describe('progress renderer', () => {
     const plain = render(false, [judged, decided]);
     expect(plain).toContain('  iter 3 judged: 97.3856 · 149/153 passed (TAP)');
     expect(plain).toContain('iter 3: 7 → 97.3856 kept; the loop ends: goal_reached');
-    const failed = render(false, [{ ...judged, score: null, failure: 'no TAP plan' } as LoopEvent]);
+    const failed = render(false, [{ ...judged, score: null, failure: 'no TAP plan' }]);
     expect(failed).toContain('iter 3 judged: no score (no TAP plan)');
 
-    const live = render(true, [{ ...started, progress: { done: 4, total: 9 } } as LoopEvent], () => 0);
+    const live = render(true, [{ ...started, progress: { done: 4, total: 9 } }], () => 0);
     expect(live).toContain('[4/9 done · 0s] … bd-e.1 doer via claude-opus 0s');
   });
 });

@@ -227,7 +227,7 @@ describe('autoresearch with the real claude', () => {
     // Status counts every agent run, including the last strategist and the retrospective, which
     // run after the last ledger line: exactly what Claude's result objects reported.
     const sum = (key: 'cost_usd' | 'input_tokens' | 'output_tokens') =>
-      agentAttempts.reduce((total, attempt) => total + ((attempt[key] as number | undefined) ?? 0), 0);
+      agentAttempts.reduce((total, attempt) => total + (attempt[key] ?? 0), 0);
     expect(report.agent_runs, status.stdout).toBe(7);
     expect(report.cost_usd, status.stdout).toBeCloseTo(sum('cost_usd'), 6);
     expect(report.tokens, status.stdout).toEqual({

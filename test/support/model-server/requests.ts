@@ -70,7 +70,9 @@ export function describeRequest(
   const tools = Array.isArray(record.tools)
     ? record.tools
         .filter(isRecord)
-        .map((tool) => (typeof tool.name === 'string' ? tool.name : String(tool.type ?? '?')))
+        .map((tool) =>
+          typeof tool.name === 'string' ? tool.name : typeof tool.type === 'string' ? tool.type : '?',
+        )
     : [];
   return {
     seq,
