@@ -99,7 +99,7 @@ export function parseJsonLocated(text: string): JsonParse {
     ] as const) {
       if (text.startsWith(word, pos)) {
         pos += word.length;
-        return { ...node, start, end: pos } as JsonNode;
+        return { ...node, start, end: pos };
       }
     }
     NUMBER.lastIndex = pos;
