@@ -1,6 +1,5 @@
-// What a lock file says about its holder (one zod parser for every lock Forge reads) and the one rule
+// What a lock file says about its holder (one parser for every lock Forge reads) and the one rule
 // for whether that holder is gone: on this host, its process ended; on another host, never by pid.
-import { z } from 'zod';
 import { isProcessAlive, processStartedAt, processStartTicks } from './pid.js';
 
 /** Who holds a lock: enough to tell, on the holder's own host, whether it still runs. */
@@ -27,48 +26,66 @@ export interface StoreLockHolder extends LockOwner {
   token: string;
 }
 
-const pid = z.number().int().positive();
+// Checked by hand rather than with zod: `ralph-loop status` reads locks and must stay light (no zod
+// loaded on that path; test/e2e/autoresearch-cli.test.ts holds it to that).
+type Check = (value: unknown) => boolean;
+const isString: Check = (value) => typeof value === 'string';
+const isInteger: Check = (value) => Number.isInteger(value);
+const isPid: Check = (value) => Number.isInteger(value) && (value as number) > 0;
 
-const ownerShape = {
-  pid,
-  host: z.string(),
-  // Older locks and other writers may leave it out: shown as unknown, never a reason to refuse the lock.
-  started_at: z.string().catch(''),
-  pid_start: z.number().int().optional(),
+/** The fields of every lock's owner; `started_at` may be missing (older locks, other writers). */
+const OWNER_FIELDS = { pid: isPid, host: isString };
+const OWNER_OPTIONAL = { pid_start: isInteger };
+
+const RECORD_FIELDS = { ...OWNER_FIELDS, epic: isString, run_id: isString };
+const RECORD_OPTIONAL = {
+  ...OWNER_OPTIONAL,
+  bead: isString,
+  bead_started_at: isString,
+  agent_pid: isPid,
+  agent_pid_start: isInteger,
 };
 
-const lockRecordSchema: z.ZodType<LockRecord> = z.object({
-  ...ownerShape,
-  epic: z.string(),
-  run_id: z.string(),
-  bead: z.string().optional(),
-  bead_started_at: z.string().optional(),
-  agent_pid: pid.optional(),
-  agent_pid_start: z.number().int().optional(),
-});
-
-const storeLockHolderSchema: z.ZodType<StoreLockHolder> = z.object({ ...ownerShape, token: z.string() });
-
-/** Lock text as `schema` describes it, or undefined when it is torn, foreign or not JSON. */
-function parseWith<T>(schema: z.ZodType<T>, text: string): T | undefined {
+/**
+ * The fields of a JSON object text that `required` and `optional` describe (others dropped), or
+ * undefined when it is not JSON, not an object, or a field fails its check.
+ */
+function pickFields(
+  text: string,
+  required: Readonly<Record<string, Check>>,
+  optional: Readonly<Record<string, Check>>,
+): Record<string, unknown> | undefined {
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch {
     return undefined;
   }
-  const parsed = schema.safeParse(value);
-  return parsed.success ? parsed.data : undefined;
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
+  const source = value as Record<string, unknown>;
+  const picked: Record<string, unknown> = {};
+  for (const [key, check] of Object.entries(required)) {
+    if (!check(source[key])) return undefined;
+    picked[key] = source[key];
+  }
+  for (const [key, check] of Object.entries(optional)) {
+    if (source[key] === undefined) continue;
+    if (!check(source[key])) return undefined;
+    picked[key] = source[key];
+  }
+  picked.started_at = isString(source.started_at) ? source.started_at : '';
+  return picked;
 }
 
 /** A runner lock file's content, or undefined when it cannot be one (its holder is then judged by age). */
 export function parseLockRecord(text: string): LockRecord | undefined {
-  return parseWith(lockRecordSchema, text);
+  return pickFields(text, RECORD_FIELDS, RECORD_OPTIONAL) as LockRecord | undefined;
 }
 
 /** The bead store lock's content, or undefined when it cannot be one. */
 export function parseStoreLockHolder(text: string): StoreLockHolder | undefined {
-  return parseWith(storeLockHolderSchema, text);
+  return pickFields(text, { ...OWNER_FIELDS, token: isString }, OWNER_OPTIONAL) as
+    StoreLockHolder | undefined;
 }
 
 /** How much later than the lock's last write a process may seem to start (/proc's boot time is in seconds). */
