@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { readFileIfExists } from '../infra/atomic-file.js';
 import { ConfigError } from '../infra/errors.js';
 import { splitCommandLine } from '../infra/command-line.js';
+import { describeProblem, zodProblems } from '../infra/zod-issues.js';
 import { locateJsonError } from './json-text.js';
 
 export type Direction = 'maximize' | 'minimize';
@@ -324,9 +325,11 @@ export type TrackConfig = LoopConfig['tracks'][number];
 export function parseLoopConfig(value: unknown, file: string): LoopConfig {
   const result = loopConfigSchema.safeParse(value);
   if (result.success) return result.data;
-  const lines = result.error.issues.flatMap((issue) => formatIssue(issue));
-  throw new ConfigError(lines.map((line) => `${file}: ${line}`).join('\n'), {
-    hint: lines.length > 1 ? `Fix the ${lines.length} problems above in ${file}.` : `Fix it in ${file}.`,
+  const problems = zodProblems(file, result.error);
+  throw new ConfigError(problems.map(describeProblem).join('\n'), {
+    hint:
+      problems.length > 1 ? `Fix the ${problems.length} problems above in ${file}.` : `Fix it in ${file}.`,
+    problems,
   });
 }
 
@@ -348,31 +351,8 @@ export async function loadLoopConfig(path: string): Promise<LoopConfig> {
   return parseLoopConfig(value, path);
 }
 
-type Issue = z.core.$ZodIssue;
-
-function formatIssue(issue: Issue): string[] {
-  const path = formatPath(issue.path);
-  const at = (p: string) => (p === '' ? '' : `${p}: `);
-  if (issue.code === 'unrecognized_keys') {
-    return issue.keys.map((key) => `${at(formatPath([...issue.path, key]))}unknown key`);
-  }
-  const options = (issue as { options?: unknown }).options;
-  if (issue.code === 'invalid_union' && Array.isArray(options)) {
-    const listed = options.map((o) => JSON.stringify(o)).join(', ');
-    return [`${at(path)}expected one of ${listed}`];
-  }
-  return [`${at(path)}${issue.message.replace(/^Invalid input: /, '')}`];
-}
-
 /** `caps.max_iterations`, `scope.doer_paths[0]`. */
-export function formatPath(path: readonly PropertyKey[]): string {
-  let out = '';
-  for (const part of path) {
-    if (typeof part === 'number') out += `[${part}]`;
-    else out += out === '' ? String(part) : `.${String(part)}`;
-  }
-  return out;
-}
+export { formatFieldPath as formatPath } from '../infra/zod-issues.js';
 
 // ---- paths ----
 

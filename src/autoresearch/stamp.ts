@@ -10,6 +10,7 @@ import type { Bead, BeadStore, CreateBeadInput } from '../beads/types.js';
 import { readFileIfExists, writeFileAtomic } from '../infra/atomic-file.js';
 import { AppError, ConfigError, ExitCode, UsageError } from '../infra/errors.js';
 import { iterOf } from '../infra/labels.js';
+import { describeProblem } from '../infra/zod-issues.js';
 import { loadLoopConfig, type LoopConfig, type ScoreSource } from './config.js';
 import { loadLedgerSummary, type LedgerSummary } from './ledger-summary.js';
 import { gatherRetrospectiveFacts } from './retrospective-facts.js';
@@ -429,8 +430,14 @@ async function gatherInputs(ctx: LoopContext): Promise<StampInputs> {
     const path = resolve(ctx.repo, metric.rubric_path);
     rubric = await readFileIfExists(path);
     if (rubric === undefined) {
-      throw new ConfigError(`${ctx.paths.config}: metric.rubric_path: ${metric.rubric_path} does not exist`, {
+      const problem = {
+        file: ctx.paths.config,
+        field: 'metric.rubric_path',
+        message: `${metric.rubric_path} does not exist`,
+      };
+      throw new ConfigError(describeProblem(problem), {
         hint: 'Restore the rubric file; the judge of every iteration reads it.',
+        problems: [problem],
       });
     }
   }

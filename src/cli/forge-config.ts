@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { isBuiltInAgentName } from '../agents/spec.js';
 import { ConfigError } from '../infra/errors.js';
 import { readFileIfExists } from '../infra/atomic-file.js';
+import { describeProblem, zodProblems } from '../infra/zod-issues.js';
 
 export const FORGE_CONFIG_PATH = join('.forge', 'config.json');
 
@@ -119,19 +120,9 @@ export function parseConfigText<T extends z.ZodType>(file: string, text: string,
   }
   const result = schema.safeParse(raw);
   if (result.success) return result.data;
-  const lines = result.error.issues.map((issue) => `${file}: ${describeIssue(issue)}`);
-  throw new ConfigError(lines.join('\n'), {
-    hint: `Fix the field${lines.length > 1 ? 's' : ''} above in ${file}.`,
+  const problems = zodProblems(file, result.error);
+  throw new ConfigError(problems.map(describeProblem).join('\n'), {
+    hint: `Fix the field${problems.length > 1 ? 's' : ''} above in ${file}.`,
+    problems,
   });
-}
-
-function describeIssue(issue: z.core.$ZodIssue): string {
-  const path = issue.path.length === 0 ? '(top level)' : issue.path.map(String).join('.');
-  if (issue.code === 'unrecognized_keys') {
-    const keys = issue.keys.map((key) => (path === '(top level)' ? key : `${path}.${key}`));
-    return `${keys.join(', ')}: unknown key${keys.length > 1 ? 's' : ''}`;
-  }
-  // A bad record key (a gate name): zod says only "Invalid key in record"; the key's own rule says why.
-  if (issue.code === 'invalid_key') return `${path}: ${issue.issues[0]?.message ?? issue.message}`;
-  return `${path}: ${issue.message}`;
 }

@@ -351,12 +351,12 @@ async function loopOptionsFrom(
 /** Appends the flag that set a field to each line of a config error: `… (from --max-iterations)`. */
 async function withFlagNames(error: unknown): Promise<unknown> {
   const { ConfigError } = await import('../infra/errors.js');
-  if (!(error instanceof ConfigError) || !/config\.json: /.test(error.message)) return error;
-  const lines = error.message.split('\n').map((line) => {
-    const match = /config\.json: ([\w.[\]]+): /.exec(line);
-    const field = match?.[1]?.replace(/\[\d+\]/g, '');
-    const flag =
-      field === undefined ? undefined : (FLAG_FOR_FIELD[field] ?? FLAG_FOR_FIELD[field.split('.')[0] ?? '']);
+  const { describeProblem } = await import('../infra/zod-issues.js');
+  if (!(error instanceof ConfigError) || error.problems === undefined) return error;
+  const lines = error.problems.map((problem) => {
+    const field = problem.field.replace(/\[\d+\]/g, '');
+    const flag = FLAG_FOR_FIELD[field] ?? FLAG_FOR_FIELD[field.split('.')[0] ?? ''];
+    const line = describeProblem(problem);
     return flag === undefined ? line : `${line} (from ${flag})`;
   });
   // The file does not exist yet: the fix is in the command line.

@@ -1,4 +1,5 @@
 // Typed application errors and the exit codes both programs use.
+import type { FieldProblem } from './zod-issues.js';
 
 export const ExitCode = {
   ok: 0,
@@ -42,9 +43,16 @@ export class UsageError extends AppError {
 }
 
 export class ConfigError extends AppError {
-  constructor(message: string, options: Omit<AppErrorOptions, 'exitCode'> = {}) {
+  /** The fields at fault, when the error came from validating a document: read these, not the message. */
+  readonly problems: readonly FieldProblem[] | undefined;
+
+  constructor(
+    message: string,
+    options: Omit<AppErrorOptions, 'exitCode'> & { problems?: readonly FieldProblem[] } = {},
+  ) {
     super(message, { ...options, exitCode: ExitCode.config });
     this.name = 'ConfigError';
+    this.problems = options.problems;
   }
 }
 

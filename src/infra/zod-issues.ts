@@ -1,0 +1,58 @@
+// The one formatter of zod issues: each becomes a structured problem naming the file and the field
+// path, so callers (the CLI adding the flag that set a field) read fields, never re-parse messages.
+import type { z } from 'zod';
+
+/** One thing wrong in a file: `file: field: message` (no field: the whole document). */
+export interface FieldProblem {
+  file: string;
+  /** `caps.max_iterations`, `scope.doer_paths[0]`; empty for the document itself. */
+  field: string;
+  message: string;
+}
+
+/** `caps.max_iterations`, `scope.doer_paths[0]`. */
+export function formatFieldPath(path: readonly PropertyKey[]): string {
+  let out = '';
+  for (const part of path) {
+    if (typeof part === 'number') out += `[${part}]`;
+    else out += out === '' ? String(part) : `.${String(part)}`;
+  }
+  return out;
+}
+
+/** Every issue of a failed parse as problems in `file`: one per unknown key, one per other issue. */
+export function zodProblems(file: string, error: z.ZodError): FieldProblem[] {
+  return error.issues.flatMap((issue) => issueProblems(file, issue));
+}
+
+function issueProblems(file: string, issue: z.core.$ZodIssue): FieldProblem[] {
+  const field = formatFieldPath(issue.path);
+  if (issue.code === 'unrecognized_keys') {
+    return issue.keys.map((key) => ({
+      file,
+      field: formatFieldPath([...issue.path, key]),
+      message: 'unknown key',
+    }));
+  }
+  // A bad record key (a gate name): zod says only "Invalid key in record"; the key's own rule says why.
+  if (issue.code === 'invalid_key') {
+    return [{ file, field, message: plain(issue.issues[0]?.message ?? issue.message) }];
+  }
+  const options = (issue as { options?: unknown }).options;
+  if (issue.code === 'invalid_union' && Array.isArray(options)) {
+    return [{ file, field, message: `expected one of ${options.map((o) => JSON.stringify(o)).join(', ')}` }];
+  }
+  return [{ file, field, message: plain(issue.message) }];
+}
+
+/** zod's own messages start "Invalid input: expected …"; ours say "expected …". */
+function plain(message: string): string {
+  return message.replace(/^Invalid input: /, '');
+}
+
+/** The line a person reads: `.autoresearch/config.json: caps.max_iterations: expected …`. */
+export function describeProblem(problem: FieldProblem): string {
+  return problem.field === ''
+    ? `${problem.file}: ${problem.message}`
+    : `${problem.file}: ${problem.field}: ${problem.message}`;
+}
