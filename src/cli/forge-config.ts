@@ -2,9 +2,7 @@
 import { join } from 'node:path';
 import { z } from 'zod';
 import { isBuiltInAgentName } from '../agents/spec.js';
-import { ConfigError } from '../infra/errors.js';
-import { readFileIfExists } from '../infra/atomic-file.js';
-import { describeProblem, zodProblems } from '../infra/zod-issues.js';
+import { parseJsonText, readJsonFile } from '../infra/json-file.js';
 
 export const FORGE_CONFIG_PATH = join('.forge', 'config.json');
 
@@ -102,27 +100,13 @@ export function configuredGates(
 
 /** Loads `.forge/config.json` under `cwd`; a missing file gives the defaults. */
 export async function loadForgeConfig(cwd: string): Promise<ForgeConfig> {
-  const path = join(cwd, FORGE_CONFIG_PATH);
-  const text = await readFileIfExists(path);
-  if (text === undefined) return forgeConfigSchema.parse({});
-  return parseConfigText(FORGE_CONFIG_PATH, text, forgeConfigSchema);
+  const config = await readJsonFile(join(cwd, FORGE_CONFIG_PATH), forgeConfigSchema, {
+    file: FORGE_CONFIG_PATH,
+  });
+  return config ?? forgeConfigSchema.parse({});
 }
 
 /** Parses JSON text against a schema; every problem is reported as `file: field.path: message`. */
 export function parseConfigText<T extends z.ZodType>(file: string, text: string, schema: T): z.infer<T> {
-  let raw: unknown;
-  try {
-    raw = JSON.parse(text);
-  } catch (error) {
-    throw new ConfigError(`${file}: not valid JSON (${(error as Error).message})`, {
-      hint: `Fix the JSON syntax in ${file}.`,
-    });
-  }
-  const result = schema.safeParse(raw);
-  if (result.success) return result.data;
-  const problems = zodProblems(file, result.error);
-  throw new ConfigError(problems.map(describeProblem).join('\n'), {
-    hint: `Fix the field${problems.length > 1 ? 's' : ''} above in ${file}.`,
-    problems,
-  });
+  return parseJsonText(text, schema, { file });
 }
