@@ -63,6 +63,17 @@ export interface CreateBeadInput {
   dependsOn?: readonly string[];
 }
 
+/** An epic's whole dependency graph as it is now: what `forge-pack validate` checks before a run. */
+export interface EpicGraph {
+  epic: BeadDetail;
+  /** Every descendant of the epic (children, their children, …), with its edges. */
+  beads: BeadDetail[];
+  /** Beads outside the epic that the epic or its beads depend on, as they are now. */
+  outside: Bead[];
+  /** Ids the epic or its beads depend on that the store does not hold (dangling dependencies). */
+  missing: string[];
+}
+
 export interface ReadyOptions {
   /** All descendants of the epic rather than its direct children only. */
   recursive?: boolean;
@@ -96,6 +107,11 @@ export interface BeadStore {
   list(filter?: ListFilter): Promise<Bead[]>;
   /** Children of the epic with their statuses (all descendants with `recursive`). */
   children(epicId: string, options?: ReadyOptions): Promise<Bead[]>;
+  /**
+   * The epic, all its descendants with their dependencies, and the far end of every dependency that
+   * leaves the epic: one read of the store (br: the calls `children -r` makes, plus one `show`).
+   */
+  graph(epicId: string): Promise<EpicGraph>;
   /** Marks the bead in_progress. Fails (not throws) when it is no longer open. */
   claim(id: string): Promise<ClaimResult>;
   /** Sets the bead back to open, with the reason as a comment when given. */

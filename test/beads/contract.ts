@@ -226,6 +226,34 @@ export function defineBeadStoreContract(name: string, makeStore: () => Promise<S
       expect((await store.show(bead.id)).comments[0]!.text).toBe(title);
     });
 
+    it('gives the graph of an epic: every descendant with its edges, and the beads they wait for outside it', async () => {
+      const { store } = await makeStore();
+      const { epic, children } = await epicWithChildren(store, ['first', 'second']);
+      const sub = await store.create({ title: 'Phase 2', type: 'epic', parent: epic.id });
+      const leaf = await store.create({ title: 'leaf', parent: sub.id });
+      const elsewhere = await store.create({ title: 'question for a person', labels: ['role:human'] });
+      await store.addDependency(children[1]!.id, children[0]!.id);
+      await store.addDependency(leaf.id, elsewhere.id);
+      await epicWithChildren(store, ['not mine']);
+
+      const graph = await store.graph(epic.id);
+      expect(graph.epic.id).toBe(epic.id);
+      expect(graph.beads.map((b) => b.id).sort()).toEqual(
+        [...children.map((c) => c.id), sub.id, leaf.id].sort(),
+      );
+      const second = graph.beads.find((b) => b.id === children[1]!.id)!;
+      expect(second.dependencies.filter((d) => d.dependency_type === 'blocks').map((d) => d.id)).toEqual([
+        children[0]!.id,
+      ]);
+      const leafDetail = graph.beads.find((b) => b.id === leaf.id)!;
+      expect(leafDetail.parent).toBe(sub.id);
+      expect(graph.outside.map((b) => [b.id, b.status, b.labels])).toEqual([
+        [elsewhere.id, 'open', ['role:human']],
+      ]);
+      expect(graph.missing).toEqual([]);
+      await expect(store.graph('bd-doesnotexist')).rejects.toMatchObject({ code: 'ISSUE_NOT_FOUND' });
+    });
+
     it('flushes without error', async () => {
       const { store } = await makeStore();
       await store.create({ title: 'x' });

@@ -7,7 +7,8 @@
 // beads (labels, and the parent of each), keeping the children of the epic; for descendants, one more
 // show per level of parents not yet seen. That is cheaper than walking down one `dep list` per node.
 import type { z } from 'zod';
-import type { Bead, BeadDetail } from '../types.js';
+import type { Bead, BeadDetail, EpicGraph } from '../types.js';
+import { BeadStoreError } from '../../infra/errors.js';
 import { compareTimestamps } from '../types.js';
 import type { BrCall, BrClient } from './client.js';
 import { beadOnly, depListSchema, readySchema, toBead } from './schemas.js';
@@ -120,4 +121,59 @@ export async function childrenOfEpic(
     );
   }
   return result.sort((a, b) => compareTimestamps(a.created_at, b.created_at) || (a.id < b.id ? -1 : 1));
+}
+
+/**
+ * The epic's graph: the calls `children -r` makes (one dep list, one batched show per level, the epic
+ * shown with its children), then one batched show of what its beads depend on outside it. br lists an
+ * edge to an id it does not hold (a LEFT JOIN); showing that id fails, and only then is each shown alone.
+ */
+export async function graphOfEpic(deps: HierarchyDeps, epicId: string): Promise<EpicGraph> {
+  const seen = new Set<string>([epicId]);
+  const beads: BeadDetail[] = [];
+  let epic: BeadDetail | undefined;
+  let level = await directChildIds(deps, epicId);
+  let first = true;
+  while (first || level.length > 0) {
+    level = level.filter((id) => !seen.has(id));
+    if (!first && level.length === 0) break;
+    for (const id of level) seen.add(id);
+    const details = await deps.showMany(first ? [epicId, ...level] : level);
+    for (const detail of details) {
+      if (detail.id === epicId) epic = detail;
+      else beads.push(detail);
+    }
+    level = details
+      .filter((detail) => detail.id !== epicId)
+      .flatMap((detail) =>
+        detail.dependents.filter((edge) => edge.dependency_type === 'parent-child').map((edge) => edge.id),
+      );
+    first = false;
+  }
+  if (epic === undefined) {
+    throw new BeadStoreError(`br show found no bead ${epicId}.`, { code: 'ISSUE_NOT_FOUND' });
+  }
+  const targets = [
+    ...new Set([epic, ...beads].flatMap((detail) => detail.dependencies.map((edge) => edge.id))),
+  ].filter((id) => !seen.has(id));
+  const { found, missing } = await showExisting(deps, targets);
+  return { epic, beads, outside: found.map(beadOnly), missing };
+}
+
+async function showExisting(
+  deps: HierarchyDeps,
+  ids: readonly string[],
+): Promise<{ found: BeadDetail[]; missing: string[] }> {
+  if (ids.length === 0) return { found: [], missing: [] };
+  let found: BeadDetail[];
+  try {
+    found = await deps.showMany(ids);
+  } catch (error) {
+    if (!(error instanceof BeadStoreError) || error.code !== 'ISSUE_NOT_FOUND') throw error;
+    if (ids.length === 1) return { found: [], missing: [...ids] };
+    const each = await Promise.all(ids.map((id) => showExisting(deps, [id])));
+    return { found: each.flatMap((e) => e.found), missing: each.flatMap((e) => e.missing).sort() };
+  }
+  const have = new Set(found.map((detail) => detail.id));
+  return { found, missing: ids.filter((id) => !have.has(id)).sort() };
 }

@@ -10,7 +10,7 @@ import type { BrCall, BrOutcome, RetryPolicy } from './client.js';
 import { createBrClient } from './client.js';
 import { BrError, badOutputError } from './errors.js';
 import type { HierarchyDeps } from './hierarchy.js';
-import { childrenOfEpic, readyOfEpic } from './hierarchy.js';
+import { childrenOfEpic, graphOfEpic, readyOfEpic } from './hierarchy.js';
 import {
   closeSchema,
   commentAddSchema,
@@ -182,6 +182,8 @@ export function createBrStore(options: BrStoreOptions): BeadStore {
     },
 
     children: (epicId, childOptions) => childrenOfEpic(hierarchy, epicId, childOptions?.recursive === true),
+
+    graph: (epicId) => graphOfEpic(hierarchy, epicId),
 
     async claim(id): Promise<ClaimResult> {
       let before = takeFreshReady(id);

@@ -144,7 +144,7 @@ export function toDetail(record: IssueRecord, issues: IssueMap): BeadDetail {
   return { ...toBead(record), dependencies, dependents, comments };
 }
 
-function edgeTo(id: string, type: string, issues: IssueMap): BeadEdge {
+export function edgeTo(id: string, type: string, issues: IssueMap): BeadEdge {
   const other = issues.get(id);
   if (other === undefined) return { id, dependency_type: type };
   return { id, title: other.title, status: other.status, priority: other.priority, dependency_type: type };

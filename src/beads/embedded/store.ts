@@ -7,6 +7,7 @@ import type { Bead, BeadStore, ListFilter } from '../types.js';
 import { createMemoryBackend } from './backend.js';
 import type { RecordBackend, StoreMeta } from './backend.js';
 import { createFileBackend } from './file-backend.js';
+import { epicGraph } from './epic-graph.js';
 import { childBeads, readyBeads } from './graph.js';
 import type { StoreLockOptions } from './lock.js';
 import {
@@ -96,6 +97,10 @@ export function createEngineStore(backend: RecordBackend, options: EngineOptions
       const issues = await backend.read();
       requireIssue(issues, epicId);
       return childBeads(issues, epicId, childOptions?.recursive === true);
+    },
+    async graph(epicId) {
+      const issues = await backend.read();
+      return epicGraph(issues, requireIssue(issues, epicId));
     },
     claim: (id) => backend.update((draft, meta) => claimIssue(draft, id, context(meta))),
     reopen: (id, reason) => backend.update((draft, meta) => reopenIssue(draft, id, reason, context(meta))),
