@@ -8,6 +8,7 @@ import { createDoctorCommand } from './doctor-command.js';
 import { createInitCommand } from './init-command.js';
 import { createLoopCommand, createStampCommand } from './loop-commands.js';
 import { createSkillsCommand } from './skills-command.js';
+import { createValidateCommand } from './validate-command.js';
 
 export function createForgePackProgram(deps: CliDeps): Command {
   const program = configureProgram(new Command('forge-pack'), deps)
@@ -20,6 +21,7 @@ export function createForgePackProgram(deps: CliDeps): Command {
   program.addCommand(createDoctorCommand(deps));
   program.addCommand(createLoopCommand(deps));
   program.addCommand(createStampCommand(deps));
+  program.addCommand(createValidateCommand(deps));
   program.addCommand(createBeadsCommand(deps));
   program.addCommand(createSkillsCommand(deps));
 
@@ -38,6 +40,7 @@ Examples:
   forge-pack beads create "Write tests" --parent bd-a1b -l role:doer
   forge-pack beads dep add bd-a1b.2 bd-a1b.1                    # .2 waits for .1
   forge-pack beads ready --parent bd-a1b --json                 # what ralph-loop would take next
+  forge-pack validate bd-a1b                                    # check the epic's graph before a night's run
 
 Store: br when it is on PATH, else the embedded store in .beads/issues.jsonl
 (--store or "store" in .forge/config.json to choose).

@@ -64,7 +64,11 @@ function addRunOptions(command: Command): Command {
       '--accept-head',
       "for a loop whose branch or HEAD you moved on purpose: take the current HEAD as the loop's own",
     )
-    .option('--dry-run', 'print the order beads would run in; claim, run and change nothing');
+    .option('--dry-run', 'print the order beads would run in; claim, run and change nothing')
+    .option(
+      '--no-validate',
+      "skip the epic's checks before the run (forge-pack validate: cycles, dangling dependencies, unknown roles…)",
+    );
 }
 
 export function createRalphLoopProgram(deps: CliDeps): Command {
@@ -169,6 +173,7 @@ export function createRalphLoopProgram(deps: CliDeps): Command {
 Examples:
   ralph-loop bd-a1b                         # run until nothing is ready
   ralph-loop bd-a1b --dry-run               # the order it would run, changing nothing
+  ralph-loop bd-a1b --no-validate           # skip the checks forge-pack validate makes before every run
   ralph-loop bd-a1b --wall-clock 28800 --agent claude-sonnet --auto-commit
   ralph-loop bd-a1b --no-gates              # this run, skip the test/lint/build gates
   ralph-loop status bd-a1b                  # a loop: scores, phase, cost; a plain epic: beads, live bead, failures
@@ -193,6 +198,9 @@ the bead closes (and commits) only when all pass. A bead's gates:<name> labels p
 Hooks: .forge/config.json "hooks" {on_end, on_needs_human, on_failure: argv} run when a run ends, with
 FORGE_EPIC, FORGE_REASON, FORGE_EXIT_CODE and FORGE_MESSAGE set; a failing hook is only a warning.
 
+Before claiming anything, a run checks the epic as forge-pack validate does and refuses its errors
+(exit 4: a dependency cycle, a dangling dependency, a bead that can never run, an unknown role, agent
+or gate…); warnings are printed and the run goes on. --no-validate skips the checks.
 Exit codes: 0 done/terminal/cap/stopped, 2 usage, 3 environment, 4 config, 5 a bead failed
 (labelled ralph:failed, left open), 6 waiting for a human, 7 stalled (open beads, none ready),
 8 another runner holds the epic, 9 agent authentication failed, 130 interrupted.

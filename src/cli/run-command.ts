@@ -60,6 +60,8 @@ export interface RunFlags {
   acceptHead?: boolean;
   /** `--gates`/`--no-gates`: run the configured gates after code-writing beads (over runner.run_gates). */
   gates?: boolean;
+  /** `--no-validate`: skip the epic's checks before the run. */
+  validate?: boolean;
 }
 
 /**
@@ -229,6 +231,19 @@ export async function runLoopCommand(
   // Check what was asked for before creating anything: a mistyped or refused run leaves no trace.
   const repoGit = await deps.createRunnerGit(repo);
   await checkRunTarget(opened.store, epicId, { dir: repo, inGitRepo: repoGit !== undefined, onlyBead });
+  if (flags.validate !== false) {
+    const { refuseInvalidEpic } = await import('./validate-epic.js');
+    await refuseInvalidEpic({
+      epicId,
+      onlyBead,
+      repo,
+      store: opened.store,
+      config,
+      env: deps.env,
+      agentOverride: flags.agent !== undefined,
+      warn: (line) => deps.stderr.write(`${line}\n`),
+    });
+  }
   const autoCommit = flags.autoCommit ?? config.runner.auto_commit ?? false;
   if (autoCommit && repoGit === undefined && !flags.dryRun) {
     throw new EnvironmentError(`--auto-commit needs a git repository, and ${repo} is not one.`, {

@@ -231,7 +231,7 @@ const CASES: { name: string; graph: EpicGraph; input?: Partial<EpicCheckInput>; 
     }),
     input: { configRoles: ['reviewer'] },
     expected: [
-      ['role', 'error', 'E.1', 'role:revewer is not a role Forge knows'],
+      ['role', 'error', 'E.1', 'E.1 has role:revewer, which is not a role Forge knows'],
       ['role', 'warning', 'E.2', 'is a loop role, and this epic is not an autoresearch loop'],
       ['role', 'warning', 'E.3', 'is for a person, but it is inside the epic'],
     ],
@@ -251,7 +251,7 @@ const CASES: { name: string; graph: EpicGraph; input?: Partial<EpicCheckInput>; 
       'E.4': { labels: ['agent:gpt-9'], status: 'closed' },
     }),
     input: { agentCommands: { 'my-agent': ['my-agent'] } },
-    expected: [['agent', 'error', 'E.1', 'agent:gpt-9: unknown agent "gpt-9"']],
+    expected: [['agent', 'error', 'E.1', 'E.1 has agent:gpt-9: unknown agent "gpt-9"']],
   },
   {
     name: 'agents overridden by --agent only warn',

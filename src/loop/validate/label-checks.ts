@@ -131,7 +131,7 @@ function roleProblems(bead: Bead, input: LabelCheckInput): ValidationProblem[] {
       severity: loopRole ? 'warning' : 'error',
       check: 'role',
       subject: bead.id,
-      message: `${bead.id}: role:${role} ${why}`,
+      message: `${bead.id} has role:${role}, which ${why}`,
       fix: loopRole
         ? `Nothing to do if a plain agent should do it; otherwise run it in its loop's epic.`
         : `Fix the role (roles Forge knows: default, judge, ${LOOP_ROLES.filter((r) => r !== 'judge').join(', ')} in a loop, ${SKILL_ROLES.join(', ')}), or give role ${role} an agent in .forge/config.json "agents".`,
@@ -149,7 +149,7 @@ function agentProblems(bead: Bead, input: LabelCheckInput): ValidationProblem[] 
       severity: input.agentOverride === true ? 'warning' : 'error',
       check: 'agent',
       subject: bead.id,
-      message: `${bead.id}: ${label}: ${parsed.reason}${input.agentOverride === true ? ' (--agent overrides it in this run)' : ''}`,
+      message: `${bead.id} has ${label}: ${parsed.reason}${input.agentOverride === true ? ' (--agent overrides it in this run)' : ''}`,
       fix: `Name an agent a label can name (forge-pack beads label remove ${bead.id} ${label}, then label add ${bead.id} agent:<name>), or add yours under "agent_commands" in .forge/config.json.`,
     },
   ];
