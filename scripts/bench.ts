@@ -14,6 +14,7 @@ import { measureMemory, type MemoryFigures } from './bench/memory.js';
 import { buildRows, describeMachine, renderTable, type BenchFigures } from './bench/report.js';
 import { measureRunnerOverhead } from './bench/runner-overhead.js';
 import { measureStatusLatency } from './bench/status-latency.js';
+import { measureValidateCost } from './bench/validate-cost.js';
 import { BUILT_MAIN, droppedCostlyEnv, ROOT } from './bench/support.js';
 
 const USAGE = `Usage: npm run bench -- [options]
@@ -23,7 +24,7 @@ Needs the build (npm run bench builds first). Nothing leaves 127.0.0.1.
 
   --quick              smaller counts (under 30 s); skips the real-claude figure
   --only <list>        figures to run, e.g. --only 1,2 (1 runner, 2 status, 3 arbiter/stamp,
-                       4 memory, 5 model requests, 6 compare)
+                       4 memory, 5 model requests, 6 compare, 7 validate before a run)
   --compare "<cmd>"    also run the same no-op epic through another runner command on the same
                        fake br and print the ratio; placeholders {epic} {agent} {agent_script}
                        {node} {root} {beads_dir}, e.g.
@@ -47,6 +48,7 @@ interface Plan {
   memoryIterations: number;
   modelLoops: ('hard' | 'soft')[];
   compareBeads: number;
+  validateBeads: number;
 }
 
 const DEFAULT_PLAN: Plan = {
@@ -63,6 +65,7 @@ const DEFAULT_PLAN: Plan = {
   memoryIterations: 1000,
   modelLoops: ['hard', 'soft'],
   compareBeads: 100,
+  validateBeads: 300,
 };
 
 const QUICK_PLAN: Plan = {
@@ -79,6 +82,7 @@ const QUICK_PLAN: Plan = {
   memoryIterations: 30,
   modelLoops: [],
   compareBeads: 20,
+  validateBeads: 100,
 };
 
 const started = performance.now();
@@ -162,7 +166,7 @@ async function main(): Promise<number> {
   }
 
   const plan = values.quick ? QUICK_PLAN : DEFAULT_PLAN;
-  const only = new Set((values.only ?? '1,2,3,4,5,6').split(',').map((part) => part.trim()));
+  const only = new Set((values.only ?? '1,2,3,4,5,6,7').split(',').map((part) => part.trim()));
   const loadAtStart = loadavg()[0] ?? Number.NaN;
   const figures: BenchFigures = {};
 
@@ -233,6 +237,11 @@ async function main(): Promise<number> {
       progress(`figure 6: ${values.compare} vs ralph-loop, ${plan.compareBeads} beads`);
       figures.compare = await measureCompare(values.compare, plan.compareBeads);
     }
+  }
+
+  if (only.has('7')) {
+    progress(`figure 7: validate before a run, ${plan.validateBeads} beads (embedded, fake br, process)`);
+    figures.validate = await measureValidateCost({ beads: plan.validateBeads, rounds: 5 });
   }
 
   const machine = describeMachine(loadAtStart);

@@ -1,5 +1,6 @@
 // The bench's output: the machine it ran on, one plain aligned table for people, verdicts against DESIGN §7.
 import { cpus, loadavg, release, totalmem } from 'node:os';
+import { validateRows, type ValidateCost } from './validate-cost.js';
 import type { ArbiterStamp } from './arbiter-stamp.js';
 import type { Compare } from './compare.js';
 import type { MemoryFigures } from './memory.js';
@@ -47,6 +48,7 @@ export interface BenchFigures {
   /** Figure 4 ran while figure 5 did: its time per iteration shared the CPU. */
   memoryAlongsideModels?: boolean;
   compare?: Compare | { skipped: string };
+  validate?: ValidateCost;
 }
 
 // ---- formatting ----
@@ -402,5 +404,6 @@ export function buildRows(figures: BenchFigures): Row[] {
       : memoryRows(figures.memory, figures.memoryAlongsideModels === true)),
     ...(figures.models === undefined ? [] : modelRows(figures.models)),
     ...(figures.compare === undefined ? [] : compareRows(figures.compare)),
+    ...(figures.validate === undefined ? [] : validateRows(figures.validate, ms)),
   ];
 }

@@ -11,6 +11,7 @@ import { renderTable, verdictAtMost } from '../../scripts/bench/report.js';
 import { measureRunnerOverhead, sliceSizes } from '../../scripts/bench/runner-overhead.js';
 import { gaps, percentile, summarize } from '../../scripts/bench/stats.js';
 import { measureStatusLatency } from '../../scripts/bench/status-latency.js';
+import { measureValidateCost, validateRows } from '../../scripts/bench/validate-cost.js';
 import { BIN, NODE, ROOT } from '../../scripts/bench/support.js';
 import { assertBuilt } from '../support/cli.js';
 import { describeRequest } from '../support/model-server/requests.js';
@@ -158,5 +159,16 @@ describe('bench figures on tiny inputs', () => {
     expect(c.other.closed).toBe(2);
     expect(c.ralphLoop.closed).toBe(2);
     finite(c.ratio);
+  });
+
+  it('figure 7: validate before a run on both stores, counting the br calls one check makes', async () => {
+    const v = await measureValidateCost({ beads: 3, rounds: 1 });
+    expect(v.beads).toBe(3);
+    // dep list, one show of the epic with its children: no call per bead.
+    expect(v.brCallsPerCheck).toBe(2);
+    finite(v.embeddedMs.median);
+    finite(v.brMs.median);
+    finite(v.processMs.median);
+    expect(validateRows(v, (n) => `${n}`)[0]!.measure).toContain('3 beads');
   });
 });

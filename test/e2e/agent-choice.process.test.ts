@@ -239,10 +239,14 @@ describe('choosing agents, as a new user meets it', () => {
 
     // A label names an agent; it never becomes a command of its own.
     const { epic: other } = await repo.epic([{ title: 'sneaky', labels: ['agent:my-agent2'] }]);
+    // The check before the run refuses it (exit 4); past the check, the bead itself fails (exit 5).
     const refused = await repo.ralph([other, '--max-attempts', '1']);
-    expect(refused.exitCode).toBe(5);
+    expect(refused.exitCode).toBe(4);
     expect(refused.stderr).toContain('unknown agent "my-agent2"');
     expect(refused.stderr).toContain('agent_commands');
+    const unchecked = await repo.ralph([other, '--max-attempts', '1', '--no-validate']);
+    expect(unchecked.exitCode).toBe(5);
+    expect(unchecked.stderr).toContain('unknown agent "my-agent2"');
   });
 
   it('forge-pack loop --agents doer=my-agent stamps a doer that the named agent runs', async () => {
