@@ -241,6 +241,7 @@ export async function runLoopCommand(
       config,
       env: deps.env,
       agentOverride: flags.agent !== undefined,
+      ...(flags.gates === undefined ? {} : { gates: flags.gates }),
       warn: (line) => deps.stderr.write(`${line}\n`),
     });
   }

@@ -7,7 +7,7 @@ import type { BeadStore } from '../beads/types.js';
 import { ConfigError } from '../infra/errors.js';
 import { checkEpic, sortProblems, uniqueProblems, type ValidationProblem } from '../loop/validate/index.js';
 import { findExecutable } from './environment-probes.js';
-import type { ForgeConfig } from './forge-config.js';
+import { configuredGates, type ForgeConfig } from './forge-config.js';
 
 export interface ValidateOptions {
   /** The repository root: where the loops registry, workspaces and relative gate programs are. */
@@ -17,6 +17,8 @@ export interface ValidateOptions {
   env: NodeJS.ProcessEnv;
   /** `--agent` on a run's command line: agent labels are not used by that run. */
   agentOverride?: boolean;
+  /** `--gates`/`--no-gates` on a run's command line (default: `runner.run_gates`, else on). */
+  gates?: boolean;
 }
 
 export interface EpicSummary {
@@ -54,6 +56,7 @@ export async function validateEpics(
         agentCommands: options.config.agent_commands,
         gates: Object.keys(options.config.gates),
         missingGatePrograms,
+        gatesOn: options.gates ?? options.config.runner.run_gates ?? true,
         ...(options.agentOverride === true ? { agentOverride: true } : {}),
       }),
     );
@@ -80,9 +83,8 @@ export async function validateEpics(
 }
 
 async function missingPrograms(options: ValidateOptions): Promise<{ name: string; program: string }[]> {
-  const gates = Object.entries(options.config.gates);
   const found = await Promise.all(
-    gates.map(async ([name, argv]) => ({
+    configuredGates(options.config).map(async ({ name, argv }) => ({
       name,
       program: argv[0] ?? '',
       path: await findExecutable(argv[0] ?? '', options.env, options.repo),
@@ -91,7 +93,6 @@ async function missingPrograms(options: ValidateOptions): Promise<{ name: string
   return found.filter((gate) => gate.path === undefined).map(({ name, program }) => ({ name, program }));
 }
 
-/** The report as text: each check's problems under its name, the fix under each. */
 /** `subject: message`, without saying the subject twice when the message starts with it. */
 export function describeProblem(problem: ValidationProblem): string {
   return problem.message.startsWith(problem.subject)

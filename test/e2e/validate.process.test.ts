@@ -45,7 +45,7 @@ describe.each(['embedded', 'br'] as const)('validate on the %s store', (store) =
     expect(text.stdout).toContain(`dependency cycle ${a} → ${b} → ${a}`);
     expect(text.stdout).toContain(`${c} depends on bd-gone (blocks), which the store does not hold`);
     expect(text.stdout).toContain(`${c} has role:revewer, which is not a role Forge knows`);
-    expect(text.stdout).toContain(`${d} names gate tset, not in .forge/config.json "gates"`);
+    expect(text.stdout).toContain(`${d}: the bead's gates: label names unknown gate tset`);
     expect(text.stdout).toMatch(
       /gates\.docs: its program "no-such-docs-checker" is not there.*1 bead\(s\) here run it/,
     );

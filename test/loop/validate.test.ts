@@ -268,9 +268,29 @@ const CASES: { name: string; graph: EpicGraph; input?: Partial<EpicCheckInput>; 
     }),
     input: { gates: ['test', 'lint'] },
     expected: [
-      ['gate', 'error', 'E.1', 'names gate tset, not in .forge/config.json "gates" (configured: test, lint)'],
-      ['gate', 'error', 'E.2', 'says both gates:none and other gates (test)'],
+      [
+        'gate',
+        'error',
+        'E.1',
+        "E.1: the bead's gates: label names unknown gate tset; the configured gates are test, lint",
+      ],
+      ['gate', 'error', 'E.2', 'say both gates:none and gates:test'],
     ],
+  },
+  {
+    name: 'a bad gates: label on a bead that runs no gates (a judge, or gates off) only warns',
+    graph: graph({ 'E.1': { labels: ['gates:tset', 'role:judge'] }, 'E.2': { labels: ['gates:tset'] } }),
+    input: { gates: ['test'], gatesOn: false },
+    expected: [
+      ['gate', 'warning', 'E.1', '(no gates run after this bead in a run)'],
+      ['gate', 'warning', 'E.2', '(no gates run after this bead in a run)'],
+    ],
+  },
+  {
+    name: 'a missing gate program is only a warning when gates are off, or only loop roles would run it',
+    graph: graph({ 'E.1': { labels: ['role:doer'] } }),
+    input: { loop: true, gates: ['test'], missingGatePrograms: [{ name: 'test', program: 'nope' }] },
+    expected: [['gate', 'warning', '.forge/config.json', 'gates.test']],
   },
   {
     name: 'a gate whose program is missing: an error when a bead here runs it, else a warning',

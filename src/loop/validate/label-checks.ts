@@ -2,8 +2,8 @@
 // Pure: the caller passes what the project's config knows (roles given agents, own agents, gates).
 import { parseAgentSpec } from '../../agents/spec.js';
 import { LABEL_PATTERN, type Bead, type EpicGraph } from '../../beads/types.js';
-import { DEFAULT_ROLE } from '../select.js';
-import { gateNamesOf } from './gate-labels.js';
+import { DEFAULT_ROLE, roleOf } from '../select.js';
+import { gatesForBead } from '../gates.js';
 import type { ValidationProblem } from './problems.js';
 
 /** Roles an autoresearch loop's built-in executors take (its epic only; `judge` runs read-only anywhere). */
@@ -42,6 +42,14 @@ export interface LabelCheckInput {
   gates: readonly string[];
   /** `--agent` on this command line: agent labels are not used by this run. */
   agentOverride?: boolean;
+  /** Gates run after code-writing beads (`runner.run_gates`, `--gates`/`--no-gates`; default on). */
+  gatesOn?: boolean;
+}
+
+/** Whether the runner runs gates after this bead: agent beads with full tools, not a loop's own roles. */
+export function runsGates(bead: Pick<Bead, 'labels'>, loop: boolean): boolean {
+  const role = roleOf(bead);
+  return role !== 'judge' && !(loop && LOOP_ROLES.includes(role));
 }
 
 /** Why a role is not one a run knows, or undefined when it is. */
@@ -156,29 +164,16 @@ function agentProblems(bead: Bead, input: LabelCheckInput): ValidationProblem[] 
 }
 
 function gateProblems(bead: Bead, input: LabelCheckInput): ValidationProblem[] {
-  const named = gateNamesOf(bead.labels);
-  const problems: ValidationProblem[] = [];
-  const unknown = [...new Set(named.filter((name) => name !== 'none' && !input.gates.includes(name)))];
-  if (named.includes('') || unknown.length > 0) {
-    const what =
-      unknown.length > 0
-        ? `gate${unknown.length > 1 ? 's' : ''} ${unknown.join(', ')}`
-        : 'an empty gate name';
-    problems.push({
-      severity: 'error',
+  const chosen = gatesForBead(bead.labels, input.gates);
+  if (!('error' in chosen)) return [];
+  const matters = input.gatesOn !== false && runsGates(bead, input.loop);
+  return [
+    {
+      severity: matters ? 'error' : 'warning',
       check: 'gate',
       subject: bead.id,
-      message: `${bead.id} names ${what}, not in .forge/config.json "gates" (${input.gates.length === 0 ? 'none configured' : `configured: ${input.gates.join(', ')}`})`,
-      fix: `Fix the gates: label, use gates:none, or add the gate under "gates" in .forge/config.json.`,
-    });
-  }
-  if (named.includes('none') && named.some((name) => name !== 'none'))
-    problems.push({
-      severity: 'error',
-      check: 'gate',
-      subject: bead.id,
-      message: `${bead.id} says both gates:none and other gates (${named.filter((n) => n !== 'none').join(', ')})`,
-      fix: 'Remove gates:none or the other gates: labels.',
-    });
-  return problems;
+      message: `${bead.id}: ${chosen.error}${matters ? '' : ' (no gates run after this bead in a run)'}`,
+      fix: 'Fix the gates: label, use gates:none, or add the gate under "gates" in .forge/config.json.',
+    },
+  ];
 }
