@@ -33,6 +33,8 @@ const ledger: LedgerDigest = {
       hypothesis: 'sample hypothesis',
       reason: '',
       cost: '$0.00',
+      guard: '',
+      tracks: '',
     },
   ],
   omitted: 0,
