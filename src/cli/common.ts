@@ -1,7 +1,11 @@
-// Options and helpers shared by both programs: global flags, store opening, argument parsers.
+// Options and helpers shared by both programs: the one commander setup, global flags, store opening,
+// argument parsers.
+//
+// Every command module imports this file, and `ralph-loop status` is polled while loops run: at load
+// time it needs only commander and node:path; the store and config code load inside openStoreFor.
 import { resolve } from 'node:path';
 import { InvalidArgumentError, Option, type Command } from 'commander';
-import { openBeadStore, type OpenedStore, type StoreChoice } from '../beads/open-store.js';
+import type { OpenedStore, StoreChoice } from '../beads/open-store.js';
 import { findRepoRoot } from '../infra/repo-root.js';
 import type { CliDeps } from './deps.js';
 import type { ForgeConfig } from './forge-config.js';
@@ -14,35 +18,33 @@ export interface GlobalOptions {
   cwd?: string;
 }
 
-/** Configures a program: stderr for commander's own messages, usage errors as exceptions. */
-export function configureProgram(program: Command, deps: CliDeps): Command {
-  return program
+/**
+ * The one commander setup, for a program and every command under it: commander's own messages go to
+ * the sinks, and a usage error is thrown (reported with an exit code) instead of ending the process.
+ * Commands built separately and added with addCommand do not inherit it, so it walks the whole tree;
+ * running it again (after a lazy command is defined) is harmless.
+ */
+export function configureCommand(command: Command, deps: Pick<CliDeps, 'stdout' | 'stderr'>): Command {
+  command
     .exitOverride()
     .configureOutput({
       writeOut: (text) => deps.stdout.write(text),
       writeErr: (text) => deps.stderr.write(text),
     })
-    .showHelpAfterError('(run with --help for usage)')
-    .option('--json', 'print machine-readable JSON on stdout')
-    .option('--debug', 'show stack traces for errors')
-    .option('-C, --cwd <dir>', 'run as if started in <dir>');
+    .showHelpAfterError('(run with --help for usage)');
+  for (const sub of command.commands) configureCommand(sub, deps);
+  return command;
 }
 
-/**
- * Applies the program's error and output handling to every command in the tree: commands built
- * separately and added with addCommand do not inherit it, and would otherwise exit by themselves.
- */
-export function configureTree(command: Command, deps: CliDeps): void {
-  for (const sub of command.commands) {
-    sub
-      .exitOverride()
-      .configureOutput({
-        writeOut: (text) => deps.stdout.write(text),
-        writeErr: (text) => deps.stderr.write(text),
-      })
-      .showHelpAfterError('(run with --help for usage)');
-    configureTree(sub, deps);
-  }
+/** A program: the setup above, the global options both programs share, and --version. */
+export function configureProgram(program: Command, deps: CliDeps, actor: string): Command {
+  return configureCommand(program, deps)
+    .option('--json', 'print machine-readable JSON on stdout')
+    .option('--debug', 'show stack traces for errors')
+    .option('-C, --cwd <dir>', 'run as if started in <dir>')
+    .version(deps.version, '-V, --version', 'print the version')
+    .addOption(storeOption())
+    .option('--actor <name>', `name recorded on bead changes (default: ${actor})`);
 }
 
 export function storeOption(): Option {
@@ -86,9 +88,10 @@ export async function openStoreFor(
   epicId?: string,
 ): Promise<StoreContext> {
   const cwd = workingDir(deps, options);
-  const [{ loadForgeConfig }, { readLoopsRegistry }] = await Promise.all([
+  const [{ loadForgeConfig }, { readLoopsRegistry }, { openBeadStore }] = await Promise.all([
     import('./forge-config.js'),
     import('../autoresearch/workspace.js'),
+    import('../beads/open-store.js'),
   ]);
   const config = await loadForgeConfig(cwd);
   const loopStore =
@@ -124,4 +127,30 @@ export function parseList(value: string, previous: string[] = []): string[] {
       .map((item) => item.trim())
       .filter((item) => item !== ''),
   ];
+}
+
+/** A number option (decimals and exponents allowed), e.g. a loop's --target or --min-delta. */
+export function parseNumberArg(value: string): number {
+  if (!/^[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?$/.test(value.trim())) {
+    throw new InvalidArgumentError(`expected a number, got '${value}'.`);
+  }
+  return Number(value);
+}
+
+/** Reads a text file the user named (see userPath); a usage error naming the file when it cannot. */
+export async function readUserFile(
+  deps: CliDeps,
+  options: GlobalOptions,
+  file: string,
+  what: string,
+): Promise<string> {
+  const [{ readFile }, { UsageError }] = await Promise.all([
+    import('node:fs/promises'),
+    import('../infra/errors.js'),
+  ]);
+  try {
+    return await readFile(userPath(deps, options, file), 'utf8');
+  } catch {
+    throw new UsageError(`Cannot read ${what} ${file}.`);
+  }
 }

@@ -2,6 +2,7 @@
 // it lists exactly the subcommands and flags that exist.
 import type { Command, Option } from 'commander';
 import { UsageError } from '../infra/errors.js';
+import { loadAllCommands } from './lazy-command.js';
 
 export const SHELLS = ['bash', 'zsh', 'fish'] as const;
 export type Shell = (typeof SHELLS)[number];
@@ -102,7 +103,9 @@ Examples:
   source <(${program.name()} completion zsh)      # in ~/.zshrc
   ${program.name()} completion fish | source      # in ~/.config/fish/config.fish`,
     )
-    .action((shell: string) => {
+    .action(async (shell: string) => {
+      // Commands loaded on demand are stubs until now: the script lists their flags too.
+      await loadAllCommands(program);
       write(completionScript(program, shell));
     });
 }

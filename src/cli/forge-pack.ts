@@ -2,25 +2,24 @@
 import { Command } from 'commander';
 import { addCompletionCommand } from './completion.js';
 import { createBeadsCommand } from './beads-commands.js';
-import { configureProgram, storeOption } from './common.js';
+import { LOOP_COMMAND, STAMP_COMMAND } from './command-specs.js';
+import { configureProgram } from './common.js';
 import type { CliDeps } from './deps.js';
 import { createDoctorCommand } from './doctor-command.js';
 import { createInitCommand } from './init-command.js';
-import { createLoopCommand, createStampCommand } from './loop-commands.js';
+import { addHelpCommand, addLazyCommand } from './lazy-command.js';
 import { createSkillsCommand } from './skills-command.js';
 import { createValidateCommand } from './validate-command.js';
 
 export function createForgePackProgram(deps: CliDeps): Command {
-  const program = configureProgram(new Command('forge-pack'), deps)
-    .description('Set a repo up for Forge, stamp autoresearch loops, and work with beads.')
-    .version(deps.version, '-V, --version', 'print the version')
-    .addOption(storeOption())
-    .option('--actor <name>', 'name recorded on bead changes (default: forge)');
+  const program = configureProgram(new Command('forge-pack'), deps, 'forge').description(
+    'Set a repo up for Forge, stamp autoresearch loops, and work with beads.',
+  );
 
   program.addCommand(createInitCommand(deps));
   program.addCommand(createDoctorCommand(deps));
-  program.addCommand(createLoopCommand(deps));
-  program.addCommand(createStampCommand(deps));
+  addLazyCommand(program, LOOP_COMMAND, deps);
+  addLazyCommand(program, STAMP_COMMAND, deps);
   program.addCommand(createValidateCommand(deps));
   program.addCommand(createBeadsCommand(deps));
   program.addCommand(createSkillsCommand(deps));
@@ -48,5 +47,6 @@ Exit codes: 0 ok, 1 failed, 2 usage, 3 environment (br, git, agent missing), 4 c
   );
   // Last, so the script it prints knows every command above.
   addCompletionCommand(program, (text) => deps.stdout.write(text));
+  addHelpCommand(program);
   return program;
 }

@@ -1,6 +1,6 @@
 // `forge-pack loop`'s guard and track options: `--guard [name=]<cmd>`, `--track name=<cmd>` with
 // `--track-score`, `--track-max`, `--track-min name=<value>`, turned into the loop's setup options.
-// Light on purpose (commander and the error types only): loop-commands.ts loads it on every call.
+// Light on purpose (commander and the error types only): loop-command.ts loads it when `forge-pack loop` runs.
 import type { Command } from 'commander';
 import type { GuardOptions, TrackOptions } from '../autoresearch/guard-setup.js';
 import { UsageError } from '../infra/errors.js';

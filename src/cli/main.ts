@@ -1,6 +1,6 @@
 // Entry points for the two executables: the only code that touches process.argv and process.exitCode.
 import type { Command } from 'commander';
-import { configureTree } from './common.js';
+import { configureCommand } from './common.js';
 import { createDeps, type CliDeps } from './deps.js';
 import { reportError } from './output.js';
 
@@ -44,7 +44,7 @@ export async function runProgram(
 ): Promise<number> {
   const deps = createDeps(overrides);
   const program = create(deps);
-  configureTree(program, deps);
+  configureCommand(program, deps);
   const debug = argv.includes('--debug');
   try {
     await program.parseAsync(argv);

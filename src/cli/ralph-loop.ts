@@ -3,9 +3,10 @@ import { Command } from 'commander';
 import { addCompletionCommand } from './completion.js';
 import { isLockHolderLive, readLockFile } from '../infra/lock-file.js';
 import { parseRoleAgents } from './agent-options.js';
-import { configureProgram, globals, openStoreFor, parseInteger, storeOption, workingDir } from './common.js';
+import { RESUME_COMMAND, STATUS_COMMAND } from './command-specs.js';
+import { configureProgram, globals, openStoreFor, parseInteger, workingDir } from './common.js';
 import type { CliDeps } from './deps.js';
-import { createResumeCommand, createStatusCommand } from './loop-commands.js';
+import { addLazyCommand } from './lazy-command.js';
 import { runDirFor } from './epic-dirs.js';
 import { printJson, say } from './output.js';
 import type { RunFlags } from './run-command.js';
@@ -72,13 +73,10 @@ function addRunOptions(command: Command): Command {
 }
 
 export function createRalphLoopProgram(deps: CliDeps): Command {
-  const program = configureProgram(new Command('ralph-loop'), deps)
+  const program = configureProgram(new Command('ralph-loop'), deps, 'ralph-loop')
     .description(
       "Run an epic's ready beads one at a time, each in a fresh agent process, until none is ready.",
     )
-    .version(deps.version, '-V, --version', 'print the version')
-    .addOption(storeOption())
-    .option('--actor <name>', 'name recorded on bead changes (default: ralph-loop)')
     .argument('[epic-id]', 'the epic whose beads to run')
     .option('--max-beads <n>', 'stop after running this many beads (default: no cap)', parseInteger(0));
   addRunOptions(program);
@@ -116,8 +114,8 @@ export function createRalphLoopProgram(deps: CliDeps): Command {
       await runLoopCommand(deps, options, epicId, flags, beadId);
     });
 
-  program.addCommand(createStatusCommand(deps));
-  program.addCommand(createResumeCommand(deps));
+  addLazyCommand(program, STATUS_COMMAND, deps);
+  addLazyCommand(program, RESUME_COMMAND, deps);
 
   program
     .command('stop')
@@ -208,6 +206,7 @@ Files: .forge/epics/<epic>/ (or the loop's workspace): ralph-loop.lock, stop, ru
 (events), logs/<bead>.log (transcripts).`,
   );
   // Last, so the script it prints knows every command above.
+  // No `help` command: with an action of its own, `ralph-loop help` runs an epic named "help", as ever.
   addCompletionCommand(program, (text) => deps.stdout.write(text));
   return program;
 }

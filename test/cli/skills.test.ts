@@ -6,6 +6,7 @@ import type { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
 import { createDeps, type CliDeps } from '../../src/cli/deps.js';
 import { createForgePackProgram } from '../../src/cli/forge-pack.js';
+import { loadAllCommands } from '../../src/cli/lazy-command.js';
 import { createRalphLoopProgram } from '../../src/cli/ralph-loop.js';
 import { ROOT } from '../support/cli.js';
 
@@ -245,9 +246,14 @@ function checkMention(mention: Mention, root: CommandNode): string[] {
 
 const quiet = { write: () => undefined };
 const deps: CliDeps = createDeps({ stdout: quiet, stderr: quiet, stderrIsTTY: false });
+/** A program with its lazily loaded commands defined, as they are once they run. */
+async function defined(program: Command): Promise<Command> {
+  await loadAllCommands(program);
+  return program;
+}
 const TREES = {
-  'forge-pack': indexCommand(createForgePackProgram(deps)),
-  'ralph-loop': indexCommand(createRalphLoopProgram(deps)),
+  'forge-pack': indexCommand(await defined(createForgePackProgram(deps))),
+  'ralph-loop': indexCommand(await defined(createRalphLoopProgram(deps))),
 };
 const EVERY_FLAG = new Set([...allFlags(TREES['forge-pack']), ...allFlags(TREES['ralph-loop'])]);
 

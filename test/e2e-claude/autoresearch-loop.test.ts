@@ -75,7 +75,7 @@ async function requireLoopCommands(world: AgentWorld): Promise<void> {
   ].filter((name) => name !== undefined);
   expect(
     missing,
-    `these commands are not reachable from the built CLIs (src/cli/forge-pack.ts, src/cli/ralph-loop.ts must add the commands of src/cli/loop-commands.ts): ${missing.join(', ')}`,
+    `these commands are not reachable from the built CLIs (src/cli/forge-pack.ts, src/cli/ralph-loop.ts must register the commands of src/cli/command-specs.ts): ${missing.join(', ')}`,
   ).toEqual([]);
 }
 

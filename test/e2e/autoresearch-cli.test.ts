@@ -7,7 +7,7 @@ import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { prefersUnicode } from '../../src/cli/loop-commands.js';
+import { prefersUnicode } from '../../src/cli/status-command.js';
 import { createForgePackProgram } from '../../src/cli/forge-pack.js';
 import { runProgram } from '../../src/cli/main.js';
 import { createRalphLoopProgram } from '../../src/cli/ralph-loop.js';
@@ -394,10 +394,10 @@ describe('ralph-loop resume', () => {
 
 describe('the status path stays light', () => {
   it('loads neither zod, execa nor handlebars when the summary cache is fresh', async () => {
-    const built = join(ROOT, 'dist', 'cli', 'loop-commands.js');
+    const built = join(ROOT, 'dist', 'cli', 'status-command.js');
     await access(built).catch(() => {
       throw new Error(
-        'dist/cli/loop-commands.js is missing: run `npm run build` (npm test does it for you).',
+        'dist/cli/status-command.js is missing: run `npm run build` (npm test does it for you).',
       );
     });
     const repo = await repoWithMetric();

@@ -1,0 +1,329 @@
+// `forge-pack loop`: create an autoresearch loop from the command line's program, metric and caps.
+import { Option, type Command } from 'commander';
+import type { LoopSetupOptions, SetupResult } from '../autoresearch/setup.js';
+import { isProcessAlive } from '../infra/pid.js';
+import { parseRoleAgents } from './agent-options.js';
+import {
+  globals,
+  openStoreFor,
+  parseNumberArg,
+  readUserFile,
+  workingDir,
+  type GlobalOptions,
+} from './common.js';
+import type { CliDeps } from './deps.js';
+import {
+  addCheckOptions,
+  CHECK_FLAG_FOR_FIELD,
+  CHECK_HELP,
+  checkOptionsFrom,
+  type CheckFlags,
+} from './loop-check-options.js';
+import { printJson, say } from './output.js';
+
+function collect(value: string, previous: string[] = []): string[] {
+  return [...previous, value];
+}
+
+/** `--agents` of a loop: the same pairs as ralph-loop's, keyed as in config.json (`resume_strategist`). */
+function parseAgents(value: string, previous: Record<string, string> = {}): Record<string, string> {
+  const pairs = Object.entries(parseRoleAgents(value)).map(([role, agent]) => [
+    role.replace(/-/g, '_'),
+    agent,
+  ]);
+  return { ...previous, ...Object.fromEntries(pairs) };
+}
+
+interface LoopFlags extends CheckFlags {
+  program?: string;
+  programFile?: string;
+  metricCommand?: string;
+  score?: string;
+  direction?: 'maximize' | 'minimize';
+  metricTimeout?: number;
+  repeat?: number;
+  rubric?: string;
+  artifact?: string;
+  target?: number;
+  minDelta?: number;
+  maxIterations?: number;
+  plateau?: number;
+  wallClock?: number;
+  maxCost?: number;
+  confirmationRounds?: number;
+  scope?: string[];
+  agents?: Record<string, string>;
+  workspace?: string;
+  force?: boolean;
+}
+
+/** The flag that sets each config field, so a config error names what the user typed. */
+const FLAG_FOR_FIELD: Record<string, string> = {
+  subject: '<subject>',
+  'metric.command': '--metric-command',
+  'metric.score': '--score',
+  'metric.score.pattern': '--score regex:…',
+  'metric.score.path': '--score json:…',
+  'metric.direction': '--direction',
+  'metric.timeout_seconds': '--metric-timeout',
+  'metric.repeat': '--repeat',
+  'metric.rubric_path': '--rubric',
+  'metric.artifact_path': '--artifact',
+  target: '--target',
+  min_delta: '--min-delta',
+  'caps.max_iterations': '--max-iterations',
+  'caps.wall_clock_seconds': '--wall-clock',
+  'caps.plateau_threshold': '--plateau',
+  'caps.max_cost_usd': '--max-cost',
+  'scope.doer_paths': '--scope',
+  'scope.judge_paths': '--artifact',
+  agents: '--agents',
+  confirmation_rounds: '--confirmation-rounds',
+  ...CHECK_FLAG_FOR_FIELD,
+};
+
+export function defineLoopCommand(command: Command, deps: CliDeps): void {
+  command
+    .argument('<subject>', 'what the loop improves, in a few words (bead titles carry it)')
+    .option('--program <text>', 'the program: the stable directive every doer reads')
+    .option('--program-file <file>', 'read the program from a file (Markdown)')
+    .option('--metric-command <cmd>', 'hard metric: a command run without a shell, e.g. "npm test -- --json"')
+    .option(
+      '--score <source>',
+      'how the hard metric is read: exit-code (0 → 100), regex:<pattern>, json:<path>, tap, junit',
+    )
+    .addOption(
+      new Option('--direction <direction>', 'whether higher or lower scores are better').choices([
+        'maximize',
+        'minimize',
+      ]),
+    )
+    .option(
+      '--metric-timeout <seconds>',
+      'kill the metric command after this long (default 600)',
+      parseNumberArg,
+    )
+    .option(
+      '--repeat <n>',
+      'hard metric: measure every score n times and score the median; a gain within the noise is measured again, then reverted (default 1)',
+      parseNumberArg,
+    )
+    .option('--rubric <file>', 'soft metric: a rubric a judge agent scores the artifact against')
+    .option('--artifact <path>', 'what is judged (a file or directory); the default scope')
+    .option('--target <score>', 'stop when the score reaches this (default: no target)', parseNumberArg)
+    .option(
+      '--min-delta <n>',
+      'a score counts as an improvement only when it beats the best by more than this (default 0)',
+      parseNumberArg,
+    )
+    .option(
+      '--max-iterations <n>',
+      'stop after this many iterations (default 20; 0 = no cap)',
+      parseNumberArg,
+    )
+    .option(
+      '--plateau <n>',
+      'stop after this many non-improvements in a row (default 3; 0 = never)',
+      parseNumberArg,
+    )
+    .option('--wall-clock <seconds>', 'stop the loop after this long (default: no cap)', parseNumberArg)
+    .option('--max-cost <usd>', 'stop when agents have cost this much (default: no cap)', parseNumberArg)
+    .option(
+      '--confirmation-rounds <n>',
+      'iterations in a row that must meet the target (default 1)',
+      parseNumberArg,
+    )
+    .option('--scope <path>', 'a path the doer may change (repeatable; default: --artifact)', collect)
+    .option(
+      '--agents <pairs>',
+      'agents per role, over .forge/config.json agents: doer=claude-opus,judge=claude-haiku,strategist=my-agent',
+      parseAgents,
+    )
+    .option('--workspace <dir>', 'the loop workspace, for several loops in one repo (default .autoresearch)')
+    .option('--force', 'move an existing loop in the workspace to <workspace>/archive/ and start over')
+    .action(async (subject: string, flags: LoopFlags, cmd: Command) => {
+      const options = globals(cmd);
+      const repo = workingDir(deps, options);
+      const parsedOptions = await loopOptionsFrom(deps, options, subject, flags);
+      const [{ setupLoop }, { createGit }, { runProcess }, { loopAgents }] = await Promise.all([
+        import('../autoresearch/setup.js'),
+        import('../infra/git.js'),
+        import('../infra/process.js'),
+        import('./agent-options.js'),
+      ]);
+      const { config, opened } = await openStoreFor(deps, options);
+      // --agents, then .forge/config.json agents: what the loop's beads are stamped with.
+      const agents = loopAgents(flags.agents, config);
+      const setupOptions = { ...parsedOptions, ...(Object.keys(agents).length === 0 ? {} : { agents }) };
+      const store = opened.store;
+      await store.init();
+      let result: SetupResult;
+      try {
+        result = await setupLoop(repo, setupOptions, {
+          store,
+          git: createGit({ cwd: repo, env: deps.env }),
+          runMetric: (argv, run) =>
+            runProcess(
+              { file: argv[0] ?? '', args: argv.slice(1) },
+              { cwd: run.cwd, env: deps.env, timeoutMs: run.timeoutMs },
+            ),
+          now: () => deps.clock.now(),
+          isProcessAlive,
+        });
+      } catch (error) {
+        throw await withFlagNames(error);
+      }
+      reportSetup(deps, options, result);
+    });
+  addCheckOptions(command);
+  command.addHelpText(
+    'after',
+    `
+Examples:
+  # hard metric: the runner runs the command itself and reads the score
+  forge-pack loop "faster parser" --program-file program.md --scope src/parser/ \\
+    --metric-command "node bench/parse.js --json" --score json:ops_per_sec --target 50000
+  forge-pack loop "test pass rate" --program "Make the failing tests pass without weakening them." \\
+    --metric-command "npm test -- --reporter=tap" --score tap --target 100 --scope src/
+  # a noisy benchmark: 5 runs per score, the median scored, a gain within the noise not kept
+  forge-pack loop "faster build" --program-file program.md --scope src/ --direction minimize \\
+    --metric-command "node bench/build.js" --score "regex:took ([0-9.]+) ms" --repeat 5
+  # soft metric: a read-only judge agent scores the artifact against a rubric
+  forge-pack loop "rate limiter spec" --program-file program.md \\
+    --rubric .autoresearch-rubrics/spec.md --artifact docs/rate-limiter.md --max-iterations 10${CHECK_HELP}
+
+Then run it: ralph-loop <epic>, and see where it stands: ralph-loop status <epic>.
+
+The doer never sees the metric command, the rubric or the target; the judge never sees the program
+or the history. The hard baseline is measured at once (nothing is created if it cannot be read); a
+soft one is judged by the first beads (judge-0, arbiter-0). An existing loop in the workspace is never
+overwritten: use --workspace for a second loop, or --force to archive the old one.`,
+  );
+}
+
+async function loopOptionsFrom(
+  deps: CliDeps,
+  options: GlobalOptions,
+  subject: string,
+  flags: LoopFlags,
+): Promise<LoopSetupOptions> {
+  const { UsageError } = await import('../infra/errors.js');
+  if (flags.program !== undefined && flags.programFile !== undefined) {
+    throw new UsageError('Give the program either with --program or with --program-file, not both.');
+  }
+  const program =
+    flags.programFile !== undefined
+      ? await readUserFile(deps, options, flags.programFile, 'the program file')
+      : flags.program;
+  if (program === undefined) {
+    throw new UsageError('The loop needs a program: --program "<text>" or --program-file <file>.', {
+      hint: 'The program is the stable directive every doer reads: what to improve, and the rules to keep.',
+    });
+  }
+  const hard = flags.metricCommand !== undefined;
+  const soft = flags.rubric !== undefined;
+  if (hard === soft) {
+    throw new UsageError(
+      hard
+        ? 'Give either a hard metric (--metric-command) or a soft one (--rubric), not both.'
+        : 'The loop needs a metric: --metric-command "<cmd>" (hard) or --rubric <file> --artifact <path> (soft).',
+      { hint: 'See the examples in: forge-pack loop --help' },
+    );
+  }
+  if (soft && flags.artifact === undefined) {
+    throw new UsageError('A soft metric needs the artifact the judge reads: --artifact <path>.');
+  }
+  if (!hard && (flags.score !== undefined || flags.metricTimeout !== undefined)) {
+    throw new UsageError('--score and --metric-timeout belong to a hard metric (--metric-command).');
+  }
+  const { parseScoreOption } = await import('../autoresearch/setup.js');
+  const metric: LoopSetupOptions['metric'] = hard
+    ? {
+        type: 'hard',
+        command: flags.metricCommand ?? '',
+        ...(flags.score === undefined ? {} : { score: parseScoreOption(flags.score) }),
+        ...(flags.direction === undefined ? {} : { direction: flags.direction }),
+        ...(flags.artifact === undefined ? {} : { artifact: flags.artifact }),
+        ...(flags.metricTimeout === undefined ? {} : { timeoutSeconds: flags.metricTimeout }),
+        ...(flags.repeat === undefined ? {} : { repeat: flags.repeat }),
+      }
+    : {
+        type: 'soft',
+        rubric: flags.rubric ?? '',
+        artifact: flags.artifact ?? '',
+        ...(flags.direction === undefined ? {} : { direction: flags.direction }),
+        ...(flags.repeat === undefined ? {} : { repeat: flags.repeat }),
+      };
+  const optional = <K extends string, V>(key: K, value: V | undefined) =>
+    (value === undefined ? {} : { [key]: value }) as Partial<Record<K, V>>;
+  return {
+    subject,
+    program,
+    metric,
+    ...optional('target', flags.target),
+    ...optional('minDelta', flags.minDelta),
+    ...optional('maxIterations', flags.maxIterations),
+    ...optional('wallClockSeconds', flags.wallClock),
+    ...optional('plateau', flags.plateau),
+    ...optional('maxCostUsd', flags.maxCost),
+    ...optional('confirmationRounds', flags.confirmationRounds),
+    ...optional('scope', flags.scope),
+    ...optional('agents', flags.agents),
+    ...optional('workspace', flags.workspace),
+    ...optional('force', flags.force),
+    ...checkOptionsFrom(flags, parseScoreOption),
+  };
+}
+
+/** Appends the flag that set a field to each line of a config error: `… (from --max-iterations)`. */
+async function withFlagNames(error: unknown): Promise<unknown> {
+  const { ConfigError } = await import('../infra/errors.js');
+  const { describeProblem } = await import('../infra/zod-issues.js');
+  if (!(error instanceof ConfigError) || error.problems === undefined) return error;
+  const lines = error.problems.map((problem) => {
+    const field = problem.field.replace(/\[\d+\]/g, '');
+    const flag = FLAG_FOR_FIELD[field] ?? FLAG_FOR_FIELD[field.split('.')[0] ?? ''];
+    const line = describeProblem(problem);
+    return flag === undefined ? line : `${line} (from ${flag})`;
+  });
+  // The file does not exist yet: the fix is in the command line.
+  return new ConfigError(lines.join('\n'), {
+    hint: 'Fix the option named above and run again; nothing was created.',
+  });
+}
+
+function reportSetup(deps: CliDeps, options: GlobalOptions, result: SetupResult): void {
+  if (options.json) {
+    printJson(deps, {
+      epic: result.epic,
+      subject: result.subject,
+      workspace: result.workspace_relative,
+      baseline:
+        result.baseline.kind === 'measured'
+          ? { kind: 'measured', score: result.baseline.score, signal: result.baseline.signal }
+          : { kind: 'pending', beads: result.baseline.beads },
+      beads: result.beads,
+      archived: result.archived ?? null,
+      warnings: result.warnings,
+      run: `ralph-loop ${result.epic}`,
+    });
+  } else {
+    deps.stdout.write(`${result.epic}\n`);
+  }
+  for (const warning of result.warnings) say(deps, `warning: ${warning}`);
+  if (result.archived !== undefined) say(deps, `The previous loop was moved to ${result.archived}.`);
+  say(
+    deps,
+    `Created the loop "${result.subject}": epic ${result.epic}, workspace ${result.workspace_relative}/.`,
+  );
+  say(
+    deps,
+    result.baseline.kind === 'measured'
+      ? `Baseline: ${result.baseline.score} (measured now; ${result.baseline.judge_output}).`
+      : `Baseline: judged when the loop starts (${result.baseline.beads.map((b) => `${b.title.split(':')[0]} ${b.id}`).join(', ')}).`,
+  );
+  if (result.beads.length > 0) {
+    say(deps, `Cycle 1: ${result.beads.map((b) => `${b.title.split(':')[0]} ${b.id}`).join(', ')}.`);
+  }
+  say(deps, `Run it: ralph-loop ${result.epic}`);
+}
