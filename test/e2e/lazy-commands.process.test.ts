@@ -1,0 +1,117 @@
+// Commands loaded on demand, as a user runs the built CLIs: a command's module loads only when that
+// command runs (or its help is asked for), while each program's --help still lists every command.
+import { execa } from 'execa';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { beforeAll, describe, expect, it, onTestFinished } from 'vitest';
+import { createDeps } from '../../src/cli/deps.js';
+import { createForgePackProgram } from '../../src/cli/forge-pack.js';
+import { loadAllCommands } from '../../src/cli/lazy-command.js';
+import { runProgram } from '../../src/cli/main.js';
+import { createRalphLoopProgram } from '../../src/cli/ralph-loop.js';
+import { assertBuilt, BIN } from '../support/cli.js';
+
+const COMMAND_MODULES = ['loop-command.js', 'stamp-command.js', 'status-command.js', 'resume-command.js'];
+
+/** Runs a built CLI with a resolve hook that records every module it loads; returns output and modules. */
+async function traced(
+  program: keyof typeof BIN,
+  args: string[],
+): Promise<{ exitCode: number; stdout: string; stderr: string; loaded: string[] }> {
+  const dir = await mkdtemp(join(tmpdir(), 'forge-lazy-'));
+  onTestFinished(() => rm(dir, { recursive: true, force: true }));
+  const trace = join(dir, 'trace.txt');
+  const hook = join(dir, 'hook.mjs');
+  await writeFile(trace, '');
+  await writeFile(
+    hook,
+    `import { register } from 'node:module';
+register('data:text/javascript,' + encodeURIComponent(\`
+import { appendFileSync } from 'node:fs';
+export async function resolve(specifier, context, next) {
+  const result = await next(specifier, context);
+  appendFileSync(${JSON.stringify(trace)}, result.url + '\\\\n');
+  return result;
+}\`));
+`,
+  );
+  const child = await execa(process.execPath, ['--import', pathToFileURL(hook).href, BIN[program], ...args], {
+    cwd: dir,
+    env: { NO_COLOR: '1' },
+    reject: false,
+    stdin: 'ignore',
+  });
+  const urls = (await readFile(trace, 'utf8')).split('\n');
+  const loaded = COMMAND_MODULES.filter((name) => urls.some((url) => url.endsWith(`/dist/cli/${name}`)));
+  return {
+    exitCode: child.exitCode ?? -1,
+    stdout: String(child.stdout),
+    stderr: String(child.stderr),
+    loaded,
+  };
+}
+
+describe('the built CLIs load a command module only for that command', () => {
+  beforeAll(assertBuilt);
+
+  it('--version and --help load none of them, and --help still lists each with its description', async () => {
+    for (const program of ['forge-pack', 'ralph-loop'] as const) {
+      const version = await traced(program, ['--version']);
+      expect(version.exitCode, version.stderr).toBe(0);
+      expect(version.loaded).toEqual([]);
+    }
+    const forge = await traced('forge-pack', ['--help']);
+    expect(forge.exitCode, forge.stderr).toBe(0);
+    expect(forge.loaded).toEqual([]);
+    expect(forge.stdout).toMatch(/^ {2}loop \[options\] <subject> +create an autoresearch loop/m);
+    expect(forge.stdout).toMatch(/^ {2}stamp \[options\] +stamp a loop's next beads/m);
+    const ralph = await traced('ralph-loop', ['--help']);
+    expect(ralph.loaded).toEqual([]);
+    expect(ralph.stdout).toMatch(/^ {2}status \[options\] <epic-id> +where an epic stands/m);
+    expect(ralph.stdout).toMatch(/^ {2}resume \[options\] <epic-id> +fold the user's answer/m);
+  });
+
+  it('a command, or help for it, loads its own module and no other', async () => {
+    const status = await traced('ralph-loop', ['status', '--help']);
+    expect(status.exitCode, status.stderr).toBe(0);
+    expect(status.loaded).toEqual(['status-command.js']);
+    expect(status.stdout).toContain('--ascii');
+
+    const stamp = await traced('forge-pack', ['help', 'stamp']);
+    expect(stamp.exitCode, stamp.stderr).toBe(0);
+    expect(stamp.loaded).toEqual(['stamp-command.js']);
+    expect(stamp.stdout).toContain('Usage: forge-pack stamp [options]');
+    expect(stamp.stdout).toContain('--directive-file <file>');
+
+    const resume = await traced('ralph-loop', ['resume', 'bd-x', '--answer', 'a', '--answer-file', 'b']);
+    expect(resume.exitCode).toBe(2);
+    expect(resume.stderr).toContain('not both');
+    expect(resume.loaded).toEqual(['resume-command.js']);
+  });
+});
+
+describe('a program lists its unloaded commands as they read once loaded', () => {
+  it.each([
+    ['forge-pack', createForgePackProgram],
+    ['ralph-loop', createRalphLoopProgram],
+  ] as const)('%s --help is the same before and after its commands are defined', async (name, create) => {
+    let out = '';
+    const sinks = {
+      cwd: tmpdir(),
+      stdout: { write: (t: string) => void (out += t) },
+      stderr: { write: () => undefined },
+    };
+    expect(await runProgram(name, create, ['node', name, '--help'], sinks)).toBe(0);
+    const lazy = out;
+    out = '';
+    const program = create(createDeps({ ...sinks, stderrIsTTY: false }));
+    await loadAllCommands(program);
+    expect(await runProgram(name, () => program, ['node', name, '--help'], sinks)).toBe(0);
+    expect(out).toBe(lazy);
+    expect(lazy).toContain(
+      name === 'forge-pack' ? '  loop [options] <subject>' : '  status [options] <epic-id>',
+    );
+  });
+});
