@@ -1,6 +1,6 @@
 // `forge-pack beads …`: br's vocabulary and --json shapes over whichever bead store is active.
 import { readFile } from 'node:fs/promises';
-import { Command } from 'commander';
+import type { Command } from 'commander';
 import type { Bead, BeadStore } from '../beads/types.js';
 import { AppError, ExitCode } from '../infra/errors.js';
 import type { CliDeps } from './deps.js';
@@ -22,11 +22,7 @@ function withStore<T extends unknown[]>(deps: CliDeps, action: Action<T>) {
   };
 }
 
-export function createBeadsCommand(deps: CliDeps): Command {
-  const beads = new Command('beads').description(
-    "work with beads in the active store (br when installed, else the embedded .beads/issues.jsonl); br's vocabulary and --json shapes",
-  );
-
+export function defineBeadsCommand(beads: Command, deps: CliDeps): void {
   beads
     .command('init')
     .description('create the bead store in this repo (br init, or the embedded store)')
@@ -262,8 +258,6 @@ export function createBeadsCommand(deps: CliDeps): Command {
     );
 
   beads.addCommand(createImportCommand(deps));
-
-  return beads;
 }
 
 interface CreateFlags {

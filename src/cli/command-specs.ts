@@ -1,6 +1,20 @@
 // The lazily loaded commands: what a program's --help lists for each, and the one import that defines it.
 import type { LazyCommandSpec } from './lazy-command.js';
 
+export const INIT_COMMAND: LazyCommandSpec = {
+  name: 'init',
+  description: 'set this repo up for Forge: .forge/config.json, .forge/.gitignore and the bead store',
+  usage: '[options]',
+  load: async () => (await import('./init-command.js')).defineInitCommand,
+};
+
+export const DOCTOR_COMMAND: LazyCommandSpec = {
+  name: 'doctor',
+  description: 'check node, git, br, agent CLIs, skills, the bead store, configs, locks and loops',
+  usage: '[options]',
+  load: async () => (await import('./doctor-command.js')).defineDoctorCommand,
+};
+
 export const LOOP_COMMAND: LazyCommandSpec = {
   name: 'loop',
   description:
@@ -14,6 +28,29 @@ export const STAMP_COMMAND: LazyCommandSpec = {
   description: "stamp a loop's next beads: an iteration, the retrospective, or a question for the user",
   usage: '[options]',
   load: async () => (await import('./stamp-command.js')).defineStampCommand,
+};
+
+export const VALIDATE_COMMAND: LazyCommandSpec = {
+  name: 'validate',
+  description:
+    "check epics' bead graphs before a run: cycles, dangling dependencies, beads that can never run, unknown roles, agents and gates, labels, loops and their templates",
+  usage: '[epic-ids...]',
+  load: async () => (await import('./validate-command.js')).defineValidateCommand,
+};
+
+export const BEADS_COMMAND: LazyCommandSpec = {
+  name: 'beads',
+  description:
+    "work with beads in the active store (br when installed, else the embedded .beads/issues.jsonl); br's vocabulary and --json shapes",
+  usage: '',
+  load: async () => (await import('./beads-commands.js')).defineBeadsCommand,
+};
+
+export const SKILLS_COMMAND: LazyCommandSpec = {
+  name: 'skills',
+  description: 'install, list or remove the Forge skills for Claude Code and Codex (from this package)',
+  usage: '',
+  load: async () => (await import('./skills-command.js')).defineSkillsCommand,
 };
 
 export const STATUS_COMMAND: LazyCommandSpec = {

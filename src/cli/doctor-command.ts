@@ -1,5 +1,5 @@
 // `forge-pack doctor`: is everything Forge needs here and healthy? One line per check, a fix for each problem.
-import { Command } from 'commander';
+import type { Command } from 'commander';
 import { AppError, ExitCode } from '../infra/errors.js';
 import { isProcessAlive } from '../infra/pid.js';
 import { globals, parseInteger, workingDir } from './common.js';
@@ -13,9 +13,8 @@ export interface DoctorDeps {
   isProcessAlive?: (pid: number) => boolean;
 }
 
-export function createDoctorCommand(deps: CliDeps & DoctorDeps): Command {
-  return new Command('doctor')
-    .description('check node, git, br, agent CLIs, skills, the bead store, configs, locks and loops')
+export function defineDoctorCommand(command: Command, deps: CliDeps & DoctorDeps): void {
+  command
     .option(
       '--timeout <seconds>',
       'how long each version probe (claude, codex, br) may take (default 10)',

@@ -1,28 +1,36 @@
 // `forge-pack`: set a repo up, stamp loops, and touch beads when br is absent.
 import { Command } from 'commander';
 import { addCompletionCommand } from './completion.js';
-import { createBeadsCommand } from './beads-commands.js';
-import { LOOP_COMMAND, STAMP_COMMAND } from './command-specs.js';
+import {
+  BEADS_COMMAND,
+  DOCTOR_COMMAND,
+  INIT_COMMAND,
+  LOOP_COMMAND,
+  SKILLS_COMMAND,
+  STAMP_COMMAND,
+  VALIDATE_COMMAND,
+} from './command-specs.js';
 import { configureProgram } from './common.js';
 import type { CliDeps } from './deps.js';
-import { createDoctorCommand } from './doctor-command.js';
-import { createInitCommand } from './init-command.js';
 import { addHelpCommand, addLazyCommand } from './lazy-command.js';
-import { createSkillsCommand } from './skills-command.js';
-import { createValidateCommand } from './validate-command.js';
 
 export function createForgePackProgram(deps: CliDeps): Command {
   const program = configureProgram(new Command('forge-pack'), deps, 'forge').description(
     'Set a repo up for Forge, stamp autoresearch loops, and work with beads.',
   );
 
-  program.addCommand(createInitCommand(deps));
-  program.addCommand(createDoctorCommand(deps));
-  addLazyCommand(program, LOOP_COMMAND, deps);
-  addLazyCommand(program, STAMP_COMMAND, deps);
-  program.addCommand(createValidateCommand(deps));
-  program.addCommand(createBeadsCommand(deps));
-  program.addCommand(createSkillsCommand(deps));
+  // Each command's module loads only when it runs (see lazy-command.ts); --help lists them all.
+  for (const spec of [
+    INIT_COMMAND,
+    DOCTOR_COMMAND,
+    LOOP_COMMAND,
+    STAMP_COMMAND,
+    VALIDATE_COMMAND,
+    BEADS_COMMAND,
+    SKILLS_COMMAND,
+  ]) {
+    addLazyCommand(program, spec, deps);
+  }
 
   program.addHelpText(
     'after',

@@ -1,15 +1,14 @@
 // `forge-pack init`: checks the repo, writes `.forge/config.json` and `.forge/.gitignore`, creates the bead store.
 //
-// Only commander and types load with the program (main.ts builds every command for every run); the
-// work and its dependencies (zod, execa) are imported when init actually runs.
-import { Command } from 'commander';
+// This module loads when `init` runs (see command-specs.ts); the work and its dependencies (zod, execa)
+// are imported inside the action, so `init --help` stays light too.
+import type { Command } from 'commander';
 import { globals } from './common.js';
 import type { InitDeps, InitFlags } from './init-run.js';
 import { printJson } from './output.js';
 
-export function createInitCommand(deps: InitDeps): Command {
-  return new Command('init')
-    .description('set this repo up for Forge: .forge/config.json, .forge/.gitignore and the bead store')
+export function defineInitCommand(command: Command, deps: InitDeps): void {
+  command
     .option(
       '-y, --yes',
       'use the detected defaults without asking (the default when stdin is not a terminal)',

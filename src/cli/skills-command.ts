@@ -1,6 +1,6 @@
 // `forge-pack skills install|list|uninstall`: the packaged skills for Claude Code and Codex, without the
 // checkout that install.sh needs (an npm install has only the package).
-import { Command } from 'commander';
+import type { Command } from 'commander';
 import { AppError, ExitCode, UsageError } from '../infra/errors.js';
 import { globals, workingDir } from './common.js';
 import type { CliDeps } from './deps.js';
@@ -48,11 +48,7 @@ function summary(report: SkillsReport['targets'][number]): string {
   return [...counts].map(([action, n]) => `${n} ${COUNTED[action] ?? action}`).join(', ');
 }
 
-export function createSkillsCommand(deps: CliDeps): Command {
-  const skills = new Command('skills').description(
-    'install, list or remove the Forge skills for Claude Code and Codex (from this package)',
-  );
-
+export function defineSkillsCommand(skills: Command, deps: CliDeps): void {
   addTargetOptions(skills.command('install'))
     .description('copy the packaged skills where the agents read them (again: updates them; idempotent)')
     .action(async (flags: Flags, command: Command) => {
@@ -121,5 +117,4 @@ Each skill is a directory with SKILL.md and Forge's marker file .forge-skill; wh
 in install.sh's manifest (FORGE_STATE_DIR, default ~/.local/share/forge/install-manifest.txt), so
 uninstall.sh removes it too. A directory of the same name that Forge did not place stops the install.`,
   );
-  return skills;
 }

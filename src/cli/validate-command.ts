@@ -1,15 +1,12 @@
 // `forge-pack validate [epic…]`: checks bead graphs before a night's run and lists each problem with a fix.
-import { Command } from 'commander';
+import type { Command } from 'commander';
 import { AppError, ExitCode } from '../infra/errors.js';
 import { globals, openStoreFor } from './common.js';
 import type { CliDeps } from './deps.js';
 import { printJson } from './output.js';
 
-export function createValidateCommand(deps: CliDeps): Command {
-  return new Command('validate')
-    .description(
-      "check epics' bead graphs before a run: cycles, dangling dependencies, beads that can never run, unknown roles, agents and gates, labels, loops and their templates",
-    )
+export function defineValidateCommand(command: Command, deps: CliDeps): void {
+  command
     .argument('[epic-ids...]', 'the epics to check (default: every open epic in the store)')
     .addHelpText(
       'after',
