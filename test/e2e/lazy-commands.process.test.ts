@@ -111,6 +111,13 @@ describe('the built CLIs load a command module only for that command', () => {
     expect(beads.exitCode, beads.stderr).toBe(0);
     expect(beads.stdout).toContain('Usage: forge-pack beads import');
     expect(beads.loaded.filter((name) => name.endsWith('.js'))).toEqual(['beads-commands.js']);
+
+    // A command the loaded module builds on its own (beads import) gets the same setup: a usage error
+    // is exit 2 with the usage hint, as for every other command.
+    const unknown = await traced('forge-pack', ['beads', 'import', '--bogus']);
+    expect(unknown.exitCode).toBe(2);
+    expect(unknown.stderr).toContain("unknown option '--bogus'");
+    expect(unknown.stderr).toContain('(run with --help for usage)');
   });
 });
 
