@@ -27,7 +27,7 @@ function collect(value: string, previous: string[] = []): string[] {
 
 /** `--agents` of a loop: the same pairs as ralph-loop's, keyed as in config.json (`resume_strategist`). */
 function parseAgents(value: string, previous: Record<string, string> = {}): Record<string, string> {
-  const pairs = Object.entries(parseRoleAgents(value)).map(([role, agent]) => [
+  const pairs = Object.entries(parseRoleAgents(value)).map(([role, agent]): [string, string] => [
     role.replace(/-/g, '_'),
     agent,
   ]);

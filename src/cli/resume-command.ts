@@ -99,5 +99,5 @@ function runFlagsOf(flags: ResumeFlags): RunFlags {
   ] as const;
   const out: Record<string, unknown> = {};
   for (const key of keys) if (flags[key] !== undefined) out[key] = flags[key];
-  return out as RunFlags;
+  return out;
 }

@@ -18,6 +18,7 @@ const COMMAND_MODULES = [
   'doctor-command.js',
   'loop-command.js',
   'stamp-command.js',
+  'validate-command.js',
   'beads-commands.js',
   'skills-command.js',
   'status-command.js',
