@@ -1,0 +1,298 @@
+// One bead from claim to close: its attempts, the gates after each, waits and retries, and how it is left.
+import type { Bead } from '../beads/types.js';
+import { AppError, ExitCode } from '../infra/errors.js';
+import { checkGates, executorRunsGates, gateLabelFailure } from './gated-attempt.js';
+import { planGates } from './gates.js';
+import { decideAfterAttempt, type RetryCounters } from './retry-policy.js';
+import { agentSpecFor, FAILED_LABEL, roleOf } from './select.js';
+import { namePaths, type BeadOutcome, type RunContext } from './run-context.js';
+import type { DirtyPaths, ExecutionResult } from './types.js';
+
+type StopOutcome = Omit<Extract<BeadOutcome, { kind: 'stop' }>, 'costUsd'>;
+
+/** Claims `bead` and runs attempts until the retry policy closes it, fails it, or stops the run. */
+export async function runBead(ctx: RunContext, bead: Bead): Promise<BeadOutcome> {
+  const { o, d } = ctx;
+  const claim = await d.store.claim(bead.id);
+  if (!claim.ok) return { kind: 'skipped', message: `Could not claim ${bead.id}: ${claim.reason}` };
+
+  const role = roleOf(bead);
+  const executor = d.executors.resolve(role);
+  const chosen = agentSpecFor(bead, role, o.agents);
+  const agentSpec = executor.builtin === true ? 'built-in' : chosen.spec;
+  const fromLabel = chosen.fromLabel;
+  const maxAttempts = executor.maxAttempts ?? o.maxAttempts;
+  const beadStarted = d.clock.now();
+  // What was dirty before the bead's first attempt is the user's: its commit never holds it.
+  const dirtyBefore =
+    o.autoCommit && executor.writesCode && d.git !== undefined ? await d.git.dirtyPaths() : undefined;
+  // Gates named by labels are resolved once: a bad gates: label fails the bead before any agent runs.
+  const gates = executorRunsGates(executor) && o.gates !== undefined ? planGates(bead.labels, o.gates) : [];
+  let feedback: string | undefined;
+  let counters: RetryCounters = { failures: 0, overloadWaits: 0, rateLimitWaits: 0 };
+  let attempt = 1;
+  let spent = 0;
+
+  for (;;) {
+    const attemptStarted = d.clock.now();
+    await d.lock.update({ bead: bead.id, bead_started_at: ctx.iso(attemptStarted) });
+    ctx.emit({
+      type: 'bead_started',
+      epic: o.epicId,
+      bead: bead.id,
+      title: bead.title,
+      role,
+      agent: agentSpec,
+      executor: executor.kind,
+      attempt,
+      progress: ctx.progress(),
+    });
+
+    const wallLeft = ctx.wallClockLeft();
+    const limitedByWallClock = wallLeft < o.beadTimeoutMs;
+    const transcriptPath = d.control.transcriptPath(bead.id);
+    const executed = !Array.isArray(gates)
+      ? gateLabelFailure(gates.error)
+      : await executor
+          .execute({
+            bead,
+            epicId: o.epicId,
+            role,
+            agentSpec,
+            agentFromLabel: fromLabel,
+            attempt,
+            ...(feedback === undefined ? {} : { feedback }),
+            cwd: o.cwd,
+            signal: o.signal,
+            timeoutMs: Math.max(1, Math.min(o.beadTimeoutMs, wallLeft)),
+            transcriptPath,
+            onActivity: (message) => ctx.emit({ type: 'activity', epic: o.epicId, bead: bead.id, message }),
+            onSpawn: (pid) => recordAgentPid(ctx, pid, bead.id),
+          })
+          .catch((error: unknown): ExecutionResult => ({
+            outcome: 'error',
+            message: error instanceof Error ? error.message : String(error),
+          }));
+    const gated = await checkGates(executed, Array.isArray(gates) ? gates : [], d.gateProcess, {
+      cwd: o.cwd,
+      signal: o.signal,
+      maxMs: ctx.wallClockLeft(),
+      onOutcome: (outcome) =>
+        ctx.emit({ type: 'gate_finished', epic: o.epicId, bead: bead.id, attempt, ...outcome }),
+    });
+    const result = gated.result;
+    ctx.gateMs += gated.gateMs;
+    feedback = gated.feedback ?? feedback;
+    await d.lock.update({ agent_pid: undefined });
+    spent += result.costUsd ?? 0;
+    ctx.costUsd += result.costUsd ?? 0;
+    emitAttemptFinished(ctx, bead, { role, agentSpec, attempt, attemptStarted, transcriptPath }, result);
+
+    const answer = decideAfterAttempt(bead.id, {
+      result,
+      attempt,
+      maxAttempts,
+      counters,
+      backoffMs: o.backoffMs,
+      maxBackoffMs: o.maxBackoffMs,
+      now: d.clock.now(),
+      wallClockLeft: ctx.wallClockLeft(),
+      limitedByWallClock,
+      interrupted: o.signal.aborted,
+    });
+    counters = answer.counters;
+    const decision = answer.decision;
+    if (decision.kind === 'close') {
+      return closeBead(ctx, bead, dirtyBefore, result, attempt, beadStarted, spent);
+    }
+    if (decision.kind === 'wait') {
+      const stop = await sleepOrStop(ctx, bead, decision.delayMs, decision.why, attempt, result);
+      if (stop !== undefined) return { ...stop, costUsd: spent };
+      continue; // a wait spends no attempt
+    }
+    if (decision.kind === 'stop') {
+      if (decision.failedAttempt === true) {
+        await d.store.comment(bead.id, attemptComment(attempt, result));
+      }
+      await leaveOpen(ctx, bead, attempt, result, decision.why);
+      return { kind: 'stop', reason: decision.reason, message: decision.message, costUsd: spent };
+    }
+    await d.store.comment(bead.id, attemptComment(attempt, result));
+    if (decision.kind === 'fail') {
+      await d.store.addLabel(bead.id, FAILED_LABEL);
+      await d.store.reopen(bead.id);
+      ctx.emit({
+        type: 'bead_failed',
+        epic: o.epicId,
+        bead: bead.id,
+        title: bead.title,
+        attempts: attempt,
+        message: decision.message,
+      });
+      return { kind: 'stop', reason: 'failed', message: decision.message, costUsd: spent };
+    }
+    const stop = await sleepOrStop(ctx, bead, decision.delayMs, decision.why, attempt, result);
+    if (stop !== undefined) return { ...stop, costUsd: spent };
+    attempt += 1;
+  }
+}
+
+interface AttemptFacts {
+  role: string;
+  agentSpec: string;
+  attempt: number;
+  attemptStarted: number;
+  transcriptPath: string;
+}
+
+/** The events one attempt leaves: files put back, then its result, then the loop record it carried. */
+function emitAttemptFinished(
+  ctx: RunContext,
+  bead: Bead,
+  facts: AttemptFacts,
+  result: ExecutionResult,
+): void {
+  const { o, d } = ctx;
+  const { role, attempt } = facts;
+  if (result.tampered !== undefined && result.tampered.length > 0) {
+    ctx.emit({
+      type: 'tamper',
+      epic: o.epicId,
+      bead: bead.id,
+      role,
+      paths: result.tampered,
+      message: `the ${role} changed ${result.tampered.join(', ')}, which it may not change; put back`,
+    });
+  }
+  ctx.emit({
+    type: 'attempt_finished',
+    epic: o.epicId,
+    bead: bead.id,
+    title: bead.title,
+    role,
+    agent: result.agent ?? facts.agentSpec,
+    ...(result.model === undefined ? {} : { model: result.model }),
+    ...(result.scripted === undefined ? {} : { scripted: result.scripted }),
+    attempt,
+    outcome: result.outcome,
+    ...(result.exitCode === undefined ? {} : { exit: result.exitCode }),
+    duration_ms: d.clock.now() - facts.attemptStarted,
+    ...(result.inputTokens === undefined ? {} : { input_tokens: result.inputTokens }),
+    ...(result.outputTokens === undefined ? {} : { output_tokens: result.outputTokens }),
+    ...(result.costUsd === undefined ? {} : { cost_usd: result.costUsd }),
+    message: result.message,
+    transcript: facts.transcriptPath,
+  });
+  if (result.outcome === 'ok' && result.record !== undefined) {
+    ctx.emit({ ...result.record, epic: o.epicId, bead: bead.id });
+  }
+}
+
+async function closeBead(
+  ctx: RunContext,
+  bead: Bead,
+  dirtyBefore: DirtyPaths | undefined,
+  result: ExecutionResult,
+  attempt: number,
+  beadStarted: number,
+  spent: number,
+): Promise<BeadOutcome> {
+  const { o, d } = ctx;
+  let commit: string | undefined;
+  if (dirtyBefore !== undefined && d.git !== undefined) {
+    const made = await d.git.commitChanges(`ralph-loop: ${bead.id} ${bead.title}`, dirtyBefore);
+    commit = made.sha;
+    if (made.leftOut.length > 0) {
+      ctx.warn(
+        `${namePaths(made.leftOut)} had uncommitted changes of yours before ${bead.id} started and the bead changed ${made.leftOut.length === 1 ? 'it' : 'them'} too: not committed; review and commit ${made.leftOut.length === 1 ? 'it' : 'them'} yourself.`,
+        bead.id,
+      );
+    }
+  }
+  const reason =
+    result.closeReason ??
+    `Done by ralph-loop (${result.agent ?? 'executor'}, attempt ${attempt}${spent > 0 ? `, $${spent.toFixed(4)}` : ''}).`;
+  const closed = await d.store.close(bead.id, reason);
+  if (!closed.ok) {
+    // The agent may close its own bead (br close, forge-pack beads close) while it works: it is done.
+    const now = await d.store.show(bead.id).catch(() => undefined);
+    if (now?.status !== 'closed') {
+      throw new AppError(`Bead ${bead.id} ran but the store did not close it: ${closed.reason}`, {
+        exitCode: ExitCode.environment,
+        hint: `Check the bead (forge-pack beads show ${bead.id}) and close it by hand if its work is done.`,
+      });
+    }
+    ctx.warn(
+      `${bead.id} was already closed (by its agent, or by hand while it ran); recorded as done.`,
+      bead.id,
+    );
+  }
+  if (bead.labels.includes(FAILED_LABEL)) await d.store.removeLabel(bead.id, FAILED_LABEL);
+  ctx.emit({
+    type: 'bead_closed',
+    epic: o.epicId,
+    bead: bead.id,
+    title: bead.title,
+    duration_ms: d.clock.now() - beadStarted,
+    ...(commit === undefined ? {} : { commit }),
+  });
+  return { kind: 'closed', costUsd: spent };
+}
+
+async function sleepOrStop(
+  ctx: RunContext,
+  bead: Bead,
+  delay: number,
+  why: string,
+  attempt: number,
+  result: ExecutionResult,
+): Promise<StopOutcome | undefined> {
+  const { o, d } = ctx;
+  ctx.emit({
+    type: 'waiting',
+    epic: o.epicId,
+    bead: bead.id,
+    until: ctx.iso(d.clock.now() + delay),
+    why,
+  });
+  await d.clock.sleep(delay, o.signal);
+  if (o.signal.aborted) {
+    await leaveOpen(ctx, bead, attempt, result, 'interrupted while waiting');
+    return { kind: 'stop', reason: 'interrupted', message: 'Interrupted; the bead was left open.' };
+  }
+  return undefined;
+}
+
+/**
+ * Called from inside the executor, which cannot wait: a lock that cannot record the pid (throwing
+ * or rejecting) is warned about, never failing the attempt or escaping as an unhandled rejection.
+ */
+function recordAgentPid(ctx: RunContext, pid: number, beadId: string): void {
+  void Promise.resolve()
+    .then(() => ctx.d.lock.update({ agent_pid: pid }))
+    .catch((error: unknown) =>
+      ctx.warn(`Could not record the agent's pid in the lock: ${String(error)}`, beadId),
+    );
+}
+
+async function leaveOpen(
+  ctx: RunContext,
+  bead: Bead,
+  attempt: number,
+  result: ExecutionResult,
+  why: string,
+): Promise<void> {
+  await ctx.d.store.reopen(
+    bead.id,
+    `ralph-loop left this bead open (${why}): ${attemptComment(attempt, result)}`,
+  );
+}
+
+function attemptComment(attempt: number, result: ExecutionResult): string {
+  const parts = [`attempt ${attempt}: ${result.outcome}`];
+  if (result.agent !== undefined)
+    parts.push(`agent ${result.agent}${result.model ? ` (${result.model})` : ''}`);
+  if (result.exitCode !== undefined) parts.push(`exit ${result.exitCode}`);
+  const detail = result.detail === undefined ? '' : `\n\n${result.detail}`;
+  return `ralph-loop ${parts.join(', ')}: ${result.message}${detail}`;
+}

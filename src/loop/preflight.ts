@@ -1,0 +1,39 @@
+// Before a run claims or writes anything: refuse a work tree no bead could be committed in.
+import { EnvironmentError } from '../infra/errors.js';
+import { namePaths } from './run-context.js';
+import type { Git, RunnerOptions } from './types.js';
+
+/** Throws, naming the fix, on a git operation under way, a left index lock, or a dirty tree to auto-commit on. */
+export async function refuseUncommittableTree(
+  o: Pick<RunnerOptions, 'cwd' | 'autoCommit' | 'allowDirty'>,
+  git: Git | undefined,
+): Promise<void> {
+  if (git === undefined) return;
+  const operation = await git.operationInProgress();
+  if (operation !== undefined) {
+    throw new EnvironmentError(
+      `A git ${operation} is in progress in ${o.cwd}; ralph-loop will not start on it.`,
+      {
+        hint: `Finish or abort the ${operation} (git ${operation} --continue / --abort), then run again.`,
+      },
+    );
+  }
+  const indexLock = await git.indexLock();
+  if (indexLock !== undefined) {
+    throw new EnvironmentError(
+      `Git's index is locked (${indexLock} exists): another git command is running, or one was killed and left it behind, and no commit can be made until it is gone.`,
+      { hint: `If no git command is running, delete ${indexLock}, then run again.` },
+    );
+  }
+  if (o.autoCommit && o.allowDirty !== true) {
+    const dirty = [...(await git.dirtyPaths()).keys()];
+    if (dirty.length > 0) {
+      throw new EnvironmentError(
+        `--auto-commit will not start on a dirty tree: ${namePaths(dirty)} ${dirty.length === 1 ? 'has' : 'have'} uncommitted changes of your own, which Forge never commits.`,
+        {
+          hint: 'Commit or stash them first, or run with --allow-dirty: those paths are then left out of every bead commit.',
+        },
+      );
+    }
+  }
+}

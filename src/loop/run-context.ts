@@ -1,0 +1,59 @@
+// What one run shares between its loop and its beads: options, ports, running tallies, and its events.
+import type { LoopEvent, RunnerDeps, RunnerOptions, StopReason } from './types.js';
+
+/** How one bead ended, as the run loop needs to know it. */
+export type BeadOutcome =
+  | { kind: 'closed'; costUsd: number }
+  | { kind: 'skipped'; message: string }
+  | { kind: 'stop'; reason: StopReason; message: string; costUsd: number };
+
+type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
+
+/** An event as code writes it: the context stamps the time. */
+export type UnstampedEvent = DistributiveOmit<LoopEvent, 'ts'>;
+
+export class RunContext {
+  readonly startedAt: number;
+  beadsClosed = 0;
+  costUsd = 0;
+  gateMs = 0;
+  /** For the live line: beads of the epic seen so far, and those already closed when the run started. */
+  readonly known = new Set<string>();
+  closedAtStart = 0;
+
+  constructor(
+    readonly o: RunnerOptions,
+    readonly d: RunnerDeps,
+  ) {
+    this.startedAt = d.clock.now();
+  }
+
+  /** Beads done out of those known, for the live line; the bead under way always counts as one more. */
+  progress(): { done: number; total: number } {
+    const done = this.closedAtStart + this.beadsClosed;
+    return { done, total: Math.max(this.known.size, done + 1) };
+  }
+
+  wallClockLeft(): number {
+    if (this.o.wallClockMs <= 0) return Number.POSITIVE_INFINITY;
+    return this.startedAt + this.o.wallClockMs - this.d.clock.now();
+  }
+
+  warn(message: string, bead?: string): void {
+    this.emit({ type: 'warning', epic: this.o.epicId, message, ...(bead === undefined ? {} : { bead }) });
+  }
+
+  emit(event: UnstampedEvent): void {
+    this.d.emit({ ...event, ts: this.iso(this.d.clock.now()) });
+  }
+
+  iso(ms: number): string {
+    return new Date(ms).toISOString();
+  }
+}
+
+/** A few paths by name, the rest counted: messages stay one readable line. */
+export function namePaths(paths: readonly string[], limit = 5): string {
+  const named = paths.slice(0, limit).join(', ');
+  return paths.length > limit ? `${named} and ${paths.length - limit} more` : named;
+}
