@@ -28,6 +28,7 @@ export async function runBead(ctx: RunContext, bead: Bead): Promise<BeadOutcome>
     o.autoCommit && executor.writesCode && d.git !== undefined ? await d.git.dirtyPaths() : undefined;
   // Gates named by labels are resolved once: a bad gates: label fails the bead before any agent runs.
   const gates = executorRunsGates(executor) && o.gates !== undefined ? planGates(bead.labels, o.gates) : [];
+  /** The previous attempt's gate report, for this attempt's prompt. */
   let feedback: string | undefined;
   let counters: RetryCounters = { failures: 0, overloadWaits: 0, rateLimitWaits: 0 };
   let attempt = 1;
@@ -82,7 +83,6 @@ export async function runBead(ctx: RunContext, bead: Bead): Promise<BeadOutcome>
     });
     const result = gated.result;
     ctx.gateMs += gated.gateMs;
-    feedback = gated.feedback ?? feedback;
     await d.lock.update({ agent_pid: undefined });
     spent += result.costUsd ?? 0;
     ctx.costUsd += result.costUsd ?? 0;
@@ -108,7 +108,7 @@ export async function runBead(ctx: RunContext, bead: Bead): Promise<BeadOutcome>
     if (decision.kind === 'wait') {
       const stop = await sleepOrStop(ctx, bead, decision.delayMs, decision.why, attempt, result);
       if (stop !== undefined) return { ...stop, costUsd: spent };
-      continue; // a wait spends no attempt
+      continue; // a wait spends no attempt, and the attempt it repeats keeps its feedback
     }
     if (decision.kind === 'stop') {
       if (decision.failedAttempt === true) {
@@ -133,6 +133,8 @@ export async function runBead(ctx: RunContext, bead: Bead): Promise<BeadOutcome>
     }
     const stop = await sleepOrStop(ctx, bead, decision.delayMs, decision.why, attempt, result);
     if (stop !== undefined) return { ...stop, costUsd: spent };
+    // The next prompt describes this attempt only: one that failed otherwise (a timeout) has no gate report.
+    feedback = gated.feedback;
     attempt += 1;
   }
 }

@@ -86,6 +86,28 @@ describe('runner: gates', () => {
     ]);
   });
 
+  it("a gate report reaches only the attempt after it: a rate-limit wait keeps it, a timeout's retry drops it", async () => {
+    const h = createHarness();
+    const { epicId } = await h.epic(['flaky']);
+    // Attempt 1 passes but a gate is red; attempt 2 is rate limited, then runs again and times out;
+    // attempt 3 passes its gates.
+    const outcomes = ['ok', 'rate_limited', 'timeout', 'ok'] as const;
+    h.behaviours.set('flaky', (_request, call) => ({
+      outcome: outcomes[call - 1] ?? 'ok',
+      message: `call ${call}`,
+      agent: 'fake',
+    }));
+    const gates = fakeGates((_argv, call) => (call === 1 ? { exitCode: 1, tail: 'expected 4, got 5' } : {}));
+    const summary = await h.run({ epicId, gates: settings }, { gateProcess: gates.port });
+    expect(summary).toMatchObject({ reason: 'done', beadsClosed: 1 });
+    expect(h.requests.map((r) => r.attempt)).toEqual([1, 2, 2, 3]);
+    const feedback = h.requests.map((r) => r.feedback);
+    expect(feedback[0]).toBeUndefined();
+    expect(feedback[1]).toContain('Gate test failed: exited 1.');
+    expect(feedback[2]).toBe(feedback[1]);
+    expect(feedback[3]).toBeUndefined();
+  });
+
   it('a gate red on every attempt fails the bead with the gate as its message', async () => {
     const h = createHarness();
     const { epicId, ids } = await h.epic(['never green']);
