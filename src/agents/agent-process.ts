@@ -66,7 +66,7 @@ export async function runAgentProcess(options: AgentProcessOptions): Promise<Age
   const stop: StopAgent = (reason, { afterMs = 0, activity } = {}) => {
     if (stoppedFor !== undefined || controller.signal.aborted) return;
     if (afterMs > 0) {
-      delayedStop ??= setTimeout(() => stop(reason, activity === undefined ? {} : { activity }), afterMs);
+      delayedStop ??= setTimeout(() => stop(reason, { activity }), afterMs);
       return;
     }
     stoppedFor = reason;
@@ -91,7 +91,7 @@ export async function runAgentProcess(options: AgentProcessOptions): Promise<Age
         options.onLine?.(line, stop);
       },
       onStderrLine: (line) => transcript.note('stderr', { line }),
-      ...(request.onSpawn === undefined ? {} : { onSpawn: request.onSpawn }),
+      onSpawn: request.onSpawn,
       sweep: true,
     });
     reportSwept(request, transcript, result.swept ?? []);

@@ -284,7 +284,7 @@ export class ClaudeStream {
     this.options.onActivity({ type: 'rate_limit', status, ...(resetAt !== undefined ? { resetAt } : {}) });
     // Paid overage lets the request through even though the plan's own limit is exhausted.
     if (status === 'rejected' && info?.isUsingOverage !== true) {
-      this.rateLimitRejected = resetAt === undefined ? {} : { resetAt };
+      this.rateLimitRejected = { resetAt };
     }
     return undefined;
   }

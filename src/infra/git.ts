@@ -58,7 +58,7 @@ export function createGit(options: GitOptions): Git {
       {
         cwd: dir,
         env: { ...env, ...extra.env },
-        ...(extra.input === undefined ? {} : { input: extra.input }),
+        input: extra.input,
       },
     );
     if (result.spawnError !== undefined) {

@@ -171,7 +171,7 @@ export async function runProcess(command: Command, options: RunProcessOptions): 
     aborted,
     spawnError,
     durationMs: Date.now() - started,
-    ...(swept === undefined ? {} : { swept }),
+    swept,
   };
 }
 

@@ -59,7 +59,7 @@ export function createRunDir(root: string): RunDir {
     requestStop: (by, runId) =>
       writeFileAtomic(
         stopPath,
-        `${JSON.stringify({ requested_at: new Date().toISOString(), by, ...(runId === undefined ? {} : { run_id: runId }) })}\n`,
+        `${JSON.stringify({ requested_at: new Date().toISOString(), by, run_id: runId })}\n`,
       ),
     clearStop: () => rm(stopPath, { force: true }),
   };

@@ -43,12 +43,12 @@ export function createAgentExecutor(options: AgentExecutorOptions): Executor {
         },
         mode: options.mode,
         timeoutMs: request.timeoutMs,
-        ...(request.budgetUsd === undefined ? {} : { maxBudgetUsd: request.budgetUsd }),
+        maxBudgetUsd: request.budgetUsd,
         signal: request.signal,
         transcriptPath: request.transcriptPath,
         bead: { id: request.bead.id, title: request.bead.title, labels: request.bead.labels },
         attempt: request.attempt,
-        ...(request.onSpawn === undefined ? {} : { onSpawn: request.onSpawn }),
+        onSpawn: request.onSpawn,
         onActivity: (event) => {
           if (event.type === 'retry') {
             request.onActivity?.(
@@ -109,13 +109,13 @@ export function toExecutionResult(result: AgentResult): ExecutionResult {
       ? { writeAttempts: result.readOnly.attempts }
       : {}),
     agent: result.agent,
-    ...(result.model === undefined ? {} : { model: result.model }),
+    model: result.model,
     scripted: result.scripted,
     ...(result.exitCode === null ? {} : { exitCode: result.exitCode }),
     inputTokens: result.usage.inputTokens + result.usage.cacheReadTokens + result.usage.cacheWriteTokens,
     outputTokens: result.usage.outputTokens,
-    ...(result.costUsd === undefined ? {} : { costUsd: result.costUsd }),
-    ...(result.resetAt === undefined ? {} : { resetAt: result.resetAt }),
+    costUsd: result.costUsd,
+    resetAt: result.resetAt,
     ...(result.fatal === true ? { fatal: true } : {}),
     ...(result.environment === true ? { environment: true } : {}),
   };

@@ -40,7 +40,7 @@ export class RunContext {
   }
 
   warn(message: string, bead?: string): void {
-    this.emit({ type: 'warning', epic: this.o.epicId, message, ...(bead === undefined ? {} : { bead }) });
+    this.emit({ type: 'warning', epic: this.o.epicId, message, bead });
   }
 
   emit(event: UnstampedEvent): void {

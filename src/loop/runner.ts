@@ -195,7 +195,7 @@ class Runner {
       beadsClosed: ctx.beadsClosed,
       costUsd: ctx.costUsd,
       ...(ctx.gateMs > 0 ? { gateMs: ctx.gateMs } : {}),
-      ...(beadId === undefined ? {} : { beadId }),
+      beadId,
     };
     ctx.emit({ type: 'run_finished', epic: this.o.epicId, run_id: this.o.runId, summary });
     return summary;

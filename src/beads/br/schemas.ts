@@ -169,7 +169,7 @@ export function toDetail(row: DetailRow): BeadDetail {
   const dependents = (row.dependents ?? []).flatMap((e) => toEdge(e, row.id) ?? []);
   const parent = row.parent ?? dependencies.find((e) => e.dependency_type === 'parent-child')?.id;
   return {
-    ...toBead(row, parent === undefined ? {} : { parent }),
+    ...toBead(row, { parent }),
     dependencies,
     dependents,
     comments: (row.comments ?? []).map(toComment),

@@ -141,7 +141,7 @@ export function createBrStore(options: BrStoreOptions): BeadStore {
         { command: ['create'], args: [...args, '--', input.title], write: true },
         issueSchema,
       );
-      return toBead(row, { labels, ...(input.parent === undefined ? {} : { parent: input.parent }) });
+      return toBead(row, { labels, parent: input.parent });
     },
 
     async ready(epicId, readyOptions) {

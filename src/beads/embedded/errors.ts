@@ -23,7 +23,7 @@ export function issueNotFound(id: string): BeadStoreError {
 export function validationFailed(message: string, hint?: string): BeadStoreError {
   return new BeadStoreError(`Validation failed: ${message}`, {
     code: EmbeddedErrorCode.validation,
-    ...(hint === undefined ? {} : { hint }),
+    hint,
   });
 }
 

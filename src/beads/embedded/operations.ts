@@ -64,7 +64,7 @@ export function createIssue(draft: RecordDraft, input: CreateBeadInput, ctx: Mut
             title,
             creator: ctx.actor,
             createdAt: ctx.now,
-            ...(input.description === undefined ? {} : { description: input.description }),
+            description: input.description,
           },
           draft.records.size,
           (candidate) => draft.records.has(candidate),

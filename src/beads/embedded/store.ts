@@ -49,7 +49,7 @@ export interface MemoryStoreOptions extends EngineOptions {
 export function createEmbeddedStore(options: EmbeddedStoreOptions): BeadStore {
   const backend = createFileBackend({
     beadsDir: join(options.cwd, '.beads'),
-    ...(options.lock === undefined ? {} : { lock: options.lock }),
+    lock: options.lock,
   });
   return createEngineStore(backend, options);
 }

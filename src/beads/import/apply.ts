@@ -57,7 +57,7 @@ export async function applyImport(
     format: draft.format,
     source: draft.source,
     dry_run: options.dryRun,
-    epic: { ...(epic.id === undefined ? {} : { id: epic.id }), title: epic.title, existing: epic.existing },
+    epic: { id: epic.id, title: epic.title, existing: epic.existing },
     beads: [],
     created: 0,
     already_imported: 0,
@@ -123,7 +123,7 @@ async function chooseEpic(
 
 function entry(bead: BeadDraft, id: string | undefined, existing: Bead | undefined): ImportedBead {
   return {
-    ...(id === undefined ? {} : { id }),
+    id,
     key: bead.key,
     item: bead.item.id,
     title: existing?.title ?? bead.title,

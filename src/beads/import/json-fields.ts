@@ -19,8 +19,8 @@ export function fieldReader(file: string, text: string): FieldReader {
     problems.push({
       file,
       line: lineAt(text, node.start),
-      ...(item === undefined ? {} : { item }),
-      ...(field === undefined ? {} : { field }),
+      item,
+      field,
       message,
     });
   };

@@ -131,7 +131,7 @@ function scanPlan(
     items.push(item);
     open.push(item);
   }
-  return { ...(title === undefined ? {} : { title }), items };
+  return { title, items };
 }
 
 /** The plan with the item's box checked: one character of one line changed. */

@@ -58,7 +58,7 @@ export function parsePrd(text: string, file: string): ParseResult {
       title: `${id}: ${title}`,
       description: body.join('\n\n'),
       done: passes,
-      ...(priority === undefined ? {} : { priority }),
+      priority,
       dependsOn: [],
       labels: [],
     });

@@ -146,11 +146,11 @@ function parseSpec(
       title,
       description: [body, details].filter((part) => part !== '').join('\n\n'),
       done,
-      ...(priority === undefined ? {} : { priority }),
+      priority,
       dependsOn,
       labels,
     },
-    ...(dependsField === undefined ? {} : { dependsLine: dependsField.line }),
+    dependsLine: dependsField?.line,
   };
 }
 
