@@ -9,7 +9,7 @@ import type { JudgeVerdict } from '../../src/autoresearch/judge-output.js';
 import { ledgerLineSchema, type LedgerLine } from '../../src/autoresearch/ledger.js';
 import { loadLedgerSummary, type LedgerSummary } from '../../src/autoresearch/ledger-summary.js';
 import { setupLoop, type LoopSetupOptions } from '../../src/autoresearch/setup.js';
-import { openLoop, type LoopContext } from '../../src/autoresearch/stamp.js';
+import { openLoop, type LoopContext } from '../../src/autoresearch/loop-context.js';
 import {
   createEmbeddedStore,
   createEngineStore,

@@ -6,7 +6,8 @@ import type { BeadStore } from '../beads/types.js';
 import { readFileIfExists, writeFileAtomic, writeJsonAtomic } from '../infra/atomic-file.js';
 import { AppError, ExitCode } from '../infra/errors.js';
 import { loadLedgerSummary } from './ledger-summary.js';
-import { stampResumeStrategist, type LoopContext, type StampResult } from './stamp.js';
+import type { LoopContext } from './loop-context.js';
+import { stampResumeStrategist, type StampResult } from './stamp.js';
 import type { WorkspacePaths } from './workspace.js';
 
 export const ANSWER_HEADING = '## Answer';

@@ -26,13 +26,9 @@ import { recordHead } from './loop-head.js';
 import { metricFiles } from './state-guard.js';
 import { realLocation, staysInside } from '../infra/contained-path.js';
 import { writeArbiterSignal, type ArbiterSignal } from './signals.js';
-import {
-  LOOP_LABEL,
-  stampIteration,
-  stampSoftBaseline,
-  type LoopContext,
-  type StampedBead,
-} from './stamp.js';
+import { LOOP_LABEL, type StampedBead } from './loop-beads.js';
+import type { LoopContext } from './loop-context.js';
+import { stampIteration, stampSoftBaseline } from './stamp.js';
 import {
   configEpicId,
   readLoopsRegistry,

@@ -4,61 +4,36 @@
 // the end is `retrospective`; an answered question becomes `resume-strategist-K`. Every stamp first
 // looks at the epic's children and creates only what is missing, so stamping twice creates nothing
 // the second time and a stamp interrupted halfway is completed by the next one.
-import { labelValue } from '../loop/select.js';
-import { relative, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import type { Bead, BeadStore, CreateBeadInput } from '../beads/types.js';
 import { readFileIfExists, writeFileAtomic } from '../infra/atomic-file.js';
-import { AppError, ConfigError, ExitCode, UsageError } from '../infra/errors.js';
+import { AppError, ExitCode, UsageError } from '../infra/errors.js';
 import { iterOf } from '../infra/labels.js';
-import { describeProblem } from '../infra/zod-issues.js';
-import { loadLoopConfig, type LoopConfig, type ScoreSource } from './config.js';
-import { loadLedgerSummary, type LedgerSummary } from './ledger-summary.js';
+import {
+  beadLabels,
+  CYCLE_ROLES,
+  findBead,
+  lastStampedIter,
+  loopBeads,
+  loopRoleOf,
+  stamped,
+  type CycleRole,
+  type StampedBead,
+} from './loop-beads.js';
+import type { LoopContext } from './loop-context.js';
+import { ledgerDigest, metricDigest } from './prompt-digests.js';
 import { gatherRetrospectiveFacts } from './retrospective-facts.js';
 import {
-  blindHistory,
-  formatScore,
-  renderTemplate,
-  scoredLine,
-  type LedgerDigest,
-  type LoopFilePaths,
-  type MetricDigest,
-  type TemplateName,
-  type ViewFor,
-} from './templates.js';
-import {
-  requireLoopWorkspace,
-  resolveWorkspaceDir,
-  workspacePaths,
-  type WorkspacePaths,
-} from './workspace.js';
-
-export const LOOP_LABEL = 'autoresearch';
-export const CYCLE_ROLES = ['doer', 'judge', 'arbiter', 'strategist'] as const;
-export type CycleRole = (typeof CYCLE_ROLES)[number];
-export type LoopRole = CycleRole | 'retrospective' | 'resume-strategist';
-
-/** How many ledger lines the strategist, the retrospective and the resume strategist see inline. */
-const DIGEST_LINES = 10;
-
-/** Everything stamping needs to know about one loop. */
-export interface LoopContext {
-  /** Absolute path of the repository root. */
-  repo: string;
-  paths: WorkspacePaths;
-  /** The workspace relative to the repository root. */
-  workspace: string;
-  config: LoopConfig;
-  epicId: string;
-  /** Agents call `forge-pack stamp` back with this store, so they write where the runner reads. */
-  storeKind: 'br' | 'embedded';
-}
-
-export interface StampedBead {
-  id: string;
-  title: string;
-  role: LoopRole;
-  iter: number;
-}
+  arbiterView,
+  commandsFor,
+  gatherInputs,
+  judgeBead,
+  loopFilePaths,
+  render,
+  renderDoer,
+  shownPaths,
+  strategistView,
+} from './stamp-views.js';
 
 export interface StampResult {
   epic: string;
@@ -66,66 +41,6 @@ export interface StampResult {
   existing: StampedBead[];
   /** Mentions of the metric or rubric removed from the doer's description (a directive that leaked them). */
   redactions: number;
-}
-
-/** Loads the loop of an epic: its workspace (given, registered, or the default) and its config. */
-export async function openLoop(
-  repo: string,
-  epicId: string,
-  options: { workspace?: string; storeKind: 'br' | 'embedded' },
-): Promise<LoopContext> {
-  const root =
-    options.workspace === undefined
-      ? (await requireLoopWorkspace(repo, epicId)).root
-      : resolveWorkspaceDir(repo, options.workspace).root;
-  const paths = workspacePaths(root);
-  const config = await loadLoopConfig(paths.config);
-  if (config.epic_id !== undefined && config.epic_id !== epicId) {
-    throw new UsageError(`${paths.config} belongs to epic ${config.epic_id}, not ${epicId}.`, {
-      hint: `Check the epic id, or give the workspace of ${epicId} with --workspace.`,
-    });
-  }
-  return {
-    repo,
-    paths,
-    workspace: relative(repo, root).split('\\').join('/'),
-    config,
-    epicId,
-    storeKind: options.storeKind,
-  };
-}
-
-// ---- the epic's beads ----
-
-export function loopRoleOf(bead: Pick<Bead, 'labels'>): string | undefined {
-  return labelValue(bead, 'role');
-}
-
-/** The epic's autoresearch beads (direct children labelled `autoresearch`). */
-export async function loopBeads(store: BeadStore, epicId: string): Promise<Bead[]> {
-  return (await store.children(epicId)).filter((bead) => bead.labels.includes(LOOP_LABEL));
-}
-
-function findBead(beads: readonly Bead[], role: string, iter: number): Bead | undefined {
-  return beads.find((bead) => loopRoleOf(bead) === role && iterOf(bead) === iter);
-}
-
-/** The highest iteration with a doer bead; 0 when none has been stamped. */
-export function lastStampedIter(beads: readonly Bead[]): number {
-  let last = 0;
-  for (const bead of beads) {
-    const iter = iterOf(bead);
-    if (loopRoleOf(bead) === 'doer' && iter !== undefined && iter > last) last = iter;
-  }
-  return last;
-}
-
-function stamped(bead: Bead, role: LoopRole, iter: number): StampedBead {
-  return { id: bead.id, title: bead.title, role, iter };
-}
-
-function labels(ctx: LoopContext, role: LoopRole, iter: number, agent?: string): string[] {
-  return [LOOP_LABEL, `role:${role}`, ...(agent === undefined ? [] : [`agent:${agent}`]), `iter:${iter}`];
 }
 
 // ---- stamping an iteration ----
@@ -212,7 +127,7 @@ export async function stampIteration(
     async () => {
       const rendered = await renderDoer(ctx, inputs, iter, directive);
       redactions = rendered.redactions;
-      return { description: rendered.text, labels: labels(ctx, 'doer', iter, config.agents.doer) };
+      return { description: rendered.text, labels: beadLabels('doer', iter, config.agents.doer) };
     },
     previous,
   );
@@ -222,7 +137,7 @@ export async function stampIteration(
     'arbiter',
     async () => ({
       description: await render(ctx, 'arbiter', arbiterView(ctx, iter)),
-      labels: labels(ctx, 'arbiter', iter),
+      labels: beadLabels('arbiter', iter),
     }),
     judge,
   );
@@ -231,7 +146,7 @@ export async function stampIteration(
     'strategist',
     async () => ({
       description: await render(ctx, 'strategist', strategistView(ctx, inputs, iter)),
-      labels: labels(ctx, 'strategist', iter, config.agents.strategist),
+      labels: beadLabels('strategist', iter, config.agents.strategist),
     }),
     arbiter,
   );
@@ -265,7 +180,7 @@ export async function stampSoftBaseline(ctx: LoopContext, store: BeadStore): Pro
       parent: ctx.epicId,
       dependsOn: [judge.id],
       description: await render(ctx, 'arbiter', arbiterView(ctx, 0)),
-      labels: labels(ctx, 'arbiter', 0),
+      labels: beadLabels('arbiter', 0),
     });
     created.push(stamped(bead, 'arbiter', 0));
   } else existing.push(stamped(arbiter, 'arbiter', 0));
@@ -315,7 +230,7 @@ export async function stampRetrospective(ctx: LoopContext, store: BeadStore): Pr
       paths: loopFilePaths(ctx),
       ...(await gatherRetrospectiveFacts(ctx.paths, ctx.config, inputs.summary)),
     }),
-    labels: labels(ctx, 'retrospective', iter, ctx.config.agents.retrospective),
+    labels: beadLabels('retrospective', iter, ctx.config.agents.retrospective),
   });
   return { epic: ctx.epicId, created: [stamped(bead, 'retrospective', iter)], existing: [], redactions: 0 };
 }
@@ -372,7 +287,7 @@ export async function stampResumeStrategist(
       next_directive_path: shownPaths(ctx).directive(iter + 1),
       commands: commandsFor(ctx, iter + 1),
     }),
-    labels: labels(ctx, 'resume-strategist', iter, ctx.config.agents.resume_strategist),
+    labels: beadLabels('resume-strategist', iter, ctx.config.agents.resume_strategist),
   });
   return {
     epic: ctx.epicId,
@@ -406,291 +321,4 @@ async function refuseWhenAsking(ctx: LoopContext): Promise<void> {
     exitCode: ExitCode.needsHuman,
     hint: `Answer the question in that file, then run: ralph-loop resume ${ctx.epicId}`,
   });
-}
-
-// ---- inputs and views ----
-
-interface StampInputs {
-  program: string;
-  summary: LedgerSummary;
-  /** The rubric text of a soft metric. */
-  rubric: string | undefined;
-}
-
-async function gatherInputs(ctx: LoopContext): Promise<StampInputs> {
-  const program = await readFileIfExists(ctx.paths.program);
-  if (program === undefined) {
-    throw new ConfigError(`${ctx.paths.program}: file not found`, {
-      hint: 'Write the loop program there (the stable directive every doer reads).',
-    });
-  }
-  const { metric } = ctx.config;
-  let rubric: string | undefined;
-  if (metric.type === 'soft') {
-    const path = resolve(ctx.repo, metric.rubric_path);
-    rubric = await readFileIfExists(path);
-    if (rubric === undefined) {
-      const problem = {
-        file: ctx.paths.config,
-        field: 'metric.rubric_path',
-        message: `${metric.rubric_path} does not exist`,
-      };
-      throw new ConfigError(describeProblem(problem), {
-        hint: 'Restore the rubric file; the judge of every iteration reads it.',
-        problems: [problem],
-      });
-    }
-  }
-  const { summary } = await loadLedgerSummary(ctx.paths.ledger, {
-    direction: metric.direction,
-    target: ctx.config.target,
-  });
-  return { program, summary, rubric };
-}
-
-async function render<N extends TemplateName>(ctx: LoopContext, name: N, view: ViewFor[N]): Promise<string> {
-  return renderTemplate(name, view, { overridesDir: ctx.paths.templatesDir });
-}
-
-const REDACTED = '[redacted: how the work is evaluated]';
-
-/**
- * Strings the doer must never read: the metric command and how its score is read, the rubric's path
- * and its lines. Short strings are left out: they would match ordinary words.
- */
-export function blindSecrets(config: LoopConfig, rubric: string | undefined): string[] {
-  const { metric } = config;
-  const secrets: string[] = [];
-  if (metric.type === 'hard') {
-    secrets.push(metric.command);
-    if (metric.score.from === 'regex') secrets.push(metric.score.pattern);
-    if (metric.score.from === 'json') secrets.push(metric.score.path);
-  } else {
-    secrets.push(metric.rubric_path);
-    for (const line of (rubric ?? '').split('\n')) secrets.push(line.trim());
-  }
-  const long = secrets.filter((secret) => secret.length >= 6 && !/^[#*\-\s|>]*$/.test(secret));
-  return [...new Set(long)].sort((a, b) => b.length - a.length);
-}
-
-export function redactSecrets(text: string, secrets: readonly string[]): { text: string; count: number } {
-  let count = 0;
-  let out = text;
-  for (const secret of secrets) {
-    const parts = out.split(secret);
-    count += parts.length - 1;
-    out = parts.join(REDACTED);
-  }
-  return { text: out, count };
-}
-
-async function renderDoer(
-  ctx: LoopContext,
-  inputs: StampInputs,
-  iter: number,
-  directive: string | null,
-): Promise<{ text: string; redactions: number }> {
-  const { summary } = inputs;
-  // Built from doer-safe values only: no metric, rubric, target or score enters this object.
-  const view: ViewFor['doer'] = {
-    epic: ctx.epicId,
-    subject: ctx.config.subject,
-    iter,
-    program: inputs.program,
-    directive,
-    scope: [...ctx.config.scope.doer_paths],
-    history: blindHistory(summary.recent),
-    history_omitted: Math.max(0, summary.lines - summary.recent.length),
-    counts: { kept: summary.kept, reverted: summary.reverted, crashed: summary.crashed },
-  };
-  const text = await render(ctx, 'doer', view);
-  // The program and the directive are free text a strategist may have filled with what the doer
-  // must not see: whatever slipped in is cut out here.
-  const redacted = redactSecrets(text, blindSecrets(ctx.config, inputs.rubric));
-  return { text: redacted.text, redactions: redacted.count };
-}
-
-async function judgeBead(
-  ctx: LoopContext,
-  inputs: StampInputs,
-  iter: number,
-): Promise<{ description: string; labels: string[] }> {
-  const { metric, subject } = { metric: ctx.config.metric, subject: ctx.config.subject };
-  if (metric.type === 'soft') {
-    // Built from judge-safe values only: no program, ledger, hypothesis or history.
-    const view: ViewFor['judge-soft'] = {
-      epic: ctx.epicId,
-      subject,
-      iter,
-      baseline: iter === 0,
-      rubric: inputs.rubric ?? '',
-      rubric_path: metric.rubric_path,
-      artifacts: [metric.artifact_path],
-      read_paths:
-        ctx.config.scope.judge_paths.length > 0 ? [...ctx.config.scope.judge_paths] : [metric.artifact_path],
-    };
-    return {
-      description: await render(ctx, 'judge-soft', view),
-      labels: labels(ctx, 'judge', iter, ctx.config.agents.judge),
-    };
-  }
-  const view: ViewFor['judge-hard'] = {
-    epic: ctx.epicId,
-    subject,
-    iter,
-    baseline: iter === 0,
-    command: metric.command,
-    score_source: describeScoreSource(metric.score),
-    timeout_seconds: metric.timeout_seconds,
-    judge_output_path: shownPaths(ctx).judgeOutput(iter),
-  };
-  return { description: await render(ctx, 'judge-hard', view), labels: labels(ctx, 'judge', iter) };
-}
-
-function arbiterView(ctx: LoopContext, iter: number): ViewFor['arbiter'] {
-  const { config } = ctx;
-  const paths = shownPaths(ctx);
-  const caps = config.caps;
-  return {
-    epic: ctx.epicId,
-    subject: config.subject,
-    iter,
-    baseline: iter === 0,
-    direction: config.metric.direction,
-    min_delta: config.min_delta,
-    target: config.target === null ? 'none' : formatScore(config.target),
-    max_iterations: caps.max_iterations === 0 ? 'no cap' : String(caps.max_iterations),
-    plateau_threshold: caps.plateau_threshold === 0 ? 'never' : String(caps.plateau_threshold),
-    max_cost: caps.max_cost_usd === 0 ? 'no cap' : `$${caps.max_cost_usd}`,
-    wall_clock: caps.wall_clock_seconds === 0 ? 'no cap' : `${caps.wall_clock_seconds}s`,
-    confirmation_rounds: config.confirmation_rounds,
-    judge_output_path: paths.judgeOutput(iter),
-    ledger_path: paths.ledger,
-    arbiter_signal_path: paths.arbiterSignal,
-    terminal_signal_path: paths.terminalSignal,
-  };
-}
-
-function strategistView(ctx: LoopContext, inputs: StampInputs, iter: number): ViewFor['strategist'] {
-  return {
-    epic: ctx.epicId,
-    subject: ctx.config.subject,
-    iter,
-    next_iter: iter + 1,
-    program: inputs.program,
-    metric: metricDigest(ctx.config),
-    ledger: ledgerDigest(inputs.summary),
-    paths: loopFilePaths(ctx),
-    judge_output_path: shownPaths(ctx).judgeOutput(iter),
-    next_directive_path: shownPaths(ctx).directive(iter + 1),
-    commands: commandsFor(ctx, iter + 1),
-  };
-}
-
-export function ledgerDigest(summary: LedgerSummary): LedgerDigest {
-  const recent = summary.recent.slice(-DIGEST_LINES);
-  return {
-    lines: recent.map(scoredLine),
-    omitted: Math.max(0, summary.lines - recent.length),
-    baseline: formatScore(summary.baseline_score),
-    best: formatScore(summary.best_score),
-    best_iter: summary.best_iter === null ? '—' : String(summary.best_iter),
-    current: formatScore(summary.current_score),
-    kept: summary.kept,
-    reverted: summary.reverted,
-    crashed: summary.crashed,
-    non_improvement_streak: summary.non_improvement_streak,
-    cost: `$${summary.total_cost_usd.toFixed(2)}`,
-  };
-}
-
-export function metricDigest(config: LoopConfig): MetricDigest {
-  const { metric, caps } = config;
-  const description =
-    metric.type === 'hard'
-      ? `the command \`${metric.command}\`, run by ralph-loop in the repository root (timeout ${metric.timeout_seconds}s); score: ${describeScoreSource(metric.score)}`
-      : `a judge agent scores \`${metric.artifact_path}\` against the rubric \`${metric.rubric_path}\``;
-  const capsText = [
-    caps.max_iterations === 0 ? 'no iteration cap' : `at most ${caps.max_iterations} iterations`,
-    caps.plateau_threshold === 0
-      ? 'no plateau stop'
-      : `stop after ${caps.plateau_threshold} non-improvements in a row`,
-    caps.max_cost_usd === 0 ? 'no cost cap' : `cost cap $${caps.max_cost_usd}`,
-    caps.wall_clock_seconds === 0 ? 'no wall-clock cap' : `wall clock ${caps.wall_clock_seconds}s`,
-    `the target must hold for ${config.confirmation_rounds} iteration(s)`,
-  ].join('; ');
-  return {
-    type: metric.type,
-    description,
-    direction: metric.direction === 'maximize' ? 'maximize (higher is better)' : 'minimize (lower is better)',
-    target: config.target === null ? 'none' : formatScore(config.target),
-    caps: capsText,
-  };
-}
-
-export function describeScoreSource(score: ScoreSource): string {
-  switch (score.from) {
-    case 'exit-code':
-      return '100 when it exits with code 0, else 0';
-    case 'regex':
-      return `the first capture group of /${score.pattern}/ in its output`;
-    case 'json':
-      return `the number at "${score.path}" in its JSON output`;
-    case 'tap':
-      return 'the percentage of passing tests in its TAP output';
-    case 'junit':
-      return 'the percentage of passing tests in its JUnit XML output';
-  }
-}
-
-/**
- * The loop's files as its prompts name them: relative to the repository root, where the agents that
- * read them run. An absolute path would break when the repository is moved or renamed mid-loop.
- */
-function shownPaths(ctx: LoopContext): WorkspacePaths {
-  return workspacePaths(ctx.workspace);
-}
-
-function loopFilePaths(ctx: LoopContext): LoopFilePaths {
-  const paths = shownPaths(ctx);
-  return {
-    workspace: paths.root,
-    config: paths.config,
-    program: paths.program,
-    ledger: paths.ledger,
-    arbiter_signal: paths.arbiterSignal,
-    terminal_signal: paths.terminalSignal,
-    needs_human: paths.needsHuman,
-    directives: paths.directivesDir,
-    retrospective: paths.retrospective,
-    rubric_suggestions: paths.rubricSuggestions,
-  };
-}
-
-/**
- * The exact commands an agent finishes with, run from the repository root (where the strategists
- * run, also with --worktree). They name the store explicitly, so they reach the store the runner reads.
- */
-function commandsFor(ctx: LoopContext, nextIter: number) {
-  const base = ['forge-pack', '-C', '.', '--store', ctx.storeKind, 'stamp', '--epic', ctx.epicId];
-  const workspace = ['--workspace', ctx.workspace];
-  return {
-    stamp_next: shellWords([
-      ...base,
-      '--iter',
-      String(nextIter),
-      '--directive-file',
-      shownPaths(ctx).directive(nextIter),
-      ...workspace,
-    ]),
-    stamp_retrospective: shellWords([...base, '--retrospective', ...workspace]),
-    resume: shellWords(['ralph-loop', 'resume', ctx.epicId]),
-  };
-}
-
-/** Joins words into a POSIX shell command line, quoting only what needs it. */
-export function shellWords(words: readonly string[]): string {
-  return words
-    .map((word) => (/^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`))
-    .join(' ');
 }

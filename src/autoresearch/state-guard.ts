@@ -31,7 +31,7 @@ import { loadLedgerSummary } from './ledger-summary.js';
 import { writeTerminalSignal } from './signals.js';
 import { readSpend } from './spend.js';
 import { iterOf } from '../infra/labels.js';
-import { loopRoleOf } from './stamp.js';
+import { loopRoleOf } from './loop-beads.js';
 import { checkHead, recordHead } from './loop-head.js';
 import type { BeadStore } from '../beads/types.js';
 

@@ -1,5 +1,6 @@
 // Splits a user's command line (a metric, an agent) into argv like a POSIX shell would, and refuses
 // what only a shell could run, so nothing the user typed is silently passed on with another meaning.
+// The other way, shellWords joins argv into a command line a user or an agent can paste into a shell.
 
 export type SplitResult = { ok: true; argv: string[] } | { ok: false; reason: string };
 
@@ -103,4 +104,11 @@ export function splitCommandLine(command: string, subject = 'the command'): Spli
   if (inWord) argv.push(word);
   if (argv.length === 0) return { ok: false, reason: 'the command is empty' };
   return { ok: true, argv };
+}
+
+/** Joins words into a POSIX shell command line, quoting only what needs it. */
+export function shellWords(words: readonly string[]): string {
+  return words
+    .map((word) => (/^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`))
+    .join(' ');
 }

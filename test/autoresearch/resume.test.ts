@@ -14,12 +14,8 @@ import {
   resumeLoop,
   splitQuestion,
 } from '../../src/autoresearch/resume.js';
-import {
-  openLoop,
-  stampIteration,
-  stampResumeStrategist,
-  type LoopContext,
-} from '../../src/autoresearch/stamp.js';
+import { openLoop, type LoopContext } from '../../src/autoresearch/loop-context.js';
+import { stampIteration, stampResumeStrategist } from '../../src/autoresearch/stamp.js';
 import { createMemoryBeadStore } from '../../src/beads/embedded/index.js';
 import type { BeadStore } from '../../src/beads/types.js';
 import { ExitCode, type AppError } from '../../src/infra/errors.js';

@@ -11,7 +11,7 @@ import {
   type LoopSetupOptions,
   type SetupPorts,
 } from '../../src/autoresearch/setup.js';
-import { loopRoleOf } from '../../src/autoresearch/stamp.js';
+import { loopRoleOf } from '../../src/autoresearch/loop-beads.js';
 import { readLoopsRegistry } from '../../src/autoresearch/workspace.js';
 import { createMemoryBeadStore } from '../../src/beads/embedded/index.js';
 import type { BeadStore } from '../../src/beads/types.js';

@@ -6,16 +6,10 @@ import { describe, expect, it, onTestFinished } from 'vitest';
 import { decide } from '../../src/autoresearch/arbiter.js';
 import { parseLoopConfig, type LoopConfigFile } from '../../src/autoresearch/config.js';
 import type { LedgerLine } from '../../src/autoresearch/ledger.js';
-import {
-  blindSecrets,
-  openLoop,
-  redactSecrets,
-  shellWords,
-  stampIteration,
-  stampRetrospective,
-  stampSoftBaseline,
-  type LoopContext,
-} from '../../src/autoresearch/stamp.js';
+import { openLoop, type LoopContext } from '../../src/autoresearch/loop-context.js';
+import { blindSecrets, redactSecrets } from '../../src/autoresearch/redaction.js';
+import { stampIteration, stampRetrospective, stampSoftBaseline } from '../../src/autoresearch/stamp.js';
+import { shellWords } from '../../src/infra/command-line.js';
 import { createMemoryBeadStore } from '../../src/beads/embedded/index.js';
 import type { BeadStore } from '../../src/beads/types.js';
 import { AppError, ExitCode } from '../../src/infra/errors.js';

@@ -5,7 +5,7 @@ import type { Executor, ExecutionRequest, ExecutionResult } from '../../loop/typ
 import { updateIterationState } from '../iteration-state.js';
 import { recordSpend } from '../spend.js';
 import { iterOf as iterLabel } from '../../infra/labels.js';
-import { loopRoleOf } from '../stamp.js';
+import { loopRoleOf } from '../loop-beads.js';
 import { placeInLoop, type AutoresearchContext } from './context.js';
 
 export const NEEDS_HUMAN_FILE = 'needs-human.md';
