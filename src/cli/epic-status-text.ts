@@ -1,5 +1,5 @@
 // `ralph-loop status` of a plain epic, as people read it.
-import { formatDuration } from '../autoresearch/status.js';
+import { formatDuration } from './loop-status-text.js';
 import type { EpicStatus, LastRun, LiveRun } from './epic-status.js';
 import { describeGateResults } from './epic-status-gates.js';
 

@@ -7,7 +7,9 @@ import { decide } from '../../src/autoresearch/arbiter.js';
 import { parseLoopConfig, type LoopConfigFile } from '../../src/autoresearch/config.js';
 import { appendLedgerLine, type LedgerLine } from '../../src/autoresearch/ledger.js';
 import { recordLedgerLine } from '../../src/autoresearch/ledger-summary.js';
-import { loopStatus, renderStatusText, sparkline, type StatusPorts } from '../../src/autoresearch/status.js';
+import { sparkline } from '../../src/autoresearch/sparkline.js';
+import { loopStatus, type StatusPorts } from '../../src/autoresearch/status.js';
+import { renderStatusText } from '../../src/cli/loop-status-text.js';
 import { registerLoop, workspacePaths, type WorkspacePaths } from '../../src/autoresearch/workspace.js';
 
 const NOW = Date.parse('2026-11-22T12:00:00Z');
