@@ -8,7 +8,8 @@ import type { LoopConfig } from '../../src/autoresearch/config.js';
 import type { JudgeVerdict } from '../../src/autoresearch/judge-output.js';
 import { ledgerLineSchema, type LedgerLine } from '../../src/autoresearch/ledger.js';
 import { loadLedgerSummary, type LedgerSummary } from '../../src/autoresearch/ledger-summary.js';
-import { setupLoop, type LoopSetupOptions } from '../../src/autoresearch/setup.js';
+import { setupLoop } from '../../src/autoresearch/setup.js';
+import type { LoopSetupOptions } from '../../src/autoresearch/setup-options.js';
 import { openLoop, type LoopContext } from '../../src/autoresearch/loop-context.js';
 import {
   createEmbeddedStore,

@@ -17,7 +17,7 @@ import {
 import { summarizeLedger } from '../../src/autoresearch/ledger-summary.js';
 import { metricFiles } from '../../src/autoresearch/state-guard.js';
 import { scoredLine } from '../../src/autoresearch/templates.js';
-import { parseScoreOption } from '../../src/autoresearch/setup.js';
+import { parseScoreOption } from '../../src/autoresearch/setup-options.js';
 import { checkOptionsFrom } from '../../src/cli/loop-check-options.js';
 import type { ProcessResult } from '../../src/infra/process.js';
 import { ConfigError, UsageError } from '../../src/infra/errors.js';

@@ -8,7 +8,7 @@ import { parseLoopConfig, type LoopConfigFile } from '../../src/autoresearch/con
 import { readLedger, type LedgerLine } from '../../src/autoresearch/ledger.js';
 import { readJudgeOutput, judgeOutputPath } from '../../src/autoresearch/judge-output.js';
 import { retrospectiveNoise } from '../../src/autoresearch/retrospective-facts.js';
-import { buildConfigFile } from '../../src/autoresearch/setup.js';
+import { buildConfigFile } from '../../src/autoresearch/setup-options.js';
 import { createLoopFixture, type LoopFixture } from '../support/loop-fixture.js';
 
 /** Prints the value plus the next offset of a fixed list: deterministic noise, one offset per run. */

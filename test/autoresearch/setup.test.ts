@@ -7,10 +7,9 @@ import { readCachedSummary } from '../../src/autoresearch/ledger-summary.js';
 import {
   buildConfigFile,
   parseScoreOption,
-  setupLoop,
   type LoopSetupOptions,
-  type SetupPorts,
-} from '../../src/autoresearch/setup.js';
+} from '../../src/autoresearch/setup-options.js';
+import { setupLoop, type SetupPorts } from '../../src/autoresearch/setup.js';
 import { loopRoleOf } from '../../src/autoresearch/loop-beads.js';
 import { readLoopsRegistry } from '../../src/autoresearch/workspace.js';
 import { createMemoryBeadStore } from '../../src/beads/embedded/index.js';

@@ -1,0 +1,31 @@
+// Archiving a workspace's loop so a new one can start there (`forge-pack loop --force`).
+import { mkdir, readdir, rename } from 'node:fs/promises';
+import { join, relative } from 'node:path';
+import { configEpicId, readLoopsRegistry, registerLoop, type WorkspacePaths } from './workspace.js';
+
+export const ARCHIVE_DIR = 'archive';
+/** Workspace entries that belong to the workspace, not to one loop: kept when a loop is archived. */
+const KEPT_ON_ARCHIVE = new Set(['templates', ARCHIVE_DIR]);
+
+/**
+ * Moves every file of the old loop into `archive/<time>/` (user templates stay), and points the old
+ * epic's registry entry there, so its status and history stay readable.
+ */
+export async function archiveLoop(repo: string, paths: WorkspacePaths, now: number): Promise<string> {
+  const stamp = new Date(now).toISOString().replace(/[:.]/g, '-');
+  const target = join(paths.root, ARCHIVE_DIR, stamp);
+  const oldEpic = await configEpicId(paths.root);
+  await mkdir(target, { recursive: true });
+  for (const name of await readdir(paths.root)) {
+    if (!KEPT_ON_ARCHIVE.has(name)) await rename(join(paths.root, name), join(target, name));
+  }
+  if (oldEpic !== undefined && (await readLoopsRegistry(repo))[oldEpic] !== undefined) {
+    const entry = (await readLoopsRegistry(repo))[oldEpic];
+    await registerLoop(repo, oldEpic, {
+      workspace: relative(repo, target).split('\\').join('/'),
+      ...(entry?.subject === undefined ? {} : { subject: entry.subject }),
+      ...(entry?.store === undefined ? {} : { store: entry.store }),
+    });
+  }
+  return target;
+}

@@ -1,0 +1,115 @@
+// What setup refuses before it creates anything: a scope that reaches the loop's own files, the rubric,
+// a metric file or out of the repository, and a workspace whose loop is running; and what it warns of.
+import { readFileIfExists } from '../infra/atomic-file.js';
+import { realLocation, staysInside } from '../infra/contained-path.js';
+import { AppError, ExitCode, UsageError } from '../infra/errors.js';
+import type { Git } from '../infra/git.js';
+import { normalizeRelativePath, type LoopConfig } from './config.js';
+import { isPathInScope } from './keep-revert.js';
+import { metricFiles } from './state-guard.js';
+import type { WorkspacePaths } from './workspace.js';
+
+const PROTECTED_DIRS = ['.git', '.forge', '.beads'];
+
+/**
+ * The doer's scope must not reach the loop's own files (workspace, bead store, Forge's config, git)
+ * nor, for a soft metric, the rubric: a doer that can edit what judges it is not blind.
+ */
+export function checkLayout(workspace: string, config: LoopConfig): void {
+  const inside = (path: string, dir: string) => path === dir || path.startsWith(`${dir}/`);
+  const overlaps = (a: string, b: string) => inside(a, b) || inside(b, a);
+  for (const raw of config.scope.doer_paths) {
+    const path = normalizeRelativePath(raw);
+    for (const dir of [workspace, ...PROTECTED_DIRS]) {
+      if (overlaps(path, dir)) {
+        throw new UsageError(`The scope ${raw} overlaps ${dir}/, which the doer must never change.`, {
+          hint: 'Give the directories of the work itself, e.g. --scope src/ --scope docs/spec.md.',
+        });
+      }
+    }
+    if (config.metric.type === 'soft' && inside(normalizeRelativePath(config.metric.rubric_path), path)) {
+      throw new UsageError(`The rubric ${config.metric.rubric_path} is inside the doer's scope ${raw}.`, {
+        hint: 'Move the rubric out of the scope (e.g. into the workspace), or narrow --scope: the doer must not edit what judges it.',
+      });
+    }
+  }
+}
+
+/**
+ * Scope and artifact paths must stay inside the repository once links are followed (a doer writing
+ * through `linkdir -> /elsewhere` would change files no guard sees), and the doer's scope must not
+ * hold a file the metric command reads: every change to it would be put back, so the loop could
+ * never improve, and a doer that could change it would be scoring itself.
+ */
+export async function checkContainment(repo: string, config: LoopConfig): Promise<void> {
+  const paths = [
+    ...config.scope.doer_paths.map((path) => ['scope', path] as const),
+    ...config.scope.judge_paths.map((path) => ['judge path', path] as const),
+    ...(config.metric.artifact_path === undefined
+      ? []
+      : [['artifact', config.metric.artifact_path] as const]),
+  ];
+  for (const [what, path] of paths) {
+    if (!(await staysInside(repo, path))) {
+      throw new UsageError(
+        `The ${what} ${path} leads out of the repository (through a symbolic link, to ${await realLocation(repo, path)}).`,
+        {
+          hint: 'Give a path that is really inside the repository: the loop only guards and reverts files there.',
+        },
+      );
+    }
+  }
+  for (const file of await metricFiles(config, repo)) {
+    const scope = config.scope.doer_paths.find((path) => isPathInScope(file, [path]));
+    if (scope === undefined) continue;
+    throw new UsageError(
+      `The scope ${scope} holds ${file}, a metric file (the metric command, a guard or a track reads it), which the doer must never change.`,
+      {
+        hint: 'Narrow --scope so it leaves out the files the metric command reads (its script, its tests), or move them out of the scope.',
+      },
+    );
+  }
+}
+
+/** Warnings for uncommitted changes inside the doer's scope. */
+export async function uncommittedInScope(
+  git: Pick<Git, 'statusPorcelain'>,
+  config: LoopConfig,
+): Promise<string[]> {
+  const scope = config.scope.doer_paths.map(normalizeRelativePath);
+  const dirty = (await git.statusPorcelain()).filter((entry) =>
+    scope.some((dir) => entry.path === dir || entry.path.startsWith(`${dir}/`)),
+  );
+  if (dirty.length === 0) return [];
+  const named = dirty
+    .slice(0, 3)
+    .map((entry) => entry.path)
+    .join(', ');
+  return [
+    `Uncommitted changes in scope (${named}${dirty.length > 3 ? ', …' : ''}): commit them so the baseline matches HEAD; the arbiter keeps or reverts relative to commits.`,
+  ];
+}
+
+/** Refuses to replace the loop of a workspace while a live ralph-loop holds its lock. */
+export async function refuseWhenRunning(
+  paths: WorkspacePaths,
+  ports: { isProcessAlive(pid: number): boolean },
+): Promise<void> {
+  const text = await readFileIfExists(paths.lock);
+  if (text === undefined) return;
+  let pid: unknown;
+  try {
+    pid = (JSON.parse(text) as { pid?: unknown }).pid;
+  } catch {
+    return;
+  }
+  if (typeof pid === 'number' && ports.isProcessAlive(pid)) {
+    throw new AppError(
+      `A ralph-loop (pid ${pid}) is running the loop in ${paths.root}; it is not replaced.`,
+      {
+        exitCode: ExitCode.locked,
+        hint: 'Stop it first (ralph-loop stop <epic>), or give the new loop its own --workspace.',
+      },
+    );
+  }
+}

@@ -1,0 +1,124 @@
+// The options of `forge-pack loop` as setup takes them, and the config file they make: what the options
+// say, defaults left to the schema.
+import { UsageError } from '../infra/errors.js';
+import type { Direction, LoopConfigFile } from './config.js';
+import { checksConfigFile, type GuardOptions, type TrackOptions } from './guard-setup.js';
+
+type HardMetricFile = Extract<LoopConfigFile['metric'], { type: 'hard' }>;
+export type ScoreSourceInput = NonNullable<HardMetricFile['score']>;
+
+export interface HardMetricOptions {
+  type: 'hard';
+  command: string;
+  score?: ScoreSourceInput;
+  direction?: Direction;
+  artifact?: string;
+  timeoutSeconds?: number;
+  /** Measure each score this many times and score the median (default 1). */
+  repeat?: number;
+}
+
+export interface SoftMetricOptions {
+  type: 'soft';
+  rubric: string;
+  artifact: string;
+  direction?: Direction;
+  /** Refused: a judge agent's score is read once. */
+  repeat?: number;
+}
+
+export interface LoopSetupOptions {
+  subject: string;
+  program: string;
+  metric: HardMetricOptions | SoftMetricOptions;
+  target?: number;
+  minDelta?: number;
+  maxIterations?: number;
+  wallClockSeconds?: number;
+  plateau?: number;
+  maxCostUsd?: number;
+  confirmationRounds?: number;
+  /** Paths the doer may change; default: the artifact. */
+  scope?: readonly string[];
+  /** Agent per role: doer, judge, strategist, retrospective, resume_strategist. */
+  agents?: Readonly<Record<string, string>>;
+  /** The workspace directory, relative to the repository root (default `.autoresearch`). */
+  workspace?: string;
+  /** Archive an existing loop in the workspace (into `archive/<time>/`) and start a new one. */
+  force?: boolean;
+  /** Commands that must pass after every doer for its work to be kept (`guards` in config.json). */
+  guards?: readonly GuardOptions[];
+  /** Figures recorded beside the score every iteration, with optional thresholds (`tracks`). */
+  tracks?: readonly TrackOptions[];
+}
+
+/** The config file as written: what the options say, defaults left to the schema. */
+export function buildConfigFile(options: LoopSetupOptions): LoopConfigFile {
+  const { metric } = options;
+  const artifact = metric.artifact;
+  const scope = options.scope !== undefined && options.scope.length > 0 ? [...options.scope] : undefined;
+  if (scope === undefined && artifact === undefined) {
+    throw new UsageError('Say which files the doer may change: --scope <path> (repeatable).', {
+      hint: 'The doer only works inside its scope; anything it changes elsewhere is reverted. With --artifact the scope defaults to the artifact.',
+    });
+  }
+  const caps: NonNullable<LoopConfigFile['caps']> = {
+    ...(options.maxIterations === undefined ? {} : { max_iterations: options.maxIterations }),
+    ...(options.wallClockSeconds === undefined ? {} : { wall_clock_seconds: options.wallClockSeconds }),
+    ...(options.plateau === undefined ? {} : { plateau_threshold: options.plateau }),
+    ...(options.maxCostUsd === undefined ? {} : { max_cost_usd: options.maxCostUsd }),
+  };
+  if (metric.type === 'soft' && metric.repeat !== undefined) {
+    throw new UsageError(
+      '--repeat measures a hard metric (--metric-command) several times; a soft metric is judged once.',
+      {
+        hint: 'Drop --repeat, or measure with a command: --metric-command <cmd> --repeat 3.',
+      },
+    );
+  }
+  const metricFile: LoopConfigFile['metric'] =
+    metric.type === 'hard'
+      ? {
+          type: 'hard',
+          command: metric.command,
+          score: metric.score ?? { from: 'exit-code' },
+          direction: metric.direction ?? 'maximize',
+          ...(artifact === undefined ? {} : { artifact_path: artifact }),
+          ...(metric.timeoutSeconds === undefined ? {} : { timeout_seconds: metric.timeoutSeconds }),
+          ...(metric.repeat === undefined ? {} : { repeat: metric.repeat }),
+        }
+      : {
+          type: 'soft',
+          rubric_path: metric.rubric,
+          artifact_path: metric.artifact,
+          direction: metric.direction ?? 'maximize',
+        };
+  return {
+    subject: options.subject,
+    metric: metricFile,
+    target: options.target ?? null,
+    ...(options.minDelta === undefined ? {} : { min_delta: options.minDelta }),
+    caps,
+    scope: {
+      doer_paths: scope ?? [artifact ?? ''],
+      judge_paths: artifact === undefined ? [] : [artifact],
+    },
+    ...(options.agents === undefined ? {} : { agents: { ...options.agents } }),
+    ...(options.confirmationRounds === undefined ? {} : { confirmation_rounds: options.confirmationRounds }),
+    ...checksConfigFile(options.guards, options.tracks),
+  };
+}
+
+/** `exit-code`, `regex:<pattern>`, `json:<path>`, `tap`, `junit` → the config's score source. */
+export function parseScoreOption(text: string): ScoreSourceInput {
+  if (text === 'exit-code' || text === 'tap' || text === 'junit') return { from: text };
+  const colon = text.indexOf(':');
+  const kind = colon === -1 ? text : text.slice(0, colon);
+  const rest = colon === -1 ? '' : text.slice(colon + 1);
+  if (kind === 'regex' && rest !== '') return { from: 'regex', pattern: rest };
+  if (kind === 'json' && rest !== '') return { from: 'json', path: rest };
+  throw new UsageError(
+    `--score: expected exit-code, regex:<pattern>, json:<path>, tap or junit, got ${JSON.stringify(text)}.`,
+    { hint: 'Examples: --score "regex:Score: ([0-9.]+)", --score json:numPassedTests' },
+  );
+}
