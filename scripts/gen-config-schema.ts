@@ -6,7 +6,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as prettier from 'prettier';
 import { z } from 'zod';
-import { loopConfigSchema } from '../src/autoresearch/config.js';
+import { loopConfigSchema } from '../src/autoresearch/config-schema.js';
 import { forgeConfigSchema } from '../src/cli/forge-config.js';
 
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');

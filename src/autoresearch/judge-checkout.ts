@@ -9,7 +9,7 @@ import { mkdir, mkdtemp, readdir, readFile, realpath, rm, writeFile } from 'node
 import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import type { Git, TreeEntry } from '../infra/git.js';
-import { normalizeRelativePath } from './config.js';
+import { normalizeRelativePath } from './config-values.js';
 import { isPathInScope } from './keep-revert.js';
 
 export interface JudgeCheckoutOptions {

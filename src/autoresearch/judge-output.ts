@@ -3,7 +3,8 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { readFileIfExists, writeJsonAtomic } from '../infra/atomic-file.js';
 import type { ProcessResult } from '../infra/process.js';
-import { formatPath, type HardMetricConfig } from './config.js';
+import type { HardMetricConfig } from './config.js';
+import { formatPath } from './config-values.js';
 import { findJsonValues, type JsonCandidate } from './json-text.js';
 import { extractScore } from './scorers.js';
 

@@ -7,7 +7,7 @@
 import type { ChangedPath, Git, SavedFile } from '../infra/git.js';
 import { GitError } from '../infra/git.js';
 import type { DecideResult } from './arbiter.js';
-import { normalizeRelativePath, WORKSPACE_DIR } from './config.js';
+import { normalizeRelativePath, WORKSPACE_DIR } from './config-values.js';
 import type { LedgerLine } from './ledger.js';
 
 /** True when `path` (repository-relative, as git prints it) is one of `scopePaths` or inside one. */

@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { appendJsonLine, readFileIfExists, readLastLine } from '../infra/atomic-file.js';
 import { AppError } from '../infra/errors.js';
-import { formatPath } from './config.js';
+import { formatPath } from './config-values.js';
 
 /**
  * `tamper`: the doer changed what decides its score (loop files, metric files, history); reverted.

@@ -1,6 +1,7 @@
 // Hard-metric scorers: read a score off a metric command's output, or say why there is none (a crash).
 import type { ProcessResult } from '../infra/process.js';
-import { parseJsonPath, type ScoreSource } from './config.js';
+import type { ScoreSource } from './config.js';
+import { parseJsonPath } from './config-values.js';
 import { findJsonValues } from './json-text.js';
 import { countJunit } from './junit.js';
 import { countTap } from './tap.js';

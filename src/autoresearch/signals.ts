@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { readFileIfExists, writeJsonAtomic } from '../infra/atomic-file.js';
 import { AppError } from '../infra/errors.js';
-import { formatPath } from './config.js';
+import { formatPath } from './config-values.js';
 import { DECISIONS, TERMINAL_REASONS } from './ledger.js';
 
 export const ARBITER_SIGNAL_FILE = 'arbiter-signal.json';

@@ -3,7 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ROOT, renderSchemas } from '../../scripts/gen-config-schema.js';
-import { loopConfigSchema } from '../../src/autoresearch/config.js';
+import { loopConfigSchema } from '../../src/autoresearch/config-schema.js';
 import { forgeConfigSchema } from '../../src/cli/forge-config.js';
 
 describe('config JSON Schemas', () => {

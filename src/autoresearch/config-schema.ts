@@ -1,0 +1,307 @@
+// The `.autoresearch/config.json` schema (zod): every leaf names what it expects, so a problem reads
+// `caps.max_iterations: expected …, got "x"`. The types of the config file and the validated config.
+import { z } from 'zod';
+import { splitCommandLine } from '../infra/command-line.js';
+import {
+  defaultCheckName,
+  normalizeRelativePath,
+  parseJsonPath,
+  regexProblem,
+  relativePathProblem,
+  WORKSPACE_DIR,
+  type Threshold,
+} from './config-values.js';
+
+// Every leaf carries its own sentence, so a message reads `caps.max_iterations: expected …, got "x"`.
+function expected(what: string) {
+  return (issue: { input?: unknown }): string =>
+    issue.input === undefined
+      ? `missing: expected ${what}`
+      : `expected ${what}, got ${describeValue(issue.input)}`;
+}
+
+function describeValue(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  if (typeof value === 'string') return JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value);
+  if (typeof value === 'object') return 'an object';
+  return String(value);
+}
+
+const text = (what = 'a non-empty string') =>
+  z.string({ error: expected(what) }).min(1, { error: expected(what), abort: true });
+
+const nonNegativeInt = (what: string) =>
+  z
+    .number({ error: expected(what) })
+    .int({ error: expected(what) })
+    .min(0, { error: expected(what) });
+
+const direction = z.enum(['maximize', 'minimize'], { error: expected('"maximize" or "minimize"') });
+
+const relativePath = (what: string) =>
+  text(what).superRefine((value, ctx) => {
+    const problem = relativePathProblem(value);
+    if (problem !== undefined)
+      ctx.addIssue({ code: 'custom', message: `${problem}, got ${describeValue(value)}` });
+  });
+
+const doerPath = relativePath('a path relative to the repository root').superRefine((value, ctx) => {
+  const normal = normalizeRelativePath(value);
+  if (normal === '' || normal === WORKSPACE_DIR || normal.startsWith(`${WORKSPACE_DIR}/`)) {
+    ctx.addIssue({
+      code: 'custom',
+      message: `expected a directory or file the doer may change; the whole repository and ${WORKSPACE_DIR}/ (the loop's own files) are not allowed, got ${describeValue(value)}`,
+    });
+  }
+});
+
+const regexScore = z.strictObject({
+  from: z.literal('regex'),
+  pattern: text('a regular expression with one capture group').superRefine((pattern, ctx) => {
+    const problem = regexProblem(pattern);
+    if (problem !== undefined) ctx.addIssue({ code: 'custom', message: problem });
+  }),
+});
+
+const jsonScore = z.strictObject({
+  from: z.literal('json'),
+  path: text('a dotted path such as "numPassedTests" or "results.0.score"').superRefine((path, ctx) => {
+    if (parseJsonPath(path) === undefined) {
+      ctx.addIssue({
+        code: 'custom',
+        message: `expected a dotted path such as "numPassedTests" or "results.0.score", got ${describeValue(path)}`,
+      });
+    }
+  }),
+});
+
+const scoreSource = z.discriminatedUnion(
+  'from',
+  [
+    z.strictObject({ from: z.literal('exit-code') }),
+    regexScore,
+    jsonScore,
+    z.strictObject({ from: z.literal('tap') }),
+    z.strictObject({ from: z.literal('junit') }),
+  ],
+  { error: expected('an object with "from": "exit-code", "regex", "json", "tap" or "junit"') },
+);
+
+const hardMetric = z
+  .strictObject({
+    type: z.literal('hard'),
+    command: text('the metric command, e.g. "npm test -- --reporter=json"').superRefine((command, ctx) => {
+      const split = splitCommandLine(command, 'the metric command');
+      if (!split.ok) ctx.addIssue({ code: 'custom', message: split.reason });
+    }),
+    score: scoreSource.prefault({ from: 'exit-code' }),
+    direction: direction.default('maximize'),
+    artifact_path: relativePath('a path relative to the repository root').optional(),
+    timeout_seconds: z
+      .number({ error: expected('a positive number of seconds') })
+      .positive({ error: expected('a positive number of seconds') })
+      .default(600),
+    repeat: z
+      .number({ error: expected('an integer ≥ 1 (how many times each score is measured)') })
+      .int({ error: expected('an integer ≥ 1 (how many times each score is measured)') })
+      .min(1, { error: expected('an integer ≥ 1 (how many times each score is measured)') })
+      // Absent means 1; left out of the parsed config so a loop without it reads exactly as before.
+      .optional(),
+  })
+  // The command runs without a shell; the argv is derived once here so every caller runs the same thing.
+  .transform((metric) => ({ ...metric, argv: splitOrThrow(metric.command) }));
+
+const softMetric = z
+  .strictObject({
+    type: z.literal('soft'),
+    rubric_path: relativePath('the path of the rubric file'),
+    artifact_path: relativePath('the path of the artifact the judge reads'),
+    direction: direction.default('maximize'),
+    // A judge agent's score is read once per iteration; only a command can be run again.
+    repeat: z
+      .never({
+        error: 'only a hard metric (a command) is measured repeatedly; remove "repeat" from a soft metric',
+      })
+      .optional(),
+  })
+  .transform(({ repeat: _refused, ...metric }) => metric);
+
+const metric = z.discriminatedUnion('type', [hardMetric, softMetric], {
+  error: expected('an object with "type": "hard" or "soft"'),
+});
+
+// ---- guards and tracks: commands the runner runs after every doer, before the judge ----
+
+const checkName = (what: string) =>
+  z.string({ error: expected(what) }).regex(/^[A-Za-z0-9][\w.-]{0,63}$/, { error: expected(what) });
+
+const guardCommand = (what: string) =>
+  text(`the ${what} command, e.g. "npm test"`).superRefine((command, ctx) => {
+    const split = splitCommandLine(command, `the ${what} command`);
+    if (!split.ok) ctx.addIssue({ code: 'custom', message: split.reason });
+  });
+
+const seconds = z
+  .number({ error: expected('a positive number of seconds') })
+  .positive({ error: expected('a positive number of seconds') })
+  .default(600);
+
+const THRESHOLD = 'a number (absolute) or a percentage of the baseline value such as "+5%" or "-10%"';
+/** `120000` (absolute) or `"+5%"` (relative to the track's baseline value). */
+const threshold = z
+  .union(
+    [
+      z.number({ error: expected(THRESHOLD) }),
+      z
+        .string({ error: expected(THRESHOLD) })
+        .regex(/^[+-]?(?:\d+\.?\d*|\.\d+)%$/, { error: expected(THRESHOLD) }),
+    ],
+    { error: expected(THRESHOLD) },
+  )
+  .transform((value): Threshold =>
+    typeof value === 'number'
+      ? { absolute: value }
+      : { relative_percent: Number(value.slice(0, -1)), text: value },
+  );
+
+const guard = z
+  .strictObject(
+    {
+      name: checkName('a name of letters, digits, ".", "_" or "-"').optional(),
+      command: guardCommand('guard'),
+      timeout_seconds: seconds,
+    },
+    { error: expected('an object with "command" (and optionally "name", "timeout_seconds")') },
+  )
+  .transform((g) => {
+    const argv = splitOrThrow(g.command);
+    return { ...g, name: g.name ?? defaultCheckName(argv), argv };
+  });
+
+const track = z
+  .strictObject(
+    {
+      name: checkName('a name of letters, digits, ".", "_" or "-"'),
+      command: guardCommand('track'),
+      score: scoreSource.prefault({ from: 'exit-code' }),
+      timeout_seconds: seconds,
+      max: threshold.optional(),
+      min: threshold.optional(),
+    },
+    { error: expected('an object with "name", "command" (and optionally "score", "max", "min")') },
+  )
+  .transform((t) => ({ ...t, argv: splitOrThrow(t.command) }));
+
+const caps = z.strictObject(
+  {
+    max_iterations: nonNegativeInt('a non-negative integer (0 = no cap)').default(20),
+    wall_clock_seconds: nonNegativeInt('a non-negative integer number of seconds (0 = no cap)').default(0),
+    plateau_threshold: nonNegativeInt('a non-negative integer (0 = never stop on a plateau)').default(3),
+    max_cost_usd: z
+      .number({ error: expected('a non-negative amount in USD (0 = no cap)') })
+      .min(0, { error: expected('a non-negative amount in USD (0 = no cap)') })
+      .default(0),
+  },
+  { error: expected('an object') },
+);
+
+const scope = z.strictObject(
+  {
+    doer_paths: z
+      .array(doerPath, { error: expected('a list of paths the doer may change') })
+      .min(1, { error: expected('at least one path the doer may change') }),
+    judge_paths: z
+      .array(relativePath('a path relative to the repository root'), {
+        error: expected('a list of paths the judge may read'),
+      })
+      .default([]),
+  },
+  { error: expected('an object with "doer_paths" (and optionally "judge_paths")') },
+);
+
+const agentSpec = z
+  .string({ error: expected('an agent name such as "claude-opus" or "codex"') })
+  .regex(/^[A-Za-z0-9][\w.:/@-]*$/, { error: expected('an agent name such as "claude-opus" or "codex"') });
+
+const agents = z
+  .strictObject(
+    {
+      doer: agentSpec.default('claude-opus'),
+      judge: agentSpec.default('claude-haiku'),
+      strategist: agentSpec.default('claude-sonnet'),
+      retrospective: agentSpec.optional(),
+      resume_strategist: agentSpec.optional(),
+    },
+    { error: expected('an object mapping roles to agents') },
+  )
+  .transform((a) => ({
+    ...a,
+    retrospective: a.retrospective ?? a.strategist,
+    resume_strategist: a.resume_strategist ?? a.strategist,
+  }));
+
+export const loopConfigSchema = z
+  .strictObject(
+    {
+      subject: text('a non-empty subject'),
+      epic_id: text('the epic id').optional(),
+      metric,
+      target: z
+        .number({ error: expected('a number or null (no target)') })
+        .nullable()
+        .default(null),
+      min_delta: z
+        .number({ error: expected('a non-negative number') })
+        .min(0, { error: expected('a non-negative number') })
+        .default(0),
+      caps: caps.prefault({}),
+      scope,
+      agents: agents.prefault({}),
+      confirmation_rounds: z
+        .number({ error: expected('an integer ≥ 1') })
+        .int({ error: expected('an integer ≥ 1') })
+        .min(1, { error: expected('an integer ≥ 1') })
+        .default(1),
+      guards: z.array(guard, { error: expected('a list of guards') }).default([]),
+      tracks: z.array(track, { error: expected('a list of tracks') }).default([]),
+    },
+    { error: expected('a JSON object') },
+  )
+  .superRefine((config, ctx) => {
+    // A failed check is named in the ledger and to the strategist: two with one name would be ambiguous.
+    const seen = new Set<string>();
+    for (const [key, list] of [
+      ['guards', config.guards],
+      ['tracks', config.tracks],
+    ] as const) {
+      list.forEach((check, index) => {
+        if (seen.has(check.name)) {
+          ctx.addIssue({
+            code: 'custom',
+            path: [key, index, 'name'],
+            message: `the name ${JSON.stringify(check.name)} is already taken by another guard or track: give each its own name`,
+          });
+        }
+        seen.add(check.name);
+      });
+    }
+  });
+
+/** The config as written on disk (defaults may be omitted). Write files from this type. */
+export type LoopConfigFile = z.input<typeof loopConfigSchema>;
+/** The validated config, defaults filled, hard metric with its `argv`. Never write it back as is. */
+export type LoopConfig = z.output<typeof loopConfigSchema>;
+export type MetricConfig = LoopConfig['metric'];
+export type HardMetricConfig = Extract<MetricConfig, { type: 'hard' }>;
+export type SoftMetricConfig = Extract<MetricConfig, { type: 'soft' }>;
+export type ScoreSource = HardMetricConfig['score'];
+export type CapsConfig = LoopConfig['caps'];
+export type GuardConfig = LoopConfig['guards'][number];
+export type TrackConfig = LoopConfig['tracks'][number];
+
+function splitOrThrow(command: string): string[] {
+  const split = splitCommandLine(command, 'the metric command');
+  // The refinement on `command` has already rejected anything that does not split.
+  return split.ok ? split.argv : [];
+}
