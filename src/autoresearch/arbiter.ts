@@ -3,14 +3,8 @@ import { AppError } from '../infra/errors.js';
 import type { CapsConfig, Direction } from './config.js';
 import type { JudgeVerdict } from './judge-output.js';
 import type { Decision, FailedGuard, LedgerLine, TamperRecord, TerminalReason } from './ledger.js';
-import {
-  foldLedgerLine,
-  isImprovement,
-  scoreTolerance,
-  summarizeLedger,
-  type LedgerSummary,
-  type SummaryParams,
-} from './ledger-summary.js';
+import { foldLedgerLine, summarizeLedger, type LedgerSummary, type SummaryParams } from './ledger-summary.js';
+import { isImprovement, scoreTolerance } from './score-rules.js';
 import { noiseVerdict, spread } from './noise.js';
 import type { ArbiterSignal } from './signals.js';
 

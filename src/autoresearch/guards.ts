@@ -5,7 +5,7 @@ import type { Command, ProcessResult } from '../infra/process.js';
 import type { GuardConfig, Threshold, TrackConfig } from './config.js';
 import type { FailedGuard } from './ledger.js';
 import { extractScore } from './scorers.js';
-import { scoreTolerance } from './ledger-summary.js';
+import { scoreTolerance } from './score-rules.js';
 
 export type TrackValues = Record<string, number | null>;
 

@@ -7,7 +7,7 @@
 // (their ranges, centred on their medians, overlap). With one sample each (`repeat` 1) the band is 0 and
 // nothing differs from a single measurement.
 import type { Direction } from './config.js';
-import { isImprovement, scoreTolerance } from './ledger-summary.js';
+import { isImprovement, scoreTolerance } from './score-rules.js';
 
 /** The middle sample; the mean of the two middle ones for an even count. */
 export function median(samples: readonly number[]): number {
