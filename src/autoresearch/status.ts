@@ -5,8 +5,7 @@
 // library unless the cache is stale (then ledger-summary loads the ledger parser by itself) or
 // config.json changed after the ledger did (then the config schema, to say what is wrong with it).
 import { describeGuardFailure, trackFigures, type TrackFigure } from './check-figures.js';
-import { readFile, stat } from 'node:fs/promises';
-import { readFileIfExists } from '../infra/atomic-file.js';
+import { modifiedTimeMs, readFileIfExists } from '../infra/atomic-file.js';
 import { AppError, ConfigError, ExitCode } from '../infra/errors.js';
 import { parseLockRecord } from '../infra/lock-record.js';
 import type { Decision } from './ledger.js';
@@ -247,11 +246,8 @@ export async function loopStatus(
  * `forge-pack loop`) that had validated the config first.
  */
 async function checkConfig(paths: WorkspacePaths, raw: unknown): Promise<string | null> {
-  const [config, ledger] = await Promise.all([
-    stat(paths.config).catch(() => undefined),
-    stat(paths.ledger).catch(() => undefined),
-  ]);
-  if (config !== undefined && ledger !== undefined && config.mtimeMs < ledger.mtimeMs) return null;
+  const [config, ledger] = await Promise.all([modifiedTimeMs(paths.config), modifiedTimeMs(paths.ledger)]);
+  if (config !== undefined && ledger !== undefined && config < ledger) return null;
   const { parseLoopConfig } = await import('./config.js');
   try {
     parseLoopConfig(raw, paths.config);
@@ -276,10 +272,9 @@ interface ConfigFacts {
 
 /** The few config fields status shows, read without the schema (the runner validated the file). */
 async function readConfigFacts(paths: WorkspacePaths): Promise<ConfigFacts> {
-  let text: string;
-  try {
-    text = await readFile(paths.config, 'utf8');
-  } catch {
+  // Any unreadable config (missing, a directory, no permission) means no loop here.
+  const text = await readFileIfExists(paths.config).catch(() => undefined);
+  if (text === undefined) {
     throw new AppError(`${paths.config} is missing: this workspace holds no loop.`, {
       exitCode: ExitCode.config,
       hint: 'Create the loop with forge-pack loop (it writes config.json and prints the epic id).',

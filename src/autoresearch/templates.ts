@@ -6,12 +6,11 @@
 // (`<workspace>/templates/<name>.hbs`) but an override still only sees its role's view. Templates are
 // compiled in strict mode and rendered against a view that throws on any name it does not hold, so a
 // typo (even inside `{{#if}}`) is an error naming the template, never an empty string.
-import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type * as HandlebarsApi from 'handlebars';
-import { isNotFound } from '../infra/atomic-file.js';
+import { readFileIfExists } from '../infra/atomic-file.js';
 import { AppError, ConfigError } from '../infra/errors.js';
 import type { Decision, LedgerLine } from './ledger.js';
 import type { RetrospectiveFigures, RetrospectiveNoise } from './retrospective-facts.js';
@@ -275,26 +274,17 @@ export async function loadTemplate(
 ): Promise<{ path: string; source: string; override: boolean }> {
   if (options.overridesDir !== undefined) {
     const path = join(options.overridesDir, `${name}.hbs`);
-    const source = await readOptional(path);
+    const source = await readFileIfExists(path);
     if (source !== undefined) return { path, source, override: true };
   }
   const path = join(options.shippedDir ?? SHIPPED_TEMPLATES_DIR, `${name}.hbs`);
-  const source = await readOptional(path);
+  const source = await readFileIfExists(path);
   if (source === undefined) {
     throw new AppError(`The shipped template ${path} is missing.`, {
       hint: 'Reinstall forge-loop: its package ships templates/*.hbs.',
     });
   }
   return { path, source, override: false };
-}
-
-async function readOptional(path: string): Promise<string | undefined> {
-  try {
-    return await readFile(path, 'utf8');
-  } catch (error) {
-    if (isNotFound(error)) return undefined;
-    throw error;
-  }
 }
 
 /**

@@ -1,6 +1,6 @@
 // Atomic file writes (temp file in the same directory, fsync, rename) and a torn-line-tolerant append.
 import { randomBytes } from 'node:crypto';
-import { access, mkdir, open, readFile, rename, rm } from 'node:fs/promises';
+import { access, mkdir, open, readFile, rename, rm, stat } from 'node:fs/promises';
 import { dirname, basename, join } from 'node:path';
 
 /** Writes `content` to `path` so readers see either the old file or the new one, never a mix. */
@@ -118,6 +118,14 @@ export async function pathExists(path: string): Promise<boolean> {
   } catch {
     return false;
   }
+}
+
+/** When the file at `path` was last modified (ms since the epoch), or undefined when it cannot be read. */
+export async function modifiedTimeMs(path: string): Promise<number | undefined> {
+  return stat(path).then(
+    (stats) => stats.mtimeMs,
+    () => undefined,
+  );
 }
 
 export function isNotFound(error: unknown): boolean {
