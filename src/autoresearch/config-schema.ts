@@ -25,7 +25,19 @@ function describeValue(value: unknown): string {
   if (Array.isArray(value)) return 'an array';
   if (typeof value === 'string') return JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value);
   if (typeof value === 'object') return 'an object';
-  return String(value);
+  switch (typeof value) {
+    case 'number':
+    case 'boolean':
+    case 'bigint':
+      return String(value);
+    case 'symbol':
+      return value.toString();
+    case 'undefined':
+      return 'undefined';
+    default:
+      // JSON holds no functions; one passed in by code is named, not printed as its source.
+      return 'a function';
+  }
 }
 
 const text = (what = 'a non-empty string') =>
