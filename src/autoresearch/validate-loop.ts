@@ -11,7 +11,7 @@ import { loadLoopConfig } from './config.js';
 import { iterationStatePath } from './iteration-state.js';
 import { loadLedgerSummary } from './ledger-summary.js';
 import { iterOf } from '../infra/labels.js';
-import { LOOP_LABEL, loopRoleOf } from './stamp.js';
+import { LOOP_LABEL, loopRoleOf } from './loop-beads.js';
 import { SAMPLE_VIEWS } from './template-samples.js';
 import { renderTemplate, TEMPLATE_NAMES } from './templates.js';
 import { workspacePaths } from './workspace.js';
