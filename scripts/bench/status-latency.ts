@@ -55,8 +55,11 @@ async function repeat(runs: number, once: () => Promise<number>): Promise<number
 /** What `ralph-loop status` would cost if the entry loaded only the status modules (a product proposal). */
 const LEAN_STATUS = (root: string) => `// Forge bench: status through only the modules it needs.
 import { hostname } from 'node:os';
-const { loopStatus, renderStatusText } = await import(${JSON.stringify(
+const { loopStatus } = await import(${JSON.stringify(
   pathToFileURL(join(root, 'dist', 'autoresearch', 'status.js')).href,
+)});
+const { renderStatusText } = await import(${JSON.stringify(
+  pathToFileURL(join(root, 'dist', 'cli', 'loop-status-text.js')).href,
 )});
 const [repo, epic] = process.argv.slice(2);
 const status = await loopStatus(repo, epic, {
