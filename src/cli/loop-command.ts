@@ -1,6 +1,7 @@
 // `forge-pack loop`: create an autoresearch loop from the command line's program, metric and caps.
 import { Option, type Command } from 'commander';
-import type { LoopSetupOptions, SetupResult } from '../autoresearch/setup.js';
+import type { SetupResult } from '../autoresearch/setup.js';
+import type { LoopSetupOptions } from '../autoresearch/setup-options.js';
 import { isProcessAlive } from '../infra/pid.js';
 import { parseRoleAgents } from './agent-options.js';
 import {
@@ -236,7 +237,7 @@ async function loopOptionsFrom(
   if (!hard && (flags.score !== undefined || flags.metricTimeout !== undefined)) {
     throw new UsageError('--score and --metric-timeout belong to a hard metric (--metric-command).');
   }
-  const { parseScoreOption } = await import('../autoresearch/setup.js');
+  const { parseScoreOption } = await import('../autoresearch/setup-options.js');
   const metric: LoopSetupOptions['metric'] = hard
     ? {
         type: 'hard',

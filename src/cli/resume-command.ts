@@ -24,7 +24,7 @@ export function defineResumeCommand(command: Command, deps: CliDeps): void {
       const options = globals(cmd);
       const repo = workingDir(deps, options);
       const [{ openLoop }, { resumeLoop }, { UsageError }] = await Promise.all([
-        import('../autoresearch/stamp.js'),
+        import('../autoresearch/loop-context.js'),
         import('../autoresearch/resume.js'),
         import('../infra/errors.js'),
       ]);

@@ -47,7 +47,10 @@ export function defineStampCommand(command: Command, deps: CliDeps): void {
         await askFromFile(deps, options, repo, flags);
         return;
       }
-      const { openLoop, stampIteration, stampRetrospective } = await import('../autoresearch/stamp.js');
+      const [{ openLoop }, { stampIteration, stampRetrospective }] = await Promise.all([
+        import('../autoresearch/loop-context.js'),
+        import('../autoresearch/stamp.js'),
+      ]);
       const { store } = (await openStoreFor(deps, options, flags.epic)).opened;
       const ctx = await openLoop(repo, flags.epic, {
         storeKind: store.kind,

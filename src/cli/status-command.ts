@@ -40,7 +40,10 @@ export function defineStatusCommand(command: Command, deps: CliDeps): void {
           return;
         }
       }
-      const { loopStatus, renderStatusText } = await import('../autoresearch/status.js');
+      const [{ loopStatus }, { renderStatusText }] = await Promise.all([
+        import('../autoresearch/status.js'),
+        import('./loop-status-text.js'),
+      ]);
       const status: LoopStatus = await loopStatus(
         repo,
         epicId,
