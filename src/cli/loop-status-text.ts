@@ -148,9 +148,7 @@ export function renderFiguresLines(
   if (figures.iterations === 0) return out;
   const rate = figures.keep_rate === null ? '—' : `${Math.round(figures.keep_rate * 100)}%`;
   const perHour =
-    figures.iterations_per_hour === null
-      ? '—'
-      : format.number(Number(figures.iterations_per_hour.toFixed(2)));
+    figures.iterations_per_hour === null ? '—' : format.number(roundRate(figures.iterations_per_hour));
   const roles = CYCLE_ROLES.map((role) => {
     const ms = figures.time_per_iteration_ms[role];
     return `${role} ${ms === null ? '—' : format.duration(ms)}`;
@@ -161,4 +159,9 @@ export function renderFiguresLines(
     `earned    ${usd(figures.cost_per_iteration_usd)} per iteration, ${usd(figures.cost_per_keep_usd)} per kept improvement · improvement ${format.number(figures.improvement)}${figures.improvement_per_usd === null ? '' : ` (${format.number(figures.improvement_per_usd)} per $)`}`,
   );
   return out;
+}
+
+/** A rate a person reads at a glance: whole numbers from 100 up (1418.72 → 1419), else 3 significant digits. */
+export function roundRate(value: number): number {
+  return Math.abs(value) >= 100 ? Math.round(value) : Number(value.toPrecision(3));
 }

@@ -9,7 +9,7 @@ import { appendLedgerLine, type LedgerLine } from '../../src/autoresearch/ledger
 import { recordLedgerLine } from '../../src/autoresearch/ledger-summary.js';
 import { sparkline } from '../../src/autoresearch/sparkline.js';
 import { loopStatus, type StatusPorts } from '../../src/autoresearch/status.js';
-import { renderStatusText } from '../../src/cli/loop-status-text.js';
+import { renderStatusText, roundRate } from '../../src/cli/loop-status-text.js';
 import { registerLoop, workspacePaths, type WorkspacePaths } from '../../src/autoresearch/workspace.js';
 
 const NOW = Date.parse('2026-11-22T12:00:00Z');
@@ -266,5 +266,17 @@ describe('rendering', () => {
     expect(sparkline([1, 2, 3, 4, 5, 6, 7, 8], true)).toBe('▁▂▃▄▅▆▇█');
     expect(sparkline([5, 5], true)).toBe('██');
     expect(sparkline([null, 3, null], false)).toBe('x#x');
+  });
+});
+
+describe('the pace line', () => {
+  it.each([
+    [1418.72, 1419],
+    [100.4, 100],
+    [99.94, 99.9],
+    [2.3456, 2.35],
+    [0.012345, 0.0123],
+  ])('rounds %d iterations/hour to %d', (rate, shown) => {
+    expect(roundRate(rate)).toBe(shown);
   });
 });
