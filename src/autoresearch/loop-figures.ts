@@ -1,9 +1,9 @@
 // What a loop cost and earned: rates and ratios over its ledger counts, spend and run times. Pure.
 import type { Direction } from './config.js';
+import { CYCLE_ROLES, type CycleRole } from './loop-beads.js';
 
 /** The roles of the four-bead cycle, whose time per iteration is reported. */
-export const CYCLE_ROLES = ['doer', 'judge', 'arbiter', 'strategist'] as const;
-export type CycleRoleName = (typeof CYCLE_ROLES)[number];
+export { CYCLE_ROLES };
 
 export interface FiguresInput {
   direction: Direction;
@@ -27,7 +27,7 @@ export interface LoopFigures {
   /** kept / iterations. */
   keep_rate: number | null;
   /** Each role's time divided by the iterations decided (null: no iteration, or no time recorded). */
-  time_per_iteration_ms: Record<CycleRoleName, number | null>;
+  time_per_iteration_ms: Record<CycleRole, number | null>;
   cost_usd: number;
   cost_per_iteration_usd: number | null;
   cost_per_keep_usd: number | null;
@@ -51,7 +51,7 @@ export function loopFigures(input: FiguresInput): LoopFigures {
       const ms = input.roleMs[role];
       return [role, ms === undefined ? null : per(ms, iterations)];
     }),
-  ) as Record<CycleRoleName, number | null>;
+  ) as Record<CycleRole, number | null>;
   return {
     iterations,
     run_ms: input.runMs,
