@@ -1,0 +1,92 @@
+// Small filesystem operations for the layers above infra, so loop and autoresearch code reaches the
+// disk only through infra (a step towards a LoopFiles port that a test can replace).
+import { mkdir, mkdtemp, open, readdir, readFile, realpath, rename, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { isNotFound } from './atomic-file.js';
+
+/** The names in a directory (unsorted, as the system gives them). Throws when it cannot be read. */
+export async function listDir(path: string): Promise<string[]> {
+  return readdir(path);
+}
+
+/** The names in a directory, or undefined when it does not exist or cannot be read. */
+export async function listDirIfExists(path: string): Promise<string[] | undefined> {
+  return readdir(path).catch(() => undefined);
+}
+
+export type EntryKind = 'dir' | 'file' | 'symlink' | 'special';
+
+/** A directory's entries with what each is, without following symlinks; [] when it cannot be read. */
+export async function listEntries(path: string): Promise<{ name: string; kind: EntryKind }[]> {
+  const entries = await readdir(path, { withFileTypes: true }).catch(() => []);
+  return entries.map((entry) => ({
+    name: entry.name,
+    kind: entry.isDirectory()
+      ? 'dir'
+      : entry.isFile()
+        ? 'file'
+        : entry.isSymbolicLink()
+          ? 'symlink'
+          : 'special',
+  }));
+}
+
+/** Moves `from` to `to` (a rename on one filesystem: atomic for a file). */
+export async function renamePath(from: string, to: string): Promise<void> {
+  await rename(from, to);
+}
+
+/** Removes a file, or a directory with `recursive`; nothing happens when it is already gone. */
+export async function removePath(path: string, options: { recursive?: boolean } = {}): Promise<void> {
+  await rm(path, { force: true, recursive: options.recursive ?? false });
+}
+
+/** Creates a directory and any missing parents; nothing happens when it exists. */
+export async function makeDir(path: string): Promise<void> {
+  await mkdir(path, { recursive: true });
+}
+
+/**
+ * A fresh, empty directory named `<prefix>XXXXXX` under `root` (the system temp directory by default),
+ * as its real path: on some systems the temp directory is behind a symlink (macOS /var → /private/var).
+ */
+export async function makeTempDir(prefix: string, root: string = tmpdir()): Promise<string> {
+  return realpath(await mkdtemp(join(root, prefix)));
+}
+
+/** A file's bytes, or undefined when it cannot be read (missing, a directory, no permission). */
+export async function readBytesIfReadable(path: string): Promise<Buffer | undefined> {
+  return readFile(path).catch(() => undefined);
+}
+
+/** A file opened for reading byte ranges (a ledger read from where a cache left off). */
+export interface RangeReader {
+  size(): Promise<number>;
+  /** The bytes in [from, to), fewer when the file ends first. */
+  read(from: number, to: number): Promise<Buffer>;
+  close(): Promise<void>;
+}
+
+/** Opens `path` for ranged reads; undefined when it does not exist, other errors are thrown. */
+export async function openRangeReader(path: string): Promise<RangeReader | undefined> {
+  const handle = await open(path, 'r').catch((error: unknown) => {
+    if (isNotFound(error)) return undefined;
+    throw error;
+  });
+  if (handle === undefined) return undefined;
+  return {
+    size: async () => (await handle.stat()).size,
+    async read(from, to) {
+      const buffer = Buffer.alloc(Math.max(0, to - from));
+      let done = 0;
+      while (done < buffer.length) {
+        const { bytesRead } = await handle.read(buffer, done, buffer.length - done, from + done);
+        if (bytesRead === 0) break;
+        done += bytesRead;
+      }
+      return buffer.subarray(0, done);
+    },
+    close: () => handle.close(),
+  };
+}
