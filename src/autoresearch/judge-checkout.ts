@@ -5,9 +5,9 @@
 // under the system temp directory. No .git (no history), no workspace (no program, no ledger). Symlinks
 // and submodules are left out, so nothing in the copy leads back out of it.
 import { createHash } from 'node:crypto';
-import { mkdir, mkdtemp, readdir, readFile, realpath, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { dirname, join, relative, resolve, sep } from 'node:path';
+import { join, relative, resolve, sep } from 'node:path';
+import { writeFileAtomic } from '../infra/atomic-file.js';
+import { listEntries, makeTempDir, readBytesIfReadable, removePath } from '../infra/fs-ops.js';
 import type { Git, TreeEntry } from '../infra/git.js';
 import { normalizeRelativePath } from './config-values.js';
 import { isPathInScope } from './keep-revert.js';
@@ -45,9 +45,8 @@ export interface JudgeCheckout {
 const REGULAR_FILE = new Set(['100644', '100755']);
 
 export async function createJudgeCheckout(options: JudgeCheckoutOptions): Promise<JudgeCheckout> {
-  // realpath: on some systems the temp directory itself is behind a symlink (macOS /var → /private/var).
-  const dir = await realpath(await mkdtemp(join(options.tmpRoot ?? tmpdir(), 'forge-judge-')));
-  const remove = () => rm(dir, { recursive: true, force: true });
+  const dir = await makeTempDir('forge-judge-', options.tmpRoot);
+  const remove = () => removePath(dir, { recursive: true });
   try {
     const entries = (await options.git.listTree(options.commit, options.paths)).filter(
       (entry) => !isPathInScope(entry.path, options.excluded) && inside(dir, entry.path),
@@ -60,11 +59,10 @@ export async function createJudgeCheckout(options: JudgeCheckoutOptions): Promis
     const rubric = options.rubricPath === undefined ? '' : normalizeRelativePath(options.rubricPath);
     if (rubric !== '' && inside(dir, rubric)) {
       // Read through any symlink on the repository side; written here as a plain file.
-      const content = await readFile(resolve(options.repo, rubric)).catch(() => undefined);
+      const content = await readBytesIfReadable(resolve(options.repo, rubric));
       if (content === undefined) rubricMissing = true;
       else {
-        await mkdir(dirname(join(dir, rubric)), { recursive: true });
-        await writeFile(join(dir, rubric), content);
+        await writeFileAtomic(join(dir, rubric), content);
       }
     }
 
@@ -110,18 +108,18 @@ function inside(dir: string, path: string): boolean {
 async function fingerprint(dir: string): Promise<Map<string, string>> {
   const prints = new Map<string, string>();
   const walk = async (at: string): Promise<void> => {
-    const entries = await readdir(at, { withFileTypes: true }).catch(() => []);
+    const entries = await listEntries(at);
     for (const entry of entries) {
       const path = join(at, entry.name);
       const key = relative(dir, path).split(sep).join('/');
-      if (entry.isDirectory()) {
+      if (entry.kind === 'dir') {
         prints.set(key, 'dir');
         await walk(path);
-      } else if (entry.isFile()) {
-        const content = await readFile(path).catch(() => undefined);
+      } else if (entry.kind === 'file') {
+        const content = await readBytesIfReadable(path);
         prints.set(key, content === undefined ? 'unreadable' : `file:${sha256(content)}`);
       } else {
-        prints.set(key, entry.isSymbolicLink() ? 'symlink' : 'special');
+        prints.set(key, entry.kind);
       }
     }
   };

@@ -6,9 +6,9 @@
 // of them, so a reader trusts it only for the ledger it was made from, catches up by reading just the
 // appended tail, and falls back to a full scan when the ledger was rewritten.
 import { createHash } from 'node:crypto';
-import { open } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { isNotFound, readFileIfExists, writeJsonAtomic } from '../infra/atomic-file.js';
+import { readFileIfExists, writeJsonAtomic } from '../infra/atomic-file.js';
+import { openRangeReader, type RangeReader } from '../infra/fs-ops.js';
 import type { Direction } from './config.js';
 import type { LedgerLine } from './ledger.js';
 import { isImprovement, meetsTarget } from './score-rules.js';
@@ -249,15 +249,12 @@ export async function loadLedgerSummary(
 ): Promise<LoadedSummary> {
   const cachePath = summaryPathFor(ledgerPath);
   const cache = await readCache(cachePath, params);
-  const handle = await open(ledgerPath, 'r').catch((error: unknown) => {
-    if (isNotFound(error)) return undefined;
-    throw error;
-  });
+  const handle = await openRangeReader(ledgerPath);
   if (handle === undefined) return { summary: emptySummary(params), source: 'scan', warnings: [] };
 
   let loaded: LoadedSummary & { bytes: number; lineCount: number };
   try {
-    const size = (await handle.stat()).size;
+    const size = await handle.size();
     const cacheValid =
       cache !== undefined &&
       cache.ledger_bytes <= size &&
@@ -268,7 +265,7 @@ export async function loadLedgerSummary(
     // Only now is the ledger parsed, so only now are its schema (and zod) loaded.
     const { parseLedgerText, readLedger } = await import('./ledger.js');
     if (cacheValid) {
-      const tail = await readRange(handle, cache.ledger_bytes, size);
+      const tail = (await handle.read(cache.ledger_bytes, size)).toString('utf8');
       const read = parseLedgerText(tail, ledgerPath, cache.ledger_line_count + 1);
       const summary = { ...cache.summary, recent: [...cache.summary.recent] };
       for (const line of read.lines) foldInto(summary, line);
@@ -313,10 +310,10 @@ export async function loadLedgerSummary(
 export async function readCachedSummary(ledgerPath: string): Promise<LedgerSummary | undefined> {
   const cache = await readCache(summaryPathFor(ledgerPath), undefined);
   if (cache === undefined) return undefined;
-  const handle = await open(ledgerPath, 'r').catch(() => undefined);
+  const handle = await openRangeReader(ledgerPath).catch(() => undefined);
   if (handle === undefined) return undefined;
   try {
-    const size = (await handle.stat()).size;
+    const size = await handle.size();
     if (size !== cache.ledger_bytes || (await tailHash(handle, size)) !== cache.tail_sha1) return undefined;
     return cache.summary;
   } finally {
@@ -353,24 +350,7 @@ async function readCache(path: string, params: SummaryParams | undefined): Promi
   return value;
 }
 
-type Handle = Awaited<ReturnType<typeof open>>;
-
-async function readRange(handle: Handle, from: number, to: number): Promise<string> {
-  return (await readBytes(handle, from, to)).toString('utf8');
-}
-
-async function readBytes(handle: Handle, from: number, to: number): Promise<Buffer> {
-  const buffer = Buffer.alloc(to - from);
-  let done = 0;
-  while (done < buffer.length) {
-    const { bytesRead } = await handle.read(buffer, done, buffer.length - done, from + done);
-    if (bytesRead === 0) break;
-    done += bytesRead;
-  }
-  return buffer.subarray(0, done);
-}
-
-async function tailHash(handle: Handle, end: number): Promise<string> {
-  const tail = await readBytes(handle, Math.max(0, end - TAIL_BYTES), end);
+async function tailHash(handle: RangeReader, end: number): Promise<string> {
+  const tail = await handle.read(Math.max(0, end - TAIL_BYTES), end);
   return createHash('sha1').update(tail).digest('hex');
 }

@@ -1,10 +1,10 @@
 // The human in the loop: asking (`needs-human.md`), telling an answered question from an untouched one,
 // and resuming (archive the exchange, stamp `resume-strategist-K`); the ledger is never touched.
 import { createHash } from 'node:crypto';
-import { readdir, rename, rm } from 'node:fs/promises';
 import type { BeadStore } from '../beads/types.js';
 import { readFileIfExists, writeFileAtomic, writeJsonAtomic } from '../infra/atomic-file.js';
 import { AppError, ExitCode } from '../infra/errors.js';
+import { listDirIfExists, removePath, renamePath } from '../infra/fs-ops.js';
 import { loadLedgerSummary } from './ledger-summary.js';
 import type { LoopContext } from './loop-context.js';
 import { stampResumeStrategist, type StampResult } from './stamp.js';
@@ -221,8 +221,8 @@ export async function resumeLoop(
   const text = await readFileIfExists(paths.needsHuman);
   const record = text === undefined ? undefined : withoutPlaceholder(text);
   if (record !== undefined && record !== text) await writeFileAtomic(paths.needsHuman, record);
-  await rename(paths.needsHuman, archived);
-  await rm(paths.needsHumanAsked, { force: true });
+  await renamePath(paths.needsHuman, archived);
+  await removePath(paths.needsHumanAsked);
 
   let reopened = false;
   if ((await store.show(epicId)).status === 'closed') {
@@ -242,7 +242,7 @@ function withoutPlaceholder(text: string): string {
 
 /** 1 + the highest K of the needs-human-resolved-K.md files already in the workspace. */
 export async function nextResolvedIndex(paths: WorkspacePaths): Promise<number> {
-  const names = await readdir(paths.root).catch(() => [] as string[]);
+  const names = (await listDirIfExists(paths.root)) ?? [];
   let highest = 0;
   for (const name of names) {
     const match = /^needs-human-resolved-(\d+)\.md$/.exec(name);

@@ -1,8 +1,8 @@
 // Time spent by role and in all, read from a loop's run event logs (`runs/<run>.jsonl`): each attempt's
 // `attempt_finished` event carries its role and duration; a run lasts from its first event to its last.
-import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { readFileIfExists } from '../infra/atomic-file.js';
+import { listDirIfExists } from '../infra/fs-ops.js';
 
 export interface RunTimes {
   /** Milliseconds by role, summed over every attempt. */
@@ -14,7 +14,7 @@ export interface RunTimes {
 
 /** Undefined when no run was recorded. Lines that do not parse (a run still writing) are skipped. */
 export async function readRunTimes(runsDir: string): Promise<RunTimes | undefined> {
-  const names = (await readdir(runsDir).catch(() => [] as string[])).filter((n) => n.endsWith('.jsonl'));
+  const names = ((await listDirIfExists(runsDir)) ?? []).filter((n) => n.endsWith('.jsonl'));
   if (names.length === 0) return undefined;
   const times: RunTimes = { role_ms: {}, run_ms: 0, runs: 0 };
   for (const name of names.sort()) {

@@ -1,6 +1,6 @@
 // Archiving a workspace's loop so a new one can start there (`forge-pack loop --force`).
-import { mkdir, readdir, rename } from 'node:fs/promises';
 import { join, relative } from 'node:path';
+import { listDir, makeDir, renamePath } from '../infra/fs-ops.js';
 import { configEpicId, readLoopsRegistry, registerLoop, type WorkspacePaths } from './workspace.js';
 
 export const ARCHIVE_DIR = 'archive';
@@ -15,9 +15,9 @@ export async function archiveLoop(repo: string, paths: WorkspacePaths, now: numb
   const stamp = new Date(now).toISOString().replace(/[:.]/g, '-');
   const target = join(paths.root, ARCHIVE_DIR, stamp);
   const oldEpic = await configEpicId(paths.root);
-  await mkdir(target, { recursive: true });
-  for (const name of await readdir(paths.root)) {
-    if (!KEPT_ON_ARCHIVE.has(name)) await rename(join(paths.root, name), join(target, name));
+  await makeDir(target);
+  for (const name of await listDir(paths.root)) {
+    if (!KEPT_ON_ARCHIVE.has(name)) await renamePath(join(paths.root, name), join(target, name));
   }
   if (oldEpic !== undefined && (await readLoopsRegistry(repo))[oldEpic] !== undefined) {
     const entry = (await readLoopsRegistry(repo))[oldEpic];

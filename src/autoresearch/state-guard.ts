@@ -6,10 +6,10 @@
 // beads and between runs a seal (hashes, plus copies kept in git's own directory) tells the runner's
 // writes from anybody else's: settings a person changed are recorded in the ledger, anything else is
 // put back.
-import { rm } from 'node:fs/promises';
 import { isAbsolute, join, relative, resolve } from 'node:path';
 import type { Bead } from '../beads/types.js';
 import { pathExists } from '../infra/atomic-file.js';
+import { removePath } from '../infra/fs-ops.js';
 import {
   changedPaths,
   checkSeal,
@@ -225,7 +225,7 @@ export function createLoopBeadGuard(ctx: StateGuardContext): BeadGuard {
       const wsRel = (name: string) => workspaceRelative(ctx, join(ctx.repo, name));
       // The summary is a cache of the ledger (a `status` may refresh it): dropped, then rebuilt.
       const derived = check.changed.filter((name) => wsRel(name) === 'ledger-summary.json');
-      for (const name of derived) await rm(join(ctx.repo, name), { force: true });
+      for (const name of derived) await removePath(join(ctx.repo, name));
       const rest = check.changed.filter((name) => !derived.includes(name) && !isConversation(wsRel(name)));
       const settings = rest.filter((name) => isSetting(wsRel(name)));
       const state = rest.filter((name) => !isSetting(wsRel(name)));

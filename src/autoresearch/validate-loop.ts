@@ -1,11 +1,11 @@
 // `forge-pack validate` for an autoresearch epic: is its workspace there and its config valid, do its
 // stamped beads agree with the ledger, and do its templates render? Reading is separate from judging:
 // `readLoopState` gathers the files, `checkLoop` is pure.
-import { readdir } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import type { Bead } from '../beads/types.js';
 import { readFileIfExists } from '../infra/atomic-file.js';
 import { AppError } from '../infra/errors.js';
+import { listDirIfExists } from '../infra/fs-ops.js';
 import type { ValidationProblem } from '../loop/validate/index.js';
 import { loadLoopConfig } from './config.js';
 import { iterationStatePath } from './iteration-state.js';
@@ -47,7 +47,7 @@ export async function readLoopState(repo: string, root: string, beads: readonly 
     templateErrors: [],
     strayTemplates: [],
   };
-  const entries = await readdir(root).catch(() => undefined);
+  const entries = await listDirIfExists(root);
   if (entries === undefined) return state;
   state.exists = true;
   const strip = (message: string) => message.split(`${repo}/`).join('');
@@ -92,7 +92,7 @@ export async function readLoopState(repo: string, root: string, beads: readonly 
     }
   }
   const names = new Set<string>(TEMPLATE_NAMES.map((name) => `${name}.hbs`));
-  state.strayTemplates = ((await readdir(paths.templatesDir).catch(() => [])) as string[])
+  state.strayTemplates = ((await listDirIfExists(paths.templatesDir)) ?? [])
     .filter((file) => !names.has(file))
     .map((file) => rel(join(paths.templatesDir, file)))
     .sort();
