@@ -19,12 +19,23 @@ const EXECA_ONLY_IN_PROCESS = {
   message: 'Run subprocesses through src/infra/process.ts (runProcess), the one place execa is used.',
 };
 
-/** The rule for one layer; no-restricted-imports does not merge across config objects, so each holds both. */
+/** Loop and autoresearch reach the disk through src/infra (atomic-file.ts, fs-ops.ts), never node:fs. */
+const FS_THROUGH_INFRA = ['fs', 'node:fs', 'fs/promises', 'node:fs/promises'].map((name) => ({
+  name,
+  message:
+    'src/loop and src/autoresearch use the filesystem through src/infra (atomic-file.ts, fs-ops.ts); add a small helper there.',
+}));
+const NO_DIRECT_FS = new Set(['loop', 'autoresearch']);
+
+/** The rule for one layer; no-restricted-imports does not merge across config objects, so each holds all. */
 function layerRule(layer, { execa }) {
   return [
     'error',
     {
-      paths: execa ? [EXECA_ONLY_IN_PROCESS] : [],
+      paths: [
+        ...(execa ? [EXECA_ONLY_IN_PROCESS] : []),
+        ...(NO_DIRECT_FS.has(layer) ? FS_THROUGH_INFRA : []),
+      ],
       patterns: LAYERS[layer].map((upper) => ({
         group: [`**/${upper}/**`],
         message: `src/${layer} may not import src/${upper} (layers: infra ← beads, agents ← loop ← autoresearch ← cli; see docs/ARCHITECTURE.md).`,
