@@ -144,7 +144,7 @@ export function decide(input: DecideInput): DecideResult {
     hypothesis: input.hypothesis ?? '',
     cost_usd: input.iterationCostUsd ?? 0,
     duration_ms: input.durationMs ?? 0,
-    ...(reason === undefined ? {} : { reason }),
+    reason,
     ...(input.guardRevertedPaths !== undefined && input.guardRevertedPaths.length > 0
       ? { guard_reverted_paths: [...input.guardRevertedPaths] }
       : {}),

@@ -35,9 +35,9 @@ export function checksConfigFile(
 
 function guardFile(guard: GuardOptions): NonNullable<LoopConfigFile['guards']>[number] {
   return {
-    ...(guard.name === undefined ? {} : { name: guard.name }),
+    name: guard.name,
     command: guard.command,
-    ...(guard.timeoutSeconds === undefined ? {} : { timeout_seconds: guard.timeoutSeconds }),
+    timeout_seconds: guard.timeoutSeconds,
   };
 }
 
@@ -46,9 +46,9 @@ function trackFile(track: TrackOptions): NonNullable<LoopConfigFile['tracks']>[n
     name: track.name,
     command: track.command,
     score: track.score ?? { from: 'exit-code' },
-    ...(track.max === undefined ? {} : { max: track.max }),
-    ...(track.min === undefined ? {} : { min: track.min }),
-    ...(track.timeoutSeconds === undefined ? {} : { timeout_seconds: track.timeoutSeconds }),
+    max: track.max,
+    min: track.min,
+    timeout_seconds: track.timeoutSeconds,
   };
 }
 

@@ -106,7 +106,7 @@ function runOne(
     {
       cwd: options.cwd,
       timeoutMs: timeoutSeconds * 1000,
-      ...(options.signal === undefined ? {} : { signal: options.signal }),
+      signal: options.signal,
     },
   );
 }

@@ -23,8 +23,8 @@ export async function archiveLoop(repo: string, paths: WorkspacePaths, now: numb
     const entry = (await readLoopsRegistry(repo))[oldEpic];
     await registerLoop(repo, oldEpic, {
       workspace: relative(repo, target).split('\\').join('/'),
-      ...(entry?.subject === undefined ? {} : { subject: entry.subject }),
-      ...(entry?.store === undefined ? {} : { store: entry.store }),
+      subject: entry?.subject,
+      store: entry?.store,
     });
   }
   return target;

@@ -56,7 +56,7 @@ export async function recordHardBaseline(
     now: at.now,
     durationMs: at.durationMs,
     hypothesis: '',
-    ...(output.samples === undefined ? {} : { samples: output.samples }),
+    samples: output.samples,
     tracks: at.tracks,
   });
   await recordLedgerLine(paths.ledger, result.line, {

@@ -63,10 +63,10 @@ export function buildConfigFile(options: LoopSetupOptions): LoopConfigFile {
     });
   }
   const caps: NonNullable<LoopConfigFile['caps']> = {
-    ...(options.maxIterations === undefined ? {} : { max_iterations: options.maxIterations }),
-    ...(options.wallClockSeconds === undefined ? {} : { wall_clock_seconds: options.wallClockSeconds }),
-    ...(options.plateau === undefined ? {} : { plateau_threshold: options.plateau }),
-    ...(options.maxCostUsd === undefined ? {} : { max_cost_usd: options.maxCostUsd }),
+    max_iterations: options.maxIterations,
+    wall_clock_seconds: options.wallClockSeconds,
+    plateau_threshold: options.plateau,
+    max_cost_usd: options.maxCostUsd,
   };
   if (metric.type === 'soft' && metric.repeat !== undefined) {
     throw new UsageError(
@@ -83,9 +83,9 @@ export function buildConfigFile(options: LoopSetupOptions): LoopConfigFile {
           command: metric.command,
           score: metric.score ?? { from: 'exit-code' },
           direction: metric.direction ?? 'maximize',
-          ...(artifact === undefined ? {} : { artifact_path: artifact }),
-          ...(metric.timeoutSeconds === undefined ? {} : { timeout_seconds: metric.timeoutSeconds }),
-          ...(metric.repeat === undefined ? {} : { repeat: metric.repeat }),
+          artifact_path: artifact,
+          timeout_seconds: metric.timeoutSeconds,
+          repeat: metric.repeat,
         }
       : {
           type: 'soft',
@@ -97,14 +97,14 @@ export function buildConfigFile(options: LoopSetupOptions): LoopConfigFile {
     subject: options.subject,
     metric: metricFile,
     target: options.target ?? null,
-    ...(options.minDelta === undefined ? {} : { min_delta: options.minDelta }),
+    min_delta: options.minDelta,
     caps,
     scope: {
       doer_paths: scope ?? [artifact ?? ''],
       judge_paths: artifact === undefined ? [] : [artifact],
     },
-    ...(options.agents === undefined ? {} : { agents: { ...options.agents } }),
-    ...(options.confirmationRounds === undefined ? {} : { confirmation_rounds: options.confirmationRounds }),
+    agents: options.agents === undefined ? undefined : { ...options.agents },
+    confirmation_rounds: options.confirmationRounds,
     ...checksConfigFile(options.guards, options.tracks),
   };
 }

@@ -197,7 +197,7 @@ export async function setupLoop(
     config: ctx.config,
     baseline,
     beads,
-    ...(archived === undefined ? {} : { archived }),
+    archived,
     warnings,
   };
 }

@@ -114,7 +114,7 @@ export async function stampIteration(
     const bead = await store.create({
       title: `${role}-${iter}: ${subject}`,
       parent: ctx.epicId,
-      ...(dependsOn === undefined ? {} : { dependsOn: [dependsOn.id] }),
+      dependsOn: dependsOn === undefined ? undefined : [dependsOn.id],
       ...(await build()),
     });
     created.push(stamped(bead, role, iter));
@@ -218,7 +218,7 @@ export async function stampRetrospective(ctx: LoopContext, store: BeadStore): Pr
   const bead = await store.create({
     title: `retrospective: ${ctx.config.subject}`,
     parent: ctx.epicId,
-    ...(stamper === undefined ? {} : { dependsOn: [stamper.id] }),
+    dependsOn: stamper === undefined ? undefined : [stamper.id],
     description: await render(ctx, 'retrospective', {
       epic: ctx.epicId,
       subject: ctx.config.subject,

@@ -99,8 +99,8 @@ export async function readLoopsRegistry(repo: string): Promise<LoopsRegistry> {
     }
     registry[epic] = {
       workspace,
-      ...(subject === undefined ? {} : { subject }),
-      ...(store === undefined ? {} : { store }),
+      subject,
+      store,
     };
   }
   return registry;

@@ -7,7 +7,7 @@ export function createAgentFactory(): AgentFactory {
     const { resolveAgentRunner } = await import('../agents/index.js');
     return resolveAgentRunner(spec, {
       allowCommand: !fromLabel,
-      ...(commands === undefined ? {} : { commands }),
+      commands,
     });
   };
 }

@@ -43,7 +43,7 @@ export function runAgentChoices(
   config: Pick<ForgeConfig, 'agents'>,
 ): AgentChoices {
   return {
-    commandLine: { roles: flags.agents ?? {}, ...(flags.agent === undefined ? {} : { all: flags.agent }) },
+    commandLine: { roles: flags.agents ?? {}, all: flags.agent },
     config: config.agents,
     builtin: BUILT_IN_AGENT,
   };

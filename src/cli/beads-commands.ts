@@ -29,7 +29,7 @@ export function defineBeadsCommand(beads: Command, deps: CliDeps): void {
     .option('--prefix <prefix>', 'id prefix for new beads (default: bd)')
     .action(
       withStore(deps, async ({ store, options, deps: d }, local: { prefix?: string }) => {
-        await store.init(local.prefix === undefined ? {} : { prefix: local.prefix });
+        await store.init({ prefix: local.prefix });
         if (options.json) printJson(d, { status: 'ok', store: store.kind });
         else say(d, `Initialised the ${store.kind} bead store.`);
       }),
@@ -61,10 +61,10 @@ export function defineBeadsCommand(beads: Command, deps: CliDeps): void {
           title,
           type: local.type,
           priority: local.priority,
-          ...(description === undefined ? {} : { description }),
-          ...(local.labels === undefined ? {} : { labels: local.labels }),
-          ...(local.parent === undefined ? {} : { parent: local.parent }),
-          ...(local.deps === undefined ? {} : { dependsOn: local.deps }),
+          description,
+          labels: local.labels,
+          parent: local.parent,
+          dependsOn: local.deps,
         });
         if (options.json) printJson(d, bead);
         else {
@@ -107,8 +107,8 @@ export function defineBeadsCommand(beads: Command, deps: CliDeps): void {
         deps,
         async ({ store, options, deps: d }, local: { status?: string; label?: string; all?: boolean }) => {
           const rows = await store.list({
-            ...(local.status === undefined ? {} : { status: local.status }),
-            ...(local.label === undefined ? {} : { label: local.label }),
+            status: local.status,
+            label: local.label,
             ...(local.all === true ? { all: true } : {}),
           });
           printRows(d, options, rows);

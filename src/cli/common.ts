@@ -103,7 +103,7 @@ export async function openStoreFor(
     env: deps.env,
     choice: options.store ?? loopStore ?? config.store,
     actor: options.actor ?? config.actor ?? 'forge',
-    ...(config.br_path === undefined ? {} : { brPath: config.br_path }),
+    brPath: config.br_path,
     clock: deps.clock,
   });
   return { config, opened, cwd };

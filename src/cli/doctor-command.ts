@@ -41,8 +41,8 @@ repository, a bead store that opens), 4 a config that does not validate (.forge/
         deps,
         cwd,
         nodeVersion: deps.nodeVersion ?? process.versions.node,
-        ...(options.store === undefined ? {} : { store: options.store }),
-        ...(options.actor === undefined ? {} : { actor: options.actor }),
+        store: options.store,
+        actor: options.actor,
         timeoutMs: (flags.timeout ?? 10) * 1000,
         isAlive: deps.isProcessAlive ?? isProcessAlive,
       });

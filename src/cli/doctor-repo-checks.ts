@@ -63,7 +63,7 @@ export async function checkStore(ctx: DoctorContext, config: ForgeConfig): Promi
       env: deps.env,
       choice: ctx.store ?? config.store,
       actor: ctx.actor ?? config.actor ?? 'forge',
-      ...(config.br_path === undefined ? {} : { brPath: config.br_path }),
+      brPath: config.br_path,
       clock: deps.clock,
     });
     const open = await opened.store.list({});

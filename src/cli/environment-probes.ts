@@ -64,7 +64,7 @@ export async function probeExecutable(
     return {
       name,
       path,
-      ...(version === undefined ? {} : { version }),
+      version,
       problem: `\`${name} ${args.join(' ')}\` exited with ${result.exitCode ?? result.signal ?? 'an error'}`,
     };
   }

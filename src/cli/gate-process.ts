@@ -35,7 +35,7 @@ export function createGateProcess(env: NodeJS.ProcessEnv): GateProcess {
         exitCode: ran.timedOut || ran.aborted ? undefined : ran.exitCode,
         timedOut: ran.timedOut,
         aborted: ran.aborted,
-        ...(ran.spawnError === undefined ? {} : { spawnError: ran.spawnError }),
+        spawnError: ran.spawnError,
         tail: boundedTail(lines),
         durationMs: ran.durationMs,
       };

@@ -69,7 +69,7 @@ export async function runHooks(options: RunHooksOptions): Promise<HookRun[]> {
     };
     const result = await run({ file, args }, { cwd: options.cwd, env, timeoutMs });
     const problem = hookProblem(result, timeoutMs);
-    results.push({ event, argv, ok: problem === undefined, ...(problem === undefined ? {} : { problem }) });
+    results.push({ event, argv, ok: problem === undefined, problem });
   }
   return results;
 }

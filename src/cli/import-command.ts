@@ -51,7 +51,7 @@ export function createImportCommand(deps: CliDeps): Command {
       const draft = draftImport(result.source, source);
       const report = await applyImport(opened.store, draft, {
         dryRun: flags.dryRun === true,
-        ...(flags.epic === undefined ? {} : { epicId: flags.epic }),
+        epicId: flags.epic,
       });
       if (flags.syncBack === true && !report.dry_run) {
         const entries: Record<string, SyncBackEntry> = {};

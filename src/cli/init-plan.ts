@@ -30,7 +30,7 @@ export interface FreshConfigInput {
 export function buildFreshConfig(input: FreshConfigInput): ForgeConfigFile {
   return {
     store: input.store,
-    ...(input.actor === undefined ? {} : { actor: input.actor }),
+    actor: input.actor,
     agents: agentsFor(input.agentCli),
     gates: Object.fromEntries(input.gates.map((gate) => [gate.name, gate.argv])),
   };

@@ -110,7 +110,7 @@ export async function runInit(deps: InitDeps, options: GlobalOptions, flags: Ini
       store: storeChoice,
       agentCli,
       gates: chosenGates,
-      ...(options.actor === undefined ? {} : { actor: options.actor }),
+      actor: options.actor,
     });
   }
   if (storeChoice === 'br' && brProbe === undefined) {
@@ -148,10 +148,10 @@ export async function runInit(deps: InitDeps, options: GlobalOptions, flags: Ini
     env: deps.env,
     choice: storeChoice,
     actor: options.actor ?? effective.actor ?? 'forge',
-    ...(effective.br_path === undefined ? {} : { brPath: effective.br_path }),
+    brPath: effective.br_path,
     clock: deps.clock,
   });
-  await opened.store.init(flags.prefix === undefined ? {} : { prefix: flags.prefix });
+  await opened.store.init({ prefix: flags.prefix });
 
   if (!agentClis.some((cli) => cli.path !== undefined)) {
     notes.push(
@@ -163,13 +163,13 @@ export async function runInit(deps: InitDeps, options: GlobalOptions, flags: Ini
     config: {
       path: FORGE_CONFIG_PATH,
       action: configAction,
-      ...(backup === undefined ? {} : { backup }),
+      backup,
       value: configValue,
     },
     gitignore: { path: FORGE_GITIGNORE_PATH, action: gitignore.action, added: gitignore.added },
     store: {
       kind: opened.store.kind,
-      ...(opened.brVersion === undefined ? {} : { version: opened.brVersion }),
+      version: opened.brVersion,
       reason: opened.reason,
     },
     gates_detected: gates.map((gate) => ({ ...gate })),

@@ -113,7 +113,7 @@ export function createProgressRenderer(options: ProgressOptions): ProgressRender
             role: event.role,
             agent: event.agent,
             since: options.now(),
-            ...(event.progress === undefined ? {} : { progress: event.progress }),
+            progress: event.progress,
           };
           const via = event.agent === 'built-in' ? event.executor : `${event.executor} ${event.agent}`;
           line(

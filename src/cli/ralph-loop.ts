@@ -157,7 +157,7 @@ export function createRalphLoopProgram(deps: CliDeps): Command {
         if (flags.follow !== undefined) {
           const bead = typeof flags.follow === 'string' ? flags.follow : beadId;
           const { followLogs } = await import('./logs-follow.js');
-          await followLogs(deps, globals(command), epicId, bead === undefined ? {} : { bead });
+          await followLogs(deps, globals(command), epicId, { bead });
           return;
         }
         const { showLogs } = await import('./logs-command.js');

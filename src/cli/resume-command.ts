@@ -39,9 +39,9 @@ export function defineResumeCommand(command: Command, deps: CliDeps): void {
       const { store } = (await openStoreFor(deps, { ...options, actor }, epicId)).opened;
       const ctx = await openLoop(repo, epicId, {
         storeKind: store.kind,
-        ...(flags.workspace === undefined ? {} : { workspace: flags.workspace }),
+        workspace: flags.workspace,
       });
-      const result = await resumeLoop(ctx, store, answer === undefined ? {} : { answer });
+      const result = await resumeLoop(ctx, store, { answer });
       const stamped = [...result.created, ...result.existing][0];
       if (options.json) {
         // One line: when the loop runs on, its events follow as NDJSON.

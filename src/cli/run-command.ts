@@ -241,7 +241,7 @@ export async function runLoopCommand(
       config,
       env: deps.env,
       agentOverride: flags.agent !== undefined,
-      ...(flags.gates === undefined ? {} : { gates: flags.gates }),
+      gates: flags.gates,
       warn: (line) => deps.stderr.write(`${line}\n`),
     });
   }
@@ -351,7 +351,7 @@ export async function runLoopCommand(
         allowDirty: flags.allowDirty === true,
         dryRun: flags.dryRun === true,
         signal: controller.signal,
-        ...(onlyBead === undefined ? {} : { onlyBead }),
+        onlyBead,
       },
       {
         store: opened.store,
@@ -360,7 +360,8 @@ export async function runLoopCommand(
         control: stopControl(runDir, runId),
         git,
         gateProcess: createGateProcess(deps.env),
-        ...(loop === undefined ? {} : { idle: loop.idle, guard: loop.guard }),
+        idle: loop?.idle,
+        guard: loop?.guard,
         clock: deps.clock,
         emit,
       },
@@ -397,6 +398,6 @@ export async function runLoopCommand(
     deps.stderr.write(`${summary.message}\n`);
   } else {
     const hint = HINTS[summary.reason]?.(epicId, summary);
-    throw new AppError(summary.message, { exitCode, ...(hint === undefined ? {} : { hint }) });
+    throw new AppError(summary.message, { exitCode, hint });
   }
 }

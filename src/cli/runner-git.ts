@@ -76,7 +76,7 @@ export async function createRunnerGit(options: {
       }
       const own = now.filter((path) => !before.has(path));
       const sha = own.length === 0 ? undefined : await git.commitPaths(own, message);
-      return { ...(sha === undefined ? {} : { sha }), leftOut };
+      return { sha, leftOut };
     },
   };
 }

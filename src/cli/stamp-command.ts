@@ -54,7 +54,7 @@ export function defineStampCommand(command: Command, deps: CliDeps): void {
       const { store } = (await openStoreFor(deps, options, flags.epic)).opened;
       const ctx = await openLoop(repo, flags.epic, {
         storeKind: store.kind,
-        ...(flags.workspace === undefined ? {} : { workspace: flags.workspace }),
+        workspace: flags.workspace,
       });
       let result: StampResult;
       if (flags.iter !== undefined) {
@@ -67,7 +67,7 @@ export function defineStampCommand(command: Command, deps: CliDeps): void {
               };
         result = await stampIteration(ctx, store, {
           iter: flags.iter,
-          ...(directive === undefined ? {} : { directive }),
+          directive,
         });
       } else {
         result = await stampRetrospective(ctx, store);

@@ -48,7 +48,7 @@ export function defineStatusCommand(command: Command, deps: CliDeps): void {
         repo,
         epicId,
         { now: () => deps.clock.now(), host: deps.host, isProcessAlive },
-        flags.workspace === undefined ? {} : { workspace: flags.workspace },
+        { workspace: flags.workspace },
       );
       if (flags.beads === true) {
         const { store } = (await openStoreFor(deps, options, epicId)).opened;

@@ -54,7 +54,7 @@ export function createArbiterExecutor(context: AutoresearchContext): Executor {
         judge,
         baseSha,
         now: new Date(now).toISOString(),
-        ...(state.hypothesis === undefined ? {} : { hypothesis: state.hypothesis }),
+        hypothesis: state.hypothesis,
         iterationCostUsd: totalCost(state),
         costSoFarUsd: Math.max(
           (await readSpend(workspace)).cost_usd,
@@ -66,10 +66,10 @@ export function createArbiterExecutor(context: AutoresearchContext): Executor {
           : { durationMs: now - Date.parse(state.doer_started_at) }),
         guardRevertedPaths: state.guard_reverted_paths,
         tamper: state.tamper,
-        ...(measured.samples === undefined ? {} : { samples: measured.samples }),
+        samples: measured.samples,
         ...(measured.remeasured ? { remeasured: true } : {}),
-        ...(state.guard_failure === undefined ? {} : { guardFailure: state.guard_failure }),
-        ...(state.tracks === undefined ? {} : { tracks: state.tracks }),
+        guardFailure: state.guard_failure,
+        tracks: state.tracks,
       });
       if (!result.replayed) {
         const line = await applyDecision({ git, result, scopePaths: config.scope.doer_paths });

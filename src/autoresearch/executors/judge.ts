@@ -76,7 +76,7 @@ async function judgeWithCommand(
       type: 'judged',
       iter,
       score: verdict.output.score,
-      ...(verdict.output.evidence === undefined ? {} : { evidence: verdict.output.evidence }),
+      evidence: verdict.output.evidence,
     },
   };
 }
@@ -182,7 +182,7 @@ async function judgeWithAgent(
     request.onActivity?.(`judge answer unusable: ${verdict.reason}`);
   }
   const failed = await judgeFailed(context, iter, problems.join('; '), last?.agent ?? 'judge');
-  return { ...failed, costUsd: cost, ...(last?.model === undefined ? {} : { model: last.model }) };
+  return { ...failed, costUsd: cost, model: last?.model };
 }
 
 /** What the user should know about the judge's copy: what was left out of it. */
