@@ -76,6 +76,23 @@ appendFileSync(process.argv[2], JSON.stringify({ hook: process.env.FORGE_HOOK, e
     ]);
   });
 
+  it('with no bead in the summary, leaves an inherited FORGE_BEAD as it was instead of unsetting it', async () => {
+    const cwd = await dir();
+    const out = join(cwd, 'bead.txt');
+    const write = `require('node:fs').writeFileSync(process.argv[1], String(process.env.FORGE_BEAD))`;
+    const { beadId: _dropped, ...noBead } = summary('done');
+    await runHooks({
+      hooks: { on_end: [process.execPath, '-e', write, out] },
+      summary: noBead,
+      epicId: 'bd-e',
+      runId: 'r1',
+      exitCode: 0,
+      cwd,
+      env: { PATH: process.env.PATH, FORGE_BEAD: 'bd-outer.1' },
+    });
+    expect(await readFile(out, 'utf8')).toBe('bd-outer.1');
+  });
+
   it('reports a hook that fails, cannot start or runs too long, and never throws', async () => {
     const cwd = await dir();
     const started = Date.now();
