@@ -17,6 +17,7 @@ import { access, readFile } from 'node:fs/promises';
 import { isAbsolute, relative, resolve } from 'node:path';
 import { z } from 'zod';
 import { iterOf } from '../infra/labels.js';
+import { describeProblem, zodProblems } from '../infra/zod-issues.js';
 import type { AgentBeadInfo } from './types.js';
 
 const PathText = z.string().min(1);
@@ -94,11 +95,13 @@ export async function loadScript(path: string): Promise<LoadScriptResult> {
   }
   const parsed = ScriptSchema.safeParse(json);
   if (parsed.success) return { ok: true, script: parsed.data };
-  const issue = parsed.error.issues[0];
-  const where = issue === undefined || issue.path.length === 0 ? '' : `${issue.path.join('.')}: `;
-  const what =
-    issue?.code === 'invalid_union' ? `not a known step; expected one of ${STEP_SHAPES}` : issue?.message;
-  return { ok: false, reason: `${path}: ${where}${what ?? 'invalid'}` };
+  // A step matching no shape: zod says only "Invalid input"; the shapes a step may take say more.
+  const problems = zodProblems(path, parsed.error).map((problem) =>
+    problem.message === 'Invalid input'
+      ? { ...problem, message: `not a known step; expected one of ${STEP_SHAPES}` }
+      : problem,
+  );
+  return { ok: false, reason: problems.map(describeProblem).join('; ') };
 }
 
 /** The values `{{…}}` placeholders stand for; each is undefined when the bead does not provide it. */

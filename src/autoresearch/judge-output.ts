@@ -3,8 +3,8 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { readFileIfExists, writeJsonAtomic } from '../infra/atomic-file.js';
 import type { ProcessResult } from '../infra/process.js';
+import { describeZodError } from '../infra/zod-issues.js';
 import type { HardMetricConfig } from './config.js';
-import { formatPath } from './config-values.js';
 import { findJsonValues, type JsonCandidate } from './json-text.js';
 import { extractScore } from './scorers.js';
 
@@ -56,10 +56,7 @@ export async function readJudgeOutput(path: string): Promise<JudgeVerdict> {
 function validate(value: unknown, source: string): JudgeVerdict {
   const result = judgeOutputSchema.safeParse(value);
   if (result.success) return { ok: true, output: result.data };
-  const problems = result.error.issues.map(
-    (issue) => `${formatPath(issue.path) || '(root)'}: ${issue.message}`,
-  );
-  return { ok: false, reason: `${source}: ${problems.join('; ')}` };
+  return { ok: false, reason: describeZodError(source, result.error) };
 }
 
 // ---- a soft judge's final answer ----

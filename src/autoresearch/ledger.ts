@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { appendJsonLine, readFileIfExists, readLastLine } from '../infra/atomic-file.js';
 import { AppError } from '../infra/errors.js';
-import { formatPath } from './config-values.js';
+import { describeZodFields } from '../infra/zod-issues.js';
 
 /**
  * `tamper`: the doer changed what decides its score (loop files, metric files, history); reverted.
@@ -179,10 +179,7 @@ export function parseLedgerText(content: string, path: string, firstLine: number
     }
     const parsed = ledgerLineSchema.safeParse(value);
     if (!parsed.success) {
-      const problems = parsed.error.issues.map(
-        (issue) => `${formatPath(issue.path) || '(line)'}: ${issue.message}`,
-      );
-      throw new LedgerError(`${path}:${number}: not a ledger line (${problems.join('; ')})`);
+      throw new LedgerError(`${path}:${number}: not a ledger line (${describeZodFields(parsed.error)})`);
     }
     // The chain hash belongs to the file, not to the iteration: readers never see it.
     const { prev: _chain, ...line } = parsed.data;

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { readFileIfExists, writeJsonAtomic } from '../infra/atomic-file.js';
 import { AppError } from '../infra/errors.js';
-import { formatPath } from './config-values.js';
+import { describeZodError } from '../infra/zod-issues.js';
 import { DECISIONS, TERMINAL_REASONS } from './ledger.js';
 
 export const ARBITER_SIGNAL_FILE = 'arbiter-signal.json';
@@ -76,10 +76,7 @@ async function readSignal<T>(path: string, schema: z.ZodType<T>): Promise<T | un
   }
   const result = schema.safeParse(value);
   if (result.success) return result.data;
-  const problems = result.error.issues.map(
-    (issue) => `${formatPath(issue.path) || '(root)'}: ${issue.message}`,
-  );
-  throw new SignalFileError(`${path}: ${problems.join('; ')}`);
+  throw new SignalFileError(describeZodError(path, result.error));
 }
 
 export class SignalFileError extends AppError {

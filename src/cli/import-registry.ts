@@ -1,8 +1,8 @@
 // `.forge/imports.json`: which imported beads write their item back as done when they close (--sync-back).
 import { join } from 'node:path';
 import { z } from 'zod';
-import { readFileIfExists, writeJsonAtomic } from '../infra/atomic-file.js';
-import { ConfigError } from '../infra/errors.js';
+import { writeJsonAtomic } from '../infra/atomic-file.js';
+import { readJsonFile } from '../infra/json-file.js';
 import { IMPORT_FORMATS } from '../beads/import/types.js';
 
 export const IMPORTS_PATH = join('.forge', 'imports.json');
@@ -23,24 +23,11 @@ export type SyncBackEntry = z.infer<typeof entrySchema>;
 export type ImportsRegistry = z.infer<typeof registrySchema>;
 
 export async function readImportsRegistry(repo: string): Promise<ImportsRegistry> {
-  const text = await readFileIfExists(join(repo, IMPORTS_PATH));
-  if (text === undefined) return { version: 1, sync_back: {} };
-  let raw: unknown;
-  try {
-    raw = JSON.parse(text);
-  } catch (error) {
-    throw new ConfigError(`${IMPORTS_PATH}: not valid JSON (${(error as Error).message}).`, {
-      hint: `Fix or delete ${IMPORTS_PATH}; importing again with --sync-back rewrites it.`,
-    });
-  }
-  const parsed = registrySchema.safeParse(raw);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    throw new ConfigError(`${IMPORTS_PATH}: ${issue.path.join('.') || '(root)'}: ${issue.message}.`, {
-      hint: `Fix or delete ${IMPORTS_PATH}; importing again with --sync-back rewrites it.`,
-    });
-  }
-  return parsed.data;
+  const registry = await readJsonFile(join(repo, IMPORTS_PATH), registrySchema, {
+    file: IMPORTS_PATH,
+    hint: `Fix or delete ${IMPORTS_PATH}; importing again with --sync-back rewrites it.`,
+  });
+  return registry ?? { version: 1, sync_back: {} };
 }
 
 /** Adds (or replaces) entries, written atomically. */

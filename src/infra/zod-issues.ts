@@ -56,3 +56,15 @@ export function describeProblem(problem: FieldProblem): string {
     ? `${problem.file}: ${problem.message}`
     : `${problem.file}: ${problem.field}: ${problem.message}`;
 }
+
+/** Every problem of a failed parse on one line, `; ` between them: for messages that are one line. */
+export function describeZodError(file: string, error: z.ZodError): string {
+  return zodProblems(file, error).map(describeProblem).join('; ');
+}
+
+/** The same, for a caller that names the file (and line) itself: `field: message; …`. */
+export function describeZodFields(error: z.ZodError): string {
+  return zodProblems('', error)
+    .map((p) => (p.field === '' ? p.message : `${p.field}: ${p.message}`))
+    .join('; ');
+}

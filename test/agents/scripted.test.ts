@@ -341,8 +341,8 @@ describe('scripted agent: script problems are fatal and clear', () => {
   });
 
   it.each([
-    [{ rules: [{ steps: [{ wirte: 'a', content: 'x' }] }] }, 'rules.0.steps.0: not a known step'],
-    [{ rules: [{ when: { rol: 'doer' }, steps: [] }] }, 'rules.0.when'],
+    [{ rules: [{ steps: [{ wirte: 'a', content: 'x' }] }] }, 'rules[0].steps[0]: not a known step'],
+    [{ rules: [{ when: { rol: 'doer' }, steps: [] }] }, 'rules[0].when.rol: unknown key'],
     [{ rules: [] }, 'rules'],
     ['{ not json', 'not valid JSON'],
   ])('rejects an invalid script, naming the file and the field', async (script, expected) => {

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { isNotFound, readFileIfExists, writeFileAtomic, writeJsonAtomic } from '../../infra/atomic-file.js';
 import { createSerialQueue } from '../../infra/serial-queue.js';
+import { describeZodError } from '../../infra/zod-issues.js';
 import { resolveInitPrefix } from './backend.js';
 import type { RecordBackend, StoreMeta } from './backend.js';
 import { configError, notInitialized } from './errors.js';
@@ -77,13 +78,7 @@ export function createFileBackend(options: FileBackendOptions): RecordBackend {
     }
     const parsed = metaSchema.safeParse(json);
     if (!parsed.success) {
-      const issue = parsed.error.issues[0];
-      const field =
-        issue?.path.join('.') || (issue?.code === 'unrecognized_keys' ? issue.keys.join(', ') : '');
-      throw configError(
-        `${metaPath}: ${field}: ${issue?.message ?? 'invalid'}`,
-        'Expected {"prefix": "<id prefix>"}.',
-      );
+      throw configError(describeZodError(metaPath, parsed.error), 'Expected {"prefix": "<id prefix>"}.');
     }
     assertValidPrefix(parsed.data.prefix);
     return parsed.data;

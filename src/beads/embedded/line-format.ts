@@ -1,5 +1,6 @@
 // br's issues.jsonl line format: parsing (zod at the boundary, errors naming file:line) and writing.
 import { z } from 'zod';
+import { describeZodFields } from '../../infra/zod-issues.js';
 import type { CommentRecord, DependencyRecord, IssueRecord } from './records.js';
 import { corruptLine } from './errors.js';
 
@@ -117,9 +118,7 @@ function parseIssueLine(raw: string, path: string, line: number): IssueRecord {
   }
   const parsed = issueSchema.safeParse(json);
   if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    const where = issue === undefined || issue.path.length === 0 ? '' : `${issue.path.join('.')}: `;
-    throw corruptLine(path, line, `${where}${issue?.message ?? 'invalid issue'}`);
+    throw corruptLine(path, line, describeZodFields(parsed.error));
   }
   const value = parsed.data;
   const record: IssueRecord = {
