@@ -7,6 +7,7 @@
 import { describeGuardFailure, trackFigures, type TrackFigure } from './check-figures.js';
 import { modifiedTimeMs, readFileIfExists } from '../infra/atomic-file.js';
 import { AppError, ConfigError, ExitCode } from '../infra/errors.js';
+import { isLockHolderLive } from '../infra/lock-file.js';
 import { parseLockRecord } from '../infra/lock-record.js';
 import type { Decision } from './ledger.js';
 import { readSpend } from './spend.js';
@@ -154,7 +155,9 @@ export async function loopStatus(
   const { summary, source } = loaded;
   const lock = lockText === undefined ? undefined : parseLockRecord(lockText);
   const now = ports.now();
-  const live = lock !== undefined && (lock.host !== ports.host || ports.isProcessAlive(lock.pid));
+  const live =
+    lock !== undefined &&
+    (await isLockHolderLive(paths.lock, lock, ports.host, (pid) => ports.isProcessAlive(pid)));
 
   let phase: LoopPhase;
   if (lock !== undefined && live) {

@@ -8,7 +8,7 @@ import { openBeadStore } from '../beads/open-store.js';
 import { readFileIfExists } from '../infra/atomic-file.js';
 import { AppError } from '../infra/errors.js';
 import { findExecutable } from '../infra/executables.js';
-import { readLockFile } from '../infra/lock-file.js';
+import { isLockHolderLive, readLockFile } from '../infra/lock-file.js';
 import type { DoctorCheck, DoctorContext } from './doctor-types.js';
 import {
   configuredGates,
@@ -105,7 +105,7 @@ export async function checkLocks(ctx: DoctorContext): Promise<DoctorCheck> {
     const holder = await readLockFile(path);
     const shown = path.startsWith(`${cwd}/`) ? path.slice(cwd.length + 1) : path;
     if (holder === undefined) unreadable.push(shown);
-    else if (holder.host === deps.host && !ctx.isAlive(holder.pid))
+    else if (!(await isLockHolderLive(path, holder, deps.host, (pid) => ctx.isAlive(pid))))
       stale.push(`${shown} (pid ${holder.pid}, dead)`);
     else live.push(`${holder.epic} (pid ${holder.pid} on ${holder.host})`);
   }

@@ -6,7 +6,7 @@ import type { Bead, BeadStatus, BeadStore } from '../beads/types.js';
 import { readFileIfExists } from '../infra/atomic-file.js';
 import { parseEventLines } from '../infra/file-tail.js';
 import { AppError, BeadStoreError, ExitCode } from '../infra/errors.js';
-import { readLockFile } from '../infra/lock-file.js';
+import { isLockHolderLive, readLockFile } from '../infra/lock-file.js';
 import type { RunDir } from '../infra/run-dir.js';
 import { lastGateResults, type GateStatus } from './epic-status-gates.js';
 
@@ -111,8 +111,10 @@ export async function epicStatus(epicId: string, ports: EpicStatusPorts): Promis
   const counts = { total: beads.length, done: 0, open: 0, in_progress: 0, blocked: 0, failed: 0 };
   for (const bead of beads) counts[bead.state] += 1;
 
-  const lockValid = lock !== undefined && typeof lock.pid === 'number' && typeof lock.host === 'string';
-  const live = lockValid && (lock.host !== ports.host || ports.isProcessAlive(lock.pid));
+  const lockValid = lock !== undefined;
+  const live =
+    lockValid &&
+    (await isLockHolderLive(runDir.lockPath, lock, ports.host, (pid) => ports.isProcessAlive(pid)));
   const newest = runFiles[runFiles.length - 1];
   const newestEvents = newest === undefined ? [] : await readEvents(join(runDir.runsDir, newest));
   const liveEvents =

@@ -4,7 +4,7 @@ import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { readFileIfExists } from '../infra/atomic-file.js';
 import { createFileTail, parseEventLines, type FileTail } from '../infra/file-tail.js';
-import { readLockFile, type LockRecord } from '../infra/lock-file.js';
+import { isLockHolderLive, readLockFile, type LockRecord } from '../infra/lock-file.js';
 import { isProcessAlive } from '../infra/pid.js';
 import type { RunDir } from '../infra/run-dir.js';
 import type { LoopEvent } from '../loop/types.js';
@@ -42,14 +42,16 @@ export async function followLogs(
 ): Promise<void> {
   const runDir = await runDirFor(workingDir(deps, options), epicId);
   const isAlive = deps.isProcessAlive ?? isProcessAlive;
-  const liveness = (lock: LockRecord | undefined, runId: string): boolean =>
-    lock !== undefined && lock.run_id === runId && (lock.host !== deps.host || isAlive(lock.pid));
+  const liveness = async (lock: LockRecord | undefined, runId: string): Promise<boolean> =>
+    lock !== undefined &&
+    lock.run_id === runId &&
+    (await isLockHolderLive(runDir.lockPath, lock, deps.host, isAlive));
   // Sizes first, then the lock: a bead that starts after this point has all its new lines past them.
   const sizes = await transcriptSizes(runDir);
   const lock = await readLockFile(runDir.lockPath);
   const out = createEventPrinter(deps, options.json === true);
 
-  if (lock === undefined || typeof lock.run_id !== 'string' || !liveness(lock, lock.run_id)) {
+  if (lock === undefined || typeof lock.run_id !== 'string' || !(await liveness(lock, lock.run_id))) {
     await showLastRun(deps, runDir, epicId, out, follow.bead);
     return;
   }
@@ -108,7 +110,7 @@ export async function followLogs(
       await switchTo(follow.bead ?? (now?.run_id === runId ? now.bead : undefined));
       await drainTranscript();
       if (interrupted) return;
-      if (liveness(now, runId)) goneSince = undefined;
+      if (await liveness(now, runId)) goneSince = undefined;
       else {
         goneSince ??= deps.clock.now();
         if (deps.clock.now() - goneSince >= (follow.graceMs ?? 1000)) {

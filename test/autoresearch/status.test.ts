@@ -8,6 +8,7 @@ import { parseLoopConfig, type LoopConfigFile } from '../../src/autoresearch/con
 import { appendLedgerLine, type LedgerLine } from '../../src/autoresearch/ledger.js';
 import { recordLedgerLine } from '../../src/autoresearch/ledger-summary.js';
 import { sparkline } from '../../src/autoresearch/sparkline.js';
+import { processStartTicks } from '../../src/infra/pid.js';
 import { loopStatus, type StatusPorts } from '../../src/autoresearch/status.js';
 import { renderStatusText, roundRate } from '../../src/cli/loop-status-text.js';
 import { registerLoop, workspacePaths, type WorkspacePaths } from '../../src/autoresearch/workspace.js';
@@ -139,6 +140,20 @@ describe('loopStatus', () => {
     const dead = await loopStatus(repo, EPIC, ports([]));
     expect(dead.phase.state).toBe('waiting_for_human');
     expect(dead.stale_lock).toMatchObject({ pid: 777, host: 'here' });
+  });
+
+  it('a live pid that is now another process (its start differs from the lock’s) holds a stale lock', async () => {
+    const { repo, paths } = await workspace();
+    const start = processStartTicks(process.pid);
+    expect(start).toBeDefined();
+    const lock = { pid: process.pid, host: 'here', started_at: 'x', epic: EPIC, run_id: 'r' };
+    await writeFile(paths.lock, JSON.stringify({ ...lock, pid_start: start! + 1 }));
+    const reused = await loopStatus(repo, EPIC, ports([process.pid]));
+    expect(reused.phase.state).not.toBe('running');
+    expect(reused.stale_lock).toMatchObject({ pid: process.pid, host: 'here' });
+
+    await writeFile(paths.lock, JSON.stringify({ ...lock, pid_start: start }));
+    expect((await loopStatus(repo, EPIC, ports([process.pid]))).phase.state).toBe('running');
   });
 
   it('a lock taken on another host cannot be checked and counts as running, marked unverified', async () => {

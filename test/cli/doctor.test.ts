@@ -4,6 +4,7 @@ import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { DoctorCheck } from '../../src/cli/doctor-checks.js';
+import { processStartTicks } from '../../src/infra/pid.js';
 import { ROOT } from '../support/cli.js';
 import { workspace, type Workspace } from './init-doctor-support.js';
 
@@ -253,7 +254,7 @@ describe('forge-pack doctor', () => {
   it('lists stale runner locks (dead pid on this host) and running ones', async () => {
     const ws = await workspace();
     expect((await ws.forge(['init', '--yes'])).code).toBe(0);
-    const lock = (epic: string, pid: number) =>
+    const lock = (epic: string, pid: number, pidStart?: number) =>
       ws.write(
         `.forge/epics/${epic}/ralph-loop.lock`,
         JSON.stringify({
@@ -262,6 +263,7 @@ describe('forge-pack doctor', () => {
           started_at: '2026-01-01T00:00:00Z',
           epic,
           run_id: `r-${epic}`,
+          pid_start: pidStart,
         }),
       );
     await lock('bd-dead', 4_000_001);
@@ -278,6 +280,16 @@ describe('forge-pack doctor', () => {
     expect(live.check('locks')).toMatchObject({
       status: 'info',
       summary: expect.stringContaining('bd-dead (pid 4000001'),
+    });
+
+    // A live pid that is now another process (its start differs from the lock's) is stale: pid reused.
+    const start = processStartTicks(process.pid)!;
+    await lock('bd-dead', process.pid, start + 1);
+    await lock('bd-live', process.pid, start);
+    const reused = await doctor(ws, [], { isProcessAlive: () => true });
+    expect(reused.check('locks')).toMatchObject({
+      status: 'warn',
+      summary: `stale: .forge/epics/bd-dead/ralph-loop.lock (pid ${process.pid}, dead)`,
     });
   });
 

@@ -1,10 +1,12 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { epicStatus } from '../../src/cli/epic-status.js';
 import { createRunDir } from '../../src/infra/run-dir.js';
 import { AppError, BeadStoreError, ExitCode } from '../../src/infra/errors.js';
+import { processStartTicks } from '../../src/infra/pid.js';
+import type { BeadDetail } from '../../src/beads/types.js';
 
 const dirs: string[] = [];
 afterEach(async () => {
@@ -35,5 +37,28 @@ describe('epicStatus of an id the store does not know', () => {
     expect((error as AppError).message).toBe(
       'bd-nope has no autoresearch loop and is not a bead in the store.',
     );
+  });
+});
+
+describe('epicStatus of a locked epic: the one liveness rule for lock holders', () => {
+  const epic = { id: 'bd-e', title: 'E', status: 'open', issue_type: 'epic' } as BeadDetail;
+  const store = { show: async () => epic, children: async () => [], ready: async () => [] };
+
+  it('a live pid that is now another process (its start differs from the lock’s) is a stale lock', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'forge-epic-status-'));
+    dirs.push(dir);
+    const runDir = createRunDir(join(dir, 'run'));
+    const start = processStartTicks(process.pid);
+    expect(start).toBeDefined();
+    const lock = { pid: process.pid, host: 'here', started_at: 'x', epic: 'bd-e', run_id: 'r' };
+    const status = async (pidStart: number) => {
+      await mkdir(dirname(runDir.lockPath), { recursive: true });
+      await writeFile(runDir.lockPath, JSON.stringify({ ...lock, pid_start: pidStart }));
+      return epicStatus('bd-e', { store, runDir, now: () => 0, host: 'here', isProcessAlive: () => true });
+    };
+    const reused = await status(start! + 1);
+    expect(reused.live).toBeNull();
+    expect(reused.stale_lock).toMatchObject({ pid: process.pid, host: 'here' });
+    expect((await status(start!)).live).toMatchObject({ pid: process.pid, verified: true });
   });
 });
