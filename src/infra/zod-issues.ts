@@ -20,12 +20,39 @@ export function formatFieldPath(path: readonly PropertyKey[]): string {
   return out;
 }
 
-/** Every issue of a failed parse as problems in `file`: one per unknown key, one per other issue. */
-export function zodProblems(file: string, error: z.ZodError): FieldProblem[] {
-  return error.issues.flatMap((issue) => issueProblems(file, issue));
+export interface ZodProblemOptions {
+  /**
+   * A value matching no branch of a plain union: by default one problem, "Invalid input"; `furthest`
+   * describes instead the branch that got furthest into the value (for documents of another program,
+   * where "which field" matters more than "which shapes").
+   */
+  unions?: 'whole' | 'furthest';
 }
 
-function issueProblems(file: string, issue: z.core.$ZodIssue): FieldProblem[] {
+/** Every issue of a failed parse as problems in `file`: one per unknown key, one per other issue. */
+export function zodProblems(
+  file: string,
+  error: z.ZodError,
+  options: ZodProblemOptions = {},
+): FieldProblem[] {
+  return error.issues.flatMap((issue) => issueProblems(file, issue, [], options));
+}
+
+function issueProblems(
+  file: string,
+  issue: z.core.$ZodIssue,
+  prefix: readonly PropertyKey[],
+  options: ZodProblemOptions,
+): FieldProblem[] {
+  if (issue.code === 'invalid_union' && options.unions === 'furthest') {
+    const branches = issue.errors.map((branch) => branch[0]).filter((i) => i !== undefined);
+    const furthest = branches.reduce<z.core.$ZodIssue | undefined>(
+      (best, next) => (best === undefined || next.path.length > best.path.length ? next : best),
+      undefined,
+    );
+    if (furthest !== undefined) return issueProblems(file, furthest, [...prefix, ...issue.path], options);
+  }
+  issue = prefix.length === 0 ? issue : { ...issue, path: [...prefix, ...issue.path] };
   const field = formatFieldPath(issue.path);
   if (issue.code === 'unrecognized_keys') {
     return issue.keys.map((key) => ({
@@ -38,9 +65,9 @@ function issueProblems(file: string, issue: z.core.$ZodIssue): FieldProblem[] {
   if (issue.code === 'invalid_key') {
     return [{ file, field, message: plain(issue.issues[0]?.message ?? issue.message) }];
   }
-  const options = (issue as { options?: unknown }).options;
-  if (issue.code === 'invalid_union' && Array.isArray(options)) {
-    return [{ file, field, message: `expected one of ${options.map((o) => JSON.stringify(o)).join(', ')}` }];
+  const allowed = (issue as { options?: unknown }).options;
+  if (issue.code === 'invalid_union' && Array.isArray(allowed)) {
+    return [{ file, field, message: `expected one of ${allowed.map((o) => JSON.stringify(o)).join(', ')}` }];
   }
   return [{ file, field, message: plain(issue.message) }];
 }

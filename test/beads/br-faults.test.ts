@@ -250,7 +250,7 @@ describe('broken br', () => {
     await workspace.setFaults([{ command: 'list', action: 'raw', stdout: '[{"id": 7}]\n' }]);
     const error = await failure(store.list());
     expect(error.code).toBe('BR_BAD_OUTPUT');
-    expect(error.message).toContain('JSON of an unexpected shape (0.id:');
+    expect(error.message).toContain('JSON of an unexpected shape ([0].id:');
   });
 
   it('stops a br that hangs', async () => {

@@ -1,6 +1,7 @@
 // The one zod issue formatter: structured problems (file, field, message), one line each for people.
 import { z } from 'zod';
 import { describe, expect, it } from 'vitest';
+import { listSchema } from '../../src/beads/br/schemas.js';
 import { describeProblem, formatFieldPath, zodProblems } from '../../src/infra/zod-issues.js';
 
 const schema = z.strictObject({
@@ -85,5 +86,34 @@ describe('describeProblem and formatFieldPath', () => {
     expect(describeProblem({ file: 'a.json', field: '', message: 'bad' })).toBe('a.json: bad');
     expect(formatFieldPath(['scope', 'doer_paths', 0, 'x'])).toBe('scope.doer_paths[0].x');
     expect(formatFieldPath([])).toBe('');
+  });
+});
+
+describe('zodProblems over br output (unions: furthest)', () => {
+  function brProblems(schema: z.ZodType, value: unknown) {
+    const parsed = schema.safeParse(value);
+    if (parsed.success) throw new Error('expected a failure');
+    return {
+      whole: zodProblems('br', parsed.error),
+      furthest: zodProblems('br', parsed.error, { unions: 'furthest' }),
+    };
+  }
+
+  it.each([
+    {
+      name: 'a bare list: the field of the bead that is wrong',
+      value: [{ id: 7 }],
+      field: '[0].id',
+    },
+    {
+      name: 'an envelope: the field inside it',
+      value: { issues: [{ id: 'bd-1', title: 3 }] },
+      field: 'issues[0].title',
+    },
+  ])('$name', ({ value, field }) => {
+    const { whole, furthest } = brProblems(listSchema, value);
+    expect(whole).toEqual([{ file: 'br', field: '', message: 'Invalid input' }]);
+    expect(furthest[0]).toMatchObject({ file: 'br', field });
+    expect(furthest[0]!.message).toMatch(/^expected string/);
   });
 });

@@ -182,30 +182,3 @@ export function beadOnly(bead: Bead | BeadDetail): Bead {
   const { dependencies: _dependencies, dependents: _dependents, comments: _comments, ...rest } = bead;
   return rest;
 }
-
-interface IssueLike {
-  code?: string;
-  path: readonly PropertyKey[];
-  message: string;
-  errors?: readonly (readonly IssueLike[])[];
-}
-
-/**
- * Where a document first departs from a schema, e.g. `0.id: Invalid input: expected string, received
- * number`. For a union, the branch that got furthest is the one described, not "Invalid input".
- */
-export function describeMismatch(error: z.ZodError): string {
-  const describe = (issue: IssueLike, prefix: readonly PropertyKey[]): string => {
-    const path = [...prefix, ...issue.path];
-    const branches = (issue.errors ?? [])
-      .map((branch) => branch[0])
-      .filter((i): i is IssueLike => i !== undefined);
-    if (issue.code === 'invalid_union' && branches.length > 0) {
-      const furthest = branches.reduce((best, next) => (next.path.length > best.path.length ? next : best));
-      return describe(furthest, path);
-    }
-    return `${path.map(String).join('.') || 'top level'}: ${issue.message}`;
-  };
-  const first = error.issues[0] as IssueLike | undefined;
-  return first === undefined ? 'unknown mismatch' : describe(first, []);
-}

@@ -4,6 +4,7 @@ import type { z } from 'zod';
 import type { Clock } from '../../infra/clock.js';
 import { systemClock } from '../../infra/clock.js';
 import { BeadStoreError } from '../../infra/errors.js';
+import { zodProblems } from '../../infra/zod-issues.js';
 import type { Bead, BeadDetail, BeadStore, ClaimResult, CreateBeadInput, ListFilter } from '../types.js';
 import { LABEL_PATTERN } from '../types.js';
 import type { BrCall, BrOutcome, RetryPolicy } from './client.js';
@@ -15,7 +16,6 @@ import {
   closeSchema,
   commentAddSchema,
   depAddSchema,
-  describeMismatch,
   issueSchema,
   listSchema,
   showSchema,
@@ -68,7 +68,10 @@ export function createBrStore(options: BrStoreOptions): BeadStore {
   function parse<S extends z.ZodType>(call: BrCall, schema: S, document: unknown): z.output<S> {
     const parsed = schema.safeParse(document);
     if (parsed.success) return parsed.data;
-    const where = describeMismatch(parsed.error);
+    // The first place the document departs from the schema; for a union, the branch that got furthest.
+    const first = zodProblems('', parsed.error, { unions: 'furthest' })[0];
+    const where =
+      first === undefined ? 'unknown mismatch' : `${first.field || 'top level'}: ${first.message}`;
     throw badOutputError(
       client.describe(call),
       `JSON of an unexpected shape (${where})`,
