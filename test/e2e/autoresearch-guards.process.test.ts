@@ -5,7 +5,8 @@ import { access, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promise
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it, onTestFinished } from 'vitest';
-import { assertBuilt, BIN, runCli, type CliResult } from '../support/cli.js';
+import { assertBuilt, runCli, type CliResult } from '../support/cli.js';
+import { doer, retrospectiveRules, stampNext } from '../support/loop-script.js';
 
 interface LedgerRow {
   iter: number;
@@ -91,44 +92,6 @@ async function guardRepo(): Promise<GuardRepo> {
   };
 }
 
-const forgeArgv = (dir: string) => [process.execPath, BIN['forge-pack'], '-C', dir, '--store', 'embedded'];
-
-const stampNext = (dir: string) => ({
-  when: { role: 'strategist' },
-  steps: [
-    { write: '.autoresearch/directives/directive-{{next_iter}}.md', content: 'Try another value.\n' },
-    {
-      run: [
-        ...forgeArgv(dir),
-        'stamp',
-        '--epic',
-        '{{epic}}',
-        '--iter',
-        '{{next_iter}}',
-        '--directive-file',
-        `${dir}/.autoresearch/directives/directive-{{next_iter}}.md`,
-      ],
-    },
-    { say: 'stamped' },
-  ],
-});
-
-const finish = (dir: string) => [
-  {
-    when: { role: 'strategist', exists: '.autoresearch/terminal-signal.json' },
-    steps: [{ run: [...forgeArgv(dir), 'stamp', '--epic', '{{epic}}', '--retrospective'] }, { say: 'done' }],
-  },
-  {
-    when: { role: 'retrospective' },
-    steps: [{ write: '.autoresearch/retrospective.md', content: '# Notes\n' }, { say: 'written' }],
-  },
-];
-
-const doer = (iter: number, value: string) => ({
-  when: { role: 'doer', iter },
-  steps: [{ write: 'src/value.txt', content: `${value}\n` }, { say: `HYPOTHESIS: ${value} is better` }],
-});
-
 const LOOP = [
   'loop',
   'value',
@@ -167,7 +130,12 @@ beforeAll(assertBuilt);
 describe('guards on keeps, end to end', () => {
   it('reverts a faster doer that breaks a guarded test as guard_failed, unjudged, and tells the strategist', async () => {
     const repo = await guardRepo();
-    await repo.rules([doer(1, '30'), doer(2, '15'), ...finish(repo.dir), stampNext(repo.dir)]);
+    await repo.rules([
+      doer(1, '30'),
+      doer(2, '15'),
+      ...retrospectiveRules(repo.dir, '# Notes'),
+      stampNext(repo.dir),
+    ]);
     const created = await repo.forge([
       ...LOOP,
       '--max-iterations',
@@ -230,7 +198,7 @@ describe('guards on keeps, end to end', () => {
 
   it('reverts an iteration whose track breaks --track-max, naming the track', async () => {
     const repo = await guardRepo();
-    await repo.rules([doer(1, '20'), ...finish(repo.dir), stampNext(repo.dir)]);
+    await repo.rules([doer(1, '20'), ...retrospectiveRules(repo.dir, '# Notes'), stampNext(repo.dir)]);
     const created = await repo.forge([
       ...LOOP,
       '--max-iterations',

@@ -4,7 +4,8 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it, onTestFinished } from 'vitest';
-import { assertBuilt, BIN, runCli, type CliResult } from '../support/cli.js';
+import { assertBuilt, runCli, type CliResult } from '../support/cli.js';
+import { doer, forgeArgv, retrospectiveRules, stampNext } from '../support/loop-script.js';
 
 interface LoopRepo {
   dir: string;
@@ -58,45 +59,6 @@ async function loopRepo(rules: unknown[]): Promise<LoopRepo> {
     git,
   };
 }
-
-/** A forge-pack argv for the scripted strategist's run steps (no shell; absolute paths). */
-const forgeArgv = (dir: string) => [process.execPath, BIN['forge-pack'], '-C', dir, '--store', 'embedded'];
-
-const stampNext = (dir: string) => ({
-  when: { role: 'strategist' },
-  steps: [
-    { write: '.autoresearch/directives/directive-{{next_iter}}.md', content: 'Try another value.\n' },
-    {
-      run: [
-        ...forgeArgv(dir),
-        'stamp',
-        '--epic',
-        '{{epic}}',
-        '--iter',
-        '{{next_iter}}',
-        '--directive-file',
-        `${dir}/.autoresearch/directives/directive-{{next_iter}}.md`,
-      ],
-    },
-    { say: 'stamped' },
-  ],
-});
-
-const retrospectiveRules = (dir: string) => [
-  {
-    when: { role: 'strategist', exists: '.autoresearch/terminal-signal.json' },
-    steps: [{ run: [...forgeArgv(dir), 'stamp', '--epic', '{{epic}}', '--retrospective'] }, { say: 'done' }],
-  },
-  {
-    when: { role: 'retrospective' },
-    steps: [{ write: '.autoresearch/retrospective.md', content: '# What we learned\n' }, { say: 'written' }],
-  },
-];
-
-const doer = (iter: number, value: string) => ({
-  when: { role: 'doer', iter },
-  steps: [{ write: 'src/value.txt', content: `${value}\n` }, { say: `HYPOTHESIS: ${value} is better` }],
-});
 
 async function stampHardLoop(repo: LoopRepo, extra: string[] = []): Promise<string> {
   const stamped = await repo.forge([

@@ -7,7 +7,8 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it, onTestFinished } from 'vitest';
-import { assertBuilt, BIN, runCli } from '../support/cli.js';
+import { assertBuilt, runCli } from '../support/cli.js';
+import { doer, retrospectiveRules, stampNext } from '../support/loop-script.js';
 
 /**
  * value + jitter in ±2, the jitter drawn by mulberry32 seeded with the run's number (counted in a file
@@ -38,41 +39,11 @@ describe('forge-pack loop --repeat over a noisy metric, end to end', () => {
     await writeFile(join(dir, 'src', 'value.txt'), '10\n');
     await writeFile(join(dir, 'metric', 'noisy.mjs'), NOISY_METRIC);
     await writeFile(join(dir, '.gitignore'), '.forge/\n.beads/\n.autoresearch/\n');
-    const forgeArgv = [process.execPath, BIN['forge-pack'], '-C', dir, '--store', 'embedded'];
-    const doer = (iter: number, value: string) => ({
-      when: { role: 'doer', iter },
-      steps: [{ write: 'src/value.txt', content: `${value}\n` }, { say: `HYPOTHESIS: ${value} is better` }],
-    });
     const rules = [
       doer(1, '10.5'), // +0.5 against jitter of ±2: noise
       doer(2, '30'), // +20: real
-      {
-        when: { role: 'strategist', exists: '.autoresearch/terminal-signal.json' },
-        steps: [{ run: [...forgeArgv, 'stamp', '--epic', '{{epic}}', '--retrospective'] }, { say: 'done' }],
-      },
-      {
-        when: { role: 'retrospective' },
-        steps: [{ write: '.autoresearch/retrospective.md', content: '# Learned\n' }, { say: 'written' }],
-      },
-      {
-        when: { role: 'strategist' },
-        steps: [
-          { write: '.autoresearch/directives/directive-{{next_iter}}.md', content: 'Try again.\n' },
-          {
-            run: [
-              ...forgeArgv,
-              'stamp',
-              '--epic',
-              '{{epic}}',
-              '--iter',
-              '{{next_iter}}',
-              '--directive-file',
-              `${dir}/.autoresearch/directives/directive-{{next_iter}}.md`,
-            ],
-          },
-          { say: 'stamped' },
-        ],
-      },
+      ...retrospectiveRules(dir, '# Learned'),
+      stampNext(dir, 'Try again.'),
     ];
     await writeFile(join(base, 'agent.json'), JSON.stringify({ rules }));
     const env = {
