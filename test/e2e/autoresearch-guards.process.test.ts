@@ -1,12 +1,10 @@
 // Guards and tracks as a user runs them: forge-pack loop --guard/--track, ralph-loop with the scripted
 // agent on the embedded store, the ledger, status and the strategist's next bead.
-import { execa } from 'execa';
-import { access, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { access, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { beforeAll, describe, expect, it, onTestFinished } from 'vitest';
-import { assertBuilt, runCli, type CliResult } from '../support/cli.js';
-import { doer, retrospectiveRules, stampNext } from '../support/loop-script.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { assertBuilt, type CliResult } from '../support/cli.js';
+import { doer, retrospectiveRules, scriptedLoopRepo, stampNext } from '../support/loop-script.js';
 
 interface LedgerRow {
   iter: number;
@@ -49,47 +47,17 @@ console.log('size: ' + Number(readFileSync('src/value.txt', 'utf8').trim()) * 10
 `;
 
 async function guardRepo(): Promise<GuardRepo> {
-  const base = await mkdtemp(join(tmpdir(), 'forge-guards-'));
-  onTestFinished(() => rm(base, { recursive: true, force: true }));
-  const dir = join(base, 'repo');
-  await mkdir(join(dir, 'src'), { recursive: true });
-  await mkdir(join(dir, 'metric'));
-  await mkdir(join(dir, 'checks'));
-  await writeFile(join(dir, 'src', 'value.txt'), '10\n');
-  await writeFile(join(dir, 'metric', 'score.mjs'), METRIC);
-  await writeFile(join(dir, 'checks', 'test.mjs'), CHECK);
-  await writeFile(join(dir, 'checks', 'size.mjs'), SIZE);
-  await writeFile(join(dir, '.gitignore'), '.forge/\n.beads/\n.autoresearch/\n');
-  const scriptPath = join(base, 'agent.json');
-  await writeFile(scriptPath, JSON.stringify({ rules: [] }));
-  const env = {
-    GIT_CONFIG_GLOBAL: '/dev/null',
-    GIT_CONFIG_NOSYSTEM: '1',
-    GIT_AUTHOR_NAME: 't',
-    GIT_AUTHOR_EMAIL: 't@e.st',
-    GIT_COMMITTER_NAME: 't',
-    GIT_COMMITTER_EMAIL: 't@e.st',
-    FORGE_SCRIPTED_AGENT: scriptPath,
-    HOME: base,
-  };
-  const git = (...args: string[]) => execa('git', args, { cwd: dir, env });
-  await git('init', '-q', '-b', 'main');
-  await git('add', '-A');
-  await git('commit', '-q', '-m', 'start');
-  return {
-    dir,
-    base,
-    ralph: (args) => runCli('ralph-loop', ['--store', 'embedded', ...args], { cwd: dir, env }),
-    forge: (args) => runCli('forge-pack', ['--store', 'embedded', ...args], { cwd: dir, env }),
-    async ledger() {
-      const text = await readFile(join(dir, '.autoresearch', 'research-log.jsonl'), 'utf8');
-      return text
-        .trim()
-        .split('\n')
-        .map((line) => JSON.parse(line) as LedgerRow);
+  const repo = await scriptedLoopRepo(
+    {
+      'src/value.txt': '10\n',
+      'metric/score.mjs': METRIC,
+      'checks/test.mjs': CHECK,
+      'checks/size.mjs': SIZE,
     },
-    rules: (rules) => writeFile(scriptPath, JSON.stringify({ rules })),
-  };
+    [],
+    'forge-guards-',
+  );
+  return { ...repo, ledger: () => repo.ledger() };
 }
 
 const LOOP = [

@@ -1,11 +1,10 @@
 // Whole autoresearch loops as a user runs them: forge-pack loop, ralph-loop, status, resume; scripted agent.
 import { execa } from 'execa';
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { beforeAll, describe, expect, it, onTestFinished } from 'vitest';
-import { assertBuilt, runCli, type CliResult } from '../support/cli.js';
-import { doer, forgeArgv, retrospectiveRules, stampNext } from '../support/loop-script.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { assertBuilt, type CliResult } from '../support/cli.js';
+import { doer, forgeArgv, retrospectiveRules, scriptedLoopRepo, stampNext } from '../support/loop-script.js';
 
 interface LoopRepo {
   dir: string;
@@ -20,44 +19,15 @@ console.log(JSON.stringify({ value: Number(readFileSync('src/value.txt', 'utf8')
 `;
 
 async function loopRepo(rules: unknown[]): Promise<LoopRepo> {
-  const base = await mkdtemp(join(tmpdir(), 'forge-loop-'));
-  onTestFinished(() => rm(base, { recursive: true, force: true }));
-  const dir = join(base, 'repo');
-  await mkdir(join(dir, 'src'), { recursive: true });
-  await mkdir(join(dir, 'metric'));
-  await writeFile(join(dir, 'src', 'value.txt'), '10\n');
-  await writeFile(join(dir, 'metric', 'score.mjs'), VALUE_METRIC);
-  await writeFile(join(dir, 'rubric.md'), 'Score the file from 0 to 10.\n');
-  await writeFile(join(dir, '.gitignore'), '.forge/\n.beads/\n.autoresearch/\n');
-  const scriptPath = join(base, 'agent.json');
-  await writeFile(scriptPath, JSON.stringify({ rules }));
-  const env = {
-    GIT_CONFIG_GLOBAL: '/dev/null',
-    GIT_CONFIG_NOSYSTEM: '1',
-    GIT_AUTHOR_NAME: 't',
-    GIT_AUTHOR_EMAIL: 't@e.st',
-    GIT_COMMITTER_NAME: 't',
-    GIT_COMMITTER_EMAIL: 't@e.st',
-    FORGE_SCRIPTED_AGENT: scriptPath,
-    HOME: base,
-  };
-  const git = async (...args: string[]) => (await execa('git', args, { cwd: dir, env })).stdout;
-  await git('init', '-q', '-b', 'main');
-  await git('add', '-A');
-  await git('commit', '-q', '-m', 'start');
-  return {
-    dir,
-    ralph: (args) => runCli('ralph-loop', ['--store', 'embedded', ...args], { cwd: dir, env }),
-    forge: (args) => runCli('forge-pack', ['--store', 'embedded', ...args], { cwd: dir, env }),
-    async ledger() {
-      const text = await readFile(join(dir, '.autoresearch', 'research-log.jsonl'), 'utf8');
-      return text
-        .trim()
-        .split('\n')
-        .map((line) => JSON.parse(line) as { iter: number; decision: string; score_after: number | null });
+  const repo = await scriptedLoopRepo(
+    {
+      'src/value.txt': '10\n',
+      'metric/score.mjs': VALUE_METRIC,
+      'rubric.md': 'Score the file from 0 to 10.\n',
     },
-    git,
-  };
+    rules,
+  );
+  return { ...repo, ledger: () => repo.ledger() };
 }
 
 async function stampHardLoop(repo: LoopRepo, extra: string[] = []): Promise<string> {

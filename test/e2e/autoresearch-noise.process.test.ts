@@ -2,13 +2,11 @@
 // jitter much larger than the doer's first change, the scripted agent. The small change is measured
 // again and not kept; the large one is kept; the ledger holds the samples; status and the
 // retrospective show the noise band and what the loop cost and earned.
-import { execa } from 'execa';
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { beforeAll, describe, expect, it, onTestFinished } from 'vitest';
-import { assertBuilt, runCli } from '../support/cli.js';
-import { doer, retrospectiveRules, stampNext } from '../support/loop-script.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { assertBuilt } from '../support/cli.js';
+import { doer, retrospectiveRules, scriptedLoopRepo, stampNext } from '../support/loop-script.js';
 
 /**
  * value + jitter in ±2, the jitter drawn by mulberry32 seeded with the run's number (counted in a file
@@ -31,39 +29,19 @@ beforeAll(assertBuilt);
 
 describe('forge-pack loop --repeat over a noisy metric, end to end', () => {
   it('keeps no change inside the noise band, keeps a real improvement, and reports band and figures', async () => {
-    const base = await mkdtemp(join(tmpdir(), 'forge-noise-'));
-    onTestFinished(() => rm(base, { recursive: true, force: true }));
-    const dir = join(base, 'repo');
-    await mkdir(join(dir, 'src'), { recursive: true });
-    await mkdir(join(dir, 'metric'));
-    await writeFile(join(dir, 'src', 'value.txt'), '10\n');
-    await writeFile(join(dir, 'metric', 'noisy.mjs'), NOISY_METRIC);
-    await writeFile(join(dir, '.gitignore'), '.forge/\n.beads/\n.autoresearch/\n');
-    const rules = [
+    const rules = (dir: string) => [
       doer(1, '10.5'), // +0.5 against jitter of ±2: noise
       doer(2, '30'), // +20: real
       ...retrospectiveRules(dir, '# Learned'),
       stampNext(dir, 'Try again.'),
     ];
-    await writeFile(join(base, 'agent.json'), JSON.stringify({ rules }));
-    const env = {
-      GIT_CONFIG_GLOBAL: '/dev/null',
-      GIT_CONFIG_NOSYSTEM: '1',
-      GIT_AUTHOR_NAME: 't',
-      GIT_AUTHOR_EMAIL: 't@e.st',
-      GIT_COMMITTER_NAME: 't',
-      GIT_COMMITTER_EMAIL: 't@e.st',
-      FORGE_SCRIPTED_AGENT: join(base, 'agent.json'),
-      HOME: base,
-    };
-    const git = async (...args: string[]) => (await execa('git', args, { cwd: dir, env })).stdout;
-    await git('init', '-q', '-b', 'main');
-    await git('add', '-A');
-    await git('commit', '-q', '-m', 'start');
-    const forge = (args: string[]) =>
-      runCli('forge-pack', ['--store', 'embedded', ...args], { cwd: dir, env });
-    const ralph = (args: string[]) =>
-      runCli('ralph-loop', ['--store', 'embedded', ...args], { cwd: dir, env });
+    const repo = await scriptedLoopRepo(
+      { 'src/value.txt': '10\n', 'metric/noisy.mjs': NOISY_METRIC },
+      [],
+      'forge-noise-',
+    );
+    await repo.rules(rules(repo.dir));
+    const { base, dir, forge, ralph } = repo;
 
     const soft = await forge([
       'loop',

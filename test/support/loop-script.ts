@@ -1,7 +1,12 @@
 // The scripted agent's rules that play a loop's agent roles in end-to-end tests of the built CLIs:
 // a doer writing one value, a strategist stamping the next cycle (or the retrospective once the loop
 // ended), a retrospective writing its notes. Steps run as argv, never through a shell.
-import { BIN } from './cli.js';
+import { execa } from 'execa';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { onTestFinished } from 'vitest';
+import { BIN, runCli, type CliResult } from './cli.js';
 
 /** A forge-pack argv for a strategist's run step (absolute paths, the embedded store). */
 export const forgeArgv = (dir: string): string[] => [
@@ -51,3 +56,69 @@ export const retrospectiveRules = (dir: string, notes = '# What we learned') => 
     steps: [{ write: '.autoresearch/retrospective.md', content: `${notes}\n` }, { say: 'written' }],
   },
 ];
+
+export interface ScriptedLoopRepo {
+  /** The temp dir holding the repository, the agent script and HOME. */
+  base: string;
+  dir: string;
+  env: Record<string, string>;
+  git(...args: string[]): Promise<string>;
+  forge(args: string[]): Promise<CliResult>;
+  ralph(args: string[]): Promise<CliResult>;
+  /** Replaces the scripted agent's rules. */
+  rules(rules: unknown[]): Promise<void>;
+  /** The loop's ledger lines (`.autoresearch/research-log.jsonl`). */
+  ledger<Line = Record<string, unknown>>(): Promise<Line[]>;
+}
+
+/**
+ * A temp git repository with `files` (paths relative to it) committed on `main`, its loop files ignored,
+ * the scripted agent playing `rules`, and the built CLIs on the embedded store; removed after the test.
+ */
+export async function scriptedLoopRepo(
+  files: Record<string, string>,
+  rules: unknown[] = [],
+  prefix = 'forge-loop-',
+): Promise<ScriptedLoopRepo> {
+  const base = await mkdtemp(join(tmpdir(), prefix));
+  onTestFinished(() => rm(base, { recursive: true, force: true }));
+  const dir = join(base, 'repo');
+  const all = { '.gitignore': '.forge/\n.beads/\n.autoresearch/\n', ...files };
+  for (const [path, content] of Object.entries(all)) {
+    await mkdir(dirname(join(dir, path)), { recursive: true });
+    await writeFile(join(dir, path), content);
+  }
+  const scriptPath = join(base, 'agent.json');
+  const writeRules = (next: unknown[]) => writeFile(scriptPath, JSON.stringify({ rules: next }));
+  await writeRules(rules);
+  const env = {
+    GIT_CONFIG_GLOBAL: '/dev/null',
+    GIT_CONFIG_NOSYSTEM: '1',
+    GIT_AUTHOR_NAME: 't',
+    GIT_AUTHOR_EMAIL: 't@e.st',
+    GIT_COMMITTER_NAME: 't',
+    GIT_COMMITTER_EMAIL: 't@e.st',
+    FORGE_SCRIPTED_AGENT: scriptPath,
+    HOME: base,
+  };
+  const git = async (...args: string[]) => (await execa('git', args, { cwd: dir, env })).stdout;
+  await git('init', '-q', '-b', 'main');
+  await git('add', '-A');
+  await git('commit', '-q', '-m', 'start');
+  return {
+    base,
+    dir,
+    env,
+    git,
+    forge: (args) => runCli('forge-pack', ['--store', 'embedded', ...args], { cwd: dir, env }),
+    ralph: (args) => runCli('ralph-loop', ['--store', 'embedded', ...args], { cwd: dir, env }),
+    rules: writeRules,
+    async ledger<Line>() {
+      const text = await readFile(join(dir, '.autoresearch', 'research-log.jsonl'), 'utf8');
+      return text
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line) as Line);
+    },
+  };
+}
