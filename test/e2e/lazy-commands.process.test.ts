@@ -56,10 +56,13 @@ export async function resolve(specifier, context, next) {
   const urls = (await readFile(trace, 'utf8')).split('\n');
   const loaded = COMMAND_MODULES.filter((name) => urls.some((url) => url.endsWith(`/dist/cli/${name}`)));
   // Packages too, by name: zod (the config and import schemas) is the heaviest thing a command loads.
+  // Sorted: modules imported side by side resolve in no fixed order (CI once saw picocolors first).
+  const packages = new Set<string>();
   for (const url of urls) {
     const pkg = /node_modules\/([^/]+)\//.exec(url)?.[1];
-    if (pkg !== undefined && !loaded.includes(pkg)) loaded.push(pkg);
+    if (pkg !== undefined) packages.add(pkg);
   }
+  loaded.push(...[...packages].sort());
   return {
     exitCode: child.exitCode ?? -1,
     stdout: String(child.stdout),
