@@ -1,6 +1,6 @@
 // Small filesystem operations for the layers above infra, so loop and autoresearch code reaches the
 // disk only through infra (a step towards a LoopFiles port that a test can replace).
-import { mkdir, mkdtemp, open, readdir, readFile, realpath, rename, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, open, readdir, readFile, realpath, rename, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { isNotFound } from './atomic-file.js';
@@ -58,6 +58,14 @@ export async function makeTempDir(prefix: string, root: string = tmpdir()): Prom
 /** A file's bytes, or undefined when it cannot be read (missing, a directory, no permission). */
 export async function readBytesIfReadable(path: string): Promise<Buffer | undefined> {
   return readFile(path).catch(() => undefined);
+}
+
+/** A file's size and modification time (ms since the epoch), or undefined when it cannot be read. */
+export async function fileStat(path: string): Promise<{ size: number; mtimeMs: number } | undefined> {
+  return stat(path).then(
+    (stats) => ({ size: stats.size, mtimeMs: stats.mtimeMs }),
+    () => undefined,
+  );
 }
 
 /** A file opened for reading byte ranges (a ledger read from where a cache left off). */

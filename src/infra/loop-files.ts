@@ -1,0 +1,82 @@
+// The loop-files port: every file of a loop's state (its workspace, `.forge/loops.json`, templates) is
+// read and written through one `LoopFiles`, so autoresearch code can run against the disk or, in tests,
+// against memory (test/support/memory-loop-files.ts). Paths are absolute, as `WorkspacePaths` gives them.
+//
+// It lives in infra, beside the functions the disk implementation wraps, so the runner (src/loop) can
+// take one too without importing upwards.
+import {
+  appendJsonLine,
+  pathExists,
+  readFileIfExists,
+  readLastLine,
+  writeFileAtomic,
+  writeJsonAtomic,
+} from './atomic-file.js';
+import {
+  fileStat,
+  listDirIfExists,
+  makeDir,
+  openRangeReader,
+  removePath,
+  renamePath,
+  type RangeReader,
+} from './fs-ops.js';
+
+export type { RangeReader } from './fs-ops.js';
+
+export interface FileStat {
+  /** Bytes in the file. */
+  size: number;
+  /** Last modification, in ms since the epoch. */
+  mtimeMs: number;
+}
+
+export interface LoopFiles {
+  /** The file's text, or undefined when there is no file at `path`. */
+  readIfExists(path: string): Promise<string | undefined>;
+  /** Replaces the file (creating its directories) so a reader sees the old text or the new, never a mix. */
+  writeText(path: string, text: string): Promise<void>;
+  /** `writeText` of `value` as indented JSON with a final newline. */
+  writeJson(path: string, value: unknown): Promise<void>;
+  /**
+   * Appends `value` as one JSON line. A torn last line (a crash mid-append) is dropped first, or
+   * completed with its newline when it is whole JSON, so the file stays one JSON value per line.
+   */
+  appendJsonLine(path: string, value: unknown): Promise<void>;
+  /** The last complete line as `appendJsonLine` would leave it; undefined for an empty or missing file. */
+  readLastLine(path: string): Promise<string | undefined>;
+  /** Byte ranges of the file (a ledger read from where a cache left off); undefined when it is missing. */
+  openRange(path: string): Promise<RangeReader | undefined>;
+  /** Size and modification time, or undefined when there is no file at `path`. */
+  stat(path: string): Promise<FileStat | undefined>;
+  /** Whether anything (a file, a directory) exists at `path`. */
+  exists(path: string): Promise<boolean>;
+  /** The names in a directory, sorted; undefined when it does not exist. */
+  list(path: string): Promise<string[] | undefined>;
+  /** Creates a directory and its parents; nothing happens when it exists. */
+  mkdir(path: string): Promise<void>;
+  /** Moves a file or a directory; the target's directory must exist. */
+  rename(from: string, to: string): Promise<void>;
+  /** Removes a file, or a directory and all it holds; nothing happens when it is already gone. */
+  remove(path: string): Promise<void>;
+}
+
+/** The loop's files on the real disk: atomic writes (temp file, fsync, rename) through infra. */
+export function diskLoopFiles(): LoopFiles {
+  return {
+    readIfExists: readFileIfExists,
+    writeText: writeFileAtomic,
+    writeJson: writeJsonAtomic,
+    appendJsonLine,
+    readLastLine,
+    openRange: openRangeReader,
+    stat: fileStat,
+    exists: pathExists,
+    async list(path) {
+      return (await listDirIfExists(path))?.sort();
+    },
+    mkdir: makeDir,
+    rename: renamePath,
+    remove: (path) => removePath(path, { recursive: true }),
+  };
+}
