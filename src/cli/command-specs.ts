@@ -67,3 +67,11 @@ export const RESUME_COMMAND: LazyCommandSpec = {
   usage: '[options] <epic-id>',
   load: async () => (await import('./resume-command.js')).defineResumeCommand,
 };
+
+export const SPEC_COMMAND: LazyCommandSpec = {
+  name: 'spec',
+  description:
+    "read and move a spec's readiness state machine: status, record what a phase produced, advance (refused by a named rule)",
+  usage: '<status|record|advance> <slug>',
+  load: async () => (await import('./spec-command.js')).defineSpecCommand,
+};

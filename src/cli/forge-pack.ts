@@ -7,6 +7,7 @@ import {
   INIT_COMMAND,
   LOOP_COMMAND,
   SKILLS_COMMAND,
+  SPEC_COMMAND,
   STAMP_COMMAND,
   VALIDATE_COMMAND,
 } from './command-specs.js';
@@ -28,6 +29,7 @@ export function createForgePackProgram(deps: CliDeps): Command {
     VALIDATE_COMMAND,
     BEADS_COMMAND,
     SKILLS_COMMAND,
+    SPEC_COMMAND,
   ]) {
     addLazyCommand(program, spec, deps);
   }
@@ -48,6 +50,7 @@ Examples:
   forge-pack beads dep add bd-a1b.2 bd-a1b.1                    # .2 waits for .1
   forge-pack beads ready --parent bd-a1b --json                 # what ralph-loop would take next
   forge-pack validate bd-a1b                                    # check the epic's graph before a night's run
+  forge-pack spec status rate-limiter                           # where a spec stands; what its gate needs
 
 Store: br when it is on PATH, else the embedded store in .beads/issues.jsonl
 (--store or "store" in .forge/config.json to choose).
