@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import * as prettier from 'prettier';
 import { z } from 'zod';
 import { loopConfigSchema } from '../src/autoresearch/config-schema.js';
+import { runStateSchema } from '../src/autoresearch/spec-state/schema.js';
 import { forgeConfigSchema } from '../src/cli/forge-config.js';
 
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -66,6 +67,31 @@ const SCHEMAS: Record<string, SchemaSpec> = {
       agents:
         'Agent per role, stamped on the beads as agent:<name>: claude-opus, claude-haiku, codex, or a name from .forge/config.json "agent_commands".',
       confirmation_rounds: 'Iterations in a row that must meet the target.',
+    },
+  },
+  'schemas/spec-run-state.schema.json': {
+    schema: runStateSchema,
+    title: 'Forge spec run state (specs/<slug>/run-state.json)',
+    description:
+      "The readiness state machine of one spec. Written only by `forge-pack spec record|advance` (and a serving loop's retrospective); read with `forge-pack spec status`.",
+    fields: {
+      prompt:
+        'How intake judged the request; a sparse one needs at least one question round before PLANNING_READY.',
+      phase: 'One of the twelve phases, in order; forward moves go one phase at a time.',
+      planning: 'The planning state, fixed by the phase (DISCOVERY … PLANNING_READY).',
+      handoff: 'ELIGIBLE only in PLANNING_READY; leaving it withdraws the handoff.',
+      evidence: 'What the evidence fan-out found, E1, E2, …, each with its source.',
+      claims: 'Canonical claims, C1, …, each citing the evidence it rests on (provenance).',
+      reducer: 'The one reducer that merged the fan-out into claims.',
+      gaps: 'What the gap analysis found; null until it ran, [] for none.',
+      question_rounds: 'Rounds of questions asked of the user, and how many were answered.',
+      scores: 'Completeness per dimension, 0-100; the readiness gate needs every one at least 80.',
+      blockers: 'Blocker reasons; an open one shuts the gate whatever the scores.',
+      reviews:
+        "Adversarial reviewers' reports; PLANNING_READY needs each reviewer's latest at zero material findings.",
+      beads_epic: 'The build epic beads generation created.',
+      loop: 'The last loop that served this spec (strategy, final score, terminal reason), recorded by its retrospective.',
+      history: 'Every transition (who, why, from, to) and every record, oldest first.',
     },
   },
 };

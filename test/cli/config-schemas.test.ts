@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ROOT, renderSchemas } from '../../scripts/gen-config-schema.js';
 import { loopConfigSchema } from '../../src/autoresearch/config-schema.js';
+import { runStateSchema } from '../../src/autoresearch/spec-state/schema.js';
 import { forgeConfigSchema } from '../../src/cli/forge-config.js';
 
 describe('config JSON Schemas', () => {
@@ -12,6 +13,7 @@ describe('config JSON Schemas', () => {
     expect([...rendered.keys()].sort()).toEqual([
       'schemas/forge-config.schema.json',
       'schemas/loop-config.schema.json',
+      'schemas/spec-run-state.schema.json',
     ]);
     for (const [file, text] of rendered) {
       const committed = await readFile(join(ROOT, file), 'utf8').catch(() => '(missing)');
@@ -23,6 +25,7 @@ describe('config JSON Schemas', () => {
     const cases = [
       { file: 'schemas/forge-config.schema.json', shape: forgeConfigSchema.shape },
       { file: 'schemas/loop-config.schema.json', shape: loopConfigSchema.shape },
+      { file: 'schemas/spec-run-state.schema.json', shape: runStateSchema.shape },
     ];
     for (const { file, shape } of cases) {
       const schema = JSON.parse(await readFile(join(ROOT, file), 'utf8')) as {
