@@ -21,9 +21,9 @@ export interface AgentProcessOptions {
 
 export interface StopOptions {
   /** Stop only if the agent has not exited by itself within this many ms (default: now). */
-  afterMs?: number;
+  afterMs?: number | undefined;
   /** Told to the caller as a `stopping` activity when the stop takes effect. */
-  activity?: string;
+  activity?: string | undefined;
 }
 
 /** Kills the agent's whole process group; the first stop that takes effect names the reason. */

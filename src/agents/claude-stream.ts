@@ -100,9 +100,9 @@ export const ClaudeResultSchema = z.object({
 export type ClaudeResult = z.infer<typeof ClaudeResultSchema>;
 
 export interface ApiRetrySeen {
-  status?: number;
-  error?: string;
-  delayMs?: number;
+  status?: number | undefined;
+  error?: string | undefined;
+  delayMs?: number | undefined;
 }
 
 /** Tools a read-only Claude run has; using anything else is an attempt to write or run something. */
@@ -134,7 +134,7 @@ export class ClaudeStream {
   /** A usage-limit message in assistant or result text (never in tool output). */
   usageLimitText: string | undefined;
   /** A `rate_limit_event` that refused the request. */
-  rateLimitRejected: { resetAt?: number } | undefined;
+  rateLimitRejected: { resetAt?: number | undefined } | undefined;
   /** An API error kind from an assistant error message (`rate_limit`, `authentication_failed`, …). */
   assistantError: string | undefined;
   readonly toolErrors: string[] = [];
@@ -260,16 +260,12 @@ export class ClaudeStream {
 
   private onRetry(event: z.infer<typeof ApiRetrySchema>): StreamSignal | undefined {
     const status = event.error_status ?? undefined;
-    this.lastRetry = {
-      ...(status !== undefined ? { status } : {}),
-      ...(event.error !== undefined ? { error: event.error } : {}),
-      ...(event.retry_delay_ms !== undefined ? { delayMs: event.retry_delay_ms } : {}),
-    };
+    this.lastRetry = { status, error: event.error, delayMs: event.retry_delay_ms };
     this.options.onActivity({
       type: 'retry',
       ...this.lastRetry,
-      ...(event.attempt !== undefined ? { attempt: event.attempt } : {}),
-      ...(event.max_retries !== undefined ? { maxRetries: event.max_retries } : {}),
+      attempt: event.attempt,
+      maxRetries: event.max_retries,
     });
     // A rejected key does not start working on the tenth try: stop now instead of minutes later.
     return statusOutcome(status, event.error) === 'auth' ? 'auth' : undefined;
@@ -281,7 +277,7 @@ export class ClaudeStream {
     if (status === undefined) return undefined;
     const resetsAt = info?.resetsAt ?? event.resetsAt ?? undefined;
     const resetAt = resetsAt === undefined ? undefined : resetsAt < 1e12 ? resetsAt * 1000 : resetsAt;
-    this.options.onActivity({ type: 'rate_limit', status, ...(resetAt !== undefined ? { resetAt } : {}) });
+    this.options.onActivity({ type: 'rate_limit', status, resetAt });
     // Paid overage lets the request through even though the plan's own limit is exhausted.
     if (status === 'rejected' && info?.isUsingOverage !== true) {
       this.rateLimitRejected = { resetAt };

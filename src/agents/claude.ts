@@ -211,7 +211,7 @@ function decide(facts: ClaudeRunFacts): Verdict {
       return {
         outcome: retrying,
         message: `Claude Code was still retrying a ${retrying === 'rate_limited' ? 'rate-limited (429)' : 'overloaded (529)'} request when its timeout stopped it.`,
-        ...(stream.lastRetry?.delayMs !== undefined ? { retryAfterMs: stream.lastRetry.delayMs } : {}),
+        retryAfterMs: stream.lastRetry?.delayMs,
       };
     }
     return {
@@ -251,7 +251,7 @@ function decide(facts: ClaudeRunFacts): Verdict {
       return {
         outcome: 'rate_limited',
         message: `Claude Code was rate-limited${detail ? ` (${detail})` : ''}.`,
-        ...(stream.lastRetry?.delayMs !== undefined ? { retryAfterMs: stream.lastRetry.delayMs } : {}),
+        retryAfterMs: stream.lastRetry?.delayMs,
       };
     }
     if (kind === 'overloaded') {

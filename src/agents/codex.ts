@@ -289,7 +289,8 @@ function decide(facts: CodexRunFacts): Verdict {
       return {
         outcome: 'rate_limited',
         message: `Codex was rate-limited (${detail})${until}.`,
-        ...(resetAt === undefined ? {} : { resetAt, retryAfterMs: Math.max(0, resetAt - now) }),
+        resetAt,
+        retryAfterMs: resetAt === undefined ? undefined : Math.max(0, resetAt - now),
       };
     }
     case 'overloaded':

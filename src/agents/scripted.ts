@@ -120,7 +120,7 @@ async function runScripted(
     exitCode: null,
     durationMs: clock.now() - started,
     usage: state.usage,
-    ...(state.costUsd !== undefined ? { costUsd: state.costUsd } : {}),
+    costUsd: state.costUsd,
     permissionDenials: [],
     toolErrors: [],
     agent: 'scripted',

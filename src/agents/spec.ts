@@ -15,7 +15,7 @@ export interface ParseAgentSpecOptions {
    * The user's own agents by name (`.forge/config.json` `agent_commands`), each an argv. A label may
    * name one: the command comes from the user's config, never from the bead.
    */
-  commands?: Readonly<Record<string, readonly string[]>>;
+  commands?: Readonly<Record<string, readonly string[]>> | undefined;
 }
 
 /** Model aliases Claude Code accepts as they are. */

@@ -16,15 +16,15 @@ export type AgentActivity =
   /** The CLI is retrying an API call itself (Claude's `system/api_retry`, Codex's "Reconnecting…"). */
   | {
       type: 'retry';
-      status?: number;
-      error?: string;
-      attempt?: number;
-      maxRetries?: number;
-      delayMs?: number;
+      status?: number | undefined;
+      error?: string | undefined;
+      attempt?: number | undefined;
+      maxRetries?: number | undefined;
+      delayMs?: number | undefined;
     }
   /** A rate-limit status from the provider; `rejected` means the request was refused. */
-  | { type: 'rate_limit'; status: string; resetAt?: number }
-  | { type: 'tool'; name: string; detail?: string }
+  | { type: 'rate_limit'; status: string; resetAt?: number | undefined }
+  | { type: 'tool'; name: string; detail?: string | undefined }
   | { type: 'text'; text: string }
   /** The adapter is stopping the agent early, e.g. at the first 401. */
   | { type: 'stopping'; reason: string }
@@ -39,21 +39,21 @@ export interface AgentRequest {
   env: Readonly<Record<string, string | undefined>>;
   mode: AgentMode;
   /** Overrides the model of the spec. */
-  model?: string;
+  model?: string | undefined;
   /** The most this run may spend, in USD; a CLI that can enforce it stops there (outcome `budget`). */
-  maxBudgetUsd?: number;
+  maxBudgetUsd?: number | undefined;
   /** Kill the agent's whole process group after this long. */
-  timeoutMs?: number;
+  timeoutMs?: number | undefined;
   /** Aborting kills the agent's whole process group; the result is `aborted`. */
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
   /** The raw stream is appended here as it arrives (parent directories are created). */
-  transcriptPath?: string;
+  transcriptPath?: string | undefined;
   bead?: AgentBeadInfo;
   /** 1 for a bead's first try; the scripted agent can match on it. */
-  attempt?: number;
-  onActivity?: (event: AgentActivity) => void;
+  attempt?: number | undefined;
+  onActivity?: ((event: AgentActivity) => void) | undefined;
   /** The agent's pid (its process group) once spawned, so a crashed runner's successor can stop it. */
-  onSpawn?: (pid: number) => void;
+  onSpawn?: ((pid: number) => void) | undefined;
 }
 
 /** `budget`: the agent stopped itself at the spending limit it was given (`maxBudgetUsd`). */
@@ -90,17 +90,17 @@ export interface AgentResult {
   exitCode: number | null;
   durationMs: number;
   usage: TokenUsage;
-  costUsd?: number;
-  numTurns?: number;
+  costUsd?: number | undefined;
+  numTurns?: number | undefined;
   permissionDenials: PermissionDenial[];
   /** Tool calls that came back as errors, e.g. a read-only judge's attempted Write. */
   toolErrors: string[];
   /** Epoch ms at which a rate or usage limit resets, when known. */
-  resetAt?: number;
-  retryAfterMs?: number;
+  resetAt?: number | undefined;
+  retryAfterMs?: number | undefined;
   /** The adapter: `claude`, `codex`, `command`, `scripted`. */
   agent: string;
-  model?: string;
+  model?: string | undefined;
   /** True only for the built-in scripted agent: no model was involved. */
   scripted: boolean;
   /** Retrying cannot help (binary missing, invalid script): stop instead of retrying the bead. */
@@ -122,7 +122,7 @@ export interface AgentRunner {
 export interface AgentSpec {
   /** Adapter name: `claude`, `codex`, `scripted`, or `command` for a user's own command. */
   cli: string;
-  model?: string;
+  model?: string | undefined;
   /** For `command`: the user's argv, split without a shell. */
   argv?: readonly string[];
   /** The text it was parsed from. */
@@ -132,13 +132,13 @@ export interface AgentSpec {
 /** Settings shared by the adapters; every one has a default. */
 export interface AgentRunnerOptions {
   /** For reset times and the scripted agent's sleeps. Default: the system clock. */
-  clock?: Clock;
+  clock?: Clock | undefined;
   /** Time between SIGTERM and SIGKILL of an agent's process group. */
-  killGraceMs?: number;
+  killGraceMs?: number | undefined;
   /** CLAUDE_CODE_MAX_RETRIES for Claude, unless the request's env sets it. Default 3. */
-  claudeMaxRetries?: number;
+  claudeMaxRetries?: number | undefined;
   /** Adds IS_SANDBOX=1 for Claude in full mode. Default: whether this process runs as root. */
-  runningAsRoot?: boolean;
+  runningAsRoot?: boolean | undefined;
   /** Codex retries network errors forever, so it always gets a timeout. Default 60 minutes. */
-  codexDefaultTimeoutMs?: number;
+  codexDefaultTimeoutMs?: number | undefined;
 }

@@ -24,32 +24,32 @@ export interface DecideInput {
   iter: number;
   judge: JudgeVerdict;
   /** Set when the doer failed (after its retries): the iteration is a crash whatever the judge says. */
-  doerFailure?: string;
+  doerFailure?: string | undefined;
   /** HEAD before the doer ran (for iteration 0: the measured commit). */
   baseSha: string | null;
   /** ISO time of the decision; passed in so the function stays pure. */
   now: string;
-  hypothesis?: string;
+  hypothesis?: string | undefined;
   /** Spend attributed to this iteration, recorded in its line. */
-  iterationCostUsd?: number;
+  iterationCostUsd?: number | undefined;
   /** The loop's total spend including this iteration; default: the ledger's total plus this iteration. */
-  costSoFarUsd?: number;
-  wallClockElapsedSeconds?: number;
-  durationMs?: number;
-  guardRevertedPaths?: readonly string[];
+  costSoFarUsd?: number | undefined;
+  wallClockElapsedSeconds?: number | undefined;
+  durationMs?: number | undefined;
+  guardRevertedPaths?: readonly string[] | undefined;
   /** What agents changed that was not theirs, put back by the runner; a doer's entry decides `tamper`. */
-  tamper?: readonly TamperRecord[];
+  tamper?: readonly TamperRecord[] | undefined;
   /**
    * Every run of a hard metric measured more than once (`metric.repeat`), pooled after a re-measure;
    * the judge's score is their median. An improvement within the noise band is not kept (noise.ts).
    */
-  samples?: readonly number[];
+  samples?: readonly number[] | undefined;
   /** The samples include a second round, taken because the first was within the noise band. */
-  remeasured?: boolean;
+  remeasured?: boolean | undefined;
   /** The guard, or track threshold, that failed after the doer: decides `guard_failed` (no judge ran). */
-  guardFailure?: FailedGuard;
+  guardFailure?: FailedGuard | undefined;
   /** The loop's tracks measured on this iteration's tree, recorded in its line. */
-  tracks?: Readonly<Record<string, number | null>>;
+  tracks?: Readonly<Record<string, number | null>> | undefined;
 }
 
 export interface DecideResult {

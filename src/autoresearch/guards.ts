@@ -24,7 +24,7 @@ export interface CheckRunOptions {
 /** Runs one command (argv, no shell) in `cwd`, killed after `timeoutMs`. */
 export type RunCheck = (
   command: Command,
-  options: { cwd: string; timeoutMs: number; signal?: AbortSignal },
+  options: { cwd: string; timeoutMs: number; signal?: AbortSignal | undefined },
 ) => Promise<ProcessResult>;
 
 export type ChecksOutcome =

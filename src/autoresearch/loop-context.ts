@@ -27,7 +27,7 @@ export interface LoopContext {
 export async function openLoop(
   repo: string,
   epicId: string,
-  options: { workspace?: string; storeKind: 'br' | 'embedded' },
+  options: { workspace?: string | undefined; storeKind: 'br' | 'embedded' },
 ): Promise<LoopContext> {
   const root =
     options.workspace === undefined

@@ -157,7 +157,7 @@ function lastHeadingIndex(text: string): number {
 
 export interface ResumeOptions {
   /** An answer given on the command line instead of in the file. */
-  answer?: string;
+  answer?: string | undefined;
 }
 
 export interface ResumeResult extends StampResult {

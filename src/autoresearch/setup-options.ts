@@ -10,46 +10,46 @@ export type ScoreSourceInput = NonNullable<HardMetricFile['score']>;
 export interface HardMetricOptions {
   type: 'hard';
   command: string;
-  score?: ScoreSourceInput;
-  direction?: Direction;
-  artifact?: string;
-  timeoutSeconds?: number;
+  score?: ScoreSourceInput | undefined;
+  direction?: Direction | undefined;
+  artifact?: string | undefined;
+  timeoutSeconds?: number | undefined;
   /** Measure each score this many times and score the median (default 1). */
-  repeat?: number;
+  repeat?: number | undefined;
 }
 
 export interface SoftMetricOptions {
   type: 'soft';
   rubric: string;
   artifact: string;
-  direction?: Direction;
+  direction?: Direction | undefined;
   /** Refused: a judge agent's score is read once. */
-  repeat?: number;
+  repeat?: number | undefined;
 }
 
 export interface LoopSetupOptions {
   subject: string;
   program: string;
   metric: HardMetricOptions | SoftMetricOptions;
-  target?: number;
-  minDelta?: number;
-  maxIterations?: number;
-  wallClockSeconds?: number;
-  plateau?: number;
-  maxCostUsd?: number;
-  confirmationRounds?: number;
+  target?: number | undefined;
+  minDelta?: number | undefined;
+  maxIterations?: number | undefined;
+  wallClockSeconds?: number | undefined;
+  plateau?: number | undefined;
+  maxCostUsd?: number | undefined;
+  confirmationRounds?: number | undefined;
   /** Paths the doer may change; default: the artifact. */
-  scope?: readonly string[];
+  scope?: readonly string[] | undefined;
   /** Agent per role: doer, judge, strategist, retrospective, resume_strategist. */
-  agents?: Readonly<Record<string, string>>;
+  agents?: Readonly<Record<string, string>> | undefined;
   /** The workspace directory, relative to the repository root (default `.autoresearch`). */
-  workspace?: string;
+  workspace?: string | undefined;
   /** Archive an existing loop in the workspace (into `archive/<time>/`) and start a new one. */
-  force?: boolean;
+  force?: boolean | undefined;
   /** Commands that must pass after every doer for its work to be kept (`guards` in config.json). */
-  guards?: readonly GuardOptions[];
+  guards?: readonly GuardOptions[] | undefined;
   /** Figures recorded beside the score every iteration, with optional thresholds (`tracks`). */
-  tracks?: readonly TrackOptions[];
+  tracks?: readonly TrackOptions[] | undefined;
 }
 
 /** The config file as written: what the options say, defaults left to the schema. */

@@ -44,7 +44,7 @@ export interface SetupResult {
   /** The beads of cycle 1 (none when the baseline already ended the loop). */
   beads: StampedBead[];
   /** Where an earlier loop in the same workspace was moved (with --force). */
-  archived?: string;
+  archived?: string | undefined;
   /** Things the user should know; nothing was refused for them. */
   warnings: string[];
 }

@@ -20,10 +20,10 @@ export interface Spend {
 }
 
 export interface SpendItem {
-  costUsd?: number;
-  inputTokens?: number;
-  outputTokens?: number;
-  scripted?: boolean;
+  costUsd?: number | undefined;
+  inputTokens?: number | undefined;
+  outputTokens?: number | undefined;
+  scripted?: boolean | undefined;
 }
 
 export function emptySpend(): Spend {

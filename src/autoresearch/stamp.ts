@@ -48,7 +48,7 @@ export interface StampResult {
 export interface StampIterationOptions {
   iter: number;
   /** The strategist's focus directive; `source` is the file it came from. */
-  directive?: { text: string; source?: string };
+  directive?: { text: string; source?: string } | undefined;
 }
 
 /**

@@ -132,7 +132,7 @@ export async function loopStatus(
   repo: string,
   epicId: string,
   ports: StatusPorts,
-  options: { workspace?: string } = {},
+  options: { workspace?: string | undefined } = {},
 ): Promise<LoopStatus> {
   const paths =
     options.workspace === undefined
@@ -303,8 +303,10 @@ async function readConfigFacts(paths: WorkspacePaths): Promise<ConfigFacts> {
     facts.command = str(metric.command) ?? '';
     facts.score = describeScore(metric.score);
   }
-  if (str(metric.rubric_path) !== undefined) facts.rubric = str(metric.rubric_path);
-  if (str(metric.artifact_path) !== undefined) facts.artifact = str(metric.artifact_path);
+  const rubric = str(metric.rubric_path);
+  if (rubric !== undefined) facts.rubric = rubric;
+  const artifact = str(metric.artifact_path);
+  if (artifact !== undefined) facts.artifact = artifact;
   return {
     raw: value,
     epic: str(value.epic_id),

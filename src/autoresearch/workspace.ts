@@ -59,9 +59,9 @@ export function workspacePaths(root: string): WorkspacePaths {
 export interface LoopEntry {
   /** Relative to the repository root. */
   workspace: string;
-  subject?: string;
+  subject?: string | undefined;
   /** The bead store the loop was created on: its runs use it unless told otherwise (`--store`). */
-  store?: 'br' | 'embedded';
+  store?: 'br' | 'embedded' | undefined;
 }
 export type LoopsRegistry = Record<string, LoopEntry>;
 

@@ -28,7 +28,7 @@ export interface OpenStoreOptions {
   env: NodeJS.ProcessEnv;
   choice: StoreChoice;
   actor: string;
-  brPath?: string;
+  brPath?: string | undefined;
   clock: Clock;
 }
 

@@ -16,13 +16,13 @@ export interface Bead {
   issue_type: string;
   created_at: string;
   updated_at: string;
-  description?: string;
-  assignee?: string;
+  description?: string | undefined;
+  assignee?: string | undefined;
   labels: string[];
   /** Parent id when known (from a parent-child edge). */
-  parent?: string;
-  closed_at?: string;
-  close_reason?: string;
+  parent?: string | undefined;
+  closed_at?: string | undefined;
+  close_reason?: string | undefined;
 }
 
 export interface BeadEdge {
@@ -53,14 +53,14 @@ export interface BeadDetail extends Bead {
 export interface CreateBeadInput {
   title: string;
   /** task (default), epic, bug, feature, chore, … */
-  type?: string;
+  type?: string | undefined;
   /** 0 (highest) to 4; default 2. */
-  priority?: number;
-  description?: string;
-  labels?: readonly string[];
-  parent?: string;
+  priority?: number | undefined;
+  description?: string | undefined;
+  labels?: readonly string[] | undefined;
+  parent?: string | undefined;
   /** Ids this bead is blocked by (edges of type `blocks`). */
-  dependsOn?: readonly string[];
+  dependsOn?: readonly string[] | undefined;
 }
 
 /** An epic's whole dependency graph as it is now: what `forge-pack validate` checks before a run. */
@@ -80,10 +80,10 @@ export interface ReadyOptions {
 }
 
 export interface ListFilter {
-  status?: BeadStatus;
-  label?: string;
+  status?: BeadStatus | undefined;
+  label?: string | undefined;
   /** Include closed beads (br's `-a`). */
-  all?: boolean;
+  all?: boolean | undefined;
 }
 
 export type ClaimResult = { ok: true; bead: Bead } | { ok: false; reason: string };
@@ -95,7 +95,7 @@ export interface DependencyResult {
 export interface BeadStore {
   readonly kind: 'br' | 'embedded';
   /** Creates the store in the workspace when absent. Safe to call on an initialised store. */
-  init(options?: { prefix?: string }): Promise<void>;
+  init(options?: { prefix?: string | undefined }): Promise<void>;
   create(input: CreateBeadInput): Promise<Bead>;
   /**
    * Beads of the epic that can run now: status open, not blocked, not deferred, never the epic

@@ -28,7 +28,7 @@ export function defineBeadsCommand(beads: Command, deps: CliDeps): void {
     .description('create the bead store in this repo (br init, or the embedded store)')
     .option('--prefix <prefix>', 'id prefix for new beads (default: bd)')
     .action(
-      withStore(deps, async ({ store, options, deps: d }, local: { prefix?: string }) => {
+      withStore(deps, async ({ store, options, deps: d }, local: { prefix?: string | undefined }) => {
         await store.init({ prefix: local.prefix });
         if (options.json) printJson(d, { status: 'ok', store: store.kind });
         else say(d, `Initialised the ${store.kind} bead store.`);

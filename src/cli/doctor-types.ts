@@ -20,8 +20,8 @@ export interface DoctorContext {
   cwd: string;
   nodeVersion: string;
   /** `--store` from the command line, over the config's. */
-  store?: StoreChoice;
-  actor?: string;
+  store?: StoreChoice | undefined;
+  actor?: string | undefined;
   timeoutMs: number;
   isAlive(pid: number): boolean;
 }

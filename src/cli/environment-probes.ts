@@ -22,11 +22,11 @@ export interface ProbeOptions {
 export interface ExecutableProbe {
   name: string;
   /** Absolute path found on PATH; undefined when there is none. */
-  path?: string;
+  path?: string | undefined;
   /** `x.y.z` from its version output, when it printed one. */
-  version?: string;
+  version?: string | undefined;
   /** Why the version could not be read (timed out, crashed, printed nothing). */
-  problem?: string;
+  problem?: string | undefined;
 }
 
 /** The first executable file called `name` on `env.PATH` (or `name` itself when it is a path). */

@@ -4,10 +4,10 @@ import { runProcess, type ProcessResult } from '../infra/process.js';
 import type { RunSummary, StopReason } from '../loop/types.js';
 
 export interface HooksConfig {
-  on_end?: readonly string[];
-  on_needs_human?: readonly string[];
-  on_failure?: readonly string[];
-  timeout_seconds?: number;
+  on_end?: readonly string[] | undefined;
+  on_needs_human?: readonly string[] | undefined;
+  on_failure?: readonly string[] | undefined;
+  timeout_seconds?: number | undefined;
 }
 
 export type HookEvent = 'end' | 'needs_human' | 'failure';
@@ -29,7 +29,7 @@ export interface HookRun {
   argv: readonly string[];
   ok: boolean;
   /** One sentence for a warning when it did not succeed. */
-  problem?: string;
+  problem?: string | undefined;
 }
 
 export interface RunHooksOptions {

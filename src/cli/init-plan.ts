@@ -17,14 +17,16 @@ const GITIGNORE_HEADER =
   '# Forge run state (locks, events, transcripts, worktrees); config.json is committed.';
 
 /** The config file as written: only what init decided, everything else left to the defaults. */
-export type ForgeConfigFile = Pick<ForgeConfig, 'store' | 'agents' | 'gates'> & { actor?: string };
+export type ForgeConfigFile = Pick<ForgeConfig, 'store' | 'agents' | 'gates'> & {
+  actor?: string | undefined;
+};
 
 export interface FreshConfigInput {
   store: StoreChoice;
   /** The agent CLI chosen for every role; undefined writes no agent (ralph-loop --agent decides). */
   agentCli: AgentCliName | undefined;
   gates: readonly DetectedGate[];
-  actor?: string;
+  actor?: string | undefined;
 }
 
 export function buildFreshConfig(input: FreshConfigInput): ForgeConfigFile {

@@ -41,11 +41,16 @@ type ExistingConfig =
 
 export interface InitReport {
   repo: string;
-  config: { path: string; action: 'created' | 'kept' | 'replaced'; backup?: string; value: unknown };
+  config: {
+    path: string;
+    action: 'created' | 'kept' | 'replaced';
+    backup?: string | undefined;
+    value: unknown;
+  };
   gitignore: { path: string; action: 'created' | 'updated' | 'unchanged'; added: string[] };
-  store: { kind: 'br' | 'embedded'; version?: string; reason: string };
+  store: { kind: 'br' | 'embedded'; version?: string | undefined; reason: string };
   gates_detected: { name: string; argv: string[]; source: string }[];
-  agent_clis: { name: string; path?: string }[];
+  agent_clis: { name: string; path?: string | undefined }[];
   notes: string[];
 }
 

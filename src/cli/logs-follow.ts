@@ -18,11 +18,11 @@ import { createProgressRenderer } from './progress.js';
 
 export interface FollowOptions {
   /** Follow this bead's transcript only; by default the live bead's, switching as beads start. */
-  bead?: string;
+  bead?: string | undefined;
   /** How often the files are polled. */
-  intervalMs?: number;
+  intervalMs?: number | undefined;
   /** After the runner is seen gone, how long to wait for its last events to land. */
-  graceMs?: number;
+  graceMs?: number | undefined;
 }
 
 /** Events after which a bead's transcript has no more to say for now: print what it wrote first. */

@@ -97,7 +97,7 @@ function limitValue(text: string): number | string {
  */
 export function checkOptionsFrom(
   flags: CheckFlags,
-  parseScore: (text: string) => TrackOptions['score'],
+  parseScore: (text: string) => NonNullable<TrackOptions['score']>,
 ): { guards?: GuardOptions[]; tracks?: TrackOptions[] } {
   const guards = (flags.guard ?? []).map((text): GuardOptions => {
     const pair = splitNamed(text);

@@ -26,7 +26,7 @@ export function createProgressRenderer(options: ProgressOptions): ProgressRender
         agent: string;
         since: number;
         note?: string;
-        progress?: { done: number; total: number };
+        progress?: { done: number; total: number } | undefined;
       }
     | undefined;
   const runStarted = options.now();

@@ -16,9 +16,9 @@ export interface ValidateOptions {
   config: ForgeConfig;
   env: NodeJS.ProcessEnv;
   /** `--agent` on a run's command line: agent labels are not used by that run. */
-  agentOverride?: boolean;
+  agentOverride?: boolean | undefined;
   /** `--gates`/`--no-gates` on a run's command line (default: `runner.run_gates`, else on). */
-  gates?: boolean;
+  gates?: boolean | undefined;
 }
 
 export interface EpicSummary {

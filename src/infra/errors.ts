@@ -17,8 +17,8 @@ export const ExitCode = {
 export type ExitCodeValue = (typeof ExitCode)[keyof typeof ExitCode];
 
 export interface AppErrorOptions {
-  exitCode?: ExitCodeValue;
-  hint?: string;
+  exitCode?: ExitCodeValue | undefined;
+  hint?: string | undefined;
   cause?: unknown;
 }
 

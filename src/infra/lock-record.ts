@@ -15,10 +15,10 @@ export interface LockOwner {
 export interface LockRecord extends LockOwner {
   epic: string;
   run_id: string;
-  bead?: string;
-  bead_started_at?: string;
-  agent_pid?: number;
-  agent_pid_start?: number;
+  bead?: string | undefined;
+  bead_started_at?: string | undefined;
+  agent_pid?: number | undefined;
+  agent_pid_start?: number | undefined;
 }
 
 /** The embedded bead store's short-lived write lock: its owner and a token only it knows. */

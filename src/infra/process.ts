@@ -16,19 +16,19 @@ export interface RunProcessOptions {
   cwd: string;
   env: NodeJS.ProcessEnv;
   /** Written to the child's stdin, which is then closed. Without it stdin is ignored. */
-  input?: string;
+  input?: string | undefined;
   /** Kill the whole process group after this many milliseconds (0 or undefined: no limit). */
-  timeoutMs?: number;
+  timeoutMs?: number | undefined;
   /** Kill the whole process group when this aborts (wall clock, SIGINT). */
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
   /** Time between SIGTERM and SIGKILL of the group. */
-  killGraceMs?: number;
-  onStdoutLine?: (line: string) => void;
-  onStderrLine?: (line: string) => void;
+  killGraceMs?: number | undefined;
+  onStdoutLine?: ((line: string) => void) | undefined;
+  onStderrLine?: ((line: string) => void) | undefined;
   /** Called once the child has a pid, e.g. to record it in a lock file. */
-  onSpawn?: (pid: number) => void;
+  onSpawn?: ((pid: number) => void) | undefined;
   /** Keep at most this many characters of each stream in memory (the tail is kept). */
-  maxBufferChars?: number;
+  maxBufferChars?: number | undefined;
   /**
    * Marks the child's environment (RUN_MARK_VAR) and, once the child has exited, ends every process still
    * carrying the mark: what it started with `setsid`, `nohup … &` or a daemonising server escapes the
@@ -48,7 +48,7 @@ export interface ProcessResult {
   spawnError: string | undefined;
   durationMs: number;
   /** With `sweep`: the processes that outlived the child outside its group, which were then ended. */
-  swept?: SweptProcess[];
+  swept?: SweptProcess[] | undefined;
 }
 
 const DEFAULT_MAX_BUFFER = 50 * 1024 * 1024;

@@ -60,7 +60,7 @@ export interface GateProcessResult {
   timedOut: boolean;
   aborted: boolean;
   /** The program could not be started (not found, not executable). */
-  spawnError?: string;
+  spawnError?: string | undefined;
   /** The last lines of stdout and stderr together, bounded. */
   tail: string;
   durationMs: number;
@@ -106,9 +106,9 @@ export interface RunGatesOptions {
   cwd: string;
   signal: AbortSignal;
   /** No gate may run past this many ms from now (the run's wall clock). */
-  maxMs?: number;
+  maxMs?: number | undefined;
   /** Called as each gate finishes, before the next starts. */
-  onOutcome?: (outcome: GateOutcome) => void;
+  onOutcome?: ((outcome: GateOutcome) => void) | undefined;
 }
 
 /**

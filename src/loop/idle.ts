@@ -6,7 +6,7 @@ import type { RunnerDeps, RunnerOptions, StopReason } from './types.js';
 export interface IdleExplanation {
   reason: StopReason;
   message: string;
-  beadId?: string;
+  beadId?: string | undefined;
 }
 
 /** How many open beads a stalled message names before summarising the rest. */

@@ -32,7 +32,7 @@ export function roleOf(bead: Pick<Bead, 'labels'>): string {
  */
 export interface AgentChoices {
   /** `--agents role=spec` (per role) and `--agent spec` (every agent bead) on this command line. */
-  commandLine: { roles: Readonly<Record<string, string>>; all?: string };
+  commandLine: { roles: Readonly<Record<string, string>>; all?: string | undefined };
   /** `.forge/config.json` `agents`: entries per role, and `default` for every other bead. */
   config: Readonly<Record<string, string>>;
   /** The agent when nothing else chooses one. */

@@ -22,34 +22,34 @@ export interface ExecutionResult {
   outcome: ExecutionOutcome;
   /** One sentence for a person. */
   message: string;
-  agent?: string;
-  model?: string;
-  scripted?: boolean;
-  exitCode?: number;
-  inputTokens?: number;
-  outputTokens?: number;
-  costUsd?: number;
+  agent?: string | undefined;
+  model?: string | undefined;
+  scripted?: boolean | undefined;
+  exitCode?: number | undefined;
+  inputTokens?: number | undefined;
+  outputTokens?: number | undefined;
+  costUsd?: number | undefined;
   /** When a rate or usage limit resets (epoch ms), if the agent said. */
-  resetAt?: number;
+  resetAt?: number | undefined;
   /** The close reason to record on success. */
-  closeReason?: string;
+  closeReason?: string | undefined;
   /** The agent's final answer, for executors that read it (a judge's JSON, a doer's hypothesis). */
-  finalText?: string;
+  finalText?: string | undefined;
   /** What a read-only agent tried to write or run anyway (each refused or undone). */
-  writeAttempts?: string[];
+  writeAttempts?: string[] | undefined;
   /** Retrying cannot help (agent binary missing, unknown agent label): fail the bead now. */
-  fatal?: boolean;
+  fatal?: boolean | undefined;
   /**
    * The machine lacks what the work needs (the agent's binary): nothing is wrong with the bead, so the
    * run stops as an environment error and the bead is left open, unlabelled.
    */
-  environment?: boolean;
+  environment?: boolean | undefined;
   /** Files the agent changed that were not its to change; the runner put them back. */
-  tampered?: string[];
+  tampered?: string[] | undefined;
   /** A loop's own record of this step (a score, a decision), emitted as an event with numbers. */
-  record?: LoopRecord;
+  record?: LoopRecord | undefined;
   /** More than one sentence for the bead's attempt comment (a failed gate's command and output). */
-  detail?: string;
+  detail?: string | undefined;
 }
 
 /** What a loop's judge measured and its arbiter decided, as data for `--json` readers and progress lines. */
@@ -59,8 +59,8 @@ export type LoopRecord =
       iter: number;
       /** null: no score (the judge failed, or did not judge a tampered iteration). */
       score: number | null;
-      evidence?: string;
-      failure?: string;
+      evidence?: string | undefined;
+      failure?: string | undefined;
     }
   | {
       type: 'decided';
@@ -73,9 +73,9 @@ export type LoopRecord =
       /** Why the loop ends after this iteration, or null when it goes on. */
       terminal: string | null;
       /** ±the noise band it was decided against (a hard metric measured more than once). */
-      noise_band?: number;
+      noise_band?: number | undefined;
       /** An improvement not kept because it was within that band. */
-      within_noise?: boolean;
+      within_noise?: boolean | undefined;
     };
 
 export interface ExecutionRequest {
@@ -89,18 +89,18 @@ export interface ExecutionRequest {
   agentFromLabel: boolean;
   attempt: number;
   /** What went wrong last time that the agent can fix (a red gate's output); absent on a first attempt. */
-  feedback?: string;
+  feedback?: string | undefined;
   cwd: string;
   /** Kill the work when this aborts (wall clock, SIGINT). */
   signal: AbortSignal;
   timeoutMs: number;
   /** What the agent may still spend (a loop's budget cap), when there is a cap. */
-  budgetUsd?: number;
+  budgetUsd?: number | undefined;
   transcriptPath: string;
   /** Live notes for the progress line (a rate-limit retry seen, a tool call). */
-  onActivity?: (message: string) => void;
+  onActivity?: ((message: string) => void) | undefined;
   /** Called with the pid of a spawned agent (its process group). */
-  onSpawn?: (pid: number) => void;
+  onSpawn?: ((pid: number) => void) | undefined;
 }
 
 export interface Executor {
@@ -179,7 +179,7 @@ export type DirtyPaths = ReadonlyMap<string, string>;
 
 export interface CommitOutcome {
   /** The new commit, or undefined when the bead changed nothing committable. */
-  sha?: string;
+  sha?: string | undefined;
   /** Paths dirty before the bead started that it changed too: the user's, so left uncommitted. */
   leftOut: string[];
 }
@@ -218,14 +218,14 @@ export interface RunSummary {
   beadsClosed: number;
   costUsd: number;
   /** Time spent running gates, all beads together (absent when none ran). */
-  gateMs?: number;
+  gateMs?: number | undefined;
   /** Bead that failed or needs attention, when there is one. */
-  beadId?: string;
+  beadId?: string | undefined;
 }
 
 export type LoopEvent =
   | { type: 'run_started'; ts: string; run_id: string; epic: string; pid: number; dry_run: boolean }
-  | { type: 'warning'; ts: string; epic: string; message: string; bead?: string }
+  | { type: 'warning'; ts: string; epic: string; message: string; bead?: string | undefined }
   | { type: 'recovered'; ts: string; epic: string; bead: string; message: string }
   | {
       type: 'plan';
@@ -255,15 +255,15 @@ export type LoopEvent =
       title: string;
       role: string;
       agent: string;
-      model?: string;
-      scripted?: boolean;
+      model?: string | undefined;
+      scripted?: boolean | undefined;
       attempt: number;
       outcome: ExecutionOutcome;
-      exit?: number;
+      exit?: number | undefined;
       duration_ms: number;
-      input_tokens?: number;
-      output_tokens?: number;
-      cost_usd?: number;
+      input_tokens?: number | undefined;
+      output_tokens?: number | undefined;
+      cost_usd?: number | undefined;
       message: string;
       transcript: string;
     }
@@ -279,7 +279,7 @@ export type LoopEvent =
       bead: string;
       title: string;
       duration_ms: number;
-      commit?: string;
+      commit?: string | undefined;
     }
   | {
       type: 'bead_failed';
@@ -297,12 +297,12 @@ export interface RunnerDeps {
   executors: ExecutorRegistry;
   lock: EpicLock;
   control: ControlFiles;
-  git?: Git;
-  idle?: IdleProbe;
-  guard?: BeadGuard;
+  git?: Git | undefined;
+  idle?: IdleProbe | undefined;
+  guard?: BeadGuard | undefined;
   clock: Clock;
   /** Runs the gates' argv; without it no gate runs. */
-  gateProcess?: GateProcess;
+  gateProcess?: GateProcess | undefined;
   /** Receives every event: the CLI writes the NDJSON log and renders progress from them. */
   emit: (event: LoopEvent) => void;
 }
@@ -326,12 +326,12 @@ export interface RunnerOptions {
   maxBackoffMs: number;
   autoCommit: boolean;
   /** The repo's gates, run after each code-writing bead's success; absent: none (--no-gates). */
-  gates?: GatesSettings;
+  gates?: GatesSettings | undefined;
   /** With autoCommit: start on a dirty tree, and leave the paths dirty then out of every commit. */
-  allowDirty?: boolean;
+  allowDirty?: boolean | undefined;
   dryRun: boolean;
   /** Run exactly this bead (ralph-loop once). */
-  onlyBead?: string;
+  onlyBead?: string | undefined;
   /** Interrupt (SIGINT/SIGTERM): abort the current bead, reopen it, release the lock. */
   signal: AbortSignal;
 }

@@ -28,7 +28,7 @@ const run = (p: GateProcess, maxMs?: number) =>
   runGates(gates, p, {
     cwd: '/repo',
     signal: new AbortController().signal,
-    ...(maxMs === undefined ? {} : { maxMs }),
+    maxMs,
   });
 
 describe('runGates', () => {

@@ -25,7 +25,7 @@ export interface Harness {
   clock: FakeClock;
   events: LoopEvent[];
   requests: ExecutionRequest[];
-  lockState: { holder?: LockHolder; live: boolean; released: number };
+  lockState: { holder?: LockHolder | undefined; live: boolean; released: number };
   stopFile: { requested: boolean };
   /** Per-bead-title behaviour; beads not listed succeed. */
   behaviours: Map<string, Behaviour>;

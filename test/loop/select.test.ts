@@ -8,7 +8,7 @@ const choices = (over: {
   flag?: string;
   config?: Record<string, string>;
 }): AgentChoices => ({
-  commandLine: { roles: over.flagRoles ?? {}, ...(over.flag === undefined ? {} : { all: over.flag }) },
+  commandLine: { roles: over.flagRoles ?? {}, all: over.flag },
   config: over.config ?? {},
   builtin: none.builtin,
 });

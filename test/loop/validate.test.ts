@@ -32,8 +32,8 @@ function bead(id: string, spec: Spec = {}): BeadDetail {
     created_at: '2026-01-01T00:00:00Z',
     updated_at: '2026-01-01T00:00:00Z',
     labels: spec.labels ?? [],
-    ...(spec.parent === undefined ? {} : { parent: spec.parent }),
-    ...(spec.reason === undefined ? {} : { close_reason: spec.reason }),
+    parent: spec.parent,
+    close_reason: spec.reason,
     dependencies: [
       ...(spec.parent === undefined ? [] : [{ id: spec.parent, dependency_type: 'parent-child' }]),
       ...(spec.deps ?? []).map((dep) => ({ id: dep, dependency_type: 'blocks' })),

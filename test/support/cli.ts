@@ -28,7 +28,7 @@ export async function assertBuilt(): Promise<void> {
 export async function runCli(
   program: keyof typeof BIN,
   args: string[],
-  options: { cwd: string; env?: Record<string, string | undefined>; timeoutMs?: number },
+  options: { cwd: string; env?: Record<string, string | undefined>; timeoutMs?: number | undefined },
 ): Promise<CliResult> {
   const result = await execa(process.execPath, [BIN[program], ...args], {
     cwd: options.cwd,
@@ -40,18 +40,26 @@ export async function runCli(
   return { exitCode: result.exitCode ?? -1, stdout: String(result.stdout), stderr: String(result.stderr) };
 }
 
+interface StartOptions {
+  cwd: string;
+  env: Record<string, string | undefined>;
+  reject: false;
+  stdin: 'ignore';
+}
+
 /** Starts a CLI in the background (for kill -9, SIGINT and two-runner tests). */
 export function startCli(
   program: keyof typeof BIN,
   args: string[],
   options: { cwd: string; env?: Record<string, string | undefined> },
-): ResultPromise<{ reject: false }> {
-  return execa(process.execPath, [BIN[program], ...args], {
+): ResultPromise<StartOptions> {
+  const start: StartOptions = {
     cwd: options.cwd,
     env: { NO_COLOR: '1', ...options.env },
     reject: false,
     stdin: 'ignore',
-  }) as ResultPromise<{ reject: false }>;
+  };
+  return execa(process.execPath, [BIN[program], ...args], start);
 }
 
 /** Polls until `check` returns a value, or fails after `timeoutMs`. */

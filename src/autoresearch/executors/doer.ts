@@ -116,7 +116,7 @@ export function createDoerExecutor(context: AutoresearchContext): Executor {
       const hypothesis = extractHypothesis(result.finalText) ?? firstLine(result.finalText);
       await updateIterationState(workspace, iter, (s) => ({
         ...s,
-        ...(hypothesis === undefined ? {} : { hypothesis }),
+        hypothesis: hypothesis ?? s.hypothesis,
         doer_head: kept.headSha,
         guard_reverted_paths: [...new Set([...s.guard_reverted_paths, ...outside])],
       }));

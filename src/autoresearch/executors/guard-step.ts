@@ -34,7 +34,7 @@ export async function runGuardStep(
   await updateIterationState(workspace, iter, (s) => ({
     ...s,
     ...(Object.keys(outcome.tracks).length === 0 ? {} : { tracks: outcome.tracks }),
-    ...(outcome.failure === undefined ? {} : { guard_failure: outcome.failure }),
+    guard_failure: outcome.failure ?? s.guard_failure,
   }));
   if (outcome.failure === undefined) return { aborted: false };
   const note = describeFailedGuard(outcome.failure);

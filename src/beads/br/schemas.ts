@@ -123,7 +123,10 @@ type EdgeRow = z.infer<typeof edgeSchema>;
 type CommentRow = z.infer<typeof commentSchema>;
 
 /** A br issue row as a Bead; optional fields are left out rather than set to undefined. */
-export function toBead(row: IssueRow, fallback: { labels?: readonly string[]; parent?: string } = {}): Bead {
+export function toBead(
+  row: IssueRow,
+  fallback: { labels?: readonly string[] | undefined; parent?: string | undefined } = {},
+): Bead {
   const bead: Bead = {
     id: row.id,
     title: row.title,

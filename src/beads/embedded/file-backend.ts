@@ -22,7 +22,7 @@ export const LOCK_FILE = 'forge-embedded.lock';
 
 export interface FileBackendOptions {
   beadsDir: string;
-  lock?: StoreLockOptions;
+  lock?: StoreLockOptions | undefined;
 }
 
 const metaSchema = z.strictObject({ prefix: z.string() });

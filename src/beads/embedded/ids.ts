@@ -13,7 +13,7 @@ const MAX_COLLISION_PROBABILITY = 0.25;
 
 export interface IdSeed {
   title: string;
-  description?: string;
+  description?: string | undefined;
   creator: string;
   createdAt: string;
 }

@@ -102,7 +102,6 @@ export function parentOf(record: IssueRecord): string | undefined {
 }
 
 export function toBead(record: IssueRecord): Bead {
-  const parent = parentOf(record);
   return {
     id: record.id,
     title: record.title,
@@ -111,12 +110,12 @@ export function toBead(record: IssueRecord): Bead {
     issue_type: record.issue_type,
     created_at: record.created_at,
     updated_at: record.updated_at,
-    ...(record.description === undefined ? {} : { description: record.description }),
-    ...(record.assignee === undefined ? {} : { assignee: record.assignee }),
+    description: record.description,
+    assignee: record.assignee,
     labels: [...record.labels],
-    ...(parent === undefined ? {} : { parent }),
-    ...(record.closed_at === undefined ? {} : { closed_at: record.closed_at }),
-    ...(record.close_reason === undefined ? {} : { close_reason: record.close_reason }),
+    parent: parentOf(record),
+    closed_at: record.closed_at,
+    close_reason: record.close_reason,
   };
 }
 

@@ -4,7 +4,7 @@ import type { Bead, BeadStore } from '../types.js';
 import { sourceLabel, type BeadDraft, type ImportDraft } from './draft.js';
 
 export interface ImportedBead {
-  id?: string;
+  id?: string | undefined;
   key: string;
   item: string;
   title: string;
@@ -20,7 +20,7 @@ export interface ImportReport {
   format: string;
   source: string;
   dry_run: boolean;
-  epic: { id?: string; title: string; existing: boolean };
+  epic: { id?: string | undefined; title: string; existing: boolean };
   beads: ImportedBead[];
   created: number;
   already_imported: number;
@@ -28,7 +28,7 @@ export interface ImportReport {
 
 export interface ApplyOptions {
   /** Import under this existing epic rather than the import's own. */
-  epicId?: string;
+  epicId?: string | undefined;
   dryRun: boolean;
 }
 

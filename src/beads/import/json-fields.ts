@@ -85,7 +85,9 @@ export function priorityRanks(
 }
 
 /** Items sorted by priority (undefined last), ties kept in their position. */
-export function byPriorityThenPosition<T extends { priority?: number }>(items: readonly T[]): T[] {
+export function byPriorityThenPosition<T extends { priority?: number | undefined }>(
+  items: readonly T[],
+): T[] {
   return items
     .map((item, index) => ({ item, index }))
     .sort((a, b) => {

@@ -66,7 +66,7 @@ function scanPlan(
   lines: readonly string[],
   problems: ImportProblem[],
   file: string,
-): { title?: string; items: ScannedItem[] } {
+): { title?: string | undefined; items: ScannedItem[] } {
   const items: ScannedItem[] = [];
   const headings: { level: number; text: string }[] = [];
   const open: ScannedItem[] = [];

@@ -77,7 +77,9 @@ export function parseSpecs(files: readonly SpecFile[], dir: string): ParseResult
 
 function parseSpec(
   spec: SpecFile,
-): { ok: true; item: ImportItem; dependsLine?: number } | { ok: false; problems: ImportProblem[] } {
+):
+  | { ok: true; item: ImportItem; dependsLine?: number | undefined }
+  | { ok: false; problems: ImportProblem[] } {
   const { file } = spec;
   const front = parseFrontmatter(spec.text);
   if (!front.ok) return { ok: false, problems: [{ file, line: front.line, message: front.message }] };

@@ -15,7 +15,7 @@ export interface ImportItem {
   /** Already done in the source: imported closed. */
   done: boolean;
   /** Lower runs first; undefined: after every item that has one. */
-  priority?: number;
+  priority?: number | undefined;
   /** Ids of items of the same source this one waits for. */
   dependsOn: string[];
   /** Extra labels the format carries (already valid br labels). */
@@ -34,10 +34,10 @@ export interface ParsedSource {
 
 export interface ImportProblem {
   file: string;
-  line?: number;
+  line?: number | undefined;
   /** The item (its id or index) the problem is in. */
-  item?: string;
-  field?: string;
+  item?: string | undefined;
+  field?: string | undefined;
   message: string;
 }
 
