@@ -1,103 +1,20 @@
 // Reads Claude Code's `--output-format stream-json` lines into what the adapter needs to classify a run.
-import { z } from 'zod';
+import type { z } from 'zod';
+import {
+  ApiRetrySchema,
+  AssistantEventSchema,
+  ClaudeResultSchema,
+  RateLimitEventSchema,
+  SystemInitSchema,
+  TextBlockSchema,
+  ToolResultBlockSchema,
+  ToolUseBlockSchema,
+  UserEventSchema,
+  type ClaudeResult,
+} from './claude-events.js';
+import { modelUsageTotal, resultCost, statusOutcome, sumUsage, toUsage } from './claude-result.js';
 import { isUsageLimitText, parseResetTime } from './limits.js';
-import type { AgentActivity, PermissionDenial, TokenUsage } from './types.js';
-
-// Every schema is a plain z.object: unknown fields are dropped, and a line of an unknown shape is skipped.
-const UsageSchema = z.object({
-  input_tokens: z.number().optional(),
-  output_tokens: z.number().optional(),
-  cache_read_input_tokens: z.number().optional(),
-  cache_creation_input_tokens: z.number().optional(),
-});
-
-const SystemInitSchema = z.object({
-  type: z.literal('system'),
-  subtype: z.literal('init'),
-  model: z.string().optional(),
-});
-
-const ApiRetrySchema = z.object({
-  type: z.literal('system'),
-  subtype: z.literal('api_retry'),
-  attempt: z.number().optional(),
-  max_retries: z.number().optional(),
-  retry_delay_ms: z.number().optional(),
-  error_status: z.number().nullable().optional(),
-  error: z.string().optional(),
-});
-
-const RateLimitInfoSchema = z.object({
-  status: z.string(),
-  resetsAt: z.number().nullable().optional(),
-  rateLimitType: z.string().optional(),
-  isUsingOverage: z.boolean().optional(),
-});
-const RateLimitEventSchema = z.object({
-  type: z.literal('rate_limit_event'),
-  rate_limit_info: RateLimitInfoSchema.optional(),
-  status: z.string().optional(),
-  resetsAt: z.number().nullable().optional(),
-});
-
-const AssistantEventSchema = z.object({
-  type: z.literal('assistant'),
-  message: z.object({
-    id: z.string().optional(),
-    model: z.string().optional(),
-    content: z.array(z.unknown()),
-    usage: UsageSchema.optional(),
-  }),
-  /** Set on API-error messages by recent versions (`rate_limit`, `authentication_failed`, …). */
-  error: z.string().optional(),
-});
-
-const UserEventSchema = z.object({
-  type: z.literal('user'),
-  message: z.object({ content: z.union([z.string(), z.array(z.unknown())]) }),
-});
-
-const TextBlockSchema = z.object({ type: z.literal('text'), text: z.string() });
-const ToolUseBlockSchema = z.object({
-  type: z.literal('tool_use'),
-  id: z.string(),
-  name: z.string(),
-  input: z.unknown(),
-});
-const ToolResultBlockSchema = z.object({
-  type: z.literal('tool_result'),
-  tool_use_id: z.string(),
-  content: z.unknown().optional(),
-  is_error: z.boolean().nullable().optional(),
-});
-
-export const ClaudeResultSchema = z.object({
-  type: z.literal('result'),
-  subtype: z.string(),
-  is_error: z.boolean().optional(),
-  result: z.string().optional(),
-  num_turns: z.number().optional(),
-  duration_ms: z.number().optional(),
-  total_cost_usd: z.number().optional(),
-  usage: UsageSchema.optional(),
-  modelUsage: z
-    .record(
-      z.string(),
-      z.object({
-        inputTokens: z.number().optional(),
-        outputTokens: z.number().optional(),
-        cacheReadInputTokens: z.number().optional(),
-        cacheCreationInputTokens: z.number().optional(),
-        costUSD: z.number().optional(),
-      }),
-    )
-    .optional(),
-  permission_denials: z.array(z.object({ tool_name: z.string(), tool_input: z.unknown() })).optional(),
-  terminal_reason: z.string().optional(),
-  api_error_status: z.number().nullable().optional(),
-  errors: z.array(z.string()).optional(),
-});
-export type ClaudeResult = z.infer<typeof ClaudeResultSchema>;
+import type { AgentActivity, TokenUsage } from './types.js';
 
 export interface ApiRetrySeen {
   status?: number | undefined;
@@ -297,81 +214,6 @@ export class ClaudeStream {
     if (this.usageLimitText !== undefined) return parseResetTime(this.usageLimitText, this.options.now());
     return undefined;
   }
-}
-
-export type StatusOutcome = 'auth' | 'rate_limited' | 'overloaded';
-
-/** Maps an API status (or Claude's error kind) to the outcome it means, if it means one. */
-export function statusOutcome(status: number | undefined, error?: string): StatusOutcome | undefined {
-  if (status === 401 || error === 'authentication_failed' || error === 'authentication_error') return 'auth';
-  if (status === 429 || error === 'rate_limit' || error === 'rate_limit_error') return 'rate_limited';
-  if (status === 529 || error === 'overloaded' || error === 'overloaded_error') return 'overloaded';
-  return undefined;
-}
-
-/** Outcome suggested by the text of a failed run (never applied to a successful one). */
-export function errorTextOutcome(text: string): StatusOutcome | undefined {
-  if (
-    /invalid api key|authentication[_ ](?:error|failed)|please run \/login|oauth token has (?:expired|been revoked)|\b401\b/i.test(
-      text,
-    )
-  ) {
-    return 'auth';
-  }
-  if (/\b429\b|rate[_ ]limit/i.test(text)) return 'rate_limited';
-  if (/\b529\b|overloaded/i.test(text)) return 'overloaded';
-  return undefined;
-}
-
-export function resultUsage(result: ClaudeResult): TokenUsage | undefined {
-  if (result.usage !== undefined) return toUsage(result.usage);
-  return modelUsageTotal(result);
-}
-
-/** The tokens of `modelUsage`, over every model: cumulative since the start of the session. */
-function modelUsageTotal(result: ClaudeResult): TokenUsage | undefined {
-  if (result.modelUsage === undefined) return undefined;
-  const total = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 };
-  for (const usage of Object.values(result.modelUsage)) {
-    total.inputTokens += usage.inputTokens ?? 0;
-    total.outputTokens += usage.outputTokens ?? 0;
-    total.cacheReadTokens += usage.cacheReadInputTokens ?? 0;
-    total.cacheWriteTokens += usage.cacheCreationInputTokens ?? 0;
-  }
-  return total;
-}
-
-export function resultCost(result: ClaudeResult): number | undefined {
-  if (result.total_cost_usd !== undefined) return result.total_cost_usd;
-  if (result.modelUsage === undefined) return undefined;
-  return Object.values(result.modelUsage).reduce((sum, usage) => sum + (usage.costUSD ?? 0), 0);
-}
-
-export function resultDenials(result: ClaudeResult | undefined): PermissionDenial[] {
-  return (result?.permission_denials ?? []).map((denial) => ({
-    tool: denial.tool_name,
-    input: denial.tool_input,
-  }));
-}
-
-function sumUsage(usages: Iterable<TokenUsage>): TokenUsage {
-  const total = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 };
-  for (const usage of usages) {
-    total.inputTokens += usage.inputTokens;
-    total.outputTokens += usage.outputTokens;
-    total.cacheReadTokens += usage.cacheReadTokens;
-    total.cacheWriteTokens += usage.cacheWriteTokens;
-  }
-  return total;
-}
-
-function toUsage(usage: z.infer<typeof UsageSchema>): TokenUsage {
-  return {
-    inputTokens: usage.input_tokens ?? 0,
-    outputTokens: usage.output_tokens ?? 0,
-    cacheReadTokens: usage.cache_read_input_tokens ?? 0,
-    cacheWriteTokens: usage.cache_creation_input_tokens ?? 0,
-  };
 }
 
 function parseJson(line: string): unknown {

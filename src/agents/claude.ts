@@ -10,13 +10,8 @@ import {
   spawnFailureMessage,
 } from './agent-process.js';
 import type { AgentProcessResult } from './agent-process.js';
-import {
-  ClaudeStream,
-  READ_ONLY_TOOLS,
-  errorTextOutcome,
-  resultDenials,
-  statusOutcome,
-} from './claude-stream.js';
+import { errorTextOutcome, resultDenials, statusOutcome } from './claude-result.js';
+import { ClaudeStream, READ_ONLY_TOOLS } from './claude-stream.js';
 import { openTranscript } from './transcript.js';
 import type {
   AgentMode,
