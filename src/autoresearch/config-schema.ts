@@ -11,6 +11,7 @@ import {
   WORKSPACE_DIR,
   type Threshold,
 } from './config-values.js';
+import { SLUG_PATTERN, SLUG_RULE } from './spec-state/slug.js';
 
 // Every leaf carries its own sentence, so a message reads `caps.max_iterations: expected …, got "x"`.
 function expected(what: string) {
@@ -276,6 +277,9 @@ export const loopConfigSchema = z
         .min(1, { error: expected('an integer ≥ 1') })
         .default(1),
       guards: z.array(guard, { error: expected('a list of guards') }).default([]),
+      spec: text(SLUG_RULE)
+        .regex(SLUG_PATTERN, { error: expected(SLUG_RULE) })
+        .optional(),
       tracks: z.array(track, { error: expected('a list of tracks') }).default([]),
     },
     { error: expected('a JSON object') },

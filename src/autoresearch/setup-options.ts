@@ -50,6 +50,8 @@ export interface LoopSetupOptions {
   guards?: readonly GuardOptions[] | undefined;
   /** Figures recorded beside the score every iteration, with optional thresholds (`tracks`). */
   tracks?: readonly TrackOptions[] | undefined;
+  /** The spec this loop serves (specs/<slug>/): its retrospective records the outcome in the run state. */
+  spec?: string | undefined;
 }
 
 /** The config file as written: what the options say, defaults left to the schema. */
@@ -105,6 +107,7 @@ export function buildConfigFile(options: LoopSetupOptions): LoopConfigFile {
     },
     agents: options.agents === undefined ? undefined : { ...options.agents },
     confirmation_rounds: options.confirmationRounds,
+    spec: options.spec,
     ...checksConfigFile(options.guards, options.tracks),
   };
 }

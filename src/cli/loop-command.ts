@@ -56,6 +56,7 @@ interface LoopFlags extends CheckFlags {
   agents?: Record<string, string>;
   workspace?: string;
   force?: boolean;
+  spec?: string;
 }
 
 /** The flag that sets each config field, so a config error names what the user typed. */
@@ -80,6 +81,7 @@ const FLAG_FOR_FIELD: Record<string, string> = {
   'scope.judge_paths': '--artifact',
   agents: '--agents',
   confirmation_rounds: '--confirmation-rounds',
+  spec: '--spec',
   ...CHECK_FLAG_FOR_FIELD,
 };
 
@@ -141,6 +143,10 @@ export function defineLoopCommand(command: Command, deps: CliDeps): void {
       parseAgents,
     )
     .option('--workspace <dir>', 'the loop workspace, for several loops in one repo (default .autoresearch)')
+    .option(
+      '--spec <slug>',
+      'the spec this loop serves (specs/<slug>/): its retrospective records the outcome in the run state',
+    )
     .option('--force', 'move an existing loop in the workspace to <workspace>/archive/ and start over')
     .action(async (subject: string, flags: LoopFlags, cmd: Command) => {
       const options = globals(cmd);
@@ -270,6 +276,7 @@ async function loopOptionsFrom(
     agents: flags.agents,
     workspace: flags.workspace,
     force: flags.force,
+    spec: flags.spec,
     ...checkOptionsFrom(flags, parseScoreOption),
   };
 }

@@ -7,6 +7,7 @@ import { recordSpend } from '../spend.js';
 import { iterOf as iterLabel } from '../../infra/labels.js';
 import { loopRoleOf } from '../loop-beads.js';
 import { placeInLoop, type AutoresearchContext } from './context.js';
+import { recordSpecReentry } from './spec-reentry.js';
 
 export const NEEDS_HUMAN_FILE = 'needs-human.md';
 
@@ -58,10 +59,11 @@ export function createRetrospectiveExecutor(context: AutoresearchContext): Execu
       if (result.outcome !== 'ok') return result;
       const wrote = await pathExists(join(context.workspace, 'retrospective.md'));
       if (!wrote) request.onActivity?.('the retrospective did not write retrospective.md');
-      return {
-        ...result,
-        closeReason: wrote ? 'retrospective written' : 'retrospective ran; no retrospective.md',
-      };
+      // A loop serving a spec hands it back to the readiness gate, whatever the retrospective wrote.
+      const spec = await recordSpecReentry(context, request.epicId);
+      if (spec !== null) request.onActivity?.(spec);
+      const written = wrote ? 'retrospective written' : 'retrospective ran; no retrospective.md';
+      return { ...result, closeReason: spec === null ? written : `${written}; ${spec}` };
     },
   };
 }

@@ -3,6 +3,9 @@
 // rounds, blockers, adversarial reviews, a serving loop's outcome and the history of every change.
 import { z } from 'zod';
 import { TERMINAL_REASONS } from '../ledger.js';
+import { SLUG_PATTERN, SLUG_RULE } from './slug.js';
+
+export { SLUG_PATTERN } from './slug.js';
 
 /** The twelve phases of Forge's spec design, in order. */
 export const PHASES = [
@@ -65,10 +68,7 @@ export type Dimension = (typeof DIMENSIONS)[number];
 /** The 80/80 rule: every dimension at least this, so the whole is too. */
 export const GATE_MIN_SCORE = 80;
 
-export const SLUG_PATTERN = /^[a-z0-9][a-z0-9-]{0,63}$/;
-export const slugSchema = z
-  .string()
-  .regex(SLUG_PATTERN, { error: 'expected a slug: lower-case letters, digits and -, e.g. rate-limiter' });
+export const slugSchema = z.string().regex(SLUG_PATTERN, { error: `expected ${SLUG_RULE}` });
 
 const text = z.string().trim().min(1, { error: 'expected a non-empty string' });
 const at = z.iso.datetime({ error: 'expected an ISO timestamp' });
