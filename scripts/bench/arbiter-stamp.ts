@@ -107,6 +107,7 @@ export async function measureArbiterStamp(
     const executor: Executor = createArbiterExecutor({
       repo: loop.repo,
       workspace: loop.ctx.paths.root,
+      files: loop.ctx.files,
       config: loop.config,
       store: loop.store,
       git: loop.git,
@@ -117,11 +118,11 @@ export async function measureArbiterStamp(
     const bead: number[] = [];
     for (let i = 0; i < options.rounds; i += 1) {
       const iter = summary.last_iter + 1;
-      await writeJudgeOutput(judgeOutputPath(loop.ctx.paths.root, iter), {
+      await writeJudgeOutput(loop.ctx.files, judgeOutputPath(loop.ctx.paths.root, iter), {
         score: (summary.best_score ?? 10) + (i % 3 === 2 ? -1 : 0.5),
         findings: ['one finding'],
       });
-      await updateIterationState(loop.ctx.paths.root, iter, (s) => ({
+      await updateIterationState(loop.ctx.files, loop.ctx.paths.root, iter, (s) => ({
         ...s,
         base_sha: 'b'.repeat(40),
         hypothesis: 'bench',

@@ -21,6 +21,7 @@ import {
 import type { BeadStore } from '../../src/beads/types.js';
 import type { Git } from '../../src/infra/git.js';
 import type { ProcessResult } from '../../src/infra/process.js';
+import { diskLoopFiles } from '../../src/infra/loop-files.js';
 
 /**
  * Git with nothing to do: one commit, a clean tree. The executors' git steps (snapshot, guard, keep,
@@ -127,14 +128,16 @@ export async function createBenchLoop(repo: string, options: BenchLoopOptions): 
     scope: ['src/'],
     agents: { doer: 'noop', strategist: 'noop' },
   };
+  const files = diskLoopFiles();
   const result = await setupLoop(repo, setup, {
     store,
     git,
     runMetric: async () => metricResult(options.baselineScore ?? 10),
     now: () => Date.now(),
     isProcessAlive: () => false,
+    files,
   });
-  const ctx = await openLoop(repo, result.epic, { storeKind: 'embedded' });
+  const ctx = await openLoop(repo, result.epic, { storeKind: 'embedded', files });
   return {
     repo,
     epicId: result.epic,

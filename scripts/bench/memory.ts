@@ -96,7 +96,7 @@ function noopAgents(loop: BenchLoop): Executor {
     async execute(request) {
       if (request.role === 'strategist') {
         const iter = Number(labelValue(request.bead, 'iter'));
-        const signal = await readArbiterSignal(loop.ctx.paths.root);
+        const signal = await readArbiterSignal(loop.ctx.files, loop.ctx.paths.root);
         if (signal?.type === 'terminal') await stampRetrospective(loop.ctx, loop.store);
         else
           await stampIteration(loop.ctx, loop.store, {
@@ -133,6 +133,7 @@ export async function measureMemory(options: MemoryOptions): Promise<MemoryFigur
     const builtins = createAutoresearchExecutors({
       repo: loop.repo,
       workspace,
+      files: loop.ctx.files,
       config: loop.config,
       store: loop.store,
       git: loop.git,
@@ -186,7 +187,7 @@ export async function measureMemory(options: MemoryOptions): Promise<MemoryFigur
           dirtyPaths: async () => new Map(),
           commitChanges: async () => ({ leftOut: [] }),
         },
-        idle: createLoopIdleProbe({ repo: loop.repo, workspace }),
+        idle: createLoopIdleProbe({ repo: loop.repo, workspace, files: loop.ctx.files }),
         clock: systemClock,
         emit: (event) => {
           log.write(event);

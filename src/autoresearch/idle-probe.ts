@@ -1,22 +1,26 @@
 // Explains an idle autoresearch epic: a question waiting for the user, or a terminal signal.
 import { join, relative } from 'node:path';
-import { pathExists } from '../infra/atomic-file.js';
+import type { LoopFiles } from '../infra/loop-files.js';
 import type { IdleProbe } from '../loop/types.js';
 import { NEEDS_HUMAN_FILE } from './executors/strategist.js';
 import { readTerminalSignal } from './signals.js';
 
-export function createLoopIdleProbe(options: { repo: string; workspace: string }): IdleProbe {
+export function createLoopIdleProbe(options: {
+  repo: string;
+  workspace: string;
+  files: LoopFiles;
+}): IdleProbe {
   return {
     async explain(epicId) {
       const question = join(options.workspace, NEEDS_HUMAN_FILE);
-      const asked = await pathExists(question);
+      const asked = await options.files.exists(question);
       if (asked) {
         return {
           reason: 'needs_human',
           detail: `The loop is waiting for your answer in ${relative(options.repo, question) || question}. Answer it in that file, then run: ralph-loop resume ${epicId}`,
         };
       }
-      const terminal = await readTerminalSignal(options.workspace);
+      const terminal = await readTerminalSignal(options.files, options.workspace);
       if (terminal !== undefined) {
         return {
           reason: 'terminal',

@@ -1,7 +1,7 @@
 // Per-iteration facts the executors hand to each other: the doer's base commit, hypothesis, guard and costs.
 import { join } from 'node:path';
 import { z } from 'zod';
-import { readFileIfExists, writeJsonAtomic } from '../infra/atomic-file.js';
+import type { LoopFiles } from '../infra/loop-files.js';
 import { failedGuardSchema } from './ledger.js';
 
 const iterationStateSchema = z.object({
@@ -45,9 +45,13 @@ export function iterationStatePath(workspace: string, iter: number): string {
   return join(workspace, 'iterations', `iter-${iter}.json`);
 }
 
-export async function readIterationState(workspace: string, iter: number): Promise<IterationState> {
+export async function readIterationState(
+  files: LoopFiles,
+  workspace: string,
+  iter: number,
+): Promise<IterationState> {
   const path = iterationStatePath(workspace, iter);
-  const text = await readFileIfExists(path);
+  const text = await files.readIfExists(path);
   if (text === undefined) return iterationStateSchema.parse({ iter });
   try {
     return iterationStateSchema.parse(JSON.parse(text));
@@ -60,12 +64,13 @@ export async function readIterationState(workspace: string, iter: number): Promi
 
 /** Reads, changes and writes back one iteration's state atomically. */
 export async function updateIterationState(
+  files: LoopFiles,
   workspace: string,
   iter: number,
   change: (state: IterationState) => IterationState,
 ): Promise<IterationState> {
-  const next = change(await readIterationState(workspace, iter));
-  await writeJsonAtomic(iterationStatePath(workspace, iter), next);
+  const next = change(await readIterationState(files, workspace, iter));
+  await files.writeJson(iterationStatePath(workspace, iter), next);
   return next;
 }
 

@@ -1,7 +1,7 @@
 // Judge results: the `judge-output-N.json` schema, a soft judge's final answer, and a hard metric's output.
 import { join } from 'node:path';
 import { z } from 'zod';
-import { readFileIfExists, writeJsonAtomic } from '../infra/atomic-file.js';
+import type { LoopFiles } from '../infra/loop-files.js';
 import type { ProcessResult } from '../infra/process.js';
 import { describeZodError } from '../infra/zod-issues.js';
 import type { HardMetricConfig } from './config.js';
@@ -35,13 +35,13 @@ export function judgeOutputPath(workspaceDir: string, iter: number): string {
   return join(workspaceDir, `judge-output-${iter}.json`);
 }
 
-export async function writeJudgeOutput(path: string, output: JudgeOutput): Promise<void> {
-  await writeJsonAtomic(path, judgeOutputSchema.parse(output));
+export async function writeJudgeOutput(files: LoopFiles, path: string, output: JudgeOutput): Promise<void> {
+  await files.writeJson(path, judgeOutputSchema.parse(output));
 }
 
 /** A missing or invalid file is a judge failure (the arbiter records a crash), not an exception. */
-export async function readJudgeOutput(path: string): Promise<JudgeVerdict> {
-  const content = await readFileIfExists(path);
+export async function readJudgeOutput(files: LoopFiles, path: string): Promise<JudgeVerdict> {
+  const content = await files.readIfExists(path);
   if (content === undefined)
     return { ok: false, reason: `${path} does not exist: the judge failed or never ran` };
   let value: unknown;

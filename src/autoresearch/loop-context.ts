@@ -2,6 +2,7 @@
 // against the epic it is opened for.
 import { relative } from 'node:path';
 import { UsageError } from '../infra/errors.js';
+import type { LoopFiles } from '../infra/loop-files.js';
 import { loadLoopConfig, type LoopConfig } from './config.js';
 import {
   requireLoopWorkspace,
@@ -18,6 +19,8 @@ export interface LoopContext {
   /** The workspace relative to the repository root. */
   workspace: string;
   config: LoopConfig;
+  /** The loop's state files (its workspace, `.forge/loops.json`): on disk, or in memory in tests. */
+  files: LoopFiles;
   epicId: string;
   /** Agents call `forge-pack stamp` back with this store, so they write where the runner reads. */
   storeKind: 'br' | 'embedded';
@@ -27,7 +30,7 @@ export interface LoopContext {
 export async function openLoop(
   repo: string,
   epicId: string,
-  options: { workspace?: string | undefined; storeKind: 'br' | 'embedded' },
+  options: { workspace?: string | undefined; storeKind: 'br' | 'embedded'; files: LoopFiles },
 ): Promise<LoopContext> {
   const root =
     options.workspace === undefined
@@ -45,6 +48,7 @@ export async function openLoop(
     paths,
     workspace: relative(repo, root).split('\\').join('/'),
     config,
+    files: options.files,
     epicId,
     storeKind: options.storeKind,
   };

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import type { Bead } from '../beads/types.js';
 import { readFileIfExists, writeJsonAtomic } from '../infra/atomic-file.js';
 import type { Git } from '../infra/git.js';
+import type { LoopFiles } from '../infra/loop-files.js';
 import type { GuardVeto } from '../loop/types.js';
 import { readIterationState } from './iteration-state.js';
 import { appendLedgerEvent } from './ledger.js';
@@ -11,6 +12,7 @@ import { iterOf } from '../infra/labels.js';
 
 export interface HeadCheckContext {
   workspace: string;
+  files: LoopFiles;
   git: Git;
   now: () => number;
   /** The person moved HEAD on purpose: take the current HEAD as the loop's. */
@@ -97,7 +99,11 @@ export async function checkHead(
   if (head === known.head) return undefined;
   // A retried doer starts again from its iteration's base, whatever an earlier attempt left.
   const iter = iterOf(bead);
-  if (role === 'doer' && iter !== undefined && (await readIterationState(ctx.workspace, iter)).base_sha)
+  if (
+    role === 'doer' &&
+    iter !== undefined &&
+    (await readIterationState(ctx.files, ctx.workspace, iter)).base_sha
+  )
     return undefined;
   if (await git.isAncestor(known.head, head)) {
     const subjects = await git.subjectsBetween(known.head, head);

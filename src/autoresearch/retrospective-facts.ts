@@ -1,5 +1,6 @@
 // What the retrospective is told beyond the ledger digest: the keeps that were marginal against the
 // measured noise, and what the loop cost and earned, as text ready for its template.
+import type { LoopFiles } from '../infra/loop-files.js';
 import type { LoopConfig } from './config.js';
 import { readLedger, type LedgerLine } from './ledger.js';
 import type { LedgerSummary } from './ledger-summary.js';
@@ -91,11 +92,12 @@ export function retrospectiveFigures(figures: LoopFigures): RetrospectiveFigures
 
 /** Reads the whole ledger (once per loop), the spend and the run logs for the retrospective's view. */
 export async function gatherRetrospectiveFacts(
+  files: LoopFiles,
   paths: { root: string; ledger: string },
   config: Pick<LoopConfig, 'metric'>,
   summary: LedgerSummary,
 ): Promise<{ noise: RetrospectiveNoise | null; figures: RetrospectiveFigures }> {
-  const [{ lines }, spend] = await Promise.all([readLedger(paths.ledger), readSpend(paths.root)]);
+  const [{ lines }, spend] = await Promise.all([readLedger(paths.ledger), readSpend(files, paths.root)]);
   const repeat = config.metric.type === 'hard' ? (config.metric.repeat ?? 1) : 1;
   const cost = Math.max(spend.cost_usd, summary.total_cost_usd);
   const figures = await figuresFor(paths.root, summary, config.metric.direction, cost);

@@ -46,7 +46,7 @@ export async function recordHardBaseline(
   at: { head: string; now: string; durationMs: number; tracks: TrackValues },
 ): Promise<ArbiterSignal> {
   const { config, paths } = ctx;
-  await writeJudgeOutput(paths.judgeOutput(0), output);
+  await writeJudgeOutput(ctx.files, paths.judgeOutput(0), output);
   const result = decide({
     config,
     ledger: [],
@@ -63,6 +63,6 @@ export async function recordHardBaseline(
     direction: config.metric.direction,
     target: config.target,
   });
-  await writeArbiterSignal(paths.root, result.signal);
+  await writeArbiterSignal(ctx.files, paths.root, result.signal);
   return result.signal;
 }

@@ -5,6 +5,7 @@ import type { BeadStore } from '../beads/types.js';
 import { pathExists, readFileIfExists, writeFileAtomic, writeJsonAtomic } from '../infra/atomic-file.js';
 import { AppError, ExitCode, EnvironmentError, UsageError } from '../infra/errors.js';
 import type { Git } from '../infra/git.js';
+import type { LoopFiles } from '../infra/loop-files.js';
 import type { ProcessResult } from '../infra/process.js';
 import { parseLoopConfig, type LoopConfig } from './config.js';
 import { checkBaseline } from './guard-setup.js';
@@ -27,6 +28,8 @@ export interface SetupPorts {
   runMetric(argv: readonly string[], options: { cwd: string; timeoutMs: number }): Promise<ProcessResult>;
   now(): number;
   isProcessAlive(pid: number): boolean;
+  /** The loop's state files (its workspace, `.forge/loops.json`): on disk, or in memory in tests. */
+  files: LoopFiles;
 }
 
 export type BaselineResult =
@@ -155,6 +158,7 @@ export async function setupLoop(
     paths,
     workspace: ws.relative,
     config: { ...config, epic_id: epic.id },
+    files: ports.files,
     epicId: epic.id,
     storeKind: ports.store.kind,
   };
@@ -183,7 +187,7 @@ export async function setupLoop(
   } else {
     // arbiter-0 records the baseline line later: it takes the tracks measured now from iteration 0's state.
     if (Object.keys(baselineTracks).length > 0) {
-      await updateIterationState(paths.root, 0, (s) => ({ ...s, tracks: baselineTracks }));
+      await updateIterationState(ports.files, paths.root, 0, (s) => ({ ...s, tracks: baselineTracks }));
     }
     baseline = { kind: 'pending', beads: (await stampSoftBaseline(ctx, ports.store)).created };
   }

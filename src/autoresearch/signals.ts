@@ -1,7 +1,7 @@
 // The arbiter's signal files: `arbiter-signal.json` (every decision) and `terminal-signal.json` (the loop ends).
 import { join } from 'node:path';
 import { z } from 'zod';
-import { readFileIfExists, writeJsonAtomic } from '../infra/atomic-file.js';
+import type { LoopFiles } from '../infra/loop-files.js';
 import { AppError } from '../infra/errors.js';
 import { describeZodError } from '../infra/zod-issues.js';
 import { DECISIONS, TERMINAL_REASONS } from './ledger.js';
@@ -45,28 +45,42 @@ export type ArbiterSignal = ContinueSignal | TerminalSignal;
  * terminal, so a strategist reading one file sees either), and a terminal one is also written to
  * `terminal-signal.json`, which the runner checks before picking the next bead.
  */
-export async function writeArbiterSignal(workspaceDir: string, signal: ArbiterSignal): Promise<void> {
+export async function writeArbiterSignal(
+  files: LoopFiles,
+  workspaceDir: string,
+  signal: ArbiterSignal,
+): Promise<void> {
   const checked = arbiterSignalSchema.parse(signal);
-  if (checked.type === 'terminal') await writeJsonAtomic(join(workspaceDir, TERMINAL_SIGNAL_FILE), checked);
-  await writeJsonAtomic(join(workspaceDir, ARBITER_SIGNAL_FILE), checked);
+  if (checked.type === 'terminal') await files.writeJson(join(workspaceDir, TERMINAL_SIGNAL_FILE), checked);
+  await files.writeJson(join(workspaceDir, ARBITER_SIGNAL_FILE), checked);
 }
 
 /** For the runner, which ends a loop itself on a wall clock it measured during a bead. */
-export async function writeTerminalSignal(workspaceDir: string, signal: TerminalSignal): Promise<void> {
-  await writeJsonAtomic(join(workspaceDir, TERMINAL_SIGNAL_FILE), terminalSignalSchema.parse(signal));
+export async function writeTerminalSignal(
+  files: LoopFiles,
+  workspaceDir: string,
+  signal: TerminalSignal,
+): Promise<void> {
+  await files.writeJson(join(workspaceDir, TERMINAL_SIGNAL_FILE), terminalSignalSchema.parse(signal));
 }
 
-export async function readArbiterSignal(workspaceDir: string): Promise<ArbiterSignal | undefined> {
-  return readSignal(join(workspaceDir, ARBITER_SIGNAL_FILE), arbiterSignalSchema);
+export async function readArbiterSignal(
+  files: LoopFiles,
+  workspaceDir: string,
+): Promise<ArbiterSignal | undefined> {
+  return readSignal(files, join(workspaceDir, ARBITER_SIGNAL_FILE), arbiterSignalSchema);
 }
 
-export async function readTerminalSignal(workspaceDir: string): Promise<TerminalSignal | undefined> {
-  return readSignal(join(workspaceDir, TERMINAL_SIGNAL_FILE), terminalSignalSchema);
+export async function readTerminalSignal(
+  files: LoopFiles,
+  workspaceDir: string,
+): Promise<TerminalSignal | undefined> {
+  return readSignal(files, join(workspaceDir, TERMINAL_SIGNAL_FILE), terminalSignalSchema);
 }
 
 /** Missing → undefined. Unreadable → an error naming the file: a signal is never guessed. */
-async function readSignal<T>(path: string, schema: z.ZodType<T>): Promise<T | undefined> {
-  const content = await readFileIfExists(path);
+async function readSignal<T>(files: LoopFiles, path: string, schema: z.ZodType<T>): Promise<T | undefined> {
+  const content = await files.readIfExists(path);
   if (content === undefined) return undefined;
   let value: unknown;
   try {

@@ -4,7 +4,7 @@
 // last ledger line; this file counts everything, so `status` and the budget cap see the true total.
 // It is read on the `status` path, so it stays free of heavy imports.
 import { join } from 'node:path';
-import { readFileIfExists, writeJsonAtomic } from '../infra/atomic-file.js';
+import type { LoopFiles } from '../infra/loop-files.js';
 
 export const SPEND_FILE = 'spend.json';
 
@@ -31,8 +31,8 @@ export function emptySpend(): Spend {
 }
 
 /** Reads the spend file; a missing or unreadable file counts as nothing spent (it is a tally, not a record). */
-export async function readSpend(workspace: string): Promise<Spend> {
-  const text = await readFileIfExists(join(workspace, SPEND_FILE));
+export async function readSpend(files: LoopFiles, workspace: string): Promise<Spend> {
+  const text = await files.readIfExists(join(workspace, SPEND_FILE));
   if (text === undefined) return emptySpend();
   try {
     const value = JSON.parse(text) as Partial<Spend>;
@@ -51,8 +51,13 @@ export async function readSpend(workspace: string): Promise<Spend> {
 }
 
 /** Adds one agent run to the tally. Runs of one loop are sequential (one runner per epic). */
-export async function recordSpend(workspace: string, role: string, item: SpendItem): Promise<Spend> {
-  const spend = await readSpend(workspace);
+export async function recordSpend(
+  files: LoopFiles,
+  workspace: string,
+  role: string,
+  item: SpendItem,
+): Promise<Spend> {
+  const spend = await readSpend(files, workspace);
   const add = (target: { cost_usd: number; input_tokens: number; output_tokens: number; runs: number }) => {
     target.cost_usd += item.costUsd ?? 0;
     target.input_tokens += item.inputTokens ?? 0;
@@ -64,6 +69,6 @@ export async function recordSpend(workspace: string, role: string, item: SpendIt
   const byRole = spend.by_role[role] ?? { cost_usd: 0, input_tokens: 0, output_tokens: 0, runs: 0 };
   add(byRole);
   spend.by_role[role] = byRole;
-  await writeJsonAtomic(join(workspace, SPEND_FILE), spend);
+  await files.writeJson(join(workspace, SPEND_FILE), spend);
   return spend;
 }

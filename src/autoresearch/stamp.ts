@@ -228,7 +228,7 @@ export async function stampRetrospective(ctx: LoopContext, store: BeadStore): Pr
       soft: ctx.config.metric.type === 'soft',
       ledger: ledgerDigest(inputs.summary),
       paths: loopFilePaths(ctx),
-      ...(await gatherRetrospectiveFacts(ctx.paths, ctx.config, inputs.summary)),
+      ...(await gatherRetrospectiveFacts(ctx.files, ctx.paths, ctx.config, inputs.summary)),
     }),
     labels: beadLabels('retrospective', iter, ctx.config.agents.retrospective),
   });

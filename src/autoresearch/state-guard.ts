@@ -22,6 +22,7 @@ import {
   type VaultLayout,
 } from '../infra/file-vault.js';
 import type { Git } from '../infra/git.js';
+import type { LoopFiles } from '../infra/loop-files.js';
 import type { BeadGuard, Executor, GuardVeto, StopReason } from '../loop/types.js';
 import type { LoopConfig } from './config.js';
 import { readIterationState, updateIterationState, withTamper } from './iteration-state.js';
@@ -42,6 +43,11 @@ export interface StateGuardContext {
   cwd: string;
   /** Absolute path of the workspace. */
   workspace: string;
+  /**
+   * The loop's state files. The snapshots, seals and restores of the loop's files below stay on the
+   * real disk (infra/file-vault.ts): they guard the tree the agents really write to.
+   */
+  files: LoopFiles;
   config: LoopConfig;
   epicId: string;
   store: BeadStore;
@@ -141,7 +147,7 @@ function tamperIteration(role: string, iter: number | undefined): number | undef
 
 /** What the loop may still spend, when it has a budget: its cap less every agent run counted so far. */
 export async function budgetLeft(
-  ctx: Pick<StateGuardContext, 'config' | 'workspace'>,
+  ctx: Pick<StateGuardContext, 'config' | 'workspace' | 'files'>,
 ): Promise<number | undefined> {
   const cap = ctx.config.caps.max_cost_usd;
   if (cap <= 0) return undefined;
@@ -149,7 +155,7 @@ export async function budgetLeft(
     direction: ctx.config.metric.direction,
     target: ctx.config.target,
   });
-  const spent = Math.max((await readSpend(ctx.workspace)).cost_usd, summary.total_cost_usd);
+  const spent = Math.max((await readSpend(ctx.files, ctx.workspace)).cost_usd, summary.total_cost_usd);
   return cap - spent;
 }
 
@@ -192,7 +198,7 @@ export function guardAgentExecutor(inner: Executor, ctx: StateGuardContext): Exe
       if (findings.length === 0) return result;
       const iter = tamperIteration(role, iterOf(request.bead));
       if (iter !== undefined) {
-        await updateIterationState(ctx.workspace, iter, (state) =>
+        await updateIterationState(ctx.files, ctx.workspace, iter, (state) =>
           withTamper(state, { role, paths: findings }),
         );
       }
@@ -284,7 +290,7 @@ export function createLoopBeadGuard(ctx: StateGuardContext): BeadGuard {
     if (reason === undefined || builtin) return undefined;
     await abandonIteration(iterOf(bead), role);
     const last = summary.recent[summary.recent.length - 1];
-    await writeTerminalSignal(ctx.workspace, {
+    await writeTerminalSignal(ctx.files, ctx.workspace, {
       type: 'terminal',
       reason,
       iter: Math.max(0, summary.last_iter),
@@ -306,7 +312,7 @@ export function createLoopBeadGuard(ctx: StateGuardContext): BeadGuard {
       target: ctx.config.target,
     });
     if (summary.last_iter >= iter) return; // already decided
-    const state = await readIterationState(ctx.workspace, iter);
+    const state = await readIterationState(ctx.files, ctx.workspace, iter);
     if (state.base_sha === undefined) return; // the doer never started: nothing to undo
     await revertIteration({
       git: ctx.git,
@@ -334,7 +340,7 @@ export function createLoopBeadGuard(ctx: StateGuardContext): BeadGuard {
     async beforeBead(bead, context) {
       await verifySeal('between beads');
       const head = await checkHead(
-        { workspace: ctx.workspace, git: ctx.git, now: ctx.now, accept: acceptHead },
+        { workspace: ctx.workspace, files: ctx.files, git: ctx.git, now: ctx.now, accept: acceptHead },
         bead,
         context.role,
       );

@@ -8,6 +8,7 @@ import { describeGuardFailure, trackFigures, type TrackFigure } from './check-fi
 import { modifiedTimeMs, readFileIfExists } from '../infra/atomic-file.js';
 import { AppError, ConfigError, ExitCode } from '../infra/errors.js';
 import { isLockHolderLive } from '../infra/lock-file.js';
+import type { LoopFiles } from '../infra/loop-files.js';
 import { parseLockRecord } from '../infra/lock-record.js';
 import type { Decision } from './ledger.js';
 import { readSpend } from './spend.js';
@@ -32,6 +33,8 @@ export interface StatusPorts {
   /** This machine's host name: a lock taken on another host cannot be checked by pid. */
   host: string;
   isProcessAlive(pid: number): boolean;
+  /** The loop's state files (its workspace, `.forge/loops.json`): on disk, or in memory in tests. */
+  files: LoopFiles;
 }
 
 export type LoopPhase =
@@ -181,7 +184,7 @@ export async function loopStatus(
 
   const recentLines = summary.recent;
   const last = recentLines[recentLines.length - 1];
-  const spend = await readSpend(paths.root);
+  const spend = await readSpend(ports.files, paths.root);
   const costUsd = Math.max(spend.cost_usd, summary.total_cost_usd);
   return {
     epic: epicId,

@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import type { StoreFactories } from '../beads/open-store.js';
 import { systemClock, type Clock } from '../infra/clock.js';
+import { diskLoopFiles, type LoopFiles } from '../infra/loop-files.js';
 import { signalGroup } from '../infra/pid.js';
 import type { TextSink } from '../infra/text-sink.js';
 import type { AgentFactory } from '../loop/agent-executor.js';
@@ -42,6 +43,8 @@ export interface CliDeps {
   isProcessAlive?: (pid: number) => boolean;
   /** Makes (or reuses) the loop's worktree on branch ralph-loop/<epic>; returns its path. */
   prepareWorktree(repo: string, epicId: string): Promise<string>;
+  /** Where autoresearch reads and writes a loop's state (tests may keep it in memory). */
+  loopFiles: LoopFiles;
 }
 
 export function createDeps(overrides: Partial<CliDeps> = {}): CliDeps {
@@ -63,6 +66,7 @@ export function createDeps(overrides: Partial<CliDeps> = {}): CliDeps {
     createRunnerGit: async (cwd) => (await import('./runner-git.js')).createRunnerGit({ cwd, env: deps.env }),
     prepareWorktree: async (repo, epicId) =>
       (await import('./runner-git.js')).prepareLoopWorktree({ repo, epicId, env: deps.env }),
+    loopFiles: diskLoopFiles(),
     ...overrides,
   };
   return deps;

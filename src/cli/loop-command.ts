@@ -169,6 +169,7 @@ export function defineLoopCommand(command: Command, deps: CliDeps): void {
         result = await setupLoop(repo, setupOptions, {
           store,
           git: createGit({ cwd: repo, env: deps.env }),
+          files: deps.loopFiles,
           runMetric: (argv, run) =>
             runProcess(
               { file: argv[0] ?? '', args: argv.slice(1) },

@@ -40,6 +40,7 @@ export function defineResumeCommand(command: Command, deps: CliDeps): void {
       const ctx = await openLoop(repo, epicId, {
         storeKind: store.kind,
         workspace: flags.workspace,
+        files: deps.loopFiles,
       });
       const result = await resumeLoop(ctx, store, { answer });
       const stamped = [...result.created, ...result.existing][0];

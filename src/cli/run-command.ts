@@ -148,6 +148,7 @@ async function autoresearchParts(
     repo: options.repo,
     cwd: options.cwd,
     workspace,
+    files: deps.loopFiles,
     config,
     epicId: options.epicId,
     store: options.store,
@@ -171,6 +172,7 @@ async function autoresearchParts(
     repo: options.cwd,
     stateRepo: options.repo,
     workspace,
+    files: deps.loopFiles,
     config,
     store: options.store,
     git,
@@ -183,7 +185,7 @@ async function autoresearchParts(
   const cap = config.caps.wall_clock_seconds;
   return {
     builtins,
-    idle: createLoopIdleProbe({ repo: options.repo, workspace }),
+    idle: createLoopIdleProbe({ repo: options.repo, workspace, files: deps.loopFiles }),
     guard: createLoopBeadGuard(guardContext),
     agents,
     deadline: cap > 0 && started !== undefined ? started + cap * 1000 : undefined,

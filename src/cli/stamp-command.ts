@@ -55,6 +55,7 @@ export function defineStampCommand(command: Command, deps: CliDeps): void {
       const ctx = await openLoop(repo, flags.epic, {
         storeKind: store.kind,
         workspace: flags.workspace,
+        files: deps.loopFiles,
       });
       let result: StampResult;
       if (flags.iter !== undefined) {

@@ -47,7 +47,7 @@ export function defineStatusCommand(command: Command, deps: CliDeps): void {
       const status: LoopStatus = await loopStatus(
         repo,
         epicId,
-        { now: () => deps.clock.now(), host: deps.host, isProcessAlive },
+        { now: () => deps.clock.now(), host: deps.host, isProcessAlive, files: deps.loopFiles },
         { workspace: flags.workspace },
       );
       if (flags.beads === true) {

@@ -52,7 +52,7 @@ describe('doer executor', () => {
       f.request({ labels: ['role:doer', 'iter:1'], title: 'doer-1: value' }),
     );
     expect(result.outcome).toBe('ok');
-    const state = await readIterationState(f.workspace, 1);
+    const state = await readIterationState(f.files, f.workspace, 1);
     expect(state.base_sha).toBe(base);
     expect(state.hypothesis).toBe('twelve beats ten');
     expect(f.repo.log()[0]).toBe('autoresearch iter 1: doer-1: value');
@@ -73,7 +73,7 @@ describe('doer executor', () => {
     expect(await f.repo.exists('outside.txt')).toBe(false);
     expect(await f.repo.read('src/value.txt')).toBe('11\n');
     expect(await f.repo.read('notes.md')).toBe('user notes, edited by the user before the run\n');
-    const state = await readIterationState(f.workspace, 1);
+    const state = await readIterationState(f.files, f.workspace, 1);
     expect(state.guard_reverted_paths).toEqual(['outside.txt']);
     // Changing the metric's own file is not a stray edit: it is tamper, and decides the iteration.
     expect(state.tamper).toEqual([
@@ -92,7 +92,7 @@ describe('doer executor', () => {
     await f.executors.doer!.execute(f.request({ labels: ['role:doer', 'iter:1'] }));
     f.full.behaviour = () => ({ outcome: 'ok', message: 'ok' });
     await f.executors.doer!.execute(f.request({ labels: ['role:doer', 'iter:1'] }));
-    expect((await readIterationState(f.workspace, 1)).base_sha).toBe(base);
+    expect((await readIterationState(f.files, f.workspace, 1)).base_sha).toBe(base);
   });
 
   it('refuses a bead without an iter label, without retrying', async () => {
@@ -125,7 +125,7 @@ describe('judge executor', () => {
     await f.executors.doer!.execute(f.request({ labels: ['role:doer', 'iter:1'] }));
     const judged = await f.executors.judge!.execute(f.request({ labels: ['role:judge', 'iter:1'] }));
     expect(judged.outcome).toBe('ok');
-    expect((await readIterationState(f.workspace, 1)).judge_failure).toBeDefined();
+    expect((await readIterationState(f.files, f.workspace, 1)).judge_failure).toBeDefined();
     const decided = await f.executors.arbiter!.execute(f.request({ labels: ['role:arbiter', 'iter:1'] }));
     expect(decided.message).toMatch(/^crash/);
     expect(await f.repo.read('src/value.txt')).toBe('10\n');
@@ -200,7 +200,7 @@ describe('judge executor', () => {
       const result = await f.executors.judge!.execute(f.request({ labels: ['role:judge', 'iter:0'] }));
       expect(result.outcome).toBe('ok');
       expect(f.readOnly.calls).toBe(2);
-      expect((await readIterationState(f.workspace, 0)).judge_failure).toMatch(/round 1.*round 2/);
+      expect((await readIterationState(f.files, f.workspace, 0)).judge_failure).toMatch(/round 1.*round 2/);
     });
 
     it('hands a rate-limited judge back to the runner', async () => {
@@ -244,15 +244,22 @@ describe('arbiter executor', () => {
     expect(again.message).toMatch(/^already decided: revert/);
     expect(f.repo.head()).toBe(head);
     expect((await readLedger(join(f.workspace, 'research-log.jsonl'))).lines).toHaveLength(2);
-    expect(await readArbiterSignal(f.workspace)).toMatchObject({ type: 'continue', iter: 1, next_iter: 2 });
+    expect(await readArbiterSignal(f.files, f.workspace)).toMatchObject({
+      type: 'continue',
+      iter: 1,
+      next_iter: 2,
+    });
   });
 
   it('writes a terminal signal when the target is met, and the idle probe reports it', async () => {
     const f = await fixture({ target: 20 });
     await baseline(f);
     await iteration(f, 1, '25');
-    expect(await readArbiterSignal(f.workspace)).toMatchObject({ type: 'terminal', reason: 'goal_reached' });
-    const probe = createLoopIdleProbe({ repo: f.repo.dir, workspace: f.workspace });
+    expect(await readArbiterSignal(f.files, f.workspace)).toMatchObject({
+      type: 'terminal',
+      reason: 'goal_reached',
+    });
+    const probe = createLoopIdleProbe({ repo: f.repo.dir, workspace: f.workspace, files: f.files });
     expect(await probe.explain(f.epicId)).toMatchObject({ reason: 'terminal' });
   });
 });
@@ -290,7 +297,11 @@ describe('strategist executor', () => {
     const request = { ...f.request({ labels: ['role:strategist', 'iter:1'] }), epicId: epic.id };
     const result = await f.executors.strategist!.execute(request);
     expect(result.outcome).toBe('ok');
-    const probe = await createLoopIdleProbe({ repo: f.repo.dir, workspace: f.workspace }).explain(f.epicId);
+    const probe = await createLoopIdleProbe({
+      repo: f.repo.dir,
+      workspace: f.workspace,
+      files: f.files,
+    }).explain(f.epicId);
     expect(probe).toMatchObject({ reason: 'needs_human' });
     expect(probe?.detail).toContain(`ralph-loop resume ${f.epicId}`);
   });

@@ -85,7 +85,7 @@ describe('the loop’s own files belong to the runner', () => {
     });
     await f.run('doer', 1);
     expect(await f.repo.exists('.autoresearch/judge-output-1.json')).toBe(false);
-    expect((await readIterationState(f.workspace, 1)).tamper[0]?.paths).toEqual([
+    expect((await readIterationState(f.files, f.workspace, 1)).tamper[0]?.paths).toEqual([
       '.autoresearch/judge-output-1.json',
     ]);
   });
@@ -137,7 +137,7 @@ describe('the loop’s own files belong to the runner', () => {
     expect(await readFile(join(f.workspace, 'research-log.jsonl'), 'utf8')).toBe(ledgerBefore);
     expect(result.tampered).toEqual(['.autoresearch/research-log.jsonl']);
     // Recorded on the iteration the strategist prepares, without making it a tamper of the doer.
-    expect((await readIterationState(f.workspace, 2)).tamper).toEqual([
+    expect((await readIterationState(f.files, f.workspace, 2)).tamper).toEqual([
       { role: 'strategist', paths: ['.autoresearch/research-log.jsonl'] },
     ]);
   });
@@ -163,7 +163,9 @@ describe('where HEAD goes', () => {
     });
     expect(f.repo.run('symbolic-ref', '--short', 'HEAD').trim()).toBe('main');
     expect(message).toMatch(/^tamper/);
-    expect((await readIterationState(f.workspace, 1)).tamper[0]?.what).toMatch(/switched away from main/);
+    expect((await readIterationState(f.files, f.workspace, 1)).tamper[0]?.what).toMatch(
+      /switched away from main/,
+    );
   });
 
   it('a doer that amends the base commit gets its history undone; its iteration is a tamper', async () => {
@@ -240,7 +242,7 @@ describe('the loop’s budget while agents work', () => {
       f.request({ labels: ['role:strategist', 'iter:1'], title: 'strategist-1' }),
     );
     expect(given).toEqual([1, 0.25]);
-    await recordSpend(f.workspace, 'strategist', strategist);
+    await recordSpend(f.files, f.workspace, 'strategist', strategist);
     const refused = await f.context.agents.full.execute(
       f.request({ labels: ['role:strategist', 'iter:1'], title: 'strategist-1' }),
     );
@@ -335,7 +337,7 @@ describe('the guard before every bead', () => {
     f.clock.advance(61_000);
     const veto = await f.guard.beforeBead(bead('judge', 1), { role: 'judge', builtin: false });
     expect(veto?.reason).toBe('terminal');
-    expect((await readTerminalSignal(f.workspace))?.reason).toBe('wall_clock');
+    expect((await readTerminalSignal(f.files, f.workspace))?.reason).toBe('wall_clock');
     expect(await f.repo.read('src/value.txt')).toBe('10\n');
     // The doer's bead is open again, so a later run with more time redoes the iteration from its base.
     expect((await f.store.show(doer.id)).status).toBe('open');

@@ -13,6 +13,7 @@ import { readIterationState } from '../../src/autoresearch/iteration-state.js';
 import { createJudgeCheckout, withJudgeCheckout } from '../../src/autoresearch/judge-checkout.js';
 import { restoreTree, snapshotTree } from '../../src/autoresearch/tree-snapshot.js';
 import { createMemoryBeadStore } from '../../src/beads/embedded/index.js';
+import { diskLoopFiles } from '../../src/infra/loop-files.js';
 import { runProcess } from '../../src/infra/process.js';
 import type { ExecutionRequest, ExecutionResult } from '../../src/loop/types.js';
 import { createFakeClock } from '../support/fake-clock.js';
@@ -202,6 +203,7 @@ async function judgeFixture(): Promise<JudgeFixture> {
   const context: AutoresearchContext = {
     repo: repo.dir,
     workspace,
+    files: diskLoopFiles(),
     config,
     store: createMemoryBeadStore(),
     git: repo.git,
@@ -309,7 +311,7 @@ describe('the soft judge executor', () => {
       /^judge-1: no score; round 1: the judge moved HEAD \(to [0-9a-f]{10}\)/,
     );
     expect(result.closeReason).toContain(`HEAD is back at ${before.slice(0, 10)}`);
-    expect((await readIterationState(f.context.workspace, 1)).judge_failure).toMatch(
+    expect((await readIterationState(f.context.files, f.context.workspace, 1)).judge_failure).toMatch(
       /round 2: the judge moved HEAD/,
     );
     expect(f.notes.some((note) => note.startsWith('judge tried to write (moved HEAD'))).toBe(true);

@@ -1,8 +1,6 @@
 // Judge outputs: a soft judge's answer, hard-metric score extraction, and the judge-output file.
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it, onTestFinished } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { ScoreSource } from '../../src/autoresearch/config.js';
 import {
   judgeHardMetric,
@@ -13,6 +11,7 @@ import {
 } from '../../src/autoresearch/judge-output.js';
 import { extractScore } from '../../src/autoresearch/scorers.js';
 import type { ProcessResult } from '../../src/infra/process.js';
+import { createMemoryLoopFiles } from '../support/memory-loop-files.js';
 
 function result(overrides: Partial<ProcessResult> = {}): ProcessResult {
   return {
@@ -273,12 +272,6 @@ describe('extractScore: tap and junit', () => {
 });
 
 describe('judge-output files', () => {
-  async function workspace(): Promise<string> {
-    const dir = await mkdtemp(join(tmpdir(), 'forge-judge-'));
-    onTestFinished(() => rm(dir, { recursive: true, force: true }));
-    return dir;
-  }
-
   it('a hard metric result becomes a judge output with the tail of its output', async () => {
     const verdict = judgeHardMetric(
       { score: { from: 'exit-code' }, timeout_seconds: 600 },
@@ -291,26 +284,30 @@ describe('judge-output files', () => {
     expect(verdict.output.raw_output?.length).toBe(4000);
     expect(verdict.output.raw_output?.endsWith('[stderr]\nboom')).toBe(true);
 
-    const dir = await workspace();
+    const files = createMemoryLoopFiles();
+    const dir = '/repo/.autoresearch';
     const path = judgeOutputPath(dir, 3);
     expect(path).toBe(join(dir, 'judge-output-3.json'));
-    await writeJudgeOutput(path, verdict.output);
-    expect(await readJudgeOutput(path)).toEqual(verdict);
+    await writeJudgeOutput(files, path, verdict.output);
+    expect(await readJudgeOutput(files, path)).toEqual(verdict);
   });
 
   it('a missing or invalid file is a judge failure naming the file', async () => {
-    const dir = await workspace();
-    const path = judgeOutputPath(dir, 1);
-    expect(await readJudgeOutput(path)).toMatchObject({
+    const files = createMemoryLoopFiles();
+    const path = judgeOutputPath('/repo/.autoresearch', 1);
+    expect(await readJudgeOutput(files, path)).toMatchObject({
       ok: false,
       reason: `${path} does not exist: the judge failed or never ran`,
     });
-    await writeFile(path, '{"score": null, "findings": []}');
-    expect(await readJudgeOutput(path)).toMatchObject({
+    await files.writeText(path, '{"score": null, "findings": []}');
+    expect(await readJudgeOutput(files, path)).toMatchObject({
       ok: false,
       reason: `${path}: score: expected a finite number, got null`,
     });
-    await writeFile(path, '{"score": 1,');
-    expect(await readJudgeOutput(path)).toMatchObject({ ok: false, reason: `${path} is not valid JSON` });
+    await files.writeText(path, '{"score": 1,');
+    expect(await readJudgeOutput(files, path)).toMatchObject({
+      ok: false,
+      reason: `${path} is not valid JSON`,
+    });
   });
 });

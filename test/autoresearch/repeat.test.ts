@@ -88,7 +88,7 @@ describe('--repeat over a noisy metric, through the executors', () => {
     ]);
     await loop.f.baseline();
     expect(await loop.runs()).toBe(3);
-    const judged = await readJudgeOutput(judgeOutputPath(loop.f.workspace, 0));
+    const judged = await readJudgeOutput(loop.f.files, judgeOutputPath(loop.f.workspace, 0));
     expect(judged).toMatchObject({ ok: true, output: { score: 10, samples: [9, 10, 11] } });
 
     const first = await loop.iteration(1, '11');

@@ -19,6 +19,7 @@ import { stampIteration, stampResumeStrategist } from '../../src/autoresearch/st
 import { createMemoryBeadStore } from '../../src/beads/embedded/index.js';
 import type { BeadStore } from '../../src/beads/types.js';
 import { ExitCode, type AppError } from '../../src/infra/errors.js';
+import { diskLoopFiles } from '../../src/infra/loop-files.js';
 
 const EPIC_CONFIG = (epic: string): LoopConfigFile => ({
   subject: 'parser',
@@ -71,7 +72,11 @@ async function makeLoop(): Promise<{ ctx: LoopContext; store: BeadStore; epic: s
     join(ws, 'judge-output-2.json'),
     JSON.stringify({ score: 55, findings: ['slow on unicode', { at: 'lexer' }] }),
   );
-  const ctx = await openLoop(repo, epic, { workspace: '.autoresearch', storeKind: 'embedded' });
+  const ctx = await openLoop(repo, epic, {
+    workspace: '.autoresearch',
+    storeKind: 'embedded',
+    files: diskLoopFiles(),
+  });
   await stampIteration(ctx, store, { iter: 1 });
   await stampIteration(ctx, store, { iter: 2 });
   return { ctx, store, epic };

@@ -17,6 +17,7 @@ import type { BeadStore } from '../../src/beads/types.js';
 import { AppError, ConfigError, ExitCode } from '../../src/infra/errors.js';
 import type { ProcessResult } from '../../src/infra/process.js';
 import { createTempRepo, type TempRepo } from '../support/git-repo.js';
+import { diskLoopFiles } from '../../src/infra/loop-files.js';
 
 function processResult(overrides: Partial<ProcessResult> = {}): ProcessResult {
   return {
@@ -56,6 +57,7 @@ async function fixture(stdout = 'Score: 58.5\n'): Promise<Fixture> {
     },
     now: () => Date.parse('2026-11-22T10:00:00Z'),
     isProcessAlive: () => false,
+    files: diskLoopFiles(),
   };
   return { repo, store, ports, metricCalls };
 }

@@ -1,8 +1,7 @@
-// Signal files: the shapes of DESIGN §3, written atomically, validated on read.
-import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+// Signal files: the shapes of DESIGN §3, written atomically, validated on read. The loop's files are
+// kept in memory (LoopFiles); test/infra/loop-files.test.ts holds the disk to the same contract.
 import { join } from 'node:path';
-import { describe, expect, it, onTestFinished } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   readArbiterSignal,
   readTerminalSignal,
@@ -12,11 +11,12 @@ import {
   type ContinueSignal,
   type TerminalSignal,
 } from '../../src/autoresearch/signals.js';
+import { createMemoryLoopFiles } from '../support/memory-loop-files.js';
 
-async function workspace(): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), 'forge-signals-'));
-  onTestFinished(() => rm(dir, { recursive: true, force: true }));
-  return dir;
+const dir = '/repo/.autoresearch';
+
+function workspace() {
+  return createMemoryLoopFiles();
 }
 
 const proceed: ContinueSignal = {
@@ -39,41 +39,41 @@ const stop: TerminalSignal = {
 
 describe('signal files', () => {
   it('a continue signal goes to arbiter-signal.json only, in the DESIGN shape', async () => {
-    const dir = await workspace();
-    await writeArbiterSignal(dir, proceed);
-    expect(JSON.parse(await readFile(join(dir, 'arbiter-signal.json'), 'utf8'))).toEqual(proceed);
-    expect(await readArbiterSignal(dir)).toEqual(proceed);
-    expect(await readTerminalSignal(dir)).toBeUndefined();
-    expect((await readdir(dir)).sort()).toEqual(['arbiter-signal.json']);
+    const files = workspace();
+    await writeArbiterSignal(files, dir, proceed);
+    expect(JSON.parse((await files.readIfExists(join(dir, 'arbiter-signal.json'))) ?? '')).toEqual(proceed);
+    expect(await readArbiterSignal(files, dir)).toEqual(proceed);
+    expect(await readTerminalSignal(files, dir)).toBeUndefined();
+    expect(files.paths()).toEqual([join(dir, 'arbiter-signal.json')]);
   });
 
   it('a terminal signal is written to both files', async () => {
-    const dir = await workspace();
-    await writeArbiterSignal(dir, stop);
-    expect(await readArbiterSignal(dir)).toEqual(stop);
-    expect(await readTerminalSignal(dir)).toEqual(stop);
+    const files = workspace();
+    await writeArbiterSignal(files, dir, stop);
+    expect(await readArbiterSignal(files, dir)).toEqual(stop);
+    expect(await readTerminalSignal(files, dir)).toEqual(stop);
   });
 
   it('the runner can write a terminal signal without a decision', async () => {
-    const dir = await workspace();
+    const files = workspace();
     const wallClock: TerminalSignal = { ...stop, reason: 'wall_clock', decision: null };
-    await writeTerminalSignal(dir, wallClock);
-    expect(await readTerminalSignal(dir)).toEqual(wallClock);
+    await writeTerminalSignal(files, dir, wallClock);
+    expect(await readTerminalSignal(files, dir)).toEqual(wallClock);
   });
 
   it('refuses to write a malformed signal', async () => {
-    const dir = await workspace();
-    await expect(writeArbiterSignal(dir, { ...proceed, current_score: NaN })).rejects.toThrow();
-    expect(await readdir(dir)).toEqual([]);
+    const files = workspace();
+    await expect(writeArbiterSignal(files, dir, { ...proceed, current_score: NaN })).rejects.toThrow();
+    expect(files.paths()).toEqual([]);
   });
 
   it('reading a broken file names it and the field, instead of guessing', async () => {
-    const dir = await workspace();
+    const files = workspace();
     const path = join(dir, 'arbiter-signal.json');
-    await writeFile(path, JSON.stringify({ continue: true }));
-    await expect(readArbiterSignal(dir)).rejects.toThrow(SignalFileError);
-    await expect(readArbiterSignal(dir)).rejects.toThrow(new RegExp(`^${path}: type: `));
-    await writeFile(path, '{"type": "terminal", "reason": "bored"');
-    await expect(readArbiterSignal(dir)).rejects.toThrow(`${path}: not valid JSON`);
+    await files.writeText(path, JSON.stringify({ continue: true }));
+    await expect(readArbiterSignal(files, dir)).rejects.toThrow(SignalFileError);
+    await expect(readArbiterSignal(files, dir)).rejects.toThrow(new RegExp(`^${path}: type: `));
+    await files.writeText(path, '{"type": "terminal", "reason": "bored"');
+    await expect(readArbiterSignal(files, dir)).rejects.toThrow(`${path}: not valid JSON`);
   });
 });

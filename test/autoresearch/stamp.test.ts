@@ -13,6 +13,7 @@ import { shellWords } from '../../src/infra/command-line.js';
 import { createMemoryBeadStore } from '../../src/beads/embedded/index.js';
 import type { BeadStore } from '../../src/beads/types.js';
 import { AppError, ExitCode } from '../../src/infra/errors.js';
+import { diskLoopFiles } from '../../src/infra/loop-files.js';
 
 const SENTINEL = {
   command: 'node scripts/metric-SENTINEL-CMD.js --json',
@@ -80,7 +81,11 @@ async function makeLoop(options: { soft?: boolean; ledger?: boolean } = {}): Pro
     });
     await appendFile(join(ws, 'research-log.jsonl'), lines.map((l) => `${JSON.stringify(l)}\n`).join(''));
   }
-  const ctx = await openLoop(repo, epic, { workspace: '.autoresearch', storeKind: 'embedded' });
+  const ctx = await openLoop(repo, epic, {
+    workspace: '.autoresearch',
+    storeKind: 'embedded',
+    files: diskLoopFiles(),
+  });
   return { repo, ctx, store, epic };
 }
 

@@ -12,6 +12,7 @@ import { processStartTicks } from '../../src/infra/pid.js';
 import { loopStatus, type StatusPorts } from '../../src/autoresearch/status.js';
 import { renderStatusText, roundRate } from '../../src/cli/loop-status-text.js';
 import { registerLoop, workspacePaths, type WorkspacePaths } from '../../src/autoresearch/workspace.js';
+import { diskLoopFiles } from '../../src/infra/loop-files.js';
 
 const NOW = Date.parse('2026-11-22T12:00:00Z');
 const EPIC = 'bd-7f3';
@@ -60,6 +61,7 @@ const ports = (alive: number[] = []): StatusPorts => ({
   now: () => NOW,
   host: 'here',
   isProcessAlive: (pid) => alive.includes(pid),
+  files: diskLoopFiles(),
 });
 
 describe('loopStatus', () => {

@@ -11,6 +11,7 @@ import { readTerminalSignal, TERMINAL_SIGNAL_FILE } from '../../src/autoresearch
 import { createFileBackend, META_FILE } from '../../src/beads/embedded/file-backend.js';
 import { parseIssuesJsonl } from '../../src/beads/embedded/line-format.js';
 import { IMPORTS_PATH, readImportsRegistry } from '../../src/cli/import-registry.js';
+import { diskLoopFiles } from '../../src/infra/loop-files.js';
 
 const dirs: string[] = [];
 afterEach(async () => {
@@ -47,7 +48,7 @@ const cases: Case[] = [
     name: 'the arbiter’s terminal signal',
     read: async (dir) => {
       await writeFile(join(dir, TERMINAL_SIGNAL_FILE), JSON.stringify({ type: 'terminal', reason: 7 }));
-      return messageOf(() => readTerminalSignal(dir));
+      return messageOf(() => readTerminalSignal(diskLoopFiles(), dir));
     },
     expected: (dir) => `${join(dir, TERMINAL_SIGNAL_FILE)}: reason: `,
   },
@@ -56,7 +57,7 @@ const cases: Case[] = [
     read: async (dir) => {
       const path = join(dir, 'judge-output-1.json');
       await writeFile(path, JSON.stringify({ score: 0.5, findings: 'none' }));
-      return messageOf(() => readJudgeOutput(path));
+      return messageOf(() => readJudgeOutput(diskLoopFiles(), path));
     },
     expected: (dir) => `${join(dir, 'judge-output-1.json')}: findings: expected a list of findings`,
   },

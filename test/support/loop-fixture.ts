@@ -16,6 +16,7 @@ import {
 import { recordHead } from '../../src/autoresearch/loop-head.js';
 import { createMemoryBeadStore } from '../../src/beads/embedded/index.js';
 import type { Bead, BeadStore } from '../../src/beads/types.js';
+import { diskLoopFiles, type LoopFiles } from '../../src/infra/loop-files.js';
 import { runProcess } from '../../src/infra/process.js';
 import type { BeadGuard, ExecutionRequest, ExecutionResult, Executor } from '../../src/loop/types.js';
 import { createFakeClock, type FakeClock } from './fake-clock.js';
@@ -26,6 +27,8 @@ export type AgentBehaviour = (request: ExecutionRequest) => Promise<ExecutionRes
 export interface LoopFixture {
   repo: TempRepo;
   workspace: string;
+  /** The loop's state files, on the real disk beside the repository. */
+  files: LoopFiles;
   store: BeadStore;
   epicId: string;
   clock: FakeClock;
@@ -96,10 +99,13 @@ export async function createLoopFixture(
     },
   });
   const clock = createFakeClock();
+  // The executors work on a real git tree, so the loop's files are on disk beside it.
+  const files = diskLoopFiles();
   const guardContext: StateGuardContext = {
     repo: repo.dir,
     cwd: repo.dir,
     workspace,
+    files,
     config,
     epicId,
     store,
@@ -110,6 +116,7 @@ export async function createLoopFixture(
   const context: AutoresearchContext = {
     repo: repo.dir,
     workspace,
+    files,
     config,
     store,
     git: repo.git,
@@ -162,6 +169,7 @@ export async function createLoopFixture(
   return {
     repo,
     workspace,
+    files,
     store,
     epicId,
     clock,

@@ -24,11 +24,11 @@ export function createArbiterExecutor(context: AutoresearchContext): Executor {
       const { iter } = placed;
       const { config, workspace, git } = context;
       const params = { direction: config.metric.direction, target: config.target };
-      const state = await readIterationState(workspace, iter);
+      const state = await readIterationState(context.files, workspace, iter);
       const judged: JudgeVerdict =
         state.judge_failure !== undefined
           ? { ok: false, reason: `the judge failed: ${state.judge_failure}` }
-          : await readJudgeOutput(judgeOutputPath(workspace, iter));
+          : await readJudgeOutput(context.files, judgeOutputPath(workspace, iter));
       const { summary } = await loadLedgerSummary(ledgerPath(workspace), params);
       const measured = await remeasureWithinNoise(context, request, iter, summary, judged);
       if (!measured.ok)
@@ -57,7 +57,7 @@ export function createArbiterExecutor(context: AutoresearchContext): Executor {
         hypothesis: state.hypothesis,
         iterationCostUsd: totalCost(state),
         costSoFarUsd: Math.max(
-          (await readSpend(workspace)).cost_usd,
+          (await readSpend(context.files, workspace)).cost_usd,
           summary.total_cost_usd + totalCost(state),
         ),
         wallClockElapsedSeconds: Math.max(0, (now - started) / 1000),
@@ -76,7 +76,7 @@ export function createArbiterExecutor(context: AutoresearchContext): Executor {
         await recordHead(workspace, git);
         await recordLedgerLine(ledgerPath(workspace), line, params);
       }
-      await writeArbiterSignal(workspace, result.signal);
+      await writeArbiterSignal(context.files, workspace, result.signal);
 
       const { line } = result;
       const scores = `${String(line.best_before)} → ${String(line.score_after)}`;

@@ -3,6 +3,7 @@ import { join, relative } from 'node:path';
 import type { BeadStore } from '../../beads/types.js';
 import type { Clock } from '../../infra/clock.js';
 import type { Git } from '../../infra/git.js';
+import type { LoopFiles } from '../../infra/loop-files.js';
 import type { Command, ProcessResult } from '../../infra/process.js';
 import { labelValue } from '../../loop/select.js';
 import type { Bead } from '../../beads/types.js';
@@ -27,6 +28,8 @@ export interface AutoresearchContext {
   stateRepo?: string;
   /** Absolute path of the loop's workspace (`.autoresearch/` by default). */
   workspace: string;
+  /** The loop's state files (its workspace, `.forge/loops.json`): on disk, or in memory in tests. */
+  files: LoopFiles;
   config: LoopConfig;
   store: BeadStore;
   git: Git;

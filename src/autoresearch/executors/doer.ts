@@ -38,11 +38,11 @@ export function createDoerExecutor(context: AutoresearchContext): Executor {
 
       // The base, the branch and the user's uncommitted work are recorded once per iteration, before its
       // first attempt, so a retried or resumed doer is judged against the tree it really started from.
-      let state = await readIterationState(workspace, iter);
+      let state = await readIterationState(context.files, workspace, iter);
       if (state.base_sha === undefined || state.user_snapshot === undefined) {
         const taken = await snapshotWorkingTree(git);
         const branch = (await recordedBranch(workspace, git)) ?? (await git.currentBranch()) ?? null;
-        state = await updateIterationState(workspace, iter, (s) => ({
+        state = await updateIterationState(context.files, workspace, iter, (s) => ({
           ...s,
           base_sha: taken.headSha,
           branch,
@@ -63,11 +63,11 @@ export function createDoerExecutor(context: AutoresearchContext): Executor {
       await putBack(context, { baseSha, branch, snapshot, ignored, protectedPaths, iter, everything: true });
 
       const result = await context.agents.full.execute(request);
-      await updateIterationState(workspace, iter, (s) => ({
+      await updateIterationState(context.files, workspace, iter, (s) => ({
         ...s,
         costs: { ...s.costs, doer: (s.costs.doer ?? 0) + (result.costUsd ?? 0) },
       }));
-      await recordSpend(workspace, 'doer', result);
+      await recordSpend(context.files, workspace, 'doer', result);
       if (result.outcome !== 'ok') return result;
 
       // Where HEAD went: a doer may commit on the loop's branch, nothing else.
@@ -94,7 +94,7 @@ export function createDoerExecutor(context: AutoresearchContext): Executor {
       const touchedMetric = guarded.filter((path) => metric.has(path));
       const outside = guarded.filter((path) => !metric.has(path));
       if (touchedMetric.length > 0) {
-        state = await updateIterationState(workspace, iter, (s) =>
+        state = await updateIterationState(context.files, workspace, iter, (s) =>
           withTamper(s, { role: 'doer', paths: touchedMetric, what: 'changed a metric file' }),
         );
       }
@@ -114,14 +114,16 @@ export function createDoerExecutor(context: AutoresearchContext): Executor {
       });
       await recordHead(workspace, git);
       const hypothesis = extractHypothesis(result.finalText) ?? firstLine(result.finalText);
-      await updateIterationState(workspace, iter, (s) => ({
+      await updateIterationState(context.files, workspace, iter, (s) => ({
         ...s,
         hypothesis: hypothesis ?? s.hypothesis,
         doer_head: kept.headSha,
         guard_reverted_paths: [...new Set([...s.guard_reverted_paths, ...outside])],
       }));
       // Guards run on the committed tree, before any judge; a doer that tampered is not judged anyway.
-      const tamperedNow = (await readIterationState(workspace, iter)).tamper.some((r) => r.role === 'doer');
+      const tamperedNow = (await readIterationState(context.files, workspace, iter)).tamper.some(
+        (r) => r.role === 'doer',
+      );
       const checked = tamperedNow ? { aborted: false as const } : await runGuardStep(context, request, iter);
       if (checked.aborted) return { outcome: 'aborted', message: 'The guards were stopped.', agent: 'guard' };
       const notes = [
@@ -165,7 +167,9 @@ async function putBack(context: AutoresearchContext, o: PutBackOptions): Promise
   const notes: string[] = [];
   const tamper = async (paths: string[], what: string) => {
     notes.push(`${what}: undone`);
-    await updateIterationState(workspace, o.iter, (s) => withTamper(s, { role: 'doer', paths, what }));
+    await updateIterationState(context.files, workspace, o.iter, (s) =>
+      withTamper(s, { role: 'doer', paths, what }),
+    );
   };
   const current = (await git.currentBranch()) ?? null;
   if (o.branch !== null && current !== o.branch) {

@@ -16,7 +16,7 @@ export async function runGuardStep(
 ): Promise<GuardStep> {
   const { config, workspace } = context;
   // An earlier attempt's outcome never outlives the tree it was measured on.
-  await updateIterationState(workspace, iter, (s) => {
+  await updateIterationState(context.files, workspace, iter, (s) => {
     const { guard_failure: _failure, tracks: _tracks, ...rest } = s;
     return rest;
   });
@@ -31,7 +31,7 @@ export async function runGuardStep(
     },
   );
   if (outcome.aborted) return { aborted: true };
-  await updateIterationState(workspace, iter, (s) => ({
+  await updateIterationState(context.files, workspace, iter, (s) => ({
     ...s,
     ...(Object.keys(outcome.tracks).length === 0 ? {} : { tracks: outcome.tracks }),
     guard_failure: outcome.failure ?? s.guard_failure,

@@ -22,7 +22,7 @@ export function createJudgeExecutor(context: AutoresearchContext): Executor {
       const placed = placeInLoop(request.bead);
       if (!placed.ok) return placed.result;
       const { iter } = placed;
-      const state = await updateIterationState(context.workspace, iter, (s) => {
+      const state = await updateIterationState(context.files, context.workspace, iter, (s) => {
         const { judge_failure: _dropped, ...rest } = s;
         return rest;
       });
@@ -66,7 +66,7 @@ async function judgeWithCommand(
     return { outcome: 'aborted', message: 'The metric command was stopped.', agent: 'metric' };
   if (!verdict.ok)
     return judgeFailed(context, iter, `the metric command gave no score: ${verdict.reason}`, 'metric');
-  await writeJudgeOutput(judgeOutputPath(context.workspace, iter), verdict.output);
+  await writeJudgeOutput(context.files, judgeOutputPath(context.workspace, iter), verdict.output);
   return {
     outcome: 'ok',
     message: `score ${verdict.output.score} (${verdict.output.evidence ?? `metric command, exit ${String(verdict.last.exitCode)}`})`,
@@ -139,11 +139,11 @@ async function judgeWithAgent(
     }
     last = result;
     cost += result.costUsd ?? 0;
-    await updateIterationState(context.workspace, iter, (s) => ({
+    await updateIterationState(context.files, context.workspace, iter, (s) => ({
       ...s,
       costs: { ...s.costs, judge: (s.costs.judge ?? 0) + (result.costUsd ?? 0) },
     }));
-    await recordSpend(context.workspace, 'judge', result);
+    await recordSpend(context.files, context.workspace, 'judge', result);
     const what = [
       describeTreeChange(changed),
       copyChanged.length > 0 ? `changed ${copyChanged.join(', ')} in its copy of the artifact` : undefined,
@@ -164,7 +164,7 @@ async function judgeWithAgent(
       request.onActivity?.(`judge tried to write (${result.writeAttempts.join('; ')}); refused`);
     }
     if (verdict.ok) {
-      await writeJudgeOutput(judgeOutputPath(context.workspace, iter), {
+      await writeJudgeOutput(context.files, judgeOutputPath(context.workspace, iter), {
         ...verdict.output,
         raw_output: (result.finalText ?? '').slice(-4000),
       });
@@ -208,7 +208,10 @@ async function judgeFailed(
   reason: string,
   agent: string,
 ): Promise<ExecutionResult> {
-  await updateIterationState(context.workspace, iter, (s) => ({ ...s, judge_failure: reason }));
+  await updateIterationState(context.files, context.workspace, iter, (s) => ({
+    ...s,
+    judge_failure: reason,
+  }));
   return {
     outcome: 'ok',
     message: `no score (${reason}); the arbiter will record a crash`,

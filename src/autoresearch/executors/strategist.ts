@@ -1,6 +1,5 @@
 // The strategist (and resume-strategist, retrospective): full agents whose bead must leave the loop a next step.
 import { join } from 'node:path';
-import { pathExists } from '../../infra/atomic-file.js';
 import type { Executor, ExecutionRequest, ExecutionResult } from '../../loop/types.js';
 import { updateIterationState } from '../iteration-state.js';
 import { recordSpend } from '../spend.js';
@@ -29,11 +28,11 @@ export function createStrategistExecutor(
       if (!placed.ok) return placed.result;
       const { iter } = placed;
       const result = await context.agents.full.execute(atStateRepo(context, request));
-      await updateIterationState(context.workspace, iter + 1, (s) => ({
+      await updateIterationState(context.files, context.workspace, iter + 1, (s) => ({
         ...s,
         costs: { ...s.costs, strategist: (s.costs.strategist ?? 0) + (result.costUsd ?? 0) },
       }));
-      await recordSpend(context.workspace, kind, result);
+      await recordSpend(context.files, context.workspace, kind, result);
       if (result.outcome !== 'ok') return result;
       const next = await nextStep(context, request.epicId, iter);
       if (next !== undefined) return { ...result, closeReason: `${kind}-${iter}: ${next}` };
@@ -55,9 +54,9 @@ export function createRetrospectiveExecutor(context: AutoresearchContext): Execu
     writesCode: false,
     async execute(request) {
       const result = await context.agents.full.execute(atStateRepo(context, request));
-      await recordSpend(context.workspace, 'retrospective', result);
+      await recordSpend(context.files, context.workspace, 'retrospective', result);
       if (result.outcome !== 'ok') return result;
-      const wrote = await pathExists(join(context.workspace, 'retrospective.md'));
+      const wrote = await context.files.exists(join(context.workspace, 'retrospective.md'));
       if (!wrote) request.onActivity?.('the retrospective did not write retrospective.md');
       // A loop serving a spec hands it back to the readiness gate, whatever the retrospective wrote.
       const spec = await recordSpecReentry(context, request.epicId);
@@ -82,7 +81,7 @@ async function nextStep(
   const stamped = children.some((bead) => loopRoleOf(bead) === 'doer' && iterLabel(bead) === iter + 1);
   if (stamped) return `stamped iteration ${iter + 1}`;
   if (children.some((bead) => loopRoleOf(bead) === 'retrospective')) return 'stamped the retrospective';
-  if (await pathExists(join(context.workspace, NEEDS_HUMAN_FILE)))
+  if (await context.files.exists(join(context.workspace, NEEDS_HUMAN_FILE)))
     return `asked the user (${NEEDS_HUMAN_FILE})`;
   return undefined;
 }
