@@ -16,7 +16,7 @@ export async function recordSpecReentry(
   const slug = context.config.spec;
   if (slug === undefined) return null;
   const file = runStateFile(slug);
-  const terminal = await readTerminalSignal(context.workspace);
+  const terminal = await readTerminalSignal(context.files, context.workspace);
   if (terminal === undefined) return `${file} not updated: the loop has no terminal signal`;
   const outcome = {
     strategy: 'autoresearch' as const,
