@@ -61,6 +61,28 @@ export const STATUS_COMMAND: LazyCommandSpec = {
   load: async () => (await import('./status-command.js')).defineStatusCommand,
 };
 
+export const ONCE_COMMAND: LazyCommandSpec = {
+  name: 'once',
+  description: 'run exactly one bead through the same machinery (lock, retries, events), then stop',
+  usage: '[options] <bead-id>',
+  load: async () => (await import('./once-command.js')).defineOnceCommand,
+};
+
+export const STOP_COMMAND: LazyCommandSpec = {
+  name: 'stop',
+  description: 'ask the running loop of an epic to stop after its current bead',
+  usage: '<epic-id>',
+  load: async () => (await import('./stop-command.js')).defineStopCommand,
+};
+
+export const LOGS_COMMAND: LazyCommandSpec = {
+  name: 'logs',
+  description:
+    'show the events of the latest run of an epic, or the transcript of one bead; --follow watches a live run',
+  usage: '[options] <epic-id> [bead-id]',
+  load: async () => (await import('./logs-command.js')).defineLogsCommand,
+};
+
 export const RESUME_COMMAND: LazyCommandSpec = {
   name: 'resume',
   description: "fold the user's answer into a waiting loop, then run it on",

@@ -1,14 +1,42 @@
-// `ralph-loop logs`: the events of an epic's runs, or one bead's transcript.
+// `ralph-loop logs`: the events of an epic's runs, or one bead's transcript; --follow watches a live run.
+import type { Command } from 'commander';
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { readFileIfExists } from '../infra/atomic-file.js';
 import { AppError, ExitCode } from '../infra/errors.js';
 import { readEventLog } from '../infra/event-log.js';
 import type { GlobalOptions } from './common.js';
-import { workingDir } from './common.js';
+import { globals, workingDir } from './common.js';
 import type { CliDeps } from './deps.js';
 import { runDirFor } from './epic-dirs.js';
 import { say } from './output.js';
+
+export function defineLogsCommand(command: Command, deps: CliDeps): void {
+  command
+    .argument('<epic-id>', 'the epic')
+    .argument('[bead-id]', "show this bead's transcript")
+    .option('--all', 'events of every run, not only the latest')
+    .option(
+      '-f, --follow [bead-id]',
+      "print the live run's events and the live bead's transcript (or this bead's) as they are written, until the run ends",
+    )
+    .action(
+      async (
+        epicId: string,
+        beadId: string | undefined,
+        flags: { all?: boolean; follow?: boolean | string },
+        cmd: Command,
+      ) => {
+        if (flags.follow !== undefined) {
+          const bead = typeof flags.follow === 'string' ? flags.follow : beadId;
+          const { followLogs } = await import('./logs-follow.js');
+          await followLogs(deps, globals(cmd), epicId, { bead });
+          return;
+        }
+        await showLogs(deps, globals(cmd), epicId, beadId, flags.all === true);
+      },
+    );
+}
 
 export async function showLogs(
   deps: CliDeps,

@@ -1,14 +1,11 @@
 // `ralph-loop`: run an epic's ready beads one at a time through agents and built-in executors.
 import { Command } from 'commander';
 import { addCompletionCommand } from './completion.js';
-import { isLockHolderLive, readLockFile } from '../infra/lock-file.js';
 import { parseRoleAgents } from './agent-options.js';
-import { RESUME_COMMAND, STATUS_COMMAND } from './command-specs.js';
-import { configureProgram, globals, openStoreFor, parseInteger, workingDir } from './common.js';
+import { LOGS_COMMAND, ONCE_COMMAND, RESUME_COMMAND, STATUS_COMMAND, STOP_COMMAND } from './command-specs.js';
+import { configureProgram, globals, parseInteger } from './common.js';
 import type { CliDeps } from './deps.js';
 import { addLazyCommand } from './lazy-command.js';
-import { runDirFor } from './epic-dirs.js';
-import { printJson, say } from './output.js';
 import type { RunFlags } from './run-command.js';
 import { AppError, ExitCode } from '../infra/errors.js';
 
@@ -93,77 +90,12 @@ export function createRalphLoopProgram(deps: CliDeps): Command {
     },
   );
 
-  // Run options are the program's own and are recognised after a subcommand too.
-  program
-    .command('once')
-    .description('run exactly one bead through the same machinery (lock, retries, events), then stop')
-    .argument('<bead-id>', 'the bead to run')
-    .option('--epic <id>', "the lock and logs to use (default: the bead's parent)")
-    .action(async (beadId: string, _local: unknown, command: Command) => {
-      const flags = command.optsWithGlobals<RunFlags & { epic?: string }>();
-      const options = globals(command);
-      let epicId = flags.epic;
-      if (epicId === undefined) {
-        const { opened } = await openStoreFor(deps, options);
-        const { showRunTarget } = await import('./run-target.js');
-        const dir = workingDir(deps, options);
-        const inGitRepo = (await deps.createRunnerGit(dir)) !== undefined;
-        epicId = (await showRunTarget(opened.store, beadId, 'bead', { dir, inGitRepo })).parent ?? beadId;
-      }
-      const { runLoopCommand } = await import('./run-command.js');
-      await runLoopCommand(deps, options, epicId, flags, beadId);
-    });
-
+  // Run options are the program's own and are recognised after a subcommand too (see once-command.ts).
+  addLazyCommand(program, ONCE_COMMAND, deps);
   addLazyCommand(program, STATUS_COMMAND, deps);
   addLazyCommand(program, RESUME_COMMAND, deps);
-
-  program
-    .command('stop')
-    .description('ask the running loop of an epic to stop after its current bead')
-    .argument('<epic-id>', 'the epic')
-    .action(async (epicId: string, _flags: unknown, command: Command) => {
-      const options = globals(command);
-      const runDir = await runDirFor(workingDir(deps, options), epicId);
-      const holder = await readLockFile(runDir.lockPath);
-      // A request is for the live runner only: left for no one, it would halt the next run unasked.
-      const running = holder !== undefined && (await isLockHolderLive(runDir.lockPath, holder, deps.host));
-      if (running) await runDir.requestStop(`pid ${deps.pid}`, holder.run_id);
-      if (options.json)
-        printJson(deps, { epic: epicId, stop_requested: running, running, holder: holder ?? null });
-      else if (running)
-        say(deps, `Asked the loop of ${epicId} (pid ${holder.pid}) to stop after its current bead.`);
-      else say(deps, `No runner is live for ${epicId}; nothing to stop.`);
-    });
-
-  program
-    .command('logs')
-    .description(
-      'show the events of the latest run of an epic, or the transcript of one bead; --follow watches a live run',
-    )
-    .argument('<epic-id>', 'the epic')
-    .argument('[bead-id]', "show this bead's transcript")
-    .option('--all', 'events of every run, not only the latest')
-    .option(
-      '-f, --follow [bead-id]',
-      "print the live run's events and the live bead's transcript (or this bead's) as they are written, until the run ends",
-    )
-    .action(
-      async (
-        epicId: string,
-        beadId: string | undefined,
-        flags: { all?: boolean; follow?: boolean | string },
-        command: Command,
-      ) => {
-        if (flags.follow !== undefined) {
-          const bead = typeof flags.follow === 'string' ? flags.follow : beadId;
-          const { followLogs } = await import('./logs-follow.js');
-          await followLogs(deps, globals(command), epicId, { bead });
-          return;
-        }
-        const { showLogs } = await import('./logs-command.js');
-        await showLogs(deps, globals(command), epicId, beadId, flags.all === true);
-      },
-    );
+  addLazyCommand(program, STOP_COMMAND, deps);
+  addLazyCommand(program, LOGS_COMMAND, deps);
 
   program.addHelpText(
     'after',

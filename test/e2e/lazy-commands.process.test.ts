@@ -23,6 +23,9 @@ const COMMAND_MODULES = [
   'skills-command.js',
   'status-command.js',
   'resume-command.js',
+  'once-command.js',
+  'stop-command.js',
+  'logs-command.js',
 ];
 
 /** Runs a built CLI with a resolve hook that records every module it loads; returns output and modules. */
@@ -89,6 +92,9 @@ describe('the built CLIs load a command module only for that command', () => {
     expect(ralph.loaded).toEqual(['commander', 'picocolors']);
     expect(ralph.stdout).toMatch(/^ {2}status \[options\] <epic-id> +where an epic stands/m);
     expect(ralph.stdout).toMatch(/^ {2}resume \[options\] <epic-id> +fold the user's answer/m);
+    expect(ralph.stdout).toMatch(/^ {2}once \[options\] <bead-id> +run exactly one bead/m);
+    expect(ralph.stdout).toMatch(/^ {2}stop <epic-id> +ask the running loop/m);
+    expect(ralph.stdout).toMatch(/^ {2}logs \[options\] <epic-id> \[bead-id\] +show the events/m);
   });
 
   it('a command, or help for it, loads its own module and no other', async () => {
@@ -110,6 +116,17 @@ describe('the built CLIs load a command module only for that command', () => {
     expect(
       resume.loaded.filter((name) => name.endsWith('-command.js') || name.endsWith('-commands.js')),
     ).toEqual(['resume-command.js']);
+
+    const stop = await traced('ralph-loop', ['--store', 'embedded', 'stop', 'bd-x', '--json']);
+    expect(stop.exitCode, stop.stderr).toBe(0);
+    expect(JSON.parse(stop.stdout)).toMatchObject({ epic: 'bd-x', stop_requested: false, running: false });
+    expect(stop.loaded.filter((name) => name.endsWith('.js'))).toEqual(['stop-command.js']);
+
+    const logs = await traced('ralph-loop', ['logs', '--help']);
+    expect(logs.exitCode, logs.stderr).toBe(0);
+    expect(logs.stdout).toContain('Usage: ralph-loop logs [options] <epic-id> [bead-id]');
+    expect(logs.stdout).toContain('--follow [bead-id]');
+    expect(logs.loaded.filter((name) => name.endsWith('.js'))).toEqual(['logs-command.js']);
 
     const beads = await traced('forge-pack', ['beads', 'import', '--help']);
     expect(beads.exitCode, beads.stderr).toBe(0);
