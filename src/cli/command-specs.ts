@@ -94,6 +94,6 @@ export const SPEC_COMMAND: LazyCommandSpec = {
   name: 'spec',
   description:
     "read and move a spec's readiness state machine: status, record what a phase produced, advance (refused by a named rule)",
-  usage: '<status|record|advance> <slug>',
+  usage: '',
   load: async () => (await import('./spec-command.js')).defineSpecCommand,
 };

@@ -32,8 +32,6 @@ export class SpecRefusedError extends AppError {
 }
 
 export function defineSpecCommand(command: Command, deps: CliDeps): void {
-  command.description("read and move a spec's readiness state (specs/<slug>/run-state.json)");
-
   command
     .command('status')
     .description('where the spec stands, whether the readiness gate passes, and what the next step needs')
