@@ -1,11 +1,14 @@
 // A loop's workspace (`.autoresearch/` by default): its file layout, and the registry `.forge/loops.json`
 // that maps an epic id to its workspace.
 //
-// This module sits on the path of `ralph-loop status`, so it loads no schema library: the registry and
-// the config's epic id are checked by hand.
+// This module sits on the path of `ralph-loop status`, whose whole process has a time budget (DESIGN:
+// at most half the bash status), so it loads no schema library: zod alone costs more than the budget
+// leaves. The registry and the config's epic id are checked by hand, and a bad registry is reported as
+// readJsonFile reports a schema's refusal: a ConfigError whose problems name the file and the field.
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { readFileIfExists, writeJsonAtomic } from '../infra/atomic-file.js';
 import { AppError, ConfigError, ExitCode } from '../infra/errors.js';
+import { describeProblem, type FieldProblem } from '../infra/zod-issues.js';
 
 export const DEFAULT_WORKSPACE = '.autoresearch';
 export const LOOPS_REGISTRY_PATH = join('.forge', 'loops.json');
@@ -73,12 +76,10 @@ export async function readLoopsRegistry(repo: string): Promise<LoopsRegistry> {
   try {
     value = JSON.parse(text);
   } catch (error) {
-    throw new ConfigError(`${LOOPS_REGISTRY_PATH}: not valid JSON (${(error as Error).message})`, {
-      hint: `Fix the JSON syntax in ${LOOPS_REGISTRY_PATH}; forge-pack loop writes one entry per epic.`,
-    });
+    throw registryError('', `not valid JSON (${(error as Error).message})`);
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw registryError('(top level)', 'expected an object mapping epic ids to loops');
+    throw registryError('', 'expected an object mapping epic ids to loops');
   }
   const registry: LoopsRegistry = {};
   for (const [epic, entry] of Object.entries(value as Record<string, unknown>)) {
@@ -106,9 +107,15 @@ export async function readLoopsRegistry(repo: string): Promise<LoopsRegistry> {
   return registry;
 }
 
+/** A bad registry, told as readJsonFile tells a schema's refusal: one problem naming file and field. */
 function registryError(field: string, message: string): ConfigError {
-  return new ConfigError(`${LOOPS_REGISTRY_PATH}: ${field}: ${message}`, {
-    hint: `Fix the field above in ${LOOPS_REGISTRY_PATH}.`,
+  const problem: FieldProblem = { file: LOOPS_REGISTRY_PATH, field, message };
+  return new ConfigError(describeProblem(problem), {
+    hint:
+      field === ''
+        ? `Fix the JSON in ${LOOPS_REGISTRY_PATH}; forge-pack loop writes one entry per epic.`
+        : `Fix the field above in ${LOOPS_REGISTRY_PATH}.`,
+    problems: [problem],
   });
 }
 

@@ -43,6 +43,26 @@ describe('the loops registry', () => {
     expect((error as Error).message).toBe(
       '.forge/loops.json: bd-a.workspace: expected the path of the loop workspace',
     );
+    // The same structured problems as a schema's refusal (readJsonFile), so no caller re-parses text.
+    expect((error as ConfigError).problems).toEqual([
+      {
+        file: '.forge/loops.json',
+        field: 'bd-a.workspace',
+        message: 'expected the path of the loop workspace',
+      },
+    ]);
+    await writeFile(
+      join(dir, '.forge', 'loops.json'),
+      JSON.stringify({ 'bd-a': { workspace: 'w', store: 'x' } }),
+    );
+    await expect(readLoopsRegistry(dir)).rejects.toThrow(
+      '.forge/loops.json: bd-a.store: expected "br" or "embedded"',
+    );
+    await writeFile(join(dir, '.forge', 'loops.json'), '[]');
+    const top = await readLoopsRegistry(dir).catch((e: unknown) => e);
+    expect((top as ConfigError).problems).toEqual([
+      { file: '.forge/loops.json', field: '', message: 'expected an object mapping epic ids to loops' },
+    ]);
     await writeFile(
       join(dir, '.forge', 'loops.json'),
       JSON.stringify({ 'bd-a': { workspace: 'w', extra: 1 } }),
