@@ -86,6 +86,7 @@ const SCHEMAS: Record<string, SchemaSpec> = {
       reducer: 'The one reducer that merged the fan-out into claims.',
       gaps: 'What the gap analysis found; null until it ran, [] for none.',
       question_rounds: 'Rounds of questions asked of the user, and how many were answered.',
+      draft: 'The draft spec the draft phase recorded: its repository-relative path and content hash.',
       scores: 'Completeness per dimension, 0-100; the readiness gate needs every one at least 80.',
       blockers: 'Blocker reasons; an open one shuts the gate whatever the scores.',
       reviews:

@@ -1,5 +1,7 @@
 // `forge-pack spec status|record|advance <slug>`: how skills and people read and move a spec's run
 // state. Every change goes through the state machine's rules, under the spec's lock, written atomically.
+import { createHash } from 'node:crypto';
+import { join, relative, resolve, sep } from 'node:path';
 import type { Command } from 'commander';
 import {
   advance,
@@ -12,6 +14,8 @@ import { changeRunState, readRunState, runStateFile } from '../autoresearch/spec
 import { applyRecord, type RecordResult } from '../autoresearch/spec-state/record.js';
 import { newRunState } from '../autoresearch/spec-state/schema.js';
 import type { Violation } from '../autoresearch/spec-state/rules.js';
+import { readFileIfExists } from '../infra/atomic-file.js';
+import { staysInside } from '../infra/contained-path.js';
 import { AppError, ExitCode, UsageError } from '../infra/errors.js';
 import { globals, workingDir } from './common.js';
 import type { CliDeps } from './deps.js';
@@ -59,12 +63,14 @@ export function defineSpecCommand(command: Command, deps: CliDeps): void {
       const flags = cmd.optsWithGlobals<RecordFlags & { by?: string; reason?: string }>();
       const options = globals(cmd);
       const input = recordInputOf(flags);
+      const repo = workingDir(deps, options);
+      if (flags.draft !== undefined) input.draft = await draftOf(repo, flags.draft);
       const who = {
         by: flags.by ?? options.actor ?? 'forge',
         reason: flags.reason ?? null,
         at: new Date(deps.clock.now()).toISOString(),
       };
-      const result = await changeRunState<RecordResult>(workingDir(deps, options), slug, (current) => {
+      const result = await changeRunState<RecordResult>(repo, slug, (current) => {
         const outcome = applyRecord(current ?? newRunState(slug), input, who);
         return outcome.ok ? { write: outcome.state, result: outcome } : { result: outcome };
       });
@@ -139,6 +145,16 @@ Examples:
 
 Exit codes: 0 done, 2 bad flags, 4 refused by a rule or a run state that does not validate, 8 locked.`,
   );
+}
+
+/** The draft file as recorded: a repository-relative path inside the repository, and its content's hash. */
+async function draftOf(repo: string, path: string): Promise<{ path: string; sha256: string }> {
+  const relativePath = relative(repo, resolve(repo, path)).split(sep).join('/');
+  if (relativePath === '' || !(await staysInside(repo, relativePath)))
+    throw new UsageError(`--draft ${path}: expected a file inside the repository.`);
+  const text = await readFileIfExists(join(repo, relativePath)).catch(() => undefined);
+  if (text === undefined) throw new UsageError(`--draft ${path}: no such file (write the draft first).`);
+  return { path: relativePath, sha256: createHash('sha256').update(text).digest('hex') };
 }
 
 function parseTarget(value: string): Target {

@@ -25,6 +25,7 @@ export interface RecordFlags {
   material?: number;
   minor?: number;
   beadsEpic?: string;
+  draft?: string;
 }
 
 const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
@@ -52,6 +53,7 @@ export function addRecordOptions(command: Command): Command {
     .option('--review <reviewer>', "adversarial review: one reviewer's report (with --material)")
     .option('--material <n>', 'material findings in that report', parseInteger(0))
     .option('--minor <n>', 'minor findings in that report (default 0)', parseInteger(0))
+    .option('--draft <path>', 'draft: the draft spec written (its content hash is recorded)')
     .option('--beads-epic <id>', 'beads generation: the build epic created');
 }
 

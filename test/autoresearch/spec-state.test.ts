@@ -38,6 +38,7 @@ function good(phase: Phase, handoff: RunState['handoff'] = 'WITHHELD'): RunState
     reducer: 'reducer',
     gaps: [],
     question_rounds: [{ round: 1, asked: 2, answered: 2, ...stamp }],
+    draft: { path: 'specs/rate-limiter/spec.md', sha256: 'a'.repeat(64), ...stamp },
     scores: Object.fromEntries(DIMENSIONS.map((d) => [d, 90])),
     blockers: [],
     reviews: [{ reviewer: 'red-team', material: 0, minor: 3, ...stamp }],
@@ -142,6 +143,13 @@ const CASES: Case[] = [
     from: good('user_input'),
     to: 'draft',
     broken: (s) => ({ ...s, question_rounds: [{ round: 1, asked: 2, answered: 1, ...stamp }] }),
+  },
+  {
+    rule: 'draft-recorded',
+    what: 'no draft recorded',
+    from: good('draft'),
+    to: 'verify',
+    broken: (s) => ({ ...s, draft: null }),
   },
   {
     rule: 'verify-scores-every-dimension',

@@ -1,5 +1,6 @@
 // `forge-pack spec status|record|advance`: a spec walked through all twelve phases, refusals with the
 // rule's name and exit 4, the history, corrupt files left untouched, and concurrent writers.
+import { createHash } from 'node:crypto';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -53,7 +54,9 @@ function ok(run: Run): Run {
 const scores = (value: number) => DIMENSIONS.flatMap((d) => ['--score', `${d}=${value}`]);
 
 /** Records and advances a spec from intake to the readiness gate, as the skills do. */
-async function toReadinessGate(forge: (...args: string[]) => Promise<Run>): Promise<void> {
+async function toReadinessGate(forge: (...args: string[]) => Promise<Run>, dir: string): Promise<void> {
+  await mkdir(join(dir, 'specs/rate-limiter'), { recursive: true });
+  await writeFile(join(dir, 'specs/rate-limiter/spec.md'), '# Rate limiter\n');
   const go = (to: string) =>
     forge('spec', 'advance', 'rate-limiter', '--to', to, '--by', 'tester', '--reason', `on to ${to}`);
   ok(await forge('spec', 'record', 'rate-limiter', '--prompt', 'sparse', '--by', 'intake'));
@@ -88,6 +91,10 @@ async function toReadinessGate(forge: (...args: string[]) => Promise<Run>): Prom
   ok(await go('user_input'));
   ok(await forge('spec', 'record', 'rate-limiter', '--question-round', '3'));
   ok(await go('SPECULATIVE_DRAFT'));
+  const refused = await go('verify');
+  expect(refused.code).toBe(4);
+  expect(refused.stderr).toContain('draft-recorded');
+  ok(await forge('spec', 'record', 'rate-limiter', '--draft', 'specs/rate-limiter/spec.md'));
   ok(await go('verify'));
   ok(await forge('spec', 'record', 'rate-limiter', ...scores(85)));
   ok(await go('readiness_gate'));
@@ -96,7 +103,7 @@ async function toReadinessGate(forge: (...args: string[]) => Promise<Run>): Prom
 describe('forge-pack spec', () => {
   it('walks a spec through all twelve phases, every move in the history with who and why', async () => {
     const { dir, forge } = await project();
-    await toReadinessGate(forge);
+    await toReadinessGate(forge, dir);
     const go = (to: string) =>
       forge('spec', 'advance', 'rate-limiter', '--to', to, '--by', 'lead', '--reason', 'ready');
     ok(await go('ADVERSARIAL_REVIEW'));
@@ -121,6 +128,10 @@ describe('forge-pack spec', () => {
 
     const state = await readState(dir);
     expect(state).toMatchObject({ phase: 'beads_review', planning: 'PLANNING_READY', handoff: 'ELIGIBLE' });
+    expect(state.draft).toMatchObject({
+      path: 'specs/rate-limiter/spec.md',
+      sha256: createHash('sha256').update('# Rate limiter\n').digest('hex'),
+    });
     const moves = state.history.filter((h) => h.kind === 'transition');
     expect(moves.map((m) => m.to.phase)).toEqual([
       'evidence_fan_out',
@@ -148,7 +159,7 @@ describe('forge-pack spec', () => {
 
   it('refuses an illegal move with exit 4 and the rule that forbids it, changing nothing', async () => {
     const { dir, forge } = await project();
-    await toReadinessGate(forge);
+    await toReadinessGate(forge, dir);
     ok(await forge('spec', 'record', 'rate-limiter', ...scores(100), '--blocker', 'no retry limit'));
     const before = await readFile(join(dir, FILE), 'utf8');
 
@@ -218,7 +229,7 @@ describe('forge-pack spec', () => {
   });
 
   it('refuses a record a rule forbids (a second reducer) with exit 4, and bad flags with exit 2', async () => {
-    const { forge } = await project();
+    const { dir, forge } = await project();
     ok(await forge('spec', 'record', 'rate-limiter', '--prompt', 'rich', '--reducer', 'one'));
     const second = await forge('spec', 'record', 'rate-limiter', '--reducer', 'two');
     expect(second.code).toBe(4);
@@ -230,6 +241,10 @@ describe('forge-pack spec', () => {
       (await forge('spec', 'advance', 'rate-limiter', '--to', 'nowhere', '--by', 'a', '--reason', 'r')).code,
     ).toBe(2);
     expect((await forge('spec', 'status', '../etc')).code).toBe(2);
+    expect((await forge('spec', 'record', 'rate-limiter', '--draft', 'missing.md')).code).toBe(2);
+    expect((await forge('spec', 'record', 'rate-limiter', '--draft', '../outside.md')).code).toBe(2);
+    const state = await readState(dir);
+    expect(state.draft).toBeNull();
   });
 
   it('says how to start a spec that has no run state, and creates nothing for it', async () => {

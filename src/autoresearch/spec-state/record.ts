@@ -20,6 +20,8 @@ export interface RecordInput {
   resolve?: string[];
   review?: { reviewer: string; material: number; minor: number };
   beadsEpic?: string;
+  /** The draft spec: its repository-relative path and content hash. */
+  draft?: { path: string; sha256: string };
 }
 
 export interface Recorder {
@@ -141,6 +143,10 @@ function record(start: RunState, input: RecordInput, who: Recorder): { state: Ru
   if (input.review !== undefined) {
     s = { ...s, reviews: [...s.reviews, { ...input.review, ...stamp }] };
     what.push(`review by ${input.review.reviewer}: ${input.review.material} material`);
+  }
+  if (input.draft !== undefined) {
+    s = { ...s, draft: { ...input.draft, ...stamp } };
+    what.push(`draft ${input.draft.path} (${input.draft.sha256.slice(0, 12)})`);
   }
   if (input.beadsEpic !== undefined) {
     s = { ...s, beads_epic: input.beadsEpic };

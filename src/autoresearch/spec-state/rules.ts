@@ -146,6 +146,12 @@ export const RULES: readonly Rule[] = [
     },
   },
   {
+    name: 'draft-recorded',
+    says: 'the draft phase ends with the draft spec recorded (its path and content hash)',
+    governs: (t) => leaves(t, 'draft'),
+    check: (s) => (s.draft === null ? 'no draft recorded (record --draft specs/<slug>/spec.md)' : undefined),
+  },
+  {
     name: 'verify-scores-every-dimension',
     says: 'verification ends with every completeness dimension scored',
     governs: (t) => leaves(t, 'verify'),

@@ -106,6 +106,14 @@ const blocker = z.strictObject({
   at,
   resolved: z.strictObject({ by: text, at, reason: text }).nullable(),
 });
+const draft = z.strictObject({
+  /** Repository-relative path of the draft spec, usually specs/<slug>/spec.md. */
+  path: text,
+  /** Its content when recorded: what verification and the scores refer to. */
+  sha256: z.string().regex(/^[0-9a-f]{64}$/, { error: 'expected a sha256 in hex' }),
+  by: text,
+  at,
+});
 const review = z.strictObject({ reviewer: text, material: count, minor: count, by: text, at });
 const loopOutcome = z.strictObject({
   strategy: z.literal('autoresearch'),
@@ -144,6 +152,8 @@ export const runStateSchema = z
     /** null until the gap analysis ran; [] when it found none. */
     gaps: z.array(gap).nullable(),
     question_rounds: z.array(questionRound),
+    /** The draft the spec pipeline wrote; null until the draft phase records it. */
+    draft: draft.nullable().default(null),
     scores: z.partialRecord(z.enum(DIMENSIONS), z.number().int().min(0).max(100)),
     blockers: z.array(blocker),
     reviews: z.array(review),
@@ -206,6 +216,7 @@ export function newRunState(slug: string): RunState {
     reducer: null,
     gaps: null,
     question_rounds: [],
+    draft: null,
     scores: {},
     blockers: [],
     reviews: [],
