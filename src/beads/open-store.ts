@@ -15,6 +15,8 @@ export interface StoreFactories {
     actor: string;
     brPath: string;
     clock: Clock;
+    /** The version `probeBr` found, so the store does not ask br again (absent: the store asks). */
+    version?: string;
   }): BeadStore | Promise<BeadStore>;
   createEmbeddedStore(options: { cwd: string; actor: string; clock: Clock }): BeadStore | Promise<BeadStore>;
   probeBr(options: {
@@ -46,13 +48,15 @@ export async function openBeadStore(
   const brPath = options.brPath ?? 'br';
   const embedded = (): BeadStore | Promise<BeadStore> =>
     factories.createEmbeddedStore({ cwd: options.cwd, actor: options.actor, clock: options.clock });
-  const br = (): BeadStore | Promise<BeadStore> =>
+  // One `br version` per process: the probe's answer goes to the store, which keys its protocol on it.
+  const br = (version: string): BeadStore | Promise<BeadStore> =>
     factories.createBrStore({
       cwd: options.cwd,
       env: options.env,
       actor: options.actor,
       brPath,
       clock: options.clock,
+      ...(version === 'unknown' ? {} : { version }),
     });
 
   if (options.choice === 'embedded') return { store: await embedded(), reason: 'store: embedded (chosen)' };
@@ -67,11 +71,15 @@ export async function openBeadStore(
         hint: 'Install br (beads_rust) and put it on PATH, or use --store embedded.',
       });
     }
-    return { store: await br(), reason: `store: br ${probe.version} (chosen)`, brVersion: probe.version };
+    return {
+      store: await br(probe.version),
+      reason: `store: br ${probe.version} (chosen)`,
+      brVersion: probe.version,
+    };
   }
   if (probe !== undefined) {
     return {
-      store: await br(),
+      store: await br(probe.version),
       reason: `store: br ${probe.version} (found on PATH)`,
       brVersion: probe.version,
     };

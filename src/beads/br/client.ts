@@ -37,6 +37,8 @@ export interface BrClientOptions {
   timeoutMs: number;
   lockTimeoutMs: number;
   retry: RetryPolicy;
+  /** br's version when already known (a `br version` the caller made): no probe of its own then. */
+  version?: string;
 }
 
 export interface BrCall {
@@ -70,8 +72,10 @@ export interface BrClient {
   run(call: BrCall): Promise<BrOutcome>;
   /** Runs a call and returns its result documents; throws the BrError on failure. */
   expect(call: BrCall): Promise<unknown[]>;
-  /** `br version --json`, probed once per client. */
+  /** `br version --json`, probed once per client unless the version was given. */
   features(): Promise<BrFeatures>;
+  /** Whether any write call has been started through this client (it may have changed the database). */
+  wrote(): boolean;
 }
 
 /** The environment br runs in: the caller's env, pinned to this workspace, quiet and uncoloured. */
@@ -86,7 +90,9 @@ export function createBrClient(options: BrClientOptions): BrClient {
   const cwd = resolve(options.cwd);
   const beadsDir = resolve(cwd, '.beads');
   const env = brEnvironment(options.env, beadsDir);
-  let featuresPromise: Promise<BrFeatures> | undefined;
+  const known = options.version === undefined ? undefined : parseBrVersion(options.version);
+  let featuresPromise: Promise<BrFeatures> | undefined =
+    known === undefined ? undefined : Promise.resolve(featuresOf(known));
 
   function argvOf(call: BrCall): string[] {
     const globals = [`--actor=${options.actor}`, '--lock-timeout', String(options.lockTimeoutMs)];
@@ -144,11 +150,17 @@ export function createBrClient(options: BrClientOptions): BrClient {
     }
   }
 
+  let wrote = false;
   const client: BrClient = {
     beadsDir,
     describe,
-    run: (call) =>
-      call.write === true ? runSerialised(beadsDir, () => withRetries(call)) : withRetries(call),
+    wrote: () => wrote,
+    run(call) {
+      if (call.write !== true) return withRetries(call);
+      // Set before the call: a write that fails or times out may still have changed the database.
+      wrote = true;
+      return runSerialised(beadsDir, () => withRetries(call));
+    },
     async expect(call) {
       const outcome = await client.run(call);
       if (!outcome.ok) throw outcome.error;

@@ -41,6 +41,8 @@ export interface BrStoreOptions {
   retry?: Partial<RetryPolicy>;
   /** How long a bead listed by `ready` counts as known to be open for `claim` (default 10 s). */
   readyFreshnessMs?: number;
+  /** br's version when the caller already asked it (`probeBr`); otherwise the store asks once. */
+  version?: string;
 }
 
 const DEFAULT_RETRY: RetryPolicy = { attempts: 5, baseDelayMs: 250, maxDelayMs: 4000 };
@@ -60,6 +62,7 @@ export function createBrStore(options: BrStoreOptions): BeadStore {
     timeoutMs: options.timeoutMs ?? 120_000,
     lockTimeoutMs: 60_000,
     retry: { ...DEFAULT_RETRY, ...options.retry },
+    ...(options.version === undefined ? {} : { version: options.version }),
   });
   const freshnessMs = options.readyFreshnessMs ?? 10_000;
   /** Beads the last `ready` listed as open: `claim` on them needs no `show` first. */
@@ -186,7 +189,7 @@ export function createBrStore(options: BrStoreOptions): BeadStore {
 
     children: (epicId, childOptions) => childrenOfEpic(hierarchy, epicId, childOptions?.recursive === true),
 
-    graph: (epicId) => graphOfEpic(hierarchy, epicId),
+    graph: (epicId, graphOptions) => graphOfEpic(hierarchy, epicId, [...(graphOptions?.known ?? [])]),
 
     async claim(id): Promise<ClaimResult> {
       let before = takeFreshReady(id);
@@ -263,7 +266,9 @@ export function createBrStore(options: BrStoreOptions): BeadStore {
       return toComment(await query(call, commentAddSchema));
     },
 
-    async flush() {
+    async flush(flushOptions) {
+      // The runner's end of run: a run that wrote nothing through br has nothing of its own to flush.
+      if (flushOptions?.onlyIfWritten === true && !client.wrote()) return;
       const call: BrCall = { command: ['sync'], args: ['--flush-only'], write: true };
       const result = await query(call, syncSchema);
       const errors = result.errors ?? [];
