@@ -74,6 +74,14 @@ export interface EpicGraph {
   missing: string[];
 }
 
+export interface GraphOptions {
+  /**
+   * Ids believed to be the epic's beads (from an earlier read): a store may show them with the epic in
+   * one call and walk on only from edges to beads it has not seen. The graph is the same either way.
+   */
+  known?: Iterable<string>;
+}
+
 export interface ReadyOptions {
   /** All descendants of the epic rather than its direct children only. */
   recursive?: boolean;
@@ -111,7 +119,7 @@ export interface BeadStore {
    * The epic, all its descendants with their dependencies, and the far end of every dependency that
    * leaves the epic: one read of the store (br: the calls `children -r` makes, plus one `show`).
    */
-  graph(epicId: string): Promise<EpicGraph>;
+  graph(epicId: string, options?: GraphOptions): Promise<EpicGraph>;
   /** Marks the bead in_progress. Fails (not throws) when it is no longer open. */
   claim(id: string): Promise<ClaimResult>;
   /** Sets the bead back to open, with the reason as a comment when given. */
@@ -123,8 +131,11 @@ export interface BeadStore {
   addLabel(id: string, label: string): Promise<void>;
   removeLabel(id: string, label: string): Promise<void>;
   comment(id: string, text: string): Promise<BeadComment>;
-  /** Makes sure everything written is on disk in `.beads/issues.jsonl`. */
-  flush(): Promise<void>;
+  /**
+   * Makes sure everything written is on disk in `.beads/issues.jsonl`. With `onlyIfWritten`, a store
+   * this process has written nothing through may skip it (the runner's end of run).
+   */
+  flush(options?: { onlyIfWritten?: boolean }): Promise<void>;
 }
 
 /** br's label rule: letters, digits, `_`, `:` and `-`, 1 to 50 characters. */

@@ -72,22 +72,24 @@ class Runner {
         );
       }
       await d.guard?.start();
-      await this.recover();
+      await this.recover(acquired.tookOverFrom !== undefined);
       return await this.loop();
     } finally {
       // A stop request this run did not get to was meant for it alone: it must not halt the next run.
       await d.control.clearStop().catch(() => undefined);
       await d.lock.release();
       await d.store
-        .flush()
+        .flush({ onlyIfWritten: true })
         .catch((error: unknown) => ctx.warn(`Could not flush the bead store: ${String(error)}`));
     }
   }
 
   /** Beads of this epic left in progress by a runner that died go back to open. */
-  private async recover(): Promise<void> {
+  private async recover(tookOver: boolean): Promise<void> {
     const { o, d, ctx } = this;
-    const children = await d.store.children(o.epicId, { recursive: true });
+    const before = o.beadsAtStart;
+    const trusted = before !== undefined && !tookOver && !before.some((b) => b.status === 'in_progress');
+    const children = trusted ? before : await d.store.children(o.epicId, { recursive: true });
     for (const bead of children) ctx.known.add(bead.id);
     ctx.closedAtStart = children.filter((bead) => bead.status === 'closed').length;
     for (const bead of children) {
@@ -114,7 +116,7 @@ class Runner {
       const bead = await this.nextBead();
       if (bead === undefined) {
         if (o.onlyBead !== undefined) return this.finish('done', `Bead ${o.onlyBead} ran.`);
-        const idle = await explainIdleEpic(d, o.epicId);
+        const idle = await explainIdleEpic(d, o.epicId, ctx.known);
         return this.finish(idle.reason, idle.message, idle.beadId);
       }
 
