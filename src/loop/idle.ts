@@ -1,5 +1,5 @@
 // Why an epic has nothing ready (done, terminal, waiting for a human, stalled), and the dry-run plan.
-import { BLOCKING_DEPENDENCY_TYPES, type Bead } from '../beads/types.js';
+import { BLOCKING_DEPENDENCY_TYPES, type Bead, type BeadDetail } from '../beads/types.js';
 import { agentSpecFor, compareForRun, describeAgentSource, FAILED_LABEL, roleOf } from './select.js';
 import type { RunnerDeps, RunnerOptions, StopReason } from './types.js';
 
@@ -15,8 +15,13 @@ const NAMED_LIMIT = 5;
 export async function explainIdleEpic(
   deps: Pick<RunnerDeps, 'store' | 'idle'>,
   epicId: string,
+  known: Iterable<string> = [],
 ): Promise<IdleExplanation> {
-  const children = await deps.store.children(epicId, { recursive: true });
+  // One read of the epic with all its beads and their edges: the epic's status and why each open bead
+  // is not ready come out of it, with no `show` per bead. The beads the run knows let br show them all
+  // at once; the edges still find any bead made since.
+  const graph = await deps.store.graph(epicId, { known });
+  const children = graph.beads;
   const open = children.filter((bead) => bead.status !== 'closed' && bead.issue_type !== 'epic');
 
   // A terminal or needs-human state explains an idle epic better than "stalled". An epic waiting
@@ -25,8 +30,7 @@ export async function explainIdleEpic(
   if (probe?.reason === 'needs_human') return { reason: 'needs_human', message: probe.detail };
   let closedNote = '';
   if (open.length === 0 && children.length > 0) {
-    const epic = await deps.store.show(epicId);
-    if (epic.status !== 'closed')
+    if (graph.epic.status !== 'closed')
       await deps.store.close(epicId, `All ${children.length} child beads are closed.`);
     closedNote = `All ${children.length} bead(s) of ${epicId} are closed; the epic is closed.`;
   }
@@ -39,7 +43,7 @@ export async function explainIdleEpic(
 
   const lines: string[] = [];
   for (const bead of open.sort(compareForRun).slice(0, NAMED_LIMIT)) {
-    lines.push(`  ${bead.id} ${JSON.stringify(bead.title)}: ${await whyNotReady(deps, bead)}`);
+    lines.push(`  ${bead.id} ${JSON.stringify(bead.title)}: ${whyNotReady(bead)}`);
   }
   if (open.length > NAMED_LIMIT) lines.push(`  … and ${open.length - NAMED_LIMIT} more`);
   return {
@@ -49,19 +53,17 @@ export async function explainIdleEpic(
   };
 }
 
-async function whyNotReady(deps: Pick<RunnerDeps, 'store'>, bead: Bead): Promise<string> {
+function whyNotReady(bead: BeadDetail): string {
   if (bead.status === 'in_progress') return 'in progress elsewhere';
   if (bead.status !== 'open') return `status ${bead.status}`;
-  const detail = await deps.store.show(bead.id);
-  const blockers = detail.dependencies.filter(
+  const blockers = bead.dependencies.filter(
     (dep) => BLOCKING_DEPENDENCY_TYPES.includes(dep.dependency_type) && dep.status !== 'closed',
   );
   if (blockers.length > 0) {
     return `waits for ${blockers.map((dep) => `${dep.id} (${dep.status ?? 'missing'})`).join(', ')}`;
   }
   if (bead.labels.includes(FAILED_LABEL)) return 'failed in an earlier run (ralph:failed)';
-  if (detail.parent !== undefined && detail.parent !== bead.id)
-    return `its parent ${detail.parent} is blocked`;
+  if (bead.parent !== undefined && bead.parent !== bead.id) return `its parent ${bead.parent} is blocked`;
   return 'not ready (deferred or blocked upstream)';
 }
 

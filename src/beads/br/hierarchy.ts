@@ -128,7 +128,15 @@ export async function childrenOfEpic(
  * shown with its children), then one batched show of what its beads depend on outside it. br lists an
  * edge to an id it does not hold (a LEFT JOIN); showing that id fails, and only then is each shown alone.
  */
-export async function graphOfEpic(deps: HierarchyDeps, epicId: string): Promise<EpicGraph> {
+export async function graphOfEpic(
+  deps: HierarchyDeps,
+  epicId: string,
+  known: readonly string[] = [],
+): Promise<EpicGraph> {
+  if (known.length > 0) {
+    const graph = await graphFromKnown(deps, epicId, known);
+    if (graph !== undefined) return graph;
+  }
   const seen = new Set<string>([epicId]);
   const beads: BeadDetail[] = [];
   let epic: BeadDetail | undefined;
@@ -158,6 +166,57 @@ export async function graphOfEpic(deps: HierarchyDeps, epicId: string): Promise<
   ].filter((id) => !seen.has(id));
   const { found, missing } = await showExisting(deps, targets);
   return { epic, beads, outside: found.map(beadOnly), missing };
+}
+
+/**
+ * The graph from ids believed to be the epic's beads: one `show` of the epic and all of them, then a
+ * `show` only of beads the parent-child edges reach that were not among them (beads created since).
+ * What the edges do not reach from the epic (reparented since) is left out, so the result is the walk's.
+ * Undefined when a known id is gone (shown as not found): the caller walks from the epic instead.
+ */
+async function graphFromKnown(
+  deps: HierarchyDeps,
+  epicId: string,
+  known: readonly string[],
+): Promise<EpicGraph | undefined> {
+  const details = new Map<string, BeadDetail>();
+  let batch = [...new Set([epicId, ...known])];
+  while (batch.length > 0) {
+    let shown: BeadDetail[];
+    try {
+      shown = await deps.showMany(batch);
+    } catch (error) {
+      if (error instanceof BeadStoreError && error.code === 'ISSUE_NOT_FOUND') return undefined;
+      throw error;
+    }
+    for (const detail of shown) details.set(detail.id, detail);
+    for (const id of batch) if (!details.has(id)) return undefined;
+    batch = [...reachable(details, epicId)].filter((id) => !details.has(id));
+  }
+  const epic = details.get(epicId);
+  if (epic === undefined) return undefined;
+  const order = [...reachable(details, epicId)].filter((id) => id !== epicId);
+  const beads = order.map((id) => details.get(id)).filter((d): d is BeadDetail => d !== undefined);
+  const seen = new Set([epicId, ...order]);
+  const targets = [
+    ...new Set([epic, ...beads].flatMap((detail) => detail.dependencies.map((edge) => edge.id))),
+  ].filter((id) => !seen.has(id));
+  const { found, missing } = await showExisting(deps, targets);
+  return { epic, beads, outside: found.map(beadOnly), missing };
+}
+
+/** Ids reached from `rootId` along parent-child edges of the shown details (breadth first, root first). */
+function reachable(details: ReadonlyMap<string, BeadDetail>, rootId: string): Set<string> {
+  const reached = new Set<string>([rootId]);
+  const queue = [rootId];
+  for (let id = queue.shift(); id !== undefined; id = queue.shift()) {
+    for (const edge of details.get(id)?.dependents ?? []) {
+      if (edge.dependency_type !== 'parent-child' || reached.has(edge.id)) continue;
+      reached.add(edge.id);
+      queue.push(edge.id);
+    }
+  }
+  return reached;
 }
 
 async function showExisting(
