@@ -9,7 +9,7 @@ import { createGit } from '../infra/git.js';
 import { runProcess } from '../infra/process.js';
 import { createEventLogWriter, createNdjsonStream } from '../infra/event-log.js';
 import { AppError, EnvironmentError, ExitCode, type ExitCodeValue } from '../infra/errors.js';
-import { createFileLock, type FileLock } from '../infra/lock-file.js';
+import { createFileLock, readLockFile, type FileLock } from '../infra/lock-file.js';
 import { LockedError, runEpic } from '../loop/runner.js';
 import type { LoopConfig } from '../autoresearch/config.js';
 import { loadLedgerSummary } from '../autoresearch/ledger-summary.js';
@@ -34,7 +34,7 @@ import type { CliDeps } from './deps.js';
 import { openStoreFor, workingDir, type GlobalOptions } from './common.js';
 import { runAgentChoices } from './agent-options.js';
 import { findLoopWorkspace, runDirFor } from './epic-dirs.js';
-import { checkRunTarget } from './run-target.js';
+import { checkRunTarget, readRunGraph } from './run-target.js';
 import { createAgentExecutors, createExecutorRegistry, type AgentExecutors } from './executors.js';
 import { useColor } from './output.js';
 import { createProgressRenderer } from './progress.js';
@@ -232,8 +232,19 @@ export async function runLoopCommand(
   );
   // Check what was asked for before creating anything: a mistyped or refused run leaves no trace.
   const repoGit = await deps.createRunnerGit(repo);
-  await checkRunTarget(opened.store, epicId, { dir: repo, inGitRepo: repoGit !== undefined, onlyBead });
-  if (flags.validate !== false) {
+  const runDir = await runDirFor(repo, epicId);
+  const validate = flags.validate !== false;
+  // One read of the epic serves the target check, validation and, when no runner held the epic's lock
+  // before it, the run's recovery (see RunnerOptions.beadsAtStart).
+  const lockFreeBefore = validate && (await readLockFile(runDir.lockPath)) === undefined;
+  const graph = validate ? await readRunGraph(opened.store, epicId) : undefined;
+  await checkRunTarget(opened.store, epicId, {
+    dir: repo,
+    inGitRepo: repoGit !== undefined,
+    onlyBead,
+    graph,
+  });
+  if (validate) {
     const { refuseInvalidEpic } = await import('./validate-epic.js');
     await refuseInvalidEpic({
       epicId,
@@ -245,6 +256,7 @@ export async function runLoopCommand(
       agentOverride: flags.agent !== undefined,
       gates: flags.gates,
       warn: (line) => deps.stderr.write(`${line}\n`),
+      ...(graph === undefined ? {} : { graphs: [graph] }),
     });
   }
   const autoCommit = flags.autoCommit ?? config.runner.auto_commit ?? false;
@@ -253,7 +265,6 @@ export async function runLoopCommand(
       hint: 'Run it in your project (or pass -C <dir>), or drop --auto-commit (and runner.auto_commit).',
     });
   }
-  const runDir = await runDirFor(repo, epicId);
   const runId = `${new Date(deps.clock.now()).toISOString().replace(/[:.]/g, '-')}-${randomBytes(3).toString('hex')}`;
   const cwd = flags.worktree ? await deps.prepareWorktree(repo, epicId) : repo;
   const git = flags.worktree ? await deps.createRunnerGit(cwd) : repoGit;
@@ -354,6 +365,7 @@ export async function runLoopCommand(
         dryRun: flags.dryRun === true,
         signal: controller.signal,
         onlyBead,
+        ...(lockFreeBefore && graph !== undefined ? { beadsAtStart: graph.beads } : {}),
       },
       {
         store: opened.store,

@@ -1,5 +1,5 @@
 // What a run was given: an epic (or bead) that exists, else a usage error that says what was meant.
-import type { BeadDetail, BeadStore } from '../beads/types.js';
+import type { BeadDetail, BeadStore, EpicGraph } from '../beads/types.js';
 import { BeadStoreError, EnvironmentError, UsageError } from '../infra/errors.js';
 
 export interface RunTargetContext {
@@ -15,11 +15,17 @@ export interface RunTargetContext {
 export async function checkRunTarget(
   store: BeadStore,
   epicId: string,
-  context: RunTargetContext & { onlyBead?: string | undefined },
+  context: RunTargetContext & {
+    onlyBead?: string | undefined;
+    /** The epic's graph when the caller has read it (`readRunGraph`): nothing is read again. */
+    graph?: EpicGraph | undefined;
+  },
 ): Promise<void> {
-  const target = await showRunTarget(store, epicId, 'epic', context);
+  const target = context.graph?.epic ?? (await showRunTarget(store, epicId, 'epic', context));
   if (context.onlyBead !== undefined || target.issue_type === 'epic') return;
-  if ((await store.children(epicId)).length > 0) return;
+  const hasBeads =
+    context.graph === undefined ? (await store.children(epicId)).length > 0 : context.graph.beads.length > 0;
+  if (hasBeads) return;
   const parent = target.parent;
   throw new UsageError(
     `${epicId} is a bead${parent === undefined ? '' : ` of epic ${parent}`}, not an epic: it has no beads to run.`,
@@ -27,6 +33,23 @@ export async function checkRunTarget(
       hint: `Run this bead alone: ralph-loop once ${epicId}${parent === undefined ? '' : `; or its whole epic: ralph-loop ${parent}`}`,
     },
   );
+}
+
+/**
+ * The epic's graph, read once for the checks before a run (target, validation, recovery); undefined
+ * when the epic or the store is missing, which `checkRunTarget` then says plainly. Other failures throw.
+ */
+export async function readRunGraph(store: BeadStore, epicId: string): Promise<EpicGraph | undefined> {
+  try {
+    return await store.graph(epicId);
+  } catch (error) {
+    if (
+      error instanceof BeadStoreError &&
+      (error.code === 'ISSUE_NOT_FOUND' || error.code === 'NOT_INITIALIZED')
+    )
+      return undefined;
+    throw error;
+  }
 }
 
 /** Shows an epic or bead; a missing one is a usage error naming the closest id there is. */

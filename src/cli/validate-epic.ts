@@ -3,7 +3,7 @@
 import { relative } from 'node:path';
 import { checkLoop, readLoopState } from '../autoresearch/validate-loop.js';
 import { findLoopWorkspace } from '../autoresearch/workspace.js';
-import type { BeadStore } from '../beads/types.js';
+import type { BeadStore, EpicGraph } from '../beads/types.js';
 import { ConfigError } from '../infra/errors.js';
 import { checkEpic, sortProblems, uniqueProblems, type ValidationProblem } from '../loop/validate/index.js';
 import { findExecutable } from './environment-probes.js';
@@ -19,6 +19,8 @@ export interface ValidateOptions {
   agentOverride?: boolean | undefined;
   /** `--gates`/`--no-gates` on a run's command line (default: `runner.run_gates`, else on). */
   gates?: boolean | undefined;
+  /** Graphs already read (the run's own read before it starts): those epics are not read again. */
+  graphs?: readonly EpicGraph[];
 }
 
 export interface EpicSummary {
@@ -43,7 +45,7 @@ export async function validateEpics(
   const epics: EpicSummary[] = [];
   const problems: ValidationProblem[] = [];
   for (const id of ids) {
-    const graph = await options.store.graph(id);
+    const graph = options.graphs?.find((known) => known.epic.id === id) ?? (await options.store.graph(id));
     const workspace = await findLoopWorkspace(options.repo, id);
     const beads = graph.beads;
     const stamped = beads.some((bead) => bead.labels.includes('autoresearch'));

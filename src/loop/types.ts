@@ -332,6 +332,12 @@ export interface RunnerOptions {
   dryRun: boolean;
   /** Run exactly this bead (ralph-loop once). */
   onlyBead?: string | undefined;
+  /**
+   * The epic's beads as read just before the run (by its validation), with no runner holding the
+   * epic's lock at the time. Recovery takes them instead of reading again when the lock is then taken
+   * without a takeover and none of them is in progress: no runner can have claimed one in between.
+   */
+  beadsAtStart?: readonly Bead[];
   /** Interrupt (SIGINT/SIGTERM): abort the current bead, reopen it, release the lock. */
   signal: AbortSignal;
 }
