@@ -1,0 +1,102 @@
+// The br calls of whole ralph-loop runs, pinned: every call is one the protocol needs (DESIGN §7), so a
+// reintroduced probe, listing or flush shows up here as an extra line.
+import { readFile, writeFile } from 'node:fs/promises';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { assertBuilt } from '../support/cli.js';
+import { makeRepo, type Repo } from '../support/runner-repo.js';
+
+beforeAll(assertBuilt);
+
+/** Where makeRepo points the fake br's call log (FAKE_BR_LOG). */
+const brLog = (repo: Repo) => repo.env.FAKE_BR_LOG!;
+
+/** The br calls logged since the last `forget`, as `command args…` without the global flags. */
+async function brCalls(repo: Repo): Promise<string[]> {
+  const text = await readFile(brLog(repo), 'utf8').catch(() => '');
+  const globals = new Set(['--json', '--lock-timeout', '60000']);
+  return text
+    .split('\n')
+    .filter((line) => line !== '')
+    .map((line) => (JSON.parse(line) as { argv: string[] }).argv)
+    .map((argv) => argv.filter((word) => !globals.has(word) && !word.startsWith('--actor=')).join(' '));
+}
+
+const forget = (repo: Repo) => writeFile(brLog(repo), '');
+
+/** A bead of another epic: what waits on it is not ready, and validation only warns about it. */
+async function otherEpicsBead(repo: Repo): Promise<{ id: string }> {
+  const create = async (args: string[]) =>
+    JSON.parse((await repo.forge(['beads', 'create', ...args, '--json'])).stdout) as { id: string };
+  const other = await create(['Other epic', '-t', 'epic']);
+  return create(['outside', '--parent', other.id]);
+}
+
+describe('br calls of a ralph-loop run (fake br 0.2.19)', () => {
+  it('two no-op beads: one version probe, one read before, ready/claim/close per bead, one read, close, flush', async () => {
+    const repo = await makeRepo('br');
+    const { epic, ids } = await repo.epic(['one', 'two']);
+    const [a, b] = ids as [string, string];
+    await forget(repo);
+
+    const run = await repo.ralph([epic, '--agent', repo.agent]);
+    expect(run.exitCode, run.stderr).toBe(0);
+    expect(await brCalls(repo)).toEqual([
+      'version',
+      // the target check, validation and recovery share this one read of the epic
+      `dep list ${epic} --direction up -t parent-child`,
+      `show ${epic} ${a} ${b}`,
+      `ready --limit 0 --epic=${epic}`,
+      `update ${a} --claim`,
+      `close ${a} --reason=Done by ralph-loop (command, attempt 1).`,
+      `ready --limit 0 --epic=${epic}`,
+      `update ${b} --claim`,
+      `close ${b} --reason=Done by ralph-loop (command, attempt 1).`,
+      `ready --limit 0 --epic=${epic}`,
+      // why the epic is idle: the beads the run knows, shown with the epic in one call
+      `show ${epic} ${a} ${b}`,
+      `close ${epic} --reason=All 2 child beads are closed.`,
+      'sync --flush-only',
+    ]);
+  });
+
+  it('a run that writes nothing flushes nothing, and explains a stalled bead from the same read', async () => {
+    const repo = await makeRepo('br');
+    const { epic, ids } = await repo.epic(['waits']);
+    const outside = await otherEpicsBead(repo);
+    expect((await repo.forge(['beads', 'dep', 'add', ids[0]!, outside.id])).exitCode).toBe(0);
+    await forget(repo);
+
+    const run = await repo.ralph([epic, '--agent', repo.agent]);
+    expect(run.exitCode).toBe(7);
+    expect(run.stderr).toContain(`waits for ${outside.id} (open)`);
+    expect(await brCalls(repo)).toEqual([
+      'version',
+      `dep list ${epic} --direction up -t parent-child`,
+      `show ${epic} ${ids[0]!}`,
+      `show ${outside.id}`,
+      `ready --limit 0 --epic=${epic}`,
+      `show ${epic} ${ids[0]!}`,
+      `show ${outside.id}`,
+    ]);
+  });
+
+  it('a bead made during the run is found through the edges, though the run did not know it', async () => {
+    const repo = await makeRepo('br');
+    const { epic, ids } = await repo.epic(['makes a bead']);
+    const outside = await otherEpicsBead(repo);
+    // The bead's agent adds one to the epic that waits on a bead outside it, so it is never ready and
+    // only the end-of-run read can find it: the epic is then stalled, not done and closed.
+    await repo.script({
+      [ids[0]!]: [
+        [{ exec: ['br', 'create', '--parent', epic, `--deps=blocks:${outside.id}`, '--', 'late'] }],
+      ],
+    });
+    await forget(repo);
+
+    const run = await repo.ralph([epic, '--agent', repo.agent]);
+    expect(run.exitCode, run.stderr).toBe(7);
+    expect(run.stderr).toContain(`"late": waits for ${outside.id} (open)`);
+    expect((await repo.show(epic)).status).toBe('open');
+    expect((await repo.show(ids[0]!)).status).toBe('closed');
+  });
+});
