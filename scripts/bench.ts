@@ -39,6 +39,9 @@ interface Plan {
   cliBeads: number;
   floorBeads: number;
   floorSlices: number;
+  /** Figure 1d: whole runs against the floor, start to finish. */
+  wholeBeads: number;
+  wholeRounds: number;
   coreBeads: number;
   statusSizes: number[];
   statusRuns: number;
@@ -56,6 +59,8 @@ const DEFAULT_PLAN: Plan = {
   cliBeads: 100,
   floorBeads: 40,
   floorSlices: 4,
+  wholeBeads: 20,
+  wholeRounds: 3,
   coreBeads: 300,
   statusSizes: [1_000, 10_000, 100_000],
   statusRuns: 5,
@@ -73,6 +78,8 @@ const QUICK_PLAN: Plan = {
   cliBeads: 16,
   floorBeads: 8,
   floorSlices: 2,
+  wholeBeads: 8,
+  wholeRounds: 1,
   coreBeads: 200,
   statusSizes: [1_000, 100_000],
   statusRuns: 3,
@@ -178,6 +185,8 @@ async function main(): Promise<number> {
       cliBeads: plan.cliBeads,
       slices: plan.floorSlices,
       coreBeads: plan.coreBeads,
+      wholeBeads: plan.wholeBeads,
+      wholeRounds: plan.wholeRounds,
     });
   }
   if (only.has('2') || only.has('3')) {

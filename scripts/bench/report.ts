@@ -6,6 +6,7 @@ import type { Compare } from './compare.js';
 import type { MemoryFigures } from './memory.js';
 import type { ModelRequests } from './model-requests.js';
 import type { RunnerOverhead } from './runner-overhead.js';
+import { runnerRows } from './runner-rows.js';
 import type { Summary } from './stats.js';
 import type { StatusLatency } from './status-latency.js';
 
@@ -62,10 +63,10 @@ export function ms(value: number): string {
   return `${(value / 1000).toFixed(2)} s`;
 }
 
-const medP95 = (s: Summary) => `${ms(s.median)} / ${ms(s.p95)}`;
+export const medP95 = (s: Summary) => `${ms(s.median)} / ${ms(s.p95)}`;
 const mb = (value: number | null) =>
   value === null || !Number.isFinite(value) ? 'n/a' : `${value.toFixed(1)} MB`;
-const num = (value: number, digits = 2) => (Number.isFinite(value) ? value.toFixed(digits) : 'n/a');
+export const num = (value: number, digits = 2) => (Number.isFinite(value) ? value.toFixed(digits) : 'n/a');
 
 /** "meets", or "misses by <how much> (<ratio>×)" for a value that should stay at or under `limit`. */
 export function verdictAtMost(value: number, limit: number, unit: (v: number) => string = ms): string {
@@ -95,86 +96,6 @@ export function renderTable(rows: readonly Row[]): string {
 }
 
 // ---- rows ----
-
-function runnerRows(r: RunnerOverhead): Row[] {
-  const row = (figure: string, measure: string, value: string, budget = '', verdict = ''): Row => ({
-    figure,
-    measure,
-    value,
-    budget,
-    verdict,
-  });
-  const calls = r.br.calls;
-  return [
-    row('1a', `embedded store, ${r.beads} no-op beads: per bead, median / p95`, medP95(r.embedded.cycle)),
-    row('', 'of which the no-op agent (spawn to exit), median', ms(r.embedded.agent.median)),
-    row(
-      '',
-      'runner + embedded store outside the agent, median / p95',
-      medP95(r.embedded.outsideAgent),
-      '< 50 ms',
-      verdictAtMost(r.embedded.outsideAgent.median, 50),
-    ),
-    row('', 'whole process wall time per bead (start and exit included)', ms(r.embedded.wallPerBeadMs)),
-    row(
-      '1b',
-      `fake br ${r.brVersion}, ${r.beads} beads in ${r.br.runs} run(s): per bead, median / p95`,
-      medP95(r.br.cycle),
-    ),
-    row(
-      '',
-      `floor (ready + claim + spawn + close), ${r.floorBeads} beads: median / p95`,
-      medP95(r.floor.perBead),
-    ),
-    row(
-      '',
-      'ratio to the floor: means (total time) / medians',
-      `${num(r.ratio.mean)}× / ${num(r.ratio.median)}×`,
-      '≤ 1.1×',
-      verdictAtMost(r.ratio.mean, 1.1, (v) => `${v.toFixed(2)}×`),
-    ),
-    row(
-      '',
-      'br calls per bead (ready+claim+close; others per run)',
-      `${num(calls.perBead)} (${num(calls.protocolPerBead)}; ${num(calls.otherPerRun, 1)}/run)`,
-      '≤ 4',
-      verdictAtMost(calls.perBead, 4, (v) => v.toFixed(2)),
-    ),
-    row(
-      '',
-      "runner's own time per bead, excl. br and agent (est.)",
-      ms(r.overheadExcludingBrAndAgentMs),
-      '< 50 ms',
-      r.overheadExcludingBrAndAgentMs < 0
-        ? 'n/a (below the noise of this run)'
-        : verdictAtMost(r.overheadExcludingBrAndAgentMs, 50),
-    ),
-    row(
-      '',
-      'floor parts: spawn / ready / claim / close, medians',
-      [r.floor.spawn, r.floor.ready, r.floor.claim, r.floor.close].map((s) => ms(s.median)).join(' / '),
-    ),
-    row(
-      '',
-      'runner start (spawn to run_started): embedded / br, median',
-      `${ms(r.embedded.startupMs.median)} / ${ms(r.br.startupMs.median)}`,
-    ),
-    row(
-      '1c',
-      `core runner in process (memory store, no-op executor), ${r.core.beads} beads: median / p95`,
-      medP95(r.core.perBead),
-      '< 50 ms',
-      verdictAtMost(r.core.perBead.median, 50),
-    ),
-    row(
-      '',
-      `whole CLI in process (embedded store on disk, lock, logs; no spawn), ${r.cli.beads} beads`,
-      `${medP95(r.cli.perBead)} (mean ${ms(r.cli.meanMs)})`,
-      '< 50 ms',
-      verdictAtMost(r.cli.perBead.median, 50),
-    ),
-  ];
-}
 
 function statusRows(s: StatusLatency): Row[] {
   const rows: Row[] = s.sizes.map((size, i) => ({

@@ -8,6 +8,7 @@ import { runCliInProcess, runCoreInProcess, type InProcessRun } from './runner-i
 import { runRalphLoop, type RunnerRun } from './runner-process.js';
 import { brEnv, countBrCalls, seedEmbeddedEpic, seedFakeBrEpic } from './seed.js';
 import { summarize, type Summary } from './stats.js';
+import { measureWholeRun, type WholeRun } from './whole-run.js';
 import { cleanEnv, initGitRepo, noopAgentSpec, tempDir, writeNoopAgent } from './support.js';
 
 export interface RunnerOverheadOptions {
@@ -20,6 +21,9 @@ export interface RunnerOverheadOptions {
   coreBeads: number;
   /** Beads of the whole CLI run in process. Default: beads. */
   cliBeads?: number;
+  /** Beads and rounds of the whole-run figure (1d): DESIGN §7's 20 beads, median of 3 rounds. */
+  wholeBeads?: number;
+  wholeRounds?: number;
   brVersion?: string;
 }
 
@@ -65,6 +69,8 @@ export interface RunnerOverhead {
   overheadExcludingBrAndAgentMs: number;
   core: InProcessFigures;
   cli: InProcessFigures;
+  /** Whole runs against the floor, start to finish, with every br call (figure 1d). */
+  whole: WholeRun;
 }
 
 export interface InProcessFigures {
@@ -162,6 +168,13 @@ export async function measureRunnerOverhead(options: RunnerOverheadOptions): Pro
         );
       }
       const counted = await countBrCalls(brEpic.workspace);
+      const whole = await measureWholeRun({
+        beads: options.wholeBeads ?? 20,
+        rounds: options.wholeRounds ?? 3,
+        agentScript,
+        agentSpec,
+        brVersion,
+      });
       const protocol =
         (counted.byCommand.ready ?? 0) + (counted.byCommand.claim ?? 0) + (counted.byCommand.close ?? 0);
       const floor = {
@@ -196,6 +209,7 @@ export async function measureRunnerOverhead(options: RunnerOverheadOptions): Pro
         overheadExcludingBrAndAgentMs: br.outsideAgent.median - floor.br.median,
         core,
         cli,
+        whole,
       };
     } finally {
       await floorEpic.workspace.cleanup();

@@ -9,6 +9,7 @@ import { measureMemory } from '../../scripts/bench/memory.js';
 import { countBySession } from '../../scripts/bench/model-requests.js';
 import { renderTable, verdictAtMost } from '../../scripts/bench/report.js';
 import { measureRunnerOverhead, sliceSizes } from '../../scripts/bench/runner-overhead.js';
+import { EXTRA_CALLS, wholeRunRows } from '../../scripts/bench/runner-rows.js';
 import { gaps, percentile, summarize } from '../../scripts/bench/stats.js';
 import { measureStatusLatency } from '../../scripts/bench/status-latency.js';
 import { measureValidateCost, validateRows } from '../../scripts/bench/validate-cost.js';
@@ -61,7 +62,14 @@ describe('bench statistics and table', () => {
 
 describe('bench figures on tiny inputs', () => {
   it('figure 1: ralph-loop on both stores, the floor and the in-process runner', async () => {
-    const r = await measureRunnerOverhead({ beads: 3, floorBeads: 2, slices: 2, coreBeads: 5 });
+    const r = await measureRunnerOverhead({
+      beads: 3,
+      floorBeads: 2,
+      slices: 2,
+      coreBeads: 5,
+      wholeBeads: 2,
+      wholeRounds: 1,
+    });
     // Embedded: one run, three beads, two bead-to-bead gaps.
     expect(r.embedded.runs).toBe(1);
     expect(r.embedded.cycle.n).toBe(2);
@@ -77,6 +85,16 @@ describe('bench figures on tiny inputs', () => {
     finite(r.overheadExcludingBrAndAgentMs);
     expect(r.core.perBead.n).toBe(4);
     expect(r.cli.perBead.n).toBe(2);
+    // 1d: a whole run of two beads against the floor's 2 × (ready, claim, close) + the last ready.
+    expect(r.whole.rounds).toHaveLength(1);
+    expect(r.whole.floorCalls).toBe(7);
+    expect(r.whole.calls.byCommand).toMatchObject({ ready: 3, claim: 2, close: 3, version: 1, sync: 1 });
+    expect(r.whole.calls.total).toBe(r.whole.floorCalls + EXTRA_CALLS);
+    expect(r.whole.otherCalls).toBe(EXTRA_CALLS - 1);
+    finite(r.whole.ratio);
+    const rows = wholeRunRows(r.whole);
+    expect(rows[1]!.measure).toContain('beyond it: version 1, dep list 1, show 2, close (epic) 1, sync 1');
+    expect(rows[1]!.verdict).toBe('meets');
   });
 
   it('figure 2: status on a small ledger takes the cache, tail and scan paths', async () => {

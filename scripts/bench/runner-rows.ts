@@ -1,0 +1,131 @@
+// Figure 1's rows: the runner's own time per bead, and the runner against the br protocol's floor.
+import { medP95, ms, num, verdictAtMost, type Row } from './report.js';
+import type { RunnerOverhead } from './runner-overhead.js';
+import type { WholeRun } from './whole-run.js';
+
+/** DESIGN §7: a whole run within 1.10× the floor at 20 beads, and 1.03× per bead in the steady state. */
+export const WHOLE_RATIO = 1.1;
+export const STEADY_RATIO = 1.03;
+/**
+ * br calls a whole run may make beyond the floor's (ready, claim and close per bead, the last ready):
+ * the version probe, the read of the epic before the run (dep list + show), the read that explains why
+ * it is idle (one show), the epic's close and the flush of what the run wrote.
+ */
+export const EXTRA_CALLS = 6;
+
+const times = (v: number) => `${v.toFixed(2)}×`;
+
+export function wholeRunRows(w: WholeRun): Row[] {
+  // Beyond one ready, claim and close per bead and the last ready: what else the run asked br.
+  const others = Object.entries(w.calls.byCommand)
+    .map(([command, count]): [string, number] =>
+      command === 'ready'
+        ? [command, count - w.beads - 1]
+        : command === 'claim'
+          ? [command, count - w.beads]
+          : command === 'close'
+            ? ['close (epic)', count - w.beads]
+            : [command, count],
+    )
+    .filter(([, count]) => count !== 0)
+    .map(([command, count]) => `${command} ${count}`)
+    .join(', ');
+  const rounds = w.rounds.map((round) => times(round.ratio)).join(', ');
+  return [
+    {
+      figure: '1d',
+      measure: `whole run, ${w.beads} beads, fake br: ralph-loop / floor (median of ${w.rounds.length}: ${rounds})`,
+      value: `${ms(w.runnerMs)} / ${ms(w.floorMs)} = ${times(w.ratio)}`,
+      budget: `≤ ${WHOLE_RATIO}×`,
+      verdict: verdictAtMost(w.ratio, WHOLE_RATIO, times),
+    },
+    {
+      figure: '',
+      measure: `  br calls of the run: total (per bead) vs the floor's; beyond it: ${others || 'none'}`,
+      value: `${w.calls.total} (${num(w.calls.total / w.beads)}) vs ${w.floorCalls}`,
+      budget: `≤ floor + ${EXTRA_CALLS}`,
+      verdict: verdictAtMost(w.calls.total, w.floorCalls + EXTRA_CALLS, (v) => `${v} call(s)`),
+    },
+  ];
+}
+
+export function runnerRows(r: RunnerOverhead): Row[] {
+  const row = (figure: string, measure: string, value: string, budget = '', verdict = ''): Row => ({
+    figure,
+    measure,
+    value,
+    budget,
+    verdict,
+  });
+  const calls = r.br.calls;
+  return [
+    row('1a', `embedded store, ${r.beads} no-op beads: per bead, median / p95`, medP95(r.embedded.cycle)),
+    row('', 'of which the no-op agent (spawn to exit), median', ms(r.embedded.agent.median)),
+    row(
+      '',
+      'runner + embedded store outside the agent, median / p95',
+      medP95(r.embedded.outsideAgent),
+      '< 50 ms',
+      verdictAtMost(r.embedded.outsideAgent.median, 50),
+    ),
+    row('', 'whole process wall time per bead (start and exit included)', ms(r.embedded.wallPerBeadMs)),
+    row(
+      '1b',
+      `fake br ${r.brVersion}, ${r.beads} beads in ${r.br.runs} run(s): per bead, median / p95`,
+      medP95(r.br.cycle),
+    ),
+    row(
+      '',
+      `floor (ready + claim + spawn + close), ${r.floorBeads} beads: median / p95`,
+      medP95(r.floor.perBead),
+    ),
+    row(
+      '',
+      'steady state, ratio to the floor per bead: means (total time) / medians',
+      `${num(r.ratio.mean)}× / ${num(r.ratio.median)}×`,
+      `≤ ${STEADY_RATIO}×`,
+      verdictAtMost(r.ratio.mean, STEADY_RATIO, times),
+    ),
+    row(
+      '',
+      'br calls per bead (ready+claim+close; others per run)',
+      `${num(calls.perBead)} (${num(calls.protocolPerBead)}; ${num(calls.otherPerRun, 1)}/run)`,
+      '≤ 4',
+      verdictAtMost(calls.perBead, 4, (v) => v.toFixed(2)),
+    ),
+    ...wholeRunRows(r.whole),
+    row(
+      '',
+      "runner's own time per bead, excl. br and agent (est.)",
+      ms(r.overheadExcludingBrAndAgentMs),
+      '< 50 ms',
+      r.overheadExcludingBrAndAgentMs < 0
+        ? 'n/a (below the noise of this run)'
+        : verdictAtMost(r.overheadExcludingBrAndAgentMs, 50),
+    ),
+    row(
+      '',
+      'floor parts: spawn / ready / claim / close, medians',
+      [r.floor.spawn, r.floor.ready, r.floor.claim, r.floor.close].map((s) => ms(s.median)).join(' / '),
+    ),
+    row(
+      '',
+      'runner start (spawn to run_started): embedded / br, median',
+      `${ms(r.embedded.startupMs.median)} / ${ms(r.br.startupMs.median)}`,
+    ),
+    row(
+      '1c',
+      `core runner in process (memory store, no-op executor), ${r.core.beads} beads: median / p95`,
+      medP95(r.core.perBead),
+      '< 50 ms',
+      verdictAtMost(r.core.perBead.median, 50),
+    ),
+    row(
+      '',
+      `whole CLI in process (embedded store on disk, lock, logs; no spawn), ${r.cli.beads} beads`,
+      `${medP95(r.cli.perBead)} (mean ${ms(r.cli.meanMs)})`,
+      '< 50 ms',
+      verdictAtMost(r.cli.perBead.median, 50),
+    ),
+  ];
+}
