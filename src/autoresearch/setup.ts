@@ -218,6 +218,7 @@ const WORKSPACE_GITIGNORE = [
   'spend.json',
   'ledger-summary.json',
   'head.json',
+  'report.html',
   '*.tmp',
   '',
 ].join('\n');

@@ -97,3 +97,18 @@ export const SPEC_COMMAND: LazyCommandSpec = {
   usage: '',
   load: async () => (await import('./spec-command.js')).defineSpecCommand,
 };
+
+export const REPORT_COMMAND: LazyCommandSpec = {
+  name: 'report',
+  description:
+    "the morning report: one HTML file (no network) with a loop's scores, decisions, cost and hypotheses, or a plain epic's beads",
+  usage: '[options] <epic-id>',
+  load: async () => (await import('./report-command.js')).defineReportCommand,
+};
+
+export const DASHBOARD_COMMAND: LazyCommandSpec = {
+  name: 'dashboard',
+  description: "a read-only local page (127.0.0.1) of the repo's epics and loops, live while they run",
+  usage: '[options]',
+  load: async () => (await import('./dashboard-command.js')).defineDashboardCommand,
+};

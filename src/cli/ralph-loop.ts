@@ -2,7 +2,15 @@
 import { Command } from 'commander';
 import { addCompletionCommand } from './completion.js';
 import { parseRoleAgents } from './agent-options.js';
-import { LOGS_COMMAND, ONCE_COMMAND, RESUME_COMMAND, STATUS_COMMAND, STOP_COMMAND } from './command-specs.js';
+import {
+  DASHBOARD_COMMAND,
+  LOGS_COMMAND,
+  ONCE_COMMAND,
+  REPORT_COMMAND,
+  RESUME_COMMAND,
+  STATUS_COMMAND,
+  STOP_COMMAND,
+} from './command-specs.js';
 import { configureProgram, globals, parseInteger } from './common.js';
 import type { CliDeps } from './deps.js';
 import { addLazyCommand } from './lazy-command.js';
@@ -96,6 +104,8 @@ export function createRalphLoopProgram(deps: CliDeps): Command {
   addLazyCommand(program, RESUME_COMMAND, deps);
   addLazyCommand(program, STOP_COMMAND, deps);
   addLazyCommand(program, LOGS_COMMAND, deps);
+  addLazyCommand(program, REPORT_COMMAND, deps);
+  addLazyCommand(program, DASHBOARD_COMMAND, deps);
 
   program.addHelpText(
     'after',
@@ -109,6 +119,8 @@ Examples:
   ralph-loop status bd-a1b                  # a loop: scores, phase, cost; a plain epic: beads, live bead, failures
   ralph-loop status bd-a1b --json           # the same as one JSON document
   ralph-loop logs bd-a1b --follow           # watch the live run: its events and the live bead's transcript
+  ralph-loop report bd-a1b -o night.html    # the morning report: one HTML file with charts, no network
+  ralph-loop dashboard                      # a read-only local page of every epic and loop, live
   ralph-loop resume bd-a1b                  # after answering the loop's needs-human.md
   ralph-loop stop bd-a1b                    # end after the current bead
   ralph-loop logs bd-a1b bd-a1b.3           # one bead's transcript
@@ -135,7 +147,7 @@ Exit codes: 0 done/terminal/cap/stopped, 2 usage, 3 environment, 4 config, 5 a b
 (labelled ralph:failed, left open), 6 waiting for a human, 7 stalled (open beads, none ready),
 8 another runner holds the epic, 9 agent authentication failed, 130 interrupted.
 Files: .forge/epics/<epic>/ (or the loop's workspace): ralph-loop.lock, stop, runs/<run>.jsonl
-(events), logs/<bead>.log (transcripts).`,
+(events), logs/<bead>.log (transcripts), report.html (written when a run ends).`,
   );
   // Last, so the script it prints knows every command above.
   // No `help` command: with an action of its own, `ralph-loop help` runs an epic named "help", as ever.

@@ -391,6 +391,8 @@ export async function runLoopCommand(
 
   const exitCode = STOP_EXIT_CODES[summary.reason];
   if (!flags.dryRun) {
+    const { writeRunReport } = await import('./report-command.js');
+    await writeRunReport(deps, repo, epicId, opened.store);
     const { runHooks } = await import('./hooks.js');
     const ran = await runHooks({
       hooks: config.hooks,

@@ -20,8 +20,11 @@ export interface VaultLayout {
   files: readonly string[];
 }
 
-/** Workspace entries the runner writes while an agent runs, or a person may drop in: never guarded. */
-const LIVE_ENTRIES = new Set(['ralph-loop.lock', 'stop', 'runs', 'logs', 'archive']);
+/**
+ * Workspace entries the runner writes while an agent runs, or a person may drop in: never guarded.
+ * `report.html` is the page written when a run ends (`ralph-loop report`), a view and not the loop's record.
+ */
+const LIVE_ENTRIES = new Set(['ralph-loop.lock', 'stop', 'runs', 'logs', 'archive', 'report.html']);
 
 function isLive(name: string): boolean {
   return LIVE_ENTRIES.has(name) || name.endsWith('.tmp');

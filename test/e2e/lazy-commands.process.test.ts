@@ -26,6 +26,8 @@ const COMMAND_MODULES = [
   'once-command.js',
   'stop-command.js',
   'logs-command.js',
+  'report-command.js',
+  'dashboard-command.js',
 ];
 
 /** Runs a built CLI with a resolve hook that records every module it loads; returns output and modules. */
@@ -95,6 +97,8 @@ describe('the built CLIs load a command module only for that command', () => {
     expect(ralph.stdout).toMatch(/^ {2}once \[options\] <bead-id> +run exactly one bead/m);
     expect(ralph.stdout).toMatch(/^ {2}stop <epic-id> +ask the running loop/m);
     expect(ralph.stdout).toMatch(/^ {2}logs \[options\] <epic-id> \[bead-id\] +show the events/m);
+    expect(ralph.stdout).toMatch(/^ {2}report \[options\] <epic-id> +the morning report/m);
+    expect(ralph.stdout).toMatch(/^ {2}dashboard \[options\] +a read-only local page/m);
   });
 
   it('a command, or help for it, loads its own module and no other', async () => {

@@ -1,0 +1,59 @@
+// Gathers what a loop's report shows: its status, the whole ledger, the run logs' time and cost by
+// role, the judges' findings and the retrospective, through the readers status and the ledger own.
+import { join } from 'node:path';
+import { parseEventLines } from '../infra/file-tail.js';
+import type { LoopFiles } from '../infra/loop-files.js';
+import { readJudgeOutput } from './judge-output.js';
+import { readLedger } from './ledger.js';
+import {
+  buildLoopReport,
+  findingTexts,
+  foldRoleShares,
+  type LoopReport,
+  type RoleShare,
+} from './report-model.js';
+import { loopStatus, type StatusPorts } from './status.js';
+import { requireLoopWorkspace } from './workspace.js';
+
+export async function readLoopReport(repo: string, epicId: string, ports: StatusPorts): Promise<LoopReport> {
+  const paths = await requireLoopWorkspace(repo, epicId);
+  const status = await loopStatus(repo, epicId, ports, { workspace: paths.root });
+  const [ledger, roles, retrospective] = await Promise.all([
+    readLedger(paths.ledger),
+    readRoleShares(ports.files, join(paths.root, 'runs')),
+    ports.files.readIfExists(paths.retrospective),
+  ]);
+  const findings = new Map<number, string[]>();
+  await Promise.all(
+    ledger.lines
+      .filter((line) => line.findings_count > 0)
+      .map(async (line) => {
+        const verdict = await readJudgeOutput(ports.files, paths.judgeOutput(line.iter)).catch(
+          () => undefined,
+        );
+        if (verdict?.ok === true) findings.set(line.iter, findingTexts(verdict.output.findings));
+      }),
+  );
+  return buildLoopReport({
+    status,
+    lines: ledger.lines,
+    notices: ledger.events.map((event) => ({ ts: event.ts, kind: event.kind, message: event.message })),
+    roles,
+    findings,
+    retrospective: retrospective ?? null,
+    generatedAt: new Date(ports.now()).toISOString(),
+  });
+}
+
+async function readRoleShares(
+  files: LoopFiles,
+  runsDir: string,
+): Promise<Map<number, Record<string, RoleShare>>> {
+  const shares = new Map<number, Record<string, RoleShare>>();
+  const names = ((await files.list(runsDir)) ?? []).filter((name) => name.endsWith('.jsonl'));
+  for (const name of names) {
+    const text = await files.readIfExists(join(runsDir, name));
+    if (text !== undefined) foldRoleShares(shares, parseEventLines(text.split('\n')).events);
+  }
+  return shares;
+}

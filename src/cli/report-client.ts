@@ -1,0 +1,276 @@
+// The script a report page runs in the browser: it reads the page's embedded JSON, builds the views
+// with DOM calls (text always through textContent, so no agent-written string is ever parsed as
+// HTML) and draws the charts with uPlot. On the dashboard it polls the JSON again and redraws.
+//
+// Plain ES5-level JavaScript kept as a string: it is inlined into the page, not run by Node.
+export const REPORT_CLIENT_SCRIPT = String.raw`(function () {
+  'use strict';
+  var config = JSON.parse(document.getElementById('forge-config').textContent);
+  var COLORS = { baseline: '#2563eb', keep: '#16a34a', revert: '#ea580c', crash: '#dc2626',
+    tamper: '#9333ea', guard_failed: '#a16207' };
+  var LABELS = { baseline: 'baseline', keep: 'kept', revert: 'reverted', crash: 'crash',
+    tamper: 'tamper', guard_failed: 'guard failed' };
+  var ROLE_COLORS = { doer: '#2563eb', judge: '#16a34a', arbiter: '#ea580c', strategist: '#9333ea' };
+  var ROLES = ['doer', 'judge', 'arbiter', 'strategist'];
+  var state = { charts: {}, text: null, page: null, liveAt: 0 };
+  window.forgeReport = state;
+
+  function el(tag, className, text) {
+    var node = document.createElement(tag);
+    if (className) node.className = className;
+    if (text !== undefined && text !== null) node.textContent = String(text);
+    return node;
+  }
+  function add(parent, child) { parent.appendChild(child); return child; }
+  function num(value, digits) {
+    if (value === null || value === undefined) return '–';
+    return Number(value.toFixed(digits === undefined ? 4 : digits)).toString();
+  }
+  function usd(value) { return value === null || value === undefined ? '–' : '$' + value.toFixed(2); }
+  function pct(value) { return value === null || value === undefined ? '–' : Math.round(value * 100) + '%'; }
+  function ms(value) {
+    if (value === null || value === undefined) return '–';
+    var s = Math.round(value / 1000);
+    if (s < 60) return s + 's';
+    var m = Math.floor(s / 60);
+    if (m < 60) return m + 'm ' + (s % 60) + 's';
+    return Math.floor(m / 60) + 'h ' + (m % 60) + 'm';
+  }
+  function card(parent, label, value, testid) {
+    var box = add(parent, el('div', 'card'));
+    add(box, el('div', 'card-label', label));
+    var v = add(box, el('div', 'card-value', value));
+    if (testid) v.setAttribute('data-testid', testid);
+  }
+  function section(parent, title) {
+    var box = add(parent, el('section'));
+    add(box, el('h2', null, title));
+    return box;
+  }
+  function chartBox(parent, name) {
+    var box = add(parent, el('div', 'chart'));
+    box.setAttribute('data-chart', name);
+    return box;
+  }
+  // Iterations and bead positions are whole numbers: no tick at 0.5.
+  var WHOLE = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000, 20000, 50000];
+  function width(box) { return Math.max(280, box.clientWidth || 600); }
+  function plot(name, box, opts, data) {
+    opts.width = width(box);
+    opts.height = opts.height || 280;
+    state.charts[name] = new uPlot(opts, data, box);
+  }
+  function pointSeries(label, color) {
+    return { label: label, stroke: color, fill: color, width: 0, paths: function () { return null; },
+      points: { show: true, size: 8, fill: color, stroke: color } };
+  }
+
+  function renderLive(root, live, phase) {
+    var box = add(root, el('div', 'live'));
+    box.setAttribute('data-testid', 'live');
+    if (live && live.bead) {
+      add(box, el('strong', null, 'Live: '));
+      add(box, el('span', 'live-bead', live.bead + (live.title ? ' · ' + live.title : '')));
+      add(box, el('span', 'live-agent', ' · ' + (live.role || 'agent') + ' on ' + (live.agent || '?')));
+      var elapsed = add(box, el('span', 'live-elapsed', ''));
+      elapsed.setAttribute('data-base', String(live.bead_elapsed_ms || 0));
+      state.liveAt = Date.now();
+      tickElapsed();
+    } else if (live) {
+      box.textContent = 'Running (run ' + live.run_id + '), between beads.';
+    } else {
+      box.textContent = phase ? 'Not running (' + phase + ').' : 'Not running.';
+    }
+  }
+  function tickElapsed() {
+    var node = document.querySelector('.live-elapsed');
+    if (!node) return;
+    var base = Number(node.getAttribute('data-base'));
+    node.textContent = ' · ' + ms(base + Date.now() - state.liveAt);
+  }
+
+  function renderLoop(root, r, live) {
+    var head = add(root, el('header'));
+    add(head, el('h1', null, r.subject));
+    add(head, el('p', 'sub', 'Loop ' + r.epic + ' · ' + r.metric.type + ' metric, ' + r.metric.direction +
+      (r.target === null ? '' : ', target ' + r.target) + ' · report of ' + r.generated_at));
+    if (r.terminal_reason !== null) {
+      var end = add(head, el('p', 'terminal', 'Ended: ' + r.terminal_reason));
+      end.setAttribute('data-testid', 'terminal');
+    }
+    renderLive(root, live, r.phase.state.replace(/_/g, ' '));
+    var t = r.totals;
+    var cards = add(root, el('div', 'cards'));
+    card(cards, 'iterations', t.iterations, 'iterations');
+    card(cards, 'kept', t.kept, 'kept');
+    card(cards, 'reverted', t.reverted, 'reverted');
+    card(cards, 'crashed', t.crashed, 'crashed');
+    card(cards, 'guard failed', t.guard_failed, 'guard_failed');
+    card(cards, 'tamper', t.tampered, 'tampered');
+    card(cards, 'keep rate', pct(t.keep_rate), 'keep_rate');
+    card(cards, 'baseline → best', num(t.baseline) + ' → ' + num(t.best), 'best');
+    card(cards, 'cost', usd(t.cost_usd), 'cost');
+    card(cards, 'cost per kept improvement', usd(t.cost_per_keep_usd), 'cost_per_keep');
+    card(cards, 'time', ms(t.duration_ms), 'duration');
+
+    var its = r.iterations;
+    var xs = its.map(function (i) { return i.iter; });
+    var decisions = Object.keys(LABELS).filter(function (d) {
+      return its.some(function (i) { return i.decision === d; });
+    });
+    var series = [{ label: 'iteration' }];
+    var data = [xs];
+    decisions.forEach(function (d) {
+      series.push(pointSeries(LABELS[d], COLORS[d]));
+      // An iteration without a score (a crash) is drawn at the bar it failed to beat.
+      data.push(its.map(function (i) { return i.decision === d ? (i.score === null ? i.best : i.score) : null; }));
+    });
+    series.push({ label: 'best kept', stroke: '#111827', width: 2, paths: uPlot.paths.stepped({ align: 1 }),
+      points: { show: false } });
+    data.push(its.map(function (i) { return i.best; }));
+    if (r.target !== null) {
+      series.push({ label: 'target', stroke: '#6b7280', dash: [6, 4], width: 1, points: { show: false } });
+      data.push(its.map(function () { return r.target; }));
+    }
+    var scoreBox = chartBox(section(root, 'Score over iterations'), 'score');
+    plot('score', scoreBox, { scales: { x: { time: false } }, series: series,
+      axes: [{ label: 'iteration', incrs: WHOLE }, { label: 'score' }] }, data);
+
+    var roleBox = section(root, 'Time and cost per iteration, by role');
+    var roleSeries = [{ label: 'iteration' }];
+    var timeData = [xs];
+    var costData = [xs];
+    ROLES.forEach(function (role) {
+      roleSeries.push({ label: role, stroke: ROLE_COLORS[role], width: 1.5, points: { show: its.length < 200 } });
+      timeData.push(its.map(function (i) { return i.roles[role] ? i.roles[role].ms / 1000 : null; }));
+      costData.push(its.map(function (i) { return i.roles[role] ? i.roles[role].cost_usd : null; }));
+    });
+    var roleCards = add(roleBox, el('div', 'cards'));
+    ROLES.forEach(function (role) { card(roleCards, role + ' per iteration', ms(t.time_per_iteration_ms[role])); });
+    plot('time', chartBox(roleBox, 'time'), { height: 220, scales: { x: { time: false } },
+      series: roleSeries, axes: [{ incrs: WHOLE }, { label: 'seconds' }] }, timeData);
+    plot('cost', chartBox(roleBox, 'cost'), { height: 220, scales: { x: { time: false } },
+      series: roleSeries.map(function (s) { return Object.assign({}, s); }), axes: [{ incrs: WHOLE }, { label: 'USD' }] }, costData);
+
+    var table = add(add(section(root, 'Every iteration'), el('div', 'scroll')), el('table', 'iterations'));
+    var headRow = add(add(table, el('thead')), el('tr'));
+    ['#', 'decision', 'score', 'Δ', 'hypothesis and findings', 'commit', 'cost', 'time'].forEach(function (h) {
+      add(headRow, el('th', null, h));
+    });
+    var body = add(table, el('tbody'));
+    its.forEach(function (i) {
+      var row = add(body, el('tr'));
+      row.setAttribute('data-iter', String(i.iter));
+      row.setAttribute('data-decision', i.decision);
+      add(row, el('td', 'n', i.iter));
+      var badge = add(add(row, el('td')), el('span', 'badge', LABELS[i.decision] || i.decision));
+      badge.style.background = COLORS[i.decision] || '#6b7280';
+      add(row, el('td', 'n', num(i.score)));
+      add(row, el('td', 'n', num(i.delta)));
+      var text = add(row, el('td', 'text'));
+      add(text, el('div', 'hypothesis', i.hypothesis));
+      if (i.reason) add(text, el('div', 'reason', i.reason));
+      if (i.findings.length > 0) {
+        var details = add(text, el('details'));
+        add(details, el('summary', null, i.findings.length + ' findings'));
+        var list = add(details, el('ul'));
+        i.findings.forEach(function (f) { add(list, el('li', null, f)); });
+      } else if (i.findings_count > 0) add(text, el('div', 'reason', i.findings_count + ' findings'));
+      add(row, el('td', 'mono', i.sha ? i.sha.slice(0, 10) : ''));
+      add(row, el('td', 'n', usd(i.cost_usd)));
+      add(row, el('td', 'n', ms(i.duration_ms)));
+    });
+    if (r.notices.length > 0) {
+      var notes = add(section(root, 'Noticed between iterations'), el('ul'));
+      r.notices.forEach(function (n) { add(notes, el('li', null, n.ts + ' ' + n.kind + ': ' + n.message)); });
+    }
+    var retro = section(root, 'Retrospective');
+    add(retro, el('pre', 'retro', r.retrospective === null ? 'No retrospective yet.' : r.retrospective))
+      .setAttribute('data-testid', 'retrospective');
+  }
+
+  function renderEpic(root, r, live) {
+    var head = add(root, el('header'));
+    add(head, el('h1', null, r.title));
+    add(head, el('p', 'sub', 'Epic ' + r.epic + ' · ' + r.runs + ' runs · report of ' + r.generated_at));
+    if (r.last_run && r.last_run.reason) add(head, el('p', 'terminal', 'Last run: ' + r.last_run.reason +
+      (r.last_run.message ? ' – ' + r.last_run.message : ''))).setAttribute('data-testid', 'terminal');
+    renderLive(root, live, null);
+    var cards = add(root, el('div', 'cards'));
+    ['done', 'open', 'in_progress', 'blocked', 'failed'].forEach(function (k) {
+      card(cards, k.replace('_', ' '), r.counts[k], k);
+    });
+    card(cards, 'attempts', r.totals.attempts, 'attempts');
+    card(cards, 'time', ms(r.totals.duration_ms), 'duration');
+    card(cards, 'cost', usd(r.totals.cost_usd), 'cost');
+    var ids = r.beads.map(function (b) { return b.id; });
+    var box = chartBox(section(root, 'Time per bead'), 'beads');
+    plot('beads', box, { scales: { x: { time: false } },
+      series: [{ label: 'bead' }, { label: 'seconds', stroke: '#2563eb', fill: '#93c5fd',
+        paths: uPlot.paths.bars({ size: [0.6, 60] }), points: { show: false } }],
+      axes: [{ incrs: WHOLE, values: function (u, splits) { return splits.map(function (s) { return ids[s] || ''; }); } },
+        { label: 'seconds' }] },
+      [ids.map(function (_, k) { return k; }), r.beads.map(function (b) { return b.duration_ms / 1000; })]);
+    var table = add(add(section(root, 'Beads'), el('div', 'scroll')), el('table', 'beads'));
+    var headRow = add(add(table, el('thead')), el('tr'));
+    ['bead', 'state', 'waits for', 'attempts', 'time', 'cost', 'agent', 'gates', 'commit'].forEach(function (h) {
+      add(headRow, el('th', null, h));
+    });
+    var body = add(table, el('tbody'));
+    r.beads.forEach(function (b) {
+      var row = add(body, el('tr'));
+      row.setAttribute('data-bead', b.id);
+      row.setAttribute('data-state', b.state);
+      var name = add(row, el('td', 'text'));
+      add(name, el('div', 'mono', b.id));
+      add(name, el('div', null, b.title));
+      if (b.last_message) add(name, el('div', 'reason', b.last_message));
+      add(add(row, el('td')), el('span', 'badge state-' + b.state, b.state.replace('_', ' ')));
+      add(row, el('td', 'mono', b.depends_on.join(', ')));
+      add(row, el('td', 'n', b.attempts));
+      add(row, el('td', 'n', ms(b.duration_ms)));
+      add(row, el('td', 'n', usd(b.cost_usd)));
+      add(row, el('td', null, b.agent || ''));
+      add(row, el('td', null, b.gates.map(function (g) { return g.gate + (g.ok ? ' ✓' : ' ✗'); }).join(' ')));
+      add(row, el('td', 'mono', b.commit ? b.commit.slice(0, 10) : ''));
+    });
+  }
+
+  function render(page) {
+    Object.keys(state.charts).forEach(function (k) { state.charts[k].destroy(); });
+    state.charts = {};
+    state.page = page;
+    var root = document.getElementById('app');
+    root.textContent = '';
+    document.title = (page.report.kind === 'loop' ? page.report.subject : page.report.title) + ' · Forge report';
+    if (page.report.kind === 'loop') renderLoop(root, page.report, page.live);
+    else renderEpic(root, page.report, page.live);
+    root.setAttribute('data-rendered', String(Date.now()));
+  }
+
+  var embedded = document.getElementById('forge-data');
+  state.text = embedded.textContent;
+  render(JSON.parse(state.text));
+  window.addEventListener('resize', function () {
+    Object.keys(state.charts).forEach(function (k) {
+      var chart = state.charts[k];
+      chart.setSize({ width: width(chart.root.parentNode), height: chart.height });
+    });
+  });
+  if (config.api) {
+    setInterval(tickElapsed, 1000);
+    var poll = function () {
+      fetch(config.api, { cache: 'no-store' }).then(function (response) {
+        if (!response.ok) throw new Error('HTTP ' + response.status);
+        return response.text();
+      }).then(function (text) {
+        document.getElementById('status').textContent = '';
+        if (text !== state.text) { state.text = text; render(JSON.parse(text)); }
+      }).catch(function (error) {
+        document.getElementById('status').textContent = 'Dashboard unreachable: ' + error.message;
+      }).then(function () { setTimeout(poll, config.interval_ms); });
+    };
+    setTimeout(poll, config.interval_ms);
+  }
+})();
+`;

@@ -1,0 +1,131 @@
+// The report page: one self-contained HTML document (styles, uPlot, the data and the script inlined)
+// that opens from disk with no network. The dashboard serves the same page with an address to poll.
+import { readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import type { LoopReport } from '../autoresearch/report-model.js';
+import type { EpicReport } from './report-epic.js';
+import { REPORT_CLIENT_SCRIPT } from './report-client.js';
+
+/** The bead a runner is working on right now, as the lock and the run's events tell. */
+export interface LiveBead {
+  run_id: string;
+  pid: number;
+  bead: string | null;
+  title: string | null;
+  role: string | null;
+  agent: string | null;
+  attempt: number | null;
+  bead_elapsed_ms: number | null;
+}
+
+export interface ReportPage {
+  report: LoopReport | EpicReport;
+  /** Null when no runner holds the epic. */
+  live: LiveBead | null;
+}
+
+export interface PageOptions {
+  /** The dashboard's JSON address for this page; the page polls it and redraws. */
+  api?: string;
+  intervalMs?: number;
+}
+
+let vendor: Promise<{ script: string; style: string }> | undefined;
+
+/** uPlot's minified browser build and its stylesheet, read from the installed package once. */
+export function loadChartLibrary(): Promise<{ script: string; style: string }> {
+  vendor ??= (async () => {
+    const require = createRequire(import.meta.url);
+    const [script, style] = await Promise.all([
+      readFile(require.resolve('uplot/dist/uPlot.iife.min.js'), 'utf8'),
+      readFile(require.resolve('uplot/dist/uPlot.min.css'), 'utf8'),
+    ]);
+    return { script: inlineScript(script), style };
+  })();
+  return vendor;
+}
+
+export async function renderReportHtml(page: ReportPage, options: PageOptions = {}): Promise<string> {
+  const chart = await loadChartLibrary();
+  const config = { api: options.api ?? null, interval_ms: options.intervalMs ?? 1500 };
+  const title = page.report.kind === 'loop' ? page.report.subject : page.report.title;
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:;${options.api === undefined ? '' : " connect-src 'self';"}">
+<title>${escapeHtml(title)} · Forge report</title>
+<style>${chart.style}</style>
+<style>${PAGE_STYLE}</style>
+</head>
+<body>
+<main id="app"><p>This report draws its views with JavaScript; enable it to see them.</p></main>
+<p id="status" role="status"></p>
+<script type="application/json" id="forge-config">${jsonForScript(config)}</script>
+<script type="application/json" id="forge-data">${jsonForScript(page)}</script>
+<script>${chart.script}</script>
+<script>${REPORT_CLIENT_SCRIPT}</script>
+</body>
+</html>
+`;
+}
+
+/**
+ * JSON that can sit inside a script element: `<` is written `\u003c`, so no string in it (a hypothesis
+ * holding `</script>`) can close the element; U+2028/2029 are escaped too.
+ */
+export function jsonForScript(value: unknown): string {
+  return JSON.stringify(value)
+    .replace(/</g, '\\u003c')
+    .replace(/\u2028/g, '\\u2028')
+    .replace(/\u2029/g, '\\u2029');
+}
+
+export function escapeHtml(text: string): string {
+  return text
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/"/g, '&quot;')
+    .replace(/'/g, '&#39;');
+}
+
+/** A library build never needs `</script` literally; should one hold it, it is split where JS allows. */
+function inlineScript(code: string): string {
+  return code.replace(/<\/script/gi, '<\\/script');
+}
+
+const PAGE_STYLE = `
+:root { color-scheme: light; --fg: #111827; --muted: #6b7280; --line: #e5e7eb; --bg: #f9fafb; }
+* { box-sizing: border-box; }
+body { margin: 0; font: 15px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: var(--fg); background: var(--bg); }
+main { max-width: 1100px; margin: 0 auto; padding: 16px; }
+h1 { font-size: 1.5rem; margin: 0 0 4px; overflow-wrap: anywhere; }
+h2 { font-size: 1.1rem; margin: 28px 0 8px; }
+.sub, .reason { color: var(--muted); font-size: 0.9rem; }
+.terminal { font-weight: 600; }
+.live { margin: 12px 0; padding: 10px 12px; border-radius: 8px; background: #eef2ff; overflow-wrap: anywhere; }
+.cards { display: grid; grid-template-columns: repeat(auto-fill, minmax(140px, 1fr)); gap: 8px; margin: 12px 0; }
+.card { background: #fff; border: 1px solid var(--line); border-radius: 8px; padding: 8px 10px; }
+.card-label { color: var(--muted); font-size: 0.8rem; }
+.card-value { font-size: 1.2rem; font-weight: 600; font-variant-numeric: tabular-nums; }
+.chart { background: #fff; border: 1px solid var(--line); border-radius: 8px; padding: 8px 0; margin: 8px 0; overflow: hidden; }
+.scroll { overflow-x: auto; background: #fff; border: 1px solid var(--line); border-radius: 8px; }
+table { border-collapse: collapse; width: 100%; }
+th, td { text-align: left; vertical-align: top; padding: 6px 8px; border-bottom: 1px solid var(--line); }
+th { position: sticky; top: 0; background: #fff; font-size: 0.85rem; color: var(--muted); }
+td.n { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
+td.text { min-width: 220px; overflow-wrap: anywhere; }
+.mono { font-family: ui-monospace, SFMono-Regular, Menlo, monospace; font-size: 0.85rem; }
+.badge { display: inline-block; padding: 1px 8px; border-radius: 999px; color: #fff; font-size: 0.8rem; white-space: nowrap; background: #6b7280; }
+.state-done { background: #16a34a; } .state-failed { background: #dc2626; } .state-in_progress { background: #2563eb; }
+.state-blocked { background: #a16207; }
+pre.retro { white-space: pre-wrap; overflow-wrap: anywhere; background: #fff; border: 1px solid var(--line); border-radius: 8px; padding: 12px; }
+#status:empty { display: none; }
+#status { position: fixed; bottom: 8px; left: 8px; right: 8px; background: #fee2e2; padding: 8px; border-radius: 8px; }
+@media (max-width: 640px) {
+  main { padding: 10px; }
+  th:nth-child(6), td:nth-child(6) { display: none; }
+}
+`;

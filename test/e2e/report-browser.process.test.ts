@@ -1,0 +1,104 @@
+// `ralph-loop report` as a person sees it: the built CLI writes the page, a real headless chromium
+// opens it from disk, and the views are checked against the known ledger of report-fixture.ts.
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { inPage, launchBrowser, screenshot, watchedPage } from '../support/browser.js';
+import { assertBuilt, runCli } from '../support/cli.js';
+import { createReportFixture, INJECTION, REPORT_EPIC, ROWS, TOTAL_COST } from '../support/report-fixture.js';
+
+beforeAll(assertBuilt);
+
+const SERIES = z.array(z.array(z.number().nullable()));
+
+describe('ralph-loop report of a loop, in chromium', () => {
+  it('draws every iteration with its decision, the best-kept line and the target, and the totals', async () => {
+    const fixture = await createReportFixture();
+    const out = join(fixture.dir, 'night.html');
+    const written = await runCli('ralph-loop', ['report', REPORT_EPIC, '-o', 'night.html'], {
+      cwd: fixture.dir,
+    });
+    expect(written.exitCode, written.stderr).toBe(0);
+    expect(written.stderr).toContain(out);
+    expect(await readFile(out, 'utf8')).toContain('<!doctype html>');
+
+    const browser = await launchBrowser();
+    const { page, errors } = await watchedPage(browser);
+    // Self-contained: the page asks for nothing but itself.
+    const requests: string[] = [];
+    page.on('request', (request) => requests.push(request.url()));
+    await page.goto(pathToFileURL(out).href);
+    await page.waitForSelector('[data-chart="score"] canvas');
+    expect(requests).toEqual([pathToFileURL(out).href]);
+
+    // The score chart holds exactly the recorded points, each in its decision's series.
+    const chart = await inPage(
+      page,
+      '({ labels: forgeReport.charts.score.series.map((s) => s.label), data: forgeReport.charts.score.data })',
+      z.object({ labels: z.array(z.string()), data: SERIES }),
+    );
+    expect(chart.labels).toEqual([
+      'iteration',
+      'baseline',
+      'kept',
+      'reverted',
+      'crash',
+      'tamper',
+      'guard failed',
+      'best kept',
+      'target',
+    ]);
+    expect(chart.data[0]).toEqual(ROWS.map((row) => row.iter));
+    const series = (label: string) => chart.data[chart.labels.indexOf(label)];
+    expect(series('kept')).toEqual([null, 15, null, null, null, null, 18]);
+    expect(series('reverted')).toEqual([null, null, 12, null, null, null, null]);
+    // No score: drawn at the bar the iteration failed to beat.
+    expect(series('crash')).toEqual([null, null, null, 15, null, null, null]);
+    expect(series('guard failed')).toEqual([null, null, null, null, 15, null, null]);
+    expect(series('tamper')).toEqual([null, null, null, null, null, 15, null]);
+    expect(series('best kept')).toEqual(ROWS.map((row) => row.best_after));
+    expect(series('target')).toEqual(ROWS.map(() => 20));
+
+    const decisions = await inPage(
+      page,
+      "[...document.querySelectorAll('tr[data-iter]')].map((row) => row.getAttribute('data-decision'))",
+      z.array(z.string()),
+    );
+    expect(decisions).toEqual(ROWS.map((row) => row.decision));
+    const card = (id: string) => page.textContent(`[data-testid="${id}"]`);
+    expect(await card('iterations')).toBe('6');
+    expect(await card('kept')).toBe('2');
+    expect(await card('crashed')).toBe('1');
+    expect(await card('guard_failed')).toBe('1');
+    expect(await card('tampered')).toBe('1');
+    expect(await card('keep_rate')).toBe('33%');
+    expect(await card('cost')).toBe(`$${TOTAL_COST.toFixed(2)}`);
+    expect(await card('cost_per_keep')).toBe(`$${(TOTAL_COST / 2).toFixed(2)}`);
+    expect(await card('best')).toBe('10 → 18');
+    expect(await card('terminal')).toContain('iteration_cap');
+    expect(await card('retrospective')).toContain('<i>values above 15 help</i>');
+    // Time by role per iteration, from the run log: doer 2 and 3 minutes, judge 1.
+    const time = await inPage(page, 'forgeReport.charts.time.data', SERIES);
+    expect(time[1]).toEqual([null, 120, 180, null, null, null, null]);
+    expect(time[2]).toEqual([null, 60, null, null, null, null, null]);
+    expect(await page.textContent('tr[data-iter="1"]')).toContain('no test covers it');
+
+    // The agent-written hypothesis is text on the page, never markup or script.
+    expect(await page.textContent('tr[data-iter="6"] .hypothesis')).toBe(INJECTION);
+    expect(await inPage(page, 'window.__pwned', z.undefined())).toBeUndefined();
+    expect(await page.$$('img')).toHaveLength(0);
+    expect(await page.title()).toBe('value <b>bold?</b> · Forge report');
+    await screenshot(page, 'report-loop-desktop');
+
+    // A phone: nothing wider than the screen (the table scrolls inside its own box).
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.waitForFunction(
+      'document.querySelector(\'[data-chart="score"] canvas\').getBoundingClientRect().width <= 390',
+    );
+    expect(await inPage(page, 'document.documentElement.scrollWidth', z.number())).toBeLessThanOrEqual(390);
+    await screenshot(page, 'report-loop-phone');
+    expect(errors).toEqual([]);
+  });
+});
