@@ -56,4 +56,26 @@ describe('forge-pack spec (built CLI)', () => {
       gate: { passes: false },
     });
   });
+
+  it('loses no record when several processes record at once (the lock serialises them)', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'forge-spec-e2e-'));
+    onTestFinished(() => rm(dir, { recursive: true, force: true }));
+    const forge = (...args: string[]) => runCli('forge-pack', ['-C', dir, ...args], { cwd: dir });
+    expect((await forge('spec', 'record', 'parser', '--prompt', 'rich')).exitCode).toBe(0);
+    const runs = await Promise.all(
+      [1, 2, 3, 4].map((i) =>
+        forge('spec', 'record', 'parser', '--blocker', `reason ${i}`, '--by', `agent-${i}`),
+      ),
+    );
+    for (const run of runs) expect(run.exitCode, run.stderr).toBe(0);
+    const state = JSON.parse(await readFile(join(dir, 'specs/parser/run-state.json'), 'utf8')) as {
+      blockers: { id: string; by: string }[];
+      history: unknown[];
+    };
+    expect(state.blockers.map((b) => b.id).sort()).toEqual(['B1', 'B2', 'B3', 'B4']);
+    expect(new Set(state.blockers.map((b) => b.by))).toEqual(
+      new Set(['agent-1', 'agent-2', 'agent-3', 'agent-4']),
+    );
+    expect(state.history).toHaveLength(5);
+  });
 });
