@@ -1,15 +1,10 @@
-// A small Git interface over runProcess: argv arrays, an explicit cwd and env, literal pathspecs, -z output.
-import { pathExists } from './atomic-file.js';
-import { randomBytes } from 'node:crypto';
+// The Git port over git itself (git-command.ts runs it): argv arrays, literal pathspecs, -z output.
+// Commits and file writes that go through a throwaway index live in git-scratch-index.ts.
 import { rm, rmdir, stat } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
-import { AppError, ExitCode } from './errors.js';
+import { pathExists } from './atomic-file.js';
 import {
   comparePaths,
-  indexInfoEntry,
-  indexInfoOfStaged,
-  indexInfoRemoval,
   nulTerminated as nul,
   parseLsTree,
   parseNameStatus,
@@ -17,79 +12,22 @@ import {
   parseWorktreeList,
   splitLines,
   splitNul,
-  stagedEntryPath,
   treePathspecs,
   type ChangedPath,
 } from './git-parse.js';
+import { createGitCommand } from './git-command.js';
 import type { Git, GitOptions, SavedFile } from './git-port.js';
-import { runProcess, type ProcessResult } from './process.js';
+import { commitExactly, exportFiles, writeSavedFiles } from './git-scratch-index.js';
 
 export type { ChangedPath, FileChange, StatusEntry, TreeEntry, WorktreeEntry } from './git-parse.js';
 export type { Git, GitOptions, SavedFile } from './git-port.js';
 
-export class GitError extends AppError {
-  readonly stderr: string;
-
-  constructor(message: string, stderr = '') {
-    super(message, { exitCode: ExitCode.environment });
-    this.name = 'GitError';
-    this.stderr = stderr;
-  }
-}
-
-const PATHS_PER_CALL = 500;
-
-interface GitCallOptions {
-  input?: string;
-  env?: NodeJS.ProcessEnv;
-  /** Exit codes that are not failures (default: only 0). */
-  ok?: number[];
-}
+export { GitError } from './git-command.js';
 
 export function createGit(options: GitOptions): Git {
+  const command = createGitCommand(options);
+  const { git, root, forChunks } = command;
   const cwd = options.cwd;
-  const file = options.gitBinary ?? 'git';
-  // Paths are file names, never patterns; nothing may prompt; our parsing needs stable output.
-  const env = { ...options.env, GIT_LITERAL_PATHSPECS: '1', GIT_TERMINAL_PROMPT: '0', LC_ALL: 'C' };
-
-  async function run(dir: string, args: readonly string[], extra: GitCallOptions) {
-    const result: ProcessResult = await runProcess(
-      { file, args },
-      {
-        cwd: dir,
-        env: { ...env, ...extra.env },
-        input: extra.input,
-      },
-    );
-    if (result.spawnError !== undefined) {
-      throw new GitError(`could not run git: ${result.spawnError}`);
-    }
-    if (!(extra.ok ?? [0]).includes(result.exitCode ?? -1)) {
-      const detail = result.stderr.trim().split('\n').slice(-3).join(' ');
-      throw new GitError(
-        `git ${args[0] ?? ''} failed in ${cwd}: ${detail || `exit ${String(result.exitCode)}`}`,
-        result.stderr,
-      );
-    }
-    return result;
-  }
-
-  // Paths in and out of this interface are relative to the top of the working tree, whatever directory
-  // `cwd` is, so commands run there (some git commands print paths relative to the current directory).
-  let top: Promise<string> | undefined;
-  const root = () =>
-    (top ??= run(cwd, ['rev-parse', '--show-toplevel'], {}).then(
-      (r) => r.stdout.trim(),
-      (error: unknown) => {
-        top = undefined; // not a repository yet: ask again next time
-        throw error;
-      },
-    ));
-  const git = async (args: readonly string[], extra: GitCallOptions = {}) => run(await root(), args, extra);
-
-  async function forChunks(paths: readonly string[], run: (chunk: string[]) => Promise<void>): Promise<void> {
-    for (let i = 0; i < paths.length; i += PATHS_PER_CALL) await run(paths.slice(i, i + PATHS_PER_CALL));
-  }
 
   const api: Git = {
     cwd,
@@ -170,71 +108,7 @@ export function createGit(options: GitOptions): Git {
     },
 
     async commitPaths(paths, message) {
-      if (paths.length === 0) return undefined;
-      // `git add` refuses paths it knows nothing about (gone from disk and index): stage only known ones.
-      const known: string[] = [];
-      await forChunks(paths, async (chunk) => {
-        const { stdout } = await git([
-          'ls-files',
-          '-z',
-          '--cached',
-          '--others',
-          '--exclude-standard',
-          '--',
-          ...chunk,
-        ]);
-        known.push(...splitNul(stdout));
-      });
-      if (known.length > 0) {
-        await git(['add', '-A', '--pathspec-from-file=-', '--pathspec-file-nul'], { input: nul(known) });
-      }
-      const staged: string[] = [];
-      const entries: string[] = [];
-      await forChunks(paths, async (chunk) => {
-        const diff = await git([
-          'diff',
-          '--cached',
-          '--name-only',
-          '-z',
-          '--no-renames',
-          'HEAD',
-          '--',
-          ...chunk,
-        ]);
-        staged.push(...splitNul(diff.stdout));
-      });
-      if (staged.length === 0) return undefined;
-      await forChunks(staged, async (chunk) => {
-        const { stdout } = await git(['ls-files', '-s', '-z', '--', ...chunk]);
-        entries.push(...splitNul(stdout));
-      });
-      // The commit is built in a throwaway index (HEAD plus exactly these paths as staged), so a user's
-      // other staged work stays staged and out of it. `git commit --only` would do the same, but trips
-      // over a path that turned from a file into a directory.
-      const inIndex = new Set(entries.map(stagedEntryPath));
-      const head = await api.headSha();
-      const removals = staged
-        .filter((path) => !inIndex.has(path))
-        .map((path) => indexInfoRemoval(path, head.length));
-      const additions = entries.map(indexInfoOfStaged);
-      const indexFile = temporaryIndexPath();
-      const scratch = { GIT_INDEX_FILE: indexFile };
-      try {
-        await git(['read-tree', head], { env: scratch });
-        await git(['update-index', '-z', '--index-info'], {
-          input: [...removals, ...additions].join(''),
-          env: scratch,
-        });
-        const tree = (await git(['write-tree'], { env: scratch })).stdout.trim();
-        const commit = (
-          await git(['commit-tree', tree, '-p', head, '-F', '-'], { input: message })
-        ).stdout.trim();
-        const subject = message.split('\n')[0] ?? '';
-        await git(['update-ref', '-m', `commit: ${subject}`, 'HEAD', commit, head]);
-        return commit;
-      } finally {
-        await rm(indexFile, { force: true });
-      }
+      return commitExactly(command, paths, message, () => api.headSha());
     },
 
     async isMergeOrRebaseInProgress() {
@@ -273,25 +147,7 @@ export function createGit(options: GitOptions): Git {
     },
 
     async writeSavedFiles(files) {
-      const toWrite = [...files].filter(([, file]) => file.blob !== null);
-      const dir = await root();
-      for (const [path, file] of files) if (file.blob === null) await rm(join(dir, path), { force: true });
-      if (toWrite.length === 0) return;
-      // A throwaway index lets checkout-index write the exact bytes (binary-safe) without touching the real one.
-      const indexFile = temporaryIndexPath();
-      try {
-        const info = toWrite.map(([path, file]) => indexInfoEntry(file.mode, file.blob ?? '', path)).join('');
-        await git(['update-index', '-z', '--add', '--index-info'], {
-          input: info,
-          env: { GIT_INDEX_FILE: indexFile },
-        });
-        await git(['checkout-index', '-f', '-z', '--stdin'], {
-          input: nul(toWrite.map(([path]) => path)),
-          env: { GIT_INDEX_FILE: indexFile },
-        });
-      } finally {
-        await rm(indexFile, { force: true });
-      }
+      await writeSavedFiles(command, files);
     },
 
     async listTree(commit, paths) {
@@ -308,26 +164,7 @@ export function createGit(options: GitOptions): Git {
     },
 
     async exportFiles(entries, dir) {
-      const refused = entries.find((entry) => entry.mode !== '100644' && entry.mode !== '100755');
-      if (refused !== undefined) {
-        throw new GitError(`refusing to export ${refused.path}: mode ${refused.mode} is not a regular file`);
-      }
-      if (entries.length === 0) return;
-      // A throwaway index holding only these entries; checkout-index writes them under the prefix.
-      const indexFile = temporaryIndexPath();
-      try {
-        const info = entries.map((entry) => indexInfoEntry(entry.mode, entry.object, entry.path)).join('');
-        await git(['update-index', '-z', '--add', '--index-info'], {
-          input: info,
-          env: { GIT_INDEX_FILE: indexFile },
-        });
-        await git(['checkout-index', '-z', '--stdin', `--prefix=${resolve(dir)}/`], {
-          input: nul(entries.map((entry) => entry.path)),
-          env: { GIT_INDEX_FILE: indexFile },
-        });
-      } finally {
-        await rm(indexFile, { force: true });
-      }
+      await exportFiles(command, entries, dir);
     },
 
     async detachHead(commit) {
@@ -400,10 +237,6 @@ export function createGit(options: GitOptions): Git {
     },
   };
   return api;
-}
-
-function temporaryIndexPath(): string {
-  return join(tmpdir(), `forge-index-${process.pid}-${randomBytes(4).toString('hex')}`);
 }
 
 /** Removes directories that became empty, up to (not including) the repository root. */

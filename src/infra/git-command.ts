@@ -1,0 +1,81 @@
+// Running git for a Git: argv at the top of the working tree, an env that keeps output stable and
+// nothing prompting, exit codes turned into GitError, and long path lists cut into chunks.
+import { AppError, ExitCode } from './errors.js';
+import type { GitOptions } from './git-port.js';
+import { runProcess, type ProcessResult } from './process.js';
+
+export class GitError extends AppError {
+  readonly stderr: string;
+
+  constructor(message: string, stderr = '') {
+    super(message, { exitCode: ExitCode.environment });
+    this.name = 'GitError';
+    this.stderr = stderr;
+  }
+}
+
+const PATHS_PER_CALL = 500;
+
+export interface GitCallOptions {
+  input?: string;
+  env?: NodeJS.ProcessEnv;
+  /** Exit codes that are not failures (default: only 0). */
+  ok?: number[];
+}
+
+/** How a Git runs its commands (shared with git-scratch-index.ts). */
+export interface GitCommand {
+  /** Runs `git <args>` at the top of the working tree. */
+  git: (args: readonly string[], extra?: GitCallOptions) => Promise<ProcessResult>;
+  /** Absolute path of the top of the working tree (asked once). */
+  root: () => Promise<string>;
+  /** Calls `run` with at most PATHS_PER_CALL paths at a time. */
+  forChunks: (paths: readonly string[], run: (chunk: string[]) => Promise<void>) => Promise<void>;
+}
+
+export function createGitCommand(options: GitOptions): GitCommand {
+  const cwd = options.cwd;
+  const file = options.gitBinary ?? 'git';
+  // Paths are file names, never patterns; nothing may prompt; our parsing needs stable output.
+  const env = { ...options.env, GIT_LITERAL_PATHSPECS: '1', GIT_TERMINAL_PROMPT: '0', LC_ALL: 'C' };
+
+  async function run(dir: string, args: readonly string[], extra: GitCallOptions) {
+    const result: ProcessResult = await runProcess(
+      { file, args },
+      {
+        cwd: dir,
+        env: { ...env, ...extra.env },
+        input: extra.input,
+      },
+    );
+    if (result.spawnError !== undefined) {
+      throw new GitError(`could not run git: ${result.spawnError}`);
+    }
+    if (!(extra.ok ?? [0]).includes(result.exitCode ?? -1)) {
+      const detail = result.stderr.trim().split('\n').slice(-3).join(' ');
+      throw new GitError(
+        `git ${args[0] ?? ''} failed in ${cwd}: ${detail || `exit ${String(result.exitCode)}`}`,
+        result.stderr,
+      );
+    }
+    return result;
+  }
+
+  // Paths in and out of this interface are relative to the top of the working tree, whatever directory
+  // `cwd` is, so commands run there (some git commands print paths relative to the current directory).
+  let top: Promise<string> | undefined;
+  const root = () =>
+    (top ??= run(cwd, ['rev-parse', '--show-toplevel'], {}).then(
+      (r) => r.stdout.trim(),
+      (error: unknown) => {
+        top = undefined; // not a repository yet: ask again next time
+        throw error;
+      },
+    ));
+  const git = async (args: readonly string[], extra: GitCallOptions = {}) => run(await root(), args, extra);
+
+  async function forChunks(paths: readonly string[], run: (chunk: string[]) => Promise<void>): Promise<void> {
+    for (let i = 0; i < paths.length; i += PATHS_PER_CALL) await run(paths.slice(i, i + PATHS_PER_CALL));
+  }
+  return { git, root, forChunks };
+}
