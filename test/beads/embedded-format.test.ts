@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { createEmbeddedStore } from '../../src/beads/embedded/index.js';
 import { compareTimestamps } from '../../src/beads/types.js';
 import { BeadStoreError } from '../../src/infra/errors.js';
-import { parseBrJsonl } from '../support/embedded/br-issue-line.js';
+import { lastLinePerId, parseBrJsonl } from '../support/embedded/br-issue-line.js';
 import { fakeClock, readIssues, tempWorkspace, writeIssueLines } from '../support/embedded/workspace.js';
 
 async function initialisedStore(
@@ -45,8 +45,14 @@ describe('embedded store: br line format', () => {
     await store.removeLabel(judge.id, 'ralph:failed');
     await store.reopen(doer.id, 'again');
 
+    // Every line of the log form (each change appended as the whole issue) is a valid br line...
+    const logged = parseBrJsonl(await readIssues(cwd));
+    expect(logged.length).toBeGreaterThan(3);
+    // ...and once flushed, the file holds each issue once, as the last line for its id said.
+    await store.flush();
     const lines = parseBrJsonl(await readIssues(cwd));
     expect(lines.map((l) => l.id).sort()).toEqual([epic.id, doer.id, judge.id].sort());
+    expect(lines).toEqual([...lastLinePerId(logged).values()].sort((a, b) => (a.id < b.id ? -1 : 1)));
     const byId = new Map(lines.map((l) => [l.id, l]));
     expect(byId.get(judge.id)?.dependencies).toEqual([
       expect.objectContaining({
@@ -76,7 +82,7 @@ describe('embedded store: br line format', () => {
     const bead = await store.create({ title: 'x' });
     clock.set('2026-03-01T11:30:00.000Z');
     await store.close(bead.id, 'finished');
-    const [line] = parseBrJsonl(await readIssues(cwd));
+    const line = parseBrJsonl(await readIssues(cwd)).at(-1);
     expect(line).toMatchObject({
       status: 'closed',
       close_reason: 'finished',
@@ -92,6 +98,7 @@ describe('embedded store: br line format', () => {
       if (i % 3 === 0)
         for (let c = 0; c < 11; c += 1) await store.create({ title: `child ${c}`, parent: top.id });
     }
+    await store.flush();
     const ids = parseBrJsonl(await readIssues(cwd)).map((l) => l.id);
     expect(ids).toHaveLength(12 + 4 * 11);
     expect(ids).toEqual([...ids].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)));
@@ -155,13 +162,22 @@ describe('embedded store: br line format', () => {
     await writeIssueLines(cwd, [original, other]);
     const store = createEmbeddedStore({ cwd, actor: 'forge' });
 
+    const before = await readIssues(cwd);
     await store.addLabel('proj-a1b', 'added');
+    // The change is appended as the whole issue; the lines br wrote stay as they were until a flush.
+    const appended = await readIssues(cwd);
+    expect(appended.startsWith(before)).toBe(true);
+    expect(appended.slice(before.length).split('\n')).toHaveLength(2);
+    await store.flush();
     const after = (await readIssues(cwd)).split('\n');
+    expect(after).toHaveLength(3);
+    expect(after[0]).toBe(appended.slice(before.length, -1));
     const rewritten = JSON.parse(after[0]!) as Record<string, unknown>;
     expect(rewritten).toEqual({ ...original, labels: ['added', 'keep'], updated_at: rewritten.updated_at });
     expect(Object.keys(rewritten).indexOf('future_field')).toBeLessThan(
       Object.keys(rewritten).indexOf('labels'),
     );
+    expect(after[1]).toBe(before.split('\n')[1]);
     expect(JSON.parse(after[1]!)).toEqual(JSON.parse(JSON.stringify(other)));
     const comment = await store.comment('proj-a1b', 'next');
     expect(comment.id).toBe(8); // comment ids stay unique across the store

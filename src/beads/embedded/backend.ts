@@ -1,7 +1,8 @@
 // Where records live: the contract the store engine needs, and the in-memory implementation of it.
 import { configError } from './errors.js';
 import { DEFAULT_PREFIX, assertValidPrefix } from './ids.js';
-import { RecordDraft } from './records.js';
+import { RecordDraft } from './draft.js';
+import { IndexedIssues } from './record-index.js';
 import type { IssueMap } from './records.js';
 
 export interface StoreMeta {
@@ -11,7 +12,10 @@ export interface StoreMeta {
 /** Persistence behind the engine: a consistent snapshot to query, and serialised mutations. */
 export interface RecordBackend {
   init(prefix?: string): Promise<void>;
-  /** A consistent snapshot of every record; callers must not modify it. */
+  /**
+   * Every record, consistent as of the call; callers must not modify it, and must not keep it across
+   * an await (a backend applies later changes to the same set in place).
+   */
   read(): Promise<IssueMap>;
   /**
    * Runs `mutate` on a draft of the current records, exclusively (no other writer in between), and
@@ -25,18 +29,18 @@ export interface RecordBackend {
 export function createMemoryBackend(prefix = DEFAULT_PREFIX): RecordBackend {
   assertValidPrefix(prefix);
   let meta: StoreMeta = { prefix };
-  let records: IssueMap = new Map();
+  const records = new IndexedIssues();
   return {
     async init(newPrefix) {
-      meta = { prefix: resolveInitPrefix(meta.prefix, newPrefix, records.size === 0) };
+      meta = { prefix: resolveInitPrefix(meta.prefix, newPrefix, records.map.size === 0) };
     },
     async read() {
-      return records;
+      return records.map;
     },
     async update(mutate) {
-      const draft = new RecordDraft(records);
+      const draft = new RecordDraft(records.map);
       const result = mutate(draft, meta);
-      if (draft.changed) records = draft.records;
+      records.put(draft.changes);
       return result;
     },
     async flush() {},

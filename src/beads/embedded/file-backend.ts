@@ -1,4 +1,5 @@
-// Records in `.beads/issues.jsonl`: read whole, changed under the lock file, replaced atomically.
+// Records in `.beads/issues.jsonl`: followed by what was appended, changed under the lock file by
+// appending the changed issues, compacted (replaced atomically) when superseded lines pile up or on flush.
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
@@ -9,11 +10,13 @@ import { resolveInitPrefix } from './backend.js';
 import type { RecordBackend, StoreMeta } from './backend.js';
 import { configError, notInitialized } from './errors.js';
 import { DEFAULT_PREFIX, assertValidPrefix, inferPrefix } from './ids.js';
-import { parseIssuesJsonl, serializeIssuesJsonl } from './line-format.js';
+import { appendToLog, compactLog, needsCompaction, refreshLog } from './issues-log.js';
+import type { LogState } from './issues-log.js';
+import { parseIssuesJsonl } from './line-format.js';
 import { acquireStoreLock } from './lock.js';
 import type { StoreLock, StoreLockOptions } from './lock.js';
-import { RecordDraft } from './records.js';
-import type { IssueRecord } from './records.js';
+import { RecordDraft } from './draft.js';
+import type { IssueMap } from './records.js';
 
 export const ISSUES_FILE = 'issues.jsonl';
 /** Forge's own metadata, kept apart so br's files stay exactly br's. */
@@ -23,7 +26,15 @@ export const LOCK_FILE = 'forge-embedded.lock';
 export interface FileBackendOptions {
   beadsDir: string;
   lock?: StoreLockOptions | undefined;
+  /**
+   * Compact once the file holds more superseded lines than this and than it has issues, so a change
+   * costs the same however many issues there are, and the file stays under about twice its compact
+   * size. Default 256.
+   */
+  compactAfter?: number | undefined;
 }
+
+const DEFAULT_COMPACT_AFTER = 256;
 
 const metaSchema = z.strictObject({ prefix: z.string() });
 
@@ -54,15 +65,26 @@ export function createFileBackend(options: FileBackendOptions): RecordBackend {
     }
   };
 
-  // Records are never modified in place (drafts copy on write), so the set parsed from the file's
-  // current text can be handed out again until the text changes.
-  let cached: { text: string; records: Map<string, IssueRecord> } | undefined;
-  const load = async (): Promise<Map<string, IssueRecord>> => {
-    const text = await readFileIfExists(issuesPath);
-    if (text === undefined) throw notInitialized(beadsDir);
-    if (cached?.text !== text) cached = { text, records: parseIssuesJsonl(text, issuesPath) };
-    return cached.records;
+  // What this process last read of the file, and the records as of then. Every look at the file and
+  // every change to this state runs in `reads`, so a read never applies an append twice.
+  const reads = createSerialQueue();
+  let state: LogState | undefined;
+  const refresh = async (): Promise<LogState> => {
+    const next = await refreshLog(issuesPath, state);
+    if (next === undefined) throw notInitialized(beadsDir);
+    state = next;
+    return next;
   };
+  // Without Forge's metadata (a store br created), the prefix most ids use: worked out once per full read.
+  const inferred = new WeakMap<object, string>();
+  const inferredPrefix = (current: LogState): string => {
+    const known = inferred.get(current.issues);
+    if (known !== undefined) return known;
+    const prefix = inferPrefix(current.issues.map) ?? DEFAULT_PREFIX;
+    inferred.set(current.issues, prefix);
+    return prefix;
+  };
+  const load = (): Promise<IssueMap> => reads.run(async () => (await refresh()).issues.map);
 
   const readMeta = async (): Promise<StoreMeta | undefined> => {
     const text = await readFileIfExists(metaPath);
@@ -97,25 +119,34 @@ export function createFileBackend(options: FileBackendOptions): RecordBackend {
           if (meta?.prefix !== next) await writeJsonAtomic(metaPath, { prefix: next });
         });
       }),
-    // Readers need no lock: writers replace the file by rename, so a read sees one version whole.
+    // Readers need no lock: writers append whole lines (a torn one is ignored) or replace the file by rename.
     read: () => load(),
     update: (mutate) =>
       serialised(() =>
-        locked(async () => {
-          const records = await load();
-          const meta = (await readMeta()) ?? { prefix: inferPrefix(records) ?? DEFAULT_PREFIX };
-          const draft = new RecordDraft(records);
-          const result = mutate(draft, meta);
-          if (draft.changed) {
-            const text = serializeIssuesJsonl(draft.records.values());
-            await writeFileAtomic(issuesPath, text);
-            cached = { text, records: draft.records };
-          }
-          return result;
-        }),
+        locked(() =>
+          reads.run(async () => {
+            const current = await refresh();
+            const records = current.issues.map;
+            const meta = (await readMeta()) ?? { prefix: inferredPrefix(current) };
+            const draft = new RecordDraft(records);
+            const result = mutate(draft, meta);
+            await appendToLog(issuesPath, current, draft.changes);
+            if (needsCompaction(current, options.compactAfter ?? DEFAULT_COMPACT_AFTER))
+              await compactLog(issuesPath, current);
+            return result;
+          }),
+        ),
       ),
-    // Every write is fsynced and renamed before its operation resolves; flushing waits for queued
-    // writes and checks the file still reads back whole.
-    flush: () => serialised(async () => void (await load())),
+    // Every change is fsynced before its operation resolves; flushing waits for queued changes and
+    // leaves the file as br exports it: sorted, one line per issue.
+    flush: () =>
+      serialised(() =>
+        locked(() =>
+          reads.run(async () => {
+            const current = await refresh();
+            if (!current.file.compact) await compactLog(issuesPath, current);
+          }),
+        ),
+      ),
   };
 }

@@ -1,6 +1,7 @@
 // Pure graph rules over a record set: hierarchy, blocking, readiness (br's semantics) and cycle checks.
 import { BLOCKING_DEPENDENCY_TYPES, compareHybrid } from '../types.js';
 import type { Bead } from '../types.js';
+import { indexOf } from './record-index.js';
 import { PARENT_CHILD, parentOf, toBead } from './records.js';
 import type { IssueMap, IssueRecord } from './records.js';
 
@@ -16,24 +17,36 @@ export function mustStayAcyclic(type: string): boolean {
 
 /** Children of `parentId` through parent-child edges; all descendants when `recursive`. */
 export function descendantsOf(issues: IssueMap, parentId: string, recursive: boolean): IssueRecord[] {
-  const byParent = new Map<string, IssueRecord[]>();
-  for (const record of issues.values()) {
-    const parent = parentOf(record);
-    if (parent === undefined) continue;
-    const siblings = byParent.get(parent);
-    if (siblings === undefined) byParent.set(parent, [record]);
-    else siblings.push(record);
-  }
+  const index = indexOf(issues);
+  return walkChildren(issues, parentId, recursive, (id) => index.childIds(id));
+}
+
+/**
+ * The descendants that can still be ready and the paths to them: closed leaves are left out, so the
+ * walk does not grow with the beads a loop has finished.
+ */
+function activeDescendantsOf(issues: IssueMap, parentId: string, recursive: boolean): IssueRecord[] {
+  const index = indexOf(issues);
+  return walkChildren(issues, parentId, recursive, (id) => index.activeChildIds(id));
+}
+
+function walkChildren(
+  issues: IssueMap,
+  parentId: string,
+  recursive: boolean,
+  childIds: (id: string) => Iterable<string>,
+): IssueRecord[] {
   const result: IssueRecord[] = [];
   const seen = new Set<string>([parentId]);
   const queue = [parentId];
   while (queue.length > 0) {
     const current = queue.shift() as string;
-    for (const child of byParent.get(current) ?? []) {
-      if (seen.has(child.id)) continue;
-      seen.add(child.id);
+    for (const childId of childIds(current)) {
+      const child = issues.get(childId);
+      if (child === undefined || seen.has(childId)) continue;
+      seen.add(childId);
       result.push(child);
-      if (recursive) queue.push(child.id);
+      if (recursive) queue.push(childId);
     }
   }
   return result;
@@ -89,7 +102,7 @@ export function isWorkable(record: IssueRecord, nowMs: number): boolean {
 /** Ready children (or descendants) of the epic, in hybrid order. */
 export function readyBeads(issues: IssueMap, epicId: string, recursive: boolean, nowMs: number): Bead[] {
   const blocked = createBlockedCheck(issues);
-  return descendantsOf(issues, epicId, recursive)
+  return activeDescendantsOf(issues, epicId, recursive)
     .filter((record) => isWorkable(record, nowMs) && !blocked(record.id))
     .map(toBead)
     .sort(compareHybrid);

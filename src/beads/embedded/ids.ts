@@ -1,6 +1,7 @@
 // Issue ids as br makes them: `<prefix>-<base36 hash>` sized to the store, and `<parent>.<n>` for children.
 import { createHash } from 'node:crypto';
 import { configError } from './errors.js';
+import { indexOf } from './record-index.js';
 import type { IssueMap } from './records.js';
 
 export const DEFAULT_PREFIX = 'bd';
@@ -69,13 +70,7 @@ export function generateIssueId(
 
 /** `<parent>.<n>` with n one more than the highest child number in use under that parent. */
 export function nextChildId(issues: IssueMap, parentId: string): string {
-  const pattern = new RegExp(`^${escapeRegExp(parentId)}\\.(\\d+)$`);
-  let highest = 0;
-  for (const id of issues.keys()) {
-    const match = pattern.exec(id);
-    if (match !== null) highest = Math.max(highest, Number(match[1]));
-  }
-  return `${parentId}.${highest + 1}`;
+  return `${parentId}.${indexOf(issues).highestChildNumber(parentId) + 1}`;
 }
 
 /** The prefix most top-level ids in the store use (for a store br created), if any. */
@@ -94,8 +89,4 @@ export function inferPrefix(issues: IssueMap): string | undefined {
     if (count > bestCount) [best, bestCount] = [prefix, count];
   }
   return best;
-}
-
-function escapeRegExp(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }

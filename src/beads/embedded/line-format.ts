@@ -90,20 +90,26 @@ const DEPENDENCY_KEYS = new Set(Object.keys(dependencySchema.shape));
 const COMMENT_KEYS = new Set(Object.keys(commentSchema.shape));
 
 /**
- * Parses the whole file. Any bad line (not JSON, wrong shape, duplicate id) throws a BeadStoreError
- * naming `path:line`; blank lines are skipped.
+ * Parses the whole file. A later line for an id replaces an earlier one (the store appends a changed
+ * issue as a new line, and br's import applies lines in file order, so the last one stands). Any bad
+ * line (not JSON, wrong shape) throws a BeadStoreError naming `path:line`; blank lines are skipped.
  */
 export function parseIssuesJsonl(text: string, path: string): Map<string, IssueRecord> {
   const issues = new Map<string, IssueRecord>();
+  for (const record of parseIssueLines(text, path, 1)) issues.set(record.id, record);
+  return issues;
+}
+
+/** The records of `text`, whose first line is line `firstLine` of `path`, in file order. */
+export function parseIssueLines(text: string, path: string, firstLine: number): IssueRecord[] {
+  const records: IssueRecord[] = [];
   const lines = text.split('\n');
   for (let index = 0; index < lines.length; index += 1) {
     const raw = (lines[index] ?? '').replace(/\r$/, '');
     if (raw.trim() === '') continue;
-    const record = parseIssueLine(raw, path, index + 1);
-    if (issues.has(record.id)) throw corruptLine(path, index + 1, `duplicate issue id ${record.id}`);
-    issues.set(record.id, record);
+    records.push(parseIssueLine(raw, path, firstLine + index));
   }
-  return issues;
+  return records;
 }
 
 function parseIssueLine(raw: string, path: string, line: number): IssueRecord {

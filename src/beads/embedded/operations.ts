@@ -12,7 +12,10 @@ import { cycleDetected, issueNotFound, selfDependency, validationFailed } from '
 import { createBlockedCheck, findCyclePath, mustStayAcyclic } from './graph.js';
 import { generateIssueId, nextChildId } from './ids.js';
 import { PARENT_CHILD, parentOf, toBead, toComment } from './records.js';
-import type { DependencyRecord, IssueMap, IssueRecord, RecordDraft } from './records.js';
+import type { DependencyRecord, IssueMap, IssueRecord } from './records.js';
+import type { RecordDraft } from './draft.js';
+import { indexOf } from './record-index.js';
+import { timestampAfter } from './timestamps.js';
 
 export interface MutationContext {
   /** One timestamp for everything this mutation writes. */
@@ -215,16 +218,16 @@ export function addComment(draft: RecordDraft, id: string, text: string, ctx: Mu
 
 /** Comment ids are unique across the store, as in br's comments table. */
 function newComment(issues: IssueMap, issueId: string, text: string, ctx: MutationContext) {
-  let highest = 0;
-  for (const record of issues.values()) {
-    for (const comment of record.comments) highest = Math.max(highest, comment.id);
-  }
-  return { id: highest + 1, issue_id: issueId, author: ctx.actor, text, created_at: ctx.now };
+  const id = indexOf(issues).highestCommentId() + 1;
+  return { id, issue_id: issueId, author: ctx.actor, text, created_at: ctx.now };
 }
 
-/** updated_at never goes backwards (br rejects updated_at before created_at on import). */
+/**
+ * updated_at moves forward with every change, even when the clock has not (br rejects updated_at
+ * before created_at on import, and keeps the version it already has unless a line is strictly newer).
+ */
 function touch(record: IssueRecord, now: string): void {
-  record.updated_at = [now, record.updated_at, record.created_at].reduce((a, b) =>
-    compareTimestamps(a, b) >= 0 ? a : b,
-  );
+  const previous =
+    compareTimestamps(record.updated_at, record.created_at) >= 0 ? record.updated_at : record.created_at;
+  record.updated_at = compareTimestamps(now, previous) > 0 ? now : timestampAfter(previous);
 }

@@ -51,43 +51,6 @@ export type IssueMap = ReadonlyMap<string, IssueRecord>;
 
 export const PARENT_CHILD = 'parent-child';
 
-/**
- * A copy-on-write view of a record set for one mutation: the base map is never touched, records are
- * cloned on first edit, so a mutation that throws halfway leaves the store as it was.
- */
-export class RecordDraft {
-  readonly records: Map<string, IssueRecord>;
-  private readonly owned = new Set<string>();
-
-  constructor(base: IssueMap) {
-    this.records = new Map(base);
-  }
-
-  get changed(): boolean {
-    return this.owned.size > 0;
-  }
-
-  get(id: string): IssueRecord | undefined {
-    return this.records.get(id);
-  }
-
-  /** The record to modify; throws when absent (callers look it up first). */
-  edit(id: string): IssueRecord {
-    const current = this.records.get(id);
-    if (current === undefined) throw new Error(`internal: edit of unknown record ${id}`);
-    if (this.owned.has(id)) return current;
-    const copy = cloneRecord(current);
-    this.records.set(id, copy);
-    this.owned.add(id);
-    return copy;
-  }
-
-  insert(record: IssueRecord): void {
-    this.records.set(record.id, record);
-    this.owned.add(record.id);
-  }
-}
-
 export function cloneRecord(record: IssueRecord): IssueRecord {
   return {
     ...record,

@@ -38,6 +38,8 @@ export interface EmbeddedStoreOptions extends EngineOptions {
   /** Project root; the store lives in `<cwd>/.beads/`. */
   cwd: string;
   lock?: StoreLockOptions;
+  /** See FileBackendOptions.compactAfter. */
+  compactAfter?: number | undefined;
 }
 
 export interface MemoryStoreOptions extends EngineOptions {
@@ -50,6 +52,7 @@ export function createEmbeddedStore(options: EmbeddedStoreOptions): BeadStore {
   const backend = createFileBackend({
     beadsDir: join(options.cwd, '.beads'),
     lock: options.lock,
+    compactAfter: options.compactAfter,
   });
   return createEngineStore(backend, options);
 }

@@ -38,3 +38,15 @@ export function formatTimestamp(ms: number, subMs = 0): string {
   const base = new Date(ms).toISOString(); // 2026-01-21T21:46:54.405Z
   return `${base.slice(0, -1)}${String(subMs).padStart(6, '0')}Z`;
 }
+
+/**
+ * The smallest timestamp this source could write that is after `iso` (one nanosecond later), for a
+ * change that must read as newer than the version it replaces when the clock has not moved past it.
+ */
+export function timestampAfter(iso: string): string {
+  const ms = Date.parse(iso);
+  const fraction = (/\.(\d+)/.exec(iso)?.[1] ?? '').padEnd(9, '0').slice(0, 9);
+  const wholeMs = Math.floor(ms / 1000) * 1000 + Number(fraction.slice(0, 3));
+  const subMs = Number(fraction.slice(3)) + 1;
+  return subMs >= PER_MS ? formatTimestamp(wholeMs + 1, 0) : formatTimestamp(wholeMs, subMs);
+}

@@ -7,6 +7,7 @@
 // and retry fields exist in one generation, source_repo_path and agent_context in a later one; the
 // union is accepted. Unknown keys are rejected.
 import { z } from 'zod';
+import { compareTimestamps } from '../../../src/beads/types.js';
 
 const timestamp = z
   .string()
@@ -102,4 +103,23 @@ export function parseBrJsonl(content: string): BrIssueLine[] {
     if (!result.success) throw new Error(`line ${index + 1}: ${z.prettifyError(result.error)}\n${line}`);
     return result.data;
   });
+}
+
+/**
+ * The issue each id stands for after br imports the file: its last line. Throws when a later line for
+ * an id is not strictly newer (updated_at) than the one before it: br's import skips a line that is not
+ * newer than what its database already holds, so it would keep the earlier version.
+ */
+export function lastLinePerId(lines: readonly BrIssueLine[]): Map<string, BrIssueLine> {
+  const last = new Map<string, BrIssueLine>();
+  for (const [index, line] of lines.entries()) {
+    const earlier = last.get(line.id);
+    if (earlier !== undefined && !(compareTimestamps(line.updated_at, earlier.updated_at) > 0)) {
+      throw new Error(
+        `line ${index + 1}: ${line.id} again with updated_at ${line.updated_at}, not after ${earlier.updated_at}`,
+      );
+    }
+    last.set(line.id, line);
+  }
+  return last;
 }
