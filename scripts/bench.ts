@@ -14,6 +14,7 @@ import { measureMemory, type MemoryFigures } from './bench/memory.js';
 import { buildRows, describeMachine, renderTable, type BenchFigures } from './bench/report.js';
 import { measureRunnerOverhead } from './bench/runner-overhead.js';
 import { measureStatusLatency } from './bench/status-latency.js';
+import { measureStoreScale } from './bench/store-scale.js';
 import { measureValidateCost } from './bench/validate-cost.js';
 import { BUILT_MAIN, droppedCostlyEnv, ROOT } from './bench/support.js';
 
@@ -24,7 +25,8 @@ Needs the build (npm run bench builds first). Nothing leaves 127.0.0.1.
 
   --quick              smaller counts (under 30 s); skips the real-claude figure
   --only <list>        figures to run, e.g. --only 1,2 (1 runner, 2 status, 3 arbiter/stamp,
-                       4 memory, 5 model requests, 6 compare, 7 validate before a run)
+                       4 memory, 5 model requests, 6 compare, 7 validate before a run,
+                       8 embedded store at 100 / 1,000 / 10,000 beads)
   --compare "<cmd>"    also run the same no-op epic through another runner command on the same
                        fake br and print the ratio; placeholders {epic} {agent} {agent_script}
                        {node} {root} {beads_dir}, e.g.
@@ -52,6 +54,8 @@ interface Plan {
   modelLoops: ('hard' | 'soft')[];
   compareBeads: number;
   validateBeads: number;
+  storeScaleSizes: number[];
+  storeScaleRounds: number;
 }
 
 const DEFAULT_PLAN: Plan = {
@@ -71,6 +75,8 @@ const DEFAULT_PLAN: Plan = {
   modelLoops: ['hard', 'soft'],
   compareBeads: 100,
   validateBeads: 300,
+  storeScaleSizes: [100, 1_000, 10_000],
+  storeScaleRounds: 30,
 };
 
 const QUICK_PLAN: Plan = {
@@ -90,6 +96,8 @@ const QUICK_PLAN: Plan = {
   modelLoops: [],
   compareBeads: 20,
   validateBeads: 100,
+  storeScaleSizes: [100, 1_000, 10_000],
+  storeScaleRounds: 10,
 };
 
 const started = performance.now();
@@ -173,7 +181,7 @@ async function main(): Promise<number> {
   }
 
   const plan = values.quick ? QUICK_PLAN : DEFAULT_PLAN;
-  const only = new Set((values.only ?? '1,2,3,4,5,6,7').split(',').map((part) => part.trim()));
+  const only = new Set((values.only ?? '1,2,3,4,5,6,7,8').split(',').map((part) => part.trim()));
   const loadAtStart = loadavg()[0] ?? Number.NaN;
   const figures: BenchFigures = {};
 
@@ -251,6 +259,16 @@ async function main(): Promise<number> {
   if (only.has('7')) {
     progress(`figure 7: validate before a run, ${plan.validateBeads} beads (embedded, fake br, process)`);
     figures.validate = await measureValidateCost({ beads: plan.validateBeads, rounds: 5 });
+  }
+
+  if (only.has('8')) {
+    progress(`figure 8: embedded store at ${plan.storeScaleSizes.join(' / ')} beads (on disk, fsync)`);
+    // The build directory's disk, not a tmpfs: a change's cost is mostly its fsync.
+    figures.storeScale = await measureStoreScale({
+      sizes: plan.storeScaleSizes,
+      rounds: plan.storeScaleRounds,
+      baseDir: join(ROOT, 'bench', 'tmp'),
+    });
   }
 
   const machine = describeMachine(loadAtStart);

@@ -9,6 +9,7 @@ import type { RunnerOverhead } from './runner-overhead.js';
 import { runnerRows } from './runner-rows.js';
 import type { Summary } from './stats.js';
 import type { StatusLatency } from './status-latency.js';
+import { storeScaleRows, type StoreScale } from './store-scale.js';
 
 export interface Machine {
   cpus: { model: string; count: number };
@@ -50,6 +51,7 @@ export interface BenchFigures {
   memoryAlongsideModels?: boolean;
   compare?: Compare | { skipped: string };
   validate?: ValidateCost;
+  storeScale?: StoreScale;
 }
 
 // ---- formatting ----
@@ -326,5 +328,6 @@ export function buildRows(figures: BenchFigures): Row[] {
     ...(figures.models === undefined ? [] : modelRows(figures.models)),
     ...(figures.compare === undefined ? [] : compareRows(figures.compare)),
     ...(figures.validate === undefined ? [] : validateRows(figures.validate, ms)),
+    ...(figures.storeScale === undefined ? [] : storeScaleRows(figures.storeScale, ms)),
   ];
 }
