@@ -230,7 +230,7 @@ function memoryRows(m: MemoryFigures | { skipped: string }, alongside: boolean):
   if (tenth !== undefined && full !== undefined) {
     rows.push({
       figure: '',
-      measure: `embedded store on disk: one change at ${tenth.beads} / ${full.beads} beads (whole file rewritten)`,
+      measure: `embedded store on disk: one change at ${tenth.beads} / ${full.beads} beads (appended)`,
       value: `${ms(tenth.writeMs.median)} / ${ms(full.writeMs.median)}`,
       budget: '',
       verdict: '',

@@ -1,5 +1,5 @@
-// What one change costs the embedded store as a loop's beads pile up: it rewrites (and fsyncs) the whole
-// `.beads/issues.jsonl` on every change, so the cost grows with the beads the loop has stamped.
+// What one change costs the embedded store as a loop's beads pile up: it appends (and fsyncs) the
+// changed bead to `.beads/issues.jsonl`, so the cost should not grow with the beads the loop has stamped.
 import { mkdir, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import {
@@ -14,7 +14,7 @@ export interface StoreWriteProbe {
   fileBytes: number;
   /** First read of the file (parse) by a fresh store. */
   coldReadMs: number;
-  /** One change (create, claim, close), the whole file rewritten each time. */
+  /** One change (create, claim, close), each appended and fsynced. */
   writeMs: Summary;
 }
 
