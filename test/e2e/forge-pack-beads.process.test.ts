@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { assertBuilt, runCli } from '../support/cli.js';
-import { brIssueLineSchema } from '../support/embedded/br-issue-line.js';
+import { lastLinePerId, parseBrJsonl } from '../support/embedded/br-issue-line.js';
 import { FAKE_BR_SCRIPT } from '../support/fake-br/fake-br-env.js';
 
 interface Workspace {
@@ -106,9 +106,20 @@ describe('forge-pack beads: the embedded store on disk', () => {
     ).stdout.trim();
     await ws.forge(['beads', 'comment', child, 'a note']);
     await ws.forge(['beads', 'close', child]);
-    const lines = (await readFile(join(ws.dir, '.beads', 'issues.jsonl'), 'utf8')).trim().split('\n');
-    expect(lines).toHaveLength(2);
-    for (const line of lines) expect(brIssueLineSchema.safeParse(JSON.parse(line)).success).toBe(true);
+    const path = join(ws.dir, '.beads', 'issues.jsonl');
+    // Each change is appended as the whole bead: every line is one br takes, the last per id stands...
+    const logged = parseBrJsonl(await readFile(path, 'utf8'));
+    expect(logged).toHaveLength(4);
+    const last = lastLinePerId(logged);
+    expect([...last.keys()].sort()).toEqual([epic, child].sort());
+    expect(last.get(child)).toMatchObject({
+      status: 'closed',
+      comments: [expect.objectContaining({ text: 'a note' })],
+    });
+    // ...and `sync` leaves one line per bead, sorted, as br exports it.
+    expect((await ws.forge(['beads', 'sync'])).exitCode).toBe(0);
+    const lines = parseBrJsonl(await readFile(path, 'utf8'));
+    expect(lines).toEqual([...last.values()].sort((a, b) => (a.id < b.id ? -1 : 1)));
   });
 
   it('names the file and line of a corrupt JSONL line and leaves the file as it was', async () => {
