@@ -321,3 +321,14 @@ function splitOrThrow(command: string): string[] {
   // The refinement on `command` has already rejected anything that does not split.
   return split.ok ? split.argv : [];
 }
+
+/** Pieces a pipeline's loop stage shares with config.json, so both read and fail the same way. */
+export const loopSchemaParts = {
+  text,
+  expected,
+  relativePath,
+  doerPath,
+  metric,
+  caps,
+  agentSpec,
+} as const;

@@ -23,6 +23,14 @@ export const LOOP_COMMAND: LazyCommandSpec = {
   load: async () => (await import('./loop-command.js')).defineLoopCommand,
 };
 
+export const PIPELINE_COMMAND: LazyCommandSpec = {
+  name: 'pipeline',
+  description:
+    'create a pipeline of loops from a JSON file: a parent epic whose stage beads run one after another; prints the epic id',
+  usage: '[options] <file>',
+  load: async () => (await import('./pipeline-command.js')).definePipelineCommand,
+};
+
 export const STAMP_COMMAND: LazyCommandSpec = {
   name: 'stamp',
   description: "stamp a loop's next beads: an iteration, the retrospective, or a question for the user",
