@@ -41,6 +41,7 @@ import { createProgressRenderer } from './progress.js';
 import { configuredGates } from './forge-config.js';
 import { createGateProcess } from './gate-process.js';
 import { createSyncBack } from './import-sync-back.js';
+import { deadlineOf, nestedFlags, pipelineBuiltins } from './pipeline-run.js';
 
 export interface RunFlags {
   agent?: string;
@@ -224,6 +225,27 @@ export async function runLoopCommand(
   flags: RunFlags,
   onlyBead?: string,
 ): Promise<void> {
+  const { summary, exitCode } = await runEpicCommand(deps, options, epicId, flags, { onlyBead });
+  if (exitCode === ExitCode.ok) {
+    deps.stderr.write(`${summary.message}\n`);
+  } else {
+    const hint = HINTS[summary.reason]?.(epicId, summary);
+    throw new AppError(summary.message, { exitCode, hint });
+  }
+}
+
+/**
+ * One run of an epic, wired to the real ports, and how it ended. A pipeline's stage runs its epic
+ * through this too, nested in the pipeline's run: `parentSignal` is that run's interrupt.
+ */
+export async function runEpicCommand(
+  deps: CliDeps,
+  options: GlobalOptions,
+  epicId: string,
+  flags: RunFlags,
+  how: { onlyBead?: string; parentSignal?: AbortSignal } = {},
+): Promise<{ summary: RunSummary; exitCode: ExitCodeValue }> {
+  const { onlyBead } = how;
   const repo = workingDir(deps, options);
   const { config, opened } = await openStoreFor(
     deps,
@@ -301,6 +323,11 @@ export async function runLoopCommand(
   };
 
   const controller = new AbortController();
+  const parentSignal = how.parentSignal;
+  if (parentSignal !== undefined) {
+    if (parentSignal.aborted) controller.abort();
+    else parentSignal.addEventListener('abort', () => controller.abort(), { once: true });
+  }
   const stopListening = deps.onInterrupt((count) => {
     if (count === 1) {
       deps.stderr.write(
@@ -329,7 +356,25 @@ export async function runLoopCommand(
     acceptHead: flags.acceptHead === true,
     emit,
   });
-  const executors: ExecutorRegistry = createExecutorRegistry(loop?.agents ?? plainAgents, loop?.builtins);
+  // A pipeline's parent: its stage beads (role:loop) run their stage's epic nested in this run.
+  const deadline = deadlineOf(deps, flags);
+  const stages =
+    loop === undefined
+      ? await pipelineBuiltins(deps, options, flags, {
+          repo,
+          epicId,
+          store: opened.store,
+          config,
+          runNested: (stageEpic, signal) =>
+            runEpicCommand(deps, options, stageEpic, nestedFlags(flags, deadline, deps), {
+              parentSignal: signal,
+            }).then((r) => r.summary),
+        })
+      : undefined;
+  const executors: ExecutorRegistry = createExecutorRegistry(
+    loop?.agents ?? plainAgents,
+    loop?.builtins ?? stages,
+  );
   // The loop's own wall clock holds mid-bead like --wall-clock: the run ends when either runs out.
   // (Already spent: the loop's guard ends the run before any agent starts, and says why.)
   const loopLeft =
@@ -393,6 +438,9 @@ export async function runLoopCommand(
   if (!flags.dryRun) {
     const { writeRunReport } = await import('./report-command.js');
     await writeRunReport(deps, repo, epicId, opened.store);
+  }
+  // A stage's run is part of its pipeline's: the hooks run once, for the pipeline's run.
+  if (!flags.dryRun && how.parentSignal === undefined) {
     const { runHooks } = await import('./hooks.js');
     const ran = await runHooks({
       hooks: config.hooks,
@@ -410,10 +458,5 @@ export async function runLoopCommand(
         );
     }
   }
-  if (exitCode === ExitCode.ok) {
-    deps.stderr.write(`${summary.message}\n`);
-  } else {
-    const hint = HINTS[summary.reason]?.(epicId, summary);
-    throw new AppError(summary.message, { exitCode, hint });
-  }
+  return { summary, exitCode };
 }

@@ -27,6 +27,8 @@ export const SKILL_ROLES: readonly string[] = [
   'spec-beads-review',
   'human',
 ];
+/** A pipeline's stage bead: the runner runs the stage's loop or epic itself, never an agent. */
+export const STAGE_ROLE = 'loop';
 const ROLE_NAME = /^[a-z][a-z0-9-]*$/;
 const ROUTING = ['role', 'agent', 'iter'] as const;
 
@@ -49,7 +51,7 @@ export interface LabelCheckInput {
 /** Whether the runner runs gates after this bead: agent beads with full tools, not a loop's own roles. */
 export function runsGates(bead: Pick<Bead, 'labels'>, loop: boolean): boolean {
   const role = roleOf(bead);
-  return role !== 'judge' && !(loop && LOOP_ROLES.includes(role));
+  return role !== 'judge' && role !== STAGE_ROLE && !(loop && LOOP_ROLES.includes(role));
 }
 
 /** Why a role is not one a run knows, or undefined when it is. */
@@ -58,7 +60,7 @@ export function unknownRole(
   input: Pick<LabelCheckInput, 'loop' | 'configRoles'>,
 ): string | undefined {
   if (role === DEFAULT_ROLE || role === 'judge' || input.configRoles.includes(role)) return undefined;
-  if (SKILL_ROLES.includes(role)) return undefined;
+  if (SKILL_ROLES.includes(role) || role === STAGE_ROLE) return undefined;
   if (LOOP_ROLES.includes(role))
     return input.loop
       ? undefined
