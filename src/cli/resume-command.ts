@@ -35,6 +35,22 @@ export function defineResumeCommand(command: Command, deps: CliDeps): void {
         flags.answerFile === undefined
           ? flags.answer
           : await readUserFile(deps, options, flags.answerFile, 'the answer file');
+      const { readPipeline } = await import('../autoresearch/pipeline-state.js');
+      const pipeline = await readPipeline(repo, epicId);
+      if (pipeline !== undefined) {
+        const { resumePipeline } = await import('../autoresearch/pipeline-resume.js');
+        const resumed = await resumePipeline(repo, pipeline, answer);
+        if (options.json)
+          deps.stdout.write(`${JSON.stringify({ type: 'resumed', epic: epicId, ...resumed })}\n`);
+        say(
+          deps,
+          `Resumed the pipeline ${epicId}: stage "${resumed.stage}" ${resumed.answer === 'again' ? `runs again (cycle ${resumed.cycle})` : resumed.answer === 'accept' ? 'is accepted as it ended' : 'ends the pipeline'}; the question is archived in ${resumed.archived}.`,
+        );
+        if (flags.run === false || resumed.answer === 'stop') return;
+        const { runLoopCommand } = await import('./run-command.js');
+        await runLoopCommand(deps, options, epicId, runFlagsOf(flags));
+        return;
+      }
       const actor = options.actor ?? 'ralph-loop';
       const { store } = (await openStoreFor(deps, { ...options, actor }, epicId)).opened;
       const ctx = await openLoop(repo, epicId, {

@@ -33,6 +33,7 @@ export function defineStatusCommand(command: Command, deps: CliDeps): void {
     .action(async (epicId: string, flags: StatusFlags, cmd: Command) => {
       const options = globals(cmd);
       const repo = workingDir(deps, options);
+      if (flags.workspace === undefined && (await showPipelineStatus(deps, options, repo, epicId))) return;
       if (flags.workspace === undefined) {
         const { findLoopWorkspace } = await import('../autoresearch/workspace.js');
         if ((await findLoopWorkspace(repo, epicId)) === undefined) {
@@ -79,6 +80,32 @@ For a loop, phase: running (the live bead and how long it has run, from the loop
 (needs-human.md), terminated (terminal-signal.json, with its reason), or idle. Scores read
 "baseline → best → last"; the trend shows the recent iterations, a dot where one crashed.`,
   );
+}
+
+/** A pipeline's parent: every stage with its phase and score line; false when the epic is no pipeline. */
+async function showPipelineStatus(
+  deps: CliDeps,
+  options: GlobalOptions,
+  repo: string,
+  epicId: string,
+): Promise<boolean> {
+  const { readPipeline } = await import('../autoresearch/pipeline-state.js');
+  const record = await readPipeline(repo, epicId);
+  if (record === undefined) return false;
+  const { pipelineStatus, renderPipelineStatusText } = await import('../autoresearch/pipeline-status.js');
+  const status = await pipelineStatus(
+    repo,
+    record,
+    (await openStoreFor(deps, options, epicId)).opened.store,
+    {
+      now: () => deps.clock.now(),
+      host: deps.host,
+      isProcessAlive: deps.isProcessAlive ?? isProcessAlive,
+    },
+  );
+  if (options.json) printJson(deps, status);
+  else deps.stdout.write(renderPipelineStatusText(status));
+  return true;
 }
 
 /** A plain epic (no autoresearch loop): its beads, the live bead, the last run, what failed. */

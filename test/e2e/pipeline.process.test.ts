@@ -1,0 +1,187 @@
+// Pipelines of loops as a user runs them: forge-pack pipeline, one ralph-loop <parent> through a soft
+// stage, an epic stage with a test gate and a hard stage; a plateau's question and each answer; kill -9.
+import { execa } from 'execa';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { assertBuilt, BIN } from '../support/cli.js';
+import {
+  pipelineRepo,
+  threeStageRules,
+  threeStages,
+  valueDoer,
+  type PipelineRepo,
+} from '../support/pipeline-script.js';
+
+beforeAll(assertBuilt);
+
+interface StageJson {
+  name: string;
+  phase: string;
+  bead_status: string;
+  epic: string | null;
+  cycle: number;
+  scores: { baseline: number | null; best: number | null; last: number | null } | null;
+  beads: { done: number; total: number } | null;
+}
+
+async function status(repo: PipelineRepo, parent: string): Promise<{ phase: string; stages: StageJson[] }> {
+  const shown = await repo.ralph(['status', parent, '--json']);
+  expect(shown.exitCode, shown.stderr).toBe(0);
+  return JSON.parse(shown.stdout) as { phase: string; stages: StageJson[] };
+}
+
+/** The iteration lines of a stage's ledger (events such as a tamper record left out). */
+async function ledger(repo: PipelineRepo, ws: string): Promise<{ iter: number; decision: string }[]> {
+  const text = await readFile(join(repo.dir, ws, 'research-log.jsonl'), 'utf8');
+  return text
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line) as { iter?: number; decision: string })
+    .filter((line): line is { iter: number; decision: string } => line.iter !== undefined);
+}
+
+describe('pipeline of loops, end to end on the embedded store', () => {
+  it('runs a soft stage, an epic stage with a test gate and a hard stage from one ralph-loop', async () => {
+    const repo = await pipelineRepo();
+    const build = await repo.createBuildEpic();
+    await repo.rules(threeStageRules(repo.dir, [valueDoer(1, '25')]));
+    const parent = await repo.createPipeline(threeStages(build));
+    // Creating it again creates nothing.
+    expect(await repo.createPipeline(threeStages(build))).toBe(parent);
+    const children = await repo.forge(['beads', 'children', parent, '--json']);
+    expect((JSON.parse(children.stdout) as unknown[]).length).toBe(3);
+
+    const run = await repo.ralph([parent, '--backoff', '0']);
+    expect(run.exitCode, run.stderr).toBe(0);
+    const shown = await status(repo, parent);
+    expect(shown.phase).toBe('done');
+    expect(shown.stages.map((s) => [s.name, s.phase])).toEqual([
+      ['spec', 'passed'],
+      ['build', 'passed'],
+      ['qa', 'passed'],
+    ]);
+    expect(shown.stages[0]?.scores).toMatchObject({ baseline: 4, best: 9 });
+    expect(shown.stages[1]?.beads).toEqual({ done: 1, total: 1 });
+    expect(shown.stages[2]?.scores).toMatchObject({ baseline: 10, best: 25 });
+    // The gate held the build bead until it was right; each loop kept its own ledger.
+    expect((await readFile(join(repo.dir, 'lib', 'impl.txt'), 'utf8')).trim()).toBe('right');
+    expect((await ledger(repo, '.autoresearch-spec')).map((l) => l.decision)).toEqual(['baseline', 'keep']);
+    expect((await ledger(repo, '.autoresearch-qa')).map((l) => l.decision)).toEqual(['baseline', 'keep']);
+    const text = await repo.ralph(['status', parent]);
+    expect(text.stdout).toContain('qa [loop]');
+    expect(text.stdout).toContain('score 10 → 25 → 25 (target 20)');
+  });
+
+  it('stops on a plateau with a question; again runs a new cycle, accept lets it pass', async () => {
+    const repo = await pipelineRepo();
+    const build = await repo.createBuildEpic();
+    // Every qa doer makes it worse: the stage plateaus below its target.
+    await repo.rules(threeStageRules(repo.dir, [valueDoer(1, '5'), valueDoer(2, '6')]));
+    const def = threeStages(build);
+    const parent = await repo.createPipeline({ ...def, stages: def.stages.slice(1) });
+
+    const first = await repo.ralph([parent, '--backoff', '0']);
+    expect(first.exitCode, first.stderr).toBe(6);
+    expect(first.stderr).toContain('ended short');
+    let shown = await status(repo, parent);
+    expect(shown.phase).toBe('waiting_for_human');
+    const firstLoop = shown.stages[1]?.epic;
+    expect(shown.stages[1]?.phase).toBe('terminated (plateau)');
+
+    // Unanswered: resume refuses and changes nothing.
+    const early = await repo.ralph(['resume', parent]);
+    expect(early.exitCode).toBe(6);
+
+    const again = await repo.ralph(['resume', parent, '--answer', 'again']);
+    expect(again.exitCode, again.stderr).toBe(6); // the new cycle plateaus too
+    shown = await status(repo, parent);
+    expect(shown.stages[1]?.cycle).toBe(2);
+    expect(shown.stages[1]?.epic).not.toBe(firstLoop);
+    expect(shown.stages[1]?.phase).toBe('terminated (plateau)');
+
+    const accept = await repo.ralph(['resume', parent, '--answer', 'accept']);
+    expect(accept.exitCode, accept.stderr).toBe(0);
+    shown = await status(repo, parent);
+    expect(shown.phase).toBe('done');
+    expect(shown.stages.map((s) => s.phase)).toEqual(['passed', 'accepted']);
+  });
+
+  it('stop ends the pipeline at the stage that plateaued', async () => {
+    const repo = await pipelineRepo();
+    await repo.rules(threeStageRules(repo.dir, [valueDoer(1, '5'), valueDoer(2, '6')]));
+    const def = threeStages('unused');
+    const qa = def.stages[2];
+    const parent = await repo.createPipeline({ name: 'qa-only', stages: [qa] });
+    expect((await repo.ralph([parent, '--backoff', '0'])).exitCode).toBe(6);
+    const stop = await repo.ralph(['resume', parent, '--answer', 'stop']);
+    expect(stop.exitCode, stop.stderr).toBe(0);
+    expect((await status(repo, parent)).phase).toBe('stopped');
+    const rerun = await repo.ralph([parent, '--backoff', '0']);
+    expect(rerun.exitCode).toBe(6);
+    expect(rerun.stderr).toContain('stopped at stage "qa" by your answer');
+  });
+
+  // Each stage's working bead writes a marker, then hangs until the run is killed.
+  const hang = (marker: string) => [
+    { run: [process.execPath, '-e', `require('fs').writeFileSync(${JSON.stringify(marker)}, 'x')`] },
+    { sleep_ms: 60000 },
+  ];
+  const slowRules: Record<string, (dir: string, marker: string) => unknown[]> = {
+    spec: (dir, marker) => [
+      { when: { role: 'doer', titleIncludes: 'spec-doc' }, steps: hang(marker) },
+      ...threeStageRules(dir, [valueDoer(1, '25')]),
+    ],
+    build: (dir, marker) => [
+      { when: { titleIncludes: 'implement' }, steps: hang(marker) },
+      ...threeStageRules(dir, [valueDoer(1, '25')]),
+    ],
+    qa: (dir, marker) => threeStageRules(dir, [valueDoer(1, '25', hang(marker))]),
+  };
+
+  it.each(['spec', 'build', 'qa'])(
+    'survives kill -9 inside the %s stage: the rerun loses and duplicates nothing',
+    async (stage) => {
+      const repo = await pipelineRepo();
+      const build = await repo.createBuildEpic();
+      const marker = join(repo.base, 'started');
+      await repo.rules(slowRules[stage]?.(repo.dir, marker) ?? []);
+      const parent = await repo.createPipeline(threeStages(build));
+
+      const child = execa(
+        process.execPath,
+        [BIN['ralph-loop'], '--store', 'embedded', parent, '--backoff', '0'],
+        {
+          cwd: repo.dir,
+          env: repo.env,
+          reject: false,
+        },
+      );
+      let started = false;
+      for (let i = 0; i < 600 && !started; i += 1) {
+        started = (await readFile(marker, 'utf8').catch(() => undefined)) !== undefined;
+        if (!started) await new Promise((r) => setTimeout(r, 100));
+      }
+      expect(started).toBe(true);
+      child.kill('SIGKILL');
+      await child;
+
+      await repo.rules(threeStageRules(repo.dir, [valueDoer(1, '25')]));
+      const rerun = await repo.ralph([parent, '--backoff', '0']);
+      expect(rerun.exitCode, rerun.stderr).toBe(0);
+      const shown = await status(repo, parent);
+      expect(shown.stages.map((s) => s.phase)).toEqual(['passed', 'passed', 'passed']);
+      // One loop per stage, one line per iteration.
+      const loops = JSON.parse(await readFile(join(repo.dir, '.forge', 'loops.json'), 'utf8')) as object;
+      expect(Object.keys(loops)).toHaveLength(2);
+      expect((await ledger(repo, '.autoresearch-qa')).map((l) => [l.iter, l.decision])).toEqual([
+        [0, 'baseline'],
+        [1, 'keep'],
+      ]);
+      expect((await ledger(repo, '.autoresearch-spec')).map((l) => l.iter)).toEqual([0, 1]);
+      expect(shown.stages[1]?.beads).toEqual({ done: 1, total: 1 });
+      const stages = await repo.forge(['beads', 'children', parent, '--json']);
+      expect((JSON.parse(stages.stdout) as unknown[]).length).toBe(3);
+    },
+  );
+});
