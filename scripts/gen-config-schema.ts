@@ -8,6 +8,7 @@ import * as prettier from 'prettier';
 import { z } from 'zod';
 import { loopConfigSchema } from '../src/autoresearch/config-schema.js';
 import { runStateSchema } from '../src/autoresearch/spec-state/schema.js';
+import { pipelineSchema } from '../src/autoresearch/pipeline-schema.js';
 import { forgeConfigSchema } from '../src/cli/forge-config.js';
 
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -94,6 +95,16 @@ const SCHEMAS: Record<string, SchemaSpec> = {
       beads_epic: 'The build epic beads generation created.',
       loop: 'The last loop that served this spec (strategy, final score, terminal reason), recorded by its retrospective.',
       history: 'Every transition (who, why, from, to) and every record, oldest first.',
+    },
+  },
+  'schemas/pipeline.schema.json': {
+    schema: pipelineSchema,
+    title: 'Forge pipeline of loops (forge-pack pipeline <file>)',
+    description:
+      'Named stages run one after another from one parent epic: autoresearch loops (the fields of forge-pack loop, named as in config.json) or existing epics run to completion with their gates.',
+    fields: {
+      name: 'The pipeline name: one pipeline per name; running forge-pack pipeline again creates nothing twice.',
+      stages: 'In order: each stage starts when the one before it has passed.',
     },
   },
 };

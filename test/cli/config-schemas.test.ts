@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { ROOT, renderSchemas } from '../../scripts/gen-config-schema.js';
 import { loopConfigSchema } from '../../src/autoresearch/config-schema.js';
 import { runStateSchema } from '../../src/autoresearch/spec-state/schema.js';
+import { pipelineSchema } from '../../src/autoresearch/pipeline-schema.js';
 import { forgeConfigSchema } from '../../src/cli/forge-config.js';
 
 describe('config JSON Schemas', () => {
@@ -13,6 +14,7 @@ describe('config JSON Schemas', () => {
     expect([...rendered.keys()].sort()).toEqual([
       'schemas/forge-config.schema.json',
       'schemas/loop-config.schema.json',
+      'schemas/pipeline.schema.json',
       'schemas/spec-run-state.schema.json',
     ]);
     for (const [file, text] of rendered) {
@@ -26,6 +28,7 @@ describe('config JSON Schemas', () => {
       { file: 'schemas/forge-config.schema.json', shape: forgeConfigSchema.shape },
       { file: 'schemas/loop-config.schema.json', shape: loopConfigSchema.shape },
       { file: 'schemas/spec-run-state.schema.json', shape: runStateSchema.shape },
+      { file: 'schemas/pipeline.schema.json', shape: pipelineSchema.shape },
     ];
     for (const { file, shape } of cases) {
       const schema = JSON.parse(await readFile(join(ROOT, file), 'utf8')) as {
