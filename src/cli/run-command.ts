@@ -243,7 +243,7 @@ export async function runEpicCommand(
   options: GlobalOptions,
   epicId: string,
   flags: RunFlags,
-  how: { onlyBead?: string; parentSignal?: AbortSignal } = {},
+  how: { onlyBead?: string | undefined; parentSignal?: AbortSignal | undefined } = {},
 ): Promise<{ summary: RunSummary; exitCode: ExitCodeValue }> {
   const { onlyBead } = how;
   const repo = workingDir(deps, options);
