@@ -7,10 +7,11 @@ import { readFileIfExists, writeFileAtomic, writeJsonAtomic } from '../infra/ato
 import { ConfigError } from '../infra/errors.js';
 import { listDirIfExists } from '../infra/fs-ops.js';
 import { describeProblem, zodProblems } from '../infra/zod-issues.js';
+import { PIPELINES_DIR, pipelinePath, pipelineQuestionPath } from './pipeline-paths.js';
 import { splitQuestion } from './resume.js';
 import { parsePipeline, type PipelineDefinition, type PipelineStage } from './pipeline-schema.js';
 
-export const PIPELINES_DIR = join('.forge', 'pipelines');
+export { PIPELINES_DIR, pipelinePath, pipelineQuestionPath } from './pipeline-paths.js';
 export const PIPELINE_LABEL = 'pipeline';
 export const STAGE_ROLE_LABEL = 'role:loop';
 
@@ -49,18 +50,6 @@ export interface PipelineRecord {
   definition: PipelineDefinition;
   programs: Record<string, string>;
   stages: Record<string, StageRecord>;
-}
-
-export function pipelinePath(repo: string, parent: string): string {
-  return join(repo, PIPELINES_DIR, `${safeName(parent)}.json`);
-}
-
-export function pipelineQuestionPath(repo: string, parent: string): string {
-  return join(repo, PIPELINES_DIR, `${safeName(parent)}.needs-human.md`);
-}
-
-function safeName(id: string): string {
-  return id.replace(/[^A-Za-z0-9._-]/g, '_');
 }
 
 /** The pipeline whose parent epic is `parent`, or undefined when that epic is not one. */

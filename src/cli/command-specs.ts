@@ -27,7 +27,7 @@ export const PIPELINE_COMMAND: LazyCommandSpec = {
   name: 'pipeline',
   description:
     'create a pipeline of loops from a JSON file: a parent epic whose stage beads run one after another; prints the epic id',
-  usage: '[options] <file>',
+  usage: '<file>',
   load: async () => (await import('./pipeline-command.js')).definePipelineCommand,
 };
 

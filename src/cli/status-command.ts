@@ -89,6 +89,12 @@ async function showPipelineStatus(
   repo: string,
   epicId: string,
 ): Promise<boolean> {
+  const [{ pathExists }, { pipelinePath }] = await Promise.all([
+    import('../infra/atomic-file.js'),
+    import('../autoresearch/pipeline-paths.js'),
+  ]);
+  // Asked on every status: only a pipeline's parent pays for reading (and validating) its record.
+  if (!(await pathExists(pipelinePath(repo, epicId)))) return false;
   const { readPipeline } = await import('../autoresearch/pipeline-state.js');
   const record = await readPipeline(repo, epicId);
   if (record === undefined) return false;
