@@ -6,6 +6,7 @@
 // the record is written as soon as anything exists, and a nested run recovers its own epic as any run does.
 import { resolve } from 'node:path';
 import type { BeadStore } from '../beads/types.js';
+import type { LoopFiles } from '../infra/loop-files.js';
 import type { ExecutionRequest, ExecutionResult, Executor, RunSummary } from '../loop/types.js';
 import { stageLoopOptions, stageWorkspace, type LoopStage, type PipelineStage } from './pipeline-schema.js';
 import {
@@ -23,6 +24,8 @@ import { configEpicId } from './workspace.js';
 
 export interface StagePorts {
   repo: string;
+  /** The loops' own files (the stage's terminal signal is read through them). */
+  files: LoopFiles;
   store: Pick<BeadStore, 'children'>;
   /** Agents for a stage's loop: its own, over `.forge/config.json`'s (as `forge-pack loop` does). */
   loopAgents(stage: Readonly<Record<string, string>> | undefined): Record<string, string> | undefined;
@@ -126,7 +129,7 @@ async function stagePassed(
       ? { ok: true, why: `all ${beads.length} beads of ${epic} closed` }
       : { ok: false, why: `${open.length} of ${beads.length} beads of ${epic} are not closed` };
   }
-  const terminal = await readTerminalSignal(resolve(ports.repo, stageWorkspace(stage)));
+  const terminal = await readTerminalSignal(ports.files, resolve(ports.repo, stageWorkspace(stage)));
   if (terminal === undefined) return { ok: false, why: `the loop ${epic} has not ended` };
   const score = `best score ${String(terminal.best_score)}`;
   if (terminal.reason === 'goal_reached') return { ok: true, why: `goal reached (${score})` };

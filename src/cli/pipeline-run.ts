@@ -55,6 +55,7 @@ export async function pipelineBuiltins(
   ]);
   const stage = createStageExecutor({
     repo: ctx.repo,
+    files: deps.loopFiles,
     store: ctx.store,
     loopAgents: (own) => {
       const agents = loopAgents(own, ctx.config);
@@ -71,6 +72,7 @@ export async function pipelineBuiltins(
           ),
         now: () => deps.clock.now(),
         isProcessAlive,
+        files: deps.loopFiles,
       });
       return { epic: result.epic };
     },

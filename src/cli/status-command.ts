@@ -107,6 +107,7 @@ async function showPipelineStatus(
       now: () => deps.clock.now(),
       host: deps.host,
       isProcessAlive: deps.isProcessAlive ?? isProcessAlive,
+      files: deps.loopFiles,
     },
   );
   if (options.json) printJson(deps, status);

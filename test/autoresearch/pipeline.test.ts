@@ -18,6 +18,7 @@ import type { LoopSetupOptions } from '../../src/autoresearch/setup-options.js';
 import { createMemoryBeadStore } from '../../src/beads/embedded/index.js';
 import type { Bead, BeadStore } from '../../src/beads/types.js';
 import { AppError, ConfigError, ExitCode } from '../../src/infra/errors.js';
+import { diskLoopFiles } from '../../src/infra/loop-files.js';
 import type { ExecutionRequest, RunSummary } from '../../src/loop/types.js';
 
 const dirs: string[] = [];
@@ -229,6 +230,7 @@ async function harness(stages?: readonly unknown[]): Promise<Harness> {
     onRun: async () => 'terminal',
     ports: {
       repo,
+      files: diskLoopFiles(),
       store,
       loopAgents: (own) => own,
       setupLoop: async (options) => {
