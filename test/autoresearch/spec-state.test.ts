@@ -366,6 +366,21 @@ describe('moving the machine', () => {
     expect(state.history.at(-1)).toMatchObject({ kind: 'transition', by: 'retrospective' });
     expect(runStateSchema.safeParse(state).success).toBe(true);
   });
+
+  it('a loop that ends before the spec reached the gate records its outcome but skips no phase', () => {
+    const outcome = {
+      strategy: 'autoresearch' as const,
+      epic: 'bd-l1',
+      final_score: 95,
+      best_score: 95,
+      terminal_reason: 'goal_reached' as const,
+      at: AT,
+    };
+    const state = reenterAfterLoop({ ...good('draft'), draft: null }, outcome, 'retrospective');
+    expect(state).toMatchObject({ phase: 'draft', planning: 'SPECULATIVE_DRAFT', loop: outcome });
+    expect(state.history.at(-1)).toMatchObject({ kind: 'record', by: 'retrospective' });
+    expect(gateVerdict(state).passes).toBe(false);
+  });
 });
 
 describe('recording', () => {

@@ -34,7 +34,7 @@ export async function recordSpecReentry(
       `retrospective ${epicId}`,
     );
     return result.recorded
-      ? `${file}: back at the readiness gate (${terminal.reason})`
+      ? `${file}: ${result.state.phase === 'readiness_gate' ? 'back at the readiness gate' : `outcome recorded; the spec stays in ${result.state.phase}`} (${terminal.reason})`
       : `${file} not updated: ${result.reason}`;
   } catch (error) {
     if (error instanceof AppError) return `${file} not updated: ${error.message}`;

@@ -126,16 +126,22 @@ export function gateVerdict(state: RunState): GateVerdict {
 }
 
 /**
- * A loop that served the spec has ended: its outcome is recorded and the spec goes back to the
- * readiness gate (handoff withheld), where the gate's rules decide again. A system move, not a request.
+ * A loop that served the spec has ended: its outcome is recorded and a spec at or past the readiness
+ * gate goes back to it (handoff withheld), where the gate's rules decide again. A spec not yet there
+ * stays in its phase: a loop never lets it skip the phases before the gate. A system move, not a request.
  */
 export function reenterAfterLoop(state: RunState, outcome: LoopOutcome, by: string): RunState {
   const score = outcome.final_score === null ? 'no final score' : `final score ${outcome.final_score}`;
-  const reason = `loop ${outcome.epic} (${outcome.strategy}) ended: ${outcome.terminal_reason}, ${score}; back at the readiness gate`;
-  const moved = applyMove(
-    { ...state, loop: outcome },
+  const ended = `loop ${outcome.epic} (${outcome.strategy}) ended: ${outcome.terminal_reason}, ${score}`;
+  const recorded = { ...state, loop: outcome };
+  if (phaseIndex(state.phase) < phaseIndex('readiness_gate')) {
+    const what = [`${ended}; the spec stays in ${state.phase}, before the readiness gate`];
+    const entry = { kind: 'record' as const, at: outcome.at, by, reason: null, what };
+    return { ...recorded, history: [...state.history, entry] };
+  }
+  return applyMove(
+    recorded,
     { kind: 'phase', from: state.phase, to: 'readiness_gate' },
-    { by, reason, at: outcome.at },
+    { by, reason: `${ended}; back at the readiness gate`, at: outcome.at },
   );
-  return moved;
 }
