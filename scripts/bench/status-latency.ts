@@ -61,11 +61,15 @@ const { loopStatus } = await import(${JSON.stringify(
 const { renderStatusText } = await import(${JSON.stringify(
   pathToFileURL(join(root, 'dist', 'cli', 'loop-status-text.js')).href,
 )});
+const { diskLoopFiles } = await import(${JSON.stringify(
+  pathToFileURL(join(root, 'dist', 'infra', 'loop-files.js')).href,
+)});
 const [repo, epic] = process.argv.slice(2);
 const status = await loopStatus(repo, epic, {
   now: () => Date.now(),
   host: hostname(),
   isProcessAlive: (pid) => { try { process.kill(pid, 0); return true; } catch { return false; } },
+  files: diskLoopFiles(),
 });
 process.stdout.write(renderStatusText(status, { unicode: true }));
 `;
