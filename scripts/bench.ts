@@ -15,6 +15,7 @@ import { buildRows, describeMachine, renderTable, type BenchFigures } from './be
 import { measureRunnerOverhead } from './bench/runner-overhead.js';
 import { measureStatusLatency } from './bench/status-latency.js';
 import { measureStoreScale } from './bench/store-scale.js';
+import { measureEpicStatus } from './bench/epic-status-latency.js';
 import { measureValidateCost } from './bench/validate-cost.js';
 import { BUILT_MAIN, droppedCostlyEnv, ROOT } from './bench/support.js';
 
@@ -48,6 +49,9 @@ interface Plan {
   statusSizes: number[];
   statusRuns: number;
   statusBigRuns: number;
+  /** Figure 2b: a plain epic's status, its beads and how many a run closes first. */
+  epicStatusBeads: number;
+  epicStatusClosed: number;
   arbiterRounds: number;
   arbiterColdRounds: number;
   memoryIterations: number;
@@ -69,6 +73,8 @@ const DEFAULT_PLAN: Plan = {
   statusSizes: [1_000, 10_000, 100_000],
   statusRuns: 5,
   statusBigRuns: 2,
+  epicStatusBeads: 300,
+  epicStatusClosed: 20,
   arbiterRounds: 20,
   arbiterColdRounds: 2,
   memoryIterations: 1000,
@@ -90,6 +96,8 @@ const QUICK_PLAN: Plan = {
   statusSizes: [1_000, 100_000],
   statusRuns: 3,
   statusBigRuns: 0,
+  epicStatusBeads: 50,
+  epicStatusClosed: 3,
   arbiterRounds: 5,
   arbiterColdRounds: 1,
   memoryIterations: 30,
@@ -220,7 +228,15 @@ async function main(): Promise<number> {
       bigLines: 100_000,
       ...(withLoop === undefined ? {} : { withLoop }),
     });
-    if (only.has('2')) figures.status = status;
+    if (only.has('2')) {
+      figures.status = status;
+      progress(`figure 2b: ralph-loop status of a plain epic of ${plan.epicStatusBeads} beads`);
+      figures.epicStatus = await measureEpicStatus({
+        beads: plan.epicStatusBeads,
+        closed: plan.epicStatusClosed,
+        runs: plan.statusRuns,
+      });
+    }
     if (arbiter !== undefined) figures.arbiter = arbiter;
   }
   // Figures 4 and 5 measure memory and request counts, not time: they run side by side.

@@ -10,6 +10,7 @@ import { runnerRows } from './runner-rows.js';
 import type { Summary } from './stats.js';
 import type { StatusLatency } from './status-latency.js';
 import { storeScaleRows, type StoreScale } from './store-scale.js';
+import type { EpicStatusLatency } from './epic-status-latency.js';
 
 export interface Machine {
   cpus: { model: string; count: number };
@@ -44,6 +45,7 @@ export interface Row {
 export interface BenchFigures {
   runner?: RunnerOverhead;
   status?: StatusLatency;
+  epicStatus?: EpicStatusLatency;
   arbiter?: ArbiterStamp;
   memory?: MemoryFigures | { skipped: string };
   models?: ModelRequests | { skipped: string };
@@ -99,13 +101,39 @@ export function renderTable(rows: readonly Row[]): string {
 
 // ---- rows ----
 
+/**
+ * DESIGN §7: status at most 0.5× the original bash runner's status on the same 100k-line ledger. That
+ * script is not in this repository, so its time is the one measured side by side on 2026-11-23.
+ */
+export const BASH_STATUS_MS = 162;
+export const STATUS_BUDGET_MS = BASH_STATUS_MS / 2;
+
+function epicStatusRows(e: EpicStatusLatency): Row[] {
+  return [
+    {
+      figure: '2b',
+      measure: `status of a plain epic (embedded store, ${e.beads} beads, ${e.closed} closed by a run), median`,
+      value: ms(e.ms),
+      budget: `≤ ${ms(STATUS_BUDGET_MS)}`,
+      verdict: verdictAtMost(e.ms, STATUS_BUDGET_MS),
+    },
+    {
+      figure: '',
+      measure: "  of which beyond Node's own start (paired runs)",
+      value: ms(e.beyondNodeMs),
+      budget: '',
+      verdict: '',
+    },
+  ];
+}
+
 function statusRows(s: StatusLatency): Row[] {
   const rows: Row[] = s.sizes.map((size, i) => ({
     figure: i === 0 ? '2' : '',
     measure: `status, ${size.lines.toLocaleString('en-US')} lines (${(size.ledgerBytes / 1e6).toFixed(1)} MB): fresh / stale / no cache`,
     value: `${ms(size.ms.fresh)} / ${ms(size.ms.stale)} / ${ms(size.ms.missing)}`,
-    budget: size.lines >= 100_000 ? '< 100 ms' : '',
-    verdict: size.lines >= 100_000 ? verdictAtMost(size.ms.fresh, 100) : '',
+    budget: size.lines >= 100_000 ? `≤ ${ms(STATUS_BUDGET_MS)}` : '',
+    verdict: size.lines >= 100_000 ? verdictAtMost(size.ms.fresh, STATUS_BUDGET_MS) : '',
   }));
   const largest = s.sizes.at(-1);
   if (largest !== undefined) {
@@ -113,7 +141,7 @@ function statusRows(s: StatusLatency): Row[] {
       figure: '',
       measure: `  of which beyond Node's own start (paired runs), ${largest.lines.toLocaleString('en-US')} lines, fresh`,
       value: ms(largest.beyondNodeMs.fresh),
-      budget: `< ${ms(100 - s.nodeStartMs)}`,
+      budget: `≤ ${ms(STATUS_BUDGET_MS - s.nodeStartMs)}`,
       verdict: '',
     });
   }
@@ -321,6 +349,7 @@ export function buildRows(figures: BenchFigures): Row[] {
   return [
     ...(figures.runner === undefined ? [] : runnerRows(figures.runner)),
     ...(figures.status === undefined ? [] : statusRows(figures.status)),
+    ...(figures.epicStatus === undefined ? [] : epicStatusRows(figures.epicStatus)),
     ...(figures.arbiter === undefined ? [] : arbiterRows(figures.arbiter)),
     ...(figures.memory === undefined
       ? []

@@ -12,6 +12,7 @@ import { measureRunnerOverhead, sliceSizes } from '../../scripts/bench/runner-ov
 import { EXTRA_CALLS, wholeRunRows } from '../../scripts/bench/runner-rows.js';
 import { gaps, percentile, summarize } from '../../scripts/bench/stats.js';
 import { measureStatusLatency } from '../../scripts/bench/status-latency.js';
+import { measureEpicStatus } from '../../scripts/bench/epic-status-latency.js';
 import { measureValidateCost, validateRows } from '../../scripts/bench/validate-cost.js';
 import { BIN, NODE, ROOT } from '../../scripts/bench/support.js';
 import { assertBuilt } from '../support/cli.js';
@@ -113,6 +114,13 @@ describe('bench figures on tiny inputs', () => {
     expect(s.sizes[0]!.source).toEqual({ fresh: 'cache', stale: 'tail', missing: 'scan' });
     expect(s.sizes[0]!.ledgerBytes).toBeGreaterThan(40 * 100);
     for (const value of [s.nodeStartMs, s.cliLoadMs, s.leanStatusMs, s.sizes[0]!.ms.fresh]) finite(value);
+  });
+
+  it('figure 2b: status of a plain epic after a run closed some of its beads', async () => {
+    const e = await measureEpicStatus({ beads: 3, closed: 1, runs: 1 });
+    expect(e).toMatchObject({ beads: 3, closed: 1 });
+    expect(e.runs).toHaveLength(1);
+    for (const value of [e.ms, e.beyondNodeMs]) finite(value);
   });
 
   it('figure 3: arbiter rounds append to the ledger and stamping creates cycles', async () => {
