@@ -1,0 +1,130 @@
+// What an autoresearch loop adds to a run of its epic: built-in executors, the idle probe, the state
+// guard around every agent, the loop's own wall clock, and the lock that keeps one loop per tree.
+import { join } from 'node:path';
+import { loadLoopConfig, type LoopConfig } from '../autoresearch/config.js';
+import { createAutoresearchExecutors } from '../autoresearch/executors/index.js';
+import { createLoopIdleProbe } from '../autoresearch/idle-probe.js';
+import { loadLedgerSummary } from '../autoresearch/ledger-summary.js';
+import {
+  createLoopBeadGuard,
+  guardAgentExecutor,
+  type StateGuardContext,
+} from '../autoresearch/state-guard.js';
+import type { BeadStore } from '../beads/types.js';
+import { createGit } from '../infra/git.js';
+import { createFileLock, type FileLock } from '../infra/lock-file.js';
+import { runProcess } from '../infra/process.js';
+import { LockedError } from '../loop/runner.js';
+import type { BeadGuard, Executor, IdleProbe, LoopEvent } from '../loop/types.js';
+import type { CliDeps } from './deps.js';
+import { findLoopWorkspace } from './epic-dirs.js';
+import type { AgentExecutors } from './executors.js';
+
+export interface LoopParts {
+  builtins: Record<string, Executor>;
+  idle: IdleProbe;
+  guard: BeadGuard;
+  /** Agents whose every run is watched by the loop's state guard. */
+  agents: AgentExecutors;
+  /** Epoch ms at which the loop's own wall clock runs out (undefined: no cap, or no baseline yet). */
+  deadline: number | undefined;
+  /** Holds the working tree for this loop: one loop per tree. */
+  treeLock: FileLock;
+}
+
+/** The built-in executors, idle probe and state guard of an autoresearch loop, when this epic is one. */
+export async function autoresearchParts(
+  deps: CliDeps,
+  options: {
+    repo: string;
+    cwd: string;
+    epicId: string;
+    store: BeadStore;
+    agents: AgentExecutors;
+    acceptHead: boolean;
+    emit: (event: LoopEvent) => void;
+  },
+): Promise<LoopParts | undefined> {
+  const workspace = await findLoopWorkspace(options.repo, options.epicId);
+  if (workspace === undefined) return undefined;
+  const config = await loadLoopConfig(join(workspace, 'config.json'));
+  const git = createGit({ cwd: options.cwd, env: deps.env });
+  const safe = options.epicId.replace(/[^A-Za-z0-9._-]/g, '_');
+  const guardContext: StateGuardContext = {
+    repo: options.repo,
+    cwd: options.cwd,
+    workspace,
+    files: deps.loopFiles,
+    config,
+    epicId: options.epicId,
+    store: options.store,
+    git,
+    now: () => deps.clock.now(),
+    vaultDir: join(await git.commonDir(), 'forge', safe),
+    acceptHead: options.acceptHead,
+    warn: (message) =>
+      options.emit({
+        type: 'warning',
+        ts: new Date(deps.clock.now()).toISOString(),
+        epic: options.epicId,
+        message,
+      }),
+  };
+  const agents: AgentExecutors = {
+    full: guardAgentExecutor(options.agents.full, guardContext),
+    readOnly: guardAgentExecutor(options.agents.readOnly, guardContext),
+  };
+  const builtins = createAutoresearchExecutors({
+    repo: options.cwd,
+    stateRepo: options.repo,
+    workspace,
+    files: deps.loopFiles,
+    config,
+    store: options.store,
+    git,
+    clock: deps.clock,
+    agents,
+    runMetric: (command, run) =>
+      runProcess(command, { cwd: run.cwd, env: deps.env, timeoutMs: run.timeoutMs, signal: run.signal }),
+  });
+  const started = await loopStartedAt(workspace, config);
+  const cap = config.caps.wall_clock_seconds;
+  return {
+    builtins,
+    idle: createLoopIdleProbe({ repo: options.repo, workspace, files: deps.loopFiles }),
+    guard: createLoopBeadGuard(guardContext),
+    agents,
+    deadline: cap > 0 && started !== undefined ? started + cap * 1000 : undefined,
+    treeLock: createFileLock({ path: join(await git.gitDir(), 'forge-loop.lock'), host: deps.host }),
+  };
+}
+
+/**
+ * One loop per working tree: two loops in one tree would revert each other's work. A second is
+ * refused with the running one named; separate worktrees (`--worktree`) each get their own lock.
+ */
+export async function holdTree(lock: FileLock, epicId: string, deps: CliDeps, runId: string): Promise<void> {
+  const acquired = await lock.acquire({
+    pid: deps.pid,
+    host: deps.host,
+    started_at: new Date(deps.clock.now()).toISOString(),
+    epic: epicId,
+    run_id: runId,
+  });
+  if (acquired.ok) return;
+  const h = acquired.holder;
+  if (h.epic === epicId) return; // the same loop: its own epic lock refuses the second runner
+  throw new LockedError(
+    `Another loop (epic ${h.epic}, pid ${h.pid} on ${h.host}, started ${h.started_at}) is running in this working tree; two loops in one tree would undo each other's work.`,
+    `Run this loop in its own worktree: ralph-loop ${epicId} --worktree (or wait for ${h.epic} to finish).`,
+  );
+}
+
+/** When the loop's clock started: its baseline's time in the ledger. */
+async function loopStartedAt(workspace: string, config: LoopConfig): Promise<number | undefined> {
+  const { summary } = await loadLedgerSummary(join(workspace, 'research-log.jsonl'), {
+    direction: config.metric.direction,
+    target: config.target,
+  });
+  return summary.first_ts === null ? undefined : Date.parse(summary.first_ts);
+}
