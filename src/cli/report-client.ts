@@ -12,6 +12,7 @@ export const REPORT_CLIENT_SCRIPT = String.raw`(function () {
     tamper: 'tamper', guard_failed: 'guard failed' };
   var ROLE_COLORS = { doer: '#2563eb', judge: '#16a34a', arbiter: '#ea580c', strategist: '#9333ea' };
   var ROLES = ['doer', 'judge', 'arbiter', 'strategist'];
+  var ROWS_SHOWN = 500;
   var state = { charts: {}, text: null, page: null, liveAt: 0 };
   window.forgeReport = state;
 
@@ -152,19 +153,24 @@ export const REPORT_CLIENT_SCRIPT = String.raw`(function () {
     plot('cost', chartBox(roleBox, 'cost'), { height: 220, scales: { x: { time: false } },
       series: roleSeries.map(function (s) { return Object.assign({}, s); }), axes: [{ incrs: WHOLE }, { label: 'USD' }] }, costData);
 
-    var table = add(add(section(root, 'Every iteration'), el('div', 'scroll')), el('table', 'iterations'));
+    // Built detached and attached once: 10,000 rows cost one layout, not one each.
+    var tableSection = section(root, 'Every iteration');
+    var scroll = el('div', 'scroll');
+    var table = add(scroll, el('table', 'iterations'));
     var headRow = add(add(table, el('thead')), el('tr'));
     ['#', 'decision', 'score', 'Δ', 'hypothesis and findings', 'commit', 'cost', 'time'].forEach(function (h) {
       add(headRow, el('th', null, h));
     });
     var body = add(table, el('tbody'));
-    its.forEach(function (i) {
+    // A long loop's table shows its latest iterations; the rest are one click away. (Laying out ten
+    // thousand rows costs seconds; the charts above already show every one of them.)
+    var shown = Math.min(its.length, ROWS_SHOWN);
+    var addRow = function (i) {
       var row = add(body, el('tr'));
       row.setAttribute('data-iter', String(i.iter));
       row.setAttribute('data-decision', i.decision);
       add(row, el('td', 'n', i.iter));
-      var badge = add(add(row, el('td')), el('span', 'badge', LABELS[i.decision] || i.decision));
-      badge.style.background = COLORS[i.decision] || '#6b7280';
+      add(add(row, el('td')), el('span', 'badge d-' + i.decision, LABELS[i.decision] || i.decision));
       add(row, el('td', 'n', num(i.score)));
       add(row, el('td', 'n', num(i.delta)));
       var text = add(row, el('td', 'text'));
@@ -179,7 +185,27 @@ export const REPORT_CLIENT_SCRIPT = String.raw`(function () {
       add(row, el('td', 'mono', i.sha ? i.sha.slice(0, 10) : ''));
       add(row, el('td', 'n', usd(i.cost_usd)));
       add(row, el('td', 'n', ms(i.duration_ms)));
-    });
+    };
+    var fill = function (from, to) {
+      var rows = document.createDocumentFragment();
+      var save = body;
+      body = rows;
+      its.slice(from, to).forEach(addRow);
+      body = save;
+      body.insertBefore(rows, body.firstChild);
+    };
+    fill(its.length - shown, its.length);
+    if (shown < its.length) {
+      var more = add(tableSection, el('p', 'more'));
+      more.setAttribute('data-testid', 'more-rows');
+      add(more, el('span', null, 'Showing the last ' + shown + ' of ' + its.length + ' iterations. '));
+      var all = add(more, el('button', null, 'Show all'));
+      all.addEventListener('click', function () {
+        fill(0, its.length - shown);
+        more.remove();
+      });
+    }
+    add(tableSection, scroll);
     if (r.notices.length > 0) {
       var notes = add(section(root, 'Noticed between iterations'), el('ul'));
       r.notices.forEach(function (n) { add(notes, el('li', null, n.ts + ' ' + n.kind + ': ' + n.message)); });

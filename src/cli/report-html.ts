@@ -121,6 +121,8 @@ td.text { min-width: 220px; overflow-wrap: anywhere; }
 .badge { display: inline-block; padding: 1px 8px; border-radius: 999px; color: #fff; font-size: 0.8rem; white-space: nowrap; background: #6b7280; }
 .state-done { background: #16a34a; } .state-failed { background: #dc2626; } .state-in_progress { background: #2563eb; }
 .state-blocked { background: #a16207; }
+.d-baseline { background: #2563eb; } .d-keep { background: #16a34a; } .d-revert { background: #ea580c; }
+.d-crash { background: #dc2626; } .d-tamper { background: #9333ea; } .d-guard_failed { background: #a16207; }
 pre.retro { white-space: pre-wrap; overflow-wrap: anywhere; background: #fff; border: 1px solid var(--line); border-radius: 8px; padding: 12px; }
 #status:empty { display: none; }
 #status { position: fixed; bottom: 8px; left: 8px; right: 8px; background: #fee2e2; padding: 8px; border-radius: 8px; }
