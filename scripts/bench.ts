@@ -16,6 +16,7 @@ import { measureRunnerOverhead } from './bench/runner-overhead.js';
 import { measureStatusLatency } from './bench/status-latency.js';
 import { measureStoreScale } from './bench/store-scale.js';
 import { measureEpicStatus } from './bench/epic-status-latency.js';
+import { measureReportRender } from './bench/report-render.js';
 import { measureValidateCost } from './bench/validate-cost.js';
 import { BUILT_MAIN, droppedCostlyEnv, ROOT } from './bench/support.js';
 
@@ -28,6 +29,7 @@ Needs the build (npm run bench builds first). Nothing leaves 127.0.0.1.
   --only <list>        figures to run, e.g. --only 1,2 (1 runner, 2 status, 3 arbiter/stamp,
                        4 memory, 5 model requests, 6 compare, 7 validate before a run,
                        8 embedded store at 100 / 1,000 / 10,000 beads)
+                       9 the report page of a 10,000-iteration loop in chromium)
   --compare "<cmd>"    also run the same no-op epic through another runner command on the same
                        fake br and print the ratio; placeholders {epic} {agent} {agent_script}
                        {node} {root} {beads_dir}, e.g.
@@ -60,6 +62,8 @@ interface Plan {
   validateBeads: number;
   storeScaleSizes: number[];
   storeScaleRounds: number;
+  reportIterations: number;
+  reportRuns: number;
 }
 
 const DEFAULT_PLAN: Plan = {
@@ -83,6 +87,8 @@ const DEFAULT_PLAN: Plan = {
   validateBeads: 300,
   storeScaleSizes: [100, 1_000, 10_000],
   storeScaleRounds: 30,
+  reportIterations: 10_000,
+  reportRuns: 3,
 };
 
 const QUICK_PLAN: Plan = {
@@ -106,6 +112,8 @@ const QUICK_PLAN: Plan = {
   validateBeads: 100,
   storeScaleSizes: [100, 1_000, 10_000],
   storeScaleRounds: 10,
+  reportIterations: 10_000,
+  reportRuns: 1,
 };
 
 const started = performance.now();
@@ -189,7 +197,7 @@ async function main(): Promise<number> {
   }
 
   const plan = values.quick ? QUICK_PLAN : DEFAULT_PLAN;
-  const only = new Set((values.only ?? '1,2,3,4,5,6,7,8').split(',').map((part) => part.trim()));
+  const only = new Set((values.only ?? '1,2,3,4,5,6,7,8,9').split(',').map((part) => part.trim()));
   const loadAtStart = loadavg()[0] ?? Number.NaN;
   const figures: BenchFigures = {};
 
@@ -285,6 +293,13 @@ async function main(): Promise<number> {
       rounds: plan.storeScaleRounds,
       baseDir: join(ROOT, 'bench', 'tmp'),
     });
+  }
+
+  if (only.has('9')) {
+    progress(
+      `figure 9: ralph-loop report of ${plan.reportIterations.toLocaleString('en-US')} iterations, loaded in chromium`,
+    );
+    figures.report = await measureReportRender({ iterations: plan.reportIterations, runs: plan.reportRuns });
   }
 
   const machine = describeMachine(loadAtStart);

@@ -1,5 +1,6 @@
 // The bench's output: the machine it ran on, one plain aligned table for people, verdicts against DESIGN §7.
 import { cpus, loadavg, release, totalmem } from 'node:os';
+import { reportRenderRows, type ReportRender } from './report-render.js';
 import { validateRows, type ValidateCost } from './validate-cost.js';
 import type { ArbiterStamp } from './arbiter-stamp.js';
 import type { Compare } from './compare.js';
@@ -54,6 +55,7 @@ export interface BenchFigures {
   compare?: Compare | { skipped: string };
   validate?: ValidateCost;
   storeScale?: StoreScale;
+  report?: ReportRender | { skipped: string };
 }
 
 // ---- formatting ----
@@ -358,5 +360,6 @@ export function buildRows(figures: BenchFigures): Row[] {
     ...(figures.compare === undefined ? [] : compareRows(figures.compare)),
     ...(figures.validate === undefined ? [] : validateRows(figures.validate, ms)),
     ...(figures.storeScale === undefined ? [] : storeScaleRows(figures.storeScale, ms)),
+    ...(figures.report === undefined ? [] : reportRenderRows(figures.report)),
   ];
 }
