@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // `npm run demo`: a whole autoresearch loop in a temp git repo, on the embedded bead store, with the
-// built-in scripted agent standing in for a model (no br, no API key). Pass --keep to keep the repo.
+// built-in scripted agent standing in for a model (no br, no API key). Pass --keep to keep the repo,
+// --pipeline for a three-stage pipeline of loops instead (scripts/demo-pipeline.mjs).
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, statSync, writeFileSync, mkdirSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -38,6 +39,12 @@ if (!existsSync(built) || statSync(built).mtimeMs < newestMtime(join(root, 'src'
       stdio: 'inherit',
     },
   );
+}
+
+if (process.argv.includes('--pipeline')) {
+  const { runPipelineDemo } = await import('./demo-pipeline.mjs');
+  runPipelineDemo({ root, keep, say });
+  process.exit(0);
 }
 
 const base = mkdtempSync(join(tmpdir(), 'forge-demo-'));
