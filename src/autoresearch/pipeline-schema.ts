@@ -6,6 +6,7 @@ import { ConfigError } from '../infra/errors.js';
 import { parseJsonText } from '../infra/json-file.js';
 import { describeProblem, zodProblems } from '../infra/zod-issues.js';
 import { loopSchemaParts } from './config-schema.js';
+import { SLUG_PATTERN, SLUG_RULE } from './spec-state/slug.js';
 import type { LoopSetupOptions } from './setup-options.js';
 
 const { text, expected, relativePath, doerPath, metric, caps, agentSpec } = loopSchemaParts;
@@ -17,10 +18,10 @@ const stageName = z
 
 /**
  * What lets the next stage start. `goal_reached`: the loop met its target; `ended`: the loop ended for
- * any reason; `all_closed`: every bead of the epic is closed. (A spec stage's readiness gate is the
- * next condition to come: it belongs here, beside these.)
+ * any reason; `spec_ready`: the loop ended and the spec it serves passes its readiness gate (the gate,
+ * not the rubric score, decides); `all_closed`: every bead of the epic is closed.
  */
-export const PASS_CONDITIONS = ['goal_reached', 'ended', 'all_closed'] as const;
+export const PASS_CONDITIONS = ['goal_reached', 'ended', 'spec_ready', 'all_closed'] as const;
 export type PassCondition = (typeof PASS_CONDITIONS)[number];
 
 const ROLES = ['doer', 'judge', 'strategist', 'retrospective', 'resume_strategist'] as const;
@@ -54,8 +55,14 @@ const loopStage = z.strictObject(
       .min(1, { error: expected('an integer ≥ 1') })
       .optional(),
     workspace: relativePath('the loop workspace, e.g. ".autoresearch-spec"').optional(),
+    /** The spec the loop serves (specs/<slug>/), as forge-pack loop --spec. */
+    spec: text(SLUG_RULE)
+      .regex(SLUG_PATTERN, { error: expected(SLUG_RULE) })
+      .optional(),
     passes_when: z
-      .enum(['goal_reached', 'ended'], { error: expected('"goal_reached" or "ended"') })
+      .enum(['goal_reached', 'ended', 'spec_ready'], {
+        error: expected('"goal_reached", "ended" or "spec_ready"'),
+      })
       .default('goal_reached'),
   },
   { error: expected('a loop stage object') },
@@ -98,6 +105,13 @@ export const pipelineSchema = z
       }
       names.add(s.name);
       if (s.type !== 'loop') return;
+      if (s.passes_when === 'spec_ready' && s.spec === undefined) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['stages', index, 'spec'],
+          message: 'passes_when "spec_ready" needs the spec the loop serves: "spec": "<slug>"',
+        });
+      }
       if ((s.program === undefined) === (s.program_file === undefined)) {
         ctx.addIssue({
           code: 'custom',
@@ -185,5 +199,6 @@ export function stageLoopOptions(
     scope: stage.scope,
     agents,
     workspace: stageWorkspace(stage),
+    spec: stage.spec,
   };
 }

@@ -31,6 +31,8 @@ export interface StagePorts {
   loopAgents(stage: Readonly<Record<string, string>> | undefined): Record<string, string> | undefined;
   /** Creates a loop as `forge-pack loop` does; `force` archives the loop of an earlier cycle. */
   setupLoop(options: LoopSetupOptions): Promise<{ epic: string }>;
+  /** Whether a spec passes its readiness gate (a `spec_ready` stage's condition). */
+  specGatePasses(slug: string): Promise<boolean>;
   /** Runs an epic to its end (the runner, its lock, recovery and guards), stopping when `signal` aborts. */
   runEpic(epicId: string, signal: AbortSignal): Promise<RunSummary>;
 }
@@ -132,6 +134,15 @@ async function stagePassed(
   const terminal = await readTerminalSignal(ports.files, resolve(ports.repo, stageWorkspace(stage)));
   if (terminal === undefined) return { ok: false, why: `the loop ${epic} has not ended` };
   const score = `best score ${String(terminal.best_score)}`;
+  if (stage.passes_when === 'spec_ready') {
+    const slug = stage.spec ?? '';
+    return (await ports.specGatePasses(slug))
+      ? { ok: true, why: `the spec ${slug} passes its readiness gate (${terminal.reason}, ${score})` }
+      : {
+          ok: false,
+          why: `the loop ${epic} ended (${terminal.reason}, ${score}) but the spec ${slug} does not pass its readiness gate (forge-pack spec status ${slug} says what it needs)`,
+        };
+  }
   if (terminal.reason === 'goal_reached') return { ok: true, why: `goal reached (${score})` };
   if (stage.passes_when === 'ended') return { ok: true, why: `ended (${terminal.reason}, ${score})` };
   return {

@@ -76,6 +76,8 @@ export async function pipelineBuiltins(
       });
       return { epic: result.epic };
     },
+    specGatePasses: async (slug) =>
+      (await import('../autoresearch/spec-state/file.js')).specGatePasses(ctx.repo, slug),
     runEpic: (epicId, signal) => ctx.runNested(epicId, signal),
   });
   return { loop: stage };

@@ -200,6 +200,8 @@ interface Harness {
   ports: StagePorts;
   setups: LoopSetupOptions[];
   runs: string[];
+  /** What the spec's readiness gate answers. */
+  gate: boolean;
   /** What each nested run does to the stage's workspace before it returns. */
   onRun: (epic: string) => Promise<RunSummary['reason']>;
   execute(stage: string): ReturnType<ReturnType<typeof createStageExecutor>['execute']>;
@@ -227,12 +229,14 @@ async function harness(stages?: readonly unknown[]): Promise<Harness> {
     record,
     setups: [],
     runs: [],
+    gate: false,
     onRun: async () => 'terminal',
     ports: {
       repo,
       files: diskLoopFiles(),
       store,
       loopAgents: (own) => own,
+      specGatePasses: async () => h.gate,
       setupLoop: async (options) => {
         h.setups.push(options);
         loops += 1;
@@ -331,6 +335,27 @@ describe('the role:loop stage executor', () => {
       return 'terminal';
     };
     expect((await h.execute('spec')).outcome).toBe('ok');
+  });
+
+  it('a spec_ready stage passes only when the spec passes its gate, whatever the loop scored', async () => {
+    const h = await harness([{ ...SPEC, spec: 'limiter', passes_when: 'spec_ready' }]);
+    h.onRun = async () => {
+      await writeFile(
+        join(h.repo, '.autoresearch-spec', 'terminal-signal.json'),
+        terminal('goal_reached', 9),
+      );
+      return 'terminal';
+    };
+    const shut = await h.execute('spec');
+    expect(shut.outcome).toBe('needs_human');
+    expect(shut.message).toContain('does not pass its readiness gate');
+    expect(h.setups[0]?.spec).toBe('limiter');
+    await rm(pipelineQuestionPath(h.repo, h.record.parent));
+    h.gate = true;
+    expect(await h.execute('spec')).toMatchObject({ outcome: 'ok' });
+    expect(problemsOf(definition([{ ...SPEC, passes_when: 'spec_ready' }]))).toEqual([
+      'pipeline.json: stages[0].spec: passes_when "spec_ready" needs the spec the loop serves: "spec": "<slug>"',
+    ]);
   });
 
   it('again retires the loop for a new one, accept passes as it ended, stop ends the pipeline', async () => {
