@@ -14,7 +14,7 @@ interface ResumeFlags extends RunFlags {
 
 export function defineResumeCommand(command: Command, deps: CliDeps): void {
   command
-    .argument('<epic-id>', "the loop's epic")
+    .argument('<epic-id>', "the loop's epic, or a pipeline's parent epic")
     .option('--answer <text>', 'the answer, written under "## Answer" in needs-human.md for you')
     .option('--answer-file <file>', 'read the answer from a file')
     .option('--no-run', 'stamp the resume strategist but do not start the loop')
@@ -94,6 +94,9 @@ Examples:
   ralph-loop resume bd-a1b
   ralph-loop resume bd-a1b --answer "Keep the public API; internal names may change."
   ralph-loop resume bd-a1b --no-run        # stamp only; run later with ralph-loop bd-a1b
+
+A pipeline's parent: the answer is again, accept or stop (see forge-pack pipeline --help):
+  ralph-loop resume bd-p1 --answer again
 
 The question and answer are archived as needs-human-resolved-<K>.md and given to a resume strategist,
 which stamps the next iteration. The ledger, the scores and the best kept result are left untouched.

@@ -76,6 +76,9 @@ A plain epic (not a loop) shows its beads done/open/in progress/blocked/failed (
 unmet dependencies; failed: labelled ralph:failed), the live bead with its agent and how long it has
 run, the last run (id, start, end, why it stopped) and each failed bead's last attempt message.
 
+A pipeline's parent shows every stage: its bead, its loop or epic, its cycle, its phase (passed,
+accepted, stopped, not started, or the loop's own phase) and its score line or beads closed.
+
 For a loop, phase: running (the live bead and how long it has run, from the loop's lock), waiting for a human
 (needs-human.md), terminated (terminal-signal.json, with its reason), or idle. Scores read
 "baseline → best → last"; the trend shows the recent iterations, a dot where one crashed.`,
