@@ -250,7 +250,7 @@ describe('embedded store: indexes kept in memory', () => {
     const ids = [epic.id];
     for (let step = 0; step < 300; step += 1) {
       const target = ids[random(ids.length)] as string;
-      const action = random(6);
+      const action = random(7);
       if (action === 0) ids.push((await store.create({ title: `s${step}`, parent: target })).id);
       else if (action === 1) ids.push((await store.create({ title: `t${step}` })).id);
       else if (action === 2) await store.close(target, 'done');
@@ -258,7 +258,7 @@ describe('embedded store: indexes kept in memory', () => {
       else if (action === 4) await store.comment(target, `c${step}`);
       else
         await store
-          .addDependency(target, ids[random(ids.length)] as string, 'parent-child')
+          .addDependency(target, ids[random(ids.length)] as string, action === 5 ? 'parent-child' : 'blocks')
           .catch(() => undefined);
 
       const issues = await backend.read();
@@ -270,6 +270,7 @@ describe('embedded store: indexes kept in memory', () => {
         );
         expect(new Set(kept.activeChildIds(id))).toEqual(new Set(fresh.activeChildIds(id)));
         expect(kept.highestChildNumber(id)).toBe(fresh.highestChildNumber(id));
+        expect(new Set(kept.dependentIds(id))).toEqual(new Set(fresh.dependentIds(id)));
       }
       expect(kept.highestCommentId()).toBe(fresh.highestCommentId());
       for (const recursive of [false, true]) {
@@ -305,6 +306,8 @@ describe('embedded store: indexes kept in memory', () => {
     expect([...index.childIds('bd-p')]).toEqual([]);
     expect([...index.activeChildIds('bd-p')]).toEqual([]);
     expect([...index.activeChildIds('bd-q')]).toEqual(['bd-x']);
+    expect([...index.dependentIds('bd-p')]).toEqual([]);
+    expect([...index.dependentIds('bd-q')]).toEqual(['bd-x']);
     index.put(bead('closed', 'bd-q'));
     expect([...index.childIds('bd-q')]).toEqual(['bd-x']);
     expect([...index.activeChildIds('bd-q')]).toEqual([]);

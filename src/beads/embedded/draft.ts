@@ -116,6 +116,13 @@ class OverlayIndex implements IssueIndex {
     });
   }
 
+  dependentIds(id: string): Iterable<string> {
+    const ids = new Set(this.base.dependentIds(id));
+    for (const record of this.overlay.values()) ids.delete(record.id);
+    for (const dependent of this.overlayIndex().dependentIds(id)) ids.add(dependent);
+    return ids;
+  }
+
   highestChildNumber(parentId: string): number {
     return Math.max(this.base.highestChildNumber(parentId), this.overlayIndex().highestChildNumber(parentId));
   }

@@ -1,6 +1,7 @@
 // An epic's dependency graph from one read of the records: its beads with their edges, and what they point at outside.
 import type { BeadDetail, BeadEdge, EpicGraph } from '../types.js';
 import { descendantsOf } from './graph.js';
+import { indexOf } from './record-index.js';
 import { edgeTo, toBead, toComment } from './records.js';
 import type { IssueMap, IssueRecord } from './records.js';
 
@@ -8,15 +9,17 @@ import type { IssueMap, IssueRecord } from './records.js';
 export function epicGraph(issues: IssueMap, epic: IssueRecord): EpicGraph {
   const members = [epic, ...descendantsOf(issues, epic.id, true)];
   const inGraph = new Set(members.map((record) => record.id));
-  // Dependents in one pass over every edge of the store, not one pass per bead.
+  // Dependents through the index: the edges into the graph, not a pass over every bead of the store.
+  const index = indexOf(issues);
   const dependents = new Map<string, BeadEdge[]>();
-  for (const other of issues.values()) {
-    for (const d of other.dependencies) {
-      if (!inGraph.has(d.depends_on_id)) continue;
-      const list = dependents.get(d.depends_on_id) ?? [];
-      list.push(edgeTo(other.id, d.type, issues));
-      dependents.set(d.depends_on_id, list);
+  for (const member of members) {
+    const list: BeadEdge[] = [];
+    for (const otherId of index.dependentIds(member.id)) {
+      for (const d of issues.get(otherId)?.dependencies ?? []) {
+        if (d.depends_on_id === member.id) list.push(edgeTo(otherId, d.type, issues));
+      }
     }
+    dependents.set(member.id, list);
   }
   const detail = (record: IssueRecord): BeadDetail => ({
     ...toBead(record),

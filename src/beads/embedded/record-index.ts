@@ -11,6 +11,8 @@ export interface IssueIndex {
    * every path to a descendant that can still be ready, without the closed leaves that pile up.
    */
   activeChildIds(parentId: string): Iterable<string>;
+  /** Ids of the records with an edge (of any type) to `id`. */
+  dependentIds(id: string): Iterable<string>;
   /** The highest n among ids `<parentId>.<n>` (0 when none), whatever their edges say. */
   highestChildNumber(parentId: string): number;
   /** The highest comment id in the set (0 when none): comment ids are unique across the store. */
@@ -27,6 +29,8 @@ export class MutableIssueIndex implements IssueIndex {
   private readonly active = new Map<string, Set<string>>();
   private readonly parents = new Map<string, string>();
   private readonly finished = new Set<string>();
+  private readonly dependents = new Map<string, Set<string>>();
+  private readonly targets = new Map<string, readonly string[]>();
   private readonly childNumbers = new Map<string, number>();
   private maxCommentId = 0;
 
@@ -50,6 +54,7 @@ export class MutableIssueIndex implements IssueIndex {
         addTo(this.children, parent, record.id);
       }
     }
+    this.refreshDependents(record);
     this.refreshActive(record.id);
     if (previous !== undefined && previous !== parent) this.refreshActive(previous);
     if (parent !== undefined) this.refreshActive(parent);
@@ -71,8 +76,21 @@ export class MutableIssueIndex implements IssueIndex {
     else this.active.get(parent)?.delete(id);
   }
 
+  private refreshDependents(record: IssueRecord): void {
+    const next = record.dependencies.map((d) => d.depends_on_id);
+    for (const target of this.targets.get(record.id) ?? []) {
+      if (!next.includes(target)) this.dependents.get(target)?.delete(record.id);
+    }
+    for (const target of next) addTo(this.dependents, target, record.id);
+    this.targets.set(record.id, next);
+  }
+
   childIds(parentId: string): Iterable<string> {
     return this.children.get(parentId) ?? [];
+  }
+
+  dependentIds(id: string): Iterable<string> {
+    return this.dependents.get(id) ?? [];
   }
 
   activeChildIds(parentId: string): Iterable<string> {

@@ -1,5 +1,5 @@
 // The in-memory record model (br's issue line, field for field) and its projection to Bead shapes.
-import type { Bead, BeadComment, BeadDetail, BeadEdge, BeadStatus } from '../types.js';
+import type { Bead, BeadComment, BeadEdge, BeadStatus } from '../types.js';
 
 export interface DependencyRecord {
   issue_id: string;
@@ -90,20 +90,6 @@ export function toComment(comment: CommentRecord): BeadComment {
     text: comment.text,
     created_at: comment.created_at,
   };
-}
-
-/** A bead with its edges both ways and its comments, as `br show` reports it. */
-export function toDetail(record: IssueRecord, issues: IssueMap): BeadDetail {
-  const dependencies = record.dependencies.map((d) => edgeTo(d.depends_on_id, d.type, issues));
-  const dependents: BeadEdge[] = [];
-  for (const other of issues.values()) {
-    for (const d of other.dependencies) {
-      if (d.depends_on_id === record.id) dependents.push(edgeTo(other.id, d.type, issues));
-    }
-  }
-  dependents.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-  const comments = [...record.comments].sort((a, b) => a.id - b.id).map(toComment);
-  return { ...toBead(record), dependencies, dependents, comments };
 }
 
 export function edgeTo(id: string, type: string, issues: IssueMap): BeadEdge {

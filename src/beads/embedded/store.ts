@@ -22,7 +22,8 @@ import {
   requireIssue,
 } from './operations.js';
 import type { MutationContext } from './operations.js';
-import { toBead, toDetail } from './records.js';
+import { toDetail } from './detail.js';
+import { toBead } from './records.js';
 import { createTimestampSource } from './timestamps.js';
 
 export const DEFAULT_ACTOR = 'forge';
