@@ -12,6 +12,7 @@ import { fileURLToPath } from 'node:url';
 import type * as HandlebarsApi from 'handlebars';
 import { readFileIfExists } from '../infra/atomic-file.js';
 import { AppError, ConfigError } from '../infra/errors.js';
+import { DECISION_WORDS, type DecisionWord } from './decision-words.js';
 import type { Decision, LedgerLine } from './ledger.js';
 import type { RetrospectiveFigures, RetrospectiveNoise } from './retrospective-facts.js';
 import { describeGuardFailure, formatTracks } from './check-figures.js';
@@ -41,7 +42,7 @@ interface BeadView {
 /** What a doer may know of an earlier iteration: never its score, delta or reason. */
 export interface BlindHistoryLine {
   iter: number;
-  outcome: 'baseline' | 'kept' | 'reverted' | 'crashed' | 'tampered' | 'guard failed';
+  outcome: DecisionWord;
   hypothesis: string;
 }
 
@@ -191,20 +192,11 @@ export interface ViewFor {
 
 // ---- view helpers ----
 
-const OUTCOMES: Record<Decision, BlindHistoryLine['outcome']> = {
-  baseline: 'baseline',
-  keep: 'kept',
-  revert: 'reverted',
-  crash: 'crashed',
-  tamper: 'tampered',
-  guard_failed: 'guard failed',
-};
-
 /** The doer's history: iteration, outcome and hypothesis only. Scores, deltas and reasons never pass. */
 export function blindHistory(lines: readonly LedgerLine[]): BlindHistoryLine[] {
   return lines.map((line) => ({
     iter: line.iter,
-    outcome: OUTCOMES[line.decision],
+    outcome: DECISION_WORDS[line.decision],
     hypothesis: line.hypothesis,
   }));
 }

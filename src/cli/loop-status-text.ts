@@ -1,6 +1,6 @@
 // The text of `ralph-loop status`: the loop status that autoresearch computes, as people read it, and
 // the number, duration and decision words other loop output shares with it.
-import type { Decision } from '../autoresearch/ledger.js';
+import { DECISION_WORDS } from '../autoresearch/decision-words.js';
 import { CYCLE_ROLES, type LoopFigures } from '../autoresearch/loop-figures.js';
 import type { LoopPhase, LoopStatus } from '../autoresearch/status.js';
 import type { BestNoise } from '../autoresearch/status-figures.js';
@@ -20,15 +20,6 @@ export function formatDuration(ms: number): string {
   if (m > 0) return `${m}m${String(s).padStart(2, '0')}s`;
   return `${s}s`;
 }
-
-export const DECISION_WORDS: Record<Decision, string> = {
-  baseline: 'baseline',
-  keep: 'kept',
-  revert: 'reverted',
-  crash: 'crashed',
-  tamper: 'tampered',
-  guard_failed: 'guard failed',
-};
 
 function formatTokenCount(n: number): string {
   return n >= 1_000_000

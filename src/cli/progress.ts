@@ -1,6 +1,7 @@
 // Renders loop events for people: one line per bead on stderr, plus a live status line on a TTY.
 import pc from 'picocolors';
-import { DECISION_WORDS, formatNumber } from './loop-status-text.js';
+import { DECISION_WORDS } from '../autoresearch/decision-words.js';
+import { formatNumber } from './loop-status-text.js';
 import type { Decision } from '../autoresearch/ledger.js';
 import type { LoopEvent } from '../loop/types.js';
 import type { TextSink } from '../infra/text-sink.js';

@@ -101,7 +101,8 @@ export async function readLastLine(path: string): Promise<string | undefined> {
   }
 }
 
-function isCompleteJson(text: string): boolean {
+/** Whether `text` parses as JSON: a last line that does is whole, not torn by a crash mid-append. */
+export function isCompleteJson(text: string): boolean {
   try {
     JSON.parse(text);
     return true;

@@ -4,7 +4,7 @@
 // it was replaced or edited.
 import { open, stat } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
-import { isNotFound, writeFileAtomic } from '../../infra/atomic-file.js';
+import { isCompleteJson, isNotFound, writeFileAtomic } from '../../infra/atomic-file.js';
 import { parseIssueLines, serializeIssueLine, serializeIssuesJsonl } from './line-format.js';
 import { IndexedIssues } from './record-index.js';
 import type { IssueRecord } from './records.js';
@@ -217,13 +217,4 @@ function countNewlines(bytes: Buffer, length: number): number {
   for (let at = bytes.indexOf(NEWLINE); at !== -1 && at < length; at = bytes.indexOf(NEWLINE, at + 1))
     count += 1;
   return count;
-}
-
-function isCompleteJson(text: string): boolean {
-  try {
-    JSON.parse(text);
-    return true;
-  } catch {
-    return false;
-  }
 }
