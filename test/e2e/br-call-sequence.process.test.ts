@@ -23,6 +23,33 @@ async function brCalls(repo: Repo): Promise<string[]> {
 
 const forget = (repo: Repo) => writeFile(brLog(repo), '');
 
+/**
+ * The run's own calls in order, then the report's (made partly side by side, so in no fixed order)
+ * as a sorted list: any call added or dropped on either side shows.
+ */
+async function expectCalls(repo: Repo, run: string[], report: string[]): Promise<void> {
+  const calls = await brCalls(repo);
+  expect(calls.slice(0, run.length)).toEqual(run);
+  expect(calls.slice(run.length).sort()).toEqual([...report].sort());
+}
+
+/**
+ * The reads of the report every run writes at its end (cli/report-command.ts, writeRunReport): the
+ * epic's status (show, ready, children) and its graph. Pinned as they are; they repeat what the run
+ * has just read and are the next calls to fold (DESIGN §7: every br call one the protocol needs).
+ */
+function reportReads(epic: string, ids: readonly string[], outside: readonly string[] = []): string[] {
+  return [
+    `show ${epic}`,
+    `ready --limit 0 --epic=${epic}`,
+    `dep list ${epic} --direction up -t parent-child`,
+    `show ${ids.join(' ')}`,
+    `dep list ${epic} --direction up -t parent-child`,
+    `show ${epic} ${ids.join(' ')}`,
+    ...(outside.length === 0 ? [] : [`show ${outside.join(' ')}`]),
+  ];
+}
+
 /** A bead of another epic: what waits on it is not ready, and validation only warns about it. */
 async function otherEpicsBead(repo: Repo): Promise<{ id: string }> {
   const create = async (args: string[]) =>
@@ -40,23 +67,27 @@ describe('br calls of a ralph-loop run (fake br 0.2.19)', () => {
 
     const run = await repo.ralph([epic, '--agent', repo.agent]);
     expect(run.exitCode, run.stderr).toBe(0);
-    expect(await brCalls(repo)).toEqual([
-      'version',
-      // the target check, validation and recovery share this one read of the epic
-      `dep list ${epic} --direction up -t parent-child`,
-      `show ${epic} ${a} ${b}`,
-      `ready --limit 0 --epic=${epic}`,
-      `update ${a} --claim`,
-      `close ${a} --reason=Done by ralph-loop (command, attempt 1).`,
-      `ready --limit 0 --epic=${epic}`,
-      `update ${b} --claim`,
-      `close ${b} --reason=Done by ralph-loop (command, attempt 1).`,
-      `ready --limit 0 --epic=${epic}`,
-      // why the epic is idle: the beads the run knows, shown with the epic in one call
-      `show ${epic} ${a} ${b}`,
-      `close ${epic} --reason=All 2 child beads are closed.`,
-      'sync --flush-only',
-    ]);
+    await expectCalls(
+      repo,
+      [
+        'version',
+        // the target check, validation and recovery share this one read of the epic
+        `dep list ${epic} --direction up -t parent-child`,
+        `show ${epic} ${a} ${b}`,
+        `ready --limit 0 --epic=${epic}`,
+        `update ${a} --claim`,
+        `close ${a} --reason=Done by ralph-loop (command, attempt 1).`,
+        `ready --limit 0 --epic=${epic}`,
+        `update ${b} --claim`,
+        `close ${b} --reason=Done by ralph-loop (command, attempt 1).`,
+        `ready --limit 0 --epic=${epic}`,
+        // why the epic is idle: the beads the run knows, shown with the epic in one call
+        `show ${epic} ${a} ${b}`,
+        `close ${epic} --reason=All 2 child beads are closed.`,
+        'sync --flush-only',
+      ],
+      reportReads(epic, [a, b]),
+    );
   });
 
   it('a run that writes nothing flushes nothing, and explains a stalled bead from the same read', async () => {
@@ -69,15 +100,19 @@ describe('br calls of a ralph-loop run (fake br 0.2.19)', () => {
     const run = await repo.ralph([epic, '--agent', repo.agent]);
     expect(run.exitCode).toBe(7);
     expect(run.stderr).toContain(`waits for ${outside.id} (open)`);
-    expect(await brCalls(repo)).toEqual([
-      'version',
-      `dep list ${epic} --direction up -t parent-child`,
-      `show ${epic} ${ids[0]!}`,
-      `show ${outside.id}`,
-      `ready --limit 0 --epic=${epic}`,
-      `show ${epic} ${ids[0]!}`,
-      `show ${outside.id}`,
-    ]);
+    await expectCalls(
+      repo,
+      [
+        'version',
+        `dep list ${epic} --direction up -t parent-child`,
+        `show ${epic} ${ids[0]!}`,
+        `show ${outside.id}`,
+        `ready --limit 0 --epic=${epic}`,
+        `show ${epic} ${ids[0]!}`,
+        `show ${outside.id}`,
+      ],
+      reportReads(epic, [ids[0]!], [outside.id]),
+    );
   });
 
   it('a bead made during the run is found through the edges, though the run did not know it', async () => {
