@@ -2,7 +2,7 @@
 import type { Command } from 'commander';
 import { globals, openStoreFor, workingDir } from './common.js';
 import type { CliDeps } from './deps.js';
-import type { RunFlags } from './run-command.js';
+import type { RunFlags } from './run-flags.js';
 
 export function defineOnceCommand(command: Command, deps: CliDeps): void {
   // The run options are the program's own: optsWithGlobals sees them after `once` too.

@@ -10,7 +10,7 @@ import type { Executor, RunSummary } from '../loop/types.js';
 import type { GlobalOptions } from './common.js';
 import type { CliDeps } from './deps.js';
 import type { ForgeConfig } from './forge-config.js';
-import type { RunFlags } from './run-command.js';
+import type { RunFlags } from './run-flags.js';
 
 export interface PipelineRunContext {
   repo: string;

@@ -14,7 +14,7 @@ import {
 import { configureProgram, globals, parseInteger } from './common.js';
 import type { CliDeps } from './deps.js';
 import { addLazyCommand } from './lazy-command.js';
-import type { RunFlags } from './run-command.js';
+import type { RunFlags } from './run-flags.js';
 import { AppError, ExitCode } from '../infra/errors.js';
 
 function addRunOptions(command: Command): Command {

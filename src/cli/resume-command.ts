@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import { globals, openStoreFor, readUserFile, workingDir, type GlobalOptions } from './common.js';
 import type { CliDeps } from './deps.js';
 import { say } from './output.js';
-import type { RunFlags } from './run-command.js';
+import type { RunFlags } from './run-flags.js';
 
 interface ResumeFlags extends RunFlags {
   answer?: string;

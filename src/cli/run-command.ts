@@ -26,28 +26,7 @@ import { useColor } from './output.js';
 import { deadlineOf, nestedFlags, pipelineBuiltins } from './pipeline-run.js';
 import { createProgressRenderer } from './progress.js';
 import { checkRunTarget, readRunGraph } from './run-target.js';
-
-export interface RunFlags {
-  agent?: string;
-  /** `--agents role=spec`: per role, over labels and the config. */
-  agents?: Record<string, string>;
-  timeout?: number;
-  wallClock?: number;
-  maxBeads?: number;
-  maxAttempts?: number;
-  backoff?: number;
-  autoCommit?: boolean;
-  /** With --auto-commit: start on a dirty tree; the paths dirty then are never committed. */
-  allowDirty?: boolean;
-  dryRun?: boolean;
-  worktree?: boolean;
-  /** A loop's HEAD was moved on purpose: take it as the loop's own. */
-  acceptHead?: boolean;
-  /** `--gates`/`--no-gates`: run the configured gates after code-writing beads (over runner.run_gates). */
-  gates?: boolean;
-  /** `--no-validate`: skip the epic's checks before the run. */
-  validate?: boolean;
-}
+import type { RunFlags } from './run-flags.js';
 
 /** Exit code for each way a run can end. */
 export const STOP_EXIT_CODES: Record<StopReason, ExitCodeValue> = {

@@ -1,0 +1,22 @@
+// The run options of ralph-loop (and of once, resume and a pipeline's stages), as commander gives them.
+export interface RunFlags {
+  agent?: string;
+  /** `--agents role=spec`: per role, over labels and the config. */
+  agents?: Record<string, string>;
+  timeout?: number;
+  wallClock?: number;
+  maxBeads?: number;
+  maxAttempts?: number;
+  backoff?: number;
+  autoCommit?: boolean;
+  /** With --auto-commit: start on a dirty tree; the paths dirty then are never committed. */
+  allowDirty?: boolean;
+  dryRun?: boolean;
+  worktree?: boolean;
+  /** A loop's HEAD was moved on purpose: take it as the loop's own. */
+  acceptHead?: boolean;
+  /** `--gates`/`--no-gates`: run the configured gates after code-writing beads (over runner.run_gates). */
+  gates?: boolean;
+  /** `--no-validate`: skip the epic's checks before the run. */
+  validate?: boolean;
+}
