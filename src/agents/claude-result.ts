@@ -27,11 +27,6 @@ export function errorTextOutcome(text: string): StatusOutcome | undefined {
   return undefined;
 }
 
-export function resultUsage(result: ClaudeResult): TokenUsage | undefined {
-  if (result.usage !== undefined) return toUsage(result.usage);
-  return modelUsageTotal(result);
-}
-
 /** The tokens of `modelUsage`, over every model: cumulative since the start of the session. */
 export function modelUsageTotal(result: ClaudeResult): TokenUsage | undefined {
   if (result.modelUsage === undefined) return undefined;
