@@ -7,6 +7,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { inPage, launchBrowser, screenshot, watchedPage } from '../support/browser.js';
 import { assertBuilt, runCli } from '../support/cli.js';
+import { makeRepo } from '../support/runner-repo.js';
 import { createReportFixture, INJECTION, REPORT_EPIC, ROWS, TOTAL_COST } from '../support/report-fixture.js';
 
 beforeAll(assertBuilt);
@@ -99,6 +100,49 @@ describe('ralph-loop report of a loop, in chromium', () => {
     );
     expect(await inPage(page, 'document.documentElement.scrollWidth', z.number())).toBeLessThanOrEqual(390);
     await screenshot(page, 'report-loop-phone');
+    expect(errors).toEqual([]);
+  });
+});
+
+describe('ralph-loop report of a plain epic, in chromium', () => {
+  it('the run leaves a page of every bead with its state, attempts, what it waits for, even when a bead failed', async () => {
+    const repo = await makeRepo('embedded');
+    const { epic, ids } = await repo.epic([
+      'write the parser',
+      '<img src=x onerror="window.__pwned=1">',
+      'ship',
+    ]);
+    // The parser waits for the second bead; the third fails both its attempts.
+    expect((await repo.forge(['beads', 'dep', 'add', ids[0]!, ids[1]!])).exitCode).toBe(0);
+    await repo.script({ [ids[2]!]: [[{ exit: 1 }], [{ exit: 1 }]] });
+    const run = await repo.ralph([epic, '--agent', repo.agent, '--max-attempts', '2', '--backoff', '0']);
+    expect(run.exitCode, run.stderr).toBe(5);
+    const report = join(repo.dir, '.forge', 'epics', epic, 'report.html');
+    expect(run.stderr).toContain(`Report: ${report}`);
+
+    const browser = await launchBrowser();
+    const { page, errors } = await watchedPage(browser, { width: 390, height: 844 });
+    await page.goto(pathToFileURL(report).href);
+    await page.waitForSelector('[data-chart="beads"] canvas');
+    const rows = await inPage(
+      page,
+      "[...document.querySelectorAll('tr[data-bead]')].map((row) => [row.getAttribute('data-bead'), row.getAttribute('data-state'), row.children[2].textContent, row.children[3].textContent])",
+      z.array(z.tuple([z.string(), z.string(), z.string(), z.string()])),
+    );
+    expect(rows).toEqual(
+      expect.arrayContaining([
+        [ids[0], 'done', ids[1], '1'],
+        [ids[1], 'done', '', '1'],
+        [ids[2], 'failed', '', '2'],
+      ]),
+    );
+    expect(await page.textContent('[data-testid="failed"]')).toBe('1');
+    expect(await page.textContent('[data-testid="attempts"]')).toBe('4');
+    expect(await page.textContent(`tr[data-bead="${ids[1]!}"]`)).toContain(
+      '<img src=x onerror="window.__pwned=1">',
+    );
+    expect(await inPage(page, 'window.__pwned', z.undefined())).toBeUndefined();
+    await screenshot(page, 'report-epic-phone');
     expect(errors).toEqual([]);
   });
 });
