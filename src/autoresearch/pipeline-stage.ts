@@ -172,9 +172,14 @@ async function afterShortEnd(
     case 'refused':
       return { outcome: 'error', environment: true, message: summary.message };
     case 'wall_clock':
-    case 'stopped':
     case 'max_beads':
       return { outcome: 'aborted', message: `Stage "${stage.name}" (${epic}) stopped: ${summary.message}` };
+    case 'stopped':
+      // Someone ran ralph-loop stop on the stage's epic: the pipeline waits for them to run it again.
+      return {
+        outcome: 'needs_human',
+        message: `Stage "${stage.name}" (${epic}) was stopped by ralph-loop stop; run the pipeline again to go on: ralph-loop ${record.parent}`,
+      };
     case 'failed':
     case 'stalled':
       return {

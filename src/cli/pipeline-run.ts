@@ -92,7 +92,8 @@ export function deadlineOf(deps: CliDeps, flags: RunFlags): number | undefined {
 
 /** A stage's run takes the pipeline run's options, and what is left of its wall clock. */
 export function nestedFlags(flags: RunFlags, deadline: number | undefined, deps: CliDeps): RunFlags {
-  const { worktree: _worktree, wallClock: _wallClock, dryRun: _dryRun, ...rest } = flags;
+  // --max-beads counts the pipeline's stage beads, not the beads inside a stage.
+  const { worktree: _worktree, wallClock: _wallClock, dryRun: _dryRun, maxBeads: _maxBeads, ...rest } = flags;
   if (deadline === undefined) return rest;
   return { ...rest, wallClock: Math.max(1, Math.ceil((deadline - deps.clock.now()) / 1000)) };
 }

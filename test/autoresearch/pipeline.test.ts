@@ -417,6 +417,10 @@ describe('the role:loop stage executor', () => {
     expect(await h.execute('spec')).toMatchObject({ outcome: 'error', fatal: true });
     h.onRun = async () => 'interrupted';
     expect((await h.execute('spec')).outcome).toBe('aborted');
+    h.onRun = async () => 'stopped';
+    const stopped = await h.execute('spec');
+    expect(stopped.outcome).toBe('needs_human');
+    expect(stopped.message).toContain('was stopped by ralph-loop stop');
     h.onRun = async () => 'needs_human';
     const asked = await h.execute('spec');
     expect(asked.outcome).toBe('needs_human');
