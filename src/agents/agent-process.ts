@@ -15,6 +15,8 @@ export interface AgentProcessOptions {
   killGraceMs: number | undefined;
   /** Each stdout line as it arrives; `stop` ends the agent's process group (see StopAgent). */
   onLine?: (line: string, stop: StopAgent) => void;
+  /** Each stderr line as it arrives (it is in the transcript either way). */
+  onStderrLine?: (line: string, stop: StopAgent) => void;
   /** How much of stdout to keep in memory (stream parsers need none of it). */
   keepStdoutChars?: number;
 }
@@ -90,7 +92,10 @@ export async function runAgentProcess(options: AgentProcessOptions): Promise<Age
         transcript.raw(line);
         options.onLine?.(line, stop);
       },
-      onStderrLine: (line) => transcript.note('stderr', { line }),
+      onStderrLine: (line) => {
+        transcript.note('stderr', { line });
+        options.onStderrLine?.(line, stop);
+      },
       onSpawn: request.onSpawn,
       sweep: true,
     });

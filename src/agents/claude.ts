@@ -1,18 +1,12 @@
 // The Claude Code adapter: `claude -p --output-format stream-json`, prompt on stdin, outcome from the stream.
 import { systemClock } from '../infra/clock.js';
 import type { Command } from '../infra/process.js';
-import {
-  formatDuration,
-  formatResetAt,
-  lastLine,
-  notify,
-  runAgentProcess,
-  spawnFailureMessage,
-} from './agent-process.js';
+import { formatDuration, formatResetAt, lastLine, notify } from './agent-process.js';
 import type { AgentProcessResult } from './agent-process.js';
+import { howItEnded, runAdapter, startVerdict, stopForAuth } from './adapter-run.js';
+import type { Verdict } from './adapter-run.js';
 import { errorTextOutcome, resultDenials, statusOutcome } from './claude-result.js';
 import { ClaudeStream, READ_ONLY_TOOLS } from './claude-stream.js';
-import { openTranscript } from './transcript.js';
 import type {
   AgentMode,
   AgentRequest,
@@ -92,25 +86,21 @@ async function runClaude(
 ): Promise<AgentResult> {
   const clock = options.clock ?? systemClock;
   const model = request.model ?? spec.model;
-  const transcript = await openTranscript(request.transcriptPath);
   const stream = new ClaudeStream({
     readOnly: request.mode === 'read-only',
     now: () => clock.now(),
     onActivity: (event) => notify(request, event),
   });
-  const child = await runAgentProcess({
-    command: claudeCommand(request.mode, model, request.maxBudgetUsd),
+  return runAdapter({
     request,
+    runner: options,
+    command: claudeCommand(request.mode, model, request.maxBudgetUsd),
     env: claudeEnv(request, options),
-    transcript,
     timeoutMs: request.timeoutMs,
-    killGraceMs: options.killGraceMs,
     onLine: (line, stop) => {
       const signal = stream.push(line);
-      if (signal === 'auth') {
-        notify(request, { type: 'stopping', reason: 'the API rejected the credentials (401)' });
-        stop('auth');
-      } else if (signal === 'answered') {
+      if (signal === 'auth') stopForAuth(request, stop);
+      else if (signal === 'answered') {
         // The first result ends the run; a later one only comes after waiting for background tasks.
         stop('answered', {
           afterMs: options.resultGraceMs ?? CLAUDE_RESULT_GRACE_MS,
@@ -118,18 +108,9 @@ async function runClaude(
         });
       }
     },
+    classify: (child, now) =>
+      classifyClaudeRun({ stream, child, mode: request.mode, model, timeoutMs: request.timeoutMs, now }),
   });
-  const result = classifyClaudeRun({
-    stream,
-    child,
-    mode: request.mode,
-    model,
-    timeoutMs: request.timeoutMs,
-    now: clock.now(),
-  });
-  transcript.note('end', { outcome: result.outcome, message: result.message, exitCode: result.exitCode });
-  await transcript.close();
-  return result;
 }
 
 export interface ClaudeRunFacts {
@@ -140,9 +121,6 @@ export interface ClaudeRunFacts {
   timeoutMs: number | undefined;
   now: number;
 }
-
-type Verdict = Pick<AgentResult, 'outcome' | 'message'> &
-  Partial<Pick<AgentResult, 'resetAt' | 'retryAfterMs' | 'fatal' | 'environment'>>;
 
 export function classifyClaudeRun(facts: ClaudeRunFacts): AgentResult {
   const { stream, child, mode } = facts;
@@ -175,16 +153,8 @@ function decide(facts: ClaudeRunFacts): Verdict {
   const { stream, child, now } = facts;
   const result = stream.result;
 
-  if (child.abortedByCaller)
-    return { outcome: 'aborted', message: 'Claude Code was stopped before it finished.' };
-  if (child.spawnError !== undefined) {
-    return {
-      outcome: 'error',
-      message: spawnFailureMessage('Claude Code', 'claude', child.spawnError),
-      fatal: true,
-      environment: true,
-    };
-  }
+  const started = startVerdict('Claude Code', 'claude', child);
+  if (started !== undefined) return started;
   if (child.stoppedFor === 'auth') {
     return {
       outcome: 'auth',
@@ -256,13 +226,9 @@ function decide(facts: ClaudeRunFacts): Verdict {
       };
     }
     if (result === undefined) {
-      const how =
-        child.exitCode === undefined
-          ? `was killed by ${child.signal ?? 'a signal'}`
-          : `exited ${child.exitCode}`;
       return {
         outcome: 'error',
-        message: `Claude Code ${how} without a result${detail ? `: ${detail}` : ''}.`,
+        message: `Claude Code ${howItEnded(child)} without a result${detail ? `: ${detail}` : ''}.`,
       };
     }
     const reason = result.terminal_reason ?? result.subtype;

@@ -1,18 +1,11 @@
 // The Codex adapter: `codex exec --json … -`, prompt on stdin, outcome from the JSONL events.
 import { z } from 'zod';
-import { systemClock } from '../infra/clock.js';
 import type { Command } from '../infra/process.js';
-import {
-  formatDuration,
-  formatResetAt,
-  lastLine,
-  notify,
-  runAgentProcess,
-  spawnFailureMessage,
-} from './agent-process.js';
+import { formatDuration, formatResetAt, lastLine, notify } from './agent-process.js';
 import type { AgentProcessResult } from './agent-process.js';
+import { howItEnded, runAdapter, startVerdict, stopForAuth } from './adapter-run.js';
+import type { Verdict } from './adapter-run.js';
 import { isUsageLimitText, parseResetTime } from './limits.js';
-import { openTranscript } from './transcript.js';
 import type {
   AgentActivity,
   AgentMode,
@@ -46,28 +39,20 @@ async function runCodex(
   options: AgentRunnerOptions,
   request: AgentRequest,
 ): Promise<AgentResult> {
-  const clock = options.clock ?? systemClock;
   const model = request.model ?? spec.model;
   const timeoutMs = request.timeoutMs || (options.codexDefaultTimeoutMs ?? CODEX_DEFAULT_TIMEOUT_MS);
-  const transcript = await openTranscript(request.transcriptPath);
   const stream = new CodexStream(request.mode === 'read-only', (event) => notify(request, event));
-  const child = await runAgentProcess({
-    command: codexCommand(request.mode, request.cwd, model),
+  return runAdapter({
     request,
+    runner: options,
+    command: codexCommand(request.mode, request.cwd, model),
     env: request.env,
-    transcript,
     timeoutMs,
-    killGraceMs: options.killGraceMs,
     onLine: (line, stop) => {
-      if (stream.push(line) !== 'auth') return;
-      notify(request, { type: 'stopping', reason: 'the API rejected the credentials (401)' });
-      stop('auth');
+      if (stream.push(line) === 'auth') stopForAuth(request, stop);
     },
+    classify: (child, now) => classifyCodexRun({ stream, child, mode: request.mode, model, timeoutMs, now }),
   });
-  const result = classifyCodexRun({ stream, child, mode: request.mode, model, timeoutMs, now: clock.now() });
-  transcript.note('end', { outcome: result.outcome, message: result.message, exitCode: result.exitCode });
-  await transcript.close();
-  return result;
 }
 
 const CodexItemSchema = z.object({
@@ -217,9 +202,6 @@ export interface CodexRunFacts {
   now: number;
 }
 
-type Verdict = Pick<AgentResult, 'outcome' | 'message'> &
-  Partial<Pick<AgentResult, 'resetAt' | 'retryAfterMs' | 'fatal' | 'environment'>>;
-
 export function classifyCodexRun(facts: CodexRunFacts): AgentResult {
   const { stream, child, mode } = facts;
   return {
@@ -241,15 +223,8 @@ export function classifyCodexRun(facts: CodexRunFacts): AgentResult {
 
 function decide(facts: CodexRunFacts): Verdict {
   const { stream, child, now } = facts;
-  if (child.abortedByCaller) return { outcome: 'aborted', message: 'Codex was stopped before it finished.' };
-  if (child.spawnError !== undefined) {
-    return {
-      outcome: 'error',
-      message: spawnFailureMessage('Codex', 'codex', child.spawnError),
-      fatal: true,
-      environment: true,
-    };
-  }
+  const started = startVerdict('Codex', 'codex', child);
+  if (started !== undefined) return started;
   const failure = stream.turnFailed ?? stream.lastError;
   if (child.stoppedFor === 'auth') {
     return {
@@ -296,10 +271,7 @@ function decide(facts: CodexRunFacts): Verdict {
     case 'overloaded':
       return { outcome: 'overloaded', message: `The Codex API was overloaded (${detail}).` };
     default: {
-      const how =
-        child.exitCode === undefined
-          ? `was killed by ${child.signal ?? 'a signal'}`
-          : `exited ${child.exitCode}`;
+      const how = howItEnded(child);
       const what = stream.turnCompleted || stream.turnFailed !== undefined ? '' : ' without finishing a turn';
       return { outcome: 'error', message: `Codex ${how}${what}${detail ? `: ${detail}` : ''}.` };
     }

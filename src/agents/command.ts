@@ -1,14 +1,8 @@
 // The generic adapter: the user's own command as argv, prompt on stdin, outcome by exit code.
 import { UsageError } from '../infra/errors.js';
-import {
-  emptyUsage,
-  formatDuration,
-  lastLine,
-  runAgentProcess,
-  spawnFailureMessage,
-} from './agent-process.js';
+import { emptyUsage, formatDuration, lastLine } from './agent-process.js';
 import type { AgentProcessResult } from './agent-process.js';
-import { openTranscript } from './transcript.js';
+import { howItEnded, runAdapter, startVerdict } from './adapter-run.js';
 import type { AgentRequest, AgentResult, AgentRunner, AgentRunnerOptions, AgentSpec } from './types.js';
 
 /** How much of stdout becomes the final text. */
@@ -33,22 +27,16 @@ export function createCommandRunner(spec: AgentSpec, options: AgentRunnerOptions
   const label = `\`${file}\``;
   return {
     name: spec.text,
-    async run(request) {
-      const transcript = await openTranscript(request.transcriptPath);
-      const child = await runAgentProcess({
-        command: { file, args },
+    run: (request) =>
+      runAdapter({
         request,
+        runner: options,
+        command: { file, args },
         env: commandEnv(request),
-        transcript,
         timeoutMs: request.timeoutMs,
-        killGraceMs: options.killGraceMs,
         keepStdoutChars: FINAL_TEXT_CHARS,
-      });
-      const result = classifyCommandRun(label, file, child, request);
-      transcript.note('end', { outcome: result.outcome, message: result.message, exitCode: result.exitCode });
-      await transcript.close();
-      return result;
-    },
+        classify: (child) => classifyCommandRun(label, file, child, request),
+      }),
   };
 }
 
@@ -73,17 +61,8 @@ function classifyCommandRun(
   // Nothing can stop a plain command from writing; the runner's tree snapshot is the only guard.
   const caveat = readOnly ? ' (read-only was not enforced: a plain command has no tool restrictions)' : '';
 
-  if (child.abortedByCaller)
-    return { ...base, outcome: 'aborted', message: `${label} was stopped before it finished.` };
-  if (child.spawnError !== undefined) {
-    return {
-      ...base,
-      outcome: 'error',
-      message: spawnFailureMessage(label, file, child.spawnError),
-      fatal: true,
-      environment: true,
-    };
-  }
+  const started = startVerdict(label, file, child);
+  if (started !== undefined) return { ...base, ...started };
   if (child.timedOut) {
     const within = request.timeoutMs === undefined ? '' : ` within ${formatDuration(request.timeoutMs)}`;
     return {
@@ -93,8 +72,7 @@ function classifyCommandRun(
     };
   }
   if (child.exitCode === 0) return { ...base, outcome: 'ok', message: `${label} finished${caveat}.` };
-  const how =
-    child.exitCode === undefined ? `was killed by ${child.signal ?? 'a signal'}` : `exited ${child.exitCode}`;
+  const how = howItEnded(child);
   const detail = lastLine(child.stderr) || lastLine(child.stdout);
   return { ...base, outcome: 'error', message: `${label} ${how}${detail ? `: ${detail}` : ''}${caveat}.` };
 }
