@@ -5,7 +5,7 @@ import { formatDuration, formatResetAt, lastLine, notify } from './agent-process
 import type { AgentProcessResult } from './agent-process.js';
 import { howItEnded, runAdapter, startVerdict, stopForAuth } from './adapter-run.js';
 import type { Verdict } from './adapter-run.js';
-import { isUsageLimitText, parseResetTime } from './limits.js';
+import { apiErrorKind, parseResetTime } from './limits.js';
 import type {
   AgentActivity,
   AgentMode,
@@ -178,20 +178,7 @@ export class CodexStream {
 }
 
 /** Codex reports API failures only as text; this reads the ones it can recognise. */
-export function codexErrorOutcome(text: string): 'auth' | 'rate_limited' | 'overloaded' | undefined {
-  if (
-    /\b401\b|unauthori[sz]ed|invalid[_ ]api[_ ]key|incorrect api key|not logged in|codex login|authentication/i.test(
-      text,
-    )
-  ) {
-    return 'auth';
-  }
-  if (isUsageLimitText(text) || /\b429\b|too many requests|rate[_ ]limit|usage[_ ]limit|quota/i.test(text)) {
-    return 'rate_limited';
-  }
-  if (/\b(?:503|529)\b|overloaded|service unavailable|capacity/i.test(text)) return 'overloaded';
-  return undefined;
-}
+export const codexErrorOutcome = apiErrorKind;
 
 export interface CodexRunFacts {
   stream: CodexStream;

@@ -11,6 +11,28 @@ export function isUsageLimitText(text: string): boolean {
   return USAGE_LIMIT_OPENING.test(text.trimStart());
 }
 
+/**
+ * What an API error reported only as text means (Codex, opencode and Gemini CLI give no status field
+ * in every case): a credentials problem, a rate or usage limit, or an overloaded service.
+ */
+export function apiErrorKind(text: string): 'auth' | 'rate_limited' | 'overloaded' | undefined {
+  if (
+    /\b401\b|unauthori[sz]ed|unauthenticated|invalid[_ ]api[_ ]key|invalid x-api-key|api key not valid|incorrect api key|not logged in|codex login|authentication/i.test(
+      text,
+    )
+  ) {
+    return 'auth';
+  }
+  if (
+    isUsageLimitText(text) ||
+    /\b429\b|too many requests|rate[_ ]limit|usage[_ ]limit|quota|resource[_ ]exhausted/i.test(text)
+  ) {
+    return 'rate_limited';
+  }
+  if (/\b(?:503|529)\b|overloaded|service unavailable|capacity/i.test(text)) return 'overloaded';
+  return undefined;
+}
+
 const MONTHS = ['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', 'oct', 'nov', 'dec'];
 const EPOCH = /\|\s*(\d{9,13})\b/;
 const DURATION =

@@ -3,6 +3,8 @@ import { UsageError } from '../infra/errors.js';
 import { createClaudeRunner } from './claude.js';
 import { createCodexRunner } from './codex.js';
 import { createCommandRunner } from './command.js';
+import { createGeminiRunner } from './gemini.js';
+import { createOpencodeRunner } from './opencode.js';
 import { createScriptedRunner } from './scripted.js';
 import { parseAgentSpec } from './spec.js';
 import type { ParseAgentSpecOptions } from './spec.js';
@@ -13,6 +15,8 @@ export type AgentAdapterFactory = (spec: AgentSpec, options: AgentRunnerOptions)
 export const agentAdapters: Readonly<Record<string, AgentAdapterFactory>> = {
   claude: createClaudeRunner,
   codex: createCodexRunner,
+  opencode: createOpencodeRunner,
+  gemini: createGeminiRunner,
   command: createCommandRunner,
   scripted: createScriptedRunner,
 };

@@ -22,7 +22,10 @@ export interface ParseAgentSpecOptions {
 const CLAUDE_ALIASES = new Set(['opus', 'sonnet', 'haiku', 'opusplan', 'default']);
 /** A model name travels as one argv element; it must not be able to pose as a flag. */
 const MODEL_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._:/[\]-]*$/;
-const KNOWN = 'claude, claude-opus|sonnet|haiku|<model id>, codex, codex-<model>, scripted';
+const KNOWN =
+  'claude, claude-opus|sonnet|haiku|<model id>, codex, codex-<model>, opencode, opencode-<provider/model>, gemini, gemini-<model>, scripted';
+/** The CLIs with an adapter of their own; a label `<cli>-<model>` picks a model. */
+const MODEL_CLIS = new Set(['claude', 'codex', 'opencode', 'gemini']);
 
 export function parseAgentSpec(input: string, options: ParseAgentSpecOptions = {}): ParseAgentSpecResult {
   const text = input.trim().replace(/^agent:/, '');
@@ -52,7 +55,7 @@ export function parseAgentSpec(input: string, options: ParseAgentSpecOptions = {
   return { ok: true, spec: { cli: 'command', argv: split.argv, text } };
 }
 
-/** True for names Forge's own adapters answer to (`claude`, `claude-…`, `codex…`, `scripted…`). */
+/** True for names Forge's own adapters answer to (`claude…`, `codex…`, `opencode…`, `gemini…`, `scripted…`). */
 export function isBuiltInAgentName(name: string): boolean {
   return parseKnownAgent(name) !== undefined;
 }
@@ -68,13 +71,19 @@ function parseKnownAgent(text: string): ParseAgentSpecResult | undefined {
   }
   const dash = text.indexOf('-');
   const cli = dash === -1 ? text : text.slice(0, dash);
-  if (cli !== 'claude' && cli !== 'codex') return undefined;
+  if (!MODEL_CLIS.has(cli)) return undefined;
   if (dash === -1) return { ok: true, spec: { cli, text } };
 
   const rest = text.slice(dash + 1);
-  const model = cli === 'claude' ? claudeModel(rest) : rest;
+  const model = cli === 'claude' ? claudeModel(rest) : cli === 'gemini' ? geminiModel(rest) : rest;
   if (!MODEL_PATTERN.test(model))
     return { ok: false, reason: `agent "${text}": "${model}" is not a model name` };
+  if (cli === 'opencode' && !/^[^/]+\/./.test(model)) {
+    return {
+      ok: false,
+      reason: `agent "${text}": opencode names a model as provider/model, e.g. opencode-anthropic/claude-sonnet-4-5`,
+    };
+  }
   return { ok: true, spec: { cli, model, text } };
 }
 
@@ -87,4 +96,9 @@ function claudeModel(rest: string): string {
   if (CLAUDE_ALIASES.has(rest) || rest.startsWith('claude-')) return rest;
   if (/^(?:opus|sonnet|haiku)-\d/.test(rest) || /^\d/.test(rest)) return `claude-${rest}`;
   return rest;
+}
+
+/** `gemini-2.5-pro` → `gemini-2.5-pro` (a version number gets its `gemini-` back); `gemini-flash` → `flash`. */
+function geminiModel(rest: string): string {
+  return /^\d/.test(rest) ? `gemini-${rest}` : rest;
 }

@@ -13,7 +13,7 @@ export interface AgentBeadInfo {
 
 /** Something the agent did or suffered while running, reported as it happens. */
 export type AgentActivity =
-  /** The CLI is retrying an API call itself (Claude's `system/api_retry`, Codex's "Reconnecting…"). */
+  /** The CLI is retrying an API call itself (Claude's `system/api_retry`, Codex's "Reconnecting…", opencode's and Gemini CLI's logged failures). */
   | {
       type: 'retry';
       status?: number | undefined;
@@ -98,7 +98,7 @@ export interface AgentResult {
   /** Epoch ms at which a rate or usage limit resets, when known. */
   resetAt?: number | undefined;
   retryAfterMs?: number | undefined;
-  /** The adapter: `claude`, `codex`, `command`, `scripted`. */
+  /** The adapter: `claude`, `codex`, `opencode`, `gemini`, `command`, `scripted`. */
   agent: string;
   model?: string | undefined;
   /** True only for the built-in scripted agent: no model was involved. */
@@ -120,7 +120,7 @@ export interface AgentRunner {
 
 /** A parsed agent label or `--agent` value. */
 export interface AgentSpec {
-  /** Adapter name: `claude`, `codex`, `scripted`, or `command` for a user's own command. */
+  /** Adapter name: `claude`, `codex`, `opencode`, `gemini`, `scripted`, or `command` for a user's own command. */
   cli: string;
   model?: string | undefined;
   /** For `command`: the user's argv, split without a shell. */

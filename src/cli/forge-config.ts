@@ -34,7 +34,7 @@ export const forgeConfigSchema = z.strictObject({
           ctx.addIssue({
             code: 'custom',
             path: [name],
-            message: `"${name}" is one of Forge's own agents (claude…, codex…, scripted); give yours another name`,
+            message: `"${name}" is one of Forge's own agents (claude…, codex…, opencode…, gemini…, scripted); give yours another name`,
           });
       }
     })

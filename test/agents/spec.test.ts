@@ -21,6 +21,13 @@ describe('parseAgentSpec', () => {
     ['codex', 'codex', undefined],
     ['codex-gpt-5-codex', 'codex', 'gpt-5-codex'],
     ['agent:codex-o3', 'codex', 'o3'],
+    ['opencode', 'opencode', undefined],
+    ['opencode-anthropic/claude-sonnet-4-5', 'opencode', 'anthropic/claude-sonnet-4-5'],
+    ['agent:opencode-openrouter/qwen/qwen3-coder', 'opencode', 'openrouter/qwen/qwen3-coder'],
+    ['gemini', 'gemini', undefined],
+    ['gemini-2.5-pro', 'gemini', 'gemini-2.5-pro'],
+    ['gemini-flash', 'gemini', 'flash'],
+    ['gemini-gemini-2.5-flash', 'gemini', 'gemini-2.5-flash'],
     ['scripted', 'scripted', undefined],
   ])('%s → %s %s', (text, cli, model) => {
     const parsed = spec(text);
@@ -45,6 +52,13 @@ describe('parseAgentSpec', () => {
   it('refuses a model that could pose as a flag', () => {
     expect(parseAgentSpec('claude--dangerously-skip-permissions').ok).toBe(false);
     expect(parseAgentSpec('codex--config=x').ok).toBe(false);
+    expect(parseAgentSpec('gemini--yolo').ok).toBe(false);
+    expect(parseAgentSpec('opencode--auto/x').ok).toBe(false);
+  });
+
+  it('asks opencode for provider/model', () => {
+    const parsed = parseAgentSpec('opencode-claude-sonnet-4-5');
+    expect(!parsed.ok && parsed.reason).toMatch(/provider\/model/);
   });
 
   it('points a scripted:<path> label at FORGE_SCRIPTED_AGENT', () => {

@@ -1,4 +1,4 @@
-// Puts the fake agent on a private PATH (as `claude`, `codex`, `my-agent`) and reads back what it was called with.
+// Puts the fake agent on a private PATH (as `claude`, `codex`, `opencode`, `gemini`, `my-agent`) and reads back what it was called with.
 import { chmod, mkdir, mkdtemp, readFile, rm, symlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { onTestFinished } from 'vitest';
 
 const FAKE = join(dirname(fileURLToPath(import.meta.url)), 'fake-agent.mjs');
-const NAMES = ['claude', 'codex', 'my-agent'];
+const NAMES = ['claude', 'codex', 'opencode', 'gemini', 'my-agent'];
 
 export type FakeAction =
   | { line: unknown }
