@@ -1,4 +1,4 @@
-// A scripted model server (Anthropic Messages, OpenAI Responses) for end-to-end tests of real agent CLIs.
+// A scripted model server (Anthropic Messages, OpenAI Responses, Gemini generateContent) for end-to-end tests of real agent CLIs.
 export { startModelServer } from './server.js';
 export type { Fault, FaultStatus, ModelServer, ModelServerOptions } from './server.js';
 export { summarizeRequest } from './requests.js';

@@ -1,4 +1,4 @@
-// What the server records of each request, and the text views tests assert on ("what was the agent told").
+// What the server records of each request (Messages, Responses or Gemini), and the text views tests assert on ("what was the agent told").
 
 /** Headers never recorded: credentials stay out of test output. */
 const SECRET_HEADERS = new Set(['x-api-key', 'authorization', 'cookie', 'proxy-authorization']);
@@ -63,16 +63,22 @@ export function describeRequest(
   body: unknown,
 ): RecordedRequest {
   const record = isRecord(body) ? body : {};
-  const api = Array.isArray(record.input) ? 'responses' : 'messages';
-  const conversation = api === 'responses' ? readResponsesInput(record) : readMessages(record);
+  const conversation = Array.isArray(record.input)
+    ? readResponsesInput(record)
+    : Array.isArray(record.contents)
+      ? readGeminiContents(record)
+      : readMessages(record);
   const system = conversation.systemParts.filter((part) => part !== '').join('\n');
   const userText = conversation.userParts.join('\n');
   const tools = Array.isArray(record.tools)
-    ? record.tools
-        .filter(isRecord)
-        .map((tool) =>
-          typeof tool.name === 'string' ? tool.name : typeof tool.type === 'string' ? tool.type : '?',
-        )
+    ? record.tools.filter(isRecord).flatMap((tool) =>
+        // Gemini groups its tools: `tools: [{functionDeclarations: [{name}, …]}]`.
+        Array.isArray(tool.functionDeclarations)
+          ? tool.functionDeclarations
+              .filter(isRecord)
+              .map((declaration) => (typeof declaration.name === 'string' ? declaration.name : '?'))
+          : [typeof tool.name === 'string' ? tool.name : typeof tool.type === 'string' ? tool.type : '?'],
+      )
     : [];
   return {
     seq,
@@ -175,6 +181,49 @@ function readResponsesInput(record: Record<string, unknown>): Conversation {
       const text = textOf(item.content);
       if (item.role === 'developer' || item.role === 'system') conversation.systemParts.push(text);
       else conversation.userParts.push(text);
+    }
+  }
+  return conversation;
+}
+
+/**
+ * Gemini (`generateContent`): `systemInstruction`, then `contents` of role user / model, whose parts are
+ * text, the model's function calls, and function responses (in a user content).
+ */
+function readGeminiContents(record: Record<string, unknown>): Conversation {
+  const contents = (record.contents as unknown[]).filter(isRecord);
+  const system = isRecord(record.systemInstruction)
+    ? record.systemInstruction.parts
+    : record.systemInstruction;
+  const conversation: Conversation = {
+    systemParts: [textOf(system)],
+    userParts: [],
+    assistantTurns: 0,
+    toolResults: [],
+    latestToolResults: [],
+  };
+  for (const content of contents) {
+    const parts = Array.isArray(content.parts) ? content.parts.filter(isRecord) : [];
+    if (content.role === 'model') {
+      conversation.assistantTurns += 1;
+      conversation.latestToolResults = [];
+      continue;
+    }
+    for (const part of parts) {
+      if (typeof part.text === 'string') conversation.userParts.push(part.text);
+      const response = isRecord(part.functionResponse) ? part.functionResponse : undefined;
+      if (response === undefined) continue;
+      const output = isRecord(response.response) ? response.response : {};
+      addToolResult(conversation, {
+        toolUseId:
+          typeof response.id === 'string'
+            ? response.id
+            : typeof response.name === 'string'
+              ? response.name
+              : '',
+        text: typeof output.output === 'string' ? output.output : JSON.stringify(output),
+        isError: output.error !== undefined,
+      });
     }
   }
   return conversation;

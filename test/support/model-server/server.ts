@@ -1,4 +1,5 @@
-// A scripted model API on 127.0.0.1 (Anthropic Messages for Claude Code, OpenAI Responses for Codex):
+// A scripted model API on 127.0.0.1 (Anthropic Messages for Claude Code and opencode, OpenAI Responses for
+// Codex, Gemini generateContent for Gemini CLI):
 // rules pick each answer, faults answer errors on demand, every request is recorded.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -6,6 +7,13 @@ import { describeRequest, redactHeaders, summarizeRequest, type RecordedRequest 
 import { matches, text, turnFor, type Matcher, type Rule, type Turn } from './turns.js';
 import { openAiErrorBody, renderResponse, renderResponseEvents } from './responses-wire.js';
 import { errorBody, renderEvents, renderMessage, type ApiErrorType } from './messages-wire.js';
+import { geminiErrorBody, renderGeminiEvents, renderGeminiResponse } from './gemini-wire.js';
+
+/** Gemini's `/v1beta/models/<model>:<method>`; the model travels in the path, not the body. */
+const GEMINI_PATH =
+  /^\/v1(?:beta|alpha)?\/models\/([^/:]+):(generateContent|streamGenerateContent|countTokens)$/;
+
+type Api = 'messages' | 'responses' | 'gemini';
 
 export type FaultStatus = 401 | 429 | 500 | 529;
 
@@ -86,6 +94,15 @@ export async function startModelServer(options: ModelServerOptions = {}): Promis
     );
     requests.push(recorded);
 
+    const gemini = GEMINI_PATH.exec(path);
+    if (method === 'POST' && gemini !== null) {
+      recorded.model = decodeURIComponent(gemini[1] ?? '');
+      if (gemini[2] === 'countTokens') {
+        return sendJson(res, recorded, 200, { totalTokens: Math.ceil((raw.length || 1) / 4) });
+      }
+      recorded.stream = gemini[2] === 'streamGenerateContent';
+      return answerTurn(recorded, res, 'gemini');
+    }
     if (method === 'POST' && path === '/v1/messages') return answerTurn(recorded, res, 'messages');
     if (method === 'POST' && path === '/v1/responses') return answerTurn(recorded, res, 'responses');
     // Codex tries a WebSocket upgrade of /v1/responses first; the harness turns that off, refuse it anyway.
@@ -104,7 +121,7 @@ export async function startModelServer(options: ModelServerOptions = {}): Promis
     return sendJson(res, recorded, 200, {});
   }
 
-  function answerTurn(request: RecordedRequest, res: ServerResponse, api: 'messages' | 'responses'): void {
+  function answerTurn(request: RecordedRequest, res: ServerResponse, api: Api): void {
     const fault = faults.find(
       (candidate) =>
         (candidate.times === 'always' || candidate.served < candidate.times) &&
@@ -123,7 +140,13 @@ export async function startModelServer(options: ModelServerOptions = {}): Promis
       request.response = { status: fault.status, fault: `${fault.status} ${error.type}` };
       res.writeHead(fault.status, headers);
       const message = fault.message ?? error.message;
-      res.end(api === 'messages' ? errorBody(error.type, message) : openAiErrorBody(fault.status, message));
+      res.end(
+        api === 'messages'
+          ? errorBody(error.type, message)
+          : api === 'gemini'
+            ? geminiErrorBody(fault.status, message)
+            : openAiErrorBody(fault.status, message),
+      );
       return;
     }
 
@@ -151,6 +174,13 @@ export async function startModelServer(options: ModelServerOptions = {}): Promis
       ...(scriptError === undefined ? {} : { scriptError }),
     };
     const model = request.model ?? options.model ?? 'claude-sonnet-4-5';
+    if (api === 'gemini') {
+      const response = renderGeminiResponse(turn, model, messageSeq);
+      if (!request.stream) sendRaw(res, 200, 'application/json', JSON.stringify(response));
+      else
+        sendRaw(res, 200, 'text/event-stream', renderGeminiEvents(response), { 'cache-control': 'no-cache' });
+      return;
+    }
     if (api === 'responses') {
       const response = renderResponse(turn, model, messageSeq);
       if (!request.stream) sendRaw(res, 200, 'application/json', JSON.stringify(response));
@@ -195,12 +225,13 @@ export async function startModelServer(options: ModelServerOptions = {}): Promis
   armIdleTimer();
   const { port } = server.address() as AddressInfo;
 
+  const isTurnPath = (path: string) =>
+    path === '/v1/messages' ||
+    path === '/v1/responses' ||
+    (GEMINI_PATH.test(path) && !path.endsWith(':countTokens'));
   const agentTurns = () =>
     requests.filter(
-      (request) =>
-        request.method === 'POST' &&
-        (request.path === '/v1/messages' || request.path === '/v1/responses') &&
-        request.tools.length > 0,
+      (request) => request.method === 'POST' && isTurnPath(request.path) && request.tools.length > 0,
     );
   return {
     url: `http://127.0.0.1:${port}`,
@@ -234,9 +265,7 @@ export async function startModelServer(options: ModelServerOptions = {}): Promis
             `#${request.seq} matched no rule: ${request.userText.replace(/\s+/g, ' ').slice(0, 300)}`,
           );
       }
-      const last = requests
-        .filter((request) => request.path.startsWith('/v1/messages') || request.path === '/v1/responses')
-        .slice(-count);
+      const last = requests.filter((request) => isTurnPath(request.path)).slice(-count);
       if (last.length === 0) {
         lines.push(`model server ${port}: no Messages request recorded (${requests.length} other).`);
         return lines.join('\n');
