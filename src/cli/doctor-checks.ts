@@ -146,11 +146,23 @@ function agentsCheck(found: ExecutableProbe[], config: ForgeConfig): DoctorCheck
     cli.path === undefined
       ? `${cli.name} not found`
       : `${cli.name} ${cli.version ?? '?'} (${cli.path})${cli.problem === undefined ? '' : `: ${cli.problem}`}`;
-  const summary = found.map(describe).join('; ');
+  // Every known CLI that is installed, with its version; the rest only by name.
+  const installed = found.filter((cli) => cli.path !== undefined);
+  const absent = found.filter((cli) => cli.path === undefined).map((cli) => cli.name);
+  const summary = [
+    ...installed.map(describe),
+    ...(absent.length === 0 ? [] : [`not found: ${absent.join(', ')}`]),
+  ].join('; ');
   const details = { clis: found };
   const usable = found.filter((cli) => cli.path !== undefined && cli.problem === undefined);
+  // The CLI each configured agent starts: an adapter's name, or the first word of a named agent's argv.
   const configured = new Set(
-    Object.values(config.agents).map((spec) => /^(claude|codex)(?:-|$)/.exec(spec.trim())?.[1]),
+    Object.values(config.agents).map((spec) => {
+      const text = spec.trim().replace(/^agent:/, '');
+      const named = Object.hasOwn(config.agent_commands, text) ? config.agent_commands[text] : undefined;
+      if (named !== undefined) return named[0] === 'sh' ? /exec (\S+)/.exec(named[2] ?? '')?.[1] : named[0];
+      return /^(claude|codex|opencode|gemini)(?:-|$)/.exec(text)?.[1];
+    }),
   );
   const missing = AGENT_CLIS.filter(
     (cli) => configured.has(cli.name) && !usable.some((u) => u.name === cli.name),

@@ -1,16 +1,14 @@
 // Looks at the machine Forge runs on: executables on PATH, their versions, git, and the Node version.
+import { delimiter, join } from 'node:path';
 import { findExecutable as findOnPath } from '../infra/executables.js';
 import { runProcess } from '../infra/process.js';
+import { AGENT_CLIS } from './agent-clis.js';
+
+export { AGENT_CLIS } from './agent-clis.js';
+export type { AgentCliName } from './agent-clis.js';
 
 /** The oldest Node Forge supports (package.json `engines`). */
 export const MIN_NODE: readonly [number, number] = [20, 11];
-
-/** The agent CLIs Forge has adapters for, and how each is asked its version. */
-export const AGENT_CLIS = [
-  { name: 'claude', args: ['--version'], install: 'npm install -g @anthropic-ai/claude-code' },
-  { name: 'codex', args: ['--version'], install: 'npm install -g @openai/codex' },
-] as const;
-export type AgentCliName = (typeof AGENT_CLIS)[number]['name'];
 
 export interface ProbeOptions {
   cwd: string;
@@ -76,9 +74,21 @@ export function parseVersion(text: string): string | undefined {
   return /(\d+\.\d+\.\d+(?:[-+][0-9A-Za-z.-]+)?)/.exec(text)?.[1];
 }
 
-/** Every agent CLI Forge knows, looked up in parallel. */
+/**
+ * Every agent CLI Forge knows, looked up in parallel on PATH and then in the project's
+ * node_modules/.bin (where a devDependency puts it).
+ */
 export function probeAgentClis(options: ProbeOptions): Promise<ExecutableProbe[]> {
-  return Promise.all(AGENT_CLIS.map((cli) => probeExecutable(cli.name, cli.args, options)));
+  const env = { ...options.env, PATH: withProjectBin(options.env.PATH, options.cwd) };
+  return Promise.all(
+    AGENT_CLIS.map((cli) => probeExecutable(cli.name, cli.versionArgs, { ...options, env })),
+  );
+}
+
+/** PATH with `<cwd>/node_modules/.bin` last, so what the user put on PATH wins. */
+export function withProjectBin(path: string | undefined, cwd: string): string {
+  const bin = join(cwd, 'node_modules', '.bin');
+  return path === undefined || path === '' ? bin : `${path}${delimiter}${bin}`;
 }
 
 export type GitProbe =

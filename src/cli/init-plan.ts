@@ -1,7 +1,8 @@
 // What `forge-pack init` writes: a fresh `.forge/config.json` from what was detected, and `.forge/.gitignore`.
 import type { StoreChoice } from '../beads/open-store.js';
 import type { DetectedGate } from './detect-gates.js';
-import { AGENT_CLIS, type AgentCliName, type ExecutableProbe } from './environment-probes.js';
+import { AGENT_CLIS, knownAgentCli, type AgentCliName } from './agent-clis.js';
+import type { ExecutableProbe } from './environment-probes.js';
 import type { ForgeConfig } from './forge-config.js';
 
 export const FORGE_GITIGNORE_PATH = '.forge/.gitignore';
@@ -19,6 +20,7 @@ const GITIGNORE_HEADER =
 /** The config file as written: only what init decided, everything else left to the defaults. */
 export type ForgeConfigFile = Pick<ForgeConfig, 'store' | 'agents' | 'gates'> & {
   actor?: string | undefined;
+  agent_commands?: Record<string, string[]>;
 };
 
 export interface FreshConfigInput {
@@ -30,15 +32,17 @@ export interface FreshConfigInput {
 }
 
 export function buildFreshConfig(input: FreshConfigInput): ForgeConfigFile {
+  const commands = commandsFor(input.agentCli);
   return {
     store: input.store,
     actor: input.actor,
     agents: agentsFor(input.agentCli),
+    ...(Object.keys(commands).length === 0 ? {} : { agent_commands: commands }),
     gates: Object.fromEntries(input.gates.map((gate) => [gate.name, gate.argv])),
   };
 }
 
-/** The agent CLIs found on PATH, in Forge's order of preference (Claude Code first). */
+/** The agent CLIs found, in Forge's order of preference (its own adapters first, Claude Code first of all). */
 export function installedAgentClis(found: readonly ExecutableProbe[]): AgentCliName[] {
   return AGENT_CLIS.map((cli) => cli.name).filter((name) =>
     found.some((probe) => probe.name === name && probe.path !== undefined),
@@ -46,21 +50,18 @@ export function installedAgentClis(found: readonly ExecutableProbe[]): AgentCliN
 }
 
 /**
- * Agents per role for one CLI. Claude Code: the strongest model does the work, the cheapest judges,
- * and a middle one plans. Codex: codex for every role. None: no entry, so nothing names an agent the
- * machine does not have.
+ * Agents per role for one CLI (see AGENT_CLIS): e.g. for Claude Code the strongest model does the work,
+ * the cheapest judges, a middle one plans. None: no entry, so nothing names an agent the machine does
+ * not have.
  */
 export function agentsFor(cli: AgentCliName | undefined): Record<string, string> {
-  if (cli === 'claude') {
-    return {
-      default: 'claude-sonnet',
-      doer: 'claude-opus',
-      judge: 'claude-haiku',
-      strategist: 'claude-sonnet',
-    };
-  }
-  if (cli === 'codex') return { default: 'codex' };
-  return {};
+  return cli === undefined ? {} : { ...knownAgentCli(cli).agents };
+}
+
+/** The named agents a CLI without an adapter of its own runs through (`agent_commands`). */
+export function commandsFor(cli: AgentCliName | undefined): Record<string, string[]> {
+  const commands = cli === undefined ? undefined : knownAgentCli(cli).commands;
+  return Object.fromEntries(Object.entries(commands ?? {}).map(([name, argv]) => [name, [...argv]]));
 }
 
 export interface GitignoreUpdate {

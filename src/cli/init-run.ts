@@ -6,10 +6,12 @@ import { readFileIfExists, writeFileAtomic, writeJsonAtomic } from '../infra/ato
 import { AppError, ConfigError, EnvironmentError, ExitCode, UsageError } from '../infra/errors.js';
 import { workingDir, type GlobalOptions } from './common.js';
 import type { CliDeps } from './deps.js';
+import { knownAgentCli } from './agent-clis.js';
 import { detectGates, type DetectedGate } from './detect-gates.js';
 import {
   AGENT_CLIS,
   findExecutable,
+  withProjectBin,
   probeGit,
   type AgentCliName,
   type ExecutableProbe,
@@ -160,7 +162,7 @@ export async function runInit(deps: InitDeps, options: GlobalOptions, flags: Ini
 
   if (!agentClis.some((cli) => cli.path !== undefined)) {
     notes.push(
-      `No agent CLI found on PATH (${AGENT_CLIS.map((c) => c.name).join(', ')}), so the config names none: install one (${AGENT_CLIS[0].install}), or ${NO_AGENT_NOTE}`,
+      `No agent CLI found (${AGENT_CLIS.map((c) => c.name).join(', ')}), so the config names none: install one (${AGENT_CLIS[0].install}), or ${NO_AGENT_NOTE}`,
     );
   }
   return {
@@ -194,11 +196,15 @@ async function readExistingConfig(cwd: string): Promise<ExistingConfig> {
   }
 }
 
-/** Which agent CLIs are on PATH; init only needs to know they exist (doctor asks their versions). */
+/**
+ * Which agent CLIs are on PATH or in node_modules/.bin; init only needs to know they exist (doctor
+ * asks their versions).
+ */
 async function findAgentClis(cwd: string, env: NodeJS.ProcessEnv): Promise<ExecutableProbe[]> {
+  const searched = { ...env, PATH: withProjectBin(env.PATH, cwd) };
   return Promise.all(
     AGENT_CLIS.map(async ({ name }) => {
-      const path = await findExecutable(name, env, cwd);
+      const path = await findExecutable(name, searched, cwd);
       return path === undefined ? { name } : { name, path };
     }),
   );
@@ -266,9 +272,8 @@ async function chooseAgentCli(
 ): Promise<AgentCliName | undefined> {
   if (prompter === undefined) return installed[0];
   for (const cli of installed) {
-    const what =
-      cli === 'claude' ? 'Claude Code (claude: opus does, haiku judges, sonnet plans)' : 'Codex (codex)';
-    if (await prompter.confirm(`Use ${what} as the agent for every role?`, true)) return cli;
+    if (await prompter.confirm(`Use ${knownAgentCli(cli).label} as the agent for every role?`, true))
+      return cli;
   }
   return undefined;
 }

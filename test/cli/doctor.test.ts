@@ -47,7 +47,9 @@ describe('forge-pack doctor', () => {
         expect.stringMatching(/^ok {4}config {2}\.forge\/config\.json is valid \(store embedded/),
         expect.stringMatching(/^info {2}br {6}not installed/),
         expect.stringMatching(/^ok {4}store .*\.beads\/issues\.jsonl readable, 0 open beads$/),
-        expect.stringMatching(/^ok {4}agents {2}claude 2\.1\.330 \(.*\/claude\); codex not found$/),
+        expect.stringMatching(
+          /^ok {4}agents {2}claude 2\.1\.330 \(.*\/claude\); not found: codex, opencode, gemini, copilot, qwen, amp, cursor-agent$/,
+        ),
         expect.stringMatching(/^warn {2}skills /),
       ]),
     );
@@ -158,6 +160,22 @@ describe('forge-pack doctor', () => {
       status: 'warn',
       summary: expect.stringContaining('`codex --version` did not answer within'),
     });
+  });
+
+  it('lists every known agent CLI it finds, on PATH and in node_modules/.bin, with its version', async () => {
+    const ws = await workspace({
+      claude: '2.1.330 (Claude Code)',
+      onPath: { copilot: 'GitHub Copilot CLI 1.0.102.', 'cursor-agent': '2026.11.20-abc123' },
+      inProjectBin: { opencode: '1.18.33', gemini: '0.61.0' },
+    });
+    expect((await ws.forge(['init', '--yes'])).code).toBe(0);
+    const run = await doctor(ws);
+    const summary = String(run.check('agents')?.summary);
+    expect(summary).toMatch(/claude 2\.1\.330 \(.*\/bin\/claude\)/);
+    expect(summary).toMatch(/opencode 1\.18\.33 \(.*\/node_modules\/\.bin\/opencode\)/);
+    expect(summary).toMatch(/gemini 0\.61\.0 \(.*\/node_modules\/\.bin\/gemini\)/);
+    expect(summary).toMatch(/copilot 1\.0\.102 /);
+    expect(summary).toMatch(/not found: codex, qwen, amp$/);
   });
 
   it('warns when the config names an agent CLI that is not installed', async () => {

@@ -24,6 +24,10 @@ export interface ToolOptions {
   claude?: string;
   /** `codex --version` answers this, or `'hang'` to never answer; omitted: no codex. */
   codex?: string;
+  /** More agent CLIs on PATH, by name: `<name> --version` answers the value. */
+  onPath?: Record<string, string>;
+  /** Agent CLIs in the project's node_modules/.bin only (as a devDependency puts them). */
+  inProjectBin?: Record<string, string>;
 }
 
 export interface Workspace {
@@ -65,6 +69,8 @@ export async function workspace(
   if (options.codex === 'hang') await script('codex', '#!/usr/bin/env node\nsetTimeout(() => {}, 60_000);\n');
   else if (options.codex !== undefined)
     await script('codex', `#!/bin/sh\necho 'codex-cli ${options.codex}'\n`);
+  for (const [name, version] of Object.entries(options.onPath ?? {}))
+    await script(name, `#!/bin/sh\necho '${version}'\n`);
 
   let repo: TempRepo | undefined;
   let dir: string;
@@ -74,6 +80,12 @@ export async function workspace(
   } else {
     repo = await createTempRepo(options.files ?? { 'README.md': 'hello\n' });
     dir = repo.dir;
+  }
+  for (const [name, version] of Object.entries(options.inProjectBin ?? {})) {
+    const projectBin = join(dir, 'node_modules', '.bin');
+    await mkdir(projectBin, { recursive: true });
+    await writeFile(join(projectBin, name), `#!/bin/sh\necho '${version}'\n`);
+    await chmod(join(projectBin, name), 0o755);
   }
   const env: NodeJS.ProcessEnv = {
     PATH: bin,

@@ -186,12 +186,42 @@ describe('forge-pack init', () => {
     });
   });
 
+  it('offers a CLI without an adapter by name: Qwen Code as named agents, full and read-only', async () => {
+    const ws = await workspace({ onPath: { qwen: '0.15.10' } });
+    const run = await ws.forge(['init', '--yes']);
+    expect(run.code, run.stderr).toBe(0);
+    const written = await readJson(join(ws.dir, '.forge', 'config.json'));
+    expect(written).toMatchObject({
+      agents: { default: 'qwen', judge: 'qwen-read-only' },
+      agent_commands: {
+        qwen: ['qwen', '--output-format', 'json', '--approval-mode', 'yolo'],
+        'qwen-read-only': ['qwen', '--output-format', 'json', '--approval-mode', 'plan'],
+      },
+    });
+    // The config it wrote is one Forge accepts.
+    expect((await ws.forge(['doctor', '--json'])).stdout).toMatch(/"name":\s*"config",\s*"status":\s*"ok"/);
+  });
+
+  it('finds an agent CLI installed as a devDependency and offers it', async () => {
+    const ws = await workspace({ inProjectBin: { gemini: '0.61.0' } });
+    const asked = scriptedPrompter(() => true);
+    expect((await ws.forge(['init'], { prompter: asked })).code).toBe(0);
+    expect(asked.asked).toContain(
+      'Use Gemini CLI (gemini: pro does, flash judges) as the agent for every role?',
+    );
+    expect(await readJson(join(ws.dir, '.forge', 'config.json'))).toMatchObject({
+      agents: { default: 'gemini-pro', judge: 'gemini-flash' },
+    });
+  });
+
   it('warns when no agent CLI is installed, and when run from a subdirectory', async () => {
     const ws = await workspace();
     await ws.write('packages/web/README.md', 'web\n');
     const run = await ws.forge(['init', '--yes', '-C', join(ws.dir, 'packages', 'web')]);
     expect(run.code, run.stderr).toBe(0);
-    expect(run.stderr).toContain('No agent CLI found on PATH (claude, codex), so the config names none');
+    expect(run.stderr).toContain(
+      'No agent CLI found (claude, codex, opencode, gemini, copilot, qwen, amp, cursor-agent), so the config names none',
+    );
     expect(run.stderr).toContain('ralph-loop <epic> --agent');
     // Nothing names an agent this machine does not have: ralph-loop --agent is not overruled.
     const written = await readJson(join(ws.dir, 'packages', 'web', '.forge', 'config.json'));
