@@ -1,4 +1,4 @@
-// A temp repo wired to the real agent binaries (Claude Code; Codex when installed) and a scripted model
+// A temp repo wired to the real agent binaries (Claude Code; Codex, opencode, Gemini CLI when installed) and a scripted model
 // server: env, PATH, CLIs, and views of beads, events and transcripts.
 import { execa } from 'execa';
 import { constants } from 'node:fs';
@@ -8,6 +8,7 @@ import { delimiter, dirname, join } from 'node:path';
 import { expect, onTestFinished } from 'vitest';
 import { BIN, ROOT, type CliResult } from '../support/cli.js';
 import { startModelServer, type ModelServer, type Rule } from '../support/model-server/index.js';
+import { GEMINI_BIN, OPENCODE_BIN, isExecutable, otherCliEnv, writeOtherCliConfig } from './cli-setup.js';
 
 export const CLAUDE_BIN = join(ROOT, 'node_modules', '.bin', 'claude');
 export const CODEX_BIN = join(ROOT, 'node_modules', '.bin', 'codex');
@@ -154,8 +155,15 @@ export async function createAgentWorld(options: AgentWorldOptions = {}): Promise
   const repo = join(root, 'repo');
   await Promise.all([mkdir(home), mkdir(bin), mkdir(repo)]);
   await symlink(await realpath(CLAUDE_BIN), join(bin, 'claude'));
-  if (await isExecutable(CODEX_BIN)) await symlink(await realpath(CODEX_BIN), join(bin, 'codex'));
+  for (const [name, path] of [
+    ['codex', CODEX_BIN],
+    ['opencode', OPENCODE_BIN],
+    ['gemini', GEMINI_BIN],
+  ] as const) {
+    if (await isExecutable(path)) await symlink(await realpath(path), join(bin, name));
+  }
   await writeCodexConfig(home, server.url);
+  await writeOtherCliConfig(home, server.url);
   for (const program of ['forge-pack', 'ralph-loop'] as const) {
     // A shim, so an agent's Bash tool can run the CLI under test by name.
     await writeFile(
@@ -178,6 +186,7 @@ export async function createAgentWorld(options: AgentWorldOptions = {}): Promise
     // Root in CI: Claude Code refuses --dangerously-skip-permissions as root unless told it is sandboxed.
     IS_SANDBOX: '1',
     ...CLAUDE_OFFLINE_ENV,
+    ...otherCliEnv(server.url),
     ...options.env,
   };
 
@@ -311,13 +320,6 @@ async function writeCodexConfig(home: string, url: string): Promise<void> {
     '',
   ].join('\n');
   await writeFile(join(home, '.codex', 'config.toml'), config);
-}
-
-async function isExecutable(path: string): Promise<boolean> {
-  return access(path, constants.X_OK).then(
-    () => true,
-    () => false,
-  );
 }
 
 /** PATH without any node_modules/.bin (npm puts the repo's own there; claude must come from our bin dir). */

@@ -1,0 +1,86 @@
+// opencode and Gemini CLI in the e2e world: where their real binaries are, and the config that points
+// each at the scripted model server and keeps it off the network.
+import { execa } from 'execa';
+import { constants } from 'node:fs';
+import { access, mkdir, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ROOT } from '../support/cli.js';
+
+export const OPENCODE_BIN = join(ROOT, 'node_modules', '.bin', 'opencode');
+export const GEMINI_BIN = join(ROOT, 'node_modules', '.bin', 'gemini');
+
+/** The model each CLI is given by its config when the agent spec names none. */
+export const OPENCODE_MODEL = 'anthropic/claude-sonnet-4-5';
+export const GEMINI_MODEL = 'gemini-2.5-flash';
+
+/** Fails (never skips) when the devDependency is missing; returns `<bin> --version`. */
+export async function requireCli(bin: string, pkg: string): Promise<string> {
+  try {
+    await access(bin, constants.X_OK);
+  } catch {
+    throw new Error(`The real CLI is missing at ${bin}: it is a devDependency (${pkg}); run \`npm ci\`.`);
+  }
+  const version = await execa(bin, ['--version'], {
+    env: { PATH: `${join(process.execPath, '..')}:/usr/bin:/bin`, HOME: tmpdir() },
+    extendEnv: false,
+    reject: false,
+    stdin: 'ignore',
+    timeout: 60_000,
+  });
+  if (version.exitCode !== 0) {
+    throw new Error(`${bin} --version failed (exit ${version.exitCode}): ${String(version.stderr)}`);
+  }
+  return String(version.stdout).trim();
+}
+
+/** Env for both CLIs: keys (never real), the Gemini base URL, no model catalogue download. */
+export function otherCliEnv(url: string): Record<string, string> {
+  return {
+    GEMINI_API_KEY: 'test-key',
+    GOOGLE_GEMINI_BASE_URL: url,
+    // opencode would fetch its model catalogue from models.dev; its built-in snapshot knows Anthropic.
+    OPENCODE_DISABLE_MODELS_FETCH: '1',
+  };
+}
+
+/**
+ * opencode: its Anthropic provider with the server as baseURL, in the user config under HOME (so
+ * nothing lands in the repo). Gemini CLI: the API-key auth type chosen in settings, because with
+ * GOOGLE_GEMINI_BASE_URL set 0.61 otherwise picks the `gateway` type its own check rejects
+ * ("Invalid auth method selected"); no directory tree in the first request; usage statistics and
+ * telemetry off.
+ */
+export async function writeOtherCliConfig(home: string, url: string): Promise<void> {
+  await mkdir(join(home, '.config', 'opencode'), { recursive: true });
+  const opencode = {
+    $schema: 'https://opencode.ai/config.json',
+    model: OPENCODE_MODEL,
+    autoupdate: false,
+    share: 'disabled',
+    provider: { anthropic: { options: { baseURL: `${url}/v1`, apiKey: 'test-key' } } },
+  };
+  await writeFile(
+    join(home, '.config', 'opencode', 'opencode.json'),
+    `${JSON.stringify(opencode, null, 2)}\n`,
+  );
+  await mkdir(join(home, '.gemini'), { recursive: true });
+  const gemini = {
+    security: { auth: { selectedType: 'gemini-api-key' } },
+    model: { name: GEMINI_MODEL },
+    // Otherwise every first request lists the tree (file names of the metric script, judge outputs):
+    // a blind doer must not be shown them unasked. README, "Gemini CLI", says the same to users.
+    context: { includeDirectoryTree: false },
+    privacy: { usageStatisticsEnabled: false },
+    telemetry: { enabled: false },
+    general: { disableAutoUpdate: true, disableUpdateNag: true },
+  };
+  await writeFile(join(home, '.gemini', 'settings.json'), `${JSON.stringify(gemini, null, 2)}\n`);
+}
+
+export async function isExecutable(path: string): Promise<boolean> {
+  return access(path, constants.X_OK).then(
+    () => true,
+    () => false,
+  );
+}
