@@ -8,9 +8,20 @@ import { init, result } from '../support/fake-agents/claude-lines.js';
 
 describe('agent registry', () => {
   it('has an adapter for each built-in agent', () => {
-    expect(Object.keys(agentAdapters).sort()).toEqual(['claude', 'codex', 'command', 'scripted']);
+    expect(Object.keys(agentAdapters).sort()).toEqual([
+      'claude',
+      'codex',
+      'command',
+      'gemini',
+      'opencode',
+      'scripted',
+    ]);
     expect(resolveAgentRunner('agent:claude-opus').name).toBe('claude-opus');
     expect(resolveAgentRunner('codex-o3').name).toBe('codex-o3');
+    expect(resolveAgentRunner('opencode-anthropic/claude-sonnet-4-5').name).toBe(
+      'opencode-anthropic/claude-sonnet-4-5',
+    );
+    expect(resolveAgentRunner('gemini-flash').name).toBe('gemini-flash');
     expect(resolveAgentRunner('scripted').name).toBe('scripted');
     expect(resolveAgentRunner('my-agent --x', { allowCommand: true }).name).toBe('my-agent --x');
   });
@@ -20,13 +31,13 @@ describe('agent registry', () => {
     expect(() => resolveAgentRunner('agent:gpt-pilot')).toThrow(/unknown agent "gpt-pilot"/);
     let caught: unknown;
     try {
-      createAgentRunner({ cli: 'gemini', text: 'gemini' });
+      createAgentRunner({ cli: 'cursor', text: 'cursor' });
     } catch (error) {
       caught = error;
     }
     expect(caught).toBeInstanceOf(UsageError);
-    expect((caught as UsageError).message).toContain('No adapter for agent "gemini"');
-    expect((caught as UsageError).hint).toContain('claude, codex, command, scripted');
+    expect((caught as UsageError).message).toContain('No adapter for agent "cursor"');
+    expect((caught as UsageError).hint).toContain('claude, codex, opencode, gemini, command, scripted');
   });
 
   it('uses the adapters it is given', () => {
