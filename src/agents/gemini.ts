@@ -6,7 +6,7 @@ import { howItEnded, runAdapter, startVerdict, stopForAuth } from './adapter-run
 import type { Verdict } from './adapter-run.js';
 import { GeminiStream } from './gemini-stream.js';
 import { apiErrorKind, parseResetTime } from './limits.js';
-import { RetryWatch } from './retry-watch.js';
+import { RetryWatch, retriesEnd } from './retry-watch.js';
 import type {
   AgentMode,
   AgentRequest,
@@ -136,12 +136,15 @@ function decide(facts: GeminiRunFacts): Verdict {
     const until = resetAt === undefined ? '' : `; it resets at ${formatResetAt(resetAt)}`;
     return {
       outcome: 'rate_limited',
-      message: `Gemini CLI was rate-limited (${lastLine(detail, 160)})${until}.`,
+      message: `Gemini CLI was rate-limited (${lastLine(detail, 160)})${until}; ${retriesEnd(child, retries)}.`,
       ...(resetAt === undefined ? {} : { resetAt, retryAfterMs: Math.max(0, resetAt - now) }),
     };
   }
   if (gaveUp && kind === 'overloaded') {
-    return { outcome: 'overloaded', message: `The Gemini API was overloaded (${lastLine(detail, 160)}).` };
+    return {
+      outcome: 'overloaded',
+      message: `The Gemini API was overloaded (${lastLine(detail, 160)}); ${retriesEnd(child, retries)}.`,
+    };
   }
   if (child.timedOut) {
     const within = facts.timeoutMs === undefined ? '' : ` within ${formatDuration(facts.timeoutMs)}`;

@@ -6,7 +6,7 @@ import { howItEnded, runAdapter, startVerdict, stopForAuth } from './adapter-run
 import type { Verdict } from './adapter-run.js';
 import { apiErrorKind, parseResetTime } from './limits.js';
 import { OpencodeStream } from './opencode-stream.js';
-import { RetryWatch } from './retry-watch.js';
+import { RetryWatch, retriesEnd } from './retry-watch.js';
 import type {
   AgentMode,
   AgentRequest,
@@ -146,12 +146,15 @@ function decide(facts: OpencodeRunFacts): Verdict {
       const resetAt = failure === undefined ? undefined : parseResetTime(failure, now);
       return {
         outcome: 'rate_limited',
-        message: `opencode was rate-limited (${detail}); Forge stopped its retries after ${retries.count}.`,
+        message: `opencode was rate-limited (${detail}); ${retriesEnd(child, retries)}.`,
         ...(resetAt === undefined ? {} : { resetAt, retryAfterMs: Math.max(0, resetAt - now) }),
       };
     }
     if (kind === 'overloaded') {
-      return { outcome: 'overloaded', message: `The model API was overloaded (${detail}).` };
+      return {
+        outcome: 'overloaded',
+        message: `The model API was overloaded (${detail}); ${retriesEnd(child, retries)}.`,
+      };
     }
   }
   if (child.timedOut) {

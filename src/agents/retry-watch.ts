@@ -1,4 +1,5 @@
 // Counts the retries a CLI makes by itself after an API error, so Forge can take over after a few.
+import type { AgentProcessResult } from './agent-process.js';
 import { apiErrorKind } from './limits.js';
 
 export type RetryKind = 'auth' | 'rate_limited' | 'overloaded';
@@ -23,4 +24,11 @@ export class RetryWatch {
     if (kind === 'auth') return 'auth';
     return this.count > this.quietRetries ? kind : undefined;
   }
+}
+
+/** Whether Forge took over from the CLI's own retries, or its timeout cut them short. */
+export function retriesEnd(child: AgentProcessResult, retries: RetryWatch): string {
+  if (child.timedOut) return `it was still retrying when its timeout stopped it`;
+  if (child.stoppedFor !== undefined) return `Forge stopped it after ${retries.count} failed attempts`;
+  return `it gave up after ${retries.count} failed attempts`;
 }

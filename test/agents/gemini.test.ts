@@ -94,6 +94,8 @@ describe('gemini adapter: classification', () => {
     const retries = replayStderr('gemini-0.61.0-429.stderr');
     const { result, activity, calls } = await runGemini([...retries, { hang: true }]);
     expect(result.outcome).toBe('rate_limited');
+    expect(result.message).toMatch(/Forge stopped it after 2 failed attempts/);
+    expect(activity).toContainEqual(expect.objectContaining({ type: 'stopping' }));
     expect(
       activity
         .filter((event) => event.type === 'retry')

@@ -134,7 +134,9 @@ describe('opencode adapter: classification', () => {
     const { result, activity, calls } = await runOpencode([retry, retry, retry, { hang: true }]);
     expect(result.outcome).toBe('rate_limited');
     expect(result.message).toMatch(/rate limit/);
+    expect(result.message).toMatch(/Forge stopped it after 3 failed attempts/);
     expect(activity.filter((event) => event.type === 'retry')).toHaveLength(3);
+    expect(activity).toContainEqual(expect.objectContaining({ type: 'stopping' }));
     expect(await eventually(() => isGone(calls[0]!.pid))).toBe(true);
   });
 
