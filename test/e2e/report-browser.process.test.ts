@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { appendLedgerLine } from '../../src/autoresearch/ledger.js';
 import { inPage, launchBrowser, screenshot, watchedPage } from '../support/browser.js';
 import { assertBuilt, runCli } from '../support/cli.js';
 import { makeRepo } from '../support/runner-repo.js';
@@ -143,6 +144,51 @@ describe('ralph-loop report of a plain epic, in chromium', () => {
     );
     expect(await inPage(page, 'window.__pwned', z.undefined())).toBeUndefined();
     await screenshot(page, 'report-epic-phone');
+    expect(errors).toEqual([]);
+  });
+});
+
+describe('a long loop in the report', () => {
+  it('lists its last 500 iterations and every one after Show all, in ledger order', async () => {
+    const fixture = await createReportFixture();
+    const ledger = join(fixture.workspace, 'research-log.jsonl');
+    for (let iter = ROWS.length; iter < 600; iter += 1) {
+      await appendLedgerLine(ledger, {
+        iter,
+        ts: '2026-11-22T09:00:00.000Z',
+        score_before: 18,
+        score_after: 17,
+        best_before: 18,
+        best_after: 18,
+        delta: -1,
+        decision: 'revert',
+        base_sha: null,
+        sha: null,
+        findings_count: 0,
+        hypothesis: `try ${iter}`,
+        cost_usd: 0,
+        duration_ms: 1,
+      });
+    }
+    const out = join(fixture.dir, 'long.html');
+    const written = await runCli('ralph-loop', ['report', REPORT_EPIC, '-o', out], { cwd: fixture.dir });
+    expect(written.exitCode, written.stderr).toBe(0);
+    const browser = await launchBrowser();
+    const { page, errors } = await watchedPage(browser);
+    await page.goto(pathToFileURL(out).href);
+    await page.waitForSelector('[data-testid="more-rows"]');
+    const iters = () =>
+      inPage(
+        page,
+        "[...document.querySelectorAll('tr[data-iter]')].map((row) => Number(row.getAttribute('data-iter')))",
+        z.array(z.number()),
+      );
+    expect(await iters()).toEqual(Array.from({ length: 500 }, (_, k) => 100 + k));
+    // The chart draws every one of them all along.
+    expect((await inPage(page, 'forgeReport.charts.score.data[0]', z.array(z.number()))).length).toBe(600);
+    await page.click('[data-testid="more-rows"] button');
+    expect(await iters()).toEqual(Array.from({ length: 600 }, (_, k) => k));
+    expect(await page.$('[data-testid="more-rows"]')).toBeNull();
     expect(errors).toEqual([]);
   });
 });
