@@ -69,7 +69,7 @@ export async function measureArbiterStamp(
     const loop = existing ?? (await createBenchLoop(dir.path, { maxIterations: 0 }));
     const params = { direction: loop.config.metric.direction, target: loop.config.target };
     if (existing === undefined) await growLedger(loop, options.lines - 1);
-    let summary = (await loadLedgerSummary(loop.ledgerPath, params)).summary;
+    let summary = (await loadLedgerSummary(loop.ctx.files, loop.ledgerPath, params)).summary;
     if (summary.lines !== options.lines)
       throw new Error(`the ledger has ${summary.lines} lines, not ${options.lines}`);
     const judge = { ok: true as const, output: { score: (summary.best_score ?? 10) + 0.5, findings: [] } };
@@ -91,9 +91,14 @@ export async function measureArbiterStamp(
 
     const timedRecord = async (): Promise<number> => {
       const t0 = performance.now();
-      const loaded = await loadLedgerSummary(loop.ledgerPath, params);
+      const loaded = await loadLedgerSummary(loop.ctx.files, loop.ledgerPath, params);
       const result = decide({ ...input(loaded.summary.last_iter + 1), ledger: loaded.summary });
-      summary = await recordLedgerLine(loop.ledgerPath, { ...result.line, sha: 'c'.repeat(40) }, params);
+      summary = await recordLedgerLine(
+        loop.ctx.files,
+        loop.ledgerPath,
+        { ...result.line, sha: 'c'.repeat(40) },
+        params,
+      );
       return performance.now() - t0;
     };
     const warm: number[] = [];
@@ -142,7 +147,7 @@ export async function measureArbiterStamp(
       });
       bead.push(performance.now() - t0);
       if (result.outcome !== 'ok') throw new Error(`the arbiter bead failed: ${result.message}`);
-      summary = (await loadLedgerSummary(loop.ledgerPath, params)).summary;
+      summary = (await loadLedgerSummary(loop.ctx.files, loop.ledgerPath, params)).summary;
     }
 
     const stamp: number[] = [];

@@ -192,13 +192,14 @@ const HYPOTHESES = [
  * in one go. Every 500th line is checked against the ledger schema. Returns the summary at the end.
  */
 export async function growLedger(
-  loop: Pick<BenchLoop, 'config' | 'ledgerPath'>,
+  loop: Pick<BenchLoop, 'config' | 'ledgerPath' | 'ctx'>,
   count: number,
   seed = 7,
 ): Promise<LedgerSummary> {
   const random = seededRandom(seed);
   const params = { direction: loop.config.metric.direction, target: loop.config.target };
-  let summary = (await loadLedgerSummary(loop.ledgerPath, params, { persist: false })).summary;
+  let summary = (await loadLedgerSummary(loop.ctx.files, loop.ledgerPath, params, { persist: false }))
+    .summary;
   const start = Date.parse(summary.last_ts ?? '2026-11-22T10:00:00.000Z');
   const lines: string[] = [];
   let sha = randomBytes(20).toString('hex');

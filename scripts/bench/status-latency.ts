@@ -104,10 +104,10 @@ export async function measureStatusLatency(options: StatusOptions): Promise<Stat
       const cachePath = summaryPathFor(loop.ledgerPath);
       // The baseline line is already there; grow to lines − 1, cache that (stale once one more lands).
       await growLedger(loop, lines - 2);
-      await loadLedgerSummary(loop.ledgerPath, params);
+      await loadLedgerSummary(loop.ctx.files, loop.ledgerPath, params);
       const staleCache = await readFile(cachePath, 'utf8');
       await growLedger(loop, 1, 99);
-      await loadLedgerSummary(loop.ledgerPath, params);
+      await loadLedgerSummary(loop.ctx.files, loop.ledgerPath, params);
       const freshCache = await readFile(cachePath, 'utf8');
       const ledgerBytes = (await stat(loop.ledgerPath)).size;
 

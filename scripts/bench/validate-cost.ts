@@ -10,6 +10,7 @@ import type { Row } from './report.js';
 import { brEnv, countBrCalls, seedEmbeddedEpic, seedFakeBrEpic } from './seed.js';
 import { summarize, type Summary } from './stats.js';
 import { BIN, cleanEnv, expectSuccess, NODE, runTimed, tempDir } from './support.js';
+import { diskLoopFiles } from '../../src/infra/loop-files.js';
 
 export interface ValidateCost {
   beads: number;
@@ -30,7 +31,7 @@ export async function measureValidateCost(options: { beads: number; rounds: numb
   try {
     const embedded = await seedEmbeddedEpic(dir.path, options.beads);
     const store = createEmbeddedStore({ cwd: dir.path, actor: 'bench' });
-    const check = { repo: dir.path, store, config, env: {} };
+    const check = { repo: dir.path, store, config, env: {}, files: diskLoopFiles() };
     const embeddedMs = await timeRounds(options.rounds, async () => {
       const report = await validateEpics([embedded.epicId], check);
       if (report.epics[0]?.beads !== options.beads) throw new Error('validate did not see every bead');
@@ -39,7 +40,7 @@ export async function measureValidateCost(options: { beads: number; rounds: numb
     const seeded = await seedFakeBrEpic(options.beads);
     const env = brEnv(seeded.workspace);
     const brStore = createBrStore({ cwd: seeded.workspace.root, env });
-    const brCheck = { repo: seeded.workspace.root, store: brStore, config, env };
+    const brCheck = { repo: seeded.workspace.root, store: brStore, config, env, files: diskLoopFiles() };
     await validateEpics([seeded.epicId], brCheck); // probes br's version once, as a run does
     const before = (await countBrCalls(seeded.workspace)).total;
     const brMs = await timeRounds(options.rounds, async () => {

@@ -7,8 +7,7 @@
 // appended tail, and falls back to a full scan when the ledger was rewritten.
 import { createHash } from 'node:crypto';
 import { dirname, join } from 'node:path';
-import { readFileIfExists, writeJsonAtomic } from '../infra/atomic-file.js';
-import { openRangeReader, type RangeReader } from '../infra/fs-ops.js';
+import type { LoopFiles, RangeReader } from '../infra/loop-files.js';
 import type { Direction } from './config.js';
 import type { LedgerLine } from './ledger.js';
 import { isImprovement, meetsTarget } from './score-rules.js';
@@ -243,13 +242,14 @@ export interface LoadSummaryOptions {
 
 /** The ledger's summary, from the cache when it still describes the ledger, else caught up or rebuilt. */
 export async function loadLedgerSummary(
+  files: LoopFiles,
   ledgerPath: string,
   params: SummaryParams,
   options: LoadSummaryOptions = {},
 ): Promise<LoadedSummary> {
   const cachePath = summaryPathFor(ledgerPath);
-  const cache = await readCache(cachePath, params);
-  const handle = await openRangeReader(ledgerPath);
+  const cache = await readCache(files, cachePath, params);
+  const handle = await files.openRange(ledgerPath);
   if (handle === undefined) return { summary: emptySummary(params), source: 'scan', warnings: [] };
 
   let loaded: LoadedSummary & { bytes: number; lineCount: number };
@@ -277,7 +277,7 @@ export async function loadLedgerSummary(
         lineCount: cache.ledger_line_count + read.terminatedLines,
       };
     } else {
-      const read = await readLedger(ledgerPath);
+      const read = await readLedger(files, ledgerPath);
       loaded = {
         summary: summarizeLedger(read.lines, params),
         source: 'scan',
@@ -294,7 +294,7 @@ export async function loadLedgerSummary(
         tail_sha1: await tailHash(handle, loaded.bytes),
         summary: loaded.summary,
       };
-      await writeJsonAtomic(cachePath, fresh);
+      await files.writeJson(cachePath, fresh);
     }
   } finally {
     await handle.close();
@@ -307,10 +307,13 @@ export async function loadLedgerSummary(
  * was folded with (they are in `summary.params`); undefined otherwise. Reads a few hundred bytes of the
  * ledger and loads no schema library: the fast path for `status`, which falls back to loadLedgerSummary.
  */
-export async function readCachedSummary(ledgerPath: string): Promise<LedgerSummary | undefined> {
-  const cache = await readCache(summaryPathFor(ledgerPath), undefined);
+export async function readCachedSummary(
+  files: LoopFiles,
+  ledgerPath: string,
+): Promise<LedgerSummary | undefined> {
+  const cache = await readCache(files, summaryPathFor(ledgerPath), undefined);
   if (cache === undefined) return undefined;
-  const handle = await openRangeReader(ledgerPath).catch(() => undefined);
+  const handle = await files.openRange(ledgerPath).catch(() => undefined);
   if (handle === undefined) return undefined;
   try {
     const size = await handle.size();
@@ -323,17 +326,22 @@ export async function readCachedSummary(ledgerPath: string): Promise<LedgerSumma
 
 /** Appends a line and brings the cached summary up to date; returns the summary including the line. */
 export async function recordLedgerLine(
+  files: LoopFiles,
   ledgerPath: string,
   line: LedgerLine,
   params: SummaryParams,
 ): Promise<LedgerSummary> {
   const { appendLedgerLine } = await import('./ledger.js');
-  await appendLedgerLine(ledgerPath, line);
-  return (await loadLedgerSummary(ledgerPath, params)).summary;
+  await appendLedgerLine(files, ledgerPath, line);
+  return (await loadLedgerSummary(files, ledgerPath, params)).summary;
 }
 
-async function readCache(path: string, params: SummaryParams | undefined): Promise<SummaryCache | undefined> {
-  const content = await readFileIfExists(path);
+async function readCache(
+  files: LoopFiles,
+  path: string,
+  params: SummaryParams | undefined,
+): Promise<SummaryCache | undefined> {
+  const content = await files.readIfExists(path);
   if (content === undefined) return undefined;
   let value: unknown;
   try {

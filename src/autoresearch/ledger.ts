@@ -6,7 +6,7 @@
 // has a `kind` and is kept apart from the iterations.)
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
-import { appendJsonLine, readFileIfExists, readLastLine } from '../infra/atomic-file.js';
+import type { LoopFiles } from '../infra/loop-files.js';
 import { AppError } from '../infra/errors.js';
 import { describeZodFields } from '../infra/zod-issues.js';
 
@@ -118,8 +118,8 @@ export interface LedgerRead {
  * is skipped with a warning and repaired by the next append; a bad line anywhere else is an error
  * naming `file:line`. A missing file is an empty ledger.
  */
-export async function readLedger(path: string): Promise<LedgerRead> {
-  const content = (await readFileIfExists(path)) ?? '';
+export async function readLedger(files: LoopFiles, path: string): Promise<LedgerRead> {
+  const content = (await files.readIfExists(path)) ?? '';
   return parseLedgerText(content, path, 1);
 }
 
@@ -206,17 +206,21 @@ export class LedgerTamperError extends LedgerError {
 }
 
 /** Appends one line chained to the last (repairing a torn tail first). Prefer `recordLedgerLine`. */
-export async function appendLedgerLine(path: string, line: LedgerLine): Promise<void> {
+export async function appendLedgerLine(files: LoopFiles, path: string, line: LedgerLine): Promise<void> {
   const { prev: _ignored, ...rest } = ledgerLineSchema.parse(line);
-  await appendChained(path, rest);
+  await appendChained(files, path, rest);
 }
 
 /** Appends an event line (settings changed, tamper noticed between runs), chained like any other. */
-export async function appendLedgerEvent(path: string, event: Omit<LedgerEvent, 'prev'>): Promise<void> {
-  await appendChained(path, ledgerEventSchema.parse(event));
+export async function appendLedgerEvent(
+  files: LoopFiles,
+  path: string,
+  event: Omit<LedgerEvent, 'prev'>,
+): Promise<void> {
+  await appendChained(files, path, ledgerEventSchema.parse(event));
 }
 
-async function appendChained(path: string, value: Record<string, unknown>): Promise<void> {
-  const last = await readLastLine(path);
-  await appendJsonLine(path, last === undefined ? value : { ...value, prev: lineHash(last) });
+async function appendChained(files: LoopFiles, path: string, value: Record<string, unknown>): Promise<void> {
+  const last = await files.readLastLine(path);
+  await files.appendJsonLine(path, last === undefined ? value : { ...value, prev: lineHash(last) });
 }

@@ -2,7 +2,6 @@
 // bead, so a HEAD moved by anyone but a doer stops the loop before anything is scored.
 import { join } from 'node:path';
 import type { Bead } from '../beads/types.js';
-import { readFileIfExists, writeJsonAtomic } from '../infra/atomic-file.js';
 import type { Git } from '../infra/git.js';
 import type { LoopFiles } from '../infra/loop-files.js';
 import type { GuardVeto } from '../loop/types.js';
@@ -28,8 +27,8 @@ const HEAD_FILE = 'head.json';
 /** Subjects of the commits Forge itself makes in a loop (doer commits, guard and arbiter commits). */
 const FORGE_SUBJECT = /^autoresearch iter \d+: /;
 
-async function readHeadRecord(workspace: string): Promise<HeadRecord> {
-  const text = await readFileIfExists(join(workspace, HEAD_FILE));
+async function readHeadRecord(files: LoopFiles, workspace: string): Promise<HeadRecord> {
+  const text = await files.readIfExists(join(workspace, HEAD_FILE));
   if (text === undefined) return { trees: {} };
   try {
     const value = JSON.parse(text) as Partial<HeadRecord>;
@@ -41,20 +40,25 @@ async function readHeadRecord(workspace: string): Promise<HeadRecord> {
 
 /** Records the tree's branch and HEAD as the loop's own; call after every commit Forge makes. */
 export async function recordHead(
+  files: LoopFiles,
   workspace: string,
   git: Pick<Git, 'topLevel' | 'currentBranch' | 'headSha'>,
 ): Promise<void> {
-  const record = await readHeadRecord(workspace);
+  const record = await readHeadRecord(files, workspace);
   record.trees[await git.topLevel()] = {
     branch: (await git.currentBranch()) ?? null,
     head: await git.headSha(),
   };
-  await writeJsonAtomic(join(workspace, HEAD_FILE), record);
+  await files.writeJson(join(workspace, HEAD_FILE), record);
 }
 
 /** The branch the loop's tree was on when Forge last left it (undefined: not recorded yet). */
-export async function recordedBranch(workspace: string, git: Git): Promise<string | null | undefined> {
-  return (await readHeadRecord(workspace)).trees[await git.topLevel()]?.branch;
+export async function recordedBranch(
+  files: LoopFiles,
+  workspace: string,
+  git: Git,
+): Promise<string | null | undefined> {
+  return (await readHeadRecord(files, workspace)).trees[await git.topLevel()]?.branch;
 }
 
 const short = (sha: string) => sha.slice(0, 10);
@@ -71,20 +75,20 @@ export async function checkHead(
 ): Promise<GuardVeto | undefined> {
   const { git } = ctx;
   const top = await git.topLevel();
-  const record = await readHeadRecord(ctx.workspace);
+  const record = await readHeadRecord(ctx.files, ctx.workspace);
   const known = record.trees[top];
   const branch = (await git.currentBranch()) ?? null;
   const head = await git.headSha();
   if (known === undefined || ctx.accept) {
     if (known !== undefined && (known.head !== head || known.branch !== branch)) {
-      await appendLedgerEvent(join(ctx.workspace, 'research-log.jsonl'), {
+      await appendLedgerEvent(ctx.files, join(ctx.workspace, 'research-log.jsonl'), {
         kind: 'head_accepted',
         ts: new Date(ctx.now()).toISOString(),
         paths: [branch ?? head],
         message: `HEAD accepted at ${short(head)} on ${branch ?? 'a detached HEAD'} (was ${short(known.head)} on ${known.branch ?? 'a detached HEAD'})`,
       });
     }
-    await recordHead(ctx.workspace, git);
+    await recordHead(ctx.files, ctx.workspace, git);
     return undefined;
   }
   const hint = `If you moved it on purpose, run again with --accept-head to take the current HEAD as the loop's.`;
@@ -108,7 +112,7 @@ export async function checkHead(
   if (await git.isAncestor(known.head, head)) {
     const subjects = await git.subjectsBetween(known.head, head);
     if (subjects.every((subject) => FORGE_SUBJECT.test(subject))) {
-      await recordHead(ctx.workspace, git); // Forge's own commit, made just before an interruption
+      await recordHead(ctx.files, ctx.workspace, git); // Forge's own commit, made just before an interruption
       return undefined;
     }
   }

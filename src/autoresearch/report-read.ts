@@ -19,7 +19,7 @@ export async function readLoopReport(repo: string, epicId: string, ports: Status
   const paths = await requireLoopWorkspace(repo, epicId);
   const status = await loopStatus(repo, epicId, ports, { workspace: paths.root });
   const [ledger, roles, retrospective] = await Promise.all([
-    readLedger(paths.ledger),
+    readLedger(ports.files, paths.ledger),
     readRoleShares(ports.files, join(paths.root, 'runs')),
     ports.files.readIfExists(paths.retrospective),
   ]);

@@ -202,7 +202,7 @@ export async function resumeLoop(
   }
 
   const k = await nextResolvedIndex(paths);
-  const { summary } = await loadLedgerSummary(paths.ledger, {
+  const { summary } = await loadLedgerSummary(ctx.files, paths.ledger, {
     direction: ctx.config.metric.direction,
     target: ctx.config.target,
   });

@@ -97,7 +97,10 @@ export async function gatherRetrospectiveFacts(
   config: Pick<LoopConfig, 'metric'>,
   summary: LedgerSummary,
 ): Promise<{ noise: RetrospectiveNoise | null; figures: RetrospectiveFigures }> {
-  const [{ lines }, spend] = await Promise.all([readLedger(paths.ledger), readSpend(files, paths.root)]);
+  const [{ lines }, spend] = await Promise.all([
+    readLedger(files, paths.ledger),
+    readSpend(files, paths.root),
+  ]);
   const repeat = config.metric.type === 'hard' ? (config.metric.repeat ?? 1) : 1;
   const cost = Math.max(spend.cost_usd, summary.total_cost_usd);
   const figures = await figuresFor(paths.root, summary, config.metric.direction, cost);

@@ -59,7 +59,7 @@ export async function recordHardBaseline(
     samples: output.samples,
     tracks: at.tracks,
   });
-  await recordLedgerLine(paths.ledger, result.line, {
+  await recordLedgerLine(ctx.files, paths.ledger, result.line, {
     direction: config.metric.direction,
     target: config.target,
   });

@@ -151,7 +151,7 @@ export async function setupLoop(
     store: ports.store.kind,
   });
   // The branch and commit the loop starts on: a HEAD moved by anyone but a doer stops it later.
-  await recordHead(paths.root, ports.git);
+  await recordHead(ports.files, paths.root, ports.git);
 
   const ctx: LoopContext = {
     repo,

@@ -51,7 +51,7 @@ export async function gatherInputs(ctx: LoopContext): Promise<StampInputs> {
       });
     }
   }
-  const { summary } = await loadLedgerSummary(ctx.paths.ledger, {
+  const { summary } = await loadLedgerSummary(ctx.files, ctx.paths.ledger, {
     direction: metric.direction,
     target: ctx.config.target,
   });

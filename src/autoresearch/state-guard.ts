@@ -151,7 +151,7 @@ export async function budgetLeft(
 ): Promise<number | undefined> {
   const cap = ctx.config.caps.max_cost_usd;
   if (cap <= 0) return undefined;
-  const { summary } = await loadLedgerSummary(join(ctx.workspace, 'research-log.jsonl'), {
+  const { summary } = await loadLedgerSummary(ctx.files, join(ctx.workspace, 'research-log.jsonl'), {
     direction: ctx.config.metric.direction,
     target: ctx.config.target,
   });
@@ -244,7 +244,7 @@ export function createLoopBeadGuard(ctx: StateGuardContext): BeadGuard {
             : `put back except ${lost.join(', ')} (no copy)`
         }`;
         ctx.warn?.(`Tamper: ${message}.`);
-        await appendLedgerEvent(ledgerPath, {
+        await appendLedgerEvent(ctx.files, ledgerPath, {
           kind: 'tamper_between_runs',
           ts: new Date(ctx.now()).toISOString(),
           paths: state,
@@ -254,7 +254,7 @@ export function createLoopBeadGuard(ctx: StateGuardContext): BeadGuard {
       if (settings.length > 0) {
         const message = `settings changed ${when}: ${settings.join(', ')}`;
         ctx.warn?.(`The loop's ${message}; recorded in the ledger.`);
-        await appendLedgerEvent(ledgerPath, {
+        await appendLedgerEvent(ctx.files, ledgerPath, {
           kind: 'settings_changed',
           ts: new Date(ctx.now()).toISOString(),
           paths: settings,
@@ -268,7 +268,7 @@ export function createLoopBeadGuard(ctx: StateGuardContext): BeadGuard {
   /** The loop's own caps, checked before every bead that would spend an agent. */
   async function checkCaps(bead: Bead, role: string, builtin: boolean): Promise<GuardVeto | undefined> {
     const { caps } = ctx.config;
-    const { summary } = await loadLedgerSummary(ledgerPath, {
+    const { summary } = await loadLedgerSummary(ctx.files, ledgerPath, {
       direction: ctx.config.metric.direction,
       target: ctx.config.target,
     });
@@ -307,7 +307,7 @@ export function createLoopBeadGuard(ctx: StateGuardContext): BeadGuard {
    */
   async function abandonIteration(iter: number | undefined, role: string): Promise<void> {
     if (iter === undefined || !['doer', 'judge'].includes(role)) return;
-    const { summary } = await loadLedgerSummary(ledgerPath, {
+    const { summary } = await loadLedgerSummary(ctx.files, ledgerPath, {
       direction: ctx.config.metric.direction,
       target: ctx.config.target,
     });
@@ -320,7 +320,7 @@ export function createLoopBeadGuard(ctx: StateGuardContext): BeadGuard {
       scopePaths: ctx.config.scope.doer_paths,
       message: `autoresearch iter ${iter}: stopped\n\nBase: ${state.base_sha}`,
     });
-    await recordHead(ctx.workspace, ctx.git);
+    await recordHead(ctx.files, ctx.workspace, ctx.git);
     for (const bead of await ctx.store.children(ctx.epicId, { recursive: true })) {
       const beadRole = loopRoleOf(bead);
       if (iterOf(bead) !== iter || (beadRole !== 'doer' && beadRole !== 'judge')) continue;

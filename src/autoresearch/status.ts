@@ -149,7 +149,7 @@ export async function loopStatus(
     });
   }
   const [loaded, lockText, question, terminalText, configError] = await Promise.all([
-    loadSummary(paths, config),
+    loadSummary(ports.files, paths, config),
     readFileIfExists(paths.lock),
     readFileIfExists(paths.needsHuman),
     readFileIfExists(paths.terminalSignal),
@@ -331,10 +331,11 @@ function describeScore(score: unknown): string {
 }
 
 async function loadSummary(
+  files: LoopFiles,
   paths: WorkspacePaths,
   config: ConfigFacts,
 ): Promise<{ summary: LedgerSummary; source: SummarySource }> {
-  const cached = await readCachedSummary(paths.ledger);
+  const cached = await readCachedSummary(files, paths.ledger);
   if (
     cached !== undefined &&
     cached.params.direction === config.direction &&
@@ -342,7 +343,7 @@ async function loadSummary(
   ) {
     return { summary: cached, source: 'cache' };
   }
-  const loaded = await loadLedgerSummary(paths.ledger, {
+  const loaded = await loadLedgerSummary(files, paths.ledger, {
     direction: config.direction,
     target: config.target,
   });

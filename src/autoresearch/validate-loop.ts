@@ -3,9 +3,8 @@
 // `readLoopState` gathers the files, `checkLoop` is pure.
 import { join, relative } from 'node:path';
 import type { Bead } from '../beads/types.js';
-import { readFileIfExists } from '../infra/atomic-file.js';
 import { AppError } from '../infra/errors.js';
-import { listDirIfExists } from '../infra/fs-ops.js';
+import type { LoopFiles } from '../infra/loop-files.js';
 import type { ValidationProblem } from '../loop/validate/index.js';
 import { loadLoopConfig } from './config.js';
 import { iterationStatePath } from './iteration-state.js';
@@ -37,7 +36,12 @@ export interface LoopState {
 const OPEN = (bead: Bead) => bead.status !== 'closed' && bead.status !== 'tombstone';
 
 /** Reads what the loop checks need: config, ledger summary (cached), the open iterations' records, templates. */
-export async function readLoopState(repo: string, root: string, beads: readonly Bead[]): Promise<LoopState> {
+export async function readLoopState(
+  files: LoopFiles,
+  repo: string,
+  root: string,
+  beads: readonly Bead[],
+): Promise<LoopState> {
   const paths = workspacePaths(root);
   const rel = (path: string) => relative(repo, path).split('\\').join('/');
   const state: LoopState = {
@@ -47,7 +51,7 @@ export async function readLoopState(repo: string, root: string, beads: readonly 
     templateErrors: [],
     strayTemplates: [],
   };
-  const entries = await listDirIfExists(root);
+  const entries = await files.list(root);
   if (entries === undefined) return state;
   state.exists = true;
   const strip = (message: string) => message.split(`${repo}/`).join('');
@@ -60,7 +64,9 @@ export async function readLoopState(repo: string, root: string, beads: readonly 
   if (config !== undefined) {
     try {
       const params = { direction: config.metric.direction, target: config.target };
-      state.lastIter = (await loadLedgerSummary(paths.ledger, params, { persist: false })).summary.last_iter;
+      state.lastIter = (
+        await loadLedgerSummary(files, paths.ledger, params, { persist: false })
+      ).summary.last_iter;
     } catch (error) {
       if (!(error instanceof AppError)) throw error;
       state.ledgerError = strip(error.message);
@@ -70,7 +76,7 @@ export async function readLoopState(repo: string, root: string, beads: readonly 
   for (const iter of iters) {
     if (iter === undefined) continue;
     const path = iterationStatePath(root, iter);
-    const text = await readFileIfExists(path);
+    const text = await files.readIfExists(path);
     if (text === undefined) continue;
     let recorded: unknown;
     try {
@@ -92,7 +98,7 @@ export async function readLoopState(repo: string, root: string, beads: readonly 
     }
   }
   const names = new Set<string>(TEMPLATE_NAMES.map((name) => `${name}.hbs`));
-  state.strayTemplates = ((await listDirIfExists(paths.templatesDir)) ?? [])
+  state.strayTemplates = ((await files.list(paths.templatesDir)) ?? [])
     .filter((file) => !names.has(file))
     .map((file) => rel(join(paths.templatesDir, file)))
     .sort();

@@ -13,6 +13,7 @@ import {
 import type { BeadStore } from '../beads/types.js';
 import { createGit } from '../infra/git.js';
 import { createFileLock, type FileLock } from '../infra/lock-file.js';
+import type { LoopFiles } from '../infra/loop-files.js';
 import { runProcess } from '../infra/process.js';
 import { LockedError } from '../loop/runner.js';
 import type { BeadGuard, Executor, IdleProbe, LoopEvent } from '../loop/types.js';
@@ -87,7 +88,7 @@ export async function autoresearchParts(
     runMetric: (command, run) =>
       runProcess(command, { cwd: run.cwd, env: deps.env, timeoutMs: run.timeoutMs, signal: run.signal }),
   });
-  const started = await loopStartedAt(workspace, config);
+  const started = await loopStartedAt(deps.loopFiles, workspace, config);
   const cap = config.caps.wall_clock_seconds;
   return {
     builtins,
@@ -121,8 +122,12 @@ export async function holdTree(lock: FileLock, epicId: string, deps: CliDeps, ru
 }
 
 /** When the loop's clock started: its baseline's time in the ledger. */
-async function loopStartedAt(workspace: string, config: LoopConfig): Promise<number | undefined> {
-  const { summary } = await loadLedgerSummary(join(workspace, 'research-log.jsonl'), {
+async function loopStartedAt(
+  files: LoopFiles,
+  workspace: string,
+  config: LoopConfig,
+): Promise<number | undefined> {
+  const { summary } = await loadLedgerSummary(files, join(workspace, 'research-log.jsonl'), {
     direction: config.metric.direction,
     target: config.target,
   });

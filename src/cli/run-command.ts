@@ -129,6 +129,7 @@ export async function runEpicCommand(
       store: opened.store,
       config,
       env: deps.env,
+      files: deps.loopFiles,
       agentOverride: flags.agent !== undefined,
       gates: flags.gates,
       warn: (line) => deps.stderr.write(`${line}\n`),

@@ -45,7 +45,13 @@ Exit codes: 0 no errors (warnings allowed), 2 usage (no such epic), 3 environmen
         for (const id of epics) await showRunTarget(opened.store, id, 'epic', { dir: cwd, inGitRepo });
       }
       const { renderReport, validateEpics } = await import('./validate-epic.js');
-      const report = await validateEpics(epics, { repo: cwd, store: opened.store, config, env: deps.env });
+      const report = await validateEpics(epics, {
+        repo: cwd,
+        store: opened.store,
+        config,
+        env: deps.env,
+        files: deps.loopFiles,
+      });
       if (options.json) printJson(deps, report);
       else if (epics.length === 0) deps.stdout.write('No open epics to check.\n');
       else deps.stdout.write(renderReport(report));

@@ -4,6 +4,7 @@ import { relative } from 'node:path';
 import { checkLoop, readLoopState } from '../autoresearch/validate-loop.js';
 import { findLoopWorkspace } from '../autoresearch/workspace.js';
 import type { BeadStore, EpicGraph } from '../beads/types.js';
+import type { LoopFiles } from '../infra/loop-files.js';
 import { ConfigError } from '../infra/errors.js';
 import { checkEpic, sortProblems, uniqueProblems, type ValidationProblem } from '../loop/validate/index.js';
 import { findExecutable } from './environment-probes.js';
@@ -15,6 +16,8 @@ export interface ValidateOptions {
   store: BeadStore;
   config: ForgeConfig;
   env: NodeJS.ProcessEnv;
+  /** Where a loop's workspace is read. */
+  files: LoopFiles;
   /** `--agent` on a run's command line: agent labels are not used by that run. */
   agentOverride?: boolean | undefined;
   /** `--gates`/`--no-gates` on a run's command line (default: `runner.run_gates`, else on). */
@@ -63,7 +66,9 @@ export async function validateEpics(
       }),
     );
     if (workspace !== undefined) {
-      problems.push(...checkLoop(id, beads, await readLoopState(options.repo, workspace, beads)));
+      problems.push(
+        ...checkLoop(id, beads, await readLoopState(options.files, options.repo, workspace, beads)),
+      );
     } else if (stamped) {
       problems.push({
         severity: 'error',

@@ -9,6 +9,10 @@ import { readLedger } from '../../src/autoresearch/ledger.js';
 import { readArbiterSignal } from '../../src/autoresearch/signals.js';
 import type { ExecutionResult } from '../../src/loop/types.js';
 import { createLoopFixture, SCORE_SCRIPT, type LoopFixture } from '../support/loop-fixture.js';
+import { diskLoopFiles } from '../../src/infra/loop-files.js';
+
+// These tests keep the loop's files on disk, beside the repository they work on.
+const loopFiles = diskLoopFiles();
 
 type Fixture = LoopFixture;
 
@@ -224,7 +228,7 @@ describe('arbiter executor', () => {
     expect(f.repo.run('rev-list', '--count', `${keptHead}..HEAD`).trim()).not.toBe('0');
     // 13 beats the last line (12) but not the best kept (15): still a revert.
     expect((await iteration(f, 3, '13')).message).toMatch(/^revert/);
-    const { lines } = await readLedger(join(f.workspace, 'research-log.jsonl'));
+    const { lines } = await readLedger(loopFiles, join(f.workspace, 'research-log.jsonl'));
     expect(lines.map((l) => [l.iter, l.decision, l.best_before])).toEqual([
       [0, 'baseline', null],
       [1, 'keep', 10],
@@ -243,7 +247,7 @@ describe('arbiter executor', () => {
     const again = await f.executors.arbiter!.execute(f.request({ labels: ['role:arbiter', 'iter:1'] }));
     expect(again.message).toMatch(/^already decided: revert/);
     expect(f.repo.head()).toBe(head);
-    expect((await readLedger(join(f.workspace, 'research-log.jsonl'))).lines).toHaveLength(2);
+    expect((await readLedger(loopFiles, join(f.workspace, 'research-log.jsonl'))).lines).toHaveLength(2);
     expect(await readArbiterSignal(f.files, f.workspace)).toMatchObject({
       type: 'continue',
       iter: 1,

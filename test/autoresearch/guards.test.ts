@@ -21,6 +21,10 @@ import { parseScoreOption } from '../../src/autoresearch/setup-options.js';
 import { checkOptionsFrom } from '../../src/cli/loop-check-options.js';
 import type { ProcessResult } from '../../src/infra/process.js';
 import { ConfigError, UsageError } from '../../src/infra/errors.js';
+import { diskLoopFiles } from '../../src/infra/loop-files.js';
+
+// These tests keep the loop's files on disk, beside the repository they work on.
+const loopFiles = diskLoopFiles();
 
 const FILE = '.autoresearch/config.json';
 
@@ -336,14 +340,15 @@ describe('the ledger with guard fields', () => {
       `${JSON.stringify({ ...line(0, { decision: 'baseline', score_after: 10 }), failed_guard: undefined })}\n`,
     );
     await appendLedgerLine(
+      loopFiles,
       path,
       line(1, {
         failed_guard: { name: 'tests', kind: 'guard', exit_code: 1, reason: 'r', output_tail: 'tail' },
         tracks: { size: 120 },
       }),
     );
-    await appendLedgerLine(path, line(2, { decision: 'revert', tracks: { size: 99 } }));
-    const read = await readLedger(path);
+    await appendLedgerLine(loopFiles, path, line(2, { decision: 'revert', tracks: { size: 99 } }));
+    const read = await readLedger(loopFiles, path);
     expect(read.lines.map((l) => l.decision)).toEqual(['baseline', 'guard_failed', 'revert']);
     expect(read.lines[1]).toMatchObject({
       failed_guard: { name: 'tests', output_tail: 'tail' },
@@ -353,9 +358,9 @@ describe('the ledger with guard fields', () => {
     // Editing a recorded figure breaks the chain: the next line's hash no longer matches.
     const text = await readFile(path, 'utf8');
     await writeFile(path, text.replace('"size":120', '"size":100'));
-    await expect(readLedger(path)).rejects.toBeInstanceOf(LedgerTamperError);
+    await expect(readLedger(loopFiles, path)).rejects.toBeInstanceOf(LedgerTamperError);
     await writeFile(path, text.replace('"name":"tests"', '"name":"lint"'));
-    await expect(readLedger(path)).rejects.toBeInstanceOf(LedgerTamperError);
+    await expect(readLedger(loopFiles, path)).rejects.toBeInstanceOf(LedgerTamperError);
   });
 });
 

@@ -9,9 +9,16 @@ import { readLedger } from '../../src/autoresearch/ledger.js';
 import { readTerminalSignal } from '../../src/autoresearch/signals.js';
 import { recordSpend } from '../../src/autoresearch/spend.js';
 import { createLoopFixture, doerWrites, type LoopFixture } from '../support/loop-fixture.js';
+import { diskLoopFiles } from '../../src/infra/loop-files.js';
+
+// These tests keep the loop's files on disk, beside the repository they work on.
+const loopFiles = diskLoopFiles();
 
 async function ledgerDecisions(f: LoopFixture): Promise<[number, string][]> {
-  return (await readLedger(join(f.workspace, 'research-log.jsonl'))).lines.map((l) => [l.iter, l.decision]);
+  return (await readLedger(loopFiles, join(f.workspace, 'research-log.jsonl'))).lines.map((l) => [
+    l.iter,
+    l.decision,
+  ]);
 }
 
 /** doer-1 with `cheat`, then judge-1 and arbiter-1; returns the arbiter's message. */
@@ -63,7 +70,7 @@ describe('the loop’s own files belong to the runner', () => {
     ]);
     // The honest part of the change is reverted with the rest: a cheating iteration keeps nothing.
     expect(await f.repo.read('src/value.txt')).toBe('10\n');
-    const line = (await readLedger(ws('research-log.jsonl'))).lines[1]!;
+    const line = (await readLedger(loopFiles, ws('research-log.jsonl'))).lines[1]!;
     expect(line.tamper?.[0]?.role).toBe('doer');
     expect(line.tamper?.[0]?.paths).toEqual(
       expect.arrayContaining([
@@ -283,7 +290,7 @@ describe('the guard before every bead', () => {
     const { createLoopBeadGuard } = await import('../../src/autoresearch/state-guard.js');
     const guard = createLoopBeadGuard(accepting.guardContext);
     expect(await guard.beforeBead(bead('doer', 1), { role: 'doer', builtin: false })).toBeUndefined();
-    const read = await readLedger(join(accepting.workspace, 'research-log.jsonl'));
+    const read = await readLedger(loopFiles, join(accepting.workspace, 'research-log.jsonl'));
     expect(read.events.map((e) => e.kind)).toEqual(['head_accepted']);
   });
 
@@ -315,7 +322,7 @@ describe('the guard before every bead', () => {
     f.guardContext.warn = (message) => warnings.push(message);
     const { createLoopBeadGuard } = await import('../../src/autoresearch/state-guard.js');
     await createLoopBeadGuard(f.guardContext).start();
-    const read = await readLedger(ledger);
+    const read = await readLedger(loopFiles, ledger);
     expect(read.lines[0]?.score_after).toBe(10);
     expect(read.events.map((e) => [e.kind, e.paths])).toEqual([
       ['tamper_between_runs', ['.autoresearch/research-log.jsonl']],

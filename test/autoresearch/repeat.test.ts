@@ -10,6 +10,10 @@ import { readJudgeOutput, judgeOutputPath } from '../../src/autoresearch/judge-o
 import { retrospectiveNoise } from '../../src/autoresearch/retrospective-facts.js';
 import { buildConfigFile } from '../../src/autoresearch/setup-options.js';
 import { createLoopFixture, type LoopFixture } from '../support/loop-fixture.js';
+import { diskLoopFiles } from '../../src/infra/loop-files.js';
+
+// These tests keep the loop's files on disk, beside the repository they work on.
+const loopFiles = diskLoopFiles();
 
 /** Prints the value plus the next offset of a fixed list: deterministic noise, one offset per run. */
 const noisyScript = (stateDir: string) => `const fs = require('node:fs');
@@ -52,7 +56,7 @@ async function noisyLoop(offsets: number[]): Promise<NoisyLoop> {
   return {
     f,
     runs: async () => Number(await readFile(join(stateDir, 'runs'), 'utf8')),
-    ledger: async () => (await readLedger(join(f.workspace, 'research-log.jsonl'))).lines,
+    ledger: async () => (await readLedger(loopFiles, join(f.workspace, 'research-log.jsonl'))).lines,
     async iteration(iter, value) {
       f.full.behaviour = async () => {
         await f.repo.write('src/value.txt', `${value}\n`);

@@ -21,6 +21,9 @@ import type { BeadStore } from '../../src/beads/types.js';
 import { ExitCode, type AppError } from '../../src/infra/errors.js';
 import { diskLoopFiles } from '../../src/infra/loop-files.js';
 
+// These tests keep the loop's files on disk, beside the repository they work on.
+const loopFiles = diskLoopFiles();
+
 const EPIC_CONFIG = (epic: string): LoopConfigFile => ({
   subject: 'parser',
   epic_id: epic,
@@ -54,7 +57,10 @@ async function makeLoop(): Promise<{ ctx: LoopContext; store: BeadStore; epic: s
       hypothesis: `h${iter}`,
     });
     lines.push(line);
-    await recordLedgerLine(join(ws, 'research-log.jsonl'), line, { direction: 'maximize', target: null });
+    await recordLedgerLine(loopFiles, join(ws, 'research-log.jsonl'), line, {
+      direction: 'maximize',
+      target: null,
+    });
   }
   await writeFile(
     join(ws, 'arbiter-signal.json'),
@@ -139,8 +145,9 @@ describe('resumeLoop', () => {
   it('stamps resume-strategist-1 with question and answer, archives the file, and leaves the ledger intact', async () => {
     const { ctx, store, epic } = await makeLoop();
     const ledgerBefore = await readFile(ctx.paths.ledger, 'utf8');
-    const bestBefore = (await loadLedgerSummary(ctx.paths.ledger, { direction: 'maximize', target: null }))
-      .summary;
+    const bestBefore = (
+      await loadLedgerSummary(loopFiles, ctx.paths.ledger, { direction: 'maximize', target: null })
+    ).summary;
     expect(bestBefore.best_score).toBe(70);
     await writeFile(
       ctx.paths.needsHuman,
@@ -173,8 +180,9 @@ describe('resumeLoop', () => {
     expect((await store.ready(epic)).map((b) => b.id)).toContain(bead.id);
 
     expect(await readFile(ctx.paths.ledger, 'utf8')).toBe(ledgerBefore);
-    const after = (await loadLedgerSummary(ctx.paths.ledger, { direction: 'maximize', target: null }))
-      .summary;
+    const after = (
+      await loadLedgerSummary(loopFiles, ctx.paths.ledger, { direction: 'maximize', target: null })
+    ).summary;
     expect(after.best_score).toBe(70);
     expect(after.current_score).toBe(70);
     expect(JSON.parse(await readFile(ctx.paths.arbiterSignal, 'utf8'))).toMatchObject({ best_score: 70 });

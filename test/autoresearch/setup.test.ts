@@ -19,6 +19,9 @@ import type { ProcessResult } from '../../src/infra/process.js';
 import { createTempRepo, type TempRepo } from '../support/git-repo.js';
 import { diskLoopFiles } from '../../src/infra/loop-files.js';
 
+// These tests keep the loop's files on disk, beside the repository they work on.
+const loopFiles = diskLoopFiles();
+
 function processResult(overrides: Partial<ProcessResult> = {}): ProcessResult {
   return {
     exitCode: 0,
@@ -93,7 +96,7 @@ describe('a hard loop', () => {
     expect(result.baseline).toMatchObject({ kind: 'measured', score: 58.5 });
     const judge0 = JSON.parse(await readFile(join(ws, 'judge-output-0.json'), 'utf8')) as { score: number };
     expect(judge0.score).toBe(58.5);
-    const ledger = await readLedger(join(ws, 'research-log.jsonl'));
+    const ledger = await readLedger(loopFiles, join(ws, 'research-log.jsonl'));
     expect(ledger.lines).toHaveLength(1);
     expect(ledger.lines[0]).toMatchObject({
       iter: 0,
@@ -104,7 +107,7 @@ describe('a hard loop', () => {
       sha: repo.head(),
       duration_ms: 1234,
     });
-    expect((await readCachedSummary(join(ws, 'research-log.jsonl')))?.best_score).toBe(58.5);
+    expect((await readCachedSummary(loopFiles, join(ws, 'research-log.jsonl')))?.best_score).toBe(58.5);
     expect(JSON.parse(await readFile(join(ws, 'arbiter-signal.json'), 'utf8'))).toMatchObject({
       type: 'continue',
       next_iter: 1,
@@ -260,7 +263,7 @@ describe('an existing loop in the workspace', () => {
     const second = await setupLoop(repo.dir, { ...HARD, subject: 'limiter v2', force: true }, ports);
 
     expect(second.archived).toBe(join(first.workspace, 'archive', '2026-11-22T10-00-00-000Z'));
-    const archivedLedger = await readLedger(join(second.archived ?? '', 'research-log.jsonl'));
+    const archivedLedger = await readLedger(loopFiles, join(second.archived ?? '', 'research-log.jsonl'));
     expect(archivedLedger.lines).toHaveLength(1);
     expect(await readFile(join(second.workspace, 'templates', 'doer.hbs'), 'utf8')).toBe(
       'custom {{subject}}',

@@ -14,6 +14,9 @@ import { renderStatusText, roundRate } from '../../src/cli/loop-status-text.js';
 import { registerLoop, workspacePaths, type WorkspacePaths } from '../../src/autoresearch/workspace.js';
 import { diskLoopFiles } from '../../src/infra/loop-files.js';
 
+// These tests keep the loop's files on disk, beside the repository they work on.
+const loopFiles = diskLoopFiles();
+
 const NOW = Date.parse('2026-11-22T12:00:00Z');
 const EPIC = 'bd-7f3';
 
@@ -52,7 +55,7 @@ async function workspace(): Promise<{ repo: string; paths: WorkspacePaths; lines
       durationMs: 60_000,
     });
     lines.push(result.line);
-    await recordLedgerLine(paths.ledger, result.line, { direction: 'maximize', target: 95 });
+    await recordLedgerLine(loopFiles, paths.ledger, result.line, { direction: 'maximize', target: 95 });
   }
   return { repo, paths, lines };
 }
@@ -220,7 +223,7 @@ describe('loopStatus', () => {
       hypothesis: 'idea 7',
     };
     // Appended as the arbiter does (chained), but without bringing the cache up to date.
-    await appendLedgerLine(paths.ledger, extra);
+    await appendLedgerLine(loopFiles, paths.ledger, extra);
     const tail = await loopStatus(repo, EPIC, ports());
     expect(tail.summary_source).toBe('tail');
     expect(tail.scores.best).toBe(70);

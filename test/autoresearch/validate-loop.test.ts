@@ -6,6 +6,10 @@ import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { checkLoop, readLoopState, type LoopState } from '../../src/autoresearch/validate-loop.js';
 import type { Bead } from '../../src/beads/types.js';
+import { diskLoopFiles } from '../../src/infra/loop-files.js';
+
+// These tests keep the loop's files on disk, beside the repository they work on.
+const loopFiles = diskLoopFiles();
 
 function loopBead(id: string, role: string, iter: number, status = 'open'): Bead {
   return {
@@ -137,7 +141,7 @@ describe('readLoopState', () => {
     await writeFile(join(root, 'templates', 'judge.hbs'), 'never used\n');
     await writeFile(join(root, 'iterations', 'iter-2.json'), JSON.stringify({ iter: 7 }));
 
-    const state = await readLoopState(repo, root, cycle2);
+    const state = await readLoopState(loopFiles, repo, root, cycle2);
     expect(state).toMatchObject({
       workspace: '.autoresearch',
       exists: true,
@@ -154,9 +158,9 @@ describe('readLoopState', () => {
       join(root, 'config.json'),
       JSON.stringify({ ...config, caps: { max_iterations: 'ten' } }),
     );
-    const broken = await readLoopState(repo, root, cycle2);
+    const broken = await readLoopState(loopFiles, repo, root, cycle2);
     expect(broken.configError).toContain('caps.max_iterations');
     expect(broken.lastIter).toBeUndefined();
-    expect((await readLoopState(repo, join(repo, 'gone'), cycle2)).exists).toBe(false);
+    expect((await readLoopState(loopFiles, repo, join(repo, 'gone'), cycle2)).exists).toBe(false);
   });
 });

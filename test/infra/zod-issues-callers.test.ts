@@ -13,6 +13,9 @@ import { parseIssuesJsonl } from '../../src/beads/embedded/line-format.js';
 import { IMPORTS_PATH, readImportsRegistry } from '../../src/cli/import-registry.js';
 import { diskLoopFiles } from '../../src/infra/loop-files.js';
 
+// These tests keep the loop's files on disk, beside the repository they work on.
+const loopFiles = diskLoopFiles();
+
 const dirs: string[] = [];
 afterEach(async () => {
   await Promise.all(dirs.splice(0).map((dir) => rm(dir, { recursive: true, force: true })));
@@ -66,7 +69,7 @@ const cases: Case[] = [
     read: async (dir) => {
       const path = join(dir, 'research-log.jsonl');
       await writeFile(path, `${JSON.stringify({ iter: 'one' })}\n`);
-      return messageOf(() => readLedger(path));
+      return messageOf(() => readLedger(loopFiles, path));
     },
     expected: (dir) => `${join(dir, 'research-log.jsonl')}:1: not a ledger line (iter: expected number`,
   },

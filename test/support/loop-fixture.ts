@@ -136,7 +136,7 @@ export async function createLoopFixture(
         signal: options.signal,
       }),
   };
-  await recordHead(workspace, repo.git);
+  await recordHead(files, workspace, repo.git);
   const executors = createAutoresearchExecutors(context);
   const request = (bead: Partial<Bead> & { labels: string[] }): ExecutionRequest => {
     const role = bead.labels.find((label) => label.startsWith('role:'))?.slice(5) ?? 'task';

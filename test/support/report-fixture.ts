@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { onTestFinished } from 'vitest';
 import { appendLedgerLine, type LedgerLine } from '../../src/autoresearch/ledger.js';
+import { diskLoopFiles } from '../../src/infra/loop-files.js';
 
 export const REPORT_EPIC = 'bd-rpt';
 export const INJECTION = '</script><img src=x onerror="window.__pwned=1"><script>window.__pwned=2</script>';
@@ -108,7 +109,7 @@ export async function createReportFixture(): Promise<ReportFixture> {
   for (const row of ROWS) {
     const before = best;
     best = row.best_after ?? best;
-    await appendLedgerLine(join(workspace, 'research-log.jsonl'), {
+    await appendLedgerLine(diskLoopFiles(), join(workspace, 'research-log.jsonl'), {
       ts: `2026-11-22T0${row.iter}:00:00.000Z`,
       score_before: before,
       best_before: before,

@@ -29,7 +29,7 @@ export function createArbiterExecutor(context: AutoresearchContext): Executor {
         state.judge_failure !== undefined
           ? { ok: false, reason: `the judge failed: ${state.judge_failure}` }
           : await readJudgeOutput(context.files, judgeOutputPath(workspace, iter));
-      const { summary } = await loadLedgerSummary(ledgerPath(workspace), params);
+      const { summary } = await loadLedgerSummary(context.files, ledgerPath(workspace), params);
       const measured = await remeasureWithinNoise(context, request, iter, summary, judged);
       if (!measured.ok)
         return { outcome: 'aborted', agent: 'metric', message: 'The metric command was stopped.' };
@@ -73,8 +73,8 @@ export function createArbiterExecutor(context: AutoresearchContext): Executor {
       });
       if (!result.replayed) {
         const line = await applyDecision({ git, result, scopePaths: config.scope.doer_paths });
-        await recordHead(workspace, git);
-        await recordLedgerLine(ledgerPath(workspace), line, params);
+        await recordHead(context.files, workspace, git);
+        await recordLedgerLine(context.files, ledgerPath(workspace), line, params);
       }
       await writeArbiterSignal(context.files, workspace, result.signal);
 

@@ -41,7 +41,8 @@ export function createDoerExecutor(context: AutoresearchContext): Executor {
       let state = await readIterationState(context.files, workspace, iter);
       if (state.base_sha === undefined || state.user_snapshot === undefined) {
         const taken = await snapshotWorkingTree(git);
-        const branch = (await recordedBranch(workspace, git)) ?? (await git.currentBranch()) ?? null;
+        const branch =
+          (await recordedBranch(context.files, workspace, git)) ?? (await git.currentBranch()) ?? null;
         state = await updateIterationState(context.files, workspace, iter, (s) => ({
           ...s,
           base_sha: taken.headSha,
@@ -112,7 +113,7 @@ export function createDoerExecutor(context: AutoresearchContext): Executor {
         message: `autoresearch iter ${iter}: ${request.bead.title}`,
         ignoredPaths: ignored,
       });
-      await recordHead(workspace, git);
+      await recordHead(context.files, workspace, git);
       const hypothesis = extractHypothesis(result.finalText) ?? firstLine(result.finalText);
       await updateIterationState(context.files, workspace, iter, (s) => ({
         ...s,

@@ -46,11 +46,11 @@ export async function runGuardStep(
 async function baselineTracks(context: AutoresearchContext): Promise<Record<string, number | null>> {
   if (!context.config.tracks.some((t) => t.max !== undefined || t.min !== undefined)) return {};
   const path = ledgerPath(context.workspace);
-  const { summary } = await loadLedgerSummary(path, {
+  const { summary } = await loadLedgerSummary(context.files, path, {
     direction: context.config.metric.direction,
     target: context.config.target,
   });
   if (summary.baseline_tracks !== undefined) return summary.baseline_tracks;
-  const baseline = (await readLedger(path)).lines.find((line) => line.decision === 'baseline');
+  const baseline = (await readLedger(context.files, path)).lines.find((line) => line.decision === 'baseline');
   return baseline?.tracks ?? {};
 }
