@@ -6,6 +6,7 @@ import { pathToFileURL } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { appendLedgerLine } from '../../src/autoresearch/ledger.js';
+import { diskLoopFiles } from '../../src/infra/loop-files.js';
 import { inPage, launchBrowser, screenshot, watchedPage } from '../support/browser.js';
 import { assertBuilt, runCli } from '../support/cli.js';
 import { makeRepo } from '../support/runner-repo.js';
@@ -153,7 +154,7 @@ describe('a long loop in the report', () => {
     const fixture = await createReportFixture();
     const ledger = join(fixture.workspace, 'research-log.jsonl');
     for (let iter = ROWS.length; iter < 600; iter += 1) {
-      await appendLedgerLine(ledger, {
+      await appendLedgerLine(diskLoopFiles(), ledger, {
         iter,
         ts: '2026-11-22T09:00:00.000Z',
         score_before: 18,
