@@ -420,9 +420,10 @@ export async function resolve(specifier, context, next) {
     const script = `
 import { Command } from ${JSON.stringify(commander)};
 import { createStatusCommand } from ${JSON.stringify(pathToFileURL(built).href)};
+import { diskLoopFiles } from ${JSON.stringify(pathToFileURL(join(ROOT, 'dist/infra/loop-files.js')).href)};
 const out = [];
 const deps = { cwd: process.cwd(), env: process.env, stdout: { write: (t) => out.push(t) }, stderr: process.stderr,
-  clock: { now: () => Date.now() }, host: 'h' };
+  clock: { now: () => Date.now() }, host: 'h', loopFiles: diskLoopFiles() };
 const program = new Command('ralph-loop').option('--json').option('--store <s>').addCommand(createStatusCommand(deps));
 await program.parseAsync(['node', 'ralph-loop', 'status', ${JSON.stringify(epic)}, '--json']);
 process.stdout.write(out.join(''));
