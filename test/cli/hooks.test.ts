@@ -95,11 +95,11 @@ appendFileSync(process.argv[2], JSON.stringify({ hook: process.env.FORGE_HOOK, e
 
   it('reports a hook that fails, cannot start or runs too long, and never throws', async () => {
     const cwd = await dir();
-    const started = Date.now();
+    // The end hook sleeps past the test's timeout: only the hook timeout can end it in time.
     const ran = await runHooks({
       hooks: {
         on_needs_human: [process.execPath, '-e', 'process.stderr.write("no webhook\\n"); process.exit(3)'],
-        on_end: [process.execPath, '-e', 'setTimeout(() => {}, 60000)'],
+        on_end: [process.execPath, '-e', 'setTimeout(() => {}, 600000)'],
         timeout_seconds: 1,
       },
       summary: summary('needs_human'),
@@ -113,7 +113,6 @@ appendFileSync(process.argv[2], JSON.stringify({ hook: process.env.FORGE_HOOK, e
       expect.objectContaining({ event: 'needs_human', ok: false, problem: 'exited 3: no webhook' }),
       expect.objectContaining({ event: 'end', ok: false, problem: 'stopped after 1 s' }),
     ]);
-    expect(Date.now() - started).toBeLessThan(30_000);
     const missing = await runHooks({
       hooks: { on_end: ['/nonexistent/forge-hook'] },
       summary: summary('done'),

@@ -66,7 +66,8 @@ export async function workspace(
     await chmod(join(bin, name), 0o755);
   };
   if (options.claude !== undefined) await script('claude', `#!/bin/sh\necho '${options.claude}'\n`);
-  if (options.codex === 'hang') await script('codex', '#!/usr/bin/env node\nsetTimeout(() => {}, 60_000);\n');
+  if (options.codex === 'hang')
+    await script('codex', '#!/usr/bin/env node\nsetTimeout(() => {}, 600_000);\n');
   else if (options.codex !== undefined)
     await script('codex', `#!/bin/sh\necho 'codex-cli ${options.codex}'\n`);
   for (const [name, version] of Object.entries(options.onPath ?? {}))

@@ -228,16 +228,14 @@ describe('caps and trees a loop holds to, as a user runs it', () => {
         when: { role: 'doer', iter: 1 },
         steps: [
           { write: 'src/value.txt', content: '99\n' },
-          { sleep_ms: 60_000 },
+          { sleep_ms: 600_000 }, // past the test's timeout: only the cap can end it
           { say: 'HYPOTHESIS: late' },
         ],
       },
     ]);
     const epic = await stampHardLoop(repo, ['--wall-clock', '3']);
-    const started = Date.now();
     const run = await repo.ralph([epic, '--agent', 'scripted']);
     expect(run.exitCode, run.stderr).toBe(0);
-    expect(Date.now() - started).toBeLessThan(45_000); // killed at the cap, not after its minute of work
     expect(await readFile(join(repo.dir, 'src', 'value.txt'), 'utf8')).toBe('10\n');
     expect((await repo.ledger()).map((l) => l.decision)).toEqual(['baseline']);
     const terminal = JSON.parse(

@@ -140,12 +140,11 @@ describe('ralph-loop process: failures', () => {
   it('stops at the wall clock in the middle of a bead and leaves the bead open', async () => {
     const repo = await makeRepo();
     const { epic, ids } = await repo.epic(['slow', 'never']);
-    await repo.script({ '*': [[{ sleepMs: 60_000 }]] });
-    const started = Date.now();
+    // The agent sleeps past the test's timeout: only the wall clock can end the run in time.
+    await repo.script({ '*': [[{ sleepMs: 600_000 }]] });
     const run = await repo.ralph([epic, '--agent', repo.agent, '--wall-clock', '2']);
     expect(run.exitCode).toBe(0);
     expect(run.stderr).toContain('stopped: wall_clock');
-    expect(Date.now() - started).toBeLessThan(45_000);
     expect((await repo.show(ids[0]!)).status).toBe('open');
     expect((await repo.calls()).map((c) => c.bead)).toEqual([ids[0]]);
   });
