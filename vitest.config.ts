@@ -4,6 +4,8 @@ import { configDefaults, defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     pool: 'forks',
+    // Two test files at a time: most tests wait on child processes, and vitest's default on 2 cores is one.
+    maxWorkers: 2,
     projects: [
       {
         extends: true,
