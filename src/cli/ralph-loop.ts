@@ -59,6 +59,11 @@ function addRunOptions(command: Command): Command {
     )
     .option('--no-gates', 'run no gates this run, whatever runner.run_gates or gates: labels say')
     .option(
+      '--report',
+      "write report.html beside the epic's run files at the end (default: for autoresearch loops only)",
+    )
+    .option('--no-report', 'write no report at the end, even for a loop')
+    .option(
       '--allow-dirty',
       'with --auto-commit, start on a tree with changes of your own: those paths are never committed',
     )

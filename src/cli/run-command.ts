@@ -290,7 +290,9 @@ export async function runEpicCommand(
   }
 
   const exitCode = STOP_EXIT_CODES[summary.reason];
-  if (!flags.dryRun) {
+  // Loops get their morning report by default; a plain epic's costs a few more store reads at the end,
+  // so it is written only when asked (`ralph-loop report <epic>` writes one at any time).
+  if (!flags.dryRun && (flags.report ?? loop !== undefined)) {
     const { writeRunReport } = await import('./report-command.js');
     await writeRunReport(deps, repo, epicId, opened.store);
   }

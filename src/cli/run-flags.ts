@@ -19,4 +19,6 @@ export interface RunFlags {
   gates?: boolean;
   /** `--no-validate`: skip the epic's checks before the run. */
   validate?: boolean;
+  /** `--report`/`--no-report`: write report.html at the run's end (default: for loops only). */
+  report?: boolean;
 }

@@ -117,7 +117,16 @@ describe('ralph-loop report of a plain epic, in chromium', () => {
     // The parser waits for the second bead; the third fails both its attempts.
     expect((await repo.forge(['beads', 'dep', 'add', ids[0]!, ids[1]!])).exitCode).toBe(0);
     await repo.script({ [ids[2]!]: [[{ exit: 1 }], [{ exit: 1 }]] });
-    const run = await repo.ralph([epic, '--agent', repo.agent, '--max-attempts', '2', '--backoff', '0']);
+    const run = await repo.ralph([
+      epic,
+      '--agent',
+      repo.agent,
+      '--max-attempts',
+      '2',
+      '--backoff',
+      '0',
+      '--report',
+    ]);
     expect(run.exitCode, run.stderr).toBe(5);
     const report = join(repo.dir, '.forge', 'epics', epic, 'report.html');
     expect(run.stderr).toContain(`Report: ${report}`);
