@@ -2,7 +2,7 @@
 // field path. The schema is in config-schema.ts, the schema-free value rules in config-values.ts.
 import { readFileIfExists } from '../infra/atomic-file.js';
 import { ConfigError } from '../infra/errors.js';
-import { describeProblem, zodProblems } from '../infra/zod-issues.js';
+import { validateJson } from '../infra/json-file.js';
 import { loopConfigSchema, type LoopConfig } from './config-schema.js';
 import { locateJsonError } from './json-text.js';
 
@@ -21,14 +21,7 @@ export type { Direction, Threshold } from './config-values.js';
 
 /** Validates an already-parsed value; `file` only names the source in messages. */
 export function parseLoopConfig(value: unknown, file: string): LoopConfig {
-  const result = loopConfigSchema.safeParse(value);
-  if (result.success) return result.data;
-  const problems = zodProblems(file, result.error);
-  throw new ConfigError(problems.map(describeProblem).join('\n'), {
-    hint:
-      problems.length > 1 ? `Fix the ${problems.length} problems above in ${file}.` : `Fix it in ${file}.`,
-    problems,
-  });
+  return validateJson(value, loopConfigSchema, { file });
 }
 
 /** Reads and validates `.autoresearch/config.json`; every problem is listed in one ConfigError. */

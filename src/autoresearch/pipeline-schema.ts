@@ -2,9 +2,7 @@
 // parent epic. A `loop` stage carries the same fields as `forge-pack loop` (in config.json's names);
 // an `epic` stage runs an existing epic (beads imported from a spec's plan) to completion with gates.
 import { z } from 'zod';
-import { ConfigError } from '../infra/errors.js';
-import { parseJsonText } from '../infra/json-file.js';
-import { describeProblem, zodProblems } from '../infra/zod-issues.js';
+import { parseJsonText, validateJson } from '../infra/json-file.js';
 import { loopSchemaParts } from './config-schema.js';
 import { SLUG_PATTERN, SLUG_RULE } from './spec-state/slug.js';
 import type { LoopSetupOptions } from './setup-options.js';
@@ -144,14 +142,7 @@ export function stageWorkspace(stage: Pick<LoopStage, 'name' | 'workspace'>): st
 
 /** Validates an already-parsed value; `file` only names the source in messages. */
 export function parsePipeline(value: unknown, file: string): PipelineDefinition {
-  const result = pipelineSchema.safeParse(value);
-  if (result.success) return result.data;
-  const problems = zodProblems(file, result.error);
-  throw new ConfigError(problems.map(describeProblem).join('\n'), {
-    hint:
-      problems.length > 1 ? `Fix the ${problems.length} problems above in ${file}.` : `Fix it in ${file}.`,
-    problems,
-  });
+  return validateJson(value, pipelineSchema, { file });
 }
 
 /** A pipeline file's text: the value as written (what Forge keeps) and the validated definition. */

@@ -33,7 +33,20 @@ export function parseJsonText<S extends z.ZodType>(
       problems: [problem],
     });
   }
-  const result = schema.safeParse(raw);
+  return validateJson(raw, schema, options);
+}
+
+/**
+ * An already-parsed value validated by `schema`: every field it refuses is listed in one ConfigError
+ * naming `file` (which only names the source in messages) and the field.
+ */
+export function validateJson<S extends z.ZodType>(
+  value: unknown,
+  schema: S,
+  options: JsonFileOptions & { file: string },
+): z.output<S> {
+  const { file } = options;
+  const result = schema.safeParse(value);
   if (result.success) return result.data;
   const problems = zodProblems(file, result.error);
   throw new ConfigError(problems.map(describeProblem).join('\n'), {
