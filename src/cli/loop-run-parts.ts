@@ -12,6 +12,7 @@ import {
 } from '../autoresearch/state-guard.js';
 import type { BeadStore } from '../beads/types.js';
 import { createGit } from '../infra/git.js';
+import { journaledLoopFiles } from '../infra/journaled-loop-files.js';
 import { createFileLock, type FileLock } from '../infra/lock-file.js';
 import type { LoopFiles } from '../infra/loop-files.js';
 import { runProcess } from '../infra/process.js';
@@ -51,17 +52,21 @@ export async function autoresearchParts(
   const config = await loadLoopConfig(join(workspace, 'config.json'));
   const git = createGit({ cwd: options.cwd, env: deps.env });
   const safe = options.epicId.replace(/[^A-Za-z0-9._-]/g, '_');
+  const vaultDir = join(await git.commonDir(), 'forge', safe);
+  // Every write of the loop's guard and executors is announced to the seal first: a crash before the
+  // next seal leaves the runner's own writes, never mistaken for tamper on the next start.
+  const files = journaledLoopFiles(deps.loopFiles, { dir: vaultDir, repo: options.repo });
   const guardContext: StateGuardContext = {
     repo: options.repo,
     cwd: options.cwd,
     workspace,
-    files: deps.loopFiles,
+    files,
     config,
     epicId: options.epicId,
     store: options.store,
     git,
     now: () => deps.clock.now(),
-    vaultDir: join(await git.commonDir(), 'forge', safe),
+    vaultDir,
     acceptHead: options.acceptHead,
     warn: (message) =>
       options.emit({
@@ -79,7 +84,7 @@ export async function autoresearchParts(
     repo: options.cwd,
     stateRepo: options.repo,
     workspace,
-    files: deps.loopFiles,
+    files,
     config,
     store: options.store,
     git,

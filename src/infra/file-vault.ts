@@ -6,7 +6,13 @@
 import { createHash } from 'node:crypto';
 import { copyFile, mkdir, readdir, readFile, rename, rm } from 'node:fs/promises';
 import { dirname, join, relative, sep } from 'node:path';
-import { isNotFound, readFileIfExists, writeFileAtomic, writeJsonAtomic } from './atomic-file.js';
+import {
+  appendJsonLine,
+  isNotFound,
+  readFileIfExists,
+  writeFileAtomic,
+  writeJsonAtomic,
+} from './atomic-file.js';
 
 /** Absolute path → content; null when the file does not exist. */
 export type Snapshot = Map<string, Buffer | null>;
@@ -113,6 +119,10 @@ function sealPath(vault: SealedVault): string {
   return join(vault.dir, 'seal.json');
 }
 
+function intentsPath(dir: string): string {
+  return join(dir, 'intents.jsonl');
+}
+
 function copyPath(vault: SealedVault, name: string): string {
   return join(vault.dir, 'files', ...name.split('/'));
 }
@@ -144,6 +154,63 @@ export async function writeSeal(vault: SealedVault, snapshot: Snapshot): Promise
     if (files[name] === undefined) await rm(copyPath(vault, name), { force: true });
   }
   await writeJsonAtomic(sealPath(vault), { version: 1, files } satisfies Seal);
+  // The seal now holds every write the runner announced: the journal starts afresh.
+  await rm(intentsPath(vault.dir), { force: true });
+}
+
+// ---- the journal: what the runner is about to write, recorded before it writes ----
+
+/** One write the runner announced: the file's content after it (sha256), or null when it goes away. */
+interface Intent {
+  name: string;
+  hash: string | null;
+}
+
+/**
+ * Records, before the runner writes `path`, what the file will hold (null: it is removed). A crash
+ * between this write and the next seal leaves the file as announced here (or as the announcement
+ * before), which `checkSeal` then knows for the runner's own and not a change by anybody else.
+ */
+export async function recordIntent(
+  dir: string,
+  repo: string,
+  path: string,
+  content: Buffer | string | null,
+): Promise<void> {
+  const intent: Intent = {
+    name: relativeName(repo, path),
+    hash: content === null ? null : sha256(content),
+  };
+  await appendJsonLine(intentsPath(dir), intent);
+}
+
+/** Relative name → the contents the runner may have left it in: its last two announced writes. */
+async function readIntents(dir: string): Promise<Map<string, (string | null)[]>> {
+  const text = await readFileIfExists(intentsPath(dir));
+  const byName = new Map<string, (string | null)[]>();
+  for (const line of (text ?? '').split('\n')) {
+    let value: Partial<Intent>;
+    try {
+      value = JSON.parse(line) as Partial<Intent>;
+    } catch {
+      continue; // a torn last line: the write it announced never started
+    }
+    if (typeof value.name !== 'string' || (typeof value.hash !== 'string' && value.hash !== null)) continue;
+    // The write announced last may not have happened: the one before it (or the sealed file) stands.
+    byName.set(value.name, [...(byName.get(value.name) ?? []), value.hash].slice(-2));
+  }
+  return byName;
+}
+
+/** Whether `name`, now `hash` (null: absent), is as one of the runner's announced writes left it. */
+function announced(intents: Map<string, (string | null)[]>, name: string, hash: string | null): boolean {
+  if (intents.get(name)?.includes(hash) === true) return true;
+  if (hash !== null) return false;
+  // A directory the runner removed takes its files with it.
+  for (const [dir, hashes] of intents) {
+    if (name.startsWith(`${dir}/`) && hashes[hashes.length - 1] === null) return true;
+  }
+  return false;
 }
 
 export interface SealCheck {
@@ -151,12 +218,14 @@ export interface SealCheck {
   changed: string[];
   /** True when no seal existed yet (a loop's first run under this version). */
   fresh: boolean;
+  /** Relative names that differ from the seal only by writes the runner announced (a crash before it re-sealed). */
+  journaled: string[];
 }
 
 /** Compares the files now with the seal. */
 export async function checkSeal(vault: SealedVault, snapshot: Snapshot): Promise<SealCheck> {
   const seal = await readSeal(vault);
-  if (seal === undefined) return { changed: [], fresh: true };
+  if (seal === undefined) return { changed: [], fresh: true, journaled: [] };
   const now = new Map<string, string>();
   for (const [path, content] of snapshot) {
     if (content !== null) now.set(relativeName(vault.layout.repo, path), sha256(content));
@@ -164,7 +233,10 @@ export async function checkSeal(vault: SealedVault, snapshot: Snapshot): Promise
   const changed = new Set<string>();
   for (const [name, hash] of Object.entries(seal.files)) if (now.get(name) !== hash) changed.add(name);
   for (const name of now.keys()) if (seal.files[name] === undefined) changed.add(name);
-  return { changed: [...changed].sort(), fresh: false };
+  const intents = await readIntents(vault.dir);
+  const sorted = [...changed].sort();
+  const journaled = sorted.filter((name) => announced(intents, name, now.get(name) ?? null));
+  return { changed: sorted.filter((name) => !journaled.includes(name)), fresh: false, journaled };
 }
 
 /** Brings the named files back to their sealed copies (removing those the seal did not have). */

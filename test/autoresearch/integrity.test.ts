@@ -331,6 +331,65 @@ describe('the guard before every bead', () => {
     expect(warnings.join('\n')).toMatch(/research-log.jsonl changed while no runner was watching/);
   });
 
+  // A runner killed (kill -9) mid-doer: the doer wrote the iteration's state, then its agent ran, and
+  // nothing re-sealed. The agent's run never returns here: the behaviour throws, as a dead process would.
+  async function killedMidDoer(f: LoopFixture, agent: () => Promise<void>): Promise<void> {
+    await f.baseline();
+    await f.guard.start();
+    expect(await f.guard.beforeBead(bead('doer', 1), { role: 'doer', builtin: false })).toBeUndefined();
+    f.full.behaviour = async () => {
+      await agent();
+      throw new Error('killed');
+    };
+    await expect(f.run('doer', 1)).rejects.toThrow('killed');
+    expect((await readIterationState(f.files, f.workspace, 1)).base_sha).toBeDefined();
+  }
+
+  async function nextStart(f: LoopFixture): Promise<{ events: [string, string[]][]; warnings: string[] }> {
+    const warnings: string[] = [];
+    f.guardContext.warn = (message) => warnings.push(message);
+    const { createLoopBeadGuard } = await import('../../src/autoresearch/state-guard.js');
+    await createLoopBeadGuard(f.guardContext).start();
+    const read = await readLedger(loopFiles, join(f.workspace, 'research-log.jsonl'));
+    return { events: read.events.map((e) => [e.kind, e.paths]), warnings };
+  }
+
+  it('a runner killed mid-doer finds its own iteration state on the next start, not tamper', async () => {
+    const f = await createLoopFixture();
+    await killedMidDoer(f, () => f.repo.write('src/value.txt', '11\n'));
+    const written = await readFile(join(f.workspace, 'iterations', 'iter-1.json'), 'utf8');
+    const { events, warnings } = await nextStart(f);
+    expect(events).toEqual([]);
+    expect(warnings).toEqual([]);
+    // Kept as the runner wrote it: the resumed doer still knows the iteration's base.
+    expect(await readFile(join(f.workspace, 'iterations', 'iter-1.json'), 'utf8')).toBe(written);
+    // And sealed again: a later hand edit is caught.
+    await writeFile(
+      join(f.workspace, 'iterations', 'iter-1.json'),
+      written.replace(/"base_sha": "\w+"/, '"base_sha": "0"'),
+    );
+    expect((await nextStart(f)).events).toEqual([
+      ['tamper_between_runs', ['.autoresearch/iterations/iter-1.json']],
+    ]);
+    expect(await readFile(join(f.workspace, 'iterations', 'iter-1.json'), 'utf8')).toBe(written);
+  });
+
+  it('a doer agent’s edit of the iteration state is still tamper when the runner is killed mid-doer', async () => {
+    const f = await createLoopFixture();
+    const state = join(f.workspace, 'iterations', 'iter-1.json');
+    let written = '';
+    await killedMidDoer(f, async () => {
+      written = await readFile(state, 'utf8');
+      await writeFile(state, written.replace(/"base_sha": "\w+"/, '"base_sha": "0"'));
+    });
+    const { events, warnings } = await nextStart(f);
+    expect(events).toEqual([['tamper_between_runs', ['.autoresearch/iterations/iter-1.json']]]);
+    expect(warnings.join('\n')).toMatch(/iter-1.json changed while no runner was watching/);
+    // Put back as the seal had it (before this doer: no state yet), so the resumed doer records it afresh.
+    expect(await f.repo.exists('.autoresearch/iterations/iter-1.json')).toBe(false);
+    expect(written).toMatch(/"base_sha"/);
+  });
+
   it('a spent loop wall clock starts no agent: the iteration in progress is undone and the loop ends', async () => {
     const f = await createLoopFixture({
       caps: { wall_clock_seconds: 60, max_iterations: 10, plateau_threshold: 3 },

@@ -41,6 +41,16 @@ async function ledger(repo: PipelineRepo, ws: string): Promise<{ iter: number; d
     .filter((line): line is { iter: number; decision: string } => line.iter !== undefined);
 }
 
+/** The kinds of the ledger's event lines (tamper, settings changes, …). */
+async function ledgerEvents(repo: PipelineRepo, ws: string): Promise<string[]> {
+  const text = await readFile(join(repo.dir, ws, 'research-log.jsonl'), 'utf8');
+  return text
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line) as { kind?: string })
+    .flatMap((line) => (line.kind === undefined ? [] : [line.kind]));
+}
+
 describe('pipeline of loops, end to end on the embedded store', () => {
   it('runs a soft stage, an epic stage with a test gate and a hard stage from one ralph-loop', async () => {
     const repo = await pipelineRepo();
@@ -179,6 +189,10 @@ describe('pipeline of loops, end to end on the embedded store', () => {
         [1, 'keep'],
       ]);
       expect((await ledger(repo, '.autoresearch-spec')).map((l) => l.iter)).toEqual([0, 1]);
+      // What the killed runner wrote before it died (the iteration's state) is its own, not tamper.
+      for (const ws of ['.autoresearch-spec', '.autoresearch-qa']) {
+        expect(await ledgerEvents(repo, ws), ws).not.toContain('tamper_between_runs');
+      }
       expect(shown.stages[1]?.beads).toEqual({ done: 1, total: 1 });
       const stages = await repo.forge(['beads', 'children', parent, '--json']);
       expect((JSON.parse(stages.stdout) as unknown[]).length).toBe(3);

@@ -16,6 +16,7 @@ import {
 import { recordHead } from '../../src/autoresearch/loop-head.js';
 import { createMemoryBeadStore } from '../../src/beads/embedded/index.js';
 import type { Bead, BeadStore } from '../../src/beads/types.js';
+import { journaledLoopFiles } from '../../src/infra/journaled-loop-files.js';
 import { diskLoopFiles, type LoopFiles } from '../../src/infra/loop-files.js';
 import { runProcess } from '../../src/infra/process.js';
 import type { BeadGuard, ExecutionRequest, ExecutionResult, Executor } from '../../src/loop/types.js';
@@ -100,7 +101,9 @@ export async function createLoopFixture(
   });
   const clock = createFakeClock();
   // The executors work on a real git tree, so the loop's files are on disk beside it.
-  const files = diskLoopFiles();
+  // Announced to the seal's journal as `ralph-loop` does (cli/loop-run-parts.ts).
+  const vaultDir = join(repo.dir, '.git', 'forge', 'bd-e');
+  const files = journaledLoopFiles(diskLoopFiles(), { dir: vaultDir, repo: repo.dir });
   const guardContext: StateGuardContext = {
     repo: repo.dir,
     cwd: repo.dir,
@@ -111,7 +114,7 @@ export async function createLoopFixture(
     store,
     git: repo.git,
     now: () => clock.now(),
-    vaultDir: join(repo.dir, '.git', 'forge', 'bd-e'),
+    vaultDir,
   };
   const context: AutoresearchContext = {
     repo: repo.dir,
