@@ -97,9 +97,17 @@ describe('ralph-loop report of a loop, in chromium', () => {
 
     // A phone: nothing wider than the screen (the table scrolls inside its own box).
     await page.setViewportSize({ width: 390, height: 844 });
-    await page.waitForFunction(
-      'document.querySelector(\'[data-chart="score"] canvas\').getBoundingClientRect().width <= 390',
-    );
+    // Polled from here: playwright's waitForFunction evaluates a string predicate through eval, which
+    // the page's Content-Security-Policy refuses whenever the first check is not already true.
+    await expect
+      .poll(() =>
+        inPage(
+          page,
+          'document.querySelector(\'[data-chart="score"] canvas\').getBoundingClientRect().width',
+          z.number(),
+        ),
+      )
+      .toBeLessThanOrEqual(390);
     expect(await inPage(page, 'document.documentElement.scrollWidth', z.number())).toBeLessThanOrEqual(390);
     await screenshot(page, 'report-loop-phone');
     expect(errors).toEqual([]);
