@@ -2,6 +2,7 @@
 // nothing it started left running afterwards.
 import { runProcess } from '../infra/process.js';
 import type { Command, ProcessResult, SweptProcess } from '../infra/process.js';
+import type { z } from 'zod';
 import type { Transcript } from './transcript.js';
 import type { AgentActivity, AgentRequest, TokenUsage } from './types.js';
 
@@ -159,4 +160,16 @@ export function spawnFailureMessage(label: string, file: string, spawnError: str
       ? `\`${file}\` is not executable`
       : spawnError;
   return `Could not start ${label}: ${reason}; install it or fix PATH.`;
+}
+
+/** One line of an agent's JSON event stream, when it is JSON and `schema` takes it; otherwise undefined. */
+export function parseStreamEvent<S extends z.ZodType>(line: string, schema: S): z.output<S> | undefined {
+  let json: unknown;
+  try {
+    json = JSON.parse(line);
+  } catch {
+    return undefined;
+  }
+  const parsed = schema.safeParse(json);
+  return parsed.success ? parsed.data : undefined;
 }

@@ -1,7 +1,7 @@
 // The Codex adapter: `codex exec --json … -`, prompt on stdin, outcome from the JSONL events.
 import { z } from 'zod';
 import type { Command } from '../infra/process.js';
-import { formatDuration, formatResetAt, lastLine, notify } from './agent-process.js';
+import { formatDuration, formatResetAt, lastLine, notify, parseStreamEvent } from './agent-process.js';
 import type { AgentProcessResult } from './agent-process.js';
 import { howItEnded, runAdapter, startVerdict, stopForAuth } from './adapter-run.js';
 import type { Verdict } from './adapter-run.js';
@@ -103,15 +103,8 @@ export class CodexStream {
 
   /** Takes one stdout line; returns `auth` when the run should be stopped at once. */
   push(line: string): 'auth' | undefined {
-    let json: unknown;
-    try {
-      json = JSON.parse(line);
-    } catch {
-      return undefined;
-    }
-    const parsed = CodexEventSchema.safeParse(json);
-    if (!parsed.success) return undefined;
-    const event = parsed.data;
+    const event = parseStreamEvent(line, CodexEventSchema);
+    if (event === undefined) return undefined;
     switch (event.type) {
       case 'item.started':
         if (event.item?.type === 'command_execution' && event.item.command !== undefined) {

@@ -1,6 +1,6 @@
 // Reads `gemini -o stream-json` (one JSON event a line) and the retry notices Gemini CLI prints on stderr.
 import { z } from 'zod';
-import { lastLine } from './agent-process.js';
+import { lastLine, parseStreamEvent } from './agent-process.js';
 import type { AgentActivity, TokenUsage } from './types.js';
 
 const StatsSchema = z.object({
@@ -55,15 +55,8 @@ export class GeminiStream {
   }
 
   push(line: string): void {
-    let json: unknown;
-    try {
-      json = JSON.parse(line);
-    } catch {
-      return;
-    }
-    const parsed = EventSchema.safeParse(json);
-    if (!parsed.success) return;
-    const event = parsed.data;
+    const event = parseStreamEvent(line, EventSchema);
+    if (event === undefined) return;
     switch (event.type) {
       case 'init':
         this.model = event.model;

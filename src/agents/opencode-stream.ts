@@ -1,6 +1,6 @@
 // Reads `opencode run --format json` (one JSON event a line) and its `--print-logs` stderr.
 import { z } from 'zod';
-import { lastLine } from './agent-process.js';
+import { lastLine, parseStreamEvent } from './agent-process.js';
 import type { AgentActivity, TokenUsage } from './types.js';
 
 const TokensSchema = z.object({
@@ -65,15 +65,8 @@ export class OpencodeStream {
   ) {}
 
   push(line: string): void {
-    let json: unknown;
-    try {
-      json = JSON.parse(line);
-    } catch {
-      return;
-    }
-    const parsed = EventSchema.safeParse(json);
-    if (!parsed.success) return;
-    const event = parsed.data;
+    const event = parseStreamEvent(line, EventSchema);
+    if (event === undefined) return;
     if (event.type === 'error') {
       const message = event.error?.data?.message ?? event.error?.name ?? 'error';
       this.error = { message, status: event.error?.data?.statusCode };
