@@ -10,10 +10,10 @@ import { isAbsolute, join, relative, resolve } from 'node:path';
 import type { Bead } from '../beads/types.js';
 import { pathExists } from '../infra/atomic-file.js';
 import { removePath } from '../infra/fs-ops.js';
+import { relativeName } from '../infra/seal-journal.js';
 import {
   changedPaths,
   checkSeal,
-  relativeName,
   restoreFromSeal,
   restoreSnapshot,
   takeSnapshot,

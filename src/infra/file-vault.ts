@@ -3,16 +3,10 @@
 //
 // In a watched directory, the runner's live working files (lock, stop request, event logs,
 // transcripts, archives, temp files) are not watched: the runner itself writes them during a step.
-import { createHash } from 'node:crypto';
 import { copyFile, mkdir, readdir, readFile, rename, rm } from 'node:fs/promises';
-import { dirname, join, relative, sep } from 'node:path';
-import {
-  appendJsonLine,
-  isNotFound,
-  readFileIfExists,
-  writeFileAtomic,
-  writeJsonAtomic,
-} from './atomic-file.js';
+import { dirname, join } from 'node:path';
+import { isNotFound, readFileIfExists, writeFileAtomic, writeJsonAtomic } from './atomic-file.js';
+import { intentsPath, leftByRunner, readJournal, relativeName, sha256 } from './seal-journal.js';
 
 /** Absolute path → content; null when the file does not exist. */
 export type Snapshot = Map<string, Buffer | null>;
@@ -92,15 +86,6 @@ export async function restoreSnapshot(before: Snapshot, paths: readonly string[]
   }
 }
 
-export function relativeName(repo: string, path: string): string {
-  const rel = relative(repo, path);
-  return rel.split(sep).join('/');
-}
-
-export function sha256(content: Buffer | string): string {
-  return createHash('sha256').update(content).digest('hex');
-}
-
 // ---- the seal: what the files were when the runner last let go of them ----
 
 export interface Seal {
@@ -117,10 +102,6 @@ export interface SealedVault {
 
 function sealPath(vault: SealedVault): string {
   return join(vault.dir, 'seal.json');
-}
-
-function intentsPath(dir: string): string {
-  return join(dir, 'intents.jsonl');
 }
 
 function copyPath(vault: SealedVault, name: string): string {
@@ -158,61 +139,6 @@ export async function writeSeal(vault: SealedVault, snapshot: Snapshot): Promise
   await rm(intentsPath(vault.dir), { force: true });
 }
 
-// ---- the journal: what the runner is about to write, recorded before it writes ----
-
-/** One write the runner announced: the file's content after it (sha256), or null when it goes away. */
-interface Intent {
-  name: string;
-  hash: string | null;
-}
-
-/**
- * Records, before the runner writes `path`, what the file will hold (null: it is removed). A crash
- * between this write and the next seal leaves the file as announced here (or as the announcement
- * before), which `checkSeal` then knows for the runner's own and not a change by anybody else.
- */
-export async function recordIntent(
-  dir: string,
-  repo: string,
-  path: string,
-  content: Buffer | string | null,
-): Promise<void> {
-  const intent: Intent = {
-    name: relativeName(repo, path),
-    hash: content === null ? null : sha256(content),
-  };
-  await appendJsonLine(intentsPath(dir), intent);
-}
-
-/** Relative name → the contents the runner may have left it in: its last two announced writes. */
-async function readIntents(dir: string): Promise<Map<string, (string | null)[]>> {
-  const text = await readFileIfExists(intentsPath(dir));
-  const byName = new Map<string, (string | null)[]>();
-  for (const line of (text ?? '').split('\n')) {
-    let value: Partial<Intent>;
-    try {
-      value = JSON.parse(line) as Partial<Intent>;
-    } catch {
-      continue; // a torn last line: the write it announced never started
-    }
-    if (typeof value.name !== 'string' || (typeof value.hash !== 'string' && value.hash !== null)) continue;
-    // The write announced last may not have happened: the one before it (or the sealed file) stands.
-    byName.set(value.name, [...(byName.get(value.name) ?? []), value.hash].slice(-2));
-  }
-  return byName;
-}
-
-/** Whether `name`, now `hash` (null: absent), is as one of the runner's announced writes left it. */
-function announced(intents: Map<string, (string | null)[]>, name: string, hash: string | null): boolean {
-  if (intents.get(name)?.includes(hash) === true) return true;
-  if (hash !== null) return false;
-  // A directory the runner removed takes its files with it.
-  for (const [dir, hashes] of intents) {
-    if (name.startsWith(`${dir}/`) && hashes[hashes.length - 1] === null) return true;
-  }
-  return false;
-}
-
 export interface SealCheck {
   /** Relative names whose content is not what the seal recorded (changed, added or removed). */
   changed: string[];
@@ -226,17 +152,29 @@ export interface SealCheck {
 export async function checkSeal(vault: SealedVault, snapshot: Snapshot): Promise<SealCheck> {
   const seal = await readSeal(vault);
   if (seal === undefined) return { changed: [], fresh: true, journaled: [] };
-  const now = new Map<string, string>();
+  const now = new Map<string, Buffer>();
   for (const [path, content] of snapshot) {
-    if (content !== null) now.set(relativeName(vault.layout.repo, path), sha256(content));
+    if (content !== null) now.set(relativeName(vault.layout.repo, path), content);
   }
   const changed = new Set<string>();
-  for (const [name, hash] of Object.entries(seal.files)) if (now.get(name) !== hash) changed.add(name);
+  for (const [name, hash] of Object.entries(seal.files)) {
+    const content = now.get(name);
+    if (content === undefined || sha256(content) !== hash) changed.add(name);
+  }
   for (const name of now.keys()) if (seal.files[name] === undefined) changed.add(name);
-  const intents = await readIntents(vault.dir);
-  const sorted = [...changed].sort();
-  const journaled = sorted.filter((name) => announced(intents, name, now.get(name) ?? null));
-  return { changed: sorted.filter((name) => !journaled.includes(name)), fresh: false, journaled };
+  const journal = await readJournal(vault.dir);
+  const journaled: string[] = [];
+  const foreign: string[] = [];
+  for (const name of [...changed].sort()) {
+    const hash = seal.files[name];
+    const sealed =
+      hash !== undefined && journal.has(name)
+        ? { hash, content: await readFile(copyPath(vault, name)).catch(() => undefined) }
+        : { hash };
+    if (leftByRunner(journal, name, now.get(name) ?? null, sealed)) journaled.push(name);
+    else foreign.push(name);
+  }
+  return { changed: foreign, fresh: false, journaled };
 }
 
 /** Brings the named files back to their sealed copies (removing those the seal did not have). */

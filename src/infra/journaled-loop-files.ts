@@ -1,8 +1,7 @@
 // The loop's files as the runner writes them while a seal guards them: every write is announced in
 // the seal's journal (infra/file-vault.ts) before it happens, so a runner killed between a write and
 // the next seal finds, on its next start, its own write and not a change by somebody else.
-import { isCompleteJson } from './atomic-file.js';
-import { recordIntent } from './file-vault.js';
+import { recordAppendIntent, recordIntent } from './seal-journal.js';
 import type { LoopFiles } from './loop-files.js';
 
 export interface JournalPlace {
@@ -10,16 +9,6 @@ export interface JournalPlace {
   dir: string;
   /** Names in the journal are relative to this directory, as they are in the seal. */
   repo: string;
-}
-
-/** What `appendJsonLine` leaves in a file that held `existing`: a torn last line dropped or completed. */
-function appended(existing: string | undefined, line: string): string {
-  const text = existing ?? '';
-  if (text === '' || text.endsWith('\n')) return `${text}${line}\n`;
-  const lastNewline = text.lastIndexOf('\n');
-  const head = lastNewline === -1 ? '' : text.slice(0, lastNewline + 1);
-  const tail = text.slice(lastNewline + 1);
-  return `${isCompleteJson(tail) ? `${head}${tail}\n` : head}${line}\n`;
 }
 
 /** `inner`, with each write, append, rename and removal announced in the journal at `place` first. */
@@ -36,7 +25,8 @@ export function journaledLoopFiles(inner: LoopFiles, place: JournalPlace): LoopF
     // Written as the disk's `writeJson` writes it, so the announced content is the file's.
     writeJson: (path, value) => writeText(path, `${JSON.stringify(value, null, 2)}\n`),
     async appendJsonLine(path, value) {
-      await announce(path, appended(await inner.readIfExists(path), JSON.stringify(value)));
+      // Announced by its line alone: the cost stays the same however long the file grows.
+      await recordAppendIntent(place.dir, place.repo, path, JSON.stringify(value));
       await inner.appendJsonLine(path, value);
     },
     async rename(from, to) {

@@ -69,4 +69,56 @@ describe('journaled loop files', () => {
     await writeFile(state, `${JSON.stringify({ iter: 1, base_sha: 'abc', doer_head: 'def' }, null, 2)}\n`);
     expect(await check()).toEqual({ changed: ['ws/iterations/iter-1.json'], fresh: false, journaled: [] });
   });
+
+  it('an append the kill cut short belongs to the runner; a line nobody announced is not', async () => {
+    const { ws, files, check } = await sealedTree();
+    const log = join(ws, 'log.jsonl');
+    await files.appendJsonLine(log, { b: 2 });
+    // Announced and then torn by a kill partway through writing it.
+    await files.appendJsonLine(log, { c: 3, note: 'long enough to tear' });
+    await writeFile(log, '{"a":1}\n{"b":2}\n{"c":3,"no');
+    expect((await check()).journaled).toEqual(['ws/log.jsonl']);
+    // Announced, never started.
+    await writeFile(log, '{"a":1}\n{"b":2}\n');
+    expect((await check()).journaled).toEqual(['ws/log.jsonl']);
+    // A tail that is not the start of the announced line: somebody else wrote it.
+    await writeFile(log, '{"a":1}\n{"b":2}\n{"c":9');
+    expect((await check()).changed).toEqual(['ws/log.jsonl']);
+    // A line slipped in between two announced ones.
+    await writeFile(log, '{"a":1}\n{"b":2}\n{"score":1}\n{"c":3,"note":"long enough to tear"}\n');
+    expect((await check()).changed).toEqual(['ws/log.jsonl']);
+    // An announced line swapped for another of the same length.
+    await writeFile(log, '{"a":1}\n{"b":3}\n{"c":3,"note":"long enough to tear"}\n');
+    expect((await check()).changed).toEqual(['ws/log.jsonl']);
+    // An earlier line rewritten under the announced appends.
+    await writeFile(log, '{"a":0}\n{"b":2}\n{"c":3,"note":"long enough to tear"}\n');
+    expect((await check()).changed).toEqual(['ws/log.jsonl']);
+    await writeFile(log, '{"a":1}\n{"b":2}\n{"c":3,"note":"long enough to tear"}\n');
+    expect(await check()).toEqual({ changed: [], fresh: false, journaled: ['ws/log.jsonl'] });
+  });
+
+  it('appends after a whole write stand on that write', async () => {
+    const { ws, files, check } = await sealedTree();
+    const log = join(ws, 'log.jsonl');
+    await files.writeText(log, '{"fresh":true}\n');
+    await files.appendJsonLine(log, { b: 2 });
+    expect((await check()).journaled).toEqual(['ws/log.jsonl']);
+    await writeFile(log, '{"fresh":false}\n{"b":2}\n');
+    expect((await check()).changed).toEqual(['ws/log.jsonl']);
+  });
+
+  it('announcing an append reads nothing of the file, however long it is', async () => {
+    const { ws, vault } = await sealedTree();
+    const inner = diskLoopFiles();
+    const files = journaledLoopFiles(
+      {
+        ...inner,
+        readIfExists: () => Promise.reject(new Error('the journal read the file')),
+        openRange: () => Promise.reject(new Error('the journal read the file')),
+      },
+      { dir: vault.dir, repo: join(ws, '..') },
+    );
+    await files.appendJsonLine(join(ws, 'log.jsonl'), { b: 2 });
+    expect(await inner.readIfExists(join(ws, 'log.jsonl'))).toBe('{"a":1}\n{"b":2}\n');
+  });
 });
