@@ -2,10 +2,8 @@
 // appending the changed issues, compacted (replaced atomically) when superseded lines pile up or on flush.
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { z } from 'zod';
 import { isNotFound, readFileIfExists, writeFileAtomic, writeJsonAtomic } from '../../infra/atomic-file.js';
 import { createSerialQueue } from '../../infra/serial-queue.js';
-import { describeZodError } from '../../infra/zod-issues.js';
 import { resolveInitPrefix } from './backend.js';
 import type { RecordBackend, StoreMeta } from './backend.js';
 import { configError, notInitialized } from './errors.js';
@@ -16,6 +14,7 @@ import { parseIssuesJsonl } from './line-format.js';
 import { acquireStoreLock } from './lock.js';
 import type { StoreLock, StoreLockOptions } from './lock.js';
 import { RecordDraft } from './draft.js';
+import { isObject, kindOf } from './line-check.js';
 import type { IssueMap } from './records.js';
 
 export const ISSUES_FILE = 'issues.jsonl';
@@ -35,8 +34,6 @@ export interface FileBackendOptions {
 }
 
 const DEFAULT_COMPACT_AFTER = 256;
-
-const metaSchema = z.strictObject({ prefix: z.string() });
 
 export function createFileBackend(options: FileBackendOptions): RecordBackend {
   const { beadsDir } = options;
@@ -98,12 +95,15 @@ export function createFileBackend(options: FileBackendOptions): RecordBackend {
         `Fix it, or delete it to use the prefix of the existing ids.`,
       );
     }
-    const parsed = metaSchema.safeParse(json);
-    if (!parsed.success) {
-      throw configError(describeZodError(metaPath, parsed.error), 'Expected {"prefix": "<id prefix>"}.');
+    const meta = metaProblems(json);
+    if (typeof meta !== 'string') {
+      throw configError(
+        meta.map((problem) => `${metaPath}: ${problem}`).join('; '),
+        'Expected {"prefix": "<id prefix>"}.',
+      );
     }
-    assertValidPrefix(parsed.data.prefix);
-    return parsed.data;
+    assertValidPrefix(meta);
+    return { prefix: meta };
   };
 
   return {
@@ -149,4 +149,17 @@ export function createFileBackend(options: FileBackendOptions): RecordBackend {
         ),
       ),
   };
+}
+
+/** The metadata's prefix, or what is wrong with the document (it holds `{"prefix": "<id prefix>"}` only). */
+function metaProblems(json: unknown): string | string[] {
+  if (!isObject(json)) return [`expected object, received ${kindOf(json)}`];
+  const problems = Object.keys(json)
+    .filter((key) => key !== 'prefix')
+    .map((key) => `${key}: unknown key`);
+  const prefix = json.prefix;
+  if (typeof prefix !== 'string') {
+    problems.unshift(`prefix: expected string, received ${kindOf(prefix)}`);
+  }
+  return problems.length === 0 && typeof prefix === 'string' ? prefix : problems;
 }

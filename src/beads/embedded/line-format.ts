@@ -1,63 +1,8 @@
-// br's issues.jsonl line format: parsing (zod at the boundary, errors naming file:line) and writing.
-import { z } from 'zod';
-import { describeZodFields } from '../../infra/zod-issues.js';
+// br's issues.jsonl line format: parsing (each line's shape checked by hand, errors naming file:line) and
+// writing.
 import type { CommentRecord, DependencyRecord, IssueRecord } from './records.js';
 import { corruptLine } from './errors.js';
-
-/** RFC 3339 as br writes it (chrono, UTC, up to nanoseconds); offsets are accepted on read. */
-const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/;
-const timestamp = z
-  .string()
-  .regex(TIMESTAMP, 'expected an RFC 3339 timestamp')
-  .refine((value) => Number.isFinite(Date.parse(value)), 'expected a valid date');
-
-/** Optional in br (`Option<T>`, skipped when None); a null some writers emit means the same. */
-function optional<T extends z.ZodType>(schema: T) {
-  return schema.nullish().transform((value) => value ?? undefined);
-}
-
-const dependencySchema = z.looseObject({
-  issue_id: z.string().min(1),
-  depends_on_id: z.string().min(1),
-  type: z.string().min(1),
-  created_at: timestamp,
-  created_by: optional(z.string()),
-});
-
-const commentSchema = z.looseObject({
-  id: z.number().int(),
-  issue_id: z.string().min(1),
-  author: z.string(),
-  text: z.string(),
-  created_at: timestamp,
-});
-
-/** The fields Forge interprets, typed; every other field passes through untouched. */
-const issueSchema = z.looseObject({
-  id: z.string().min(1),
-  title: z.string(),
-  description: optional(z.string()),
-  // br's serde defaults for a line that omits them.
-  status: z.string().min(1).default('open'),
-  priority: z.number().int().default(2),
-  issue_type: z.string().min(1).default('task'),
-  assignee: optional(z.string()),
-  created_at: timestamp,
-  created_by: optional(z.string()),
-  updated_at: timestamp,
-  closed_at: optional(timestamp),
-  close_reason: optional(z.string()),
-  defer_until: optional(timestamp),
-  source_repo: optional(z.string()),
-  compaction_level: optional(z.number().int()),
-  original_size: optional(z.number().int()),
-  ephemeral: optional(z.boolean()),
-  pinned: optional(z.boolean()),
-  is_template: optional(z.boolean()),
-  labels: optional(z.array(z.string())),
-  dependencies: optional(z.array(dependencySchema)),
-  comments: optional(z.array(commentSchema)),
-});
+import { LineCheck, type JsonObject } from './line-check.js';
 
 /** Field order of beads_rust's `Issue` struct (serde writes fields in declaration order). */
 // prettier-ignore
@@ -85,9 +30,38 @@ const COMMENT_FIELD_ORDER = ['id', 'issue_id', 'author', 'text', 'created_at'];
 /** The text each parsed record came from: a record never edited is written back byte for byte. */
 const sourceLines = new WeakMap<IssueRecord, string>();
 
-const ISSUE_KEYS = new Set(Object.keys(issueSchema.shape));
-const DEPENDENCY_KEYS = new Set(Object.keys(dependencySchema.shape));
-const COMMENT_KEYS = new Set(Object.keys(commentSchema.shape));
+/** The optional fields Forge models, copied only when set so records carry no undefined keys. */
+const OPTIONAL_ISSUE_FIELDS = [
+  'description',
+  'assignee',
+  'created_by',
+  'closed_at',
+  'close_reason',
+  'defer_until',
+  'source_repo',
+  'compaction_level',
+  'original_size',
+  'ephemeral',
+  'pinned',
+  'is_template',
+] as const;
+
+/** The fields Forge interprets; every other field of a line passes through untouched (`extra`). */
+const ISSUE_KEYS = new Set([
+  'id',
+  'title',
+  'status',
+  'priority',
+  'issue_type',
+  'created_at',
+  'updated_at',
+  'labels',
+  'dependencies',
+  'comments',
+  ...OPTIONAL_ISSUE_FIELDS,
+]);
+const DEPENDENCY_KEYS = new Set(['issue_id', 'depends_on_id', 'type', 'created_at', 'created_by']);
+const COMMENT_KEYS = new Set(['id', 'issue_id', 'author', 'text', 'created_at']);
 
 /**
  * Parses the whole file. A later line for an id replaces an earlier one (the store appends a changed
@@ -122,71 +96,125 @@ function parseIssueLine(raw: string, path: string, line: number): IssueRecord {
       : (error as Error).message;
     throw corruptLine(path, line, reason);
   }
-  const parsed = issueSchema.safeParse(json);
-  if (!parsed.success) {
-    throw corruptLine(path, line, describeZodFields(parsed.error));
+  const check = new LineCheck();
+  const record = checkIssue(check, json);
+  if (record === undefined || check.problems.length > 0) {
+    throw corruptLine(path, line, check.problems.join('; '));
   }
-  const value = parsed.data;
-  const record: IssueRecord = {
-    id: value.id,
-    title: value.title,
-    status: value.status,
-    priority: value.priority,
-    issue_type: value.issue_type,
-    created_at: value.created_at,
-    updated_at: value.updated_at,
-    labels: value.labels ?? [],
-    dependencies: (value.dependencies ?? []).map(toDependency),
-    comments: (value.comments ?? []).map(toCommentRecord),
-  };
-  Object.assign(record, definedOnly(value, OPTIONAL_ISSUE_FIELDS));
-  const extra = extraFields(value, ISSUE_KEYS);
-  if (extra !== undefined) record.extra = extra;
   sourceLines.set(record, raw);
   return record;
 }
 
-function toDependency(value: z.infer<typeof dependencySchema>): DependencyRecord {
-  const dependency: DependencyRecord = {
-    issue_id: value.issue_id,
-    depends_on_id: value.depends_on_id,
-    type: value.type,
-    created_at: value.created_at,
+function checkIssue(check: LineCheck, json: unknown): IssueRecord | undefined {
+  const value = check.object(json, '');
+  if (value === undefined) return undefined;
+  const text = (v: unknown, p: string) => check.string(v, p);
+  const name = (v: unknown, p: string) => check.string(v, p, true);
+  const integer = (v: unknown, p: string) => check.integer(v, p);
+  const flag = (v: unknown, p: string) => check.boolean(v, p);
+  const time = (v: unknown, p: string) => check.timestamp(v, p);
+  const id = name(value.id, 'id');
+  const title = text(value.title, 'title');
+  // br's serde defaults for a line that omits them.
+  const status = check.defaulted(value.status, 'status', 'open', name);
+  const priority = check.defaulted(value.priority, 'priority', 2, integer);
+  const issueType = check.defaulted(value.issue_type, 'issue_type', 'task', name);
+  const createdAt = time(value.created_at, 'created_at');
+  const updatedAt = time(value.updated_at, 'updated_at');
+  const optionals: { [K in (typeof OPTIONAL_ISSUE_FIELDS)[number]]: IssueRecord[K] | undefined } = {
+    description: check.optional(value.description, 'description', text),
+    assignee: check.optional(value.assignee, 'assignee', text),
+    created_by: check.optional(value.created_by, 'created_by', text),
+    closed_at: check.optional(value.closed_at, 'closed_at', time),
+    close_reason: check.optional(value.close_reason, 'close_reason', text),
+    defer_until: check.optional(value.defer_until, 'defer_until', time),
+    source_repo: check.optional(value.source_repo, 'source_repo', text),
+    compaction_level: check.optional(value.compaction_level, 'compaction_level', integer),
+    original_size: check.optional(value.original_size, 'original_size', integer),
+    ephemeral: check.optional(value.ephemeral, 'ephemeral', flag),
+    pinned: check.optional(value.pinned, 'pinned', flag),
+    is_template: check.optional(value.is_template, 'is_template', flag),
   };
-  if (value.created_by !== undefined) dependency.created_by = value.created_by;
+  const labels = check.list(value.labels, 'labels', text);
+  const dependencies = check.list(value.dependencies, 'dependencies', (v, p) => checkDependency(check, v, p));
+  const comments = check.list(value.comments, 'comments', (v, p) => checkComment(check, v, p));
+  if (
+    id === undefined ||
+    title === undefined ||
+    status === undefined ||
+    priority === undefined ||
+    issueType === undefined ||
+    createdAt === undefined ||
+    updatedAt === undefined ||
+    labels === undefined ||
+    dependencies === undefined ||
+    comments === undefined
+  ) {
+    return undefined;
+  }
+  const record: IssueRecord = {
+    id,
+    title,
+    status,
+    priority,
+    issue_type: issueType,
+    created_at: createdAt,
+    updated_at: updatedAt,
+    labels,
+    dependencies,
+    comments,
+  };
+  Object.assign(record, definedOnly(optionals, OPTIONAL_ISSUE_FIELDS));
+  const extra = extraFields(value, ISSUE_KEYS);
+  if (extra !== undefined) record.extra = extra;
+  return record;
+}
+
+function checkDependency(check: LineCheck, json: unknown, path: string): DependencyRecord | undefined {
+  const value = check.object(json, path);
+  if (value === undefined) return undefined;
+  const issueId = check.string(value.issue_id, `${path}.issue_id`, true);
+  const dependsOn = check.string(value.depends_on_id, `${path}.depends_on_id`, true);
+  const type = check.string(value.type, `${path}.type`, true);
+  const createdAt = check.timestamp(value.created_at, `${path}.created_at`);
+  const createdBy = check.optional(value.created_by, `${path}.created_by`, (v, p) => check.string(v, p));
+  if (issueId === undefined || dependsOn === undefined || type === undefined || createdAt === undefined) {
+    return undefined;
+  }
+  const dependency: DependencyRecord = {
+    issue_id: issueId,
+    depends_on_id: dependsOn,
+    type,
+    created_at: createdAt,
+  };
+  if (createdBy !== undefined) dependency.created_by = createdBy;
   const extra = extraFields(value, DEPENDENCY_KEYS);
   if (extra !== undefined) dependency.extra = extra;
   return dependency;
 }
 
-function toCommentRecord(value: z.infer<typeof commentSchema>): CommentRecord {
-  const comment: CommentRecord = {
-    id: value.id,
-    issue_id: value.issue_id,
-    author: value.author,
-    text: value.text,
-    created_at: value.created_at,
-  };
+function checkComment(check: LineCheck, json: unknown, path: string): CommentRecord | undefined {
+  const value = check.object(json, path);
+  if (value === undefined) return undefined;
+  const id = check.integer(value.id, `${path}.id`);
+  const issueId = check.string(value.issue_id, `${path}.issue_id`, true);
+  const author = check.string(value.author, `${path}.author`);
+  const text = check.string(value.text, `${path}.text`);
+  const createdAt = check.timestamp(value.created_at, `${path}.created_at`);
+  if (
+    id === undefined ||
+    issueId === undefined ||
+    author === undefined ||
+    text === undefined ||
+    createdAt === undefined
+  ) {
+    return undefined;
+  }
+  const comment: CommentRecord = { id, issue_id: issueId, author, text, created_at: createdAt };
   const extra = extraFields(value, COMMENT_KEYS);
   if (extra !== undefined) comment.extra = extra;
   return comment;
 }
-
-/** The optional fields Forge models, copied only when set so records carry no undefined keys. */
-const OPTIONAL_ISSUE_FIELDS = [
-  'description',
-  'assignee',
-  'created_by',
-  'closed_at',
-  'close_reason',
-  'defer_until',
-  'source_repo',
-  'compaction_level',
-  'original_size',
-  'ephemeral',
-  'pinned',
-  'is_template',
-] as const;
 
 function definedOnly<T extends object, K extends keyof T>(value: T, keys: readonly K[]): Partial<Pick<T, K>> {
   const result: Partial<Pick<T, K>> = {};
@@ -194,10 +222,7 @@ function definedOnly<T extends object, K extends keyof T>(value: T, keys: readon
   return result;
 }
 
-function extraFields(
-  value: Record<string, unknown>,
-  known: ReadonlySet<string>,
-): Record<string, unknown> | undefined {
+function extraFields(value: JsonObject, known: ReadonlySet<string>): Record<string, unknown> | undefined {
   const entries = Object.entries(value).filter(([key]) => !known.has(key));
   return entries.length === 0 ? undefined : Object.fromEntries(entries);
 }
