@@ -1,3 +1,9 @@
 #!/usr/bin/env node
-import { runRalphLoop } from '../dist/cli/main.js';
-await runRalphLoop(process.argv);
+// `ralph-loop status <epic>` with plain arguments runs without building the commander program (it is
+// polled while loops run); everything else, and a status the short path cannot finish, runs in full.
+import { runStatusShortcut } from '../dist/cli/status-shortcut.js';
+
+if (!(await runStatusShortcut(process.argv))) {
+  const { runRalphLoop } = await import('../dist/cli/main.js');
+  await runRalphLoop(process.argv);
+}

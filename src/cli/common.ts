@@ -5,18 +5,12 @@
 // time it needs only commander and node:path; the store and config code load inside openStoreFor.
 import { resolve } from 'node:path';
 import { InvalidArgumentError, Option, type Command } from 'commander';
-import type { OpenedStore, StoreChoice } from '../beads/open-store.js';
-import { findRepoRoot } from '../infra/repo-root.js';
+import type { OpenedStore } from '../beads/open-store.js';
 import type { CliDeps } from './deps.js';
 import type { ForgeConfig } from './forge-config.js';
+import { workingDir, type GlobalOptions } from './global-options.js';
 
-export interface GlobalOptions {
-  json?: boolean;
-  debug?: boolean;
-  store?: StoreChoice;
-  actor?: string;
-  cwd?: string;
-}
+export { workingDir, type GlobalOptions } from './global-options.js';
 
 /**
  * The one commander setup, for a program and every command under it: commander's own messages go to
@@ -59,14 +53,6 @@ export function globals(command: Command): GlobalOptions {
   return command.optsWithGlobals<GlobalOptions>();
 }
 
-/**
- * The repository a command works on: `-C <dir>` exactly as given, else the nearest directory above
- * the current one holding `.forge/` or `.beads/` (up to the git top level), as git and br do.
- */
-export function workingDir(deps: CliDeps, options: GlobalOptions): string {
-  return options.cwd === undefined ? findRepoRoot(deps.cwd) : resolve(deps.cwd, options.cwd);
-}
-
 /** A file the user named on the command line: relative to where they are (or to `-C <dir>`). */
 export function userPath(deps: CliDeps, options: GlobalOptions, file: string): string {
   return resolve(deps.cwd, options.cwd ?? '.', file);
@@ -88,24 +74,12 @@ export async function openStoreFor(
   epicId?: string,
 ): Promise<StoreContext> {
   const cwd = workingDir(deps, options);
-  const [{ loadForgeConfig }, { readLoopsRegistry }, { openBeadStore }] = await Promise.all([
+  const [{ loadForgeConfig }, { openStoreWith }] = await Promise.all([
     import('./forge-config.js'),
-    import('../autoresearch/workspace.js'),
-    import('../beads/open-store.js'),
+    import('./store-settings.js'),
   ]);
   const config = await loadForgeConfig(cwd);
-  const loopStore =
-    options.store === undefined && epicId !== undefined
-      ? (await readLoopsRegistry(cwd))[epicId]?.store
-      : undefined;
-  const opened = await openBeadStore(deps.storeFactories, {
-    cwd,
-    env: deps.env,
-    choice: options.store ?? loopStore ?? config.store,
-    actor: options.actor ?? config.actor ?? 'forge',
-    brPath: config.br_path,
-    clock: deps.clock,
-  });
+  const opened = await openStoreWith(deps, options, cwd, config, epicId);
   return { config, opened, cwd };
 }
 

@@ -10,6 +10,7 @@ import type { AgentFactory } from '../loop/agent-executor.js';
 import type { Git } from '../loop/types.js';
 import type { Prompter } from './prompt.js';
 import { createAgentFactory } from './agent-factory.js';
+import { lazyStoreFactories } from './store-factories.js';
 
 export type { TextSink } from '../infra/text-sink.js';
 
@@ -71,14 +72,6 @@ export function createDeps(overrides: Partial<CliDeps> = {}): CliDeps {
   };
   return deps;
 }
-
-/** Stores load on first use: `status` and `--help` never pay for zod or execa. */
-const lazyStoreFactories: StoreFactories = {
-  createBrStore: async (options) => (await import('../beads/br/index.js')).createBrStore(options),
-  createEmbeddedStore: async (options) =>
-    (await import('../beads/embedded/index.js')).createEmbeddedStore(options),
-  probeBr: async (options) => (await import('../beads/br/index.js')).probeBr(options),
-};
 
 function listenForInterrupts(handler: (count: number) => void): () => void {
   let count = 0;

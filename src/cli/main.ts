@@ -1,6 +1,7 @@
 // Entry points for the two executables: the only code that touches process.argv and process.exitCode.
 import type { Command } from 'commander';
 import { configureCommand } from './common.js';
+import { exitQuietlyOnClosedPipe } from './closed-pipe.js';
 import { createDeps, type CliDeps } from './deps.js';
 import { reportError } from './output.js';
 
@@ -20,16 +21,6 @@ export async function runRalphLoop(argv: string[], overrides: Partial<CliDeps> =
   }
   const { createRalphLoopProgram } = await import('./ralph-loop.js');
   process.exitCode = await runProgram('ralph-loop', createRalphLoopProgram, argv, overrides);
-}
-
-/** `ralph-loop logs E | head`: when the reader goes away, stop quietly instead of crashing on EPIPE. */
-function exitQuietlyOnClosedPipe(): void {
-  for (const stream of [process.stdout, process.stderr]) {
-    stream.on('error', (error: NodeJS.ErrnoException) => {
-      if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0);
-      throw error;
-    });
-  }
 }
 
 /**

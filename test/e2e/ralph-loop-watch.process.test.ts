@@ -222,8 +222,10 @@ export async function resolve(specifier, context, next) {
     const loaded = await readFile(trace, 'utf8');
     expect(loaded).toContain('cli/epic-status.js');
     expect(loaded).not.toMatch(/node_modules\/handlebars\//);
-    // The status-only program: not the runner's, its agents or its progress renderer.
-    expect(loaded).toContain('cli/ralph-loop-status.js');
+    // The executable's short status path: no program at all (not even commander's), so not the
+    // runner's, its agents or its progress renderer.
+    expect(loaded).toContain('cli/status-shortcut.js');
+    expect(loaded).not.toMatch(/node_modules\/(commander|zod)\//);
     expect(loaded).not.toMatch(
       /dist\/(loop\/|agents\/(claude|codex|command|scripted|agent-process)|cli\/(progress|run-command|ralph-loop)\.js)/,
     );

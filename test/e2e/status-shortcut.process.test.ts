@@ -1,0 +1,162 @@
+// `ralph-loop status` through the executable's short path and through the full commander program:
+// the same stdout, stderr and exit code for the same command line, and the short path loads neither
+// commander nor zod. Lines the short path does not take still reach commander.
+import { execa } from 'execa';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createBenchLoop, growLedger } from '../../scripts/bench/loop-fixture.js';
+import { loadLedgerSummary } from '../../src/autoresearch/ledger-summary.js';
+import { createEmbeddedStore } from '../../src/beads/embedded/index.js';
+import { assertBuilt, BIN, ROOT } from '../support/cli.js';
+
+interface Run {
+  exitCode: number;
+  stdout: string;
+  stderr: string;
+  /** Packages the process loaded, by name, sorted. */
+  packages: string[];
+}
+
+let base: string;
+let loopRepo: string;
+let loopEpic: string;
+let epicRepo: string;
+let plainEpic: string;
+let fullScript: string;
+let hook: string;
+let traceCount = 0;
+
+beforeAll(async () => {
+  await assertBuilt();
+  base = await mkdtemp(join(tmpdir(), 'forge-status-shortcut-'));
+  loopRepo = join(base, 'loop');
+  await mkdir(loopRepo);
+  const loop = await createBenchLoop(loopRepo, { maxIterations: 0 });
+  await growLedger(loop, 40);
+  // The arbiter keeps the ledger's summary fresh; a stale one is re-read (and validated) by status.
+  const params = { direction: loop.config.metric.direction, target: loop.config.target };
+  await loadLedgerSummary(loop.ctx.files, loop.ledgerPath, params);
+  loopEpic = loop.epicId;
+
+  epicRepo = join(base, 'epic');
+  await mkdir(epicRepo);
+  const store = createEmbeddedStore({ cwd: epicRepo, actor: 'test' });
+  await store.init({ prefix: 'fx' });
+  const epic = await store.create({ title: 'plain epic', type: 'epic' });
+  const first = await store.create({ title: 'first', parent: epic.id });
+  await store.create({ title: 'after first', parent: epic.id, dependsOn: [first.id] });
+  const done = await store.create({ title: 'done', parent: epic.id });
+  await store.close(done.id, 'finished');
+  const failed = await store.create({ title: 'failed', parent: epic.id, labels: ['ralph:failed'] });
+  await store.comment(failed.id, 'ralph-loop attempt 2 of 2 failed: the agent exited 1');
+  plainEpic = epic.id;
+
+  // The full program, as the executable ran every status before the short path.
+  fullScript = join(base, 'full.mjs');
+  await writeFile(
+    fullScript,
+    `import { runRalphLoop } from ${JSON.stringify(pathToFileURL(join(ROOT, 'dist', 'cli', 'main.js')).href)};
+await runRalphLoop(process.argv);
+`,
+  );
+  hook = join(base, 'hook.mjs');
+  await writeFile(
+    hook,
+    `import { register } from 'node:module';
+register('data:text/javascript,' + encodeURIComponent(\`
+import { appendFileSync } from 'node:fs';
+export async function resolve(specifier, context, next) {
+  const result = await next(specifier, context);
+  appendFileSync(process.env.FORGE_TEST_TRACE, result.url + '\\\\n');
+  return result;
+}\`));
+`,
+  );
+}, 60_000);
+
+afterAll(async () => {
+  if (base !== undefined) await rm(base, { recursive: true, force: true });
+});
+
+async function run(script: string, args: string[], cwd: string): Promise<Run> {
+  traceCount += 1;
+  const trace = join(base, `trace-${traceCount}.txt`);
+  await writeFile(trace, '');
+  const child = await execa(process.execPath, ['--import', pathToFileURL(hook).href, script, ...args], {
+    cwd,
+    env: { NO_COLOR: '1', LANG: 'C.UTF-8', FORGE_TEST_TRACE: trace },
+    extendEnv: false,
+    reject: false,
+    stdin: 'ignore',
+  });
+  const packages = new Set<string>();
+  for (const url of (await readFile(trace, 'utf8')).split('\n')) {
+    const name = /node_modules\/([^/]+)\//.exec(url)?.[1];
+    if (name !== undefined) packages.add(name);
+  }
+  return {
+    exitCode: child.exitCode ?? -1,
+    stdout: String(child.stdout),
+    // A --debug stack ends in the entry script, which is the one thing the two paths differ in.
+    stderr: String(child.stderr).replace(/\n +at [^\n]*(full\.mjs|bin\/ralph-loop\.js):\d+:\d+\)?/g, ''),
+    packages: [...packages].sort(),
+  };
+}
+
+describe('ralph-loop status, short path and full program', () => {
+  const cases: { name: string; repo: () => string; args: () => string[] }[] = [
+    { name: 'a loop', repo: () => loopRepo, args: () => ['status', loopEpic] },
+    { name: 'a loop as JSON', repo: () => loopRepo, args: () => ['status', loopEpic, '--json'] },
+    { name: 'a loop in ASCII', repo: () => loopRepo, args: () => ['status', '--ascii', loopEpic] },
+    {
+      name: 'a loop with its beads, from another directory (-C)',
+      repo: () => base,
+      args: () => ['-C', 'loop', '--json', 'status', loopEpic, '--beads'],
+    },
+    {
+      name: 'a plain epic on the embedded store',
+      repo: () => epicRepo,
+      args: () => ['--store', 'embedded', 'status', plainEpic],
+    },
+    { name: 'a plain epic as JSON', repo: () => epicRepo, args: () => ['status', plainEpic, '--json'] },
+    { name: 'an unknown epic (an error)', repo: () => epicRepo, args: () => ['status', 'fx-nope'] },
+    {
+      name: 'an unknown epic, as JSON with --debug',
+      repo: () => epicRepo,
+      args: () => ['status', 'fx-nope', '--json', '--debug'],
+    },
+  ];
+
+  it.each(cases)('prints the same for $name', async ({ repo, args }) => {
+    const short = await run(BIN['ralph-loop'], args(), repo());
+    const full = await run(fullScript, args(), repo());
+    expect(full.packages).toContain('commander');
+    expect({ ...short, packages: [] }).toEqual({ ...full, packages: [] });
+    if (short.exitCode === 0) expect(short.packages).toEqual([]);
+  });
+
+  it('prints the plain epic it was shown, with a failed and a blocked bead', async () => {
+    const short = await run(BIN['ralph-loop'], ['status', plainEpic], epicRepo);
+    expect(short.exitCode, short.stderr).toBe(0);
+    expect(short.stdout).toContain('4 in all: 1 done, 1 open, 0 in progress, 1 blocked, 1 failed');
+    expect(short.stdout).toContain('the agent exited 1');
+  });
+
+  it('leaves help, unknown flags and bad values to commander, with its own messages', async () => {
+    const bogus = await run(BIN['ralph-loop'], ['status', plainEpic, '--bogus'], epicRepo);
+    expect(bogus.exitCode).toBe(2);
+    expect(bogus.stderr).toContain("unknown option '--bogus'");
+    expect(bogus.packages).toContain('commander');
+
+    const store = await run(BIN['ralph-loop'], ['--store', 'sqlite', 'status', plainEpic], epicRepo);
+    expect(store.exitCode).toBe(2);
+    expect(store.stderr).toContain("'sqlite' is invalid");
+
+    const help = await run(BIN['ralph-loop'], ['status', '--help'], epicRepo);
+    expect(help.exitCode).toBe(0);
+    expect(help.stdout).toContain('Usage: ralph-loop status [options] <epic-id>');
+  });
+});
