@@ -4,6 +4,7 @@ import { formatDuration, formatResetAt, lastLine, notify } from './agent-process
 import type { AgentProcessResult } from './agent-process.js';
 import { howItEnded, runAdapter, startVerdict, stopForAuth } from './adapter-run.js';
 import type { Verdict } from './adapter-run.js';
+import { geminiSettingsEnv, skippedSettingsPath } from './gemini-settings.js';
 import { GeminiStream } from './gemini-stream.js';
 import { apiErrorKind, parseResetTime } from './limits.js';
 import { RetryWatch, retriesEnd } from './retry-watch.js';
@@ -33,22 +34,34 @@ export function createGeminiRunner(spec: AgentSpec, options: AgentRunnerOptions 
   return { name: spec.text, run: (request) => runGemini(spec, options, request) };
 }
 
-function runGemini(
+async function runGemini(
   spec: AgentSpec,
   options: AgentRunnerOptions,
   request: AgentRequest,
 ): Promise<AgentResult> {
   const model = request.model ?? spec.model;
+  let env: Record<string, string | undefined>;
+  try {
+    env = await geminiSettingsEnv(request.env);
+  } catch (error) {
+    return settingsFailure(request.mode, model, error instanceof Error ? error.message : String(error));
+  }
+  const settingsPath = env.GEMINI_CLI_SYSTEM_SETTINGS_PATH;
   const stream = new GeminiStream(request.mode === 'read-only', (event) => notify(request, event));
   const retries = new RetryWatch(GEMINI_QUIET_RETRIES);
   return runAdapter({
     request,
     runner: options,
     command: geminiCommand(request.mode, model),
-    env: request.env,
+    env,
     timeoutMs: request.timeoutMs,
     onLine: (line) => stream.push(line),
     onStderrLine: (line, stop) => {
+      // Without Forge's settings the run would see what a blind agent must not: stop before it asks.
+      if (skippedSettingsPath(line) === settingsPath) {
+        stop(SETTINGS_SKIPPED, { activity: 'Gemini CLI would not use the settings Forge gave it' });
+        return;
+      }
       const notice = GeminiStream.retryNotice(line);
       if (notice === undefined) return;
       notify(request, {
@@ -73,6 +86,29 @@ function runGemini(
         now,
       }),
   });
+}
+
+/** The stop reason when Gemini CLI refused Forge's per-run settings file. */
+const SETTINGS_SKIPPED = 'settings-skipped';
+
+/** A run that never started because Forge could not give Gemini CLI its settings. */
+function settingsFailure(mode: AgentMode, model: string | undefined, why: string): AgentResult {
+  return {
+    outcome: 'error',
+    message: `Gemini CLI was not started: ${why}`,
+    fatal: true,
+    finalText: '',
+    exitCode: null,
+    durationMs: 0,
+    usage: { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 },
+    numTurns: 0,
+    permissionDenials: [],
+    toolErrors: [],
+    agent: 'gemini',
+    ...(model === undefined ? {} : { model }),
+    scripted: false,
+    ...(mode === 'read-only' ? { readOnly: { enforcement: 'tools', attempts: [] } } : {}),
+  };
 }
 
 export interface GeminiRunFacts {
@@ -118,6 +154,18 @@ function decide(facts: GeminiRunFacts): Verdict {
   const { stream, retries, child, now } = facts;
   const started = startVerdict('Gemini CLI', 'gemini', child);
   if (started !== undefined) return started;
+  if (child.stoppedFor === SETTINGS_SKIPPED) {
+    const warning = child.stderr.split('\n').find((line) => skippedSettingsPath(line) !== undefined) ?? '';
+    return {
+      outcome: 'error',
+      message:
+        `Gemini CLI would not use the settings Forge writes for every run (${lastLine(warning, 300)}). ` +
+        'It reads a system settings file only when the file and every directory above it are owned by root ' +
+        'and writable by no one else; without it the agent would be shown the working tree, so Forge stopped it.',
+      fatal: true,
+      environment: true,
+    };
+  }
   const failed = stream.result !== undefined && stream.result.status !== 'success';
   const failure = (failed ? stream.result?.error : undefined) ?? retries.last?.text;
   const kind =

@@ -1,0 +1,95 @@
+// The settings Forge holds Gemini CLI to on every run, whatever the user's own settings say: a per-run
+// system settings file (the layer that wins over user and workspace settings), passed by env variable.
+import { createHash } from 'node:crypto';
+import { chmod, mkdir, readFile } from 'node:fs/promises';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { z } from 'zod';
+import { isNotFound, writeFileAtomic } from '../infra/atomic-file.js';
+
+/** Where Gemini CLI reads its system settings from, absent GEMINI_CLI_SYSTEM_SETTINGS_PATH (Linux). */
+export const GEMINI_DEFAULT_SYSTEM_SETTINGS = '/etc/gemini-cli/settings.json';
+
+/**
+ * Seen with 0.61: without these, the first request lists the working directory's tree (a loop's metric
+ * script, other candidates' files) and GEMINI.md files are looked for in every directory up to the first
+ * one holding `.git`, which for a judge's copy under the temp directory means up to `/`.
+ */
+export const GEMINI_FORCED_SETTINGS = {
+  context: { includeDirectoryTree: false, memoryBoundaryMarkers: [] as string[] },
+};
+
+/** What Gemini CLI prints on stderr when it will not use a system settings file (seen, 0.61). */
+const SKIPPED_SETTINGS = /^Security Warning: Skipping system settings file '([^']+)'/;
+
+const settingsObject = z.record(z.string(), z.unknown());
+type SettingsObject = z.infer<typeof settingsObject>;
+
+export class GeminiSettingsError extends Error {}
+
+/**
+ * Writes the merged settings (the system settings already in force, then Forge's keys over them) to
+ * `$HOME/.cache/forge/gemini/<hash>.json` and returns the env that points Gemini CLI at it. Gemini CLI
+ * ignores a system settings file if it or any directory above it is not owned by root or is writable by
+ * group or others, hence a home directory and not the temp directory; the file is named by its content,
+ * so runs with the same settings share it and concurrent writes are identical.
+ */
+export async function geminiSettingsEnv(
+  env: Readonly<Record<string, string | undefined>>,
+): Promise<Record<string, string | undefined>> {
+  const existingPath = env.GEMINI_CLI_SYSTEM_SETTINGS_PATH ?? GEMINI_DEFAULT_SYSTEM_SETTINGS;
+  const merged = mergeSettings(await readSystemSettings(existingPath), GEMINI_FORCED_SETTINGS);
+  const content = `${JSON.stringify(merged, null, 2)}\n`;
+  const hash = createHash('sha256').update(content).digest('hex').slice(0, 20);
+  const forge = join(env.HOME ?? homedir(), '.cache', 'forge');
+  const dir = join(forge, 'gemini');
+  await mkdir(dir, { recursive: true, mode: 0o700 });
+  // A directory that already existed keeps its mode through mkdir: Gemini would refuse a writable one.
+  await chmod(forge, 0o700);
+  await chmod(dir, 0o700);
+  const path = join(dir, `${hash}.json`);
+  await writeFileAtomic(path, content);
+  await chmod(path, 0o600);
+  return { ...env, GEMINI_CLI_SYSTEM_SETTINGS_PATH: path };
+}
+
+/** The path Gemini CLI said it skipped, when a stderr line says so. */
+export function skippedSettingsPath(line: string): string | undefined {
+  return SKIPPED_SETTINGS.exec(line)?.[1];
+}
+
+async function readSystemSettings(path: string): Promise<SettingsObject> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    if (isNotFound(error)) return {};
+    throw new GeminiSettingsError(`Cannot read Gemini CLI's system settings ${path}: ${String(error)}`);
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (error) {
+    throw new GeminiSettingsError(
+      `Gemini CLI's system settings ${path} are not plain JSON (${String(error)}); Forge merges its own keys into them and will not guess.`,
+    );
+  }
+  const checked = settingsObject.safeParse(parsed);
+  if (!checked.success)
+    throw new GeminiSettingsError(`Gemini CLI's system settings ${path} are not an object.`);
+  return checked.data;
+}
+
+/** `over` on top of `base`: objects merge key by key, anything else in `over` replaces. */
+export function mergeSettings(base: SettingsObject, over: Readonly<Record<string, unknown>>): SettingsObject {
+  const merged: SettingsObject = { ...base };
+  for (const [key, value] of Object.entries(over)) {
+    const below = settingsObject.safeParse(merged[key]);
+    const above = settingsObject.safeParse(value);
+    merged[key] =
+      below.success && above.success && !Array.isArray(value) && !Array.isArray(merged[key])
+        ? mergeSettings(below.data, above.data)
+        : value;
+  }
+  return merged;
+}
