@@ -43,11 +43,18 @@ export function opencodeCommand(mode: AgentMode, model: string | undefined): Com
   return { file: 'opencode', args };
 }
 
-/** The request's env plus what opencode needs; values the caller set win, except read-only's denials. */
+/** The request's env plus what opencode needs; values the caller set win, except read-only's settings. */
 export function opencodeEnv(request: AgentRequest): Record<string, string | undefined> {
   const env = { ...request.env };
   env.OPENCODE_DISABLE_AUTOUPDATE ??= '1';
-  if (request.mode === 'read-only') env.OPENCODE_PERMISSION = OPENCODE_READ_ONLY_PERMISSION;
+  if (request.mode === 'read-only') {
+    env.OPENCODE_PERMISSION = OPENCODE_READ_ONLY_PERMISSION;
+    // A judge runs in a copy outside any repository, where opencode (1.18) looks for AGENTS.md,
+    // CLAUDE.md and opencode.json (with its `instructions` files) in every directory up to `/` and puts
+    // them in the system prompt: a file anyone left in /tmp would reach the judge. Only the user's own
+    // config (~/.config/opencode) is read then.
+    env.OPENCODE_DISABLE_PROJECT_CONFIG = '1';
+  }
   return env;
 }
 

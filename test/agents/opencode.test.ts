@@ -51,10 +51,15 @@ describe('opencode adapter: argv and env', () => {
     ]);
     expect(call.stdin).toBe(prompt);
     expect(call.env.OPENCODE_PERMISSION).toBeUndefined();
+    // A doer works in its repository, where opencode stops looking upward at the git root.
+    expect(call.env.OPENCODE_DISABLE_PROJECT_CONFIG).toBeUndefined();
   });
 
   it('runs read-only without --auto and with every writing permission denied, whatever the caller set', async () => {
-    const fakesEnv = { OPENCODE_PERMISSION: '{"edit":"allow","bash":"allow"}' };
+    const fakesEnv = {
+      OPENCODE_PERMISSION: '{"edit":"allow","bash":"allow"}',
+      OPENCODE_DISABLE_PROJECT_CONFIG: '0',
+    };
     const fakes = await setUpFakeAgents();
     const runner = createOpencodeRunner({ cli: 'opencode', text: 'opencode' });
     const result = await runner.run({
@@ -73,6 +78,8 @@ describe('opencode adapter: argv and env', () => {
       task: 'deny',
     });
     expect(call.env.OPENCODE_PERMISSION).toBe(OPENCODE_READ_ONLY_PERMISSION);
+    // No AGENTS.md, CLAUDE.md or opencode.json from the directories above the judge's copy.
+    expect(call.env.OPENCODE_DISABLE_PROJECT_CONFIG).toBe('1');
     // The recorded judge asked for Bash, which the read-only run did not offer.
     expect(result.outcome).toBe('ok');
     expect(result.readOnly).toEqual({ enforcement: 'tools', attempts: ['bash'] });
