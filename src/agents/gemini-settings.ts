@@ -12,8 +12,9 @@ export const GEMINI_DEFAULT_SYSTEM_SETTINGS = '/etc/gemini-cli/settings.json';
 
 /**
  * Seen with 0.61: without these, the first request lists the working directory's tree (a loop's metric
- * script, other candidates' files) and GEMINI.md files are looked for in every directory up to the first
- * one holding `.git`, which for a judge's copy under the temp directory means up to `/`.
+ * script, other candidates' files), and GEMINI.md files are loaded from every directory between the
+ * working directory and the first one above it holding `.git`: for a judge's copy in a temp directory
+ * inside a repository, the directories of that repository.
  */
 export const GEMINI_FORCED_SETTINGS = {
   context: { includeDirectoryTree: false, memoryBoundaryMarkers: [] as string[] },
