@@ -48,8 +48,8 @@ export function otherCliEnv(url: string): Record<string, string> {
  * opencode: its Anthropic provider with the server as baseURL, in the user config under HOME (so
  * nothing lands in the repo). Gemini CLI: the API-key auth type chosen in settings, because with
  * GOOGLE_GEMINI_BASE_URL set 0.61 otherwise picks the `gateway` type its own check rejects
- * ("Invalid auth method selected"); no directory tree in the first request; usage statistics and
- * telemetry off.
+ * ("Invalid auth method selected"); usage statistics and telemetry off. No setting about what the agent
+ * is shown: the adapter enforces that itself on every run, and the tests check it does.
  */
 export async function writeOtherCliConfig(home: string, url: string): Promise<void> {
   await mkdir(join(home, '.config', 'opencode'), { recursive: true });
@@ -68,9 +68,6 @@ export async function writeOtherCliConfig(home: string, url: string): Promise<vo
   const gemini = {
     security: { auth: { selectedType: 'gemini-api-key' } },
     model: { name: GEMINI_MODEL },
-    // Otherwise every first request lists the tree (file names of the metric script, judge outputs):
-    // a blind doer must not be shown them unasked. README, "Gemini CLI", says the same to users.
-    context: { includeDirectoryTree: false },
     privacy: { usageStatisticsEnabled: false },
     telemetry: { enabled: false },
     general: { disableAutoUpdate: true, disableUpdateNag: true },

@@ -3,7 +3,7 @@
 import { execa } from 'execa';
 import { constants } from 'node:fs';
 import { access, chmod, mkdir, mkdtemp, realpath, rm, symlink, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { homedir, tmpdir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
 import { expect, onTestFinished } from 'vitest';
 import { BIN, ROOT, type CliResult } from '../support/cli.js';
@@ -144,8 +144,20 @@ export const CLAUDE_OFFLINE_ENV = {
   DISABLE_BUG_COMMAND: '1',
 };
 
+/**
+ * Where worlds are made: not under the temp directory. Gemini CLI ignores a system settings file when any
+ * directory above it is writable by others (as /tmp is), and its adapter writes one under HOME on every
+ * run, which a world under /tmp would turn into a refused run rather than a proof that it works.
+ */
+export async function worldsRoot(): Promise<string> {
+  const root = join(homedir(), '.cache', 'forge-e2e');
+  await mkdir(root, { recursive: true, mode: 0o700 });
+  await chmod(root, 0o700);
+  return root;
+}
+
 export async function createAgentWorld(options: AgentWorldOptions = {}): Promise<AgentWorld> {
-  const root = await mkdtemp(join(tmpdir(), 'forge-claude-e2e-'));
+  const root = await mkdtemp(join(await worldsRoot(), 'world-'));
   onTestFinished(() => rm(root, { recursive: true, force: true }));
   const server = await startModelServer({ rules: options.rules ?? [] });
   onTestFinished(() => server.close());

@@ -1,56 +1,15 @@
 // ralph-loop with the real opencode and Gemini CLI as agents, against the scripted server (opencode over
 // the Anthropic Messages API, Gemini CLI over Gemini's generateContent): a bead, a judge that tries to
-// write, a 401, a 429, and one hard-metric autoresearch iteration.
+// write, a 401, a 429, and one hard-metric autoresearch iteration. No agent is shown the working tree.
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { assertBuilt } from '../support/cli.js';
-import { DEFAULT_USAGE, text, toolUse, type Rule, type Turn } from '../support/model-server/index.js';
-import { GEMINI_BIN, GEMINI_MODEL, OPENCODE_BIN, OPENCODE_MODEL, requireCli } from './cli-setup.js';
+import { DEFAULT_USAGE, text, type Rule } from '../support/model-server/index.js';
+import { CASES, DIRECTORY_TREE, retrospectiveByShell, strategistByShell, type CliCase } from './cli-cases.js';
+import { requireCli } from './cli-setup.js';
 import { createAgentWorld, type AgentWorld } from './harness.js';
-import { fromPrompt } from './scripted-roles.js';
-
-interface CliCase {
-  agent: 'opencode' | 'gemini';
-  bin: string;
-  pkg: string;
-  model: string;
-  /** Its shell tool, as its model calls it. */
-  shell: (command: string) => Turn;
-  /** Its tools that write a file and edit one. */
-  writeFile: (path: string, content: string) => Turn;
-  editFile: (path: string, from: string, to: string) => Turn;
-  /** Failed attempts it makes by itself before the adapter stops it (see the adapter's quiet retries). */
-  rateLimitFaults: number;
-  costed: boolean;
-}
-
-const CASES: CliCase[] = [
-  {
-    agent: 'opencode',
-    bin: OPENCODE_BIN,
-    pkg: 'opencode-ai',
-    model: OPENCODE_MODEL,
-    shell: (command) => toolUse('bash', { command, description: 'run a command' }),
-    writeFile: (filePath, content) => toolUse('write', { filePath, content }),
-    editFile: (filePath, oldString, newString) => toolUse('edit', { filePath, oldString, newString }),
-    rateLimitFaults: 3,
-    costed: true,
-  },
-  {
-    agent: 'gemini',
-    bin: GEMINI_BIN,
-    pkg: '@google/gemini-cli',
-    model: GEMINI_MODEL,
-    shell: (command) => toolUse('run_shell_command', { command, description: 'run a command' }),
-    writeFile: (file_path, content) => toolUse('write_file', { file_path, content }),
-    editFile: (file_path, old_string, new_string) =>
-      toolUse('replace', { file_path, old_string, new_string, instruction: 'change it' }),
-    rateLimitFaults: 2,
-    costed: false,
-  },
-];
 
 beforeAll(async () => {
   await assertBuilt();
@@ -93,6 +52,8 @@ describe.each(CASES)('ralph-loop runs the real $agent', (cli) => {
     ).toEqual([0, 1]);
     expect(turns[0]!.model, why).toBe(cli.model.replace(/^anthropic\//, ''));
     expect(turns[0]!.userText, why).toContain(description);
+    // The adapter's own settings, not the user's: no listing of the tree it works in.
+    expect(turns[0]!.prompt, why).not.toMatch(DIRECTORY_TREE);
     expect(turns[1]!.latestToolResults[0]?.text ?? '', why).not.toMatch(/error|denied/i);
 
     const events = await world.events(epic);
@@ -149,8 +110,11 @@ describe.each(CASES)('ralph-loop runs the real $agent', (cli) => {
       why,
     ).toEqual([]);
     // The shell tool is not offered at all to a read-only run.
-    const offered = world.server.turnsOf('judge')[0]!.tools;
-    expect(offered, why).not.toContain(cli.agent === 'opencode' ? 'bash' : 'run_shell_command');
+    const first = world.server.turnsOf('judge')[0]!;
+    expect(first.tools, why).not.toContain(cli.agent === 'opencode' ? 'bash' : 'run_shell_command');
+    // Nor is it shown the tree: nothing names spec.md until the judge's own tools do.
+    expect(first.prompt, why).not.toMatch(DIRECTORY_TREE);
+    expect(first.prompt, why).not.toContain('spec.md');
   });
 
   it('stops at once on a 401 with exit 9 and leaves the bead open', async () => {
@@ -240,8 +204,11 @@ describe.each(CASES)('ralph-loop runs the real $agent', (cli) => {
     );
     const doer = world.server.turnsOf('doer');
     expect(doer.length, why).toBeGreaterThan(0);
+    for (const turn of [...doer, ...world.server.turnsOf('strategist')]) {
+      expect(turn.prompt, why).not.toMatch(DIRECTORY_TREE);
+    }
     for (const turn of doer) {
-      for (const secret of [metricCommand, 'score.mjs', 'RESULT='])
+      for (const secret of [metricCommand, 'score.mjs', 'RESULT=', 'research-log'])
         expect(turn.prompt, why).not.toContain(secret);
     }
     const agents = (await world.events(epic)).filter(
@@ -265,41 +232,7 @@ function metricRules(cli: CliCase, world: AgentWorld): Rule[] {
         text('Done.\nHYPOTHESIS: raise it to 40'),
       ],
     },
-    {
-      name: 'strategist',
-      match: /# Strategist, iteration \d+:/,
-      turns: (context) => {
-        const signal = fromPrompt(context, /1\. `([^`]+)`: the decision on iteration/, 'the signal path');
-        if (context.turnIndex === 0) return cli.shell(`cat ${signal}`);
-        if (context.turnIndex === 1) {
-          if (!/"type":\s*"terminal"/.test(context.toolResults[0]?.text ?? '')) {
-            throw new Error(
-              `iteration 1 reached the target, yet the signal is not terminal: ${context.toolResults[0]?.text}`,
-            );
-          }
-          return cli.shell(
-            fromPrompt(context, /^\s*(forge-pack .*--retrospective.*)$/m, 'the retrospective stamp'),
-          );
-        }
-        return text('The loop has ended; I stamped the retrospective.');
-      },
-    },
-    {
-      name: 'retrospective',
-      match: '# Retrospective:',
-      turns: (context) => {
-        const paths = [...context.request.userText.matchAll(/^\d\. `([^`]+)`: /gm)].map((m) => m[1]!);
-        const retro = paths.find((p) => p.endsWith('retrospective.md'));
-        const rubric = paths.find((p) => p.endsWith('rubric-suggestions.md'));
-        if (retro === undefined || rubric === undefined)
-          throw new Error(`no output files named: ${paths.join(', ')}`);
-        if (context.turnIndex === 0) {
-          return cli.shell(
-            `printf '# Retrospective\\n\\nOne step was enough.\\n' > ${retro} && printf -- '- none\\n' > ${rubric}`,
-          );
-        }
-        return text('Retrospective written.');
-      },
-    },
+    strategistByShell(cli),
+    retrospectiveByShell(cli, '# Retrospective\\n\\nOne step was enough.\\n'),
   ];
 }
