@@ -2,9 +2,8 @@
 // and resuming (archive the exchange, stamp `resume-strategist-K`); the ledger is never touched.
 import { createHash } from 'node:crypto';
 import type { BeadStore } from '../beads/types.js';
-import { readFileIfExists, writeFileAtomic, writeJsonAtomic } from '../infra/atomic-file.js';
 import { AppError, ExitCode } from '../infra/errors.js';
-import { listDirIfExists, removePath, renamePath } from '../infra/fs-ops.js';
+import type { LoopFiles } from '../infra/loop-files.js';
 import { loadLedgerSummary } from './ledger-summary.js';
 import type { LoopContext } from './loop-context.js';
 import { stampResumeStrategist, type StampResult } from './stamp.js';
@@ -52,11 +51,11 @@ export function splitQuestion(text: string): { question: string; answer: string 
  * placeholder follows it. Without one: when the file differs from the text recorded when it was asked
  * (the added text is the answer). Without either there is no telling, and it counts as unanswered.
  */
-export async function readNeedsHuman(paths: WorkspacePaths): Promise<NeedsHuman> {
-  const text = await readFileIfExists(paths.needsHuman);
+export async function readNeedsHuman(files: LoopFiles, paths: WorkspacePaths): Promise<NeedsHuman> {
+  const text = await files.readIfExists(paths.needsHuman);
   if (text === undefined) return { state: 'none' };
   const split = splitQuestion(text);
-  const asked = await readAskedRecord(paths);
+  const asked = await readAskedRecord(files, paths);
   if (split.answer !== undefined) {
     if (split.answer !== '')
       return { state: 'answered', text, question: split.question, answer: split.answer };
@@ -88,8 +87,8 @@ export async function readNeedsHuman(paths: WorkspacePaths): Promise<NeedsHuman>
   return { state: 'answered', text, question: asked.question.trim(), answer };
 }
 
-async function readAskedRecord(paths: WorkspacePaths): Promise<AskedRecord | undefined> {
-  const text = await readFileIfExists(paths.needsHumanAsked);
+async function readAskedRecord(files: LoopFiles, paths: WorkspacePaths): Promise<AskedRecord | undefined> {
+  const text = await files.readIfExists(paths.needsHumanAsked);
   if (text === undefined) return undefined;
   try {
     const value = JSON.parse(text) as Partial<AskedRecord>;
@@ -106,6 +105,7 @@ async function readAskedRecord(paths: WorkspacePaths): Promise<AskedRecord | und
  * `## Answer` section to fill in, and records it as asked. Stamps nothing.
  */
 export async function askHuman(
+  files: LoopFiles,
   paths: WorkspacePaths,
   epicId: string,
   question: string,
@@ -120,30 +120,34 @@ export async function askHuman(
   const text = hasHeading
     ? question
     : `${question.trimEnd()}\n\n${ANSWER_HEADING}\n\n${PLACEHOLDER.replace('{epic}', epicId)}\n`;
-  await writeFileAtomic(paths.needsHuman, text);
-  await recordQuestionAsked(paths, now);
+  await files.writeText(paths.needsHuman, text);
+  await recordQuestionAsked(files, paths, now);
 }
 
 /**
  * Records needs-human.md as it is now as the unanswered question (for a file written without an
  * `## Answer` line). For the runner, when it finds the question a strategist left.
  */
-export async function recordQuestionAsked(paths: WorkspacePaths, now: string): Promise<void> {
-  const text = await readFileIfExists(paths.needsHuman);
+export async function recordQuestionAsked(
+  files: LoopFiles,
+  paths: WorkspacePaths,
+  now: string,
+): Promise<void> {
+  const text = await files.readIfExists(paths.needsHuman);
   if (text === undefined) return;
   const record: AskedRecord = { sha256: sha256(text), question: text, asked_at: now };
-  await writeJsonAtomic(paths.needsHumanAsked, record);
+  await files.writeJson(paths.needsHumanAsked, record);
 }
 
 /** Puts an answer given on the command line under the `## Answer` line of needs-human.md. */
-export async function writeAnswer(paths: WorkspacePaths, answer: string): Promise<void> {
-  const text = await readFileIfExists(paths.needsHuman);
+export async function writeAnswer(files: LoopFiles, paths: WorkspacePaths, answer: string): Promise<void> {
+  const text = await files.readIfExists(paths.needsHuman);
   if (text === undefined) return;
   const split = splitQuestion(text);
   const before =
     split.answer === undefined ? text.trimEnd() : text.slice(0, lastHeadingIndex(text)).trimEnd();
   const previous = split.answer === undefined || split.answer === '' ? '' : `${split.answer}\n\n`;
-  await writeFileAtomic(paths.needsHuman, `${before}\n\n${ANSWER_HEADING}\n\n${previous}${answer.trim()}\n`);
+  await files.writeText(paths.needsHuman, `${before}\n\n${ANSWER_HEADING}\n\n${previous}${answer.trim()}\n`);
 }
 
 function lastHeadingIndex(text: string): number {
@@ -180,11 +184,11 @@ export async function resumeLoop(
   store: BeadStore,
   options: ResumeOptions = {},
 ): Promise<ResumeResult> {
-  const { paths, epicId } = ctx;
-  if (options.answer !== undefined && (await readFileIfExists(paths.needsHuman)) !== undefined) {
-    await writeAnswer(paths, options.answer);
+  const { paths, epicId, files } = ctx;
+  if (options.answer !== undefined && (await files.readIfExists(paths.needsHuman)) !== undefined) {
+    await writeAnswer(files, paths, options.answer);
   }
-  const pending = await readNeedsHuman(paths);
+  const pending = await readNeedsHuman(files, paths);
   if (pending.state === 'none') {
     throw new AppError(
       `Nothing to resume: the loop of ${epicId} is not waiting for a human (no ${paths.needsHuman}).`,
@@ -201,8 +205,8 @@ export async function resumeLoop(
     });
   }
 
-  const k = await nextResolvedIndex(paths);
-  const { summary } = await loadLedgerSummary(ctx.files, paths.ledger, {
+  const k = await nextResolvedIndex(files, paths);
+  const { summary } = await loadLedgerSummary(files, paths.ledger, {
     direction: ctx.config.metric.direction,
     target: ctx.config.target,
   });
@@ -210,19 +214,19 @@ export async function resumeLoop(
     k,
     question: pending.question,
     answer: pending.answer,
-    signal: await compactJson(paths.arbiterSignal),
-    terminal: await compactJson(paths.terminalSignal),
-    findings: summary.last_iter < 0 ? [] : await lastFindings(paths.judgeOutput(summary.last_iter)),
+    signal: await compactJson(files, paths.arbiterSignal),
+    terminal: await compactJson(files, paths.terminalSignal),
+    findings: summary.last_iter < 0 ? [] : await lastFindings(files, paths.judgeOutput(summary.last_iter)),
   });
 
   const archived = paths.needsHumanResolved(k);
   // The record keeps question and answer, not the prompt to answer: rewritten in place first, then
   // renamed, so an interruption leaves either the question (resumed again as K) or the archive.
-  const text = await readFileIfExists(paths.needsHuman);
+  const text = await files.readIfExists(paths.needsHuman);
   const record = text === undefined ? undefined : withoutPlaceholder(text);
-  if (record !== undefined && record !== text) await writeFileAtomic(paths.needsHuman, record);
-  await renamePath(paths.needsHuman, archived);
-  await removePath(paths.needsHumanAsked);
+  if (record !== undefined && record !== text) await files.writeText(paths.needsHuman, record);
+  await files.rename(paths.needsHuman, archived);
+  await files.remove(paths.needsHumanAsked);
 
   let reopened = false;
   if ((await store.show(epicId)).status === 'closed') {
@@ -241,8 +245,8 @@ function withoutPlaceholder(text: string): string {
 }
 
 /** 1 + the highest K of the needs-human-resolved-K.md files already in the workspace. */
-export async function nextResolvedIndex(paths: WorkspacePaths): Promise<number> {
-  const names = (await listDirIfExists(paths.root)) ?? [];
+export async function nextResolvedIndex(files: LoopFiles, paths: WorkspacePaths): Promise<number> {
+  const names = (await files.list(paths.root)) ?? [];
   let highest = 0;
   for (const name of names) {
     const match = /^needs-human-resolved-(\d+)\.md$/.exec(name);
@@ -251,8 +255,8 @@ export async function nextResolvedIndex(paths: WorkspacePaths): Promise<number> 
   return highest + 1;
 }
 
-async function compactJson(path: string): Promise<string | null> {
-  const text = await readFileIfExists(path);
+async function compactJson(files: LoopFiles, path: string): Promise<string | null> {
+  const text = await files.readIfExists(path);
   if (text === undefined) return null;
   try {
     return JSON.stringify(JSON.parse(text));
@@ -263,8 +267,8 @@ async function compactJson(path: string): Promise<string | null> {
 
 const FINDINGS_SHOWN = 20;
 
-async function lastFindings(path: string): Promise<string[]> {
-  const text = await readFileIfExists(path);
+async function lastFindings(files: LoopFiles, path: string): Promise<string[]> {
+  const text = await files.readIfExists(path);
   if (text === undefined) return [];
   try {
     const value = JSON.parse(text) as { findings?: unknown };

@@ -103,6 +103,6 @@ export async function gatherRetrospectiveFacts(
   ]);
   const repeat = config.metric.type === 'hard' ? (config.metric.repeat ?? 1) : 1;
   const cost = Math.max(spend.cost_usd, summary.total_cost_usd);
-  const figures = await figuresFor(paths.root, summary, config.metric.direction, cost);
+  const figures = await figuresFor(files, paths.root, summary, config.metric.direction, cost);
   return { noise: retrospectiveNoise(lines, repeat), figures: retrospectiveFigures(figures) };
 }

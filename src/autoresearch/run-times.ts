@@ -1,8 +1,7 @@
 // Time spent by role and in all, read from a loop's run event logs (`runs/<run>.jsonl`): each attempt's
 // `attempt_finished` event carries its role and duration; a run lasts from its first event to its last.
 import { join } from 'node:path';
-import { readFileIfExists } from '../infra/atomic-file.js';
-import { listDirIfExists } from '../infra/fs-ops.js';
+import type { LoopFiles } from '../infra/loop-files.js';
 
 export interface RunTimes {
   /** Milliseconds by role, summed over every attempt. */
@@ -13,12 +12,12 @@ export interface RunTimes {
 }
 
 /** Undefined when no run was recorded. Lines that do not parse (a run still writing) are skipped. */
-export async function readRunTimes(runsDir: string): Promise<RunTimes | undefined> {
-  const names = ((await listDirIfExists(runsDir)) ?? []).filter((n) => n.endsWith('.jsonl'));
+export async function readRunTimes(files: LoopFiles, runsDir: string): Promise<RunTimes | undefined> {
+  const names = ((await files.list(runsDir)) ?? []).filter((n) => n.endsWith('.jsonl'));
   if (names.length === 0) return undefined;
   const times: RunTimes = { role_ms: {}, run_ms: 0, runs: 0 };
   for (const name of names.sort()) {
-    const text = await readFileIfExists(join(runsDir, name));
+    const text = await files.readIfExists(join(runsDir, name));
     if (text === undefined) continue;
     foldRunLog(times, text);
   }

@@ -1,9 +1,9 @@
 // What setup refuses before it creates anything: a scope that reaches the loop's own files, the rubric,
 // a metric file or out of the repository, and a workspace whose loop is running; and what it warns of.
-import { readFileIfExists } from '../infra/atomic-file.js';
 import { realLocation, staysInside } from '../infra/contained-path.js';
 import { AppError, ExitCode, UsageError } from '../infra/errors.js';
 import type { Git } from '../infra/git.js';
+import type { LoopFiles } from '../infra/loop-files.js';
 import type { LoopConfig } from './config.js';
 import { normalizeRelativePath } from './config-values.js';
 import { isPathInScope } from './keep-revert.js';
@@ -93,10 +93,11 @@ export async function uncommittedInScope(
 
 /** Refuses to replace the loop of a workspace while a live ralph-loop holds its lock. */
 export async function refuseWhenRunning(
+  files: LoopFiles,
   paths: WorkspacePaths,
   ports: { isProcessAlive(pid: number): boolean },
 ): Promise<void> {
-  const text = await readFileIfExists(paths.lock);
+  const text = await files.readIfExists(paths.lock);
   if (text === undefined) return;
   let pid: unknown;
   try {

@@ -2,7 +2,6 @@
 // records the baseline and stamps cycle 1. Takes its ports as arguments; knows no CLI.
 import { join, resolve } from 'node:path';
 import type { BeadStore } from '../beads/types.js';
-import { pathExists, readFileIfExists, writeFileAtomic, writeJsonAtomic } from '../infra/atomic-file.js';
 import { AppError, ExitCode, EnvironmentError, UsageError } from '../infra/errors.js';
 import type { Git } from '../infra/git.js';
 import type { LoopFiles } from '../infra/loop-files.js';
@@ -69,13 +68,14 @@ export async function setupLoop(
   checkLayout(ws.relative, config);
   await checkContainment(repo, config);
   const warnings: string[] = [];
+  const { files } = ports;
   if (config.metric.type === 'soft') {
-    if ((await readFileIfExists(resolve(repo, config.metric.rubric_path))) === undefined) {
+    if ((await files.readIfExists(resolve(repo, config.metric.rubric_path))) === undefined) {
       throw new UsageError(`The rubric ${config.metric.rubric_path} does not exist.`, {
         hint: 'Write the rubric first: every judge scores the artifact against it.',
       });
     }
-    if (!(await pathExists(resolve(repo, config.metric.artifact_path)))) {
+    if (!(await files.exists(resolve(repo, config.metric.artifact_path)))) {
       warnings.push(
         `The artifact ${config.metric.artifact_path} does not exist yet: the baseline judge will score its absence.`,
       );
@@ -84,8 +84,8 @@ export async function setupLoop(
 
   // A workspace holds a loop when it has a config, or a ledger with lines: neither is overwritten.
   const occupied =
-    (await readFileIfExists(paths.config)) !== undefined ||
-    ((await readFileIfExists(paths.ledger)) ?? '').trim() !== '';
+    (await files.readIfExists(paths.config)) !== undefined ||
+    ((await files.readIfExists(paths.ledger)) ?? '').trim() !== '';
   if (occupied && options.force !== true) {
     const epic = (await configEpicId(paths.root)) ?? 'an unknown epic';
     throw new AppError(
@@ -96,7 +96,7 @@ export async function setupLoop(
       },
     );
   }
-  if (occupied) await refuseWhenRunning(paths, ports);
+  if (occupied) await refuseWhenRunning(files, paths, ports);
 
   let head: string;
   try {
@@ -123,7 +123,7 @@ export async function setupLoop(
   });
 
   let archived: string | undefined;
-  if (occupied) archived = await archiveLoop(repo, paths, ports.now());
+  if (occupied) archived = await archiveLoop(files, repo, paths, ports.now());
 
   const epic = await ports.store.create({
     title: `autoresearch: ${config.subject}`,
@@ -132,26 +132,26 @@ export async function setupLoop(
     description: epicDescription(config.subject, ws.relative),
   });
   const { epic_id: _ignored, ...rest } = configFile;
-  await writeFileAtomic(
+  await files.writeText(
     paths.program,
     options.program.endsWith('\n') ? options.program : `${options.program}\n`,
   );
-  if ((await readFileIfExists(paths.ledger)) === undefined) await writeFileAtomic(paths.ledger, '');
+  if ((await files.readIfExists(paths.ledger)) === undefined) await files.writeText(paths.ledger, '');
   // The loop's record (config, program, ledger, signals, directives) may be committed; the runner's
   // working files may not, or a doer's commit or a judge's tree check would trip over them.
-  if ((await readFileIfExists(join(paths.root, '.gitignore'))) === undefined) {
-    await writeFileAtomic(join(paths.root, '.gitignore'), WORKSPACE_GITIGNORE);
+  if ((await files.readIfExists(join(paths.root, '.gitignore'))) === undefined) {
+    await files.writeText(join(paths.root, '.gitignore'), WORKSPACE_GITIGNORE);
   }
   // config.json last: its presence is what marks the workspace as holding a loop.
   const { subject, ...others } = rest;
-  await writeJsonAtomic(paths.config, { subject, epic_id: epic.id, ...others });
+  await files.writeJson(paths.config, { subject, epic_id: epic.id, ...others });
   await registerLoop(repo, epic.id, {
     workspace: ws.relative,
     subject: config.subject,
     store: ports.store.kind,
   });
   // The branch and commit the loop starts on: a HEAD moved by anyone but a doer stops it later.
-  await recordHead(ports.files, paths.root, ports.git);
+  await recordHead(files, paths.root, ports.git);
 
   const ctx: LoopContext = {
     repo,

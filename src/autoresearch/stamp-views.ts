@@ -1,7 +1,6 @@
 // The views the role templates are rendered with, each built from only what that role may read, and
 // the inputs they share (the program, the ledger summary, a soft metric's rubric).
 import { resolve } from 'node:path';
-import { readFileIfExists } from '../infra/atomic-file.js';
 import { ConfigError } from '../infra/errors.js';
 import { shellWords } from '../infra/command-line.js';
 import { describeProblem } from '../infra/zod-issues.js';
@@ -28,7 +27,7 @@ export interface StampInputs {
 }
 
 export async function gatherInputs(ctx: LoopContext): Promise<StampInputs> {
-  const program = await readFileIfExists(ctx.paths.program);
+  const program = await ctx.files.readIfExists(ctx.paths.program);
   if (program === undefined) {
     throw new ConfigError(`${ctx.paths.program}: file not found`, {
       hint: 'Write the loop program there (the stable directive every doer reads).',
@@ -38,7 +37,7 @@ export async function gatherInputs(ctx: LoopContext): Promise<StampInputs> {
   let rubric: string | undefined;
   if (metric.type === 'soft') {
     const path = resolve(ctx.repo, metric.rubric_path);
-    rubric = await readFileIfExists(path);
+    rubric = await ctx.files.readIfExists(path);
     if (rubric === undefined) {
       const problem = {
         file: ctx.paths.config,
@@ -63,7 +62,7 @@ export async function render<N extends TemplateName>(
   name: N,
   view: ViewFor[N],
 ): Promise<string> {
-  return renderTemplate(name, view, { overridesDir: ctx.paths.templatesDir });
+  return renderTemplate(name, view, { overrides: { dir: ctx.paths.templatesDir, files: ctx.files } });
 }
 
 export async function renderDoer(

@@ -6,7 +6,6 @@
 // the second time and a stamp interrupted halfway is completed by the next one.
 import { resolve } from 'node:path';
 import type { Bead, BeadStore, CreateBeadInput } from '../beads/types.js';
-import { readFileIfExists, writeFileAtomic } from '../infra/atomic-file.js';
 import { AppError, ExitCode, UsageError } from '../infra/errors.js';
 import { iterOf } from '../infra/labels.js';
 import {
@@ -91,7 +90,7 @@ export async function stampIteration(
   if (found[0] === undefined && options.directive !== undefined) {
     const target = ctx.paths.directive(iter);
     if (options.directive.source === undefined || resolve(options.directive.source) !== target) {
-      await writeFileAtomic(target, options.directive.text);
+      await ctx.files.writeText(target, options.directive.text);
     }
   }
   if (directive !== null && directive.trim() === '') directive = null;
@@ -300,7 +299,7 @@ export async function stampResumeStrategist(
 // ---- refusals ----
 
 async function refuseWhenEnded(ctx: LoopContext): Promise<void> {
-  const text = await readFileIfExists(ctx.paths.terminalSignal);
+  const text = await ctx.files.readIfExists(ctx.paths.terminalSignal);
   if (text === undefined) return;
   let reason = 'a terminal signal';
   try {
@@ -316,7 +315,7 @@ async function refuseWhenEnded(ctx: LoopContext): Promise<void> {
 }
 
 async function refuseWhenAsking(ctx: LoopContext): Promise<void> {
-  if ((await readFileIfExists(ctx.paths.needsHuman)) === undefined) return;
+  if ((await ctx.files.readIfExists(ctx.paths.needsHuman)) === undefined) return;
   throw new AppError(`The loop of ${ctx.epicId} is waiting for a human (${ctx.paths.needsHuman}).`, {
     exitCode: ExitCode.needsHuman,
     hint: `Answer the question in that file, then run: ralph-loop resume ${ctx.epicId}`,

@@ -1,5 +1,6 @@
 // The noise band and the cost/earnings figures that `ralph-loop status` adds for a loop (the CLI renders them).
 import { join } from 'node:path';
+import type { LoopFiles } from '../infra/loop-files.js';
 import type { Direction } from './config.js';
 import type { LedgerSummary } from './ledger-summary.js';
 import { loopFigures, type LoopFigures } from './loop-figures.js';
@@ -23,12 +24,13 @@ export function bestNoise(summary: Pick<LedgerSummary, 'best_samples'>): BestNoi
 
 /** The loop's figures from its summary, its total spend and its run logs (in `<workspace>/runs/`). */
 export async function figuresFor(
+  files: LoopFiles,
   workspace: string,
   summary: LedgerSummary,
   direction: Direction,
   costUsd: number,
 ): Promise<LoopFigures> {
-  const times = await readRunTimes(join(workspace, 'runs'));
+  const times = await readRunTimes(files, join(workspace, 'runs'));
   return loopFigures({
     direction,
     iterations: Math.max(0, summary.last_iter),

@@ -5,11 +5,9 @@
 // library unless the cache is stale (then ledger-summary loads the ledger parser by itself) or
 // config.json changed after the ledger did (then the config schema, to say what is wrong with it).
 import { describeGuardFailure, trackFigures, type TrackFigure } from './check-figures.js';
-import { modifiedTimeMs, readFileIfExists } from '../infra/atomic-file.js';
 import { AppError, ConfigError, ExitCode } from '../infra/errors.js';
-import { isLockHolderLive } from '../infra/lock-file.js';
 import type { LoopFiles } from '../infra/loop-files.js';
-import { parseLockRecord } from '../infra/lock-record.js';
+import { isOwnerLive, parseLockRecord } from '../infra/lock-record.js';
 import type { Decision } from './ledger.js';
 import { readSpend } from './spend.js';
 import type { LoopFigures } from './loop-figures.js';
@@ -141,7 +139,8 @@ export async function loopStatus(
     options.workspace === undefined
       ? await requireLoopWorkspace(repo, epicId)
       : workspacePaths(resolveWorkspaceDir(repo, options.workspace).root);
-  const config = await readConfigFacts(paths);
+  const { files } = ports;
+  const config = await readConfigFacts(files, paths);
   if (config.epic !== undefined && config.epic !== epicId) {
     throw new AppError(`${paths.config} belongs to epic ${config.epic}, not ${epicId}.`, {
       exitCode: ExitCode.usage,
@@ -149,18 +148,20 @@ export async function loopStatus(
     });
   }
   const [loaded, lockText, question, terminalText, configError] = await Promise.all([
-    loadSummary(ports.files, paths, config),
-    readFileIfExists(paths.lock),
-    readFileIfExists(paths.needsHuman),
-    readFileIfExists(paths.terminalSignal),
-    checkConfig(paths, config.raw),
+    loadSummary(files, paths, config),
+    files.readIfExists(paths.lock),
+    files.readIfExists(paths.needsHuman),
+    files.readIfExists(paths.terminalSignal),
+    checkConfig(files, paths, config.raw),
   ]);
   const { summary, source } = loaded;
   const lock = lockText === undefined ? undefined : parseLockRecord(lockText);
   const now = ports.now();
+  // The lock's last write tells a recycled pid from its holder, on the holder's own host only.
+  const lockWrittenAt =
+    lock !== undefined && lock.host === ports.host ? (await files.stat(paths.lock))?.mtimeMs : undefined;
   const live =
-    lock !== undefined &&
-    (await isLockHolderLive(paths.lock, lock, ports.host, (pid) => ports.isProcessAlive(pid)));
+    lock !== undefined && isOwnerLive(lock, ports.host, lockWrittenAt, (pid) => ports.isProcessAlive(pid));
 
   let phase: LoopPhase;
   if (lock !== undefined && live) {
@@ -184,7 +185,7 @@ export async function loopStatus(
 
   const recentLines = summary.recent;
   const last = recentLines[recentLines.length - 1];
-  const spend = await readSpend(ports.files, paths.root);
+  const spend = await readSpend(files, paths.root);
   const costUsd = Math.max(spend.cost_usd, summary.total_cost_usd);
   return {
     epic: epicId,
@@ -221,7 +222,7 @@ export async function loopStatus(
       ),
     },
     noise: bestNoise(summary),
-    figures: await figuresFor(paths.root, summary, config.direction, costUsd),
+    figures: await figuresFor(files, paths.root, summary, config.direction, costUsd),
     cost_usd: costUsd,
     tokens: { input: spend.input_tokens, output: spend.output_tokens },
     agent_runs: spend.runs,
@@ -251,8 +252,10 @@ export async function loopStatus(
  * checked only when the file changed after the ledger did: every ledger line is written by a run (or
  * `forge-pack loop`) that had validated the config first.
  */
-async function checkConfig(paths: WorkspacePaths, raw: unknown): Promise<string | null> {
-  const [config, ledger] = await Promise.all([modifiedTimeMs(paths.config), modifiedTimeMs(paths.ledger)]);
+async function checkConfig(files: LoopFiles, paths: WorkspacePaths, raw: unknown): Promise<string | null> {
+  const [config, ledger] = (await Promise.all([files.stat(paths.config), files.stat(paths.ledger)])).map(
+    (stat) => stat?.mtimeMs,
+  );
   if (config !== undefined && ledger !== undefined && config < ledger) return null;
   const { parseLoopConfig } = await import('./config.js');
   try {
@@ -277,9 +280,9 @@ interface ConfigFacts {
 }
 
 /** The few config fields status shows, read without the schema (the runner validated the file). */
-async function readConfigFacts(paths: WorkspacePaths): Promise<ConfigFacts> {
+async function readConfigFacts(files: LoopFiles, paths: WorkspacePaths): Promise<ConfigFacts> {
   // Any unreadable config (missing, a directory, no permission) means no loop here.
-  const text = await readFileIfExists(paths.config).catch(() => undefined);
+  const text = await files.readIfExists(paths.config).catch(() => undefined);
   if (text === undefined) {
     throw new AppError(`${paths.config} is missing: this workspace holds no loop.`, {
       exitCode: ExitCode.config,

@@ -10,8 +10,10 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type * as HandlebarsApi from 'handlebars';
+// The shipped templates are the package's own files, not a loop's state: read from the disk directly.
 import { readFileIfExists } from '../infra/atomic-file.js';
 import { AppError, ConfigError } from '../infra/errors.js';
+import type { LoopFiles } from '../infra/loop-files.js';
 import { DECISION_WORDS, type DecisionWord } from './decision-words.js';
 import type { Decision, LedgerLine } from './ledger.js';
 import type { RetrospectiveFigures, RetrospectiveNoise } from './retrospective-facts.js';
@@ -229,8 +231,11 @@ export function scoredLine(line: LedgerLine): ScoredLine {
 // ---- rendering ----
 
 export interface RenderOptions {
-  /** `<workspace>/templates`: a file there with the template's name replaces the shipped one. */
-  overridesDir?: string;
+  /**
+   * `<workspace>/templates`, read through the loop's files: a file there with the template's name
+   * replaces the shipped one.
+   */
+  overrides?: { dir: string; files: LoopFiles };
   /** Where shipped templates are read from (tests). */
   shippedDir?: string;
 }
@@ -264,9 +269,9 @@ export async function loadTemplate(
   name: TemplateName,
   options: RenderOptions = {},
 ): Promise<{ path: string; source: string; override: boolean }> {
-  if (options.overridesDir !== undefined) {
-    const path = join(options.overridesDir, `${name}.hbs`);
-    const source = await readFileIfExists(path);
+  if (options.overrides !== undefined) {
+    const path = join(options.overrides.dir, `${name}.hbs`);
+    const source = await options.overrides.files.readIfExists(path);
     if (source !== undefined) return { path, source, override: true };
   }
   const path = join(options.shippedDir ?? SHIPPED_TEMPLATES_DIR, `${name}.hbs`);

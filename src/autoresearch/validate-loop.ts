@@ -88,7 +88,9 @@ export async function readLoopState(
   }
   for (const name of TEMPLATE_NAMES) {
     try {
-      await renderTemplate(name, SAMPLE_VIEWS[name] as never, { overridesDir: paths.templatesDir });
+      await renderTemplate(name, SAMPLE_VIEWS[name] as never, {
+        overrides: { dir: paths.templatesDir, files },
+      });
     } catch (error) {
       if (!(error instanceof AppError)) throw error;
       state.templateErrors.push({

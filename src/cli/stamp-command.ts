@@ -110,7 +110,7 @@ async function askFromFile(
       ? await requireLoopWorkspace(repo, flags.epic)
       : workspacePaths(resolveWorkspaceDir(repo, flags.workspace).root);
   const question = await readUserFile(deps, options, flags.needsHuman ?? '', 'the question file');
-  await askHuman(paths, flags.epic, question, new Date(deps.clock.now()).toISOString());
+  await askHuman(deps.loopFiles, paths, flags.epic, question, new Date(deps.clock.now()).toISOString());
   if (options.json)
     printJson(deps, { epic: flags.epic, needs_human: paths.needsHuman, created: [], existing: [] });
   say(

@@ -101,28 +101,28 @@ describe('answered or not', () => {
   it('an empty answer section, an untouched file, or a file with no way to tell are all unanswered', async () => {
     const { ctx } = await makeLoop();
     const { paths } = ctx;
-    expect((await readNeedsHuman(paths)).state).toBe('none');
+    expect((await readNeedsHuman(loopFiles, paths)).state).toBe('none');
 
     await writeFile(paths.needsHuman, 'Which API?\n\n## Answer\n');
-    expect(await readNeedsHuman(paths)).toMatchObject({
+    expect(await readNeedsHuman(loopFiles, paths)).toMatchObject({
       state: 'unanswered',
       why: expect.stringContaining('no answer yet'),
     });
 
     await writeFile(paths.needsHuman, 'Which API?\n');
-    expect(await readNeedsHuman(paths)).toMatchObject({
+    expect(await readNeedsHuman(loopFiles, paths)).toMatchObject({
       state: 'unanswered',
       why: expect.stringContaining('cannot be told'),
     });
 
-    await recordQuestionAsked(paths, '2026-01-01T00:00:00Z');
-    expect(await readNeedsHuman(paths)).toMatchObject({
+    await recordQuestionAsked(loopFiles, paths, '2026-01-01T00:00:00Z');
+    expect(await readNeedsHuman(loopFiles, paths)).toMatchObject({
       state: 'unanswered',
       why: expect.stringContaining('unchanged'),
     });
 
     await writeFile(paths.needsHuman, 'Which API?\nThe public one, unchanged.\n');
-    expect(await readNeedsHuman(paths)).toMatchObject({
+    expect(await readNeedsHuman(loopFiles, paths)).toMatchObject({
       state: 'answered',
       question: 'Which API?',
       answer: 'The public one, unchanged.',
@@ -131,13 +131,13 @@ describe('answered or not', () => {
 
   it('askHuman writes the question with an answer section and records it as asked', async () => {
     const { ctx } = await makeLoop();
-    await askHuman(ctx.paths, 'bd-9', 'Per user or per key?', '2026-01-01T00:00:00Z');
+    await askHuman(loopFiles, ctx.paths, 'bd-9', 'Per user or per key?', '2026-01-01T00:00:00Z');
     const text = await readFile(ctx.paths.needsHuman, 'utf8');
     expect(text).toMatch(/^Per user or per key\?\n\n## Answer\n\n<!-- .*ralph-loop resume bd-9 -->\n$/);
-    expect((await readNeedsHuman(ctx.paths)).state).toBe('unanswered');
+    expect((await readNeedsHuman(loopFiles, ctx.paths)).state).toBe('unanswered');
     // Answering above the section still counts: the file changed since it was asked.
     await writeFile(ctx.paths.needsHuman, `Per key.\n${text}`);
-    expect((await readNeedsHuman(ctx.paths)).state).toBe('answered');
+    expect((await readNeedsHuman(loopFiles, ctx.paths)).state).toBe('answered');
   });
 });
 
@@ -192,7 +192,7 @@ describe('resumeLoop', () => {
     const { ctx, store } = await makeLoop();
     await writeFile(ctx.paths.needsHuman, 'First?\n\n## Answer\n\nyes\n');
     await resumeLoop(ctx, store);
-    await askHuman(ctx.paths, 'e', 'Second?', '2026-01-01T00:00:00Z');
+    await askHuman(loopFiles, ctx.paths, 'e', 'Second?', '2026-01-01T00:00:00Z');
     const second = await resumeLoop(ctx, store, { answer: 'Use the token bucket.' });
     expect(second.k).toBe(2);
     expect(second.answer).toBe('Use the token bucket.');

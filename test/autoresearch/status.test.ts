@@ -13,6 +13,7 @@ import { loopStatus, type StatusPorts } from '../../src/autoresearch/status.js';
 import { renderStatusText, roundRate } from '../../src/cli/loop-status-text.js';
 import { registerLoop, workspacePaths, type WorkspacePaths } from '../../src/autoresearch/workspace.js';
 import { diskLoopFiles } from '../../src/infra/loop-files.js';
+import { createMemoryLoopFiles } from '../support/memory-loop-files.js';
 
 // These tests keep the loop's files on disk, beside the repository they work on.
 const loopFiles = diskLoopFiles();
@@ -211,6 +212,72 @@ describe('loopStatus', () => {
       best_score: 61,
     });
     expect(renderStatusText(ended, { unicode: true })).toContain('phase     terminated: plateau (best 61)');
+  });
+
+  it('reads every file of the loop through its LoopFiles: a loop held only in memory has a status', async () => {
+    const files = createMemoryLoopFiles({ now: () => NOW - 60_000 });
+    const repo = '/mem/repo';
+    const paths = workspacePaths(join(repo, '.autoresearch'));
+    await files.writeJson(paths.config, CONFIG);
+    const config = parseLoopConfig(CONFIG, 'config.json');
+    const lines: LedgerLine[] = [];
+    for (const [iter, score] of [50, 55].entries()) {
+      const { line } = decide({
+        config,
+        ledger: lines,
+        iter,
+        judge: { ok: true, output: { score, findings: [] } },
+        baseSha: 'a'.repeat(40),
+        now: new Date(NOW - 120_000).toISOString(),
+        hypothesis: `idea ${iter}`,
+        iterationCostUsd: 0.5,
+      });
+      lines.push(line);
+      await recordLedgerLine(files, paths.ledger, line, { direction: 'maximize', target: 95 });
+    }
+    await files.writeText(
+      join(paths.root, 'runs', 'r1.jsonl'),
+      [
+        { ts: new Date(NOW - 100_000).toISOString(), type: 'run_started' },
+        {
+          ts: new Date(NOW - 40_000).toISOString(),
+          type: 'attempt_finished',
+          role: 'doer',
+          duration_ms: 30_000,
+        },
+      ]
+        .map((event) => JSON.stringify(event))
+        .join('\n'),
+    );
+    const memoryPorts = (alive: number[]): StatusPorts => ({ ...ports(alive), files });
+    const lock = {
+      pid: 4242,
+      host: 'here',
+      started_at: new Date(NOW - 5_000).toISOString(),
+      epic: EPIC,
+      run_id: 'r',
+    };
+    await files.writeJson(paths.lock, lock);
+    const running = await loopStatus(repo, EPIC, memoryPorts([4242]), { workspace: '.autoresearch' });
+    expect(running.phase).toMatchObject({ state: 'running', pid: 4242, run_elapsed_ms: 5_000 });
+    expect(running.scores).toMatchObject({ baseline: 50, best: 55 });
+    expect(running.figures).toMatchObject({ run_ms: 60_000, time_per_iteration_ms: { doer: 30_000 } });
+    expect(running.config_error).toBeNull();
+
+    await files.writeText(paths.needsHuman, '# Per user or per key?\n');
+    const waiting = await loopStatus(repo, EPIC, memoryPorts([]), { workspace: '.autoresearch' });
+    expect(waiting.phase).toMatchObject({ state: 'waiting_for_human', question: 'Per user or per key?' });
+    expect(waiting.stale_lock).toMatchObject({ pid: 4242 });
+
+    await files.remove(paths.needsHuman);
+    await files.writeJson(paths.terminalSignal, {
+      reason: 'target',
+      iter: 1,
+      final_score: 55,
+      best_score: 55,
+    });
+    const ended = await loopStatus(repo, EPIC, memoryPorts([]), { workspace: '.autoresearch' });
+    expect(ended.phase).toMatchObject({ state: 'terminated', reason: 'target' });
   });
 
   it('catches up when the ledger grew past the cache, and rebuilds when there is no cache', async () => {

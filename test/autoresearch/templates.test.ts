@@ -1,8 +1,7 @@
 // Template rendering: every shipped template renders its view, strict mode, workspace overrides.
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { describe, expect, it, onTestFinished } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   blindHistory,
   loadTemplate,
@@ -15,12 +14,15 @@ import {
   type ViewFor,
 } from '../../src/autoresearch/templates.js';
 import { ConfigError } from '../../src/infra/errors.js';
+import { createMemoryLoopFiles } from '../support/memory-loop-files.js';
 import type { LedgerLine } from '../../src/autoresearch/ledger.js';
 
-async function tempDir(): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), 'forge-templates-'));
-  onTestFinished(() => rm(dir, { recursive: true, force: true }));
-  return dir;
+// Overrides are loop state: read through the loop's files, here held in memory.
+const files = createMemoryLoopFiles();
+let overrideDirs = 0;
+function tempDir(): string {
+  overrideDirs += 1;
+  return `/repo/.autoresearch-${overrideDirs}/templates`;
 }
 
 const paths: LoopFilePaths = {
@@ -219,13 +221,15 @@ describe('strict rendering', () => {
   });
 
   it('a misspelt name inside {{#if}} or {{#each}} is an error too, not an empty branch', async () => {
-    const dir = await tempDir();
-    await writeFile(join(dir, 'doer.hbs'), '{{#if directve}}x{{/if}}');
-    await expect(renderTemplate('doer', VIEWS.doer, { overridesDir: dir })).rejects.toThrow(
+    const dir = tempDir();
+    await files.writeText(join(dir, 'doer.hbs'), '{{#if directve}}x{{/if}}');
+    await expect(renderTemplate('doer', VIEWS.doer, { overrides: { dir, files } })).rejects.toThrow(
       /doer\.hbs: unknown variable "directve"/,
     );
-    await writeFile(join(dir, 'doer.hbs'), '{{#each history}}{{hypotesis}}{{/each}}');
-    await expect(renderTemplate('doer', VIEWS.doer, { overridesDir: dir })).rejects.toThrow(/hypotesis/);
+    await files.writeText(join(dir, 'doer.hbs'), '{{#each history}}{{hypotesis}}{{/each}}');
+    await expect(renderTemplate('doer', VIEWS.doer, { overrides: { dir, files } })).rejects.toThrow(
+      /hypotesis/,
+    );
   });
 
   it('Markdown is not HTML-escaped', async () => {
@@ -236,26 +240,25 @@ describe('strict rendering', () => {
 
 describe('workspace overrides', () => {
   it('a template in <workspace>/templates replaces the shipped one, and sees only its own view', async () => {
-    const dir = await tempDir();
-    await mkdir(dir, { recursive: true });
-    await writeFile(join(dir, 'doer.hbs'), 'CUSTOM {{subject}} {{iter}}: {{program}}');
-    const text = await renderTemplate('doer', VIEWS.doer, { overridesDir: dir });
+    const dir = tempDir();
+    await files.writeText(join(dir, 'doer.hbs'), 'CUSTOM {{subject}} {{iter}}: {{program}}');
+    const text = await renderTemplate('doer', VIEWS.doer, { overrides: { dir, files } });
     expect(text).toBe('CUSTOM parser 2: Make the parser faster.\n');
-    expect((await loadTemplate('doer', { overridesDir: dir })).override).toBe(true);
+    expect((await loadTemplate('doer', { overrides: { dir, files } })).override).toBe(true);
     // Other templates still come from the package.
-    expect((await loadTemplate('judge-soft', { overridesDir: dir })).override).toBe(false);
+    expect((await loadTemplate('judge-soft', { overrides: { dir, files } })).override).toBe(false);
 
     // An override cannot reach what the role's view does not hold (the metric, for a doer).
-    await writeFile(join(dir, 'doer.hbs'), '{{metric.description}}');
-    await expect(renderTemplate('doer', VIEWS.doer, { overridesDir: dir })).rejects.toThrow(/metric/);
+    await files.writeText(join(dir, 'doer.hbs'), '{{metric.description}}');
+    await expect(renderTemplate('doer', VIEWS.doer, { overrides: { dir, files } })).rejects.toThrow(/metric/);
   });
 
   it('an edited override is picked up by the next render in the same process', async () => {
-    const dir = await tempDir();
-    await writeFile(join(dir, 'arbiter.hbs'), 'one {{iter}}');
-    expect(await renderTemplate('arbiter', VIEWS.arbiter, { overridesDir: dir })).toBe('one 2\n');
-    await writeFile(join(dir, 'arbiter.hbs'), 'two {{iter}}');
-    expect(await renderTemplate('arbiter', VIEWS.arbiter, { overridesDir: dir })).toBe('two 2\n');
+    const dir = tempDir();
+    await files.writeText(join(dir, 'arbiter.hbs'), 'one {{iter}}');
+    expect(await renderTemplate('arbiter', VIEWS.arbiter, { overrides: { dir, files } })).toBe('one 2\n');
+    await files.writeText(join(dir, 'arbiter.hbs'), 'two {{iter}}');
+    expect(await renderTemplate('arbiter', VIEWS.arbiter, { overrides: { dir, files } })).toBe('two 2\n');
   });
 });
 
