@@ -11,6 +11,7 @@ import { measureArbiterStamp, type ArbiterStamp } from './bench/arbiter-stamp.js
 import { measureCompare } from './bench/compare.js';
 import type { BenchLoop } from './bench/loop-fixture.js';
 import { measureMemory, type MemoryFigures } from './bench/memory.js';
+import { promptTokenRows, type PromptTokens } from './bench/prompt-sizes.js';
 import { buildRows, describeMachine, renderTable, type BenchFigures } from './bench/report.js';
 import { measureRunnerOverhead } from './bench/runner-overhead.js';
 import { measureStatusLatency } from './bench/status-latency.js';
@@ -29,7 +30,8 @@ Needs the build (npm run bench builds first). Nothing leaves 127.0.0.1.
   --only <list>        figures to run, e.g. --only 1,2 (1 runner, 2 status, 3 arbiter/stamp,
                        4 memory, 5 model requests, 6 compare, 7 validate before a run,
                        8 embedded store at 100 / 1,000 / 10,000 beads)
-                       9 the report page of a 10,000-iteration loop in chromium)
+                       9 the report page of a 10,000-iteration loop in chromium,
+                       10 tokens of each role's prompt, real claude)
   --compare "<cmd>"    also run the same no-op epic through another runner command on the same
                        fake br and print the ratio; placeholders {epic} {agent} {agent_script}
                        {node} {root} {beads_dir}, e.g.
@@ -197,7 +199,7 @@ async function main(): Promise<number> {
   }
 
   const plan = values.quick ? QUICK_PLAN : DEFAULT_PLAN;
-  const only = new Set((values.only ?? '1,2,3,4,5,6,7,8,9').split(',').map((part) => part.trim()));
+  const only = new Set((values.only ?? '1,2,3,4,5,6,7,8,9,10').split(',').map((part) => part.trim()));
   const loadAtStart = loadavg()[0] ?? Number.NaN;
   const figures: BenchFigures = {};
 
@@ -302,8 +304,21 @@ async function main(): Promise<number> {
     figures.report = await measureReportRender({ iterations: plan.reportIterations, runs: plan.reportRuns });
   }
 
+  let promptTokens: PromptTokens | { skipped: string } | undefined;
+  if (only.has('10')) {
+    if (plan.modelLoops.length === 0) {
+      promptTokens = { skipped: 'skipped with --quick (the real claude takes ~30 s)' };
+    } else if (!existsSync(join(ROOT, 'test', 'support', 'model-server', 'index.ts'))) {
+      promptTokens = { skipped: 'n/a (model server not available)' };
+    } else {
+      progress("figure 10: tokens of each role's prompt, real claude against the scripted server");
+      const { measurePromptTokens } = await import('./bench/prompt-tokens.js');
+      promptTokens = await measurePromptTokens(figures.models);
+    }
+  }
+
   const machine = describeMachine(loadAtStart);
-  const rows = buildRows(figures);
+  const rows = [...buildRows(figures), ...(promptTokens === undefined ? [] : promptTokenRows(promptTokens))];
   const date = new Date().toISOString();
   const elapsedSeconds = (performance.now() - started) / 1000;
   const dropped = droppedCostlyEnv();
@@ -329,7 +344,7 @@ async function main(): Promise<number> {
     plan,
     environment: { dropped_from_children: dropped },
     elapsed_seconds: elapsedSeconds,
-    figures,
+    figures: { ...figures, ...(promptTokens === undefined ? {} : { promptTokens }) },
     table: rows,
   };
   await writeFile(out, `${JSON.stringify(results, roundNumbers, 2)}\n`);

@@ -15,7 +15,18 @@ import {
   type Turn,
   type TurnContext,
 } from '../../test/support/model-server/index.js';
-import { BIN, cleanEnv, expectSuccess, NODE, ROOT, runTimed, SYSTEM_PATH, tempDir } from './support.js';
+import { promptSizes, type PromptSize } from './prompt-sizes.js';
+import {
+  BIN,
+  cleanEnv,
+  expectSuccess,
+  NODE,
+  ROOT,
+  runTimed,
+  SYSTEM_PATH,
+  tempDir,
+  type Timed,
+} from './support.js';
 
 export const CLAUDE_BIN = join(ROOT, 'node_modules', '.bin', 'claude');
 
@@ -44,6 +55,8 @@ export interface LoopRequests {
   perLoop: Record<string, RoleCount>;
   /** Tokens as the runner's event log recorded them (claude's own usage report), per iteration. */
   eventTokensPerIteration: { input: number; output: number };
+  /** Each role's first request: its Forge prompt and what Claude Code adds (figure 10). */
+  prompts: PromptSize[];
   wallMs: number;
 }
 
@@ -212,44 +225,65 @@ async function readEvents(workspace: string): Promise<EventLine[]> {
 
 // ---- running a loop ----
 
+/** A temp repo wired to the real claude and the scripted server: the CLIs under test on PATH, no inherited env. */
+export interface ClaudeWorld {
+  repo: string;
+  env: Record<string, string>;
+  run(args: string[], timeoutMs?: number): Promise<Timed>;
+}
+
+/** Builds the world in `root` with `files` in its first commit and the embedded store initialised. */
+export async function claudeWorld(
+  root: string,
+  serverUrl: string,
+  files: Record<string, string>,
+): Promise<ClaudeWorld> {
+  const home = join(root, 'home');
+  const bin = join(root, 'bin');
+  const repo = join(root, 'repo');
+  await Promise.all([mkdir(home), mkdir(bin), mkdir(repo)]);
+  await symlink(await realpath(CLAUDE_BIN), join(bin, 'claude'));
+  for (const [name, script] of [
+    ['forge-pack', BIN.forgePack],
+    ['ralph-loop', BIN.ralphLoop],
+  ] as const) {
+    await writeFile(join(bin, name), `#!/bin/sh\nexec '${NODE}' '${script}' "$@"\n`);
+    await chmod(join(bin, name), 0o755);
+  }
+  const env = cleanEnv(home, {
+    PATH: [bin, SYSTEM_PATH].join(delimiter),
+    TMPDIR: root,
+    ANTHROPIC_BASE_URL: serverUrl,
+    ANTHROPIC_API_KEY: 'bench-key',
+    // Root in CI: Claude Code refuses to skip permissions as root unless told it is sandboxed.
+    IS_SANDBOX: '1',
+    DISABLE_AUTOUPDATER: '1',
+    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+    DISABLE_TELEMETRY: '1',
+    DISABLE_ERROR_REPORTING: '1',
+    DISABLE_BUG_COMMAND: '1',
+  });
+  const run = async (args: string[], timeoutMs = 120_000) =>
+    expectSuccess(await runTimed(NODE, args, { cwd: repo, env, timeoutMs }), args.slice(1, 4).join(' '));
+  const git = async (...args: string[]) =>
+    expectSuccess(await runTimed('git', args, { cwd: repo, env }), 'git');
+  await git('init', '-q', '-b', 'main');
+  await git('config', 'commit.gpgSign', 'false');
+  const all = { ...files, '.gitignore': '.forge/\n.beads/\n.autoresearch/\n' };
+  for (const [path, content] of Object.entries(all)) {
+    await mkdir(dirname(join(repo, path)), { recursive: true });
+    await writeFile(join(repo, path), content);
+  }
+  await git('add', '-A');
+  await git('commit', '-q', '-m', 'initial');
+  await run([BIN.forgePack, '--store', 'embedded', 'beads', 'init']);
+  return { repo, env, run };
+}
+
 async function runLoop(kind: LoopKind): Promise<LoopRequests> {
   const root = await tempDir(`model-${kind}`);
   const server = await startModelServer({ rules: [] });
   try {
-    const home = join(root.path, 'home');
-    const bin = join(root.path, 'bin');
-    const repo = join(root.path, 'repo');
-    await Promise.all([mkdir(home), mkdir(bin), mkdir(repo)]);
-    await symlink(await realpath(CLAUDE_BIN), join(bin, 'claude'));
-    for (const [name, script] of [
-      ['forge-pack', BIN.forgePack],
-      ['ralph-loop', BIN.ralphLoop],
-    ] as const) {
-      await writeFile(join(bin, name), `#!/bin/sh\nexec '${NODE}' '${script}' "$@"\n`);
-      await chmod(join(bin, name), 0o755);
-    }
-    const output: OutputLedger = new Map();
-    for (const item of roleRules(repo, kind, output)) server.addRule(item);
-    const env = cleanEnv(home, {
-      PATH: [bin, SYSTEM_PATH].join(delimiter),
-      TMPDIR: root.path,
-      ANTHROPIC_BASE_URL: server.url,
-      ANTHROPIC_API_KEY: 'bench-key',
-      // Root in CI: Claude Code refuses to skip permissions as root unless told it is sandboxed.
-      IS_SANDBOX: '1',
-      DISABLE_AUTOUPDATER: '1',
-      CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
-      DISABLE_TELEMETRY: '1',
-      DISABLE_ERROR_REPORTING: '1',
-      DISABLE_BUG_COMMAND: '1',
-    });
-    const run = async (args: string[], timeoutMs = 120_000) =>
-      expectSuccess(await runTimed(NODE, args, { cwd: repo, env, timeoutMs }), args.slice(1, 4).join(' '));
-    const git = async (...args: string[]) =>
-      expectSuccess(await runTimed('git', args, { cwd: repo, env }), 'git');
-
-    await git('init', '-q', '-b', 'main');
-    await git('config', 'commit.gpgSign', 'false');
     const files: Record<string, string> =
       kind === 'hard'
         ? {
@@ -261,14 +295,9 @@ async function runLoop(kind: LoopKind): Promise<LoopRequests> {
             'docs/spec.md': '# Rate limiter\n\nIt limits things, roughly.\n',
             'rubrics/spec.md': 'Score clarity 0-100.\n',
           };
-    files['.gitignore'] = '.forge/\n.beads/\n.autoresearch/\n';
-    for (const [path, content] of Object.entries(files)) {
-      await mkdir(dirname(join(repo, path)), { recursive: true });
-      await writeFile(join(repo, path), content);
-    }
-    await git('add', '-A');
-    await git('commit', '-q', '-m', 'initial');
-    await run([BIN.forgePack, '--store', 'embedded', 'beads', 'init']);
+    const { repo, env, run } = await claudeWorld(root.path, server.url, files);
+    const output: OutputLedger = new Map();
+    for (const item of roleRules(repo, kind, output)) server.addRule(item);
     const metric =
       kind === 'hard'
         ? ['--metric-command', 'node metric/score.mjs', '--score', 'json:score', '--scope', 'src/']
@@ -348,6 +377,7 @@ async function runLoop(kind: LoopKind): Promise<LoopRequests> {
       perIterationTotal: divide(total),
       perLoop,
       eventTokensPerIteration: { input: per(eventTokens.input), output: per(eventTokens.output) },
+      prompts: promptSizes(server.requests),
       wallMs: loop.ms,
     };
   } finally {
