@@ -1,8 +1,8 @@
 // The loop's `.autoresearch/config.json`: its loader and validation, every problem named by file and
 // field path. The schema is in config-schema.ts, the schema-free value rules in config-values.ts.
-import { readFileIfExists } from '../infra/atomic-file.js';
 import { ConfigError } from '../infra/errors.js';
 import { validateJson } from '../infra/json-file.js';
+import type { LoopFiles } from '../infra/loop-files.js';
 import { loopConfigSchema, type LoopConfig } from './config-schema.js';
 import { locateJsonError } from './json-text.js';
 
@@ -25,8 +25,8 @@ export function parseLoopConfig(value: unknown, file: string): LoopConfig {
 }
 
 /** Reads and validates `.autoresearch/config.json`; every problem is listed in one ConfigError. */
-export async function loadLoopConfig(path: string): Promise<LoopConfig> {
-  const content = await readFileIfExists(path);
+export async function loadLoopConfig(files: LoopFiles, path: string): Promise<LoopConfig> {
+  const content = await files.readIfExists(path);
   if (content === undefined) {
     throw new ConfigError(`${path}: file not found`, {
       hint: 'Create the loop with `forge-pack loop` first.',

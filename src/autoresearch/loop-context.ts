@@ -37,7 +37,7 @@ export async function openLoop(
       ? (await requireLoopWorkspace(repo, epicId)).root
       : resolveWorkspaceDir(repo, options.workspace).root;
   const paths = workspacePaths(root);
-  const config = await loadLoopConfig(paths.config);
+  const config = await loadLoopConfig(options.files, paths.config);
   if (config.epic_id !== undefined && config.epic_id !== epicId) {
     throw new UsageError(`${paths.config} belongs to epic ${config.epic_id}, not ${epicId}.`, {
       hint: `Check the epic id, or give the workspace of ${epicId} with --workspace.`,

@@ -55,7 +55,7 @@ export async function readLoopState(
   if (entries === undefined) return state;
   state.exists = true;
   const strip = (message: string) => message.split(`${repo}/`).join('');
-  const config = await loadLoopConfig(paths.config).catch((error: unknown) => {
+  const config = await loadLoopConfig(files, paths.config).catch((error: unknown) => {
     if (!(error instanceof AppError)) throw error;
     state.configError = strip(error.message);
     return undefined;

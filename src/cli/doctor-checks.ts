@@ -40,7 +40,7 @@ export async function runDoctorChecks(ctx: DoctorContext): Promise<DoctorCheck[]
     checkSkills(deps.env),
     checkStore(ctx, config),
     checkLocks(ctx),
-    checkLoops(cwd),
+    checkLoops(cwd, deps.loopFiles),
     checkGatePrograms(config, cwd, deps.env),
   ]);
   return [

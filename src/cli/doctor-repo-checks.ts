@@ -9,6 +9,7 @@ import { readFileIfExists } from '../infra/atomic-file.js';
 import { AppError } from '../infra/errors.js';
 import { findExecutable } from '../infra/executables.js';
 import { isLockHolderLive, readLockFile } from '../infra/lock-file.js';
+import type { LoopFiles } from '../infra/loop-files.js';
 import type { DoctorCheck, DoctorContext } from './doctor-types.js';
 import {
   configuredGates,
@@ -129,7 +130,7 @@ export async function checkLocks(ctx: DoctorContext): Promise<DoctorCheck> {
   return { name: 'locks', status: 'ok', summary: 'no stale runner locks', details };
 }
 
-export async function checkLoops(cwd: string): Promise<DoctorCheck[]> {
+export async function checkLoops(cwd: string, files: LoopFiles): Promise<DoctorCheck[]> {
   let registry;
   try {
     registry = await readLoopsRegistry(cwd);
@@ -166,7 +167,7 @@ export async function checkLoops(cwd: string): Promise<DoctorCheck[]> {
       continue;
     }
     try {
-      const config = await loadLoopConfig(join(root, 'config.json'));
+      const config = await loadLoopConfig(files, join(root, 'config.json'));
       checks.push({
         name,
         status: 'ok',

@@ -49,7 +49,7 @@ export async function autoresearchParts(
 ): Promise<LoopParts | undefined> {
   const workspace = await findLoopWorkspace(options.repo, options.epicId);
   if (workspace === undefined) return undefined;
-  const config = await loadLoopConfig(join(workspace, 'config.json'));
+  const config = await loadLoopConfig(deps.loopFiles, join(workspace, 'config.json'));
   const git = createGit({ cwd: options.cwd, env: deps.env });
   const safe = options.epicId.replace(/[^A-Za-z0-9._-]/g, '_');
   const vaultDir = join(await git.commonDir(), 'forge', safe);

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { loadLoopConfig, parseLoopConfig, type LoopConfigFile } from '../../src/autoresearch/config.js';
 import { ConfigError, ExitCode } from '../../src/infra/errors.js';
+import { diskLoopFiles } from '../../src/infra/loop-files.js';
 
 const FILE = '.autoresearch/config.json';
 
@@ -122,7 +123,7 @@ describe('loop config: valid files', () => {
 
   it('loads a file from disk', async () => {
     const path = await tempFile('config.json', JSON.stringify(minimal));
-    expect((await loadLoopConfig(path)).subject).toBe('rate-limiter');
+    expect((await loadLoopConfig(diskLoopFiles(), path)).subject).toBe('rate-limiter');
   });
 });
 
@@ -252,13 +253,13 @@ describe('loop config: errors name the file and the field path', () => {
       'config.json',
       '{\n  "subject": "x",\n  "caps": { "max_iterations": 3, }\n}\n',
     );
-    await expect(loadLoopConfig(path)).rejects.toThrow(
+    await expect(loadLoopConfig(diskLoopFiles(), path)).rejects.toThrow(
       `${path}: invalid JSON at line 3, column 34: expected a double-quoted property name, found "}"`,
     );
   });
 
   it('a missing file is a config error naming it', async () => {
-    await expect(loadLoopConfig('/nonexistent/forge/config.json')).rejects.toThrow(
+    await expect(loadLoopConfig(diskLoopFiles(), '/nonexistent/forge/config.json')).rejects.toThrow(
       '/nonexistent/forge/config.json: file not found',
     );
   });
