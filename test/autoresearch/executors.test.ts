@@ -1,5 +1,6 @@
-// The autoresearch executors on temp git repos: doer guard and commit, judges, arbiter in git, strategist net.
-import { readFile, writeFile } from 'node:fs/promises';
+// The autoresearch executors on temp git repos: doer guard and commit, judges, arbiter in git (the
+// strategist, which needs no git, is tested over memory in strategist.test.ts).
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { LoopConfigFile } from '../../src/autoresearch/config.js';
@@ -265,48 +266,5 @@ describe('arbiter executor', () => {
     });
     const probe = createLoopIdleProbe({ repo: f.repo.dir, workspace: f.workspace, files: f.files });
     expect(await probe.explain(f.epicId)).toMatchObject({ reason: 'terminal' });
-  });
-});
-
-describe('strategist executor', () => {
-  it('fails (to be retried once) when it neither stamped, nor wrote a retrospective, nor asked the user', async () => {
-    const f = await fixture();
-    expect(f.executors.strategist!.maxAttempts).toBe(2);
-    const epic = await f.context.store.create({ title: 'E', type: 'epic' });
-    const request = { ...f.request({ labels: ['role:strategist', 'iter:1'] }), epicId: epic.id };
-    const result = await f.executors.strategist!.execute(request);
-    expect(result.outcome).toBe('error');
-    expect(result.message).toContain(`forge-pack stamp --epic ${epic.id} --iter 2`);
-  });
-
-  it('succeeds when it stamped the next doer', async () => {
-    const f = await fixture();
-    const epic = await f.context.store.create({ title: 'E', type: 'epic' });
-    f.full.behaviour = async () => {
-      await f.context.store.create({ title: 'doer-2', parent: epic.id, labels: ['role:doer', 'iter:2'] });
-      return { outcome: 'ok', message: 'stamped' };
-    };
-    const request = { ...f.request({ labels: ['role:strategist', 'iter:1'] }), epicId: epic.id };
-    const result = await f.executors.strategist!.execute(request);
-    expect(result).toMatchObject({ outcome: 'ok', closeReason: 'strategist-1: stamped iteration 2' });
-  });
-
-  it('succeeds when it asked the user, and the idle probe then says a human is needed', async () => {
-    const f = await fixture();
-    f.full.behaviour = async () => {
-      await writeFile(join(f.workspace, 'needs-human.md'), '# Question\nShould we trade memory for speed?\n');
-      return { outcome: 'ok', message: 'asked' };
-    };
-    const epic = await f.context.store.create({ title: 'E', type: 'epic' });
-    const request = { ...f.request({ labels: ['role:strategist', 'iter:1'] }), epicId: epic.id };
-    const result = await f.executors.strategist!.execute(request);
-    expect(result.outcome).toBe('ok');
-    const probe = await createLoopIdleProbe({
-      repo: f.repo.dir,
-      workspace: f.workspace,
-      files: f.files,
-    }).explain(f.epicId);
-    expect(probe).toMatchObject({ reason: 'needs_human' });
-    expect(probe?.detail).toContain(`ralph-loop resume ${f.epicId}`);
   });
 });
