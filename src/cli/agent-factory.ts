@@ -1,13 +1,35 @@
 // Builds agent runners for the loop: user-given specs may be commands, bead labels only names.
+import type { AgentRunnerOptions, ParseAgentSpecOptions } from '../agents/index.js';
+import type { AgentAdapterFactory } from '../agents/registry.js';
 import type { AgentFactory } from '../loop/agent-executor.js';
+
+/**
+ * Each adapter's module, loaded when a spec names it: a run of one agent (a user's command, say) loads
+ * neither the other adapters nor their stream schemas. The same factories as `agentAdapters`
+ * (test/cli/agent-factory.test.ts holds them equal); a name missing here goes through the registry.
+ */
+export const LAZY_ADAPTERS: Readonly<Record<string, () => Promise<AgentAdapterFactory>>> = {
+  claude: async () => (await import('../agents/claude.js')).createClaudeRunner,
+  codex: async () => (await import('../agents/codex.js')).createCodexRunner,
+  opencode: async () => (await import('../agents/opencode.js')).createOpencodeRunner,
+  gemini: async () => (await import('../agents/gemini.js')).createGeminiRunner,
+  command: async () => (await import('../agents/command.js')).createCommandRunner,
+  scripted: async () => (await import('../agents/scripted.js')).createScriptedRunner,
+};
 
 /** The adapters load on first use, so commands that run no agent never pay for them. */
 export function createAgentFactory(): AgentFactory {
   return async (spec, { fromLabel, commands }) => {
-    const { resolveAgentRunner } = await import('../agents/index.js');
-    return resolveAgentRunner(spec, {
-      allowCommand: !fromLabel,
-      commands,
-    });
+    const options: AgentRunnerOptions & ParseAgentSpecOptions = { allowCommand: !fromLabel, commands };
+    const { parseAgentSpec } = await import('../agents/spec.js');
+    const parsed = parseAgentSpec(spec, options);
+    const load =
+      parsed.ok && Object.hasOwn(LAZY_ADAPTERS, parsed.spec.cli) ? LAZY_ADAPTERS[parsed.spec.cli] : undefined;
+    if (!parsed.ok || load === undefined) {
+      // Errors (and any adapter not listed above) as the registry words them.
+      const { resolveAgentRunner } = await import('../agents/index.js');
+      return resolveAgentRunner(spec, options);
+    }
+    return (await load())(parsed.spec, options);
   };
 }

@@ -4,8 +4,9 @@ import { z } from 'zod';
 import { writeJsonAtomic } from '../infra/atomic-file.js';
 import { readJsonFile } from '../infra/json-file.js';
 import { IMPORT_FORMATS } from '../beads/import/types.js';
+import { IMPORTS_PATH } from './import-paths.js';
 
-export const IMPORTS_PATH = join('.forge', 'imports.json');
+export { IMPORTS_PATH } from './import-paths.js';
 
 const entrySchema = z
   .object({

@@ -1,12 +1,11 @@
 // --sync-back at run time: when an imported bead closes, mark its item done in the file it came from.
 // A write-back that fails is a warning; the bead stays closed.
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { readFile } from 'node:fs/promises';
-import { markDone } from '../beads/import/mark-done.js';
-import { writeFileAtomic } from '../infra/atomic-file.js';
+import { pathExists, writeFileAtomic } from '../infra/atomic-file.js';
 import type { TextSink } from '../infra/text-sink.js';
 import type { LoopEvent } from '../loop/types.js';
-import { readImportsRegistry } from './import-registry.js';
+import { IMPORTS_PATH } from './import-paths.js';
 
 export interface SyncBackListener {
   onEvent(event: LoopEvent): void;
@@ -54,6 +53,12 @@ export function createSyncBack(options: {
 
 /** What was written back, or undefined when the bead was not imported with --sync-back. */
 async function syncBead(repo: string, bead: string): Promise<string | undefined> {
+  // Most runs import nothing: without the registry, no reader (nor its schema) is loaded.
+  if (!(await pathExists(join(repo, IMPORTS_PATH)))) return undefined;
+  const [{ readImportsRegistry }, { markDone }] = await Promise.all([
+    import('./import-registry.js'),
+    import('../beads/import/mark-done.js'),
+  ]);
   const entry = (await readImportsRegistry(repo)).sync_back[bead];
   if (entry === undefined) return undefined;
   const path = resolve(repo, entry.file);

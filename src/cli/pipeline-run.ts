@@ -27,6 +27,12 @@ export async function pipelineBuiltins(
   flags: RunFlags,
   ctx: PipelineRunContext,
 ): Promise<Record<string, Executor> | undefined> {
+  const [{ pathExists }, { pipelinePath }] = await Promise.all([
+    import('../infra/atomic-file.js'),
+    import('../autoresearch/pipeline-paths.js'),
+  ]);
+  // Asked at every run's start: only a pipeline's parent loads the record's reader and schema.
+  if (!(await pathExists(pipelinePath(ctx.repo, ctx.epicId)))) return undefined;
   const { readPipeline } = await import('../autoresearch/pipeline-state.js');
   if ((await readPipeline(ctx.repo, ctx.epicId)) === undefined) return undefined;
   if (flags.worktree === true) {

@@ -16,12 +16,11 @@ import type {
 import { runAgentChoices } from './agent-options.js';
 import { openStoreFor, workingDir, type GlobalOptions } from './common.js';
 import type { CliDeps } from './deps.js';
-import { runDirFor } from './epic-dirs.js';
+import { findLoopWorkspace, runDirFor } from './epic-dirs.js';
 import { createAgentExecutors, createExecutorRegistry } from './executors.js';
 import { configuredGates } from './forge-config.js';
 import { createGateProcess } from './gate-process.js';
 import { createSyncBack } from './import-sync-back.js';
-import { autoresearchParts, holdTree } from './loop-run-parts.js';
 import { useColor } from './output.js';
 import { deadlineOf, nestedFlags, pipelineBuiltins } from './pipeline-run.js';
 import { createProgressRenderer } from './progress.js';
@@ -202,7 +201,10 @@ export async function runEpicCommand(
     (spec, how) => deps.agentFactory(spec, { ...how, commands }),
     deps.env,
   );
-  const loop = await autoresearchParts(deps, {
+  // Only a loop loads the autoresearch executors, the state guard and their schemas.
+  const loopParts =
+    (await findLoopWorkspace(repo, epicId)) === undefined ? undefined : await import('./loop-run-parts.js');
+  const loop = await loopParts?.autoresearchParts(deps, {
     repo,
     cwd,
     epicId,
@@ -239,7 +241,7 @@ export async function runEpicCommand(
   const flagWallClock = (flags.wallClock ?? 0) * 1000;
   const wallClockMs =
     loopLeft === undefined ? flagWallClock : flagWallClock > 0 ? Math.min(flagWallClock, loopLeft) : loopLeft;
-  if (loop !== undefined && !flags.dryRun) await holdTree(loop.treeLock, epicId, deps, runId);
+  if (loop !== undefined && !flags.dryRun) await loopParts?.holdTree(loop.treeLock, epicId, deps, runId);
   let summary: RunSummary;
   try {
     summary = await runEpic(

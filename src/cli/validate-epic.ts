@@ -1,7 +1,6 @@
 // Gathers what the epic checks need (the store's graph, the config's names, the loop's files, whether
 // each gate's program is there) and runs them: `forge-pack validate` and the check before every run.
 import { relative } from 'node:path';
-import { checkLoop, readLoopState } from '../autoresearch/validate-loop.js';
 import { findLoopWorkspace } from '../autoresearch/workspace.js';
 import type { BeadStore, EpicGraph } from '../beads/types.js';
 import type { LoopFiles } from '../infra/loop-files.js';
@@ -66,6 +65,8 @@ export async function validateEpics(
       }),
     );
     if (workspace !== undefined) {
+      // Only a loop loads the loop checks (its config schema, templates and ledger reader).
+      const { checkLoop, readLoopState } = await import('../autoresearch/validate-loop.js');
       problems.push(
         ...checkLoop(id, beads, await readLoopState(options.files, options.repo, workspace, beads)),
       );

@@ -1,0 +1,77 @@
+// What a plain epic's run loads: the runner, the store and the one agent adapter it runs, not the
+// autoresearch loop's parts, the pipeline's, the import parsers or the other agents' adapters.
+import { execa } from 'execa';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createEmbeddedStore } from '../../src/beads/embedded/index.js';
+import { assertBuilt, BIN } from '../support/cli.js';
+
+let dir: string;
+
+beforeAll(async () => {
+  await assertBuilt();
+  dir = await mkdtemp(join(tmpdir(), 'forge-run-loads-'));
+});
+
+afterAll(async () => {
+  if (dir !== undefined) await rm(dir, { recursive: true, force: true });
+});
+
+describe('a plain epic run', () => {
+  it('loads neither the loop, the pipeline, the importers nor agents it does not run', async () => {
+    const repo = join(dir, 'repo');
+    const store = createEmbeddedStore({ cwd: repo, actor: 'test' });
+    await store.init({ prefix: 'fx' });
+    const epic = await store.create({ title: 'plain', type: 'epic' });
+    await store.create({ title: 'one', parent: epic.id });
+    const agent = join(dir, 'agent.mjs');
+    await writeFile(agent, "process.stdin.resume(); process.stdin.on('end', () => undefined);\n");
+    const trace = join(dir, 'trace.txt');
+    const hook = join(dir, 'hook.mjs');
+    await writeFile(trace, '');
+    await writeFile(
+      hook,
+      `import { register } from 'node:module';
+register('data:text/javascript,' + encodeURIComponent(\`
+import { appendFileSync } from 'node:fs';
+export async function resolve(specifier, context, next) {
+  const result = await next(specifier, context);
+  appendFileSync(${JSON.stringify(trace)}, result.url + '\\\\n');
+  return result;
+}\`));
+`,
+    );
+    const child = await execa(
+      process.execPath,
+      [
+        '--import',
+        pathToFileURL(hook).href,
+        BIN['ralph-loop'],
+        '--store',
+        'embedded',
+        epic.id,
+        '--agent',
+        `'${process.execPath}' '${agent}'`,
+        '--max-attempts',
+        '1',
+      ],
+      { cwd: repo, env: { NO_COLOR: '1', HOME: dir }, reject: false, stdin: 'ignore' },
+    );
+    expect(child.exitCode, child.stderr).toBe(0);
+    expect((await store.show(epic.id)).status).toBe('closed');
+    const loaded = (await readFile(trace, 'utf8')).split('\n');
+    const dist = loaded.flatMap((url) => /\/dist\/(.+)$/.exec(url)?.[1] ?? []);
+    expect(dist).toContain('loop/runner.js');
+    expect(dist).toContain('agents/command.js');
+    expect(
+      dist.filter((path) =>
+        /^(autoresearch\/(executors|validate-loop|pipeline-state|stamp|config)|beads\/import\/|agents\/(claude|codex|gemini|opencode|scripted|registry)\b)/.test(
+          path,
+        ),
+      ),
+    ).toEqual([]);
+  });
+});
