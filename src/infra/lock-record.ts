@@ -27,34 +27,27 @@ export interface StoreLockHolder extends LockOwner {
 }
 
 // Checked by hand rather than with zod: `ralph-loop status` reads locks and must stay light (no zod
-// loaded on that path; test/e2e/autoresearch-cli.test.ts holds it to that).
-type Check = (value: unknown) => boolean;
-const isString: Check = (value) => typeof value === 'string';
-const isInteger: Check = (value) => Number.isInteger(value);
-const isPid: Check = (value) => Number.isInteger(value) && (value as number) > 0;
+// loaded on that path; test/e2e/autoresearch-cli.test.ts holds it to that). Each field goes through a
+// type guard, so the record is built from checked values and no cast stands in for a check.
+type Check<T> = (value: unknown) => value is T;
+const isString: Check<string> = (value) => typeof value === 'string';
+const isInteger: Check<number> = (value): value is number => Number.isInteger(value);
+const isPid: Check<number> = (value): value is number => isInteger(value) && value > 0;
 
-/** The fields of every lock's owner; `started_at` may be missing (older locks, other writers). */
-const OWNER_FIELDS = { pid: isPid, host: isString };
-const OWNER_OPTIONAL = { pid_start: isInteger };
+/** A field that may be absent: undefined when it is, `BAD` when it is present and fails its check. */
+const BAD = Symbol('bad field');
+function optional<T>(
+  fields: ReadonlyMap<string, unknown>,
+  key: string,
+  check: Check<T>,
+): T | undefined | typeof BAD {
+  const value = fields.get(key);
+  if (value === undefined) return undefined;
+  return check(value) ? value : BAD;
+}
 
-const RECORD_FIELDS = { ...OWNER_FIELDS, epic: isString, run_id: isString };
-const RECORD_OPTIONAL = {
-  ...OWNER_OPTIONAL,
-  bead: isString,
-  bead_started_at: isString,
-  agent_pid: isPid,
-  agent_pid_start: isInteger,
-};
-
-/**
- * The fields of a JSON object text that `required` and `optional` describe (others dropped), or
- * undefined when it is not JSON, not an object, or a field fails its check.
- */
-function pickFields(
-  text: string,
-  required: Readonly<Record<string, Check>>,
-  optional: Readonly<Record<string, Check>>,
-): Record<string, unknown> | undefined {
+/** The keys of a JSON object text, or undefined when it is not JSON or not an object. */
+function objectFields(text: string): ReadonlyMap<string, unknown> | undefined {
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -62,30 +55,52 @@ function pickFields(
     return undefined;
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
-  const source = value as Record<string, unknown>;
-  const picked: Record<string, unknown> = {};
-  for (const [key, check] of Object.entries(required)) {
-    if (!check(source[key])) return undefined;
-    picked[key] = source[key];
-  }
-  for (const [key, check] of Object.entries(optional)) {
-    if (source[key] === undefined) continue;
-    if (!check(source[key])) return undefined;
-    picked[key] = source[key];
-  }
-  picked.started_at = isString(source.started_at) ? source.started_at : '';
-  return picked;
+  return new Map(Object.entries(value));
+}
+
+/** The owner every lock records; `started_at` may be missing (older locks, other writers): then ''. */
+function ownerOf(fields: ReadonlyMap<string, unknown>): LockOwner | undefined {
+  const pid = fields.get('pid');
+  const host = fields.get('host');
+  const pidStart = optional(fields, 'pid_start', isInteger);
+  if (!isPid(pid) || !isString(host) || pidStart === BAD) return undefined;
+  const startedAt = fields.get('started_at');
+  return {
+    pid,
+    host,
+    started_at: isString(startedAt) ? startedAt : '',
+    ...(pidStart === undefined ? {} : { pid_start: pidStart }),
+  };
 }
 
 /** A runner lock file's content, or undefined when it cannot be one (its holder is then judged by age). */
 export function parseLockRecord(text: string): LockRecord | undefined {
-  return pickFields(text, RECORD_FIELDS, RECORD_OPTIONAL) as LockRecord | undefined;
+  const fields = objectFields(text);
+  const owner = fields === undefined ? undefined : ownerOf(fields);
+  if (fields === undefined || owner === undefined) return undefined;
+  const epic = fields.get('epic');
+  const runId = fields.get('run_id');
+  const bead = optional(fields, 'bead', isString);
+  const beadStartedAt = optional(fields, 'bead_started_at', isString);
+  const agentPid = optional(fields, 'agent_pid', isPid);
+  const agentPidStart = optional(fields, 'agent_pid_start', isInteger);
+  if (!isString(epic) || !isString(runId)) return undefined;
+  if (bead === BAD || beadStartedAt === BAD || agentPid === BAD || agentPidStart === BAD) return undefined;
+  const record: LockRecord = { ...owner, epic, run_id: runId };
+  if (bead !== undefined) record.bead = bead;
+  if (beadStartedAt !== undefined) record.bead_started_at = beadStartedAt;
+  if (agentPid !== undefined) record.agent_pid = agentPid;
+  if (agentPidStart !== undefined) record.agent_pid_start = agentPidStart;
+  return record;
 }
 
 /** The bead store lock's content, or undefined when it cannot be one. */
 export function parseStoreLockHolder(text: string): StoreLockHolder | undefined {
-  return pickFields(text, { ...OWNER_FIELDS, token: isString }, OWNER_OPTIONAL) as
-    StoreLockHolder | undefined;
+  const fields = objectFields(text);
+  const owner = fields === undefined ? undefined : ownerOf(fields);
+  const token = fields?.get('token');
+  if (owner === undefined || !isString(token)) return undefined;
+  return { ...owner, token };
 }
 
 /** How much later than the lock's last write a process may seem to start (/proc's boot time is in seconds). */
