@@ -24,9 +24,20 @@ export const GEMINI_FORCED_SETTINGS = {
 const SKIPPED_SETTINGS = /^Security Warning: Skipping system settings file '([^']+)'/;
 
 const settingsObject = z.record(z.string(), z.unknown());
-type SettingsObject = z.infer<typeof settingsObject>;
+export type SettingsObject = z.infer<typeof settingsObject>;
 
 export class GeminiSettingsError extends Error {}
+
+/** Forge's settings dir, `$HOME/.cache/forge/gemini`, made 0700 (Gemini refuses a writable parent). */
+export async function forgeGeminiDir(env: Readonly<Record<string, string | undefined>>): Promise<string> {
+  const forge = join(env.HOME ?? homedir(), '.cache', 'forge');
+  const dir = join(forge, 'gemini');
+  await mkdir(dir, { recursive: true, mode: 0o700 });
+  // A directory that already existed keeps its mode through mkdir.
+  await chmod(forge, 0o700);
+  await chmod(dir, 0o700);
+  return dir;
+}
 
 /**
  * Writes the merged settings (the system settings already in force, then Forge's keys over them) to
@@ -35,20 +46,15 @@ export class GeminiSettingsError extends Error {}
  * group or others, hence a home directory and not the temp directory; the file is named by its content,
  * so runs with the same settings share it and concurrent writes are identical.
  */
-export async function geminiSettingsEnv(
+export async function systemSettingsEnv(
   env: Readonly<Record<string, string | undefined>>,
 ): Promise<Record<string, string | undefined>> {
   const existingPath = env.GEMINI_CLI_SYSTEM_SETTINGS_PATH ?? GEMINI_DEFAULT_SYSTEM_SETTINGS;
-  const merged = mergeSettings(await readSystemSettings(existingPath), GEMINI_FORCED_SETTINGS);
+  const existing = await readSettingsFile(existingPath, "Gemini CLI's system settings");
+  const merged = mergeSettings(existing, GEMINI_FORCED_SETTINGS);
   const content = `${JSON.stringify(merged, null, 2)}\n`;
   const hash = createHash('sha256').update(content).digest('hex').slice(0, 20);
-  const forge = join(env.HOME ?? homedir(), '.cache', 'forge');
-  const dir = join(forge, 'gemini');
-  await mkdir(dir, { recursive: true, mode: 0o700 });
-  // A directory that already existed keeps its mode through mkdir: Gemini would refuse a writable one.
-  await chmod(forge, 0o700);
-  await chmod(dir, 0o700);
-  const path = join(dir, `${hash}.json`);
+  const path = join(await forgeGeminiDir(env), `${hash}.json`);
   await writeFileAtomic(path, content);
   await chmod(path, 0o600);
   return { ...env, GEMINI_CLI_SYSTEM_SETTINGS_PATH: path };
@@ -59,25 +65,25 @@ export function skippedSettingsPath(line: string): string | undefined {
   return SKIPPED_SETTINGS.exec(line)?.[1];
 }
 
-async function readSystemSettings(path: string): Promise<SettingsObject> {
+/** A settings file as an object; `{}` when there is none. `what` names it in errors. */
+export async function readSettingsFile(path: string, what: string): Promise<SettingsObject> {
   let text: string;
   try {
     text = await readFile(path, 'utf8');
   } catch (error) {
     if (isNotFound(error)) return {};
-    throw new GeminiSettingsError(`Cannot read Gemini CLI's system settings ${path}: ${String(error)}`);
+    throw new GeminiSettingsError(`Cannot read ${what} ${path}: ${String(error)}`);
   }
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
   } catch (error) {
     throw new GeminiSettingsError(
-      `Gemini CLI's system settings ${path} are not plain JSON (${String(error)}); Forge merges its own keys into them and will not guess.`,
+      `${what} ${path} are not plain JSON (${String(error)}); Forge merges its own keys into them and will not guess.`,
     );
   }
   const checked = settingsObject.safeParse(parsed);
-  if (!checked.success)
-    throw new GeminiSettingsError(`Gemini CLI's system settings ${path} are not an object.`);
+  if (!checked.success) throw new GeminiSettingsError(`${what} ${path} are not an object.`);
   return checked.data;
 }
 

@@ -4,7 +4,8 @@ import { formatDuration, formatResetAt, lastLine, notify } from './agent-process
 import type { AgentProcessResult } from './agent-process.js';
 import { howItEnded, runAdapter, startVerdict, stopForAuth } from './adapter-run.js';
 import type { Verdict } from './adapter-run.js';
-import { geminiSettingsEnv, skippedSettingsPath } from './gemini-settings.js';
+import { geminiHomeEnv } from './gemini-home.js';
+import { skippedSettingsPath, systemSettingsEnv } from './gemini-settings.js';
 import { GeminiStream } from './gemini-stream.js';
 import { apiErrorKind, parseResetTime } from './limits.js';
 import { RetryWatch, retriesEnd } from './retry-watch.js';
@@ -41,12 +42,15 @@ async function runGemini(
 ): Promise<AgentResult> {
   const model = request.model ?? spec.model;
   let env: Record<string, string | undefined>;
+  // Gemini CLI reads a system settings file only when root owns it; anyone else gets a home of Forge's.
+  const root = options.runningAsRoot ?? process.getuid?.() === 0;
   try {
-    env = await geminiSettingsEnv(request.env);
+    env = await (root ? systemSettingsEnv(request.env) : geminiHomeEnv(request.env));
   } catch (error) {
     return settingsFailure(request.mode, model, error instanceof Error ? error.message : String(error));
   }
-  const settingsPath = env.GEMINI_CLI_SYSTEM_SETTINGS_PATH;
+  // Only the file Forge wrote: a user's own system settings path, skipped, is not Forge's to judge.
+  const settingsPath = root ? env.GEMINI_CLI_SYSTEM_SETTINGS_PATH : undefined;
   const stream = new GeminiStream(request.mode === 'read-only', (event) => notify(request, event));
   const retries = new RetryWatch(GEMINI_QUIET_RETRIES);
   return runAdapter({
@@ -58,7 +62,8 @@ async function runGemini(
     onLine: (line) => stream.push(line),
     onStderrLine: (line, stop) => {
       // Without Forge's settings the run would see what a blind agent must not: stop before it asks.
-      if (skippedSettingsPath(line) === settingsPath) {
+      const skipped = skippedSettingsPath(line);
+      if (skipped !== undefined && skipped === settingsPath) {
         stop(SETTINGS_SKIPPED, { activity: 'Gemini CLI would not use the settings Forge gave it' });
         return;
       }

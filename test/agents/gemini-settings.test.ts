@@ -1,19 +1,27 @@
 // The settings Forge gives Gemini CLI on every run: a system settings file of its own, merged with the
 // user's, in a directory Gemini CLI accepts; and what happens when that cannot be done or is refused.
-import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { lstat, mkdir, readFile, readlink, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createGeminiRunner } from '../../src/agents/gemini.js';
-import { geminiSettingsEnv, mergeSettings } from '../../src/agents/gemini-settings.js';
+import { geminiHomeEnv } from '../../src/agents/gemini-home.js';
+import { mergeSettings, systemSettingsEnv } from '../../src/agents/gemini-settings.js';
 import type { AgentMode } from '../../src/agents/types.js';
 import { setUpFakeAgents } from '../support/fake-agents/harness.js';
 import type { FakeAction } from '../support/fake-agents/harness.js';
 import { replay } from './recorded-streams.js';
 
-async function run(mode: AgentMode, actions: FakeAction[], extra: Record<string, string> = {}) {
+async function run(
+  mode: AgentMode,
+  actions: FakeAction[],
+  runningAsRoot = true,
+  prepare: (dir: string) => Promise<void> = async () => {},
+) {
   const fakes = await setUpFakeAgents();
-  const env = fakes.env(actions, extra);
-  const result = await createGeminiRunner({ cli: 'gemini', text: 'gemini' }, { killGraceMs: 200 }).run({
+  await prepare(fakes.dir);
+  const env = fakes.env(actions);
+  const runner = createGeminiRunner({ cli: 'gemini', text: 'gemini' }, { killGraceMs: 200, runningAsRoot });
+  const result = await runner.run({
     prompt: 'Judge.',
     cwd: fakes.work,
     env,
@@ -23,7 +31,7 @@ async function run(mode: AgentMode, actions: FakeAction[], extra: Record<string,
   return { fakes, env, result, calls: await fakes.calls() };
 }
 
-describe('gemini adapter: per-run system settings', () => {
+describe('gemini adapter as root: per-run system settings', () => {
   it.each<AgentMode>(['full', 'read-only'])(
     'a %s run gets a settings file under HOME without the directory tree or GEMINI.md from parents',
     async (mode) => {
@@ -49,7 +57,7 @@ describe('gemini adapter: per-run system settings', () => {
       context: { includeDirectoryTree: true, fileName: ['AGENTS.md'] },
     });
     await writeFile(admin, original);
-    const env = await geminiSettingsEnv({ HOME: fakes.dir, GEMINI_CLI_SYSTEM_SETTINGS_PATH: admin });
+    const env = await systemSettingsEnv({ HOME: fakes.dir, GEMINI_CLI_SYSTEM_SETTINGS_PATH: admin });
     expect(env.GEMINI_CLI_SYSTEM_SETTINGS_PATH).not.toBe(admin);
     expect(JSON.parse(await readFile(env.GEMINI_CLI_SYSTEM_SETTINGS_PATH ?? '', 'utf8'))).toEqual({
       security: { auth: { selectedType: 'gemini-api-key' } },
@@ -61,7 +69,7 @@ describe('gemini adapter: per-run system settings', () => {
   it('tightens a cache directory that already existed with a looser mode', async () => {
     const fakes = await setUpFakeAgents();
     await mkdir(join(fakes.dir, '.cache', 'forge', 'gemini'), { recursive: true, mode: 0o777 });
-    await geminiSettingsEnv({ HOME: fakes.dir });
+    await systemSettingsEnv({ HOME: fakes.dir });
     expect((await stat(join(fakes.dir, '.cache', 'forge', 'gemini'))).mode & 0o777).toBe(0o700);
   });
 
@@ -70,7 +78,7 @@ describe('gemini adapter: per-run system settings', () => {
     const admin = join(fakes.dir, 'admin.json');
     await writeFile(admin, '{ // a comment\n }');
     const env = fakes.env(replay('gemini-0.61.0-full.jsonl'), { GEMINI_CLI_SYSTEM_SETTINGS_PATH: admin });
-    const result = await createGeminiRunner({ cli: 'gemini', text: 'gemini' }).run({
+    const result = await createGeminiRunner({ cli: 'gemini', text: 'gemini' }, { runningAsRoot: true }).run({
       prompt: 'Judge.',
       cwd: fakes.work,
       env,
@@ -86,14 +94,18 @@ describe('gemini adapter: per-run system settings', () => {
 
   it('stops a run whose Gemini CLI skips the settings file, as an error of the machine', async () => {
     const fakes = await setUpFakeAgents();
-    const path = (await geminiSettingsEnv({ HOME: fakes.dir })).GEMINI_CLI_SYSTEM_SETTINGS_PATH ?? '';
+    const path = (await systemSettingsEnv({ HOME: fakes.dir })).GEMINI_CLI_SYSTEM_SETTINGS_PATH ?? '';
     const warning = `Security Warning: Skipping system settings file '${path}': Parent directory '/x' is insecure`;
     const actions: FakeAction[] = [
       { stderr: warning },
       { sleepMs: 10_000 },
       ...replay('gemini-0.61.0-full.jsonl'),
     ];
-    const result = await createGeminiRunner({ cli: 'gemini', text: 'gemini' }, { killGraceMs: 200 }).run({
+    const runner = createGeminiRunner(
+      { cli: 'gemini', text: 'gemini' },
+      { killGraceMs: 200, runningAsRoot: true },
+    );
+    const result = await runner.run({
       prompt: 'Judge.',
       cwd: fakes.work,
       env: fakes.env(actions),
@@ -112,5 +124,92 @@ describe('gemini adapter: per-run system settings', () => {
       a: { b: 1, c: [] },
       d: { e: 2 },
     });
+  });
+});
+
+describe('gemini adapter as another user: a home of Forge’s with its settings', () => {
+  const user = {
+    security: { auth: { selectedType: 'oauth-personal' } },
+    context: { includeDirectoryTree: true },
+  };
+  const prepareHome = async (dir: string) => {
+    await mkdir(join(dir, '.gemini', 'tmp'), { recursive: true });
+    await writeFile(join(dir, '.gemini', 'settings.json'), JSON.stringify(user));
+    await writeFile(join(dir, '.gemini', 'oauth_creds.json'), '{"token":"t"}');
+    await writeFile(join(dir, '.env'), 'GEMINI_API_KEY=k\n');
+  };
+
+  it("points GEMINI_CLI_HOME at it: the user's settings with Forge's keys over them, the rest of ~/.gemini linked", async () => {
+    const { fakes, calls, result } = await run(
+      'read-only',
+      replay('gemini-0.61.0-full.jsonl'),
+      false,
+      prepareHome,
+    );
+    expect(result.outcome).toBe('ok');
+    const env = calls[0]!.env;
+    expect(env.GEMINI_CLI_SYSTEM_SETTINGS_PATH).toBeUndefined();
+    const home = env.GEMINI_CLI_HOME ?? '';
+    expect(home.startsWith(join(fakes.dir, '.cache', 'forge', 'gemini', 'home-'))).toBe(true);
+    expect(JSON.parse(await readFile(join(home, '.gemini', 'settings.json'), 'utf8'))).toEqual({
+      security: { auth: { selectedType: 'oauth-personal' } },
+      context: { includeDirectoryTree: false, memoryBoundaryMarkers: [] },
+    });
+    expect(await readlink(join(home, '.gemini', 'oauth_creds.json'))).toBe(
+      join(fakes.dir, '.gemini', 'oauth_creds.json'),
+    );
+    expect(await readlink(join(home, '.gemini', 'tmp'))).toBe(join(fakes.dir, '.gemini', 'tmp'));
+    expect(await readlink(join(home, '.env'))).toBe(join(fakes.dir, '.env'));
+    expect(JSON.parse(await readFile(join(fakes.dir, '.gemini', 'settings.json'), 'utf8'))).toEqual(user);
+  });
+
+  it('replaces a file Gemini CLI left in its home by the real one, and keeps a directory it made', async () => {
+    const fakes = await setUpFakeAgents();
+    await prepareHome(fakes.dir);
+    const home = (await geminiHomeEnv({ HOME: fakes.dir })).GEMINI_CLI_HOME ?? '';
+    await rm(join(home, '.gemini', 'oauth_creds.json'));
+    await writeFile(join(home, '.gemini', 'oauth_creds.json'), '{"token":"stale"}');
+    await mkdir(join(home, '.gemini', 'history'));
+    await mkdir(join(fakes.dir, '.gemini', 'history'));
+    await geminiHomeEnv({ HOME: fakes.dir });
+    expect(await readFile(join(home, '.gemini', 'oauth_creds.json'), 'utf8')).toBe('{"token":"t"}');
+    expect((await lstat(join(home, '.gemini', 'history'))).isDirectory()).toBe(true);
+  });
+
+  it('does not start Gemini CLI when the user settings are not plain JSON, and says which file', async () => {
+    const { fakes, calls, result } = await run(
+      'full',
+      replay('gemini-0.61.0-full.jsonl'),
+      false,
+      async (dir) => {
+        await mkdir(join(dir, '.gemini'));
+        await writeFile(join(dir, '.gemini', 'settings.json'), '{ // mine\n }');
+      },
+    );
+    expect(result.outcome).toBe('error');
+    expect(result.fatal).toBe(true);
+    expect(result.message).toContain(join(fakes.dir, '.gemini', 'settings.json'));
+    expect(calls).toEqual([]);
+  });
+
+  it('is not stopped by a warning about a system settings file Forge did not give it', async () => {
+    const warning =
+      "Security Warning: Skipping system settings file '/etc/gemini-cli/settings.json': not owned by root";
+    const actions: FakeAction[] = [
+      { stderr: 'YOLO mode is enabled. All tool calls will be automatically approved.' },
+      { stderr: warning },
+      ...replay('gemini-0.61.0-full.jsonl'),
+    ];
+    const fakes = await setUpFakeAgents();
+    const runner = createGeminiRunner({ cli: 'gemini', text: 'gemini' }, { runningAsRoot: false });
+    const result = await runner.run({
+      prompt: 'Do it.',
+      cwd: fakes.work,
+      // The user's own system settings path, which Gemini CLI skips when not run by root.
+      env: fakes.env(actions, { GEMINI_CLI_SYSTEM_SETTINGS_PATH: '/etc/gemini-cli/settings.json' }),
+      mode: 'full',
+      timeoutMs: 20_000,
+    });
+    expect(result.outcome).toBe('ok');
   });
 });

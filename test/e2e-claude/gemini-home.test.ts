@@ -1,0 +1,41 @@
+// The real Gemini CLI run by the adapter as it runs for anyone but root (who cannot write a system
+// settings file Gemini CLI accepts: root must own it): through a home of Forge's, the tree is still not
+// shown, and the user's own settings file is left as it was.
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { createGeminiRunner } from '../../src/agents/gemini.js';
+import { text } from '../support/model-server/index.js';
+import { DIRECTORY_TREE } from './cli-cases.js';
+import { GEMINI_BIN, requireCli } from './cli-setup.js';
+import { createAgentWorld } from './harness.js';
+
+beforeAll(async () => {
+  await requireCli(GEMINI_BIN, '@google/gemini-cli');
+});
+
+describe('the Gemini CLI adapter as another user than root', () => {
+  it('runs the real binary with its settings from a home of Forge’s: no tree, user settings untouched', async () => {
+    const world = await createAgentWorld({ files: { 'bench/score.mjs': 'console.log(1)\n' } });
+    world.server.addRule({ name: 'doer', match: 'marker:gemini-home', turns: [text('Done.')] });
+    const userSettings = join(world.home, '.gemini', 'settings.json');
+    const before = await readFile(userSettings, 'utf8');
+
+    const runner = createGeminiRunner({ cli: 'gemini', text: 'gemini' }, { runningAsRoot: false });
+    const result = await runner.run({
+      prompt: 'marker:gemini-home\nSay done.',
+      cwd: world.repo,
+      env: world.env,
+      mode: 'full',
+      timeoutMs: 120_000,
+    });
+    const why = `${result.message}\n${world.explain()}`;
+    expect(result.outcome, why).toBe('ok');
+    const turns = world.server.turnsOf('doer');
+    expect(turns, why).toHaveLength(1);
+    expect(turns[0]!.prompt, why).not.toMatch(DIRECTORY_TREE);
+    expect(turns[0]!.prompt, why).not.toContain('score.mjs');
+    // Its auth choice still came from the user's settings (the scripted server answered it).
+    expect(await readFile(userSettings, 'utf8')).toBe(before);
+  });
+});
