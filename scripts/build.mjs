@@ -1,6 +1,9 @@
 #!/usr/bin/env node
-// Builds dist/ with tsc. `--if-stale` (npm's `prepare` and `pretest`) builds only when a source is
-// newer than dist/, so a clean clone compiles once: `npm ci` builds, `npm test` then finds it fresh.
+// Builds dist/ with tsc --noCheck: the emit of the whole program without its type check, because
+// `npm run typecheck` (tsc --noEmit over src, test and scripts) is the one compile that checks types;
+// checking src twice cost ~12 s of CPU on a clean clone against ~4 s for this, and the JavaScript is
+// the same byte for byte. `--if-stale` (npm's `prepare` and `pretest`) builds only when a source is
+// newer than dist/, so a clean clone builds once: `npm ci` builds, `npm test` then finds it fresh.
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, statSync, utimesSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -38,12 +41,13 @@ if (!existsSync(tsc)) {
   );
   process.exit(1);
 }
-const result = spawnSync(process.execPath, [tsc, '-p', join(root, 'tsconfig.build.json')], {
+const result = spawnSync(process.execPath, [tsc, '-p', join(root, 'tsconfig.build.json'), '--noCheck'], {
   cwd: root,
   stdio: 'inherit',
 });
 if (result.status !== 0) {
-  // tsc emits even with type errors: mark the output stale so the next run builds again.
+  // A syntax error still fails the build, after the other files were emitted: mark the output stale
+  // so the next run builds again.
   if (existsSync(built)) utimesSync(built, 0, 0);
   process.exit(result.status ?? 1);
 }
