@@ -3,15 +3,28 @@ import { randomBytes } from 'node:crypto';
 import { access, mkdir, open, readFile, rename, rm, stat } from 'node:fs/promises';
 import { dirname, basename, join } from 'node:path';
 
+export interface AtomicWriteOptions {
+  /**
+   * Flush the new content to the disk before it replaces the old (default true). Either way readers
+   * and a killed process see the old file or the new one; false only risks the new content on a power
+   * loss, for files that mean nothing after one (a live lock's progress: its process is gone too).
+   */
+  durable?: boolean;
+}
+
 /** Writes `content` to `path` so readers see either the old file or the new one, never a mix. */
-export async function writeFileAtomic(path: string, content: string | Uint8Array): Promise<void> {
+export async function writeFileAtomic(
+  path: string,
+  content: string | Uint8Array,
+  options: AtomicWriteOptions = {},
+): Promise<void> {
   const dir = dirname(path);
   await mkdir(dir, { recursive: true });
   const temp = join(dir, `.${basename(path)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
   const handle = await open(temp, 'w');
   try {
     await handle.writeFile(content);
-    await handle.sync();
+    if (options.durable !== false) await handle.sync();
   } finally {
     await handle.close();
   }
@@ -23,8 +36,12 @@ export async function writeFileAtomic(path: string, content: string | Uint8Array
   }
 }
 
-export async function writeJsonAtomic(path: string, value: unknown): Promise<void> {
-  await writeFileAtomic(path, `${JSON.stringify(value, null, 2)}\n`);
+export async function writeJsonAtomic(
+  path: string,
+  value: unknown,
+  options: AtomicWriteOptions = {},
+): Promise<void> {
+  await writeFileAtomic(path, `${JSON.stringify(value, null, 2)}\n`, options);
 }
 
 /** Reads a file, or returns undefined when it does not exist. */

@@ -154,7 +154,10 @@ export function createFileLock(options: FileLockOptions): FileLock {
       const patch = 'agent_pid' in given ? { ...given, agent_pid_start: withStart(given.agent_pid) } : given;
       const record = { ...held, ...patch };
       held = record;
-      await writes.run(() => writeJsonAtomic(options.path, record));
+      // Progress only (the live bead, the agent's pid), several times a bead: replaced atomically but not
+      // flushed. A kill leaves the last update; a power loss leaves this record or, at worst, an
+      // unreadable lock, which ages out (unreadableGraceMs) — either way its processes are gone.
+      await writes.run(() => writeJsonAtomic(options.path, record, { durable: false }));
     },
 
     async release() {

@@ -1,10 +1,10 @@
 // The runner's lock file: a live holder is refused, a gone one taken over, and a pid that now belongs
 // to a later, unrelated process (a reboot, a container) is told apart from the runner that wrote it.
 import { execa } from 'execa';
-import { mkdir, mkdtemp, rm, utimes, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, open, readdir, rm, utimes, writeFile } from 'node:fs/promises';
 import { hostname, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { describe, expect, it, onTestFinished } from 'vitest';
+import { describe, expect, it, onTestFinished, vi } from 'vitest';
 import { createFileLock, readLockFile, type LockRecord } from '../../src/infra/lock-file.js';
 import { processStartTicks } from '../../src/infra/pid.js';
 
@@ -102,6 +102,25 @@ describe('lock file: writes after a failed one', () => {
 
 describe('lock file: who may take it', () => {
   const dead = () => false;
+
+  it('flushes the lock it takes, and replaces it whole but unflushed on each progress update', async () => {
+    const path = await lockPath();
+    // FileHandle is not exported: its prototype is reached through a handle.
+    const probe = await open(join(dirname(path), 'probe'), 'w');
+    const handleProto = Object.getPrototypeOf(probe) as { sync: () => Promise<void> };
+    await probe.close();
+    const sync = vi.spyOn(handleProto, 'sync');
+    onTestFinished(() => sync.mockRestore());
+    const lock = createFileLock({ path, host: hostname() });
+    expect(await lock.acquire(record(process.pid, { run_id: 'a' }))).toEqual({ ok: true });
+    expect(sync).toHaveBeenCalledTimes(1);
+    await lock.update({ bead: 'bd-1', bead_started_at: new Date().toISOString() });
+    await lock.update({ agent_pid: process.pid });
+    expect(sync).toHaveBeenCalledTimes(1);
+    expect(await readLockFile(path)).toMatchObject({ run_id: 'a', bead: 'bd-1', agent_pid: process.pid });
+    // Replaced by rename: no temp file is left beside it.
+    expect((await readdir(dirname(path))).sort()).toEqual(['probe', 'ralph-loop.lock']);
+  });
 
   it('acquires a free lock, writes the record, and refuses a second run while the first holds it', async () => {
     const path = await lockPath();
