@@ -2,7 +2,6 @@
 import { Option, type Command } from 'commander';
 import type { SetupResult } from '../autoresearch/setup.js';
 import type { LoopSetupOptions } from '../autoresearch/setup-options.js';
-import { isProcessAlive } from '../infra/pid.js';
 import { parseRoleAgents } from './agent-options.js';
 import {
   globals,
@@ -152,10 +151,9 @@ export function defineLoopCommand(command: Command, deps: CliDeps): void {
       const options = globals(cmd);
       const repo = workingDir(deps, options);
       const parsedOptions = await loopOptionsFrom(deps, options, subject, flags);
-      const [{ setupLoop }, { createGit }, { runProcess }, { loopAgents }] = await Promise.all([
+      const [{ setupLoop }, { loopSetupPorts }, { loopAgents }] = await Promise.all([
         import('../autoresearch/setup.js'),
-        import('../infra/git.js'),
-        import('../infra/process.js'),
+        import('./setup-ports.js'),
         import('./agent-options.js'),
       ]);
       const { config, opened } = await openStoreFor(deps, options);
@@ -166,18 +164,7 @@ export function defineLoopCommand(command: Command, deps: CliDeps): void {
       await store.init();
       let result: SetupResult;
       try {
-        result = await setupLoop(repo, setupOptions, {
-          store,
-          git: createGit({ cwd: repo, env: deps.env }),
-          files: deps.loopFiles,
-          runMetric: (argv, run) =>
-            runProcess(
-              { file: argv[0] ?? '', args: argv.slice(1) },
-              { cwd: run.cwd, env: deps.env, timeoutMs: run.timeoutMs },
-            ),
-          now: () => deps.clock.now(),
-          isProcessAlive,
-        });
+        result = await setupLoop(repo, setupOptions, loopSetupPorts(deps, repo, store));
       } catch (error) {
         throw await withFlagNames(error);
       }

@@ -44,20 +44,11 @@ export async function pipelineBuiltins(
       },
     );
   }
-  const [
-    { createStageExecutor },
-    { setupLoop },
-    { createGit },
-    { runProcess },
-    { loopAgents },
-    { isProcessAlive },
-  ] = await Promise.all([
+  const [{ createStageExecutor }, { setupLoop }, { loopSetupPorts }, { loopAgents }] = await Promise.all([
     import('../autoresearch/pipeline-stage.js'),
     import('../autoresearch/setup.js'),
-    import('../infra/git.js'),
-    import('../infra/process.js'),
+    import('./setup-ports.js'),
     import('./agent-options.js'),
-    import('../infra/pid.js'),
   ]);
   const stage = createStageExecutor({
     repo: ctx.repo,
@@ -68,18 +59,7 @@ export async function pipelineBuiltins(
       return Object.keys(agents).length === 0 ? undefined : agents;
     },
     setupLoop: async (options) => {
-      const result = await setupLoop(ctx.repo, options, {
-        store: ctx.store,
-        git: createGit({ cwd: ctx.repo, env: deps.env }),
-        runMetric: (argv, run) =>
-          runProcess(
-            { file: argv[0] ?? '', args: argv.slice(1) },
-            { cwd: run.cwd, env: deps.env, timeoutMs: run.timeoutMs },
-          ),
-        now: () => deps.clock.now(),
-        isProcessAlive,
-        files: deps.loopFiles,
-      });
+      const result = await setupLoop(ctx.repo, options, loopSetupPorts(deps, ctx.repo, ctx.store));
       return { epic: result.epic };
     },
     specGatePasses: async (slug) =>
