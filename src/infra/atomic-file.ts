@@ -1,6 +1,6 @@
 // Atomic file writes (temp file in the same directory, fsync, rename) and a torn-line-tolerant append.
 import { randomBytes } from 'node:crypto';
-import { access, mkdir, open, readFile, rename, rm, stat } from 'node:fs/promises';
+import { access, mkdir, open, readFile, rename, rm, stat, type FileHandle } from 'node:fs/promises';
 import { dirname, basename, join } from 'node:path';
 
 export interface AtomicWriteOptions {
@@ -92,10 +92,7 @@ export async function appendJsonLine(path: string, value: unknown): Promise<void
  * line (a torn tail that is not JSON is dropped by the append). Undefined for an empty or missing file.
  */
 export async function readLastLine(path: string): Promise<string | undefined> {
-  const handle = await open(path, 'r').catch((error: unknown) => {
-    if (isNotFound(error)) return undefined;
-    throw error;
-  });
+  const handle = await openIfExists(path);
   if (handle === undefined) return undefined;
   try {
     const { size } = await handle.stat();
@@ -144,6 +141,14 @@ export async function modifiedTimeMs(path: string): Promise<number | undefined> 
     (stats) => stats.mtimeMs,
     () => undefined,
   );
+}
+
+/** The file opened for reading; undefined when it does not exist, other errors are thrown. */
+export async function openIfExists(path: string): Promise<FileHandle | undefined> {
+  return open(path, 'r').catch((error: unknown) => {
+    if (isNotFound(error)) return undefined;
+    throw error;
+  });
 }
 
 export function isNotFound(error: unknown): boolean {

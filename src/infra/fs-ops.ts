@@ -1,9 +1,9 @@
 // Small filesystem operations for the layers above infra, so loop and autoresearch code reaches the
 // disk only through infra (a step towards a LoopFiles port that a test can replace).
-import { mkdir, mkdtemp, open, readdir, readFile, realpath, rename, rm, stat } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, realpath, rename, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { isNotFound } from './atomic-file.js';
+import { openIfExists } from './atomic-file.js';
 
 /** The names in a directory (unsorted, as the system gives them). Throws when it cannot be read. */
 export async function listDir(path: string): Promise<string[]> {
@@ -78,10 +78,7 @@ export interface RangeReader {
 
 /** Opens `path` for ranged reads; undefined when it does not exist, other errors are thrown. */
 export async function openRangeReader(path: string): Promise<RangeReader | undefined> {
-  const handle = await open(path, 'r').catch((error: unknown) => {
-    if (isNotFound(error)) return undefined;
-    throw error;
-  });
+  const handle = await openIfExists(path);
   if (handle === undefined) return undefined;
   return {
     size: async () => (await handle.stat()).size,
