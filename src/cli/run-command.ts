@@ -100,14 +100,17 @@ export async function runEpicCommand(
 ): Promise<{ summary: RunSummary; exitCode: ExitCodeValue }> {
   const { onlyBead } = how;
   const repo = workingDir(deps, options);
-  const { config, opened } = await openStoreFor(
-    deps,
-    { ...options, actor: options.actor ?? 'ralph-loop' },
-    epicId,
-  );
+  // The store (its config, br's version), git and the run directory are asked side by side (each may
+  // start a process); a failure is still reported in this order.
+  const storeAsked = openStoreFor(deps, { ...options, actor: options.actor ?? 'ralph-loop' }, epicId);
+  const gitAsked = deps.createRunnerGit(repo);
+  const runDirAsked = runDirFor(repo, epicId);
+  gitAsked.catch(() => undefined);
+  runDirAsked.catch(() => undefined);
+  const { config, opened } = await storeAsked;
   // Check what was asked for before creating anything: a mistyped or refused run leaves no trace.
-  const repoGit = await deps.createRunnerGit(repo);
-  const runDir = await runDirFor(repo, epicId);
+  const repoGit = await gitAsked;
+  const runDir = await runDirAsked;
   const validate = flags.validate !== false;
   // One read of the epic serves the target check, validation and, when no runner held the epic's lock
   // before it, the run's recovery (see RunnerOptions.beadsAtStart).
