@@ -7,30 +7,27 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { isNotFound, writeFileAtomic } from '../infra/atomic-file.js';
 import { listDirIfExists } from '../infra/fs-ops.js';
-import {
-  GEMINI_FORCED_SETTINGS,
-  forgeGeminiDir,
-  mergeSettings,
-  readSettingsFile,
-} from './gemini-settings.js';
+import { forgeGeminiDir, readSettingsFile, withForgeSettings } from './gemini-settings.js';
+import type { AgentMode } from './types.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
 
 /**
  * Points GEMINI_CLI_HOME (seen, 0.61: where Gemini CLI looks for `.gemini/` and `.env` instead of the
- * home directory) at `$HOME/.cache/forge/gemini/home-<hash of the real home>`: its `.gemini/settings.json`
+ * home directory) at `$HOME/.cache/forge/gemini/home-<hash of the real home>-<mode>`: its `.gemini/settings.json`
  * is the user's with Forge's keys over them; every other entry of the real `.gemini`, and `~/.env`, is a
  * symlink to the real one. Workspace settings (`.gemini/settings.json` in the tree) still rank above the
  * user layer; system settings above both.
  */
-export async function geminiHomeEnv(env: Env): Promise<Record<string, string | undefined>> {
+export async function geminiHomeEnv(env: Env, mode: AgentMode): Promise<Record<string, string | undefined>> {
   const realHome = env.GEMINI_CLI_HOME ?? env.HOME ?? homedir();
   const realGemini = join(realHome, '.gemini');
   const user = await readSettingsFile(join(realGemini, 'settings.json'), "Gemini CLI's user settings");
-  const content = `${JSON.stringify(mergeSettings(user, GEMINI_FORCED_SETTINGS), null, 2)}\n`;
+  const content = `${JSON.stringify(withForgeSettings(user, mode), null, 2)}\n`;
 
   const hash = createHash('sha256').update(realHome).digest('hex').slice(0, 20);
-  const home = join(await forgeGeminiDir(env), `home-${hash}`);
+  // One per mode: a read-only run's settings differ, and runs of both modes may run at once.
+  const home = join(await forgeGeminiDir(env), `home-${hash}-${mode}`);
   const gemini = join(home, '.gemini');
   await mkdir(gemini, { recursive: true, mode: 0o700 });
   for (const name of (await listDirIfExists(realGemini)) ?? []) {

@@ -6,6 +6,7 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { isNotFound, writeFileAtomic } from '../infra/atomic-file.js';
+import type { AgentMode } from './types.js';
 
 /** Where Gemini CLI reads its system settings from, absent GEMINI_CLI_SYSTEM_SETTINGS_PATH (Linux). */
 export const GEMINI_DEFAULT_SYSTEM_SETTINGS = '/etc/gemini-cli/settings.json';
@@ -19,6 +20,26 @@ export const GEMINI_DEFAULT_SYSTEM_SETTINGS = '/etc/gemini-cli/settings.json';
 export const GEMINI_FORCED_SETTINGS = {
   context: { includeDirectoryTree: false, memoryBoundaryMarkers: [] as string[] },
 };
+
+/**
+ * Left out of a read-only run's tools. `exit_plan_mode` is plan mode's way out, which headless Gemini CLI
+ * approves by itself (seen, 0.61: "Plan approved. Switching to YOLO mode", then the judge's write_file
+ * and shell command ran in the tree); `invoke_agent` starts sub-agents, which a judge has no use for.
+ */
+export const GEMINI_READ_ONLY_EXCLUDED_TOOLS = ['exit_plan_mode', 'invoke_agent'];
+
+/** `base` with Forge's keys over it; a read-only run's excluded tools are added to any already excluded. */
+export function withForgeSettings(base: SettingsObject, mode: AgentMode): SettingsObject {
+  const merged = mergeSettings(base, GEMINI_FORCED_SETTINGS);
+  if (mode !== 'read-only') return merged;
+  const tools = settingsObject.safeParse(merged.tools);
+  const toolsObject = tools.success ? tools.data : {};
+  const excluded = z.array(z.string()).safeParse(toolsObject.exclude);
+  const exclude = [
+    ...new Set([...(excluded.success ? excluded.data : []), ...GEMINI_READ_ONLY_EXCLUDED_TOOLS]),
+  ];
+  return { ...merged, tools: { ...toolsObject, exclude } };
+}
 
 /** What Gemini CLI prints on stderr when it will not use a system settings file (seen, 0.61). */
 const SKIPPED_SETTINGS = /^Security Warning: Skipping system settings file '([^']+)'/;
@@ -48,10 +69,11 @@ export async function forgeGeminiDir(env: Readonly<Record<string, string | undef
  */
 export async function systemSettingsEnv(
   env: Readonly<Record<string, string | undefined>>,
+  mode: AgentMode,
 ): Promise<Record<string, string | undefined>> {
   const existingPath = env.GEMINI_CLI_SYSTEM_SETTINGS_PATH ?? GEMINI_DEFAULT_SYSTEM_SETTINGS;
   const existing = await readSettingsFile(existingPath, "Gemini CLI's system settings");
-  const merged = mergeSettings(existing, GEMINI_FORCED_SETTINGS);
+  const merged = withForgeSettings(existing, mode);
   const content = `${JSON.stringify(merged, null, 2)}\n`;
   const hash = createHash('sha256').update(content).digest('hex').slice(0, 20);
   const path = join(await forgeGeminiDir(env), `${hash}.json`);

@@ -45,7 +45,9 @@ async function runGemini(
   // Gemini CLI reads a system settings file only when root owns it; anyone else gets a home of Forge's.
   const root = options.runningAsRoot ?? process.getuid?.() === 0;
   try {
-    env = await (root ? systemSettingsEnv(request.env) : geminiHomeEnv(request.env));
+    env = await (root
+      ? systemSettingsEnv(request.env, request.mode)
+      : geminiHomeEnv(request.env, request.mode));
   } catch (error) {
     return settingsFailure(request.mode, model, error instanceof Error ? error.message : String(error));
   }

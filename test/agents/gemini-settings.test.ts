@@ -41,6 +41,8 @@ describe('gemini adapter as root: per-run system settings', () => {
       expect(path.startsWith(join(fakes.dir, '.cache', 'forge', 'gemini') + '/')).toBe(true);
       expect(JSON.parse(await readFile(path, 'utf8'))).toEqual({
         context: { includeDirectoryTree: false, memoryBoundaryMarkers: [] },
+        // A read-only run also loses plan mode's way out and sub-agents.
+        ...(mode === 'read-only' ? { tools: { exclude: ['exit_plan_mode', 'invoke_agent'] } } : {}),
       });
       // Gemini CLI skips a system settings file that anyone but its owner can write, or any parent of.
       for (const dir of [join(fakes.dir, '.cache', 'forge'), join(fakes.dir, '.cache', 'forge', 'gemini')])
@@ -57,7 +59,7 @@ describe('gemini adapter as root: per-run system settings', () => {
       context: { includeDirectoryTree: true, fileName: ['AGENTS.md'] },
     });
     await writeFile(admin, original);
-    const env = await systemSettingsEnv({ HOME: fakes.dir, GEMINI_CLI_SYSTEM_SETTINGS_PATH: admin });
+    const env = await systemSettingsEnv({ HOME: fakes.dir, GEMINI_CLI_SYSTEM_SETTINGS_PATH: admin }, 'full');
     expect(env.GEMINI_CLI_SYSTEM_SETTINGS_PATH).not.toBe(admin);
     expect(JSON.parse(await readFile(env.GEMINI_CLI_SYSTEM_SETTINGS_PATH ?? '', 'utf8'))).toEqual({
       security: { auth: { selectedType: 'gemini-api-key' } },
@@ -69,7 +71,7 @@ describe('gemini adapter as root: per-run system settings', () => {
   it('tightens a cache directory that already existed with a looser mode', async () => {
     const fakes = await setUpFakeAgents();
     await mkdir(join(fakes.dir, '.cache', 'forge', 'gemini'), { recursive: true, mode: 0o777 });
-    await systemSettingsEnv({ HOME: fakes.dir });
+    await systemSettingsEnv({ HOME: fakes.dir }, 'full');
     expect((await stat(join(fakes.dir, '.cache', 'forge', 'gemini'))).mode & 0o777).toBe(0o700);
   });
 
@@ -94,7 +96,8 @@ describe('gemini adapter as root: per-run system settings', () => {
 
   it('stops a run whose Gemini CLI skips the settings file, as an error of the machine', async () => {
     const fakes = await setUpFakeAgents();
-    const path = (await systemSettingsEnv({ HOME: fakes.dir })).GEMINI_CLI_SYSTEM_SETTINGS_PATH ?? '';
+    const path =
+      (await systemSettingsEnv({ HOME: fakes.dir }, 'read-only')).GEMINI_CLI_SYSTEM_SETTINGS_PATH ?? '';
     const warning = `Security Warning: Skipping system settings file '${path}': Parent directory '/x' is insecure`;
     const actions: FakeAction[] = [
       { stderr: warning },
@@ -117,6 +120,23 @@ describe('gemini adapter as root: per-run system settings', () => {
     expect(result.environment).toBe(true);
     expect(result.message).toContain('is insecure');
     expect(result.finalText).toBe('');
+  });
+
+  it("adds a read-only run's excluded tools to those the settings in force exclude, keeping the rest", async () => {
+    const fakes = await setUpFakeAgents();
+    const admin = join(fakes.dir, 'admin.json');
+    await writeFile(
+      admin,
+      JSON.stringify({ tools: { exclude: ['web_fetch', 'invoke_agent'], core: ['read_file'] } }),
+    );
+    const env = await systemSettingsEnv(
+      { HOME: fakes.dir, GEMINI_CLI_SYSTEM_SETTINGS_PATH: admin },
+      'read-only',
+    );
+    const written: unknown = JSON.parse(await readFile(env.GEMINI_CLI_SYSTEM_SETTINGS_PATH ?? '', 'utf8'));
+    expect(written).toMatchObject({
+      tools: { exclude: ['web_fetch', 'invoke_agent', 'exit_plan_mode'], core: ['read_file'] },
+    });
   });
 
   it('merges objects key by key and lets anything else replace', () => {
@@ -151,9 +171,11 @@ describe('gemini adapter as another user: a home of Forge’s with its settings'
     expect(env.GEMINI_CLI_SYSTEM_SETTINGS_PATH).toBeUndefined();
     const home = env.GEMINI_CLI_HOME ?? '';
     expect(home.startsWith(join(fakes.dir, '.cache', 'forge', 'gemini', 'home-'))).toBe(true);
+    expect(home.endsWith('-read-only')).toBe(true);
     expect(JSON.parse(await readFile(join(home, '.gemini', 'settings.json'), 'utf8'))).toEqual({
       security: { auth: { selectedType: 'oauth-personal' } },
       context: { includeDirectoryTree: false, memoryBoundaryMarkers: [] },
+      tools: { exclude: ['exit_plan_mode', 'invoke_agent'] },
     });
     expect(await readlink(join(home, '.gemini', 'oauth_creds.json'))).toBe(
       join(fakes.dir, '.gemini', 'oauth_creds.json'),
@@ -166,12 +188,12 @@ describe('gemini adapter as another user: a home of Forge’s with its settings'
   it('replaces a file Gemini CLI left in its home by the real one, and keeps a directory it made', async () => {
     const fakes = await setUpFakeAgents();
     await prepareHome(fakes.dir);
-    const home = (await geminiHomeEnv({ HOME: fakes.dir })).GEMINI_CLI_HOME ?? '';
+    const home = (await geminiHomeEnv({ HOME: fakes.dir }, 'full')).GEMINI_CLI_HOME ?? '';
     await rm(join(home, '.gemini', 'oauth_creds.json'));
     await writeFile(join(home, '.gemini', 'oauth_creds.json'), '{"token":"stale"}');
     await mkdir(join(home, '.gemini', 'history'));
     await mkdir(join(fakes.dir, '.gemini', 'history'));
-    await geminiHomeEnv({ HOME: fakes.dir });
+    await geminiHomeEnv({ HOME: fakes.dir }, 'full');
     expect(await readFile(join(home, '.gemini', 'oauth_creds.json'), 'utf8')).toBe('{"token":"t"}');
     expect((await lstat(join(home, '.gemini', 'history'))).isDirectory()).toBe(true);
   });
