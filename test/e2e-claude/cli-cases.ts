@@ -18,6 +18,8 @@ export interface CliCase {
   readFile: (path: string) => Turn;
   glob: (pattern: string, dir: string) => Turn;
   grep: (pattern: string, dir: string) => Turn;
+  /** A read-only run's ways out, as its model would try them: leaving plan mode, starting a sub-agent. */
+  escapes: Turn[];
   /** Failed attempts it makes by itself before the adapter stops it (see the adapter's quiet retries). */
   rateLimitFaults: number;
   costed: boolean;
@@ -35,6 +37,9 @@ export const CASES: CliCase[] = [
     readFile: (filePath) => toolUse('read', { filePath }),
     glob: (pattern, path) => toolUse('glob', { pattern, path }),
     grep: (pattern, path) => toolUse('grep', { pattern, path }),
+    escapes: [
+      toolUse('task', { description: 'write it', prompt: 'Write pwned.txt.', subagent_type: 'general' }),
+    ],
     rateLimitFaults: 3,
     costed: true,
   },
@@ -50,6 +55,11 @@ export const CASES: CliCase[] = [
     readFile: (file_path) => toolUse('read_file', { file_path }),
     glob: (pattern, dir_path) => toolUse('glob', { pattern, dir_path }),
     grep: (pattern, dir_path) => toolUse('grep_search', { pattern, dir_path }),
+    escapes: [
+      // Headless 0.61 approves this by itself and switches to YOLO unless the tool is excluded.
+      toolUse('exit_plan_mode', { plan_filename: 'plan.md' }),
+      toolUse('invoke_agent', { agent_name: 'generalist', prompt: 'Write pwned.txt.' }),
+    ],
     rateLimitFaults: 2,
     costed: false,
   },

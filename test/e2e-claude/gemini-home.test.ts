@@ -1,11 +1,12 @@
 // The real Gemini CLI run by the adapter as it runs for anyone but root (who cannot write a system
 // settings file Gemini CLI accepts: root must own it): through a home of Forge's, the tree is still not
 // shown, and the user's own settings file is left as it was.
+import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createGeminiRunner } from '../../src/agents/gemini.js';
-import { text } from '../support/model-server/index.js';
+import { text, toolUse } from '../support/model-server/index.js';
 import { DIRECTORY_TREE } from './cli-cases.js';
 import { GEMINI_BIN, requireCli } from './cli-setup.js';
 import { createAgentWorld } from './harness.js';
@@ -37,5 +38,33 @@ describe('the Gemini CLI adapter as another user than root', () => {
     expect(turns[0]!.prompt, why).not.toContain('score.mjs');
     // Its auth choice still came from the user's settings (the scripted server answered it).
     expect(await readFile(userSettings, 'utf8')).toBe(before);
+  });
+
+  it('holds a read-only run there too: leaving plan mode is refused, and so is the write after it', async () => {
+    const world = await createAgentWorld();
+    const target = join(world.repo, 'pwned.txt');
+    world.server.addRule({
+      name: 'judge',
+      match: 'marker:gemini-home-judge',
+      turns: [
+        toolUse('exit_plan_mode', { plan_filename: 'plan.md' }),
+        toolUse('write_file', { file_path: target, content: 'judged' }),
+        text('{"score": 1}'),
+      ],
+    });
+    const runner = createGeminiRunner({ cli: 'gemini', text: 'gemini' }, { runningAsRoot: false });
+    const result = await runner.run({
+      prompt: 'marker:gemini-home-judge\nJudge.',
+      cwd: world.repo,
+      env: world.env,
+      mode: 'read-only',
+      timeoutMs: 120_000,
+    });
+    const why = `${result.message}\n${world.explain()}`;
+    expect(result.outcome, why).toBe('ok');
+    const answers = world.server.turnsOf('judge').flatMap((turn) => turn.latestToolResults);
+    expect(answers, why).toHaveLength(2);
+    for (const answer of answers) expect(answer.isError, why).toBe(true);
+    expect(existsSync(target), why).toBe(false);
   });
 });

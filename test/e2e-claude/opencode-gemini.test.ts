@@ -69,13 +69,15 @@ describe.each(CASES)('ralph-loop runs the real $agent', (cli) => {
     expect(transcript, why).toMatch(/"forge":"end".*"outcome":"ok"/);
   });
 
-  it('a role:judge bead runs it read-only: a write, an edit and a shell redirect all fail; the tree is unchanged', async () => {
+  it('a role:judge bead runs it read-only: its ways out, a write, an edit and a shell redirect all fail; the tree is unchanged', async () => {
     const world = await createAgentWorld({ files: { 'spec.md': '# Spec\n' } });
     const spec = join(world.repo, 'spec.md');
     world.server.addRule({
       name: 'judge',
       match: `marker:${cli.agent}-judge`,
       turns: [
+        // First the ways out of read-only (Gemini CLI's plan mode exit, sub-agents), then the writes.
+        ...cli.escapes,
         cli.writeFile(join(world.repo, 'pwned.txt'), 'judged'),
         cli.editFile(spec, '# Spec', '# Rewritten'),
         cli.shell(`echo judged > ${join(world.repo, 'shell-pwned.txt')}`),
@@ -98,7 +100,11 @@ describe.each(CASES)('ralph-loop runs the real $agent', (cli) => {
     expect(
       world.server.turnsOf('judge').map((turn) => turn.response?.turnIndex),
       why,
-    ).toEqual([0, 1, 2, 3]);
+    ).toEqual([...Array(cli.escapes.length + 4).keys()]);
+    // Each way out was refused: an error, or opencode's answer to a tool it does not offer.
+    const answers = world.server.turnsOf('judge').flatMap((turn) => turn.latestToolResults);
+    for (const answer of answers.slice(0, cli.escapes.length))
+      expect(answer.isError || /unavailable tool/.test(answer.text), why).toBe(true);
     expect(existsSync(join(world.repo, 'pwned.txt')), why).toBe(false);
     expect(existsSync(join(world.repo, 'shell-pwned.txt')), why).toBe(false);
     expect(await readFile(spec, 'utf8'), why).toBe('# Spec\n');
