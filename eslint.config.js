@@ -5,10 +5,11 @@ import tseslint from 'typescript-eslint';
 
 /** What each layer may not import (as path segments of a relative import). */
 const LAYERS = {
-  infra: ['beads', 'agents', 'loop', 'autoresearch', 'cli'],
-  beads: ['agents', 'loop', 'autoresearch', 'cli'],
-  agents: ['beads', 'loop', 'autoresearch', 'cli'],
-  loop: ['autoresearch', 'cli'],
+  infra: ['beads', 'agents', 'loop', 'dispatch', 'autoresearch', 'cli'],
+  beads: ['agents', 'loop', 'dispatch', 'autoresearch', 'cli'],
+  agents: ['beads', 'loop', 'dispatch', 'autoresearch', 'cli'],
+  loop: ['dispatch', 'autoresearch', 'cli'],
+  dispatch: ['autoresearch', 'cli'],
   autoresearch: ['cli'],
   cli: [],
 };
@@ -38,7 +39,7 @@ function layerRule(layer, { execa }) {
       ],
       patterns: LAYERS[layer].map((upper) => ({
         group: [`**/${upper}/**`],
-        message: `src/${layer} may not import src/${upper} (layers: infra ← beads, agents ← loop ← autoresearch ← cli; see docs/ARCHITECTURE.md).`,
+        message: `src/${layer} may not import src/${upper} (layers: infra ← beads, agents ← loop ← dispatch, autoresearch ← cli; see docs/ARCHITECTURE.md).`,
       })),
     },
   ];

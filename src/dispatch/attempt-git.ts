@@ -1,0 +1,101 @@
+// Git for attempts run off the main tree: a worktree per attempt inside .git (never in `git status`),
+// the attempt's changes committed on its branch with trailers naming the bead, and clean-up after.
+import { join, relative, resolve, sep } from 'node:path';
+import { createGitCommand, type GitCommand } from '../infra/git-command.js';
+import { removePath } from '../infra/fs-ops.js';
+
+/** Forge's own state never goes into an attempt's commit. */
+export const NEVER_COMMITTED = ['.forge', '.beads', '.autoresearch'] as const;
+
+/** The trailer lines that tie a commit to its bead and attempt (the duplicate check reads them). */
+export const BEAD_TRAILER = 'Forge-Bead';
+export const ATTEMPT_TRAILER = 'Forge-Attempt';
+
+const safe = (text: string): string => text.replace(/[^A-Za-z0-9._-]/g, '_');
+
+export class AttemptGit {
+  private readonly command: GitCommand;
+  private common: Promise<string> | undefined;
+
+  constructor(
+    private readonly repo: string,
+    private readonly env: NodeJS.ProcessEnv,
+  ) {
+    this.command = createGitCommand({ cwd: repo, env });
+  }
+
+  /** The directory under the common git dir that holds `epicId`'s attempt worktrees. */
+  async epicDir(epicId: string): Promise<string> {
+    this.common ??= this.command
+      .git(['rev-parse', '--path-format=absolute', '--git-common-dir'])
+      .then((r) => r.stdout.trim());
+    return join(await this.common, 'forge', 'worktrees', safe(epicId));
+  }
+
+  /** Where the run's cwd sits inside the tree ('' at its top), so an attempt runs in the same spot. */
+  async subdir(): Promise<string> {
+    const path = relative(await this.command.root(), resolve(this.repo));
+    return path.split(sep).join('/');
+  }
+
+  /** A fresh worktree at `path` on `branch`, (re)created at `base`; a leftover one is replaced. */
+  async addWorktree(path: string, branch: string, base: string): Promise<void> {
+    await this.removeWorktree(path);
+    await this.command.git(['worktree', 'add', '--quiet', '--force', '-B', branch, '--', path, base]);
+  }
+
+  /** Removes the worktree at `path` (and git's record of it); nothing there is fine. */
+  async removeWorktree(path: string): Promise<void> {
+    await this.command.git(['worktree', 'remove', '--force', '--force', '--', path], { ok: [0, 128] });
+    await removePath(path, { recursive: true });
+    await this.command.git(['worktree', 'prune']);
+  }
+
+  /**
+   * Commits everything the attempt changed in `worktree` (Forge's own files left out) on its branch,
+   * with the bead and attempt as trailers; undefined when it changed nothing.
+   */
+  async commitAttempt(
+    worktree: string,
+    message: string,
+    trailers: { beadId: string; attemptId: string },
+  ): Promise<string | undefined> {
+    const at = createGitCommand({ cwd: worktree, env: this.env });
+    await at.git(['add', '--all', '--', '.']);
+    await at.git(['reset', '--quiet', '--', ...NEVER_COMMITTED], { ok: [0, 1] });
+    const staged = await at.git(['diff', '--cached', '--quiet'], { ok: [0, 1] });
+    if (staged.exitCode === 0) return undefined;
+    const body = `${message}\n\n${BEAD_TRAILER}: ${trailers.beadId}\n${ATTEMPT_TRAILER}: ${trailers.attemptId}\n`;
+    await at.git(['commit', '--quiet', '--no-verify', '--file=-'], { input: body });
+    return (await at.git(['rev-parse', '--verify', 'HEAD^{commit}'])).stdout.trim();
+  }
+
+  /** Local branches under `prefix` (a `forge/attempts/<epic>/` namespace). */
+  async branchesUnder(prefix: string): Promise<string[]> {
+    const { stdout } = await this.command.git([
+      'for-each-ref',
+      '--format=%(refname:short)',
+      `refs/heads/${prefix}`,
+    ]);
+    return stdout.split('\n').filter((line) => line !== '');
+  }
+
+  async deleteBranch(branch: string): Promise<void> {
+    await this.command.git(['branch', '--quiet', '-D', '--', branch], { ok: [0, 1] });
+  }
+
+  /** Worktrees git knows of that live under `dir`. */
+  async worktreesUnder(dir: string): Promise<string[]> {
+    const { stdout } = await this.command.git(['worktree', 'list', '--porcelain']);
+    return stdout
+      .split('\n')
+      .filter((line) => line.startsWith('worktree '))
+      .map((line) => line.slice('worktree '.length))
+      .filter((path) => path === dir || path.startsWith(`${dir}${sep}`));
+  }
+}
+
+/** The worktree path of one attempt branch, under the epic's directory. */
+export function worktreePathOf(epicDir: string, branch: string): string {
+  return join(epicDir, safe(branch.split('/').pop() ?? branch));
+}

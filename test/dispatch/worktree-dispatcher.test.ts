@@ -1,0 +1,158 @@
+// The worktree dispatcher on real temp repositories: each attempt in its own worktree at its base,
+// its changes (not Forge's files) committed on its branch, worktrees gone after, leftovers recovered.
+import { mkdir, readdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { Bead } from '../../src/beads/types.js';
+import { createWorktreeDispatcher } from '../../src/dispatch/worktree-dispatcher.js';
+import { attemptBranchOf, attemptIdOf, type AttemptJob } from '../../src/loop/attempt-dispatch.js';
+import type { ExecutionRequest, ExecutionResult, Executor } from '../../src/loop/types.js';
+import { createTempRepo, type TempRepo } from '../support/git-repo.js';
+
+function bead(id: string): Bead {
+  return {
+    id,
+    title: `write ${id}`,
+    status: 'in_progress',
+    priority: 2,
+    issue_type: 'task',
+    labels: [],
+    created_at: '2026-01-01T00:00:00Z',
+    updated_at: '2026-01-01T00:00:00Z',
+  };
+}
+
+/** An executor that writes `<bead>.txt` (and a Forge file) in its cwd, remembering the cwds it saw. */
+function writingExecutor(seen: string[], outcome: ExecutionResult['outcome'] = 'ok'): Executor {
+  return {
+    kind: 'agent',
+    writesCode: true,
+    async execute(request: ExecutionRequest): Promise<ExecutionResult> {
+      seen.push(request.cwd);
+      await writeFile(join(request.cwd, `${request.bead.id}.txt`), `done by ${request.bead.id}\n`);
+      await mkdir(join(request.cwd, '.forge'), { recursive: true });
+      await writeFile(join(request.cwd, '.forge', 'noise.json'), '{}\n');
+      return { outcome, message: outcome === 'ok' ? 'done' : 'broke' };
+    },
+  };
+}
+
+function job(repo: TempRepo, beadId: string, attempt = 1): AttemptJob {
+  return {
+    attemptId: attemptIdOf('run1', beadId, attempt),
+    epicId: 'ep-1',
+    bead: bead(beadId),
+    role: 'agent',
+    agentSpec: 'command:x',
+    agentFromLabel: false,
+    attempt,
+    timeoutMs: 60_000,
+    base: repo.head(),
+    branch: attemptBranchOf('ep-1', beadId, attempt),
+  };
+}
+
+const hooks = () => ({ signal: new AbortController().signal, transcriptPath: '/dev/null' });
+
+describe('worktree dispatcher', () => {
+  it('runs each attempt in its own worktree at the base and commits its change on the attempt branch', async () => {
+    const repo = await createTempRepo({ 'README.md': 'hello\n' });
+    const seen: string[] = [];
+    const dispatcher = createWorktreeDispatcher({
+      repo: repo.dir,
+      env: repo.env,
+      capacity: 2,
+      executors: { resolve: () => writingExecutor(seen) },
+    });
+    const [a, b] = await Promise.all([
+      dispatcher.run(job(repo, 'bd-a'), hooks()),
+      dispatcher.run(job(repo, 'bd-b'), hooks()),
+    ]);
+    expect(a.outcome).toBe('ok');
+    expect(a.worker).toBe('local');
+    expect(seen).toHaveLength(2);
+    expect(seen[0]).not.toBe(seen[1]);
+    for (const cwd of seen)
+      expect(cwd.startsWith(join(repo.dir, '.git', 'forge', 'worktrees', 'ep-1'))).toBe(true);
+
+    // Each commit sits on its branch, on the base, holding its bead's file and nothing of Forge's.
+    for (const [result, id] of [
+      [a, 'bd-a'],
+      [b, 'bd-b'],
+    ] as const) {
+      expect(result.commit).toMatch(/^[0-9a-f]{40}$/);
+      const commit = result.commit ?? '';
+      expect(repo.run('rev-parse', attemptBranchOf('ep-1', id, 1)).trim()).toBe(commit);
+      expect(repo.run('rev-parse', `${commit}^`).trim()).toBe(repo.head());
+      expect(repo.run('diff-tree', '--no-commit-id', '--name-only', '-r', commit).trim()).toBe(`${id}.txt`);
+      const message = repo.run('log', '-1', '--format=%B', commit);
+      expect(message).toContain(`Forge-Bead: ${id}\n`);
+      expect(message).toContain(`Forge-Attempt: run1.${id}.1\n`);
+    }
+    // The main tree is untouched, and no worktree is left behind.
+    expect(repo.run('status', '--porcelain')).toBe('');
+    expect(repo.run('worktree', 'list', '--porcelain').match(/^worktree /gm)).toHaveLength(1);
+    expect(await readdir(join(repo.dir, '.git', 'forge', 'worktrees', 'ep-1'))).toEqual([]);
+
+    await dispatcher.close();
+    expect(repo.run('branch', '--list', 'forge/*').trim()).toBe('');
+  });
+
+  it('a failed attempt commits nothing; the same attempt id asked twice runs once', async () => {
+    const repo = await createTempRepo();
+    const seen: string[] = [];
+    const dispatcher = createWorktreeDispatcher({
+      repo: repo.dir,
+      env: repo.env,
+      capacity: 1,
+      executors: { resolve: () => writingExecutor(seen, 'error') },
+    });
+    const one = job(repo, 'bd-x');
+    const [first, second] = await Promise.all([dispatcher.run(one, hooks()), dispatcher.run(one, hooks())]);
+    expect(first.outcome).toBe('error');
+    expect(first.commit).toBeUndefined();
+    expect(second).toBe(first);
+    expect(seen).toHaveLength(1);
+  });
+
+  it('an executor that throws is a failed result, and its worktree is still removed', async () => {
+    const repo = await createTempRepo();
+    const dispatcher = createWorktreeDispatcher({
+      repo: repo.dir,
+      env: repo.env,
+      capacity: 1,
+      executors: {
+        resolve: () => ({
+          kind: 'agent',
+          writesCode: true,
+          execute: () => Promise.reject(new Error('agent binary missing')),
+        }),
+      },
+    });
+    const result = await dispatcher.run(job(repo, 'bd-t'), hooks());
+    expect(result).toMatchObject({ outcome: 'error', message: 'agent binary missing' });
+    expect(repo.run('worktree', 'list', '--porcelain').match(/^worktree /gm)).toHaveLength(1);
+  });
+
+  it('recover removes the worktrees and attempt branches a dead run left, of its epic only', async () => {
+    const repo = await createTempRepo();
+    const left = join(repo.dir, '.git', 'forge', 'worktrees', 'ep-1', 'bd-a-1');
+    repo.run('worktree', 'add', '-q', '-b', attemptBranchOf('ep-1', 'bd-a', 1), left);
+    repo.run('branch', attemptBranchOf('ep-1', 'bd-b', 2));
+    repo.run('branch', attemptBranchOf('ep-2', 'bd-c', 1));
+    const dispatcher = createWorktreeDispatcher({
+      repo: repo.dir,
+      env: repo.env,
+      capacity: 2,
+      executors: { resolve: () => writingExecutor([]) },
+    });
+    const removed = await dispatcher.recover('ep-1');
+    expect(removed).toEqual(
+      expect.arrayContaining([left, attemptBranchOf('ep-1', 'bd-a', 1), attemptBranchOf('ep-1', 'bd-b', 2)]),
+    );
+    expect(repo.run('worktree', 'list', '--porcelain').match(/^worktree /gm)).toHaveLength(1);
+    expect(repo.run('branch', '--list', 'forge/*', '--format=%(refname:short)').trim()).toBe(
+      attemptBranchOf('ep-2', 'bd-c', 1),
+    );
+  });
+});
