@@ -1,9 +1,8 @@
 // `ralph-loop dashboard`: a read-only local page of the repo's epics and loops, live while they run.
 import type { AddressInfo } from 'node:net';
-import { Command } from 'commander';
+import type { Command } from 'commander';
 import { AppError, ExitCode } from '../infra/errors.js';
 import { isProcessAlive } from '../infra/pid.js';
-import { DASHBOARD_COMMAND } from './command-specs.js';
 import { globals, openStoreFor, parseInteger, workingDir } from './common.js';
 import type { CliDeps } from './deps.js';
 import { createDashboardServer } from './dashboard-server.js';
@@ -20,13 +19,6 @@ interface DashboardFlags {
 }
 
 const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1']);
-
-/** The command on its own, outside a program's lazy registration. */
-export function createDashboardCommand(deps: CliDeps): Command {
-  const command = new Command(DASHBOARD_COMMAND.name).description(DASHBOARD_COMMAND.description);
-  defineDashboardCommand(command, deps);
-  return command;
-}
 
 export function defineDashboardCommand(command: Command, deps: CliDeps): void {
   command

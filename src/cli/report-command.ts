@@ -1,11 +1,10 @@
 // `ralph-loop report <epic>`: the morning report, one self-contained HTML file for a loop or a plain
 // epic; and the same report written by the runner when a run ends.
-import { Command } from 'commander';
+import type { Command } from 'commander';
 import type { BeadStore } from '../beads/types.js';
 import { writeFileAtomic } from '../infra/atomic-file.js';
 import { isProcessAlive } from '../infra/pid.js';
 import type { RunDir } from '../infra/run-dir.js';
-import { REPORT_COMMAND } from './command-specs.js';
 import { globals, openStoreFor, userPath, workingDir, type GlobalOptions } from './common.js';
 import type { CliDeps } from './deps.js';
 import { findLoopWorkspace, runDirFor } from './epic-dirs.js';
@@ -80,13 +79,6 @@ export async function writeRunReport(
 
 interface ReportFlags {
   output?: string;
-}
-
-/** The command on its own, outside a program's lazy registration. */
-export function createReportCommand(deps: CliDeps): Command {
-  const command = new Command(REPORT_COMMAND.name).description(REPORT_COMMAND.description);
-  defineReportCommand(command, deps);
-  return command;
 }
 
 export function defineReportCommand(command: Command, deps: CliDeps): void {
