@@ -24,9 +24,15 @@ export const GEMINI_FORCED_SETTINGS = {
 /**
  * Left out of a read-only run's tools. `exit_plan_mode` is plan mode's way out, which headless Gemini CLI
  * approves by itself (seen, 0.61: "Plan approved. Switching to YOLO mode", then the judge's write_file
- * and shell command ran in the tree); `invoke_agent` starts sub-agents, which a judge has no use for.
+ * and shell command ran in the tree); `invoke_agent` starts sub-agents, which a judge has no use for;
+ * the web tools go as they go for opencode's and Claude Code's judges (plan mode still offers a search).
  */
-export const GEMINI_READ_ONLY_EXCLUDED_TOOLS = ['exit_plan_mode', 'invoke_agent'];
+export const GEMINI_READ_ONLY_EXCLUDED_TOOLS = [
+  'exit_plan_mode',
+  'invoke_agent',
+  'google_web_search',
+  'web_fetch',
+];
 
 /** `base` with Forge's keys over it; a read-only run's excluded tools are added to any already excluded. */
 export function withForgeSettings(base: SettingsObject, mode: AgentMode): SettingsObject {

@@ -11,6 +11,9 @@ import { setUpFakeAgents } from '../support/fake-agents/harness.js';
 import type { FakeAction } from '../support/fake-agents/harness.js';
 import { replay } from './recorded-streams.js';
 
+/** Plan mode's way out, sub-agents, and the web tools. */
+const READ_ONLY_EXCLUDED = ['exit_plan_mode', 'invoke_agent', 'google_web_search', 'web_fetch'];
+
 async function run(
   mode: AgentMode,
   actions: FakeAction[],
@@ -42,7 +45,7 @@ describe('gemini adapter as root: per-run system settings', () => {
       expect(JSON.parse(await readFile(path, 'utf8'))).toEqual({
         context: { includeDirectoryTree: false, memoryBoundaryMarkers: [] },
         // A read-only run also loses plan mode's way out and sub-agents.
-        ...(mode === 'read-only' ? { tools: { exclude: ['exit_plan_mode', 'invoke_agent'] } } : {}),
+        ...(mode === 'read-only' ? { tools: { exclude: READ_ONLY_EXCLUDED } } : {}),
       });
       // Gemini CLI skips a system settings file that anyone but its owner can write, or any parent of.
       for (const dir of [join(fakes.dir, '.cache', 'forge'), join(fakes.dir, '.cache', 'forge', 'gemini')])
@@ -135,7 +138,10 @@ describe('gemini adapter as root: per-run system settings', () => {
     );
     const written: unknown = JSON.parse(await readFile(env.GEMINI_CLI_SYSTEM_SETTINGS_PATH ?? '', 'utf8'));
     expect(written).toMatchObject({
-      tools: { exclude: ['web_fetch', 'invoke_agent', 'exit_plan_mode'], core: ['read_file'] },
+      tools: {
+        exclude: ['web_fetch', 'invoke_agent', 'exit_plan_mode', 'google_web_search'],
+        core: ['read_file'],
+      },
     });
   });
 
@@ -175,7 +181,7 @@ describe('gemini adapter as another user: a home of Forge’s with its settings'
     expect(JSON.parse(await readFile(join(home, '.gemini', 'settings.json'), 'utf8'))).toEqual({
       security: { auth: { selectedType: 'oauth-personal' } },
       context: { includeDirectoryTree: false, memoryBoundaryMarkers: [] },
-      tools: { exclude: ['exit_plan_mode', 'invoke_agent'] },
+      tools: { exclude: READ_ONLY_EXCLUDED },
     });
     expect(await readlink(join(home, '.gemini', 'oauth_creds.json'))).toBe(
       join(fakes.dir, '.gemini', 'oauth_creds.json'),
