@@ -118,6 +118,16 @@ describe.each(CASES)('ralph-loop runs the real $agent', (cli) => {
     // The shell tool is not offered at all to a read-only run.
     const first = world.server.turnsOf('judge')[0]!;
     expect(first.tools, why).not.toContain(cli.agent === 'opencode' ? 'bash' : 'run_shell_command');
+    // Nor any way out of read-only, nor the web.
+    for (const tool of [
+      'task',
+      'exit_plan_mode',
+      'invoke_agent',
+      'webfetch',
+      'websearch',
+      'google_web_search',
+    ])
+      expect(first.tools, why).not.toContain(tool);
     // Nor is it shown the tree: nothing names spec.md until the judge's own tools do.
     expect(first.prompt, why).not.toMatch(DIRECTORY_TREE);
     expect(first.prompt, why).not.toContain('spec.md');
