@@ -90,14 +90,18 @@ export async function readNeedsHuman(files: LoopFiles, paths: WorkspacePaths): P
 async function readAskedRecord(files: LoopFiles, paths: WorkspacePaths): Promise<AskedRecord | undefined> {
   const text = await files.readIfExists(paths.needsHumanAsked);
   if (text === undefined) return undefined;
+  let value: unknown;
   try {
-    const value = JSON.parse(text) as Partial<AskedRecord>;
-    return typeof value.sha256 === 'string' && typeof value.question === 'string'
-      ? { sha256: value.sha256, question: value.question, asked_at: String(value.asked_at) }
-      : undefined;
+    value = JSON.parse(text);
   } catch {
     return undefined;
   }
+  if (typeof value !== 'object' || value === null) return undefined;
+  const fields = new Map<string, unknown>(Object.entries(value));
+  const [hash, question] = [fields.get('sha256'), fields.get('question')];
+  return typeof hash === 'string' && typeof question === 'string'
+    ? { sha256: hash, question, asked_at: String(fields.get('asked_at')) }
+    : undefined;
 }
 
 /**

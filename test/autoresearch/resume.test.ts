@@ -133,6 +133,23 @@ describe('answered or not', () => {
     });
   });
 
+  it('an asked record that is not one (bad JSON, a hash that is not text) is as if none was kept', async () => {
+    const { ctx } = await makeLoop();
+    await ctx.files.writeText(ctx.paths.needsHuman, 'Which API?\nThe public one.\n');
+    for (const record of ['{"sha256":', JSON.stringify({ sha256: 5, question: 'Which API?\n' }), '[]']) {
+      await ctx.files.writeText(ctx.paths.needsHumanAsked, record);
+      expect(await readNeedsHuman(ctx.files, ctx.paths)).toMatchObject({
+        state: 'unanswered',
+        why: expect.stringContaining('cannot be told'),
+      });
+    }
+    await ctx.files.writeJson(ctx.paths.needsHumanAsked, { sha256: 'x', question: 'Which API?\n' });
+    expect(await readNeedsHuman(ctx.files, ctx.paths)).toMatchObject({
+      state: 'answered',
+      answer: 'The public one.',
+    });
+  });
+
   it('askHuman writes the question with an answer section and records it as asked', async () => {
     const { ctx } = await makeLoop();
     await askHuman(ctx.files, ctx.paths, 'bd-9', 'Per user or per key?', '2026-01-01T00:00:00Z');
