@@ -3,6 +3,7 @@
 import { join, relative, resolve, sep } from 'node:path';
 import { createGitCommand, type GitCommand } from '../infra/git-command.js';
 import { removePath } from '../infra/fs-ops.js';
+import type { Integration } from '../loop/integration.js';
 
 /** Forge's own state never goes into an attempt's commit. */
 export const NEVER_COMMITTED = ['.forge', '.beads', '.autoresearch'] as const;
@@ -98,4 +99,56 @@ export class AttemptGit {
 /** The worktree path of one attempt branch, under the epic's directory. */
 export function worktreePathOf(epicDir: string, branch: string): string {
   return join(epicDir, safe(branch.split('/').pop() ?? branch));
+}
+
+/** The run's own tree as the integration branch of a parallel run: cherry-picks, resets, trailers. */
+export function createGitIntegration(repo: string, env: NodeJS.ProcessEnv): Integration {
+  const command = createGitCommand({ cwd: repo, env });
+  const { git } = command;
+  const rev = async (name: string) =>
+    (await git(['rev-parse', '--verify', `${name}^{commit}`])).stdout.trim();
+  return {
+    head: () => rev('HEAD'),
+    parentOf: (commit) => rev(`${commit}^`),
+    async apply(commit) {
+      // A cherry-pick, not a merge: the branch stays linear with one commit per bead, as a serial
+      // --auto-commit run leaves it, and the commit keeps the attempt's message and trailers.
+      const picked = await git(['cherry-pick', '--allow-empty', '--keep-redundant-commits', commit], {
+        ok: [0, 1],
+      });
+      if (picked.exitCode === 0) return { ok: true, sha: await rev('HEAD') };
+      const conflicted = await git(['diff', '--name-only', '--diff-filter=U'], { ok: [0, 1] });
+      await git(['cherry-pick', '--abort'], { ok: [0, 1, 128] });
+      const files = conflicted.stdout
+        .trim()
+        .split('\n')
+        .filter((line) => line !== '');
+      const detail = `${picked.stdout}\n${picked.stderr}`.trim();
+      return {
+        ok: false,
+        conflict:
+          files.length > 0
+            ? `Merge conflict in ${files.join(', ')} against the integration branch.\n\n${detail}`
+            : `The result could not be applied to the integration branch.\n\n${detail}`,
+      };
+    },
+    async undo(commit) {
+      await git(['reset', '--quiet', '--hard', commit]);
+    },
+    async landed(beadId) {
+      const { stdout } = await git([
+        'log',
+        '--format=%H%x00%B%x1e',
+        '--fixed-strings',
+        `--grep=${BEAD_TRAILER}: ${beadId}`,
+        'HEAD',
+      ]);
+      for (const record of stdout.split('\x1e')) {
+        const [sha, body] = record.trim().split('\0');
+        if (sha === undefined || body === undefined) continue;
+        if (body.split('\n').some((line) => line.trim() === `${BEAD_TRAILER}: ${beadId}`)) return sha;
+      }
+      return undefined;
+    },
+  };
 }

@@ -1,17 +1,17 @@
 // One bead from claim to close: its attempts, the gates after each, waits and retries, and how it is left.
 import type { Bead } from '../beads/types.js';
 import { AppError, ExitCode } from '../infra/errors.js';
-import { checkGates, executorRunsGates, gateLabelFailure } from './gated-attempt.js';
-import { planGates } from './gates.js';
+import { checkGates, executorRunsGates, gateLabelFailure, type GatedAttempt } from './gated-attempt.js';
+import { planGates, type GateCommand } from './gates.js';
 import { decideAfterAttempt, type RetryCounters } from './retry-policy.js';
 import { agentSpecFor, FAILED_LABEL, roleOf } from './select.js';
 import { namePaths, type BeadOutcome, type RunContext } from './run-context.js';
-import type { DirtyPaths, ExecutionResult } from './types.js';
+import type { DirtyPaths, ExecutionResult, Executor } from './types.js';
 
 type StopOutcome = Omit<Extract<BeadOutcome, { kind: 'stop' }>, 'costUsd'>;
 
 /** Claims `bead` and runs attempts until the retry policy closes it, fails it, or stops the run. */
-export async function runBead(ctx: RunContext, bead: Bead): Promise<BeadOutcome> {
+export async function runBead(ctx: RunContext, bead: Bead, via?: AttemptVia): Promise<BeadOutcome> {
   const { o, d } = ctx;
   const claim = await d.store.claim(bead.id);
   if (!claim.ok) return { kind: 'skipped', message: `Could not claim ${bead.id}: ${claim.reason}` };
@@ -24,8 +24,11 @@ export async function runBead(ctx: RunContext, bead: Bead): Promise<BeadOutcome>
   const maxAttempts = executor.maxAttempts ?? o.maxAttempts;
   const beadStarted = d.clock.now();
   // What was dirty before the bead's first attempt is the user's: its commit never holds it.
+  // A parallel run's results are commits already (AttemptVia): nothing is left to commit here.
   const dirtyBefore =
-    o.autoCommit && executor.writesCode && d.git !== undefined ? await d.git.dirtyPaths() : undefined;
+    via === undefined && o.autoCommit && executor.writesCode && d.git !== undefined
+      ? await d.git.dirtyPaths()
+      : undefined;
   // Gates named by labels are resolved once: a bad gates: label fails the bead before any agent runs.
   const gates = executorRunsGates(executor) && o.gates !== undefined ? planGates(bead.labels, o.gates) : [];
   /** The previous attempt's gate report, for this attempt's prompt. */
@@ -52,35 +55,21 @@ export async function runBead(ctx: RunContext, bead: Bead): Promise<BeadOutcome>
     const wallLeft = ctx.wallClockLeft();
     const limitedByWallClock = wallLeft < o.beadTimeoutMs;
     const transcriptPath = d.control.transcriptPath(bead.id);
-    const executed = !Array.isArray(gates)
-      ? gateLabelFailure(gates.error)
-      : await executor
-          .execute({
+    const timeoutMs = Math.max(1, Math.min(o.beadTimeoutMs, wallLeft));
+    const gated: LandedAttempt = !Array.isArray(gates)
+      ? { result: gateLabelFailure(gates.error), gateMs: 0 }
+      : via !== undefined
+        ? await via.run({ bead, role, agentSpec, fromLabel, attempt, feedback, timeoutMs, gates })
+        : await runInTree(ctx, executor, {
             bead,
-            epicId: o.epicId,
             role,
             agentSpec,
-            agentFromLabel: fromLabel,
+            fromLabel,
             attempt,
             feedback,
-            cwd: o.cwd,
-            signal: o.signal,
-            timeoutMs: Math.max(1, Math.min(o.beadTimeoutMs, wallLeft)),
-            transcriptPath,
-            onActivity: (message) => ctx.emit({ type: 'activity', epic: o.epicId, bead: bead.id, message }),
-            onSpawn: (pid) => recordAgentPid(ctx, pid, bead.id),
-          })
-          .catch((error: unknown): ExecutionResult => ({
-            outcome: 'error',
-            message: error instanceof Error ? error.message : String(error),
-          }));
-    const gated = await checkGates(executed, Array.isArray(gates) ? gates : [], d.gateProcess, {
-      cwd: o.cwd,
-      signal: o.signal,
-      maxMs: ctx.wallClockLeft(),
-      onOutcome: (outcome) =>
-        ctx.emit({ type: 'gate_finished', epic: o.epicId, bead: bead.id, attempt, ...outcome }),
-    });
+            timeoutMs,
+            gates,
+          });
     const result = gated.result;
     ctx.gateMs += gated.gateMs;
     await d.lock.update({ agent_pid: undefined });
@@ -103,7 +92,7 @@ export async function runBead(ctx: RunContext, bead: Bead): Promise<BeadOutcome>
     counters = answer.counters;
     const decision = answer.decision;
     if (decision.kind === 'close') {
-      return closeBead(ctx, bead, dirtyBefore, result, attempt, beadStarted, spent);
+      return closeBead(ctx, bead, dirtyBefore, result, attempt, beadStarted, spent, gated.commit);
     }
     if (decision.kind === 'wait') {
       const stop = await sleepOrStop(ctx, bead, decision.delayMs, decision.why, attempt, result);
@@ -137,6 +126,59 @@ export async function runBead(ctx: RunContext, bead: Bead): Promise<BeadOutcome>
     feedback = gated.feedback;
     attempt += 1;
   }
+}
+
+/** One attempt of a bead, as the runner hands it to where it runs. */
+export interface AttemptSpec {
+  bead: Bead;
+  role: string;
+  agentSpec: string;
+  fromLabel: boolean;
+  attempt: number;
+  feedback: string | undefined;
+  timeoutMs: number;
+  gates: readonly GateCommand[];
+}
+
+/** A gated attempt, and the commit on the integration branch that holds it when it landed there. */
+export type LandedAttempt = GatedAttempt & { commit?: string | undefined };
+
+/** Runs attempts somewhere else than the runner's tree (a parallel run's worktrees). */
+export interface AttemptVia {
+  run(spec: AttemptSpec): Promise<LandedAttempt>;
+}
+
+/** Today's attempt: the role's executor in the run's cwd, then the gates there. */
+async function runInTree(ctx: RunContext, executor: Executor, spec: AttemptSpec): Promise<LandedAttempt> {
+  const { o, d } = ctx;
+  const { bead, attempt } = spec;
+  const executed = await executor
+    .execute({
+      bead,
+      epicId: o.epicId,
+      role: spec.role,
+      agentSpec: spec.agentSpec,
+      agentFromLabel: spec.fromLabel,
+      attempt,
+      feedback: spec.feedback,
+      cwd: o.cwd,
+      signal: o.signal,
+      timeoutMs: spec.timeoutMs,
+      transcriptPath: d.control.transcriptPath(bead.id),
+      onActivity: (message) => ctx.emit({ type: 'activity', epic: o.epicId, bead: bead.id, message }),
+      onSpawn: (pid) => recordAgentPid(ctx, pid, bead.id),
+    })
+    .catch((error: unknown): ExecutionResult => ({
+      outcome: 'error',
+      message: error instanceof Error ? error.message : String(error),
+    }));
+  return checkGates(executed, spec.gates, d.gateProcess, {
+    cwd: o.cwd,
+    signal: o.signal,
+    maxMs: ctx.wallClockLeft(),
+    onOutcome: (outcome) =>
+      ctx.emit({ type: 'gate_finished', epic: o.epicId, bead: bead.id, attempt, ...outcome }),
+  });
 }
 
 interface AttemptFacts {
@@ -198,9 +240,10 @@ async function closeBead(
   attempt: number,
   beadStarted: number,
   spent: number,
+  landed?: string,
 ): Promise<BeadOutcome> {
   const { o, d } = ctx;
-  let commit: string | undefined;
+  let commit = landed;
   if (dirtyBefore !== undefined && d.git !== undefined) {
     const made = await d.git.commitChanges(`ralph-loop: ${bead.id} ${bead.title}`, dirtyBefore);
     commit = made.sha;

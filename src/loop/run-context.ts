@@ -20,6 +20,8 @@ export class RunContext {
   /** For the live line: beads of the epic seen so far, and those already closed when the run started. */
   readonly known = new Set<string>();
   closedAtStart = 0;
+  /** Beads a dead runner left in progress, reopened by this run (a parallel run checks they did not land). */
+  readonly recovered = new Set<string>();
 
   constructor(
     readonly o: RunnerOptions,

@@ -1,10 +1,12 @@
 // The runner: lock, recover, then take the epic's ready beads one at a time until a reason to stop.
 import type { Bead } from '../beads/types.js';
 import { AppError, ExitCode } from '../infra/errors.js';
-import { runBead } from './bead-attempts.js';
+import { runBead, type AttemptVia } from './bead-attempts.js';
 import { explainIdleEpic, planRun } from './idle.js';
 import { refuseUncommittableTree } from './preflight.js';
-import { RunContext } from './run-context.js';
+import type { ParallelPorts } from './parallel-attempt.js';
+import { runParallelLoop } from './parallel-run.js';
+import { namePaths, RunContext, type BeadOutcome } from './run-context.js';
 import { pickNextBead, roleOf } from './select.js';
 import type { RunnerDeps, RunnerOptions, RunSummary, StopReason } from './types.js';
 
@@ -73,7 +75,8 @@ class Runner {
       }
       await d.guard?.start();
       await this.recover(acquired.tookOverFrom !== undefined);
-      return await this.loop();
+      const ports = this.parallelPorts();
+      return await (ports === undefined ? this.loop() : this.parallelLoop(ports));
     } finally {
       // A stop request this run did not get to was meant for it alone: it must not halt the next run.
       await d.control.clearStop().catch(() => undefined);
@@ -96,6 +99,7 @@ class Runner {
       if (bead.status !== 'in_progress') continue;
       const message = `Reopened by ralph-loop run ${o.runId}: the runner that claimed it is gone.`;
       await d.store.reopen(bead.id, message);
+      ctx.recovered.add(bead.id);
       ctx.emit({ type: 'recovered', epic: o.epicId, bead: bead.id, message });
     }
   }
@@ -103,15 +107,8 @@ class Runner {
   private async loop(): Promise<RunSummary> {
     const { o, d, ctx } = this;
     for (;;) {
-      if (o.signal.aborted) return this.finish('interrupted', 'Interrupted; the current bead was left open.');
-      if (await d.control.stopRequested()) {
-        await d.control.clearStop();
-        return this.finish('stopped', 'Stopped by ralph-loop stop after the last bead.');
-      }
-      if (o.maxBeads > 0 && this.beadsRun >= o.maxBeads) {
-        return this.finish('max_beads', `Ran ${this.beadsRun} bead(s), the --max-beads cap.`);
-      }
-      if (ctx.wallClockLeft() <= 0) return this.finish('wall_clock', 'The wall-clock cap was reached.');
+      const reason = await this.reasonToStop(0);
+      if (reason !== undefined) return reason;
 
       const bead = await this.nextBead();
       if (bead === undefined) {
@@ -120,24 +117,11 @@ class Runner {
         return this.finish(idle.reason, idle.message, idle.beadId);
       }
 
-      const role = roleOf(bead);
-      const guardContext = { role, builtin: d.executors.resolve(role).builtin === true };
-      const veto = await d.guard?.beforeBead(bead, guardContext);
-      if (veto !== undefined) return this.finish(veto.reason, veto.message, bead.id);
-      const outcome = await runBead(ctx, bead);
-      if (outcome.kind === 'stop' && outcome.reason !== 'needs_human') {
-        await d.guard?.leftOpen(bead, guardContext, outcome.reason);
-      } else {
-        await d.guard?.afterBead(bead, guardContext);
-      }
-      this.beadsRun += 1;
-      if (outcome.kind === 'closed') ctx.beadsClosed += 1;
-      if (outcome.kind === 'skipped') {
-        if (this.skipped.has(bead.id)) return this.finish('stalled', outcome.message, bead.id);
-        this.skipped.add(bead.id);
-        ctx.warn(outcome.message, bead.id);
-      }
-      if (outcome.kind === 'stop') return this.finish(outcome.reason, outcome.message, bead.id);
+      const vetoed = await this.veto(bead);
+      if (vetoed !== undefined) return vetoed;
+      const outcome = await this.runGuarded(bead);
+      const stop = await this.account(bead, outcome);
+      if (stop !== undefined) return stop;
       if (o.onlyBead !== undefined) {
         const epicNote = outcome.kind === 'closed' ? await this.closeEpicIfDone(bead) : '';
         return this.finish(
@@ -147,6 +131,86 @@ class Runner {
         );
       }
     }
+  }
+
+  /** Why no further bead is picked (interrupt, stop request, caps), counting `inFlight` beads as run. */
+  private async reasonToStop(inFlight: number): Promise<RunSummary | undefined> {
+    const { o, d, ctx } = this;
+    if (o.signal.aborted) return this.finish('interrupted', 'Interrupted; the current bead was left open.');
+    if (await d.control.stopRequested()) {
+      await d.control.clearStop();
+      return this.finish('stopped', 'Stopped by ralph-loop stop after the last bead.');
+    }
+    if (o.maxBeads > 0 && this.beadsRun + inFlight >= o.maxBeads) {
+      return this.finish('max_beads', `Ran ${this.beadsRun + inFlight} bead(s), the --max-beads cap.`);
+    }
+    if (ctx.wallClockLeft() <= 0) return this.finish('wall_clock', 'The wall-clock cap was reached.');
+    return undefined;
+  }
+
+  /** `--parallel N`: the scheduler of parallel-run.ts, with this runner's checks and bookkeeping. */
+  private async parallelLoop(ports: ParallelPorts): Promise<RunSummary> {
+    const { o, d, ctx } = this;
+    const removed = await ports.dispatcher.recover(o.epicId);
+    if (removed.length > 0) {
+      ctx.warn(`Removed what a dead run's attempts left: ${namePaths(removed)}.`);
+    }
+    try {
+      return await runParallelLoop(ctx, ports, {
+        reasonToStop: (inFlight) => this.reasonToStop(inFlight),
+        nextBead: (busy) => this.nextBead(busy),
+        runBead: async (bead, via) => {
+          const vetoed = await this.veto(bead);
+          if (vetoed !== undefined)
+            return { kind: 'stop', reason: vetoed.reason, message: vetoed.message, costUsd: 0 };
+          return this.runGuarded(bead, via);
+        },
+        account: (bead, outcome) => this.account(bead, outcome),
+        idle: async () => {
+          const idle = await explainIdleEpic(d, o.epicId, ctx.known);
+          return this.finish(idle.reason, idle.message, idle.beadId);
+        },
+      });
+    } finally {
+      await ports.dispatcher.close();
+    }
+  }
+
+  /** A guard's veto of `bead`, as the run's end. */
+  private async veto(bead: Bead): Promise<RunSummary | undefined> {
+    const veto = await this.d.guard?.beforeBead(bead, this.guardContext(bead));
+    return veto === undefined ? undefined : this.finish(veto.reason, veto.message, bead.id);
+  }
+
+  private guardContext(bead: Bead): { role: string; builtin: boolean } {
+    const role = roleOf(bead);
+    return { role, builtin: this.d.executors.resolve(role).builtin === true };
+  }
+
+  /** Runs `bead` (through `via`, or in the tree) and tells the guard how it was left. */
+  private async runGuarded(bead: Bead, via?: AttemptVia): Promise<BeadOutcome> {
+    const guardContext = this.guardContext(bead);
+    const outcome = await runBead(this.ctx, bead, via);
+    if (outcome.kind === 'stop' && outcome.reason !== 'needs_human') {
+      await this.d.guard?.leftOpen(bead, guardContext, outcome.reason);
+    } else {
+      await this.d.guard?.afterBead(bead, guardContext);
+    }
+    return outcome;
+  }
+
+  /** Counts a finished bead; the run's end when it stops the run. */
+  private async account(bead: Bead, outcome: BeadOutcome): Promise<RunSummary | undefined> {
+    const { ctx } = this;
+    this.beadsRun += 1;
+    if (outcome.kind === 'closed') ctx.beadsClosed += 1;
+    if (outcome.kind === 'skipped') {
+      if (this.skipped.has(bead.id)) return this.finish('stalled', outcome.message, bead.id);
+      this.skipped.add(bead.id);
+      ctx.warn(outcome.message, bead.id);
+    }
+    if (outcome.kind === 'stop') return this.finish(outcome.reason, outcome.message, bead.id);
+    return Promise.resolve(undefined);
   }
 
   /** After `once`: the last open child closed closes its epic, by the same rule as a full run. */
@@ -159,7 +223,7 @@ class Runner {
     return (await explainIdleEpic(d, o.epicId)).message;
   }
 
-  private async nextBead(): Promise<Bead | undefined> {
+  private async nextBead(busy: ReadonlySet<string> = new Set()): Promise<Bead | undefined> {
     const { o, d } = this;
     if (o.onlyBead !== undefined) {
       if (this.beadsRun > 0) return undefined;
@@ -177,7 +241,18 @@ class Runner {
     }
     const ready = await d.store.ready(o.epicId, { recursive: true });
     for (const bead of ready) this.ctx.known.add(bead.id);
-    return pickNextBead(ready, o.epicId);
+    return pickNextBead(
+      ready.filter((bead) => !busy.has(bead.id)),
+      o.epicId,
+    );
+  }
+
+  /** A dispatcher and an integration branch make a parallel run; `once` runs its one bead as always. */
+  private parallelPorts(): ParallelPorts | undefined {
+    const { dispatcher, integration } = this.d;
+    if (dispatcher === undefined || integration === undefined || this.o.onlyBead !== undefined)
+      return undefined;
+    return { dispatcher, integration };
   }
 
   private async describePlan(): Promise<string> {

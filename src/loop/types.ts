@@ -1,4 +1,6 @@
 // The runner's ports and its typed events: everything the loop needs from outside, as interfaces.
+import type { AttemptDispatcher } from './attempt-dispatch.js';
+import type { Integration } from './integration.js';
 import type { Bead, BeadStore } from '../beads/types.js';
 import type { Clock } from '../infra/clock.js';
 import type { LockRecord } from '../infra/lock-file.js';
@@ -272,6 +274,10 @@ export type LoopEvent =
   | { type: 'tamper'; ts: string; epic: string; bead: string; role: string; paths: string[]; message: string }
   | ({ ts: string; epic: string; bead: string } & LoopRecord)
   | { type: 'waiting'; ts: string; epic: string; bead: string; until: string; why: string }
+  /** A parallel run applied an attempt's commit on the integration branch, its gates green. */
+  | { type: 'merged'; ts: string; epic: string; bead: string; attempt: number; commit: string }
+  /** A parallel run could not apply an attempt's commit; the bead is retried on the new head. */
+  | { type: 'merge_conflict'; ts: string; epic: string; bead: string; attempt: number; message: string }
   | {
       type: 'bead_closed';
       ts: string;
@@ -303,6 +309,9 @@ export interface RunnerDeps {
   clock: Clock;
   /** Runs the gates' argv; without it no gate runs. */
   gateProcess?: GateProcess | undefined;
+  /** `--parallel N`: where attempts run beside each other, and the branch their results land on. */
+  dispatcher?: AttemptDispatcher | undefined;
+  integration?: Integration | undefined;
   /** Receives every event: the CLI writes the NDJSON log and renders progress from them. */
   emit: (event: LoopEvent) => void;
 }

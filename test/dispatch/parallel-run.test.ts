@@ -1,0 +1,229 @@
+// `--parallel` runs end to end on real temp repositories: the in-memory store and clock of the runner
+// harness, the worktree dispatcher, and the run's tree as the integration branch.
+import { appendFile, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { createRunnerGit } from '../../src/cli/runner-git.js';
+import { createGitIntegration } from '../../src/dispatch/attempt-git.js';
+import { createWorktreeDispatcher } from '../../src/dispatch/worktree-dispatcher.js';
+import type { GateProcess } from '../../src/loop/gates.js';
+import type { ExecutionRequest, ExecutionResult, Executor, LoopEvent } from '../../src/loop/types.js';
+import { createTempRepo, type TempRepo } from '../support/git-repo.js';
+import { createHarness, type Harness } from '../loop/harness.js';
+
+type Write = (request: ExecutionRequest) => Promise<void>;
+
+/** An agent that appends a line to `<title>.txt` (or runs `write`), after `delayMs` of real time. */
+function fileAgent(options: { delayMs?: (title: string) => number; write?: Write } = {}) {
+  const seen: { title: string; attempt: number; cwd: string }[] = [];
+  let running = 0;
+  let most = 0;
+  const executor: Executor = {
+    kind: 'agent',
+    writesCode: true,
+    async execute(request): Promise<ExecutionResult> {
+      running += 1;
+      most = Math.max(most, running);
+      seen.push({ title: request.bead.title, attempt: request.attempt, cwd: request.cwd });
+      await new Promise((resolve) => setTimeout(resolve, options.delayMs?.(request.bead.title) ?? 20));
+      const write: Write =
+        options.write ?? ((r) => appendFile(join(r.cwd, `${r.bead.title}.txt`), `${r.bead.title}\n`));
+      await write(request);
+      running -= 1;
+      return { outcome: 'ok', message: 'done', agent: 'fake' };
+    },
+  };
+  return { executor, seen, most: () => most };
+}
+
+async function parallelRun(
+  h: Harness,
+  repo: TempRepo,
+  epicId: string,
+  executor: Executor,
+  extra: { n?: number; gateProcess?: GateProcess; maxAttempts?: number } = {},
+) {
+  const executors = { resolve: () => executor };
+  return h.run(
+    {
+      epicId,
+      cwd: repo.dir,
+      autoCommit: true,
+      maxAttempts: extra.maxAttempts ?? 3,
+      ...(extra.gateProcess === undefined
+        ? {}
+        : { gates: { commands: [{ name: 'check', argv: ['check'], timeoutMs: 60_000 }] } }),
+    },
+    {
+      executors,
+      git: await createRunnerGit({ cwd: repo.dir, env: repo.env }),
+      dispatcher: createWorktreeDispatcher({
+        repo: repo.dir,
+        env: repo.env,
+        capacity: extra.n ?? 3,
+        executors,
+      }),
+      integration: createGitIntegration(repo.dir, repo.env),
+      ...(extra.gateProcess === undefined ? {} : { gateProcess: extra.gateProcess }),
+    },
+  );
+}
+
+const trees = (repo: TempRepo) => repo.run('ls-tree', '-r', 'HEAD');
+const beadTrailers = (repo: TempRepo) =>
+  repo
+    .run('log', '--format=%(trailers:key=Forge-Bead,valueonly)')
+    .split('\n')
+    .filter((line) => line !== '');
+const ofType = <T extends LoopEvent['type']>(events: LoopEvent[], type: T) =>
+  events.filter((e): e is Extract<LoopEvent, { type: T }> => e.type === type);
+
+/** Four beads, the last depending on the first. */
+async function epicOfFour(h: Harness) {
+  const made = await h.epic(['alpha', 'beta', 'gamma', 'delta']);
+  await h.store.addDependency(made.ids[3]!, made.ids[0]!);
+  return made;
+}
+
+describe('ralph-loop --parallel', () => {
+  it('ends with the same bead states and the same tree as a serial run, running beads side by side', async () => {
+    const serialRepo = await createTempRepo();
+    const serial = createHarness();
+    const s = await epicOfFour(serial);
+    const serialAgent = fileAgent();
+    await serial.run(
+      { epicId: s.epicId, cwd: serialRepo.dir, autoCommit: true },
+      {
+        executors: { resolve: () => serialAgent.executor },
+        git: await createRunnerGit({ cwd: serialRepo.dir, env: serialRepo.env }),
+      },
+    );
+
+    const repo = await createTempRepo();
+    const h = createHarness();
+    const p = await epicOfFour(h);
+    const agent = fileAgent({ delayMs: () => 150 });
+    const summary = await parallelRun(h, repo, p.epicId, agent.executor);
+
+    expect(summary).toMatchObject({ reason: 'done', beadsClosed: 4 });
+    expect(agent.most()).toBeGreaterThan(1);
+    for (const cwd of agent.seen.map((entry) => entry.cwd)) expect(cwd).toContain(join('.git', 'forge'));
+    const states = async (hh: Harness, ids: string[]) =>
+      Promise.all(ids.map(async (id) => (await hh.store.show(id)).status));
+    expect(await states(h, p.ids)).toEqual(await states(serial, s.ids));
+    expect(trees(repo)).toBe(trees(serialRepo));
+    expect(beadTrailers(repo).sort()).toEqual([...p.ids].sort());
+    expect(repo.run('status', '--porcelain')).toBe('');
+    expect(repo.run('worktree', 'list', '--porcelain').match(/^worktree /gm)).toHaveLength(1);
+    expect(repo.run('branch', '--list', 'forge/*').trim()).toBe('');
+    expect(
+      ofType(h.events, 'merged')
+        .map((e) => e.bead)
+        .sort(),
+    ).toEqual([...p.ids].sort());
+  });
+
+  it('lands results in pick order, not in the order they finish', async () => {
+    const repo = await createTempRepo();
+    const h = createHarness();
+    const { epicId, ids } = await h.epic(['slow', 'quick', 'quicker']);
+    const delays: Record<string, number> = { slow: 600, quick: 200, quicker: 10 };
+    const agent = fileAgent({ delayMs: (title) => delays[title] ?? 10 });
+    await parallelRun(h, repo, epicId, agent.executor);
+    // git log lists the newest first.
+    expect(beadTrailers(repo)).toEqual([...ids].reverse());
+    expect(ofType(h.events, 'merged').map((e) => e.bead)).toEqual(ids);
+  });
+
+  it('a result that conflicts with an earlier one is retried on the new head and lands', async () => {
+    const repo = await createTempRepo({ 'shared.txt': 'base\n' });
+    const h = createHarness();
+    const { epicId, ids } = await h.epic(['first', 'second']);
+    const agent = fileAgent({
+      delayMs: (title) => (title === 'first' ? 300 : 10),
+      write: async (r) => {
+        const path = join(r.cwd, 'shared.txt');
+        const now = await readFile(path, 'utf8');
+        await appendFile(path, now.includes('first') || r.bead.title === 'first' ? `${r.bead.title}\n` : '');
+        if (r.bead.title === 'second' && !now.includes('first')) {
+          await appendFile(path, 'second before first\n');
+        }
+      },
+    });
+    const summary = await parallelRun(h, repo, epicId, agent.executor);
+    expect(summary).toMatchObject({ reason: 'done', beadsClosed: 2 });
+    expect(await repo.read('shared.txt')).toBe('base\nfirst\nsecond\n');
+    expect(ofType(h.events, 'merge_conflict').map((e) => [e.bead, e.attempt])).toEqual([[ids[1], 1]]);
+    expect(agent.seen.filter((entry) => entry.title === 'second').map((entry) => entry.attempt)).toEqual([
+      1, 2,
+    ]);
+    const second = await h.store.show(ids[1]!);
+    expect(second.comments.map((c) => c.text).join('\n')).toContain('Merge conflict in shared.txt');
+  });
+
+  it('a conflict on the last attempt fails the bead with the conflict in its comment', async () => {
+    const repo = await createTempRepo({ 'shared.txt': 'base\n' });
+    const h = createHarness();
+    const { epicId, ids } = await h.epic(['first', 'second']);
+    const agent = fileAgent({
+      delayMs: (title) => (title === 'first' ? 300 : 10),
+      write: (r) => appendFile(join(r.cwd, 'shared.txt'), `${r.bead.title}\n`),
+    });
+    const summary = await parallelRun(h, repo, epicId, agent.executor, { maxAttempts: 1 });
+    expect(summary).toMatchObject({ reason: 'failed', beadsClosed: 1 });
+    expect(await repo.read('shared.txt')).toBe('base\nfirst\n');
+    expect(beadTrailers(repo)).toEqual([ids[0]]);
+    const second = await h.store.show(ids[1]!);
+    expect(second.status).toBe('open');
+    expect(second.comments.map((c) => c.text).join('\n')).toContain('Merge conflict in shared.txt');
+    expect(repo.run('status', '--porcelain')).toBe('');
+  });
+
+  it('a red gate on the merged result undoes it: the integration branch never holds it', async () => {
+    const repo = await createTempRepo();
+    const h = createHarness();
+    const { epicId, ids } = await h.epic(['good', 'bad']);
+    const agent = fileAgent();
+    const gateProcess: GateProcess = {
+      async run(_argv, options) {
+        const bad = await readFile(join(options.cwd, 'bad.txt'), 'utf8').catch(() => '');
+        return {
+          exitCode: bad === '' ? 0 : 1,
+          timedOut: false,
+          aborted: false,
+          tail: 'bad.txt is bad',
+          durationMs: 1,
+        };
+      },
+    };
+    const summary = await parallelRun(h, repo, epicId, agent.executor, { gateProcess, maxAttempts: 2 });
+    expect(summary).toMatchObject({ reason: 'failed', beadsClosed: 1 });
+    expect(agent.seen.filter((entry) => entry.title === 'bad')).toHaveLength(2);
+    expect(beadTrailers(repo)).toEqual([ids[0]]);
+    expect(await repo.exists('bad.txt')).toBe(false);
+    expect((await h.store.show(ids[1]!)).comments.map((c) => c.text).join('\n')).toContain('bad.txt is bad');
+  });
+
+  it('a bead whose result landed before its runner died is closed on that commit, never applied twice', async () => {
+    const repo = await createTempRepo();
+    const h = createHarness();
+    const { epicId, ids } = await h.epic(['landed', 'fresh']);
+    // The dead run: both claimed; `landed`'s commit made on the branch, the bead not yet closed.
+    for (const id of ids) await h.store.claim(id);
+    await repo.write('landed.txt', 'landed\n');
+    repo.run('add', 'landed.txt');
+    repo.run(
+      'commit',
+      '-q',
+      '-m',
+      `ralph-loop: ${ids[0]} landed\n\nForge-Bead: ${ids[0]}\nForge-Attempt: old.${ids[0]}.1`,
+    );
+    const agent = fileAgent();
+    const summary = await parallelRun(h, repo, epicId, agent.executor);
+    expect(summary).toMatchObject({ reason: 'done', beadsClosed: 2 });
+    expect(agent.seen.map((entry) => entry.title)).toEqual(['fresh']);
+    expect(await repo.read('landed.txt')).toBe('landed\n');
+    expect(beadTrailers(repo).filter((id) => id === ids[0])).toHaveLength(1);
+    expect((await h.store.show(ids[0]!)).status).toBe('closed');
+  });
+});
