@@ -2,6 +2,7 @@
 // metric replaced by in-memory stand-ins, and realistic ledgers grown with the real arbiter.
 import { randomBytes } from 'node:crypto';
 import { appendFile, mkdir, writeFile } from 'node:fs/promises';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { decide } from '../../src/autoresearch/arbiter.js';
 import type { LoopConfig } from '../../src/autoresearch/config.js';
@@ -134,6 +135,7 @@ export async function createBenchLoop(repo: string, options: BenchLoopOptions): 
     git,
     runMetric: async () => metricResult(options.baselineScore ?? 10),
     now: () => Date.now(),
+    host: hostname(),
     isProcessAlive: () => false,
     files,
   });

@@ -3,6 +3,7 @@
 import { realLocation, staysInside } from '../infra/contained-path.js';
 import { AppError, ExitCode, UsageError } from '../infra/errors.js';
 import type { Git } from '../infra/git.js';
+import { isOwnerLive, parseLockRecord } from '../infra/lock-record.js';
 import type { LoopFiles } from '../infra/loop-files.js';
 import type { LoopConfig } from './config.js';
 import { normalizeRelativePath } from './config-values.js';
@@ -95,23 +96,18 @@ export async function uncommittedInScope(
 export async function refuseWhenRunning(
   files: LoopFiles,
   paths: WorkspacePaths,
-  ports: { isProcessAlive(pid: number): boolean },
+  ports: { host: string; isProcessAlive(pid: number): boolean },
 ): Promise<void> {
   const text = await files.readIfExists(paths.lock);
-  if (text === undefined) return;
-  let pid: unknown;
-  try {
-    pid = (JSON.parse(text) as { pid?: unknown }).pid;
-  } catch {
-    return;
-  }
-  if (typeof pid === 'number' && ports.isProcessAlive(pid)) {
-    throw new AppError(
-      `A ralph-loop (pid ${pid}) is running the loop in ${paths.root}; it is not replaced.`,
-      {
-        exitCode: ExitCode.locked,
-        hint: 'Stop it first (ralph-loop stop <epic>), or give the new loop its own --workspace.',
-      },
-    );
-  }
+  const lock = text === undefined ? undefined : parseLockRecord(text);
+  if (lock === undefined) return; // no lock, or not one a runner wrote
+  // The lock's last write tells a recycled pid from its holder, on the holder's own host only.
+  const writtenAt = lock.host === ports.host ? (await files.stat(paths.lock))?.mtimeMs : undefined;
+  if (!isOwnerLive(lock, ports.host, writtenAt, (pid) => ports.isProcessAlive(pid))) return;
+  const where =
+    lock.host === ports.host ? `pid ${lock.pid}` : `pid ${lock.pid} on ${lock.host}, not checkable from here`;
+  throw new AppError(`A ralph-loop (${where}) is running the loop in ${paths.root}; it is not replaced.`, {
+    exitCode: ExitCode.locked,
+    hint: 'Stop it first (ralph-loop stop <epic>), or give the new loop its own --workspace.',
+  });
 }

@@ -26,6 +26,8 @@ export interface SetupPorts {
   /** Runs the hard metric command (argv, no shell) in `cwd`, killed after `timeoutMs`. */
   runMetric(argv: readonly string[], options: { cwd: string; timeoutMs: number }): Promise<ProcessResult>;
   now(): number;
+  /** This machine's host name: a runner's lock taken on another host cannot be checked by pid. */
+  host: string;
   isProcessAlive(pid: number): boolean;
   /** The loop's state files (its workspace, `.forge/loops.json`): on disk, or in memory in tests. */
   files: LoopFiles;

@@ -8,7 +8,7 @@ import { runProcess } from '../infra/process.js';
 import type { CliDeps } from './deps.js';
 
 export function loopSetupPorts(
-  deps: Pick<CliDeps, 'env' | 'clock' | 'loopFiles'>,
+  deps: Pick<CliDeps, 'env' | 'clock' | 'loopFiles' | 'host'>,
   repo: string,
   store: BeadStore,
 ): SetupPorts {
@@ -23,6 +23,7 @@ export function loopSetupPorts(
         { cwd: run.cwd, env: deps.env, timeoutMs: run.timeoutMs },
       ),
     now: () => deps.clock.now(),
+    host: deps.host,
     isProcessAlive,
   };
 }

@@ -59,6 +59,7 @@ async function fixture(stdout = 'Score: 58.5\n'): Promise<Fixture> {
       return processResult({ stdout });
     },
     now: () => Date.parse('2026-11-22T10:00:00Z'),
+    host: 'h',
     isProcessAlive: () => false,
     files: diskLoopFiles(),
   };
@@ -276,18 +277,25 @@ describe('an existing loop in the workspace', () => {
     expect((await ports.store.show(doer?.id ?? '')).description).toBe('custom limiter v2\n');
   });
 
-  it('with --force is still refused while a runner holds the loop', async () => {
+  it('with --force is still refused while a runner holds the loop, here or on another host', async () => {
     const { repo, ports } = await fixture();
     const first = await setupLoop(repo.dir, HARD, ports);
-    await writeFile(join(first.workspace, 'ralph-loop.lock'), JSON.stringify({ pid: 4242, host: 'h' }));
-    const error = (await setupLoop(
-      repo.dir,
-      { ...HARD, force: true },
-      {
-        ...ports,
-        isProcessAlive: (pid) => pid === 4242,
-      },
-    ).catch((e: unknown) => e)) as AppError;
-    expect(error.exitCode).toBe(ExitCode.locked);
+    const lock = (host: string) =>
+      JSON.stringify({ pid: 4242, host, started_at: '2026-11-22T09:00:00Z', epic: first.epic, run_id: 'r1' });
+    const force = { ...HARD, force: true };
+    await writeFile(join(first.workspace, 'ralph-loop.lock'), lock('h'));
+    const here = (await setupLoop(repo.dir, force, {
+      ...ports,
+      isProcessAlive: (pid) => pid === 4242,
+    }).catch((e: unknown) => e)) as AppError;
+    expect(here.exitCode).toBe(ExitCode.locked);
+    // Pid 4242 is not alive here, but the lock is another machine's: its runner cannot be checked.
+    await writeFile(join(first.workspace, 'ralph-loop.lock'), lock('elsewhere'));
+    const there = (await setupLoop(repo.dir, force, ports).catch((e: unknown) => e)) as AppError;
+    expect(there.exitCode).toBe(ExitCode.locked);
+    expect(there.message).toContain('on elsewhere');
+    // This host's lock whose pid is gone is a dead runner's: the loop is replaced.
+    await writeFile(join(first.workspace, 'ralph-loop.lock'), lock('h'));
+    await expect(setupLoop(repo.dir, force, ports)).resolves.toMatchObject({ subject: 'rate limiter' });
   });
 });
