@@ -46,6 +46,8 @@ export const forgeConfigSchema = z.strictObject({
       bead_timeout_seconds: z.number().int().positive().optional(),
       max_attempts: z.number().int().positive().optional(),
       auto_commit: z.boolean().optional(),
+      /** Plain agent beads run at once, each in a worktree (default 1); --parallel wins. */
+      parallel: z.number().int().min(1).max(64).optional(),
       /** Run the gates after each code-writing bead (default true); --gates/--no-gates win. */
       run_gates: z.boolean().optional(),
       /** Each gate's timeout unless it sets its own (default 600). */

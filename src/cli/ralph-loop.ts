@@ -68,6 +68,11 @@ function addRunOptions(command: Command): Command {
       'with --auto-commit, start on a tree with changes of your own: those paths are never committed',
     )
     .option(
+      '--parallel <n>',
+      'run up to n plain agent beads at once, each in its own git worktree; their commits land on your branch in the order the beads were picked, gated there (implies --auto-commit; loop roles and built-in beads still run alone; default: runner.parallel, else 1)',
+      parseInteger(1, 64),
+    )
+    .option(
       '--worktree',
       'run in the worktree .forge/worktrees/<epic> on branch ralph-loop/<epic> (reused on rerun)',
     )

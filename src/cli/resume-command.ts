@@ -116,6 +116,7 @@ function runFlagsOf(flags: ResumeFlags): RunFlags {
     'autoCommit',
     'dryRun',
     'worktree',
+    'parallel',
   ] as const;
   const out: Record<string, unknown> = {};
   for (const key of keys) if (flags[key] !== undefined) out[key] = flags[key];

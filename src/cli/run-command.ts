@@ -10,6 +10,7 @@ import type {
   EpicLock,
   ExecutorRegistry,
   LoopEvent,
+  RunnerDeps,
   RunSummary,
   StopReason,
 } from '../loop/types.js';
@@ -138,7 +139,10 @@ export async function runEpicCommand(
       ...(graph === undefined ? {} : { graphs: [graph] }),
     });
   }
-  const autoCommit = flags.autoCommit ?? config.runner.auto_commit ?? false;
+  const parallel = flags.parallel ?? config.runner.parallel ?? 1;
+  refuseParallelMisuse(parallel, flags, repo, repoGit !== undefined);
+  // A parallel bead's result is a commit (cherry-picked onto the branch): --parallel implies --auto-commit.
+  const autoCommit = parallel > 1 || (flags.autoCommit ?? config.runner.auto_commit ?? false);
   if (autoCommit && repoGit === undefined && !flags.dryRun) {
     throw new EnvironmentError(`--auto-commit needs a git repository, and ${repo} is not one.`, {
       hint: 'Run it in your project (or pass -C <dir>), or drop --auto-commit (and runner.auto_commit).',
@@ -279,6 +283,7 @@ export async function runEpicCommand(
         control: stopControl(runDir, runId),
         git,
         gateProcess: createGateProcess(deps.env),
+        ...(parallel > 1 && !flags.dryRun ? await parallelPorts(cwd, deps.env, parallel, executors) : {}),
         idle: loop?.idle,
         guard: loop?.guard,
         clock: deps.clock,
@@ -321,4 +326,46 @@ export async function runEpicCommand(
     }
   }
   return { summary, exitCode };
+}
+
+/** `--parallel` results are commits on the branch: it needs git, a tree of yours that is clean, and a run. */
+function refuseParallelMisuse(parallel: number, flags: RunFlags, repo: string, inGit: boolean): void {
+  if (parallel <= 1) return;
+  if (flags.autoCommit === false) {
+    throw new AppError(
+      '--parallel and --no-auto-commit do not go together: a parallel bead lands as a commit.',
+      {
+        exitCode: ExitCode.usage,
+        hint: 'Drop --no-auto-commit, or run with --parallel 1.',
+      },
+    );
+  }
+  if (flags.allowDirty === true) {
+    throw new AppError(
+      '--parallel and --allow-dirty do not go together: results are cherry-picked onto your branch, and a failed one is undone with a reset, which needs a tree without changes of your own.',
+      { exitCode: ExitCode.usage, hint: 'Commit or stash your changes, then run with --parallel.' },
+    );
+  }
+  if (!inGit && flags.dryRun !== true) {
+    throw new EnvironmentError(`--parallel needs a git repository, and ${repo} is not one.`, {
+      hint: 'Run it in your project (or pass -C <dir>), or drop --parallel.',
+    });
+  }
+}
+
+/** The worktree dispatcher and the run's tree as the integration branch (loaded only for parallel runs). */
+async function parallelPorts(
+  cwd: string,
+  env: NodeJS.ProcessEnv,
+  capacity: number,
+  executors: ExecutorRegistry,
+): Promise<Pick<RunnerDeps, 'dispatcher' | 'integration'>> {
+  const [{ createWorktreeDispatcher }, { createGitIntegration }] = await Promise.all([
+    import('../dispatch/worktree-dispatcher.js'),
+    import('../dispatch/attempt-git.js'),
+  ]);
+  return {
+    dispatcher: createWorktreeDispatcher({ repo: cwd, env, capacity, executors }),
+    integration: createGitIntegration(cwd, env),
+  };
 }

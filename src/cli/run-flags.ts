@@ -13,6 +13,8 @@ export interface RunFlags {
   allowDirty?: boolean;
   dryRun?: boolean;
   worktree?: boolean;
+  /** `--parallel <n>`: plain agent beads in flight at once (over runner.parallel; default 1). */
+  parallel?: number;
   /** A loop's HEAD was moved on purpose: take it as the loop's own. */
   acceptHead?: boolean;
   /** `--gates`/`--no-gates`: run the configured gates after code-writing beads (over runner.run_gates). */
