@@ -50,6 +50,8 @@ export function createIdleGit(cwd: string): Git {
     readIndexTree: async () => undefined,
     worktreeAdd: async () => undefined,
     worktreeList: async () => [],
+    worktreeRemove: async () => undefined,
+    deleteBranch: async () => undefined,
     currentBranch: async () => 'main',
     isAncestor: async () => true,
     diffCommits: async () => [],

@@ -53,6 +53,10 @@ export interface Git {
   readIndexTree(tree: string): Promise<void>;
   worktreeAdd(path: string, options?: { branch?: string; base?: string }): Promise<void>;
   worktreeList(): Promise<WorktreeEntry[]>;
+  /** Removes a linked worktree (its changes too) and prunes stale entries; nothing when it is gone. */
+  worktreeRemove(path: string): Promise<void>;
+  /** Deletes a local branch; nothing when there is none. */
+  deleteBranch(name: string): Promise<void>;
   // ---- where HEAD points (the loop's branch and history checks) ----
   /** The branch HEAD is on (`main`), or undefined when HEAD is detached. */
   currentBranch(): Promise<string | undefined>;

@@ -194,6 +194,15 @@ export function createGit(options: GitOptions): Git {
       return parseWorktreeList(stdout);
     },
 
+    async worktreeRemove(path) {
+      await git(['worktree', 'remove', '--force', '--force', '--', resolve(cwd, path)], { ok: [0, 128] });
+      await git(['worktree', 'prune']);
+    },
+
+    async deleteBranch(name) {
+      await git(['branch', '-D', '--', name], { ok: [0, 1] });
+    },
+
     async currentBranch() {
       const result = await git(['symbolic-ref', '--quiet', '--short', 'HEAD'], { ok: [0, 1] });
       return result.exitCode === 0 ? result.stdout.trim() : undefined;
