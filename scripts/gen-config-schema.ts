@@ -68,6 +68,8 @@ const SCHEMAS: Record<string, SchemaSpec> = {
       agents:
         'Agent per role, stamped on the beads as agent:<name>: claude-opus, claude-haiku, codex, or a name from .forge/config.json "agent_commands".',
       confirmation_rounds: 'Iterations in a row that must meet the target.',
+      population:
+        'Candidates per iteration: K doers from the same base, each in its own worktree, each judged blind; the arbiter may keep the best.',
       spec: "The spec this loop serves (specs/<slug>/): when the loop ends, its retrospective records the outcome in the spec's run state and puts it back at the readiness gate.",
     },
   },

@@ -276,6 +276,13 @@ export const loopConfigSchema = z
         .int({ error: expected('an integer ≥ 1') })
         .min(1, { error: expected('an integer ≥ 1') })
         .default(1),
+      /** Candidates per iteration: K doers from one base, each judged blind; the best may be kept. */
+      population: z
+        .number({ error: expected('an integer from 1 to 8') })
+        .int({ error: expected('an integer from 1 to 8') })
+        .min(1, { error: expected('an integer from 1 to 8') })
+        .max(8, { error: expected('an integer from 1 to 8') })
+        .default(1),
       guards: z.array(guard, { error: expected('a list of guards') }).default([]),
       spec: text(SLUG_RULE)
         .regex(SLUG_PATTERN, { error: expected(SLUG_RULE) })

@@ -9,7 +9,7 @@ import { createHash } from 'node:crypto';
 import { dirname, join } from 'node:path';
 import type { LoopFiles, RangeReader } from '../infra/loop-files.js';
 import type { Direction } from './config.js';
-import type { LedgerLine } from './ledger.js';
+import type { CandidateLine, LedgerLine } from './ledger.js';
 import { isImprovement, meetsTarget } from './score-rules.js';
 
 // ---- the fold ----
@@ -54,6 +54,8 @@ export interface LedgerSummary {
   last_ts: string | null;
   /** The last RECENT_LINES lines, oldest first. */
   recent: LedgerLine[];
+  /** The candidates of population iterations among the recent ones (absent: none, or an older cache). */
+  recent_candidates?: CandidateLine[];
 }
 
 export function emptySummary(params: SummaryParams): LedgerSummary {
@@ -77,6 +79,15 @@ export function emptySummary(params: SummaryParams): LedgerSummary {
     last_ts: null,
     recent: [],
   };
+}
+
+/** Adds candidate lines to `summary` (in place), keeping those of its recent iterations; returns it. */
+export function foldCandidates(summary: LedgerSummary, candidates: readonly CandidateLine[]): LedgerSummary {
+  if (candidates.length === 0 && summary.recent_candidates === undefined) return summary;
+  const oldest = summary.recent[0]?.iter ?? 0;
+  const all = [...(summary.recent_candidates ?? []), ...candidates].filter((c) => c.iter >= oldest);
+  summary.recent_candidates = all.slice(-RECENT_LINES * 8);
+  return summary;
 }
 
 /** Returns the summary with one more line; the input is left unchanged. */
@@ -269,6 +280,7 @@ export async function loadLedgerSummary(
       const read = parseLedgerText(tail, ledgerPath, cache.ledger_line_count + 1);
       const summary = { ...cache.summary, recent: [...cache.summary.recent] };
       for (const line of read.lines) foldInto(summary, line);
+      foldCandidates(summary, read.candidates);
       loaded = {
         summary,
         source: 'tail',
@@ -279,7 +291,7 @@ export async function loadLedgerSummary(
     } else {
       const read = await readLedger(files, ledgerPath);
       loaded = {
-        summary: summarizeLedger(read.lines, params),
+        summary: foldCandidates(summarizeLedger(read.lines, params), read.candidates),
         source: 'scan',
         warnings: read.warnings,
         bytes: read.bytes,

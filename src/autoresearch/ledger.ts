@@ -62,6 +62,9 @@ export const ledgerLineSchema = z.object({
   spread: z.number().min(0).optional(),
   /** ±this around the best kept score was taken as noise when deciding (see noise.ts). */
   noise_band: z.number().min(0).optional(),
+  /** A population iteration: how many candidates it had, and the one this line decides (the best). */
+  population: z.number().int().min(2).optional(),
+  candidate: z.number().int().min(1).optional(),
   /** Hash of the previous line as written (absent on the first line and on lines from before chaining). */
   prev: z.string().optional(),
 });
@@ -97,6 +100,33 @@ export const ledgerEventSchema = z.object({
 });
 export type LedgerEvent = z.output<typeof ledgerEventSchema>;
 
+/**
+ * One candidate of a population iteration (`population` > 1), written beside the iteration's own line:
+ * `kept` (the iteration kept it), `lost` (another candidate was kept), `reverted` (none was kept).
+ */
+export const CANDIDATE_DECISIONS = ['kept', 'lost', 'reverted'] as const;
+export const candidateLineSchema = z.object({
+  kind: z.literal('candidate'),
+  ts: z.string(),
+  iter: z.number().int().min(1),
+  candidate: z.number().int().min(1),
+  /** The directive's angle this candidate worked (its first line). */
+  angle: z.string(),
+  /** Its judged score; null when it crashed, tampered or failed a guard. */
+  score: score,
+  decision: z.enum(CANDIDATE_DECISIONS),
+  /** The iteration's decision (the line with the same `iter`). */
+  iteration_decision: z.enum(DECISIONS),
+  /** The candidate's commit; null when it made none. */
+  sha: z.string().nullable(),
+  hypothesis: z.string(),
+  cost_usd: z.number().min(0),
+  /** Why it was not judged or not kept, in one sentence. */
+  reason: z.string().optional(),
+  prev: z.string().optional(),
+});
+export type CandidateLine = z.output<typeof candidateLineSchema>;
+
 /** The chain hash of one line as written (without its newline). */
 export function lineHash(raw: string): string {
   return createHash('sha256').update(raw).digest('hex').slice(0, 32);
@@ -111,6 +141,8 @@ export interface LedgerRead {
   warnings: string[];
   /** Lines that are not iterations (settings changes, tamper noticed between runs). */
   events: LedgerEvent[];
+  /** The candidates of population iterations, in the order written. */
+  candidates: CandidateLine[];
 }
 
 /**
@@ -127,6 +159,7 @@ export async function readLedger(files: LoopFiles, path: string): Promise<Ledger
 export function parseLedgerText(content: string, path: string, firstLine: number): LedgerRead {
   const lines: LedgerLine[] = [];
   const events: LedgerEvent[] = [];
+  const candidates: CandidateLine[] = [];
   const warnings: string[] = [];
   // The chain is checked from the first line this text holds; a tail's first line cannot be checked here.
   let previousRaw: string | undefined;
@@ -170,6 +203,17 @@ export function parseLedgerText(content: string, path: string, firstLine: number
       );
     }
     previousRaw = raw;
+    if ((value as { kind?: unknown } | null)?.kind === 'candidate') {
+      const candidate = candidateLineSchema.safeParse(value);
+      if (!candidate.success) {
+        throw new LedgerError(
+          `${path}:${number}: not a candidate line (${describeZodFields(candidate.error)})`,
+        );
+      }
+      const { prev: _chain, ...rest } = candidate.data;
+      candidates.push(rest);
+      continue;
+    }
     if (typeof (value as { kind?: unknown } | null)?.kind === 'string') {
       const event = ledgerEventSchema.safeParse(value);
       if (!event.success) throw new LedgerError(`${path}:${number}: not a ledger event line`);
@@ -185,7 +229,7 @@ export function parseLedgerText(content: string, path: string, firstLine: number
     const { prev: _chain, ...line } = parsed.data;
     lines.push(line);
   }
-  return { lines, bytes, terminatedLines, warnings, events };
+  return { lines, bytes, terminatedLines, warnings, events, candidates };
 }
 
 export class LedgerError extends AppError {
@@ -223,4 +267,14 @@ export async function appendLedgerEvent(
 async function appendChained(files: LoopFiles, path: string, value: Record<string, unknown>): Promise<void> {
   const last = await files.readLastLine(path);
   await files.appendJsonLine(path, last === undefined ? value : { ...value, prev: lineHash(last) });
+}
+
+/** Appends a candidate line, chained like any other. */
+export async function appendCandidateLine(
+  files: LoopFiles,
+  path: string,
+  line: Omit<CandidateLine, 'prev'>,
+): Promise<void> {
+  const { prev: _ignored, ...rest } = candidateLineSchema.parse(line);
+  await appendChained(files, path, rest);
 }

@@ -38,6 +38,8 @@ export interface LoopSetupOptions {
   plateau?: number | undefined;
   maxCostUsd?: number | undefined;
   confirmationRounds?: number | undefined;
+  /** Candidates per iteration (`population` in config.json; default 1). */
+  population?: number | undefined;
   /** Paths the doer may change; default: the artifact. */
   scope?: readonly string[] | undefined;
   /** Agent per role: doer, judge, strategist, retrospective, resume_strategist. */
@@ -107,6 +109,7 @@ export function buildConfigFile(options: LoopSetupOptions): LoopConfigFile {
     },
     agents: options.agents === undefined ? undefined : { ...options.agents },
     confirmation_rounds: options.confirmationRounds,
+    population: options.population,
     spec: options.spec,
     ...checksConfigFile(options.guards, options.tracks),
   };

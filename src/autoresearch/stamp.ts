@@ -6,7 +6,7 @@
 // the second time and a stamp interrupted halfway is completed by the next one.
 import { resolve } from 'node:path';
 import type { Bead, BeadStore, CreateBeadInput } from '../beads/types.js';
-import { AppError, ExitCode, UsageError } from '../infra/errors.js';
+import { AppError, UsageError } from '../infra/errors.js';
 import { iterOf } from '../infra/labels.js';
 import {
   beadLabels,
@@ -21,6 +21,8 @@ import {
 } from './loop-beads.js';
 import type { LoopContext } from './loop-context.js';
 import { ledgerDigest, metricDigest } from './prompt-digests.js';
+import { stampPopulation } from './population-stamp.js';
+import { refuseWhenAsking, refuseWhenEnded } from './stamp-refusals.js';
 import { gatherRetrospectiveFacts } from './retrospective-facts.js';
 import {
   arbiterView,
@@ -65,6 +67,7 @@ export async function stampIteration(
   if (!Number.isInteger(iter) || iter < 1) {
     throw new UsageError(`The iteration to stamp must be a whole number from 1, got ${iter}.`);
   }
+  if (ctx.config.population > 1) return stampPopulation(ctx, store, options);
   const beads = await loopBeads(store, ctx.epicId);
   const found = CYCLE_ROLES.map((role) => findBead(beads, role, iter));
   const existing = found.flatMap((bead, index) =>
@@ -294,30 +297,4 @@ export async function stampResumeStrategist(
     existing: [],
     redactions: 0,
   };
-}
-
-// ---- refusals ----
-
-async function refuseWhenEnded(ctx: LoopContext): Promise<void> {
-  const text = await ctx.files.readIfExists(ctx.paths.terminalSignal);
-  if (text === undefined) return;
-  let reason = 'a terminal signal';
-  try {
-    const value = JSON.parse(text) as { reason?: unknown };
-    if (typeof value.reason === 'string') reason = value.reason;
-  } catch {
-    // An unreadable signal still ends the loop; the message just cannot name its reason.
-  }
-  throw new AppError(`The loop of ${ctx.epicId} has ended (${reason}): no further iteration is stamped.`, {
-    exitCode: ExitCode.failure,
-    hint: `Stamp the retrospective instead: forge-pack stamp --epic ${ctx.epicId} --retrospective`,
-  });
-}
-
-async function refuseWhenAsking(ctx: LoopContext): Promise<void> {
-  if ((await ctx.files.readIfExists(ctx.paths.needsHuman)) === undefined) return;
-  throw new AppError(`The loop of ${ctx.epicId} is waiting for a human (${ctx.paths.needsHuman}).`, {
-    exitCode: ExitCode.needsHuman,
-    hint: `Answer the question in that file, then run: ralph-loop resume ${ctx.epicId}`,
-  });
 }

@@ -34,6 +34,7 @@ import { readSpend } from './spend.js';
 import { iterOf } from '../infra/labels.js';
 import { loopRoleOf } from './loop-beads.js';
 import { checkHead, recordHead } from './loop-head.js';
+import { candidateFiles, candidateOf } from './candidates.js';
 import type { BeadStore } from '../beads/types.js';
 
 export interface StateGuardContext {
@@ -198,7 +199,11 @@ export function guardAgentExecutor(inner: Executor, ctx: StateGuardContext): Exe
       if (findings.length === 0) return result;
       const iter = tamperIteration(role, iterOf(request.bead));
       if (iter !== undefined) {
-        await updateIterationState(ctx.files, ctx.workspace, iter, (state) =>
+        // A population's candidate keeps its own state: its tamper is its own, not its siblings'.
+        const candidate = candidateOf(request.bead);
+        const files =
+          candidate === undefined ? ctx.files : candidateFiles(ctx.files, ctx.workspace, iter, candidate);
+        await updateIterationState(files, ctx.workspace, iter, (state) =>
           withTamper(state, { role, paths: findings }),
         );
       }

@@ -69,6 +69,18 @@ export interface RecentIteration {
   tamper: { role: string; paths: string[] }[];
   /** The guard or track threshold that failed (decision `guard_failed`), in one sentence; null otherwise. */
   failed_guard: string | null;
+  /** A population iteration: the candidate its decision is about (the best one). */
+  candidate?: number;
+}
+
+/** One candidate of a recent population iteration. */
+export interface CandidateStatus {
+  iter: number;
+  candidate: number;
+  angle: string;
+  score: number | null;
+  decision: 'kept' | 'lost' | 'reverted';
+  reason?: string;
 }
 
 export interface LoopStatus {
@@ -120,6 +132,8 @@ export interface LoopStatus {
   scripted_runs: number;
   duration_ms: number;
   recent: RecentIteration[];
+  /** The candidates of recent population iterations, oldest first (empty for a one-candidate loop). */
+  candidates: CandidateStatus[];
   summary_source: SummarySource;
   /** The epic's beads by status, when asked for (`--beads`). */
   beads?: Record<string, number>;
@@ -241,7 +255,16 @@ export async function loopStatus(
         ts: line.ts,
         tamper: (line.tamper ?? []).map((record) => ({ role: record.role, paths: [...record.paths] })),
         failed_guard: line.failed_guard === undefined ? null : describeGuardFailure(line),
+        ...(line.candidate === undefined ? {} : { candidate: line.candidate }),
       })),
+    candidates: (summary.recent_candidates ?? []).map((c) => ({
+      iter: c.iter,
+      candidate: c.candidate,
+      angle: c.angle,
+      score: c.score,
+      decision: c.decision,
+      ...(c.reason === undefined ? {} : { reason: c.reason }),
+    })),
     summary_source: source,
     config_error: configError,
   };

@@ -1,6 +1,7 @@
 // `forge-pack validate` for an autoresearch epic: is its workspace there and its config valid, do its
 // stamped beads agree with the ledger, and do its templates render? Reading is separate from judging:
 // `readLoopState` gathers the files, `checkLoop` is pure.
+import { candidateOf } from './candidates.js';
 import { join, relative } from 'node:path';
 import type { Bead } from '../beads/types.js';
 import { AppError } from '../infra/errors.js';
@@ -143,7 +144,9 @@ export function checkLoop(epicId: string, beads: readonly Bead[], state: LoopSta
   const loop = beads.filter((bead) => bead.labels.includes(LOOP_LABEL));
   const byKey = new Map<string, Bead[]>();
   for (const bead of loop) {
-    const key = `${loopRoleOf(bead) ?? '?'}-${iterOf(bead) ?? '?'}`;
+    // A population's candidates share a role and iteration: each candidate index is stamped once.
+    const candidate = candidateOf(bead);
+    const key = `${loopRoleOf(bead) ?? '?'}-${iterOf(bead) ?? '?'}${candidate === undefined ? '' : ` c${candidate}`}`;
     byKey.set(key, [...(byKey.get(key) ?? []), bead]);
   }
   for (const [key, same] of byKey) {
@@ -156,7 +159,8 @@ export function checkLoop(epicId: string, beads: readonly Bead[], state: LoopSta
     );
   }
   const openDoers = loop.filter((b) => OPEN(b) && loopRoleOf(b) === 'doer');
-  if (openDoers.length > 1) {
+  const openIters = new Set(openDoers.map((b) => iterOf(b)));
+  if (openDoers.length > 1 && (openIters.size > 1 || openDoers.some((b) => candidateOf(b) === undefined))) {
     const ids = openDoers.map((b) => `${b.id} (iter ${iterOf(b) ?? '?'})`);
     error(
       openDoers[0]!.id,

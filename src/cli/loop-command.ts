@@ -51,6 +51,7 @@ interface LoopFlags extends CheckFlags {
   wallClock?: number;
   maxCost?: number;
   confirmationRounds?: number;
+  population?: number;
   scope?: string[];
   agents?: Record<string, string>;
   workspace?: string;
@@ -80,6 +81,7 @@ const FLAG_FOR_FIELD: Record<string, string> = {
   'scope.judge_paths': '--artifact',
   agents: '--agents',
   confirmation_rounds: '--confirmation-rounds',
+  population: '--population',
   spec: '--spec',
   ...CHECK_FLAG_FOR_FIELD,
 };
@@ -133,6 +135,11 @@ export function defineLoopCommand(command: Command, deps: CliDeps): void {
     .option(
       '--confirmation-rounds <n>',
       'iterations in a row that must meet the target (default 1)',
+      parseNumberArg,
+    )
+    .option(
+      '--population <k>',
+      'candidates per iteration: k doers from the same base, each in its own worktree, judged blind; the best may be kept (default 1)',
       parseNumberArg,
     )
     .option('--scope <path>', 'a path the doer may change (repeatable; default: --artifact)', collect)
@@ -260,6 +267,7 @@ async function loopOptionsFrom(
     plateau: flags.plateau,
     maxCostUsd: flags.maxCost,
     confirmationRounds: flags.confirmationRounds,
+    population: flags.population,
     scope: flags.scope,
     agents: flags.agents,
     workspace: flags.workspace,

@@ -88,6 +88,7 @@ export async function autoresearchParts(
     config,
     store: options.store,
     git,
+    gitAt: (cwd) => createGit({ cwd, env: deps.env }),
     clock: deps.clock,
     agents,
     runMetric: (command, run) =>

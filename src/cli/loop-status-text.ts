@@ -98,6 +98,16 @@ export function renderStatusText(status: LoopStatus, options: { unicode: boolean
         out.push(`        tamper: the ${record.role} changed ${record.paths.join(', ')} (put back)`);
       }
       if (line.failed_guard !== null) out.push(`        ${line.failed_guard}`);
+      const population = status.candidates.filter((c) => c.iter === line.iter);
+      const lead = population.find((c) => c.candidate === line.candidate);
+      if (lead !== undefined) {
+        const score = (c: { score: number | null }) =>
+          c.score === null ? 'no score' : formatNumber(c.score);
+        const others = population.filter((c) => c !== lead).map((c) => `c${c.candidate} ${score(c)}`);
+        out.push(
+          `        iter ${line.iter}: c${lead.candidate} ${lead.decision} ${score(lead)} (${others.join(', ')})`,
+        );
+      }
     }
   }
   return `${out.join('\n')}\n`;

@@ -87,6 +87,7 @@ describe('readLedger', () => {
       terminatedLines: 0,
       warnings: [],
       events: [],
+      candidates: [],
     });
   });
 

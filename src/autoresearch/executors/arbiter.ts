@@ -1,6 +1,6 @@
 // The arbiter: plain TypeScript over the ledger decides keep/revert/crash, applies it in git, signals.
-import type { Executor } from '../../loop/types.js';
-import { decide } from '../arbiter.js';
+import type { ExecutionRequest, ExecutionResult, Executor } from '../../loop/types.js';
+import { decide, type DecideResult } from '../arbiter.js';
 import { judgeOutputPath, readJudgeOutput, type JudgeVerdict } from '../judge-output.js';
 import { readIterationState, totalCost } from '../iteration-state.js';
 import { applyDecision } from '../keep-revert.js';
@@ -10,6 +10,8 @@ import { recordHead } from '../loop-head.js';
 import { readSpend } from '../spend.js';
 import { placeInLoop, ledgerPath, type AutoresearchContext } from './context.js';
 import { remeasureWithinNoise } from './remeasure.js';
+import { decidePopulation } from './population-arbiter.js';
+import type { CandidateLine, LedgerLine } from '../ledger.js';
 
 export function createArbiterExecutor(context: AutoresearchContext): Executor {
   return {
@@ -22,70 +24,33 @@ export function createArbiterExecutor(context: AutoresearchContext): Executor {
       const placed = placeInLoop(request.bead);
       if (!placed.ok) return placed.result;
       const { iter } = placed;
-      const { config, workspace, git } = context;
-      const params = { direction: config.metric.direction, target: config.target };
-      const state = await readIterationState(context.files, workspace, iter);
-      const judged: JudgeVerdict =
-        state.judge_failure !== undefined
-          ? { ok: false, reason: `the judge failed: ${state.judge_failure}` }
-          : await readJudgeOutput(context.files, judgeOutputPath(workspace, iter));
-      const { summary } = await loadLedgerSummary(context.files, ledgerPath(workspace), params);
-      const measured = await remeasureWithinNoise(context, request, iter, summary, judged);
-      if (!measured.ok)
-        return { outcome: 'aborted', agent: 'metric', message: 'The metric command was stopped.' };
-      const { judge } = measured;
-
-      let baseSha = state.base_sha ?? null;
-      if (baseSha === null && iter === 0) baseSha = await git.headSha();
-      if (baseSha === null) {
-        return {
-          outcome: 'error',
-          fatal: true,
-          agent: 'arbiter',
-          message: `No base commit is recorded for iteration ${iter} (did doer-${iter} run?); see ${workspace}/iterations/.`,
+      const { workspace } = context;
+      let decided: Decided;
+      if (context.config.population > 1 && iter > 0) {
+        const population = await decidePopulation(context, request, iter);
+        if (!population.ok) return population.result;
+        decided = {
+          result: population.result,
+          line: population.line,
+          remeasured: population.remeasured,
+          note: population.note,
+          candidates: describeCandidates(population.candidates),
         };
+      } else {
+        const single = await decideSingle(context, request, iter);
+        if (!single.ok) return single.result;
+        decided = single.decided;
       }
-      const now = context.clock.now();
-      const started = summary.first_ts === null ? now : Date.parse(summary.first_ts);
-      const result = decide({
-        config,
-        ledger: summary,
-        iter,
-        judge,
-        baseSha,
-        now: new Date(now).toISOString(),
-        hypothesis: state.hypothesis,
-        iterationCostUsd: totalCost(state),
-        costSoFarUsd: Math.max(
-          (await readSpend(context.files, workspace)).cost_usd,
-          summary.total_cost_usd + totalCost(state),
-        ),
-        wallClockElapsedSeconds: Math.max(0, (now - started) / 1000),
-        ...(state.doer_started_at === undefined
-          ? {}
-          : { durationMs: now - Date.parse(state.doer_started_at) }),
-        guardRevertedPaths: state.guard_reverted_paths,
-        tamper: state.tamper,
-        samples: measured.samples,
-        ...(measured.remeasured ? { remeasured: true } : {}),
-        guardFailure: state.guard_failure,
-        tracks: state.tracks,
-      });
-      if (!result.replayed) {
-        const line = await applyDecision({ git, result, scopePaths: config.scope.doer_paths });
-        await recordHead(context.files, workspace, git);
-        await recordLedgerLine(context.files, ledgerPath(workspace), line, params);
-      }
+      const { result, line, remeasured } = decided;
       await writeArbiterSignal(context.files, workspace, result.signal);
 
-      const { line } = result;
       const scores = `${String(line.best_before)} → ${String(line.score_after)}`;
       const next = result.signal.type === 'terminal' ? `terminal: ${result.signal.reason}` : 'continue';
       const noise =
         line.noise_band === undefined
           ? ''
-          : `, noise ±${line.noise_band}${measured.remeasured ? ' (measured again)' : ''}`;
-      const summaryText = `${line.decision} (${scores}${line.delta === null ? '' : `, Δ ${line.delta}`}${noise}); ${next}${measured.note === undefined ? '' : `; ${measured.note}`}`;
+          : `, noise ±${line.noise_band}${remeasured ? ' (measured again)' : ''}`;
+      const summaryText = `${line.decision} (${scores}${line.delta === null ? '' : `, Δ ${line.delta}`}${noise}); ${next}${decided.note === undefined ? '' : `; ${decided.note}`}${decided.candidates === undefined ? '' : `; ${decided.candidates}`}`;
       return {
         outcome: 'ok',
         agent: 'arbiter',
@@ -110,4 +75,88 @@ export function createArbiterExecutor(context: AutoresearchContext): Executor {
       };
     },
   };
+}
+
+interface Decided {
+  result: DecideResult;
+  line: LedgerLine;
+  remeasured: boolean;
+  note?: string | undefined;
+  /** A population's candidates in one phrase (`c2 kept 15; c1 12, c3 crashed`). */
+  candidates?: string;
+}
+
+/** A one-candidate iteration: the judge's verdict on the loop's tree, decided and applied. */
+async function decideSingle(
+  context: AutoresearchContext,
+  request: ExecutionRequest,
+  iter: number,
+): Promise<{ ok: true; decided: Decided } | { ok: false; result: ExecutionResult }> {
+  const { config, workspace, git } = context;
+  const params = { direction: config.metric.direction, target: config.target };
+  const state = await readIterationState(context.files, workspace, iter);
+  const judged: JudgeVerdict =
+    state.judge_failure !== undefined
+      ? { ok: false, reason: `the judge failed: ${state.judge_failure}` }
+      : await readJudgeOutput(context.files, judgeOutputPath(workspace, iter));
+  const { summary } = await loadLedgerSummary(context.files, ledgerPath(workspace), params);
+  const measured = await remeasureWithinNoise(context, request, iter, summary, judged);
+  if (!measured.ok) {
+    return {
+      ok: false,
+      result: { outcome: 'aborted', agent: 'metric', message: 'The metric command was stopped.' },
+    };
+  }
+  const { judge } = measured;
+
+  let baseSha = state.base_sha ?? null;
+  if (baseSha === null && iter === 0) baseSha = await git.headSha();
+  if (baseSha === null) {
+    return {
+      ok: false,
+      result: {
+        outcome: 'error',
+        fatal: true,
+        agent: 'arbiter',
+        message: `No base commit is recorded for iteration ${iter} (did doer-${iter} run?); see ${workspace}/iterations/.`,
+      },
+    };
+  }
+  const now = context.clock.now();
+  const started = summary.first_ts === null ? now : Date.parse(summary.first_ts);
+  const result = decide({
+    config,
+    ledger: summary,
+    iter,
+    judge,
+    baseSha,
+    now: new Date(now).toISOString(),
+    hypothesis: state.hypothesis,
+    iterationCostUsd: totalCost(state),
+    costSoFarUsd: Math.max(
+      (await readSpend(context.files, workspace)).cost_usd,
+      summary.total_cost_usd + totalCost(state),
+    ),
+    wallClockElapsedSeconds: Math.max(0, (now - started) / 1000),
+    ...(state.doer_started_at === undefined ? {} : { durationMs: now - Date.parse(state.doer_started_at) }),
+    guardRevertedPaths: state.guard_reverted_paths,
+    tamper: state.tamper,
+    samples: measured.samples,
+    ...(measured.remeasured ? { remeasured: true } : {}),
+    guardFailure: state.guard_failure,
+    tracks: state.tracks,
+  });
+  let line = result.line;
+  if (!result.replayed) {
+    line = await applyDecision({ git, result, scopePaths: config.scope.doer_paths });
+    await recordHead(context.files, workspace, git);
+    await recordLedgerLine(context.files, ledgerPath(workspace), line, params);
+  }
+  return { ok: true, decided: { result, line, remeasured: measured.remeasured, note: measured.note } };
+}
+
+function describeCandidates(candidates: readonly CandidateLine[]): string {
+  return candidates
+    .map((c) => `c${c.candidate} ${c.decision} ${c.score === null ? 'no score' : String(c.score)}`)
+    .join(', ');
 }

@@ -33,6 +33,8 @@ export interface AutoresearchContext {
   config: LoopConfig;
   store: BeadStore;
   git: Git;
+  /** A git port for another working tree of the same repository (a population's candidate worktrees). */
+  gitAt?: (cwd: string) => Git;
   clock: Clock;
   /** The generic agent executors: full tools, and read-only for judges. */
   agents: { full: Executor; readOnly: Executor };

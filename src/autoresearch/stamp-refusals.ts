@@ -1,0 +1,27 @@
+// What no stamp may do: stamp past a loop's end, or while it waits for a human.
+import type { LoopContext } from './loop-context.js';
+import { AppError, ExitCode } from '../infra/errors.js';
+
+export async function refuseWhenEnded(ctx: LoopContext): Promise<void> {
+  const text = await ctx.files.readIfExists(ctx.paths.terminalSignal);
+  if (text === undefined) return;
+  let reason = 'a terminal signal';
+  try {
+    const value = JSON.parse(text) as { reason?: unknown };
+    if (typeof value.reason === 'string') reason = value.reason;
+  } catch {
+    // An unreadable signal still ends the loop; the message just cannot name its reason.
+  }
+  throw new AppError(`The loop of ${ctx.epicId} has ended (${reason}): no further iteration is stamped.`, {
+    exitCode: ExitCode.failure,
+    hint: `Stamp the retrospective instead: forge-pack stamp --epic ${ctx.epicId} --retrospective`,
+  });
+}
+
+export async function refuseWhenAsking(ctx: LoopContext): Promise<void> {
+  if ((await ctx.files.readIfExists(ctx.paths.needsHuman)) === undefined) return;
+  throw new AppError(`The loop of ${ctx.epicId} is waiting for a human (${ctx.paths.needsHuman}).`, {
+    exitCode: ExitCode.needsHuman,
+    hint: `Answer the question in that file, then run: ralph-loop resume ${ctx.epicId}`,
+  });
+}
