@@ -41,6 +41,9 @@ function describeLive(live: LiveRun | null): string {
   const where = live.verified ? `pid ${live.pid}` : `pid ${live.pid} on ${live.host} (not checked)`;
   const since =
     live.run_elapsed_ms === null ? '' : `, run started ${formatDuration(live.run_elapsed_ms)} ago`;
+  if (live.running !== null && live.running.length > 0) {
+    return `${live.running.length} running: ${live.running.join(', ')} · ${where}${since}`;
+  }
   if (live.bead === null) return `running, between beads (${where}${since})`;
   const title = live.title === null ? '' : ` ${JSON.stringify(live.title)}`;
   const via = live.agent === null ? '' : ` via ${live.agent}`;

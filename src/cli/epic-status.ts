@@ -51,6 +51,8 @@ export interface LiveRun {
   attempt: number | null;
   agent_pid: number | null;
   bead_elapsed_ms: number | null;
+  /** A `--parallel` run's beads in flight, in pick order; null for a serial run. */
+  running: string[] | null;
 }
 
 export interface LastRun {
@@ -200,6 +202,7 @@ function liveRun(
     agent_pid: bead === null ? null : (lock.agent_pid ?? null),
     bead_elapsed_ms:
       bead === null || lock.bead_started_at === undefined ? null : elapsedSince(lock.bead_started_at, now),
+    running: lock.running ?? null,
   };
 }
 

@@ -20,16 +20,17 @@ export interface ProgressRenderer {
 
 export function createProgressRenderer(options: ProgressOptions): ProgressRenderer {
   const c = pc.createColors(options.color);
-  let live:
-    | {
-        bead: string;
-        role: string;
-        agent: string;
-        since: number;
-        note?: string;
-        progress?: { done: number; total: number } | undefined;
-      }
-    | undefined;
+  interface Live {
+    bead: string;
+    role: string;
+    agent: string;
+    since: number;
+    note?: string;
+    progress?: { done: number; total: number } | undefined;
+  }
+  let live: Live | undefined;
+  /** Beads whose agent is at work, in the order they started (several in a `--parallel` run). */
+  const running = new Map<string, Live>();
   const runStarted = options.now();
   let liveShown = false;
   let ticker: ReturnType<typeof setInterval> | undefined;
@@ -48,9 +49,11 @@ export function createProgressRenderer(options: ProgressOptions): ProgressRender
         : c.dim(
             `[${live.progress.done}/${live.progress.total} done · ${formatElapsed(options.now() - runStarted)}] `,
           );
-    options.sink.write(
-      `\r\x1b[2K${progress}${c.cyan('…')} ${live.bead} ${c.dim(`${live.role} via ${live.agent}`)} ${elapsed}${note}`,
-    );
+    const what =
+      running.size > 1
+        ? `${running.size} running: ${[...running.keys()].join(', ')}`
+        : `${live.bead} ${c.dim(`${live.role} via ${live.agent}`)} ${elapsed}${note}`;
+    options.sink.write(`\r\x1b[2K${progress}${c.cyan('…')} ${what}`);
     liveShown = true;
   };
   const line = (text: string) => {
@@ -116,6 +119,7 @@ export function createProgressRenderer(options: ProgressOptions): ProgressRender
             since: options.now(),
             progress: event.progress,
           };
+          running.set(event.bead, live);
           const via = event.agent === 'built-in' ? event.executor : `${event.executor} ${event.agent}`;
           line(
             `${c.cyan('▶')} ${event.bead} ${event.title} ${c.dim(`(role:${event.role}, ${via}, attempt ${event.attempt})`)}`,
@@ -132,7 +136,8 @@ export function createProgressRenderer(options: ProgressOptions): ProgressRender
           else line(c.dim(`  ${event.bead}: ${event.message}`));
           break;
         case 'attempt_finished': {
-          live = undefined;
+          running.delete(event.bead);
+          live = [...running.values()].at(-1);
           const usage = [
             formatElapsed(event.duration_ms),
             (event.input_tokens ?? 0) + (event.output_tokens ?? 0) === 0
@@ -166,11 +171,20 @@ export function createProgressRenderer(options: ProgressOptions): ProgressRender
             ),
           );
           break;
+        case 'merged':
+          line(c.dim(`  merged ${event.bead} (attempt ${event.attempt}) as ${event.commit.slice(0, 10)}`));
+          break;
+        case 'merge_conflict':
+          line(
+            `${c.yellow('conflict')} ${event.bead} (attempt ${event.attempt}): ${event.message.split('\n')[0] ?? ''}`,
+          );
+          break;
         case 'bead_failed':
           line(`${c.red('failed')} ${event.bead} after ${event.attempts} attempt(s): ${event.message}`);
           break;
         case 'run_finished': {
           live = undefined;
+          running.clear();
           const s = event.summary;
           const cost = s.costUsd > 0 ? `, $${s.costUsd.toFixed(4)}` : '';
           const gates = s.gateMs === undefined ? '' : `, gates ${formatElapsed(s.gateMs)}`;

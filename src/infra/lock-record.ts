@@ -19,6 +19,8 @@ export interface LockRecord extends LockOwner {
   bead_started_at?: string | undefined;
   agent_pid?: number | undefined;
   agent_pid_start?: number | undefined;
+  /** A `--parallel` run's beads in flight, in pick order (absent in serial runs and older records). */
+  running?: string[] | undefined;
 }
 
 /** The embedded bead store's short-lived write lock: its owner and a token only it knows. */
@@ -31,6 +33,7 @@ export interface StoreLockHolder extends LockOwner {
 // type guard, so the record is built from checked values and no cast stands in for a check.
 type Check<T> = (value: unknown) => value is T;
 const isString: Check<string> = (value) => typeof value === 'string';
+const isStringList: Check<string[]> = (value) => Array.isArray(value) && value.every(isString);
 const isInteger: Check<number> = (value): value is number => Number.isInteger(value);
 const isPid: Check<number> = (value): value is number => isInteger(value) && value > 0;
 
@@ -84,6 +87,8 @@ export function parseLockRecord(text: string): LockRecord | undefined {
   const beadStartedAt = optional(fields, 'bead_started_at', isString);
   const agentPid = optional(fields, 'agent_pid', isPid);
   const agentPidStart = optional(fields, 'agent_pid_start', isInteger);
+  // An unreadable list of running beads costs only the list: a newer field must not void the lock.
+  const running = optional(fields, 'running', isStringList);
   if (!isString(epic) || !isString(runId)) return undefined;
   if (bead === BAD || beadStartedAt === BAD || agentPid === BAD || agentPidStart === BAD) return undefined;
   const record: LockRecord = { ...owner, epic, run_id: runId };
@@ -91,6 +96,7 @@ export function parseLockRecord(text: string): LockRecord | undefined {
   if (beadStartedAt !== undefined) record.bead_started_at = beadStartedAt;
   if (agentPid !== undefined) record.agent_pid = agentPid;
   if (agentPidStart !== undefined) record.agent_pid_start = agentPidStart;
+  if (running !== undefined && running !== BAD) record.running = running;
   return record;
 }
 

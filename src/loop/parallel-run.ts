@@ -46,11 +46,15 @@ export async function runParallelLoop(
   let tail: Promise<void> = Promise.resolve();
   let ended: RunSummary | undefined;
 
+  /** The beads in flight go into the lock, for `ralph-loop status`. */
+  const showRunning = () => ctx.d.lock.update({ running: inFlight.map((entry) => entry.bead.id) });
+
   /** Waits for the oldest bead in flight and counts it; the first reason to end is kept. */
   const settleOldest = async (): Promise<void> => {
     const first = inFlight.shift();
     if (first === undefined) return;
     const settled = await first.done;
+    await showRunning();
     if (!settled.ok) throw settled.error;
     const stop = await hooks.account(first.bead, settled.outcome);
     ended ??= stop;
@@ -90,6 +94,7 @@ export async function runParallelLoop(
         )
         .finally(release);
       inFlight.push({ bead, done });
+      await showRunning();
     }
   } finally {
     // An error ends the run: what is still in flight finishes first, so nothing is torn mid-merge.

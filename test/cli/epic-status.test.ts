@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { epicStatus } from '../../src/cli/epic-status.js';
+import { renderEpicStatusText } from '../../src/cli/epic-status-text.js';
 import { createRunDir } from '../../src/infra/run-dir.js';
 import { AppError, BeadStoreError, ExitCode } from '../../src/infra/errors.js';
 import { processStartTicks } from '../../src/infra/pid.js';
@@ -60,5 +61,26 @@ describe('epicStatus of a locked epic: the one liveness rule for lock holders', 
     expect(reused.live).toBeNull();
     expect(reused.stale_lock).toMatchObject({ pid: process.pid, host: 'here' });
     expect((await status(start!)).live).toMatchObject({ pid: process.pid, verified: true });
+  });
+
+  it("a parallel run's beads in flight show as a list, in the JSON and the text", async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'forge-epic-status-'));
+    dirs.push(dir);
+    const runDir = createRunDir(join(dir, 'run'));
+    await mkdir(dirname(runDir.lockPath), { recursive: true });
+    const lock = { pid: process.pid, host: 'here', started_at: 'x', epic: 'bd-e', run_id: 'r' };
+    await writeFile(
+      runDir.lockPath,
+      JSON.stringify({ ...lock, bead: 'bd-e.2', running: ['bd-e.1', 'bd-e.2'] }),
+    );
+    const status = await epicStatus('bd-e', {
+      store,
+      runDir,
+      now: () => 0,
+      host: 'here',
+      isProcessAlive: () => true,
+    });
+    expect(status.live?.running).toEqual(['bd-e.1', 'bd-e.2']);
+    expect(renderEpicStatusText(status)).toContain('2 running: bd-e.1, bd-e.2');
   });
 });

@@ -115,4 +115,25 @@ describe('progress renderer', () => {
     const live = render(true, [{ ...started, progress: { done: 4, total: 9 } }], () => 0);
     expect(live).toContain('[4/9 done · 0s] … bd-e.1 doer via claude-opus 0s');
   });
+
+  it('a parallel run lists the beads in flight on the live line, and says what merged or conflicted', () => {
+    const second: LoopEvent = { ...started, bead: 'bd-e.2', title: 'Write the printer' };
+    const third: LoopEvent = { ...started, bead: 'bd-e.3', title: 'Write the docs' };
+    const out = render(true, [started, second, third, { ...finished, bead: 'bd-e.2' }]);
+    expect(out).toContain('… 3 running: bd-e.1, bd-e.2, bd-e.3');
+    expect(out.split('\r\x1b[2K').at(-2)).toContain('… 2 running: bd-e.1, bd-e.3');
+    const merges = render(false, [
+      { type: 'merged', ts: 't', epic: 'bd-e', bead: 'bd-e.1', attempt: 1, commit: 'abcdef0123456789' },
+      {
+        type: 'merge_conflict',
+        ts: 't',
+        epic: 'bd-e',
+        bead: 'bd-e.2',
+        attempt: 1,
+        message: 'Merge conflict in a.ts\n\ndetail',
+      },
+    ]);
+    expect(merges).toContain('merged bd-e.1 (attempt 1) as abcdef0123');
+    expect(merges).toContain('conflict bd-e.2 (attempt 1): Merge conflict in a.ts\n');
+  });
 });

@@ -119,6 +119,8 @@ describe('ralph-loop --parallel process', () => {
       60_000,
       'two beads started',
     );
+    const status = await repo.ralph(['status', epic]);
+    expect(status.stdout).toMatch(/[12] running: \S+/);
     expect((await repo.ralph(['stop', epic])).exitCode).toBe(0);
     const ended = await run;
     expect(String(ended.stderr)).toContain('stopped');

@@ -19,6 +19,16 @@ describe('parseLockRecord', () => {
     },
     { name: 'unknown keys are dropped', text: JSON.stringify({ ...runner, later: 1 }), parsed: runner },
     {
+      name: "a parallel run's beads in flight",
+      text: JSON.stringify({ ...runner, running: ['bd-1.2', 'bd-1.3'] }),
+      parsed: { ...runner, running: ['bd-1.2', 'bd-1.3'] },
+    },
+    {
+      name: 'a running list that is not a list of ids costs only the list',
+      text: JSON.stringify({ ...runner, bead: 'bd-1.2', running: ['bd-1.2', 7] }),
+      parsed: { ...runner, bead: 'bd-1.2' },
+    },
+    {
       name: 'an older record: a start that is not text, no pid starts, no live bead',
       text: JSON.stringify({ pid: 42, host: 'h', started_at: 1700000000, epic: 'bd-1', run_id: 'r' }),
       parsed: { ...runner, started_at: '' },
