@@ -165,7 +165,29 @@ export function strategistView(ctx: LoopContext, inputs: StampInputs, iter: numb
     judge_output_path: shownPaths(ctx).judgeOutput(iter),
     next_directive_path: shownPaths(ctx).directive(iter + 1),
     commands: commandsFor(ctx, iter + 1),
+    population: populationView(ctx, inputs),
   };
+}
+
+const OUTCOME = {
+  kept: 'won (kept)',
+  lost: 'lost to a better candidate',
+  reverted: 'not kept (no candidate beat the best)',
+};
+
+/** Which angles of the recent population iterations won and lost, for the strategist. */
+function populationView(ctx: LoopContext, inputs: StampInputs): ViewFor['strategist']['population'] {
+  const k = ctx.config.population;
+  if (k <= 1) return null;
+  const candidates = (inputs.summary.recent_candidates ?? []).slice(-3 * k).map((c) => ({
+    iter: c.iter,
+    candidate: c.candidate,
+    angle: c.angle,
+    score:
+      c.score === null ? `no score${c.reason === undefined ? '' : ` (${c.reason})`}` : formatScore(c.score),
+    outcome: OUTCOME[c.decision],
+  }));
+  return { k, candidates };
 }
 
 /**

@@ -108,6 +108,13 @@ export const SAMPLE_VIEWS: ViewFor = {
     judge_output_path: at('judge-output-2.json'),
     next_directive_path: at('directives/directive-3.md'),
     commands,
+    population: {
+      k: 2,
+      candidates: [
+        { iter: 2, candidate: 1, angle: 'Angle 1 of 2: a sample idea', score: '12', outcome: 'won (kept)' },
+        { iter: 2, candidate: 2, angle: 'Angle 2 of 2: another idea', score: '11', outcome: 'lost' },
+      ],
+    },
   },
   retrospective: {
     ...base,

@@ -151,6 +151,11 @@ export interface StrategistView extends BeadView {
   judge_output_path: string;
   next_directive_path: string;
   commands: { stamp_next: string; stamp_retrospective: string; resume: string };
+  /** A population loop (K > 1): K, and the recent iterations' candidates with the angle each worked. */
+  population: {
+    k: number;
+    candidates: { iter: number; candidate: number; angle: string; score: string; outcome: string }[];
+  } | null;
 }
 
 export interface RetrospectiveView extends BeadView {

@@ -129,6 +129,7 @@ const VIEWS: ViewFor = {
     judge_output_path: '/repo/.autoresearch/judge-output-2.json',
     next_directive_path: '/repo/.autoresearch/directives/directive-3.md',
     commands,
+    population: null,
   },
   retrospective: {
     ...base,
@@ -202,6 +203,32 @@ describe('shipped templates', () => {
     expect(text).toContain('/repo/.autoresearch/directives/directive-3.md');
     expect(text).toContain('/repo/.autoresearch/needs-human.md');
     expect(text).toContain('## Answer');
+    // A one-candidate loop's strategist hears nothing of candidates or angle sections.
+    expect(text).not.toMatch(/candidate|## Angle/i);
+  });
+
+  it('a population strategist sees which angles won and lost, and is asked for one section per candidate', async () => {
+    const text = await renderTemplate('strategist', {
+      ...VIEWS.strategist,
+      population: {
+        k: 3,
+        candidates: [
+          { iter: 2, candidate: 1, angle: 'Angle 1 of 3: cache', score: '12', outcome: 'won (kept)' },
+          {
+            iter: 2,
+            candidate: 2,
+            angle: 'Angle 2 of 3: inline',
+            score: '9',
+            outcome: 'lost to a better candidate',
+          },
+        ],
+      },
+    });
+    expect(text).toContain('- Iteration 2, candidate 1: Angle 1 of 3: cache; score 12; won (kept).');
+    expect(text).toContain(
+      '- Iteration 2, candidate 2: Angle 2 of 3: inline; score 9; lost to a better candidate.',
+    );
+    expect(text).toContain('Write 3 sections, `## Angle 1` to `## Angle 3`');
   });
 
   it('the doer without a directive says so, and without history says it is the first iteration', async () => {

@@ -120,6 +120,20 @@ describe('a population loop (K=3, scripted agent)', () => {
     expect(await repo.git('branch', '--list', 'forge/*')).toBe('');
     expect(await repo.git('status', '--porcelain')).toBe('');
 
+    // The strategist that set iteration 2's angles was told which of iteration 1's angles won and lost.
+    const children = JSON.parse((await repo.forge(['beads', 'children', epic, '--json'])).stdout) as {
+      id: string;
+      title: string;
+    }[];
+    const strategist2 = children.find((bead) => bead.title.startsWith('strategist-2:'));
+    const shown = JSON.parse((await repo.forge(['beads', 'show', strategist2!.id, '--json'])).stdout) as {
+      description: string;
+    }[];
+    expect(shown[0]!.description).toContain(
+      '- Iteration 1, candidate 2: Angle 2 of 3: try a prime; score 18; won (kept).',
+    );
+    expect(shown[0]!.description).toContain('candidate 1: Angle 1 of 3: try a round number; score 12; lost');
+
     const status = await repo.ralph(['status', epic]);
     expect(status.stdout).toContain('iter 1: c2 kept 18 (c1 12, c3 15)');
     expect(status.stdout).toContain('iter 2: c3 reverted 18 (c1 11, c2 17)');
