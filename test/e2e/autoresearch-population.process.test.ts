@@ -190,4 +190,46 @@ fs.writeFileSync(wt+'/src/value.txt','98\\n');`,
     // Candidate 1 was judged on its own 12, not on the 98 candidate 2 wrote into its worktree.
     expect(await readFile(join(repo.dir, 'src', 'value.txt'), 'utf8')).toBe('12\n');
   });
+
+  it('kill -9 of the runner mid-population, then a rerun, loses and duplicates nothing', async () => {
+    const repo = await newRepo();
+    const marker = join(repo.base, 'killed-once');
+    // Candidate 2's doer writes its value, then kills the runner the first time only.
+    const killOnce = {
+      run: [
+        process.execPath,
+        '-e',
+        `const fs=require('fs');if(!fs.existsSync(${JSON.stringify(marker)})){fs.writeFileSync(${JSON.stringify(marker)},'');process.kill(process.ppid,'SIGKILL');}`,
+      ],
+    };
+    await repo.rules([
+      candidateDoer(1, 1, '12'),
+      candidateDoer(1, 2, '18', [killOnce]),
+      candidateDoer(1, 3, '15'),
+      ...retrospectiveRules(repo.dir),
+      stampNext(repo.dir),
+    ]);
+    const epic = await populationLoop(repo, 1);
+    const killed = await repo.ralph([epic, '--agent', 'scripted']);
+    expect(killed.exitCode).not.toBe(0);
+    // The crashed candidate's worktree is still there for the rerun to reuse.
+    expect(await repo.git('worktree', 'list')).toContain('c2');
+    const rerun = await repo.ralph([epic, '--agent', 'scripted']);
+    expect(rerun.exitCode, rerun.stderr).toBe(0);
+    const lines = await repo.ledger<Line>();
+    expect(lines.filter((l) => l.kind === undefined).map((l) => [l.iter, l.decision, l.candidate])).toEqual([
+      [0, 'baseline', undefined],
+      [1, 'keep', 2],
+    ]);
+    expect(
+      lines.filter((l) => l.kind === 'candidate').map((c) => [c.candidate, c.score, c.decision]),
+    ).toEqual([
+      [1, 12, 'lost'],
+      [2, 18, 'kept'],
+      [3, 15, 'lost'],
+    ]);
+    expect(await readFile(join(repo.dir, 'src', 'value.txt'), 'utf8')).toBe('18\n');
+    expect(await repo.git('worktree', 'list')).not.toContain('candidates');
+    expect(await repo.git('branch', '--list', 'forge/*')).toBe('');
+  });
 });
