@@ -5,7 +5,7 @@ import type { Bead } from '../beads/types.js';
 import type { AttemptVia } from './bead-attempts.js';
 import { executorRunsGates } from './gated-attempt.js';
 import { parallelVia, type ParallelPorts } from './parallel-attempt.js';
-import type { BeadOutcome, RunContext } from './run-context.js';
+import type { BeadOutcome, RunContext, RunEnd } from './run-context.js';
 import { roleOf } from './select.js';
 import type { Executor, RunSummary } from './types.js';
 
@@ -17,15 +17,19 @@ export function runsInParallel(executor: Executor): boolean {
 /** What the runner lends the scheduler: its checks, its pick, its bookkeeping. */
 export interface SchedulerHooks {
   /** A reason to pick no more beads (interrupt, stop, caps), counting `inFlight` as run. */
-  reasonToStop(inFlight: number): Promise<RunSummary | undefined>;
+  reasonToStop(inFlight: number): Promise<RunEnd | undefined>;
   /** The next ready bead not in `busy`. */
   nextBead(busy: ReadonlySet<string>): Promise<Bead | undefined>;
+  /** A guard's veto of `bead` (checked before it is claimed), as the run's end. */
+  veto(bead: Bead): Promise<RunEnd | undefined>;
   /** Runs a bead (guards around it), through `via` or in the tree. */
   runBead(bead: Bead, via?: AttemptVia): Promise<BeadOutcome>;
   /** Counts a finished bead; a summary when the run must end because of it. */
-  account(bead: Bead, outcome: BeadOutcome): Promise<RunSummary | undefined>;
+  account(bead: Bead, outcome: BeadOutcome): Promise<RunEnd | undefined>;
   /** Nothing ready and nothing in flight. */
-  idle(): Promise<RunSummary>;
+  idle(): Promise<RunEnd>;
+  /** The run's summary (and its last event), once nothing is in flight. */
+  finish(why: RunEnd): RunSummary;
 }
 
 type Settled = { ok: true; outcome: BeadOutcome } | { ok: false; error: unknown };
@@ -44,7 +48,7 @@ export async function runParallelLoop(
   const inFlight: InFlight[] = [];
   /** Settles when the last bead handed out is done: the next one's turn to land. */
   let tail: Promise<void> = Promise.resolve();
-  let ended: RunSummary | undefined;
+  let ended: RunEnd | undefined;
 
   /** The beads in flight go into the lock, for `ralph-loop status`. */
   const showRunning = () => ctx.d.lock.update({ running: inFlight.map((entry) => entry.bead.id) });
@@ -65,7 +69,7 @@ export async function runParallelLoop(
       ended ??= await hooks.reasonToStop(inFlight.length);
       if (ended !== undefined) {
         while (inFlight.length > 0) await settleOldest();
-        return ended;
+        return hooks.finish(ended);
       }
       if (inFlight.length >= capacity) {
         await settleOldest();
@@ -73,10 +77,12 @@ export async function runParallelLoop(
       }
       const bead = await hooks.nextBead(new Set(inFlight.map((entry) => entry.bead.id)));
       if (bead === undefined) {
-        if (inFlight.length === 0) return await hooks.idle();
+        if (inFlight.length === 0) return hooks.finish(await hooks.idle());
         await settleOldest();
         continue;
       }
+      ended = await hooks.veto(bead);
+      if (ended !== undefined) continue;
       if (!runsInParallel(ctx.d.executors.resolve(roleOf(bead)))) {
         while (inFlight.length > 0 && ended === undefined) await settleOldest();
         if (ended !== undefined) continue;

@@ -7,6 +7,13 @@ export type BeadOutcome =
   | { kind: 'skipped'; message: string }
   | { kind: 'stop'; reason: StopReason; message: string; costUsd: number };
 
+/** Why a run ends, before its summary is taken (a parallel run first lets its beads in flight finish). */
+export interface RunEnd {
+  reason: StopReason;
+  message: string;
+  beadId?: string | undefined;
+}
+
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
 
 /** An event as code writes it: the context stamps the time. */

@@ -6,7 +6,7 @@ import { explainIdleEpic, planRun } from './idle.js';
 import { refuseUncommittableTree } from './preflight.js';
 import type { ParallelPorts } from './parallel-attempt.js';
 import { runParallelLoop } from './parallel-run.js';
-import { namePaths, RunContext, type BeadOutcome } from './run-context.js';
+import { namePaths, RunContext, type BeadOutcome, type RunEnd } from './run-context.js';
 import { pickNextBead, roleOf } from './select.js';
 import type { RunnerDeps, RunnerOptions, RunSummary, StopReason } from './types.js';
 
@@ -22,6 +22,8 @@ export async function runEpic(options: RunnerOptions, deps: RunnerDeps): Promise
   const runner = new Runner(options, deps);
   return runner.run();
 }
+
+const end = (reason: StopReason, message: string, beadId?: string): RunEnd => ({ reason, message, beadId });
 
 class Runner {
   private readonly ctx: RunContext;
@@ -108,7 +110,7 @@ class Runner {
     const { o, d, ctx } = this;
     for (;;) {
       const reason = await this.reasonToStop(0);
-      if (reason !== undefined) return reason;
+      if (reason !== undefined) return this.finishWith(reason);
 
       const bead = await this.nextBead();
       if (bead === undefined) {
@@ -118,10 +120,10 @@ class Runner {
       }
 
       const vetoed = await this.veto(bead);
-      if (vetoed !== undefined) return vetoed;
+      if (vetoed !== undefined) return this.finishWith(vetoed);
       const outcome = await this.runGuarded(bead);
       const stop = await this.account(bead, outcome);
-      if (stop !== undefined) return stop;
+      if (stop !== undefined) return this.finishWith(stop);
       if (o.onlyBead !== undefined) {
         const epicNote = outcome.kind === 'closed' ? await this.closeEpicIfDone(bead) : '';
         return this.finish(
@@ -134,17 +136,17 @@ class Runner {
   }
 
   /** Why no further bead is picked (interrupt, stop request, caps), counting `inFlight` beads as run. */
-  private async reasonToStop(inFlight: number): Promise<RunSummary | undefined> {
+  private async reasonToStop(inFlight: number): Promise<RunEnd | undefined> {
     const { o, d, ctx } = this;
-    if (o.signal.aborted) return this.finish('interrupted', 'Interrupted; the current bead was left open.');
+    if (o.signal.aborted) return end('interrupted', 'Interrupted; the current bead was left open.');
     if (await d.control.stopRequested()) {
       await d.control.clearStop();
-      return this.finish('stopped', 'Stopped by ralph-loop stop after the last bead.');
+      return end('stopped', 'Stopped by ralph-loop stop after the last bead.');
     }
     if (o.maxBeads > 0 && this.beadsRun + inFlight >= o.maxBeads) {
-      return this.finish('max_beads', `Ran ${this.beadsRun + inFlight} bead(s), the --max-beads cap.`);
+      return end('max_beads', `Ran ${this.beadsRun + inFlight} bead(s), the --max-beads cap.`);
     }
-    if (ctx.wallClockLeft() <= 0) return this.finish('wall_clock', 'The wall-clock cap was reached.');
+    if (ctx.wallClockLeft() <= 0) return end('wall_clock', 'The wall-clock cap was reached.');
     return undefined;
   }
 
@@ -159,17 +161,14 @@ class Runner {
       return await runParallelLoop(ctx, ports, {
         reasonToStop: (inFlight) => this.reasonToStop(inFlight),
         nextBead: (busy) => this.nextBead(busy),
-        runBead: async (bead, via) => {
-          const vetoed = await this.veto(bead);
-          if (vetoed !== undefined)
-            return { kind: 'stop', reason: vetoed.reason, message: vetoed.message, costUsd: 0 };
-          return this.runGuarded(bead, via);
-        },
+        veto: (bead) => this.veto(bead),
+        runBead: (bead, via) => this.runGuarded(bead, via),
         account: (bead, outcome) => this.account(bead, outcome),
         idle: async () => {
           const idle = await explainIdleEpic(d, o.epicId, ctx.known);
-          return this.finish(idle.reason, idle.message, idle.beadId);
+          return end(idle.reason, idle.message, idle.beadId);
         },
+        finish: (why) => this.finishWith(why),
       });
     } finally {
       await ports.dispatcher.close();
@@ -177,9 +176,9 @@ class Runner {
   }
 
   /** A guard's veto of `bead`, as the run's end. */
-  private async veto(bead: Bead): Promise<RunSummary | undefined> {
+  private async veto(bead: Bead): Promise<RunEnd | undefined> {
     const veto = await this.d.guard?.beforeBead(bead, this.guardContext(bead));
-    return veto === undefined ? undefined : this.finish(veto.reason, veto.message, bead.id);
+    return veto === undefined ? undefined : end(veto.reason, veto.message, bead.id);
   }
 
   private guardContext(bead: Bead): { role: string; builtin: boolean } {
@@ -200,16 +199,16 @@ class Runner {
   }
 
   /** Counts a finished bead; the run's end when it stops the run. */
-  private async account(bead: Bead, outcome: BeadOutcome): Promise<RunSummary | undefined> {
+  private async account(bead: Bead, outcome: BeadOutcome): Promise<RunEnd | undefined> {
     const { ctx } = this;
     this.beadsRun += 1;
     if (outcome.kind === 'closed') ctx.beadsClosed += 1;
     if (outcome.kind === 'skipped') {
-      if (this.skipped.has(bead.id)) return this.finish('stalled', outcome.message, bead.id);
+      if (this.skipped.has(bead.id)) return end('stalled', outcome.message, bead.id);
       this.skipped.add(bead.id);
       ctx.warn(outcome.message, bead.id);
     }
-    if (outcome.kind === 'stop') return this.finish(outcome.reason, outcome.message, bead.id);
+    if (outcome.kind === 'stop') return end(outcome.reason, outcome.message, bead.id);
     return Promise.resolve(undefined);
   }
 
@@ -261,6 +260,10 @@ class Runner {
     return order.length === 0
       ? `Nothing is ready in ${this.o.epicId}.`
       : `Would run ${order.length} bead(s) in this order (beads created during the run are not known yet).`;
+  }
+
+  private finishWith(why: RunEnd): RunSummary {
+    return this.finish(why.reason, why.message, why.beadId);
   }
 
   private finish(reason: StopReason, message: string, beadId?: string): RunSummary {
