@@ -54,6 +54,14 @@ export const BEADS_COMMAND: LazyCommandSpec = {
   load: async () => (await import('./beads-commands.js')).defineBeadsCommand,
 };
 
+export const WORKER_COMMAND: LazyCommandSpec = {
+  name: 'worker',
+  description:
+    "take bead attempts off a Redis queue (ralph-loop --executor queue) and run them with this machine's agents; pushes results to the job's git remote",
+  usage: '--redis <url> [options]',
+  load: async () => (await import('./worker-command.js')).defineWorkerCommand,
+};
+
 export const SKILLS_COMMAND: LazyCommandSpec = {
   name: 'skills',
   description: 'install, list or remove the Forge skills for Claude Code and Codex (from this package)',

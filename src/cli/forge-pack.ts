@@ -11,6 +11,7 @@ import {
   SPEC_COMMAND,
   STAMP_COMMAND,
   VALIDATE_COMMAND,
+  WORKER_COMMAND,
 } from './command-specs.js';
 import { configureProgram } from './common.js';
 import type { CliDeps } from './deps.js';
@@ -32,6 +33,7 @@ export function createForgePackProgram(deps: CliDeps): Command {
     BEADS_COMMAND,
     SKILLS_COMMAND,
     SPEC_COMMAND,
+    WORKER_COMMAND,
   ]) {
     addLazyCommand(program, spec, deps);
   }

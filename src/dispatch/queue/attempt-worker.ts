@@ -1,0 +1,151 @@
+// One queued attempt on a worker machine: a mirror of the job's remote in the worker's cache
+// (created once, then fetched), a worktree at the job's base, the role's executor with the worker's own
+// environment, the change committed and pushed to the attempt branch, the worktree removed after.
+import { createHash } from 'node:crypto';
+import { join } from 'node:path';
+import { createGitCommand } from '../../infra/git-command.js';
+import { fileStat, makeDir } from '../../infra/fs-ops.js';
+import { runProcess } from '../../infra/process.js';
+import type { ExecutionResult, ExecutorRegistry } from '../../loop/types.js';
+import { AttemptGit } from '../attempt-git.js';
+import type { TakenJob } from './bullmq-adapter.js';
+import { queueJobSchema, type QueueJob, type QueueResult } from './job-schema.js';
+
+export interface AttemptWorkerDeps {
+  /** Mirrors, worktrees and transcripts live here. */
+  cacheDir: string;
+  /** The worker's own environment: its credentials, its git identity. */
+  env: NodeJS.ProcessEnv;
+  executors: ExecutorRegistry;
+  /** `host:pid`, reported with every result. */
+  worker: string;
+  onSpawn?: (attemptId: string, pid: number) => void;
+}
+
+const safe = (text: string): string => text.replace(/[^A-Za-z0-9._-]/g, '_');
+
+export function createAttemptProcessor(deps: AttemptWorkerDeps): (job: TakenJob) => Promise<QueueResult> {
+  /** One fetch at a time per mirror: git locks its refs, and two fetches would race for them. */
+  const mirrorQueues = new Map<string, Promise<unknown>>();
+  const serial = <T>(key: string, work: () => Promise<T>): Promise<T> => {
+    const next = (mirrorQueues.get(key) ?? Promise.resolve()).then(work, work);
+    mirrorQueues.set(
+      key,
+      next.catch(() => undefined),
+    );
+    return next;
+  };
+
+  async function mirrorOf(job: QueueJob): Promise<string> {
+    const dir = join(
+      deps.cacheDir,
+      'remotes',
+      `${createHash('sha256').update(job.remote).digest('hex').slice(0, 16)}`,
+    );
+    return serial(dir, async () => {
+      if ((await fileStat(join(dir, '.git', 'HEAD'))) === undefined) {
+        // Not bare: git's worktree commands want a repository with a top, though this one's stays empty.
+        await makeDir(dir);
+        const init = await runProcess(
+          { file: 'git', args: ['init', '--quiet', '--', dir] },
+          { cwd: deps.cacheDir, env: deps.env },
+        );
+        if (init.exitCode !== 0) throw new Error(`git init ${dir} failed: ${init.stderr.trim()}`);
+      }
+      const git = createGitCommand({ cwd: dir, env: deps.env });
+      await git.git(['fetch', '--quiet', '--no-tags', '--', job.remote, `+${job.baseRef}:${job.baseRef}`]);
+      return dir;
+    });
+  }
+
+  async function run(job: QueueJob, taken: TakenJob): Promise<ExecutionResult & { commit?: string }> {
+    const mirror = await mirrorOf(job);
+    const attemptGit = new AttemptGit(mirror, deps.env);
+    const path = join(deps.cacheDir, 'worktrees', safe(job.attemptId));
+    await makeDir(join(deps.cacheDir, 'transcripts'));
+    await attemptGit.addWorktree(path, job.branch, job.base);
+    try {
+      const result = await deps.executors
+        .resolve(job.role)
+        .execute({
+          bead: job.bead,
+          epicId: job.epicId,
+          role: job.role,
+          agentSpec: job.agentSpec,
+          agentFromLabel: job.agentFromLabel,
+          attempt: job.attempt,
+          feedback: job.feedback,
+          cwd: path,
+          signal: taken.signal,
+          timeoutMs: job.timeoutMs,
+          budgetUsd: job.budgetUsd,
+          transcriptPath: join(deps.cacheDir, 'transcripts', `${safe(job.attemptId)}.jsonl`),
+          onSpawn: (pid) => deps.onSpawn?.(job.attemptId, pid),
+        })
+        .catch((error: unknown): ExecutionResult => ({ outcome: 'error', message: messageOf(error) }));
+      if (result.outcome !== 'ok') return result;
+      const commit = await attemptGit.commitAttempt(path, `ralph-loop: ${job.bead.id} ${job.bead.title}`, {
+        beadId: job.bead.id,
+        attemptId: job.attemptId,
+      });
+      if (commit === undefined) return result;
+      const git = createGitCommand({ cwd: mirror, env: deps.env });
+      await git.git(['push', '--quiet', '--force', '--', job.remote, `${commit}:refs/heads/${job.branch}`]);
+      return { ...result, commit };
+    } finally {
+      await attemptGit.removeWorktree(path);
+      await attemptGit.deleteBranch(job.branch);
+    }
+  }
+
+  return async (taken) => {
+    const parsed = queueJobSchema.safeParse(taken.data);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      return {
+        outcome: 'error',
+        fatal: true,
+        message: `the job is not a valid attempt (${issue?.path.join('.') ?? ''}: ${issue?.message ?? 'invalid'})`,
+        worker: deps.worker,
+      };
+    }
+    if (taken.signal.aborted)
+      return { outcome: 'aborted', message: 'cancelled before it started', worker: deps.worker };
+    try {
+      return toWireResult(await run(parsed.data, taken), deps.worker);
+    } catch (error) {
+      return {
+        outcome: 'error',
+        message: `the worker could not run the attempt: ${messageOf(error)}`,
+        worker: deps.worker,
+      };
+    }
+  };
+}
+
+/** The fields a result carries back (nothing the runner fills in itself, no undefined values). */
+function toWireResult(result: ExecutionResult & { commit?: string }, worker: string): QueueResult {
+  const wire: QueueResult = { outcome: result.outcome, message: result.message, worker };
+  const copy = <K extends keyof QueueResult>(key: K, value: QueueResult[K] | undefined): void => {
+    if (value !== undefined) wire[key] = value;
+  };
+  copy('agent', result.agent);
+  copy('model', result.model);
+  copy('scripted', result.scripted);
+  copy('exitCode', result.exitCode);
+  copy('inputTokens', result.inputTokens);
+  copy('outputTokens', result.outputTokens);
+  copy('costUsd', result.costUsd);
+  copy('resetAt', result.resetAt);
+  copy('finalText', result.finalText);
+  copy('writeAttempts', result.writeAttempts);
+  copy('fatal', result.fatal);
+  copy('environment', result.environment);
+  copy('detail', result.detail);
+  copy('commit', result.commit);
+  return wire;
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

@@ -1,0 +1,136 @@
+// The `queue` dispatcher (`--executor queue`): an attempt becomes a job on a BullMQ queue (one per
+// agent kind) that `forge-pack worker` processes on any machine. The runner pushes the base commit to
+// the shared remote first; the worker pushes its commit to the attempt branch; the runner fetches that
+// branch back, so its merge queue sees the same local branch a worktree attempt leaves.
+import { agentAdapters } from '../../agents/registry.js';
+import { createGitCommand } from '../../infra/git-command.js';
+import type { AttemptDispatcher, AttemptJob, AttemptResult } from '../../loop/attempt-dispatch.js';
+import { openAttemptQueueClient, type AttemptQueueClient } from './bullmq-adapter.js';
+import { fromWorkerResult, queueNameForKind, queueNameOf, toQueueJob } from './job-schema.js';
+
+export interface QueueDispatcherOptions {
+  /** The run's cwd, inside the integration tree. */
+  repo: string;
+  env: NodeJS.ProcessEnv;
+  redisUrl: string;
+  /** The git remote workers fetch from and push to; default: the repo's `origin`. */
+  remote?: string | undefined;
+  /** How many attempts the runner keeps handed out at once. */
+  capacity: number;
+  /** For tests: a client on another transport. */
+  client?: AttemptQueueClient;
+}
+
+export function createQueueDispatcher(options: QueueDispatcherOptions): AttemptDispatcher {
+  const git = createGitCommand({ cwd: options.repo, env: options.env });
+  const client = options.client ?? openAttemptQueueClient(options.redisUrl);
+  const runs = new Map<string, Promise<AttemptResult>>();
+  const branches = new Set<string>();
+  let remote: Promise<string> | undefined;
+  const remoteUrl = (): Promise<string> =>
+    (remote ??=
+      options.remote !== undefined
+        ? Promise.resolve(options.remote)
+        : git.git(['remote', 'get-url', 'origin'], { ok: [0, 2] }).then((r) => {
+            const url = r.stdout.trim();
+            if (r.exitCode !== 0 || url === '')
+              throw new Error(
+                '--executor queue needs a git remote workers can reach: add "origin" or pass --remote <url>',
+              );
+            return url;
+          }));
+
+  async function runOnce(job: AttemptJob, signal: AbortSignal): Promise<AttemptResult> {
+    const url = await remoteUrl();
+    const data = toQueueJob(job, url);
+    // The base must be where the worker can fetch it, whatever branch it is on (or none).
+    await git.git(['push', '--quiet', '--force', '--', url, `${job.base}:${data.baseRef}`]);
+    const queue = queueNameOf(job.agentSpec);
+    await client.add(queue, job.attemptId, data);
+
+    let onAbort: (() => void) | undefined;
+    const removed = new Promise<AttemptResult>((resolve) => {
+      onAbort = () => {
+        void (async () => {
+          // Not taken yet: gone from the queue. Taken: the worker kills its agent and reports 'aborted'.
+          if (await client.removeWaiting(queue, job.attemptId))
+            resolve({ outcome: 'aborted', message: 'stopped before a worker took it' });
+          else await client.cancel(job.attemptId);
+        })();
+      };
+      if (signal.aborted) onAbort();
+      else signal.addEventListener('abort', onAbort, { once: true });
+    });
+    try {
+      const settled = await Promise.race([client.settled(queue, job.attemptId), removed]);
+      if ('outcome' in settled) return settled;
+      const result: AttemptResult =
+        settled.state === 'completed'
+          ? fromWorkerResult(settled.value)
+          : { outcome: 'error', message: `the queue gave up on the attempt: ${settled.reason}` };
+      if (result.outcome !== 'ok' || result.commit === undefined) return result;
+      return { ...result, ...(await fetchAttempt(url, job.branch, result.commit)) };
+    } finally {
+      if (onAbort !== undefined) signal.removeEventListener('abort', onAbort);
+      await git.git(['push', '--quiet', '--', url, `:${data.baseRef}`], { ok: [0, 1] });
+    }
+  }
+
+  /** Brings the worker's branch here, as the local attempt branch; a commit that is not there is an error. */
+  async function fetchAttempt(url: string, branch: string, commit: string): Promise<Partial<AttemptResult>> {
+    branches.add(branch);
+    const fetched = await git.git(
+      ['fetch', '--quiet', '--', url, `+refs/heads/${branch}:refs/heads/${branch}`],
+      {
+        ok: [0, 1, 128],
+      },
+    );
+    const head = await git.git(['rev-parse', '--verify', '--quiet', `refs/heads/${branch}^{commit}`], {
+      ok: [0, 1],
+    });
+    if (fetched.exitCode === 0 && head.stdout.trim() === commit) return {};
+    return {
+      outcome: 'error',
+      message: `the worker reported commit ${commit.slice(0, 12)} on ${branch}, but the remote's branch does not hold it`,
+      commit: undefined,
+    };
+  }
+
+  return {
+    kind: 'queue',
+    capacity: options.capacity,
+
+    run(job, hooks) {
+      const known = runs.get(job.attemptId);
+      if (known !== undefined) return known;
+      const started = runOnce(job, hooks.signal).catch((error: unknown): AttemptResult => ({
+        outcome: 'error',
+        message: `could not hand the attempt to the queue: ${error instanceof Error ? error.message : String(error)}`,
+      }));
+      runs.set(job.attemptId, started);
+      return started;
+    },
+
+    async recover(epicId) {
+      // One runner per epic: any unfinished job of the epic belongs to a runner that is gone.
+      const queues = Object.keys(agentAdapters).map(queueNameForKind);
+      const named: string[] = [];
+      for (const found of await client.unfinished(queues)) {
+        if (found.epicId !== epicId) continue;
+        if (found.state === 'waiting' && (await client.removeWaiting(found.queue, found.attemptId))) {
+          named.push(`queued attempt ${found.attemptId} (removed)`);
+        } else {
+          await client.cancel(found.attemptId);
+          named.push(`running attempt ${found.attemptId} (cancelled)`);
+        }
+      }
+      return named;
+    },
+
+    async close() {
+      for (const branch of branches) await git.git(['branch', '--quiet', '-D', '--', branch], { ok: [0, 1] });
+      branches.clear();
+      await client.close();
+    },
+  };
+}

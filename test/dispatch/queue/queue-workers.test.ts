@@ -1,0 +1,311 @@
+// The queue executor end to end: a real redis-server, a bare git repo as the shared remote, and two
+// `forge-pack worker` processes with their own caches as stand-ins for two machines.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { Bead } from '../../../src/beads/types.js';
+import { openAttemptQueueClient } from '../../../src/dispatch/queue/bullmq-adapter.js';
+import { queueNameOf } from '../../../src/dispatch/queue/job-schema.js';
+import { createQueueDispatcher } from '../../../src/dispatch/queue/queue-dispatcher.js';
+import {
+  attemptBranchOf,
+  attemptIdOf,
+  type AttemptDispatcher,
+  type AttemptJob,
+} from '../../../src/loop/attempt-dispatch.js';
+import { assertBuilt, BIN } from '../../support/cli.js';
+import { createTempRepo, type TempRepo } from '../../support/git-repo.js';
+import { startRedis, type RedisServer } from '../../support/redis-server.js';
+
+const AGENT = fileURLToPath(new URL('./queue-agent.mjs', import.meta.url));
+
+let redis: RedisServer;
+let marks: string;
+const children: ChildProcess[] = [];
+const dispatchers: AttemptDispatcher[] = [];
+
+beforeAll(async () => {
+  await assertBuilt();
+  redis = await startRedis();
+});
+afterAll(async () => {
+  await redis.stop();
+});
+afterEach(async () => {
+  for (const dispatcher of dispatchers.splice(0)) await dispatcher.close();
+  for (const child of children.splice(0)) if (child.exitCode === null) child.kill('SIGKILL');
+  // Agents a SIGKILLed worker left behind.
+  for (const file of await readdir(marks).catch(() => [])) {
+    for (const line of (await readFile(join(marks, file), 'utf8')).split('\n')) {
+      const pid = Number(line.split(' ')[0]);
+      if (pid > 0) {
+        try {
+          process.kill(-pid, 'SIGKILL');
+        } catch {
+          // gone already
+        }
+      }
+    }
+  }
+  await rm(marks, { recursive: true, force: true });
+});
+
+interface WorkerProcess {
+  child: ChildProcess;
+  cache: string;
+  output: () => string;
+  /** Resolves once the worker has printed its ready line. */
+  ready: Promise<void>;
+}
+
+async function startWorker(repo: TempRepo, extra: string[] = []): Promise<WorkerProcess> {
+  const cache = await mkdtemp(join(tmpdir(), 'forge-worker-'));
+  let output = '';
+  const child = spawn(
+    process.execPath,
+    [BIN['forge-pack'], 'worker', '--redis', redis.url, '--cache', cache, '--lock-ms', '1500', ...extra],
+    {
+      cwd: cache,
+      env: {
+        ...repo.env,
+        HOME: cache,
+        NO_COLOR: '1',
+        QUEUE_AGENT_DIR: marks,
+        GIT_AUTHOR_NAME: 'Worker',
+        GIT_AUTHOR_EMAIL: 'worker@example.test',
+        GIT_COMMITTER_NAME: 'Worker',
+        GIT_COMMITTER_EMAIL: 'worker@example.test',
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
+  children.push(child);
+  const ready = new Promise<void>((resolve, reject) => {
+    child.stdout?.on('data', (data: Buffer) => {
+      output += data.toString();
+      if (output.includes(' on redis://')) resolve();
+    });
+    child.stderr?.on('data', (data: Buffer) => {
+      output += data.toString();
+    });
+    child.once('exit', (code) => reject(new Error(`worker exited (${String(code)}): ${output}`)));
+  });
+  ready.catch(() => undefined);
+  return { child, cache, output: () => output, ready };
+}
+
+function bead(id: string): Bead {
+  return {
+    id,
+    title: `write ${id}`,
+    status: 'in_progress',
+    priority: 2,
+    issue_type: 'task',
+    labels: [],
+    created_at: '2026-01-01T00:00:00Z',
+    updated_at: '2026-01-01T00:00:00Z',
+  };
+}
+
+function job(base: string, beadId: string, runId = 'run1'): AttemptJob {
+  return {
+    attemptId: attemptIdOf(runId, beadId, 1),
+    epicId: 'ep-q',
+    bead: bead(beadId),
+    role: 'agent',
+    agentSpec: `${process.execPath} ${AGENT}`,
+    agentFromLabel: false,
+    attempt: 1,
+    timeoutMs: 120_000,
+    base,
+    branch: attemptBranchOf('ep-q', beadId, 1),
+  };
+}
+
+const hooks = (signal = new AbortController().signal) => ({ signal, transcriptPath: '/dev/null' });
+
+/** The runner's repo with a bare remote as origin, and a queue dispatcher on it. */
+async function setup(): Promise<{ repo: TempRepo; dispatcher: () => AttemptDispatcher }> {
+  marks = await mkdtemp(join(tmpdir(), 'forge-marks-'));
+  const repo = await createTempRepo({ 'README.md': 'hello\n' });
+  const remote = join(repo.dir, '..', `${repo.dir.split('/').pop() ?? 'x'}-remote.git`);
+  repo.run('init', '-q', '--bare', remote);
+  repo.run('remote', 'add', 'origin', remote);
+  repo.run('push', '-q', 'origin', 'main');
+  const dispatcher = (): AttemptDispatcher => {
+    const made = createQueueDispatcher({ repo: repo.dir, env: repo.env, redisUrl: redis.url, capacity: 2 });
+    dispatchers.push(made);
+    return made;
+  };
+  return { repo, dispatcher };
+}
+
+async function waitFor<T>(what: string, probe: () => Promise<T | undefined>): Promise<T> {
+  for (let i = 0; i < 600; i++) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+const starts = async (beadId: string): Promise<string[]> =>
+  (await readFile(join(marks, `${beadId}.starts`), 'utf8').catch(() => ''))
+    .split('\n')
+    .filter((line) => line !== '');
+
+const alive = (pid: number): boolean => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+describe('queue dispatcher and forge-pack workers', () => {
+  it('runs independent beads on two workers and a dependent one on their merged result; the tree matches a serial run', async () => {
+    const { repo, dispatcher } = await setup();
+    const workers = [await startWorker(repo), await startWorker(repo)];
+    await Promise.all(workers.map((w) => w.ready));
+    const queue = dispatcher();
+    const base = repo.head();
+
+    const [a, b] = await Promise.all([
+      queue.run(job(base, 'bd-a'), hooks()),
+      queue.run(job(base, 'bd-b'), hooks()),
+    ]);
+    expect([a.outcome, b.outcome], `${a.message} / ${b.message}`).toEqual(['ok', 'ok']);
+    // Both machines worked: each took one (the agent takes a moment, each worker runs one at a time).
+    expect(new Set([a.worker, b.worker]).size).toBe(2);
+    for (const result of [a, b]) expect(result.worker).toMatch(/^[^:]+:\d+$/);
+    // The attempt branches came back to the runner's repo, on the base, with the bead's file.
+    for (const [result, id] of [
+      [a, 'bd-a'],
+      [b, 'bd-b'],
+    ] as const) {
+      const branch = attemptBranchOf('ep-q', id, 1);
+      expect(repo.run('rev-parse', branch).trim()).toBe(result.commit);
+      expect(repo.run('rev-parse', `${branch}^`).trim()).toBe(base);
+      expect(repo.run('show', '--name-only', '--format=', branch).trim()).toBe(`${id}.txt`);
+      expect(repo.run('log', '-1', '--format=%B', branch)).toContain(
+        `Forge-Attempt: ${attemptIdOf('run1', id, 1)}`,
+      );
+    }
+    // The runner merges them (as its merge queue would), then the dependent bead starts from that.
+    repo.run('cherry-pick', '--allow-empty', a.commit ?? '', b.commit ?? '');
+    const c = await queue.run(job(repo.head(), 'bd-c'), hooks());
+    expect(c.outcome, c.message).toBe('ok');
+    repo.run('cherry-pick', c.commit ?? '');
+    expect(repo.run('ls-tree', '--name-only', 'HEAD').trim().split('\n')).toEqual([
+      'README.md',
+      'bd-a.txt',
+      'bd-b.txt',
+      'bd-c.txt',
+    ]);
+    // Asked again for the same attempt: the same answer, no second run.
+    expect(await queue.run(job(base, 'bd-a'), hooks())).toBe(a);
+    // Each worker kept one mirror of the remote and no worktree.
+    for (const worker of workers) {
+      expect(await readdir(join(worker.cache, 'remotes'))).toHaveLength(1);
+      expect(await readdir(join(worker.cache, 'worktrees')).catch(() => [])).toEqual([]);
+      expect(worker.output()).toMatch(/took run1\.bd-[abc]\.1/);
+      expect(worker.output()).toMatch(/finished run1\.bd-[abc]\.1: ok [0-9a-f]{12}/);
+    }
+  }, 60_000);
+
+  it('hands the attempt of a worker killed mid-bead (kill -9) to the other worker, once', async () => {
+    const { repo, dispatcher } = await setup();
+    const workers = [await startWorker(repo), await startWorker(repo)];
+    await Promise.all(workers.map((w) => w.ready));
+    const queue = dispatcher();
+    const pending = queue.run(job(repo.head(), 'bd-slow'), hooks());
+
+    const first = await waitFor('the first start', async () => (await starts('bd-slow'))[0]);
+    const victim = workers.find((w) => first.includes(w.cache));
+    const survivor = workers.find((w) => w !== victim);
+    if (victim === undefined || survivor === undefined) throw new Error(`no worker ran ${first}`);
+    victim.child.kill('SIGKILL');
+
+    const result = await pending;
+    expect(result.outcome, result.message).toBe('ok');
+    expect(result.worker).toBe(`${result.worker?.split(':')[0]}:${survivor.child.pid}`);
+    const runs = await starts('bd-slow');
+    expect(runs).toHaveLength(2);
+    expect(runs[1]).toContain(survivor.cache);
+    expect(repo.run('show', '--name-only', '--format=', result.commit ?? '').trim()).toBe('bd-slow.txt');
+  }, 60_000);
+
+  it('stop reaches the worker: the agent of a cancelled attempt is killed and the attempt is aborted', async () => {
+    const { repo, dispatcher } = await setup();
+    const worker = await startWorker(repo);
+    await worker.ready;
+    const queue = dispatcher();
+    const stop = new AbortController();
+    const pending = queue.run(job(repo.head(), 'bd-slow-stop'), hooks(stop.signal));
+    const first = await waitFor('the agent start', async () => (await starts('bd-slow-stop'))[0]);
+    const agentPid = Number(first.split(' ')[0]);
+    expect(alive(agentPid)).toBe(true);
+    stop.abort();
+    const result = await pending;
+    expect(result.outcome, result.message).toBe('aborted');
+    expect(result.commit).toBeUndefined();
+    await waitFor('the agent to die', async () => (alive(agentPid) ? undefined : true));
+    expect(worker.child.exitCode).toBeNull();
+  }, 60_000);
+
+  it("a rerun's recover removes the dead runner's queued attempts and cancels its running ones; none of them runs again", async () => {
+    const { repo, dispatcher } = await setup();
+    const base = repo.head();
+    // The first runner hands out two attempts while only one worker (one at a time) is up, then dies.
+    const worker = await startWorker(repo);
+    await worker.ready;
+    const dead = dispatcher();
+    void dead.run(job(base, 'bd-slow-old', 'run-old'), hooks());
+    await waitFor('the running attempt', async () => (await starts('bd-slow-old'))[0]);
+    void dead.run(job(base, 'bd-slow-queued', 'run-old'), hooks());
+    const probe = openAttemptQueueClient(redis.url);
+    try {
+      await waitFor('both jobs in the queue', async () =>
+        (await probe.unfinished([queueNameOf(job(base, 'x').agentSpec)])).length === 2 ? true : undefined,
+      );
+    } finally {
+      await probe.close();
+    }
+
+    const rerun = dispatcher();
+    const removed = await rerun.recover('ep-q');
+    expect(removed.sort()).toEqual([
+      'queued attempt run-old.bd-slow-queued.1 (removed)',
+      'running attempt run-old.bd-slow-old.1 (cancelled)',
+    ]);
+    const agentPid = Number((await starts('bd-slow-old'))[0]?.split(' ')[0]);
+    await waitFor('the old agent to die', async () => (alive(agentPid) ? undefined : true));
+    // The rerun's own attempt runs; the removed one never starts, the cancelled one never restarts.
+    const fresh = await rerun.run(job(base, 'bd-new', 'run-new'), hooks());
+    expect(fresh.outcome, fresh.message).toBe('ok');
+    expect(await starts('bd-slow-queued')).toEqual([]);
+    expect(await starts('bd-slow-old')).toHaveLength(1);
+    expect(await rerun.recover('ep-q')).toEqual([]);
+  }, 60_000);
+
+  it('SIGTERM: the worker takes nothing new, kills its agent and exits', async () => {
+    const { repo, dispatcher } = await setup();
+    const worker = await startWorker(repo);
+    await worker.ready;
+    const queue = dispatcher();
+    const pending = queue.run(job(repo.head(), 'bd-slow-term'), hooks());
+    const first = await waitFor('the agent start', async () => (await starts('bd-slow-term'))[0]);
+    const agentPid = Number(first.split(' ')[0]);
+    const exited = new Promise<number | null>((resolve) => worker.child.once('exit', resolve));
+    worker.child.kill('SIGTERM');
+    expect(await exited).toBe(0);
+    expect(alive(agentPid)).toBe(false);
+    expect(worker.output()).toContain('stopped');
+    const result = await pending;
+    expect(result.outcome).not.toBe('ok');
+  }, 60_000);
+});
