@@ -47,7 +47,11 @@ export class AttemptGit {
 
   /** Removes the worktree at `path` (and git's record of it); nothing there is fine. */
   async removeWorktree(path: string): Promise<void> {
-    await this.command.git(['worktree', 'remove', '--force', '--force', '--', path], { ok: [0, 128] });
+    const removed = await this.command.git(['worktree', 'remove', '--force', '--force', '--', path], {
+      ok: [0, 128],
+    });
+    if (removed.exitCode === 0) return;
+    // Not a worktree git knows (already gone, or a directory a crash left): clear both by hand.
     await removePath(path, { recursive: true });
     await this.command.git(['worktree', 'prune']);
   }
