@@ -1,5 +1,9 @@
 // The pure parts of a population loop: the candidates' angles, and the arbiter's pick of the best.
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { readLedger } from '../../src/autoresearch/ledger.js';
+import { createLoopFixture } from '../support/loop-fixture.js';
 import { pickBest, type CandidateFacts } from '../../src/autoresearch/executors/population-arbiter.js';
 import { directiveSections, listedIdeas, populationAngles } from '../../src/autoresearch/population-stamp.js';
 import { candidateOf } from '../../src/autoresearch/candidates.js';
@@ -64,5 +68,43 @@ describe('the arbiter’s pick', () => {
   it('breaks a tie by the lowest index, and falls back to candidate 1 when none is usable', () => {
     expect(pickBest([facts(1, 10), facts(2, 18), facts(3, 18)], 'maximize').candidate).toBe(2);
     expect(pickBest([facts(1, null), facts(2, 5, 'guard failed: x')], 'maximize').candidate).toBe(1);
+  });
+});
+
+describe('a population iteration on a real git tree', () => {
+  it('a candidate judged twice and an arbiter run twice record one line per candidate and one for the iteration', async () => {
+    const f = await createLoopFixture({ population: 2 });
+    await f.baseline();
+    const values: Record<string, string> = { 'candidate:1': '12', 'candidate:2': '17' };
+    f.full.behaviour = async (request) => {
+      const label = request.bead.labels.find((l) => l.startsWith('candidate:')) ?? '';
+      await writeFile(join(request.cwd, 'src', 'value.txt'), `${values[label]}\n`);
+      return { outcome: 'ok', message: 'edited', finalText: `HYPOTHESIS: ${values[label]}` };
+    };
+    const bead = (role: string, candidate: number) =>
+      f.request({
+        id: `bd-e.${role}${candidate}`,
+        labels: [`role:${role}`, 'iter:1', `candidate:${candidate}`],
+        title: `${role}-1: value`,
+      });
+    for (const c of [1, 2]) expect((await f.executors.doer!.execute(bead('doer', c))).outcome).toBe('ok');
+    // Candidate 1's doer never touched the loop's own tree.
+    expect(await readFile(join(f.repo.dir, 'src', 'value.txt'), 'utf8')).toBe('10\n');
+    for (const c of [1, 2, 2])
+      expect((await f.executors.judge!.execute(bead('judge', c))).outcome).toBe('ok');
+    const arbiter = f.request({ labels: ['role:arbiter', 'iter:1'], title: 'arbiter-1: value' });
+    expect((await f.executors.arbiter!.execute(arbiter)).message).toContain('c2 kept 17');
+    expect((await f.executors.arbiter!.execute(arbiter)).message).toContain('already decided');
+    const read = await readLedger(f.files, join(f.workspace, 'research-log.jsonl'));
+    expect(read.lines.map((l) => [l.iter, l.decision, l.candidate])).toEqual([
+      [0, 'baseline', undefined],
+      [1, 'keep', 2],
+    ]);
+    expect(read.candidates.map((c) => [c.candidate, c.score, c.decision])).toEqual([
+      [1, 12, 'lost'],
+      [2, 17, 'kept'],
+    ]);
+    expect(await readFile(join(f.repo.dir, 'src', 'value.txt'), 'utf8')).toBe('17\n');
+    expect((await f.repo.git.worktreeList()).map((w) => w.path)).toEqual([f.repo.dir]);
   });
 });

@@ -18,6 +18,7 @@ import { createMemoryBeadStore } from '../../src/beads/embedded/index.js';
 import type { Bead, BeadStore } from '../../src/beads/types.js';
 import { journaledLoopFiles } from '../../src/infra/journaled-loop-files.js';
 import { diskLoopFiles, type LoopFiles } from '../../src/infra/loop-files.js';
+import { createGit } from '../../src/infra/git.js';
 import { runProcess } from '../../src/infra/process.js';
 import type { BeadGuard, ExecutionRequest, ExecutionResult, Executor } from '../../src/loop/types.js';
 import { createFakeClock, type FakeClock } from './fake-clock.js';
@@ -123,6 +124,7 @@ export async function createLoopFixture(
     config,
     store,
     git: repo.git,
+    gitAt: (cwd) => createGit({ cwd, env: repo.env }),
     clock,
     agents:
       options.guarded === false
