@@ -57,7 +57,7 @@ function formatBudget(usd: number): string {
   return Math.max(0.0001, usd).toFixed(4);
 }
 
-/** The request's env plus what Claude needs; values the caller set win. */
+/** The request's env plus what Claude needs; values the caller set win, except the memory switch. */
 export function claudeEnv(
   request: AgentRequest,
   options: AgentRunnerOptions,
@@ -67,6 +67,10 @@ export function claudeEnv(
   // Otherwise every request carries recent commit subjects and the status, and a commit subject can carry
   // a score: agents must stay blind to them.
   env.CLAUDE_CODE_DISABLE_GIT_INSTRUCTIONS ??= '1';
+  // Seen, 2.1.x: a headless run is told of a memory folder under ~/.claude/projects/<dir>/memory/ and
+  // loads its MEMORY.md into the next run in that directory. Every run starts fresh, whatever the
+  // caller's env or the `autoMemoryEnabled` setting say (the env switch wins over the setting).
+  env.CLAUDE_CODE_DISABLE_AUTO_MEMORY = '1';
   // 2.1.330 adds a DeferredToolPlaceholder to `--tools Read,Grep,Glob` to keep deferred tool loading on;
   // a read-only run gets exactly its three tools and no machinery for loading more.
   if (request.mode === 'read-only') env.ENABLE_TOOL_SEARCH ??= 'false';

@@ -100,13 +100,19 @@ describe('claude adapter: argv and environment', () => {
     await runner.run({
       prompt: 'x',
       cwd: fakes.work,
-      env: fakes.env(success, { CLAUDE_CODE_MAX_RETRIES: '7', CLAUDE_CODE_DISABLE_GIT_INSTRUCTIONS: '0' }),
+      env: fakes.env(success, {
+        CLAUDE_CODE_MAX_RETRIES: '7',
+        CLAUDE_CODE_DISABLE_GIT_INSTRUCTIONS: '0',
+        CLAUDE_CODE_DISABLE_AUTO_MEMORY: '0',
+      }),
       mode: 'full',
     });
     const [call] = await fakes.calls();
     expect(call!.env.IS_SANDBOX).toBeUndefined();
     expect(call!.env.CLAUDE_CODE_MAX_RETRIES).toBe('7');
     expect(call!.env.CLAUDE_CODE_DISABLE_GIT_INSTRUCTIONS).toBe('0');
+    // Memory an earlier run left is never the caller's to turn back on.
+    expect(call!.env.CLAUDE_CODE_DISABLE_AUTO_MEMORY).toBe('1');
     expect(call!.cwd).toBe(fakes.work);
   });
 
