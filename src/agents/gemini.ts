@@ -4,7 +4,7 @@ import { formatDuration, formatResetAt, lastLine, notify } from './agent-process
 import type { AgentProcessResult } from './agent-process.js';
 import { howItEnded, runAdapter, startVerdict, stopForAuth } from './adapter-run.js';
 import type { Verdict } from './adapter-run.js';
-import { geminiHomeEnv } from './gemini-home.js';
+import { geminiRunHome, type GeminiRunHome } from './gemini-home.js';
 import { skippedSettingsPath, systemSettingsEnv } from './gemini-settings.js';
 import { GeminiStream } from './gemini-stream.js';
 import { apiErrorKind, parseResetTime } from './limits.js';
@@ -41,16 +41,32 @@ async function runGemini(
   request: AgentRequest,
 ): Promise<AgentResult> {
   const model = request.model ?? spec.model;
-  let env: Record<string, string | undefined>;
-  // Gemini CLI reads a system settings file only when root owns it; anyone else gets a home of Forge's.
+  let home: GeminiRunHome;
+  // Gemini CLI reads a system settings file only when root owns it; anyone else gets Forge's settings in
+  // the run's own home. Every run gets one, so no run sees the memory an earlier one left.
   const root = options.runningAsRoot ?? process.getuid?.() === 0;
   try {
-    env = await (root
-      ? systemSettingsEnv(request.env, request.mode)
-      : geminiHomeEnv(request.env, request.mode));
+    home = root
+      ? await geminiRunHome(await systemSettingsEnv(request.env, request.mode), request.mode, false)
+      : await geminiRunHome(request.env, request.mode, true);
   } catch (error) {
     return settingsFailure(request.mode, model, error instanceof Error ? error.message : String(error));
   }
+  try {
+    return await runGeminiIn(home.env, root, spec, options, request);
+  } finally {
+    await home.remove();
+  }
+}
+
+async function runGeminiIn(
+  env: Record<string, string | undefined>,
+  root: boolean,
+  spec: AgentSpec,
+  options: AgentRunnerOptions,
+  request: AgentRequest,
+): Promise<AgentResult> {
+  const model = request.model ?? spec.model;
   // Only the file Forge wrote: a user's own system settings path, skipped, is not Forge's to judge.
   const settingsPath = root ? env.GEMINI_CLI_SYSTEM_SETTINGS_PATH : undefined;
   const stream = new GeminiStream(request.mode === 'read-only', (event) => notify(request, event));

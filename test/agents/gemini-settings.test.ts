@@ -1,10 +1,11 @@
 // The settings Forge gives Gemini CLI on every run: a system settings file of its own, merged with the
 // user's, in a directory Gemini CLI accepts; and what happens when that cannot be done or is refused.
-import { lstat, mkdir, readFile, readlink, rm, stat, writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { lstat, mkdir, readdir, readFile, readlink, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createGeminiRunner } from '../../src/agents/gemini.js';
-import { geminiHomeEnv } from '../../src/agents/gemini-home.js';
+import { geminiRunHome } from '../../src/agents/gemini-home.js';
 import { mergeSettings, systemSettingsEnv } from '../../src/agents/gemini-settings.js';
 import type { AgentMode } from '../../src/agents/types.js';
 import { setUpFakeAgents } from '../support/fake-agents/harness.js';
@@ -165,7 +166,7 @@ describe('gemini adapter as another user: a home of Forge’s with its settings'
     await writeFile(join(dir, '.env'), 'GEMINI_API_KEY=k\n');
   };
 
-  it("points GEMINI_CLI_HOME at it: the user's settings with Forge's keys over them, the rest of ~/.gemini linked", async () => {
+  it("points GEMINI_CLI_HOME at a home of the run's own, removed when the run ends", async () => {
     const { fakes, calls, result } = await run(
       'read-only',
       replay('gemini-0.61.0-full.jsonl'),
@@ -176,8 +177,23 @@ describe('gemini adapter as another user: a home of Forge’s with its settings'
     const env = calls[0]!.env;
     expect(env.GEMINI_CLI_SYSTEM_SETTINGS_PATH).toBeUndefined();
     const home = env.GEMINI_CLI_HOME ?? '';
-    expect(home.startsWith(join(fakes.dir, '.cache', 'forge', 'gemini', 'home-'))).toBe(true);
-    expect(home.endsWith('-read-only')).toBe(true);
+    expect(home.startsWith(join(fakes.dir, '.cache', 'forge', 'gemini', 'run-'))).toBe(true);
+    expect(home).toContain('-read-only-');
+    expect(existsSync(home)).toBe(false);
+    expect(JSON.parse(await readFile(join(fakes.dir, '.gemini', 'settings.json'), 'utf8'))).toEqual(user);
+  });
+
+  it("holds the user's settings with Forge's keys over them, the rest of ~/.gemini linked, and an empty tmp", async () => {
+    const fakes = await setUpFakeAgents();
+    await prepareHome(fakes.dir);
+    await mkdir(join(fakes.dir, '.gemini', 'tmp', 'repo', 'memory'), { recursive: true });
+    await writeFile(join(fakes.dir, '.gemini', 'tmp', 'repo', 'memory', 'MEMORY.md'), '- a note\n');
+    await mkdir(join(fakes.dir, '.gemini', 'tmp', 'bin'));
+    const first = await geminiRunHome({ HOME: fakes.dir }, 'read-only', true);
+    const second = await geminiRunHome({ HOME: fakes.dir }, 'read-only', true);
+    const home = first.env.GEMINI_CLI_HOME ?? '';
+    // Two runs at once never share a home.
+    expect(second.env.GEMINI_CLI_HOME).not.toBe(home);
     expect(JSON.parse(await readFile(join(home, '.gemini', 'settings.json'), 'utf8'))).toEqual({
       security: { auth: { selectedType: 'oauth-personal' } },
       context: { includeDirectoryTree: false, memoryBoundaryMarkers: [] },
@@ -186,22 +202,29 @@ describe('gemini adapter as another user: a home of Forge’s with its settings'
     expect(await readlink(join(home, '.gemini', 'oauth_creds.json'))).toBe(
       join(fakes.dir, '.gemini', 'oauth_creds.json'),
     );
-    expect(await readlink(join(home, '.gemini', 'tmp'))).toBe(join(fakes.dir, '.gemini', 'tmp'));
+    expect((await lstat(join(home, '.gemini', 'tmp'))).isDirectory()).toBe(true);
+    expect(await readdir(join(home, '.gemini', 'tmp'))).toEqual(['bin']);
+    expect(await readlink(join(home, '.gemini', 'tmp', 'bin'))).toBe(
+      join(fakes.dir, '.gemini', 'tmp', 'bin'),
+    );
     expect(await readlink(join(home, '.env'))).toBe(join(fakes.dir, '.env'));
-    expect(JSON.parse(await readFile(join(fakes.dir, '.gemini', 'settings.json'), 'utf8'))).toEqual(user);
+    await first.remove();
+    await second.remove();
+    expect(existsSync(home)).toBe(false);
+    // Removing the home removed links, never what they pointed at.
+    expect(await readFile(join(fakes.dir, '.gemini', 'oauth_creds.json'), 'utf8')).toBe('{"token":"t"}');
+    expect(existsSync(join(fakes.dir, '.gemini', 'tmp', 'repo', 'memory', 'MEMORY.md'))).toBe(true);
   });
 
-  it('replaces a file Gemini CLI left in its home by the real one, and keeps a directory it made', async () => {
+  it('links the user settings as they are when Forge does not write its own (a root run)', async () => {
     const fakes = await setUpFakeAgents();
     await prepareHome(fakes.dir);
-    const home = (await geminiHomeEnv({ HOME: fakes.dir }, 'full')).GEMINI_CLI_HOME ?? '';
-    await rm(join(home, '.gemini', 'oauth_creds.json'));
-    await writeFile(join(home, '.gemini', 'oauth_creds.json'), '{"token":"stale"}');
-    await mkdir(join(home, '.gemini', 'history'));
-    await mkdir(join(fakes.dir, '.gemini', 'history'));
-    await geminiHomeEnv({ HOME: fakes.dir }, 'full');
-    expect(await readFile(join(home, '.gemini', 'oauth_creds.json'), 'utf8')).toBe('{"token":"t"}');
-    expect((await lstat(join(home, '.gemini', 'history'))).isDirectory()).toBe(true);
+    const run = await geminiRunHome({ HOME: fakes.dir }, 'full', false);
+    const home = run.env.GEMINI_CLI_HOME ?? '';
+    expect(await readlink(join(home, '.gemini', 'settings.json'))).toBe(
+      join(fakes.dir, '.gemini', 'settings.json'),
+    );
+    await run.remove();
   });
 
   it('does not start Gemini CLI when the user settings are not plain JSON, and says which file', async () => {
