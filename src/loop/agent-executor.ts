@@ -1,6 +1,8 @@
 // Runs a bead through an agent CLI: the bead's text becomes the prompt, the agent's result an outcome.
 import type { AgentMode, AgentResult, AgentRunner } from '../agents/types.js';
+import { join } from 'node:path';
 import type { Bead } from '../beads/types.js';
+import { findRepoRoot, projectOfGitDir } from '../infra/repo-root.js';
 import type { ExecutionRequest, ExecutionResult, Executor } from './types.js';
 
 /**
@@ -40,6 +42,7 @@ export function createAgentExecutor(options: AgentExecutorOptions): Executor {
           FORGE_EPIC: request.epicId,
           FORGE_BEAD: request.bead.id,
           FORGE_ROLE: request.role,
+          ...storeEnv(request.cwd),
         },
         mode: options.mode,
         timeoutMs: request.timeoutMs,
@@ -64,6 +67,14 @@ export function createAgentExecutor(options: AgentExecutorOptions): Executor {
       return toExecutionResult(result);
     },
   };
+}
+
+/**
+ * In a worktree Forge made inside git's own directory, `br` is pointed at the repository's store:
+ * an agent's own bead commands (a bead it files, a comment) reach the one bead graph.
+ */
+function storeEnv(cwd: string): Record<string, string> {
+  return projectOfGitDir(cwd) === undefined ? {} : { BEADS_DIR: join(findRepoRoot(cwd), '.beads') };
 }
 
 /**
