@@ -73,6 +73,18 @@ function addRunOptions(command: Command): Command {
       parseInteger(1, 64),
     )
     .option(
+      '--executor <kind>',
+      "where attempts run: local (this machine; default) or queue (forge-pack worker processes on any machine, through --redis; implies --parallel's merging)",
+    )
+    .option(
+      '--redis <url>',
+      'with --executor queue: the Redis the workers take attempts from (redis://host:6379)',
+    )
+    .option(
+      '--remote <url>',
+      "with --executor queue: the git remote workers fetch bases from and push results to (default: origin's URL)",
+    )
+    .option(
       '--worktree',
       'run in the worktree .forge/worktrees/<epic> on branch ralph-loop/<epic> (reused on rerun)',
     )

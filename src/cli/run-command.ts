@@ -23,6 +23,7 @@ import { configuredGates } from './forge-config.js';
 import { createGateProcess } from './gate-process.js';
 import { createSyncBack } from './import-sync-back.js';
 import { useColor } from './output.js';
+import { queueOptions, type QueueOptions } from './queue-options.js';
 import { deadlineOf, nestedFlags, pipelineBuiltins } from './pipeline-run.js';
 import { createProgressRenderer } from './progress.js';
 import { checkRunTarget, readRunGraph } from './run-target.js';
@@ -140,9 +141,12 @@ export async function runEpicCommand(
     });
   }
   const parallel = flags.parallel ?? config.runner.parallel ?? 1;
-  refuseParallelMisuse(parallel, flags, repo, repoGit !== undefined);
+  const queue = queueOptions(flags);
+  // Through the queue every attempt is dispatched and merged back, as a parallel one is.
+  const dispatched = parallel > 1 || queue !== undefined;
+  refuseParallelMisuse(dispatched ? Math.max(parallel, 2) : 1, flags, repo, repoGit !== undefined);
   // A parallel bead's result is a commit (cherry-picked onto the branch): --parallel implies --auto-commit.
-  const autoCommit = parallel > 1 || (flags.autoCommit ?? config.runner.auto_commit ?? false);
+  const autoCommit = dispatched || (flags.autoCommit ?? config.runner.auto_commit ?? false);
   if (autoCommit && repoGit === undefined && !flags.dryRun) {
     throw new EnvironmentError(`--auto-commit needs a git repository, and ${repo} is not one.`, {
       hint: 'Run it in your project (or pass -C <dir>), or drop --auto-commit (and runner.auto_commit).',
@@ -283,7 +287,9 @@ export async function runEpicCommand(
         control: stopControl(runDir, runId),
         git,
         gateProcess: createGateProcess(deps.env),
-        ...(parallel > 1 && !flags.dryRun ? await parallelPorts(cwd, deps.env, parallel, executors) : {}),
+        ...(dispatched && !flags.dryRun
+          ? await parallelPorts(cwd, deps.env, parallel, executors, queue)
+          : {}),
         idle: loop?.idle,
         guard: loop?.guard,
         clock: deps.clock,
@@ -359,13 +365,20 @@ async function parallelPorts(
   env: NodeJS.ProcessEnv,
   capacity: number,
   executors: ExecutorRegistry,
+  queue: QueueOptions | undefined,
 ): Promise<Pick<RunnerDeps, 'dispatcher' | 'integration'>> {
   const [{ createWorktreeDispatcher }, { createGitIntegration }] = await Promise.all([
     import('../dispatch/worktree-dispatcher.js'),
     import('../dispatch/attempt-git.js'),
   ]);
-  return {
-    dispatcher: createWorktreeDispatcher({ repo: cwd, env, capacity, executors }),
-    integration: createGitIntegration(cwd, env),
-  };
+  const dispatcher =
+    queue === undefined
+      ? createWorktreeDispatcher({ repo: cwd, env, capacity, executors })
+      : (await import('../dispatch/queue/queue-dispatcher.js')).createQueueDispatcher({
+          repo: cwd,
+          env,
+          capacity,
+          ...queue,
+        });
+  return { dispatcher, integration: createGitIntegration(cwd, env) };
 }

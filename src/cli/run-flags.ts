@@ -15,6 +15,11 @@ export interface RunFlags {
   worktree?: boolean;
   /** `--parallel <n>`: plain agent beads in flight at once (over runner.parallel; default 1). */
   parallel?: number;
+  /** `--executor local|queue`: where attempts run (queue: forge-pack workers through --redis). */
+  executor?: string;
+  redis?: string;
+  /** `--remote <url>`: the git remote queue workers fetch from and push to (default: origin). */
+  remote?: string;
   /** A loop's HEAD was moved on purpose: take it as the loop's own. */
   acceptHead?: boolean;
   /** `--gates`/`--no-gates`: run the configured gates after code-writing beads (over runner.run_gates). */

@@ -1,0 +1,119 @@
+// ralph-loop --executor queue as a user runs it: a real redis-server, a bare repo as the shared
+// remote, two `forge-pack worker` processes with their own caches (two machines), and the fake agent
+// writing one file per bead; the result must match a serial run of the same epic.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { execa } from 'execa';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
+import { assertBuilt, BIN } from '../support/cli.js';
+import { startRedis, type RedisServer } from '../support/redis-server.js';
+import { makeRepo, type Action, type Repo } from '../support/runner-repo.js';
+
+let redis: RedisServer;
+beforeAll(async () => {
+  await assertBuilt();
+  redis = await startRedis();
+});
+afterAll(async () => {
+  await redis.stop();
+});
+
+const git = async (repo: Repo, ...args: string[]) =>
+  (await execa('git', args, { cwd: repo.dir, env: repo.env })).stdout;
+
+/** Four beads, the third waiting for the first; each writes `<id>.txt`. */
+async function epicOf(repo: Repo): Promise<{ epic: string; ids: string[] }> {
+  const made = await repo.epic(['one', 'two', 'three', 'four']);
+  const [first, , third] = made.ids;
+  expect((await repo.forge(['beads', 'dep', 'add', third ?? '', first ?? ''])).exitCode).toBe(0);
+  const plan: Record<string, Action[][]> = {};
+  for (const id of made.ids)
+    plan[id] = [[{ sleepMs: 600 }, { write: { path: `${id}.txt`, content: `${id}\n` } }]];
+  await repo.script(plan);
+  return made;
+}
+
+async function startWorker(repo: Repo): Promise<{ child: ChildProcess; cache: string }> {
+  const cache = await mkdtemp(join(tmpdir(), 'forge-qworker-'));
+  onTestFinished(() => rm(cache, { recursive: true, force: true }));
+  const child = spawn(
+    process.execPath,
+    [BIN['forge-pack'], 'worker', '--redis', redis.url, '--cache', cache],
+    {
+      cwd: cache,
+      env: { ...repo.env, NO_COLOR: '1' },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
+  onTestFinished(() => {
+    child.kill('SIGKILL');
+  });
+  await new Promise<void>((resolve, reject) => {
+    child.stdout?.on('data', (data: Buffer) => {
+      if (data.toString().includes(' on redis://')) resolve();
+    });
+    child.once('exit', (code) => reject(new Error(`worker exited ${String(code)}`)));
+  });
+  return { child, cache };
+}
+
+const statuses = async (repo: Repo, ids: string[]) =>
+  Promise.all(ids.map(async (id) => (await repo.show(id)).status));
+const contents = async (repo: Repo, ids: string[]) =>
+  Promise.all(ids.map((id) => readFile(join(repo.dir, `${id}.txt`), 'utf8')));
+
+describe('ralph-loop --executor queue process', () => {
+  it('runs an epic on two workers with the same bead states and tree as a serial run', async () => {
+    const serial = await makeRepo('embedded');
+    const serialEpic = await epicOf(serial);
+    const alone = await serial.ralph([serialEpic.epic, '--agent', serial.agent, '--auto-commit']);
+    expect(alone.exitCode, alone.stderr).toBe(0);
+
+    const repo = await makeRepo('embedded');
+    const remote = `${repo.dir}-remote.git`;
+    onTestFinished(() => rm(remote, { recursive: true, force: true }));
+    await execa('git', ['init', '-q', '--bare', remote], { env: repo.env });
+    await git(repo, 'remote', 'add', 'origin', remote);
+    const { epic, ids } = await epicOf(repo);
+    const workers = [await startWorker(repo), await startWorker(repo)];
+    const run = await repo.ralph(
+      [epic, '--agent', repo.agent, '--executor', 'queue', '--redis', redis.url, '--parallel', '2'],
+      120_000,
+    );
+    expect(run.exitCode, run.stderr).toBe(0);
+
+    expect(await statuses(repo, ids)).toEqual(await statuses(serial, serialEpic.ids));
+    expect(await statuses(repo, ids)).toEqual(['closed', 'closed', 'closed', 'closed']);
+    expect(await contents(repo, ids)).toEqual(ids.map((id) => `${id}\n`));
+    const tracked = async (r: Repo) =>
+      (await git(r, 'ls-files', '--', '.', ':!.beads', ':!.forge'))
+        .split('\n')
+        .map((path) => path.replace(/^bd-[a-z0-9]+/, 'bd'));
+    expect(await tracked(repo)).toEqual(await tracked(serial));
+    // Each bead landed once; the agents ran on the workers (both of them), never in the runner's tree.
+    const landed = (await git(repo, 'log', '--format=%(trailers:key=Forge-Bead,valueonly)'))
+      .split('\n')
+      .filter((line) => line !== '');
+    expect(landed.sort()).toEqual([...ids].sort());
+    const cwds = (await repo.calls()).map((call) => call.cwd);
+    expect(cwds).toHaveLength(4);
+    for (const cwd of cwds) expect(workers.some((w) => cwd.startsWith(w.cache))).toBe(true);
+    for (const worker of workers) expect(cwds.some((cwd) => cwd.startsWith(worker.cache))).toBe(true);
+    expect(await git(repo, 'status', '--porcelain', '--', '.', ':!.beads', ':!.forge')).toBe('');
+    expect(await git(repo, 'branch', '--list', 'forge/*')).toBe('');
+  }, 180_000);
+
+  it('refuses --executor queue without --redis, and an unknown executor', async () => {
+    const repo = await makeRepo('embedded');
+    const { epic } = await repo.epic(['one']);
+    const none = await repo.ralph([epic, '--agent', repo.agent, '--executor', 'queue']);
+    expect(none.exitCode).toBe(2);
+    expect(none.stderr).toContain('--executor queue needs --redis');
+    const odd = await repo.ralph([epic, '--agent', repo.agent, '--executor', 'cloud']);
+    expect(odd.exitCode).toBe(2);
+    expect(odd.stderr).toContain('--executor must be local or queue');
+    expect(await repo.calls()).toEqual([]);
+  });
+});
