@@ -115,26 +115,36 @@ export function createGitIntegration(repo: string, env: NodeJS.ProcessEnv): Inte
     head: () => rev('HEAD'),
     parentOf: (commit) => rev(`${commit}^`),
     async apply(commit) {
-      // A cherry-pick, not a merge: the branch stays linear with one commit per bead, as a serial
-      // --auto-commit run leaves it, and the commit keeps the attempt's message and trailers.
-      const picked = await git(['cherry-pick', '--allow-empty', '--keep-redundant-commits', commit], {
-        ok: [0, 1],
+      // The merge is computed without touching the work tree or the index (`merge-tree --write-tree`:
+      // the attempt's base is on this branch, so the merge base is that base, as a cherry-pick's
+      // would be); only a clean result moves the branch, by fast-forward. A kill at any point leaves
+      // no merge or cherry-pick in progress, so the rerun starts without a person.
+      const head = await rev('HEAD');
+      const merged = await git(['merge-tree', '--write-tree', '--name-only', head, commit], { ok: [0, 1] });
+      const [tree = '', ...rest] = merged.stdout.split('\n');
+      if (merged.exitCode !== 0) {
+        const blank = rest.indexOf('');
+        const files = rest.slice(0, blank === -1 ? rest.length : blank).filter((line) => line !== '');
+        const detail = (blank === -1 ? '' : rest.slice(blank + 1).join('\n')).trim();
+        return {
+          ok: false,
+          conflict:
+            files.length > 0
+              ? `Merge conflict in ${files.join(', ')} against the integration branch.\n\n${detail}`
+              : `The result could not be applied to the integration branch.\n\n${detail}`,
+        };
+      }
+      // One commit per bead on a linear branch, as a serial --auto-commit run leaves it, with the
+      // attempt's message and trailers and its author.
+      const { stdout: meta } = await git(['log', '-1', '--format=%an%x00%ae%x00%ad%x00%B', commit]);
+      const [name = '', email = '', date = '', ...body] = meta.split('\0');
+      const made = await git(['commit-tree', tree.trim(), '-p', head, '-F', '-'], {
+        input: body.join('\0'),
+        env: { GIT_AUTHOR_NAME: name, GIT_AUTHOR_EMAIL: email, GIT_AUTHOR_DATE: date },
       });
-      if (picked.exitCode === 0) return { ok: true, sha: await rev('HEAD') };
-      const conflicted = await git(['diff', '--name-only', '--diff-filter=U'], { ok: [0, 1] });
-      await git(['cherry-pick', '--abort'], { ok: [0, 1, 128] });
-      const files = conflicted.stdout
-        .trim()
-        .split('\n')
-        .filter((line) => line !== '');
-      const detail = `${picked.stdout}\n${picked.stderr}`.trim();
-      return {
-        ok: false,
-        conflict:
-          files.length > 0
-            ? `Merge conflict in ${files.join(', ')} against the integration branch.\n\n${detail}`
-            : `The result could not be applied to the integration branch.\n\n${detail}`,
-      };
+      const sha = made.stdout.trim();
+      await git(['merge', '--ff-only', '--quiet', sha]);
+      return { ok: true, sha };
     },
     async undo(commit) {
       await git(['reset', '--quiet', '--hard', commit]);
