@@ -19,6 +19,7 @@ import { measureStoreScale } from './bench/store-scale.js';
 import { measureEpicStatus } from './bench/epic-status-latency.js';
 import { measureReportRender } from './bench/report-render.js';
 import { measureValidateCost } from './bench/validate-cost.js';
+import { measureQueueRun } from './bench/queue-run.js';
 import { BUILT_MAIN, droppedCostlyEnv, ROOT } from './bench/support.js';
 
 const USAGE = `Usage: npm run bench -- [options]
@@ -31,7 +32,8 @@ Needs the build (npm run bench builds first). Nothing leaves 127.0.0.1.
                        4 memory, 5 model requests, 6 compare, 7 validate before a run,
                        8 embedded store at 100 / 1,000 / 10,000 beads)
                        9 the report page of a 10,000-iteration loop in chromium,
-                       10 tokens of each role's prompt, real claude)
+                       10 tokens of each role's prompt, real claude,
+                       11 no-op beads of 10 s through the queue executor, 4 workers)
   --compare "<cmd>"    also run the same no-op epic through another runner command on the same
                        fake br and print the ratio; placeholders {epic} {agent} {agent_script}
                        {node} {root} {beads_dir}, e.g.
@@ -66,6 +68,8 @@ interface Plan {
   storeScaleRounds: number;
   reportIterations: number;
   reportRuns: number;
+  /** Figure 11: beads, each agent's time, workers. */
+  queue: { beads: number; beadMs: number; workers: number };
 }
 
 const DEFAULT_PLAN: Plan = {
@@ -91,6 +95,7 @@ const DEFAULT_PLAN: Plan = {
   storeScaleRounds: 30,
   reportIterations: 10_000,
   reportRuns: 3,
+  queue: { beads: 12, beadMs: 10_000, workers: 4 },
 };
 
 const QUICK_PLAN: Plan = {
@@ -116,6 +121,7 @@ const QUICK_PLAN: Plan = {
   storeScaleRounds: 10,
   reportIterations: 10_000,
   reportRuns: 1,
+  queue: { beads: 4, beadMs: 1_000, workers: 2 },
 };
 
 const started = performance.now();
@@ -199,7 +205,7 @@ async function main(): Promise<number> {
   }
 
   const plan = values.quick ? QUICK_PLAN : DEFAULT_PLAN;
-  const only = new Set((values.only ?? '1,2,3,4,5,6,7,8,9,10').split(',').map((part) => part.trim()));
+  const only = new Set((values.only ?? '1,2,3,4,5,6,7,8,9,10,11').split(',').map((part) => part.trim()));
   const loadAtStart = loadavg()[0] ?? Number.NaN;
   const figures: BenchFigures = {};
 
@@ -214,6 +220,13 @@ async function main(): Promise<number> {
       wholeBeads: plan.wholeBeads,
       wholeRounds: plan.wholeRounds,
     });
+  }
+  if (only.has('11')) {
+    const q = plan.queue;
+    progress(
+      `figure 11: ${q.beads} no-op beads of ${q.beadMs / 1000} s through the queue, ${q.workers} workers`,
+    );
+    figures.queue = await measureQueueRun(q);
   }
   if (only.has('2') || only.has('3')) {
     const largest = Math.max(...plan.statusSizes);

@@ -1,4 +1,5 @@
 // The bench's output: the machine it ran on, one plain aligned table for people, verdicts against DESIGN §7.
+import type { QueueRun } from './queue-run.js';
 import { cpus, loadavg, release, totalmem } from 'node:os';
 import { reportRenderRows, type ReportRender } from './report-render.js';
 import { validateRows, type ValidateCost } from './validate-cost.js';
@@ -56,6 +57,7 @@ export interface BenchFigures {
   validate?: ValidateCost;
   storeScale?: StoreScale;
   report?: ReportRender | { skipped: string };
+  queue?: QueueRun;
 }
 
 // ---- formatting ----
@@ -361,5 +363,18 @@ export function buildRows(figures: BenchFigures): Row[] {
     ...(figures.validate === undefined ? [] : validateRows(figures.validate, ms)),
     ...(figures.storeScale === undefined ? [] : storeScaleRows(figures.storeScale, ms)),
     ...(figures.report === undefined ? [] : reportRenderRows(figures.report)),
+    ...(figures.queue === undefined ? [] : queueRows(figures.queue)),
+  ];
+}
+
+function queueRows(q: QueueRun): Row[] {
+  return [
+    {
+      figure: '11',
+      measure: `${q.beads} no-op beads of ${ms(q.beadMs)} through the queue, ${q.workers} workers: wall / runner's own per bead`,
+      value: `${ms(q.wallMs)} / ${ms(q.overheadPerBeadMs)}`,
+      budget: '',
+      verdict: '',
+    },
   ];
 }
