@@ -2,6 +2,7 @@
 // the attempt's changes committed on its branch with trailers naming the bead, and clean-up after.
 import { join, relative, resolve, sep } from 'node:path';
 import { createGitCommand, type GitCommand } from '../infra/git-command.js';
+import { EnvironmentError } from '../infra/errors.js';
 import { removePath } from '../infra/fs-ops.js';
 import type { Integration } from '../loop/integration.js';
 
@@ -120,7 +121,15 @@ export function createGitIntegration(repo: string, env: NodeJS.ProcessEnv): Inte
       // would be); only a clean result moves the branch, by fast-forward. A kill at any point leaves
       // no merge or cherry-pick in progress, so the rerun starts without a person.
       const head = await rev('HEAD');
-      const merged = await git(['merge-tree', '--write-tree', '--name-only', head, commit], { ok: [0, 1] });
+      const merged = await git(['merge-tree', '--write-tree', '--name-only', head, commit], {
+        ok: [0, 1, 129],
+      });
+      if (merged.exitCode === 129) {
+        throw new EnvironmentError(
+          `--parallel lands results with git merge-tree --write-tree, which this git does not know.`,
+          { hint: 'Install git 2.38 or newer, or run without --parallel.' },
+        );
+      }
       const [tree = '', ...rest] = merged.stdout.split('\n');
       if (merged.exitCode !== 0) {
         const blank = rest.indexOf('');

@@ -1,7 +1,8 @@
 // Landing an attempt's commit on the integration branch: one commit per bead with the attempt's
 // message and author, and a conflict that never touches the work tree (so a kill mid-landing leaves
 // no merge or cherry-pick for a person to abort).
-import { stat } from 'node:fs/promises';
+import { execFileSync } from 'node:child_process';
+import { chmod, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createGitIntegration } from '../../src/dispatch/attempt-git.js';
@@ -61,5 +62,19 @@ describe('git integration', () => {
     expect(after.mtimeMs).toBe(before.mtimeMs);
     expect(after.ino).toBe(before.ino);
     expect(await repo.exists('added.txt')).toBe(false);
+  });
+
+  it('a git too old for merge-tree --write-tree is named, with the version that works', async () => {
+    const { repo, attempt } = await repoWithAttempt();
+    // git 2.37 and older answer the unknown mode with usage (exit 129).
+    const bin = join(repo.dir, '.old-git');
+    const real = execFileSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).trim();
+    await repo.write('.old-git/git', `#!/bin/sh\n[ "$1" = merge-tree ] && exit 129\nexec ${real} "$@"\n`);
+    await chmod(join(bin, 'git'), 0o755);
+    const old = createGitIntegration(repo.dir, { ...repo.env, PATH: `${bin}:${repo.env.PATH ?? ''}` });
+    await expect(old.apply(attempt)).rejects.toMatchObject({
+      message: expect.stringContaining('git merge-tree --write-tree') as unknown,
+      hint: 'Install git 2.38 or newer, or run without --parallel.',
+    });
   });
 });
