@@ -22,7 +22,10 @@ import type {
 export const CODEX_DEFAULT_TIMEOUT_MS = 60 * 60 * 1000;
 
 export function codexCommand(mode: AgentMode, cwd: string, model: string | undefined): Command {
-  const args = ['exec', '--json', '--skip-git-repo-check', '-C', cwd];
+  // `--disable memories` (0.169; off by default, a user's config can turn it on): otherwise each run
+  // starts a consolidation of earlier runs into ~/.codex/memories_v2/memory_summary.md, which is put at
+  // the head of every later session. Every run starts fresh.
+  const args = ['exec', '--json', '--skip-git-repo-check', '--disable', 'memories', '-C', cwd];
   if (model !== undefined) args.push('-m', model);
   if (mode === 'full') args.push('--dangerously-bypass-approvals-and-sandbox');
   else args.push('-s', 'read-only', '-c', 'approval_policy=never');

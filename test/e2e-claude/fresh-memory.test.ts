@@ -2,20 +2,22 @@
 // auto memory, Gemini CLI's private project memory) never reaches the requests of a second run in the
 // same working directory. Real binaries, scripted model server.
 import { existsSync } from 'node:fs';
-import { realpath } from 'node:fs/promises';
+import { readFile, realpath, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createClaudeRunner } from '../../src/agents/claude.js';
+import { createCodexRunner } from '../../src/agents/codex.js';
 import { createGeminiRunner } from '../../src/agents/gemini.js';
 import type { AgentRunner } from '../../src/agents/types.js';
 import { text, toolUse } from '../support/model-server/index.js';
 import { GEMINI_BIN, requireCli } from './cli-setup.js';
-import { createAgentWorld, requireClaude, type AgentWorld } from './harness.js';
+import { createAgentWorld, requireClaude, requireCodex, type AgentWorld } from './harness.js';
 
 const NOTE = 'forge-memory-note-7f3a: the metric favours short files';
 
 beforeAll(async () => {
   await requireClaude();
+  await requireCodex();
   await requireCli(GEMINI_BIN, '@google/gemini-cli');
 });
 
@@ -93,5 +95,35 @@ describe('each agent run starts without the memory an earlier run left', () => {
     // The run's own home is gone, and the note with it; the user's ~/.gemini/tmp never held it.
     expect(existsSync(path!)).toBe(false);
     expect(existsSync(join(world.home, '.gemini', 'tmp', 'repo', 'memory', 'MEMORY.md'))).toBe(false);
+  });
+
+  it('Codex: with memories on in the user config, no run starts consolidating earlier runs into a memory summary', async () => {
+    const world = await createAgentWorld();
+    const config = join(world.home, '.codex', 'config.toml');
+    await writeFile(
+      config,
+      (await readFile(config, 'utf8')).replace('[features]\n', '[features]\nmemories = true\n'),
+    );
+    // Left alone, a run starts Codex's consolidation agent in ~/.codex/memories_v2, asking the model to
+    // write the memory_summary.md put at the head of every later session. (It asks without tools, which
+    // the scripted server answers with a default and cannot script: the request itself is the evidence.)
+    world.server.addRule({ name: 'runs', match: 'marker:codex-run', turns: [text('Done.')] });
+    const runner = createCodexRunner({ cli: 'codex', text: 'codex' });
+    for (const run of [1, 2]) {
+      const result = await runner.run({
+        prompt: `marker:codex-run ${run}\nSay done.`,
+        cwd: world.repo,
+        env: world.env,
+        mode: 'full',
+        timeoutMs: 120_000,
+      });
+      expect(result.outcome, `${result.message}\n${world.explain()}`).toBe('ok');
+    }
+    expect(world.server.turnsOf('runs'), world.explain()).toHaveLength(2);
+    const memoryWork = world.server.requests.filter((request) =>
+      request.prompt.includes('memory_summary.md'),
+    );
+    expect(memoryWork, world.explain()).toHaveLength(0);
+    expect(existsSync(join(world.home, '.codex', 'memories_v2'))).toBe(false);
   });
 });
