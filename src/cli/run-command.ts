@@ -175,8 +175,10 @@ export async function runEpicCommand(
     syncBack?.onEvent(event);
   };
 
-  // The live agent's process group, seen through the lock updates: a second Ctrl-C kills it first.
+  // The live agent's process group, seen through the lock updates (a parallel run's agents, through
+  // agentGroups): a second Ctrl-C kills them first.
   let agentPid: number | undefined;
+  const agentGroups = new Set<number>();
   const fileLock = createFileLock({ path: runDir.lockPath, host: deps.host });
   const lock: EpicLock = {
     acquire: (holder) => fileLock.acquire(holder),
@@ -201,7 +203,9 @@ export async function runEpicCommand(
       controller.abort();
     } else {
       // Quit now, but never leave the agent working on alone.
-      if (agentPid !== undefined) deps.killProcessGroup(agentPid);
+      for (const pid of new Set([...(agentPid === undefined ? [] : [agentPid]), ...agentGroups])) {
+        deps.killProcessGroup(pid);
+      }
       deps.exitNow(ExitCode.interrupted);
     }
   });
@@ -287,6 +291,7 @@ export async function runEpicCommand(
         control: stopControl(runDir, runId),
         git,
         gateProcess: createGateProcess(deps.env),
+        agentGroups,
         ...(dispatched && !flags.dryRun
           ? await parallelPorts(cwd, deps.env, parallel, executors, queue)
           : {}),

@@ -53,6 +53,7 @@ async function runAndApply(
 ): Promise<LandedAttempt> {
   const { o, d } = ctx;
   const { bead, attempt } = spec;
+  const groups: number[] = [];
   const returned = await dispatcher
     .run(
       {
@@ -72,6 +73,10 @@ async function runAndApply(
         signal: o.signal,
         transcriptPath: d.control.transcriptPath(bead.id),
         onActivity: (message) => ctx.emit({ type: 'activity', epic: o.epicId, bead: bead.id, message }),
+        onSpawn: (pid) => {
+          groups.push(pid);
+          d.agentGroups?.add(pid);
+        },
       },
     )
     .catch((error: unknown) => ({
@@ -79,7 +84,10 @@ async function runAndApply(
       message: error instanceof Error ? error.message : String(error),
       commit: undefined,
       worker: undefined,
-    }));
+    }))
+    .finally(() => {
+      for (const pid of groups) d.agentGroups?.delete(pid);
+    });
   const { commit, worker: _worker, ...result } = returned;
   await turn;
   if (result.outcome !== 'ok' || commit === undefined) return gate(ctx, spec, result);

@@ -312,6 +312,11 @@ export interface RunnerDeps {
   /** `--parallel N`: where attempts run beside each other, and the branch their results land on. */
   dispatcher?: AttemptDispatcher | undefined;
   integration?: Integration | undefined;
+  /**
+   * The process groups of a parallel run's agents while they work (a serial run's one agent is in the
+   * lock record): a quit that cannot wait kills them, never leaving one working on alone.
+   */
+  agentGroups?: { add(pid: number): void; delete(pid: number): void } | undefined;
   /** Receives every event: the CLI writes the NDJSON log and renders progress from them. */
   emit: (event: LoopEvent) => void;
 }

@@ -226,4 +226,40 @@ describe('ralph-loop --parallel', () => {
     expect(beadTrailers(repo).filter((id) => id === ids[0])).toHaveLength(1);
     expect((await h.store.show(ids[0]!)).status).toBe('closed');
   });
+
+  it('each agent at work is known by its process group until its attempt ends, for a quit that cannot wait', async () => {
+    const repo = await createTempRepo();
+    const h = createHarness();
+    const { epicId } = await h.epic(['alpha', 'beta', 'gamma']);
+    const live = new Set<number>();
+    const seenLive: number[][] = [];
+    let next = 5000;
+    const executor: Executor = {
+      kind: 'agent',
+      writesCode: true,
+      async execute(request): Promise<ExecutionResult> {
+        request.onSpawn?.((next += 1));
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        seenLive.push([...live].sort());
+        await appendFile(join(request.cwd, `${request.bead.title}.txt`), 'x\n');
+        return { outcome: 'ok', message: 'done', agent: 'fake' };
+      },
+    };
+    const executors = { resolve: () => executor };
+    const summary = await h.run(
+      { epicId, cwd: repo.dir, autoCommit: true },
+      {
+        executors,
+        git: await createRunnerGit({ cwd: repo.dir, env: repo.env }),
+        dispatcher: createWorktreeDispatcher({ repo: repo.dir, env: repo.env, capacity: 3, executors }),
+        integration: createGitIntegration(repo.dir, repo.env),
+        agentGroups: live,
+      },
+    );
+    expect(summary).toMatchObject({ reason: 'done', beadsClosed: 3 });
+    // Three agents worked side by side, each seen while the others were still at work.
+    expect(seenLive.some((pids) => pids.length > 1)).toBe(true);
+    expect(seenLive.every((pids) => pids.length > 0)).toBe(true);
+    expect([...live]).toEqual([]);
+  });
 });

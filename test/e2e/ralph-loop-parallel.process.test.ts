@@ -3,7 +3,8 @@
 import { execa } from 'execa';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it, onTestFinished } from 'vitest';
+import { isProcessAlive } from '../../src/infra/pid.js';
 import { assertBuilt, startCli, waitFor } from '../support/cli.js';
 import { makeRepo, type Action, type Repo } from '../support/runner-repo.js';
 
@@ -134,5 +135,44 @@ describe('ralph-loop --parallel process', () => {
     const rest = await repo.ralph([epic, '--agent', repo.agent, '--parallel', '2']);
     expect(rest.exitCode, rest.stderr).toBe(0);
     await expectAllLandedOnce(repo, ids);
+  });
+
+  it('a second Ctrl-C quits at once and kills every agent at work first, even ones that ignore SIGTERM', async () => {
+    const repo = await makeRepo('embedded');
+    const { epic } = await repo.epic(['stubborn-one', 'stubborn-two']);
+    await repo.script({ '*': [[{ ignoreTerm: true }, { hang: true }]] });
+    const run = startCli(
+      'ralph-loop',
+      ['--store', 'embedded', epic, '--agent', repo.agent, '--parallel', '2'],
+      {
+        cwd: repo.dir,
+        env: repo.env,
+      },
+    );
+    const agents = await waitFor(
+      async () => {
+        const pids = (await repo.calls()).map((call) => call.pid);
+        return pids.length === 2 ? pids : undefined;
+      },
+      60_000,
+      'both agents started',
+    );
+    for (const pid of agents) {
+      onTestFinished(() => {
+        try {
+          process.kill(-pid, 'SIGKILL');
+        } catch {
+          // already gone
+        }
+      });
+    }
+    await new Promise((resolve) => setTimeout(resolve, 300)); // their SIGTERM handlers are in place
+    run.kill('SIGINT');
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    run.kill('SIGINT');
+    expect((await run).exitCode).toBe(130);
+    for (const pid of agents) {
+      await waitFor(async () => (!isProcessAlive(pid) ? true : undefined), 5_000, `agent ${pid} gone`);
+    }
   });
 });
