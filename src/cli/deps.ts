@@ -7,7 +7,7 @@ import { diskLoopFiles, type LoopFiles } from '../infra/loop-files.js';
 import { signalGroup } from '../infra/pid.js';
 import type { TextSink } from '../infra/text-sink.js';
 import type { AgentFactory } from '../loop/agent-executor.js';
-import type { Git } from '../loop/types.js';
+import type { RunnerGit } from '../loop/types.js';
 import type { Prompter } from './prompt.js';
 import { createAgentFactory } from './agent-factory.js';
 import { lazyStoreFactories } from './store-factories.js';
@@ -35,7 +35,7 @@ export interface CliDeps {
   killProcessGroup(pid: number): void;
   /** Builds agent runners from specs (tests swap in fakes). */
   agentFactory: AgentFactory;
-  createRunnerGit(cwd: string): Promise<Git | undefined>;
+  createRunnerGit(cwd: string): Promise<RunnerGit | undefined>;
   /** How init asks questions: undefined = the terminal when stdin is one; null = never ask. */
   prompter?: Prompter | null;
   /** The Node version doctor checks (tests pretend to be an old Node). */

@@ -6,7 +6,7 @@ import { readLoopsRegistry } from '../autoresearch/workspace.js';
 import { pathExists } from '../infra/atomic-file.js';
 import { EnvironmentError } from '../infra/errors.js';
 import { createGit } from '../infra/git.js';
-import type { DirtyPaths, Git } from '../loop/types.js';
+import type { DirtyPaths, RunnerGit } from '../loop/types.js';
 
 /** Forge's own state never goes into a mechanical commit (nor do the loop workspaces in loops.json). */
 const NEVER_COMMITTED = ['.forge/', '.beads/', '.autoresearch/'];
@@ -16,7 +16,7 @@ export async function createRunnerGit(options: {
   cwd: string;
   env: NodeJS.ProcessEnv;
   exclude?: readonly string[];
-}): Promise<Git | undefined> {
+}): Promise<RunnerGit | undefined> {
   const git = createGit({ cwd: options.cwd, env: options.env });
   let top: string;
   try {

@@ -1,12 +1,12 @@
 // Before a run claims or writes anything: refuse a work tree no bead could be committed in.
 import { EnvironmentError } from '../infra/errors.js';
 import { namePaths } from './run-context.js';
-import type { Git, RunnerOptions } from './types.js';
+import type { RunnerGit, RunnerOptions } from './types.js';
 
 /** Throws, naming the fix, on a git operation under way, a left index lock, or a dirty tree to auto-commit on. */
 export async function refuseUncommittableTree(
   o: Pick<RunnerOptions, 'cwd' | 'autoCommit' | 'allowDirty'>,
-  git: Git | undefined,
+  git: RunnerGit | undefined,
 ): Promise<void> {
   if (git === undefined) return;
   const operation = await git.operationInProgress();

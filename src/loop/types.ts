@@ -186,7 +186,11 @@ export interface CommitOutcome {
   leftOut: string[];
 }
 
-export interface Git {
+/**
+ * The runner's narrow view of git (refuse a busy tree, commit what a bead changed), built by
+ * cli/runner-git.ts over the wide `Git` of infra/git-port.ts.
+ */
+export interface RunnerGit {
   /** 'merge' | 'rebase' | 'cherry-pick' … when one is in progress, else undefined. */
   operationInProgress(): Promise<string | undefined>;
   /** Git's index lock file when it exists (a git command running, or one that died): no commit can succeed. */
@@ -303,7 +307,7 @@ export interface RunnerDeps {
   executors: ExecutorRegistry;
   lock: EpicLock;
   control: ControlFiles;
-  git?: Git | undefined;
+  git?: RunnerGit | undefined;
   idle?: IdleProbe | undefined;
   guard?: BeadGuard | undefined;
   clock: Clock;

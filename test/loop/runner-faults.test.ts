@@ -2,7 +2,7 @@
 // counts, an agent that closes its own bead, a locked index, stale stop requests, `once` and the epic.
 import { describe, expect, it } from 'vitest';
 import { FAILED_LABEL } from '../../src/loop/select.js';
-import type { DirtyPaths, Git, LoopEvent } from '../../src/loop/types.js';
+import type { DirtyPaths, RunnerGit, LoopEvent } from '../../src/loop/types.js';
 import { createHarness, ok } from './harness.js';
 
 /** A working tree as the runner's git port sees it: dirty paths with a fingerprint of their content. */
@@ -10,7 +10,7 @@ function fakeGit(dirty: Record<string, string> = {}) {
   const tree = new Map(Object.entries(dirty));
   const commits: { message: string; paths: string[] }[] = [];
   const state: { indexLock?: string } = {};
-  const git: Git = {
+  const git: RunnerGit = {
     operationInProgress: async () => undefined,
     indexLock: async () => state.indexLock,
     dirtyPaths: async () => new Map(tree),

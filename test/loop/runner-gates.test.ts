@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import type { GateProcess, GateProcessResult, GatesSettings } from '../../src/loop/gates.js';
 import { FAILED_LABEL } from '../../src/loop/select.js';
-import type { Executor, Git, LoopEvent } from '../../src/loop/types.js';
+import type { Executor, RunnerGit, LoopEvent } from '../../src/loop/types.js';
 import { createHarness, ok } from './harness.js';
 
 type Script = (argv: readonly string[], call: number) => Partial<GateProcessResult>;
@@ -232,7 +232,7 @@ describe('runner: gates', () => {
       order.push(`gate ${call}`);
       return call === 1 ? { exitCode: 1 } : {};
     });
-    const git: Git = {
+    const git: RunnerGit = {
       operationInProgress: async () => undefined,
       indexLock: async () => undefined,
       dirtyPaths: async () => new Map(),
