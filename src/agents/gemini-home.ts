@@ -5,7 +5,7 @@
 // run sees notes an earlier one left. For anyone but root, who cannot write a system settings file
 // Gemini CLI accepts, Forge's settings also go in here, at the user layer.
 import { createHash } from 'node:crypto';
-import { chmod, mkdir, mkdtemp, rm, symlink } from 'node:fs/promises';
+import { chmod, copyFile, mkdir, mkdtemp, rm, symlink } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { writeFileAtomic } from '../infra/atomic-file.js';
@@ -14,6 +14,8 @@ import { forgeGeminiDir, readSettingsFile, withForgeSettings } from './gemini-se
 import type { AgentMode } from './types.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
+
+const GLOBAL_MEMORY = 'GEMINI.md';
 
 export interface GeminiRunHome {
   /** The env with GEMINI_CLI_HOME pointing at the run's home. */
@@ -51,7 +53,10 @@ export async function geminiRunHome(
     await mkdir(join(gemini, 'tmp'), { recursive: true, mode: 0o700 });
     for (const name of (await listDirIfExists(realGemini)) ?? []) {
       if (name === 'tmp' || (content !== undefined && name === 'settings.json')) continue;
-      await symlink(join(realGemini, name), join(gemini, name));
+      // The "global personal memory" Gemini CLI offers to write to and loads into every run: the run
+      // reads the user's, and what it writes there stays in its home.
+      if (name === GLOBAL_MEMORY) await copyFile(join(realGemini, name), join(gemini, name));
+      else await symlink(join(realGemini, name), join(gemini, name));
     }
     if ((await listDirIfExists(join(realGemini, 'tmp')))?.includes('bin'))
       await symlink(join(realGemini, 'tmp', 'bin'), join(gemini, 'tmp', 'bin'));

@@ -189,6 +189,7 @@ describe('gemini adapter as another user: a home of Forge’s with its settings'
     await mkdir(join(fakes.dir, '.gemini', 'tmp', 'repo', 'memory'), { recursive: true });
     await writeFile(join(fakes.dir, '.gemini', 'tmp', 'repo', 'memory', 'MEMORY.md'), '- a note\n');
     await mkdir(join(fakes.dir, '.gemini', 'tmp', 'bin'));
+    await writeFile(join(fakes.dir, '.gemini', 'GEMINI.md'), '- mine\n');
     const first = await geminiRunHome({ HOME: fakes.dir }, 'read-only', true);
     const second = await geminiRunHome({ HOME: fakes.dir }, 'read-only', true);
     const home = first.env.GEMINI_CLI_HOME ?? '';
@@ -208,6 +209,10 @@ describe('gemini adapter as another user: a home of Forge’s with its settings'
       join(fakes.dir, '.gemini', 'tmp', 'bin'),
     );
     expect(await readlink(join(home, '.env'))).toBe(join(fakes.dir, '.env'));
+    // The global memory is a copy: a run's write to it stays in its home.
+    expect((await lstat(join(home, '.gemini', 'GEMINI.md'))).isFile()).toBe(true);
+    await writeFile(join(home, '.gemini', 'GEMINI.md'), '- a run note\n');
+    expect(await readFile(join(fakes.dir, '.gemini', 'GEMINI.md'), 'utf8')).toBe('- mine\n');
     await first.remove();
     await second.remove();
     expect(existsSync(home)).toBe(false);
