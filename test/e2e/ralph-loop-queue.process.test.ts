@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
-import { assertBuilt, BIN } from '../support/cli.js';
+import { assertBuilt, BIN, startCli, waitFor } from '../support/cli.js';
 import { startRedis, type RedisServer } from '../support/redis-server.js';
 import { makeRepo, type Action, type Repo } from '../support/runner-repo.js';
 
@@ -103,6 +103,68 @@ describe('ralph-loop --executor queue process', () => {
     for (const worker of workers) expect(cwds.some((cwd) => cwd.startsWith(worker.cache))).toBe(true);
     expect(await git(repo, 'status', '--porcelain', '--', '.', ':!.beads', ':!.forge')).toBe('');
     expect(await git(repo, 'branch', '--list', 'forge/*')).toBe('');
+  }, 180_000);
+
+  it('after kill -9 of the runner with attempts on the workers, a rerun lands each bead once', async () => {
+    const repo = await makeRepo('embedded');
+    const remote = `${repo.dir}-remote.git`;
+    onTestFinished(() => rm(remote, { recursive: true, force: true }));
+    await execa('git', ['init', '-q', '--bare', remote], { env: repo.env });
+    await git(repo, 'remote', 'add', 'origin', remote);
+    const { epic, ids } = await repo.epic(['a', 'b', 'c', 'd']);
+    // The first two beads (the ones picked first) would never end their first attempt: only a cancel
+    // stops them. Everything else is quick.
+    const plan: Record<string, Action[][]> = {};
+    for (const [index, id] of ids.entries()) {
+      const write: Action = { write: { path: `${id}.txt`, content: `${id}\n` } };
+      plan[id] = index < 2 ? [[{ sleepMs: 600_000 }, write], [write]] : [[write]];
+    }
+    await repo.script(plan);
+    await startWorker(repo);
+    await startWorker(repo);
+    const args = [
+      epic,
+      '--agent',
+      repo.agent,
+      '--executor',
+      'queue',
+      '--redis',
+      redis.url,
+      '--parallel',
+      '2',
+    ];
+    const first = startCli('ralph-loop', ['--store', 'embedded', ...args], { cwd: repo.dir, env: repo.env });
+    try {
+      await waitFor(
+        async () => ((await repo.calls()).length >= 2 ? true : undefined),
+        60_000,
+        'two attempts started on the workers',
+      );
+    } finally {
+      first.kill('SIGKILL');
+      await first.catch(() => undefined);
+    }
+    const slow = (await repo.calls()).map((call) => call.pid);
+    const rerun = await repo.ralph(args, 120_000);
+    expect(rerun.exitCode, rerun.stderr).toBe(0);
+    expect(rerun.stderr + rerun.stdout).toMatch(/cancelled/);
+    // The dead run's agents were stopped on the workers, not left to finish into a branch.
+    const alive = slow.filter((pid) => {
+      try {
+        process.kill(pid, 0);
+        return true;
+      } catch {
+        return false;
+      }
+    });
+    expect(alive).toEqual([]);
+    expect(await statuses(repo, ids)).toEqual(['closed', 'closed', 'closed', 'closed']);
+    expect(await contents(repo, ids)).toEqual(ids.map((id) => `${id}\n`));
+    const landed = (await git(repo, 'log', '--format=%(trailers:key=Forge-Bead,valueonly)'))
+      .split('\n')
+      .filter((line) => line !== '');
+    expect(landed.sort()).toEqual([...ids].sort());
+    expect(await git(repo, 'status', '--porcelain', '--', '.', ':!.beads', ':!.forge')).toBe('');
   }, 180_000);
 
   it('refuses --executor queue without --redis, and an unknown executor', async () => {
