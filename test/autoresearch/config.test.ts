@@ -78,6 +78,7 @@ describe('loop config: valid files', () => {
       },
       target: null,
       min_delta: 0,
+      population: 1,
       caps: { max_iterations: 20, wall_clock_seconds: 0, plateau_threshold: 3, max_cost_usd: 0 },
       scope: { doer_paths: ['src/'], judge_paths: [] },
       agents: {
