@@ -57,8 +57,9 @@ export const BEADS_COMMAND: LazyCommandSpec = {
 export const WORKER_COMMAND: LazyCommandSpec = {
   name: 'worker',
   description:
-    "take bead attempts off a Redis queue (ralph-loop --executor queue) and run them with this machine's agents; pushes results to the job's git remote",
-  usage: '--redis <url> [options]',
+    "take bead attempts off a Redis queue (--redis <url>; ralph-loop --executor queue) and run them with this machine's agents; pushes results to the job's git remote",
+  // As commander lists the loaded command (its term ignores .usage()): the help is the same either way.
+  usage: '[options]',
   load: async () => (await import('./worker-command.js')).defineWorkerCommand,
 };
 
