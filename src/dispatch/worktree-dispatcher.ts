@@ -3,8 +3,9 @@
 // changed is committed on that branch and the commit handed back for the runner's merge queue.
 import { join } from 'node:path';
 import type { AttemptDispatcher, AttemptHooks, AttemptJob, AttemptResult } from '../loop/attempt-dispatch.js';
-import type { ExecutionResult, ExecutorRegistry } from '../loop/types.js';
+import type { ExecutorRegistry } from '../loop/types.js';
 import { AttemptGit, worktreePathOf } from './attempt-git.js';
+import { executeAttempt } from './execute-attempt.js';
 
 export interface WorktreeDispatcherOptions {
   /** The run's cwd, inside the integration tree. */
@@ -27,28 +28,13 @@ export function createWorktreeDispatcher(options: WorktreeDispatcherOptions): At
     await git.addWorktree(path, job.branch, job.base);
     try {
       const subdir = await git.subdir();
-      const executor = options.executors.resolve(job.role);
-      const result = await executor
-        .execute({
-          bead: job.bead,
-          epicId: job.epicId,
-          role: job.role,
-          agentSpec: job.agentSpec,
-          agentFromLabel: job.agentFromLabel,
-          attempt: job.attempt,
-          feedback: job.feedback,
-          cwd: subdir === '' ? path : join(path, subdir),
-          signal: hooks.signal,
-          timeoutMs: job.timeoutMs,
-          budgetUsd: job.budgetUsd,
-          transcriptPath: hooks.transcriptPath,
-          onActivity: hooks.onActivity,
-          onSpawn: hooks.onSpawn,
-        })
-        .catch((error: unknown): ExecutionResult => ({
-          outcome: 'error',
-          message: error instanceof Error ? error.message : String(error),
-        }));
+      const result = await executeAttempt(options.executors, job, {
+        cwd: subdir === '' ? path : join(path, subdir),
+        signal: hooks.signal,
+        transcriptPath: hooks.transcriptPath,
+        onActivity: hooks.onActivity,
+        onSpawn: hooks.onSpawn,
+      });
       if (result.outcome !== 'ok') return { ...result, worker: 'local' };
       const commit = await git.commitAttempt(path, `ralph-loop: ${job.bead.id} ${job.bead.title}`, {
         beadId: job.bead.id,

@@ -8,6 +8,7 @@ import { fileStat, makeDir } from '../../infra/fs-ops.js';
 import { runProcess } from '../../infra/process.js';
 import type { ExecutionResult, ExecutorRegistry } from '../../loop/types.js';
 import { AttemptGit } from '../attempt-git.js';
+import { executeAttempt } from '../execute-attempt.js';
 import type { TakenJob } from './bullmq-adapter.js';
 import { queueJobSchema, type QueueJob, type QueueResult } from './job-schema.js';
 
@@ -65,24 +66,12 @@ export function createAttemptProcessor(deps: AttemptWorkerDeps): (job: TakenJob)
     await makeDir(join(deps.cacheDir, 'transcripts'));
     await attemptGit.addWorktree(path, job.branch, job.base);
     try {
-      const result = await deps.executors
-        .resolve(job.role)
-        .execute({
-          bead: job.bead,
-          epicId: job.epicId,
-          role: job.role,
-          agentSpec: job.agentSpec,
-          agentFromLabel: job.agentFromLabel,
-          attempt: job.attempt,
-          feedback: job.feedback,
-          cwd: path,
-          signal: taken.signal,
-          timeoutMs: job.timeoutMs,
-          budgetUsd: job.budgetUsd,
-          transcriptPath: join(deps.cacheDir, 'transcripts', `${safe(job.attemptId)}.jsonl`),
-          onSpawn: (pid) => deps.onSpawn?.(job.attemptId, pid),
-        })
-        .catch((error: unknown): ExecutionResult => ({ outcome: 'error', message: messageOf(error) }));
+      const result = await executeAttempt(deps.executors, job, {
+        cwd: path,
+        signal: taken.signal,
+        transcriptPath: join(deps.cacheDir, 'transcripts', `${safe(job.attemptId)}.jsonl`),
+        onSpawn: (pid) => deps.onSpawn?.(job.attemptId, pid),
+      });
       if (result.outcome !== 'ok') return result;
       const commit = await attemptGit.commitAttempt(path, `ralph-loop: ${job.bead.id} ${job.bead.title}`, {
         beadId: job.bead.id,
