@@ -1,7 +1,7 @@
 // forge-pack loop / stamp and ralph-loop status / resume as a user runs them: a temp git repo, the
 // embedded store, a real metric command; the programs are built here with the autoresearch commands added.
 import { execa } from 'execa';
-import { access, mkdir, mkdtemp, readdir, readFile, rename, rm, symlink, writeFile } from 'node:fs/promises';
+import { access, mkdir, mkdtemp, readdir, rename, rm, symlink, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,6 +13,7 @@ import { runProgram } from '../../src/cli/main.js';
 import { createRalphLoopProgram } from '../../src/cli/ralph-loop.js';
 import { createTempRepo, type TempRepo } from '../support/git-repo.js';
 import { ROOT } from '../support/cli.js';
+import { moduleTrace } from '../support/module-trace.js';
 
 interface Run {
   code: number;
@@ -402,20 +403,7 @@ describe('the status path stays light', () => {
     });
     const repo = await repoWithMetric();
     const epic = await createHardLoop(repo);
-    const trace = join(repo.dir, 'trace.txt');
-    const hook = join(repo.dir, 'hook.mjs');
-    await writeFile(
-      hook,
-      `import { register } from 'node:module';
-register('data:text/javascript,' + encodeURIComponent(\`
-import { appendFileSync } from 'node:fs';
-export async function resolve(specifier, context, next) {
-  const result = await next(specifier, context);
-  appendFileSync(${JSON.stringify(trace)}, result.url + '\\\\n');
-  return result;
-}\`));
-`,
-    );
+    const trace = await moduleTrace(repo.dir);
     const commander = pathToFileURL(createRequire(join(ROOT, 'package.json')).resolve('commander')).href;
     const script = `
 import { Command } from ${JSON.stringify(commander)};
@@ -428,18 +416,14 @@ const program = new Command('ralph-loop').option('--json').option('--store <s>')
 await program.parseAsync(['node', 'ralph-loop', 'status', ${JSON.stringify(epic)}, '--json']);
 process.stdout.write(out.join(''));
 `;
-    const child = await execa(
-      process.execPath,
-      ['--import', pathToFileURL(hook).href, '--input-type=module', '-e', script],
-      {
-        cwd: repo.dir,
-        env: repo.env,
-        reject: false,
-      },
-    );
+    const child = await execa(process.execPath, [...trace.nodeArgs, '--input-type=module', '-e', script], {
+      cwd: repo.dir,
+      env: repo.env,
+      reject: false,
+    });
     expect(child.exitCode, child.stderr).toBe(0);
     expect(JSON.parse(child.stdout)).toMatchObject({ epic, summary_source: 'cache' });
-    const loaded = await readFile(trace, 'utf8');
+    const loaded = (await trace.loaded()).join('\n');
     expect(loaded).toContain('autoresearch/status.js');
     expect(loaded).not.toMatch(/node_modules\/(zod|execa|handlebars)\//);
   });

@@ -1,10 +1,9 @@
 // Commands loaded on demand, as a user runs the built CLIs: a command's module loads only when that
 // command runs (or its help is asked for), while each program's --help still lists every command.
 import { execa } from 'execa';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { createDeps } from '../../src/cli/deps.js';
 import { createForgePackProgram } from '../../src/cli/forge-pack.js';
@@ -12,6 +11,7 @@ import { loadAllCommands } from '../../src/cli/lazy-command.js';
 import { runProgram } from '../../src/cli/main.js';
 import { createRalphLoopProgram } from '../../src/cli/ralph-loop.js';
 import { assertBuilt, BIN } from '../support/cli.js';
+import { moduleTrace, packagesOf } from '../support/module-trace.js';
 
 const COMMAND_MODULES = [
   'init-command.js',
@@ -37,37 +37,18 @@ async function traced(
 ): Promise<{ exitCode: number; stdout: string; stderr: string; loaded: string[] }> {
   const dir = await mkdtemp(join(tmpdir(), 'forge-lazy-'));
   onTestFinished(() => rm(dir, { recursive: true, force: true }));
-  const trace = join(dir, 'trace.txt');
-  const hook = join(dir, 'hook.mjs');
-  await writeFile(trace, '');
-  await writeFile(
-    hook,
-    `import { register } from 'node:module';
-register('data:text/javascript,' + encodeURIComponent(\`
-import { appendFileSync } from 'node:fs';
-export async function resolve(specifier, context, next) {
-  const result = await next(specifier, context);
-  appendFileSync(${JSON.stringify(trace)}, result.url + '\\\\n');
-  return result;
-}\`));
-`,
-  );
-  const child = await execa(process.execPath, ['--import', pathToFileURL(hook).href, BIN[program], ...args], {
+  const trace = await moduleTrace(dir);
+  const child = await execa(process.execPath, [...trace.nodeArgs, BIN[program], ...args], {
     cwd: dir,
     env: { NO_COLOR: '1' },
     reject: false,
     stdin: 'ignore',
   });
-  const urls = (await readFile(trace, 'utf8')).split('\n');
+  const urls = await trace.loaded();
   const loaded = COMMAND_MODULES.filter((name) => urls.some((url) => url.endsWith(`/dist/cli/${name}`)));
   // Packages too, by name: zod (the config and import schemas) is the heaviest thing a command loads.
   // Sorted: modules imported side by side resolve in no fixed order (CI once saw picocolors first).
-  const packages = new Set<string>();
-  for (const url of urls) {
-    const pkg = /node_modules\/([^/]+)\//.exec(url)?.[1];
-    if (pkg !== undefined) packages.add(pkg);
-  }
-  loaded.push(...[...packages].sort());
+  loaded.push(...packagesOf(urls));
   return {
     exitCode: child.exitCode ?? -1,
     stdout: String(child.stdout),

@@ -4,11 +4,11 @@ import { execa } from 'execa';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { readLockFile } from '../../src/infra/lock-file.js';
 import { isProcessAlive } from '../../src/infra/pid.js';
 import { assertBuilt, BIN, ROOT, runCli, startCli, waitFor, type CliResult } from '../support/cli.js';
+import { moduleTrace } from '../support/module-trace.js';
 
 const FAKE_AGENT = join(ROOT, 'test', 'support', 'fake-runner-agent.mjs');
 /** The fake agent as the user's own command (`--agent "…"`): prompt on stdin, plain output. */
@@ -198,28 +198,15 @@ describe('ralph-loop status of a plain epic', () => {
   it('loads neither handlebars, the runner nor any agent', async () => {
     const repo = await makeRepo();
     const { epic } = await repo.epic(['one']);
-    const trace = join(repo.dir, '..', 'trace.txt');
-    const hook = join(repo.dir, '..', 'hook.mjs');
-    await writeFile(
-      hook,
-      `import { register } from 'node:module';
-register('data:text/javascript,' + encodeURIComponent(\`
-import { appendFileSync } from 'node:fs';
-export async function resolve(specifier, context, next) {
-  const result = await next(specifier, context);
-  appendFileSync(${JSON.stringify(trace)}, result.url + '\\\\n');
-  return result;
-}\`));
-`,
-    );
+    const trace = await moduleTrace(join(repo.dir, '..'));
     const child = await execa(
       process.execPath,
-      ['--import', pathToFileURL(hook).href, BIN['ralph-loop'], 'status', epic, '--store', 'embedded'],
+      [...trace.nodeArgs, BIN['ralph-loop'], 'status', epic, '--store', 'embedded'],
       { cwd: repo.dir, env: { NO_COLOR: '1', ...repo.env }, reject: false },
     );
     expect(child.exitCode, child.stderr).toBe(0);
     expect(child.stdout).toContain('1 in all');
-    const loaded = await readFile(trace, 'utf8');
+    const loaded = (await trace.loaded()).join('\n');
     expect(loaded).toContain('cli/epic-status.js');
     expect(loaded).not.toMatch(/node_modules\/handlebars\//);
     // The executable's short status path: no program at all (not even commander's), so not the

@@ -1,13 +1,13 @@
 // What a plain epic's run loads: the runner, the store and the one agent adapter it runs, not the
 // autoresearch loop's parts, the pipeline's, the import parsers or the other agents' adapters.
 import { execa } from 'execa';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEmbeddedStore } from '../../src/beads/embedded/index.js';
 import { assertBuilt, BIN } from '../support/cli.js';
+import { moduleTrace } from '../support/module-trace.js';
 
 let dir: string;
 
@@ -29,26 +29,11 @@ describe('a plain epic run', () => {
     await store.create({ title: 'one', parent: epic.id });
     const agent = join(dir, 'agent.mjs');
     await writeFile(agent, "process.stdin.resume(); process.stdin.on('end', () => undefined);\n");
-    const trace = join(dir, 'trace.txt');
-    const hook = join(dir, 'hook.mjs');
-    await writeFile(trace, '');
-    await writeFile(
-      hook,
-      `import { register } from 'node:module';
-register('data:text/javascript,' + encodeURIComponent(\`
-import { appendFileSync } from 'node:fs';
-export async function resolve(specifier, context, next) {
-  const result = await next(specifier, context);
-  appendFileSync(${JSON.stringify(trace)}, result.url + '\\\\n');
-  return result;
-}\`));
-`,
-    );
+    const trace = await moduleTrace(dir);
     const child = await execa(
       process.execPath,
       [
-        '--import',
-        pathToFileURL(hook).href,
+        ...trace.nodeArgs,
         BIN['ralph-loop'],
         '--store',
         'embedded',
@@ -62,7 +47,7 @@ export async function resolve(specifier, context, next) {
     );
     expect(child.exitCode, child.stderr).toBe(0);
     expect((await store.show(epic.id)).status).toBe('closed');
-    const loaded = (await readFile(trace, 'utf8')).split('\n');
+    const loaded = await trace.loaded();
     const dist = loaded.flatMap((url) => /\/dist\/(.+)$/.exec(url)?.[1] ?? []);
     expect(dist).toContain('loop/runner.js');
     expect(dist).toContain('agents/command.js');

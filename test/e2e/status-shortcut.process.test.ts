@@ -2,7 +2,7 @@
 // the same stdout, stderr and exit code for the same command line, and the short path loads neither
 // commander nor zod. Lines the short path does not take still reach commander.
 import { execa } from 'execa';
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -11,6 +11,7 @@ import { createBenchLoop, growLedger } from '../../scripts/bench/loop-fixture.js
 import { loadLedgerSummary } from '../../src/autoresearch/ledger-summary.js';
 import { createEmbeddedStore } from '../../src/beads/embedded/index.js';
 import { assertBuilt, BIN, ROOT } from '../support/cli.js';
+import { moduleTrace, packagesOf } from '../support/module-trace.js';
 
 interface Run {
   exitCode: number;
@@ -26,7 +27,6 @@ let loopEpic: string;
 let epicRepo: string;
 let plainEpic: string;
 let fullScript: string;
-let hook: string;
 let traceCount = 0;
 
 beforeAll(async () => {
@@ -62,19 +62,6 @@ beforeAll(async () => {
 await runRalphLoop(process.argv);
 `,
   );
-  hook = join(base, 'hook.mjs');
-  await writeFile(
-    hook,
-    `import { register } from 'node:module';
-register('data:text/javascript,' + encodeURIComponent(\`
-import { appendFileSync } from 'node:fs';
-export async function resolve(specifier, context, next) {
-  const result = await next(specifier, context);
-  appendFileSync(process.env.FORGE_TEST_TRACE, result.url + '\\\\n');
-  return result;
-}\`));
-`,
-  );
 }, 60_000);
 
 afterAll(async () => {
@@ -83,26 +70,20 @@ afterAll(async () => {
 
 async function run(script: string, args: string[], cwd: string): Promise<Run> {
   traceCount += 1;
-  const trace = join(base, `trace-${traceCount}.txt`);
-  await writeFile(trace, '');
-  const child = await execa(process.execPath, ['--import', pathToFileURL(hook).href, script, ...args], {
+  const trace = await moduleTrace(base, `trace-${traceCount}`);
+  const child = await execa(process.execPath, [...trace.nodeArgs, script, ...args], {
     cwd,
-    env: { NO_COLOR: '1', LANG: 'C.UTF-8', FORGE_TEST_TRACE: trace },
+    env: { NO_COLOR: '1', LANG: 'C.UTF-8' },
     extendEnv: false,
     reject: false,
     stdin: 'ignore',
   });
-  const packages = new Set<string>();
-  for (const url of (await readFile(trace, 'utf8')).split('\n')) {
-    const name = /node_modules\/([^/]+)\//.exec(url)?.[1];
-    if (name !== undefined) packages.add(name);
-  }
   return {
     exitCode: child.exitCode ?? -1,
     stdout: String(child.stdout),
     // A --debug stack ends in the entry script, which is the one thing the two paths differ in.
     stderr: String(child.stderr).replace(/\n +at [^\n]*(full\.mjs|bin\/ralph-loop\.js):\d+:\d+\)?/g, ''),
-    packages: [...packages].sort(),
+    packages: packagesOf(await trace.loaded()),
   };
 }
 
