@@ -33,7 +33,8 @@ Needs the build (npm run bench builds first). Nothing leaves 127.0.0.1.
                        8 embedded store at 100 / 1,000 / 10,000 beads)
                        9 the report page of a 10,000-iteration loop in chromium,
                        10 tokens of each role's prompt, real claude,
-                       11 no-op beads of 10 s through the queue executor, 4 workers)
+                       11 12 no-op beads of 10 s at --parallel 1 and 4, and through the queue
+                       executor with 4 workers)
   --compare "<cmd>"    also run the same no-op epic through another runner command on the same
                        fake br and print the ratio; placeholders {epic} {agent} {agent_script}
                        {node} {root} {beads_dir}, e.g.
@@ -224,9 +225,13 @@ async function main(): Promise<number> {
   if (only.has('11')) {
     const q = plan.queue;
     progress(
-      `figure 11: ${q.beads} no-op beads of ${q.beadMs / 1000} s through the queue, ${q.workers} workers`,
+      `figure 11: ${q.beads} no-op beads of ${q.beadMs / 1000} s at --parallel 1 and ${q.workers}, and through the queue with ${q.workers} workers`,
     );
-    figures.queue = await measureQueueRun(q);
+    figures.queue = [
+      await measureQueueRun({ ...q, mode: 'parallel', workers: 1 }),
+      await measureQueueRun({ ...q, mode: 'parallel' }),
+      await measureQueueRun({ ...q, mode: 'queue' }),
+    ];
   }
   if (only.has('2') || only.has('3')) {
     const largest = Math.max(...plan.statusSizes);

@@ -1,6 +1,7 @@
-// Figure 11: no-op beads of a fixed length through the queue executor (a real redis-server, a bare
-// remote, N `forge-pack worker` processes): the run's wall time and the runner's own cost per bead
-// beyond the agents' time (wall − ⌈beads / workers⌉ × bead time, over the beads).
+// Figure 11: no-op beads of a fixed length run `--parallel N` on this machine (worktrees), or through
+// the queue executor (a real redis-server, a bare remote, N `forge-pack worker` processes): the run's
+// wall time and the runner's own cost per bead beyond the agents' time (wall − ⌈beads / N⌉ × bead
+// time, over the beads).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -17,20 +18,25 @@ import {
 } from './support.js';
 
 export interface QueueRun {
+  /** `parallel`: worktrees on this machine; `queue`: the queue executor and `workers` worker processes. */
+  mode: 'parallel' | 'queue';
   beads: number;
   beadMs: number;
+  /** Beads at once: --parallel N, and as many workers for the queue. */
   workers: number;
   wallMs: number;
   overheadPerBeadMs: number;
 }
 
 export async function measureQueueRun(options: {
+  mode: 'parallel' | 'queue';
   beads: number;
   beadMs: number;
   workers: number;
 }): Promise<QueueRun> {
   const dir = await tempDir('queue');
-  const redis = await startRedis();
+  const queued = options.mode === 'queue';
+  const redis = queued ? await startRedis() : undefined;
   const children: ChildProcess[] = [];
   try {
     const repo = join(dir.path, 'repo');
@@ -53,7 +59,7 @@ export async function measureQueueRun(options: {
       agent,
       `process.stdin.resume();\nprocess.stdin.on('end', () => setTimeout(() => undefined, ${options.beadMs}));\n`,
     );
-    for (let i = 0; i < options.workers; i++) {
+    for (let i = 0; redis !== undefined && i < options.workers; i++) {
       const child = spawn(
         NODE,
         [BIN.forgePack, 'worker', '--redis', redis.url, '--cache', join(dir.path, `worker-${i}`)],
@@ -78,10 +84,7 @@ export async function measureQueueRun(options: {
       epic,
       '--agent',
       noopAgentSpec(agent),
-      '--executor',
-      'queue',
-      '--redis',
-      redis.url,
+      ...(redis === undefined ? [] : ['--executor', 'queue', '--redis', redis.url]),
       '--parallel',
       String(options.workers),
     ]);
@@ -89,7 +92,7 @@ export async function measureQueueRun(options: {
     return { ...options, wallMs: timed.ms, overheadPerBeadMs: (timed.ms - agentMs) / options.beads };
   } finally {
     for (const child of children) child.kill('SIGTERM');
-    await redis.stop();
+    await redis?.stop();
     await dir.remove();
   }
 }

@@ -57,7 +57,7 @@ export interface BenchFigures {
   validate?: ValidateCost;
   storeScale?: StoreScale;
   report?: ReportRender | { skipped: string };
-  queue?: QueueRun;
+  queue?: QueueRun[];
 }
 
 // ---- formatting ----
@@ -363,7 +363,7 @@ export function buildRows(figures: BenchFigures): Row[] {
     ...(figures.validate === undefined ? [] : validateRows(figures.validate, ms)),
     ...(figures.storeScale === undefined ? [] : storeScaleRows(figures.storeScale, ms)),
     ...(figures.report === undefined ? [] : reportRenderRows(figures.report)),
-    ...(figures.queue === undefined ? [] : queueRows(figures.queue)),
+    ...(figures.queue ?? []).flatMap(queueRows),
   ];
 }
 
@@ -371,7 +371,7 @@ function queueRows(q: QueueRun): Row[] {
   return [
     {
       figure: '11',
-      measure: `${q.beads} no-op beads of ${ms(q.beadMs)} through the queue, ${q.workers} workers: wall / runner's own per bead`,
+      measure: `${q.beads} no-op beads of ${ms(q.beadMs)}, ${q.mode === 'queue' ? `through the queue, ${q.workers} workers` : `--parallel ${q.workers}`}: wall / runner's own per bead`,
       value: `${ms(q.wallMs)} / ${ms(q.overheadPerBeadMs)}`,
       budget: '',
       verdict: '',
