@@ -2,6 +2,7 @@
 import type { AgentMode, AgentResult, AgentRunner } from '../agents/types.js';
 import { join } from 'node:path';
 import type { Bead } from '../beads/types.js';
+import { homeInstructionFiles, readContents, restoreChanged } from '../infra/home-instructions.js';
 import { findRepoRoot, projectOfGitDir } from '../infra/repo-root.js';
 import type { ExecutionRequest, ExecutionResult, Executor } from './types.js';
 
@@ -34,6 +35,8 @@ export function createAgentExecutor(options: AgentExecutorOptions): Executor {
       } catch (error) {
         return { outcome: 'error', fatal: true, message: (error as Error).message, agent: request.agentSpec };
       }
+      // What the user's CLIs load on every run is not the agent's to change: put back after it.
+      const instructions = await readContents(homeInstructionFiles(options.env));
       const result = await runner.run({
         prompt: beadPrompt(request, options.promptSuffix),
         cwd: request.cwd,
@@ -64,7 +67,9 @@ export function createAgentExecutor(options: AgentExecutorOptions): Executor {
           }
         },
       });
-      return toExecutionResult(result);
+      const restored = await restoreChanged(instructions);
+      const executed = toExecutionResult(result);
+      return restored.length === 0 ? executed : { ...executed, tampered: restored };
     },
   };
 }

@@ -100,6 +100,33 @@ describe('doer executor', () => {
     expect((await readIterationState(f.files, f.workspace, 1)).base_sha).toBe(base);
   });
 
+  it('an iteration whose agent wrote an instruction file in the user`s home is tamper, and is reverted', async () => {
+    const f = await fixture();
+    await baseline(f);
+    f.full.behaviour = async () => {
+      await f.repo.write('src/value.txt', '99\n');
+      // The agent executor put the file back and named it (test/loop/home-instructions.test.ts).
+      return {
+        outcome: 'ok',
+        message: 'ok',
+        finalText: 'HYPOTHESIS: ninety-nine',
+        tampered: ['/home/u/.claude/CLAUDE.md'],
+      };
+    };
+    await f.executors.doer!.execute(f.request({ labels: ['role:doer', 'iter:1'] }));
+    const state = await readIterationState(f.files, f.workspace, 1);
+    expect(state.tamper).toEqual([
+      { role: 'doer', paths: ['/home/u/.claude/CLAUDE.md'], what: 'changed an instruction file agents load' },
+    ]);
+    await f.executors.judge!.execute(f.request({ labels: ['role:judge', 'iter:1'] }));
+    await f.executors.arbiter!.execute(f.request({ labels: ['role:arbiter', 'iter:1'] }));
+    const { lines } = await readLedger(loopFiles, join(f.workspace, 'research-log.jsonl'));
+    const last = lines.at(-1);
+    expect(last).toMatchObject({ iter: 1 });
+    expect(last?.decision).not.toBe('keep');
+    expect(await f.repo.read('src/value.txt')).not.toBe('99\n');
+  });
+
   it('refuses a bead without an iter label, without retrying', async () => {
     const f = await fixture();
     const result = await f.executors.doer!.execute(f.request({ labels: ['role:doer'] }));

@@ -64,10 +64,19 @@ export function createDoerExecutor(context: AutoresearchContext): Executor {
       await putBack(context, { baseSha, branch, snapshot, ignored, protectedPaths, iter, everything: true });
 
       const result = await context.agents.full.execute(request);
-      await updateIterationState(context.files, workspace, iter, (s) => ({
-        ...s,
-        costs: { ...s.costs, doer: (s.costs.doer ?? 0) + (result.costUsd ?? 0) },
-      }));
+      const homeTamper = result.tampered ?? [];
+      await updateIterationState(context.files, workspace, iter, (s) => {
+        const spent = { ...s, costs: { ...s.costs, doer: (s.costs.doer ?? 0) + (result.costUsd ?? 0) } };
+        // Instruction files every later agent run loads (a judge's too), put back by the agent executor:
+        // an iteration that wrote them is tamper, never judged or kept.
+        return homeTamper.length === 0
+          ? spent
+          : withTamper(spent, {
+              role: 'doer',
+              paths: homeTamper,
+              what: 'changed an instruction file agents load',
+            });
+      });
       await recordSpend(context.files, workspace, 'doer', result);
       if (result.outcome !== 'ok') return result;
 
