@@ -15,6 +15,12 @@ export const ATTEMPT_TRAILER = 'Forge-Attempt';
 
 const safe = (text: string): string => text.replace(/[^A-Za-z0-9._-]/g, '_');
 
+/** How often a worktree add is tried before its failure stands. */
+const ADD_TRIES = 3;
+
+/** The last worktree change queued for each repository (by common git dir), in this process. */
+const worktreeQueues = new Map<string, Promise<void>>();
+
 export class AttemptGit {
   private readonly command: GitCommand;
   private common: Promise<string> | undefined;
@@ -28,10 +34,14 @@ export class AttemptGit {
 
   /** The directory under the common git dir that holds `epicId`'s attempt worktrees. */
   async epicDir(epicId: string): Promise<string> {
+    return join(await this.commonDir(), 'forge', 'worktrees', safe(epicId));
+  }
+
+  private commonDir(): Promise<string> {
     this.common ??= this.command
       .git(['rev-parse', '--path-format=absolute', '--git-common-dir'])
       .then((r) => r.stdout.trim());
-    return join(await this.common, 'forge', 'worktrees', safe(epicId));
+    return this.common;
   }
 
   /** Where the run's cwd sits inside the tree ('' at its top), so an attempt runs in the same spot. */
@@ -42,19 +52,53 @@ export class AttemptGit {
 
   /** A fresh worktree at `path` on `branch`, (re)created at `base`; a leftover one is replaced. */
   async addWorktree(path: string, branch: string, base: string): Promise<void> {
-    await this.removeWorktree(path);
-    await this.command.git(['worktree', 'add', '--quiet', '--force', '-B', branch, '--', path, base]);
+    await this.oneAtATime(async () => {
+      await this.removeUnqueued(path);
+      const argv = ['worktree', 'add', '--quiet', '--force', '-B', branch, '--', path, base];
+      // Another process's worktree command (a second runner, a worker on the same mirror) can race
+      // this one on `.git/worktrees`; that loss is brief, so the add is tried again before it fails.
+      for (let tries = 1; ; tries += 1) {
+        const added = await this.command.git(argv, { ok: tries < ADD_TRIES ? [0, 128] : [0] });
+        if (added.exitCode === 0) return;
+        await this.removeUnqueued(path);
+        await new Promise((resolve) => setTimeout(resolve, 50 * tries));
+      }
+    });
   }
 
   /** Removes the worktree at `path` (and git's record of it); nothing there is fine. */
-  async removeWorktree(path: string): Promise<void> {
+  removeWorktree(path: string): Promise<void> {
+    return this.oneAtATime(() => this.removeUnqueued(path));
+  }
+
+  private async removeUnqueued(path: string): Promise<void> {
+    // `worktree remove` also forgets a worktree whose folder is gone. Never `worktree prune`: it drops
+    // every entry that looks unfinished, another attempt's half-made worktree among them.
     const removed = await this.command.git(['worktree', 'remove', '--force', '--force', '--', path], {
       ok: [0, 128],
     });
-    if (removed.exitCode === 0) return;
-    // Not a worktree git knows (already gone, or a directory a crash left): clear both by hand.
-    await removePath(path, { recursive: true });
-    await this.command.git(['worktree', 'prune']);
+    // Not a worktree git knows (already gone, or a folder a crash left before git recorded it).
+    if (removed.exitCode !== 0) await removePath(path, { recursive: true });
+  }
+
+  /**
+   * Runs `work` after every other worktree change of this repository in this process. git's worktree
+   * commands are not safe beside each other: a remove drops `.git/worktrees` when it looks empty, just
+   * as an add is about to make its entry there, and the add fails.
+   */
+  private async oneAtATime<T>(work: () => Promise<T>): Promise<T> {
+    const key = await this.commonDir();
+    const before = worktreeQueues.get(key) ?? Promise.resolve();
+    const run = before.then(work);
+    const settled = run.then(
+      () => undefined,
+      () => undefined,
+    );
+    worktreeQueues.set(key, settled);
+    void settled.then(() => {
+      if (worktreeQueues.get(key) === settled) worktreeQueues.delete(key);
+    });
+    return run;
   }
 
   /**

@@ -13,23 +13,64 @@ import { createHarness, type Harness } from '../loop/harness.js';
 
 type Write = (request: ExecutionRequest) => Promise<void>;
 
-/** An agent that appends a line to `<title>.txt` (or runs `write`), after `delayMs` of real time. */
-function fileAgent(options: { delayMs?: (title: string) => number; write?: Write } = {}) {
+/** What an attempt of the agent below may wait for before it writes, so concurrency is not left to timing. */
+interface Waits {
+  /** Settles once the first attempt of the bead titled `title` has written and returned. */
+  finished(title: string): Promise<void>;
+  /** Settles once `n` attempts have been running at the same time. */
+  together(n: number): Promise<void>;
+}
+
+/**
+ * An agent that appends a line to `<title>.txt` (or runs `write`), after a few milliseconds of real
+ * time and whatever `waitFor` names.
+ */
+function fileAgent(
+  options: {
+    write?: Write;
+    waitFor?: (request: ExecutionRequest, waits: Waits) => Promise<void> | undefined;
+  } = {},
+) {
   const seen: { title: string; attempt: number; cwd: string }[] = [];
   let running = 0;
   let most = 0;
+  const latch = () => {
+    let open = (): void => undefined;
+    const opened = new Promise<void>((resolve) => (open = resolve));
+    return { opened, open };
+  };
+  const finishedFirst = new Map<string, ReturnType<typeof latch>>();
+  const finishedOf = (title: string) => {
+    const known = finishedFirst.get(title) ?? latch();
+    finishedFirst.set(title, known);
+    return known;
+  };
+  const together = new Map<number, ReturnType<typeof latch>>();
+  const togetherOf = (n: number) => {
+    const known = together.get(n) ?? latch();
+    together.set(n, known);
+    if (most >= n) known.open();
+    return known;
+  };
+  const waits: Waits = {
+    finished: (title) => finishedOf(title).opened,
+    together: (n) => togetherOf(n).opened,
+  };
   const executor: Executor = {
     kind: 'agent',
     writesCode: true,
     async execute(request): Promise<ExecutionResult> {
       running += 1;
       most = Math.max(most, running);
+      for (const [n, known] of together) if (most >= n) known.open();
       seen.push({ title: request.bead.title, attempt: request.attempt, cwd: request.cwd });
-      await new Promise((resolve) => setTimeout(resolve, options.delayMs?.(request.bead.title) ?? 20));
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      await options.waitFor?.(request, waits);
       const write: Write =
         options.write ?? ((r) => appendFile(join(r.cwd, `${r.bead.title}.txt`), `${r.bead.title}\n`));
       await write(request);
       running -= 1;
+      if (request.attempt === 1) finishedOf(request.bead.title).open();
       return { outcome: 'ok', message: 'done', agent: 'fake' };
     },
   };
@@ -102,7 +143,8 @@ describe('ralph-loop --parallel', () => {
     const repo = await createTempRepo();
     const h = createHarness();
     const p = await epicOfFour(h);
-    const agent = fileAgent({ delayMs: () => 150 });
+    // Each waits until two ran at once: a run that never does hangs here and fails.
+    const agent = fileAgent({ waitFor: (_r, waits) => waits.together(2) });
     const summary = await parallelRun(h, repo, p.epicId, agent.executor);
 
     expect(summary).toMatchObject({ reason: 'done', beadsClosed: 4 });
@@ -127,8 +169,14 @@ describe('ralph-loop --parallel', () => {
     const repo = await createTempRepo();
     const h = createHarness();
     const { epicId, ids } = await h.epic(['slow', 'quick', 'quicker']);
-    const delays: Record<string, number> = { slow: 600, quick: 200, quicker: 10 };
-    const agent = fileAgent({ delayMs: (title) => delays[title] ?? 10 });
+    // They finish in the reverse of pick order: each waits for the one picked after it.
+    const after: Record<string, string> = { slow: 'quick', quick: 'quicker' };
+    const agent = fileAgent({
+      waitFor: (r, waits) => {
+        const next = after[r.bead.title];
+        return next === undefined ? undefined : waits.finished(next);
+      },
+    });
     await parallelRun(h, repo, epicId, agent.executor);
     // git log lists the newest first.
     expect(beadTrailers(repo)).toEqual([...ids].reverse());
@@ -140,7 +188,8 @@ describe('ralph-loop --parallel', () => {
     const h = createHarness();
     const { epicId, ids } = await h.epic(['first', 'second']);
     const agent = fileAgent({
-      delayMs: (title) => (title === 'first' ? 300 : 10),
+      // Both start on the same head: the first writes only after the second has.
+      waitFor: (r, waits) => (r.bead.title === 'first' ? waits.finished('second') : undefined),
       write: async (r) => {
         const path = join(r.cwd, 'shared.txt');
         const now = await readFile(path, 'utf8');
@@ -166,7 +215,7 @@ describe('ralph-loop --parallel', () => {
     const h = createHarness();
     const { epicId, ids } = await h.epic(['first', 'second']);
     const agent = fileAgent({
-      delayMs: (title) => (title === 'first' ? 300 : 10),
+      waitFor: (r, waits) => (r.bead.title === 'first' ? waits.finished('second') : undefined),
       write: (r) => appendFile(join(r.cwd, 'shared.txt'), `${r.bead.title}\n`),
     });
     const summary = await parallelRun(h, repo, epicId, agent.executor, { maxAttempts: 1 });

@@ -1,6 +1,7 @@
 // The worktree dispatcher on real temp repositories: each attempt in its own worktree at its base,
 // its changes (not Forge's files) committed on its branch, worktrees gone after, leftovers recovered.
-import { mkdir, readdir, writeFile } from 'node:fs/promises';
+import { execFileSync } from 'node:child_process';
+import { chmod, mkdir, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Bead } from '../../src/beads/types.js';
@@ -49,6 +50,44 @@ function job(repo: TempRepo, beadId: string, attempt = 1): AttemptJob {
     timeoutMs: 60_000,
     base: repo.head(),
     branch: attemptBranchOf('ep-1', beadId, attempt),
+  };
+}
+
+/**
+ * A `git` first on PATH that logs when each `worktree` command starts and ends (and holds it a while,
+ * so overlaps show), then runs the real git; `failAdds` of the first adds fail as a lost race would.
+ */
+async function loggingGit(
+  repo: TempRepo,
+  failAdds = 0,
+): Promise<{ env: NodeJS.ProcessEnv; log: () => Promise<string[]> }> {
+  const real = execFileSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).trim();
+  const bin = join(repo.dir, '.shim');
+  await mkdir(bin);
+  const log = join(bin, 'log');
+  const fails = join(bin, 'fails');
+  await writeFile(fails, 'x'.repeat(failAdds));
+  await writeFile(
+    join(bin, 'git'),
+    [
+      '#!/bin/sh',
+      'case " $* " in *" worktree "*) ;; *) exec ' + real + ' "$@" ;; esac',
+      `echo "start $$ $*" >> ${log}`,
+      'sleep 0.05',
+      `if [ "$2" = add ] && [ -s ${fails} ]; then`,
+      `  tail -c +2 ${fails} > ${fails}.next; mv ${fails}.next ${fails}`,
+      `  echo "end $$" >> ${log}; echo "fatal: could not create directory of '.git/worktrees'" >&2; exit 128`,
+      'fi',
+      `${real} "$@"; code=$?`,
+      `echo "end $$" >> ${log}`,
+      'exit $code',
+      '',
+    ].join('\n'),
+  );
+  await chmod(join(bin, 'git'), 0o755);
+  return {
+    env: { ...repo.env, PATH: `${bin}:${repo.env.PATH ?? ''}` },
+    log: async () => (await readFile(log, 'utf8')).split('\n').filter((line) => line !== ''),
   };
 }
 
@@ -154,5 +193,70 @@ describe('worktree dispatcher', () => {
     expect(repo.run('branch', '--list', 'forge/*', '--format=%(refname:short)').trim()).toBe(
       attemptBranchOf('ep-2', 'bd-c', 1),
     );
+  });
+
+  it("never runs two worktree commands of one repository at once, across dispatchers: git's race on .git/worktrees", async () => {
+    // git's `worktree remove` drops `.git/worktrees` when it looks empty, just as an add is about to
+    // make its entry there; the add then fails and the attempt with it, by timing alone.
+    const repo = await createTempRepo();
+    const shim = await loggingGit(repo);
+    const dispatchers = [0, 1].map(() =>
+      createWorktreeDispatcher({
+        repo: repo.dir,
+        env: shim.env,
+        capacity: 3,
+        executors: { resolve: () => writingExecutor([]) },
+      }),
+    );
+    const ids = ['bd-a', 'bd-b', 'bd-c', 'bd-d', 'bd-e', 'bd-f'];
+    const results = await Promise.all(
+      ids.map((id, index) => dispatchers[index % 2]!.run(job(repo, id), hooks())),
+    );
+    expect(results.map((r) => r.outcome)).toEqual(ids.map(() => 'ok'));
+    const lines = await shim.log();
+    // Each start is followed by its own end: one worktree command at a time.
+    for (let index = 0; index < lines.length; index += 2) {
+      const pid = lines[index]!.split(' ')[1];
+      expect(lines[index + 1], lines.join('\n')).toBe(`end ${pid}`);
+    }
+    expect(lines.filter((line) => line.includes(' worktree add '))).toHaveLength(ids.length);
+  });
+
+  it('a worktree add that loses a race to another process is tried again', async () => {
+    const repo = await createTempRepo();
+    const shim = await loggingGit(repo, 2);
+    const dispatcher = createWorktreeDispatcher({
+      repo: repo.dir,
+      env: shim.env,
+      capacity: 1,
+      executors: { resolve: () => writingExecutor([]) },
+    });
+    const result = await dispatcher.run(job(repo, 'bd-r'), hooks());
+    expect(result.outcome).toBe('ok');
+    expect(result.commit).toMatch(/^[0-9a-f]{40}$/);
+    expect((await shim.log()).filter((line) => line.includes(' worktree add '))).toHaveLength(3);
+  });
+
+  it('a worktree whose folder a crash deleted is replaced, and recover forgets one', async () => {
+    const repo = await createTempRepo();
+    const epicDir = join(repo.dir, '.git', 'forge', 'worktrees', 'ep-1');
+    // The same attempt's worktree, registered but its folder gone; and another attempt's.
+    const same = join(epicDir, 'bd-a-1');
+    const other = join(epicDir, 'bd-b-1');
+    repo.run('worktree', 'add', '-q', '-b', attemptBranchOf('ep-1', 'bd-a', 1), same);
+    repo.run('worktree', 'add', '-q', '-b', attemptBranchOf('ep-1', 'bd-b', 1), other);
+    await rm(same, { recursive: true });
+    await rm(other, { recursive: true });
+    const dispatcher = createWorktreeDispatcher({
+      repo: repo.dir,
+      env: repo.env,
+      capacity: 1,
+      executors: { resolve: () => writingExecutor([]) },
+    });
+    const result = await dispatcher.run(job(repo, 'bd-a'), hooks());
+    expect(result.outcome).toBe('ok');
+    expect(repo.run('worktree', 'list', '--porcelain')).toContain(other);
+    await dispatcher.recover('ep-1');
+    expect(repo.run('worktree', 'list', '--porcelain').match(/^worktree /gm)).toHaveLength(1);
   });
 });
