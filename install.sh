@@ -72,11 +72,11 @@ command -v npm >/dev/null 2>&1 ||
 # ---- build when dist/ is missing or older than the sources ----
 
 needs_build() {
-  [ -f "$ROOT/dist/cli/main.js" ] || return 0
+  [ -f "$ROOT/dist/bundle/meta.json" ] || return 0
   # An unpacked npm package ships dist/ without src/: nothing to rebuild from.
   [ -d "$ROOT/src" ] || return 1
   [ -n "$(find "$ROOT/src" "$ROOT/package.json" "$ROOT/tsconfig.json" "$ROOT/tsconfig.build.json" \
-    -newer "$ROOT/dist/cli/main.js" -print 2>/dev/null | head -n 1)" ]
+    -newer "$ROOT/dist/bundle/meta.json" -print 2>/dev/null | head -n 1)" ]
 }
 
 if needs_build; then

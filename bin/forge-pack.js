@@ -1,3 +1,5 @@
 #!/usr/bin/env node
-import { runForgePack } from '../dist/cli/main.js';
-await runForgePack(process.argv);
+// See bin/ralph-loop.js: the bundle scripts/build.mjs makes.
+import { runBuilt } from './run-built.js';
+
+await runBuilt('forge-pack');

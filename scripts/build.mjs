@@ -4,15 +4,23 @@
 // checking src twice cost ~12 s of CPU on a clean clone against ~4 s for this, and the JavaScript is
 // the same byte for byte. `--if-stale` (npm's `prepare` and `pretest`) builds only when a source is
 // newer than dist/, so a clean clone builds once: `npm ci` builds, `npm test` then finds it fresh.
+//
+// Then each executable (dist/bin/*.js) is bundled with esbuild into dist/bundle/, split at its dynamic
+// imports so a command still loads only what it uses. Node's ESM loader pays per file: execa is 106
+// files and 80 ms to import, 23 ms as one; a run started 85 ms sooner. The bundle's inputs per output
+// file are in dist/bundle/meta.json (the tests that prove a command stays light read them).
 import { spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, statSync, utimesSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { existsSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const built = join(root, 'dist', 'cli', 'main.js');
+// Written last: the build is whole when it is there and newer than every input.
+const built = join(root, 'dist', 'bundle', 'meta.json');
 const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc');
 const ifStale = process.argv.includes('--if-stale');
+/** Left out of the bundle: the queue's (loaded by `--executor queue` and `worker` only) and handlebars. */
+const EXTERNAL = ['bullmq', 'ioredis', 'handlebars', 'uplot'];
 
 /** The newest modification time under `path` (directories too: a deleted file changes its directory). */
 function newest(path) {
@@ -50,4 +58,39 @@ if (result.status !== 0) {
   // so the next run builds again.
   if (existsSync(built)) utimesSync(built, 0, 0);
   process.exit(result.status ?? 1);
+}
+await bundle();
+
+/** dist/bin/<name>.js, with what it imports, as dist/bundle/<name>.js and the chunks it shares. */
+async function bundle() {
+  const binDir = join(root, 'dist', 'bin');
+  const entries = existsSync(binDir) ? readdirSync(binDir).filter((name) => name.endsWith('.js')) : [];
+  const out = join(root, 'dist', 'bundle');
+  rmSync(out, { recursive: true, force: true });
+  const { build } = await import('esbuild');
+  const made = await build({
+    absWorkingDir: root,
+    entryPoints: entries.map((name) => join('dist', 'bin', name)),
+    outdir: out,
+    bundle: true,
+    splitting: true,
+    format: 'esm',
+    platform: 'node',
+    target: 'node20',
+    metafile: true,
+    logLevel: 'warning',
+    // Loaded only by the commands that need them, and packages that find files beside their own code.
+    external: EXTERNAL,
+    // The CommonJS packages inside (commander, ndjson) call require for Node's own modules.
+    banner: {
+      js: "import { createRequire as __forgeRequire } from 'node:module';\nconst require = __forgeRequire(import.meta.url);",
+    },
+  });
+  const inputs = Object.fromEntries(
+    Object.entries(made.metafile.outputs).map(([file, output]) => [
+      relative(out, join(root, file)),
+      Object.keys(output.inputs),
+    ]),
+  );
+  writeFileSync(built, `${JSON.stringify({ inputs }, null, 1)}\n`);
 }

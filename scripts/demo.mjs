@@ -3,7 +3,7 @@
 // built-in scripted agent standing in for a model (no br, no API key). Pass --keep to keep the repo,
 // --pipeline for a three-stage pipeline of loops instead (scripts/demo-pipeline.mjs).
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, statSync, writeFileSync, mkdirSync, readdirSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -19,27 +19,8 @@ function say(text) {
   process.stderr.write(`\n\x1b[1m== ${text}\x1b[0m\n`);
 }
 
-function newestMtime(dir) {
-  let newest = 0;
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    const path = join(dir, entry.name);
-    newest = Math.max(newest, entry.isDirectory() ? newestMtime(path) : statSync(path).mtimeMs);
-  }
-  return newest;
-}
-
 // Build once when dist/ is missing or older than src/ (a fresh clone after npm ci has no dist/).
-const built = join(root, 'dist', 'cli', 'main.js');
-if (!existsSync(built) || statSync(built).mtimeMs < newestMtime(join(root, 'src'))) {
-  say('Building Forge (once)');
-  execFileSync(
-    node,
-    [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(root, 'tsconfig.build.json')],
-    {
-      stdio: 'inherit',
-    },
-  );
-}
+execFileSync(node, [join(root, 'scripts', 'build.mjs'), '--if-stale'], { stdio: 'inherit' });
 
 if (process.argv.includes('--pipeline')) {
   const { runPipelineDemo } = await import('./demo-pipeline.mjs');

@@ -1,5 +1,6 @@
 // scripts/build.mjs emits dist/ with `tsc --noCheck` (`npm run typecheck` is the one type check): a
-// type error does not stop the build, a syntax error does and leaves dist/ marked stale.
+// type error does not stop the build, a syntax error does and leaves dist/ marked stale. Each
+// executable is then bundled into dist/bundle/, split at its dynamic imports, with its inputs listed.
 import { execa } from 'execa';
 import { cp, mkdir, mkdtemp, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -15,9 +16,16 @@ beforeAll(async () => {
   for (const entry of ['scripts/build.mjs', 'package.json', 'tsconfig.json', 'tsconfig.build.json'])
     await cp(join(ROOT, entry), join(copy, entry));
   await mkdir(join(copy, 'src', 'cli'), { recursive: true });
+  await mkdir(join(copy, 'src', 'bin'), { recursive: true });
+  await writeFile(
+    join(copy, 'src', 'bin', 'tool.ts'),
+    "import { count } from '../cli/main.js';\nconst { later } = await import('../cli/later.js');\nconsole.log(count, later);\n",
+  );
+  await writeFile(join(copy, 'src', 'cli', 'later.ts'), "export const later = 'loaded on demand';\n");
   await mkdir(join(copy, 'node_modules'));
   await symlink(join(ROOT, 'node_modules', 'typescript'), join(copy, 'node_modules', 'typescript'));
   await symlink(join(ROOT, 'node_modules', '@types'), join(copy, 'node_modules', '@types'));
+  await symlink(join(ROOT, 'node_modules', 'esbuild'), join(copy, 'node_modules', 'esbuild'));
 });
 afterAll(async () => {
   await rm(copy, { recursive: true, force: true });
@@ -39,11 +47,42 @@ describe('scripts/build.mjs', () => {
     expect((await stat(join(copy, 'dist', 'cli', 'main.js'))).mtimeMs).toBe(before);
   });
 
+  it('bundles each executable, split where it imports on demand, and lists what each file holds', async () => {
+    const run = await execa(process.execPath, [join(copy, 'dist', 'bundle', 'tool.js')], { reject: false });
+    expect(run.stdout).toBe('three loaded on demand');
+    const meta = JSON.parse(await readFile(join(copy, 'dist', 'bundle', 'meta.json'), 'utf8')) as {
+      inputs: Record<string, string[]>;
+    };
+    expect(meta.inputs['tool.js']).toEqual(['dist/cli/main.js', 'dist/bin/tool.js']);
+    const later = Object.entries(meta.inputs).filter(([, inputs]) => inputs.includes('dist/cli/later.js'));
+    expect(later.map(([file]) => file)).toEqual([expect.stringMatching(/^later-.+\.js$/)]);
+  });
+
   it('fails on a syntax error, naming the file, and marks the build stale', async () => {
     await writeFile(join(copy, 'src', 'cli', 'broken.ts'), 'export const = ;\n');
     const failed = await build('--if-stale');
     expect(failed.exitCode).not.toBe(0);
     expect(failed.stdout + failed.stderr).toContain('broken.ts');
-    expect((await stat(join(copy, 'dist', 'cli', 'main.js'))).mtimeMs).toBe(0);
+    expect((await stat(join(copy, 'dist', 'bundle', 'meta.json'))).mtimeMs).toBe(0);
+    await rm(join(copy, 'src', 'cli', 'broken.ts'));
+    expect((await build('--if-stale')).exitCode).toBe(0);
+    expect((await stat(join(copy, 'dist', 'bundle', 'meta.json'))).mtimeMs).toBeGreaterThan(0);
+  });
+
+  it('an executable run before any build says how to build, not a module-not-found trace', async () => {
+    const bare = await mkdtemp(join(tmpdir(), 'forge-bare-'));
+    try {
+      await cp(join(ROOT, 'bin'), join(bare, 'bin'), { recursive: true });
+      await writeFile(join(bare, 'package.json'), '{"type":"module"}\n');
+      const run = await execa(process.execPath, [join(bare, 'bin', 'ralph-loop.js'), '--version'], {
+        reject: false,
+      });
+      expect(run.exitCode).toBe(1);
+      expect(run.stderr).toContain('ralph-loop: the program is not built');
+      expect(run.stderr).toContain('npm ci');
+      expect(run.stderr).not.toContain('ERR_MODULE_NOT_FOUND');
+    } finally {
+      await rm(bare, { recursive: true, force: true });
+    }
   });
 });

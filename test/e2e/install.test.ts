@@ -371,7 +371,10 @@ describe('install.sh', () => {
       'uninstall.sh',
       'bin/forge-pack.js',
       'bin/ralph-loop.js',
+      'bin/run-built.js',
       'dist/cli/main.js',
+      'dist/bundle/ralph-loop.js',
+      'dist/bundle/forge-pack.js',
     ]) {
       expect(await exists(join(box.pkg, path)), path).toBe(true);
     }
@@ -547,7 +550,16 @@ describe('a fresh clone', () => {
       files: { path: string }[];
     }[];
     const files = (info?.files ?? []).map((file) => file.path);
-    expect(files).toEqual(expect.arrayContaining(['dist/cli/main.js', 'bin/forge-pack.js', 'LICENSE']));
+    expect(files).toEqual(
+      expect.arrayContaining([
+        'dist/cli/main.js',
+        'dist/bundle/forge-pack.js',
+        'dist/bundle/meta.json',
+        'bin/forge-pack.js',
+        'bin/run-built.js',
+        'LICENSE',
+      ]),
+    );
     expect(files.filter((file) => file.endsWith('.map'))).toEqual([]);
 
     const prefix = join(base, 'global');

@@ -81,8 +81,9 @@ async function run(script: string, args: string[], cwd: string): Promise<Run> {
   return {
     exitCode: child.exitCode ?? -1,
     stdout: String(child.stdout),
-    // A --debug stack ends in the entry script, which is the one thing the two paths differ in.
-    stderr: String(child.stderr).replace(/\n +at [^\n]*(full\.mjs|bin\/ralph-loop\.js):\d+:\d+\)?/g, ''),
+    // A --debug stack names the files it passed through: the bundle's for the executable, dist/'s
+    // modules for the full program. Its frames are left out; that there is a stack is kept.
+    stderr: String(child.stderr).replace(/(\n +at [^\n]*)+/g, '\n    at …'),
     packages: packagesOf(await trace.loaded()),
   };
 }

@@ -19,7 +19,7 @@ export interface CliResult {
 /** Fails clearly when the CLI has not been built (npm test builds first; plain vitest does not). */
 export async function assertBuilt(): Promise<void> {
   try {
-    await access(join(ROOT, 'dist', 'cli', 'main.js'));
+    await access(join(ROOT, 'dist', 'bundle', 'meta.json'));
   } catch {
     throw new Error('dist/ is missing: run `npm run build` (npm test does it for you).');
   }

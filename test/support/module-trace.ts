@@ -1,8 +1,26 @@
 // Which modules a Node process loads: a resolve hook, given to the child with `--import`, appends the
 // URL of every module it resolves to a trace file. Process tests use it to prove a command stays light.
+// The executables run from bundles (dist/bundle/): a bundle file loaded counts as every module built
+// into it, by the inputs scripts/build.mjs records, so a trace names the modules and packages as before.
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+const ROOT = join(fileURLToPath(import.meta.url), '..', '..', '..');
+const BUNDLE = pathToFileURL(join(ROOT, 'dist', 'bundle')).href + '/';
+
+/** The module URLs built into each bundle file, by the file's name. */
+async function bundleInputs(): Promise<Map<string, string[]>> {
+  const meta = JSON.parse(await readFile(join(ROOT, 'dist', 'bundle', 'meta.json'), 'utf8')) as {
+    inputs: Record<string, string[]>;
+  };
+  return new Map(
+    Object.entries(meta.inputs).map(([file, inputs]) => [
+      file,
+      inputs.map((input) => pathToFileURL(join(ROOT, input)).href),
+    ]),
+  );
+}
 
 export interface ModuleTrace {
   /** Node arguments that install the hook: put them before the script. */
@@ -30,7 +48,17 @@ export async function resolve(specifier, context, next) {
   );
   return {
     nodeArgs: ['--import', pathToFileURL(hook).href],
-    loaded: async () => (await readFile(trace, 'utf8')).split('\n').filter((line) => line !== ''),
+    loaded: async () => {
+      const urls = (await readFile(trace, 'utf8')).split('\n').filter((line) => line !== '');
+      if (!urls.some((url) => url.startsWith(BUNDLE))) return urls;
+      const inputs = await bundleInputs();
+      return urls.flatMap((url) => {
+        if (!url.startsWith(BUNDLE)) return [url];
+        const built = inputs.get(url.slice(BUNDLE.length));
+        if (built === undefined) throw new Error(`${url} is not in dist/bundle/meta.json: rebuild`);
+        return built;
+      });
+    },
   };
 }
 
