@@ -5,11 +5,9 @@ import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { readLoopsRegistry } from '../autoresearch/workspace.js';
 import { pathExists } from '../infra/atomic-file.js';
 import { EnvironmentError } from '../infra/errors.js';
+import { isForgeStatePath } from '../infra/forge-state.js';
 import { createGit } from '../infra/git.js';
 import type { DirtyPaths, RunnerGit } from '../loop/types.js';
-
-/** Forge's own state never goes into a mechanical commit (nor do the loop workspaces in loops.json). */
-const NEVER_COMMITTED = ['.forge/', '.beads/', '.autoresearch/'];
 
 /** The runner's git, or undefined when `cwd` is not inside a git work tree. */
 export async function createRunnerGit(options: {
@@ -35,7 +33,7 @@ export async function createRunnerGit(options: {
         ? []
         : [`${path.split(sep).join('/')}/`];
     });
-    return [...NEVER_COMMITTED, ...(options.exclude ?? []), ...workspaces];
+    return [...(options.exclude ?? []), ...workspaces];
   }
 
   async function changedPaths(): Promise<string[]> {
@@ -43,8 +41,12 @@ export async function createRunnerGit(options: {
     const paths = (await git.statusPorcelain()).flatMap((entry) =>
       entry.origPath === undefined ? [entry.path] : [entry.path, entry.origPath],
     );
+    // Forge's own state never goes into a mechanical commit, wherever the project sits in the tree;
+    // nor do the loop workspaces in loops.json.
     return [...new Set(paths)].filter(
-      (path) => !prefixes.some((prefix) => path === prefix.replace(/\/$/, '') || path.startsWith(prefix)),
+      (path) =>
+        !isForgeStatePath(path) &&
+        !prefixes.some((prefix) => path === prefix.replace(/\/$/, '') || path.startsWith(prefix)),
     );
   }
 

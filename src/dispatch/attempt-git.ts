@@ -3,11 +3,10 @@
 import { join, relative, resolve, sep } from 'node:path';
 import { createGitCommand, type GitCommand } from '../infra/git-command.js';
 import { EnvironmentError } from '../infra/errors.js';
+import { isForgeStatePath } from '../infra/forge-state.js';
 import { removePath } from '../infra/fs-ops.js';
+import { runSerialised } from '../infra/serial-queue.js';
 import type { Integration } from '../loop/integration.js';
-
-/** Forge's own state never goes into an attempt's commit. */
-export const NEVER_COMMITTED = ['.forge', '.beads', '.autoresearch'] as const;
 
 /** The trailer lines that tie a commit to its bead and attempt (the duplicate check reads them). */
 export const BEAD_TRAILER = 'Forge-Bead';
@@ -17,9 +16,6 @@ const safe = (text: string): string => text.replace(/[^A-Za-z0-9._-]/g, '_');
 
 /** How often a worktree add is tried before its failure stands. */
 const ADD_TRIES = 3;
-
-/** The last worktree change queued for each repository (by common git dir), in this process. */
-const worktreeQueues = new Map<string, Promise<void>>();
 
 export class AttemptGit {
   private readonly command: GitCommand;
@@ -87,18 +83,7 @@ export class AttemptGit {
    * as an add is about to make its entry there, and the add fails.
    */
   private async oneAtATime<T>(work: () => Promise<T>): Promise<T> {
-    const key = await this.commonDir();
-    const before = worktreeQueues.get(key) ?? Promise.resolve();
-    const run = before.then(work);
-    const settled = run.then(
-      () => undefined,
-      () => undefined,
-    );
-    worktreeQueues.set(key, settled);
-    void settled.then(() => {
-      if (worktreeQueues.get(key) === settled) worktreeQueues.delete(key);
-    });
-    return run;
+    return runSerialised(`worktrees:${await this.commonDir()}`, work);
   }
 
   /**
@@ -112,7 +97,14 @@ export class AttemptGit {
   ): Promise<string | undefined> {
     const at = createGitCommand({ cwd: worktree, env: this.env });
     await at.git(['add', '--all', '--', '.']);
-    await at.git(['reset', '--quiet', '--', ...NEVER_COMMITTED], { ok: [0, 1] });
+    // Forge's own state never goes into an attempt's commit, at the top or in the folder the run is in.
+    const added = (await at.git(['diff', '--cached', '--name-only', '-z'])).stdout.split('\0');
+    const forge = added.filter((path) => path !== '' && isForgeStatePath(path));
+    if (forge.length > 0) {
+      await at.git(['reset', '--quiet', '--pathspec-from-file=-', '--pathspec-file-nul'], {
+        input: forge.join('\0'),
+      });
+    }
     const staged = await at.git(['diff', '--cached', '--quiet'], { ok: [0, 1] });
     if (staged.exitCode === 0) return undefined;
     const body = `${message}\n\n${BEAD_TRAILER}: ${trailers.beadId}\n${ATTEMPT_TRAILER}: ${trailers.attemptId}\n`;

@@ -259,4 +259,21 @@ describe('worktree dispatcher', () => {
     await dispatcher.recover('ep-1');
     expect(repo.run('worktree', 'list', '--porcelain').match(/^worktree /gm)).toHaveLength(1);
   });
+
+  it('runs the attempt where the run runs in its tree, a folder the base does not hold included', async () => {
+    const repo = await createTempRepo();
+    // The run starts in a folder git does not track: the attempt's worktree makes it.
+    await mkdir(join(repo.dir, 'fresh'));
+    const seen: string[] = [];
+    const dispatcher = createWorktreeDispatcher({
+      repo: join(repo.dir, 'fresh'),
+      env: repo.env,
+      capacity: 1,
+      executors: { resolve: () => writingExecutor(seen) },
+    });
+    const result = await dispatcher.run(job(repo, 'bd-f'), hooks());
+    expect(result.outcome, result.message).toBe('ok');
+    expect(seen[0]?.endsWith(join('bd-f-1', 'fresh'))).toBe(true);
+    expect(repo.run('show', '--name-only', '--format=', result.commit ?? '').trim()).toBe('fresh/bd-f.txt');
+  });
 });
