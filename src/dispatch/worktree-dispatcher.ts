@@ -6,6 +6,7 @@ import type { AttemptDispatcher, AttemptHooks, AttemptJob, AttemptResult } from 
 import type { ExecutorRegistry } from '../loop/types.js';
 import { AttemptGit, worktreePathOf } from './attempt-git.js';
 import { executeAttempt } from './execute-attempt.js';
+import { makeDir } from '../infra/fs-ops.js';
 
 export interface WorktreeDispatcherOptions {
   /** The run's cwd, inside the integration tree. */
@@ -28,8 +29,11 @@ export function createWorktreeDispatcher(options: WorktreeDispatcherOptions): At
     await git.addWorktree(path, job.branch, job.base);
     try {
       const subdir = await git.subdir();
+      const cwd = subdir === '' ? path : join(path, subdir);
+      // Made when the base holds nothing there (the run's folder is untracked or empty in git).
+      await makeDir(cwd);
       const result = await executeAttempt(options.executors, job, {
-        cwd: subdir === '' ? path : join(path, subdir),
+        cwd,
         signal: hooks.signal,
         transcriptPath: hooks.transcriptPath,
         onActivity: hooks.onActivity,

@@ -66,8 +66,11 @@ export function createAttemptProcessor(deps: AttemptWorkerDeps): (job: TakenJob)
     await makeDir(join(deps.cacheDir, 'transcripts'));
     await attemptGit.addWorktree(path, job.branch, job.base);
     try {
+      // The runner's place in its tree; made when the base holds nothing there (an untracked folder).
+      const cwd = job.subdir === '' ? path : join(path, ...job.subdir.split('/'));
+      await makeDir(cwd);
       const result = await executeAttempt(deps.executors, job, {
-        cwd: path,
+        cwd,
         signal: taken.signal,
         transcriptPath: join(deps.cacheDir, 'transcripts', `${safe(job.attemptId)}.jsonl`),
         onSpawn: (pid) => deps.onSpawn?.(job.attemptId, pid),

@@ -38,6 +38,17 @@ export const queueJobSchema = z.object({
   remote: z.string().min(1),
   /** The ref the runner pushed the base commit to before dispatching. */
   baseRef: z.string().startsWith('refs/forge/'),
+  /**
+   * Where in the tree the runner runs ('' at its top, else `packages/api`): the agent starts there, as
+   * it would in the runner's own tree. Never absolute, never `..`: a job cannot send an agent out.
+   */
+  subdir: z
+    .string()
+    .default('')
+    .refine(
+      (path) => !path.startsWith('/') && !path.includes('\\') && !path.split('/').includes('..'),
+      'a path inside the tree, without ..',
+    ),
 });
 
 export type QueueJob = z.infer<typeof queueJobSchema>;
@@ -86,9 +97,15 @@ export function baseRefOf(attemptId: string): string {
 }
 
 /** The job for `job`, to be fetched from and pushed to `remote`. */
-export function toQueueJob(job: AttemptJob, remote: string): QueueJob {
+export function toQueueJob(job: AttemptJob, remote: string, subdir = ''): QueueJob {
   const { bead } = job;
-  return queueJobSchema.parse({ ...job, bead: { ...bead }, remote, baseRef: baseRefOf(job.attemptId) });
+  return queueJobSchema.parse({
+    ...job,
+    bead: { ...bead },
+    remote,
+    baseRef: baseRefOf(job.attemptId),
+    subdir,
+  });
 }
 
 /** What a worker answered, checked; garbage becomes an 'error' result that says so. */

@@ -3,6 +3,7 @@
 // the shared remote first; the worker pushes its commit to the attempt branch; the runner fetches that
 // branch back, so its merge queue sees the same local branch a worktree attempt leaves.
 import { agentAdapters } from '../../agents/registry.js';
+import { relative, resolve, sep } from 'node:path';
 import { createGitCommand } from '../../infra/git-command.js';
 import type { AttemptDispatcher, AttemptJob, AttemptResult } from '../../loop/attempt-dispatch.js';
 import { openAttemptQueueClient, type AttemptQueueClient } from './bullmq-adapter.js';
@@ -40,9 +41,14 @@ export function createQueueDispatcher(options: QueueDispatcherOptions): AttemptD
             return url;
           }));
 
+  /** Where the run's cwd sits in its tree, so the worker starts its agent in the same place. */
+  let prefix: Promise<string> | undefined;
+  const subdir = (): Promise<string> =>
+    (prefix ??= git.root().then((top) => relative(top, resolve(options.repo)).split(sep).join('/')));
+
   async function runOnce(job: AttemptJob, signal: AbortSignal): Promise<AttemptResult> {
     const url = await remoteUrl();
-    const data = toQueueJob(job, url);
+    const data = toQueueJob(job, url, await subdir());
     // The base must be where the worker can fetch it, whatever branch it is on (or none).
     await git.git(['push', '--quiet', '--force', '--', url, `${job.base}:${data.baseRef}`]);
     const queue = queueNameOf(job.agentSpec);

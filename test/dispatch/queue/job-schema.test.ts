@@ -5,6 +5,7 @@ import { agentLimits } from '../../../src/cli/worker-command.js';
 import {
   baseRefOf,
   fromWorkerResult,
+  queueJobSchema,
   queueNameOf,
   toQueueJob,
 } from '../../../src/dispatch/queue/job-schema.js';
@@ -37,13 +38,27 @@ describe('queue job and result schemas', () => {
     // An extra field (an env someone added by mistake) does not travel: the schema strips it.
     const withEnv: AttemptJob & { env: Record<string, string> } = { ...attempt, env: { SECRET: 'x' } };
     const job = toQueueJob(withEnv, '/srv/repo.git');
-    expect(job).toEqual({ ...attempt, remote: '/srv/repo.git', baseRef: 'refs/forge/bases/r1.bd-a.1' });
+    expect(job).toEqual({
+      ...attempt,
+      remote: '/srv/repo.git',
+      baseRef: 'refs/forge/bases/r1.bd-a.1',
+      subdir: '',
+    });
     expect(JSON.stringify(job)).not.toContain('SECRET');
     expect(baseRefOf('r/1 x')).toBe('refs/forge/bases/r_1_x');
   });
 
   it('refuses a job whose base is not a commit id', () => {
     expect(() => toQueueJob({ ...attempt, base: 'main' }, '/srv/repo.git')).toThrow(/full commit id/);
+  });
+
+  it('carries where in the tree the runner runs, never a path out of the tree', () => {
+    expect(toQueueJob(attempt, '/srv/repo.git', 'packages/api').subdir).toBe('packages/api');
+    for (const out of ['/etc', '..', 'a/../..', '../x', 'a\\..\\..'])
+      expect(() => toQueueJob(attempt, '/srv/repo.git', out), out).toThrow(/inside the tree/);
+    // A job from an older runner, without the field, runs at the top.
+    const { subdir: _subdir, ...old } = toQueueJob(attempt, '/srv/repo.git');
+    expect(queueJobSchema.parse(old).subdir).toBe('');
   });
 
   it('a valid worker result passes through; garbage is an error outcome naming the field', () => {

@@ -127,8 +127,8 @@ function job(base: string, beadId: string, runId = 'run1'): AttemptJob {
 
 const hooks = (signal = new AbortController().signal) => ({ signal, transcriptPath: '/dev/null' });
 
-/** The runner's repo with a bare remote as origin, and a queue dispatcher on it. */
-async function setup(): Promise<{ repo: TempRepo; dispatcher: () => AttemptDispatcher }> {
+/** The runner's repo with a bare remote as origin, and a queue dispatcher on it (run from `cwd` in it). */
+async function setup(cwd = ''): Promise<{ repo: TempRepo; dispatcher: () => AttemptDispatcher }> {
   marks = await mkdtemp(join(tmpdir(), 'forge-marks-'));
   const repo = await createTempRepo({ 'README.md': 'hello\n' });
   const remote = join(repo.dir, '..', `${repo.dir.split('/').pop() ?? 'x'}-remote.git`);
@@ -136,7 +136,12 @@ async function setup(): Promise<{ repo: TempRepo; dispatcher: () => AttemptDispa
   repo.run('remote', 'add', 'origin', remote);
   repo.run('push', '-q', 'origin', 'main');
   const dispatcher = (): AttemptDispatcher => {
-    const made = createQueueDispatcher({ repo: repo.dir, env: repo.env, redisUrl: redis.url, capacity: 2 });
+    const made = createQueueDispatcher({
+      repo: join(repo.dir, cwd),
+      env: repo.env,
+      redisUrl: redis.url,
+      capacity: 2,
+    });
     dispatchers.push(made);
     return made;
   };
@@ -215,6 +220,20 @@ describe('queue dispatcher and forge-pack workers', () => {
       expect(worker.output()).toMatch(/took run1\.bd-[abc]\.1/);
       expect(worker.output()).toMatch(/finished run1\.bd-[abc]\.1: ok [0-9a-f]{12}/);
     }
+  }, 60_000);
+
+  it('starts the agent where the runner runs in its tree, as a local attempt would', async () => {
+    const { repo, dispatcher } = await setup('packages/api');
+    await repo.write('packages/api/package.json', '{}\n');
+    repo.commitAll('a package');
+    const worker = await startWorker(repo);
+    await worker.ready;
+    const result = await dispatcher().run(job(repo.head(), 'bd-sub'), hooks());
+    expect(result.outcome, result.message).toBe('ok');
+    // The agent wrote its file in its cwd: the package folder, not the top of the tree.
+    expect(repo.run('show', '--name-only', '--format=', result.commit ?? '').trim()).toBe(
+      'packages/api/bd-sub.txt',
+    );
   }, 60_000);
 
   it('hands the attempt of a worker killed mid-bead (kill -9) to the other worker, once', async () => {
