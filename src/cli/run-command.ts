@@ -293,7 +293,7 @@ export async function runEpicCommand(
         gateProcess: createGateProcess(deps.env),
         agentGroups,
         ...(dispatched && !flags.dryRun
-          ? await parallelPorts(cwd, deps.env, parallel, executors, queue)
+          ? await parallelPorts(cwd, deps.env, parallel, executors, queue, commands)
           : {}),
         idle: loop?.idle,
         guard: loop?.guard,
@@ -371,6 +371,7 @@ async function parallelPorts(
   capacity: number,
   executors: ExecutorRegistry,
   queue: QueueOptions | undefined,
+  commands: Readonly<Record<string, readonly string[]>>,
 ): Promise<Pick<RunnerDeps, 'dispatcher' | 'integration'>> {
   const [{ createWorktreeDispatcher }, { createGitIntegration }] = await Promise.all([
     import('../dispatch/worktree-dispatcher.js'),
@@ -383,6 +384,7 @@ async function parallelPorts(
           repo: cwd,
           env,
           capacity,
+          commands,
           ...queue,
         });
   return { dispatcher, integration: createGitIntegration(cwd, env) };

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import type { Command } from 'commander';
 import { startAttemptWorkers } from '../dispatch/queue/bullmq-adapter.js';
 import { createAttemptProcessor } from '../dispatch/queue/attempt-worker.js';
+import type { QueueJob } from '../dispatch/queue/job-schema.js';
 import { queueNameForKind } from '../dispatch/queue/job-schema.js';
 import { agentAdapters } from '../agents/registry.js';
 import { ExitCode, UsageError } from '../infra/errors.js';
@@ -59,7 +60,13 @@ export function defineWorkerCommand(command: Command, deps: CliDeps): void {
       const limits = agentLimits(flags.agents, concurrency);
       const cacheDir = flags.cache ?? join(deps.env.HOME ?? deps.cwd, '.cache', 'forge', 'worker');
       const worker = `${deps.host}:${deps.pid}`;
-      const executors = createExecutorRegistry(createAgentExecutors(deps.agentFactory, deps.env));
+      // A job naming one of the runner's own agents (agent_commands) carries its argv.
+      const executors = (job: QueueJob) => {
+        const commands = job.agentCommand === undefined ? {} : { [job.agentSpec.trim()]: job.agentCommand };
+        return createExecutorRegistry(
+          createAgentExecutors((spec, how) => deps.agentFactory(spec, { ...how, commands }), deps.env),
+        );
+      };
       const pids = new Set<number>();
       const runAttempt = createAttemptProcessor({
         cacheDir,

@@ -17,7 +17,8 @@ export interface AttemptWorkerDeps {
   cacheDir: string;
   /** The worker's own environment: its credentials, its git identity. */
   env: NodeJS.ProcessEnv;
-  executors: ExecutorRegistry;
+  /** The role executors for one job: the user's named agent it carries (`agentCommand`) among them. */
+  executors: (job: QueueJob) => ExecutorRegistry;
   /** `host:pid`, reported with every result. */
   worker: string;
   onSpawn?: (attemptId: string, pid: number) => void;
@@ -69,7 +70,7 @@ export function createAttemptProcessor(deps: AttemptWorkerDeps): (job: TakenJob)
       // The runner's place in its tree; made when the base holds nothing there (an untracked folder).
       const cwd = job.subdir === '' ? path : join(path, ...job.subdir.split('/'));
       await makeDir(cwd);
-      const result = await executeAttempt(deps.executors, job, {
+      const result = await executeAttempt(deps.executors(job), job, {
         cwd,
         signal: taken.signal,
         transcriptPath: join(deps.cacheDir, 'transcripts', `${safe(job.attemptId)}.jsonl`),

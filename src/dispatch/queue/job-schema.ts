@@ -49,6 +49,11 @@ export const queueJobSchema = z.object({
       (path) => !path.startsWith('/') && !path.includes('\\') && !path.split('/').includes('..'),
       'a path inside the tree, without ..',
     ),
+  /**
+   * The argv of the user's named agent `agentSpec` (the runner's `agent_commands`), which the worker
+   * runs under that name; a bead label still only names it.
+   */
+  agentCommand: z.array(z.string()).min(1).optional(),
 });
 
 export type QueueJob = z.infer<typeof queueJobSchema>;
@@ -97,7 +102,12 @@ export function baseRefOf(attemptId: string): string {
 }
 
 /** The job for `job`, to be fetched from and pushed to `remote`. */
-export function toQueueJob(job: AttemptJob, remote: string, subdir = ''): QueueJob {
+export function toQueueJob(
+  job: AttemptJob,
+  remote: string,
+  subdir = '',
+  agentCommand?: readonly string[],
+): QueueJob {
   const { bead } = job;
   return queueJobSchema.parse({
     ...job,
@@ -105,6 +115,7 @@ export function toQueueJob(job: AttemptJob, remote: string, subdir = ''): QueueJ
     remote,
     baseRef: baseRefOf(job.attemptId),
     subdir,
+    ...(agentCommand === undefined ? {} : { agentCommand: [...agentCommand] }),
   });
 }
 

@@ -20,6 +20,11 @@ export interface QueueDispatcherOptions {
   capacity: number;
   /** For tests: a client on another transport. */
   client?: AttemptQueueClient;
+  /**
+   * The user's named agents (`.forge/config.json` `agent_commands`): a job naming one carries its argv,
+   * since a worker on another machine has not got this project's config.
+   */
+  commands?: Readonly<Record<string, readonly string[]>>;
 }
 
 export function createQueueDispatcher(options: QueueDispatcherOptions): AttemptDispatcher {
@@ -48,7 +53,9 @@ export function createQueueDispatcher(options: QueueDispatcherOptions): AttemptD
 
   async function runOnce(job: AttemptJob, signal: AbortSignal): Promise<AttemptResult> {
     const url = await remoteUrl();
-    const data = toQueueJob(job, url, await subdir());
+    const named = options.commands ?? {};
+    const command = Object.hasOwn(named, job.agentSpec.trim()) ? named[job.agentSpec.trim()] : undefined;
+    const data = toQueueJob(job, url, await subdir(), command);
     // The base must be where the worker can fetch it, whatever branch it is on (or none).
     await git.git(['push', '--quiet', '--force', '--', url, `${job.base}:${data.baseRef}`]);
     const queue = queueNameOf(job.agentSpec);

@@ -56,6 +56,11 @@ describe('queue job and result schemas', () => {
     expect(toQueueJob(attempt, '/srv/repo.git', 'packages/api').subdir).toBe('packages/api');
     for (const out of ['/etc', '..', 'a/../..', '../x', 'a\\..\\..'])
       expect(() => toQueueJob(attempt, '/srv/repo.git', out), out).toThrow(/inside the tree/);
+    // A named agent's argv travels with the job; a label still only names it.
+    expect(toQueueJob(attempt, '/srv/repo.git', '', ['my-agent', '--fast']).agentCommand).toEqual([
+      'my-agent',
+      '--fast',
+    ]);
     // A job from an older runner, without the field, runs at the top.
     const { subdir: _subdir, ...old } = toQueueJob(attempt, '/srv/repo.git');
     expect(queueJobSchema.parse(old).subdir).toBe('');

@@ -128,7 +128,10 @@ function job(base: string, beadId: string, runId = 'run1'): AttemptJob {
 const hooks = (signal = new AbortController().signal) => ({ signal, transcriptPath: '/dev/null' });
 
 /** The runner's repo with a bare remote as origin, and a queue dispatcher on it (run from `cwd` in it). */
-async function setup(cwd = ''): Promise<{ repo: TempRepo; dispatcher: () => AttemptDispatcher }> {
+async function setup(
+  cwd = '',
+  commands: Record<string, string[]> = {},
+): Promise<{ repo: TempRepo; dispatcher: () => AttemptDispatcher }> {
   marks = await mkdtemp(join(tmpdir(), 'forge-marks-'));
   const repo = await createTempRepo({ 'README.md': 'hello\n' });
   const remote = join(repo.dir, '..', `${repo.dir.split('/').pop() ?? 'x'}-remote.git`);
@@ -141,6 +144,7 @@ async function setup(cwd = ''): Promise<{ repo: TempRepo; dispatcher: () => Atte
       env: repo.env,
       redisUrl: redis.url,
       capacity: 2,
+      commands,
     });
     dispatchers.push(made);
     return made;
@@ -234,6 +238,19 @@ describe('queue dispatcher and forge-pack workers', () => {
     expect(repo.run('show', '--name-only', '--format=', result.commit ?? '').trim()).toBe(
       'packages/api/bd-sub.txt',
     );
+  }, 60_000);
+
+  it("runs the user's named agent (agent_commands) that a bead's label names, with the runner's argv", async () => {
+    // The worker has no .forge/config.json of this project: the job brings the argv for the name.
+    const { repo, dispatcher } = await setup('', { 'house-agent': [process.execPath, AGENT] });
+    const worker = await startWorker(repo);
+    await worker.ready;
+    const result = await dispatcher().run(
+      { ...job(repo.head(), 'bd-named'), agentSpec: 'house-agent', agentFromLabel: true },
+      hooks(),
+    );
+    expect(result.outcome, result.message).toBe('ok');
+    expect(repo.run('show', '--name-only', '--format=', result.commit ?? '').trim()).toBe('bd-named.txt');
   }, 60_000);
 
   it('hands the attempt of a worker killed mid-bead (kill -9) to the other worker, once', async () => {
