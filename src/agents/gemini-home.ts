@@ -5,15 +5,42 @@
 // run sees notes an earlier one left. For anyone but root, who cannot write a system settings file
 // Gemini CLI accepts, Forge's settings also go in here, at the user layer.
 import { createHash } from 'node:crypto';
-import { chmod, copyFile, mkdir, mkdtemp, rm, symlink } from 'node:fs/promises';
+import { chmod, copyFile, lstat, mkdir, mkdtemp, rm, symlink } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { writeFileAtomic } from '../infra/atomic-file.js';
 import { listDirIfExists } from '../infra/fs-ops.js';
+import { isProcessAlive } from '../infra/pid.js';
 import { forgeGeminiDir, readSettingsFile, withForgeSettings } from './gemini-settings.js';
 import type { AgentMode } from './types.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
+
+/** `run-<hash>-<mode>-<pid>-<random>`: a run home, by the pid of the Forge process that made it. */
+const RUN_HOME = /^run-[0-9a-f]{20}-[a-z-]+?-(\d+)-[A-Za-z0-9]{6}$/;
+/** A home of an earlier Forge, named without its maker's pid: removed once this old. */
+const UNNAMED_HOME_MS = 24 * 3600_000;
+
+/**
+ * Removes the run homes a killed Forge left (a home goes when its run ends, unless the process that
+ * made it died first): those whose maker is gone, and old ones from before homes named their maker.
+ * What a killed doer's Gemini wrote there (its chats, its memory) is not kept around. Best effort.
+ */
+export async function removeLeftHomes(dir: string, now = Date.now()): Promise<string[]> {
+  const removed: string[] = [];
+  for (const name of (await listDirIfExists(dir)) ?? []) {
+    if (!name.startsWith('run-')) continue;
+    const pid = RUN_HOME.exec(name)?.[1];
+    const path = join(dir, name);
+    let left: boolean;
+    if (pid !== undefined) left = Number(pid) !== process.pid && !isProcessAlive(Number(pid));
+    else left = now - ((await lstat(path).catch(() => undefined))?.mtimeMs ?? now) > UNNAMED_HOME_MS;
+    if (!left) continue;
+    await rm(path, { recursive: true, force: true }).catch(() => undefined);
+    removed.push(path);
+  }
+  return removed;
+}
 
 const GLOBAL_MEMORY = 'GEMINI.md';
 
@@ -46,7 +73,10 @@ export async function geminiRunHome(
     : undefined;
 
   const hash = createHash('sha256').update(realHome).digest('hex').slice(0, 20);
-  const home = await mkdtemp(join(await forgeGeminiDir(env), `run-${hash}-${mode}-`));
+  const dir = await forgeGeminiDir(env);
+  await removeLeftHomes(dir);
+  // Named by the process that made it, so a later run can tell a home whose maker was killed.
+  const home = await mkdtemp(join(dir, `run-${hash}-${mode}-${process.pid}-`));
   const remove = (): Promise<void> => rm(home, { recursive: true, force: true });
   try {
     const gemini = join(home, '.gemini');

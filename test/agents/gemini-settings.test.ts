@@ -1,7 +1,8 @@
 // The settings Forge gives Gemini CLI on every run: a system settings file of its own, merged with the
 // user's, in a directory Gemini CLI accepts; and what happens when that cannot be done or is refused.
+import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { lstat, mkdir, readdir, readFile, readlink, stat, writeFile } from 'node:fs/promises';
+import { lstat, mkdir, readdir, readFile, readlink, stat, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createGeminiRunner } from '../../src/agents/gemini.js';
@@ -219,6 +220,35 @@ describe('gemini adapter as another user: a home of Forge’s with its settings'
     // Removing the home removed links, never what they pointed at.
     expect(await readFile(join(fakes.dir, '.gemini', 'oauth_creds.json'), 'utf8')).toBe('{"token":"t"}');
     expect(existsSync(join(fakes.dir, '.gemini', 'tmp', 'repo', 'memory', 'MEMORY.md'))).toBe(true);
+  });
+
+  it('removes the homes a killed Forge left, never one whose maker still runs', async () => {
+    const fakes = await setUpFakeAgents();
+    await prepareHome(fakes.dir);
+    const dir = join(fakes.dir, '.cache', 'forge', 'gemini');
+    const hash = 'a'.repeat(20);
+    // A pid that was a process and is gone: a child that has exited.
+    const dead = spawnSync(process.execPath, ['-e', '0']).pid ?? 0;
+    const made = {
+      dead: join(dir, `run-${hash}-full-${dead}-AbC123`),
+      live: join(dir, `run-${hash}-read-only-${process.ppid}-XyZ789`),
+      oldUnnamed: join(dir, `run-${hash}-full-Qq1234`),
+      newUnnamed: join(dir, `run-${hash}-full-Rr5678`),
+    };
+    for (const path of Object.values(made)) {
+      await mkdir(join(path, '.gemini', 'tmp', 'repo'), { recursive: true });
+      await writeFile(join(path, '.gemini', 'tmp', 'repo', 'chat.json'), '{"note":"the doer was here"}');
+    }
+    const twoDaysAgo = new Date(Date.now() - 2 * 24 * 3600_000);
+    await utimes(made.oldUnnamed, twoDaysAgo, twoDaysAgo);
+    const run = await geminiRunHome({ HOME: fakes.dir }, 'full', true);
+    expect(existsSync(made.dead)).toBe(false);
+    expect(existsSync(made.oldUnnamed)).toBe(false);
+    expect(existsSync(made.live)).toBe(true);
+    expect(existsSync(made.newUnnamed)).toBe(true);
+    // The new home is named by this process, so a run after a kill finds it.
+    expect(run.env.GEMINI_CLI_HOME).toMatch(new RegExp(`-full-${process.pid}-[A-Za-z0-9]{6}$`));
+    await run.remove();
   });
 
   it('links the user settings as they are when Forge does not write its own (a root run)', async () => {
