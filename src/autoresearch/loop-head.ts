@@ -2,6 +2,7 @@
 // bead, so a HEAD moved by anyone but a doer stops the loop before anything is scored.
 import { join } from 'node:path';
 import type { Bead } from '../beads/types.js';
+import { fileStat } from '../infra/fs-ops.js';
 import type { Git } from '../infra/git.js';
 import type { LoopFiles } from '../infra/loop-files.js';
 import type { GuardVeto } from '../loop/types.js';
@@ -45,7 +46,13 @@ export async function recordHead(
   git: Pick<Git, 'topLevel' | 'currentBranch' | 'headSha'>,
 ): Promise<void> {
   const record = await readHeadRecord(files, workspace);
-  record.trees[await git.topLevel()] = {
+  const top = await git.topLevel();
+  // A tree that is gone (a population candidate's worktree, removed after its iteration) is forgotten,
+  // so the record holds the trees that exist, not one entry per candidate ever made.
+  for (const tree of Object.keys(record.trees)) {
+    if (tree !== top && (await fileStat(tree)) === undefined) delete record.trees[tree];
+  }
+  record.trees[top] = {
     branch: (await git.currentBranch()) ?? null,
     head: await git.headSha(),
   };
