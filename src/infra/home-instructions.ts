@@ -1,41 +1,111 @@
-// The instruction files agent CLIs load from the user's home on every run (Claude Code's CLAUDE.md,
-// Gemini's GEMINI.md, opencode's and Codex's AGENTS.md). An agent with a shell can write them, and
-// every later run (a judge's included) would read its words: the runner puts them back after each run.
-import { join } from 'node:path';
+// What agent CLIs load from the user's home on every run: instructions (Claude Code's CLAUDE.md and
+// rules, Gemini's GEMINI.md, opencode's and Codex's AGENTS.md), settings with hooks that run commands
+// in every session, and folders of agents, skills, commands and plugins. An agent with a shell can
+// write them, and every later run (a judge's included) would read its words or run its commands: the
+// runner puts them back after each run and names what it put back.
+import { readdir } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 import { readFileIfExists, writeFileAtomic } from './atomic-file.js';
-import { removePath } from './fs-ops.js';
+import { makeDir, removePath } from './fs-ops.js';
 
-/** Where each known CLI reads its user-level instructions, for the environment the agent runs in. */
-export function homeInstructionFiles(env: Readonly<Record<string, string | undefined>>): string[] {
+/** The files and folders one agent run must leave as it found them. */
+export interface HomeConfig {
+  files: string[];
+  /** Every file under each, at any depth. */
+  dirs: string[];
+}
+
+/** Where each known CLI reads its user-level configuration, for the environment the agent runs in. */
+export function homeAgentConfig(env: Readonly<Record<string, string | undefined>>): HomeConfig {
   const home = env.HOME;
-  if (home === undefined || home === '') return [];
-  const config = env.XDG_CONFIG_HOME ?? join(home, '.config');
-  return [
-    join(env.CLAUDE_CONFIG_DIR ?? join(home, '.claude'), 'CLAUDE.md'),
-    join(home, '.gemini', 'GEMINI.md'),
-    join(config, 'opencode', 'AGENTS.md'),
-    join(env.CODEX_HOME ?? join(home, '.codex'), 'AGENTS.md'),
-  ];
+  if (home === undefined || home === '') return { files: [], dirs: [] };
+  const claude = env.CLAUDE_CONFIG_DIR ?? join(home, '.claude');
+  const gemini = join(home, '.gemini');
+  const opencode = join(env.XDG_CONFIG_HOME ?? join(home, '.config'), 'opencode');
+  const codex = env.CODEX_HOME ?? join(home, '.codex');
+  const under = (dir: string, names: readonly string[]) => names.map((name) => join(dir, name));
+  return {
+    files: [
+      ...under(claude, ['CLAUDE.md', 'settings.json']),
+      // Not ~/.gemini/settings.json: Gemini CLI 0.61 rewrites it itself during a run (seen).
+      ...under(gemini, ['GEMINI.md']),
+      ...under(opencode, ['AGENTS.md', 'opencode.json', 'opencode.jsonc', 'config.json']),
+      // config.toml can name a `notify` command run after every turn, and MCP servers.
+      ...under(codex, ['AGENTS.md', 'AGENTS.override.md', 'config.toml']),
+    ],
+    dirs: [
+      ...under(claude, ['rules', 'agents', 'skills', 'commands', 'output-styles', 'hooks']),
+      ...under(gemini, ['extensions', 'commands']),
+      ...under(opencode, ['agent', 'agents', 'command', 'commands', 'plugin', 'plugins', 'mode', 'modes']),
+      ...under(codex, ['prompts', 'skills']),
+    ],
+  };
 }
 
-/** Each file's content (undefined: there is none). */
-export type FileContents = ReadonlyMap<string, string | undefined>;
-
-export async function readContents(paths: readonly string[]): Promise<FileContents> {
-  const contents = new Map<string, string | undefined>();
-  for (const path of paths) contents.set(path, await readFileIfExists(path).catch(() => undefined));
-  return contents;
+/** Each file's content (undefined: there is none), and the files each folder held. */
+export interface FileContents {
+  files: ReadonlyMap<string, string | undefined>;
+  dirs: ReadonlyMap<string, ReadonlySet<string>>;
 }
 
-/** Puts back every file that differs from `before` (removing one that was not there); names them. */
+/** A folder with more files than this is not watched past them (a bound, not a limit users meet). */
+const MAX_FILES_PER_DIR = 2000;
+
+/** The files under `dir` (symbolic links to folders are not followed); none when it is not there. */
+async function filesUnder(dir: string): Promise<string[]> {
+  const found: string[] = [];
+  const walk = async (path: string): Promise<void> => {
+    const entries = await readdir(path, { withFileTypes: true }).catch(() => []);
+    for (const entry of entries) {
+      if (found.length >= MAX_FILES_PER_DIR) return;
+      const child = join(path, entry.name);
+      if (entry.isDirectory()) await walk(child);
+      else found.push(child);
+    }
+  };
+  await walk(dir);
+  return found;
+}
+
+export async function readContents(config: HomeConfig): Promise<FileContents> {
+  const files = new Map<string, string | undefined>();
+  const dirs = new Map<string, ReadonlySet<string>>();
+  const read = async (path: string) => files.set(path, await readFileIfExists(path).catch(() => undefined));
+  for (const path of config.files) await read(path);
+  for (const dir of config.dirs) {
+    const held = await filesUnder(dir);
+    dirs.set(dir, new Set(held));
+    for (const path of held) await read(path);
+  }
+  return { files, dirs };
+}
+
+/** Writes `content` at `path`, whatever took its place (a folder) or went from above it. */
+async function putBack(path: string, content: string): Promise<void> {
+  await removePath(path, { recursive: true });
+  await makeDir(dirname(path));
+  await writeFileAtomic(path, content);
+}
+
+/**
+ * Puts back every file that differs from `before` (removing one that was not there, a new file in a
+ * watched folder too); names them.
+ */
 export async function restoreChanged(before: FileContents): Promise<string[]> {
   const restored: string[] = [];
-  for (const [path, content] of before) {
+  for (const [path, content] of before.files) {
     const now = await readFileIfExists(path).catch(() => undefined);
     if (now === content) continue;
     if (content === undefined) await removePath(path);
-    else await writeFileAtomic(path, content);
+    else await putBack(path, content);
     restored.push(path);
+  }
+  for (const [dir, held] of before.dirs) {
+    for (const path of await filesUnder(dir)) {
+      if (held.has(path) || before.files.has(path)) continue;
+      await removePath(path);
+      restored.push(path);
+    }
   }
   return restored;
 }

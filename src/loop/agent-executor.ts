@@ -2,7 +2,7 @@
 import type { AgentMode, AgentResult, AgentRunner } from '../agents/types.js';
 import { join } from 'node:path';
 import type { Bead } from '../beads/types.js';
-import { homeInstructionFiles, readContents, restoreChanged } from '../infra/home-instructions.js';
+import { homeAgentConfig, readContents, restoreChanged } from '../infra/home-instructions.js';
 import { findRepoRoot, projectOfGitDir } from '../infra/repo-root.js';
 import type { ExecutionRequest, ExecutionResult, Executor } from './types.js';
 
@@ -36,7 +36,7 @@ export function createAgentExecutor(options: AgentExecutorOptions): Executor {
         return { outcome: 'error', fatal: true, message: (error as Error).message, agent: request.agentSpec };
       }
       // What the user's CLIs load on every run is not the agent's to change: put back after it.
-      const instructions = await readContents(homeInstructionFiles(options.env));
+      const instructions = await readContents(homeAgentConfig(options.env));
       const result = await runner.run({
         prompt: beadPrompt(request, options.promptSuffix),
         cwd: request.cwd,
