@@ -35,6 +35,12 @@ export interface JudgeCheckout {
   files: string[];
   /** Entries under the judge paths that were left out: symlinks and submodules. */
   skipped: string[];
+  /**
+   * Agent instruction and settings files under the judge paths that were left out: the judge's CLI
+   * would load them as its own instructions (a CLAUDE.md beside the artifact is read as the user's
+   * words, a `.claude/settings.json` runs its hooks). Not the artifact itself when it is one.
+   */
+  instructions: string[];
   /** Set when the rubric file could not be read (the judge still has its text in the prompt). */
   rubricMissing: boolean;
   /** Paths in the directory that are no longer as they were written: a judge that wrote. */
@@ -44,13 +50,45 @@ export interface JudgeCheckout {
 
 const REGULAR_FILE = new Set(['100644', '100755']);
 
+/** Files agent CLIs load as instructions or settings from a project, by name, at any depth. */
+const INSTRUCTION_FILES = new Set([
+  'CLAUDE.md',
+  'CLAUDE.local.md',
+  'AGENTS.md',
+  'AGENTS.override.md',
+  'GEMINI.md',
+  'opencode.json',
+  'opencode.jsonc',
+]);
+/** Folders of an agent CLI's project settings, rules, skills, commands and plugins. */
+const INSTRUCTION_DIRS = new Set(['.claude', '.gemini', '.opencode', '.codex', '.agents']);
+
+/** Whether a repository path is an agent CLI's project instructions or settings, or inside their folder. */
+export function isAgentInstructionPath(path: string): boolean {
+  const segments = path.split('/');
+  return (
+    INSTRUCTION_FILES.has(segments.at(-1) ?? '') ||
+    segments.slice(0, -1).some((segment) => INSTRUCTION_DIRS.has(segment))
+  );
+}
+
 export async function createJudgeCheckout(options: JudgeCheckoutOptions): Promise<JudgeCheckout> {
   const dir = await makeTempDir('forge-judge-', options.tmpRoot);
   const remove = () => removePath(dir, { recursive: true });
   try {
-    const entries = (await options.git.listTree(options.commit, options.paths)).filter(
+    // A judge path that is itself instructions (the loop improves a CLAUDE.md, or a skills folder)
+    // is the artifact: what is in it is judged, and copied.
+    const chosen = options.paths
+      .map(normalizeRelativePath)
+      .filter((path) => isAgentInstructionPath(path) || isAgentInstructionPath(`${path}/-`));
+    const listed = (await options.git.listTree(options.commit, options.paths)).filter(
       (entry) => !isPathInScope(entry.path, options.excluded) && inside(dir, entry.path),
     );
+    const isInstruction = (path: string) =>
+      isAgentInstructionPath(path) &&
+      !chosen.some((judged) => path === judged || path.startsWith(`${judged}/`));
+    const instructions = listed.filter((entry) => isInstruction(entry.path)).map((entry) => entry.path);
+    const entries = listed.filter((entry) => !isInstruction(entry.path));
     const files: TreeEntry[] = entries.filter((entry) => REGULAR_FILE.has(entry.mode));
     const skipped = entries.filter((entry) => !REGULAR_FILE.has(entry.mode)).map((entry) => entry.path);
     await options.git.exportFiles(files, dir);
@@ -71,6 +109,7 @@ export async function createJudgeCheckout(options: JudgeCheckoutOptions): Promis
       dir,
       files: [...written].filter(([, print]) => print !== 'dir').map(([path]) => path),
       skipped: skipped.sort(),
+      instructions: instructions.sort(),
       rubricMissing,
       async changes() {
         const now = await fingerprint(dir);

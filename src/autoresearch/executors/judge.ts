@@ -194,6 +194,13 @@ function noteCheckout(request: Parameters<Executor['execute']>[0], checkout: Jud
       }`,
     );
   }
+  if (checkout.instructions.length > 0) {
+    request.onActivity?.(
+      `left out of the judge's copy (agent instruction and settings files, which its CLI would load as its own): ${checkout.instructions
+        .slice(0, 5)
+        .join(', ')}${checkout.instructions.length > 5 ? ', …' : ''}`,
+    );
+  }
   if (checkout.rubricMissing) {
     request.onActivity?.(
       "the rubric file could not be read; the judge has only the rubric in its bead's text",
