@@ -206,6 +206,13 @@ const track = z
   )
   .transform((t) => ({ ...t, argv: splitOrThrow(t.command) }));
 
+/** Candidates per iteration: K doers from one base, each judged blind; the best may be kept. */
+const population = z
+  .number({ error: expected('an integer from 1 to 8') })
+  .int({ error: expected('an integer from 1 to 8') })
+  .min(1, { error: expected('an integer from 1 to 8') })
+  .max(8, { error: expected('an integer from 1 to 8') });
+
 const caps = z.strictObject(
   {
     max_iterations: nonNegativeInt('a non-negative integer (0 = no cap)').default(20),
@@ -276,13 +283,7 @@ export const loopConfigSchema = z
         .int({ error: expected('an integer ≥ 1') })
         .min(1, { error: expected('an integer ≥ 1') })
         .default(1),
-      /** Candidates per iteration: K doers from one base, each judged blind; the best may be kept. */
-      population: z
-        .number({ error: expected('an integer from 1 to 8') })
-        .int({ error: expected('an integer from 1 to 8') })
-        .min(1, { error: expected('an integer from 1 to 8') })
-        .max(8, { error: expected('an integer from 1 to 8') })
-        .default(1),
+      population: population.default(1),
       guards: z.array(guard, { error: expected('a list of guards') }).default([]),
       spec: text(SLUG_RULE)
         .regex(SLUG_PATTERN, { error: expected(SLUG_RULE) })
@@ -338,4 +339,5 @@ export const loopSchemaParts = {
   metric,
   caps,
   agentSpec,
+  population,
 } as const;

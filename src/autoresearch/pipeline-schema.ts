@@ -7,7 +7,7 @@ import { loopSchemaParts } from './config-schema.js';
 import { SLUG_PATTERN, SLUG_RULE } from './spec-state/slug.js';
 import type { LoopSetupOptions } from './setup-options.js';
 
-const { text, expected, relativePath, doerPath, metric, caps, agentSpec } = loopSchemaParts;
+const { text, expected, relativePath, doerPath, metric, caps, agentSpec, population } = loopSchemaParts;
 
 const STAGE_NAME = 'a stage name of lower-case letters, digits and "-" (at most 40), e.g. "spec"';
 const stageName = z
@@ -52,6 +52,8 @@ const loopStage = z.strictObject(
       .int({ error: expected('an integer ≥ 1') })
       .min(1, { error: expected('an integer ≥ 1') })
       .optional(),
+    /** Candidates per iteration, as forge-pack loop --population. */
+    population: population.optional(),
     workspace: relativePath('the loop workspace, e.g. ".autoresearch-spec"').optional(),
     /** The spec the loop serves (specs/<slug>/), as forge-pack loop --spec. */
     spec: text(SLUG_RULE)
@@ -187,6 +189,7 @@ export function stageLoopOptions(
     plateau: stage.caps?.plateau_threshold,
     maxCostUsd: stage.caps?.max_cost_usd,
     confirmationRounds: stage.confirmation_rounds,
+    population: stage.population,
     scope: stage.scope,
     agents,
     workspace: stageWorkspace(stage),

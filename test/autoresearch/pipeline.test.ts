@@ -100,6 +100,13 @@ describe('pipeline definition', () => {
     const stage = parsed.stages[0];
     if (stage?.type !== 'loop') throw new Error('expected a loop stage');
     const options = stageLoopOptions('limiter', stage, 'Raise it.', { doer: 'scripted' });
+    expect(options.population).toBeUndefined();
+    const three = parsePipeline(definition([{ ...QA, population: 3 }]), 'pipeline.json').stages[0];
+    if (three?.type !== 'loop') throw new Error('expected a loop stage');
+    expect(stageLoopOptions('limiter', three, 'Raise it.', {}).population).toBe(3);
+    expect(() => parsePipeline(definition([{ ...QA, population: 9 }]), 'pipeline.json')).toThrow(
+      /population: expected an integer from 1 to 8/,
+    );
     expect(options).toMatchObject({
       subject: 'limiter qa',
       program: 'Raise it.',
