@@ -91,6 +91,10 @@ async function loggingGit(
   };
 }
 
+/** A dispatcher on `repo` whose attempts write their bead's file (see writingExecutor). */
+const writingDispatcher = (repo: string, env: NodeJS.ProcessEnv, capacity: number) =>
+  createWorktreeDispatcher({ repo, env, capacity, executors: { resolve: () => writingExecutor([]) } });
+
 const hooks = () => ({ signal: new AbortController().signal, transcriptPath: '/dev/null' });
 
 describe('worktree dispatcher', () => {
@@ -179,12 +183,7 @@ describe('worktree dispatcher', () => {
     repo.run('worktree', 'add', '-q', '-b', attemptBranchOf('ep-1', 'bd-a', 1), left);
     repo.run('branch', attemptBranchOf('ep-1', 'bd-b', 2));
     repo.run('branch', attemptBranchOf('ep-2', 'bd-c', 1));
-    const dispatcher = createWorktreeDispatcher({
-      repo: repo.dir,
-      env: repo.env,
-      capacity: 2,
-      executors: { resolve: () => writingExecutor([]) },
-    });
+    const dispatcher = writingDispatcher(repo.dir, repo.env, 2);
     const removed = await dispatcher.recover('ep-1');
     expect(removed).toEqual(
       expect.arrayContaining([left, attemptBranchOf('ep-1', 'bd-a', 1), attemptBranchOf('ep-1', 'bd-b', 2)]),
@@ -200,14 +199,7 @@ describe('worktree dispatcher', () => {
     // make its entry there; the add then fails and the attempt with it, by timing alone.
     const repo = await createTempRepo();
     const shim = await loggingGit(repo);
-    const dispatchers = [0, 1].map(() =>
-      createWorktreeDispatcher({
-        repo: repo.dir,
-        env: shim.env,
-        capacity: 3,
-        executors: { resolve: () => writingExecutor([]) },
-      }),
-    );
+    const dispatchers = [0, 1].map(() => writingDispatcher(repo.dir, shim.env, 3));
     const ids = ['bd-a', 'bd-b', 'bd-c', 'bd-d', 'bd-e', 'bd-f'];
     const results = await Promise.all(
       ids.map((id, index) => dispatchers[index % 2]!.run(job(repo, id), hooks())),
@@ -225,12 +217,7 @@ describe('worktree dispatcher', () => {
   it('a worktree add that loses a race to another process is tried again', async () => {
     const repo = await createTempRepo();
     const shim = await loggingGit(repo, 2);
-    const dispatcher = createWorktreeDispatcher({
-      repo: repo.dir,
-      env: shim.env,
-      capacity: 1,
-      executors: { resolve: () => writingExecutor([]) },
-    });
+    const dispatcher = writingDispatcher(repo.dir, shim.env, 1);
     const result = await dispatcher.run(job(repo, 'bd-r'), hooks());
     expect(result.outcome).toBe('ok');
     expect(result.commit).toMatch(/^[0-9a-f]{40}$/);
@@ -247,12 +234,7 @@ describe('worktree dispatcher', () => {
     repo.run('worktree', 'add', '-q', '-b', attemptBranchOf('ep-1', 'bd-b', 1), other);
     await rm(same, { recursive: true });
     await rm(other, { recursive: true });
-    const dispatcher = createWorktreeDispatcher({
-      repo: repo.dir,
-      env: repo.env,
-      capacity: 1,
-      executors: { resolve: () => writingExecutor([]) },
-    });
+    const dispatcher = writingDispatcher(repo.dir, repo.env, 1);
     const result = await dispatcher.run(job(repo, 'bd-a'), hooks());
     expect(result.outcome).toBe('ok');
     expect(repo.run('worktree', 'list', '--porcelain')).toContain(other);

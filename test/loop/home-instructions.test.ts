@@ -33,6 +33,21 @@ const done: AgentResult = {
   scripted: false,
 };
 
+/** One doer bead run by `executor` in `home`. */
+const runIn = (executor: ReturnType<typeof createAgentExecutor>, home: string) =>
+  executor.execute({
+    bead,
+    epicId: 'bd-1',
+    role: 'doer',
+    agentSpec: 'fake',
+    agentFromLabel: false,
+    attempt: 1,
+    cwd: home,
+    signal: new AbortController().signal,
+    timeoutMs: 1000,
+    transcriptPath: join(home, 't.log'),
+  });
+
 describe('instruction files in the user`s home', () => {
   it('are put back after an agent run changed or added them, and named as tamper', async () => {
     const home = await mkdtemp(join(tmpdir(), 'forge-home-'));
@@ -54,18 +69,7 @@ describe('instruction files in the user`s home', () => {
         },
       }),
     });
-    const result = await executor.execute({
-      bead,
-      epicId: 'bd-1',
-      role: 'doer',
-      agentSpec: 'fake',
-      agentFromLabel: false,
-      attempt: 1,
-      cwd: home,
-      signal: new AbortController().signal,
-      timeoutMs: 1000,
-      transcriptPath: join(home, 't.log'),
-    });
+    const result = await runIn(executor, home);
     expect(result.outcome).toBe('ok');
     expect(result.tampered).toEqual([
       join(home, '.claude', 'CLAUDE.md'),
@@ -108,18 +112,7 @@ describe('instruction files in the user`s home', () => {
         },
       }),
     });
-    const result = await executor.execute({
-      bead,
-      epicId: 'bd-1',
-      role: 'doer',
-      agentSpec: 'fake',
-      agentFromLabel: false,
-      attempt: 1,
-      cwd: home,
-      signal: new AbortController().signal,
-      timeoutMs: 1000,
-      transcriptPath: join(home, 't.log'),
-    });
+    const result = await runIn(executor, home);
     expect([...(result.tampered ?? [])].sort()).toEqual(
       [
         at('.claude', 'settings.json'),
@@ -149,18 +142,7 @@ describe('instruction files in the user`s home', () => {
       env: { HOME: home },
       agents: () => ({ name: 'fake', run: async () => done }),
     });
-    const result = await executor.execute({
-      bead,
-      epicId: 'bd-1',
-      role: 'doer',
-      agentSpec: 'fake',
-      agentFromLabel: false,
-      attempt: 1,
-      cwd: home,
-      signal: new AbortController().signal,
-      timeoutMs: 1000,
-      transcriptPath: join(home, 't.log'),
-    });
+    const result = await runIn(executor, home);
     expect(result.tampered).toBeUndefined();
   });
 });
