@@ -103,6 +103,7 @@ export class AttemptGit {
     if (forge.length > 0) {
       await at.git(['reset', '--quiet', '--pathspec-from-file=-', '--pathspec-file-nul'], {
         input: forge.join('\0'),
+        ok: [0, 1],
       });
     }
     const staged = await at.git(['diff', '--cached', '--quiet'], { ok: [0, 1] });
