@@ -19,6 +19,8 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const built = join(root, 'dist', 'bundle', 'meta.json');
 const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc');
 const ifStale = process.argv.includes('--if-stale');
+/** How long a chunk of an earlier build is kept for the runners still using it. */
+const KEEP_EARLIER_CHUNKS_MS = 24 * 3600_000;
 /** Left out of the bundle: the queue's (loaded by `--executor queue` and `worker` only) and handlebars. */
 const EXTERNAL = ['bullmq', 'ioredis', 'handlebars', 'uplot'];
 
@@ -66,7 +68,6 @@ async function bundle() {
   const binDir = join(root, 'dist', 'bin');
   const entries = existsSync(binDir) ? readdirSync(binDir).filter((name) => name.endsWith('.js')) : [];
   const out = join(root, 'dist', 'bundle');
-  rmSync(out, { recursive: true, force: true });
   const { build } = await import('esbuild');
   const made = await build({
     absWorkingDir: root,
@@ -93,4 +94,11 @@ async function bundle() {
     ]),
   );
   writeFileSync(built, `${JSON.stringify({ inputs }, null, 1)}\n`);
+  // A runner started before this build still loads its chunks on demand (a command, the end-of-run
+  // report): chunks are named by content, so the earlier build's stay a day before they go.
+  const current = new Set([...Object.keys(inputs), 'meta.json']);
+  for (const name of readdirSync(out)) {
+    const path = join(out, name);
+    if (!current.has(name) && Date.now() - statSync(path).mtimeMs > KEEP_EARLIER_CHUNKS_MS) rmSync(path);
+  }
 }

@@ -2,7 +2,18 @@
 // type error does not stop the build, a syntax error does and leaves dist/ marked stale. Each
 // executable is then bundled into dist/bundle/, split at its dynamic imports, with its inputs listed.
 import { execa } from 'execa';
-import { cp, mkdir, mkdtemp, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
+import {
+  cp,
+  mkdir,
+  mkdtemp,
+  readdir,
+  readFile,
+  rm,
+  stat,
+  symlink,
+  utimes,
+  writeFile,
+} from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -67,6 +78,19 @@ describe('scripts/build.mjs', () => {
     await rm(join(copy, 'src', 'cli', 'broken.ts'));
     expect((await build('--if-stale')).exitCode).toBe(0);
     expect((await stat(join(copy, 'dist', 'bundle', 'meta.json'))).mtimeMs).toBeGreaterThan(0);
+  });
+
+  it("keeps an earlier build's chunks a day, for runners still loading them, then removes them", async () => {
+    const bundle = join(copy, 'dist', 'bundle');
+    await writeFile(join(bundle, 'chunk-EARLIER1.js'), 'export {};\n');
+    await writeFile(join(bundle, 'chunk-EARLIER2.js'), 'export {};\n');
+    const twoDaysAgo = new Date(Date.now() - 2 * 24 * 3600_000);
+    await utimes(join(bundle, 'chunk-EARLIER2.js'), twoDaysAgo, twoDaysAgo);
+    expect((await build()).exitCode).toBe(0);
+    const files = await readdir(bundle);
+    expect(files).toContain('chunk-EARLIER1.js');
+    expect(files).not.toContain('chunk-EARLIER2.js');
+    expect(files).toContain('tool.js');
   });
 
   it('an executable run before any build says how to build, not a module-not-found trace', async () => {
