@@ -8,6 +8,7 @@ import { createAgentExecutor } from '../../src/loop/agent-executor.js';
 import { findRepoRoot, projectOfGitDir } from '../../src/infra/repo-root.js';
 import type { AgentRequest } from '../../src/agents/types.js';
 import type { Bead } from '../../src/beads/types.js';
+import { okAgentResult } from '../support/agent-result.js';
 
 async function repo(): Promise<string> {
   const dir = await realpath(await mkdtemp(join(tmpdir(), 'forge-root-')));
@@ -51,18 +52,7 @@ describe('an agent in an attempt worktree', () => {
         name: 'fake',
         run: (request) => {
           seen.push(request);
-          return Promise.resolve({
-            outcome: 'ok',
-            message: 'done',
-            finalText: '',
-            exitCode: 0,
-            durationMs: 1,
-            usage: { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 },
-            permissionDenials: [],
-            toolErrors: [],
-            agent: 'fake',
-            scripted: false,
-          });
+          return Promise.resolve(okAgentResult());
         },
       }),
     });

@@ -5,9 +5,9 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import type { AgentResult } from '../../src/agents/types.js';
 import type { Bead } from '../../src/beads/types.js';
 import { createAgentExecutor } from '../../src/loop/agent-executor.js';
+import { okAgentResult } from '../support/agent-result.js';
 
 const bead: Bead = {
   id: 'bd-2',
@@ -20,18 +20,7 @@ const bead: Bead = {
   labels: [],
 };
 
-const done: AgentResult = {
-  outcome: 'ok',
-  message: 'done',
-  finalText: '',
-  exitCode: 0,
-  durationMs: 1,
-  usage: { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 },
-  permissionDenials: [],
-  toolErrors: [],
-  agent: 'fake',
-  scripted: false,
-};
+const done = okAgentResult();
 
 /** A temp home, removed when the test ends. */
 async function tempHome(): Promise<string> {
