@@ -5,11 +5,11 @@
 // run sees notes an earlier one left. For anyone but root, who cannot write a system settings file
 // Gemini CLI accepts, Forge's settings also go in here, at the user layer.
 import { createHash } from 'node:crypto';
-import { chmod, copyFile, lstat, mkdir, mkdtemp, rm, symlink } from 'node:fs/promises';
+import { chmod, copyFile, mkdir, mkdtemp, rm, symlink } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { writeFileAtomic } from '../infra/atomic-file.js';
-import { listDirIfExists } from '../infra/fs-ops.js';
+import { fileStat, listDirIfExists } from '../infra/fs-ops.js';
 import { isProcessAlive } from '../infra/pid.js';
 import { forgeGeminiDir, readSettingsFile, withForgeSettings } from './gemini-settings.js';
 import type { AgentMode } from './types.js';
@@ -34,7 +34,7 @@ export async function removeLeftHomes(dir: string, now = Date.now()): Promise<st
     const path = join(dir, name);
     let left: boolean;
     if (pid !== undefined) left = Number(pid) !== process.pid && !isProcessAlive(Number(pid));
-    else left = now - ((await lstat(path).catch(() => undefined))?.mtimeMs ?? now) > UNNAMED_HOME_MS;
+    else left = now - ((await fileStat(path))?.mtimeMs ?? now) > UNNAMED_HOME_MS;
     if (!left) continue;
     await rm(path, { recursive: true, force: true }).catch(() => undefined);
     removed.push(path);

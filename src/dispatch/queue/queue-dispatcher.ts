@@ -3,8 +3,8 @@
 // the shared remote first; the worker pushes its commit to the attempt branch; the runner fetches that
 // branch back, so its merge queue sees the same local branch a worktree attempt leaves.
 import { agentAdapters } from '../../agents/registry.js';
-import { relative, resolve, sep } from 'node:path';
 import { createGitCommand } from '../../infra/git-command.js';
+import { AttemptGit } from '../attempt-git.js';
 import type { AttemptDispatcher, AttemptJob, AttemptResult } from '../../loop/attempt-dispatch.js';
 import { openAttemptQueueClient, type AttemptQueueClient } from './bullmq-adapter.js';
 import { fromWorkerResult, queueNameForKind, queueNameOf, toQueueJob } from './job-schema.js';
@@ -48,8 +48,7 @@ export function createQueueDispatcher(options: QueueDispatcherOptions): AttemptD
 
   /** Where the run's cwd sits in its tree, so the worker starts its agent in the same place. */
   let prefix: Promise<string> | undefined;
-  const subdir = (): Promise<string> =>
-    (prefix ??= git.root().then((top) => relative(top, resolve(options.repo)).split(sep).join('/')));
+  const subdir = (): Promise<string> => (prefix ??= new AttemptGit(options.repo, options.env).subdir());
 
   async function runOnce(job: AttemptJob, signal: AbortSignal): Promise<AttemptResult> {
     const url = await remoteUrl();
