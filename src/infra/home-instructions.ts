@@ -3,10 +3,9 @@
 // in every session, and folders of agents, skills, commands and plugins. An agent with a shell can
 // write them, and every later run (a judge's included) would read its words or run its commands: the
 // runner puts them back after each run and names what it put back.
-import { readdir } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { readFileIfExists, writeFileAtomic } from './atomic-file.js';
-import { makeDir, removePath } from './fs-ops.js';
+import { listEntries, makeDir, removePath } from './fs-ops.js';
 
 /** The files and folders one agent run must leave as it found them. */
 export interface HomeConfig {
@@ -55,11 +54,10 @@ const MAX_FILES_PER_DIR = 2000;
 async function filesUnder(dir: string): Promise<string[]> {
   const found: string[] = [];
   const walk = async (path: string): Promise<void> => {
-    const entries = await readdir(path, { withFileTypes: true }).catch(() => []);
-    for (const entry of entries) {
+    for (const entry of await listEntries(path)) {
       if (found.length >= MAX_FILES_PER_DIR) return;
       const child = join(path, entry.name);
-      if (entry.isDirectory()) await walk(child);
+      if (entry.kind === 'dir') await walk(child);
       else found.push(child);
     }
   };
