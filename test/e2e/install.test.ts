@@ -32,6 +32,36 @@ const SKILLS = (await readdir(join(ROOT, 'skills'), { withFileTypes: true }))
 const VERSION = (JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')) as { version: string })
   .version;
 
+/**
+ * What npm needs from this machine to reach its registry from a sandbox with its own HOME and
+ * `--prefix`: the npm cache `npm ci` filled (so an install works offline when it can), and the
+ * machine's TLS trust and proxy. A `--prefix` moves npm's global config (where this machine names its
+ * CA file) and a new HOME hides the user's, so both are passed on as environment.
+ */
+async function npmMachineEnv(): Promise<Record<string, string>> {
+  const get = async (key: string) =>
+    (await execa('npm', ['config', 'get', key], { cwd: ROOT })).stdout.trim();
+  const env: Record<string, string> = {
+    npm_config_cache: await get('cache'),
+    npm_config_update_notifier: 'false',
+  };
+  const cafile = await get('cafile');
+  if (cafile !== '' && cafile !== 'null' && cafile !== 'undefined') env.npm_config_cafile = cafile;
+  for (const name of [
+    'NODE_EXTRA_CA_CERTS',
+    'HTTPS_PROXY',
+    'https_proxy',
+    'HTTP_PROXY',
+    'http_proxy',
+    'NO_PROXY',
+    'no_proxy',
+  ]) {
+    const value = process.env[name];
+    if (value !== undefined && value !== '') env[name] = value;
+  }
+  return env;
+}
+
 let packDir = '';
 let tarball = '';
 
@@ -342,13 +372,12 @@ describe('install.sh', () => {
     const box = await sandbox({ withNodeModules: false });
     const prefix = join(box.base, 'global');
     // The machine's npm cache (filled by npm ci), so this works without the network when it can.
-    const cache = (await execa('npm', ['config', 'get', 'cache'], { cwd: ROOT })).stdout.trim();
     const install = await execa(
       'npm',
       ['install', '--global', tarball, '--prefix', prefix, '--prefer-offline', '--no-audit', '--no-fund'],
       {
         cwd: box.base,
-        env: { ...box.env, npm_config_cache: cache, npm_config_update_notifier: 'false' },
+        env: { ...box.env, ...(await npmMachineEnv()) },
         extendEnv: false,
         reject: false,
         timeout: 120_000,
@@ -402,13 +431,12 @@ describe('forge-pack skills (after an npm install: no checkout, no install.sh ru
   it('installs the skills for Claude Code and Codex, idempotently, and uninstall.sh agrees', async () => {
     const box = await sandbox({ withNodeModules: false });
     const prefix = join(box.base, 'global');
-    const cache = (await execa('npm', ['config', 'get', 'cache'], { cwd: ROOT })).stdout.trim();
     const install = await execa(
       'npm',
       ['install', '--global', tarball, '--prefix', prefix, '--prefer-offline', '--no-audit', '--no-fund'],
       {
         cwd: box.base,
-        env: { ...box.env, npm_config_cache: cache, npm_config_update_notifier: 'false' },
+        env: { ...box.env, ...(await npmMachineEnv()) },
         extendEnv: false,
         reject: false,
         timeout: 120_000,
@@ -522,14 +550,11 @@ describe('a fresh clone', () => {
     }
     const home = join(base, 'home');
     await mkdir(home);
-    // The machine's npm cache (filled by npm ci), so installing works without the network when it can.
-    const cache = (await execa('npm', ['config', 'get', 'cache'], { cwd: ROOT })).stdout.trim();
     const env = {
       HOME: home,
       PATH: `${NODE_DIR}:/usr/bin:/bin`,
       NO_COLOR: '1',
-      npm_config_cache: cache,
-      npm_config_update_notifier: 'false',
+      ...(await npmMachineEnv()),
       npm_config_loglevel: 'error',
     };
     return { base, clone, env };
