@@ -121,12 +121,12 @@ describe('a population loop (K=3, scripted agent)', () => {
     expect(await repo.git('status', '--porcelain')).toBe('');
 
     // The strategist that set iteration 2's angles was told which of iteration 1's angles won and lost.
-    const children = JSON.parse((await repo.forge(['beads', 'children', epic, '--json'])).stdout) as {
+    const children = JSON.parse((await repo.beads(['children', epic, '--json'])).stdout) as {
       id: string;
       title: string;
     }[];
     const strategist2 = children.find((bead) => bead.title.startsWith('strategist-2:'));
-    const shown = JSON.parse((await repo.forge(['beads', 'show', strategist2!.id, '--json'])).stdout) as {
+    const shown = JSON.parse((await repo.beads(['show', strategist2!.id, '--json'])).stdout) as {
       description: string;
     }[];
     expect(shown[0]!.description).toContain(

@@ -111,7 +111,7 @@ describe('ralph-loop gates (process, embedded store)', () => {
     const off = await repo.ralph(['once', ids[0]!, '--agent', repo.agent]);
     expect(off.exitCode, off.stderr).toBe(0);
     expect((await events(repo, epic)).some((e) => e.type === 'gate_finished')).toBe(false);
-    expect((await repo.forge(['beads', 'reopen', ids[0]!])).exitCode).toBe(0);
+    expect((await repo.beads(['reopen', ids[0]!])).exitCode).toBe(0);
     const on = await repo.ralph(['once', ids[0]!, '--agent', repo.agent, '--gates', '--max-attempts', '1']);
     expect(on.exitCode).toBe(5);
     expect(on.stderr).toContain('gate test');

@@ -335,7 +335,7 @@ describe('ralph-loop once', () => {
   it("closes the epic when the bead was the epic's last open child, as a full run does", async () => {
     const repo = await makeRepo();
     const { epic, ids } = await repo.epic(['first', 'last']);
-    expect((await repo.forge(['beads', 'close', ids[0]!])).exitCode).toBe(0);
+    expect((await repo.beads(['close', ids[0]!])).exitCode).toBe(0);
     const run = await repo.ralph(['once', ids[1]!, '--agent', repo.agent]);
     expect(run.exitCode, run.stderr).toBe(0);
     expect((await repo.show(ids[1]!)).status).toBe('closed');

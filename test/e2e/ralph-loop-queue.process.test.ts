@@ -27,7 +27,7 @@ const git = async (repo: Repo, ...args: string[]) =>
 async function epicOf(repo: Repo): Promise<{ epic: string; ids: string[] }> {
   const made = await repo.epic(['one', 'two', 'three', 'four']);
   const [first, , third] = made.ids;
-  expect((await repo.forge(['beads', 'dep', 'add', third ?? '', first ?? ''])).exitCode).toBe(0);
+  expect((await repo.beads(['dep', 'add', third ?? '', first ?? ''])).exitCode).toBe(0);
   const plan: Record<string, Action[][]> = {};
   for (const id of made.ids)
     plan[id] = [[{ sleepMs: 600 }, { write: { path: `${id}.txt`, content: `${id}\n` } }]];

@@ -7,7 +7,16 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { readLockFile } from '../../src/infra/lock-file.js';
 import { isProcessAlive } from '../../src/infra/pid.js';
-import { assertBuilt, BIN, ROOT, runCli, startCli, waitFor, type CliResult } from '../support/cli.js';
+import {
+  assertBuilt,
+  BIN,
+  ROOT,
+  runCli,
+  runCliInProcess,
+  startCli,
+  waitFor,
+  type CliResult,
+} from '../support/cli.js';
 import { moduleTrace } from '../support/module-trace.js';
 
 const FAKE_AGENT = join(ROOT, 'test', 'support', 'fake-runner-agent.mjs');
@@ -52,6 +61,9 @@ async function makeRepo(): Promise<Repo> {
     FAKE_RUNNER_LOG: logPath,
     ...gitEnv,
   };
+  // The store's setup, in this process: what is under test here is the watching runner.
+  const setup = (args: string[]) =>
+    runCliInProcess('forge-pack', ['--store', 'embedded', 'beads', ...args], { cwd: work, env });
   const repo: Repo = {
     dir: work,
     env,
@@ -80,17 +92,10 @@ async function makeRepo(): Promise<Repo> {
       return run;
     },
     async epic(titles, extra) {
-      const epic = (await repo.forge(['beads', 'create', 'Ship it', '-t', 'epic'])).stdout.trim();
+      const epic = (await setup(['create', 'Ship it', '-t', 'epic'])).stdout.trim();
       const ids: string[] = [];
       for (const [index, title] of titles.entries()) {
-        const created = await repo.forge([
-          'beads',
-          'create',
-          title,
-          '--parent',
-          epic,
-          ...(extra?.(index) ?? []),
-        ]);
+        const created = await setup(['create', title, '--parent', epic, ...(extra?.(index) ?? [])]);
         expect(created.exitCode, created.stderr).toBe(0);
         ids.push(created.stdout.trim());
       }
@@ -105,7 +110,7 @@ async function makeRepo(): Promise<Repo> {
       );
     },
   };
-  expect((await repo.forge(['beads', 'init'])).exitCode).toBe(0);
+  expect((await setup(['init'])).exitCode).toBe(0);
   return repo;
 }
 

@@ -19,7 +19,7 @@ describe.each(['embedded', 'br'] as const)('ralph-loop process on the %s store',
     const { epic, ids } = await repo.epic(['first', nasty, 'third'], (i) =>
       i === 1 ? ['-d', description] : [],
     );
-    expect((await repo.forge(['beads', 'dep', 'add', ids[0]!, ids[2]!])).exitCode).toBe(0);
+    expect((await repo.beads(['dep', 'add', ids[0]!, ids[2]!])).exitCode).toBe(0);
 
     const run = await repo.ralph([epic, '--agent', repo.agent]);
     expect(run.exitCode, run.stderr).toBe(0);
@@ -89,7 +89,7 @@ describe('ralph-loop process: plan and output', () => {
   it('prints the plan on --dry-run and changes nothing', async () => {
     const repo = await makeRepo();
     const { epic, ids } = await repo.epic(['a', 'b']);
-    await repo.forge(['beads', 'dep', 'add', ids[0]!, ids[1]!]);
+    await repo.beads(['dep', 'add', ids[0]!, ids[1]!]);
     const before = await readFile(join(repo.dir, '.beads', 'issues.jsonl'), 'utf8');
     const run = await repo.ralph([epic, '--dry-run', '--agent', repo.agent]);
     expect(run.exitCode).toBe(0);

@@ -123,7 +123,7 @@ describe('ralph-loop report of a plain epic, in chromium', () => {
       'ship',
     ]);
     // The parser waits for the second bead; the third fails both its attempts.
-    expect((await repo.forge(['beads', 'dep', 'add', ids[0]!, ids[1]!])).exitCode).toBe(0);
+    expect((await repo.beads(['dep', 'add', ids[0]!, ids[1]!])).exitCode).toBe(0);
     await repo.script({ [ids[2]!]: [[{ exit: 1 }], [{ exit: 1 }]] });
     const run = await repo.ralph([
       epic,

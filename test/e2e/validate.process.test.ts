@@ -34,11 +34,11 @@ describe.each(['embedded', 'br'] as const)('validate on the %s store', (store) =
             : [],
     );
     const [a, b, c, d, e] = bad.ids as [string, string, string, string, string];
-    expect((await repo.forge(['beads', 'dep', 'add', a, b])).exitCode).toBe(0);
+    expect((await repo.beads(['dep', 'add', a, b])).exitCode).toBe(0);
     await forceDependency(repo.dir, store, b, a);
     await forceDependency(repo.dir, store, c, 'bd-gone');
     const clean = await repo.epic(['x', 'y'], () => ['-l', 'gates:lint']);
-    expect((await repo.forge(['beads', 'dep', 'add', clean.ids[1]!, clean.ids[0]!])).exitCode).toBe(0);
+    expect((await repo.beads(['dep', 'add', clean.ids[1]!, clean.ids[0]!])).exitCode).toBe(0);
 
     const text = await repo.forge(['validate', bad.epic]);
     expect(text.exitCode, text.stderr).toBe(4);

@@ -40,6 +40,35 @@ export async function runCli(
   return { exitCode: result.exitCode ?? -1, stdout: String(result.stdout), stderr: String(result.stderr) };
 }
 
+/**
+ * Runs a CLI command inside the test's own process, through the program the executable builds
+ * (commander, config, the stores): for a test's setup and its checks of the store (creating beads,
+ * reading them back), where a process per call costs ~170 ms of CPU and proves nothing. What is under
+ * test runs as a process, with `runCli`; each command keeps such tests of its own.
+ */
+export async function runCliInProcess(
+  program: keyof typeof BIN,
+  args: string[],
+  options: { cwd: string; env?: Record<string, string | undefined> },
+): Promise<CliResult> {
+  const [{ runProgram }, create] = await Promise.all([
+    import('../../src/cli/main.js'),
+    program === 'forge-pack'
+      ? import('../../src/cli/forge-pack.js').then((module) => module.createForgePackProgram)
+      : import('../../src/cli/ralph-loop.js').then((module) => module.createRalphLoopProgram),
+  ]);
+  let stdout = '';
+  let stderr = '';
+  const exitCode = await runProgram(program, create, ['node', program, ...args], {
+    cwd: options.cwd,
+    env: { ...process.env, NO_COLOR: '1', ...options.env },
+    stdout: { write: (text) => void (stdout += text) },
+    stderr: { write: (text) => void (stderr += text) },
+    stderrIsTTY: false,
+  });
+  return { exitCode, stdout, stderr };
+}
+
 interface StartOptions {
   cwd: string;
   env: Record<string, string | undefined>;

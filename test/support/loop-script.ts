@@ -6,7 +6,7 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { onTestFinished } from 'vitest';
-import { BIN, runCli, type CliResult } from './cli.js';
+import { BIN, runCli, runCliInProcess, type CliResult } from './cli.js';
 
 /** A forge-pack argv for a strategist's run step (absolute paths, the embedded store). */
 export const forgeArgv = (dir: string): string[] => [
@@ -63,7 +63,10 @@ export interface ScriptedLoopRepo {
   dir: string;
   env: Record<string, string>;
   git(...args: string[]): Promise<string>;
+  /** forge-pack as a process: what a user (or an agent) runs. */
   forge(args: string[]): Promise<CliResult>;
+  /** forge-pack `beads …` in the test's process, for setup and for reading the store back. */
+  beads(args: string[]): Promise<CliResult>;
   ralph(args: string[]): Promise<CliResult>;
   /** Replaces the scripted agent's rules. */
   rules(rules: unknown[]): Promise<void>;
@@ -111,6 +114,8 @@ export async function scriptedLoopRepo(
     env,
     git,
     forge: (args) => runCli('forge-pack', ['--store', 'embedded', ...args], { cwd: dir, env }),
+    beads: (args) =>
+      runCliInProcess('forge-pack', ['--store', 'embedded', 'beads', ...args], { cwd: dir, env }),
     ralph: (args) => runCli('ralph-loop', ['--store', 'embedded', ...args], { cwd: dir, env }),
     rules: writeRules,
     async ledger<Line>() {

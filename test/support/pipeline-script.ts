@@ -93,12 +93,11 @@ export async function pipelineRepo(): Promise<PipelineRepo> {
       return created.stdout.trim();
     },
     async createBuildEpic() {
-      await repo.forge(['beads', 'init']);
-      const epic = await repo.forge(['beads', 'create', 'build plan', '-t', 'epic']);
+      await repo.beads(['init']);
+      const epic = await repo.beads(['create', 'build plan', '-t', 'epic']);
       if (epic.exitCode !== 0) throw new Error(epic.stderr);
       const id = epic.stdout.trim();
-      const bead = await repo.forge([
-        'beads',
+      const bead = await repo.beads([
         'create',
         'implement the limiter',
         '--parent',

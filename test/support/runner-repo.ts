@@ -5,7 +5,7 @@ import { mkdtemp, readFile, rm, symlink, writeFile, mkdir } from 'node:fs/promis
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, onTestFinished } from 'vitest';
-import { ROOT, runCli, type CliResult } from './cli.js';
+import { ROOT, runCli, runCliInProcess, type CliResult } from './cli.js';
 import { FAKE_BR_SCRIPT } from './fake-br/fake-br-env.js';
 
 export const FAKE_AGENT = join(ROOT, 'test', 'support', 'fake-runner-agent.mjs');
@@ -29,7 +29,10 @@ export interface Repo {
   agent: string;
   script(plan: Record<string, Action[][]>): Promise<void>;
   calls(): Promise<{ bead: string; attempt: number; stdin: string; pid: number; cwd: string }[]>;
+  /** forge-pack as a process: what a user runs. */
   forge(args: string[]): Promise<CliResult>;
+  /** forge-pack in the test's process, for setup and for reading the store back (`beads …`). */
+  beads(args: string[]): Promise<CliResult>;
   ralph(args: string[], timeoutMs?: number): Promise<CliResult>;
   epic(titles: string[], extra?: (index: number) => string[]): Promise<{ epic: string; ids: string[] }>;
   show(id: string): Promise<{ status: string; labels?: string[]; comments?: { text: string }[] }>;
@@ -98,16 +101,16 @@ export async function makeRepo(
         );
     },
     forge: (args) => runCli('forge-pack', ['--store', store, ...args], { cwd: work, env }),
+    beads: (args) => runCliInProcess('forge-pack', ['--store', store, 'beads', ...args], { cwd: work, env }),
     ralph: (args, timeoutMs) =>
       runCli('ralph-loop', ['--store', store, ...args], { cwd: work, env, timeoutMs }),
     async epic(titles, extra) {
-      const epic = JSON.parse(
-        (await repo.forge(['beads', 'create', 'Epic', '-t', 'epic', '--json'])).stdout,
-      ) as { id: string };
+      const epic = JSON.parse((await repo.beads(['create', 'Epic', '-t', 'epic', '--json'])).stdout) as {
+        id: string;
+      };
       const ids: string[] = [];
       for (const [index, title] of titles.entries()) {
-        const created = await repo.forge([
-          'beads',
+        const created = await repo.beads([
           'create',
           title,
           '--parent',
@@ -121,10 +124,10 @@ export async function makeRepo(
       return { epic: epic.id, ids };
     },
     async show(id) {
-      const shown = await repo.forge(['beads', 'show', id, '--json']);
+      const shown = await repo.beads(['show', id, '--json']);
       return (JSON.parse(shown.stdout) as { status: string }[])[0]!;
     },
   };
-  expect((await repo.forge(['beads', 'init'])).exitCode).toBe(0);
+  expect((await repo.beads(['init'])).exitCode).toBe(0);
   return repo;
 }
