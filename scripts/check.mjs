@@ -6,6 +6,7 @@
 // and printed whole when it ends, so two checks never interleave their lines. The tests start only
 // when all three passed: a type error should not wait six minutes to be seen.
 import { spawn } from 'node:child_process';
+import { performance } from 'node:perf_hooks';
 
 const STATIC = ['typecheck', 'lint', 'format:check'];
 const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
