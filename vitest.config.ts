@@ -5,7 +5,7 @@ export default defineConfig({
   test: {
     pool: 'forks',
     // Two test files at a time: most tests wait on child processes, and vitest's default on 2 cores is one.
-    maxWorkers: 2,
+    maxWorkers: 3,
     projects: [
       {
         extends: true,
