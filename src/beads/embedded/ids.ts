@@ -1,5 +1,6 @@
 // Issue ids as br makes them: `<prefix>-<base36 hash>` sized to the store, and `<parent>.<n>` for children.
-import { createHash } from 'node:crypto';
+import type * as Crypto from 'node:crypto';
+import { createRequire } from 'node:module';
 import { configError } from './errors.js';
 import { indexOf } from './record-index.js';
 import type { IssueMap } from './records.js';
@@ -38,8 +39,12 @@ export function hashLengthFor(count: number): number {
   return MAX_HASH_LENGTH;
 }
 
+// node:crypto is loaded by the first new id, not with the store: reading beads never needs it.
+const requireBuiltin = createRequire(import.meta.url);
+
 /** base36 of the first 64 bits of SHA-256(seed), its last `length` digits. */
 export function hashId(seed: string, length: number): string {
+  const { createHash } = requireBuiltin('node:crypto') as typeof Crypto;
   const digest = createHash('sha256').update(seed).digest();
   const digits = digest.readBigUInt64BE(0).toString(36).padStart(length, '0');
   return digits.slice(digits.length - length);

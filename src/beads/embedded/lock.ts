@@ -1,5 +1,4 @@
 // An exclusive lock file across processes: O_EXCL create with pid/host/time, backoff, stale takeover.
-import { randomBytes } from 'node:crypto';
 import { open, readFile, stat, unlink } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { isNotFound } from '../../infra/atomic-file.js';
@@ -45,6 +44,8 @@ export async function acquireStoreLock(path: string, options: StoreLockOptions =
   const waitMs = options.waitMs ?? DEFAULT_WAIT_MS;
   const staleAfterMs = options.staleAfterMs ?? DEFAULT_STALE_AFTER_MS;
   const deadline = Date.now() + waitMs;
+  // Loaded here, not at the top: a command that only reads the store never loads node:crypto.
+  const { randomBytes } = await import('node:crypto');
   const holder: StoreLockHolder = {
     pid: process.pid,
     host: hostname(),
