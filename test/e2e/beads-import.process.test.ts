@@ -1,5 +1,7 @@
 // forge-pack beads import as a user runs it: the built CLI on a temp repo with the embedded store,
-// each format from its fixture, then ralph-loop with the fake agent over the imported epic.
+// each format from its fixture, then ralph-loop with the fake agent over the imported epic. Each
+// format's import and every run are processes; dry runs, re-imports, refusals and reading the store
+// back run the same program in the test's process (`repo.beads`), a process each adding nothing.
 import { cp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -20,20 +22,20 @@ interface Bead {
 }
 
 async function children(repo: Repo, epic: string): Promise<Bead[]> {
-  const result = await repo.forge(['beads', 'children', epic, '--json']);
+  const result = await repo.beads(['children', epic, '--json']);
   expect(result.exitCode, result.stderr).toBe(0);
   return JSON.parse(result.stdout) as Bead[];
 }
 
 async function allBeads(repo: Repo): Promise<Bead[]> {
-  const result = await repo.forge(['beads', 'list', '-a', '--json']);
+  const result = await repo.beads(['list', '-a', '--json']);
   expect(result.exitCode, result.stderr).toBe(0);
   return JSON.parse(result.stdout) as Bead[];
 }
 
 /** The titles each bead waits for, by title. */
 async function blockers(repo: Repo, beads: Bead[]): Promise<Record<string, string[]>> {
-  const shown = await repo.forge(['beads', 'show', ...beads.map((b) => b.id), '--json']);
+  const shown = await repo.beads(['show', ...beads.map((b) => b.id), '--json']);
   const title = new Map(beads.map((b) => [b.id, b.title]));
   const out: Record<string, string[]> = {};
   for (const bead of JSON.parse(shown.stdout) as Bead[]) {
@@ -125,7 +127,7 @@ describe.each(CASES)('forge-pack beads import: $format', (c) => {
     await copyFixtures(repo, c.files);
     const before = await storeFile(repo);
 
-    const dry = await repo.forge(['beads', 'import', c.arg, '--dry-run', '--json']);
+    const dry = await repo.beads(['import', c.arg, '--dry-run', '--json']);
     expect(dry.exitCode, dry.stderr).toBe(0);
     const plan = JSON.parse(dry.stdout) as {
       format: string;
@@ -140,7 +142,7 @@ describe.each(CASES)('forge-pack beads import: $format', (c) => {
         .map((b) => b.title)
         .sort(),
     ).toEqual([...c.closed].sort());
-    const dryText = await repo.forge(['beads', 'import', c.arg, '--dry-run']);
+    const dryText = await repo.beads(['import', c.arg, '--dry-run']);
     expect(dryText.exitCode, dryText.stderr).toBe(0);
     expect(dryText.stderr).toContain(`would create epic (new epic): ${c.epicTitle}`);
     expect(dryText.stderr).toContain(
@@ -165,7 +167,7 @@ describe.each(CASES)('forge-pack beads import: $format', (c) => {
     expect(await blockers(repo, beads)).toEqual(c.waits);
 
     const afterFirst = await storeFile(repo);
-    const again = await repo.forge(['beads', 'import', c.arg]);
+    const again = await repo.beads(['import', c.arg]);
     expect(again.exitCode, again.stderr).toBe(0);
     expect(again.stderr).toContain(`0 new, ${beads.length} already imported`);
     expect(again.stdout.trim()).toBe(epic);
@@ -222,7 +224,7 @@ describe('forge-pack beads import: malformed sources import nothing', () => {
     const repo = await makeRepo('embedded');
     await cp(join(FIXTURES, fixture), join(repo.dir, as), { recursive: true });
     const before = await storeFile(repo);
-    const run = await repo.forge(['beads', 'import', as]);
+    const run = await repo.beads(['import', as]);
     expect(run.exitCode).toBe(4);
     expect(run.stderr).toContain('Nothing was imported');
     expect(run.stderr).toContain(message);
@@ -234,7 +236,7 @@ describe('forge-pack beads import: malformed sources import nothing', () => {
   it('a file of no known format asks for --format', async () => {
     const repo = await makeRepo('embedded');
     await writeFile(join(repo.dir, 'notes.md'), '# Notes\n\nNothing to do.\n');
-    const run = await repo.forge(['beads', 'import', 'notes.md']);
+    const run = await repo.beads(['import', 'notes.md']);
     expect(run.exitCode).toBe(2);
     expect(run.stderr).toContain('notes.md: cannot tell which format this file is in');
     expect(run.stderr).toContain('--format');
