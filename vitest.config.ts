@@ -4,7 +4,8 @@ import { configDefaults, defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     pool: 'forks',
-    // Two test files at a time: most tests wait on child processes, and vitest's default on 2 cores is one.
+    // Three test files at a time: most tests wait on child processes part of the time, and on 2 cores a
+    // third file fills that wait (452 s with two, 360 s with three); vitest's default there is one.
     maxWorkers: 3,
     projects: [
       {
