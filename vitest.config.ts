@@ -4,9 +4,10 @@ import { configDefaults, defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     pool: 'forks',
-    // Three test files at a time: most tests wait on child processes part of the time, and on 2 cores a
-    // third file fills that wait (452 s with two, 360 s with three); vitest's default there is one.
-    maxWorkers: 3,
+    // Two test files at a time: most tests wait on child processes, and vitest's default on 2 cores is
+    // one. A third buys nothing here: the process tests alone took 257 s with two and 267 s with three
+    // (475 s and 492 s of CPU), since two cores are busy already.
+    maxWorkers: 2,
     projects: [
       {
         extends: true,

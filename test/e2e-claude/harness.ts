@@ -6,7 +6,7 @@ import { access, chmod, mkdir, mkdtemp, realpath, rm, symlink, writeFile } from 
 import { homedir, tmpdir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
 import { expect, onTestFinished } from 'vitest';
-import { BIN, ROOT, type CliResult } from '../support/cli.js';
+import { BIN, ROOT, runCliInProcess, type CliResult } from '../support/cli.js';
 import { startModelServer, type ModelServer, type Rule } from '../support/model-server/index.js';
 import { GEMINI_BIN, OPENCODE_BIN, isExecutable, otherCliEnv, writeOtherCliConfig } from './cli-setup.js';
 
@@ -227,6 +227,10 @@ export async function createAgentWorld(options: AgentWorldOptions = {}): Promise
     });
     return { exitCode: result.exitCode ?? -1, stdout: String(result.stdout), stderr: String(result.stderr) };
   };
+  // Making beads and reading the store and the logs back: the same programs in this process. What the
+  // tests prove (runs, agents, stamps) runs as processes through `run`.
+  const here = (program: keyof typeof BIN, args: string[]): Promise<CliResult> =>
+    runCliInProcess(program, ['--store', 'embedded', ...args], { cwd: repo, env, extendEnv: false });
 
   const world: AgentWorld = {
     repo,
@@ -238,7 +242,7 @@ export async function createAgentWorld(options: AgentWorldOptions = {}): Promise
     ralph: (args, timeoutMs) => run('ralph-loop', ['--store', 'embedded', ...args], timeoutMs),
     git,
     async createEpic(title) {
-      const created = await world.forge(['beads', 'create', title, '-t', 'epic', '--json']);
+      const created = await here('forge-pack', ['beads', 'create', title, '-t', 'epic', '--json']);
       expect(created.exitCode, created.stderr).toBe(0);
       return (JSON.parse(created.stdout) as { id: string }).id;
     },
@@ -247,17 +251,17 @@ export async function createAgentWorld(options: AgentWorldOptions = {}): Promise
       if (bead.description !== undefined) args.push('-d', bead.description);
       for (const label of bead.labels ?? []) args.push('-l', label);
       if (bead.deps !== undefined && bead.deps.length > 0) args.push('--deps', bead.deps.join(','));
-      const created = await world.forge(args);
+      const created = await here('forge-pack', args);
       expect(created.exitCode, created.stderr).toBe(0);
       return (JSON.parse(created.stdout) as { id: string }).id;
     },
     async show(id) {
-      const shown = await world.forge(['beads', 'show', id, '--json']);
+      const shown = await here('forge-pack', ['beads', 'show', id, '--json']);
       expect(shown.exitCode, shown.stderr).toBe(0);
       return (JSON.parse(shown.stdout) as BeadView[])[0]!;
     },
     async events(epic) {
-      const logs = await world.ralph(['logs', epic, '--json']);
+      const logs = await here('ralph-loop', ['logs', epic, '--json']);
       expect(logs.exitCode, logs.stderr).toBe(0);
       return logs.stdout
         .split('\n')
@@ -265,7 +269,7 @@ export async function createAgentWorld(options: AgentWorldOptions = {}): Promise
         .map((line) => JSON.parse(line) as LoopEventView);
     },
     async transcript(epic, bead) {
-      const logs = await world.ralph(['logs', epic, bead]);
+      const logs = await here('ralph-loop', ['logs', epic, bead]);
       expect(logs.exitCode, logs.stderr).toBe(0);
       return logs.stdout;
     },
@@ -282,7 +286,7 @@ export async function createAgentWorld(options: AgentWorldOptions = {}): Promise
       return parts.join('\n---\n');
     },
   };
-  const init = await world.forge(['beads', 'init']);
+  const init = await here('forge-pack', ['beads', 'init']);
   expect(init.exitCode, init.stderr).toBe(0);
   return world;
 }

@@ -49,7 +49,7 @@ export async function runCli(
 export async function runCliInProcess(
   program: keyof typeof BIN,
   args: string[],
-  options: { cwd: string; env?: Record<string, string | undefined> },
+  options: { cwd: string; env?: Record<string, string | undefined>; extendEnv?: boolean },
 ): Promise<CliResult> {
   const [{ runProgram }, create] = await Promise.all([
     import('../../src/cli/main.js'),
@@ -61,7 +61,7 @@ export async function runCliInProcess(
   let stderr = '';
   const exitCode = await runProgram(program, create, ['node', program, ...args], {
     cwd: options.cwd,
-    env: { ...process.env, NO_COLOR: '1', ...options.env },
+    env: { ...(options.extendEnv === false ? {} : process.env), NO_COLOR: '1', ...options.env },
     stdout: { write: (text) => void (stdout += text) },
     stderr: { write: (text) => void (stderr += text) },
     stderrIsTTY: false,
