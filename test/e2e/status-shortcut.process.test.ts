@@ -19,6 +19,8 @@ interface Run {
   stderr: string;
   /** Packages the process loaded, by name, sorted. */
   packages: string[];
+  /** Node's own modules it imported (`node:…`), sorted. */
+  builtins: string[];
 }
 
 let base: string;
@@ -78,13 +80,15 @@ async function run(script: string, args: string[], cwd: string): Promise<Run> {
     reject: false,
     stdin: 'ignore',
   });
+  const loaded = await trace.loaded();
   return {
     exitCode: child.exitCode ?? -1,
     stdout: String(child.stdout),
     // A --debug stack names the files it passed through: the bundle's for the executable, dist/'s
     // modules for the full program. Its frames are left out; that there is a stack is kept.
     stderr: String(child.stderr).replace(/(\n +at [^\n]*)+/g, '\n    at …'),
-    packages: packagesOf(await trace.loaded()),
+    packages: packagesOf(loaded),
+    builtins: [...new Set(loaded.filter((url) => url.startsWith('node:')))].sort(),
   };
 }
 
@@ -116,8 +120,14 @@ describe('ralph-loop status, short path and full program', () => {
     const short = await run(BIN['ralph-loop'], args(), repo());
     const full = await run(fullScript, args(), repo());
     expect(full.packages).toContain('commander');
-    expect({ ...short, packages: [] }).toEqual({ ...full, packages: [] });
-    if (short.exitCode === 0) expect(short.packages).toEqual([]);
+    expect({ ...short, packages: [], builtins: [] }).toEqual({ ...full, packages: [], builtins: [] });
+    if (short.exitCode === 0) {
+      expect(short.packages).toEqual([]);
+      // A plain epic's status only reads: node:crypto (random temp names, lock tokens, new ids) would be
+      // ~2.5 ms of its start. (A loop's hashes its ledger tail for the summary cache.)
+      if (repo() === epicRepo) expect(short.builtins).not.toContain('node:crypto');
+      expect(short.builtins).toContain('node:fs/promises');
+    }
   });
 
   it('prints the plain epic it was shown, with a failed and a blocked bead', async () => {
