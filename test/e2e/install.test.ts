@@ -38,7 +38,14 @@ const VERSION = (JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')) 
  * machine's TLS trust and proxy. A `--prefix` moves npm's global config (where this machine names its
  * CA file) and a new HOME hides the user's, so both are passed on as environment.
  */
-async function npmMachineEnv(): Promise<Record<string, string>> {
+let machineEnv: Promise<Record<string, string>> | undefined;
+function npmMachineEnv(): Promise<Record<string, string>> {
+  machineEnv ??= readNpmMachineEnv();
+  return machineEnv;
+}
+
+/** Two `npm config get` processes: asked once per file, not per test. */
+async function readNpmMachineEnv(): Promise<Record<string, string>> {
   const get = async (key: string) =>
     (await execa('npm', ['config', 'get', key], { cwd: ROOT })).stdout.trim();
   const env: Record<string, string> = {
@@ -371,7 +378,6 @@ describe('install.sh', () => {
   it('is not needed with npm: `npm install -g` of the package puts both commands on PATH', async () => {
     const box = await sandbox({ withNodeModules: false });
     const prefix = join(box.base, 'global');
-    // The machine's npm cache (filled by npm ci), so this works without the network when it can.
     const install = await execa(
       'npm',
       ['install', '--global', tarball, '--prefix', prefix, '--prefer-offline', '--no-audit', '--no-fund'],
