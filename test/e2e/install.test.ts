@@ -32,13 +32,13 @@ const SKILLS = (await readdir(join(ROOT, 'skills'), { withFileTypes: true }))
 const VERSION = (JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')) as { version: string })
   .version;
 
+let machineEnv: Promise<Record<string, string>> | undefined;
 /**
  * What npm needs from this machine to reach its registry from a sandbox with its own HOME and
  * `--prefix`: the npm cache `npm ci` filled (so an install works offline when it can), and the
  * machine's TLS trust and proxy. A `--prefix` moves npm's global config (where this machine names its
  * CA file) and a new HOME hides the user's, so both are passed on as environment.
  */
-let machineEnv: Promise<Record<string, string>> | undefined;
 function npmMachineEnv(): Promise<Record<string, string>> {
   machineEnv ??= readNpmMachineEnv();
   return machineEnv;
