@@ -47,7 +47,7 @@ interface Plan {
   beads: number;
   /** Beads of the whole CLI run in process (figure 1c). */
   cliBeads: number;
-  floorBeads: number;
+  /** Slices the br epics of figure 1b are run in (floor and runner take turns). */
   floorSlices: number;
   /** Figure 1d: whole runs against the floor, start to finish. */
   wholeBeads: number;
@@ -74,9 +74,8 @@ interface Plan {
 }
 
 const DEFAULT_PLAN: Plan = {
-  beads: 200,
+  beads: 120,
   cliBeads: 100,
-  floorBeads: 40,
   floorSlices: 4,
   wholeBeads: 20,
   wholeRounds: 3,
@@ -102,7 +101,6 @@ const DEFAULT_PLAN: Plan = {
 const QUICK_PLAN: Plan = {
   beads: 16,
   cliBeads: 16,
-  floorBeads: 8,
   floorSlices: 2,
   wholeBeads: 8,
   wholeRounds: 1,
@@ -214,7 +212,6 @@ async function main(): Promise<number> {
     progress(`figure 1: runner overhead, ${plan.beads} no-op beads (embedded store, fake br, floor)`);
     figures.runner = await measureRunnerOverhead({
       beads: plan.beads,
-      floorBeads: plan.floorBeads,
       cliBeads: plan.cliBeads,
       slices: plan.floorSlices,
       coreBeads: plan.coreBeads,

@@ -3,6 +3,8 @@
 // Through br, the floor loop and ralph-loop take turns over slices of two identical epics (floor slice,
 // runner slice, …) so a change in machine load during the run hits both alike; the last runner slice
 // runs to the end of the epic, so the closing path (idle explanation, epic close, flush) is counted.
+// Identical means the same size, sliced alike: a `br ready` costs more the more beads it lists (at 30 beads
+// into an epic, 48 ms with 200 beads against 41 ms with 40), so a floor over a smaller epic is a faster one.
 import { runFloor, type FloorRun } from './floor.js';
 import { runCliInProcess, runCoreInProcess, type InProcessRun } from './runner-inprocess.js';
 import { runRalphLoop, type RunnerRun } from './runner-process.js';
@@ -12,9 +14,8 @@ import { measureWholeRun, type WholeRun } from './whole-run.js';
 import { cleanEnv, initGitRepo, noopAgentSpec, tempDir, writeNoopAgent } from './support.js';
 
 export interface RunnerOverheadOptions {
+  /** Beads of each br epic (the runner's and the floor's), and of the embedded run. */
   beads: number;
-  /** Beads of the floor loop (its per-bead time is steady; fewer keep the bench short). Default: beads. */
-  floorBeads?: number;
   /** Slices the br epics are run in, alternating floor and runner (1: one run each). */
   slices: number;
   /** Beads of the in-process core run (cheap, so more of them). */
@@ -133,8 +134,7 @@ export async function measureRunnerOverhead(options: RunnerOverheadOptions): Pro
       await embeddedDir.remove();
     }
 
-    const floorBeads = options.floorBeads ?? options.beads;
-    const floorEpic = await seedFakeBrEpic(floorBeads, brVersion);
+    const floorEpic = await seedFakeBrEpic(options.beads, brVersion);
     const brEpic = await seedFakeBrEpic(options.beads, brVersion);
     try {
       await initGitRepo(floorEpic.workspace.root, floorEpic.workspace.root);
@@ -142,7 +142,6 @@ export async function measureRunnerOverhead(options: RunnerOverheadOptions): Pro
       const floors: FloorRun[] = [];
       const runs: RunnerRun[] = [];
       const sizes = sliceSizes(options.beads, options.slices);
-      const floorSizes = sliceSizes(floorBeads, sizes.length);
       for (const [index, size] of sizes.entries()) {
         const last = index === sizes.length - 1;
         floors.push(
@@ -152,7 +151,7 @@ export async function measureRunnerOverhead(options: RunnerOverheadOptions): Pro
             beadsDir: floorEpic.beadsDir,
             epicId: floorEpic.epicId,
             agentScript,
-            ...(last ? {} : { limit: floorSizes[index] ?? size }),
+            ...(last ? {} : { limit: size }),
           }),
         );
         runs.push(
@@ -197,7 +196,7 @@ export async function measureRunnerOverhead(options: RunnerOverheadOptions): Pro
       };
       return {
         beads: options.beads,
-        floorBeads,
+        floorBeads: options.beads,
         brVersion,
         embedded,
         br,
