@@ -1,6 +1,5 @@
 // Per-run transcript file: the agent's raw stream as it arrives, plus a few Forge-tagged lines.
-import { createWriteStream } from 'node:fs';
-import { mkdir } from 'node:fs/promises';
+import { createWriteStream, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 
 export interface Transcript {
@@ -18,7 +17,9 @@ const discard: Transcript = { raw: () => {}, note: () => {}, close: async () => 
 export async function openTranscript(path: string | undefined): Promise<Transcript> {
   if (path === undefined) return discard;
   try {
-    await mkdir(dirname(path), { recursive: true });
+    // In place: the directory is there after the first bead, and a trip to the thread pool would
+    // stand between the runner and the agent's start every time.
+    mkdirSync(dirname(path), { recursive: true });
   } catch {
     return discard;
   }

@@ -6,7 +6,7 @@ import { planGates, type GateCommand } from './gates.js';
 import { decideAfterAttempt, type RetryCounters } from './retry-policy.js';
 import { agentSpecFor, FAILED_LABEL, roleOf } from './select.js';
 import { namePaths, type BeadOutcome, type RunContext } from './run-context.js';
-import type { DirtyPaths, ExecutionResult, Executor } from './types.js';
+import type { DirtyPaths, ExecutionResult, Executor, LockHolder } from './types.js';
 
 type StopOutcome = Omit<Extract<BeadOutcome, { kind: 'stop' }>, 'costUsd'>;
 
@@ -39,7 +39,7 @@ export async function runBead(ctx: RunContext, bead: Bead, via?: AttemptVia): Pr
 
   for (;;) {
     const attemptStarted = d.clock.now();
-    await d.lock.update({ bead: bead.id, bead_started_at: ctx.iso(attemptStarted) });
+    noteInLock(ctx, { bead: bead.id, bead_started_at: ctx.iso(attemptStarted) }, bead.id);
     ctx.emit({
       type: 'bead_started',
       epic: o.epicId,
@@ -72,7 +72,7 @@ export async function runBead(ctx: RunContext, bead: Bead, via?: AttemptVia): Pr
           });
     const result = gated.result;
     ctx.gateMs += gated.gateMs;
-    await d.lock.update({ agent_pid: undefined });
+    noteInLock(ctx, { agent_pid: undefined }, bead.id);
     spent += result.costUsd ?? 0;
     ctx.costUsd += result.costUsd ?? 0;
     emitAttemptFinished(ctx, bead, { role, agentSpec, attempt, attemptStarted, transcriptPath }, result);
@@ -308,16 +308,24 @@ async function sleepOrStop(
   return undefined;
 }
 
-/**
- * Called from inside the executor, which cannot wait: a lock that cannot record the pid (throwing
- * or rejecting) is warned about, never failing the attempt or escaping as an unhandled rejection.
- */
+/** Called from inside the executor, which cannot wait. */
 function recordAgentPid(ctx: RunContext, pid: number, beadId: string): void {
+  noteInLock(ctx, { agent_pid: pid }, beadId);
+}
+
+/**
+ * The lock's progress (the live bead, its agent's pid) is a record, never a step the bead waits on:
+ * the lock writes its updates one at a time in the order given, while the claim, the agent and the
+ * close go on (awaited, the two writes of each bead cost the runner ~2 ms of a no-op bead's 170). A
+ * kill meanwhile leaves the last update that landed, which recovery reads as it reads any stale
+ * record. A lock that cannot write (throwing or rejecting) is warned about, never failing the
+ * attempt or escaping as an unhandled rejection.
+ */
+function noteInLock(ctx: RunContext, patch: Partial<LockHolder>, beadId: string): void {
+  const what = 'agent_pid' in patch ? "the agent's pid" : 'the running bead';
   void Promise.resolve()
-    .then(() => ctx.d.lock.update({ agent_pid: pid }))
-    .catch((error: unknown) =>
-      ctx.warn(`Could not record the agent's pid in the lock: ${String(error)}`, beadId),
-    );
+    .then(() => ctx.d.lock.update(patch))
+    .catch((error: unknown) => ctx.warn(`Could not record ${what} in the lock: ${String(error)}`, beadId));
 }
 
 async function leaveOpen(

@@ -234,4 +234,33 @@ describe('runner: the lock is only a record', () => {
     expect((await h.store.show(ids[0]!)).status).toBe('closed');
     expect(warnings(h.events)).toEqual([expect.stringContaining('disk full')]);
   });
+
+  it('no bead waits on the lock: a lock whose writes never finish still sees each update, in order', async () => {
+    const h = createHarness();
+    const { epicId, ids } = await h.epic(['first', 'second']);
+    h.behaviours.set('first', (request) => {
+      request.onSpawn?.(4242);
+      return ok();
+    });
+    const patches: object[] = [];
+    const lock = {
+      acquire: async () => ({ ok: true as const }),
+      // A write stuck on a slow disk: the run must go on without it.
+      update: (patch: object): Promise<void> => {
+        patches.push(patch);
+        return new Promise<void>(() => undefined);
+      },
+      release: async () => undefined,
+    };
+    const summary = await h.run({ epicId, maxAttempts: 1 }, { lock });
+    expect(summary.reason).toBe('done');
+    expect((await h.store.show(ids[1]!)).status).toBe('closed');
+    expect(patches).toEqual([
+      expect.objectContaining({ bead: ids[0] }),
+      { agent_pid: 4242 },
+      { agent_pid: undefined },
+      expect.objectContaining({ bead: ids[1] }),
+      { agent_pid: undefined },
+    ]);
+  });
 });
