@@ -1,5 +1,13 @@
 // Vitest projects: fast unit/adapter tests by default; the real-agent e2e suite lives in its own project.
 import { configDefaults, defineConfig } from 'vitest/config';
+import { setAsideExtraCa } from './test/support/machine-env.js';
+
+// With NODE_EXTRA_CA_CERTS set, every Node process parses that CA bundle as it starts: 35 ms of CPU
+// each on this machine (a 220 KB bundle), and a run starts ~3,000 Node children (the CLIs, the fake
+// br and agents). None of them reaches the internet; npm, which does, is handed the CA by the tests
+// that run it (test/support/machine-env.ts). Set here, in vitest's own process, the workers it forks
+// and every child they start inherit the environment without it.
+setAsideExtraCa(process.env);
 
 export default defineConfig({
   test: {

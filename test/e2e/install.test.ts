@@ -20,6 +20,7 @@ import { dirname, join, relative } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { assertBuilt, ROOT } from '../support/cli.js';
+import { networkEnv } from '../support/machine-env.js';
 
 const which = (name: string): string =>
   execFileSync('bash', ['-c', `command -v ${name}`], { encoding: 'utf8' }).trim();
@@ -54,19 +55,7 @@ async function readNpmMachineEnv(): Promise<Record<string, string>> {
   };
   const cafile = await get('cafile');
   if (cafile !== '' && cafile !== 'null' && cafile !== 'undefined') env.npm_config_cafile = cafile;
-  for (const name of [
-    'NODE_EXTRA_CA_CERTS',
-    'HTTPS_PROXY',
-    'https_proxy',
-    'HTTP_PROXY',
-    'http_proxy',
-    'NO_PROXY',
-    'no_proxy',
-  ]) {
-    const value = process.env[name];
-    if (value !== undefined && value !== '') env[name] = value;
-  }
-  return env;
+  return { ...env, ...networkEnv() };
 }
 
 let packDir = '';
