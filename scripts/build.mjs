@@ -63,6 +63,28 @@ if (result.status !== 0) {
 }
 await bundle();
 
+/**
+ * zod's `z.locales` re-exports its error messages in 60-odd languages, 450 KB of the 755 KB zod chunk
+ * every command loads, though Forge only ever reports in English (zod's default). Bundled, that index
+ * holds English only; `z.locales.en` stays what it was.
+ */
+function englishZodOnly() {
+  return {
+    name: 'english-zod-only',
+    setup(build) {
+      build.onResolve({ filter: /^\.\.\/locales\/index\.js$/ }, (args) =>
+        /[\\/]node_modules[\\/]zod[\\/]/.test(args.importer)
+          ? { path: join(dirname(args.importer), '..', 'locales', 'en.js'), namespace: 'zod-locales' }
+          : undefined,
+      );
+      build.onLoad({ filter: /.*/, namespace: 'zod-locales' }, (args) => ({
+        contents: `export { default as en } from ${JSON.stringify(args.path)};`,
+        resolveDir: dirname(args.path),
+      }));
+    },
+  };
+}
+
 /** dist/bin/<name>.js, with what it imports, as dist/bundle/<name>.js and the chunks it shares. */
 async function bundle() {
   const binDir = join(root, 'dist', 'bin');
@@ -82,6 +104,7 @@ async function bundle() {
     logLevel: 'warning',
     // Loaded only by the commands that need them, and packages that find files beside their own code.
     external: EXTERNAL,
+    plugins: [englishZodOnly()],
     // The CommonJS packages inside (commander, ndjson) call require for Node's own modules.
     banner: {
       js: "import { createRequire as __forgeRequire } from 'node:module';\nconst require = __forgeRequire(import.meta.url);",

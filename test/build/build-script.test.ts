@@ -17,7 +17,7 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ROOT } from '../support/cli.js';
+import { assertBuilt, ROOT } from '../support/cli.js';
 
 let copy: string;
 
@@ -67,6 +67,19 @@ describe('scripts/build.mjs', () => {
     expect(meta.inputs['tool.js']).toEqual(['dist/cli/main.js', 'dist/bin/tool.js']);
     const later = Object.entries(meta.inputs).filter(([, inputs]) => inputs.includes('dist/cli/later.js'));
     expect(later.map(([file]) => file)).toEqual([expect.stringMatching(/^later-.+\.js$/)]);
+  });
+
+  it("leaves zod's messages in other languages out of the repository's bundle", async () => {
+    await assertBuilt();
+    const meta = JSON.parse(await readFile(join(ROOT, 'dist', 'bundle', 'meta.json'), 'utf8')) as {
+      inputs: Record<string, string[]>;
+    };
+    const inputs = Object.values(meta.inputs).flat();
+    expect(inputs).toContain('node_modules/zod/v4/classic/schemas.js');
+    const locales = inputs
+      .filter((input) => /zod\/v4\/locales\/[^/]+\.js$/.test(input))
+      .map((input) => input.replace(/^.*\//, ''));
+    expect([...new Set(locales)]).toEqual(['en.js']);
   });
 
   it('fails on a syntax error, naming the file, and marks the build stale', async () => {
