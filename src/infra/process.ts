@@ -64,6 +64,8 @@ export async function runProcess(command: Command, options: RunProcessOptions): 
   let aborted = false;
   const killGraceMs = options.killGraceMs ?? 2000;
   const mark = options.sweep === true ? randomUUID() : undefined;
+  // Where the pid allocator stands before the child is forked, so its sweep can skip older processes.
+  const forksBefore = mark === undefined ? undefined : readPidCounters()?.forks;
 
   const child = execa(command.file, [...command.args], {
     cwd: options.cwd,
@@ -105,7 +107,10 @@ export async function runProcess(command: Command, options: RunProcessOptions): 
     if (pid === undefined) return;
     signalGroup(pid, 'SIGTERM');
     setTimeout(() => signalGroup(pid, 'SIGKILL'), killGraceMs).unref();
-    if (mark !== undefined) sweeping = sweepMarkedProcesses(mark, { graceMs: killGraceMs });
+    if (mark !== undefined) {
+      const startedAfter = forksBefore === undefined ? undefined : { pid, forks: forksBefore };
+      sweeping = sweepMarkedProcesses(mark, { graceMs: killGraceMs, startedAfter });
+    }
   });
 
   const timer =
@@ -190,6 +195,52 @@ export interface SweepOptions {
   graceMs?: number;
   /** Scan again this many times at most, for processes started while the last ones were ending. */
   rounds?: number;
+  /**
+   * The swept child's pid and the fork count read just before it was forked: when the pid allocator
+   * has provably not wrapped since, only pids from the child's on are read (see firstPidToScan).
+   */
+  startedAfter?: PidStart | undefined;
+}
+
+/** A process's pid, and the system's fork count (/proc/stat `processes`) read before it was forked. */
+export interface PidStart {
+  pid: number;
+  forks: number;
+}
+
+/** The pid allocator as /proc shows it: forks since boot (all namespaces), the last pid given (ours). */
+export interface PidCounters {
+  forks: number;
+  lastPid: number;
+}
+
+/**
+ * The lowest pid a process started after `start` can have, or undefined when any pid can (read them
+ * all). Linux hands out pids in increasing order in each namespace, wrapping at pid_max to the lowest
+ * free one. With no wrap since `start.pid`, everything started since holds a pid in (start.pid,
+ * lastPid]; a wrap means at least the pids from start.pid to pid_max and from the lowest to lastPid
+ * were each handed out or in use, which takes more forks than lastPid − start.pid unless every pid is
+ * in use (and then no fork succeeds). So when the forks since, minus the child's own, are at most
+ * lastPid − start.pid, no older pid can carry the mark. Forks in other namespaces only make the count
+ * larger, towards reading everything. (A process with CAP_SYS_ADMIN can ask for a pid by number, or
+ * rewrite its own environment: the sweep ends leftovers, it is not a wall against an agent.)
+ */
+export function firstPidToScan(start: PidStart, now: PidCounters): number | undefined {
+  if (now.lastPid < start.pid) return undefined;
+  return now.forks - start.forks - 1 <= now.lastPid - start.pid ? start.pid : undefined;
+}
+
+/** The fork count and the last pid given, or undefined where /proc does not say. */
+export function readPidCounters(): PidCounters | undefined {
+  if (process.platform !== 'linux') return undefined;
+  try {
+    const forks = Number(/^processes (\d+)$/m.exec(readFileSync('/proc/stat', 'latin1'))?.[1]);
+    // "0.75 2.26 2.30 1/123 29369": the last field is the pid most recently given in our namespace.
+    const lastPid = Number(readFileSync('/proc/loadavg', 'latin1').trim().split(/\s+/)[4]);
+    return Number.isSafeInteger(forks) && Number.isSafeInteger(lastPid) ? { forks, lastPid } : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** `env` with `mark` added to RUN_MARK_VAR, keeping any inherited marks (Forge running inside an agent). */
@@ -214,7 +265,9 @@ export async function sweepMarkedProcesses(
   try {
     const spared = ancestry(process.pid);
     for (let round = 0; round < (options.rounds ?? 3); round += 1) {
-      const found = (await findMarkedProcesses(mark)).filter((found) => !spared.has(found.pid));
+      const found = (await findMarkedProcesses(mark, { startedAfter: options.startedAfter })).filter(
+        (found) => !spared.has(found.pid),
+      );
       if (found.length === 0) break;
       for (const target of found) {
         swept.set(target.pid, target);
@@ -237,12 +290,25 @@ export async function sweepMarkedProcesses(
   return [...swept.values()];
 }
 
-/** Live processes (on this host, readable by this user) whose environment carries `mark`. */
-export async function findMarkedProcesses(mark: string): Promise<SweptProcess[]> {
+/**
+ * Live processes (on this host, readable by this user) whose environment carries `mark`; with
+ * `startedAfter`, only those that can have been started after that process when that can be proven
+ * (firstPidToScan): a sweep then reads a handful of environs instead of every process's.
+ */
+export async function findMarkedProcesses(
+  mark: string,
+  options: { startedAfter?: PidStart | undefined } = {},
+): Promise<SweptProcess[]> {
   if (process.platform !== 'linux') return [];
+  const counters = options.startedAfter === undefined ? undefined : readPidCounters();
+  const from =
+    options.startedAfter === undefined || counters === undefined
+      ? undefined
+      : firstPidToScan(options.startedAfter, counters);
   const pids = listProc()
     .filter((name) => /^\d+$/.test(name))
     .map(Number)
+    .filter((pid) => from === undefined || pid >= from)
     .slice(0, MAX_SCANNED);
   const found: SweptProcess[] = [];
   for (const pid of pids.filter((pid) => carriesMark(pid, mark))) {

@@ -1,6 +1,6 @@
 // runProcess's sweep: what a child started outside its process group (setsid, nohup … &) is ended after it,
 // and nothing that lacks the child's mark is ever touched.
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,7 +9,9 @@ import { describe, expect, it, onTestFinished } from 'vitest';
 import {
   RUN_MARK_VAR,
   findMarkedProcesses,
+  firstPidToScan,
   markEnv,
+  readPidCounters,
   runProcess,
   sweepMarkedProcesses,
 } from '../../src/infra/process.js';
@@ -152,4 +154,45 @@ describe.runIf(linux)('runProcess: sweeping what escaped the group', () => {
     expect(report.swept).not.toContain(report.parent);
     expect(await isGone(sibling)).toBe(true);
   });
+});
+
+describe('which pids a sweep reads', () => {
+  const start = { pid: 5000, forks: 90_000 };
+
+  it('from the child’s pid on while the forks since fit between it and the last pid given', () => {
+    // 40 forks after the child's own, and the allocator 40 pids on: nothing can have wrapped.
+    expect(firstPidToScan(start, { forks: 90_041, lastPid: 5040 })).toBe(5000);
+    expect(firstPidToScan(start, { forks: 90_001, lastPid: 5000 })).toBe(5000);
+  });
+
+  it('every pid once the allocator may have wrapped, or forks elsewhere cannot be told apart', () => {
+    // The last pid given is below the child's: the allocator went round.
+    expect(firstPidToScan(start, { forks: 90_100, lastPid: 320 })).toBeUndefined();
+    // More forks than pids handed out since: a wrap (or another namespace's forks) could explain them.
+    expect(firstPidToScan(start, { forks: 90_042, lastPid: 5040 })).toBeUndefined();
+    // Round the whole pid space and past the child's pid again: far more forks than the gap.
+    expect(firstPidToScan(start, { forks: 90_000 + 32_768 + 41, lastPid: 5040 })).toBeUndefined();
+  });
+
+  it.runIf(linux)(
+    'reads the counters from /proc, and a sweep from them still finds what escaped',
+    async () => {
+      const before = readPidCounters();
+      expect(before).toEqual({ forks: expect.any(Number), lastPid: expect.any(Number) });
+      const mark = `window-${process.pid}`;
+      const pid = startSleeper({ ...ENV, [RUN_MARK_VAR]: mark });
+      const after = readPidCounters()!;
+      expect(after.forks).toBeGreaterThan(before!.forks);
+      // Started after the counters were read: found whether or not the window could be used.
+      const found = await findMarkedProcesses(mark, { startedAfter: { pid, forks: before!.forks } });
+      expect(found.map((entry) => entry.pid)).toEqual([pid]);
+      // Swept after a child started later than it, the sleeper is older than the window: not read. (The
+      // window holds unless forks elsewhere came between; that can only grow, so checked afterwards.)
+      const child = spawnSync('true');
+      const window = { pid: child.pid, forks: after.forks };
+      const skipped = await findMarkedProcesses(mark, { startedAfter: window });
+      if (firstPidToScan(window, readPidCounters()!) !== undefined) expect(skipped).toEqual([]);
+      else expect(skipped.map((entry) => entry.pid)).toEqual([pid]);
+    },
+  );
 });
