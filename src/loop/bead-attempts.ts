@@ -166,7 +166,8 @@ async function runInTree(ctx: RunContext, executor: Executor, spec: AttemptSpec)
       timeoutMs: spec.timeoutMs,
       transcriptPath: d.control.transcriptPath(bead.id),
       onActivity: (message) => ctx.emit({ type: 'activity', epic: o.epicId, bead: bead.id, message }),
-      onSpawn: (pid) => recordAgentPid(ctx, pid, bead.id),
+      // Called from inside the executor, which cannot wait.
+      onSpawn: (pid) => noteInLock(ctx, { agent_pid: pid }, bead.id),
     })
     .catch((error: unknown): ExecutionResult => ({
       outcome: 'error',
@@ -306,11 +307,6 @@ async function sleepOrStop(
     return { kind: 'stop', reason: 'interrupted', message: 'Interrupted; the bead was left open.' };
   }
   return undefined;
-}
-
-/** Called from inside the executor, which cannot wait. */
-function recordAgentPid(ctx: RunContext, pid: number, beadId: string): void {
-  noteInLock(ctx, { agent_pid: pid }, beadId);
 }
 
 /**
