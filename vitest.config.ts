@@ -3,7 +3,7 @@ import { configDefaults, defineConfig } from 'vitest/config';
 import { setAsideExtraCa } from './test/support/machine-env.js';
 
 // With NODE_EXTRA_CA_CERTS set, every Node process parses that CA bundle as it starts: 35 ms of CPU
-// each on this machine (a 220 KB bundle), and a run starts ~3,000 Node children (the CLIs, the fake
+// each on this machine (a 220 KB bundle), and a run starts ~2,400 Node processes (the CLIs, the fake
 // br and agents). None of them reaches the internet; npm, which does, is handed the CA by the tests
 // that run it (test/support/machine-env.ts). Set here, in vitest's own process, the workers it forks
 // and every child they start inherit the environment without it.
@@ -17,8 +17,8 @@ export default defineConfig({
     // (475 s and 492 s of CPU), since two cores are busy already.
     maxWorkers: 2,
     // A worker runs file after file in one process instead of a fresh one per file: the default
-    // project took 216 s and 324 s of CPU so, against 232 s and 361 s; the whole suite 338 s against
-    // 356 s. Files share the module cache, so a test leaves process-wide state as it found it
+    // project took 216 s (324 s of CPU) so, against 232 s (361 s of CPU) with a fork per file, and
+    // the whole suite 338 s against 356 s. Files share the module cache, so a test leaves process-wide state as it found it
     // (process.env, spies: restored).
     isolate: false,
     projects: [
