@@ -1,6 +1,7 @@
 // Vitest projects: fast unit/adapter tests by default; the real-agent e2e suite lives in its own project.
+import { rmSync } from 'node:fs';
 import { configDefaults, defineConfig } from 'vitest/config';
-import { setAsideExtraCa } from './test/support/machine-env.js';
+import { setAsideExtraCa, useMemoryTemp } from './test/support/machine-env.js';
 
 // With NODE_EXTRA_CA_CERTS set, every Node process parses that CA bundle as it starts: 35 ms of CPU
 // each on this machine (a 220 KB bundle), and a run starts ~2,400 Node processes (the CLIs, the fake
@@ -8,6 +9,14 @@ import { setAsideExtraCa } from './test/support/machine-env.js';
 // that run it (test/support/machine-env.ts). Set here, in vitest's own process, the workers it forks
 // and every child they start inherit the environment without it.
 setAsideExtraCa(process.env);
+
+// Every temp repository, store and agent HOME goes to a directory in memory, made for this run and
+// removed with it (what the agent CLIs leave in TMPDIR too). /tmp here is a virtual disk: the process
+// tests took 277 s with it and 258 s in memory (sys time 120 s against 95 s), from the fsyncs and
+// renames Forge makes to be crash-safe and ~15,000 git calls.
+const runTemp = useMemoryTemp(process.env);
+if (runTemp !== undefined)
+  process.once('exit', () => rmSync(runTemp, { recursive: true, force: true, maxRetries: 3 }));
 
 export default defineConfig({
   test: {

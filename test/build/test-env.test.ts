@@ -1,7 +1,16 @@
 // The test run's environment: no child pays for a CA bundle it never uses; npm still gets it.
 import { execFileSync } from 'node:child_process';
-import { describe, expect, it } from 'vitest';
-import { KEPT_EXTRA_CA, networkEnv, setAsideExtraCa } from '../support/machine-env.js';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { describe, expect, it, onTestFinished } from 'vitest';
+import {
+  KEPT_EXTRA_CA,
+  networkEnv,
+  RUN_TEMP,
+  setAsideExtraCa,
+  useMemoryTemp,
+} from '../support/machine-env.js';
 
 describe('the environment tests start children with', () => {
   it('holds no NODE_EXTRA_CA_CERTS, in this worker or in a child it starts', () => {
@@ -28,5 +37,34 @@ describe('the environment tests start children with', () => {
       if (saved === undefined) delete process.env[KEPT_EXTRA_CA];
       else process.env[KEPT_EXTRA_CA] = saved;
     }
+  });
+
+  it("puts this worker's and its children's temp files in the run's own directory in memory", () => {
+    // On a machine with /dev/shm (this one, CI) the run has one; elsewhere TMPDIR is left alone.
+    if (!existsSync('/dev/shm')) return;
+    const runTemp = process.env[RUN_TEMP];
+    expect(runTemp).toMatch(/^\/dev\/shm\/forge-tests-/);
+    expect(tmpdir()).toBe(runTemp);
+    const seen = execFileSync(process.execPath, ['-p', 'require("node:os").tmpdir()'], { encoding: 'utf8' });
+    expect(seen.trim()).toBe(runTemp);
+  });
+
+  it('makes the directory under shm, keeps a TMPDIR the caller set, and does nothing without shm', () => {
+    const shm = mkdtempSync(join(tmpdir(), 'shm-'));
+    onTestFinished(() => rmSync(shm, { recursive: true, force: true }));
+    const env: NodeJS.ProcessEnv = { PATH: '/bin' };
+    const made = useMemoryTemp(env, shm);
+    expect(made).toBeDefined();
+    expect(dirname(made!)).toBe(shm);
+    expect(existsSync(made!)).toBe(true);
+    expect(env).toEqual({ PATH: '/bin', TMPDIR: made, [RUN_TEMP]: made });
+
+    const chosen: NodeJS.ProcessEnv = { TMPDIR: '/var/tmp' };
+    expect(useMemoryTemp(chosen, shm)).toBeUndefined();
+    expect(chosen).toEqual({ TMPDIR: '/var/tmp' });
+
+    const none: NodeJS.ProcessEnv = {};
+    expect(useMemoryTemp(none, join(shm, 'missing'))).toBeUndefined();
+    expect(none).toEqual({});
   });
 });

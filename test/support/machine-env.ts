@@ -1,5 +1,8 @@
 // What a test child that reaches the internet (npm, to its registry) needs from this machine's
-// environment, which vitest.config.ts takes NODE_EXTRA_CA_CERTS out of for every other child.
+// environment, which vitest.config.ts takes NODE_EXTRA_CA_CERTS out of for every other child; and the
+// temp dir in memory the run's files go to.
+import { mkdtempSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 
 /** Where vitest.config.ts keeps NODE_EXTRA_CA_CERTS for the children that need it. */
 export const KEPT_EXTRA_CA = 'FORGE_TEST_NODE_EXTRA_CA_CERTS';
@@ -22,4 +25,27 @@ export function networkEnv(): Record<string, string> {
     if (value !== undefined && value !== '') env[name] = value;
   }
   return env;
+}
+
+/** Set by vitest.config.ts to the temp dir it made for the run (removed by test/support/global-temp.ts). */
+export const RUN_TEMP = 'FORGE_TEST_RUN_TEMP';
+
+/**
+ * Points TMPDIR at a fresh directory in memory (`shm`, /dev/shm where it exists) for the whole run:
+ * every temp repository, store and agent HOME the tests make lands there. On this machine /tmp is a
+ * virtual disk, and the tests' fsyncs, renames and ~15,000 git calls paid for it. A TMPDIR the caller
+ * set is theirs and is kept; without a writable `shm` nothing changes. Returns the directory made.
+ */
+export function useMemoryTemp(env: NodeJS.ProcessEnv, shm = '/dev/shm'): string | undefined {
+  if (env.TMPDIR !== undefined && env.TMPDIR !== '') return undefined;
+  let dir: string;
+  try {
+    if (!statSync(shm).isDirectory()) return undefined;
+    dir = mkdtempSync(join(shm, 'forge-tests-'));
+  } catch {
+    return undefined;
+  }
+  env.TMPDIR = dir;
+  env[RUN_TEMP] = dir;
+  return dir;
 }
