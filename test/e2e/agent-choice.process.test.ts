@@ -1,11 +1,12 @@
 // Which agent runs, as a new user meets it: init on a machine without claude, --agent over labels and
-// config, --dry-run naming where each choice came from, and the user's own named agents (built CLIs).
+// config, --dry-run naming where each choice came from, and the user's own named agents (the CLIs'
+// programs in the test's process; the agents they start are processes).
 import { execa } from 'execa';
 import { chmod, mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it, onTestFinished } from 'vitest';
-import { assertBuilt, runCli, type CliResult } from '../support/cli.js';
+import { assertBuilt, runCliInProcess, type CliResult } from '../support/cli.js';
 
 /** The user's own agent: logs how it was called, then does a little work in the working tree. */
 const MY_AGENT = `#!/usr/bin/env node
@@ -84,8 +85,8 @@ async function userRepo(): Promise<UserRepo> {
   await git('commit', '-q', '-m', 'start');
   const repo: UserRepo = {
     dir,
-    forge: (args) => runCli('forge-pack', args, { cwd: dir, env }),
-    ralph: (args) => runCli('ralph-loop', args, { cwd: dir, env }),
+    forge: (args) => runCliInProcess('forge-pack', args, { cwd: dir, env }),
+    ralph: (args) => runCliInProcess('ralph-loop', args, { cwd: dir, env }),
     config: (value) => writeFile(join(dir, '.forge', 'config.json'), JSON.stringify(value)),
     async epic(beads) {
       const created = async (args: string[]) => {

@@ -1,4 +1,5 @@
 // Whole autoresearch loops as a user runs them: forge-pack loop, ralph-loop, status, resume; scripted agent.
+// The first loop runs ralph-loop as a process; the rest run its program in the test's process.
 import { execa } from 'execa';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -9,6 +10,7 @@ import { doer, forgeArgv, retrospectiveRules, scriptedLoopRepo, stampNext } from
 interface LoopRepo {
   dir: string;
   ralph(args: string[]): Promise<CliResult>;
+  ralphProcess(args: string[]): Promise<CliResult>;
   forge(args: string[]): Promise<CliResult>;
   ledger(): Promise<{ iter: number; decision: string; score_after: number | null; reason?: string }[]>;
   git(...args: string[]): Promise<string>;
@@ -67,7 +69,7 @@ describe('autoresearch loop, end to end on the embedded store', () => {
     await writeFile(join(repo.dir, '..', 'agent.json'), JSON.stringify({ rules }));
     const epic = await stampHardLoop(repo, ['--plateau', '2', '--max-iterations', '10']);
 
-    const run = await repo.ralph([epic, '--agent', 'scripted']);
+    const run = await repo.ralphProcess([epic, '--agent', 'scripted']);
     expect(run.exitCode, run.stderr).toBe(0);
     expect(run.stderr).toContain('stopped: terminal');
     expect((await repo.ledger()).map((l) => [l.iter, l.decision, l.score_after])).toEqual([
@@ -260,7 +262,8 @@ describe('caps and trees a loop holds to, as a user runs it', () => {
     ]);
     const first = await stampHardLoop(repo);
     const second = await stampHardLoop(repo, ['--workspace', '.autoresearch-two']);
-    const running = repo.ralph([first, '--agent', 'scripted', '--max-beads', '1']);
+    // Two runners are two processes.
+    const running = repo.ralphProcess([first, '--agent', 'scripted', '--max-beads', '1']);
     const lock = join(repo.dir, '.git', 'forge-loop.lock');
     for (let i = 0; i < 100; i++) {
       if (

@@ -210,7 +210,7 @@ fs.writeFileSync(wt+'/src/value.txt','98\\n');`,
       stampNext(repo.dir),
     ]);
     const epic = await populationLoop(repo, 1);
-    const killed = await repo.ralph([epic, '--agent', 'scripted']);
+    const killed = await repo.ralphProcess([epic, '--agent', 'scripted']);
     expect(killed.exitCode).not.toBe(0);
     // The crashed candidate's worktree is still there for the rerun to reuse.
     expect(await repo.git('worktree', 'list')).toContain('c2');

@@ -1,9 +1,10 @@
-// forge-pack beads as a user runs it, on the embedded store and through the fake br.
+// forge-pack beads as a user runs it, on the embedded store and through the fake br: its program in the
+// test's process, and as a process for an environment error, a usage error and a closed pipe.
 import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it, onTestFinished } from 'vitest';
-import { assertBuilt, runCli } from '../support/cli.js';
+import { assertBuilt, runCli, runCliInProcess } from '../support/cli.js';
 import { lastLinePerId, parseBrJsonl } from '../support/embedded/br-issue-line.js';
 import { FAKE_BR_SCRIPT } from '../support/fake-br/fake-br-env.js';
 
@@ -11,6 +12,7 @@ interface Workspace {
   dir: string;
   env: Record<string, string>;
   forge(args: string[]): ReturnType<typeof runCli>;
+  forgeProcess(args: string[]): ReturnType<typeof runCli>;
 }
 
 async function workspace(options: { withBr: boolean; store?: string }): Promise<Workspace> {
@@ -28,7 +30,12 @@ async function workspace(options: { withBr: boolean; store?: string }): Promise<
     FAKE_BR_VERSION: '0.2.19',
   };
   const storeArgs = options.store === undefined ? [] : ['--store', options.store];
-  return { dir, env, forge: (args) => runCli('forge-pack', [...storeArgs, ...args], { cwd: dir, env }) };
+  return {
+    dir,
+    env,
+    forge: (args) => runCliInProcess('forge-pack', [...storeArgs, ...args], { cwd: dir, env }),
+    forgeProcess: (args) => runCli('forge-pack', [...storeArgs, ...args], { cwd: dir, env }),
+  };
 }
 
 const json = <T>(text: string): T => JSON.parse(text) as T;
@@ -141,7 +148,7 @@ describe('forge-pack beads: the embedded store on disk', () => {
 describe('forge-pack beads: environment and configuration errors', () => {
   it('says how to fix a missing br when br is asked for', async () => {
     const ws = await workspace({ withBr: false, store: 'br' });
-    const result = await ws.forge(['beads', 'list']);
+    const result = await ws.forgeProcess(['beads', 'list']);
     expect(result.exitCode).toBe(3);
     expect(result.stderr).toContain("br was asked for but 'br' could not be run");
     expect(result.stderr).toContain('--store embedded');
@@ -168,7 +175,7 @@ describe('forge-pack beads: environment and configuration errors', () => {
 
   it('gives a usage error (exit 2) for an unknown option, on stderr', async () => {
     const ws = await workspace({ withBr: false });
-    const result = await ws.forge(['beads', 'create', 'x', '--colour']);
+    const result = await ws.forgeProcess(['beads', 'create', 'x', '--colour']);
     expect(result.exitCode).toBe(2);
     expect(result.stdout).toBe('');
     expect(result.stderr).toContain("unknown option '--colour'");

@@ -1,4 +1,5 @@
-// Small things a new user met on a first loop, through the built CLIs on a temp repo: a glob in the
+// Small things a new user met on a first loop, through the CLIs' programs on a temp repo (the stamp
+// command a strategist runs, as a process): a glob in the
 // metric command, a repository renamed mid-loop, an invalid config under `status`, --min-delta's
 // help, and the archived answer to a question.
 import { existsSync } from 'node:fs';
@@ -7,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { beforeAll, describe, expect, it, onTestFinished } from 'vitest';
-import { assertBuilt, runCli } from '../support/cli.js';
+import { assertBuilt, runCli, runCliInProcess } from '../support/cli.js';
 
 beforeAll(assertBuilt);
 
@@ -43,8 +44,10 @@ async function makeRepo() {
       await rename(dir, moved);
       dir = moved;
     },
-    forge: (args: string[]) => runCli('forge-pack', ['--store', 'embedded', ...args], { cwd: dir, env }),
-    ralph: (args: string[]) => runCli('ralph-loop', ['--store', 'embedded', ...args], { cwd: dir, env }),
+    forge: (args: string[]) =>
+      runCliInProcess('forge-pack', ['--store', 'embedded', ...args], { cwd: dir, env }),
+    ralph: (args: string[]) =>
+      runCliInProcess('ralph-loop', ['--store', 'embedded', ...args], { cwd: dir, env }),
     async loop(metric = 'node metric.mjs'): Promise<string> {
       const created = await repo.forge([
         'loop',

@@ -62,7 +62,7 @@ describe('pipeline of loops, end to end on the embedded store', () => {
     const children = await repo.forge(['beads', 'children', parent, '--json']);
     expect((JSON.parse(children.stdout) as unknown[]).length).toBe(3);
 
-    const run = await repo.ralph([parent, '--backoff', '0']);
+    const run = await repo.ralphProcess([parent, '--backoff', '0']);
     expect(run.exitCode, run.stderr).toBe(0);
     const shown = await status(repo, parent);
     expect(shown.phase).toBe('done');

@@ -318,7 +318,7 @@ describe('a full disk', () => {
     await writeFile(filler, Buffer.alloc(8 * 1024 * 1024)).catch((error: NodeJS.ErrnoException) => {
       if (error.code !== 'ENOSPC') throw error;
     });
-    const run = await repo.ralph([epic, '--agent', repo.agent]);
+    const run = await repo.ralphProcess([epic, '--agent', repo.agent]);
     expect(run.exitCode, run.stderr).toBe(3);
     expect(run.stderr).toMatch(/disk is full/i);
     expect(run.stderr).not.toMatch(/^\s+at /m);

@@ -98,7 +98,7 @@ describe('ralph-loop --parallel process', () => {
       first.kill('SIGKILL');
       await first;
     }
-    const rerun = await repo.ralph([epic, '--agent', repo.agent, '--parallel', '3'], 120_000);
+    const rerun = await repo.ralphProcess([epic, '--agent', repo.agent, '--parallel', '3'], 120_000);
     expect(rerun.exitCode, rerun.stderr).toBe(0);
     await expectAllLandedOnce(repo, ids);
   });

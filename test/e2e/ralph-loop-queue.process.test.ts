@@ -78,7 +78,7 @@ describe('ralph-loop --executor queue process', () => {
     await git(repo, 'remote', 'add', 'origin', remote);
     const { epic, ids } = await epicOf(repo);
     const workers = [await startWorker(repo), await startWorker(repo)];
-    const run = await repo.ralph(
+    const run = await repo.ralphProcess(
       [epic, '--agent', repo.agent, '--executor', 'queue', '--redis', redis.url, '--parallel', '2'],
       120_000,
     );
@@ -145,7 +145,7 @@ describe('ralph-loop --executor queue process', () => {
       await first.catch(() => undefined);
     }
     const slow = (await repo.calls()).map((call) => call.pid);
-    const rerun = await repo.ralph(args, 120_000);
+    const rerun = await repo.ralphProcess(args, 120_000);
     expect(rerun.exitCode, rerun.stderr).toBe(0);
     expect(rerun.stderr + rerun.stdout).toMatch(/cancelled/);
     // The dead run's agents were stopped on the workers, not left to finish into a branch.

@@ -1,4 +1,6 @@
-// ralph-loop as a user runs it: real processes, a temp git repo, the embedded store, fake agent CLIs.
+// ralph-loop as a user runs it: a temp git repo, the embedded store or the fake br, fake agent CLIs. A
+// full run, an exit code, --json on stdout, a timeout, kill -9 and signals run the built CLI as a
+// process; the rest runs its program in the test's process.
 import { execa } from 'execa';
 import { existsSync } from 'node:fs';
 import { readFile, writeFile, readdir } from 'node:fs/promises';
@@ -21,7 +23,7 @@ describe.each(['embedded', 'br'] as const)('ralph-loop process on the %s store',
     );
     expect((await repo.beads(['dep', 'add', ids[0]!, ids[2]!])).exitCode).toBe(0);
 
-    const run = await repo.ralph([epic, '--agent', repo.agent]);
+    const run = await repo.ralphProcess([epic, '--agent', repo.agent]);
     expect(run.exitCode, run.stderr).toBe(0);
     const calls = await repo.calls();
     expect(calls.map((c) => c.bead)).toEqual([ids[1], ids[2], ids[0]]);
@@ -37,7 +39,15 @@ describe.each(['embedded', 'br'] as const)('ralph-loop process on the %s store',
     const repo = await makeRepo(store);
     const { epic, ids } = await repo.epic(['broken', 'later']);
     await repo.script({ [ids[0]!]: [[{ stdout: 'compile error' }, { exit: 1 }]] });
-    const run = await repo.ralph([epic, '--agent', repo.agent, '--max-attempts', '3', '--backoff', '0']);
+    const run = await repo.ralphProcess([
+      epic,
+      '--agent',
+      repo.agent,
+      '--max-attempts',
+      '3',
+      '--backoff',
+      '0',
+    ]);
     expect(run.exitCode).toBe(5);
     expect(run.stderr).toContain(`Bead ${ids[0]} failed 3 time(s)`);
     expect((await repo.calls()).map((c) => c.bead)).toEqual([ids[0], ids[0], ids[0]]);
@@ -101,7 +111,7 @@ describe('ralph-loop process: plan and output', () => {
   it('streams NDJSON events on stdout with --json and keeps stdout free of prose', async () => {
     const repo = await makeRepo();
     const { epic } = await repo.epic(['a']);
-    const run = await repo.ralph([epic, '--json', '--agent', repo.agent]);
+    const run = await repo.ralphProcess([epic, '--json', '--agent', repo.agent]);
     expect(run.exitCode).toBe(0);
     const events = run.stdout
       .trim()
@@ -125,7 +135,15 @@ describe('ralph-loop process: failures', () => {
     const pidFile = join(repo.dir, '..', 'grandchild.pid');
     const { epic, ids } = await repo.epic(['hangs']);
     await repo.script({ [ids[0]!]: [[{ grandchild: pidFile }, { hang: true }]] });
-    const run = await repo.ralph([epic, '--agent', repo.agent, '--timeout', '2', '--max-attempts', '1']);
+    const run = await repo.ralphProcess([
+      epic,
+      '--agent',
+      repo.agent,
+      '--timeout',
+      '2',
+      '--max-attempts',
+      '1',
+    ]);
     expect(run.exitCode).toBe(5);
     expect(run.stderr).toMatch(/timed out|timeout/i);
     const grandchild = Number(await readFile(pidFile, 'utf8'));

@@ -42,9 +42,13 @@ export async function runCli(
 
 /**
  * Runs a CLI command inside the test's own process, through the program the executable builds
- * (commander, config, the stores): for a test's setup and its checks of the store (creating beads,
- * reading them back), where a process per call costs ~170 ms of CPU and proves nothing. What is under
- * test runs as a process, with `runCli`; each command keeps such tests of its own.
+ * (commander, config, the stores, the agents it starts as processes): what most tests of a command's
+ * behaviour use, where a process per call costs Node's start and the bundle's load and proves nothing
+ * more. What only a process shows runs with `runCli` or `startCli`: exit codes through the executable,
+ * signals, kill -9, stdout as a pipe, a timeout; each command keeps such tests of its own.
+ *
+ * The program takes no signals here and cannot end the test's process: a command that would exit at
+ * once (a second Ctrl-C) throws instead.
  */
 export async function runCliInProcess(
   program: keyof typeof BIN,
@@ -65,6 +69,10 @@ export async function runCliInProcess(
     stdout: { write: (text) => void (stdout += text) },
     stderr: { write: (text) => void (stderr += text) },
     stderrIsTTY: false,
+    onInterrupt: () => () => undefined,
+    exitNow: (code) => {
+      throw new Error(`the program asked to exit at once (code ${code}): run this test as a process`);
+    },
   });
   return { exitCode, stdout, stderr };
 }

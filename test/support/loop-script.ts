@@ -63,11 +63,14 @@ export interface ScriptedLoopRepo {
   dir: string;
   env: Record<string, string>;
   git(...args: string[]): Promise<string>;
-  /** forge-pack as a process: what a user (or an agent) runs. */
+  /** forge-pack's program in the test's process (`runCliInProcess`). */
   forge(args: string[]): Promise<CliResult>;
   /** forge-pack `beads …` in the test's process, for setup and for reading the store back. */
   beads(args: string[]): Promise<CliResult>;
+  /** ralph-loop's program in the test's process (`runCliInProcess`). */
   ralph(args: string[]): Promise<CliResult>;
+  /** ralph-loop as a process: for a test that kills the runner, or needs what only a process shows. */
+  ralphProcess(args: string[]): Promise<CliResult>;
   /** Replaces the scripted agent's rules. */
   rules(rules: unknown[]): Promise<void>;
   /** The loop's ledger lines (`.autoresearch/research-log.jsonl`). */
@@ -113,10 +116,11 @@ export async function scriptedLoopRepo(
     dir,
     env,
     git,
-    forge: (args) => runCli('forge-pack', ['--store', 'embedded', ...args], { cwd: dir, env }),
+    forge: (args) => runCliInProcess('forge-pack', ['--store', 'embedded', ...args], { cwd: dir, env }),
     beads: (args) =>
       runCliInProcess('forge-pack', ['--store', 'embedded', 'beads', ...args], { cwd: dir, env }),
-    ralph: (args) => runCli('ralph-loop', ['--store', 'embedded', ...args], { cwd: dir, env }),
+    ralph: (args) => runCliInProcess('ralph-loop', ['--store', 'embedded', ...args], { cwd: dir, env }),
+    ralphProcess: (args) => runCli('ralph-loop', ['--store', 'embedded', ...args], { cwd: dir, env }),
     rules: writeRules,
     async ledger<Line>() {
       const text = await readFile(join(dir, '.autoresearch', 'research-log.jsonl'), 'utf8');

@@ -1,5 +1,6 @@
 // A temp git repo with the embedded store (or the fake br) and the fake runner agent, driven through
-// the built CLIs as a user would: the fixture of the ralph-loop process tests.
+// the CLIs' programs in the test's process, or the built CLIs as processes where a test needs one: the
+// fixture of the ralph-loop process tests.
 import { execa } from 'execa';
 import { mkdtemp, readFile, rm, symlink, writeFile, mkdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -29,11 +30,16 @@ export interface Repo {
   agent: string;
   script(plan: Record<string, Action[][]>): Promise<void>;
   calls(): Promise<{ bead: string; attempt: number; stdin: string; pid: number; cwd: string }[]>;
-  /** forge-pack as a process: what a user runs. */
+  /** forge-pack's program in the test's process (`runCliInProcess`). */
   forge(args: string[]): Promise<CliResult>;
-  /** forge-pack in the test's process, for setup and for reading the store back (`beads …`). */
+  /** forge-pack as a process: exit codes, output and faults as a user meets them. */
+  forgeProcess(args: string[]): Promise<CliResult>;
+  /** forge-pack `beads …` in the test's process, for setup and for reading the store back. */
   beads(args: string[]): Promise<CliResult>;
-  ralph(args: string[], timeoutMs?: number): Promise<CliResult>;
+  /** ralph-loop's program in the test's process (`runCliInProcess`). */
+  ralph(args: string[]): Promise<CliResult>;
+  /** ralph-loop as a process, killed after `timeoutMs`. */
+  ralphProcess(args: string[], timeoutMs?: number): Promise<CliResult>;
   epic(titles: string[], extra?: (index: number) => string[]): Promise<{ epic: string; ids: string[] }>;
   show(id: string): Promise<{ status: string; labels?: string[]; comments?: { text: string }[] }>;
 }
@@ -100,9 +106,11 @@ export async function makeRepo(
             JSON.parse(line) as { bead: string; attempt: number; stdin: string; pid: number; cwd: string },
         );
     },
-    forge: (args) => runCli('forge-pack', ['--store', store, ...args], { cwd: work, env }),
+    forge: (args) => runCliInProcess('forge-pack', ['--store', store, ...args], { cwd: work, env }),
+    forgeProcess: (args) => runCli('forge-pack', ['--store', store, ...args], { cwd: work, env }),
     beads: (args) => runCliInProcess('forge-pack', ['--store', store, 'beads', ...args], { cwd: work, env }),
-    ralph: (args, timeoutMs) =>
+    ralph: (args) => runCliInProcess('ralph-loop', ['--store', store, ...args], { cwd: work, env }),
+    ralphProcess: (args, timeoutMs) =>
       runCli('ralph-loop', ['--store', store, ...args], { cwd: work, env, timeoutMs }),
     async epic(titles, extra) {
       const epic = JSON.parse((await repo.beads(['create', 'Epic', '-t', 'epic', '--json'])).stdout) as {
