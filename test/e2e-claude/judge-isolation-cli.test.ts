@@ -2,14 +2,17 @@
 // Claude Code judge does in judge-isolation.test.ts: the program and the ledger by absolute path, a glob
 // and a search over the repository, git's HEAD, a file next to their copy (`../`), and a write; and
 // instruction files planted above their copy. They run in Forge's copy of the artifact; none of it comes
-// back or reaches their prompt, nothing is written, and both are still scored.
+// back or reaches their prompt, nothing is written, and both are still scored. The other roles are the
+// built-in scripted agent (`--agents judge=…`): the CLIs as doer and strategist run in
+// opencode-gemini.test.ts, and each opencode run costs ~5 s of CPU.
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { assertBuilt } from '../support/cli.js';
 import { text, type Turn } from '../support/model-server/index.js';
-import { CASES, DIRECTORY_TREE, retrospectiveByShell, strategistByShell } from './cli-cases.js';
+import { retrospectiveRules, stampNext } from '../support/loop-script.js';
+import { CASES, DIRECTORY_TREE } from './cli-cases.js';
 import { requireCli } from './cli-setup.js';
 import { createAgentWorld } from './harness.js';
 import { fromPrompt } from './scripted-roles.js';
@@ -41,12 +44,13 @@ describe.each(CASES)('a soft judge with the real $agent', (cli) => {
     await writeFile(join(temp, 'opencode.json'), JSON.stringify({ instructions: ['planted.md'] }));
     // As if the temp directory were inside a repository: Gemini CLI looks for GEMINI.md up to `.git`.
     await mkdir(join(temp, '.git'));
+    const script = join(temp, 'scripted.json');
     const world = await createAgentWorld({
       files: {
         'docs/spec.md': original,
         'rubrics/spec.md': 'RUBRIC-SENTINEL-2291: score precision, 0-100.\n',
       },
-      env: { TMPDIR: temp },
+      env: { TMPDIR: temp, FORGE_SCRIPTED_AGENT: script },
     });
     const workspace = join(world.repo, '.autoresearch');
     const probes: Turn[] = [
@@ -70,17 +74,15 @@ describe.each(CASES)('a soft judge with the real $agent', (cli) => {
         return text(JSON.stringify({ score: iter === 0 ? 30 : 70, findings: ['vague'], strengths: [] }));
       },
     });
-    const printable = improved.replace(/\n/g, '\\n');
-    world.server.addRule({
-      name: 'doer-1',
-      match: '# Doer, iteration 1:',
-      turns: [
-        cli.shell(`printf '${printable}' > ${join(world.repo, 'docs', 'spec.md')}`),
-        text('Done.\nHYPOTHESIS: HYPOTHESIS-SENTINEL-4410 a number beats a vague word'),
+    const doer = {
+      when: { role: 'doer', iter: 1 },
+      steps: [
+        { write: 'docs/spec.md', content: improved },
+        { say: 'Done.\nHYPOTHESIS: HYPOTHESIS-SENTINEL-4410 a number beats a vague word' },
       ],
-    });
-    world.server.addRule(strategistByShell(cli));
-    world.server.addRule(retrospectiveByShell(cli, '# Retrospective\\n\\nOne iteration.\\n'));
+    };
+    const rules = [doer, ...retrospectiveRules(world.repo, '# Retrospective'), stampNext(world.repo)];
+    await writeFile(script, JSON.stringify({ rules }));
 
     const created = await world.forge([
       'loop',
@@ -97,7 +99,17 @@ describe.each(CASES)('a soft judge with the real $agent', (cli) => {
     expect(created.exitCode, created.stderr).toBe(0);
     const epic = created.stdout.trim();
     const run = await world.ralph(
-      [epic, '--agent', cli.agent, '--timeout', '120', '--max-attempts', '1'],
+      [
+        epic,
+        '--agent',
+        'scripted',
+        '--agents',
+        `judge=${cli.agent}`,
+        '--timeout',
+        '120',
+        '--max-attempts',
+        '1',
+      ],
       280_000,
     );
     const why = world.explain(run);
