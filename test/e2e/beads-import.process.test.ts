@@ -151,7 +151,7 @@ describe.each(CASES)('forge-pack beads import: $format', (c) => {
     expect(await storeFile(repo)).toBe(before);
     expect(await allBeads(repo)).toEqual([]);
 
-    const run = await repo.forge(['beads', 'import', c.arg]);
+    const run = await repo.forgeProcess(['beads', 'import', c.arg]);
     expect(run.exitCode, run.stderr).toBe(0);
     const epic = run.stdout.trim();
     expect((await repo.show(epic)).status).toBe('open');

@@ -52,7 +52,8 @@ describe.each(['embedded', 'br'] as const)('validate on the %s store', (store) =
     expect(text.stdout).toContain('fix: ');
     expect(text.stderr).toContain(`errors in epic ${bad.epic}`);
 
-    const json = await repo.forge(['validate', bad.epic, '--json']);
+    // As a process: the exit code and the JSON document on stdout, as a script meets them.
+    const json = await repo.forgeProcess(['validate', bad.epic, '--json']);
     expect(json.exitCode).toBe(4);
     const report = JSON.parse(json.stdout) as Report;
     expect(report.ok).toBe(false);
