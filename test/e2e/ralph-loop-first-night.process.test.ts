@@ -336,7 +336,7 @@ describe('ralph-loop once', () => {
     const repo = await makeRepo();
     const { epic, ids } = await repo.epic(['first', 'last']);
     expect((await repo.beads(['close', ids[0]!])).exitCode).toBe(0);
-    const run = await repo.ralph(['once', ids[1]!, '--agent', repo.agent]);
+    const run = await repo.ralphProcess(['once', ids[1]!, '--agent', repo.agent]);
     expect(run.exitCode, run.stderr).toBe(0);
     expect((await repo.show(ids[1]!)).status).toBe('closed');
     expect((await repo.show(epic)).status).toBe('closed');
