@@ -49,7 +49,7 @@ describe('the environment tests start children with', () => {
     expect(seen.trim()).toBe(runTemp);
   });
 
-  it('makes the directory under shm, keeps a TMPDIR the caller set, and does nothing without shm', () => {
+  it('makes the directory under shm, keeps a TMPDIR the caller set, and does nothing without shm or room in it', () => {
     const shm = mkdtempSync(join(tmpdir(), 'shm-'));
     onTestFinished(() => rmSync(shm, { recursive: true, force: true }));
     const env: NodeJS.ProcessEnv = { PATH: '/bin' };
@@ -66,5 +66,10 @@ describe('the environment tests start children with', () => {
     const none: NodeJS.ProcessEnv = {};
     expect(useMemoryTemp(none, join(shm, 'missing'))).toBeUndefined();
     expect(none).toEqual({});
+
+    // Too little free space (a container's 64 MB /dev/shm): the disk it is.
+    const small: NodeJS.ProcessEnv = {};
+    expect(useMemoryTemp(small, shm, Number.MAX_SAFE_INTEGER)).toBeUndefined();
+    expect(small).toEqual({});
   });
 });

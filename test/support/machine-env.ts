@@ -1,7 +1,7 @@
 // What a test child that reaches the internet (npm, to its registry) needs from this machine's
 // environment, which vitest.config.ts takes NODE_EXTRA_CA_CERTS out of for every other child; and the
 // temp dir in memory the run's files go to.
-import { mkdtempSync, statSync } from 'node:fs';
+import { mkdtempSync, statfsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 
 /** Where vitest.config.ts keeps NODE_EXTRA_CA_CERTS for the children that need it. */
@@ -31,16 +31,29 @@ export function networkEnv(): Record<string, string> {
 export const RUN_TEMP = 'FORGE_TEST_RUN_TEMP';
 
 /**
+ * What `shm` must have free to take the run: a container's default 64 MB would fill up mid-run (the
+ * whole suite held 68 MB at its peak here, sampled every 2 s).
+ */
+export const MEMORY_TEMP_MIN_FREE = 2 * 1024 ** 3;
+
+/**
  * Points TMPDIR at a fresh directory in memory (`shm`, /dev/shm where it exists) for the whole run:
  * every temp repository, store and agent HOME the tests make lands there. On this machine /tmp is a
  * virtual disk, and the tests' fsyncs, renames and ~15,000 git calls paid for it. A TMPDIR the caller
- * set is theirs and is kept; without a writable `shm` nothing changes. Returns the directory made.
+ * set is theirs and is kept; without a writable `shm` with `minFree` bytes free nothing changes.
+ * Returns the directory made.
  */
-export function useMemoryTemp(env: NodeJS.ProcessEnv, shm = '/dev/shm'): string | undefined {
+export function useMemoryTemp(
+  env: NodeJS.ProcessEnv,
+  shm = '/dev/shm',
+  minFree = MEMORY_TEMP_MIN_FREE,
+): string | undefined {
   if (env.TMPDIR !== undefined && env.TMPDIR !== '') return undefined;
   let dir: string;
   try {
     if (!statSync(shm).isDirectory()) return undefined;
+    const space = statfsSync(shm);
+    if (space.bavail * space.bsize < minFree) return undefined;
     dir = mkdtempSync(join(shm, 'forge-tests-'));
   } catch {
     return undefined;
