@@ -22,6 +22,13 @@ import {
   type VaultLayout,
 } from '../infra/file-vault.js';
 import type { Git } from '../infra/git.js';
+import {
+  gitControlPaths,
+  isGitControlPath,
+  readModes,
+  restoreModes,
+  type GitControlPaths,
+} from '../infra/git-control.js';
 import type { LoopFiles } from '../infra/loop-files.js';
 import type { BeadGuard, Executor, GuardVeto, StopReason } from '../loop/types.js';
 import type { LoopConfig } from './config.js';
@@ -58,6 +65,8 @@ export interface StateGuardContext {
   vaultDir: string;
   /** The person moved HEAD on purpose: take the current HEAD as the loop's. */
   acceptHead?: boolean;
+  /** The environment agents run in: where the user's git config is (HOME, XDG_CONFIG_HOME, GIT_CONFIG_*). */
+  env?: Readonly<Record<string, string | undefined>>;
   warn?: (message: string) => void;
 }
 
@@ -138,6 +147,12 @@ function mayWrite(
   return (table[role] ?? []).some((entry) => (entry.endsWith('/') ? rel.startsWith(entry) : rel === entry));
 }
 
+/** A guarded path as findings name it: relative inside the repository, absolute outside (~/.gitconfig). */
+function findingName(repo: string, path: string): string {
+  const name = relativeName(repo, path);
+  return name.startsWith('../') || isAbsolute(name) ? path : name;
+}
+
 /** The iteration a role's tamper is recorded on: the one whose ledger line is still to be written. */
 function tamperIteration(role: string, iter: number | undefined): number | undefined {
   if (iter === undefined) return undefined;
@@ -165,6 +180,16 @@ export async function budgetLeft(
  * and the run gets what is left of the loop's budget (a CLI that can enforce it stops there).
  */
 export function guardAgentExecutor(inner: Executor, ctx: StateGuardContext): Executor {
+  // Git's own configuration and hooks: no agent of a loop may change them (see infra/git-control.ts).
+  let control: Promise<GitControlPaths> | undefined;
+  const gitControl = () =>
+    (control ??= Promise.all([ctx.git.gitDir(), ctx.git.commonDir()]).then(
+      ([gitDir, commonDir]) => gitControlPaths(gitDir, commonDir, ctx.env ?? {}),
+      (error: unknown) => {
+        control = undefined;
+        throw error;
+      },
+    ));
   return {
     ...inner,
     async execute(request) {
@@ -176,6 +201,7 @@ export function guardAgentExecutor(inner: Executor, ctx: StateGuardContext): Exe
           message: `The loop's budget of $${ctx.config.caps.max_cost_usd} is spent; no agent was started.`,
         };
       }
+      const git = await gitControl();
       const layout: VaultLayout = {
         repo: ctx.repo,
         // The runner's own copy (the seal) too: a forged copy would be "restored" over the real files.
@@ -183,19 +209,27 @@ export function guardAgentExecutor(inner: Executor, ctx: StateGuardContext): Exe
           ctx.workspace,
           ctx.vaultDir,
           ...(STORE_GUARDED_ROLES.has(role) ? [join(ctx.repo, '.beads')] : []),
+          ...git.dirs,
         ],
-        files: await guardedFiles(ctx),
+        files: [...(await guardedFiles(ctx)), ...git.files],
       };
       const before = await takeSnapshot(layout);
+      // A hook is as much its mode as its text: `chmod +x` alone arms one.
+      const modes = await readModes([...before.keys()].filter((path) => isGitControlPath(git, path)));
       const result = await inner.execute(left === undefined ? request : { ...request, budgetUsd: left });
-      const changed = changedPaths(before, await takeSnapshot(layout)).filter(
-        (path) => !mayWrite(ctx, role, path, AGENT_WRITES),
-      );
+      const modesNow = await readModes([...modes.keys()]);
+      const rearmed = [...modes].filter(([path, mode]) => (modesNow.get(path) ?? mode) !== mode);
+      const changed = [
+        ...new Set([...changedPaths(before, await takeSnapshot(layout)), ...rearmed.map(([path]) => path)]),
+      ]
+        .sort()
+        .filter((path) => !mayWrite(ctx, role, path, AGENT_WRITES));
       if (changed.length === 0) return result;
       await restoreSnapshot(before, changed);
+      await restoreModes(modes, changed);
       const findings = changed
         .filter((path) => !mayWrite(ctx, role, path, QUIET_FOR))
-        .map((path) => relativeName(ctx.repo, path));
+        .map((path) => findingName(ctx.repo, path));
       if (findings.length === 0) return result;
       const iter = tamperIteration(role, iterOf(request.bead));
       if (iter !== undefined) {

@@ -68,6 +68,7 @@ export async function autoresearchParts(
     now: () => deps.clock.now(),
     vaultDir,
     acceptHead: options.acceptHead,
+    env: deps.env,
     warn: (message) =>
       options.emit({
         type: 'warning',

@@ -16,6 +16,21 @@ export class GitError extends AppError {
 
 const PATHS_PER_CALL = 500;
 
+/**
+ * Settings every Forge git call overrides (the command line outranks every config file): no hook and no
+ * fsmonitor command runs on Forge's behalf. An agent with a shell can install either, in `.git/` or in
+ * git config under its home, and Forge's own status, add and commit calls after its bead would run the
+ * agent's code outside the bead's timeout and process group (seen: post-index-change and
+ * reference-transaction hooks and an fsmonitor command all ran from a loop's doer commit). Forge commits
+ * with plumbing or --no-verify, so no hook was meant to run in the first place.
+ */
+export const GIT_HARDENING: readonly string[] = [
+  '-c',
+  'core.hooksPath=/dev/null',
+  '-c',
+  'core.fsmonitor=false',
+];
+
 export interface GitCallOptions {
   input?: string;
   env?: NodeJS.ProcessEnv;
@@ -41,7 +56,7 @@ export function createGitCommand(options: GitOptions): GitCommand {
 
   async function run(dir: string, args: readonly string[], extra: GitCallOptions) {
     const result: ProcessResult = await runProcess(
-      { file, args },
+      { file, args: [...GIT_HARDENING, ...args] },
       {
         cwd: dir,
         env: { ...env, ...extra.env },

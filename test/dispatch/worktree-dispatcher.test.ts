@@ -74,7 +74,8 @@ async function loggingGit(
       'case " $* " in *" worktree "*) ;; *) exec ' + real + ' "$@" ;; esac',
       `echo "start $$ $*" >> ${log}`,
       'sleep 0.05',
-      `if [ "$2" = add ] && [ -s ${fails} ]; then`,
+      // Forge puts its own -c settings first: the subcommand is found by its words, not its place.
+      `if case " $* " in *" worktree add "*) true ;; *) false ;; esac && [ -s ${fails} ]; then`,
       `  tail -c +2 ${fails} > ${fails}.next; mv ${fails}.next ${fails}`,
       `  echo "end $$" >> ${log}; echo "fatal: could not create directory of '.git/worktrees'" >&2; exit 128`,
       'fi',

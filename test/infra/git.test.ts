@@ -1,5 +1,5 @@
 // The Git interface on real temp repositories: -z parsing, change listing, commits of exact paths.
-import { chmod, mkdtemp, readdir, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, readdir, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
@@ -261,5 +261,42 @@ describe('git: trees, the index and HEAD (judge isolation)', () => {
     expect(repo.head()).toBe(first);
     expect(repo.run('rev-parse', 'main').trim()).toBe(second);
     expect(() => repo.run('symbolic-ref', '-q', 'HEAD')).toThrow();
+  });
+});
+
+describe('git: what Forge’s own git calls run', () => {
+  it('runs no hook and no fsmonitor command from the repository or the user’s config', async () => {
+    const repo = await createTempRepo({ 'a.txt': 'a\n' });
+    const base = await mkdtemp(join(tmpdir(), 'forge-git-marks-'));
+    onTestFinished(() => rm(base, { recursive: true, force: true }));
+    const marks = join(base, 'marks');
+    await mkdir(marks);
+    const tattler = async (path: string, name: string, exit: number) => {
+      await writeFile(path, `#!/bin/sh\necho "$*" >> '${join(marks, name)}'\nexit ${exit}\n`);
+      await chmod(path, 0o755);
+    };
+    const hooks = join(repo.dir, '.git', 'hooks');
+    for (const hook of ['post-index-change', 'reference-transaction', 'post-checkout', 'post-commit']) {
+      await tattler(join(hooks, hook), hook, 0);
+    }
+    await tattler(join(base, 'fsmonitor.sh'), 'fsmonitor', 1);
+    repo.run('config', 'core.fsmonitor', join(base, 'fsmonitor.sh'));
+    // git itself runs them: the repository is armed.
+    repo.run('status', '--porcelain');
+    repo.run('update-index', '--refresh');
+    expect(await readdir(marks)).toEqual(expect.arrayContaining(['fsmonitor', 'post-index-change']));
+    await rm(marks, { recursive: true, force: true });
+    await mkdir(marks);
+
+    await repo.write('a.txt', 'changed\n');
+    await repo.write('b.txt', 'new\n');
+    await repo.git.statusPorcelain();
+    await repo.git.changedSince(repo.head());
+    const sha = await repo.git.commitPaths(['a.txt', 'b.txt'], 'forge commits');
+    expect(sha).toBeDefined();
+    await repo.git.checkoutPathsFrom(repo.head(), ['a.txt']);
+    await repo.git.resetSoft(`${sha!}~1`);
+    await repo.git.worktreeAdd(join(base, 'worktree'), { branch: 'side' });
+    expect(await readdir(marks), 'hooks or fsmonitor Forge’s git calls ran').toEqual([]);
   });
 });

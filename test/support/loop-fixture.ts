@@ -116,6 +116,7 @@ export async function createLoopFixture(
     git: repo.git,
     now: () => clock.now(),
     vaultDir,
+    env: repo.env,
   };
   const context: AutoresearchContext = {
     repo: repo.dir,
