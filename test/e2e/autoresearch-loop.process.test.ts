@@ -253,6 +253,47 @@ describe('caps and trees a loop holds to, as a user runs it', () => {
     expect(await readFile(join(repo.dir, 'src', 'value.txt'), 'utf8')).toBe('10\n');
   });
 
+  it('a doer that plants a git filter and a hook runs neither through the runner: put back, tamper', async () => {
+    const repo = await loopRepo([]);
+    const marks = join(repo.dir, '..', 'marks');
+    // The clean filter would commit 1000 whatever the tree holds; the hook notes that it ran.
+    const filter = join(repo.dir, '..', 'filter.sh');
+    await writeFile(filter, `#!/bin/sh\necho filter >> '${marks}'\ncat >/dev/null\necho 1000\n`);
+    const hook = join(repo.dir, '..', 'hook.sh');
+    await writeFile(hook, `#!/bin/sh\necho hook >> '${marks}'\n`);
+    const configBefore = await readFile(join(repo.dir, '.git', 'config'), 'utf8');
+    const rules = [
+      {
+        when: { role: 'doer', iter: 1 },
+        steps: [
+          { write: 'src/value.txt', content: '11\n' },
+          { write: 'src/.gitattributes', content: 'value.txt filter=evil\n' },
+          { run: ['git', 'config', 'filter.evil.clean', `sh ${filter}`] },
+          { run: ['cp', hook, '.git/hooks/post-index-change'] },
+          { run: ['chmod', '+x', '.git/hooks/post-index-change'] },
+          { say: 'HYPOTHESIS: 11' },
+        ],
+      },
+      ...retrospectiveRules(repo.dir),
+      stampNext(repo.dir),
+    ];
+    await writeFile(join(repo.dir, '..', 'agent.json'), JSON.stringify({ rules }));
+    const epic = await stampHardLoop(repo, ['--max-iterations', '1']);
+    const run = await repo.ralph([epic, '--agent', 'scripted']);
+    expect(run.exitCode, run.stderr).toBe(0);
+    expect(
+      await readFile(marks, 'utf8').catch(() => ''),
+      'what the doer planted ran through the runner’s git',
+    ).toBe('');
+    expect((await repo.ledger()).map((l) => [l.iter, l.decision])).toEqual([
+      [0, 'baseline'],
+      [1, 'tamper'],
+    ]);
+    expect(await readFile(join(repo.dir, '.git', 'config'), 'utf8')).toBe(configBefore);
+    await expect(readFile(join(repo.dir, '.git', 'hooks', 'post-index-change'))).rejects.toThrow();
+    expect(await repo.git('show', 'HEAD:src/value.txt')).toBe('10');
+  });
+
   it('a second loop in the same working tree is refused, naming the running one and --worktree', async () => {
     const repo = await loopRepo([
       {
