@@ -29,11 +29,12 @@ import {
   restoreModes,
   type GitControlPaths,
 } from '../infra/git-control.js';
+import { toolConfigPaths } from '../infra/tool-config.js';
 import type { LoopFiles } from '../infra/loop-files.js';
 import type { BeadGuard, Executor, GuardVeto, StopReason } from '../loop/types.js';
 import type { LoopConfig } from './config.js';
 import { readIterationState, updateIterationState, withTamper } from './iteration-state.js';
-import { revertIteration } from './keep-revert.js';
+import { isPathInScope, revertIteration } from './keep-revert.js';
 import { appendLedgerEvent } from './ledger.js';
 import { loadLedgerSummary } from './ledger-summary.js';
 import { writeTerminalSignal } from './signals.js';
@@ -190,6 +191,13 @@ export function guardAgentExecutor(inner: Executor, ctx: StateGuardContext): Exe
         throw error;
       },
     ));
+  // What the metric's tools read besides the tree (infra/tool-config.ts), unless the doer's scope
+  // holds it: then it is the user's choice that the doer may change it.
+  const toolConfig = () =>
+    toolConfigPaths([...new Set([ctx.repo, ctx.cwd])], ctx.env ?? {}).filter((path) => {
+      const rel = relative(ctx.cwd, path);
+      return rel.startsWith('..') || isAbsolute(rel) || !isPathInScope(rel, ctx.config.scope.doer_paths);
+    });
   return {
     ...inner,
     async execute(request) {
@@ -211,7 +219,7 @@ export function guardAgentExecutor(inner: Executor, ctx: StateGuardContext): Exe
           ...(STORE_GUARDED_ROLES.has(role) ? [join(ctx.repo, '.beads')] : []),
           ...git.dirs,
         ],
-        files: [...(await guardedFiles(ctx)), ...git.files],
+        files: [...(await guardedFiles(ctx)), ...git.files, ...toolConfig()],
       };
       const before = await takeSnapshot(layout);
       // A hook is as much its mode as its text: `chmod +x` alone arms one.

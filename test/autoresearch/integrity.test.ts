@@ -507,3 +507,44 @@ describe('what git runs for the runner', () => {
     expect((await readIterationState(f.files, f.workspace, 1)).tamper).toEqual([]);
   });
 });
+
+describe('what the metric’s tools read besides the tree', () => {
+  it('a doer that writes an ignored .npmrc, .env and sitecustomize.py has them removed; its iteration is a tamper', async () => {
+    const f = await createLoopFixture();
+    await f.baseline();
+    // Ignored, so no `git status` and no scope check would ever see them.
+    await writeFile(join(f.repo.dir, '.git', 'info', 'exclude'), '.npmrc\n.env\nsitecustomize.py\n');
+    const message = await cheatingIteration(f, '11', async () => {
+      await f.repo.write('.npmrc', 'node-options=--require ./src/fake-score.cjs\n');
+      await f.repo.write('.env', 'SCORE_BONUS=1000\n');
+      await f.repo.write('sitecustomize.py', 'import builtins\n');
+    });
+    expect(message).toMatch(/^tamper/);
+    expect((await readIterationState(f.files, f.workspace, 1)).tamper.flatMap((t) => t.paths)).toEqual(
+      expect.arrayContaining(['.npmrc', '.env', 'sitecustomize.py']),
+    );
+    for (const name of ['.npmrc', '.env', 'sitecustomize.py']) expect(await f.repo.exists(name)).toBe(false);
+  });
+
+  it('puts back the user’s own .npmrc a doer rewrote, as it was', async () => {
+    const f = await createLoopFixture();
+    await f.baseline();
+    await writeFile(join(f.repo.dir, '.git', 'info', 'exclude'), '.npmrc\n');
+    await f.repo.write('.npmrc', 'fund=false\n');
+    const message = await cheatingIteration(f, '11', async () => {
+      await f.repo.write('.npmrc', 'fund=false\nnode-options=--require /tmp/x.cjs\n');
+    });
+    expect(message).toMatch(/^tamper/);
+    expect(await f.repo.read('.npmrc')).toBe('fund=false\n');
+  });
+
+  it('leaves such a file to the doer when the loop’s scope holds it', async () => {
+    const f = await createLoopFixture({ scope: { doer_paths: ['src/', '.nvmrc'], judge_paths: ['src/'] } });
+    await f.baseline();
+    const message = await cheatingIteration(f, '11', async () => {
+      await f.repo.write('.nvmrc', '20\n');
+    });
+    expect(message).toMatch(/^keep/);
+    expect(await f.repo.read('.nvmrc')).toBe('20\n');
+  });
+});
