@@ -66,7 +66,10 @@ export interface StateGuardContext {
   vaultDir: string;
   /** The person moved HEAD on purpose: take the current HEAD as the loop's. */
   acceptHead?: boolean;
-  /** The environment agents run in: where the user's git config is (HOME, XDG_CONFIG_HOME, GIT_CONFIG_*). */
+  /**
+   * The environment agents run in: where the user's git and tool config is (HOME, XDG_CONFIG_HOME,
+   * GIT_CONFIG_*, npm_config_userconfig). Without it only the repository's own files are guarded.
+   */
   env?: Readonly<Record<string, string | undefined>>;
   warn?: (message: string) => void;
 }
