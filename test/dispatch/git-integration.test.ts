@@ -2,9 +2,10 @@
 // message and author, and a conflict that never touches the work tree (so a kill mid-landing leaves
 // no merge or cherry-pick for a person to abort).
 import { execFileSync } from 'node:child_process';
-import { chmod, stat } from 'node:fs/promises';
+import { chmod, mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { createGitIntegration } from '../../src/dispatch/attempt-git.js';
 import { createTempRepo } from '../support/git-repo.js';
 
@@ -67,10 +68,12 @@ describe('git integration', () => {
   it('a git too old for merge-tree --write-tree is named, with the version that works', async () => {
     const { repo, attempt } = await repoWithAttempt();
     // git 2.37 and older answer the unknown mode with usage (exit 129).
-    const bin = join(repo.dir, '.old-git');
+    // Outside the working tree: Forge never runs a git a PATH entry inside the tree holds.
+    const bin = await mkdtemp(join(tmpdir(), 'forge-old-git-'));
+    onTestFinished(() => rm(bin, { recursive: true, force: true }));
     const real = execFileSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).trim();
-    await repo.write(
-      '.old-git/git',
+    await writeFile(
+      join(bin, 'git'),
       `#!/bin/sh\ncase " $* " in *" merge-tree "*) exit 129 ;; esac\nexec ${real} "$@"\n`,
     );
     await chmod(join(bin, 'git'), 0o755);

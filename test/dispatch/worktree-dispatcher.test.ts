@@ -1,9 +1,10 @@
 // The worktree dispatcher on real temp repositories: each attempt in its own worktree at its base,
 // its changes (not Forge's files) committed on its branch, worktrees gone after, leftovers recovered.
 import { execFileSync } from 'node:child_process';
-import { chmod, mkdir, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import type { Bead } from '../../src/beads/types.js';
 import { createWorktreeDispatcher } from '../../src/dispatch/worktree-dispatcher.js';
 import { attemptBranchOf, attemptIdOf, type AttemptJob } from '../../src/loop/attempt-dispatch.js';
@@ -62,8 +63,9 @@ async function loggingGit(
   failAdds = 0,
 ): Promise<{ env: NodeJS.ProcessEnv; log: () => Promise<string[]> }> {
   const real = execFileSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).trim();
-  const bin = join(repo.dir, '.shim');
-  await mkdir(bin);
+  // Outside the working tree: Forge never runs a git a PATH entry inside the tree holds.
+  const bin = await mkdtemp(join(tmpdir(), 'forge-git-shim-'));
+  onTestFinished(() => rm(bin, { recursive: true, force: true }));
   const log = join(bin, 'log');
   const fails = join(bin, 'fails');
   await writeFile(fails, 'x'.repeat(failAdds));

@@ -300,3 +300,28 @@ describe('git: what Forge’s own git calls run', () => {
     expect(await readdir(marks), 'hooks or fsmonitor Forge’s git calls ran').toEqual([]);
   });
 });
+
+describe('git: which git Forge runs', () => {
+  it('never one a PATH entry inside the working tree holds (direnv’s node_modules/.bin), nor a relative one', async () => {
+    const repo = await createTempRepo({ 'a.txt': 'a\n' });
+    const marks = join(repo.dir, '..', `${repo.dir.split('/').pop() ?? 'repo'}-fake-git-ran`);
+    onTestFinished(() => rm(marks, { force: true }));
+    // An agent's `git`: says the tree is clean and HEAD is anything it likes.
+    const fake = `#!/bin/sh\necho "$*" >> '${marks}'\necho 0000000000000000000000000000000000000000\n`;
+    for (const dir of ['node_modules/.bin', 'bin']) {
+      await repo.write(`${dir}/git`, fake);
+      await chmod(join(repo.dir, dir, 'git'), 0o755);
+    }
+    const env = {
+      ...repo.env,
+      PATH: [join(repo.dir, 'node_modules', '.bin'), 'bin', repo.env.PATH ?? ''].join(':'),
+    };
+    const git = createGit({ cwd: join(repo.dir, 'node_modules'), env });
+    expect(await git.headSha()).toBe(repo.head());
+    await repo.write('a.txt', 'changed\n');
+    expect(await git.statusPorcelain()).toEqual(
+      expect.arrayContaining([{ index: ' ', worktree: 'M', path: 'a.txt' }]),
+    );
+    expect(await readFile(marks, 'utf8').catch(() => ''), 'the fake git ran').toBe('');
+  });
+});
