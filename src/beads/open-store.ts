@@ -4,6 +4,7 @@ import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Clock } from '../infra/clock.js';
 import { EnvironmentError } from '../infra/errors.js';
+import { outsideTree } from '../infra/trusted-path.js';
 import type { BeadStore } from './types.js';
 
 export type StoreChoice = 'auto' | 'br' | 'embedded';
@@ -46,6 +47,8 @@ export async function openBeadStore(
   options: OpenStoreOptions,
 ): Promise<OpenedStore> {
   const brPath = options.brPath ?? 'br';
+  // br by name is the first on PATH outside the working tree (infra/trusted-path.ts); a path is as given.
+  const brFile = outsideTree(brPath, options.cwd, options.env);
   const embedded = (): BeadStore | Promise<BeadStore> =>
     factories.createEmbeddedStore({ cwd: options.cwd, actor: options.actor, clock: options.clock });
   // One `br version` per process: the probe's answer goes to the store, which keys its protocol on it.
@@ -54,7 +57,7 @@ export async function openBeadStore(
       cwd: options.cwd,
       env: options.env,
       actor: options.actor,
-      brPath,
+      brPath: brFile,
       clock: options.clock,
       ...(version === 'unknown' ? {} : { version }),
     });
@@ -64,7 +67,7 @@ export async function openBeadStore(
   if (owner === 'embedded') {
     return { store: await embedded(), reason: 'store: embedded (.beads/ holds the embedded store)' };
   }
-  const probe = await factories.probeBr({ env: options.env, brPath });
+  const probe = await factories.probeBr({ env: options.env, brPath: brFile });
   if (options.choice === 'br') {
     if (probe === undefined) {
       throw new EnvironmentError(`br was asked for but '${brPath}' could not be run.`, {

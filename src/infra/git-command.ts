@@ -1,9 +1,8 @@
 // Running git for a Git: argv at the top of the working tree, an env that keeps output stable and
 // nothing prompting, exit codes turned into GitError, and long path lists cut into chunks.
-import { accessSync, constants, existsSync, statSync } from 'node:fs';
-import { delimiter, dirname, isAbsolute, join, relative } from 'node:path';
 import { AppError, ExitCode } from './errors.js';
 import type { GitOptions } from './git-port.js';
+import { outsideTree } from './trusted-path.js';
 import { runProcess, type ProcessResult } from './process.js';
 
 export class GitError extends AppError {
@@ -50,54 +49,9 @@ export interface GitCommand {
   forChunks: (paths: readonly string[], run: (chunk: string[]) => Promise<void>) => Promise<void>;
 }
 
-/** The top of the working tree `dir` is in (the nearest folder holding `.git`), else `dir`. */
-function treeRootOf(dir: string): string {
-  for (let at = dir; ; at = dirname(at)) {
-    if (existsSync(join(at, '.git'))) return at;
-    if (dirname(at) === at) return dir;
-  }
-}
-
-function isExecutableFile(path: string): boolean {
-  try {
-    accessSync(path, constants.X_OK);
-    return statSync(path).isFile();
-  } catch {
-    return false;
-  }
-}
-
-const resolvedGits = new Map<string, string>();
-
-/**
- * The git Forge runs in `cwd`: the first on PATH outside the working tree. A PATH entry inside it
- * (direnv's `PATH_add node_modules/.bin`, a relative `./bin`) is a folder any agent at work in the
- * tree can put a `git` into, and Forge's own status, commits and reverts would then run that script
- * and believe what it prints. `git` as it is when PATH holds no other.
- */
-export function trustedGit(cwd: string, env: NodeJS.ProcessEnv): string {
-  const path = env.PATH ?? '';
-  const key = `${cwd}\0${path}`;
-  const known = resolvedGits.get(key);
-  if (known !== undefined) return known;
-  const root = treeRootOf(cwd);
-  let found = 'git';
-  for (const dir of path.split(delimiter)) {
-    if (dir === '' || !isAbsolute(dir)) continue;
-    const rel = relative(root, dir);
-    if (rel === '' || (!rel.startsWith('..') && !isAbsolute(rel))) continue;
-    if (isExecutableFile(join(dir, 'git'))) {
-      found = join(dir, 'git');
-      break;
-    }
-  }
-  resolvedGits.set(key, found);
-  return found;
-}
-
 export function createGitCommand(options: GitOptions): GitCommand {
   const cwd = options.cwd;
-  const file = options.gitBinary ?? trustedGit(cwd, options.env);
+  const file = options.gitBinary ?? outsideTree('git', cwd, options.env);
   // Paths are file names, never patterns; nothing may prompt; our parsing needs stable output.
   const env = { ...options.env, GIT_LITERAL_PATHSPECS: '1', GIT_TERMINAL_PROMPT: '0', LC_ALL: 'C' };
 

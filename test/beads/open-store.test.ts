@@ -63,3 +63,50 @@ describe('openBeadStore', () => {
     expect((await open(await repoWith(['forge-embedded.json']), true, 'br')).store.kind).toBe('br');
   });
 });
+
+describe('which br is run', () => {
+  it('the first br on PATH outside the working tree: one an agent could put in node_modules/.bin is passed over', async () => {
+    const repo = await repoWith([]);
+    await mkdir(join(repo, '.git'));
+    const inside = join(repo, 'node_modules', '.bin');
+    const outside = await mkdtemp(join(tmpdir(), 'forge-br-bin-'));
+    onTestFinished(() => rm(outside, { recursive: true, force: true }));
+    for (const dir of [inside, outside]) {
+      await mkdir(dir, { recursive: true });
+      await writeFile(join(dir, 'br'), '#!/bin/sh\nexit 0\n', { mode: 0o755 });
+    }
+    const probed: string[] = [];
+    const created: string[] = [];
+    const recording: StoreFactories = {
+      ...factories(true),
+      probeBr: ({ brPath }) => {
+        probed.push(brPath);
+        return Promise.resolve({ path: brPath, version: '0.2.19' });
+      },
+      createBrStore: ({ brPath }) => {
+        created.push(brPath);
+        return { ...createMemoryBeadStore(), kind: 'br' };
+      },
+    };
+    const env = { PATH: [inside, 'bin', outside, '/usr/bin'].join(':') };
+    await openBeadStore(recording, {
+      cwd: join(repo, 'node_modules'),
+      env,
+      choice: 'br',
+      actor: 't',
+      clock: systemClock,
+    });
+    expect(probed).toEqual([join(outside, 'br')]);
+    expect(created).toEqual([join(outside, 'br')]);
+    // A path the user gave (br_path) is used as given.
+    await openBeadStore(recording, {
+      cwd: repo,
+      env,
+      choice: 'br',
+      actor: 't',
+      clock: systemClock,
+      brPath: join(inside, 'br'),
+    });
+    expect(probed.at(-1)).toBe(join(inside, 'br'));
+  });
+});
