@@ -20,6 +20,7 @@ import {
   type ExecutableProbe,
 } from './environment-probes.js';
 import { FORGE_CONFIG_PATH, forgeConfigSchema, type ForgeConfig } from './forge-config.js';
+import { outsideTree } from '../infra/trusted-path.js';
 
 export type { CheckStatus, DoctorCheck, DoctorContext } from './doctor-types.js';
 
@@ -31,7 +32,8 @@ export async function runDoctorChecks(ctx: DoctorContext): Promise<DoctorCheck[]
   const probe = { cwd, env: deps.env, timeoutMs: ctx.timeoutMs };
   const configCheck = await checkConfig(cwd);
   const config = configCheck.config ?? forgeConfigSchema.parse({});
-  const brPath = config.br_path ?? 'br';
+  // The br the runner would run: by name, the first on PATH outside the working tree.
+  const brPath = outsideTree(config.br_path ?? 'br', cwd, deps.env);
   const [git, br, agents, ownAgents, skills, store, locks, loops, gates] = await Promise.all([
     probeGit(probe),
     deps.storeFactories.probeBr({ env: deps.env, brPath }),

@@ -132,6 +132,19 @@ describe('forge-pack doctor', () => {
     });
   });
 
+  it('reports the br the runner would run: not one a PATH entry inside the working tree holds', async () => {
+    const ws = await workspace({ br: '0.2.19' });
+    expect((await ws.forge(['init', '--yes'])).code).toBe(0);
+    const inTree = join(ws.dir, 'node_modules', '.bin');
+    await mkdir(inTree, { recursive: true });
+    await writeFile(join(inTree, 'br'), '#!/bin/sh\necho \'{"version":"9.9.9"}\'\n');
+    await chmod(join(inTree, 'br'), 0o755);
+    ws.env.PATH = `${inTree}:${ws.env.PATH ?? ''}`;
+    const report = await doctor(ws);
+    expect(report.check('br').summary).toContain('0.2.19');
+    expect(report.stdout).not.toContain('9.9.9');
+  });
+
   it('fails when the configured br store is not initialised or br is missing', async () => {
     const ws = await workspace({ br: '0.2.19' });
     await ws.write('.forge/config.json', '{ "store": "br" }\n');
