@@ -6,7 +6,7 @@
 // beads and between runs a seal (hashes, plus copies kept in git's own directory) tells the runner's
 // writes from anybody else's: settings a person changed are recorded in the ledger, anything else is
 // put back.
-import { isAbsolute, join, relative, resolve } from 'node:path';
+import { basename, isAbsolute, join, relative, resolve } from 'node:path';
 import type { Bead } from '../beads/types.js';
 import { pathExists } from '../infra/atomic-file.js';
 import { removePath } from '../infra/fs-ops.js';
@@ -29,7 +29,7 @@ import {
   restoreModes,
   type GitControlPaths,
 } from '../infra/git-control.js';
-import { toolConfigPaths } from '../infra/tool-config.js';
+import { homeToolFiles, projectToolFiles } from '../infra/tool-config.js';
 import type { LoopFiles } from '../infra/loop-files.js';
 import type { BeadGuard, Executor, GuardVeto, StopReason } from '../loop/types.js';
 import type { LoopConfig } from './config.js';
@@ -194,13 +194,15 @@ export function guardAgentExecutor(inner: Executor, ctx: StateGuardContext): Exe
         throw error;
       },
     ));
-  // What the metric's tools read besides the tree (infra/tool-config.ts), unless the doer's scope
-  // holds it: then it is the user's choice that the doer may change it.
-  const toolConfig = () =>
-    toolConfigPaths([...new Set([ctx.repo, ctx.cwd])], ctx.env ?? {}).filter((path) => {
-      const rel = relative(ctx.cwd, path);
-      return rel.startsWith('..') || isAbsolute(rel) || !isPathInScope(rel, ctx.config.scope.doer_paths);
-    });
+  // What the metric's tools read besides the tree (infra/tool-config.ts), in the repository, the loop's
+  // tree and the one this agent works in (a population candidate's worktree), unless the doer's scope
+  // names it: then the user chose to let the doer change it.
+  const toolConfig = (agentCwd: string) => [
+    ...[...new Set([ctx.repo, ctx.cwd, agentCwd])]
+      .flatMap((dir) => projectToolFiles(dir))
+      .filter((path) => !isPathInScope(basename(path), ctx.config.scope.doer_paths)),
+    ...homeToolFiles(ctx.env ?? {}),
+  ];
   return {
     ...inner,
     async execute(request) {
@@ -222,7 +224,7 @@ export function guardAgentExecutor(inner: Executor, ctx: StateGuardContext): Exe
           ...(STORE_GUARDED_ROLES.has(role) ? [join(ctx.repo, '.beads')] : []),
           ...git.dirs,
         ],
-        files: [...(await guardedFiles(ctx)), ...git.files, ...toolConfig()],
+        files: [...(await guardedFiles(ctx)), ...git.files, ...toolConfig(request.cwd)],
       };
       const before = await takeSnapshot(layout);
       // A hook is as much its mode as its text: `chmod +x` alone arms one.

@@ -25,17 +25,17 @@ const PROJECT_FILES = [
 /** Read from the user's home. */
 const HOME_FILES = ['.npmrc', '.yarnrc', '.yarnrc.yml', '.bunfig.toml', '.tool-versions'];
 
-/** The files for commands run in `dirs` (the repository, the loop's worktree) with `env`. */
-export function toolConfigPaths(
-  dirs: readonly string[],
-  env: Readonly<Record<string, string | undefined>>,
-): string[] {
+/** The files read from a project directory `dir` (the repository, a worktree an agent works in). */
+export function projectToolFiles(dir: string): string[] {
+  return PROJECT_FILES.map((name) => join(dir, name));
+}
+
+/** The files read from the user's home, and npm's user config wherever `env` puts it. */
+export function homeToolFiles(env: Readonly<Record<string, string | undefined>>): string[] {
   const home = env.HOME === undefined || env.HOME === '' ? undefined : env.HOME;
   const userconfig = env.npm_config_userconfig ?? env.NPM_CONFIG_USERCONFIG;
-  const paths = [
-    ...dirs.flatMap((dir) => PROJECT_FILES.map((name) => join(dir, name))),
+  return [
     ...(home === undefined ? [] : HOME_FILES.map((name) => join(home, name))),
     ...(userconfig === undefined || userconfig === '' ? [] : [userconfig]),
   ];
-  return [...new Set(paths)];
 }

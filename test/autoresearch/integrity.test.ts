@@ -538,6 +538,21 @@ describe('what the metric’s tools read besides the tree', () => {
     expect(await f.repo.read('.npmrc')).toBe('fund=false\n');
   });
 
+  it('in the tree the agent works in too (a population candidate’s worktree)', async () => {
+    const f = await createLoopFixture();
+    await f.baseline();
+    const elsewhere = await mkdtemp(join(tmpdir(), 'forge-candidate-tree-'));
+    onTestFinished(() => rm(elsewhere, { recursive: true, force: true }));
+    f.full.behaviour = async () => {
+      await writeFile(join(elsewhere, '.npmrc'), 'node-options=--require ./x.cjs\n');
+      return { outcome: 'ok', message: 'edited', finalText: 'HYPOTHESIS: 11' };
+    };
+    const request = f.request({ id: 'bd-x', title: 'doer-1: candidate', labels: ['role:doer', 'iter:1'] });
+    const result = await f.context.agents.full.execute({ ...request, role: 'doer', cwd: elsewhere });
+    expect(result.tampered ?? []).toContain(join(elsewhere, '.npmrc'));
+    await expect(readFile(join(elsewhere, '.npmrc'))).rejects.toThrow();
+  });
+
   it('leaves such a file to the doer when the loop’s scope holds it', async () => {
     const f = await createLoopFixture({ scope: { doer_paths: ['src/', '.nvmrc'], judge_paths: ['src/'] } });
     await f.baseline();

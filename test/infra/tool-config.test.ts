@@ -1,29 +1,25 @@
-// The files a loop's metric tools read besides the tree: project and home, npm's own override.
+// The files a loop's metric tools read besides the tree: in a project directory, and in the home.
 import { describe, expect, it } from 'vitest';
-import { toolConfigPaths } from '../../src/infra/tool-config.js';
+import { homeToolFiles, projectToolFiles } from '../../src/infra/tool-config.js';
 
-describe('toolConfigPaths', () => {
-  it('lists the project files in each directory, the home files, and npm’s userconfig', () => {
-    const paths = toolConfigPaths(['/repo', '/repo/.forge/worktrees/e'], {
-      HOME: '/home/u',
-      npm_config_userconfig: '/etc/npmrc-of-u',
-    });
-    expect(paths).toEqual(
+describe('tool config files', () => {
+  it('in a project directory: npm, yarn, bun, dotenv, Python and version-manager files', () => {
+    expect(projectToolFiles('/repo')).toEqual(
       expect.arrayContaining([
         '/repo/.npmrc',
+        '/repo/.yarnrc.yml',
+        '/repo/bunfig.toml',
         '/repo/.env',
         '/repo/sitecustomize.py',
-        '/repo/.forge/worktrees/e/.npmrc',
-        '/home/u/.npmrc',
-        '/home/u/.yarnrc.yml',
-        '/etc/npmrc-of-u',
+        '/repo/.nvmrc',
       ]),
     );
-    expect(new Set(paths).size).toBe(paths.length);
   });
 
-  it('without a HOME, only the project’s', () => {
-    const paths = toolConfigPaths(['/repo'], {});
-    expect(paths.every((path) => path.startsWith('/repo/'))).toBe(true);
+  it('in the home, and npm’s user config wherever the environment puts it', () => {
+    expect(homeToolFiles({ HOME: '/home/u', npm_config_userconfig: '/etc/npmrc-of-u' })).toEqual(
+      expect.arrayContaining(['/home/u/.npmrc', '/home/u/.yarnrc.yml', '/etc/npmrc-of-u']),
+    );
+    expect(homeToolFiles({})).toEqual([]);
   });
 });
