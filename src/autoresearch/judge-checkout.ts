@@ -63,6 +63,14 @@ const INSTRUCTION_FILES = new Set([
 /** Folders of an agent CLI's project settings, rules, skills, commands and plugins. */
 const INSTRUCTION_DIRS = new Set(['.claude', '.gemini', '.opencode', '.codex', '.agents']);
 
+/** The instruction files and settings folders agent CLIs load from a project directory `dir` itself. */
+export function agentInstructionPaths(dir: string): { files: string[]; dirs: string[] } {
+  return {
+    files: [...INSTRUCTION_FILES].map((name) => join(dir, name)),
+    dirs: [...INSTRUCTION_DIRS].map((name) => join(dir, name)),
+  };
+}
+
 /** Whether a repository path is an agent CLI's project instructions or settings, or inside their folder. */
 export function isAgentInstructionPath(path: string): boolean {
   const segments = path.split('/');

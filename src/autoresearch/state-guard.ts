@@ -35,6 +35,7 @@ import type { BeadGuard, Executor, GuardVeto, StopReason } from '../loop/types.j
 import type { LoopConfig } from './config.js';
 import { readIterationState, updateIterationState, withTamper } from './iteration-state.js';
 import { isPathInScope, revertIteration } from './keep-revert.js';
+import { agentInstructionPaths } from './judge-checkout.js';
 import { appendLedgerEvent } from './ledger.js';
 import { loadLedgerSummary } from './ledger-summary.js';
 import { writeTerminalSignal } from './signals.js';
@@ -194,15 +195,21 @@ export function guardAgentExecutor(inner: Executor, ctx: StateGuardContext): Exe
         throw error;
       },
     ));
-  // What the metric's tools read besides the tree (infra/tool-config.ts), in the repository, the loop's
-  // tree and the one this agent works in (a population candidate's worktree), unless the doer's scope
-  // names it: then the user chose to let the doer change it.
-  const toolConfig = (agentCwd: string) => [
-    ...[...new Set([ctx.repo, ctx.cwd, agentCwd])]
-      .flatMap((dir) => projectToolFiles(dir))
-      .filter((path) => !isPathInScope(basename(path), ctx.config.scope.doer_paths)),
-    ...homeToolFiles(ctx.env ?? {}),
-  ];
+  // In the repository, the loop's tree and the one this agent works in (a population candidate's):
+  // what the metric's tools read besides the tree (infra/tool-config.ts), and the instructions and
+  // settings the next agent's CLI would load (CLAUDE.local.md, .claude/, AGENTS.md, …), often ignored
+  // so no scope check sees them. One the doer's scope names is left to it: the user chose that.
+  const projectFiles = (agentCwd: string): { files: string[]; dirs: string[] } => {
+    const trees = [...new Set([ctx.repo, ctx.cwd, agentCwd])];
+    const open = (path: string) => !isPathInScope(basename(path), ctx.config.scope.doer_paths);
+    const instructions = trees.map(agentInstructionPaths);
+    return {
+      files: [...trees.flatMap(projectToolFiles), ...instructions.flatMap((paths) => paths.files)].filter(
+        open,
+      ),
+      dirs: instructions.flatMap((paths) => paths.dirs).filter(open),
+    };
+  };
   return {
     ...inner,
     async execute(request) {
@@ -215,6 +222,7 @@ export function guardAgentExecutor(inner: Executor, ctx: StateGuardContext): Exe
         };
       }
       const git = await gitControl();
+      const project = projectFiles(request.cwd);
       const layout: VaultLayout = {
         repo: ctx.repo,
         // The runner's own copy (the seal) too: a forged copy would be "restored" over the real files.
@@ -223,8 +231,14 @@ export function guardAgentExecutor(inner: Executor, ctx: StateGuardContext): Exe
           ctx.vaultDir,
           ...(STORE_GUARDED_ROLES.has(role) ? [join(ctx.repo, '.beads')] : []),
           ...git.dirs,
+          ...project.dirs,
         ],
-        files: [...(await guardedFiles(ctx)), ...git.files, ...toolConfig(request.cwd)],
+        files: [
+          ...(await guardedFiles(ctx)),
+          ...git.files,
+          ...project.files,
+          ...homeToolFiles(ctx.env ?? {}),
+        ],
       };
       const before = await takeSnapshot(layout);
       // A hook is as much its mode as its text: `chmod +x` alone arms one.
