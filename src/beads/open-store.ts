@@ -48,7 +48,7 @@ export async function openBeadStore(
 ): Promise<OpenedStore> {
   const brPath = options.brPath ?? 'br';
   // br by name is the first on PATH outside the working tree (infra/trusted-path.ts); a path is as given.
-  const brFile = outsideTree(brPath, options.cwd, options.env);
+  const brFile = await outsideTree(brPath, options.cwd, options.env);
   const embedded = (): BeadStore | Promise<BeadStore> =>
     factories.createEmbeddedStore({ cwd: options.cwd, actor: options.actor, clock: options.clock });
   // One `br version` per process: the probe's answer goes to the store, which keys its protocol on it.

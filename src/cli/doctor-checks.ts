@@ -33,7 +33,7 @@ export async function runDoctorChecks(ctx: DoctorContext): Promise<DoctorCheck[]
   const configCheck = await checkConfig(cwd);
   const config = configCheck.config ?? forgeConfigSchema.parse({});
   // The br the runner would run: by name, the first on PATH outside the working tree.
-  const brPath = outsideTree(config.br_path ?? 'br', cwd, deps.env);
+  const brPath = await outsideTree(config.br_path ?? 'br', cwd, deps.env);
   const [git, br, agents, ownAgents, skills, store, locks, loops, gates] = await Promise.all([
     probeGit(probe),
     deps.storeFactories.probeBr({ env: deps.env, brPath }),

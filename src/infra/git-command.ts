@@ -51,13 +51,16 @@ export interface GitCommand {
 
 export function createGitCommand(options: GitOptions): GitCommand {
   const cwd = options.cwd;
-  const file = options.gitBinary ?? outsideTree('git', cwd, options.env);
+  const file =
+    options.gitBinary === undefined
+      ? outsideTree('git', cwd, options.env)
+      : Promise.resolve(options.gitBinary);
   // Paths are file names, never patterns; nothing may prompt; our parsing needs stable output.
   const env = { ...options.env, GIT_LITERAL_PATHSPECS: '1', GIT_TERMINAL_PROMPT: '0', LC_ALL: 'C' };
 
   async function run(dir: string, args: readonly string[], extra: GitCallOptions) {
     const result: ProcessResult = await runProcess(
-      { file, args: [...GIT_HARDENING, ...args] },
+      { file: await file, args: [...GIT_HARDENING, ...args] },
       {
         cwd: dir,
         env: { ...env, ...extra.env },
