@@ -1,6 +1,8 @@
 // Vitest projects: fast unit/adapter tests by default; the real-agent e2e suite lives in its own project.
 import { rmSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { configDefaults, defineConfig } from 'vitest/config';
+import LongestFirst from './test/support/longest-first.js';
 import { setAsideExtraCa, useMemoryTemp } from './test/support/machine-env.js';
 
 // With NODE_EXTRA_CA_CERTS set, every Node process parses that CA bundle as it starts: 35 ms of CPU
@@ -21,10 +23,13 @@ if (runTemp !== undefined)
 export default defineConfig({
   test: {
     pool: 'forks',
-    // Two test files at a time: most tests wait on child processes, and vitest's default on 2 cores is
-    // one. A third buys nothing here: the process tests alone took 257 s with two and 267 s with three
-    // (475 s and 492 s of CPU), since two cores are busy already.
-    maxWorkers: 2,
+    // Twice as many test files at a time as there are cores: most tests wait on child processes (git,
+    // the fake br, agents that sleep, a runner's lock or clock), and the real-CLI files of e2e-claude,
+    // which keep a core busy, run beside them. Whole suite on 2 cores, longest file first: 287 s with
+    // two workers, 245 s with three, 232 s with four.
+    maxWorkers: 2 * Math.max(1, availableParallelism()),
+    // Longest file first across both projects (test/support/longest-first.ts), from the recorded times.
+    sequence: { sequencer: LongestFirst },
     // A worker runs file after file in one process instead of a fresh one per file: the default
     // project took 216 s (324 s of CPU) so, against 232 s (361 s of CPU) with a fork per file, and
     // the whole suite 338 s against 356 s. Files share the module cache, so a test leaves process-wide state as it found it

@@ -1,0 +1,91 @@
+// The order test files are handed to vitest's workers (test/support/longest-first.ts).
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import {
+  DURATIONS_FILE,
+  durationsFromReport,
+  longestFirst,
+  readDurations,
+} from '../support/longest-first.js';
+
+const ROOT = '/repo';
+const spec = (path: string) => ({ moduleId: `${ROOT}/${path}` });
+const order = (specs: { moduleId: string }[]) => specs.map((s) => s.moduleId.slice(ROOT.length + 1));
+
+describe('longest test file first', () => {
+  it('orders files by their recorded time, longest first, across projects', () => {
+    const durations = {
+      'test/e2e-claude/agents.test.ts': 70,
+      'test/unit/small.test.ts': 0.2,
+      'test/e2e/process.test.ts': 25,
+      'test/unit/medium.test.ts': 3,
+    };
+    const specs = [
+      spec('test/unit/small.test.ts'),
+      spec('test/unit/medium.test.ts'),
+      spec('test/e2e/process.test.ts'),
+      spec('test/e2e-claude/agents.test.ts'),
+    ];
+    expect(order(longestFirst(specs, durations, ROOT))).toEqual([
+      'test/e2e-claude/agents.test.ts',
+      'test/e2e/process.test.ts',
+      'test/unit/medium.test.ts',
+      'test/unit/small.test.ts',
+    ]);
+  });
+
+  it('puts a file the table does not know first, and breaks ties by path', () => {
+    const durations = { 'test/a.test.ts': 5, 'test/b.test.ts': 5, 'test/c.test.ts': 9 };
+    const specs = [
+      spec('test/b.test.ts'),
+      spec('test/new.test.ts'),
+      spec('test/a.test.ts'),
+      spec('test/c.test.ts'),
+    ];
+    expect(order(longestFirst(specs, durations, ROOT))).toEqual([
+      'test/new.test.ts',
+      'test/c.test.ts',
+      'test/a.test.ts',
+      'test/b.test.ts',
+    ]);
+  });
+
+  it('makes the table from a JSON report, and reads back what it wrote; a broken table is empty', async () => {
+    const report = {
+      testResults: [
+        { name: `${ROOT}/test/quick.test.ts`, startTime: 1000, endTime: 1240 },
+        { name: `${ROOT}/test/slow.test.ts`, startTime: 1000, endTime: 43_960 },
+      ],
+    };
+    const table = durationsFromReport(report, ROOT);
+    expect(Object.entries(table)).toEqual([
+      ['test/slow.test.ts', 43],
+      ['test/quick.test.ts', 0.2],
+    ]);
+
+    const dir = await mkdtemp(join(tmpdir(), 'forge-durations-'));
+    try {
+      const file = join(dir, 'file-durations.json');
+      await writeFile(file, JSON.stringify(table));
+      expect(readDurations(file)).toEqual(table);
+      await writeFile(file, '{"test/a.test.ts": 3, "test/b.test.ts": "slow"');
+      expect(readDurations(file)).toEqual({});
+      await writeFile(file, '{"test/a.test.ts": 3, "test/b.test.ts": "slow"}');
+      expect(readDurations(file)).toEqual({ 'test/a.test.ts': 3 });
+      expect(readDurations(join(dir, 'missing.json'))).toEqual({});
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('the committed table names only test files that exist', () => {
+    const root = join(DURATIONS_FILE, '..', '..', '..');
+    const table = readDurations();
+    expect(Object.keys(table).length).toBeGreaterThan(100);
+    const gone = Object.keys(table).filter((path) => !existsSync(join(root, path)));
+    expect(gone, 'run `npm test` and `npm run test:durations` to refresh the table').toEqual([]);
+  });
+});
