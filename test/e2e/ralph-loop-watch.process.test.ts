@@ -23,7 +23,8 @@ const FAKE_AGENT = join(ROOT, 'test', 'support', 'fake-runner-agent.mjs');
 /** The fake agent as the user's own command (`--agent "…"`): prompt on stdin, plain output. */
 const AGENT = `${process.execPath} ${FAKE_AGENT}`;
 
-type Action = { exit: number } | { sleepMs: number } | { stdout: string } | { hang: true };
+type Action =
+  { exit: number } | { sleepMs: number } | { waitFor: string } | { stdout: string } | { hang: true };
 
 interface Repo {
   dir: string;
@@ -228,8 +229,10 @@ describe('ralph-loop logs --follow', () => {
   it('prints a live run as it happens, with the live bead transcript, and ends with the run', async () => {
     const repo = await makeRepo();
     const { epic, ids } = await repo.epic(['slow', 'quick']);
+    // The first bead lasts until follow has shown it live, however long follow takes to start.
+    const goAhead = join(repo.dir, '..', 'go-ahead');
     await repo.script({
-      [ids[0]!]: [[{ stdout: 'thinking about slow' }, { sleepMs: 2_500 }, { stdout: 'slow is done' }]],
+      [ids[0]!]: [[{ stdout: 'thinking about slow' }, { waitFor: goAhead }, { stdout: 'slow is done' }]],
       [ids[1]!]: [[{ stdout: 'quick work' }]],
     });
     const run = repo.start(epic);
@@ -247,6 +250,7 @@ describe('ralph-loop logs --follow', () => {
     expect(await readLockFile(join(repo.dir, '.forge', 'epics', epic, 'ralph-loop.lock'))).toMatchObject({
       bead: ids[0],
     });
+    await writeFile(goAhead, '');
 
     const ended = await Promise.race([
       follow,

@@ -4,13 +4,14 @@
 // FAKE_RUNNER_SCRIPT: JSON file {"<bead id>" | "*": [[attempt 1 actions], [attempt 2 actions], …]};
 //   the last list repeats for later attempts. Actions:
 //   {"exit": n} {"sleepMs": n} {"hang": true} {"stdout": text} {"write": {"path", "content"}}
+//   {"waitFor": path}  waits until the file exists (a test's go-ahead; gives up after 60 s)
 //   {"grandchild": "pid-file"}  a process in the same group that ignores SIGTERM and never ends
 //   {"exec": [file, ...args]}  runs a command and waits for it ("{bead}" in an argument: the bead id)
 //   {"ignoreTerm": true}  from here on SIGTERM is ignored (only SIGKILL ends the agent)
 // FAKE_RUNNER_LOG: JSONL, one line per call {bead, attempt, argv, stdin, pid, cwd}
 // The bead comes from FORGE_BEAD, which the runner sets for every agent.
 import { spawn, spawnSync } from 'node:child_process';
-import { appendFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 
 let stdin = '';
@@ -49,6 +50,10 @@ const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 for (const action of actions) {
   if ('exit' in action) process.exit(action.exit);
   if ('sleepMs' in action) await sleep(action.sleepMs);
+  if ('waitFor' in action) {
+    const until = Date.now() + 60_000;
+    while (!existsSync(action.waitFor) && Date.now() < until) await sleep(20);
+  }
   if ('stdout' in action) process.stdout.write(`${action.stdout}\n`);
   if ('write' in action) {
     mkdirSync(dirname(action.write.path), { recursive: true });
