@@ -43,6 +43,21 @@ describe('gemini adapter: argv', () => {
     expect(calls[0]!.stdin).toBe(prompt);
   });
 
+  it('asks Gemini CLI not to start itself a second time, unless the user said otherwise', async () => {
+    const { calls } = await runGemini(replay('gemini-0.61.0-full.jsonl'));
+    expect(calls[0]!.env.GEMINI_CLI_NO_RELAUNCH).toBe('true');
+    const fakes = await setUpFakeAgents();
+    const runner = createGeminiRunner({ cli: 'gemini', text: 'gemini' }, { killGraceMs: 200 });
+    await runner.run({
+      prompt: 'Do the task.',
+      cwd: fakes.work,
+      env: { ...fakes.env(replay('gemini-0.61.0-full.jsonl')), GEMINI_CLI_NO_RELAUNCH: '' },
+      mode: 'full',
+      timeoutMs: 20_000,
+    });
+    expect((await fakes.calls())[0]!.env.GEMINI_CLI_NO_RELAUNCH).toBe('');
+  });
+
   it('runs read-only in plan mode and reports the refused writes it saw', async () => {
     const { calls, result } = await runGemini(replay('gemini-0.61.0-read-only.jsonl'), { mode: 'read-only' });
     expect(calls[0]!.argv.slice(-2)).toEqual(['--approval-mode', 'plan']);
