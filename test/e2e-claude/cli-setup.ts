@@ -14,8 +14,29 @@ export const GEMINI_BIN = join(ROOT, 'node_modules', '.bin', 'gemini');
 export const OPENCODE_MODEL = 'anthropic/claude-sonnet-4-5';
 export const GEMINI_MODEL = 'gemini-2.5-flash';
 
+const versions = new Map<string, Promise<string>>();
+
+/**
+ * `check` once per test process for `bin`: a worker runs many files (isolate: false), and each asked
+ * again for the same `--version` (up to 0.7 s of CPU a time for opencode and Gemini CLI).
+ */
+export function checkedOnce(bin: string, check: () => Promise<string>): Promise<string> {
+  let version = versions.get(bin);
+  if (version === undefined) {
+    version = check();
+    versions.set(bin, version);
+    // A failed check is asked again by the next file, which then reports it too.
+    version.catch(() => versions.delete(bin));
+  }
+  return version;
+}
+
 /** Fails (never skips) when the devDependency is missing; returns `<bin> --version`. */
-export async function requireCli(bin: string, pkg: string): Promise<string> {
+export function requireCli(bin: string, pkg: string): Promise<string> {
+  return checkedOnce(bin, () => checkCli(bin, pkg));
+}
+
+async function checkCli(bin: string, pkg: string): Promise<string> {
   try {
     await access(bin, constants.X_OK);
   } catch {

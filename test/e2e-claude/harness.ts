@@ -8,7 +8,14 @@ import { delimiter, dirname, join } from 'node:path';
 import { expect, onTestFinished } from 'vitest';
 import { BIN, ROOT, runCliInProcess, type CliResult } from '../support/cli.js';
 import { startModelServer, type ModelServer, type Rule } from '../support/model-server/index.js';
-import { GEMINI_BIN, OPENCODE_BIN, isExecutable, otherCliEnv, writeOtherCliConfig } from './cli-setup.js';
+import {
+  GEMINI_BIN,
+  OPENCODE_BIN,
+  checkedOnce,
+  isExecutable,
+  otherCliEnv,
+  writeOtherCliConfig,
+} from './cli-setup.js';
 
 export const CLAUDE_BIN = join(ROOT, 'node_modules', '.bin', 'claude');
 export const CODEX_BIN = join(ROOT, 'node_modules', '.bin', 'codex');
@@ -17,7 +24,11 @@ export const CODEX_BIN = join(ROOT, 'node_modules', '.bin', 'codex');
  * Fails (never skips) when the devDependency is missing: an e2e suite that quietly does nothing would
  * report green on a machine where the agent path was never exercised. Returns `claude --version`.
  */
-export async function requireClaude(): Promise<string> {
+export function requireClaude(): Promise<string> {
+  return checkedOnce(CLAUDE_BIN, checkClaude);
+}
+
+async function checkClaude(): Promise<string> {
   try {
     await access(CLAUDE_BIN, constants.X_OK);
   } catch {
@@ -45,7 +56,11 @@ export async function requireClaude(): Promise<string> {
 }
 
 /** Fails (never skips) when Codex is not installed; returns `codex --version`. */
-export async function requireCodex(): Promise<string> {
+export function requireCodex(): Promise<string> {
+  return checkedOnce(CODEX_BIN, checkCodex);
+}
+
+async function checkCodex(): Promise<string> {
   try {
     await access(CODEX_BIN, constants.X_OK);
   } catch {
