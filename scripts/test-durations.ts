@@ -3,9 +3,8 @@
 // first by it (test/support/longest-first.ts); refresh it when files are added or grow.
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { DURATIONS_FILE, durationsFromReport } from '../test/support/longest-first.js';
 import { writeFileAtomic } from '../src/infra/atomic-file.js';
-import { ROOT } from './bench/support.js';
+import { DURATIONS_FILE, durationsFromReport, ROOT } from '../test/support/longest-first.js';
 
 const reportPath = join(ROOT, 'test-results.json');
 let report: Parameters<typeof durationsFromReport>[0];

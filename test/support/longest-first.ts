@@ -12,7 +12,8 @@ import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+/** The repository's root: test file paths in the table are relative to it. */
+export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const DURATIONS_FILE = join(ROOT, 'test', 'support', 'file-durations.json');
 
 /** Seconds per test file (POSIX path from the repository root), longest first. */
