@@ -242,7 +242,9 @@ describe('ralph-loop process: one runner, crashes and signals', () => {
   it('ralph-loop stop ends the run after the current bead', async () => {
     const repo = await makeRepo();
     const { epic, ids } = await repo.epic(['a', 'b']);
-    await repo.script({ [ids[0]!]: [[{ sleepMs: 1_500 }]], '*': [[]] });
+    // The first bead lasts until the stop request is in, however long that takes on a busy machine.
+    const goAhead = join(repo.dir, '..', 'go-ahead');
+    await repo.script({ [ids[0]!]: [[{ waitFor: goAhead }]], '*': [[]] });
     const run = startCli('ralph-loop', ['--store', 'embedded', epic, '--agent', repo.agent], {
       cwd: repo.dir,
       env: repo.env,
@@ -250,6 +252,7 @@ describe('ralph-loop process: one runner, crashes and signals', () => {
     await waitFor(async () => ((await repo.calls()).length > 0 ? true : undefined), 60_000, 'agent started');
     const stop = await repo.ralph(['stop', epic]);
     expect(stop.exitCode).toBe(0);
+    await writeFile(goAhead, '');
     const finished = await run;
     expect(finished.exitCode).toBe(0);
     expect(String(finished.stderr)).toContain('stopped: stopped');

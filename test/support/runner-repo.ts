@@ -14,6 +14,8 @@ export const FAKE_AGENT = join(ROOT, 'test', 'support', 'fake-runner-agent.mjs')
 export type Action =
   | { exit: number }
   | { sleepMs: number }
+  /** Waits until the file exists: the test's go-ahead, instead of a guess at how long it needs. */
+  | { waitFor: string }
   | { hang: true }
   | { stdout: string }
   | { write: { path: string; content: string } }
