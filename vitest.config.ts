@@ -26,8 +26,9 @@ export default defineConfig({
     // Twice as many test files at a time as there are cores: most tests wait on child processes (git,
     // the fake br, agents that sleep, a runner's lock or clock), and the real-CLI files of e2e-claude,
     // which keep a core busy, run beside them. Whole suite on 2 cores, longest file first: 287 s with
-    // two workers, 245 s with three, 232 s with four.
-    maxWorkers: 2 * Math.max(1, availableParallelism()),
+    // two workers, 245 s with three, 232 s with four. At most eight: each worker and the agent CLIs it
+    // starts hold hundreds of MB, and a big machine has no more than 160 files to share out.
+    maxWorkers: Math.min(8, 2 * Math.max(1, availableParallelism())),
     // Longest file first across both projects (test/support/longest-first.ts), from the recorded times.
     sequence: { sequencer: LongestFirst },
     // A worker runs file after file in one process instead of a fresh one per file: the default
