@@ -1,7 +1,7 @@
 // scripts/typecheck-and-lint.mjs (the type check and the lint of `npm run check`, over one program): on a
 // copy of the project's configs with a small tree, it reports what tsc and ESLint each would.
 import { execa } from 'execa';
-import { cp, mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -59,5 +59,19 @@ describe('typecheck and lint in one process', () => {
     // Only a rule with the program's types can tell a floating promise: the shared program reached ESLint.
     expect(broken.stdout).toMatch(/a\.ts\n\s+6:3\s+error\s+Promises must be awaited.*no-floating-promises/);
     expect(broken.stdout).toMatch(/extra\.mjs\n\s+2:7\s+error\s+'unused' is assigned a value/);
+  });
+
+  it('reports an error in tsconfig.json once, as tsc does', async () => {
+    const config = join(dir, 'tsconfig.json');
+    const original = await readFile(config, 'utf8');
+    await writeFile(config, original.replace('"strict": true,', '"strict": true, "noSuchOption": true,'));
+    try {
+      const run = await check({ 'src/infra/a.ts': 'export const count: number = 3;\n' });
+      expect(run.exitCode, run.stderr).toBe(1);
+      expect(run.stdout.match(/error TS5023: Unknown compiler option 'noSuchOption'/g)).toHaveLength(1);
+      expect(run.stdout).toContain('typecheck: 1 error(s)');
+    } finally {
+      await writeFile(config, original);
+    }
   });
 });
