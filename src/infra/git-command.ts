@@ -3,7 +3,8 @@
 import { AppError, ExitCode } from './errors.js';
 import type { GitOptions } from './git-port.js';
 import { outsideTree } from './trusted-path.js';
-import { runProcess, type ProcessResult } from './process.js';
+import type { ProcessResult } from './process.js';
+import { runShortProcess } from './short-process.js';
 
 export class GitError extends AppError {
   readonly stderr: string;
@@ -59,7 +60,7 @@ export function createGitCommand(options: GitOptions): GitCommand {
   const env = { ...options.env, GIT_LITERAL_PATHSPECS: '1', GIT_TERMINAL_PROMPT: '0', LC_ALL: 'C' };
 
   async function run(dir: string, args: readonly string[], extra: GitCallOptions) {
-    const result: ProcessResult = await runProcess(
+    const result: ProcessResult = await runShortProcess(
       { file: await file, args: [...GIT_HARDENING, ...args] },
       {
         cwd: dir,

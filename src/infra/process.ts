@@ -5,6 +5,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { execa } from 'execa';
 import { signalGroup } from './pid.js';
+import { TailBuffer } from './tail-buffer.js';
 
 export { isProcessAlive, signalGroup } from './pid.js';
 
@@ -382,29 +383,5 @@ function signal(pid: number, name: NodeJS.Signals): void {
     process.kill(pid, name);
   } catch {
     // Gone already.
-  }
-}
-
-class TailBuffer {
-  private chunks: string[] = [];
-  private length = 0;
-  private dropped = false;
-
-  constructor(private readonly max: number) {}
-
-  push(chunk: string): void {
-    this.chunks.push(chunk);
-    this.length += chunk.length;
-    while (this.length > this.max && this.chunks.length > 1) {
-      const first = this.chunks.shift() ?? '';
-      this.length -= first.length;
-      this.dropped = true;
-    }
-  }
-
-  value(): string {
-    const text = this.chunks.join('');
-    const tail = text.length > this.max ? text.slice(text.length - this.max) : text;
-    return this.dropped || text.length > this.max ? `[…truncated…]\n${tail}` : tail;
   }
 }

@@ -2,7 +2,7 @@
 // contention, and every outcome (result documents, error envelope, usage error, garbage) classified.
 import { resolve } from 'node:path';
 import type { Clock } from '../../infra/clock.js';
-import { runProcess } from '../../infra/process.js';
+import { runShortProcess } from '../../infra/short-process.js';
 import type { BrCallInfo, BrError } from './errors.js';
 import {
   badOutputError,
@@ -102,7 +102,7 @@ export function createBrClient(options: BrClientOptions): BrClient {
 
   async function once(call: BrCall, info: BrCallInfo): Promise<BrOutcome> {
     const [file, ...args] = info.argv as [string, ...string[]];
-    const result = await runProcess({ file, args }, { cwd, env, timeoutMs: options.timeoutMs });
+    const result = await runShortProcess({ file, args }, { cwd, env, timeoutMs: options.timeoutMs });
     if (result.spawnError !== undefined) {
       throw /ENOENT/.test(result.spawnError)
         ? notFoundError(info, result.spawnError)

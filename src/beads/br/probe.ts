@@ -1,6 +1,6 @@
 // `--store auto`: is there a br on the PATH Forge was given, and which version is it?
 import { findExecutable } from '../../infra/executables.js';
-import { runProcess } from '../../infra/process.js';
+import { runShortProcess } from '../../infra/short-process.js';
 import { extractJsonDocuments } from './output.js';
 import { parseBrVersion } from './version.js';
 
@@ -25,7 +25,7 @@ export async function probeBr(options: ProbeBrOptions): Promise<BrProbe | undefi
   const cwd = options.cwd ?? process.cwd();
   const path = await findExecutable(options.brPath ?? 'br', options.env.PATH ?? '', cwd);
   if (path === undefined) return undefined;
-  const result = await runProcess(
+  const result = await runShortProcess(
     { file: path, args: ['--json', 'version'] },
     {
       cwd,

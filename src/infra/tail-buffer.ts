@@ -1,0 +1,24 @@
+// The last `max` characters of a child's output stream, marked when anything before them was dropped.
+export class TailBuffer {
+  private chunks: string[] = [];
+  private length = 0;
+  private dropped = false;
+
+  constructor(private readonly max: number) {}
+
+  push(chunk: string): void {
+    this.chunks.push(chunk);
+    this.length += chunk.length;
+    while (this.length > this.max && this.chunks.length > 1) {
+      const first = this.chunks.shift() ?? '';
+      this.length -= first.length;
+      this.dropped = true;
+    }
+  }
+
+  value(): string {
+    const text = this.chunks.join('');
+    const tail = text.length > this.max ? text.slice(text.length - this.max) : text;
+    return this.dropped || text.length > this.max ? `[…truncated…]\n${tail}` : tail;
+  }
+}

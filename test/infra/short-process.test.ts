@@ -1,0 +1,107 @@
+// runShortProcess, the runner of br and git calls: runProcess's result for a short command, and its
+// guarantees (own process group, killed whole on a timeout, nothing left in the group once it exits).
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it, onTestFinished } from 'vitest';
+import { runShortProcess } from '../../src/infra/short-process.js';
+import { eventually, isGone } from '../support/fake-agents/harness.js';
+
+const ENV = { PATH: '/usr/local/bin:/usr/bin:/bin' };
+
+async function tempDir(): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'forge-short-process-'));
+  onTestFinished(() => rm(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+const sh = (script: string) => ({ file: 'sh', args: ['-c', script] });
+
+/** The pid a script wrote to `file`, killed when the test ends whatever happens. */
+async function pidIn(file: string): Promise<number> {
+  const pid = Number((await readFile(file, 'utf8')).trim());
+  expect(Number.isInteger(pid) && pid > 1).toBe(true);
+  onTestFinished(() => {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // Gone already.
+    }
+  });
+  return pid;
+}
+
+describe('runShortProcess', () => {
+  it('gives the input on stdin and returns both streams and the exit code as they were', async () => {
+    const result = await runShortProcess(sh('cat; printf "%s" "$GREETING" >&2; exit 3'), {
+      cwd: tmpdir(),
+      env: { ...ENV, GREETING: 'only what env says\n' },
+      input: 'line one\nline two\n',
+    });
+    expect(result).toMatchObject({
+      exitCode: 3,
+      signal: undefined,
+      stdout: 'line one\nline two\n',
+      stderr: 'only what env says\n',
+      timedOut: false,
+      aborted: false,
+      spawnError: undefined,
+    });
+  });
+
+  it('passes only the environment it is given, and runs in the directory it is given', async () => {
+    const dir = await tempDir();
+    const result = await runShortProcess(sh('pwd; echo "${HOME-unset}"'), { cwd: dir, env: ENV });
+    expect(result.stdout.split('\n').slice(0, 2)).toEqual([dir, 'unset']);
+  });
+
+  it('reports a command that cannot be started, and does not throw', async () => {
+    const result = await runShortProcess(
+      { file: '/nonexistent/forge-br', args: ['version'] },
+      { cwd: tmpdir(), env: ENV },
+    );
+    expect(result.spawnError).toMatch(/ENOENT/);
+    expect(result.exitCode).toBeUndefined();
+  });
+
+  it('names the signal that ended the command', async () => {
+    const result = await runShortProcess(sh('kill -KILL $$'), { cwd: tmpdir(), env: ENV });
+    expect(result).toMatchObject({ exitCode: undefined, signal: 'SIGKILL', timedOut: false });
+  });
+
+  it('on a timeout, kills the whole group, what the command started included', async () => {
+    const dir = await tempDir();
+    const pidFile = join(dir, 'sleeper');
+    const result = await runShortProcess(sh(`sleep 300 & echo $! > ${pidFile}; wait`), {
+      cwd: dir,
+      env: ENV,
+      timeoutMs: 300,
+      killGraceMs: 200,
+    });
+    expect(result.timedOut).toBe(true);
+    expect(result.signal).toBe('SIGTERM');
+    const sleeper = await pidIn(pidFile);
+    expect(await eventually(() => isGone(sleeper))).toBe(true);
+  });
+
+  it('ends what the command left running in its group, which would otherwise hold its output open', async () => {
+    const dir = await tempDir();
+    const pidFile = join(dir, 'leftover');
+    // The background sleep keeps stdout open: the call could only end when it does, in five minutes.
+    const result = await runShortProcess(sh(`sleep 300 & echo $! > ${pidFile}; echo started`), {
+      cwd: dir,
+      env: ENV,
+      killGraceMs: 200,
+    });
+    expect(result).toMatchObject({ exitCode: 0, stdout: 'started\n', timedOut: false });
+    const leftover = await pidIn(pidFile);
+    expect(await eventually(() => isGone(leftover))).toBe(true);
+  });
+
+  it('keeps the tail of a stream longer than the limit, and says it was cut', async () => {
+    const result = await runShortProcess(sh('seq 1 5000'), { cwd: tmpdir(), env: ENV, maxBufferChars: 100 });
+    expect(result.stdout.startsWith('[…truncated…]\n')).toBe(true);
+    expect(result.stdout.endsWith('4999\n5000\n')).toBe(true);
+    expect(result.stdout.length).toBeLessThanOrEqual(100 + '[…truncated…]\n'.length);
+  });
+});
