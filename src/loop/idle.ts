@@ -1,5 +1,5 @@
 // Why an epic has nothing ready (done, terminal, waiting for a human, stalled), and the dry-run plan.
-import { BLOCKING_DEPENDENCY_TYPES, type Bead, type BeadDetail } from '../beads/types.js';
+import { BLOCKING_DEPENDENCY_TYPES, type Bead, type BeadDetail, type EpicGraph } from '../beads/types.js';
 import { agentSpecFor, compareForRun, describeAgentSource, FAILED_LABEL, roleOf } from './select.js';
 import type { RunnerDeps, RunnerOptions, StopReason } from './types.js';
 
@@ -16,11 +16,13 @@ export async function explainIdleEpic(
   deps: Pick<RunnerDeps, 'store' | 'idle'>,
   epicId: string,
   known: Iterable<string> = [],
+  /** That read, when the caller has just made it (the runner, finding its epic done). */
+  read?: EpicGraph,
 ): Promise<IdleExplanation> {
   // One read of the epic with all its beads and their edges: the epic's status and why each open bead
   // is not ready come out of it, with no `show` per bead. The beads the run knows let br show them all
   // at once; the edges still find any bead made since.
-  const graph = await deps.store.graph(epicId, { known });
+  const graph = read ?? (await deps.store.graph(epicId, { known }));
   const children = graph.beads;
   const open = children.filter((bead) => bead.status !== 'closed' && bead.issue_type !== 'epic');
 

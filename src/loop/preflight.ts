@@ -9,7 +9,8 @@ export async function refuseUncommittableTree(
   git: RunnerGit | undefined,
 ): Promise<void> {
   if (git === undefined) return;
-  const operation = await git.operationInProgress();
+  // Both asked at once (each is a git process); a refusal still names the operation first.
+  const [operation, indexLock] = await Promise.all([git.operationInProgress(), git.indexLock()]);
   if (operation !== undefined) {
     throw new EnvironmentError(
       `A git ${operation} is in progress in ${o.cwd}; ralph-loop will not start on it.`,
@@ -18,7 +19,6 @@ export async function refuseUncommittableTree(
       },
     );
   }
-  const indexLock = await git.indexLock();
   if (indexLock !== undefined) {
     throw new EnvironmentError(
       `Git's index is locked (${indexLock} exists): another git command is running, or one was killed and left it behind, and no commit can be made until it is gone.`,

@@ -1,5 +1,5 @@
 // The runner: lock, recover, then take the epic's ready beads one at a time until a reason to stop.
-import type { Bead } from '../beads/types.js';
+import type { Bead, EpicGraph } from '../beads/types.js';
 import { AppError, ExitCode } from '../infra/errors.js';
 import { runBead, type AttemptVia } from './bead-attempts.js';
 import { explainIdleEpic, planRun } from './idle.js';
@@ -29,6 +29,11 @@ class Runner {
   private readonly ctx: RunContext;
   private beadsRun = 0;
   private readonly skipped = new Set<string>();
+  /** Beads of the epic this run knows to be open (not closed, not an epic): none left, the end is near. */
+  private readonly openKnown = new Set<string>();
+  /** The read that found the epic done before a ready read was made: the end's explanation uses it. */
+  private doneGraph: EpicGraph | undefined;
+  private readyAtStartTaken = false;
 
   constructor(
     private readonly o: RunnerOptions,
@@ -95,7 +100,10 @@ class Runner {
     const before = o.beadsAtStart;
     const trusted = before !== undefined && !tookOver && !before.some((b) => b.status === 'in_progress');
     const children = trusted ? before : await d.store.children(o.epicId, { recursive: true });
-    for (const bead of children) ctx.known.add(bead.id);
+    for (const bead of children) {
+      ctx.known.add(bead.id);
+      if (bead.status !== 'closed' && bead.issue_type !== 'epic') this.openKnown.add(bead.id);
+    }
     ctx.closedAtStart = children.filter((bead) => bead.status === 'closed').length;
     for (const bead of children) {
       if (bead.status !== 'in_progress') continue;
@@ -115,7 +123,7 @@ class Runner {
       const bead = await this.nextBead();
       if (bead === undefined) {
         if (o.onlyBead !== undefined) return this.finish('done', `Bead ${o.onlyBead} ran.`);
-        const idle = await explainIdleEpic(d, o.epicId, ctx.known);
+        const idle = await explainIdleEpic(d, o.epicId, ctx.known, this.takeDoneGraph());
         return this.finish(idle.reason, idle.message, idle.beadId);
       }
 
@@ -165,7 +173,7 @@ class Runner {
         runBead: (bead, via) => this.runGuarded(bead, via),
         account: (bead, outcome) => this.account(bead, outcome),
         idle: async () => {
-          const idle = await explainIdleEpic(d, o.epicId, ctx.known);
+          const idle = await explainIdleEpic(d, o.epicId, ctx.known, this.takeDoneGraph());
           return end(idle.reason, idle.message, idle.beadId);
         },
         finish: (why) => this.finishWith(why),
@@ -202,7 +210,10 @@ class Runner {
   private async account(bead: Bead, outcome: BeadOutcome): Promise<RunEnd | undefined> {
     const { ctx } = this;
     this.beadsRun += 1;
-    if (outcome.kind === 'closed') ctx.beadsClosed += 1;
+    if (outcome.kind === 'closed') {
+      ctx.beadsClosed += 1;
+      this.openKnown.delete(bead.id);
+    }
     if (outcome.kind === 'skipped') {
       if (this.skipped.has(bead.id)) return end('stalled', outcome.message, bead.id);
       this.skipped.add(bead.id);
@@ -238,12 +249,50 @@ class Runner {
       }
       return bead;
     }
-    const ready = await d.store.ready(o.epicId, { recursive: true });
-    for (const bead of ready) this.ctx.known.add(bead.id);
+    if (await this.epicLooksDone()) return undefined;
+    const ready = (await this.takeReadyAtStart()) ?? (await d.store.ready(o.epicId, { recursive: true }));
+    for (const bead of ready) {
+      this.ctx.known.add(bead.id);
+      this.openKnown.add(bead.id);
+    }
     return pickNextBead(
       ready.filter((bead) => !busy.has(bead.id)),
       o.epicId,
     );
+  }
+
+  /**
+   * The ready read made while the run was checked (RunnerOptions.readyAtStart), for the first pick only,
+   * and only when nothing can have changed the beads since: recovery reopened none and no guard ran.
+   * Undefined when it does not hold or failed (the caller reads again, and reports that read's error).
+   */
+  private async takeReadyAtStart(): Promise<readonly Bead[] | undefined> {
+    const pending = this.o.readyAtStart;
+    if (pending === undefined || this.readyAtStartTaken) return undefined;
+    this.readyAtStartTaken = true;
+    if (this.ctx.recovered.size > 0 || this.d.guard !== undefined) return undefined;
+    return pending.catch(() => undefined);
+  }
+
+  /**
+   * With every bead the run knows of closed, the read that explains the end comes before any ready read:
+   * when it shows nothing open under the epic, no bead can be ready, and that read is not made (the
+   * explanation takes this one). It shows beads made since too, so a bead an agent added is not missed.
+   * Not in a loop: its strategist adds beads every cycle, and this would be one read more per cycle.
+   */
+  private async epicLooksDone(): Promise<boolean> {
+    const { o, d, ctx } = this;
+    if (d.idle !== undefined || this.openKnown.size > 0 || ctx.known.size === 0) return false;
+    const graph = await d.store.graph(o.epicId, { known: ctx.known });
+    if (graph.beads.some((bead) => bead.status !== 'closed' && bead.issue_type !== 'epic')) return false;
+    this.doneGraph = graph;
+    return true;
+  }
+
+  private takeDoneGraph(): EpicGraph | undefined {
+    const graph = this.doneGraph;
+    this.doneGraph = undefined;
+    return graph;
   }
 
   /** A dispatcher and an integration branch make a parallel run; `once` runs its one bead as always. */

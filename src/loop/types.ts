@@ -356,6 +356,12 @@ export interface RunnerOptions {
    * without a takeover and none of them is in progress: no runner can have claimed one in between.
    */
   beadsAtStart?: readonly Bead[];
+  /**
+   * The epic's ready beads, read while the run was being checked (beside the read of beadsAtStart). The
+   * first pick takes them instead of reading again when recovery reopened nothing and no guard runs
+   * first: a ready read taken a moment earlier, which a claim checks like any other.
+   */
+  readyAtStart?: Promise<readonly Bead[]> | undefined;
   /** Interrupt (SIGINT/SIGTERM): abort the current bead, reopen it, release the lock. */
   signal: AbortSignal;
 }
