@@ -9,15 +9,20 @@ export const STEADY_RATIO = 1.03;
 /**
  * br calls a whole run may make beyond the floor's (ready, claim and close per bead, the last ready):
  * the version probe, the read of the epic before the run (dep list + show), the read that explains why
- * it is idle (one show), the epic's close and the flush of what the run wrote.
+ * it is idle (one show), the epic's close and the flush of what the run wrote; less the last ready,
+ * which a run that knows every bead closed does not make (the read that explains the end shows it).
  */
-export const EXTRA_CALLS = 6;
+export const EXTRA_CALLS = 5;
 
 const times = (v: number) => `${v.toFixed(2)}×`;
 
+/** The order the extra calls are named in, as a run makes them (any other command after these). */
+const CALL_ORDER = ['version', 'dep list', 'show', 'close (epic)', 'sync'];
+
 export function wholeRunRows(w: WholeRun): Row[] {
-  // Beyond one ready, claim and close per bead and the last ready: what else the run asked br.
-  const others = Object.entries(w.calls.byCommand)
+  // Beyond one ready, claim and close per bead and the last ready: what else the run asked br, and
+  // what of the floor's it did not need.
+  const counted = Object.entries(w.calls.byCommand)
     .map(([command, count]): [string, number] =>
       command === 'ready'
         ? [command, count - w.beads - 1]
@@ -27,9 +32,12 @@ export function wholeRunRows(w: WholeRun): Row[] {
             ? ['close (epic)', count - w.beads]
             : [command, count],
     )
-    .filter(([, count]) => count !== 0)
-    .map(([command, count]) => `${command} ${count}`)
-    .join(', ');
+    .sort(([a], [b]) => rank(a) - rank(b) || (a < b ? -1 : a > b ? 1 : 0));
+  const name = (entries: [string, number][]) =>
+    entries.map(([command, count]) => `${command} ${Math.abs(count)}`).join(', ');
+  const more = name(counted.filter(([, count]) => count > 0));
+  const fewer = name(counted.filter(([, count]) => count < 0));
+  const others = `${more || 'none'}${fewer === '' ? '' : `; fewer: ${fewer}`}`;
   const rounds = w.rounds.map((round) => times(round.ratio)).join(', ');
   return [
     {
@@ -128,4 +136,9 @@ export function runnerRows(r: RunnerOverhead): Row[] {
       verdictAtMost(r.cli.perBead.median, 50),
     ),
   ];
+}
+
+function rank(command: string): number {
+  const index = CALL_ORDER.indexOf(command);
+  return index === -1 ? CALL_ORDER.length : index;
 }

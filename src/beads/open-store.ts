@@ -16,8 +16,11 @@ export interface StoreFactories {
     actor: string;
     brPath: string;
     clock: Clock;
-    /** The version `probeBr` found, so the store does not ask br again (absent: the store asks). */
-    version?: string;
+    /**
+     * The version `probeBr` found (or will find), so the store does not ask br again (absent, or
+     * answered undefined: the store asks).
+     */
+    version?: string | Promise<string | undefined>;
   }): BeadStore | Promise<BeadStore>;
   createEmbeddedStore(options: { cwd: string; actor: string; clock: Clock }): BeadStore | Promise<BeadStore>;
   probeBr(options: {
@@ -33,6 +36,12 @@ export interface OpenStoreOptions {
   actor: string;
   brPath?: string | undefined;
   clock: Clock;
+  /**
+   * Given the br store as soon as it is made, before br has said its version: reads whose call is the
+   * same in every version (the epic's graph) can start beside `br version`. The store returned is this
+   * one when br is chosen; when it is not (br could not be run), what was read on it must be dropped.
+   */
+  early?: ((store: BeadStore) => void) | undefined;
 }
 
 export interface OpenedStore {
@@ -52,7 +61,7 @@ export async function openBeadStore(
   const embedded = (): BeadStore | Promise<BeadStore> =>
     factories.createEmbeddedStore({ cwd: options.cwd, actor: options.actor, clock: options.clock });
   // One `br version` per process: the probe's answer goes to the store, which keys its protocol on it.
-  const br = (version: string): BeadStore | Promise<BeadStore> =>
+  const br = (version: string | Promise<string | undefined>): BeadStore | Promise<BeadStore> =>
     factories.createBrStore({
       cwd: options.cwd,
       env: options.env,
@@ -67,7 +76,15 @@ export async function openBeadStore(
   if (owner === 'embedded') {
     return { store: await embedded(), reason: 'store: embedded (.beads/ holds the embedded store)' };
   }
-  const probe = await factories.probeBr({ env: options.env, brPath: brFile });
+  const probing = factories.probeBr({ env: options.env, brPath: brFile });
+  // With br found, its store is made now on the version to come, for the caller's early reads.
+  const early =
+    options.early !== undefined && brFile.includes('/')
+      ? await br(probing.then((found) => (found?.version === 'unknown' ? undefined : found?.version)))
+      : undefined;
+  if (early !== undefined) options.early?.(early);
+  const probe = await probing;
+  const chosen = async (version: string) => early ?? br(version);
   if (options.choice === 'br') {
     if (probe === undefined) {
       throw new EnvironmentError(`br was asked for but '${brPath}' could not be run.`, {
@@ -75,14 +92,14 @@ export async function openBeadStore(
       });
     }
     return {
-      store: await br(probe.version),
+      store: await chosen(probe.version),
       reason: `store: br ${probe.version} (chosen)`,
       brVersion: probe.version,
     };
   }
   if (probe !== undefined) {
     return {
-      store: await br(probe.version),
+      store: await chosen(probe.version),
       reason: `store: br ${probe.version} (found on PATH)`,
       brVersion: probe.version,
     };

@@ -6,6 +6,7 @@
 import { resolve } from 'node:path';
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import type { OpenedStore } from '../beads/open-store.js';
+import type { BeadStore } from '../beads/types.js';
 import type { CliDeps } from './deps.js';
 import type { ForgeConfig } from './forge-config.js';
 import { workingDir, type GlobalOptions } from './global-options.js';
@@ -67,11 +68,13 @@ export interface StoreContext {
 /**
  * Loads `.forge/config.json` and opens the store the flags and config ask for. For an epic's loop,
  * the store the loop was created on (in `.forge/loops.json`) comes before the config: its beads are there.
+ * `early`: see OpenStoreOptions.early.
  */
 export async function openStoreFor(
   deps: CliDeps,
   options: GlobalOptions,
   epicId?: string,
+  early?: (store: BeadStore) => void,
 ): Promise<StoreContext> {
   const cwd = workingDir(deps, options);
   const [{ loadForgeConfig }, { openStoreWith }] = await Promise.all([
@@ -79,7 +82,7 @@ export async function openStoreFor(
     import('./store-settings.js'),
   ]);
   const config = await loadForgeConfig(cwd);
-  const opened = await openStoreWith(deps, options, cwd, config, epicId);
+  const opened = await openStoreWith(deps, options, cwd, config, epicId, early);
   return { config, opened, cwd };
 }
 

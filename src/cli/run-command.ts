@@ -1,5 +1,6 @@
 // Wires a real run: options and config → runner ports (store, lock, executors, git, events) → runEpic.
 import { randomBytes } from 'node:crypto';
+import type { BeadStore, EpicGraph } from '../beads/types.js';
 import { createEventLogWriter, createNdjsonStream } from '../infra/event-log.js';
 import { AppError, EnvironmentError, ExitCode, type ExitCodeValue } from '../infra/errors.js';
 import { createFileLock, readLockFile } from '../infra/lock-file.js';
@@ -104,20 +105,48 @@ export async function runEpicCommand(
   const repo = workingDir(deps, options);
   // The store (its config, br's version), git and the run directory are asked side by side (each may
   // start a process); a failure is still reported in this order.
-  const storeAsked = openStoreFor(deps, { ...options, actor: options.actor ?? 'ralph-loop' }, epicId);
-  const gitAsked = deps.createRunnerGit(repo);
+  const validate = flags.validate !== false;
   const runDirAsked = runDirFor(repo, epicId);
+  // One read of the epic serves the target check, validation and, when no runner held the epic's lock
+  // before it began, the run's recovery (see RunnerOptions.beadsAtStart): the lock is looked at first.
+  const lockFreeAsked = validate
+    ? runDirAsked.then(async (dir) => (await readLockFile(dir.lockPath)) === undefined)
+    : Promise.resolve(false);
+  // On br the read starts as soon as its store is made, beside `br version` (its calls are the same in
+  // every version); it counts only if that store is the one opened.
+  let early: { store: BeadStore; graph: Promise<EpicGraph | undefined> } | undefined;
+  const readEarly = (store: BeadStore): void => {
+    const graph = lockFreeAsked.then(
+      () => readRunGraph(store, epicId),
+      () => readRunGraph(store, epicId),
+    );
+    graph.catch(() => undefined);
+    early = { store, graph };
+  };
+  const storeAsked = openStoreFor(
+    deps,
+    { ...options, actor: options.actor ?? 'ralph-loop' },
+    epicId,
+    validate ? readEarly : undefined,
+  );
+  const gitAsked = deps.createRunnerGit(repo);
   gitAsked.catch(() => undefined);
   runDirAsked.catch(() => undefined);
+  lockFreeAsked.catch(() => undefined);
   const { config, opened } = await storeAsked;
   // Check what was asked for before creating anything: a mistyped or refused run leaves no trace.
   const repoGit = await gitAsked;
   const runDir = await runDirAsked;
-  const validate = flags.validate !== false;
-  // One read of the epic serves the target check, validation and, when no runner held the epic's lock
-  // before it, the run's recovery (see RunnerOptions.beadsAtStart).
-  const lockFreeBefore = validate && (await readLockFile(runDir.lockPath)) === undefined;
-  const graph = validate ? await readRunGraph(opened.store, epicId) : undefined;
+  const lockFreeBefore = await lockFreeAsked;
+  // The first pick's ready read goes beside the epic's: a run that starts takes it
+  // (RunnerOptions.readyAtStart), one refused meanwhile has only read.
+  const readyAtStart =
+    lockFreeBefore && onlyBead === undefined && flags.dryRun !== true
+      ? opened.store.ready(epicId, { recursive: true })
+      : undefined;
+  readyAtStart?.catch(() => undefined);
+  const ownRead = early?.store === opened.store ? early.graph : undefined;
+  const graph = validate ? await (ownRead ?? readRunGraph(opened.store, epicId)) : undefined;
   await checkRunTarget(opened.store, epicId, {
     dir: repo,
     inGitRepo: repoGit !== undefined,
@@ -282,7 +311,7 @@ export async function runEpicCommand(
         dryRun: flags.dryRun === true,
         signal: controller.signal,
         onlyBead,
-        ...(lockFreeBefore && graph !== undefined ? { beadsAtStart: graph.beads } : {}),
+        ...(lockFreeBefore && graph !== undefined ? { beadsAtStart: graph.beads, readyAtStart } : {}),
       },
       {
         store: opened.store,

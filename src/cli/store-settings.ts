@@ -3,6 +3,7 @@
 // it cannot read that way goes through the full check, which reports what is wrong.
 import { join } from 'node:path';
 import type { OpenedStore, StoreChoice } from '../beads/open-store.js';
+import type { BeadStore } from '../beads/types.js';
 import { readFileIfExists } from '../infra/atomic-file.js';
 import type { CliDeps } from './deps.js';
 import type { GlobalOptions } from './global-options.js';
@@ -63,6 +64,7 @@ export async function openStoreWith(
   cwd: string,
   settings: StoreSettings,
   epicId?: string,
+  early?: (store: BeadStore) => void,
 ): Promise<OpenedStore> {
   const [{ readLoopsRegistry }, { openBeadStore }] = await Promise.all([
     import('../autoresearch/workspace.js'),
@@ -79,5 +81,6 @@ export async function openStoreWith(
     actor: options.actor ?? settings.actor ?? 'forge',
     brPath: settings.br_path,
     clock: deps.clock,
+    early,
   });
 }

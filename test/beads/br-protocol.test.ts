@@ -166,6 +166,53 @@ describe('br call protocol on 0.2.19', () => {
   });
 });
 
+describe('br call protocol with the version still being asked', () => {
+  /** A version answer the test gives when it chooses. */
+  function pendingVersion() {
+    let answer: (version: string | undefined) => void = () => undefined;
+    const version = new Promise<string | undefined>((resolve) => {
+      answer = resolve;
+    });
+    return { version, answer };
+  }
+
+  it('reads the epic without waiting for the version; ready waits for it and keys its call on it', async () => {
+    const { store: setup, workspace, clock } = await makeBrFixture();
+    const { epic, children } = await epicWithChildren(setup, ['a']);
+    const pending = pendingVersion();
+    const store = createBrStore({ cwd: workspace.root, env: workspace.env, clock, version: pending.version });
+    const before = (await workspace.calls()).length;
+    const graph = await store.graph(epic.id);
+    expect(graph.beads.map((b) => b.id)).toEqual([children[0]!.id]);
+    let readyDone = false;
+    const ready = store.ready(epic.id, { recursive: true }).then((beads) => {
+      readyDone = true;
+      return beads;
+    });
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(readyDone).toBe(false);
+    pending.answer('0.1.30');
+    expect((await ready).map((b) => b.id)).toEqual([children[0]!.id]);
+    const calls = (await workspace.calls()).slice(before);
+    // No probe of its own: the answer given keyed ready on 0.1.30's protocol (--parent -r, then show).
+    expect(calls.map((c) => c.command)).toEqual(['dep list', 'show', 'ready', 'show']);
+    expect(calls[2]!.argv.slice(4)).toEqual(['ready', '--limit', '0', `--parent=${epic.id}`, '--recursive']);
+  });
+
+  it('probes for itself when the answer names no version', async () => {
+    const { store: setup, workspace, clock } = await makeBrFixture();
+    const { epic } = await epicWithChildren(setup, ['a']);
+    const store = createBrStore({
+      cwd: workspace.root,
+      env: workspace.env,
+      clock,
+      version: Promise.resolve(undefined),
+    });
+    const calls = await callsOf(workspace, () => store.ready(epic.id, { recursive: true }));
+    expect(commandsOf(calls)).toEqual(['version', 'ready']);
+  });
+});
+
 describe('br call protocol on older versions', () => {
   it('0.1.30: `ready --parent E --recursive`, then one show for the labels ready rows lack', async () => {
     const { store, workspace } = await makeBrFixture({ version: '0.1.30' });

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { beadsDirOwner, openBeadStore, type StoreFactories } from '../../src/beads/open-store.js';
 import { createMemoryBeadStore } from '../../src/beads/embedded/index.js';
+import type { BeadStore } from '../../src/beads/types.js';
 import { systemClock } from '../../src/infra/clock.js';
 import { AppError, ExitCode } from '../../src/infra/errors.js';
 
@@ -63,6 +64,94 @@ describe('openBeadStore', () => {
     expect((await open(await repoWith(['forge-embedded.json']), true, 'br')).store.kind).toBe('br');
   });
 });
+
+describe('openBeadStore: the br store before br has said its version', () => {
+  /** Factories whose probe answers when the test says, recording the version each br store was given. */
+  function pendingProbe(found: boolean) {
+    let answer: () => void = () => undefined;
+    const answered = new Promise<void>((resolve) => {
+      answer = resolve;
+    });
+    const given: (string | Promise<string | undefined> | undefined)[] = [];
+    const made: BeadStore[] = [];
+    const recording: StoreFactories = {
+      ...factories(found),
+      probeBr: async ({ brPath }) => {
+        await answered;
+        return found ? { path: brPath, version: '0.2.19' } : undefined;
+      },
+      createBrStore: ({ version }) => {
+        given.push(version);
+        const store: BeadStore = { ...createMemoryBeadStore(), kind: 'br' };
+        made.push(store);
+        return store;
+      },
+    };
+    return { recording, answer, given, made };
+  }
+
+  const openEarly = (factories: StoreFactories, cwd: string, early: (store: BeadStore) => void) =>
+    openBeadStore(factories, {
+      cwd,
+      env: {},
+      choice: 'auto',
+      actor: 't',
+      clock: systemClock,
+      brPath: '/opt/br/bin/br',
+      early,
+    });
+
+  it('hands the store over before the version is known, and opens that same store', async () => {
+    const probe = pendingProbe(true);
+    let early: BeadStore | undefined;
+    const opening = openEarly(probe.recording, await repoWith([]), (store) => {
+      early = store;
+    });
+    await eventuallyTrue(() => early !== undefined);
+    probe.answer();
+    const opened = await opening;
+    expect(opened.store).toBe(early);
+    expect(probe.made).toHaveLength(1);
+    // The store was made on the answer to come, which is the version the probe found.
+    expect(await probe.given[0]).toBe('0.2.19');
+    expect(opened.reason).toBe('store: br 0.2.19 (found on PATH)');
+  });
+
+  it('opens the embedded store, not the early one, when the br found cannot be run', async () => {
+    const probe = pendingProbe(false);
+    let early: BeadStore | undefined;
+    const opening = openEarly(probe.recording, await repoWith([]), (store) => {
+      early = store;
+    });
+    await eventuallyTrue(() => early !== undefined);
+    probe.answer();
+    const opened = await opening;
+    expect(opened.store.kind).toBe('embedded');
+    expect(opened.store).not.toBe(early);
+  });
+
+  it('makes no early store when no br was found on PATH', async () => {
+    let called = false;
+    const opened = await openBeadStore(factories(false), {
+      cwd: await repoWith([]),
+      env: { PATH: '/nonexistent-forge-bin' },
+      choice: 'auto',
+      actor: 't',
+      clock: systemClock,
+      early: () => {
+        called = true;
+      },
+    });
+    expect(called).toBe(false);
+    expect(opened.store.kind).toBe('embedded');
+  });
+});
+
+/** Waits (a few event-loop turns at most) until `check` holds. */
+async function eventuallyTrue(check: () => boolean): Promise<void> {
+  for (let i = 0; i < 100 && !check(); i += 1) await new Promise((resolve) => setImmediate(resolve));
+  expect(check()).toBe(true);
+}
 
 describe('which br is run', () => {
   it('the first br on PATH outside the working tree: one an agent could put in node_modules/.bin is passed over', async () => {

@@ -95,7 +95,9 @@ describe('bench figures on tiny inputs', () => {
     expect(r.whole.otherCalls).toBe(counted - (r.whole.calls.byCommand.ready ?? 0) - 2 - 3);
     finite(r.whole.ratio);
     const rows = wholeRunRows(r.whole);
-    expect(rows[1]!.measure).toContain('beyond it: version 1, dep list');
+    expect(rows[1]!.measure).toContain(
+      'beyond it: version 1, dep list 1, show 2, close (epic) 1, sync 1; fewer: ready 1',
+    );
     expect(rows[1]!.verdict).toBe(
       verdictAtMost(r.whole.calls.total, r.whole.floorCalls + EXTRA_CALLS, (v) => `${v} call(s)`),
     );

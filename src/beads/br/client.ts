@@ -37,8 +37,12 @@ export interface BrClientOptions {
   timeoutMs: number;
   lockTimeoutMs: number;
   retry: RetryPolicy;
-  /** br's version when already known (a `br version` the caller made): no probe of its own then. */
-  version?: string;
+  /**
+   * br's version when the caller asks it (a `br version` of its own): no probe then. Given as a promise,
+   * calls whose argv is the same in every version start without waiting for it; an undefined answer
+   * leaves the client to probe.
+   */
+  version?: string | Promise<string | undefined>;
 }
 
 export interface BrCall {
@@ -90,9 +94,9 @@ export function createBrClient(options: BrClientOptions): BrClient {
   const cwd = resolve(options.cwd);
   const beadsDir = resolve(cwd, '.beads');
   const env = brEnvironment(options.env, beadsDir);
-  const known = options.version === undefined ? undefined : parseBrVersion(options.version);
-  let featuresPromise: Promise<BrFeatures> | undefined =
-    known === undefined ? undefined : Promise.resolve(featuresOf(known));
+  let featuresPromise: Promise<BrFeatures> | undefined = featuresFrom(options.version, () =>
+    probeFeatures(client),
+  );
 
   function argvOf(call: BrCall): string[] {
     const globals = [`--actor=${options.actor}`, '--lock-timeout', String(options.lockTimeoutMs)];
@@ -175,6 +179,26 @@ export function createBrClient(options: BrClientOptions): BrClient {
     },
   };
   return client;
+}
+
+/** The features of a version the caller knows or is asking; undefined (or no answer) means probe. */
+function featuresFrom(
+  version: string | Promise<string | undefined> | undefined,
+  probe: () => Promise<BrFeatures>,
+): Promise<BrFeatures> | undefined {
+  if (version === undefined) return undefined;
+  const known = (answer: string | undefined) => (answer === undefined ? undefined : parseBrVersion(answer));
+  if (typeof version === 'string') {
+    const parsed = known(version);
+    return parsed === undefined ? undefined : Promise.resolve(featuresOf(parsed));
+  }
+  return version.then(
+    (answer) => {
+      const parsed = known(answer);
+      return parsed === undefined ? probe() : featuresOf(parsed);
+    },
+    () => probe(),
+  );
 }
 
 async function probeFeatures(client: BrClient): Promise<BrFeatures> {

@@ -41,8 +41,11 @@ export interface BrStoreOptions {
   retry?: Partial<RetryPolicy>;
   /** How long a bead listed by `ready` counts as known to be open for `claim` (default 10 s). */
   readyFreshnessMs?: number;
-  /** br's version when the caller already asked it (`probeBr`); otherwise the store asks once. */
-  version?: string;
+  /**
+   * br's version when the caller asks it (`probeBr`), or the answer to come; otherwise the store asks
+   * once. See BrClientOptions.version.
+   */
+  version?: string | Promise<string | undefined>;
 }
 
 const DEFAULT_RETRY: RetryPolicy = { attempts: 5, baseDelayMs: 250, maxDelayMs: 4000 };
