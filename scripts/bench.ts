@@ -78,7 +78,7 @@ const DEFAULT_PLAN: Plan = {
   cliBeads: 100,
   floorSlices: 4,
   wholeBeads: 20,
-  wholeRounds: 3,
+  wholeRounds: 7,
   coreBeads: 300,
   statusSizes: [1_000, 10_000, 100_000],
   statusRuns: 5,
