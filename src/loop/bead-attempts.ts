@@ -258,6 +258,7 @@ async function closeBead(
   const reason =
     result.closeReason ??
     `Done by ralph-loop (${result.agent ?? 'executor'}, attempt ${attempt}${spent > 0 ? `, $${spent.toFixed(4)}` : ''}).`;
+  ctx.beforeClose?.(bead.id);
   const closed = await d.store.close(bead.id, reason);
   if (!closed.ok) {
     // The agent may close its own bead (br close, forge-pack beads close) while it works: it is done.

@@ -29,6 +29,11 @@ export class RunContext {
   closedAtStart = 0;
   /** Beads a dead runner left in progress, reopened by this run (a parallel run checks they did not land). */
   readonly recovered = new Set<string>();
+  /**
+   * Told just before a bead's close is asked of the store, once its agent, gates and commit are done:
+   * the runner may start a read beside the close that only the close itself can outdate.
+   */
+  beforeClose: ((beadId: string) => void) | undefined;
 
   constructor(
     readonly o: RunnerOptions,

@@ -33,6 +33,8 @@ class Runner {
   private readonly openKnown = new Set<string>();
   /** The read that found the epic done before a ready read was made: the end's explanation uses it. */
   private doneGraph: EpicGraph | undefined;
+  /** That read, started beside the close of the last bead the run knew open (see readEndBeside). */
+  private endRead: { bead: string; graph: Promise<EpicGraph> } | undefined;
   private readyAtStartTaken = false;
 
   constructor(
@@ -40,6 +42,7 @@ class Runner {
     private readonly d: RunnerDeps,
   ) {
     this.ctx = new RunContext(o, d);
+    this.ctx.beforeClose = (beadId) => this.readEndBeside(beadId);
   }
 
   async run(): Promise<RunSummary> {
@@ -282,11 +285,32 @@ class Runner {
    */
   private async epicLooksDone(): Promise<boolean> {
     const { o, d, ctx } = this;
+    const beside = this.endRead;
+    this.endRead = undefined;
     if (d.idle !== undefined || this.openKnown.size > 0 || ctx.known.size === 0) return false;
-    const graph = await d.store.graph(o.epicId, { known: ctx.known });
+    const early = beside === undefined ? undefined : await beside.graph.catch(() => undefined);
+    const graph =
+      beside !== undefined && early !== undefined
+        ? closedIn(early, beside.bead)
+        : await d.store.graph(o.epicId, { known: ctx.known });
     if (graph.beads.some((bead) => bead.status !== 'closed' && bead.issue_type !== 'epic')) return false;
     this.doneGraph = graph;
     return true;
+  }
+
+  /**
+   * The last bead the run knows open is about to close: the read that explains the end (epicLooksDone)
+   * starts beside its close instead of after it. The bead's agent is done and swept, so that close is
+   * the only change the read can miss, and it is the runner's own: once it has closed, the read is taken
+   * with that bead closed. A close that did not happen leaves the bead open, and the read unused.
+   */
+  private readEndBeside(beadId: string): void {
+    const { o, d, ctx } = this;
+    this.endRead = undefined;
+    if (d.idle !== undefined || this.openKnown.size !== 1 || !this.openKnown.has(beadId)) return;
+    const graph = d.store.graph(o.epicId, { known: ctx.known });
+    graph.catch(() => undefined);
+    this.endRead = { bead: beadId, graph };
   }
 
   private takeDoneGraph(): EpicGraph | undefined {
@@ -329,4 +353,12 @@ class Runner {
     ctx.emit({ type: 'run_finished', epic: this.o.epicId, run_id: this.o.runId, summary });
     return summary;
   }
+}
+
+/** `graph` with bead `id` closed: a read made beside that bead's close, which has since succeeded. */
+function closedIn(graph: EpicGraph, id: string): EpicGraph {
+  return {
+    ...graph,
+    beads: graph.beads.map((bead) => (bead.id === id ? { ...bead, status: 'closed' } : bead)),
+  };
 }

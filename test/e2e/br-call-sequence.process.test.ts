@@ -25,26 +25,21 @@ const forget = (repo: Repo) => writeFile(brLog(repo), '');
 
 /**
  * The run's own calls in order, then the report's (made partly side by side, so in no fixed order)
- * as a sorted list: any call added or dropped on either side shows. `beside.calls` are made side by
- * side with the run's first `beside.within` calls (the first pick's ready read, made while the epic is
- * read for its checks), so each may come anywhere among them; all the others keep their order.
+ * as a sorted list: any call added or dropped on either side shows. A group (an array) in `run` is
+ * calls the run makes side by side: they come in that slot, in any order.
  */
-async function expectCalls(
-  repo: Repo,
-  run: string[],
-  report: string[],
-  beside: { calls: string[]; within: number } = { calls: [], within: 0 },
-): Promise<void> {
+async function expectCalls(repo: Repo, run: (string | string[])[], report: string[]): Promise<void> {
   const calls = await brCalls(repo);
-  const count = run.length + beside.calls.length;
-  const head = calls.slice(0, beside.within + beside.calls.length);
-  const rest = [...head];
-  for (const call of beside.calls) {
-    expect(rest, `${call} among the first ${head.length} calls`).toContain(call);
-    rest.splice(rest.indexOf(call), 1);
+  let at = 0;
+  for (const step of run) {
+    const group = typeof step === 'string' ? [step] : step;
+    const slot = calls.slice(at, at + group.length);
+    expect(typeof step === 'string' ? slot : [...slot].sort(), `calls ${at}..`).toEqual(
+      typeof step === 'string' ? group : [...group].sort(),
+    );
+    at += group.length;
   }
-  expect([...rest, ...calls.slice(head.length, count)]).toEqual(run);
-  expect(calls.slice(count).sort()).toEqual([...report].sort());
+  expect(calls.slice(at).sort()).toEqual([...report].sort());
 }
 
 /**
@@ -73,7 +68,7 @@ async function otherEpicsBead(repo: Repo): Promise<{ id: string }> {
 }
 
 describe('br calls of a ralph-loop run (fake br 0.2.19)', () => {
-  it('two no-op beads: one read before (the version probe and the first ready beside it), claim/close per bead, ready between, one read, close, flush', async () => {
+  it('two no-op beads: one read before (the version and the first ready beside it), claim/close per bead, ready between, the end read beside the last close, close, flush', async () => {
     const repo = await makeRepo('br');
     const { epic, ids } = await repo.epic(['one', 'two']);
     const [a, b] = ids as [string, string];
@@ -85,24 +80,27 @@ describe('br calls of a ralph-loop run (fake br 0.2.19)', () => {
     await expectCalls(
       repo,
       [
-        // the target check, validation and recovery share this one read of the epic
-        `dep list ${epic} --direction up -t parent-child`,
-        `show ${epic} ${a} ${b}`,
+        // the target check, validation and recovery share one read of the epic (dep list, then show);
+        // beside it, br's version (the read's calls are the same in every version), then the first
+        // pick's ready read, keyed on the version
+        [
+          'version',
+          `dep list ${epic} --direction up -t parent-child`,
+          `show ${epic} ${a} ${b}`,
+          `ready --limit 0 --epic=${epic}`,
+        ],
         `update ${a} --claim`,
         `close ${a} --reason=Done by ralph-loop (command, attempt 1).`,
         `ready --limit 0 --epic=${epic}`,
         `update ${b} --claim`,
-        `close ${b} --reason=Done by ralph-loop (command, attempt 1).`,
-        // every bead the run knows is closed: the read that explains the end comes first, shows the
-        // beads the run knows with the epic in one call, finds none open, and no ready read is made
-        `show ${epic} ${a} ${b}`,
+        // the last bead the run knows open: the read that explains the end (the beads the run knows,
+        // shown with the epic in one call) goes beside its close; it shows nothing else open, so no
+        // ready read is made
+        [`close ${b} --reason=Done by ralph-loop (command, attempt 1).`, `show ${epic} ${a} ${b}`],
         `close ${epic} --reason=All 2 child beads are closed.`,
         'sync --flush-only',
       ],
       reportReads(epic, [a, b]),
-      // beside that read: br's version (the read's calls are the same in every version), then the
-      // first pick's ready read, keyed on the version
-      { calls: ['version', `ready --limit 0 --epic=${epic}`], within: 2 },
     );
   });
 
@@ -119,14 +117,17 @@ describe('br calls of a ralph-loop run (fake br 0.2.19)', () => {
     await expectCalls(
       repo,
       [
-        `dep list ${epic} --direction up -t parent-child`,
-        `show ${epic} ${ids[0]!}`,
-        `show ${outside.id}`,
+        [
+          'version',
+          `dep list ${epic} --direction up -t parent-child`,
+          `show ${epic} ${ids[0]!}`,
+          `show ${outside.id}`,
+          `ready --limit 0 --epic=${epic}`,
+        ],
         `show ${epic} ${ids[0]!}`,
         `show ${outside.id}`,
       ],
       [],
-      { calls: ['version', `ready --limit 0 --epic=${epic}`], within: 3 },
     );
   });
 

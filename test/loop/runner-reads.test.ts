@@ -39,6 +39,62 @@ describe('runner: reads a run makes beyond ready, claim and close', () => {
     expect(reads).toEqual({ ready: 3, graph: 1 });
   });
 
+  it('starts the end read beside the close of the last bead, and takes it with that bead closed', async () => {
+    const h = createHarness();
+    const { epicId, ids } = await h.epic(['a', 'b']);
+    const order: string[] = [];
+    const { store, reads } = countingStore(h);
+    const graph = store.graph;
+    store.graph = (...args) => {
+      order.push('graph');
+      return graph(...args);
+    };
+    // The last close lands only after the end read was made, so that read shows b still open.
+    store.close = async (id, reason) => {
+      order.push(`close ${id}`);
+      if (id === ids[1]) await new Promise((resolve) => setTimeout(resolve, 20));
+      const closed = await h.store.close(id, reason);
+      order.push(`closed ${id}`);
+      return closed;
+    };
+    const summary = await h.run({ epicId, beadsAtStart: await beadsAtStart(h, epicId) }, { store });
+    expect(summary.reason).toBe('done');
+    // The read starts just before the close is asked, and b's close lands after it.
+    expect(order).toEqual([
+      `close ${ids[0]}`,
+      `closed ${ids[0]}`,
+      'graph',
+      `close ${ids[1]}`,
+      `closed ${ids[1]}`,
+      `close ${epicId}`,
+      `closed ${epicId}`,
+    ]);
+    expect(reads).toEqual({ ready: 2, graph: 1 });
+    expect((await h.store.show(epicId)).status).toBe('closed');
+  });
+
+  it('stops as before when the store refused the last close: the read beside it is not used', async () => {
+    const h = createHarness();
+    const { epicId, ids } = await h.epic(['a']);
+    const { store, reads } = countingStore(h);
+    let refused = 0;
+    store.close = async (id, reason) => {
+      if (id === ids[0] && refused === 0) {
+        refused += 1;
+        return { ok: false, reason: 'database is locked' };
+      }
+      return h.store.close(id, reason);
+    };
+    const error = await h
+      .run({ epicId, beadsAtStart: await beadsAtStart(h, epicId) }, { store })
+      .catch((e: unknown) => e);
+    // The store did not close it: the run says so and stops; no end is explained from the early read.
+    expect((error as Error).message).toContain(`Bead ${ids[0]} ran but the store did not close it`);
+    expect((await h.store.show(ids[0]!)).status).toBe('in_progress');
+    expect((await h.store.show(epicId)).status).toBe('open');
+    expect(reads.graph).toBe(1);
+  });
+
   it('still runs a bead the last bead added: the end read finds it open, and a ready read picks it', async () => {
     const h = createHarness();
     const { epicId, ids } = await h.epic(['a', 'planner']);
