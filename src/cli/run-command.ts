@@ -107,6 +107,7 @@ export async function runEpicCommand(
   // start a process); a failure is still reported in this order.
   const validate = flags.validate !== false;
   const runDirAsked = runDirFor(repo, epicId);
+  const loopAsked = findLoopWorkspace(repo, epicId);
   // One read of the epic serves the target check, validation and, when no runner held the epic's lock
   // before it began, the run's recovery (see RunnerOptions.beadsAtStart): the lock is looked at first.
   const lockFreeAsked = validate
@@ -132,6 +133,7 @@ export async function runEpicCommand(
   const gitAsked = deps.createRunnerGit(repo);
   gitAsked.catch(() => undefined);
   runDirAsked.catch(() => undefined);
+  loopAsked.catch(() => undefined);
   lockFreeAsked.catch(() => undefined);
   const { config, opened } = await storeAsked;
   // Check what was asked for before creating anything: a mistyped or refused run leaves no trace.
@@ -139,9 +141,10 @@ export async function runEpicCommand(
   const runDir = await runDirAsked;
   const lockFreeBefore = await lockFreeAsked;
   // The first pick's ready read goes beside the epic's: a run that starts takes it
-  // (RunnerOptions.readyAtStart), one refused meanwhile has only read.
+  // (RunnerOptions.readyAtStart), one refused meanwhile has only read. Not for a loop: its guard acts
+  // before the first pick, so the runner would read again.
   const readyAtStart =
-    lockFreeBefore && onlyBead === undefined && flags.dryRun !== true
+    lockFreeBefore && onlyBead === undefined && flags.dryRun !== true && (await loopAsked) === undefined
       ? opened.store.ready(epicId, { recursive: true })
       : undefined;
   readyAtStart?.catch(() => undefined);
@@ -246,8 +249,7 @@ export async function runEpicCommand(
     deps.env,
   );
   // Only a loop loads the autoresearch executors, the state guard and their schemas.
-  const loopParts =
-    (await findLoopWorkspace(repo, epicId)) === undefined ? undefined : await import('./loop-run-parts.js');
+  const loopParts = (await loopAsked) === undefined ? undefined : await import('./loop-run-parts.js');
   const loop = await loopParts?.autoresearchParts(deps, {
     repo,
     cwd,
