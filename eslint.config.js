@@ -14,11 +14,20 @@ const LAYERS = {
   cli: [],
 };
 
-/** Subprocesses go through src/infra/process.ts (argv arrays, explicit cwd and env), nowhere else. */
-const EXECA_ONLY_IN_PROCESS = {
-  name: 'execa',
-  message: 'Run subprocesses through src/infra/process.ts (runProcess), the one place execa is used.',
-};
+/**
+ * Subprocesses go through src/infra (argv arrays, explicit cwd and env), nowhere else: process.ts
+ * (runProcess, the one place execa is used) and short-process.ts (br and git calls).
+ */
+const SUBPROCESSES_THROUGH_INFRA = [
+  {
+    name: 'execa',
+    message: 'Run subprocesses through src/infra/process.ts (runProcess), the one place execa is used.',
+  },
+  ...['child_process', 'node:child_process'].map((name) => ({
+    name,
+    message: 'Run subprocesses through src/infra/process.ts (runProcess) or src/infra/short-process.ts.',
+  })),
+];
 
 /** Loop and autoresearch reach the disk through src/infra (atomic-file.ts, fs-ops.ts), never node:fs. */
 const FS_THROUGH_INFRA = ['fs', 'node:fs', 'fs/promises', 'node:fs/promises'].map((name) => ({
@@ -34,7 +43,7 @@ function layerRule(layer, { execa }) {
     'error',
     {
       paths: [
-        ...(execa ? [EXECA_ONLY_IN_PROCESS] : []),
+        ...(execa ? SUBPROCESSES_THROUGH_INFRA : []),
         ...(NO_DIRECT_FS.has(layer) ? FS_THROUGH_INFRA : []),
       ],
       patterns: LAYERS[layer].map((upper) => ({
@@ -51,7 +60,7 @@ const layerRules = [
     rules: { 'no-restricted-imports': layerRule(layer, { execa: true }) },
   })),
   {
-    files: ['src/infra/process.ts'],
+    files: ['src/infra/process.ts', 'src/infra/short-process.ts'],
     rules: { 'no-restricted-imports': layerRule('infra', { execa: false }) },
   },
 ];
