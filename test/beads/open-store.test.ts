@@ -90,42 +90,40 @@ describe('openBeadStore: the br store before br has said its version', () => {
     return { recording, answer, given, made };
   }
 
-  const openEarly = (factories: StoreFactories, cwd: string, early: (store: BeadStore) => void) =>
-    openBeadStore(factories, {
-      cwd,
+  /**
+   * Opens with an `early` hook, answering the probe only once the hook has the store: what was handed
+   * over, what was opened, and the versions the br stores were made on.
+   */
+  async function openEarly(found: boolean) {
+    const probe = pendingProbe(found);
+    let early: BeadStore | undefined;
+    const opening = openBeadStore(probe.recording, {
+      cwd: await repoWith([]),
       env: {},
       choice: 'auto',
       actor: 't',
       clock: systemClock,
       brPath: '/opt/br/bin/br',
-      early,
-    });
-
-  it('hands the store over before the version is known, and opens that same store', async () => {
-    const probe = pendingProbe(true);
-    let early: BeadStore | undefined;
-    const opening = openEarly(probe.recording, await repoWith([]), (store) => {
-      early = store;
+      early: (store) => {
+        early = store;
+      },
     });
     await eventuallyTrue(() => early !== undefined);
     probe.answer();
-    const opened = await opening;
+    return { opened: await opening, early, made: probe.made, given: probe.given };
+  }
+
+  it('hands the store over before the version is known, and opens that same store', async () => {
+    const { opened, early, made, given } = await openEarly(true);
     expect(opened.store).toBe(early);
-    expect(probe.made).toHaveLength(1);
+    expect(made).toHaveLength(1);
     // The store was made on the answer to come, which is the version the probe found.
-    expect(await probe.given[0]).toBe('0.2.19');
+    expect(await given[0]).toBe('0.2.19');
     expect(opened.reason).toBe('store: br 0.2.19 (found on PATH)');
   });
 
   it('opens the embedded store, not the early one, when the br found cannot be run', async () => {
-    const probe = pendingProbe(false);
-    let early: BeadStore | undefined;
-    const opening = openEarly(probe.recording, await repoWith([]), (store) => {
-      early = store;
-    });
-    await eventuallyTrue(() => early !== undefined);
-    probe.answer();
-    const opened = await opening;
+    const { opened, early } = await openEarly(false);
     expect(opened.store.kind).toBe('embedded');
     expect(opened.store).not.toBe(early);
   });
