@@ -117,10 +117,8 @@ export async function runEpicCommand(
   // every version); it counts only if that store is the one opened.
   let early: { store: BeadStore; graph: Promise<EpicGraph | undefined> } | undefined;
   const readEarly = (store: BeadStore): void => {
-    const graph = lockFreeAsked.then(
-      () => readRunGraph(store, epicId),
-      () => readRunGraph(store, epicId),
-    );
+    // After the lock was looked at, whatever it said (a failed look is reported where it is awaited).
+    const graph = lockFreeAsked.catch(() => false).then(() => readRunGraph(store, epicId));
     graph.catch(() => undefined);
     early = { store, graph };
   };

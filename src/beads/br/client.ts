@@ -187,14 +187,13 @@ function featuresFrom(
   probe: () => Promise<BrFeatures>,
 ): Promise<BrFeatures> | undefined {
   if (version === undefined) return undefined;
-  const known = (answer: string | undefined) => (answer === undefined ? undefined : parseBrVersion(answer));
   if (typeof version === 'string') {
-    const parsed = known(version);
+    const parsed = parseBrVersion(version);
     return parsed === undefined ? undefined : Promise.resolve(featuresOf(parsed));
   }
   return version.then(
     (answer) => {
-      const parsed = known(answer);
+      const parsed = parseBrVersion(answer);
       return parsed === undefined ? probe() : featuresOf(parsed);
     },
     () => probe(),
