@@ -96,7 +96,10 @@ describe('openBeadStore: the br store before br has said its version', () => {
    */
   async function openEarly(found: boolean) {
     const probe = pendingProbe(found);
-    let early: BeadStore | undefined;
+    let handOver: (store: BeadStore) => void = () => undefined;
+    const handedOver = new Promise<BeadStore>((resolve) => {
+      handOver = resolve;
+    });
     const opening = openBeadStore(probe.recording, {
       cwd: await repoWith([]),
       env: {},
@@ -104,11 +107,10 @@ describe('openBeadStore: the br store before br has said its version', () => {
       actor: 't',
       clock: systemClock,
       brPath: '/opt/br/bin/br',
-      early: (store) => {
-        early = store;
-      },
+      early: handOver,
     });
-    await eventuallyTrue(() => early !== undefined);
+    // The probe answers only once the store was handed over: a hook called after it would hang here.
+    const early = await handedOver;
     probe.answer();
     return { opened: await opening, early, made: probe.made, given: probe.given };
   }
@@ -144,12 +146,6 @@ describe('openBeadStore: the br store before br has said its version', () => {
     expect(opened.store.kind).toBe('embedded');
   });
 });
-
-/** Waits (a few event-loop turns at most) until `check` holds. */
-async function eventuallyTrue(check: () => boolean): Promise<void> {
-  for (let i = 0; i < 100 && !check(); i += 1) await new Promise((resolve) => setImmediate(resolve));
-  expect(check()).toBe(true);
-}
 
 describe('which br is run', () => {
   it('the first br on PATH outside the working tree: one an agent could put in node_modules/.bin is passed over', async () => {
