@@ -2,7 +2,7 @@
 // each at the scripted model server and keeps it off the network.
 import { execa } from 'execa';
 import { constants } from 'node:fs';
-import { access, mkdir, writeFile } from 'node:fs/promises';
+import { access, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ROOT } from '../support/cli.js';
@@ -74,6 +74,7 @@ export function otherCliEnv(url: string): Record<string, string> {
  */
 export async function writeOtherCliConfig(home: string, url: string): Promise<void> {
   await mkdir(join(home, '.config', 'opencode'), { recursive: true });
+  await seedOpencodeDependencies(join(home, '.config', 'opencode'));
   const opencode = {
     $schema: 'https://opencode.ai/config.json',
     model: OPENCODE_MODEL,
@@ -94,6 +95,30 @@ export async function writeOtherCliConfig(home: string, url: string): Promise<vo
     general: { disableAutoUpdate: true, disableUpdateNag: true },
   };
   await writeFile(join(home, '.gemini', 'settings.json'), `${JSON.stringify(gemini, null, 2)}\n`);
+}
+
+/**
+ * opencode installs its plugin SDK (`@opencode-ai/plugin`, from the npm registry) into its config
+ * directory the first time it runs under a HOME: a registry fetch and ~3.6 s of CPU, which a user pays
+ * once and a world, with a HOME of its own, paid on every opencode run (14 per suite run, ~50 s of CPU).
+ * It skips the install when the directory already names its own version in package.json with a lock
+ * file and node_modules beside it, so each world starts as a user's HOME does after that first run.
+ * Should a later opencode check differ, it installs again: slower and online, never a different test.
+ */
+async function seedOpencodeDependencies(dir: string): Promise<void> {
+  const dependencies = { '@opencode-ai/plugin': await opencodeVersion() };
+  await mkdir(join(dir, 'node_modules'), { recursive: true });
+  await writeFile(join(dir, 'package.json'), `${JSON.stringify({ dependencies })}\n`);
+  const lock = { lockfileVersion: 3, packages: { '': { dependencies } } };
+  await writeFile(join(dir, 'package-lock.json'), `${JSON.stringify(lock)}\n`);
+}
+
+/** The installed opencode's version, from its package (the same as its `--version`, without a run). */
+async function opencodeVersion(): Promise<string> {
+  const manifest = JSON.parse(
+    await readFile(join(ROOT, 'node_modules', 'opencode-ai', 'package.json'), 'utf8'),
+  ) as { version: string };
+  return manifest.version;
 }
 
 export async function isExecutable(path: string): Promise<boolean> {

@@ -67,6 +67,8 @@ describe.each(CASES)('ralph-loop runs the real $agent', (cli) => {
     if (cli.costed) expect(finished?.cost_usd, JSON.stringify(finished)).toBeGreaterThan(0);
     const transcript = await world.transcript(epic, bead);
     expect(transcript, why).toMatch(/"forge":"end".*"outcome":"ok"/);
+    // The world's HOME is seeded as after a first run (cli-setup.ts): no package install, no registry.
+    expect(existsSync(join(world.home, '.npm')), 'the CLI installed packages from npm').toBe(false);
   });
 
   it('a role:judge bead runs it read-only: its ways out, a write, an edit and a shell redirect all fail; the tree is unchanged', async () => {
