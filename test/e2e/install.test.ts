@@ -78,6 +78,35 @@ afterAll(async () => {
   if (packDir !== '') await rm(packDir, { recursive: true, force: true });
 });
 
+let globalInstall: Promise<string> | undefined;
+
+/**
+ * The tarball installed with `npm install -g` into a prefix of its own (under packDir), once per file:
+ * what is checked against it only reads the installed package and runs its commands with a HOME of its
+ * own, and each install is ~4 s of CPU. Resolves to the prefix; an install that fails fails each test
+ * that needs it.
+ */
+function installedGlobally(): Promise<string> {
+  globalInstall ??= (async () => {
+    const base = await mkdtemp(join(packDir, 'global-'));
+    const prefix = join(base, 'global');
+    const install = await execa(
+      'npm',
+      ['install', '--global', tarball, '--prefix', prefix, '--prefer-offline', '--no-audit', '--no-fund'],
+      {
+        cwd: base,
+        env: { HOME: base, PATH: `${NODE_DIR}:/usr/bin:/bin`, NO_COLOR: '1', ...(await npmMachineEnv()) },
+        extendEnv: false,
+        reject: false,
+        timeout: 120_000,
+      },
+    );
+    expect(install.exitCode, install.stderr).toBe(0);
+    return prefix;
+  })();
+  return globalInstall;
+}
+
 interface Sandbox {
   base: string;
   home: string;
@@ -366,19 +395,7 @@ describe('install.sh', () => {
 
   it('is not needed with npm: `npm install -g` of the package puts both commands on PATH', async () => {
     const box = await sandbox({ withNodeModules: false });
-    const prefix = join(box.base, 'global');
-    const install = await execa(
-      'npm',
-      ['install', '--global', tarball, '--prefix', prefix, '--prefer-offline', '--no-audit', '--no-fund'],
-      {
-        cwd: box.base,
-        env: { ...box.env, ...(await npmMachineEnv()) },
-        extendEnv: false,
-        reject: false,
-        timeout: 120_000,
-      },
-    );
-    expect(install.exitCode, install.stderr).toBe(0);
+    const prefix = await installedGlobally();
     for (const command of ['forge-pack', 'ralph-loop']) {
       const version = await execa(join(prefix, 'bin', command), ['--version'], {
         env: box.env,
@@ -425,19 +442,7 @@ describe('forge-pack skills (after an npm install: no checkout, no install.sh ru
 
   it('installs the skills for Claude Code and Codex, idempotently, and uninstall.sh agrees', async () => {
     const box = await sandbox({ withNodeModules: false });
-    const prefix = join(box.base, 'global');
-    const install = await execa(
-      'npm',
-      ['install', '--global', tarball, '--prefix', prefix, '--prefer-offline', '--no-audit', '--no-fund'],
-      {
-        cwd: box.base,
-        env: { ...box.env, ...(await npmMachineEnv()) },
-        extendEnv: false,
-        reject: false,
-        timeout: 120_000,
-      },
-    );
-    expect(install.exitCode, install.stderr).toBe(0);
+    const prefix = await installedGlobally();
     await mkdir(join(box.home, '.claude'));
     await mkdir(join(box.home, '.codex'));
     const forgePack = (args: string[]) =>
