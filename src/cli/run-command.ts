@@ -187,7 +187,7 @@ export async function runEpicCommand(
   const git = flags.worktree ? await deps.createRunnerGit(cwd) : repoGit;
 
   const log = flags.dryRun ? undefined : createEventLogWriter(runDir.eventLogPath(runId));
-  const stream = options.json ? createNdjsonStream(deps.stdout) : undefined;
+  const stream = options.json ? await createNdjsonStream(deps.stdout) : undefined;
   const progress = createProgressRenderer({
     sink: deps.stderr,
     tty: deps.stderrIsTTY,

@@ -3,7 +3,6 @@ import { createReadStream } from 'node:fs';
 import { appendFile, mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { createInterface } from 'node:readline';
-import ndjson from 'ndjson';
 import { parseEventLines } from './file-tail.js';
 import type { TextSink } from './text-sink.js';
 
@@ -38,8 +37,14 @@ export function createEventLogWriter(path: string): { write(event: object): void
   };
 }
 
-/** Streams objects as NDJSON lines to a sink (stdout for `--json`). */
-export function createNdjsonStream(sink: TextSink): { write(event: object): void } {
+/**
+ * Streams objects as NDJSON lines to a sink (stdout for `--json`). ndjson, with the streams library it
+ * brings (~100 KB, ~10 ms to load), is loaded here, by the runs that print JSON, not by every run.
+ */
+export async function createNdjsonStream(sink: TextSink): Promise<{ write(event: object): void }> {
+  const loaded = await import('ndjson');
+  // Node gives a CommonJS package's exports by name and as `default`; the bundle, as `default` only.
+  const ndjson = (loaded as { default?: typeof loaded }).default ?? loaded;
   const stream = ndjson.stringify();
   stream.on('data', (line: string | Buffer) => sink.write(String(line)));
   return { write: (event) => void stream.write(event) };

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEmbeddedStore } from '../../src/beads/embedded/index.js';
 import { assertBuilt, BIN } from '../support/cli.js';
-import { moduleTrace } from '../support/module-trace.js';
+import { moduleTrace, packagesOf } from '../support/module-trace.js';
 
 let dir: string;
 
@@ -58,5 +58,7 @@ describe('a plain epic run', () => {
         ),
       ),
     ).toEqual([]);
+    // The NDJSON printer is for --json runs only.
+    expect(packagesOf(loaded)).not.toContain('ndjson');
   });
 });
