@@ -99,8 +99,9 @@ export async function writeOtherCliConfig(home: string, url: string): Promise<vo
 
 /**
  * opencode installs its plugin SDK (`@opencode-ai/plugin`, from the npm registry) into its config
- * directory the first time it runs under a HOME: a registry fetch and ~3.6 s of CPU, which a user pays
- * once and a world, with a HOME of its own, paid on every opencode run (14 per suite run, ~50 s of CPU).
+ * directory the first time it runs under a HOME: a registry fetch and up to ~3.6 s of CPU, which a user
+ * pays once and a world, with a HOME of its own, paid on every opencode run (opencode-gemini.test.ts
+ * alone took 11 s more CPU with it).
  * It skips the install when the directory already names its own version in package.json with a lock
  * file and node_modules beside it, so each world starts as a user's HOME does after that first run.
  * Should a later opencode check differ, it installs again: slower and online, never a different test.
