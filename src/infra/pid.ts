@@ -21,6 +21,12 @@ export function signalGroup(pid: number, signal: NodeJS.Signals): void {
   }
 }
 
+/** Ends a process group: SIGTERM now, SIGKILL to whatever is left after `graceMs` (never keeps Node up). */
+export function endGroup(pid: number, graceMs: number): void {
+  signalGroup(pid, 'SIGTERM');
+  setTimeout(() => signalGroup(pid, 'SIGKILL'), graceMs).unref();
+}
+
 /**
  * When a process started, in clock ticks since boot (Linux `/proc/<pid>/stat`, field 22): with the pid,
  * it names one process for good, since a pid is reused only by a process that starts later.

@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { execa } from 'execa';
-import { signalGroup } from './pid.js';
+import { endGroup, signalGroup } from './pid.js';
 import { TailBuffer } from './tail-buffer.js';
 
 export { isProcessAlive, signalGroup } from './pid.js';
@@ -106,8 +106,7 @@ export async function runProcess(command: Command, options: RunProcessOptions): 
   child.once('exit', () => {
     const pid = child.pid;
     if (pid === undefined) return;
-    signalGroup(pid, 'SIGTERM');
-    setTimeout(() => signalGroup(pid, 'SIGKILL'), killGraceMs).unref();
+    endGroup(pid, killGraceMs);
     if (mark !== undefined) {
       const startedAfter = forksBefore === undefined ? undefined : { pid, forks: forksBefore };
       sweeping = sweepMarkedProcesses(mark, { graceMs: killGraceMs, startedAfter });

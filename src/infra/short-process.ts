@@ -8,7 +8,7 @@
 // fake br's pace and more against the real br. Agents, gates and metric commands, which stream output,
 // take an abort signal and are swept, stay on runProcess.
 import { spawn } from 'node:child_process';
-import { signalGroup } from './pid.js';
+import { endGroup } from './pid.js';
 import type { Command, ProcessResult } from './process.js';
 import { TailBuffer } from './tail-buffer.js';
 
@@ -43,17 +43,14 @@ export function runShortProcess(command: Command, options: ShortProcessOptions):
       detached: true,
       stdio: [options.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
     });
-    const endGroup = (): void => {
-      const pid = child.pid;
-      if (pid === undefined) return;
-      signalGroup(pid, 'SIGTERM');
-      setTimeout(() => signalGroup(pid, 'SIGKILL'), killGraceMs).unref();
+    const endChildGroup = (): void => {
+      if (child.pid !== undefined) endGroup(child.pid, killGraceMs);
     };
     const timer =
       options.timeoutMs !== undefined && options.timeoutMs > 0
         ? setTimeout(() => {
             timedOut = true;
-            endGroup();
+            endChildGroup();
           }, options.timeoutMs)
         : undefined;
     const finish = (
@@ -78,7 +75,7 @@ export function runShortProcess(command: Command, options: ShortProcessOptions):
 
     // What the leader leaves in its group (a backgrounded helper) would hold the pipes open and keep
     // the call from ending: it goes when the leader does, as under runProcess.
-    child.once('exit', endGroup);
+    child.once('exit', endChildGroup);
     child.once('error', (error) => {
       finish({ exitCode: undefined, signal: undefined, spawnError: error.message });
     });
