@@ -17,6 +17,20 @@ export const LAZY_ADAPTERS: Readonly<Record<string, () => Promise<AgentAdapterFa
   scripted: async () => (await import('../agents/scripted.js')).createScriptedRunner,
 };
 
+/**
+ * Starts loading what `spec` runs through (its adapter, the process module), so a run's first agent
+ * does not wait for it. Nothing is made and nothing is reported: a spec that does not parse, or a
+ * module that fails, fails again where the bead's agent is made, and is reported there.
+ */
+export function preloadAgent(spec: string, commands?: Readonly<Record<string, readonly string[]>>): void {
+  const loading = (async () => {
+    const { parseAgentSpec } = await import('../agents/spec.js');
+    const parsed = parseAgentSpec(spec, { allowCommand: true, commands });
+    if (parsed.ok && Object.hasOwn(LAZY_ADAPTERS, parsed.spec.cli)) await LAZY_ADAPTERS[parsed.spec.cli]?.();
+  })();
+  loading.catch(() => undefined);
+}
+
 /** The adapters load on first use, so commands that run no agent never pay for them. */
 export function createAgentFactory(): AgentFactory {
   return async (spec, { fromLabel, commands }) => {

@@ -1,6 +1,6 @@
 // The gates' process port for a real run: each gate's argv through src/infra/process.ts, its output
-// kept as a bounded tail of lines (stdout and stderr in the order they came).
-import { runProcess } from '../infra/process.js';
+// kept as a bounded tail of lines (stdout and stderr in the order they came). The process module (execa)
+// is imported when a gate runs, not when a run starts: a run's first br calls need not wait for it.
 import type { GateProcess } from '../loop/gates.js';
 
 /** The most of a gate's output kept for the bead's comment, the event log and the next prompt. */
@@ -17,6 +17,7 @@ export function createGateProcess(env: NodeJS.ProcessEnv): GateProcess {
         lines.push(line.length > LINE_CHARS ? `${line.slice(0, LINE_CHARS)}…` : line);
         if (lines.length > GATE_TAIL_LINES) lines.shift();
       };
+      const { runProcess } = await import('../infra/process.js');
       const ran = await runProcess(
         { file: file ?? '', args },
         {

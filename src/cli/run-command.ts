@@ -15,6 +15,8 @@ import type {
   RunSummary,
   StopReason,
 } from '../loop/types.js';
+import { agentSpecFor, DEFAULT_ROLE } from '../loop/select.js';
+import { preloadAgent } from './agent-factory.js';
 import { runAgentChoices } from './agent-options.js';
 import { openStoreFor, workingDir, type GlobalOptions } from './common.js';
 import type { CliDeps } from './deps.js';
@@ -134,6 +136,7 @@ export async function runEpicCommand(
   loopAsked.catch(() => undefined);
   lockFreeAsked.catch(() => undefined);
   const { config, opened } = await storeAsked;
+  const choices = runAgentChoices(flags, config);
   // Check what was asked for before creating anything: a mistyped or refused run leaves no trace.
   const repoGit = await gitAsked;
   const runDir = await runDirAsked;
@@ -146,6 +149,13 @@ export async function runEpicCommand(
       ? opened.store.ready(epicId, { recursive: true })
       : undefined;
   readyAtStart?.catch(() => undefined);
+  // What the run needs next loads while br answers those reads (loading it sooner would hold up the
+  // calls themselves): validation's module and the default agent's adapter.
+  const validation = validate ? import('./validate-epic.js') : undefined;
+  validation?.catch(() => undefined);
+  if (flags.dryRun !== true) {
+    preloadAgent(agentSpecFor({ labels: [] }, DEFAULT_ROLE, choices).spec, config.agent_commands);
+  }
   const ownRead = early?.store === opened.store ? early.graph : undefined;
   const graph = validate ? await (ownRead ?? readRunGraph(opened.store, epicId)) : undefined;
   await checkRunTarget(opened.store, epicId, {
@@ -155,7 +165,7 @@ export async function runEpicCommand(
     graph,
   });
   if (validate) {
-    const { refuseInvalidEpic } = await import('./validate-epic.js');
+    const { refuseInvalidEpic } = await (validation ?? import('./validate-epic.js'));
     await refuseInvalidEpic({
       epicId,
       onlyBead,
@@ -295,7 +305,7 @@ export async function runEpicCommand(
         runId,
         pid: deps.pid,
         host: deps.host,
-        agents: runAgentChoices(flags, config),
+        agents: choices,
         beadTimeoutMs: (flags.timeout ?? config.runner.bead_timeout_seconds ?? 1800) * 1000,
         wallClockMs,
         maxBeads: flags.maxBeads ?? 0,

@@ -60,5 +60,11 @@ describe('a plain epic run', () => {
     ).toEqual([]);
     // The NDJSON printer is for --json runs only.
     expect(packagesOf(loaded)).not.toContain('ndjson');
+    // execa (the agents' and gates' process module, the largest package a run loads) comes after the
+    // store is open: the store's first calls do not wait for it to load.
+    const firstExeca = loaded.findIndex((url) => url.includes('/node_modules/execa/'));
+    const storeOpened = loaded.findIndex((url) => url.includes('/beads/embedded/'));
+    expect(storeOpened).toBeGreaterThanOrEqual(0);
+    expect(firstExeca).toBeGreaterThan(storeOpened);
   });
 });
