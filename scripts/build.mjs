@@ -23,6 +23,14 @@ const ifStale = process.argv.includes('--if-stale');
 const KEEP_EARLIER_CHUNKS_MS = 24 * 3600_000;
 /** Left out of the bundle: the queue's (loaded by `--executor queue` and `worker` only) and handlebars. */
 const EXTERNAL = ['bullmq', 'ioredis', 'handlebars', 'uplot'];
+/** The short status path's module: bundled into one file of its own, dist/bundle/status-fast.js. */
+const STATUS_FAST = 'dist/cli/status-fast.js';
+/** Names the split build's entries for what status-fast.js imports from it (see statusLeaves). */
+const LEAF_PREFIX = 'status-leaf-';
+// The CommonJS packages inside (commander, ndjson) call require for Node's own modules.
+const BANNER = {
+  js: "import { createRequire as __forgeRequire } from 'node:module';\nconst require = __forgeRequire(import.meta.url);",
+};
 
 /** The newest modification time under `path` (directories too: a deleted file changes its directory). */
 function newest(path) {
@@ -85,31 +93,42 @@ function englishZodOnly() {
   };
 }
 
-/** dist/bin/<name>.js, with what it imports, as dist/bundle/<name>.js and the chunks it shares. */
+/**
+ * dist/bin/<name>.js, with what it imports, as dist/bundle/<name>.js and the chunks it shares. Then the
+ * short status path as one file: a status loads that file instead of ~50 chunks (Node's loader pays
+ * ~0.5 ms per file). What it imports lazily and that brings a package (zod) is a "leaf": an entry of the
+ * split build, imported from there, so a status that needs no package loads none.
+ */
 async function bundle() {
   const binDir = join(root, 'dist', 'bin');
   const entries = existsSync(binDir) ? readdirSync(binDir).filter((name) => name.endsWith('.js')) : [];
   const out = join(root, 'dist', 'bundle');
   const { build } = await import('esbuild');
-  const made = await build({
+  const common = {
     absWorkingDir: root,
-    entryPoints: entries.map((name) => join('dist', 'bin', name)),
-    outdir: out,
     bundle: true,
-    splitting: true,
     format: 'esm',
     platform: 'node',
     target: 'node20',
     metafile: true,
     logLevel: 'warning',
+    banner: BANNER,
+  };
+  const withStatus = existsSync(join(root, STATUS_FAST));
+  const leaves = withStatus ? await statusLeaves(build, common) : new Map();
+  const made = await build({
+    ...common,
+    entryPoints: [
+      ...entries.map((name) => ({ in: join('dist', 'bin', name), out: name.replace(/\.js$/, '') })),
+      ...[...leaves].map(([path, name]) => ({ in: path, out: name })),
+    ],
+    outdir: out,
+    splitting: true,
     // Loaded only by the commands that need them, and packages that find files beside their own code.
     external: EXTERNAL,
-    plugins: [englishZodOnly()],
-    // The CommonJS packages inside (commander, ndjson) call require for Node's own modules.
-    banner: {
-      js: "import { createRequire as __forgeRequire } from 'node:module';\nconst require = __forgeRequire(import.meta.url);",
-    },
+    plugins: [englishZodOnly(), ...(withStatus ? [importedAsBuilt(STATUS_FAST, './status-fast.js')] : [])],
   });
+  if (withStatus) await bundleStatus(build, common, out, leaves, made.metafile.outputs);
   const inputs = Object.fromEntries(
     Object.entries(made.metafile.outputs).map(([file, output]) => [
       relative(out, join(root, file)),
@@ -123,5 +142,121 @@ async function bundle() {
   for (const name of readdirSync(out)) {
     const path = join(out, name);
     if (!current.has(name) && Date.now() - statSync(path).mtimeMs > KEEP_EARLIER_CHUNKS_MS) rmSync(path);
+  }
+}
+
+/** status-fast.js as one file, its lazy imports of `leaves` left to the split build; adds to `outputs`. */
+async function bundleStatus(build, common, out, leaves, outputs) {
+  const fast = await build({
+    ...common,
+    entryPoints: [STATUS_FAST],
+    outfile: join(out, 'status-fast.js'),
+    splitting: false,
+    packages: 'external',
+    plugins: [leavesFromSplitBuild(leaves)],
+  });
+  checkStatusFast(fast.metafile.outputs, leaves);
+  Object.assign(outputs, fast.metafile.outputs);
+}
+
+/** Static imports (and requires) of each input of a metafile, and its dynamic ones. */
+function importGraph(inputs) {
+  const edges = new Map();
+  for (const [path, input] of Object.entries(inputs)) {
+    edges.set(path, {
+      static: input.imports.filter((i) => i.kind !== 'dynamic-import'),
+      dynamic: input.imports.filter((i) => i.kind === 'dynamic-import' && i.external !== true),
+    });
+  }
+  return edges;
+}
+
+/**
+ * The leaves of the short status path: modules it imports lazily whose static imports reach a package.
+ * Found from a build of status-fast.js that writes nothing; each gets an entry name in the split build.
+ */
+async function statusLeaves(build, common) {
+  const probe = await build({
+    ...common,
+    entryPoints: [STATUS_FAST],
+    outfile: join(root, 'dist', 'status-probe.js'),
+    splitting: false,
+    packages: 'external',
+    write: false,
+  });
+  const graph = importGraph(probe.metafile.inputs);
+  const bringsPackage = (start) => {
+    const seen = new Set();
+    const queue = [start];
+    for (let path = queue.shift(); path !== undefined; path = queue.shift()) {
+      if (seen.has(path)) continue;
+      seen.add(path);
+      for (const edge of graph.get(path)?.static ?? []) {
+        if (edge.external === true) {
+          if (!edge.path.startsWith('node:')) return true;
+        } else queue.push(edge.path);
+      }
+    }
+    return false;
+  };
+  const leaves = new Map();
+  for (const { dynamic } of graph.values()) {
+    for (const edge of dynamic) {
+      if (leaves.has(edge.path) || !bringsPackage(edge.path)) continue;
+      leaves.set(
+        edge.path,
+        LEAF_PREFIX +
+          edge.path
+            .replace(/^dist\//, '')
+            .replace(/\.js$/, '')
+            .replaceAll('/', '-'),
+      );
+    }
+  }
+  return leaves;
+}
+
+/** In the split build, `path` is imported as the file the status build writes beside it. */
+function importedAsBuilt(path, as) {
+  return {
+    name: 'imported-as-built',
+    setup(build) {
+      build.onResolve({ filter: /\.js$/ }, (args) =>
+        args.kind !== 'entry-point' && relative(root, join(args.resolveDir, args.path)) === path
+          ? { path: as, external: true }
+          : undefined,
+      );
+    },
+  };
+}
+
+/** In the status build, a lazy import of a leaf loads the split build's entry for it. */
+function leavesFromSplitBuild(leaves) {
+  return {
+    name: 'leaves-from-split-build',
+    setup(build) {
+      build.onResolve({ filter: /\.js$/ }, (args) => {
+        if (args.kind !== 'dynamic-import') return undefined;
+        const name = leaves.get(relative(root, join(args.resolveDir, args.path)));
+        return name === undefined ? undefined : { path: `./${name}.js`, external: true };
+      });
+    },
+  };
+}
+
+/** status-fast.js may import Node's own modules and, lazily, the leaves: anything else fails the build. */
+function checkStatusFast(outputs, leaves) {
+  const names = new Set([...leaves.values()].map((name) => `./${name}.js`));
+  for (const [file, output] of Object.entries(outputs)) {
+    if (!file.endsWith('.js')) continue;
+    const wrong = output.imports.filter(
+      (i) => !i.path.startsWith('node:') && !(i.kind === 'dynamic-import' && names.has(i.path)),
+    );
+    if (wrong.length > 0) {
+      throw new Error(
+        `${file} imports ${wrong.map((i) => `${i.path} (${i.kind})`).join(', ')}: the short status path ` +
+          'must load no package. Import what brings one lazily (await import) from the module that needs it.',
+      );
+    }
   }
 }

@@ -5,7 +5,6 @@
 // cache (`ledger-summary.json`) records how many bytes of the ledger it covers and a hash of the last
 // of them, so a reader trusts it only for the ledger it was made from, catches up by reading just the
 // appended tail, and falls back to a full scan when the ledger was rewritten.
-import { createHash } from 'node:crypto';
 import { dirname, join } from 'node:path';
 import type { LoopFiles, RangeReader } from '../infra/loop-files.js';
 import type { Direction } from './config.js';
@@ -371,6 +370,8 @@ async function readCache(
 }
 
 async function tailHash(handle: RangeReader, end: number): Promise<string> {
+  // Imported here, not at the top: status's one-file build would load node:crypto for every epic.
+  const { createHash } = await import('node:crypto');
   const tail = await handle.read(Math.max(0, end - TAIL_BYTES), end);
   return createHash('sha1').update(tail).digest('hex');
 }

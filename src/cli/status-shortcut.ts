@@ -5,7 +5,6 @@
 // it always printed: the short path writes nothing until status has succeeded.
 import type { GlobalOptions } from './global-options.js';
 import type { StatusFlags } from './status-run.js';
-import type { TextSink } from '../infra/text-sink.js';
 
 export interface StatusArgs {
   epicId: string;
@@ -88,42 +87,6 @@ export function parseStatusArgs(args: readonly string[]): StatusArgs | undefined
 export async function runStatusShortcut(argv: readonly string[]): Promise<boolean> {
   const parsed = parseStatusArgs(argv.slice(2));
   if (parsed === undefined) return false;
-  const [{ runStatus }, { hostname }, { systemClock }, { diskLoopFiles }, { lazyStoreFactories }] =
-    await Promise.all([
-      import('./status-run.js'),
-      import('node:os'),
-      import('../infra/clock.js'),
-      import('../infra/loop-files.js'),
-      import('./store-factories.js'),
-    ]);
-  const out: string[] = [];
-  const stdout: TextSink = {
-    write: (text: string) => {
-      out.push(text);
-    },
-  };
-  try {
-    await runStatus(
-      {
-        cwd: process.cwd(),
-        env: process.env,
-        stdout,
-        clock: systemClock,
-        host: hostname(),
-        loopFiles: diskLoopFiles(),
-        storeFactories: lazyStoreFactories,
-      },
-      parsed.options,
-      parsed.epicId,
-      parsed.flags,
-    );
-  } catch {
-    // The full program runs it again and reports the error as it always has.
-    return false;
-  }
-  const { exitQuietlyOnClosedPipe } = await import('./closed-pipe.js');
-  exitQuietlyOnClosedPipe();
-  process.stdout.write(out.join(''));
-  process.exitCode = 0;
-  return true;
+  const { runParsedStatus } = await import('./status-fast.js');
+  return runParsedStatus(parsed);
 }

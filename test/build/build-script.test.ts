@@ -33,7 +33,28 @@ beforeAll(async () => {
     "import { count } from '../cli/main.js';\nconst { later } = await import('../cli/later.js');\nconsole.log(count, later);\n",
   );
   await writeFile(join(copy, 'src', 'cli', 'later.ts'), "export const later = 'loaded on demand';\n");
-  await mkdir(join(copy, 'node_modules'));
+  // The short status path: one file of its own, but what it loads lazily and brings a package is left to
+  // the split build (a "leaf"), loaded from there.
+  await writeFile(
+    join(copy, 'src', 'bin', 'status.ts'),
+    "const { runParsedStatus } = await import('../cli/status-fast.js');\nconsole.log(await runParsedStatus());\n",
+  );
+  await writeFile(
+    join(copy, 'src', 'cli', 'status-fast.ts'),
+    "import { near } from './near.js';\nexport async function runParsedStatus() {\n  const { far } = await import('./far.js');\n  const { plain } = await import('./plain.js');\n  return [near, far, plain].join(' ');\n}\n",
+  );
+  await writeFile(join(copy, 'src', 'cli', 'near.ts'), "export const near = 'near';\n");
+  await writeFile(join(copy, 'src', 'cli', 'plain.ts'), "export const plain = 'plain';\n");
+  await writeFile(
+    join(copy, 'src', 'cli', 'far.ts'),
+    "// @ts-nocheck\nimport { tiny } from 'tiny-pkg';\nexport const far = `far ${tiny}`;\n",
+  );
+  await mkdir(join(copy, 'node_modules', 'tiny-pkg'), { recursive: true });
+  await writeFile(
+    join(copy, 'node_modules', 'tiny-pkg', 'package.json'),
+    '{"name":"tiny-pkg","type":"module","main":"index.js"}\n',
+  );
+  await writeFile(join(copy, 'node_modules', 'tiny-pkg', 'index.js'), "export const tiny = 'tiny';\n");
   await symlink(join(ROOT, 'node_modules', 'typescript'), join(copy, 'node_modules', 'typescript'));
   await symlink(join(ROOT, 'node_modules', '@types'), join(copy, 'node_modules', '@types'));
   await symlink(join(ROOT, 'node_modules', 'esbuild'), join(copy, 'node_modules', 'esbuild'));
@@ -67,6 +88,39 @@ describe('scripts/build.mjs', () => {
     expect(meta.inputs['tool.js']).toEqual(['dist/cli/main.js', 'dist/bin/tool.js']);
     const later = Object.entries(meta.inputs).filter(([, inputs]) => inputs.includes('dist/cli/later.js'));
     expect(later.map(([file]) => file)).toEqual([expect.stringMatching(/^later-.+\.js$/)]);
+  });
+
+  it('builds the short status path as one file, leaving what brings a package to the split build', async () => {
+    const run = await execa(process.execPath, [join(copy, 'dist', 'bundle', 'status.js')], { reject: false });
+    expect(run.stdout, run.stderr).toBe('near far tiny plain');
+    const meta = JSON.parse(await readFile(join(copy, 'dist', 'bundle', 'meta.json'), 'utf8')) as {
+      inputs: Record<string, string[]>;
+    };
+    expect([...(meta.inputs['status-fast.js'] ?? [])].sort()).toEqual([
+      'dist/cli/near.js',
+      'dist/cli/plain.js',
+      'dist/cli/status-fast.js',
+    ]);
+    expect([...(meta.inputs['status-leaf-cli-far.js'] ?? [])].sort()).toEqual([
+      'dist/cli/far.js',
+      'node_modules/tiny-pkg/index.js',
+    ]);
+    const fast = await readFile(join(copy, 'dist', 'bundle', 'status-fast.js'), 'utf8');
+    expect(fast).toContain('import("./status-leaf-cli-far.js")');
+  });
+
+  it('fails when the short status path would load a package whatever status it shows', async () => {
+    const source = join(copy, 'src', 'cli', 'status-fast.ts');
+    const before = await readFile(source, 'utf8');
+    await writeFile(source, `// @ts-nocheck\nimport 'tiny-pkg';\n${before}`);
+    try {
+      const failed = await build();
+      expect(failed.exitCode).not.toBe(0);
+      expect(failed.stderr).toContain('dist/bundle/status-fast.js imports tiny-pkg (import-statement)');
+    } finally {
+      await writeFile(source, before);
+      expect((await build()).exitCode).toBe(0);
+    }
   });
 
   it("leaves zod's messages in other languages out of the repository's bundle", async () => {

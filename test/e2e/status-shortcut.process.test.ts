@@ -21,6 +21,8 @@ interface Run {
   packages: string[];
   /** Node's own modules it imported (`node:…`), sorted. */
   builtins: string[];
+  /** The files of dist/bundle/ it loaded, in order. */
+  files: string[];
 }
 
 let base: string;
@@ -89,6 +91,7 @@ async function run(script: string, args: string[], cwd: string): Promise<Run> {
     stderr: String(child.stderr).replace(/(\n +at [^\n]*)+/g, '\n    at …'),
     packages: packagesOf(loaded),
     builtins: [...new Set(loaded.filter((url) => url.startsWith('node:')))].sort(),
+    files: await trace.bundleFiles(),
   };
 }
 
@@ -120,7 +123,8 @@ describe('ralph-loop status, short path and full program', () => {
     const short = await run(BIN['ralph-loop'], args(), repo());
     const full = await run(fullScript, args(), repo());
     expect(full.packages).toContain('commander');
-    expect({ ...short, packages: [], builtins: [] }).toEqual({ ...full, packages: [], builtins: [] });
+    const rest = { packages: [], builtins: [], files: [] };
+    expect({ ...short, ...rest }).toEqual({ ...full, ...rest });
     if (short.exitCode === 0) {
       expect(short.packages).toEqual([]);
       // A plain epic's status only reads: node:crypto (random temp names, lock tokens, new ids) would be
@@ -133,6 +137,10 @@ describe('ralph-loop status, short path and full program', () => {
   it('prints the plain epic it was shown, with a failed and a blocked bead', async () => {
     const short = await run(BIN['ralph-loop'], ['status', plainEpic], epicRepo);
     expect(short.exitCode, short.stderr).toBe(0);
+    // From three files: the executable's entry, esbuild's helpers it imports, and status-fast.js, the
+    // short path built as one file (Node's loader pays per file; split, it took ~50).
+    expect(short.files).toHaveLength(3);
+    expect(short.files).toEqual(expect.arrayContaining(['ralph-loop.js', 'status-fast.js']));
     expect(short.stdout).toContain('4 in all: 1 done, 1 open, 0 in progress, 1 blocked, 1 failed');
     expect(short.stdout).toContain('the agent exited 1');
   });

@@ -27,6 +27,8 @@ export interface ModuleTrace {
   nodeArgs: string[];
   /** Every module URL the traced process resolved, in order. */
   loaded(): Promise<string[]>;
+  /** The files of dist/bundle/ it loaded, by name, in order (each once). */
+  bundleFiles(): Promise<string[]>;
 }
 
 /** Writes a hook and an empty trace into `dir` (named after `name`, so several traces can share it). */
@@ -48,6 +50,12 @@ export async function resolve(specifier, context, next) {
   );
   return {
     nodeArgs: ['--import', pathToFileURL(hook).href],
+    bundleFiles: async () => {
+      const urls = (await readFile(trace, 'utf8')).split('\n').filter((line) => line !== '');
+      return [
+        ...new Set(urls.filter((url) => url.startsWith(BUNDLE)).map((url) => url.slice(BUNDLE.length))),
+      ];
+    },
     loaded: async () => {
       const urls = (await readFile(trace, 'utf8')).split('\n').filter((line) => line !== '');
       if (!urls.some((url) => url.startsWith(BUNDLE))) return urls;

@@ -1,0 +1,48 @@
+// The short status path once its arguments are known (status-shortcut.ts parses them). The build makes
+// this module and what a status reads into one file of its own (dist/bundle/status-fast.js): Node's
+// loader pays for each file, and a plain epic's status came from ~50 of them. What brings a package
+// (zod: a loop's config, a pipeline's record, br's store) stays in the split build, loaded from there
+// only by the status that needs it (scripts/build.mjs). Those modules' error classes are the split
+// build's copies, which `instanceof` here does not know: such an error falls through to the full
+// program, which prints what it always printed.
+import { hostname } from 'node:os';
+import { systemClock } from '../infra/clock.js';
+import { diskLoopFiles } from '../infra/loop-files.js';
+import type { TextSink } from '../infra/text-sink.js';
+import { exitQuietlyOnClosedPipe } from './closed-pipe.js';
+import type { StatusArgs } from './status-shortcut.js';
+import { runStatus } from './status-run.js';
+import { lazyStoreFactories } from './store-factories.js';
+
+/** Runs status and prints it; false (nothing printed) when it failed, for the full program to report. */
+export async function runParsedStatus(parsed: StatusArgs): Promise<boolean> {
+  const out: string[] = [];
+  const stdout: TextSink = {
+    write: (text: string) => {
+      out.push(text);
+    },
+  };
+  try {
+    await runStatus(
+      {
+        cwd: process.cwd(),
+        env: process.env,
+        stdout,
+        clock: systemClock,
+        host: hostname(),
+        loopFiles: diskLoopFiles(),
+        storeFactories: lazyStoreFactories,
+      },
+      parsed.options,
+      parsed.epicId,
+      parsed.flags,
+    );
+  } catch {
+    // The full program runs it again and reports the error as it always has.
+    return false;
+  }
+  exitQuietlyOnClosedPipe();
+  process.stdout.write(out.join(''));
+  process.exitCode = 0;
+  return true;
+}
