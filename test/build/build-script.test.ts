@@ -118,8 +118,8 @@ describe('scripts/build.mjs', () => {
       expect(failed.exitCode).not.toBe(0);
       expect(failed.stderr).toContain('dist/bundle/status-fast.js imports tiny-pkg (import-statement)');
     } finally {
+      // The next build (the syntax-error case's) makes the bundle from it again.
       await writeFile(source, before);
-      expect((await build()).exitCode).toBe(0);
     }
   });
 
