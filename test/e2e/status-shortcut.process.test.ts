@@ -9,8 +9,10 @@ import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createBenchLoop, growLedger } from '../../scripts/bench/loop-fixture.js';
 import { loadLedgerSummary } from '../../src/autoresearch/ledger-summary.js';
+import { createBrStore } from '../../src/beads/br/index.js';
 import { createEmbeddedStore } from '../../src/beads/embedded/index.js';
 import { assertBuilt, BIN, ROOT } from '../support/cli.js';
+import { createFakeBrWorkspace, type FakeBrWorkspace } from '../support/fake-br/fake-br-env.js';
 import { moduleTrace, packagesOf } from '../support/module-trace.js';
 
 interface Run {
@@ -30,6 +32,8 @@ let loopRepo: string;
 let loopEpic: string;
 let epicRepo: string;
 let plainEpic: string;
+let br: FakeBrWorkspace;
+let brEpic: string;
 let fullScript: string;
 let traceCount = 0;
 
@@ -58,6 +62,16 @@ beforeAll(async () => {
   await store.comment(failed.id, 'ralph-loop attempt 2 of 2 failed: the agent exited 1');
   plainEpic = epic.id;
 
+  // On br, the short path takes br's store (and zod, for its output) from the split build.
+  br = await createFakeBrWorkspace();
+  const brStore = createBrStore({ cwd: br.root, env: br.env });
+  await brStore.init();
+  const brEpicBead = await brStore.create({ title: 'epic on br', type: 'epic' });
+  const brDone = await brStore.create({ title: 'done on br', parent: brEpicBead.id });
+  await brStore.create({ title: 'open on br', parent: brEpicBead.id });
+  await brStore.close(brDone.id, 'finished');
+  brEpic = brEpicBead.id;
+
   // The full program, as the executable ran every status before the short path.
   fullScript = join(base, 'full.mjs');
   await writeFile(
@@ -70,14 +84,15 @@ await runRalphLoop(process.argv);
 
 afterAll(async () => {
   if (base !== undefined) await rm(base, { recursive: true, force: true });
+  await br?.cleanup();
 });
 
-async function run(script: string, args: string[], cwd: string): Promise<Run> {
+async function run(script: string, args: string[], cwd: string, env: NodeJS.ProcessEnv = {}): Promise<Run> {
   traceCount += 1;
   const trace = await moduleTrace(base, `trace-${traceCount}`);
   const child = await execa(process.execPath, [...trace.nodeArgs, script, ...args], {
     cwd,
-    env: { NO_COLOR: '1', LANG: 'C.UTF-8' },
+    env: { ...env, NO_COLOR: '1', LANG: 'C.UTF-8' },
     extendEnv: false,
     reject: false,
     stdin: 'ignore',
@@ -96,7 +111,7 @@ async function run(script: string, args: string[], cwd: string): Promise<Run> {
 }
 
 describe('ralph-loop status, short path and full program', () => {
-  const cases: { name: string; repo: () => string; args: () => string[] }[] = [
+  const cases: { name: string; repo: () => string; args: () => string[]; env?: () => NodeJS.ProcessEnv }[] = [
     { name: 'a loop', repo: () => loopRepo, args: () => ['status', loopEpic] },
     { name: 'a loop as JSON', repo: () => loopRepo, args: () => ['status', loopEpic, '--json'] },
     { name: 'a loop in ASCII', repo: () => loopRepo, args: () => ['status', '--ascii', loopEpic] },
@@ -117,15 +132,30 @@ describe('ralph-loop status, short path and full program', () => {
       repo: () => epicRepo,
       args: () => ['status', 'fx-nope', '--json', '--debug'],
     },
+    {
+      name: 'a plain epic on br',
+      repo: () => br.root,
+      args: () => ['--store', 'br', 'status', brEpic],
+      env: () => br.env,
+    },
+    {
+      // br's store comes from the split build, its errors too: the short path falls to the full program.
+      name: 'an unknown epic on br (an error)',
+      repo: () => br.root,
+      args: () => ['--store', 'br', 'status', 'bd-nope'],
+      env: () => br.env,
+    },
   ];
 
-  it.each(cases)('prints the same for $name', async ({ repo, args }) => {
-    const short = await run(BIN['ralph-loop'], args(), repo());
-    const full = await run(fullScript, args(), repo());
+  it.each(cases)('prints the same for $name', async ({ repo, args, env }) => {
+    const short = await run(BIN['ralph-loop'], args(), repo(), env?.());
+    const full = await run(fullScript, args(), repo(), env?.());
     expect(full.packages).toContain('commander');
     const rest = { packages: [], builtins: [], files: [] };
     expect({ ...short, ...rest }).toEqual({ ...full, ...rest });
-    if (short.exitCode === 0) {
+    // On br the short path loads br's store, with zod, from the split build, and still no commander.
+    if (short.exitCode === 0 && env !== undefined) expect(short.packages).toEqual(['zod']);
+    if (short.exitCode === 0 && env === undefined) {
       expect(short.packages).toEqual([]);
       // A plain epic's status only reads: node:crypto (random temp names, lock tokens, new ids) would be
       // ~2.5 ms of its start. (A loop's hashes its ledger tail for the summary cache.)
