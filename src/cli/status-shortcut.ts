@@ -87,6 +87,8 @@ export function parseStatusArgs(args: readonly string[]): StatusArgs | undefined
 export async function runStatusShortcut(argv: readonly string[]): Promise<boolean> {
   const parsed = parseStatusArgs(argv.slice(2));
   if (parsed === undefined) return false;
-  const { runParsedStatus } = await import('./status-fast.js');
-  return runParsedStatus(parsed);
+  // A file of the build that will not load (a half-copied install) is one more status the full
+  // program answers.
+  const fast = await import('./status-fast.js').catch(() => undefined);
+  return fast === undefined ? false : fast.runParsedStatus(parsed);
 }

@@ -2,7 +2,7 @@
 // the same stdout, stderr and exit code for the same command line, and the short path loads neither
 // commander nor zod. Lines the short path does not take still reach commander.
 import { execa } from 'execa';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -173,6 +173,24 @@ describe('ralph-loop status, short path and full program', () => {
     expect(short.files).toEqual(expect.arrayContaining(['ralph-loop.js', 'status-fast.js']));
     expect(short.stdout).toContain('4 in all: 1 done, 1 open, 0 in progress, 1 blocked, 1 failed');
     expect(short.stdout).toContain('the agent exited 1');
+  });
+
+  it('falls to the full program when status-fast.js will not load (a half-copied install)', async () => {
+    const install = join(base, 'half-copied');
+    await cp(join(ROOT, 'bin'), join(install, 'bin'), { recursive: true });
+    await cp(join(ROOT, 'package.json'), join(install, 'package.json'));
+    const meta = JSON.parse(await readFile(join(ROOT, 'dist', 'bundle', 'meta.json'), 'utf8')) as {
+      inputs: Record<string, string[]>;
+    };
+    for (const file of Object.keys(meta.inputs).filter((name) => name !== 'status-fast.js')) {
+      await cp(join(ROOT, 'dist', 'bundle', file), join(install, 'dist', 'bundle', file));
+    }
+    await symlink(join(ROOT, 'node_modules'), join(install, 'node_modules'));
+    const args = ['status', plainEpic];
+    const half = await run(join(install, 'bin', 'ralph-loop.js'), args, epicRepo);
+    const whole = await run(BIN['ralph-loop'], args, epicRepo);
+    expect(half.exitCode, half.stderr).toBe(0);
+    expect(half.stdout).toBe(whole.stdout);
   });
 
   it('leaves help, unknown flags and bad values to commander, with its own messages', async () => {
