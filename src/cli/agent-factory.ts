@@ -17,17 +17,22 @@ export const LAZY_ADAPTERS: Readonly<Record<string, () => Promise<AgentAdapterFa
   scripted: async () => (await import('../agents/scripted.js')).createScriptedRunner,
 };
 
+/** `spec` parsed, with the loader of its adapter's module when LAZY_ADAPTERS has one. */
+async function parseWithLoader(spec: string, options: ParseAgentSpecOptions) {
+  const { parseAgentSpec } = await import('../agents/spec.js');
+  const parsed = parseAgentSpec(spec, options);
+  const load =
+    parsed.ok && Object.hasOwn(LAZY_ADAPTERS, parsed.spec.cli) ? LAZY_ADAPTERS[parsed.spec.cli] : undefined;
+  return { parsed, load };
+}
+
 /**
  * Starts loading what `spec` runs through (its adapter, the process module), so a run's first agent
  * does not wait for it. Nothing is made and nothing is reported: a spec that does not parse, or a
  * module that fails, fails again where the bead's agent is made, and is reported there.
  */
 export function preloadAgent(spec: string, commands?: Readonly<Record<string, readonly string[]>>): void {
-  const loading = (async () => {
-    const { parseAgentSpec } = await import('../agents/spec.js');
-    const parsed = parseAgentSpec(spec, { allowCommand: true, commands });
-    if (parsed.ok && Object.hasOwn(LAZY_ADAPTERS, parsed.spec.cli)) await LAZY_ADAPTERS[parsed.spec.cli]?.();
-  })();
+  const loading = parseWithLoader(spec, { allowCommand: true, commands }).then(({ load }) => load?.());
   loading.catch(() => undefined);
 }
 
@@ -35,10 +40,7 @@ export function preloadAgent(spec: string, commands?: Readonly<Record<string, re
 export function createAgentFactory(): AgentFactory {
   return async (spec, { fromLabel, commands }) => {
     const options: AgentRunnerOptions & ParseAgentSpecOptions = { allowCommand: !fromLabel, commands };
-    const { parseAgentSpec } = await import('../agents/spec.js');
-    const parsed = parseAgentSpec(spec, options);
-    const load =
-      parsed.ok && Object.hasOwn(LAZY_ADAPTERS, parsed.spec.cli) ? LAZY_ADAPTERS[parsed.spec.cli] : undefined;
+    const { parsed, load } = await parseWithLoader(spec, options);
     if (!parsed.ok || load === undefined) {
       // Errors (and any adapter not listed above) as the registry words them.
       const { resolveAgentRunner } = await import('../agents/index.js');
