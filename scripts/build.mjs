@@ -27,6 +27,11 @@ const EXTERNAL = ['bullmq', 'ioredis', 'handlebars', 'uplot'];
 const STATUS_FAST = 'dist/cli/status-fast.js';
 /** Names the split build's entries for what status-fast.js imports from it (see statusLeaves). */
 const LEAF_PREFIX = 'status-leaf-';
+/**
+ * Leaves whatever they import: br's adapter (36 KB) serves a status on br only, and loads zod itself
+ * when it first reads br's answer, so no package rule would make it one.
+ */
+const ALWAYS_LEAVES = ['dist/beads/br/index.js'];
 // The CommonJS packages inside (commander, ndjson) call require for Node's own modules.
 const BANNER = {
   js: "import { createRequire as __forgeRequire } from 'node:module';\nconst require = __forgeRequire(import.meta.url);",
@@ -202,7 +207,7 @@ async function statusLeaves(build, common) {
   const leaves = new Map();
   for (const { dynamic } of graph.values()) {
     for (const edge of dynamic) {
-      if (leaves.has(edge.path) || !bringsPackage(edge.path)) continue;
+      if (leaves.has(edge.path) || !(ALWAYS_LEAVES.includes(edge.path) || bringsPackage(edge.path))) continue;
       leaves.set(
         edge.path,
         LEAF_PREFIX +

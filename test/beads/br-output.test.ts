@@ -2,14 +2,13 @@
 import { describe, expect, it } from 'vitest';
 import { brEnvironment } from '../../src/beads/br/client.js';
 import { classifyOutput, extractJsonDocuments, unwrapDataEnvelope } from '../../src/beads/br/output.js';
+import { toBead, toDetail } from '../../src/beads/br/rows.js';
 import {
   closeSchema,
   depAddSchema,
   issueSchema,
   listSchema,
   showSchema,
-  toBead,
-  toDetail,
 } from '../../src/beads/br/schemas.js';
 import { featuresOf, parseBrVersion } from '../../src/beads/br/version.js';
 
@@ -85,6 +84,37 @@ describe('classifyOutput', () => {
       retryable: false,
       context: { searched_id: 'bd-x' },
     });
+  });
+
+  it('takes only well-formed error envelopes as errors; anything else is a result', () => {
+    // Optional fields may be null (br prints them so); the rest of the document is ignored.
+    expect(
+      classifyOutput('{"error":{"code":"X","message":"m","hint":null,"retryable":null},"extra":1}', '').error,
+    ).toEqual({ code: 'X', message: 'm', hint: undefined, retryable: false, context: undefined });
+    expect(classifyOutput('{"error":"gone","code":null}', '').error).toMatchObject({
+      code: 'UNKNOWN',
+      message: 'gone',
+    });
+    expect(classifyOutput('{"error":"gone","code":"ISSUE_NOT_FOUND"}', '').error?.code).toBe(
+      'ISSUE_NOT_FOUND',
+    );
+    // A wrong type anywhere in the envelope: not br's error report, so it is a result document.
+    for (const document of [
+      { error: { code: 3, message: 'm' } },
+      { error: { code: 'X' } },
+      { error: { code: 'X', message: 'm', hint: 7 } },
+      { error: { code: 'X', message: 'm', retryable: 'yes' } },
+      { error: 'gone', hint: false },
+      { error: 'gone', code: 4 },
+      { error: null },
+      { error: ['X'] },
+    ]) {
+      const classified = classifyOutput(JSON.stringify(document), '');
+      expect(classified.error, JSON.stringify(document)).toBeUndefined();
+      expect(classified.results, JSON.stringify(document)).toEqual([document]);
+    }
+    // An array is never an envelope, even of envelopes.
+    expect(classifyOutput('[{"error":"gone"}]', '').error).toBeUndefined();
   });
 
   it("accepts bd's string error and unwraps bd's data envelope", () => {

@@ -11,12 +11,13 @@ import type { Bead, BeadDetail, EpicGraph } from '../types.js';
 import { BeadStoreError } from '../../infra/errors.js';
 import { compareTimestamps } from '../types.js';
 import type { BrCall, BrClient } from './client.js';
-import { beadOnly, depListSchema, readySchema, toBead } from './schemas.js';
+import { beadOnly, toBead } from './rows.js';
+import type { BrSchemas } from './store.js';
 
 export interface HierarchyDeps {
   client: BrClient;
-  /** Runs a call and parses its first result document with `schema`. */
-  query<S extends z.ZodType>(call: BrCall, schema: S): Promise<z.output<S>>;
+  /** Runs a call and parses its first result document with the schema `pick` names. */
+  query<S extends z.ZodType>(call: BrCall, pick: (schemas: BrSchemas) => S): Promise<z.output<S>>;
   showMany(ids: readonly string[]): Promise<BeadDetail[]>;
 }
 
@@ -29,7 +30,10 @@ function isRunnable(epicId: string) {
 }
 
 async function readyRows(deps: HierarchyDeps, args: readonly string[]): Promise<Bead[]> {
-  const rows = await deps.query({ command: ['ready'], args: ['--limit', '0', ...args] }, readySchema);
+  const rows = await deps.query(
+    { command: ['ready'], args: ['--limit', '0', ...args] },
+    (s) => s.readySchema,
+  );
   return rows.map((row) => toBead(row));
 }
 
@@ -57,7 +61,7 @@ async function directChildIds(deps: HierarchyDeps, epicId: string): Promise<stri
     command: ['dep', 'list'],
     args: [epicId, '--direction', 'up', '-t', 'parent-child'],
   };
-  const rows = await deps.query(call, depListSchema);
+  const rows = await deps.query(call, (s) => s.depListSchema);
   const ids = rows
     .filter((row) => (row.type ?? row.dependency_type ?? 'parent-child') === 'parent-child')
     .map((row) => (row.issue_id === epicId ? row.depends_on_id : row.issue_id))

@@ -1,5 +1,6 @@
 // Finding br's JSON in what it prints: several documents per stream, log lines around them, error envelopes.
-import { z } from 'zod';
+// Checked by hand, not with zod: every br call goes through here, and the br store's first calls start
+// before zod has loaded (its schemas come in while br answers: store.ts).
 
 /**
  * Every JSON document (object or array) in `text`, in order. A document starts at the beginning of a line
@@ -88,47 +89,50 @@ export interface BrErrorReport {
   context: unknown;
 }
 
-const brEnvelope = z.object({
-  error: z.object({
-    code: z.string(),
-    message: z.string(),
-    hint: z.string().nullish(),
-    retryable: z.boolean().nullish(),
-    context: z.unknown().optional(),
-  }),
-});
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
 
-/** bd's shape: `{"error":"<string>","hint":…}`, sometimes with a code beside it. */
-const bdEnvelope = z.object({
-  error: z.string(),
-  hint: z.string().nullish(),
-  code: z.string().nullish(),
-});
+/** Absent, null or a value of the given type (what zod calls nullish). */
+function nullishOf(value: unknown, type: 'string' | 'boolean'): boolean {
+  return value === undefined || value === null || typeof value === type;
+}
 
+/**
+ * br's `{"error":{code,message,hint?,retryable?,context?}}` or bd's `{"error":"<string>","hint"?,"code"?}`
+ * (other keys beside them allowed); anything else is not an error report.
+ */
 export function asErrorReport(document: unknown): BrErrorReport | undefined {
-  const br = brEnvelope.safeParse(document);
-  if (br.success) {
-    const { code, message, hint, retryable, context } = br.data.error;
-    return { code, message, hint: hint ?? undefined, retryable: retryable ?? false, context };
-  }
-  const bd = bdEnvelope.safeParse(document);
-  if (bd.success) {
+  if (!isRecord(document)) return undefined;
+  const { error } = document;
+  if (isRecord(error)) {
+    const { code, message, hint, retryable, context } = error;
+    if (typeof code !== 'string' || typeof message !== 'string') return undefined;
+    if (!nullishOf(hint, 'string') || !nullishOf(retryable, 'boolean')) return undefined;
     return {
-      code: bd.data.code ?? 'UNKNOWN',
-      message: bd.data.error,
-      hint: bd.data.hint ?? undefined,
-      retryable: false,
-      context: undefined,
+      code,
+      message,
+      hint: (hint as string | null | undefined) ?? undefined,
+      retryable: (retryable as boolean | null | undefined) ?? false,
+      context,
     };
   }
-  return undefined;
+  if (typeof error !== 'string') return undefined;
+  const { hint, code } = document;
+  if (!nullishOf(hint, 'string') || !nullishOf(code, 'string')) return undefined;
+  return {
+    code: (code as string | null | undefined) ?? 'UNKNOWN',
+    message: error,
+    hint: (hint as string | null | undefined) ?? undefined,
+    retryable: false,
+    context: undefined,
+  };
 }
 
 /** A structured log record (tracing's JSON format), which is never a command's result. */
 function isLogRecord(document: unknown): boolean {
-  if (typeof document !== 'object' || document === null || Array.isArray(document)) return false;
-  const record = document as Record<string, unknown>;
-  return typeof record.level === 'string' && ('target' in record || 'fields' in record);
+  if (!isRecord(document)) return false;
+  return typeof document.level === 'string' && ('target' in document || 'fields' in document);
 }
 
 /**
@@ -136,13 +140,11 @@ function isLogRecord(document: unknown): boolean {
  * br's own list envelope (`{issues,total,…}`) is left to the list schema.
  */
 export function unwrapDataEnvelope(document: unknown): unknown {
-  if (typeof document !== 'object' || document === null || Array.isArray(document)) return document;
-  const record = document as Record<string, unknown>;
-  if (!('data' in record)) return document;
-  const others = Object.keys(record).filter(
+  if (!isRecord(document) || !('data' in document)) return document;
+  const others = Object.keys(document).filter(
     (key) => !['data', 'schema_version', 'ok', 'success'].includes(key),
   );
-  return others.length === 0 ? record.data : document;
+  return others.length === 0 ? document.data : document;
 }
 
 export interface ClassifiedOutput {

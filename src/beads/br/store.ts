@@ -1,4 +1,8 @@
 // The br-backed BeadStore: each operation as br commands (argv arrays, never a shell), parsed with zod.
+//
+// The schemas (and zod with them, ~30 ms to load here) are imported by the first call that reads an
+// answer, beside that call, not with this module: a run's first br calls start before zod is loaded, and
+// it loads while br answers them.
 import { mkdir } from 'node:fs/promises';
 import type { z } from 'zod';
 import type { Clock } from '../../infra/clock.js';
@@ -12,20 +16,15 @@ import { createBrClient } from './client.js';
 import { BrError, badOutputError } from './errors.js';
 import type { HierarchyDeps } from './hierarchy.js';
 import { childrenOfEpic, graphOfEpic, readyOfEpic } from './hierarchy.js';
-import {
-  closeSchema,
-  commentAddSchema,
-  depAddSchema,
-  issueSchema,
-  listSchema,
-  showSchema,
-  syncSchema,
-  beadOnly,
-  toBead,
-  toComment,
-  toDetail,
-  updateSchema,
-} from './schemas.js';
+import { beadOnly, toBead, toComment, toDetail } from './rows.js';
+import type * as BrSchemaModule from './schemas.js';
+
+/** The br schemas, loaded on first use. */
+export type BrSchemas = typeof BrSchemaModule;
+let schemasLoading: Promise<BrSchemas> | undefined;
+function brSchemas(): Promise<BrSchemas> {
+  return (schemasLoading ??= import('./schemas.js'));
+}
 
 export interface BrStoreOptions {
   /** Project root: br runs here with `BEADS_DIR=<cwd>/.beads`. */
@@ -71,8 +70,12 @@ export function createBrStore(options: BrStoreOptions): BeadStore {
   /** Beads the last `ready` listed as open: `claim` on them needs no `show` first. */
   const seenReady = new Map<string, { bead: Bead; at: number }>();
 
-  function parse<S extends z.ZodType>(call: BrCall, schema: S, document: unknown): z.output<S> {
-    const parsed = schema.safeParse(document);
+  async function parse<S extends z.ZodType>(
+    call: BrCall,
+    pick: (schemas: BrSchemas) => S,
+    document: unknown,
+  ): Promise<z.output<S>> {
+    const parsed = pick(await brSchemas()).safeParse(document);
     if (parsed.success) return parsed.data;
     // The first place the document departs from the schema; for a union, the branch that got furthest.
     const first = zodProblems('', parsed.error, { unions: 'furthest' })[0];
@@ -85,14 +88,19 @@ export function createBrStore(options: BrStoreOptions): BeadStore {
     );
   }
 
-  async function query<S extends z.ZodType>(call: BrCall, schema: S): Promise<z.output<S>> {
-    const results = await client.expect(call);
-    return parse(call, schema, results[0]);
+  async function query<S extends z.ZodType>(
+    call: BrCall,
+    pick: (schemas: BrSchemas) => S,
+  ): Promise<z.output<S>> {
+    const answer = client.expect(call);
+    // Loads beside the call (a failed load is reported when the answer is parsed).
+    brSchemas().catch(() => undefined);
+    return parse(call, pick, (await answer)[0]);
   }
 
   async function showMany(ids: readonly string[]): Promise<BeadDetail[]> {
     if (ids.length === 0) return [];
-    const rows = await query({ command: ['show'], args: [...ids] }, showSchema);
+    const rows = await query({ command: ['show'], args: [...ids] }, (s) => s.showSchema);
     return rows.map(toDetail);
   }
 
@@ -102,7 +110,7 @@ export function createBrStore(options: BrStoreOptions): BeadStore {
   async function update(id: string, args: readonly string[]): Promise<{ id: string; status: string }> {
     const call: BrCall = { command: ['update'], args: [id, ...args], write: true };
     seenReady.delete(id);
-    const rows = await query(call, updateSchema);
+    const rows = await query(call, (s) => s.updateSchema);
     const row = rows.find((r) => r.id === id) ?? (rows.length === 1 ? rows[0] : undefined);
     if (row === undefined) {
       throw badOutputError(client.describe(call), 'no row for the bead', JSON.stringify(rows));
@@ -148,7 +156,7 @@ export function createBrStore(options: BrStoreOptions): BeadStore {
       // The title after `--`, so one starting with `-` is never read as a flag.
       const row = await query(
         { command: ['create'], args: [...args, '--', input.title], write: true },
-        issueSchema,
+        (s) => s.issueSchema,
       );
       return toBead(row, { labels, parent: input.parent });
     },
@@ -180,7 +188,7 @@ export function createBrStore(options: BrStoreOptions): BeadStore {
       if (filter.label !== undefined) args.push(`--label=${filter.label}`);
       // `-a` with a status too: a status filter must not be cut down by the default "not closed".
       if (filter.all === true || filter.status !== undefined) args.push('-a');
-      const rows = await query({ command: ['list'], args }, listSchema);
+      const rows = await query({ command: ['list'], args }, (s) => s.listSchema);
       return rows
         .map((row) => toBead(row))
         .filter((bead) =>
@@ -209,7 +217,7 @@ export function createBrStore(options: BrStoreOptions): BeadStore {
         if (claimLost(outcome)) return { ok: false, reason: outcome.error.brMessage };
         throw outcome.error;
       }
-      const rows = parse(call, updateSchema, outcome.results[0]);
+      const rows = await parse(call, (s) => s.updateSchema, outcome.results[0]);
       const row = rows.find((r) => r.id === id) ?? (rows.length === 1 ? rows[0] : undefined);
       if (row?.status !== 'in_progress') {
         return { ok: false, reason: `br left ${id} ${row?.status ?? 'unchanged'} after the claim` };
@@ -243,7 +251,9 @@ export function createBrStore(options: BrStoreOptions): BeadStore {
       if (!outcome.ok && !nothingToDo) throw outcome.error;
       const document = outcome.results[0];
       const result =
-        document === undefined ? { closed: [], skipped: [] } : parse(call, closeSchema, document);
+        document === undefined
+          ? { closed: [], skipped: [] }
+          : await parse(call, (s) => s.closeSchema, document);
       if (result.closed.some((row) => row.id === id)) return { ok: true };
       const skipped = result.skipped.find((row) => row.id === id)?.reason;
       const fallback = nothingToDo && !outcome.ok ? outcome.error.brMessage : 'br did not report it closed';
@@ -252,7 +262,7 @@ export function createBrStore(options: BrStoreOptions): BeadStore {
 
     async addDependency(blocked, blocker, type = 'blocks') {
       const args = [blocked, blocker, ...(type === 'blocks' ? [] : [`--type=${type}`])];
-      return query({ command: ['dep', 'add'], args, write: true }, depAddSchema);
+      return query({ command: ['dep', 'add'], args, write: true }, (s) => s.depAddSchema);
     },
 
     async addLabel(id, label) {
@@ -266,14 +276,14 @@ export function createBrStore(options: BrStoreOptions): BeadStore {
 
     async comment(id, text) {
       const call: BrCall = { command: ['comments', 'add'], args: [id, '--', text], write: true };
-      return toComment(await query(call, commentAddSchema));
+      return toComment(await query(call, (s) => s.commentAddSchema));
     },
 
     async flush(flushOptions) {
       // The runner's end of run: a run that wrote nothing through br has nothing of its own to flush.
       if (flushOptions?.onlyIfWritten === true && !client.wrote()) return;
       const call: BrCall = { command: ['sync'], args: ['--flush-only'], write: true };
-      const result = await query(call, syncSchema);
+      const result = await query(call, (s) => s.syncSchema);
       const errors = result.errors ?? [];
       const count = typeof errors === 'number' ? errors : errors.length;
       if (count > 0) {
