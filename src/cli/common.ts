@@ -68,7 +68,7 @@ export interface StoreContext {
 /**
  * Loads `.forge/config.json` and opens the store the flags and config ask for. For an epic's loop,
  * the store the loop was created on (in `.forge/loops.json`) comes before the config: its beads are there.
- * `early`: see OpenStoreOptions.early.
+ * `early`: see OpenStoreOptions.early. A config error is reported before a store error.
  */
 export async function openStoreFor(
   deps: CliDeps,
@@ -76,14 +76,33 @@ export async function openStoreFor(
   epicId?: string,
   early?: (store: BeadStore) => void,
 ): Promise<StoreContext> {
+  const asked = openStoreThenConfig(deps, options, epicId, early);
+  const config = await asked.config;
+  return { config, opened: await asked.opened, cwd: asked.cwd };
+}
+
+/**
+ * The store and the config, as two promises. The store opens on the config's store settings, read by hand
+ * (store-settings.ts); the whole config is read and checked once the store is open, or has failed to. So
+ * on br the first calls start before zod and the config's schemas load (~40 ms here), which then load
+ * while br answers. Await `config` before acting on a failed `opened`: a config error comes first.
+ */
+export function openStoreThenConfig(
+  deps: CliDeps,
+  options: GlobalOptions,
+  epicId?: string,
+  early?: (store: BeadStore) => void,
+): { opened: Promise<OpenedStore>; config: Promise<ForgeConfig>; cwd: string } {
   const cwd = workingDir(deps, options);
-  const [{ loadForgeConfig }, { openStoreWith }] = await Promise.all([
-    import('./forge-config.js'),
-    import('./store-settings.js'),
-  ]);
-  const config = await loadForgeConfig(cwd);
-  const opened = await openStoreWith(deps, options, cwd, config, epicId, early);
-  return { config, opened, cwd };
+  const opened = import('./store-settings.js').then(async ({ openStoreWith, readStoreSettings }) =>
+    openStoreWith(deps, options, cwd, await readStoreSettings(cwd), epicId, early),
+  );
+  const config = opened
+    .catch(() => undefined)
+    .then(async () => (await import('./forge-config.js')).loadForgeConfig(cwd));
+  opened.catch(() => undefined);
+  config.catch(() => undefined);
+  return { opened, config, cwd };
 }
 
 export function parseInteger(min: number, max = Number.MAX_SAFE_INTEGER) {

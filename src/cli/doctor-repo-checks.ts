@@ -11,13 +11,8 @@ import { findExecutable } from '../infra/executables.js';
 import { isLockHolderLive, readLockFile } from '../infra/lock-file.js';
 import type { LoopFiles } from '../infra/loop-files.js';
 import type { DoctorCheck, DoctorContext } from './doctor-types.js';
-import {
-  configuredGates,
-  FORGE_CONFIG_PATH,
-  forgeConfigSchema,
-  parseConfigText,
-  type ForgeConfig,
-} from './forge-config.js';
+import { FORGE_CONFIG_PATH, forgeConfigSchema, parseConfigText, type ForgeConfig } from './forge-config.js';
+import { configuredGates } from './config-gates.js';
 
 export async function checkConfig(cwd: string): Promise<{ check: DoctorCheck; config?: ForgeConfig }> {
   const text = await readFileIfExists(join(cwd, FORGE_CONFIG_PATH));

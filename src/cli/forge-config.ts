@@ -14,9 +14,6 @@ const AGENT_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
 /** A gate's name travels in `gates:NAME` labels, so it is kept to what a label may hold. */
 const GATE_NAME = /^[A-Za-z0-9_-]{1,40}$/;
 
-/** A gate's timeout when neither it nor `runner.gate_timeout_seconds` sets one. */
-export const DEFAULT_GATE_TIMEOUT_SECONDS = 600;
-
 export const forgeConfigSchema = z.strictObject({
   $schema: z.string().optional(),
   store: z.enum(['auto', 'br', 'embedded']).default('auto'),
@@ -87,18 +84,6 @@ export const forgeConfigSchema = z.strictObject({
 });
 
 export type ForgeConfig = z.infer<typeof forgeConfigSchema>;
-
-/** Each configured gate, in config order, with its argv and the timeout it runs under. */
-export function configuredGates(
-  config: Pick<ForgeConfig, 'gates' | 'runner'>,
-): { name: string; argv: string[]; timeoutMs: number }[] {
-  const fallback = config.runner.gate_timeout_seconds ?? DEFAULT_GATE_TIMEOUT_SECONDS;
-  return Object.entries(config.gates).map(([name, gate]) => {
-    const argv = Array.isArray(gate) ? gate : gate.argv;
-    const seconds = Array.isArray(gate) ? fallback : (gate.timeout_seconds ?? fallback);
-    return { name, argv, timeoutMs: seconds * 1000 };
-  });
-}
 
 /** Loads `.forge/config.json` under `cwd`; a missing file gives the defaults. */
 export async function loadForgeConfig(cwd: string): Promise<ForgeConfig> {

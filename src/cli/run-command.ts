@@ -5,6 +5,7 @@ import { createEventLogWriter, createNdjsonStream } from '../infra/event-log.js'
 import { AppError, EnvironmentError, ExitCode, type ExitCodeValue } from '../infra/errors.js';
 import { createFileLock, readLockFile } from '../infra/lock-file.js';
 import type { RunDir } from '../infra/run-dir.js';
+import { refuseUncommittableTree } from '../loop/preflight.js';
 import { runEpic } from '../loop/runner.js';
 import type {
   ControlFiles,
@@ -18,11 +19,11 @@ import type {
 import { agentSpecFor, DEFAULT_ROLE } from '../loop/select.js';
 import { preloadAgent } from './agent-factory.js';
 import { runAgentChoices } from './agent-options.js';
-import { openStoreFor, workingDir, type GlobalOptions } from './common.js';
+import { openStoreThenConfig, workingDir, type GlobalOptions } from './common.js';
 import type { CliDeps } from './deps.js';
 import { findLoopWorkspace, runDirFor } from './epic-dirs.js';
 import { createAgentExecutors, createExecutorRegistry } from './executors.js';
-import { configuredGates } from './forge-config.js';
+import { configuredGates } from './config-gates.js';
 import { createGateProcess } from './gate-process.js';
 import { createSyncBack } from './import-sync-back.js';
 import { useColor } from './output.js';
@@ -124,31 +125,51 @@ export async function runEpicCommand(
     graph.catch(() => undefined);
     early = { store, graph };
   };
-  const storeAsked = openStoreFor(
+  // The config is checked while br answers the store's first calls (see openStoreThenConfig).
+  const storeAsked = openStoreThenConfig(
     deps,
     { ...options, actor: options.actor ?? 'ralph-loop' },
     epicId,
     validate ? readEarly : undefined,
   );
-  const gitAsked = deps.createRunnerGit(repo);
-  gitAsked.catch(() => undefined);
   runDirAsked.catch(() => undefined);
   loopAsked.catch(() => undefined);
   lockFreeAsked.catch(() => undefined);
-  const { config, opened } = await storeAsked;
-  const choices = runAgentChoices(flags, config);
+  const opened = await storeAsked.opened.catch(async (error: unknown) => {
+    await storeAsked.config;
+    throw error;
+  });
+  // git is asked once the store's first calls are out (its processes would hold them up).
+  const gitAsked = deps.createRunnerGit(repo);
+  gitAsked.catch(() => undefined);
   // Check what was asked for before creating anything: a mistyped or refused run leaves no trace.
-  const repoGit = await gitAsked;
   const runDir = await runDirAsked;
   const lockFreeBefore = await lockFreeAsked;
   // The first pick's ready read goes beside the epic's: a run that starts takes it
   // (RunnerOptions.readyAtStart), one refused meanwhile has only read. Not for a loop: its guard acts
   // before the first pick, so the runner would read again.
+  const plainEpic = (await loopAsked) === undefined;
   const readyAtStart =
-    lockFreeBefore && onlyBead === undefined && flags.dryRun !== true && (await loopAsked) === undefined
+    lockFreeBefore && onlyBead === undefined && flags.dryRun !== true && plainEpic
       ? opened.store.ready(epicId, { recursive: true })
       : undefined;
   readyAtStart?.catch(() => undefined);
+  const repoGit = await gitAsked;
+  const config = await storeAsked.config;
+  const choices = runAgentChoices(flags, config);
+  const parallel = flags.parallel ?? config.runner.parallel ?? 1;
+  const queue = queueOptions(flags);
+  // Through the queue every attempt is dispatched and merged back, as a parallel one is.
+  const dispatched = parallel > 1 || queue !== undefined;
+  // A parallel bead's result is a commit (cherry-picked onto the branch): --parallel implies --auto-commit.
+  const autoCommit = dispatched || (flags.autoCommit ?? config.runner.auto_commit ?? false);
+  // The work tree's check, made while br answers; its refusal still comes after every check below. Not
+  // for a loop, whose set-up below comes first, nor in a worktree made below.
+  const treeChecked =
+    flags.dryRun === true || flags.worktree === true || !plainEpic
+      ? undefined
+      : refuseUncommittableTree({ cwd: repo, autoCommit, allowDirty: flags.allowDirty === true }, repoGit);
+  treeChecked?.catch(() => undefined);
   // What the run needs next loads while br answers those reads (loading it sooner would hold up the
   // calls themselves): validation's module and the default agent's adapter.
   const validation = validate ? import('./validate-epic.js') : undefined;
@@ -180,13 +201,7 @@ export async function runEpicCommand(
       ...(graph === undefined ? {} : { graphs: [graph] }),
     });
   }
-  const parallel = flags.parallel ?? config.runner.parallel ?? 1;
-  const queue = queueOptions(flags);
-  // Through the queue every attempt is dispatched and merged back, as a parallel one is.
-  const dispatched = parallel > 1 || queue !== undefined;
   refuseParallelMisuse(dispatched ? Math.max(parallel, 2) : 1, flags, repo, repoGit !== undefined);
-  // A parallel bead's result is a commit (cherry-picked onto the branch): --parallel implies --auto-commit.
-  const autoCommit = dispatched || (flags.autoCommit ?? config.runner.auto_commit ?? false);
   if (autoCommit && repoGit === undefined && !flags.dryRun) {
     throw new EnvironmentError(`--auto-commit needs a git repository, and ${repo} is not one.`, {
       hint: 'Run it in your project (or pass -C <dir>), or drop --auto-commit (and runner.auto_commit).',
@@ -322,6 +337,7 @@ export async function runEpicCommand(
         signal: controller.signal,
         onlyBead,
         ...(lockFreeBefore && graph !== undefined ? { beadsAtStart: graph.beads, readyAtStart } : {}),
+        treeCheckedAtStart: treeChecked,
       },
       {
         store: opened.store,

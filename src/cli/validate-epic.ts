@@ -7,7 +7,8 @@ import type { LoopFiles } from '../infra/loop-files.js';
 import { ConfigError } from '../infra/errors.js';
 import { checkEpic, sortProblems, uniqueProblems, type ValidationProblem } from '../loop/validate/index.js';
 import { findExecutable } from './environment-probes.js';
-import { configuredGates, type ForgeConfig } from './forge-config.js';
+import { configuredGates } from './config-gates.js';
+import type { ForgeConfig } from './forge-config.js';
 
 export interface ValidateOptions {
   /** The repository root: where the loops registry, workspaces and relative gate programs are. */

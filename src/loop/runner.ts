@@ -53,7 +53,7 @@ class Runner {
     }
 
     // A refused run writes nothing: no event log (so `ralph-loop logs` keeps the last real run), no claim.
-    await refuseUncommittableTree(o, d.git);
+    await (o.treeCheckedAtStart ?? refuseUncommittableTree(o, d.git));
     const acquired = await d.lock.acquire({
       pid: o.pid,
       host: o.host,

@@ -362,6 +362,12 @@ export interface RunnerOptions {
    * first: a ready read taken a moment earlier, which a claim checks like any other.
    */
   readyAtStart?: Promise<readonly Bead[]> | undefined;
+  /**
+   * The work tree's check (preflight.ts: no git operation under way, no index lock, clean for
+   * --auto-commit), started on these options while the run was checked; the runner awaits it in place of
+   * making it, before it takes the lock.
+   */
+  treeCheckedAtStart?: Promise<void> | undefined;
   /** Interrupt (SIGINT/SIGTERM): abort the current bead, reopen it, release the lock. */
   signal: AbortSignal;
 }

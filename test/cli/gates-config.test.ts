@@ -1,7 +1,8 @@
 // The gates part of .forge/config.json: argv or {argv, timeout_seconds}, the timeout each gate gets,
 // and names a gates: label can hold.
 import { describe, expect, it } from 'vitest';
-import { configuredGates, forgeConfigSchema, parseConfigText } from '../../src/cli/forge-config.js';
+import { configuredGates } from '../../src/cli/config-gates.js';
+import { forgeConfigSchema, parseConfigText } from '../../src/cli/forge-config.js';
 import { ConfigError } from '../../src/infra/errors.js';
 
 const parse = (config: unknown) =>

@@ -47,6 +47,36 @@ describe('runner: --auto-commit holds only what the bead changed', () => {
     expect(h.events).toEqual([]);
   });
 
+  it('takes the tree check made while the run was checked in place of its own, refusal and all', async () => {
+    const h = createHarness();
+    const { epicId, ids } = await h.epic(['a']);
+    let asked = 0;
+    const { git } = fakeGit();
+    const counted: RunnerGit = {
+      ...git,
+      operationInProgress: async () => {
+        asked += 1;
+        return undefined;
+      },
+    };
+    const refusal = new Error('a git merge is in progress (checked at start)');
+    const refused = await h
+      .run({ epicId, treeCheckedAtStart: Promise.reject(refusal) }, { git: counted })
+      .catch((e: unknown) => e);
+    expect(refused).toBe(refusal);
+    expect(h.requests).toHaveLength(0);
+    expect(h.events).toEqual([]);
+    expect((await h.store.show(ids[0]!)).status).toBe('open');
+    // Passed: the runner goes on without asking git again.
+    const summary = await h.run({ epicId, treeCheckedAtStart: Promise.resolve() }, { git: counted });
+    expect(summary.reason).toBe('done');
+    expect(asked).toBe(0);
+    // Not given: the runner checks the tree itself.
+    const { epicId: other } = await h.epic(['b']);
+    await h.run({ epicId: other }, { git: counted });
+    expect(asked).toBe(1);
+  });
+
   it('with allowDirty, commits only what the bead changed and says which of the user’s paths it left out', async () => {
     const h = createHarness();
     const { epicId } = await h.epic(['write']);
