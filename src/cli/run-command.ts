@@ -135,20 +135,23 @@ export async function runEpicCommand(
   runDirAsked.catch(() => undefined);
   loopAsked.catch(() => undefined);
   lockFreeAsked.catch(() => undefined);
-  const opened = await storeAsked.opened.catch(async (error: unknown) => {
-    await storeAsked.config;
-    throw error;
-  });
+  // A bad config is reported first, as when it was read before anything else.
+  const configFirst = <T>(asked: Promise<T>): Promise<T> =>
+    asked.catch(async (error: unknown) => {
+      await storeAsked.config;
+      throw error;
+    });
+  const opened = await configFirst(storeAsked.opened);
   // git is asked once the store's first calls are out (its processes would hold them up).
   const gitAsked = deps.createRunnerGit(repo);
   gitAsked.catch(() => undefined);
   // Check what was asked for before creating anything: a mistyped or refused run leaves no trace.
-  const runDir = await runDirAsked;
-  const lockFreeBefore = await lockFreeAsked;
+  const runDir = await configFirst(runDirAsked);
+  const lockFreeBefore = await configFirst(lockFreeAsked);
   // The first pick's ready read goes beside the epic's: a run that starts takes it
   // (RunnerOptions.readyAtStart), one refused meanwhile has only read. Not for a loop: its guard acts
   // before the first pick, so the runner would read again.
-  const plainEpic = (await loopAsked) === undefined;
+  const plainEpic = (await configFirst(loopAsked)) === undefined;
   const readyAtStart =
     lockFreeBefore && onlyBead === undefined && flags.dryRun !== true && plainEpic
       ? opened.store.ready(epicId, { recursive: true })
