@@ -107,6 +107,8 @@ async function run(script: string, args: string[], cwd: string, env: NodeJS.Proc
     packages: packagesOf(loaded),
     builtins: [...new Set(loaded.filter((url) => url.startsWith('node:')))].sort(),
     files: await trace.bundleFiles(),
+    /** Forge's own modules it loaded (dist/ paths), whichever bundle file they came in. */
+    modules: loaded.flatMap((url) => /\/dist\/(.+)$/.exec(url)?.[1] ?? []),
   };
 }
 
@@ -151,7 +153,7 @@ describe('ralph-loop status, short path and full program', () => {
     const short = await run(BIN['ralph-loop'], args(), repo(), env?.());
     const full = await run(fullScript, args(), repo(), env?.());
     expect(full.packages).toContain('commander');
-    const rest = { packages: [], builtins: [], files: [] };
+    const rest = { packages: [], builtins: [], files: [], modules: [] };
     expect({ ...short, ...rest }).toEqual({ ...full, ...rest });
     // On br the short path loads br's store, with zod, from the split build, and still no commander.
     if (short.exitCode === 0 && env !== undefined) expect(short.packages).toEqual(['zod']);
@@ -171,6 +173,9 @@ describe('ralph-loop status, short path and full program', () => {
     // short path built as one file (Node's loader pays per file; split, it took ~50).
     expect(short.files).toHaveLength(3);
     expect(short.files).toEqual(expect.arrayContaining(['ralph-loop.js', 'status-fast.js']));
+    // Not br's adapter: it is a leaf of its own (scripts/build.mjs ALWAYS_LEAVES), not 36 KB more to parse.
+    expect(short.modules).toContain('beads/embedded/store.js');
+    expect(short.modules.filter((path) => path.startsWith('beads/br/'))).toEqual([]);
     expect(short.stdout).toContain('4 in all: 1 done, 1 open, 0 in progress, 1 blocked, 1 failed');
     expect(short.stdout).toContain('the agent exited 1');
   });
