@@ -25,6 +25,8 @@ interface Run {
   builtins: string[];
   /** The files of dist/bundle/ it loaded, in order. */
   files: string[];
+  /** Forge's own modules it loaded (dist/ paths), whichever bundle file they came in. */
+  modules: string[];
 }
 
 let base: string;
@@ -107,7 +109,6 @@ async function run(script: string, args: string[], cwd: string, env: NodeJS.Proc
     packages: packagesOf(loaded),
     builtins: [...new Set(loaded.filter((url) => url.startsWith('node:')))].sort(),
     files: await trace.bundleFiles(),
-    /** Forge's own modules it loaded (dist/ paths), whichever bundle file they came in. */
     modules: loaded.flatMap((url) => /\/dist\/(.+)$/.exec(url)?.[1] ?? []),
   };
 }
