@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import type { OpenedStore, StoreChoice } from '../beads/open-store.js';
 import type { BeadStore } from '../beads/types.js';
 import { readFileIfExists } from '../infra/atomic-file.js';
+import { isJsonObject } from '../infra/json-object.js';
 import type { CliDeps } from './deps.js';
 import type { GlobalOptions } from './global-options.js';
 
@@ -34,15 +35,11 @@ function storeSettingsOf(text: string): StoreSettings | undefined {
   } catch {
     return undefined;
   }
-  if (!isRecord(json)) return undefined;
+  if (!isJsonObject(json)) return undefined;
   const store = json.store === undefined ? 'auto' : storeChoice(json.store);
   const { actor, br_path: brPath } = json;
   if (store === undefined || !isName(actor) || !isName(brPath)) return undefined;
   return { store, actor, br_path: brPath };
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function storeChoice(value: unknown): StoreChoice | undefined {

@@ -1,6 +1,7 @@
 // Reading files another process is appending to: new bytes since the last read, whole lines only.
 import { open, stat } from 'node:fs/promises';
 import { isNotFound } from './atomic-file.js';
+import { isJsonObject } from './json-object.js';
 
 export interface FileTail {
   readonly path: string;
@@ -64,8 +65,7 @@ export function parseEventLines(lines: readonly string[]): {
     if (line.trim() === '') continue;
     try {
       const value: unknown = JSON.parse(line);
-      if (typeof value === 'object' && value !== null && !Array.isArray(value))
-        events.push(value as Record<string, unknown>);
+      if (isJsonObject(value)) events.push(value);
       else skipped += 1;
     } catch {
       skipped += 1;

@@ -1,6 +1,7 @@
 // Finding br's JSON in what it prints: several documents per stream, log lines around them, error envelopes.
 // Checked by hand, not with zod: every br call goes through here, and the br store's first calls start
 // before zod has loaded (its schemas come in while br answers: store.ts).
+import { isJsonObject } from '../../infra/json-object.js';
 
 /**
  * Every JSON document (object or array) in `text`, in order. A document starts at the beginning of a line
@@ -89,10 +90,6 @@ export interface BrErrorReport {
   context: unknown;
 }
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 /** Absent, null or a value of the given type (what zod calls nullish). */
 function nullishOf(value: unknown, type: 'string' | 'boolean'): boolean {
   return value === undefined || value === null || typeof value === type;
@@ -103,9 +100,9 @@ function nullishOf(value: unknown, type: 'string' | 'boolean'): boolean {
  * (other keys beside them allowed); anything else is not an error report.
  */
 export function asErrorReport(document: unknown): BrErrorReport | undefined {
-  if (!isRecord(document)) return undefined;
+  if (!isJsonObject(document)) return undefined;
   const { error } = document;
-  if (isRecord(error)) {
+  if (isJsonObject(error)) {
     const { code, message, hint, retryable, context } = error;
     if (typeof code !== 'string' || typeof message !== 'string') return undefined;
     if (!nullishOf(hint, 'string') || !nullishOf(retryable, 'boolean')) return undefined;
@@ -131,7 +128,7 @@ export function asErrorReport(document: unknown): BrErrorReport | undefined {
 
 /** A structured log record (tracing's JSON format), which is never a command's result. */
 function isLogRecord(document: unknown): boolean {
-  if (!isRecord(document)) return false;
+  if (!isJsonObject(document)) return false;
   return typeof document.level === 'string' && ('target' in document || 'fields' in document);
 }
 
@@ -140,7 +137,7 @@ function isLogRecord(document: unknown): boolean {
  * br's own list envelope (`{issues,total,…}`) is left to the list schema.
  */
 export function unwrapDataEnvelope(document: unknown): unknown {
-  if (!isRecord(document) || !('data' in document)) return document;
+  if (!isJsonObject(document) || !('data' in document)) return document;
   const others = Object.keys(document).filter(
     (key) => !['data', 'schema_version', 'ok', 'success'].includes(key),
   );

@@ -2,6 +2,8 @@
 // `ralph-loop status`) goes through it, and a schema library would cost more to load than the check.
 // Problems read `field: expected …`, all of them joined with "; ", as the other file readers say them.
 
+import { isJsonObject as isObject } from '../../infra/json-object.js';
+
 /** RFC 3339 as br writes it (chrono, UTC, up to nanoseconds); offsets are accepted on read. */
 const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/;
 
@@ -84,9 +86,7 @@ export class LineCheck {
   }
 }
 
-export function isObject(value: unknown): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
+export { isObject };
 
 /** How a value's kind reads in a problem: `number`, `null`, `array`, … */
 export function kindOf(value: unknown): string {
