@@ -8,6 +8,7 @@ import { apiErrorKind, parseResetTime } from './limits.js';
 import { OpencodeStream } from './opencode-stream.js';
 import { RetryWatch, retriesEnd } from './retry-watch.js';
 import type {
+  AgentBeadInfo,
   AgentMode,
   AgentRequest,
   AgentResult,
@@ -33,9 +34,17 @@ export const OPENCODE_READ_ONLY_PERMISSION = JSON.stringify({
   external_directory: 'deny',
 });
 
-export function opencodeCommand(mode: AgentMode, model: string | undefined): Command {
+/**
+ * The session's title. Without one, opencode (seen with 1.18.33) asks its small model for a title before
+ * it starts: one model request more per run, with the whole prompt, that Forge never reads.
+ */
+export function opencodeTitle(bead: AgentBeadInfo | undefined): string {
+  return bead === undefined ? 'Forge' : `Forge ${bead.id}`;
+}
+
+export function opencodeCommand(mode: AgentMode, model: string | undefined, title = 'Forge'): Command {
   // --print-logs at WARN puts each failed API call on stderr; that is where retries show.
-  const args = ['run', '--format', 'json', '--print-logs', '--log-level', 'WARN'];
+  const args = ['run', '--format', 'json', '--print-logs', '--log-level', 'WARN', `--title=${title}`];
   if (model !== undefined) args.push('-m', model);
   // Full: approve every permission not explicitly denied. Read-only gets no --auto: what is not denied
   // would otherwise be asked, and a headless run refuses what it cannot ask.
@@ -73,7 +82,7 @@ function runOpencode(
   return runAdapter({
     request,
     runner: options,
-    command: opencodeCommand(request.mode, model),
+    command: opencodeCommand(request.mode, model, opencodeTitle(request.bead)),
     env: opencodeEnv(request),
     timeoutMs: request.timeoutMs,
     onLine: (line) => stream.push(line),

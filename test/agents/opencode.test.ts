@@ -45,6 +45,7 @@ describe('opencode adapter: argv and env', () => {
       '--print-logs',
       '--log-level',
       'WARN',
+      '--title=Forge',
       '-m',
       'anthropic/claude-sonnet-4-5',
       '--auto',
@@ -68,9 +69,12 @@ describe('opencode adapter: argv and env', () => {
       env: fakes.env(replay('opencode-1.18.33-read-only.jsonl'), fakesEnv),
       mode: 'read-only',
       timeoutMs: 20_000,
+      bead: { id: 'bd-7q.2', title: 'Judge "it" $(id)', labels: ['role:judge'] },
     });
     const call = (await fakes.calls())[0]!;
     expect(call.argv).not.toContain('--auto');
+    // A title of Forge's own, so opencode does not spend a model request naming the session.
+    expect(call.argv.filter((arg) => arg.startsWith('--title'))).toEqual(['--title=Forge bd-7q.2']);
     expect(JSON.parse(call.env.OPENCODE_PERMISSION ?? '{}')).toMatchObject({
       edit: 'deny',
       bash: 'deny',

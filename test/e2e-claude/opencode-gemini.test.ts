@@ -55,6 +55,11 @@ describe.each(CASES)('ralph-loop runs the real $agent', (cli) => {
     // The adapter's own settings, not the user's: no listing of the tree it works in.
     expect(turns[0]!.prompt, why).not.toMatch(DIRECTORY_TREE);
     expect(turns[1]!.latestToolResults[0]?.text ?? '', why).not.toMatch(/error|denied/i);
+    // The agent's two turns were the run's only model requests: no title or other side request.
+    expect(
+      world.server.requests.map((request) => request.response?.rule ?? request.userText.slice(0, 80)),
+      why,
+    ).toEqual(['doer', 'doer']);
 
     const events = await world.events(epic);
     const finished = events.find((e) => e.type === 'attempt_finished' && e.bead === bead);
@@ -229,6 +234,13 @@ describe.each(CASES)('ralph-loop runs the real $agent', (cli) => {
       for (const secret of [metricCommand, 'score.mjs', 'RESULT=', 'research-log'])
         expect(turn.prompt, why).not.toContain(secret);
     }
+    // Every model request was one of the loop's agents at work: none of them made a side request.
+    expect(
+      world.server.requests
+        .filter((request) => request.response?.rule === undefined)
+        .map((r) => r.userText.slice(0, 80)),
+      why,
+    ).toEqual([]);
     const agents = (await world.events(epic)).filter(
       (e) => e.type === 'attempt_finished' && e.agent === cli.agent,
     );
