@@ -8,7 +8,7 @@ import type { DoctorDeps } from '../../src/cli/doctor-command.js';
 import { createForgePackProgram } from '../../src/cli/forge-pack.js';
 import { runProgram } from '../../src/cli/main.js';
 import type { Prompter } from '../../src/cli/prompt.js';
-import { FAKE_BR_SCRIPT } from '../support/fake-br/fake-br-env.js';
+import { FAKE_BR_BIN } from '../support/fake-br/fake-br-env.js';
 import { createTempRepo, type TempRepo } from '../support/git-repo.js';
 
 export interface Run {
@@ -60,7 +60,7 @@ export async function workspace(
   await symlink(which('git'), join(bin, 'git'));
   await symlink(process.execPath, join(bin, 'node'));
   const brLog = join(base, 'br-calls.jsonl');
-  if (options.br !== undefined) await symlink(FAKE_BR_SCRIPT, join(bin, 'br'));
+  if (options.br !== undefined) await symlink(FAKE_BR_BIN, join(bin, 'br'));
   const script = async (name: string, body: string): Promise<void> => {
     await writeFile(join(bin, name), body);
     await chmod(join(bin, name), 0o755);

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { assertBuilt, runCli, runCliInProcess } from '../support/cli.js';
 import { lastLinePerId, parseBrJsonl } from '../support/embedded/br-issue-line.js';
-import { FAKE_BR_SCRIPT } from '../support/fake-br/fake-br-env.js';
+import { FAKE_BR_BIN } from '../support/fake-br/fake-br-env.js';
 
 interface Workspace {
   dir: string;
@@ -22,7 +22,7 @@ async function workspace(options: { withBr: boolean; store?: string }): Promise<
   const dir = join(base, 'project');
   await mkdir(bin);
   await mkdir(dir);
-  if (options.withBr) await symlink(FAKE_BR_SCRIPT, join(bin, 'br'));
+  if (options.withBr) await symlink(FAKE_BR_BIN, join(bin, 'br'));
   // Only our bin dir and node's: a br installed on the machine must not leak into these tests.
   const env = {
     PATH: `${bin}:${join(process.execPath, '..')}:/usr/bin:/bin`,

@@ -8,7 +8,7 @@ import { readFile, symlink, writeFile } from 'node:fs/promises';
 import { execa } from 'execa';
 import { beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { assertBuilt, ROOT, runCli } from '../support/cli.js';
-import { FAKE_BR_SCRIPT } from '../support/fake-br/fake-br-env.js';
+import { FAKE_BR_BIN } from '../support/fake-br/fake-br-env.js';
 
 beforeAll(assertBuilt);
 
@@ -22,7 +22,7 @@ async function makeRepo(store: 'embedded' | 'br') {
   const dir = join(base, 'repo');
   await mkdir(bin);
   await mkdir(dir);
-  if (store === 'br') await symlink(FAKE_BR_SCRIPT, join(bin, 'br'));
+  if (store === 'br') await symlink(FAKE_BR_BIN, join(bin, 'br'));
   const log = join(base, 'calls.jsonl');
   await writeFile(join(base, 'script.json'), '{}');
   const env = {

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { execa } from 'execa';
 import { beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { assertBuilt, runCli } from '../support/cli.js';
-import { FAKE_BR_SCRIPT } from '../support/fake-br/fake-br-env.js';
+import { FAKE_BR_BIN } from '../support/fake-br/fake-br-env.js';
 
 beforeAll(assertBuilt);
 
@@ -19,7 +19,7 @@ async function makeRepo() {
   const dir = join(base, 'repo');
   await mkdir(bin);
   await mkdir(join(dir, 'src'), { recursive: true });
-  await symlink(FAKE_BR_SCRIPT, join(bin, 'br'));
+  await symlink(FAKE_BR_BIN, join(bin, 'br'));
   const system = `${join(process.execPath, '..')}:/usr/bin:/bin`;
   const common = {
     HOME: base,

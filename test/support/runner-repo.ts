@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, onTestFinished } from 'vitest';
 import { ROOT, runCli, runCliInProcess, type CliResult } from './cli.js';
-import { FAKE_BR_SCRIPT } from './fake-br/fake-br-env.js';
+import { FAKE_BR_BIN } from './fake-br/fake-br-env.js';
 
 export const FAKE_AGENT = join(ROOT, 'test', 'support', 'fake-runner-agent.mjs');
 
@@ -61,7 +61,7 @@ export async function makeRepo(
   const bin = join(dir, '.bin');
   await mkdir(bin);
   await symlink(FAKE_AGENT, join(bin, 'claude'));
-  if (store === 'br') await symlink(FAKE_BR_SCRIPT, join(bin, 'br'));
+  if (store === 'br') await symlink(FAKE_BR_BIN, join(bin, 'br'));
   const work = join(dir, 'repo');
   await mkdir(work);
   const gitEnv = { GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1', GIT_CEILING_DIRECTORIES: dir };

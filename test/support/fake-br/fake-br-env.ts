@@ -6,6 +6,12 @@ import { fileURLToPath } from 'node:url';
 
 export const FAKE_BR_SCRIPT = join(dirname(fileURLToPath(import.meta.url)), 'fake-br.mjs');
 
+/**
+ * The executable to put on PATH as `br`: under vitest, the one-file build of FAKE_BR_SCRIPT that
+ * vitest.config.ts made (fake-br-bundle.ts); elsewhere (the bench), the script itself.
+ */
+export const FAKE_BR_BIN = process.env.FORGE_TEST_FAKE_BR_BUNDLE ?? FAKE_BR_SCRIPT;
+
 /** One fault of a scenario; see scenario.mjs for the actions. */
 export interface FakeBrFault {
   command?: string;
@@ -63,8 +69,8 @@ export async function createFakeBrWorkspace(options: FakeBrWorkspaceOptions = {}
   const scenarioPath = join(base, 'scenario.json');
   await mkdir(root);
   await mkdir(binDir);
-  await chmod(FAKE_BR_SCRIPT, 0o755);
-  if (options.withoutBr !== true) await symlink(FAKE_BR_SCRIPT, join(binDir, 'br'));
+  await chmod(FAKE_BR_BIN, 0o755);
+  if (options.withoutBr !== true) await symlink(FAKE_BR_BIN, join(binDir, 'br'));
 
   const setFaults = async (faults: FakeBrFault[]): Promise<void> => {
     await writeFile(scenarioPath, JSON.stringify({ faults }));
