@@ -42,7 +42,7 @@ export function opencodeTitle(bead: AgentBeadInfo | undefined): string {
   return bead === undefined ? 'Forge' : `Forge ${bead.id}`;
 }
 
-export function opencodeCommand(mode: AgentMode, model: string | undefined, title = 'Forge'): Command {
+export function opencodeCommand(mode: AgentMode, model: string | undefined, title: string): Command {
   // --print-logs at WARN puts each failed API call on stderr; that is where retries show.
   const args = ['run', '--format', 'json', '--print-logs', '--log-level', 'WARN', `--title=${title}`];
   if (model !== undefined) args.push('-m', model);

@@ -6,10 +6,7 @@ import { buildSync } from 'esbuild';
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { FAKE_BR_SCRIPT } from './fake-br-env.js';
-
-/** Where vitest.config.ts puts the built file's path for the workers (test/support/fake-br/fake-br-env.ts). */
-export const FAKE_BR_BUNDLE = 'FORGE_TEST_FAKE_BR_BUNDLE';
+import { FAKE_BR_BUNDLE, FAKE_BR_SCRIPT } from './fake-br-env.js';
 
 /** Builds the bundle into `dir` (a temp dir of its own, removed at exit, without one) and names it in `env`. */
 export function bundleFakeBr(env: NodeJS.ProcessEnv, dir?: string): string {

@@ -6,11 +6,11 @@ import { fileURLToPath } from 'node:url';
 
 export const FAKE_BR_SCRIPT = join(dirname(fileURLToPath(import.meta.url)), 'fake-br.mjs');
 
-/**
- * The executable to put on PATH as `br`: under vitest, the one-file build of FAKE_BR_SCRIPT that
- * vitest.config.ts made (fake-br-bundle.ts); elsewhere (the bench), the script itself.
- */
-export const FAKE_BR_BIN = process.env.FORGE_TEST_FAKE_BR_BUNDLE ?? FAKE_BR_SCRIPT;
+/** Where vitest.config.ts names, for the workers, the one-file build of FAKE_BR_SCRIPT (fake-br-bundle.ts). */
+export const FAKE_BR_BUNDLE = 'FORGE_TEST_FAKE_BR_BUNDLE';
+
+/** The executable to put on PATH as `br`: under vitest, that build; elsewhere (the bench), the script itself. */
+export const FAKE_BR_BIN = process.env[FAKE_BR_BUNDLE] ?? FAKE_BR_SCRIPT;
 
 /** One fault of a scenario; see scenario.mjs for the actions. */
 export interface FakeBrFault {
