@@ -36,7 +36,8 @@ export const OPENCODE_READ_ONLY_PERMISSION = JSON.stringify({
 
 /**
  * The session's title. Without one, opencode (seen with 1.18.33) asks its small model for a title before
- * it starts: one model request more per run, with the whole prompt, that Forge never reads.
+ * it starts: one model request more per run, with the whole prompt, that Forge never reads. `run` has
+ * taken --title since before --auto, which Forge already needs, so no opencode that works loses by it.
  */
 export function opencodeTitle(bead: AgentBeadInfo | undefined): string {
   return bead === undefined ? 'Forge' : `Forge ${bead.id}`;
