@@ -90,9 +90,13 @@ export interface BrErrorReport {
   context: unknown;
 }
 
-/** Absent, null or a value of the given type (what zod calls nullish). */
-function nullishOf(value: unknown, type: 'string' | 'boolean'): boolean {
-  return value === undefined || value === null || typeof value === type;
+/** Absent, null or a string (what zod calls a nullish string). */
+function isNullishString(value: unknown): value is string | null | undefined {
+  return value === undefined || value === null || typeof value === 'string';
+}
+
+function isNullishBoolean(value: unknown): value is boolean | null | undefined {
+  return value === undefined || value === null || typeof value === 'boolean';
 }
 
 /**
@@ -105,22 +109,16 @@ export function asErrorReport(document: unknown): BrErrorReport | undefined {
   if (isJsonObject(error)) {
     const { code, message, hint, retryable, context } = error;
     if (typeof code !== 'string' || typeof message !== 'string') return undefined;
-    if (!nullishOf(hint, 'string') || !nullishOf(retryable, 'boolean')) return undefined;
-    return {
-      code,
-      message,
-      hint: (hint as string | null | undefined) ?? undefined,
-      retryable: (retryable as boolean | null | undefined) ?? false,
-      context,
-    };
+    if (!isNullishString(hint) || !isNullishBoolean(retryable)) return undefined;
+    return { code, message, hint: hint ?? undefined, retryable: retryable ?? false, context };
   }
   if (typeof error !== 'string') return undefined;
   const { hint, code } = document;
-  if (!nullishOf(hint, 'string') || !nullishOf(code, 'string')) return undefined;
+  if (!isNullishString(hint) || !isNullishString(code)) return undefined;
   return {
-    code: (code as string | null | undefined) ?? 'UNKNOWN',
+    code: code ?? 'UNKNOWN',
     message: error,
-    hint: (hint as string | null | undefined) ?? undefined,
+    hint: hint ?? undefined,
     retryable: false,
     context: undefined,
   };

@@ -14,7 +14,8 @@ import { parseIssuesJsonl } from './line-format.js';
 import { acquireStoreLock } from './lock.js';
 import type { StoreLock, StoreLockOptions } from './lock.js';
 import { RecordDraft } from './draft.js';
-import { isObject, kindOf } from './line-check.js';
+import { isJsonObject } from '../../infra/json-object.js';
+import { kindOf } from './line-check.js';
 import type { IssueMap } from './records.js';
 
 export const ISSUES_FILE = 'issues.jsonl';
@@ -153,7 +154,7 @@ export function createFileBackend(options: FileBackendOptions): RecordBackend {
 
 /** The metadata's prefix, or what is wrong with the document (it holds `{"prefix": "<id prefix>"}` only). */
 function metaProblems(json: unknown): string | string[] {
-  if (!isObject(json)) return [`expected object, received ${kindOf(json)}`];
+  if (!isJsonObject(json)) return [`expected object, received ${kindOf(json)}`];
   const problems = Object.keys(json)
     .filter((key) => key !== 'prefix')
     .map((key) => `${key}: unknown key`);

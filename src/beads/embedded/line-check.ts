@@ -2,7 +2,7 @@
 // `ralph-loop status`) goes through it, and a schema library would cost more to load than the check.
 // Problems read `field: expected …`, all of them joined with "; ", as the other file readers say them.
 
-import { isJsonObject as isObject } from '../../infra/json-object.js';
+import { isJsonObject } from '../../infra/json-object.js';
 
 /** RFC 3339 as br writes it (chrono, UTC, up to nanoseconds); offsets are accepted on read. */
 const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/;
@@ -19,7 +19,7 @@ export class LineCheck {
   }
 
   object(value: unknown, path: string): JsonObject | undefined {
-    if (isObject(value)) return value;
+    if (isJsonObject(value)) return value;
     return this.fail(path, `expected object, received ${kindOf(value)}`);
   }
 
@@ -85,8 +85,6 @@ export class LineCheck {
     return ok ? items : undefined;
   }
 }
-
-export { isObject };
 
 /** How a value's kind reads in a problem: `number`, `null`, `array`, … */
 export function kindOf(value: unknown): string {
