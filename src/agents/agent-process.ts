@@ -1,8 +1,9 @@
 // Runs an agent CLI as a child process: prompt on stdin, transcript as it streams, early stop, abort, and
-// nothing it started left running afterwards.
+// nothing it started left running afterwards, nor anything it left in its temp directory.
 import { runProcess } from '../infra/process.js';
 import type { Command, ProcessResult, SweptProcess } from '../infra/process.js';
 import type { z } from 'zod';
+import { makeAgentTemp } from './agent-temp.js';
 import type { Transcript } from './transcript.js';
 import type { AgentActivity, AgentRequest, TokenUsage } from './types.js';
 
@@ -77,13 +78,15 @@ export async function runAgentProcess(options: AgentProcessOptions): Promise<Age
     if (activity !== undefined) notify(request, { type: 'stopping', reason: activity });
     controller.abort();
   };
+  const temp = await makeAgentTemp(options.env);
+  if (temp.problem !== undefined) transcript.note('temp', { problem: temp.problem });
   const onCallerAbort = () => controller.abort();
   request.signal?.addEventListener('abort', onCallerAbort, { once: true });
 
   try {
     const result = await runProcess(options.command, {
       cwd: request.cwd,
-      env: { ...options.env },
+      env: temp.env,
       input: request.prompt,
       timeoutMs: options.timeoutMs,
       signal: controller.signal,
@@ -105,6 +108,9 @@ export async function runAgentProcess(options: AgentProcessOptions): Promise<Age
   } finally {
     if (delayedStop !== undefined) clearTimeout(delayedStop);
     request.signal?.removeEventListener('abort', onCallerAbort);
+    // After the sweep: nothing the agent started is left to write there.
+    const problem = await temp.remove();
+    if (problem !== undefined) transcript.note('temp', { problem });
   }
 }
 

@@ -10,7 +10,7 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { writeFileAtomic } from '../infra/atomic-file.js';
 import { fileStat, listDirIfExists } from '../infra/fs-ops.js';
-import { isProcessAlive } from '../infra/pid.js';
+import { isGoneMaker } from '../infra/pid.js';
 import { forgeGeminiDir, readSettingsFile, withForgeSettings } from './gemini-settings.js';
 import type { AgentMode } from './types.js';
 
@@ -33,7 +33,7 @@ export async function removeLeftHomes(dir: string, now = Date.now()): Promise<st
     const pid = RUN_HOME.exec(name)?.[1];
     const path = join(dir, name);
     let left: boolean;
-    if (pid !== undefined) left = Number(pid) !== process.pid && !isProcessAlive(Number(pid));
+    if (pid !== undefined) left = isGoneMaker(Number(pid));
     else left = now - ((await fileStat(path))?.mtimeMs ?? now) > UNNAMED_HOME_MS;
     if (!left) continue;
     await rm(path, { recursive: true, force: true }).catch(() => undefined);

@@ -12,6 +12,11 @@ export function isProcessAlive(pid: number): boolean {
   }
 }
 
+/** True when `pid`, named in something a Forge process made, is gone and is not this process. */
+export function isGoneMaker(pid: number): boolean {
+  return pid !== process.pid && !isProcessAlive(pid);
+}
+
 /** Sends a signal to a whole process group; a group that is already gone is not an error. */
 export function signalGroup(pid: number, signal: NodeJS.Signals): void {
   try {

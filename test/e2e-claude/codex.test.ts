@@ -1,7 +1,7 @@
 // ralph-loop with the real Codex CLI as its agent, against the same scripted server speaking the
 // OpenAI Responses API (streaming), as Codex does.
 import { existsSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { assertBuilt } from '../support/cli.js';
@@ -87,6 +87,8 @@ describe('ralph-loop runs the real codex', () => {
     // The sandbox refused (here: the command ran on a read-only file system and failed).
     expect(refused, why).toMatch(/Read-only file system|exited with code [1-9]|sandbox|denied|rejected/i);
     expect(refused, why).not.toMatch(/exited with code 0/);
+    // Nothing codex left in its temp directory (its sandbox's lock file) outlives the run.
+    expect(await readdir(world.tmp), why).toEqual([]);
   });
 
   it('stops at once on a 401 with exit 9 and leaves the bead open', async () => {

@@ -1,15 +1,15 @@
 // Every agent run starts fresh: a note a first run saves through the CLI's own memory (Claude Code's
-// auto memory, Gemini CLI's private project memory) never reaches the requests of a second run in the
-// same working directory. Real binaries, scripted model server.
+// auto memory, Gemini CLI's private project memory) or leaves in its temp directory never reaches a
+// second run in the same working directory. Real binaries, scripted model server.
 import { existsSync } from 'node:fs';
-import { readFile, realpath, writeFile } from 'node:fs/promises';
+import { readdir, readFile, realpath, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createClaudeRunner } from '../../src/agents/claude.js';
 import { createCodexRunner } from '../../src/agents/codex.js';
 import { createGeminiRunner } from '../../src/agents/gemini.js';
 import type { AgentRunner } from '../../src/agents/types.js';
-import { text, toolUse } from '../support/model-server/index.js';
+import { bash, text, toolUse } from '../support/model-server/index.js';
 import { GEMINI_BIN, requireCli } from './cli-setup.js';
 import { createAgentWorld, requireClaude, requireCodex, type AgentWorld } from './harness.js';
 
@@ -79,6 +79,38 @@ describe('each agent run starts without the memory an earlier run left', () => {
     expect(second).not.toContain(NOTE);
     expect(first).not.toContain('persistent file-based memory');
     expect(second).not.toContain('persistent file-based memory');
+  });
+
+  it('Claude Code: a note left in its temp directory is not there for the next run', async () => {
+    const world = await createAgentWorld();
+    world.server.addRule({
+      name: 'leave',
+      match: 'marker:leave-note',
+      turns: [bash(`printf '%s\\n' '${NOTE}' > "$TMPDIR/handoff.txt" && echo saved`), text('Saved.')],
+    });
+    world.server.addRule({
+      name: 'find',
+      match: 'marker:find-note',
+      turns: [bash('cat "$TMPDIR/handoff.txt"'), text('Done.')],
+    });
+    const runner = createClaudeRunner({ cli: 'claude', text: 'claude' });
+    for (const marker of ['leave-note', 'find-note']) {
+      const result = await runner.run({
+        prompt: `marker:${marker}`,
+        cwd: world.repo,
+        env: world.env,
+        mode: 'full',
+        timeoutMs: 120_000,
+      });
+      expect(result.outcome, `${result.message}\n${world.explain()}`).toBe('ok');
+    }
+    const [saved] = world.server.turnsOf('leave')[1]?.latestToolResults ?? [];
+    expect(saved?.isError, world.explain()).toBe(false);
+    expect(saved?.text, world.explain()).toContain('saved');
+    const [found] = world.server.turnsOf('find')[1]?.latestToolResults ?? [];
+    expect(found?.text, world.explain()).toMatch(/No such file/);
+    expect(found?.text).not.toContain(NOTE);
+    expect(await readdir(world.tmp)).toEqual([]);
   });
 
   it('Gemini CLI: a note saved in its private project memory is not loaded by the next run', async () => {

@@ -112,6 +112,8 @@ export interface AgentWorld {
   home: string;
   /** Temp bin dir first on PATH: `claude`, `forge-pack`, `ralph-loop`. */
   bin: string;
+  /** TMPDIR for every process: empty to begin with. */
+  tmp: string;
   server: ModelServer;
   /** The env given to the CLIs (and through them to claude); nothing is inherited from process.env. */
   env: Record<string, string>;
@@ -181,6 +183,9 @@ export async function createAgentWorld(options: AgentWorldOptions = {}): Promise
   const bin = join(root, 'bin');
   const repo = join(root, 'repo');
   await Promise.all([mkdir(home), mkdir(bin), mkdir(repo)]);
+  // The world's own, in the run's temp directory (in memory where there is room: vitest.config.ts).
+  const tmp = await mkdtemp(join(tmpdir(), 'world-tmp-'));
+  onTestFinished(() => rm(tmp, { recursive: true, force: true }));
   await symlink(await realpath(CLAUDE_BIN), join(bin, 'claude'));
   for (const [name, path] of [
     ['codex', CODEX_BIN],
@@ -203,7 +208,7 @@ export async function createAgentWorld(options: AgentWorldOptions = {}): Promise
   const env: Record<string, string> = {
     PATH: [bin, systemPath()].join(delimiter),
     HOME: home,
-    TMPDIR: tmpdir(),
+    TMPDIR: tmp,
     LANG: 'C.UTF-8',
     NO_COLOR: '1',
     ...GIT_IDENTITY,
@@ -251,6 +256,7 @@ export async function createAgentWorld(options: AgentWorldOptions = {}): Promise
     repo,
     home,
     bin,
+    tmp,
     server,
     env,
     forge: (args, timeoutMs) => run('forge-pack', ['--store', 'embedded', ...args], timeoutMs),

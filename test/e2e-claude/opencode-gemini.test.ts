@@ -2,7 +2,7 @@
 // the Anthropic Messages API, Gemini CLI over Gemini's generateContent): a bead, a judge that tries to
 // write, a 401, a 429, and one hard-metric autoresearch iteration. No agent is shown the working tree.
 import { existsSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { assertBuilt } from '../support/cli.js';
@@ -74,6 +74,8 @@ describe.each(CASES)('ralph-loop runs the real $agent', (cli) => {
     expect(transcript, why).toMatch(/"forge":"end".*"outcome":"ok"/);
     // The world's HOME is seeded as after a first run (cli-setup.ts): no package install, no registry.
     expect(existsSync(join(world.home, '.npm')), 'the CLI installed packages from npm').toBe(false);
+    // Nothing the CLI left in its temp directory outlives the run (opencode's native library: 5.5 MB a run).
+    expect(await readdir(world.tmp), why).toEqual([]);
   });
 
   it('a role:judge bead runs it read-only: its ways out, a write, an edit and a shell redirect all fail; the tree is unchanged', async () => {

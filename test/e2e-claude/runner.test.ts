@@ -1,6 +1,6 @@
 // ralph-loop with the real Claude Code binary as its agent, against a scripted Messages API server.
 import { existsSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { assertBuilt } from '../support/cli.js';
@@ -92,6 +92,8 @@ describe('ralph-loop runs the real claude', () => {
     expect(Object.keys(result!.modelUsage as object)).toContain(event.model);
     const summary = events.find((e) => e.type === 'run_finished')?.summary;
     expect(summary?.costUsd, JSON.stringify(summary)).toBe(result!.total_cost_usd);
+    // Nothing the CLI left in its temp directory outlives the run.
+    expect(await readdir(world.tmp), why).toEqual([]);
   });
 
   it('waits out a 429 that outlasts claude’s own retries, then the bead closes without spending an attempt', async () => {

@@ -14,10 +14,12 @@
 //                                  reach, that ignores SIGTERM, holds stdout open and never ends; write
 //                                  its pid to the file
 //   {"writeFile": {"path", "content"}}
+//   {"writeTempFile": {"name", "content"}}  a file in the temp directory it was given (TMPDIR)
 //   {"exit": n}
 import { spawn } from 'node:child_process';
 import { appendFileSync, writeFileSync } from 'node:fs';
-import { basename } from 'node:path';
+import { tmpdir } from 'node:os';
+import { basename, join } from 'node:path';
 
 const scenario = JSON.parse(process.env.FAKE_AGENT_SCENARIO ?? '{"actions":[]}');
 
@@ -47,6 +49,8 @@ for (const action of scenario.actions ?? []) {
   else if ('sleepMs' in action) await sleep(action.sleepMs);
   else if ('ignoreSigterm' in action) process.on('SIGTERM', () => {});
   else if ('writeFile' in action) writeFileSync(action.writeFile.path, action.writeFile.content);
+  else if ('writeTempFile' in action)
+    writeFileSync(join(tmpdir(), action.writeTempFile.name), action.writeTempFile.content);
   else if ('grandchild' in action || 'escape' in action) {
     const child = spawn(
       process.execPath,

@@ -18,6 +18,8 @@ export type FakeAction =
   /** A process in a session of its own (setsid) that the group kill cannot reach. */
   | { escape: string }
   | { writeFile: { path: string; content: string } }
+  /** A file in the agent's TMPDIR (the call log's env names it). */
+  | { writeTempFile: { name: string; content: string } }
   | { exit: number };
 
 export interface FakeCall {

@@ -1,0 +1,125 @@
+// Each agent run has a temp directory of its own (src/agents/agent-temp.ts): what the agent leaves in
+// TMPDIR is gone when the run ends, however it ends, and a killed Forge's leftovers go on the next run.
+import { spawnSync } from 'node:child_process';
+import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { removeLeftAgentTemps } from '../../src/agents/agent-temp.js';
+import { createCommandRunner } from '../../src/agents/command.js';
+import { parseAgentSpec } from '../../src/agents/spec.js';
+import type { AgentRequest } from '../../src/agents/types.js';
+import { setUpFakeAgents, type FakeAction } from '../support/fake-agents/harness.js';
+
+async function runWithTemp(
+  actions: FakeAction[],
+  extra: Record<string, string> = {},
+  request: Partial<AgentRequest> = {},
+) {
+  const fakes = await setUpFakeAgents();
+  const base = join(fakes.dir, 'tmp');
+  await mkdir(base);
+  const parsed = parseAgentSpec('my-agent', { allowCommand: true });
+  if (!parsed.ok) throw new Error(parsed.reason);
+  const transcriptPath = join(fakes.dir, 'transcript.jsonl');
+  const result = await createCommandRunner(parsed.spec, { killGraceMs: 200 }).run({
+    prompt: 'x',
+    cwd: fakes.work,
+    env: fakes.env(actions, { TMPDIR: base, ...extra }),
+    mode: 'full',
+    timeoutMs: 20_000,
+    transcriptPath,
+    ...request,
+  });
+  const transcript = await readFile(transcriptPath, 'utf8').catch(() => '');
+  return { result, calls: await fakes.calls(), base, fakes, transcript };
+}
+
+/** A pid no process has now: one that has just exited. */
+function deadPid(): number {
+  return spawnSync(process.execPath, ['-e', '0']).pid;
+}
+
+describe('an agent run’s temp directory', () => {
+  it('is its own, under the TMPDIR it was given, and is gone with what the agent left there when it ends', async () => {
+    const { result, calls, base } = await runWithTemp([
+      { writeTempFile: { name: 'native-lib.so', content: 'x'.repeat(4096) } },
+      { line: 'done' },
+    ]);
+    expect(result.outcome).toBe('ok');
+    const tmp = calls[0]!.env.TMPDIR!;
+    expect(tmp.startsWith(join(base, `forge-agent-${process.pid}-`)), tmp).toBe(true);
+    // Set only where the env had them.
+    expect(calls[0]!.env.TMP).toBeUndefined();
+    expect(calls[0]!.env.TEMP).toBeUndefined();
+    expect(await readdir(base)).toEqual([]);
+  });
+
+  it('is named by TMP and TEMP too, where the env sets them; each run gets a new one', async () => {
+    const fakes = await setUpFakeAgents();
+    const base = join(fakes.dir, 'tmp');
+    await mkdir(base);
+    const parsed = parseAgentSpec('my-agent', { allowCommand: true });
+    if (!parsed.ok) throw new Error(parsed.reason);
+    const runner = createCommandRunner(parsed.spec, { killGraceMs: 200 });
+    const env = fakes.env([{ line: 'done' }], { TMPDIR: base, TMP: '/tmp', TEMP: '/tmp' });
+    for (let i = 0; i < 2; i += 1)
+      await runner.run({ prompt: 'x', cwd: fakes.work, env, mode: 'full', timeoutMs: 20_000 });
+    const [first, second] = await fakes.calls();
+    expect(first!.env.TMP).toBe(first!.env.TMPDIR);
+    expect(first!.env.TEMP).toBe(first!.env.TMPDIR);
+    expect(second!.env.TMPDIR).not.toBe(first!.env.TMPDIR);
+    expect(await readdir(base)).toEqual([]);
+  });
+
+  it('is removed when the run times out and its process group is killed', async () => {
+    const { result, base } = await runWithTemp(
+      [{ writeTempFile: { name: 'scratch', content: 'half done' } }, { hang: true }],
+      {},
+      { timeoutMs: 800 },
+    );
+    expect(result.outcome).toBe('timeout');
+    expect(await readdir(base)).toEqual([]);
+  });
+
+  it('cannot be made under a TMPDIR that is missing: the run goes on with the env it was given, and the transcript says so', async () => {
+    const fakes = await setUpFakeAgents();
+    const missing = join(fakes.dir, 'no-such-dir');
+    const { result, calls, transcript } = await runWithTemp([{ line: 'done' }], { TMPDIR: missing });
+    expect(result.outcome).toBe('ok');
+    expect(calls[0]!.env.TMPDIR).toBe(missing);
+    expect(transcript).toMatch(/"forge":"temp".*no temp directory of its own under .*no-such-dir/);
+  });
+
+  it('left by a Forge that was killed is removed; a live Forge’s and anything else are kept', async () => {
+    const fakes = await setUpFakeAgents();
+    const base = join(fakes.dir, 'tmp');
+    const dead = `forge-agent-${deadPid()}-a1B2c3`;
+    const mine = `forge-agent-${process.pid}-d4E5f6`;
+    const parent = `forge-agent-${process.ppid}-g7H8i9`;
+    for (const name of [dead, mine, parent, 'forge-agent-notes', 'other']) {
+      await mkdir(join(base, name), { recursive: true });
+      await writeFile(join(base, name, 'file'), 'x');
+    }
+    expect(await removeLeftAgentTemps(base)).toEqual([join(base, dead)]);
+    expect((await readdir(base)).sort()).toEqual([mine, parent, 'forge-agent-notes', 'other'].sort());
+  });
+
+  it('a killed Forge’s leftovers go with the first run in that temp directory', async () => {
+    const fakes = await setUpFakeAgents();
+    const base = join(fakes.dir, 'tmp');
+    const dead = `forge-agent-${deadPid()}-a1B2c3`;
+    await mkdir(join(base, dead), { recursive: true });
+    await writeFile(join(base, dead, '.bcfd-00000000.so'), 'x'.repeat(4096));
+    const parsed = parseAgentSpec('my-agent', { allowCommand: true });
+    if (!parsed.ok) throw new Error(parsed.reason);
+    const result = await createCommandRunner(parsed.spec, { killGraceMs: 200 }).run({
+      prompt: 'x',
+      cwd: fakes.work,
+      env: fakes.env([{ line: 'done' }], { TMPDIR: base }),
+      mode: 'full',
+      timeoutMs: 20_000,
+    });
+    expect(result.outcome).toBe('ok');
+    expect(await readdir(base)).toEqual([]);
+  });
+});
