@@ -7,22 +7,19 @@ import { mkdtempSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { listDirIfExists } from '../infra/fs-ops.js';
-import { isGoneMaker } from '../infra/pid.js';
+import { ownTempPrefix, removeLeftTempsOnce } from '../infra/left-temp.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
 
-const PREFIX = 'forge-agent-';
 /** `forge-agent-<pid>-<random>`: a run's directory, by the pid of the Forge process that made it. */
-const LEFT = /^forge-agent-(\d+)-[A-Za-z0-9]{6}$/;
-/** The temp directories whose leftovers this process has already removed (once each). */
-const cleared = new Set<string>();
+const AGENT_TEMP_PREFIX = 'forge-agent-';
 
 export interface AgentTemp {
-  /** The run's env: TMPDIR (and TMP / TEMP, where the env sets them) name the run's directory. */
+  /**
+   * The run's env: TMPDIR (and TMP / TEMP, where the env sets them) name the run's directory; when none
+   * could be made, the env it was given.
+   */
   env: Record<string, string | undefined>;
-  /** The run's directory; undefined when none could be made, and the run has the env it was given. */
-  dir: string | undefined;
   /** Why no directory was made, or why it could not be removed (for the transcript). */
   problem: string | undefined;
   /** Removes the directory with whatever the run left in it; says what went wrong, if anything. */
@@ -36,19 +33,15 @@ export interface AgentTemp {
  */
 export async function makeAgentTemp(env: Env): Promise<AgentTemp> {
   const base = env.TMPDIR !== undefined && env.TMPDIR !== '' ? env.TMPDIR : tmpdir();
-  if (!cleared.has(base)) {
-    cleared.add(base);
-    await removeLeftAgentTemps(base);
-  }
+  await removeLeftTempsOnce(base, AGENT_TEMP_PREFIX);
   let dir: string;
   try {
     // In place, like the transcript's directory: a trip to the thread pool would stand between the
     // runner and the agent's start on every bead.
-    dir = mkdtempSync(join(base, `${PREFIX}${process.pid}-`));
+    dir = mkdtempSync(join(base, ownTempPrefix(AGENT_TEMP_PREFIX)));
   } catch (error) {
     return {
       env: { ...env },
-      dir: undefined,
       problem: `no temp directory of its own under ${base}: ${messageOf(error)}`,
       remove: () => Promise.resolve(undefined),
     };
@@ -57,7 +50,6 @@ export async function makeAgentTemp(env: Env): Promise<AgentTemp> {
   for (const key of ['TMP', 'TEMP']) if (env[key] !== undefined) own[key] = dir;
   return {
     env: own,
-    dir,
     problem: undefined,
     remove: () =>
       rm(dir, { recursive: true, force: true, maxRetries: 2 }).then(
@@ -65,19 +57,6 @@ export async function makeAgentTemp(env: Env): Promise<AgentTemp> {
         (error: unknown) => `its temp directory ${dir} was not removed: ${messageOf(error)}`,
       ),
   };
-}
-
-/** Removes the run directories under `base` whose Forge process is gone; returns their paths. */
-export async function removeLeftAgentTemps(base: string): Promise<string[]> {
-  const removed: string[] = [];
-  for (const name of (await listDirIfExists(base)) ?? []) {
-    const pid = LEFT.exec(name)?.[1];
-    if (pid === undefined || !isGoneMaker(Number(pid))) continue;
-    const path = join(base, name);
-    await rm(path, { recursive: true, force: true }).catch(() => undefined);
-    removed.push(path);
-  }
-  return removed;
 }
 
 function messageOf(error: unknown): string {

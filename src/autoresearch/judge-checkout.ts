@@ -5,10 +5,12 @@
 // under the system temp directory. No .git (no history), no workspace (no program, no ledger). Symlinks
 // and submodules are left out, so nothing in the copy leads back out of it.
 import { createHash } from 'node:crypto';
+import { tmpdir } from 'node:os';
 import { join, relative, resolve, sep } from 'node:path';
 import { writeFileAtomic } from '../infra/atomic-file.js';
 import { listEntries, makeTempDir, readBytesIfReadable, removePath } from '../infra/fs-ops.js';
 import type { Git, TreeEntry } from '../infra/git.js';
+import { ownTempPrefix, removeLeftTempsOnce } from '../infra/left-temp.js';
 import { normalizeRelativePath } from './config-values.js';
 import { isPathInScope } from './keep-revert.js';
 
@@ -49,6 +51,8 @@ export interface JudgeCheckout {
 }
 
 const REGULAR_FILE = new Set(['100644', '100755']);
+/** `forge-judge-<pid>-<random>`: a checkout, by the pid of the Forge process that made it. */
+const JUDGE_CHECKOUT_PREFIX = 'forge-judge-';
 
 /** Files agent CLIs load as instructions or settings from a project, by name, at any depth. */
 const INSTRUCTION_FILES = new Set([
@@ -81,7 +85,10 @@ export function isAgentInstructionPath(path: string): boolean {
 }
 
 export async function createJudgeCheckout(options: JudgeCheckoutOptions): Promise<JudgeCheckout> {
-  const dir = await makeTempDir('forge-judge-', options.tmpRoot);
+  // Named by this process: a checkout a killed Forge left is removed by the next one made there.
+  const root = options.tmpRoot ?? tmpdir();
+  await removeLeftTempsOnce(root, JUDGE_CHECKOUT_PREFIX);
+  const dir = await makeTempDir(ownTempPrefix(JUDGE_CHECKOUT_PREFIX), root);
   const remove = () => removePath(dir, { recursive: true });
   try {
     // A judge path that is itself instructions (the loop improves a CLAUDE.md, or a skills folder)

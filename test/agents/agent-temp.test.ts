@@ -1,14 +1,13 @@
 // Each agent run has a temp directory of its own (src/agents/agent-temp.ts): what the agent leaves in
 // TMPDIR is gone when the run ends, however it ends, and a killed Forge's leftovers go on the next run.
-import { spawnSync } from 'node:child_process';
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { removeLeftAgentTemps } from '../../src/agents/agent-temp.js';
 import { createCommandRunner } from '../../src/agents/command.js';
 import { parseAgentSpec } from '../../src/agents/spec.js';
 import type { AgentRequest } from '../../src/agents/types.js';
 import { setUpFakeAgents, type FakeAction } from '../support/fake-agents/harness.js';
+import { deadPid } from '../support/pids.js';
 
 async function runWithTemp(
   actions: FakeAction[],
@@ -32,11 +31,6 @@ async function runWithTemp(
   });
   const transcript = await readFile(transcriptPath, 'utf8').catch(() => '');
   return { result, calls: await fakes.calls(), base, fakes, transcript };
-}
-
-/** A pid no process has now: one that has just exited. */
-function deadPid(): number {
-  return spawnSync(process.execPath, ['-e', '0']).pid;
 }
 
 describe('an agent run’s temp directory', () => {
@@ -88,20 +82,6 @@ describe('an agent run’s temp directory', () => {
     expect(result.outcome).toBe('ok');
     expect(calls[0]!.env.TMPDIR).toBe(missing);
     expect(transcript).toMatch(/"forge":"temp".*no temp directory of its own under .*no-such-dir/);
-  });
-
-  it('left by a Forge that was killed is removed; a live Forge’s and anything else are kept', async () => {
-    const fakes = await setUpFakeAgents();
-    const base = join(fakes.dir, 'tmp');
-    const dead = `forge-agent-${deadPid()}-a1B2c3`;
-    const mine = `forge-agent-${process.pid}-d4E5f6`;
-    const parent = `forge-agent-${process.ppid}-g7H8i9`;
-    for (const name of [dead, mine, parent, 'forge-agent-notes', 'other']) {
-      await mkdir(join(base, name), { recursive: true });
-      await writeFile(join(base, name, 'file'), 'x');
-    }
-    expect(await removeLeftAgentTemps(base)).toEqual([join(base, dead)]);
-    expect((await readdir(base)).sort()).toEqual([mine, parent, 'forge-agent-notes', 'other'].sort());
   });
 
   it('a killed Forge’s leftovers go with the first run in that temp directory', async () => {

@@ -1,6 +1,5 @@
 // The settings Forge gives Gemini CLI on every run: a system settings file of its own, merged with the
 // user's, in a directory Gemini CLI accepts; and what happens when that cannot be done or is refused.
-import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { lstat, mkdir, readdir, readFile, readlink, stat, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -11,6 +10,7 @@ import { mergeSettings, systemSettingsEnv } from '../../src/agents/gemini-settin
 import type { AgentMode } from '../../src/agents/types.js';
 import { setUpFakeAgents } from '../support/fake-agents/harness.js';
 import type { FakeAction } from '../support/fake-agents/harness.js';
+import { deadPid } from '../support/pids.js';
 import { replay } from './recorded-streams.js';
 
 /** Plan mode's way out, sub-agents, and the web tools. */
@@ -228,7 +228,7 @@ describe('gemini adapter as another user: a home of Forge’s with its settings'
     const dir = join(fakes.dir, '.cache', 'forge', 'gemini');
     const hash = 'a'.repeat(20);
     // A pid that was a process and is gone: a child that has exited.
-    const dead = spawnSync(process.execPath, ['-e', '0']).pid ?? 0;
+    const dead = deadPid();
     const made = {
       dead: join(dir, `run-${hash}-full-${dead}-AbC123`),
       live: join(dir, `run-${hash}-read-only-${process.ppid}-XyZ789`),

@@ -4,7 +4,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join, relative } from 'node:path';
+import { basename, join, relative } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { parseLoopConfig } from '../../src/autoresearch/config.js';
 import type { AutoresearchContext } from '../../src/autoresearch/executors/context.js';
@@ -18,6 +18,7 @@ import { runProcess } from '../../src/infra/process.js';
 import type { ExecutionRequest, ExecutionResult } from '../../src/loop/types.js';
 import { createFakeClock } from '../support/fake-clock.js';
 import { createTempRepo, type TempRepo } from '../support/git-repo.js';
+import { deadPid } from '../support/pids.js';
 
 const PROGRAM = 'PROGRAM-SENTINEL-5521: the doer must try harder.\n';
 const LEDGER = '{"iter":0,"decision":"baseline","hypothesis":"LEDGER-SENTINEL-7310"}\n';
@@ -98,6 +99,26 @@ describe('the judge checkout', () => {
     expect(await checkout.changes()).toEqual([]);
     await checkout.remove();
     expect(existsSync(checkout.dir)).toBe(false);
+  });
+
+  it('is named by the Forge that made it, and a checkout a killed Forge left there goes with the next', async () => {
+    const repo = await loopRepo();
+    const root = await tmpRoot();
+    const left = join(root, `forge-judge-${deadPid()}-a1B2c3`);
+    await mkdir(join(left, 'docs'), { recursive: true });
+    await writeFile(join(left, 'docs', 'spec.md'), '# a judged copy nobody removed\n');
+    const checkout = await createJudgeCheckout({
+      git: repo.git,
+      repo: repo.dir,
+      commit: repo.head(),
+      paths: ['docs/spec.md'],
+      excluded: ['.autoresearch', '.forge', '.beads'],
+      tmpRoot: root,
+    });
+    expect(checkout.dir.startsWith(join(root, `forge-judge-${process.pid}-`)), checkout.dir).toBe(true);
+    expect(await readdir(root)).toEqual([basename(checkout.dir)]);
+    await checkout.remove();
+    expect(await readdir(root)).toEqual([]);
   });
 
   it('never copies the loop’s own files, even when a judge path is the whole repository', async () => {

@@ -11,6 +11,7 @@ import type { BeadStore } from '../../src/beads/types.js';
 import { BeadStoreError } from '../../src/infra/errors.js';
 import { parseBrJsonl } from '../support/embedded/br-issue-line.js';
 import { issuesPath, readIssues, tempWorkspace } from '../support/embedded/workspace.js';
+import { deadPid } from '../support/pids.js';
 
 const REPO_ROOT = resolve(import.meta.dirname, '../..');
 const CREATE_MANY = join(REPO_ROOT, 'test/support/embedded/create-many.ts');
@@ -33,13 +34,6 @@ async function fileExists(path: string): Promise<boolean> {
     () => true,
     () => false,
   );
-}
-
-/** The pid of a process that has already exited. */
-async function deadPid(): Promise<number> {
-  const child = spawn(process.execPath, ['-e', ''], { stdio: 'ignore' });
-  await new Promise((done) => child.on('exit', done));
-  return child.pid as number;
 }
 
 /** Every operation of the store, each as a thunk, with ids that exist in the intact file. */
@@ -125,7 +119,7 @@ describe('embedded store: the lock file', () => {
 
   it('takes over a lock whose holder process is dead', async () => {
     const { cwd, store, takeovers } = await initialised();
-    const pid = await deadPid();
+    const pid = deadPid();
     await writeFile(
       lockPath(cwd),
       JSON.stringify({ pid, host: hostname(), started_at: new Date().toISOString(), token: 'old' }),
@@ -177,7 +171,7 @@ describe('embedded store: the lock file', () => {
   it('removes a stale lock only while it is still the one judged stale', async () => {
     const { cwd } = await initialised();
     const stale = JSON.stringify({
-      pid: await deadPid(),
+      pid: deadPid(),
       host: hostname(),
       started_at: new Date().toISOString(),
       token: 'old',
@@ -202,7 +196,7 @@ describe('embedded store: the lock file', () => {
   it('lets many writers race past one stale lock without losing a write', async () => {
     const cwd = await tempWorkspace();
     await createEmbeddedStore({ cwd }).init();
-    const pid = await deadPid();
+    const pid = deadPid();
     await writeFile(
       lockPath(cwd),
       JSON.stringify({ pid, host: hostname(), started_at: new Date().toISOString(), token: 'old' }),
