@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { createCommandRunner } from '../../src/agents/command.js';
 import { parseAgentSpec } from '../../src/agents/spec.js';
 import type { AgentRequest } from '../../src/agents/types.js';
+import { ownTempPrefix, tempPrefixFor } from '../../src/infra/left-temp.js';
 import { setUpFakeAgents, type FakeAction } from '../support/fake-agents/harness.js';
 import { deadPid } from '../support/pids.js';
 
@@ -41,7 +42,7 @@ describe('an agent run’s temp directory', () => {
     ]);
     expect(result.outcome).toBe('ok');
     const tmp = calls[0]!.env.TMPDIR!;
-    expect(tmp.startsWith(join(base, `forge-agent-${process.pid}-`)), tmp).toBe(true);
+    expect(tmp.startsWith(join(base, ownTempPrefix('forge-agent-'))), tmp).toBe(true);
     // Set only where the env had them.
     expect(calls[0]!.env.TMP).toBeUndefined();
     expect(calls[0]!.env.TEMP).toBeUndefined();
@@ -87,7 +88,7 @@ describe('an agent run’s temp directory', () => {
   it('a killed Forge’s leftovers go with the first run in that temp directory', async () => {
     const fakes = await setUpFakeAgents();
     const base = join(fakes.dir, 'tmp');
-    const dead = `forge-agent-${deadPid()}-a1B2c3`;
+    const dead = `${tempPrefixFor('forge-agent-', deadPid())}a1B2c3`;
     await mkdir(join(base, dead), { recursive: true });
     await writeFile(join(base, dead, '.bcfd-00000000.so'), 'x'.repeat(4096));
     const parsed = parseAgentSpec('my-agent', { allowCommand: true });

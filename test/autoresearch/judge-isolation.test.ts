@@ -13,6 +13,7 @@ import { readIterationState } from '../../src/autoresearch/iteration-state.js';
 import { createJudgeCheckout, withJudgeCheckout } from '../../src/autoresearch/judge-checkout.js';
 import { restoreTree, snapshotTree } from '../../src/autoresearch/tree-snapshot.js';
 import { createMemoryBeadStore } from '../../src/beads/embedded/index.js';
+import { ownTempPrefix, tempPrefixFor } from '../../src/infra/left-temp.js';
 import { diskLoopFiles } from '../../src/infra/loop-files.js';
 import { runProcess } from '../../src/infra/process.js';
 import type { ExecutionRequest, ExecutionResult } from '../../src/loop/types.js';
@@ -104,7 +105,7 @@ describe('the judge checkout', () => {
   it('is named by the Forge that made it, and a checkout a killed Forge left there goes with the next', async () => {
     const repo = await loopRepo();
     const root = await tmpRoot();
-    const left = join(root, `forge-judge-${deadPid()}-a1B2c3`);
+    const left = join(root, `${tempPrefixFor('forge-judge-', deadPid())}a1B2c3`);
     await mkdir(join(left, 'docs'), { recursive: true });
     await writeFile(join(left, 'docs', 'spec.md'), '# a judged copy nobody removed\n');
     const checkout = await createJudgeCheckout({
@@ -115,7 +116,7 @@ describe('the judge checkout', () => {
       excluded: ['.autoresearch', '.forge', '.beads'],
       tmpRoot: root,
     });
-    expect(checkout.dir.startsWith(join(root, `forge-judge-${process.pid}-`)), checkout.dir).toBe(true);
+    expect(checkout.dir.startsWith(join(root, ownTempPrefix('forge-judge-'))), checkout.dir).toBe(true);
     expect(await readdir(root)).toEqual([basename(checkout.dir)]);
     await checkout.remove();
     expect(await readdir(root)).toEqual([]);

@@ -1,10 +1,16 @@
-// Temp entries named by the Forge process that made them (src/infra/left-temp.ts): those of a process
-// that is gone are removed, files and directories alike; a live process's and anything else are kept.
+// Temp entries named by the Forge process that made them (src/infra/left-temp.ts): those of a process of
+// this host that is gone are removed, files and directories alike; a live process's, another host's and
+// anything else are kept.
 import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { ownTempPrefix, removeLeftTemps, removeLeftTempsOnce } from '../../src/infra/left-temp.js';
+import {
+  ownTempPrefix,
+  removeLeftTemps,
+  removeLeftTempsOnce,
+  tempPrefixFor,
+} from '../../src/infra/left-temp.js';
 import { deadPid } from '../support/pids.js';
 
 async function base(): Promise<string> {
@@ -14,18 +20,21 @@ async function base(): Promise<string> {
 }
 
 describe('temp entries a killed Forge left', () => {
-  it('are removed when their maker is gone; this process’s, a live one’s and other names are kept', async () => {
+  it('are removed when their maker is gone; this process’s, a live one’s, another host’s and other names are kept', async () => {
     const dir = await base();
     const gone = deadPid();
-    const left = [`forge-x-${gone}-a1B2c3`, `forge-x-${gone}-0f3e9a1b`];
+    const left = [`${tempPrefixFor('forge-x-', gone)}a1B2c3`, `${tempPrefixFor('forge-x-', gone)}0f3e9a1b`];
+    const host = tempPrefixFor('', 0).split('-')[0];
+    const otherHost = host === '00000000' ? '11111111' : '00000000';
     const kept = [
       `${ownTempPrefix('forge-x-')}d4E5f6`,
-      `forge-x-${process.ppid}-g7H8i9`,
-      // Another prefix, no pid, a pid but not the shape, a name that only starts alike.
-      `forge-y-${gone}-a1B2c3`,
+      `${tempPrefixFor('forge-x-', process.ppid)}g7H8i9`,
+      `forge-x-${otherHost}-${gone}-a1B2c3`,
+      // Another prefix, no host, no pid, a name that only starts alike.
+      `${tempPrefixFor('forge-y-', gone)}a1B2c3`,
+      `forge-x-${gone}-a1B2c3`,
       'forge-x-notes',
-      `forge-x-${gone}`,
-      `forge-x-${gone}-a/b`.replace('/', '_'),
+      `${tempPrefixFor('forge-x-', gone)}a_b`,
     ];
     await mkdir(join(dir, left[0]!));
     await writeFile(join(dir, left[0]!, 'lib.so'), 'x');
@@ -39,11 +48,11 @@ describe('temp entries a killed Forge left', () => {
 
   it('are looked for once per temp directory and prefix in a process', async () => {
     const dir = await base();
-    const first = `forge-once-${deadPid()}-a1B2c3`;
+    const first = `${tempPrefixFor('forge-once-', deadPid())}a1B2c3`;
     await mkdir(join(dir, first));
     await removeLeftTempsOnce(dir, 'forge-once-');
     expect(await readdir(dir)).toEqual([]);
-    const second = `forge-once-${deadPid()}-d4E5f6`;
+    const second = `${tempPrefixFor('forge-once-', deadPid())}d4E5f6`;
     await mkdir(join(dir, second));
     await removeLeftTempsOnce(dir, 'forge-once-');
     expect(await readdir(dir)).toEqual([second]);
