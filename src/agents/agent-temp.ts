@@ -6,7 +6,7 @@
 import { mkdtempSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { ownTempPrefix, removeLeftTempsOnce } from '../infra/left-temp.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -32,7 +32,8 @@ export interface AgentTemp {
  * Forge that was killed left there. A directory that cannot be made is not a reason to fail the run.
  */
 export async function makeAgentTemp(env: Env): Promise<AgentTemp> {
-  const base = env.TMPDIR !== undefined && env.TMPDIR !== '' ? env.TMPDIR : tmpdir();
+  // Absolute: the agent's working directory is not this process's (a judge works in its checkout).
+  const base = resolve(env.TMPDIR !== undefined && env.TMPDIR !== '' ? env.TMPDIR : tmpdir());
   await removeLeftTempsOnce(base, AGENT_TEMP_PREFIX);
   let dir: string;
   try {

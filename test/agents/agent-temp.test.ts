@@ -1,7 +1,7 @@
 // Each agent run has a temp directory of its own (src/agents/agent-temp.ts): what the agent leaves in
 // TMPDIR is gone when the run ends, however it ends, and a killed Forge's leftovers go on the next run.
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createCommandRunner } from '../../src/agents/command.js';
 import { parseAgentSpec } from '../../src/agents/spec.js';
@@ -74,6 +74,24 @@ describe('an agent run’s temp directory', () => {
     );
     expect(result.outcome).toBe('timeout');
     expect(await readdir(base)).toEqual([]);
+  });
+
+  it('is an absolute path when the TMPDIR given is relative (the agent works in another directory)', async () => {
+    const fakes = await setUpFakeAgents();
+    const base = join(fakes.dir, 'tmp');
+    await mkdir(base);
+    const parsed = parseAgentSpec('my-agent', { allowCommand: true });
+    if (!parsed.ok) throw new Error(parsed.reason);
+    const result = await createCommandRunner(parsed.spec).run({
+      prompt: 'x',
+      cwd: fakes.work,
+      env: fakes.env([{ line: 'done' }], { TMPDIR: relative(process.cwd(), base) }),
+      mode: 'full',
+      timeoutMs: 20_000,
+    });
+    expect(result.outcome).toBe('ok');
+    const tmp = (await fakes.calls())[0]!.env.TMPDIR!;
+    expect(tmp.startsWith(join(base, ownTempPrefix('forge-agent-'))), tmp).toBe(true);
   });
 
   it('cannot be made under a TMPDIR that is missing: the run goes on with the env it was given, and the transcript says so', async () => {
