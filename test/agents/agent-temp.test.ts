@@ -66,6 +66,17 @@ describe('an agent run’s temp directory', () => {
     expect(await readdir(base)).toEqual([]);
   });
 
+  it('replaced by the agent with a link elsewhere: the link goes, what it points at stays', async () => {
+    const fakes = await setUpFakeAgents();
+    const precious = join(fakes.dir, 'precious');
+    await mkdir(precious);
+    await writeFile(join(precious, 'work.txt'), 'keep me');
+    const { result, base } = await runWithTemp([{ linkTemp: precious }, { line: 'done' }]);
+    expect(result.outcome).toBe('ok');
+    expect(await readdir(base)).toEqual([]);
+    expect(await readFile(join(precious, 'work.txt'), 'utf8')).toBe('keep me');
+  });
+
   it('is removed when the run times out and its process group is killed', async () => {
     const { result, base } = await runWithTemp(
       [{ writeTempFile: { name: 'scratch', content: 'half done' } }, { hang: true }],

@@ -1,7 +1,7 @@
 // Temp entries named by the Forge process that made them (src/infra/left-temp.ts): those of a process of
 // this host that is gone are removed, files and directories alike; a live process's, another host's and
 // anything else are kept.
-import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
@@ -44,6 +44,17 @@ describe('temp entries a killed Forge left', () => {
       left.map((name) => join(dir, name)).sort(),
     );
     expect((await readdir(dir)).sort()).toEqual([...kept].sort());
+  });
+
+  it('that are links: the link goes, what it points at stays', async () => {
+    const dir = await base();
+    const target = await base();
+    await writeFile(join(target, 'work.txt'), 'keep me');
+    const link = `${tempPrefixFor('forge-x-', deadPid())}a1B2c3`;
+    await symlink(target, join(dir, link));
+    expect(await removeLeftTemps(dir, 'forge-x-')).toEqual([join(dir, link)]);
+    expect(await readdir(dir)).toEqual([]);
+    expect(await readFile(join(target, 'work.txt'), 'utf8')).toBe('keep me');
   });
 
   it('are looked for once per temp directory and prefix in a process', async () => {

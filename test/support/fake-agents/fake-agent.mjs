@@ -15,9 +15,10 @@
 //                                  its pid to the file
 //   {"writeFile": {"path", "content"}}
 //   {"writeTempFile": {"name", "content"}}  a file in the temp directory it was given (TMPDIR)
+//   {"linkTemp": "path"}           replace that temp directory with a symlink to a path
 //   {"exit": n}
 import { spawn } from 'node:child_process';
-import { appendFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 
@@ -51,7 +52,10 @@ for (const action of scenario.actions ?? []) {
   else if ('writeFile' in action) writeFileSync(action.writeFile.path, action.writeFile.content);
   else if ('writeTempFile' in action)
     writeFileSync(join(tmpdir(), action.writeTempFile.name), action.writeTempFile.content);
-  else if ('grandchild' in action || 'escape' in action) {
+  else if ('linkTemp' in action) {
+    rmSync(tmpdir(), { recursive: true, force: true });
+    symlinkSync(action.linkTemp, tmpdir());
+  } else if ('grandchild' in action || 'escape' in action) {
     const child = spawn(
       process.execPath,
       ['-e', "process.on('SIGTERM', () => {}); setInterval(() => {}, 1000);"],

@@ -20,6 +20,8 @@ export type FakeAction =
   | { writeFile: { path: string; content: string } }
   /** A file in the agent's TMPDIR (the call log's env names it). */
   | { writeTempFile: { name: string; content: string } }
+  /** Replaces the agent's TMPDIR with a symlink to this path. */
+  | { linkTemp: string }
   | { exit: number };
 
 export interface FakeCall {
