@@ -2,7 +2,7 @@
 // each at the scripted model server and keeps it off the network.
 import { execa } from 'execa';
 import { constants } from 'node:fs';
-import { access, mkdir, readFile, writeFile } from 'node:fs/promises';
+import { access, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ROOT } from '../support/cli.js';
@@ -42,17 +42,34 @@ async function checkCli(bin: string, pkg: string): Promise<string> {
   } catch {
     throw new Error(`The real CLI is missing at ${bin}: it is a devDependency (${pkg}); run \`npm ci\`.`);
   }
-  const version = await execa(bin, ['--version'], {
-    env: { PATH: `${join(process.execPath, '..')}:/usr/bin:/bin`, HOME: tmpdir() },
-    extendEnv: false,
-    reject: false,
-    stdin: 'ignore',
-    timeout: 60_000,
-  });
+  const version = await askVersion(bin, { PATH: `${join(process.execPath, '..')}:/usr/bin:/bin` });
   if (version.exitCode !== 0) {
     throw new Error(`${bin} --version failed (exit ${version.exitCode}): ${String(version.stderr)}`);
   }
   return String(version.stdout).trim();
+}
+
+/**
+ * `<bin> --version` with a HOME and TMPDIR of its own, removed afterwards: a CLI writes its config,
+ * caches and temp files there even to print its version, and the run's temp directory is not theirs.
+ */
+export async function askVersion(
+  bin: string,
+  env: Record<string, string>,
+): Promise<{ exitCode: number | undefined; stdout: string; stderr: string }> {
+  const home = await mkdtemp(join(tmpdir(), 'forge-cli-version-'));
+  try {
+    const result = await execa(bin, ['--version'], {
+      env: { HOME: home, TMPDIR: home, ...env },
+      extendEnv: false,
+      reject: false,
+      stdin: 'ignore',
+      timeout: 60_000,
+    });
+    return { exitCode: result.exitCode, stdout: String(result.stdout), stderr: String(result.stderr) };
+  } finally {
+    await rm(home, { recursive: true, force: true });
+  }
 }
 
 /** Env for both CLIs: keys (never real), the Gemini base URL, no model catalogue download. */

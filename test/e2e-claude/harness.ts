@@ -11,6 +11,7 @@ import { startModelServer, type ModelServer, type Rule } from '../support/model-
 import {
   GEMINI_BIN,
   OPENCODE_BIN,
+  askVersion,
   checkedOnce,
   isExecutable,
   otherCliEnv,
@@ -38,13 +39,7 @@ async function checkClaude(): Promise<string> {
         '(@anthropic-ai/claude-code-<os>-<arch>); if npm skipped optional dependencies, reinstall without --omit=optional.',
     );
   }
-  const version = await execa(CLAUDE_BIN, ['--version'], {
-    env: { PATH: systemPath(), HOME: tmpdir(), DISABLE_AUTOUPDATER: '1' },
-    extendEnv: false,
-    reject: false,
-    stdin: 'ignore',
-    timeout: 60_000,
-  });
+  const version = await askVersion(CLAUDE_BIN, { PATH: systemPath(), DISABLE_AUTOUPDATER: '1' });
   if (version.exitCode !== 0) {
     throw new Error(
       `${CLAUDE_BIN} --version failed (exit ${version.exitCode}): ${String(version.stderr) || String(version.stdout)}. ` +
@@ -68,13 +63,7 @@ async function checkCodex(): Promise<string> {
       `The real Codex CLI is missing at ${CODEX_BIN}: add it as a devDependency (npm install --save-dev @openai/codex).`,
     );
   }
-  const version = await execa(CODEX_BIN, ['--version'], {
-    env: { PATH: systemPath(), HOME: tmpdir() },
-    extendEnv: false,
-    reject: false,
-    stdin: 'ignore',
-    timeout: 60_000,
-  });
+  const version = await askVersion(CODEX_BIN, { PATH: systemPath() });
   if (version.exitCode !== 0) {
     throw new Error(`${CODEX_BIN} --version failed (exit ${version.exitCode}): ${String(version.stderr)}`);
   }

@@ -5,7 +5,7 @@ import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import type { Bead } from '../../../src/beads/types.js';
 import { openAttemptQueueClient } from '../../../src/dispatch/queue/bullmq-adapter.js';
 import { queueNameOf } from '../../../src/dispatch/queue/job-schema.js';
@@ -26,6 +26,8 @@ let redis: RedisServer;
 let marks: string;
 const children: ChildProcess[] = [];
 const dispatchers: AttemptDispatcher[] = [];
+/** The workers' cache directories (each holds clones of the repository), removed once they are gone. */
+const caches: string[] = [];
 
 beforeAll(async () => {
   await assertBuilt();
@@ -51,6 +53,7 @@ afterEach(async () => {
     }
   }
   await rm(marks, { recursive: true, force: true });
+  for (const cache of caches.splice(0)) await rm(cache, { recursive: true, force: true, maxRetries: 3 });
 });
 
 interface WorkerProcess {
@@ -63,6 +66,7 @@ interface WorkerProcess {
 
 async function startWorker(repo: TempRepo, extra: string[] = []): Promise<WorkerProcess> {
   const cache = await mkdtemp(join(tmpdir(), 'forge-worker-'));
+  caches.push(cache);
   let output = '';
   const child = spawn(
     process.execPath,
@@ -135,6 +139,7 @@ async function setup(
   marks = await mkdtemp(join(tmpdir(), 'forge-marks-'));
   const repo = await createTempRepo({ 'README.md': 'hello\n' });
   const remote = join(repo.dir, '..', `${repo.dir.split('/').pop() ?? 'x'}-remote.git`);
+  onTestFinished(() => rm(remote, { recursive: true, force: true }));
   repo.run('init', '-q', '--bare', remote);
   repo.run('remote', 'add', 'origin', remote);
   repo.run('push', '-q', 'origin', 'main');
