@@ -48,6 +48,10 @@ export function claudeCommand(mode: AgentMode, model: string | undefined, maxBud
   else {
     args.push('--tools', READ_ONLY_TOOLS.join(','), '--permission-mode', 'dontAsk', '--strict-mcp-config');
     args.push('--restricted');
+    // A judge works in a checkout removed after it: its session, saved, would be a project of its own
+    // in the user's ~/.claude/projects for every judged iteration, holding the artifact and the rubric,
+    // that nothing can resume. A doer's session is saved as usual.
+    args.push('--no-session-persistence');
   }
   return { file: 'claude', args };
 }

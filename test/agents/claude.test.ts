@@ -86,6 +86,7 @@ describe('claude adapter: argv and environment', () => {
       'dontAsk',
       '--strict-mcp-config',
       '--restricted',
+      '--no-session-persistence',
     ]);
     expect(call.argv).not.toContain('--dangerously-skip-permissions');
     expect(call.env.IS_SANDBOX).toBeUndefined();

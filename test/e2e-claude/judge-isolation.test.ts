@@ -147,5 +147,14 @@ describe('a soft judge with the real claude', () => {
       why,
     ).toEqual([]);
     expect(await readFile(join(world.repo, 'docs', 'spec.md'), 'utf8')).toBe(improved);
+    // Claude Code saved no session for the judges: each would be a project of its own in the user's
+    // ~/.claude/projects, named after a checkout that is gone, holding the artifact and the rubric. The
+    // doer's session is kept as usual.
+    const projects = await readdir(join(world.home, '.claude', 'projects'));
+    expect(
+      projects.filter((name) => name.includes('forge-judge')),
+      why,
+    ).toEqual([]);
+    expect(projects.some((name) => name.endsWith('-repo')), projects.join(', ')).toBe(true);
   });
 });
