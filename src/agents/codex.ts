@@ -28,7 +28,9 @@ export function codexCommand(mode: AgentMode, cwd: string, model: string | undef
   const args = ['exec', '--json', '--skip-git-repo-check', '--disable', 'memories', '-C', cwd];
   if (model !== undefined) args.push('-m', model);
   if (mode === 'full') args.push('--dangerously-bypass-approvals-and-sandbox');
-  else args.push('-s', 'read-only', '-c', 'approval_policy=never');
+  // A judge's session (`--ephemeral`, codex exec since early 2026): kept, it would hold what it judged in
+  // ~/.codex/sessions for a copy that is gone. A doer's session is saved as usual.
+  else args.push('-s', 'read-only', '-c', 'approval_policy=never', '--ephemeral');
   args.push('-');
   return { file: 'codex', args };
 }

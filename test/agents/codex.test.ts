@@ -90,6 +90,7 @@ describe('codex adapter: argv', () => {
       'read-only',
       '-c',
       'approval_policy=never',
+      '--ephemeral',
       '-',
     ]);
     expect(calls[0]!.argv).not.toContain('--dangerously-bypass-approvals-and-sandbox');

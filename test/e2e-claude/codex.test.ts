@@ -89,6 +89,14 @@ describe('ralph-loop runs the real codex', () => {
     expect(refused, why).not.toMatch(/exited with code 0/);
     // Nothing codex left in its temp directory (its sandbox's lock file) outlives the run.
     expect(await readdir(world.tmp), why).toEqual([]);
+    // Nor a session in ~/.codex/sessions: the judge's copy is gone, and the session held what it judged.
+    const sessions = await readdir(join(world.home, '.codex', 'sessions'), { recursive: true }).catch(
+      () => [],
+    );
+    expect(
+      sessions.filter((path) => path.endsWith('.jsonl')),
+      why,
+    ).toEqual([]);
   });
 
   it('stops at once on a 401 with exit 9 and leaves the bead open', async () => {
