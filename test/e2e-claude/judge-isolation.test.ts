@@ -155,6 +155,9 @@ describe('a soft judge with the real claude', () => {
       projects.filter((name) => name.includes('forge-judge')),
       why,
     ).toEqual([]);
-    expect(projects.some((name) => name.endsWith('-repo')), projects.join(', ')).toBe(true);
+    expect(
+      projects.some((name) => name.endsWith('-repo')),
+      projects.join(', '),
+    ).toBe(true);
   });
 });
