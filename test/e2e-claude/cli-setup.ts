@@ -44,9 +44,9 @@ async function checkCli(bin: string, pkg: string): Promise<string> {
   }
   const version = await askVersion(bin, { PATH: `${join(process.execPath, '..')}:/usr/bin:/bin` });
   if (version.exitCode !== 0) {
-    throw new Error(`${bin} --version failed (exit ${version.exitCode}): ${String(version.stderr)}`);
+    throw new Error(`${bin} --version failed (exit ${version.exitCode}): ${version.stderr}`);
   }
-  return String(version.stdout).trim();
+  return version.stdout.trim();
 }
 
 /**

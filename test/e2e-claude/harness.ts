@@ -42,12 +42,12 @@ async function checkClaude(): Promise<string> {
   const version = await askVersion(CLAUDE_BIN, { PATH: systemPath(), DISABLE_AUTOUPDATER: '1' });
   if (version.exitCode !== 0) {
     throw new Error(
-      `${CLAUDE_BIN} --version failed (exit ${version.exitCode}): ${String(version.stderr) || String(version.stdout)}. ` +
+      `${CLAUDE_BIN} --version failed (exit ${version.exitCode}): ${version.stderr || version.stdout}. ` +
         'If the package postinstall (node install.cjs) did not run, bin/claude.exe is still a placeholder: ' +
         'run `npm rebuild @anthropic-ai/claude-code`.',
     );
   }
-  return String(version.stdout).trim();
+  return version.stdout.trim();
 }
 
 /** Fails (never skips) when Codex is not installed; returns `codex --version`. */
@@ -65,9 +65,9 @@ async function checkCodex(): Promise<string> {
   }
   const version = await askVersion(CODEX_BIN, { PATH: systemPath() });
   if (version.exitCode !== 0) {
-    throw new Error(`${CODEX_BIN} --version failed (exit ${version.exitCode}): ${String(version.stderr)}`);
+    throw new Error(`${CODEX_BIN} --version failed (exit ${version.exitCode}): ${version.stderr}`);
   }
-  return String(version.stdout).trim();
+  return version.stdout.trim();
 }
 
 export interface BeadView {
