@@ -1,4 +1,5 @@
 // Judge results: the `judge-output-N.json` schema, a soft judge's final answer, and a hard metric's output.
+import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { z } from 'zod';
 import type { LoopFiles } from '../infra/loop-files.js';
@@ -35,11 +36,32 @@ export function judgeOutputPath(workspaceDir: string, iter: number): string {
   return join(workspaceDir, `judge-output-${iter}.json`);
 }
 
-export async function writeJudgeOutput(files: LoopFiles, path: string, output: JudgeOutput): Promise<void> {
-  await files.writeJson(path, judgeOutputSchema.parse(output));
+/**
+ * What this process wrote as each judge output, by the files port and path it wrote through. The file
+ * is the record a person reads, but any process of the user can rewrite it, and one an agent hid from
+ * the sweep (`setsid env -i …`) outlives its bead: the arbiter this process runs next trusts what the
+ * judge wrote, not what the file says by then. A port or path this process did not write through (a
+ * resumed run, another worker) has no entry, and the file is read as it is.
+ */
+const written = new WeakMap<LoopFiles, Map<string, { digest: string; score: number }>>();
+
+/** A digest of the output's values (raw_output can be 4 KB: a long loop keeps only these). */
+function digestOf(output: JudgeOutput): string {
+  return createHash('sha256').update(JSON.stringify(output)).digest('hex');
 }
 
-/** A missing or invalid file is a judge failure (the arbiter records a crash), not an exception. */
+export async function writeJudgeOutput(files: LoopFiles, path: string, output: JudgeOutput): Promise<void> {
+  const parsed = judgeOutputSchema.parse(output);
+  await files.writeJson(path, parsed);
+  const byPath = written.get(files) ?? new Map<string, { digest: string; score: number }>();
+  written.set(files, byPath);
+  byPath.set(path, { digest: digestOf(parsed), score: parsed.score });
+}
+
+/**
+ * A missing or invalid file is a judge failure (the arbiter records a crash), not an exception; so is a
+ * file that no longer holds what this process's judge wrote there.
+ */
 export async function readJudgeOutput(files: LoopFiles, path: string): Promise<JudgeVerdict> {
   const content = await files.readIfExists(path);
   if (content === undefined)
@@ -50,7 +72,15 @@ export async function readJudgeOutput(files: LoopFiles, path: string): Promise<J
   } catch {
     return { ok: false, reason: `${path} is not valid JSON` };
   }
-  return validate(value, path);
+  const verdict = validate(value, path);
+  const wrote = written.get(files)?.get(path);
+  if (wrote !== undefined && (!verdict.ok || digestOf(verdict.output) !== wrote.digest)) {
+    return {
+      ok: false,
+      reason: `${path} changed after the judge wrote it (score ${wrote.score}): something else rewrote it, so it is not scored`,
+    };
+  }
+  return verdict;
 }
 
 function validate(value: unknown, source: string): JudgeVerdict {

@@ -97,6 +97,25 @@ describe('the loop’s own files belong to the runner', () => {
     ]);
   });
 
+  it('a judge output rewritten after the judge wrote it (by a process the doer left) is not scored', async () => {
+    const f = await createLoopFixture();
+    await f.baseline();
+    f.full.behaviour = doerWrites(f, '9');
+    expect((await f.run('doer', 1)).outcome).toBe('ok');
+    expect((await f.run('judge', 1)).outcome).toBe('ok');
+    // What a process hidden from the sweep (`setsid env -i …`) can do between the judge and the arbiter.
+    await writeFile(join(f.workspace, 'judge-output-1.json'), '{"score": 1000000, "findings": []}\n');
+    expect((await f.run('arbiter', 1)).message).toMatch(/^crash/);
+    expect(await ledgerDecisions(f)).toEqual([
+      [0, 'baseline'],
+      [1, 'crash'],
+    ]);
+    expect(await f.repo.read('src/value.txt')).toBe('10\n');
+    const line = (await readLedger(loopFiles, join(f.workspace, 'research-log.jsonl'))).lines[1]!;
+    expect(line.score_after).toBeNull();
+    expect(line.reason).toMatch(/judge-output-1\.json changed after the judge wrote it \(score 9\)/);
+  });
+
   it('puts back a doer’s edit of the runner’s own copy, so a forged copy is never restored', async () => {
     const f = await createLoopFixture();
     await f.baseline();

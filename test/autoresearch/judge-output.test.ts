@@ -292,6 +292,30 @@ describe('judge-output files', () => {
     expect(await readJudgeOutput(files, path)).toEqual(verdict);
   });
 
+  it('a file rewritten after this process’s judge wrote it is a failure; another port reads it as it is', async () => {
+    const files = createMemoryLoopFiles();
+    const path = judgeOutputPath('/repo/.autoresearch', 2);
+    await writeJudgeOutput(files, path, { score: 4, findings: ['slow'] });
+    // The same values, written out another way, are what the judge wrote.
+    await files.writeText(path, '{ "findings": ["slow"],\n  "score": 4 }\n');
+    expect(await readJudgeOutput(files, path)).toEqual({
+      ok: true,
+      output: { score: 4, findings: ['slow'] },
+    });
+
+    await files.writeText(path, '{"score": 999, "findings": []}\n');
+    expect(await readJudgeOutput(files, path)).toEqual({
+      ok: false,
+      reason: `${path} changed after the judge wrote it (score 4): something else rewrote it, so it is not scored`,
+    });
+    // A run that did not write it (resumed, or another worker) has nothing to hold it against.
+    const elsewhere = { ...files };
+    expect(await readJudgeOutput(elsewhere, path)).toMatchObject({ ok: true, output: { score: 999 } });
+    // The judge writing again is the new record.
+    await writeJudgeOutput(files, path, { score: 5, findings: [] });
+    expect(await readJudgeOutput(files, path)).toMatchObject({ ok: true, output: { score: 5 } });
+  });
+
   it('a missing or invalid file is a judge failure naming the file', async () => {
     const files = createMemoryLoopFiles();
     const path = judgeOutputPath('/repo/.autoresearch', 1);
