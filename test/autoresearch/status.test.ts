@@ -250,16 +250,20 @@ describe('loopStatus', () => {
         .join('\n'),
     );
     const memoryPorts = (alive: number[]): StatusPorts => ({ ...ports(alive), files });
+    // Above Linux's largest pid_max (2^22), so no real process has it: the lock in memory was written
+    // a minute before NOW, and a real process with a small pid (pids wrap at 32,768 here, and the suite
+    // starts tens of thousands) started since would make the holder a recycled pid, not a live runner.
+    const pid = 5_004_242;
     const lock = {
-      pid: 4242,
+      pid,
       host: 'here',
       started_at: new Date(NOW - 5_000).toISOString(),
       epic: EPIC,
       run_id: 'r',
     };
     await files.writeJson(paths.lock, lock);
-    const running = await loopStatus(repo, EPIC, memoryPorts([4242]), { workspace: '.autoresearch' });
-    expect(running.phase).toMatchObject({ state: 'running', pid: 4242, run_elapsed_ms: 5_000 });
+    const running = await loopStatus(repo, EPIC, memoryPorts([pid]), { workspace: '.autoresearch' });
+    expect(running.phase).toMatchObject({ state: 'running', pid, run_elapsed_ms: 5_000 });
     expect(running.scores).toMatchObject({ baseline: 50, best: 55 });
     expect(running.figures).toMatchObject({ run_ms: 60_000, time_per_iteration_ms: { doer: 30_000 } });
     expect(running.config_error).toBeNull();
@@ -267,7 +271,7 @@ describe('loopStatus', () => {
     await files.writeText(paths.needsHuman, '# Per user or per key?\n');
     const waiting = await loopStatus(repo, EPIC, memoryPorts([]), { workspace: '.autoresearch' });
     expect(waiting.phase).toMatchObject({ state: 'waiting_for_human', question: 'Per user or per key?' });
-    expect(waiting.stale_lock).toMatchObject({ pid: 4242 });
+    expect(waiting.stale_lock).toMatchObject({ pid });
 
     await files.remove(paths.needsHuman);
     await files.writeJson(paths.terminalSignal, {
