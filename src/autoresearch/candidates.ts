@@ -44,6 +44,7 @@ export function candidateFiles(
   ]);
   const to = (path: string) => map.get(path) ?? path;
   return {
+    locate: (path) => files.locate(to(path)),
     readIfExists: (path) => files.readIfExists(to(path)),
     writeText: (path, text) => files.writeText(to(path), text),
     writeJson: (path, value) => files.writeJson(to(path), value),

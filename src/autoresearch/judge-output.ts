@@ -37,13 +37,14 @@ export function judgeOutputPath(workspaceDir: string, iter: number): string {
 }
 
 /**
- * What this process wrote as each judge output, by the files port and path it wrote through. The file
- * is the record a person reads, but any process of the user can rewrite it, and one an agent hid from
- * the sweep (`setsid env -i …`) outlives its bead: the arbiter this process runs next trusts what the
- * judge wrote, not what the file says by then. A port or path this process did not write through (a
- * resumed run, another worker) has no entry, and the file is read as it is.
+ * What this process wrote as each judge output, by where the file is kept (LoopFiles.locate: the same
+ * through any port, a population candidate's included). The file is the record a person reads, but
+ * any process of the user can rewrite it, and one an agent hid from the sweep (`setsid env -i …`)
+ * outlives its bead: the arbiter this process runs next trusts what the judge wrote, not what the
+ * file says by then. A file this process did not write (a resumed run, another worker) has no entry,
+ * and is read as it is.
  */
-const written = new WeakMap<LoopFiles, Map<string, { digest: string; score: number }>>();
+const written = new WeakMap<object, Map<string, { digest: string; score: number }>>();
 
 /** A digest of the output's values (raw_output can be 4 KB: a long loop keeps only these). */
 function digestOf(output: JudgeOutput): string {
@@ -53,9 +54,10 @@ function digestOf(output: JudgeOutput): string {
 export async function writeJudgeOutput(files: LoopFiles, path: string, output: JudgeOutput): Promise<void> {
   const parsed = judgeOutputSchema.parse(output);
   await files.writeJson(path, parsed);
-  const byPath = written.get(files) ?? new Map<string, { digest: string; score: number }>();
-  written.set(files, byPath);
-  byPath.set(path, { digest: digestOf(parsed), score: parsed.score });
+  const where = files.locate(path);
+  const byPath = written.get(where.store) ?? new Map<string, { digest: string; score: number }>();
+  written.set(where.store, byPath);
+  byPath.set(where.path, { digest: digestOf(parsed), score: parsed.score });
 }
 
 /**
@@ -73,7 +75,8 @@ export async function readJudgeOutput(files: LoopFiles, path: string): Promise<J
     return { ok: false, reason: `${path} is not valid JSON` };
   }
   const verdict = validate(value, path);
-  const wrote = written.get(files)?.get(path);
+  const where = files.locate(path);
+  const wrote = written.get(where.store)?.get(where.path);
   if (wrote !== undefined && (!verdict.ok || digestOf(verdict.output) !== wrote.digest)) {
     return {
       ok: false,

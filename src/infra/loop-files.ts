@@ -4,6 +4,7 @@
 //
 // It lives in infra, beside the functions the disk implementation wraps, so the runner (src/loop) can
 // take one too without importing upwards.
+import { resolve } from 'node:path';
 import {
   appendJsonLine,
   pathExists,
@@ -31,7 +32,17 @@ export interface FileStat {
   mtimeMs: number;
 }
 
+/** Where a file is kept: its store, and its path there. Two ports onto the same file give the same. */
+export interface FileLocation {
+  /** The storage (one object for the real disk, one per store in memory). */
+  store: object;
+  /** The file's absolute path in that store. */
+  path: string;
+}
+
 export interface LoopFiles {
+  /** Where `path` is kept, through whatever mapping this port applies (a candidate's own files). */
+  locate(path: string): FileLocation;
   /** The file's text, or undefined when there is no file at `path`. */
   readIfExists(path: string): Promise<string | undefined>;
   /** Replaces the file (creating its directories) so a reader sees the old text or the new, never a mix. */
@@ -61,9 +72,13 @@ export interface LoopFiles {
   remove(path: string): Promise<void>;
 }
 
+/** The real disk: the store every disk port locates its files in. */
+const DISK: object = Object.freeze({ store: 'disk' });
+
 /** The loop's files on the real disk: atomic writes (temp file, fsync, rename) through infra. */
 export function diskLoopFiles(): LoopFiles {
   return {
+    locate: (path) => ({ store: DISK, path: resolve(path) }),
     readIfExists: readFileIfExists,
     writeText: writeFileAtomic,
     writeJson: writeJsonAtomic,

@@ -9,6 +9,7 @@ import {
   readJudgeOutput,
   writeJudgeOutput,
 } from '../../src/autoresearch/judge-output.js';
+import { candidateFiles, candidateJudgePath } from '../../src/autoresearch/candidates.js';
 import { extractScore } from '../../src/autoresearch/scorers.js';
 import type { ProcessResult } from '../../src/infra/process.js';
 import { createMemoryLoopFiles } from '../support/memory-loop-files.js';
@@ -292,7 +293,7 @@ describe('judge-output files', () => {
     expect(await readJudgeOutput(files, path)).toEqual(verdict);
   });
 
-  it('a file rewritten after this process’s judge wrote it is a failure; another port reads it as it is', async () => {
+  it('a file rewritten after this process’s judge wrote it is a failure through any port, a candidate’s too', async () => {
     const files = createMemoryLoopFiles();
     const path = judgeOutputPath('/repo/.autoresearch', 2);
     await writeJudgeOutput(files, path, { score: 4, findings: ['slow'] });
@@ -308,8 +309,19 @@ describe('judge-output files', () => {
       ok: false,
       reason: `${path} changed after the judge wrote it (score 4): something else rewrote it, so it is not scored`,
     });
-    // A run that did not write it (resumed, or another worker) has nothing to hold it against.
-    const elsewhere = { ...files };
+    // Through another port onto the same file (a population candidate's, made afresh for each bead).
+    const samePlace = { ...files };
+    expect(await readJudgeOutput(samePlace, path)).toMatchObject({ ok: false });
+    const candidate = candidateFiles(files, '/repo/.autoresearch', 2, 1);
+    await writeJudgeOutput(candidate, path, { score: 6, findings: [] });
+    await files.writeText(candidateJudgePath('/repo/.autoresearch', 2, 1), '{"score": 999}\n');
+    expect(await readJudgeOutput(candidateFiles(files, '/repo/.autoresearch', 2, 1), path)).toEqual({
+      ok: false,
+      reason: `${path} changed after the judge wrote it (score 6): something else rewrote it, so it is not scored`,
+    });
+    // A file this process did not write (a resumed run, another worker) has nothing to hold it against.
+    const elsewhere = createMemoryLoopFiles();
+    await elsewhere.writeText(path, '{"score": 999, "findings": []}\n');
     expect(await readJudgeOutput(elsewhere, path)).toMatchObject({ ok: true, output: { score: 999 } });
     // The judge writing again is the new record.
     await writeJudgeOutput(files, path, { score: 5, findings: [] });

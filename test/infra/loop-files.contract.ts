@@ -19,6 +19,14 @@ export function defineLoopFilesContract(name: string, make: () => Promise<LoopFi
       expect(await files.list(`${root}/ws`)).toEqual(['a']);
     });
 
+    it('locates a file the same through any port onto it, and two files apart', async () => {
+      const { files, root } = await make();
+      const where = files.locate(`${root}/ws/../ws/j.json`);
+      expect(where).toEqual({ store: where.store, path: `${root}/ws/j.json` });
+      expect({ ...files }.locate(`${root}/ws/j.json`)).toEqual(where);
+      expect(files.locate(`${root}/ws/k.json`).path).not.toBe(where.path);
+    });
+
     it('writes JSON indented with a final newline', async () => {
       const { files, root } = await make();
       await files.writeJson(`${root}/x.json`, { a: 1, b: [true] });

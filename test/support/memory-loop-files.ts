@@ -43,6 +43,7 @@ export function createMemoryLoopFiles(options: { now?: () => number } = {}): Mem
   };
 
   return {
+    locate: (path) => ({ store: files, path: norm(path) }),
     async readIfExists(path) {
       const target = norm(path);
       if (isDir(target)) throw fsError('EISDIR', target);
