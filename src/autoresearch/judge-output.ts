@@ -45,6 +45,12 @@ export function judgeOutputPath(workspaceDir: string, iter: number): string {
  * and is read as it is.
  */
 const written = new WeakMap<object, Map<string, { digest: string; score: number }>>();
+/**
+ * Entries kept per store, newest last: a judge output is read by its arbiter right after its judge,
+ * and an iteration writes at most 8 (a population's candidates), so a night's loop keeps 64, not one
+ * per iteration (figure 4's memory stays flat).
+ */
+export const JUDGE_OUTPUTS_KEPT = 64;
 
 /** A digest of the output's values (raw_output can be 4 KB: a long loop keeps only these). */
 function digestOf(output: JudgeOutput): string {
@@ -57,7 +63,12 @@ export async function writeJudgeOutput(files: LoopFiles, path: string, output: J
   const where = files.locate(path);
   const byPath = written.get(where.store) ?? new Map<string, { digest: string; score: number }>();
   written.set(where.store, byPath);
+  byPath.delete(where.path);
   byPath.set(where.path, { digest: digestOf(parsed), score: parsed.score });
+  for (const oldest of byPath.keys()) {
+    if (byPath.size <= JUDGE_OUTPUTS_KEPT) break;
+    byPath.delete(oldest);
+  }
 }
 
 /**

@@ -6,6 +6,7 @@ import {
   judgeHardMetric,
   judgeOutputPath,
   parseJudgeAnswer,
+  JUDGE_OUTPUTS_KEPT,
   readJudgeOutput,
   writeJudgeOutput,
 } from '../../src/autoresearch/judge-output.js';
@@ -326,6 +327,19 @@ describe('judge-output files', () => {
     // The judge writing again is the new record.
     await writeJudgeOutput(files, path, { score: 5, findings: [] });
     expect(await readJudgeOutput(files, path)).toMatchObject({ ok: true, output: { score: 5 } });
+  });
+
+  it('holds the newest judge outputs of a store, not one per iteration of a long loop', async () => {
+    const files = createMemoryLoopFiles();
+    const path = (iter: number) => judgeOutputPath('/repo/.autoresearch', iter);
+    for (let iter = 1; iter <= JUDGE_OUTPUTS_KEPT + 1; iter += 1)
+      await writeJudgeOutput(files, path(iter), { score: iter, findings: [] });
+    for (const iter of [1, 2, JUDGE_OUTPUTS_KEPT + 1])
+      await files.writeText(path(iter), '{"score": 999, "findings": []}\n');
+    // The first fell out of the record; the second and the newest are still held.
+    expect(await readJudgeOutput(files, path(1))).toMatchObject({ ok: true, output: { score: 999 } });
+    expect(await readJudgeOutput(files, path(2))).toMatchObject({ ok: false });
+    expect(await readJudgeOutput(files, path(JUDGE_OUTPUTS_KEPT + 1))).toMatchObject({ ok: false });
   });
 
   it('a missing or invalid file is a judge failure naming the file', async () => {
