@@ -416,7 +416,9 @@ export function createLoopBeadGuard(ctx: StateGuardContext): BeadGuard {
       return veto;
     },
     async afterBead() {
-      await seal();
+      // Checked, not just sealed again: a process the bead's agent left running (hidden from the
+      // sweep) may have rewritten a file the runner wrote during the bead, before this seal.
+      await verifySeal('while the bead ran');
     },
     async leftOpen(bead, context, reason: StopReason) {
       // Interrupted or killed iterations resume where they stopped; a cap or a failure ends them here.

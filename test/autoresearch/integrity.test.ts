@@ -350,6 +350,34 @@ describe('the guard before every bead', () => {
     expect(warnings.join('\n')).toMatch(/research-log.jsonl changed while no runner was watching/);
   });
 
+  it('while a bead ran: the runner’s own writes are kept, a hidden process’s edit of the ledger is put back', async () => {
+    const f = await createLoopFixture();
+    await f.baseline();
+    await f.guard.start();
+    const ledger = join(f.workspace, 'research-log.jsonl');
+    const warnings: string[] = [];
+    f.guardContext.warn = (message) => warnings.push(message);
+    f.full.behaviour = doerWrites(f, '9');
+    expect(await f.guard.beforeBead(bead('doer', 1), { role: 'doer', builtin: false })).toBeUndefined();
+    expect((await f.run('doer', 1)).outcome).toBe('ok');
+    await f.guard.afterBead(bead('doer', 1), { role: 'doer', builtin: false });
+    expect(await f.guard.beforeBead(bead('judge', 1), { role: 'judge', builtin: true })).toBeUndefined();
+    expect((await f.run('judge', 1)).outcome).toBe('ok');
+    // During the judge bead, after the runner wrote its output: the bar lowered, as a process the doer
+    // left running (`setsid env -i …`, which the sweep cannot find) could.
+    const written = await readFile(ledger, 'utf8');
+    await writeFile(ledger, written.replace('"score_after":10', '"score_after":1'));
+    await f.guard.afterBead(bead('judge', 1), { role: 'judge', builtin: true });
+    const read = await readLedger(loopFiles, ledger);
+    expect(read.lines.map((line) => line.score_after)).toEqual([10]);
+    expect(read.events.map((e) => [e.kind, e.paths])).toEqual([
+      ['tamper_between_runs', ['.autoresearch/research-log.jsonl']],
+    ]);
+    expect(warnings.join('\n')).toMatch(/research-log.jsonl changed while the bead ran, not by Forge/);
+    // What the runner wrote during both beads (the iteration's state, the judge's output) stands.
+    expect((await f.run('arbiter', 1)).message).toMatch(/^revert \(10 → 9/);
+  });
+
   // A runner killed (kill -9) mid-doer: the doer wrote the iteration's state, then its agent ran, and
   // nothing re-sealed. The agent's run never returns here: the behaviour throws, as a dead process would.
   async function killedMidDoer(f: LoopFixture, agent: () => Promise<void>): Promise<void> {
