@@ -276,6 +276,13 @@ export function guardAgentExecutor(inner: Executor, ctx: StateGuardContext): Exe
 
 // ---- the guard the runner calls around beads ----
 
+/**
+ * Rounds of check-and-put-back before the loop's files are sealed: a second round finds only what
+ * changed while the first put things back; a file still changing after that is sealed as found, and
+ * the next check (before the next bead) puts it back.
+ */
+const MAX_SEAL_ROUNDS = 3;
+
 export function createLoopBeadGuard(ctx: StateGuardContext): BeadGuard {
   const vault = async (): Promise<SealedVault> => ({
     dir: ctx.vaultDir,
@@ -284,51 +291,70 @@ export function createLoopBeadGuard(ctx: StateGuardContext): BeadGuard {
   const ledgerPath = join(ctx.workspace, 'research-log.jsonl');
   let acceptHead = ctx.acceptHead === true;
 
-  async function seal(): Promise<void> {
-    const sealed = await vault();
-    await writeSeal(sealed, await takeSnapshot(sealed.layout));
-  }
-
-  /** Compares the loop's files with the seal: settings changes are recorded, anything else put back. */
+  /**
+   * Compares the loop's files with the seal: settings changes are recorded, anything else put back.
+   * Then seals the very snapshot it found clean, not one read afterwards: a file changed between the
+   * check and the seal (by a process an agent hid from the sweep, racing the runner) would otherwise
+   * be sealed as the runner's. What the runner itself writes meanwhile (a put-back, a ledger event)
+   * is in the seal's journal, so the next round finds only such a change, and puts it back too.
+   */
   async function verifySeal(when: string): Promise<void> {
     const sealed = await vault();
-    const check = await checkSeal(sealed, await takeSnapshot(sealed.layout));
-    if (check.changed.length > 0) {
-      const wsRel = (name: string) => workspaceRelative(ctx, join(ctx.repo, name));
-      // The summary is a cache of the ledger (a `status` may refresh it): dropped, then rebuilt.
-      const derived = check.changed.filter((name) => wsRel(name) === 'ledger-summary.json');
-      for (const name of derived) await removePath(join(ctx.repo, name));
-      const rest = check.changed.filter((name) => !derived.includes(name) && !isConversation(wsRel(name)));
-      const settings = rest.filter((name) => isSetting(wsRel(name)));
-      const state = rest.filter((name) => !isSetting(wsRel(name)));
-      if (state.length > 0) {
-        const restored = await restoreFromSeal(sealed, state);
-        const lost = state.filter((name) => !restored.includes(name));
-        const message = `${state.join(', ')} changed ${when}, not by Forge; ${
-          lost.length === 0
-            ? 'put back from the runner’s copy'
-            : `put back except ${lost.join(', ')} (no copy)`
-        }`;
-        ctx.warn?.(`Tamper: ${message}.`);
-        await appendLedgerEvent(ctx.files, ledgerPath, {
-          kind: 'tamper_between_runs',
-          ts: new Date(ctx.now()).toISOString(),
-          paths: state,
-          message,
-        });
+    // Changes that stand once seen (settings, conversations, the dropped summary): settled once.
+    const accepted = new Set<string>();
+    for (let round = 1; ; round += 1) {
+      const snapshot = await takeSnapshot(sealed.layout);
+      const check = await checkSeal(sealed, snapshot);
+      const fresh = check.changed.filter((name) => !accepted.has(name));
+      if (fresh.length === 0 || round > MAX_SEAL_ROUNDS) {
+        await writeSeal(sealed, snapshot);
+        return;
       }
-      if (settings.length > 0) {
-        const message = `settings changed ${when}: ${settings.join(', ')}`;
-        ctx.warn?.(`The loop's ${message}; recorded in the ledger.`);
-        await appendLedgerEvent(ctx.files, ledgerPath, {
-          kind: 'settings_changed',
-          ts: new Date(ctx.now()).toISOString(),
-          paths: settings,
-          message,
-        });
-      }
+      for (const name of await settleChanges(sealed, fresh, when)) accepted.add(name);
     }
-    await seal();
+  }
+
+  /**
+   * Puts back (and records) what changed not by Forge; records settings; drops the summary cache.
+   * Returns the names whose change stands (all but those put back).
+   */
+  async function settleChanges(
+    sealed: SealedVault,
+    changed: readonly string[],
+    when: string,
+  ): Promise<string[]> {
+    const wsRel = (name: string) => workspaceRelative(ctx, join(ctx.repo, name));
+    // The summary is a cache of the ledger (a `status` may refresh it): dropped, then rebuilt.
+    const derived = changed.filter((name) => wsRel(name) === 'ledger-summary.json');
+    for (const name of derived) await removePath(join(ctx.repo, name));
+    const rest = changed.filter((name) => !derived.includes(name) && !isConversation(wsRel(name)));
+    const settings = rest.filter((name) => isSetting(wsRel(name)));
+    const state = rest.filter((name) => !isSetting(wsRel(name)));
+    if (state.length > 0) {
+      const restored = await restoreFromSeal(sealed, state);
+      const lost = state.filter((name) => !restored.includes(name));
+      const message = `${state.join(', ')} changed ${when}, not by Forge; ${
+        lost.length === 0 ? 'put back from the runner’s copy' : `put back except ${lost.join(', ')} (no copy)`
+      }`;
+      ctx.warn?.(`Tamper: ${message}.`);
+      await appendLedgerEvent(ctx.files, ledgerPath, {
+        kind: 'tamper_between_runs',
+        ts: new Date(ctx.now()).toISOString(),
+        paths: state,
+        message,
+      });
+    }
+    if (settings.length > 0) {
+      const message = `settings changed ${when}: ${settings.join(', ')}`;
+      ctx.warn?.(`The loop's ${message}; recorded in the ledger.`);
+      await appendLedgerEvent(ctx.files, ledgerPath, {
+        kind: 'settings_changed',
+        ts: new Date(ctx.now()).toISOString(),
+        paths: settings,
+        message,
+      });
+    }
+    return changed.filter((name) => !state.includes(name));
   }
 
   /** The loop's own caps, checked before every bead that would spend an agent. */
@@ -412,7 +438,8 @@ export function createLoopBeadGuard(ctx: StateGuardContext): BeadGuard {
       );
       acceptHead = false;
       const veto = head ?? (await checkCaps(bead, context.role, context.builtin));
-      await seal(); // the checks may have recorded HEAD, a ledger event or a terminal signal
+      // The checks may have recorded HEAD, a ledger event or a terminal signal: sealed, checked as ever.
+      await verifySeal('between beads');
       return veto;
     },
     async afterBead() {
@@ -429,7 +456,7 @@ export function createLoopBeadGuard(ctx: StateGuardContext): BeadGuard {
         const veto = await checkCaps(bead, context.role, false);
         if (veto !== undefined) ctx.warn?.(veto.message);
       }
-      await seal();
+      await verifySeal('while the bead ran');
     },
   };
 }

@@ -1,5 +1,6 @@
 // Agents that try to cheat a loop: every change to what decides a score is put back, recorded as
 // tamper, and never turns into a keep. Each test names the cheat it plays.
+import { writeFileSync } from 'node:fs';
 import { chmod, mkdir, mkdtemp, readdir, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -376,6 +377,35 @@ describe('the guard before every bead', () => {
     expect(warnings.join('\n')).toMatch(/research-log.jsonl changed while the bead ran, not by Forge/);
     // What the runner wrote during both beads (the iteration's state, the judge's output) stands.
     expect((await f.run('arbiter', 1)).message).toMatch(/^revert \(10 → 9/);
+  });
+
+  it('a change racing the guard’s own put-back is put back too, not sealed as the runner’s', async () => {
+    const f = await createLoopFixture();
+    await f.baseline();
+    await f.guard.start();
+    const ledger = join(f.workspace, 'research-log.jsonl');
+    const signal = join(f.workspace, 'arbiter-signal.json');
+    const sealedSignal = await readFile(signal, 'utf8');
+    await writeFile(ledger, (await readFile(ledger, 'utf8')).replace('"score_after":10', '"score_after":1'));
+    // While the guard puts the ledger back, the process that changed it changes another file.
+    let raced = false;
+    f.guardContext.warn = () => {
+      if (raced) return;
+      raced = true;
+      writeFileSync(signal, '{"type":"continue","iter":7}\n');
+    };
+    await f.guard.afterBead(bead('judge', 1), { role: 'judge', builtin: true });
+    expect(raced).toBe(true);
+    expect(await readFile(signal, 'utf8')).toBe(sealedSignal);
+    const read = await readLedger(loopFiles, ledger);
+    expect(read.lines.map((line) => line.score_after)).toEqual([10]);
+    expect(read.events.map((e) => [e.kind, e.paths])).toEqual([
+      ['tamper_between_runs', ['.autoresearch/research-log.jsonl']],
+      ['tamper_between_runs', ['.autoresearch/arbiter-signal.json']],
+    ]);
+    // Sealed as the runner left it: the next check finds nothing more.
+    f.guardContext.warn = () => expect.fail('nothing changed since the seal');
+    expect(await f.guard.beforeBead(bead('arbiter', 1), { role: 'arbiter', builtin: true })).toBeUndefined();
   });
 
   // A runner killed (kill -9) mid-doer: the doer wrote the iteration's state, then its agent ran, and
