@@ -330,8 +330,9 @@ export function createLoopBeadGuard(ctx: StateGuardContext): BeadGuard {
     const rest = changed.filter((name) => !derived.includes(name) && !isConversation(wsRel(name)));
     const settings = rest.filter((name) => isSetting(wsRel(name)));
     const state = rest.filter((name) => !isSetting(wsRel(name)));
+    let restored: string[] = [];
     if (state.length > 0) {
-      const restored = await restoreFromSeal(sealed, state);
+      restored = await restoreFromSeal(sealed, state);
       const lost = state.filter((name) => !restored.includes(name));
       const message = `${state.join(', ')} changed ${when}, not by Forge; ${
         lost.length === 0 ? 'put back from the runner’s copy' : `put back except ${lost.join(', ')} (no copy)`
@@ -354,7 +355,8 @@ export function createLoopBeadGuard(ctx: StateGuardContext): BeadGuard {
         message,
       });
     }
-    return changed.filter((name) => !state.includes(name));
+    // What could not be put back (no copy) stands too: recorded once, not once a round.
+    return changed.filter((name) => !restored.includes(name));
   }
 
   /** The loop's own caps, checked before every bead that would spend an agent. */
