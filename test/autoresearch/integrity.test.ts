@@ -408,6 +408,27 @@ describe('the guard before every bead', () => {
     expect(await f.guard.beforeBead(bead('arbiter', 1), { role: 'arbiter', builtin: true })).toBeUndefined();
   });
 
+  it('a change with no copy to put back is recorded once, and sealed as found', async () => {
+    const f = await createLoopFixture();
+    await f.baseline();
+    await f.guard.start();
+    const signal = join(f.workspace, 'arbiter-signal.json');
+    await rm(join(f.guardContext.vaultDir, 'files', '.autoresearch', 'arbiter-signal.json'));
+    await writeFile(signal, '{"type":"continue","iter":7}\n');
+    const warnings: string[] = [];
+    f.guardContext.warn = (message) => warnings.push(message);
+    await f.guard.afterBead(bead('judge', 1), { role: 'judge', builtin: true });
+    expect(warnings).toEqual([
+      'Tamper: .autoresearch/arbiter-signal.json changed while the bead ran, not by Forge; put back except .autoresearch/arbiter-signal.json (no copy).',
+    ]);
+    const read = await readLedger(loopFiles, join(f.workspace, 'research-log.jsonl'));
+    expect(read.events.map((e) => [e.kind, e.paths])).toEqual([
+      ['tamper_between_runs', ['.autoresearch/arbiter-signal.json']],
+    ]);
+    await f.guard.afterBead(bead('judge', 1), { role: 'judge', builtin: true });
+    expect(warnings).toHaveLength(1);
+  });
+
   // A runner killed (kill -9) mid-doer: the doer wrote the iteration's state, then its agent ran, and
   // nothing re-sealed. The agent's run never returns here: the behaviour throws, as a dead process would.
   async function killedMidDoer(f: LoopFixture, agent: () => Promise<void>): Promise<void> {
