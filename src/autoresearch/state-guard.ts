@@ -3,24 +3,13 @@
 //
 // Around every agent run the loop's files are snapshotted in memory (out of every agent's reach) and
 // anything the agent changed that its role may not change is put back and recorded as tamper. Between
-// beads and between runs a seal (hashes, plus copies kept in git's own directory) tells the runner's
-// writes from anybody else's: settings a person changed are recorded in the ledger, anything else is
-// put back.
+// beads, when a bead ends and between runs the seal (loop-seal.ts) tells the runner's writes from
+// anybody else's: settings a person changed are recorded in the ledger, anything else is put back.
 import { basename, isAbsolute, join, relative, resolve } from 'node:path';
 import type { Bead } from '../beads/types.js';
 import { pathExists } from '../infra/atomic-file.js';
-import { removePath } from '../infra/fs-ops.js';
 import { relativeName } from '../infra/seal-journal.js';
-import {
-  changedPaths,
-  checkSeal,
-  restoreFromSeal,
-  restoreSnapshot,
-  takeSnapshot,
-  writeSeal,
-  type SealedVault,
-  type VaultLayout,
-} from '../infra/file-vault.js';
+import { changedPaths, restoreSnapshot, takeSnapshot, type VaultLayout } from '../infra/file-vault.js';
 import type { Git } from '../infra/git.js';
 import {
   gitControlPaths,
@@ -36,8 +25,8 @@ import type { LoopConfig } from './config.js';
 import { readIterationState, updateIterationState, withTamper } from './iteration-state.js';
 import { isPathInScope, revertIteration } from './keep-revert.js';
 import { agentInstructionPaths } from './judge-checkout.js';
-import { appendLedgerEvent } from './ledger.js';
 import { loadLedgerSummary } from './ledger-summary.js';
+import { createLoopSeal, workspaceRelative } from './loop-seal.js';
 import { writeTerminalSignal } from './signals.js';
 import { readSpend } from './spend.js';
 import { iterOf } from '../infra/labels.js';
@@ -90,25 +79,6 @@ const QUIET_FOR: Record<string, readonly string[]> = {
 /** Roles that never touch the bead store; for them `.beads/` is guarded too. */
 const STORE_GUARDED_ROLES = new Set(['doer', 'judge']);
 
-/** Settings a person may change between runs: recorded in the ledger, never put back. */
-function isSetting(workspaceRel: string | undefined): boolean {
-  if (workspaceRel === undefined) return true; // rubric, metric files, Forge's config: the user's own
-  return (
-    ['config.json', 'program.md', '.gitignore'].includes(workspaceRel) ||
-    workspaceRel.startsWith('templates/')
-  );
-}
-
-/** What people write to talk with the loop (answers, directives, notes): theirs to change, unrecorded. */
-function isConversation(workspaceRel: string | undefined): boolean {
-  if (workspaceRel === undefined) return false;
-  return (
-    ['retrospective.md', 'rubric-suggestions.md'].includes(workspaceRel) ||
-    workspaceRel.startsWith('directives/') ||
-    workspaceRel.startsWith('needs-human')
-  );
-}
-
 /**
  * Files named in the metric command (a scoring script, a test file) that exist in the tree, relative
  * to it; for a soft metric, the rubric; and those named by the guard and track commands (a doer that
@@ -134,11 +104,6 @@ export async function metricFiles(config: LoopConfig, cwd: string): Promise<stri
 async function guardedFiles(ctx: StateGuardContext): Promise<string[]> {
   const inTree = (await metricFiles(ctx.config, ctx.cwd)).map((path) => resolve(ctx.cwd, path));
   return [...inTree, join(ctx.repo, '.forge', 'config.json'), join(ctx.repo, '.forge', 'loops.json')];
-}
-
-function workspaceRelative(ctx: StateGuardContext, path: string): string | undefined {
-  const rel = relative(ctx.workspace, path);
-  return rel === '' || rel.startsWith('..') || isAbsolute(rel) ? undefined : rel.split('\\').join('/');
 }
 
 function mayWrite(
@@ -276,88 +241,10 @@ export function guardAgentExecutor(inner: Executor, ctx: StateGuardContext): Exe
 
 // ---- the guard the runner calls around beads ----
 
-/**
- * Rounds of check-and-put-back before the loop's files are sealed: a second round finds only what
- * changed while the first put things back; a file still changing after that is sealed as found, and
- * the next check (before the next bead) puts it back.
- */
-const MAX_SEAL_ROUNDS = 3;
-
 export function createLoopBeadGuard(ctx: StateGuardContext): BeadGuard {
-  const vault = async (): Promise<SealedVault> => ({
-    dir: ctx.vaultDir,
-    layout: { repo: ctx.repo, dirs: [ctx.workspace], files: await guardedFiles(ctx) },
-  });
+  const seal = createLoopSeal(ctx, () => guardedFiles(ctx));
   const ledgerPath = join(ctx.workspace, 'research-log.jsonl');
   let acceptHead = ctx.acceptHead === true;
-
-  /**
-   * Compares the loop's files with the seal: settings changes are recorded, anything else put back.
-   * Then seals the very snapshot it found clean, not one read afterwards: a file changed between the
-   * check and the seal (by a process an agent hid from the sweep, racing the runner) would otherwise
-   * be sealed as the runner's. What the runner itself writes meanwhile (a put-back, a ledger event)
-   * is in the seal's journal, so the next round finds only such a change, and puts it back too.
-   */
-  async function verifySeal(when: string): Promise<void> {
-    const sealed = await vault();
-    // Changes that stand once seen (settings, conversations, the dropped summary): settled once.
-    const accepted = new Set<string>();
-    for (let round = 1; ; round += 1) {
-      const snapshot = await takeSnapshot(sealed.layout);
-      const check = await checkSeal(sealed, snapshot);
-      const fresh = check.changed.filter((name) => !accepted.has(name));
-      if (fresh.length === 0 || round > MAX_SEAL_ROUNDS) {
-        await writeSeal(sealed, snapshot);
-        return;
-      }
-      for (const name of await settleChanges(sealed, fresh, when)) accepted.add(name);
-    }
-  }
-
-  /**
-   * Puts back (and records) what changed not by Forge; records settings; drops the summary cache.
-   * Returns the names whose change stands (all but those put back).
-   */
-  async function settleChanges(
-    sealed: SealedVault,
-    changed: readonly string[],
-    when: string,
-  ): Promise<string[]> {
-    const wsRel = (name: string) => workspaceRelative(ctx, join(ctx.repo, name));
-    // The summary is a cache of the ledger (a `status` may refresh it): dropped, then rebuilt.
-    const derived = changed.filter((name) => wsRel(name) === 'ledger-summary.json');
-    for (const name of derived) await removePath(join(ctx.repo, name));
-    const rest = changed.filter((name) => !derived.includes(name) && !isConversation(wsRel(name)));
-    const settings = rest.filter((name) => isSetting(wsRel(name)));
-    const state = rest.filter((name) => !isSetting(wsRel(name)));
-    let restored: string[] = [];
-    if (state.length > 0) {
-      restored = await restoreFromSeal(sealed, state);
-      const lost = state.filter((name) => !restored.includes(name));
-      const message = `${state.join(', ')} changed ${when}, not by Forge; ${
-        lost.length === 0 ? 'put back from the runner’s copy' : `put back except ${lost.join(', ')} (no copy)`
-      }`;
-      ctx.warn?.(`Tamper: ${message}.`);
-      await appendLedgerEvent(ctx.files, ledgerPath, {
-        kind: 'tamper_between_runs',
-        ts: new Date(ctx.now()).toISOString(),
-        paths: state,
-        message,
-      });
-    }
-    if (settings.length > 0) {
-      const message = `settings changed ${when}: ${settings.join(', ')}`;
-      ctx.warn?.(`The loop's ${message}; recorded in the ledger.`);
-      await appendLedgerEvent(ctx.files, ledgerPath, {
-        kind: 'settings_changed',
-        ts: new Date(ctx.now()).toISOString(),
-        paths: settings,
-        message,
-      });
-    }
-    // What could not be put back (no copy) stands too: recorded once, not once a round.
-    return changed.filter((name) => !restored.includes(name));
-  }
 
   /** The loop's own caps, checked before every bead that would spend an agent. */
   async function checkCaps(bead: Bead, role: string, builtin: boolean): Promise<GuardVeto | undefined> {
@@ -429,10 +316,10 @@ export function createLoopBeadGuard(ctx: StateGuardContext): BeadGuard {
 
   return {
     async start() {
-      await verifySeal('while no runner was watching');
+      await seal.verify('while no runner was watching');
     },
     async beforeBead(bead, context) {
-      await verifySeal('between beads');
+      await seal.verify('between beads');
       const head = await checkHead(
         { workspace: ctx.workspace, files: ctx.files, git: ctx.git, now: ctx.now, accept: acceptHead },
         bead,
@@ -441,13 +328,13 @@ export function createLoopBeadGuard(ctx: StateGuardContext): BeadGuard {
       acceptHead = false;
       const veto = head ?? (await checkCaps(bead, context.role, context.builtin));
       // The checks may have recorded HEAD, a ledger event or a terminal signal: sealed, checked as ever.
-      await verifySeal('between beads');
+      await seal.verify('between beads');
       return veto;
     },
     async afterBead() {
       // Checked, not just sealed again: a process the bead's agent left running (hidden from the
       // sweep) may have rewritten a file the runner wrote during the bead, before this seal.
-      await verifySeal('while the bead ran');
+      await seal.verify('while the bead ran');
     },
     async leftOpen(bead, context, reason: StopReason) {
       // Interrupted or killed iterations resume where they stopped; a cap or a failure ends them here.
@@ -458,7 +345,7 @@ export function createLoopBeadGuard(ctx: StateGuardContext): BeadGuard {
         const veto = await checkCaps(bead, context.role, false);
         if (veto !== undefined) ctx.warn?.(veto.message);
       }
-      await verifySeal('while the bead ran');
+      await seal.verify('while the bead ran');
     },
   };
 }
