@@ -25,6 +25,13 @@ if (runTemp !== undefined)
 // (test/support/fake-br/fake-br-bundle.ts). Named in the env, so every worker finds it.
 bundleFakeBr(process.env, runTemp);
 
+// Agents run in a PID namespace of their own where the machine allows it (src/infra/containment.ts).
+// Inside one, a process's pid is not the host's, and most tests watch what an agent leaves running
+// through pids written from inside: they test the sweep, the guard wherever namespaces are not
+// allowed. So the suite runs agents without a namespace unless a test asks for one (the tests of
+// containment itself set FORGE_CONTAINMENT=auto for what they start).
+process.env.FORGE_CONTAINMENT ??= 'off';
+
 export default defineConfig({
   test: {
     pool: 'forks',

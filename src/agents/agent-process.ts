@@ -102,7 +102,9 @@ export async function runAgentProcess(options: AgentProcessOptions): Promise<Age
       },
       onSpawn: request.onSpawn,
       sweep: true,
+      contain: true,
     });
+    transcript.note('containment', { pid_namespace: result.contained === true });
     reportSwept(request, transcript, result.swept ?? []);
     return { ...result, stoppedFor, abortedByCaller: result.aborted && stoppedFor === undefined };
   } finally {

@@ -286,6 +286,7 @@ async function runCommand(
       onStderrLine: (line) => transcript.note('stderr', { line }),
       maxBufferChars: 64 * 1024,
       sweep: true,
+      contain: true,
     },
   );
   transcript.note('exit', { argv, exitCode: result.exitCode ?? null, signal: result.signal ?? null });

@@ -21,6 +21,7 @@ import {
 } from './environment-probes.js';
 import { FORGE_CONFIG_PATH, forgeConfigSchema, type ForgeConfig } from './forge-config.js';
 import { outsideTree } from '../infra/trusted-path.js';
+import { CONTAINMENT_ENV, containmentStatus, type Containment } from '../infra/containment.js';
 
 export type { CheckStatus, DoctorCheck, DoctorContext } from './doctor-types.js';
 
@@ -34,7 +35,7 @@ export async function runDoctorChecks(ctx: DoctorContext): Promise<DoctorCheck[]
   const config = configCheck.config ?? forgeConfigSchema.parse({});
   // The br the runner would run: by name, the first on PATH outside the working tree.
   const brPath = await outsideTree(config.br_path ?? 'br', cwd, deps.env);
-  const [git, br, agents, ownAgents, skills, store, locks, loops, gates] = await Promise.all([
+  const [git, br, agents, ownAgents, skills, store, locks, loops, gates, containment] = await Promise.all([
     probeGit(probe),
     deps.storeFactories.probeBr({ env: deps.env, brPath }),
     probeAgentClis(probe),
@@ -44,6 +45,7 @@ export async function runDoctorChecks(ctx: DoctorContext): Promise<DoctorCheck[]
     checkLocks(ctx),
     checkLoops(cwd, deps.loopFiles),
     checkGatePrograms(config, cwd, deps.env),
+    containmentStatus(deps.env),
   ]);
   return [
     checkNode(ctx.nodeVersion),
@@ -52,6 +54,7 @@ export async function runDoctorChecks(ctx: DoctorContext): Promise<DoctorCheck[]
     brCheck(br, ctx.store ?? config.store),
     store,
     agentsCheck(agents, config),
+    containmentCheck(containment),
     ...(ownAgents === undefined ? [] : [ownAgents]),
     ...(gates === undefined ? [] : [gates]),
     skills,
@@ -70,6 +73,27 @@ function checkNode(version: string): DoctorCheck {
     kind: 'environment',
     summary: `${version} is too old: Forge needs Node ≥ ${needed}`,
     fix: `Install Node ${needed} or newer (https://nodejs.org, or \`nvm install 20\`).`,
+  };
+}
+
+/** Whether an agent's leftovers die with it whatever they do, or only those the sweep can find. */
+function containmentCheck(containment: Containment): DoctorCheck {
+  if (containment.kind === 'pid-namespace') {
+    return {
+      name: 'containment',
+      status: 'ok',
+      summary: 'agents run in a PID namespace of their own: nothing they start outlives them',
+      details: { unshare: containment.unshare, flags: containment.flags },
+    };
+  }
+  return {
+    name: 'containment',
+    status: 'warn',
+    summary: `agents run without a PID namespace (${containment.why}): a process an agent hides from the sweep (\`setsid env -i …\`) can outlive its bead`,
+    fix:
+      containment.why === `${CONTAINMENT_ENV}=off`
+        ? `Unset ${CONTAINMENT_ENV} to contain agents again.`
+        : 'Install util-linux (`unshare`) and allow user namespaces (Ubuntu: an AppArmor profile for node, or sysctl kernel.apparmor_restrict_unprivileged_userns=0; Docker: a seccomp profile that permits unshare).',
   };
 }
 

@@ -4,6 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { execa } from 'execa';
+import { containCommand } from './containment.js';
 import { endGroup, signalGroup } from './pid.js';
 import { TailBuffer } from './tail-buffer.js';
 
@@ -37,6 +38,11 @@ export interface RunProcessOptions {
    * group kill but inherits the environment. Linux only (it reads /proc); elsewhere nothing is swept.
    */
   sweep?: boolean;
+  /**
+   * Run the child as process 1 of a PID namespace of its own where the machine allows one, so the kernel
+   * ends everything it started when it exits, marked or not (see containment.ts). The sweep still runs.
+   */
+  contain?: boolean;
 }
 
 export interface ProcessResult {
@@ -51,6 +57,8 @@ export interface ProcessResult {
   durationMs: number;
   /** With `sweep`: the processes that outlived the child outside its group, which were then ended. */
   swept?: SweptProcess[] | undefined;
+  /** With `contain`: the child ran in a PID namespace of its own. */
+  contained?: boolean;
 }
 
 const DEFAULT_MAX_BUFFER = 50 * 1024 * 1024;
@@ -65,12 +73,16 @@ export async function runProcess(command: Command, options: RunProcessOptions): 
   let aborted = false;
   const killGraceMs = options.killGraceMs ?? 2000;
   const mark = options.sweep === true ? randomUUID() : undefined;
+  const env = mark === undefined ? options.env : markEnv(options.env, mark);
+  const launch =
+    options.contain === true
+      ? await containCommand(command, env, options.cwd)
+      : { command, contained: false };
   // Where the pid allocator stands before the child is forked, so its sweep can skip older processes.
   const forksBefore = mark === undefined ? undefined : readPidCounters()?.forks;
-
-  const child = execa(command.file, [...command.args], {
+  const child = execa(launch.command.file, [...launch.command.args], {
     cwd: options.cwd,
-    env: mark === undefined ? options.env : markEnv(options.env, mark),
+    env,
     extendEnv: false,
     detached: true,
     reject: false,
@@ -178,6 +190,7 @@ export async function runProcess(command: Command, options: RunProcessOptions): 
     spawnError,
     durationMs: Date.now() - started,
     swept,
+    ...(options.contain === true ? { contained: launch.contained } : {}),
   };
 }
 

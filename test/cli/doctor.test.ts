@@ -42,14 +42,15 @@ describe('forge-pack doctor', () => {
     expect(lines[0]).toBe(`Forge doctor: ${ws.dir}`);
     expect(lines).toEqual(
       expect.arrayContaining([
-        expect.stringMatching(/^ok {4}node {4}\d+\.\d+\.\d+ \(Forge needs ≥ 20\.11\)$/),
+        expect.stringMatching(/^ok {4}node {9}\d+\.\d+\.\d+ \(Forge needs ≥ 20\.11\)$/),
         expect.stringMatching(/^ok {4}git /),
-        expect.stringMatching(/^ok {4}config {2}\.forge\/config\.json is valid \(store embedded/),
-        expect.stringMatching(/^info {2}br {6}not installed/),
+        expect.stringMatching(/^ok {4}config {7}\.forge\/config\.json is valid \(store embedded/),
+        expect.stringMatching(/^info {2}br {11}not installed/),
         expect.stringMatching(/^ok {4}store .*\.beads\/issues\.jsonl readable, 0 open beads$/),
         expect.stringMatching(
-          /^ok {4}agents {2}claude 2\.1\.330 \(.*\/claude\); not found: codex, opencode, gemini, copilot, qwen, amp, cursor-agent$/,
+          /^ok {4}agents {7}claude 2\.1\.330 \(.*\/claude\); not found: codex, opencode, gemini, copilot, qwen, amp, cursor-agent$/,
         ),
+        expect.stringMatching(/^ok {4}containment {2}agents run in a PID namespace of their own/),
         expect.stringMatching(/^warn {2}skills /),
       ]),
     );
@@ -68,6 +69,7 @@ describe('forge-pack doctor', () => {
       'br',
       'store',
       'agents',
+      'containment',
       'skills',
       'locks',
       'loops',

@@ -1,0 +1,108 @@
+// Containment: a child run with `contain` is process 2 of a PID namespace of its own, so everything it
+// starts dies with it, even a process in its own session with an empty environment (which the sweep
+// cannot find). The suite runs with FORGE_CONTAINMENT=off (vitest.config.ts); these tests turn it on.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { CONTAINMENT_ENV, containCommand, containmentStatus } from '../../src/infra/containment.js';
+import { runProcess } from '../../src/infra/process.js';
+import { hiddenProcessScript, killTagged, taggedProcesses } from '../support/tagged-processes.js';
+
+const saved = process.env[CONTAINMENT_ENV];
+let dir = '';
+const tags: string[] = [];
+
+beforeAll(async () => {
+  process.env[CONTAINMENT_ENV] = 'auto';
+  dir = await mkdtemp(join(tmpdir(), 'forge-contain-'));
+});
+afterAll(async () => {
+  if (saved === undefined) delete process.env[CONTAINMENT_ENV];
+  else process.env[CONTAINMENT_ENV] = saved;
+  await rm(dir, { recursive: true, force: true });
+});
+afterEach(() => {
+  for (const tag of tags.splice(0)) killTagged(tag);
+});
+
+function newTag(): string {
+  const tag = `forge-hidden-${process.pid}-${Math.random().toString(36).slice(2)}`;
+  tags.push(tag);
+  return tag;
+}
+
+const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: tmpdir() };
+
+describe('containment', () => {
+  it('is available on this machine (Linux with util-linux unshare)', async () => {
+    const status = await containmentStatus();
+    expect(status, status.kind === 'none' ? status.why : '').toMatchObject({ kind: 'pid-namespace' });
+  });
+
+  it('ends a process hidden from the sweep (setsid, empty environment) when the child exits', async () => {
+    const tag = newTag();
+    const result = await runProcess(
+      { file: '/bin/sh', args: ['-c', hiddenProcessScript(tag, join(dir, `${tag}.ready`))] },
+      { cwd: dir, env, sweep: true, contain: true },
+    );
+    expect(result).toMatchObject({ exitCode: 0, contained: true, swept: [] });
+    expect(taggedProcesses(tag)).toEqual([]);
+  });
+
+  it('without it, the same process outlives the child: the sweep cannot find it', async () => {
+    process.env[CONTAINMENT_ENV] = 'off';
+    try {
+      const tag = newTag();
+      const result = await runProcess(
+        { file: '/bin/sh', args: ['-c', hiddenProcessScript(tag, join(dir, `${tag}.ready`))] },
+        { cwd: dir, env, sweep: true, contain: true },
+      );
+      expect(result).toMatchObject({ exitCode: 0, contained: false, swept: [] });
+      expect(taggedProcesses(tag)).toHaveLength(1);
+    } finally {
+      process.env[CONTAINMENT_ENV] = 'auto';
+    }
+  });
+
+  it('passes stdin, stdout and the exit code through, and shows the child its own pids', async () => {
+    const result = await runProcess(
+      { file: 'sh', args: ['-c', 'read line; echo "got $line as $$"; ls /proc | grep -c "^[0-9]"; exit 3'] },
+      { cwd: dir, env, input: 'hello\n', sweep: true, contain: true },
+    );
+    // The child is process 2 (process 1 is the shell that waits for it); its /proc shows the namespace.
+    expect(result).toMatchObject({ exitCode: 3, contained: true });
+    expect(result.stdout).toMatch(/^got hello as 2\n[2-4]\n$/);
+  });
+
+  it('lets the runner’s SIGTERM reach a child that has no handler for it (a timeout ends it at once)', async () => {
+    // As process 1 of the namespace the child would ignore SIGTERM and wait out the grace for SIGKILL.
+    const result = await runProcess(
+      { file: process.execPath, args: ['-e', 'setTimeout(() => {}, 60_000)'] },
+      { cwd: dir, env, timeoutMs: 300, killGraceMs: 30_000, sweep: true, contain: true },
+    );
+    expect(result).toMatchObject({ timedOut: true, contained: true, exitCode: 128 + 15 });
+  });
+
+  it('leaves a command that is not on PATH as it is, so it fails to start as before', async () => {
+    const result = await runProcess(
+      { file: 'no-such-agent-binary', args: [] },
+      { cwd: dir, env, sweep: true, contain: true },
+    );
+    expect(result.contained).toBe(false);
+    expect(result.spawnError).toMatch(/ENOENT/);
+  });
+
+  it('is off with FORGE_CONTAINMENT=off, and says why', async () => {
+    expect(await containmentStatus({ [CONTAINMENT_ENV]: 'off' })).toEqual({
+      kind: 'none',
+      why: 'FORGE_CONTAINMENT=off',
+    });
+    const wrapped = await containCommand({ file: 'sh', args: ['-c', 'true'] }, env, dir);
+    expect(wrapped.contained).toBe(true);
+    const args = wrapped.command.args;
+    expect(args.slice(-4, -3)).toEqual(['forge-contained']);
+    expect(args.at(-3)).toMatch(/^\/.*\/sh$/);
+    expect(args.slice(-2)).toEqual(['-c', 'true']);
+  });
+});
