@@ -1,11 +1,14 @@
 // The real claude (2.1.330 waits for its background tasks before exiting) as a doer that starts servers:
-// the bead ends at the agent's answer, and nothing the agent started survives it.
+// the bead ends at the agent's answer, and nothing the agent started survives it: in a PID namespace of
+// its own (the default here) even a server hidden from the sweep; without one, what the sweep finds.
+import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { assertBuilt } from '../support/cli.js';
 import { eventually, isGone } from '../support/fake-agents/harness.js';
 import { DEFAULT_USAGE, bash, text, toolUse } from '../support/model-server/index.js';
+import { hiddenProcessScript, killTagged, taggedProcesses } from '../support/tagged-processes.js';
 import { createAgentWorld, requireClaude, resultOf } from './harness.js';
 
 beforeAll(async () => {
@@ -16,8 +19,9 @@ beforeAll(async () => {
 const BEAD_TIMEOUT_S = 120;
 
 describe('a doer that leaves servers running', () => {
-  it('ends at its answer: a run_in_background server and a setsid/nohup one are both gone, the bead closed in seconds', async () => {
-    const world = await createAgentWorld();
+  it('without a namespace, ends at its answer: a run_in_background server and a setsid/nohup one are both gone (the sweep), the bead closed in seconds', async () => {
+    // The sweep, the guard where namespaces are not allowed: the pids written by the shells are the host's.
+    const world = await createAgentWorld({ env: { FORGE_CONTAINMENT: 'off' } });
     // Outside the repo, so the loop sees no change of the agent's: only the processes matter here.
     const backgroundPid = join(world.home, 'background.pid');
     const detachedPid = join(world.home, 'detached.pid');
@@ -83,6 +87,48 @@ describe('a doer that leaves servers running', () => {
       world.server.turnsOf('servers').map((turn) => turn.response?.turnIndex),
       why,
     ).toEqual([0, 1, 2]);
+  });
+
+  it('in its own PID namespace, a server hidden from the sweep (setsid env -i) dies with claude too', async () => {
+    const world = await createAgentWorld();
+    const tag = `forge-hidden-server-${process.pid}-${Math.random().toString(36).slice(2)}`;
+    onTestFinished(() => killTagged(tag));
+    const hypothesis = 'HYPOTHESIS: the hidden server keeps the cache warm';
+    world.server.addRule({
+      name: 'hidden',
+      match: 'marker:hidden-server',
+      turns: [
+        toolUse('Bash', {
+          command: `exec sleep 300`,
+          description: 'start the dev server',
+          run_in_background: true,
+        }),
+        bash(hiddenProcessScript(tag, join(world.home, `${tag}.ready`)), 'start a server no one can find'),
+        text(hypothesis),
+        text('The background task ended.'),
+      ],
+    });
+    const epic = await world.createEpic('Hidden server epic');
+    const bead = await world.createBead(epic, 'Start a hidden server (role:doer)', {
+      description: 'marker:hidden-server\nStart the servers, then state your hypothesis.',
+      labels: ['role:doer'],
+    });
+
+    const started = Date.now();
+    const run = await world.ralph(
+      [epic, '--agent', 'claude', '--max-attempts', '1', '--timeout', String(BEAD_TIMEOUT_S)],
+      (BEAD_TIMEOUT_S + 60) * 1000,
+    );
+    const why = world.explain(run);
+    expect(run.exitCode, why).toBe(0);
+    expect((await world.show(bead)).status, why).toBe('closed');
+    expect(Date.now() - started, why).toBeLessThan(30_000);
+    // It was running (claude's shell waited for it), and is gone with no sweep needed.
+    expect(existsSync(join(world.home, `${tag}.ready`)), why).toBe(true);
+    expect(taggedProcesses(tag), why).toEqual([]);
+    const transcript = await world.transcript(epic, bead);
+    expect(transcript, transcript.slice(-3000)).toContain('"pid_namespace":true');
+    expect(resultOf(transcript)?.result, transcript.slice(-3000)).toBe(hypothesis);
   });
 
   it('sends no git context (commit subjects, status) to the model', async () => {
