@@ -77,7 +77,7 @@ function checkNode(version: string): DoctorCheck {
 }
 
 /** Whether an agent's leftovers die with it whatever they do, or only those the sweep can find. */
-function containmentCheck(containment: Containment): DoctorCheck {
+export function containmentCheck(containment: Containment): DoctorCheck {
   if (containment.kind === 'pid-namespace') {
     return {
       name: 'containment',

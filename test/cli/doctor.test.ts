@@ -3,7 +3,7 @@ import { chmod, cp, mkdir, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { DoctorCheck } from '../../src/cli/doctor-checks.js';
+import { containmentCheck, type DoctorCheck } from '../../src/cli/doctor-checks.js';
 import { processStartTicks } from '../../src/infra/pid.js';
 import { ROOT } from '../support/cli.js';
 import { workspace, type Workspace } from './init-doctor-support.js';
@@ -368,5 +368,22 @@ describe('forge-pack doctor', () => {
       status: 'fail',
       summary: expect.stringContaining('.forge/loops.json: bd-1'),
     });
+  });
+});
+
+describe('forge-pack doctor: containment', () => {
+  it('warns when agents run without a PID namespace, with a fix for why', () => {
+    expect(containmentCheck({ kind: 'none', why: 'FORGE_CONTAINMENT=off' })).toMatchObject({
+      name: 'containment',
+      status: 'warn',
+      summary: expect.stringContaining('can outlive its bead'),
+      fix: 'Unset FORGE_CONTAINMENT to contain agents again.',
+    });
+    const denied = containmentCheck({
+      kind: 'none',
+      why: '`unshare` could not make a PID namespace here (unshare: write failed /proc/self/uid_map: Operation not permitted)',
+    });
+    expect(denied.summary).toContain('Operation not permitted');
+    expect(denied.fix).toMatch(/util-linux.*user namespaces/);
   });
 });
