@@ -11,6 +11,7 @@ import {
   type StateGuardContext,
 } from '../autoresearch/state-guard.js';
 import type { BeadStore } from '../beads/types.js';
+import { containmentStatus } from '../infra/containment.js';
 import { createGit } from '../infra/git.js';
 import { journaledLoopFiles } from '../infra/journaled-loop-files.js';
 import { createFileLock, type FileLock } from '../infra/lock-file.js';
@@ -56,6 +57,13 @@ export async function autoresearchParts(
   // Every write of the loop's guard and executors is announced to the seal first: a crash before the
   // next seal leaves the runner's own writes, never mistaken for tamper on the next start.
   const files = journaledLoopFiles(deps.loopFiles, { dir: vaultDir, repo: options.repo });
+  const warn = (message: string): void =>
+    options.emit({
+      type: 'warning',
+      ts: new Date(deps.clock.now()).toISOString(),
+      epic: options.epicId,
+      message,
+    });
   const guardContext: StateGuardContext = {
     repo: options.repo,
     cwd: options.cwd,
@@ -69,13 +77,7 @@ export async function autoresearchParts(
     vaultDir,
     acceptHead: options.acceptHead,
     env: deps.env,
-    warn: (message) =>
-      options.emit({
-        type: 'warning',
-        ts: new Date(deps.clock.now()).toISOString(),
-        epic: options.epicId,
-        message,
-      }),
+    warn,
   };
   const agents: AgentExecutors = {
     full: guardAgentExecutor(options.agents.full, guardContext),
@@ -100,10 +102,32 @@ export async function autoresearchParts(
   return {
     builtins,
     idle: createLoopIdleProbe({ repo: options.repo, workspace, files: deps.loopFiles }),
-    guard: createLoopBeadGuard(guardContext),
+    guard: withContainmentNotice(createLoopBeadGuard(guardContext), warn),
     agents,
     deadline: cap > 0 && started !== undefined ? started + cap * 1000 : undefined,
     treeLock: createFileLock({ path: join(await git.gitDir(), 'forge-loop.lock'), host: deps.host }),
+  };
+}
+
+/**
+ * A loop's scores are only as good as the wall around its agents: where agents get no PID namespace,
+ * the run says so at its start (in the log, the report and on stderr), with what that leaves open.
+ */
+function withContainmentNotice(guard: BeadGuard, warn: (message: string) => void): BeadGuard {
+  return {
+    async start() {
+      // The process's own environment, which is what decides for every agent it starts.
+      const containment = await containmentStatus();
+      if (containment.kind === 'none') {
+        warn(
+          `Agents run without a PID namespace (${containment.why}): a process an agent hides from the sweep (setsid env -i) can outlive its bead and change what a later bead measures. \`forge-pack doctor\` says how to fix it.`,
+        );
+      }
+      await guard.start();
+    },
+    beforeBead: (bead, context) => guard.beforeBead(bead, context),
+    afterBead: (bead, context) => guard.afterBead(bead, context),
+    leftOpen: (bead, context, reason) => guard.leftOpen(bead, context, reason),
   };
 }
 

@@ -14,15 +14,29 @@ import { findExecutable } from './executables.js';
 import type { Command } from './process.js';
 import { runShortProcess } from './short-process.js';
 
-/** Set to `off` to run agents without a namespace of their own (the sweep still runs). */
+/**
+ * Set to `off` in the runner's environment to run agents without a namespace of their own (the sweep
+ * still runs). The runner process's own environment decides, not the agent's.
+ */
 export const CONTAINMENT_ENV = 'FORGE_CONTAINMENT';
 
 export type Containment =
   { kind: 'pid-namespace'; unshare: string; flags: readonly string[] } | { kind: 'none'; why: string };
 
 const NAMESPACE_FLAGS = ['--pid', '--fork', '--kill-child', '--mount', '--mount-proc'] as const;
-/** Without root, a user namespace (mapped to the same uid, so files and `claude` see the same user). */
-const USER_FLAGS = ['--user', '--map-current-user'] as const;
+/**
+ * Without root, a user namespace mapped to the same uid and gid, so files and the agent CLIs see the
+ * same user (`claude` refuses to skip permissions as root). `--map-current-user` is util-linux 2.38;
+ * 2.36 and 2.37 (Debian 11, Ubuntu 22.04) spell it `--map-user=UID --map-group=GID`.
+ */
+function userFlagSets(): string[][] {
+  const uid = process.getuid?.() ?? 0;
+  const gid = process.getgid?.() ?? 0;
+  return [
+    ['--user', '--map-current-user'],
+    ['--user', `--map-user=${uid}`, `--map-group=${gid}`],
+  ];
+}
 
 /**
  * Process 1 of the namespace: a shell that runs the agent as its child and exits with its status.
@@ -54,9 +68,8 @@ async function probe(): Promise<Containment> {
   const unshare = await findExecutable('unshare', '/usr/bin:/bin:/usr/sbin:/sbin', '/');
   if (unshare === undefined) return { kind: 'none', why: 'util-linux `unshare` was not found' };
   const root = process.getuid?.() === 0;
-  const candidates = root
-    ? [[...NAMESPACE_FLAGS], [...USER_FLAGS, ...NAMESPACE_FLAGS]]
-    : [[...USER_FLAGS, ...NAMESPACE_FLAGS]];
+  const withUser = userFlagSets().map((user) => [...user, ...NAMESPACE_FLAGS]);
+  const candidates = root ? [[...NAMESPACE_FLAGS], ...withUser] : withUser;
   let last = '';
   for (const flags of candidates) {
     const failure = await tryRun(unshare, [...flags, 'true']);

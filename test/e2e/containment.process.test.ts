@@ -6,7 +6,13 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { CONTAINMENT_ENV, resetContainmentProbe } from '../../src/infra/containment.js';
 import { assertBuilt } from '../support/cli.js';
-import { retrospectiveRules, scriptedLoopRepo, stampNext } from '../support/loop-script.js';
+import {
+  doer,
+  retrospectiveRules,
+  scriptedLoopRepo,
+  stampNext,
+  type ScriptedLoopRepo,
+} from '../support/loop-script.js';
 import { hiddenProcessScript, killTagged, taggedProcesses } from '../support/tagged-processes.js';
 
 const METRIC = `import { readFileSync } from 'node:fs';
@@ -57,25 +63,9 @@ describe('a process an agent hides from the sweep', () => {
       ...retrospectiveRules(repo.dir, '# Notes'),
       stampNext(repo.dir),
     ]);
-    const created = await repo.forge([
-      'loop',
-      'value',
-      '--program',
-      'Make the value in src/value.txt as large as possible.',
-      '--metric-command',
-      'node metric/score.mjs',
-      '--score',
-      'json:value',
-      '--scope',
-      'src/',
-      '--max-iterations',
-      '1',
-      '--agents',
-      'doer=scripted,judge=scripted,strategist=scripted',
-    ]);
-    expect(created.exitCode, created.stderr).toBe(0);
+    const epic = await createLoop(repo);
 
-    const run = await repo.ralph([created.stdout.trim(), '--agent', 'scripted']);
+    const run = await repo.ralph([epic, '--agent', 'scripted']);
     expect(run.exitCode, run.stderr).toBe(0);
     expect(taggedProcesses(tag)).toEqual([]);
     const ledger = await repo.ledger<{ iter: number; decision: string; score_after: number | null }>();
@@ -85,4 +75,44 @@ describe('a process an agent hides from the sweep', () => {
     ]);
     expect(await readFile(join(repo.dir, 'src', 'value.txt'), 'utf8')).toBe('10\n');
   });
+
+  it('a loop run where agents get no namespace says so when it starts', async () => {
+    const repo = await scriptedLoopRepo(
+      { 'src/value.txt': '10\n', 'metric/score.mjs': METRIC },
+      [],
+      'forge-contain-',
+    );
+    await repo.rules([doer(1, '12'), ...retrospectiveRules(repo.dir, '# Notes'), stampNext(repo.dir)]);
+    const epic = await createLoop(repo);
+    // The runner process's own environment decides (the CLI runs in this test's process).
+    process.env[CONTAINMENT_ENV] = 'off';
+    const run = await repo.ralph([epic, '--agent', 'scripted']).finally(() => {
+      process.env[CONTAINMENT_ENV] = 'auto';
+    });
+    expect(run.exitCode, run.stderr).toBe(0);
+    expect(run.stderr).toContain(
+      'Agents run without a PID namespace (FORGE_CONTAINMENT=off): a process an agent hides from the sweep',
+    );
+  });
 });
+
+async function createLoop(repo: ScriptedLoopRepo): Promise<string> {
+  const created = await repo.forge([
+    'loop',
+    'value',
+    '--program',
+    'Make the value in src/value.txt as large as possible.',
+    '--metric-command',
+    'node metric/score.mjs',
+    '--score',
+    'json:value',
+    '--scope',
+    'src/',
+    '--max-iterations',
+    '1',
+    '--agents',
+    'doer=scripted,judge=scripted,strategist=scripted',
+  ]);
+  expect(created.exitCode, created.stderr).toBe(0);
+  return created.stdout.trim();
+}

@@ -43,7 +43,8 @@ async function startWorker(repo: Repo): Promise<{ child: ChildProcess; cache: st
     [BIN['forge-pack'], 'worker', '--redis', redis.url, '--cache', cache],
     {
       cwd: cache,
-      env: { ...repo.env, NO_COLOR: '1' },
+      // The fake agents' pids are read from inside: no PID namespace (see vitest.config.ts).
+      env: { ...repo.env, NO_COLOR: '1', FORGE_CONTAINMENT: 'off' },
       stdio: ['ignore', 'pipe', 'inherit'],
     },
   );

@@ -78,6 +78,8 @@ async function startWorker(repo: TempRepo, extra: string[] = []): Promise<Worker
         HOME: cache,
         NO_COLOR: '1',
         QUEUE_AGENT_DIR: marks,
+        // The agents' pids are read from inside: no PID namespace (see vitest.config.ts).
+        FORGE_CONTAINMENT: 'off',
         GIT_AUTHOR_NAME: 'Worker',
         GIT_AUTHOR_EMAIL: 'worker@example.test',
         GIT_COMMITTER_NAME: 'Worker',
