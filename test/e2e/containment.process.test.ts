@@ -1,11 +1,13 @@
 // A doer that leaves a process hidden from the sweep (its own session, an empty environment) to forge
 // the judge's measurement later: as a user runs a loop, with the built CLI, the scripted agent and the
 // embedded store. In a PID namespace of its own the doer takes that process with it when it ends.
-import { readFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { CONTAINMENT_ENV, resetContainmentProbe } from '../../src/infra/containment.js';
-import { assertBuilt } from '../support/cli.js';
+import { assertBuilt, runCli, startCli, waitFor } from '../support/cli.js';
+import { makeRepo } from '../support/runner-repo.js';
 import {
   doer,
   retrospectiveRules,
@@ -74,6 +76,43 @@ describe('a process an agent hides from the sweep', () => {
       [1, 'revert', 5],
     ]);
     expect(await readFile(join(repo.dir, 'src', 'value.txt'), 'utf8')).toBe('10\n');
+  });
+
+  it('after kill -9 of the runner, the rerun ends the contained agent it left, and what that agent hid', async () => {
+    const repo = await makeRepo('embedded');
+    const { epic, ids } = await repo.epic(['slow', 'quick']);
+    const scratch = await mkdtemp(join(tmpdir(), 'forge-orphan-'));
+    onTestFinished(() => rm(scratch, { recursive: true, force: true }));
+    const tag = `forge-orphan-${process.pid}-${Math.random().toString(36).slice(2)}`;
+    tags.push(tag, scratch);
+    // The first run of the agent leaves a hidden process and works on for five minutes; later ones finish.
+    const agent = join(scratch, 'agent.sh');
+    await writeFile(
+      agent,
+      `if [ -e ${scratch}/ran ]; then exit 0; fi\ntouch ${scratch}/ran\n${hiddenProcessScript(tag, join(scratch, 'ready'))}\nsleep 300\n`,
+    );
+    const args = ['--store', 'embedded', epic, '--agent', `/bin/sh ${agent}`];
+    const env = { ...repo.env, [CONTAINMENT_ENV]: 'auto' };
+    const first = startCli('ralph-loop', args, { cwd: repo.dir, env });
+    await waitFor(
+      async () => (taggedProcesses(tag).length > 0 ? true : undefined),
+      30_000,
+      'the hidden process',
+    );
+    first.kill('SIGKILL');
+    await first;
+    // Nothing ends an agent whose runner was killed outright; the next run does.
+    expect(taggedProcesses(agent)).not.toEqual([]);
+
+    const rerun = await runCli('ralph-loop', args, { cwd: repo.dir, env });
+    expect(rerun.exitCode, rerun.stderr).toBe(0);
+    expect(rerun.stderr).toMatch(/Took over the lock of a runner that is gone/);
+    for (const id of ids) expect((await repo.show(id)).status).toBe('closed');
+    await waitFor(
+      async () => (taggedProcesses(agent).length + taggedProcesses(tag).length === 0 ? true : undefined),
+      10_000,
+      'the orphaned agent and its hidden process gone',
+    );
   });
 
   it('a loop run where agents get no namespace says so when it starts', async () => {
