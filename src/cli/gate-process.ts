@@ -27,8 +27,10 @@ export function createGateProcess(env: NodeJS.ProcessEnv): GateProcess {
           signal: options.signal,
           onStdoutLine: keep,
           onStderrLine: keep,
-          // What a gate starts in the background (a test server) must not outlive it.
+          // What a gate starts in the background (a test server, or the code under test) must not
+          // outlive it, even hidden from the sweep (see containment.ts).
           sweep: true,
+          contain: true,
           maxBufferChars: 64 * 1024,
         },
       );

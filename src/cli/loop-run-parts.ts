@@ -94,8 +94,16 @@ export async function autoresearchParts(
     gitAt: (cwd) => createGit({ cwd, env: deps.env }),
     clock: deps.clock,
     agents,
+    // The metric runs the doer's work: what that starts must not outlive the run (see containment.ts).
     runMetric: (command, run) =>
-      runProcess(command, { cwd: run.cwd, env: deps.env, timeoutMs: run.timeoutMs, signal: run.signal }),
+      runProcess(command, {
+        cwd: run.cwd,
+        env: deps.env,
+        timeoutMs: run.timeoutMs,
+        signal: run.signal,
+        sweep: true,
+        contain: true,
+      }),
   });
   const started = await loopStartedAt(deps.loopFiles, workspace, config);
   const cap = config.caps.wall_clock_seconds;

@@ -20,7 +20,7 @@ export function loopSetupPorts(
     runMetric: (argv, run) =>
       runProcess(
         { file: argv[0] ?? '', args: argv.slice(1) },
-        { cwd: run.cwd, env: deps.env, timeoutMs: run.timeoutMs },
+        { cwd: run.cwd, env: deps.env, timeoutMs: run.timeoutMs, sweep: true, contain: true },
       ),
     now: () => deps.clock.now(),
     host: deps.host,

@@ -1,4 +1,5 @@
-// Runs an agent in a PID namespace of its own, so that nothing it starts can outlive it.
+// Runs an agent, and whatever runs an agent's work (gates, metric commands), in a PID namespace of its
+// own, so that nothing it starts can outlive it.
 //
 // The sweep (process.ts) finds what an agent leaves running by the mark in its environment; a process
 // started with `setsid env -i …` carries no mark and no group, and used to outlive its bead, free to

@@ -21,6 +21,13 @@ const METRIC = `import { readFileSync } from 'node:fs';
 console.log(JSON.stringify({ value: Number(readFileSync('src/value.txt', 'utf8').trim()) }));
 `;
 
+// The metric imports the doer's code and reports the value it exports.
+const METRIC_OF_CODE = `import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+const { value } = await import(pathToFileURL(resolve('src/value.mjs')).href);
+console.log(JSON.stringify({ value }));
+`;
+
 const saved = process.env[CONTAINMENT_ENV];
 const tags: string[] = [];
 beforeAll(async () => {
@@ -76,6 +83,42 @@ describe('a process an agent hides from the sweep', () => {
       [1, 'revert', 5],
     ]);
     expect(await readFile(join(repo.dir, 'src', 'value.txt'), 'utf8')).toBe('10\n');
+  });
+
+  it('dies with the metric run when the doer’s code starts it as the metric runs that code', async () => {
+    const repo = await scriptedLoopRepo(
+      { 'src/value.mjs': 'export const value = 10;\n', 'metric/score.mjs': METRIC_OF_CODE },
+      [],
+      'forge-contain-',
+    );
+    const tag = `forge-planted-${process.pid}-${Math.random().toString(36).slice(2)}`;
+    tags.push(tag);
+    // Nothing runs while the doer works; its code starts the hidden process when the metric imports it.
+    const planted = [
+      "import { spawn } from 'node:child_process';",
+      `spawn('setsid', ['env', '-i', 'PATH=/usr/bin:/bin', '/bin/sh', '-c', 'while :; do sleep 0.05; done', '${tag}'], { detached: true, stdio: 'ignore' }).unref();`,
+      'export const value = 12;',
+      '',
+    ].join('\n');
+    await repo.rules([
+      {
+        when: { role: 'doer', iter: 1 },
+        steps: [{ write: 'src/value.mjs', content: planted }, { say: 'HYPOTHESIS: 12 is better' }],
+      },
+      ...retrospectiveRules(repo.dir, '# Notes'),
+      stampNext(repo.dir),
+    ]);
+    const epic = await createLoop(repo, 'src/value.mjs');
+
+    const run = await repo.ralph([epic, '--agent', 'scripted']);
+    expect(run.exitCode, run.stderr).toBe(0);
+    const ledger = await repo.ledger<{ iter: number; decision: string; score_after: number | null }>();
+    expect(ledger.map((l) => [l.iter, l.decision, l.score_after])).toEqual([
+      [0, 'baseline', 10],
+      [1, 'keep', 12],
+    ]);
+    // The judge's run of the metric started it; the end of that run ended it.
+    expect(taggedProcesses(tag)).toEqual([]);
   });
 
   it('after kill -9 of the runner, the rerun ends the contained agent it left, and what that agent hid', async () => {
@@ -135,12 +178,12 @@ describe('a process an agent hides from the sweep', () => {
   });
 });
 
-async function createLoop(repo: ScriptedLoopRepo): Promise<string> {
+async function createLoop(repo: ScriptedLoopRepo, artifact = 'src/value.txt'): Promise<string> {
   const created = await repo.forge([
     'loop',
     'value',
     '--program',
-    'Make the value in src/value.txt as large as possible.',
+    `Make the value in ${artifact} as large as possible.`,
     '--metric-command',
     'node metric/score.mjs',
     '--score',
