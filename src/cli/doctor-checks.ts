@@ -93,7 +93,9 @@ export function containmentCheck(containment: Containment): DoctorCheck {
     fix:
       containment.why === `${CONTAINMENT_ENV}=off`
         ? `Unset ${CONTAINMENT_ENV} to contain agents again.`
-        : 'Install util-linux (`unshare`) and allow user namespaces (Ubuntu: an AppArmor profile for node, or sysctl kernel.apparmor_restrict_unprivileged_userns=0; Docker: a seccomp profile that permits unshare).',
+        : containment.why.includes('is not a setting')
+          ? `Set ${CONTAINMENT_ENV} to off, auto or required (or unset it: auto).`
+          : 'Install util-linux (`unshare`) and allow user namespaces (Ubuntu: an AppArmor profile for node, or sysctl kernel.apparmor_restrict_unprivileged_userns=0; Docker: a seccomp profile that permits unshare).',
   };
 }
 

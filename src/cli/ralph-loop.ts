@@ -165,6 +165,9 @@ FORGE_EPIC, FORGE_REASON, FORGE_EXIT_CODE and FORGE_MESSAGE set; a failing hook 
 Before claiming anything, a run checks the epic as forge-pack validate does and refuses its errors
 (exit 4: a dependency cycle, a dangling dependency, a bead that can never run, an unknown role, agent
 or gate…); warnings are printed and the run goes on. --no-validate skips the checks.
+Agents, gates and metric commands run in a PID namespace of their own where Linux allows it
+(util-linux unshare), so nothing they start outlives them; FORGE_CONTAINMENT=off runs them without,
+=required refuses to start where it is not available (forge-pack doctor says which you have).
 Exit codes: 0 done/terminal/cap/stopped, 2 usage, 3 environment, 4 config, 5 a bead failed
 (labelled ralph:failed, left open), 6 waiting for a human, 7 stalled (open beads, none ready),
 8 another runner holds the epic, 9 agent authentication failed, 130 interrupted.

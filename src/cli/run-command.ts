@@ -2,6 +2,7 @@
 import { randomBytes } from 'node:crypto';
 import type { BeadStore, EpicGraph } from '../beads/types.js';
 import { createEventLogWriter, createNdjsonStream } from '../infra/event-log.js';
+import { refuseUncontainedRun } from '../infra/containment.js';
 import { AppError, EnvironmentError, ExitCode, type ExitCodeValue } from '../infra/errors.js';
 import { createFileLock, readLockFile } from '../infra/lock-file.js';
 import type { RunDir } from '../infra/run-dir.js';
@@ -205,6 +206,7 @@ export async function runEpicCommand(
     });
   }
   refuseParallelMisuse(dispatched ? Math.max(parallel, 2) : 1, flags, repo, repoGit !== undefined);
+  if (flags.dryRun !== true) await refuseUncontainedRun();
   if (autoCommit && repoGit === undefined && !flags.dryRun) {
     throw new EnvironmentError(`--auto-commit needs a git repository, and ${repo} is not one.`, {
       hint: 'Run it in your project (or pass -C <dir>), or drop --auto-commit (and runner.auto_commit).',

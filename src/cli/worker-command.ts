@@ -1,5 +1,6 @@
 // `forge-pack worker`: takes bead attempts off the Redis queue a `ralph-loop --executor queue` fills,
 // runs each with this machine's agents and credentials, pushes the result to the job's git remote.
+import { refuseUncontainedRun } from '../infra/containment.js';
 import { join } from 'node:path';
 import type { Command } from 'commander';
 import { startAttemptWorkers } from '../dispatch/queue/bullmq-adapter.js';
@@ -55,6 +56,7 @@ export function defineWorkerCommand(command: Command, deps: CliDeps): void {
       '30000',
     )
     .action(async (flags: WorkerFlags) => {
+      await refuseUncontainedRun();
       const concurrency = positiveInt(flags.concurrency, '--concurrency');
       const lockMs = positiveInt(flags.lockMs, '--lock-ms');
       const limits = agentLimits(flags.agents, concurrency);

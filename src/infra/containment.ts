@@ -11,15 +11,18 @@
 // report. Where namespaces are not allowed (no unshare, Docker's default seccomp profile, Ubuntu's
 // AppArmor restriction on user namespaces, macOS) the agent runs as before and the sweep is the only
 // guard; `containmentStatus()` says which.
+import { EnvironmentError, UsageError } from './errors.js';
 import { findExecutable } from './executables.js';
 import type { Command } from './process.js';
 import { runShortProcess } from './short-process.js';
 
 /**
- * Set to `off` in the runner's environment to run agents without a namespace of their own (the sweep
- * still runs). The runner process's own environment decides, not the agent's.
+ * The runner's setting, in its own environment (the agent's cannot change it): `auto` (the default)
+ * contains agents where the machine allows it, `off` never, `required` refuses to run without it.
  */
 export const CONTAINMENT_ENV = 'FORGE_CONTAINMENT';
+
+export type ContainmentSetting = 'off' | 'auto' | 'required';
 
 export type Containment =
   { kind: 'pid-namespace'; unshare: string; flags: readonly string[] } | { kind: 'none'; why: string };
@@ -52,11 +55,46 @@ let probed: Promise<Containment> | undefined;
 
 /** What agents run in on this machine, probed once per process (a `true` run under each candidate). */
 export function containmentStatus(env: NodeJS.ProcessEnv = process.env): Promise<Containment> {
-  if (env[CONTAINMENT_ENV] === 'off') {
-    return Promise.resolve({ kind: 'none', why: `${CONTAINMENT_ENV}=off` });
+  const setting = containmentSetting(env);
+  if (setting === undefined) {
+    const why = `${CONTAINMENT_ENV}=${env[CONTAINMENT_ENV] ?? ''} is not a setting (off, auto or required)`;
+    return Promise.resolve({ kind: 'none', why });
   }
+  if (setting === 'off') return Promise.resolve({ kind: 'none', why: `${CONTAINMENT_ENV}=off` });
   probed ??= probe();
   return probed;
+}
+
+/** The setting in `env`; undefined when it is not one of the three. */
+export function containmentSetting(env: NodeJS.ProcessEnv = process.env): ContainmentSetting | undefined {
+  const value = env[CONTAINMENT_ENV];
+  if (value === undefined || value === '' || value === 'auto') return 'auto';
+  return value === 'off' || value === 'required' ? value : undefined;
+}
+
+/**
+ * Before a run starts any agent: a setting that is not one is a usage error, and `required` on a
+ * machine that cannot make a namespace stops the run before anything is claimed.
+ */
+export async function refuseUncontainedRun(
+  env: NodeJS.ProcessEnv = process.env,
+  status: (env: NodeJS.ProcessEnv) => Promise<Containment> = containmentStatus,
+): Promise<void> {
+  const setting = containmentSetting(env);
+  if (setting === undefined) {
+    throw new UsageError(
+      `${CONTAINMENT_ENV}=${env[CONTAINMENT_ENV] ?? ''} is not a setting: use off, auto (the default) or required.`,
+    );
+  }
+  if (setting !== 'required') return;
+  const found = await status(env);
+  if (found.kind === 'pid-namespace') return;
+  throw new EnvironmentError(
+    `${CONTAINMENT_ENV}=required, and agents cannot get a PID namespace here: ${found.why}.`,
+    {
+      hint: '`forge-pack doctor` says how to allow one; FORGE_CONTAINMENT=auto runs agents with the sweep alone.',
+    },
+  );
 }
 
 /** Forget the probe (tests). */

@@ -158,6 +158,20 @@ describe('a process an agent hides from the sweep', () => {
     );
   });
 
+  it('a run refuses a FORGE_CONTAINMENT that is not a setting, before it claims anything', async () => {
+    const repo = await makeRepo('embedded');
+    const { epic, ids } = await repo.epic(['one']);
+    const run = await runCli('ralph-loop', ['--store', 'embedded', epic, '--agent', '/bin/true'], {
+      cwd: repo.dir,
+      env: { ...repo.env, [CONTAINMENT_ENV]: 'always' },
+    });
+    expect(run.exitCode).toBe(2);
+    expect(run.stderr).toContain(
+      'FORGE_CONTAINMENT=always is not a setting: use off, auto (the default) or required.',
+    );
+    expect((await repo.show(ids[0]!)).status).toBe('open');
+  });
+
   it('a loop run where agents get no namespace says so when it starts', async () => {
     const repo = await scriptedLoopRepo(
       { 'src/value.txt': '10\n', 'metric/score.mjs': METRIC },

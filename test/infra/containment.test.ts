@@ -5,7 +5,14 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { CONTAINMENT_ENV, containCommand, containmentStatus } from '../../src/infra/containment.js';
+import {
+  CONTAINMENT_ENV,
+  containCommand,
+  containmentSetting,
+  containmentStatus,
+  refuseUncontainedRun,
+} from '../../src/infra/containment.js';
+import { EnvironmentError, UsageError } from '../../src/infra/errors.js';
 import { runProcess } from '../../src/infra/process.js';
 import { hiddenProcessScript, killTagged, taggedProcesses } from '../support/tagged-processes.js';
 
@@ -104,5 +111,39 @@ describe('containment', () => {
     expect(args.slice(-4, -3)).toEqual(['forge-contained']);
     expect(args.at(-3)).toMatch(/^\/.*\/sh$/);
     expect(args.slice(-2)).toEqual(['-c', 'true']);
+  });
+
+  it('reads off, auto (also unset or empty) and required; anything else is not a setting', async () => {
+    const of = (value: string | undefined) => containmentSetting({ [CONTAINMENT_ENV]: value });
+    expect([of(undefined), of(''), of('auto'), of('off'), of('required'), of('on')]).toEqual([
+      'auto',
+      'auto',
+      'auto',
+      'off',
+      'required',
+      undefined,
+    ]);
+    expect(await containmentStatus({ [CONTAINMENT_ENV]: 'on' })).toEqual({
+      kind: 'none',
+      why: 'FORGE_CONTAINMENT=on is not a setting (off, auto or required)',
+    });
+  });
+
+  it('refuses a run when the setting is not one, and when it is required but not available', async () => {
+    await expect(refuseUncontainedRun({ [CONTAINMENT_ENV]: 'yes' })).rejects.toThrow(UsageError);
+    await expect(refuseUncontainedRun({ [CONTAINMENT_ENV]: 'yes' })).rejects.toThrow(
+      'FORGE_CONTAINMENT=yes is not a setting: use off, auto (the default) or required.',
+    );
+    const unavailable = () =>
+      Promise.resolve({ kind: 'none' as const, why: 'util-linux `unshare` was not found' });
+    const required = { [CONTAINMENT_ENV]: 'required' };
+    await expect(refuseUncontainedRun(required, unavailable)).rejects.toThrow(EnvironmentError);
+    await expect(refuseUncontainedRun(required, unavailable)).rejects.toThrow(
+      'FORGE_CONTAINMENT=required, and agents cannot get a PID namespace here: util-linux `unshare` was not found.',
+    );
+    // Available here; and neither auto nor off ever refuses.
+    await expect(refuseUncontainedRun(required)).resolves.toBeUndefined();
+    await expect(refuseUncontainedRun({}, unavailable)).resolves.toBeUndefined();
+    await expect(refuseUncontainedRun({ [CONTAINMENT_ENV]: 'off' }, unavailable)).resolves.toBeUndefined();
   });
 });
