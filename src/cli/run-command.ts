@@ -32,7 +32,7 @@ import { queueOptions, type QueueOptions } from './queue-options.js';
 import { deadlineOf, nestedFlags, pipelineBuiltins } from './pipeline-run.js';
 import { createProgressRenderer } from './progress.js';
 import { checkRunTarget, readRunGraph } from './run-target.js';
-import type { RunFlags } from './run-flags.js';
+import { refuseParallelMisuse, type RunFlags } from './run-flags.js';
 
 /** Exit code for each way a run can end. */
 export const STOP_EXIT_CODES: Record<StopReason, ExitCodeValue> = {
@@ -397,31 +397,6 @@ export async function runEpicCommand(
     }
   }
   return { summary, exitCode };
-}
-
-/** `--parallel` results are commits on the branch: it needs git, a tree of yours that is clean, and a run. */
-function refuseParallelMisuse(parallel: number, flags: RunFlags, repo: string, inGit: boolean): void {
-  if (parallel <= 1) return;
-  if (flags.autoCommit === false) {
-    throw new AppError(
-      '--parallel and --no-auto-commit do not go together: a parallel bead lands as a commit.',
-      {
-        exitCode: ExitCode.usage,
-        hint: 'Drop --no-auto-commit, or run with --parallel 1.',
-      },
-    );
-  }
-  if (flags.allowDirty === true) {
-    throw new AppError(
-      '--parallel and --allow-dirty do not go together: results are cherry-picked onto your branch, and a failed one is undone with a reset, which needs a tree without changes of your own.',
-      { exitCode: ExitCode.usage, hint: 'Commit or stash your changes, then run with --parallel.' },
-    );
-  }
-  if (!inGit && flags.dryRun !== true) {
-    throw new EnvironmentError(`--parallel needs a git repository, and ${repo} is not one.`, {
-      hint: 'Run it in your project (or pass -C <dir>), or drop --parallel.',
-    });
-  }
 }
 
 /** The worktree dispatcher and the run's tree as the integration branch (loaded only for parallel runs). */
