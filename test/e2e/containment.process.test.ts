@@ -158,6 +158,40 @@ describe('a process an agent hides from the sweep', () => {
     );
   });
 
+  it('a second Ctrl-C ends a contained agent that ignores SIGTERM, and what it hid, before the runner quits', async () => {
+    const repo = await makeRepo('embedded');
+    const { epic, ids } = await repo.epic(['stubborn']);
+    const scratch = await mkdtemp(join(tmpdir(), 'forge-stubborn-'));
+    onTestFinished(() => rm(scratch, { recursive: true, force: true }));
+    const tag = `forge-stubborn-${process.pid}-${Math.random().toString(36).slice(2)}`;
+    tags.push(tag, scratch);
+    const agent = join(scratch, 'agent.sh');
+    await writeFile(
+      agent,
+      `trap '' TERM\n${hiddenProcessScript(tag, join(scratch, 'ready'))}\nwhile :; do sleep 0.1; done\n`,
+    );
+    const run = startCli('ralph-loop', ['--store', 'embedded', epic, '--agent', `/bin/sh ${agent}`], {
+      cwd: repo.dir,
+      env: { ...repo.env, [CONTAINMENT_ENV]: 'auto' },
+    });
+    await waitFor(
+      async () => (taggedProcesses(tag).length > 0 ? true : undefined),
+      30_000,
+      'the hidden process',
+    );
+    run.kill('SIGINT');
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    run.kill('SIGINT');
+    expect((await run).exitCode).toBe(130);
+    await waitFor(
+      async () => (taggedProcesses(agent).length + taggedProcesses(tag).length === 0 ? true : undefined),
+      5_000,
+      'the agent and its hidden process gone',
+    );
+    // Quitting at once leaves the bead claimed; the next run takes it back (as without a namespace).
+    expect((await repo.show(ids[0]!)).status).toBe('in_progress');
+  });
+
   it('a run refuses a FORGE_CONTAINMENT that is not a setting, before it claims anything', async () => {
     const repo = await makeRepo('embedded');
     const { epic, ids } = await repo.epic(['one']);
