@@ -243,9 +243,9 @@ export async function runEpicCommand(
   const lock: EpicLock = {
     acquire: (holder) => fileLock.acquire(holder),
     release: () => fileLock.release(),
-    update: (patch) => {
+    update: (patch, how) => {
       if ('agent_pid' in patch) agentPid = patch.agent_pid;
-      return fileLock.update(patch);
+      return fileLock.update(patch, how);
     },
   };
 

@@ -1,5 +1,6 @@
 // Atomic file writes (temp file in the same directory, fsync, rename) and a torn-line-tolerant append.
 import { access, mkdir, open, readFile, rename, rm, stat, type FileHandle } from 'node:fs/promises';
+import { renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, basename, join } from 'node:path';
 
 export interface AtomicWriteOptions {
@@ -33,6 +34,24 @@ export async function writeFileAtomic(
     await rename(temp, path);
   } catch (error) {
     await rm(temp, { force: true });
+    throw error;
+  }
+}
+
+/**
+ * writeJsonAtomic for the rare write that must be on disk before the caller goes on (a process that
+ * can be killed any moment after), without a flush: readers and a kill see the old file or the new.
+ */
+let nowWrites = 0;
+export function writeJsonAtomicNow(path: string, value: unknown): void {
+  // Unique within this process by the counter (no node:crypto here: see writeFileAtomic).
+  nowWrites += 1;
+  const temp = join(dirname(path), `.${basename(path)}.${process.pid}.now${nowWrites}.tmp`);
+  try {
+    writeFileSync(temp, `${JSON.stringify(value, null, 2)}\n`);
+    renameSync(temp, path);
+  } catch (error) {
+    rmSync(temp, { force: true });
     throw error;
   }
 }

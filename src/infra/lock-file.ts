@@ -1,7 +1,7 @@
 // A lock file holding who runs an epic (pid, host, start); stale holders are taken over, live ones refused.
 import { mkdir, open, readFile, rename, rm, stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { isNotFound, writeJsonAtomic } from './atomic-file.js';
+import { isNotFound, writeJsonAtomic, writeJsonAtomicNow } from './atomic-file.js';
 import { EnvironmentError } from './errors.js';
 import { createSerialQueue } from './serial-queue.js';
 import { isProcessAlive, processStartTicks, signalGroup } from './pid.js';
@@ -42,7 +42,8 @@ export interface FileLockOptions {
 
 export interface FileLock {
   acquire(record: LockRecord): Promise<LockAcquireResult>;
-  update(patch: Partial<LockRecord>): Promise<void>;
+  /** `now`: the record is on disk when the call returns (then written again in turn, see update). */
+  update(patch: Partial<LockRecord>, how?: { now?: boolean }): Promise<void>;
   release(): Promise<void>;
 }
 
@@ -149,15 +150,26 @@ export function createFileLock(options: FileLockOptions): FileLock {
       );
     },
 
-    async update(given) {
+    async update(given, how = {}) {
       if (held === undefined) return;
       const patch = 'agent_pid' in given ? { ...given, agent_pid_start: withStart(given.agent_pid) } : given;
       const record = { ...held, ...patch };
       held = record;
+      if (how.now === true) {
+        // A new agent's pid, written before the caller goes on: a runner killed between the spawn and
+        // a queued write would leave an agent that the next run, taking over, does not know to stop.
+        // Writes are queued behind earlier ones, which took a few ms and under load far more.
+        try {
+          writeJsonAtomicNow(options.path, record);
+        } catch {
+          // The queued write below still lands.
+        }
+      }
       // Progress only (the live bead, the agent's pid), several times a bead: replaced atomically but not
       // flushed. A kill leaves the last update; a power loss leaves this record or, at worst, an
-      // unreadable lock, which ages out (unreadableGraceMs) — either way its processes are gone.
-      await writes.run(() => writeJsonAtomic(options.path, record, { durable: false }));
+      // unreadable lock, which ages out (unreadableGraceMs) — either way its processes are gone. Each
+      // queued write writes the newest record, so one queued earlier never puts an older one back.
+      await writes.run(() => writeJsonAtomic(options.path, held ?? record, { durable: false }));
     },
 
     async release() {

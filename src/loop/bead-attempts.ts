@@ -320,8 +320,11 @@ async function sleepOrStop(
  */
 function noteInLock(ctx: RunContext, patch: Partial<LockHolder>, beadId: string): void {
   const what = 'agent_pid' in patch ? "the agent's pid" : 'the running bead';
+  // A new agent's pid is written before the spawn's caller goes on (the lock's `now`): until it is
+  // on disk, a kill of this runner leaves an agent that the next run does not know to stop.
+  const now = patch.agent_pid !== undefined;
   void Promise.resolve()
-    .then(() => ctx.d.lock.update(patch))
+    .then(() => (now ? ctx.d.lock.update(patch, { now }) : ctx.d.lock.update(patch)))
     .catch((error: unknown) => ctx.warn(`Could not record ${what} in the lock: ${String(error)}`, beadId));
 }
 

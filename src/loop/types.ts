@@ -132,8 +132,11 @@ export type AcquireResult = { ok: true; tookOverFrom?: LockHolder } | { ok: fals
 /** One runner per epic. */
 export interface EpicLock {
   acquire(holder: LockHolder): Promise<AcquireResult>;
-  /** Records the live bead (and agent pid) so `status` can show it. */
-  update(patch: Partial<LockHolder>): Promise<void>;
+  /**
+   * Records the live bead (and agent pid) so `status` can show it, and a takeover can stop the agent;
+   * `now`: on disk before the call returns (a new agent's pid).
+   */
+  update(patch: Partial<LockHolder>, how?: { now?: boolean }): Promise<void>;
   release(): Promise<void>;
 }
 

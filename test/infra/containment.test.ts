@@ -66,7 +66,8 @@ describe('containment', () => {
         { cwd: dir, env, sweep: true, contain: true },
       );
       expect(result).toMatchObject({ exitCode: 0, contained: false, swept: [] });
-      expect(taggedProcesses(tag)).toHaveLength(1);
+      // Alive (its setsid parent may still be on its way out, with the same command line).
+      expect(taggedProcesses(tag)).not.toEqual([]);
     } finally {
       process.env[CONTAINMENT_ENV] = 'auto';
     }

@@ -1,6 +1,7 @@
 // The runner's lock file: a live holder is refused, a gone one taken over, and a pid that now belongs
 // to a later, unrelated process (a reboot, a container) is told apart from the runner that wrote it.
 import { execa } from 'execa';
+import { readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, open, readdir, rm, utimes, writeFile } from 'node:fs/promises';
 import { hostname, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -97,6 +98,25 @@ describe('lock file: writes after a failed one', () => {
     expect(await readLockFile(path)).toMatchObject({ bead: 'bd-2', run_id: `run-${process.pid}` });
     await lock.release();
     expect(await readLockFile(path)).toBeUndefined();
+  });
+});
+
+describe('lock file: a new agent’s pid', () => {
+  it('is on disk when update(…, { now }) returns, and no write queued before it puts an older record back', async () => {
+    const path = await lockPath();
+    const lock = createFileLock({ path, host: hostname() });
+    expect(await lock.acquire(record(process.pid))).toMatchObject({ ok: true });
+    // The bead's start is queued (not awaited, as the runner does); the agent is spawned right after.
+    const started = lock.update({ bead: 'bd-1', bead_started_at: new Date().toISOString() });
+    const spawned = lock.update({ agent_pid: process.pid }, { now: true });
+    // Read synchronously: nothing queued has run yet, and the pid is already there.
+    expect(JSON.parse(readFileSync(path, 'utf8'))).toMatchObject({ bead: 'bd-1', agent_pid: process.pid });
+    // The write queued first lands after the one made now: it carries the newest record.
+    await started;
+    expect(await readLockFile(path)).toMatchObject({ bead: 'bd-1', agent_pid: process.pid });
+    await spawned;
+    expect((await readdir(dirname(path))).sort()).toEqual(['ralph-loop.lock']);
+    await lock.release();
   });
 });
 

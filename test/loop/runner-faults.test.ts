@@ -276,8 +276,8 @@ describe('runner: the lock is only a record', () => {
     const lock = {
       acquire: async () => ({ ok: true as const }),
       // A write stuck on a slow disk: the run must go on without it.
-      update: (patch: object): Promise<void> => {
-        patches.push(patch);
+      update: (patch: object, how?: { now?: boolean }): Promise<void> => {
+        patches.push(how === undefined ? patch : { ...patch, how });
         return new Promise<void>(() => undefined);
       },
       release: async () => undefined,
@@ -285,9 +285,10 @@ describe('runner: the lock is only a record', () => {
     const summary = await h.run({ epicId, maxAttempts: 1 }, { lock });
     expect(summary.reason).toBe('done');
     expect((await h.store.show(ids[1]!)).status).toBe('closed');
+    // Only a new agent's pid is asked for on disk at once (the lock's `now`).
     expect(patches).toEqual([
       expect.objectContaining({ bead: ids[0] }),
-      { agent_pid: 4242 },
+      { agent_pid: 4242, how: { now: true } },
       { agent_pid: undefined },
       expect.objectContaining({ bead: ids[1] }),
       { agent_pid: undefined },
