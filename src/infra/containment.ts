@@ -27,7 +27,9 @@ export type ContainmentSetting = 'off' | 'auto' | 'required';
 export type Containment =
   { kind: 'pid-namespace'; unshare: string; flags: readonly string[] } | { kind: 'none'; why: string };
 
-const NAMESPACE_FLAGS = ['--pid', '--fork', '--kill-child', '--mount', '--mount-proc'] as const;
+const PID_FLAGS = ['--pid', '--fork', '--kill-child'] as const;
+/** A /proc of the namespace's own; refused where the host's /proc has masked entries (Docker, Podman). */
+const PROC_FLAGS = ['--mount', '--mount-proc'] as const;
 /**
  * Without root, a user namespace mapped to the same uid and gid, so files and the agent CLIs see the
  * same user (`claude` refuses to skip permissions as root). `--map-current-user` is util-linux 2.38;
@@ -107,8 +109,7 @@ async function probe(): Promise<Containment> {
   const unshare = await findExecutable('unshare', '/usr/bin:/bin:/usr/sbin:/sbin', '/');
   if (unshare === undefined) return { kind: 'none', why: 'util-linux `unshare` was not found' };
   const root = process.getuid?.() === 0;
-  const withUser = userFlagSets().map((user) => [...user, ...NAMESPACE_FLAGS]);
-  const candidates = root ? [[...NAMESPACE_FLAGS], ...withUser] : withUser;
+  const candidates = containmentCandidates(root);
   let last = '';
   for (const flags of candidates) {
     const failure = await tryRun(unshare, [...flags, 'true']);
@@ -116,6 +117,18 @@ async function probe(): Promise<Containment> {
     last = failure;
   }
   return { kind: 'none', why: `\`unshare\` could not make a PID namespace here (${last})` };
+}
+
+/**
+ * The flag sets to try, best first: as root without a user namespace; each with a /proc of its own,
+ * then without one (the namespace still ends everything in it; only `ps` inside shows the host's pids).
+ */
+export function containmentCandidates(root: boolean): string[][] {
+  const users = [...(root ? [[]] : []), ...userFlagSets()];
+  return users.flatMap((user) => [
+    [...user, ...PID_FLAGS, ...PROC_FLAGS],
+    [...user, ...PID_FLAGS],
+  ]);
 }
 
 /** Undefined when `file args` exited 0; otherwise what it said. */

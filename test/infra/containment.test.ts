@@ -8,6 +8,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
   CONTAINMENT_ENV,
   containCommand,
+  containmentCandidates,
   containmentSetting,
   containmentStatus,
   refuseUncontainedRun,
@@ -146,5 +147,19 @@ describe('containment', () => {
     await expect(refuseUncontainedRun(required)).resolves.toBeUndefined();
     await expect(refuseUncontainedRun({}, unavailable)).resolves.toBeUndefined();
     await expect(refuseUncontainedRun({ [CONTAINMENT_ENV]: 'off' }, unavailable)).resolves.toBeUndefined();
+  });
+
+  it('tries the best flags first: no user namespace as root, a /proc of its own before none', () => {
+    const pid = ['--pid', '--fork', '--kill-child'];
+    const proc = ['--mount', '--mount-proc'];
+    const mapped = [`--map-user=${process.getuid?.() ?? 0}`, `--map-group=${process.getgid?.() ?? 0}`];
+    const asUser = [
+      ['--user', '--map-current-user', ...pid, ...proc],
+      ['--user', '--map-current-user', ...pid],
+      ['--user', ...mapped, ...pid, ...proc],
+      ['--user', ...mapped, ...pid],
+    ];
+    expect(containmentCandidates(false)).toEqual(asUser);
+    expect(containmentCandidates(true)).toEqual([[...pid, ...proc], pid, ...asUser]);
   });
 });
