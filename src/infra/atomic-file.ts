@@ -1,5 +1,15 @@
 // Atomic file writes (temp file in the same directory, fsync, rename) and a torn-line-tolerant append.
-import { access, mkdir, open, readFile, rename, rm, stat, type FileHandle } from 'node:fs/promises';
+import {
+  access,
+  mkdir,
+  open,
+  readFile,
+  rename,
+  rm,
+  stat,
+  writeFile,
+  type FileHandle,
+} from 'node:fs/promises';
 import { renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, basename, join } from 'node:path';
 
@@ -50,6 +60,33 @@ export function writeJsonAtomicNow(path: string, value: unknown): void {
   try {
     writeFileSync(temp, `${JSON.stringify(value, null, 2)}\n`);
     renameSync(temp, path);
+  } catch (error) {
+    rmSync(temp, { force: true });
+    throw error;
+  }
+}
+
+/**
+ * writeJsonAtomic (unflushed) that gives way: once the new content is written beside the file,
+ * `skip` is asked and the rename made in one synchronous step, so a newer version written meanwhile
+ * by writeJsonAtomicNow is never replaced by this older one. True when it renamed.
+ */
+export async function writeJsonAtomicUnless(
+  path: string,
+  value: unknown,
+  skip: () => boolean,
+): Promise<boolean> {
+  await mkdir(dirname(path), { recursive: true });
+  nowWrites += 1;
+  const temp = join(dirname(path), `.${basename(path)}.${process.pid}.q${nowWrites}.tmp`);
+  try {
+    await writeFile(temp, `${JSON.stringify(value, null, 2)}\n`);
+    if (skip()) {
+      rmSync(temp, { force: true });
+      return false;
+    }
+    renameSync(temp, path);
+    return true;
   } catch (error) {
     rmSync(temp, { force: true });
     throw error;

@@ -1,7 +1,7 @@
 // A lock file holding who runs an epic (pid, host, start); stale holders are taken over, live ones refused.
 import { mkdir, open, readFile, rename, rm, stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { isNotFound, writeJsonAtomic, writeJsonAtomicNow } from './atomic-file.js';
+import { isNotFound, writeJsonAtomicNow, writeJsonAtomicUnless } from './atomic-file.js';
 import { EnvironmentError } from './errors.js';
 import { createSerialQueue } from './serial-queue.js';
 import { isProcessAlive, processStartTicks, signalGroup } from './pid.js';
@@ -60,6 +60,9 @@ export function createFileLock(options: FileLockOptions): FileLock {
   let held: LockRecord | undefined;
   // Lock writes are chained so a late write can never land after another, or after release.
   const writes = createSerialQueue();
+  /** Updates made, and how many of them the file on disk holds (a `now` write can get ahead). */
+  let made = 0;
+  let onDisk = 0;
 
   async function tryCreate(record: LockRecord): Promise<boolean> {
     await mkdir(dirname(options.path), { recursive: true });
@@ -155,21 +158,28 @@ export function createFileLock(options: FileLockOptions): FileLock {
       const patch = 'agent_pid' in given ? { ...given, agent_pid_start: withStart(given.agent_pid) } : given;
       const record = { ...held, ...patch };
       held = record;
+      made += 1;
       if (how.now === true) {
         // A new agent's pid, written before the caller goes on: a runner killed between the spawn and
         // a queued write would leave an agent that the next run, taking over, does not know to stop.
         // Writes are queued behind earlier ones, which took a few ms and under load far more.
         try {
           writeJsonAtomicNow(options.path, record);
+          onDisk = made;
         } catch {
           // The queued write below still lands.
         }
       }
       // Progress only (the live bead, the agent's pid), several times a bead: replaced atomically but not
       // flushed. A kill leaves the last update; a power loss leaves this record or, at worst, an
-      // unreadable lock, which ages out (unreadableGraceMs) — either way its processes are gone. Each
-      // queued write writes the newest record, so one queued earlier never puts an older one back.
-      await writes.run(() => writeJsonAtomic(options.path, held ?? record, { durable: false }));
+      // unreadable lock, which ages out (unreadableGraceMs) — either way its processes are gone. A
+      // queued write writes the newest record, and gives way to a `now` write made while it ran.
+      await writes.run(async () => {
+        const newest = held;
+        const upTo = made;
+        if (newest === undefined || onDisk >= upTo) return;
+        if (await writeJsonAtomicUnless(options.path, newest, () => onDisk >= upTo)) onDisk = upTo;
+      });
     },
 
     async release() {

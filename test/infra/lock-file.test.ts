@@ -120,6 +120,24 @@ describe('lock file: a new agent’s pid', () => {
   });
 });
 
+describe('lock file: a new agent’s pid, while a write is under way', () => {
+  it('is not put back by a queued write that began before it', async () => {
+    const path = await lockPath();
+    const lock = createFileLock({ path, host: hostname() });
+    expect(await lock.acquire(record(process.pid))).toMatchObject({ ok: true });
+    const started = lock.update({ bead: 'bd-1' });
+    // That write is under way (its record taken, its file being written) when the agent is spawned.
+    await new Promise((resolve) => setImmediate(resolve));
+    const spawned = lock.update({ agent_pid: process.pid }, { now: true });
+    await started;
+    expect(await readLockFile(path)).toMatchObject({ bead: 'bd-1', agent_pid: process.pid });
+    await spawned;
+    expect(await readLockFile(path)).toMatchObject({ bead: 'bd-1', agent_pid: process.pid });
+    expect((await readdir(dirname(path))).sort()).toEqual(['ralph-loop.lock']);
+    await lock.release();
+  });
+});
+
 describe('lock file: who may take it', () => {
   const dead = () => false;
 
