@@ -142,7 +142,10 @@ describe('a process an agent hides from the sweep', () => {
       30_000,
       'the hidden process',
     );
-    // No wait for the lock: it names a new agent before the runner goes on from the spawn.
+    // The lock names a new agent as soon as the runner is back from the spawn; on a loaded machine the
+    // agent can get ahead of that, so the kill waits for it (the takeover is what is tested here).
+    const lock = join(repo.dir, '.forge', 'epics', epic, 'ralph-loop.lock');
+    await waitFor(async () => ((await readFile(lock, 'utf8')).includes('"agent_pid"') ? true : undefined));
     first.kill('SIGKILL');
     await first;
     // Nothing ends an agent whose runner was killed outright; the next run does.
