@@ -48,13 +48,15 @@ export async function writeFileAtomic(
   }
 }
 
+/** Temp files of the two writes below, unique within this process. */
+let nowWrites = 0;
+
 /**
  * writeJsonAtomic for the rare write that must be on disk before the caller goes on (a process that
  * can be killed any moment after), without a flush: readers and a kill see the old file or the new.
  */
-let nowWrites = 0;
 export function writeJsonAtomicNow(path: string, value: unknown): void {
-  // Unique within this process by the counter (no node:crypto here: see writeFileAtomic).
+  // The counter, not node:crypto (see writeFileAtomic).
   nowWrites += 1;
   const temp = join(dirname(path), `.${basename(path)}.${process.pid}.now${nowWrites}.tmp`);
   try {

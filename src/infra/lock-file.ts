@@ -42,7 +42,7 @@ export interface FileLockOptions {
 
 export interface FileLock {
   acquire(record: LockRecord): Promise<LockAcquireResult>;
-  /** `now`: the record is on disk when the call returns (then written again in turn, see update). */
+  /** `now`: the record is on disk when the call returns (a write queued before it gives way to it). */
   update(patch: Partial<LockRecord>, how?: { now?: boolean }): Promise<void>;
   release(): Promise<void>;
 }
