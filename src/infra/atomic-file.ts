@@ -51,16 +51,22 @@ export async function writeFileAtomic(
 /** Temp files of the two writes below, unique within this process. */
 let nowWrites = 0;
 
+/** A fresh temp path beside `path` (a counter, not node:crypto: see writeFileAtomic). */
+function tempBeside(path: string): string {
+  nowWrites += 1;
+  return join(dirname(path), `.${basename(path)}.${process.pid}.w${nowWrites}.tmp`);
+}
+
+const jsonText = (value: unknown): string => `${JSON.stringify(value, null, 2)}\n`;
+
 /**
  * writeJsonAtomic for the rare write that must be on disk before the caller goes on (a process that
  * can be killed any moment after), without a flush: readers and a kill see the old file or the new.
  */
 export function writeJsonAtomicNow(path: string, value: unknown): void {
-  // The counter, not node:crypto (see writeFileAtomic).
-  nowWrites += 1;
-  const temp = join(dirname(path), `.${basename(path)}.${process.pid}.now${nowWrites}.tmp`);
+  const temp = tempBeside(path);
   try {
-    writeFileSync(temp, `${JSON.stringify(value, null, 2)}\n`);
+    writeFileSync(temp, jsonText(value));
     renameSync(temp, path);
   } catch (error) {
     rmSync(temp, { force: true });
@@ -79,16 +85,13 @@ export async function writeJsonAtomicUnless(
   skip: () => boolean,
 ): Promise<boolean> {
   await mkdir(dirname(path), { recursive: true });
-  nowWrites += 1;
-  const temp = join(dirname(path), `.${basename(path)}.${process.pid}.q${nowWrites}.tmp`);
+  const temp = tempBeside(path);
   try {
-    await writeFile(temp, `${JSON.stringify(value, null, 2)}\n`);
-    if (skip()) {
-      rmSync(temp, { force: true });
-      return false;
-    }
-    renameSync(temp, path);
-    return true;
+    await writeFile(temp, jsonText(value));
+    const renamed = !skip();
+    if (renamed) renameSync(temp, path);
+    else rmSync(temp, { force: true });
+    return renamed;
   } catch (error) {
     rmSync(temp, { force: true });
     throw error;
@@ -100,7 +103,7 @@ export async function writeJsonAtomic(
   value: unknown,
   options: AtomicWriteOptions = {},
 ): Promise<void> {
-  await writeFileAtomic(path, `${JSON.stringify(value, null, 2)}\n`, options);
+  await writeFileAtomic(path, jsonText(value), options);
 }
 
 /** Reads a file, or returns undefined when it does not exist. */
