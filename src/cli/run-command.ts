@@ -5,6 +5,8 @@ import { createEventLogWriter, createNdjsonStream } from '../infra/event-log.js'
 import { refuseUncontainedRun } from '../infra/containment.js';
 import { AppError, EnvironmentError, ExitCode, type ExitCodeValue } from '../infra/errors.js';
 import { createFileLock, readLockFile } from '../infra/lock-file.js';
+import { sweepMarkedProcesses } from '../infra/process.js';
+import { withRunMark } from '../infra/run-marks.js';
 import type { RunDir } from '../infra/run-dir.js';
 import { refuseUncommittableTree } from '../loop/preflight.js';
 import { runEpic } from '../loop/runner.js';
@@ -239,7 +241,13 @@ export async function runEpicCommand(
   // agentGroups): a second Ctrl-C kills them first.
   let agentPid: number | undefined;
   const agentGroups = new Set<number>();
-  const fileLock = createFileLock({ path: runDir.lockPath, host: deps.host });
+  // A runner killed outright leaves its agents running; the next run's takeover ends them by this run's
+  // mark, which every agent, gate and metric run of the run carries (withRunMark below).
+  const fileLock = createFileLock({
+    path: runDir.lockPath,
+    host: deps.host,
+    endRun: (deadRunId) => sweepMarkedProcesses(deadRunId, { graceMs: 0 }),
+  });
   const lock: EpicLock = {
     acquire: (holder) => fileLock.acquire(holder),
     release: () => fileLock.release(),
@@ -318,48 +326,50 @@ export async function runEpicCommand(
   if (loop !== undefined && !flags.dryRun) await loopParts?.holdTree(loop.treeLock, epicId, deps, runId);
   let summary: RunSummary;
   try {
-    summary = await runEpic(
-      {
-        epicId,
-        cwd,
-        runId,
-        pid: deps.pid,
-        host: deps.host,
-        agents: choices,
-        beadTimeoutMs: (flags.timeout ?? config.runner.bead_timeout_seconds ?? 1800) * 1000,
-        wallClockMs,
-        maxBeads: flags.maxBeads ?? 0,
-        maxAttempts: flags.maxAttempts ?? config.runner.max_attempts ?? 3,
-        backoffMs: (flags.backoff ?? 10) * 1000,
-        maxBackoffMs: 10 * 60 * 1000,
-        autoCommit,
-        // The flag wins over the config; left undefined by commander unless given.
-        ...((flags.gates ?? config.runner.run_gates ?? true)
-          ? { gates: { commands: configuredGates(config) } }
-          : {}),
-        allowDirty: flags.allowDirty === true,
-        dryRun: flags.dryRun === true,
-        signal: controller.signal,
-        onlyBead,
-        ...(lockFreeBefore && graph !== undefined ? { beadsAtStart: graph.beads, readyAtStart } : {}),
-        treeCheckedAtStart: treeChecked,
-      },
-      {
-        store: opened.store,
-        executors,
-        lock,
-        control: stopControl(runDir, runId),
-        git,
-        gateProcess: createGateProcess(deps.env),
-        agentGroups,
-        ...(dispatched && !flags.dryRun
-          ? await parallelPorts(cwd, deps.env, parallel, executors, queue, commands)
-          : {}),
-        idle: loop?.idle,
-        guard: loop?.guard,
-        clock: deps.clock,
-        emit,
-      },
+    summary = await withRunMark(runId, async () =>
+      runEpic(
+        {
+          epicId,
+          cwd,
+          runId,
+          pid: deps.pid,
+          host: deps.host,
+          agents: choices,
+          beadTimeoutMs: (flags.timeout ?? config.runner.bead_timeout_seconds ?? 1800) * 1000,
+          wallClockMs,
+          maxBeads: flags.maxBeads ?? 0,
+          maxAttempts: flags.maxAttempts ?? config.runner.max_attempts ?? 3,
+          backoffMs: (flags.backoff ?? 10) * 1000,
+          maxBackoffMs: 10 * 60 * 1000,
+          autoCommit,
+          // The flag wins over the config; left undefined by commander unless given.
+          ...((flags.gates ?? config.runner.run_gates ?? true)
+            ? { gates: { commands: configuredGates(config) } }
+            : {}),
+          allowDirty: flags.allowDirty === true,
+          dryRun: flags.dryRun === true,
+          signal: controller.signal,
+          onlyBead,
+          ...(lockFreeBefore && graph !== undefined ? { beadsAtStart: graph.beads, readyAtStart } : {}),
+          treeCheckedAtStart: treeChecked,
+        },
+        {
+          store: opened.store,
+          executors,
+          lock,
+          control: stopControl(runDir, runId),
+          git,
+          gateProcess: createGateProcess(deps.env),
+          agentGroups,
+          ...(dispatched && !flags.dryRun
+            ? await parallelPorts(cwd, deps.env, parallel, executors, queue, commands)
+            : {}),
+          idle: loop?.idle,
+          guard: loop?.guard,
+          clock: deps.clock,
+          emit,
+        },
+      ),
     );
   } finally {
     await syncBack?.settle();

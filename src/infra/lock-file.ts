@@ -35,6 +35,11 @@ export interface FileLockOptions {
   isAlive?: (pid: number) => boolean;
   /** Stops what a dead holder left running (its agent's process group). */
   killGroup?: (pid: number) => void;
+  /**
+   * Ends everything a dead holder on this host started in its run, found by the run's mark (run-marks.ts):
+   * its agent even when the holder died before recording the agent's pid.
+   */
+  endRun?: (runId: string) => Promise<unknown>;
   /** A lock file that cannot be parsed is taken as abandoned once it is this old. */
   unreadableGraceMs?: number;
   now?: () => number;
@@ -138,6 +143,7 @@ export function createFileLock(options: FileLockOptions): FileLock {
         ) {
           killGroup(agent);
         }
+        if (holder !== undefined && holder.host === options.host) await options.endRun?.(holder.run_id);
         if (await tryCreate(record)) {
           held = record;
           return holder === undefined ? { ok: true } : { ok: true, tookOverFrom: holder };

@@ -5,6 +5,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { execa } from 'execa';
 import { containCommand } from './containment.js';
+import { currentRunMarks } from './run-marks.js';
 import { endGroup, signalGroup } from './pid.js';
 import { TailBuffer } from './tail-buffer.js';
 
@@ -36,6 +37,7 @@ export interface RunProcessOptions {
    * Marks the child's environment (RUN_MARK_VAR) and, once the child has exited, ends every process still
    * carrying the mark: what it started with `setsid`, `nohup … &` or a daemonising server escapes the
    * group kill but inherits the environment. Linux only (it reads /proc); elsewhere nothing is swept.
+   * The child also carries the mark of each run it is started in (withRunMark).
    */
   sweep?: boolean;
   /**
@@ -73,7 +75,8 @@ export async function runProcess(command: Command, options: RunProcessOptions): 
   let aborted = false;
   const killGraceMs = options.killGraceMs ?? 2000;
   const mark = options.sweep === true ? randomUUID() : undefined;
-  const env = mark === undefined ? options.env : markEnv(options.env, mark);
+  // The child carries the marks of the runs it is part of too (run-marks.ts), ahead of its own.
+  const env = mark === undefined ? options.env : markEnv(options.env, [...currentRunMarks(), mark].join(':'));
   const launch =
     options.contain === true
       ? await containCommand(command, env, options.cwd)

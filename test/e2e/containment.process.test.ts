@@ -142,10 +142,7 @@ describe('a process an agent hides from the sweep', () => {
       30_000,
       'the hidden process',
     );
-    // The lock names a new agent as soon as the runner is back from the spawn; on a loaded machine the
-    // agent can get ahead of that, so the kill waits for it (the takeover is what is tested here).
-    const lock = join(repo.dir, '.forge', 'epics', epic, 'ralph-loop.lock');
-    await waitFor(async () => ((await readFile(lock, 'utf8')).includes('"agent_pid"') ? true : undefined));
+    // No wait for the lock to name the agent: the run's mark finds it either way (next test).
     first.kill('SIGKILL');
     await first;
     // Nothing ends an agent whose runner was killed outright; the next run does.
@@ -161,6 +158,59 @@ describe('a process an agent hides from the sweep', () => {
       'the orphaned agent and its hidden process gone',
     );
   });
+
+  // The runner can be killed after the spawn but before the lock names the agent (it was descheduled,
+  // the write had not landed): the run's mark, in the lock since it was taken, still finds the agent.
+  it.each(['auto', 'off'] as const)(
+    'after kill -9 before the lock named the agent, the rerun still ends it (FORGE_CONTAINMENT=%s)',
+    async (containment) => {
+      const repo = await makeRepo('embedded');
+      const { epic, ids } = await repo.epic(['slow']);
+      const scratch = await mkdtemp(join(tmpdir(), 'forge-unnamed-'));
+      onTestFinished(() => rm(scratch, { recursive: true, force: true }));
+      const tag = `forge-unnamed-${process.pid}-${Math.random().toString(36).slice(2)}`;
+      tags.push(tag, scratch);
+      const agent = join(scratch, 'agent.sh');
+      await writeFile(
+        agent,
+        `if [ -e ${scratch}/ran ]; then exit 0; fi\ntouch ${scratch}/ran\n${hiddenProcessScript(tag, join(scratch, 'ready'))}\nsleep 300\n`,
+      );
+      const args = ['--store', 'embedded', epic, '--agent', `/bin/sh ${agent}`];
+      const env = { ...repo.env, [CONTAINMENT_ENV]: containment };
+      const first = startCli('ralph-loop', args, { cwd: repo.dir, env });
+      await waitFor(
+        async () => (taggedProcesses(tag).length > 0 ? true : undefined),
+        30_000,
+        'the hidden process',
+      );
+      const lock = join(repo.dir, '.forge', 'epics', epic, 'ralph-loop.lock');
+      await waitFor(async () => ((await readFile(lock, 'utf8')).includes('"agent_pid"') ? true : undefined));
+      first.kill('SIGKILL');
+      await first;
+      // What the lock says when the runner dies in that window: its run, its bead, no agent.
+      const {
+        agent_pid: _pid,
+        agent_pid_start: _start,
+        ...unnamed
+      } = JSON.parse(await readFile(lock, 'utf8'));
+      await writeFile(lock, JSON.stringify(unnamed));
+      expect(taggedProcesses(agent)).not.toEqual([]);
+
+      const rerun = await runCli('ralph-loop', args, { cwd: repo.dir, env });
+      expect(rerun.exitCode, rerun.stderr).toBe(0);
+      expect(rerun.stderr).toMatch(/Took over the lock of a runner that is gone/);
+      for (const id of ids) expect((await repo.show(id)).status).toBe('closed');
+      await waitFor(
+        async () => (taggedProcesses(agent).length === 0 ? true : undefined),
+        10_000,
+        'the orphaned agent gone',
+      );
+      // Outside a namespace the hidden process dropped the mark with its environment: only the
+      // namespace ends it.
+      if (containment === 'auto') expect(taggedProcesses(tag)).toEqual([]);
+      else expect(taggedProcesses(tag)).not.toEqual([]);
+    },
+  );
 
   it('a second Ctrl-C ends a contained agent that ignores SIGTERM, and what it hid, before the runner quits', async () => {
     const repo = await makeRepo('embedded');

@@ -1,13 +1,16 @@
 // The runner's lock file: a live holder is refused, a gone one taken over, and a pid that now belongs
 // to a later, unrelated process (a reboot, a container) is told apart from the runner that wrote it.
 import { execa } from 'execa';
+import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, open, readdir, rm, utimes, writeFile } from 'node:fs/promises';
 import { hostname, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { describe, expect, it, onTestFinished, vi } from 'vitest';
 import { createFileLock, readLockFile, type LockRecord } from '../../src/infra/lock-file.js';
-import { processStartTicks } from '../../src/infra/pid.js';
+import { isProcessAlive, processStartTicks } from '../../src/infra/pid.js';
+import { RUN_MARK_VAR, sweepMarkedProcesses } from '../../src/infra/process.js';
+import { isGone } from '../support/fake-agents/harness.js';
 
 const onLinux = process.platform === 'linux';
 
@@ -179,6 +182,50 @@ describe('lock file: who may take it', () => {
     const taken = await lock.acquire(record(process.pid, { run_id: 'next' }));
     expect(taken).toMatchObject({ ok: true, tookOverFrom: { pid: 4_000_001, run_id: 'crashed' } });
     expect(await readLockFile(path)).toMatchObject({ run_id: 'next' });
+  });
+
+  it('ends what the dead holder’s run left by its mark, though no agent pid was recorded', async () => {
+    const path = await lockPath();
+    // A runner killed between spawning its agent and recording the pid: the lock names no agent.
+    await writeFile(path, JSON.stringify(record(4_000_001, { run_id: 'crashed-run', bead: 'bd-1' })));
+    const leftover = spawn('sleep', ['300'], {
+      env: { PATH: process.env.PATH, [RUN_MARK_VAR]: 'crashed-run:attempt-1' },
+      detached: true,
+      stdio: 'ignore',
+    });
+    leftover.unref();
+    onTestFinished(() => void leftover.kill('SIGKILL'));
+    const bystander = await stranger();
+    const ended: string[] = [];
+    const lock = createFileLock({
+      path,
+      host: hostname(),
+      isAlive: (pid) => pid !== 4_000_001 && isProcessAlive(pid),
+      endRun: async (runId) => {
+        ended.push(runId);
+        await sweepMarkedProcesses(runId, { graceMs: 0 });
+      },
+    });
+    expect(await lock.acquire(record(process.pid, { run_id: 'next' }))).toMatchObject({ ok: true });
+    expect(ended).toEqual(['crashed-run']);
+    expect(await isGone(leftover.pid!)).toBe(true);
+    expect(await isGone(bystander)).toBe(false);
+  });
+
+  it('asks nothing to be ended when the holder lives, or holds the lock on another host', async () => {
+    const path = await lockPath();
+    await writeFile(path, JSON.stringify(record(process.pid, { run_id: 'live' })));
+    const ended: string[] = [];
+    const endRun = async (runId: string): Promise<void> => void ended.push(runId);
+    const lock = createFileLock({ path, host: hostname(), endRun });
+    expect(await lock.acquire(record(process.pid, { run_id: 'second' }))).toMatchObject({ ok: false });
+    await writeFile(
+      path,
+      JSON.stringify(record(4_000_001, { host: 'other-host.example', run_id: 'theirs' })),
+    );
+    const elsewhere = createFileLock({ path, host: hostname(), isAlive: dead, endRun });
+    expect(await elsewhere.acquire(record(process.pid, { run_id: 'third' }))).toMatchObject({ ok: false });
+    expect(ended).toEqual([]);
   });
 
   it('never takes over a lock held on another host, however old and whatever its pid', async () => {
