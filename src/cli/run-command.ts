@@ -5,7 +5,6 @@ import { createEventLogWriter, createNdjsonStream } from '../infra/event-log.js'
 import { refuseUncontainedRun } from '../infra/containment.js';
 import { AppError, EnvironmentError, ExitCode, type ExitCodeValue } from '../infra/errors.js';
 import { createFileLock, readLockFile } from '../infra/lock-file.js';
-import { sweepMarkedProcesses } from '../infra/process.js';
 import { withRunMark } from '../infra/run-marks.js';
 import type { RunDir } from '../infra/run-dir.js';
 import { refuseUncommittableTree } from '../loop/preflight.js';
@@ -246,7 +245,9 @@ export async function runEpicCommand(
   const fileLock = createFileLock({
     path: runDir.lockPath,
     host: deps.host,
-    endRun: (deadRunId) => sweepMarkedProcesses(deadRunId, { graceMs: 0 }),
+    // Loaded only for a takeover: process.js brings execa, which a run loads after its store opens.
+    endRun: async (deadRunId) =>
+      (await import('../infra/process.js')).sweepMarkedProcesses(deadRunId, { graceMs: 0 }),
   });
   const lock: EpicLock = {
     acquire: (holder) => fileLock.acquire(holder),
