@@ -1,7 +1,11 @@
 // `forge-pack worker`: takes bead attempts off the Redis queue a `ralph-loop --executor queue` fills,
 // runs each with this machine's agents and credentials, pushes the result to the job's git remote.
-import { refuseUncontainedRun } from '../infra/containment.js';
+import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
+import { refuseUncontainedRun } from '../infra/containment.js';
+import { sweepMarkedProcesses } from '../infra/process.js';
+import { withRunMark } from '../infra/run-marks.js';
+import { claimRunRecord } from '../infra/run-records.js';
 import type { Command } from 'commander';
 import { startAttemptWorkers } from '../dispatch/queue/bullmq-adapter.js';
 import { createAttemptProcessor } from '../dispatch/queue/attempt-worker.js';
@@ -62,6 +66,20 @@ export function defineWorkerCommand(command: Command, deps: CliDeps): void {
       const limits = agentLimits(flags.agents, concurrency);
       const cacheDir = flags.cache ?? join(deps.env.HOME ?? deps.cwd, '.cache', 'forge', 'worker');
       const worker = `${deps.host}:${deps.pid}`;
+      // A worker killed outright leaves its agents running; the next worker started on this cache ends
+      // them, by the mark each carries, before it takes anything.
+      const mark = `worker-${randomBytes(8).toString('hex')}`;
+      const record = await claimRunRecord({
+        dir: join(cacheDir, 'workers'),
+        host: deps.host,
+        pid: deps.pid,
+        mark,
+        startedAt: new Date(deps.clock.now()).toISOString(),
+        endRun: (dead) => sweepMarkedProcesses(dead, { graceMs: 0 }),
+      });
+      for (const dead of record.ended) {
+        deps.stdout.write(`ended what the worker ${dead}, which is gone, left running\n`);
+      }
       // A job naming one of the runner's own agents (agent_commands) carries its argv.
       const executors = (job: QueueJob) => {
         const commands = job.agentCommand === undefined ? {} : { [job.agentSpec.trim()]: job.agentCommand };
@@ -87,7 +105,7 @@ export function defineWorkerCommand(command: Command, deps: CliDeps): void {
         onError: (error) => deps.stderr.write(`worker: ${error.message}\n`),
         async process(job) {
           say(`took ${job.attemptId}`);
-          const result = await runAttempt(job);
+          const result = await withRunMark(mark, () => runAttempt(job));
           say(
             `finished ${job.attemptId}: ${result.outcome}${result.commit === undefined ? '' : ` ${result.commit.slice(0, 12)}`} (${result.message})`,
           );
@@ -108,6 +126,7 @@ export function defineWorkerCommand(command: Command, deps: CliDeps): void {
           void workers.close().then(resolve);
         });
       });
+      await record.release();
       say('stopped');
     });
 }

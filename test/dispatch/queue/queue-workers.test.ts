@@ -64,9 +64,9 @@ interface WorkerProcess {
   ready: Promise<void>;
 }
 
-async function startWorker(repo: TempRepo, extra: string[] = []): Promise<WorkerProcess> {
-  const cache = await mkdtemp(join(tmpdir(), 'forge-worker-'));
-  caches.push(cache);
+async function startWorker(repo: TempRepo, extra: string[] = [], reuse?: string): Promise<WorkerProcess> {
+  const cache = reuse ?? (await mkdtemp(join(tmpdir(), 'forge-worker-')));
+  if (reuse === undefined) caches.push(cache);
   let output = '';
   const child = spawn(
     process.execPath,
@@ -280,6 +280,32 @@ describe('queue dispatcher and forge-pack workers', () => {
     expect(runs).toHaveLength(2);
     expect(runs[1]).toContain(survivor.cache);
     expect(repo.run('show', '--name-only', '--format=', result.commit ?? '').trim()).toBe('bd-slow.txt');
+  }, 60_000);
+
+  it('a worker started again on the cache of one killed mid-bead ends the agent that one left running', async () => {
+    const { repo, dispatcher } = await setup();
+    const victim = await startWorker(repo);
+    await victim.ready;
+    const queue = dispatcher();
+    const pending = queue.run(job(repo.head(), 'bd-slow-orphan'), hooks());
+    const first = await waitFor('the agent start', async () => (await starts('bd-slow-orphan'))[0]);
+    const orphan = Number(first.split(' ')[0]);
+    victim.child.kill('SIGKILL');
+    await new Promise((resolve) => victim.child.once('exit', resolve));
+    // Nothing else ends it: its worker is gone.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(alive(orphan)).toBe(true);
+
+    const again = await startWorker(repo, [], victim.cache);
+    await again.ready;
+    expect(again.output()).toMatch(
+      new RegExp(`ended what the worker [^ ]+:${victim.child.pid}, which is gone`),
+    );
+    await waitFor('the orphaned agent to die', async () => (alive(orphan) ? undefined : true));
+    // The attempt itself is taken over as before, by the worker now there, and finishes.
+    const result = await pending;
+    expect(result.outcome, result.message).toBe('ok');
+    expect(await starts('bd-slow-orphan')).toHaveLength(2);
   }, 60_000);
 
   it('stop reaches the worker: the agent of a cancelled attempt is killed and the attempt is aborted', async () => {
