@@ -23,6 +23,12 @@ import type { LoopFiles } from '../infra/loop-files.js';
 import type { BeadGuard, Executor, GuardVeto, StopReason } from '../loop/types.js';
 import type { LoopConfig } from './config.js';
 import { readIterationState, updateIterationState, withTamper } from './iteration-state.js';
+import {
+  changedDependenciesLeft,
+  forbiddenChanges,
+  noteChangedDependencies,
+  snapshotDependencies,
+} from './dependency-guard.js';
 import { isPathInScope, revertIteration } from './keep-revert.js';
 import { agentInstructionPaths } from './judge-checkout.js';
 import { loadLedgerSummary } from './ledger-summary.js';
@@ -208,7 +214,10 @@ export function guardAgentExecutor(inner: Executor, ctx: StateGuardContext): Exe
       const before = await takeSnapshot(layout);
       // A hook is as much its mode as its text: `chmod +x` alone arms one.
       const modes = await readModes([...before.keys()].filter((path) => isGitControlPath(git, path)));
+      const dependencies = await snapshotDependencies(ctx);
       const result = await inner.execute(left === undefined ? request : { ...request, budgetUsd: left });
+      const dependencyChange = await checkDependencies(ctx, role, dependencies);
+      const dependencyFindings = dependencyChange?.findings ?? [];
       const modesNow = await readModes([...modes.keys()]);
       const rearmed = [...modes].filter(([path, mode]) => (modesNow.get(path) ?? mode) !== mode);
       const changed = [
@@ -216,12 +225,17 @@ export function guardAgentExecutor(inner: Executor, ctx: StateGuardContext): Exe
       ]
         .sort()
         .filter((path) => !mayWrite(ctx, role, path, AGENT_WRITES));
-      if (changed.length === 0) return result;
+      if (changed.length === 0 && dependencyFindings.length === 0) return result;
       await restoreSnapshot(before, changed);
       await restoreModes(modes, changed);
-      const findings = changed
-        .filter((path) => !mayWrite(ctx, role, path, QUIET_FOR))
-        .map((path) => findingName(ctx.repo, path));
+      // Recorded in the vault once the vault is as it was, or the record would be put back as tamper.
+      await dependencyChange?.record();
+      const findings = [
+        ...changed
+          .filter((path) => !mayWrite(ctx, role, path, QUIET_FOR))
+          .map((path) => findingName(ctx.repo, path)),
+        ...dependencyFindings,
+      ];
       if (findings.length === 0) return result;
       const iter = tamperIteration(role, iterOf(request.bead));
       if (iter !== undefined) {
@@ -233,11 +247,37 @@ export function guardAgentExecutor(inner: Executor, ctx: StateGuardContext): Exe
           withTamper(state, { role, paths: findings }),
         );
       }
-      request.onActivity?.(`tamper: the ${role} changed ${findings.join(', ')}; put back`);
+      request.onActivity?.(
+        `tamper: the ${role} changed ${findings.join(', ')}; ${dependencyFindings.length === 0 ? 'put back' : 'the loop stops before its next bead'}`,
+      );
       return { ...result, tampered: [...(result.tampered ?? []), ...findings] };
     },
   };
 }
+
+/**
+ * The installed dependencies' files an agent changed that were not its to change (dependency-guard.ts),
+ * named for a finding; recorded, so that no bead runs on them until a person has looked.
+ */
+async function checkDependencies(
+  ctx: StateGuardContext,
+  role: string,
+  before: Map<string, string> | undefined,
+): Promise<{ findings: string[]; record: () => Promise<void> } | undefined> {
+  if (before === undefined) return undefined;
+  const after = (await snapshotDependencies(ctx)) ?? new Map<string, string>();
+  const forbidden = forbiddenChanges(before, after, role === 'doer' ? ctx.config.scope.doer_paths : []);
+  if (forbidden.length === 0) return undefined;
+  const shown = forbidden.slice(0, FINDINGS_SHOWN);
+  const more = forbidden.length - shown.length;
+  return {
+    findings: more > 0 ? [...shown, `${more} more installed dependency files`] : shown,
+    record: () => noteChangedDependencies(ctx, role, forbidden, after),
+  };
+}
+
+/** How many of the dependency files an agent changed a tamper record names. */
+const FINDINGS_SHOWN = 10;
 
 // ---- the guard the runner calls around beads ----
 
@@ -320,6 +360,9 @@ export function createLoopBeadGuard(ctx: StateGuardContext): BeadGuard {
     },
     async beforeBead(bead, context) {
       await seal.verify('between beads');
+      // An agent changed the installed dependencies, and they are still as it left it.
+      const changedDependencies = context.builtin ? undefined : await changedDependenciesLeft(ctx);
+      if (changedDependencies !== undefined) return { reason: 'refused', message: changedDependencies };
       const head = await checkHead(
         { workspace: ctx.workspace, files: ctx.files, git: ctx.git, now: ctx.now, accept: acceptHead },
         bead,

@@ -25,6 +25,11 @@ export interface Git {
   statusPorcelain(): Promise<StatusEntry[]>;
   /** Everything that differs from `base`: committed since, staged, unstaged, and untracked (not ignored). */
   changedSince(base: string): Promise<ChangedPath[]>;
+  /**
+   * What git ignores in the working tree and does not track: a directory ignored whole is one entry,
+   * ending in `/` (`node_modules/`). Optional: a Git without it has nothing ignored to show.
+   */
+  ignoredPaths?(): Promise<string[]>;
   /** Which of `paths` exist as files in `commit`. */
   pathsInCommit(commit: string, paths: readonly string[]): Promise<Set<string>>;
   /** Sets index and working tree of `paths` to their content in `commit` (they must exist there). */

@@ -66,6 +66,18 @@ export function createGit(options: GitOptions): Git {
         .sort((x, y) => comparePaths(x.path, y.path));
     },
 
+    async ignoredPaths() {
+      const { stdout } = await git([
+        'ls-files',
+        '--others',
+        '--ignored',
+        '--exclude-standard',
+        '--directory',
+        '-z',
+      ]);
+      return splitNul(stdout);
+    },
+
     async pathsInCommit(commit, paths) {
       const found = new Set<string>();
       await forChunks(paths, async (chunk) => {

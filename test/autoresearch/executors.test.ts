@@ -116,7 +116,11 @@ describe('doer executor', () => {
     await f.executors.doer!.execute(f.request({ labels: ['role:doer', 'iter:1'] }));
     const state = await readIterationState(f.files, f.workspace, 1);
     expect(state.tamper).toEqual([
-      { role: 'doer', paths: ['/home/u/.claude/CLAUDE.md'], what: 'changed an instruction file agents load' },
+      {
+        role: 'doer',
+        paths: ['/home/u/.claude/CLAUDE.md'],
+        what: 'changed a file later agent or metric runs load',
+      },
     ]);
     await f.executors.judge!.execute(f.request({ labels: ['role:judge', 'iter:1'] }));
     await f.executors.arbiter!.execute(f.request({ labels: ['role:arbiter', 'iter:1'] }));

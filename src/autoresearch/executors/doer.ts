@@ -67,14 +67,15 @@ export function createDoerExecutor(context: AutoresearchContext): Executor {
       const homeTamper = result.tampered ?? [];
       await updateIterationState(context.files, workspace, iter, (s) => {
         const spent = { ...s, costs: { ...s.costs, doer: (s.costs.doer ?? 0) + (result.costUsd ?? 0) } };
-        // Instruction files every later agent run loads (a judge's too), put back by the agent executor:
+        // Files later runs load (instruction files, git and tool config, installed dependencies), which the
+        // agent executor put back or, for dependencies, holds the loop on:
         // an iteration that wrote them is tamper, never judged or kept.
         return homeTamper.length === 0
           ? spent
           : withTamper(spent, {
               role: 'doer',
               paths: homeTamper,
-              what: 'changed an instruction file agents load',
+              what: 'changed a file later agent or metric runs load',
             });
       });
       await recordSpend(context.files, workspace, 'doer', result);

@@ -1,0 +1,96 @@
+// A loop's installed dependencies (node_modules, a virtualenv, vendor/) as its agents leave them. They
+// are ignored by git, so neither the scope check nor a revert sees or undoes a change there, yet the
+// metric loads them: a doer that patches a package the metric imports would raise its own score, and
+// every later one's. The runner fingerprints them around each agent run; a change it did not allow is
+// the agent's tamper, and since Forge keeps no copy to put back, the loop stops until a person
+// reinstalls them (or accepts them as they are).
+import { join } from 'node:path';
+import { readFileIfExists, writeJsonAtomic } from '../infra/atomic-file.js';
+import {
+  changedFiles,
+  dependencyEntries,
+  fingerprintDigest,
+  fingerprintFiles,
+} from '../infra/dependency-files.js';
+import { removePath } from '../infra/fs-ops.js';
+import type { Git } from '../infra/git.js';
+import { isPathInScope } from './keep-revert.js';
+
+export interface DependencyGuardContext {
+  /** The working tree the agents work in and the metric measures. */
+  cwd: string;
+  git: Git;
+  /** Where the runner keeps its own records, outside anything an agent is meant to write. */
+  vaultDir: string;
+}
+
+/** The dependencies' files and their identities, or undefined when the tree has none (or git cannot say). */
+export async function snapshotDependencies(
+  ctx: DependencyGuardContext,
+): Promise<Map<string, string> | undefined> {
+  const ignored = await ctx.git.ignoredPaths?.().catch(() => undefined);
+  const entries = ignored === undefined ? [] : dependencyEntries(ignored);
+  return entries.length === 0 ? undefined : fingerprintFiles(ctx.cwd, entries);
+}
+
+/** Files an agent changed in the dependencies that it may not: all of them, but under a doer's scope. */
+export function forbiddenChanges(
+  before: ReadonlyMap<string, string>,
+  after: ReadonlyMap<string, string>,
+  allowed: readonly string[],
+): string[] {
+  return changedFiles(before, after).filter((path) => !isPathInScope(path, allowed));
+}
+
+/** What the runner records when an agent changed them: the state it left, to recognise it later. */
+interface Changed {
+  role: string;
+  paths: string[];
+  digest: string;
+}
+
+const recordPath = (ctx: DependencyGuardContext) => join(ctx.vaultDir, 'dependencies-changed.json');
+
+/** Remembers that `role` left the dependencies as `after`, so no later bead runs on them unchecked. */
+export async function noteChangedDependencies(
+  ctx: DependencyGuardContext,
+  role: string,
+  paths: readonly string[],
+  after: ReadonlyMap<string, string>,
+): Promise<void> {
+  const record: Changed = { role, paths: [...paths], digest: fingerprintDigest(after) };
+  await writeJsonAtomic(recordPath(ctx), record);
+}
+
+/**
+ * Why the loop may not go on, when an agent changed the dependencies and they are still as it left
+ * them; undefined when nothing was changed, or they changed since (reinstalled), which clears the record.
+ */
+export async function changedDependenciesLeft(ctx: DependencyGuardContext): Promise<string | undefined> {
+  const text = await readFileIfExists(recordPath(ctx));
+  if (text === undefined) return undefined;
+  let record: Partial<Changed> = {};
+  try {
+    record = JSON.parse(text) as Partial<Changed>;
+  } catch {
+    // Unreadable (not Forge's writing): judged as a record of a change, by its absent digest.
+  }
+  const now = await snapshotDependencies(ctx);
+  if (now !== undefined && record.digest !== undefined && fingerprintDigest(now) !== record.digest) {
+    await removePath(recordPath(ctx));
+    return undefined;
+  }
+  const paths = Array.isArray(record.paths) ? record.paths.map(String) : [];
+  return (
+    `The ${typeof record.role === 'string' ? record.role : 'agent'} changed installed dependencies (${nameSome(paths)}), ` +
+    `which the metric may load and Forge cannot put back. Reinstall them (npm ci, pip install …), then run again; ` +
+    `or, having checked them, delete ${recordPath(ctx)} to go on with them as they are.`
+  );
+}
+
+/** A few paths, then how many more. */
+export function nameSome(paths: readonly string[], shown = 3): string {
+  if (paths.length === 0) return 'files';
+  const more = paths.length - shown;
+  return more > 0 ? `${paths.slice(0, shown).join(', ')} and ${more} more` : paths.join(', ');
+}

@@ -1,0 +1,120 @@
+// A doer that patches an installed dependency the metric loads: ignored by git, so no scope check or
+// revert sees it. As a user runs a loop, with the built CLI, the scripted agent and the embedded store.
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { assertBuilt } from '../support/cli.js';
+import {
+  retrospectiveRules,
+  scriptedLoopRepo,
+  stampNext,
+  type ScriptedLoopRepo,
+} from '../support/loop-script.js';
+
+// The metric scores src/value.txt through a package from node_modules.
+const METRIC = `import { readFileSync } from 'node:fs';
+import { adjust } from 'scorer';
+console.log(JSON.stringify({ value: adjust(Number(readFileSync('src/value.txt', 'utf8').trim())) }));
+`;
+const SCORER = 'export const adjust = (v) => v;\n';
+
+beforeAll(assertBuilt);
+
+async function loopRepo(doerSteps: unknown[]): Promise<{ repo: ScriptedLoopRepo; epic: string }> {
+  const repo = await scriptedLoopRepo(
+    {
+      '.gitignore': '.forge/\n.beads/\n.autoresearch/\nnode_modules/\n',
+      'src/value.txt': '10\n',
+      'metric/score.mjs': METRIC,
+      'package.json': '{"type":"module"}\n',
+      'node_modules/scorer/package.json': '{"name":"scorer","type":"module","exports":"./index.js"}\n',
+      'node_modules/scorer/index.js': SCORER,
+    },
+    [],
+    'forge-deps-',
+  );
+  await repo.rules([
+    { when: { role: 'doer', iter: 1 }, steps: doerSteps },
+    ...retrospectiveRules(repo.dir, '# Notes'),
+    stampNext(repo.dir),
+  ]);
+  const created = await repo.forge([
+    'loop',
+    'value',
+    '--program',
+    'Make the value in src/value.txt as large as possible.',
+    '--metric-command',
+    'node metric/score.mjs',
+    '--score',
+    'json:value',
+    '--scope',
+    'src/',
+    '--max-iterations',
+    '1',
+    '--agents',
+    'doer=scripted,judge=scripted,strategist=scripted',
+  ]);
+  expect(created.exitCode, created.stderr).toBe(0);
+  return { repo, epic: created.stdout.trim() };
+}
+
+type Line = {
+  iter: number;
+  decision: string;
+  score_after: number | null;
+  tamper?: { role: string; paths: string[] }[];
+};
+
+describe('a doer that changes the installed dependencies', () => {
+  it('gets tamper, not the score it forged, and the loop waits for a reinstall', async () => {
+    const { repo, epic } = await loopRepo([
+      { write: 'src/value.txt', content: '5\n' },
+      { write: 'node_modules/scorer/index.js', content: 'export const adjust = (v) => v * 10;\n' },
+      { say: 'HYPOTHESIS: 5 is better' },
+    ]);
+    const run = await repo.ralph([epic, '--agent', 'scripted']);
+    expect(run.exitCode, run.stderr).toBe(3);
+    expect(run.stderr).toMatch(/The doer changed installed dependencies \(node_modules\/scorer\/index\.js\)/);
+    expect(run.stderr).toMatch(/Reinstall them/);
+    const ledger = await repo.ledger<Line>();
+    expect(ledger.map((l) => [l.iter, l.decision, l.score_after])).toEqual([
+      [0, 'baseline', 10],
+      [1, 'tamper', null],
+    ]);
+    expect(ledger[1]?.tamper).toEqual([
+      {
+        role: 'doer',
+        paths: ['node_modules/scorer/index.js'],
+        what: 'changed a file later agent or metric runs load',
+      },
+    ]);
+    expect(await readFile(join(repo.dir, 'src', 'value.txt'), 'utf8')).toBe('10\n');
+
+    // Run again as it is: refused again, nothing run.
+    const again = await repo.ralph([epic, '--agent', 'scripted']);
+    expect(again.exitCode, again.stderr).toBe(3);
+    expect(again.stderr).toMatch(/changed installed dependencies/);
+    expect((await repo.ledger<Line>()).length).toBe(2);
+
+    // Reinstalled (the package written anew, as npm ci would): the loop goes on to its end.
+    await writeFile(join(repo.dir, 'node_modules', 'scorer', 'index.js'), SCORER);
+    const resumed = await repo.ralph([epic, '--agent', 'scripted']);
+    expect(resumed.exitCode, resumed.stderr).toBe(0);
+  });
+
+  it('is left alone when what it changes there is a tool’s cache, or nothing at all', async () => {
+    const { repo, epic } = await loopRepo([
+      { write: 'src/value.txt', content: '12\n' },
+      { write: 'node_modules/.cache/tool/results.json', content: '{}\n' },
+      { write: 'node_modules/.vite/vitest/results.json', content: '{}\n' },
+      { say: 'HYPOTHESIS: 12 is better' },
+    ]);
+    const run = await repo.ralph([epic, '--agent', 'scripted']);
+    expect(run.exitCode, run.stderr).toBe(0);
+    const ledger = await repo.ledger<Line>();
+    expect(ledger.map((l) => [l.iter, l.decision, l.score_after])).toEqual([
+      [0, 'baseline', 10],
+      [1, 'keep', 12],
+    ]);
+  });
+});

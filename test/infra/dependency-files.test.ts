@@ -1,0 +1,84 @@
+// Installed dependencies as the runner fingerprints them: which of git's ignored paths are dependencies,
+// and a change found however it was made, while tools' caches inside them are left out.
+import { execFileSync } from 'node:child_process';
+import { mkdir, mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { describe, expect, it, onTestFinished } from 'vitest';
+import {
+  changedFiles,
+  dependencyEntries,
+  fingerprintDigest,
+  fingerprintFiles,
+} from '../../src/infra/dependency-files.js';
+
+async function tree(files: Record<string, string>): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'forge-deps-'));
+  onTestFinished(() => rm(dir, { recursive: true, force: true }));
+  for (const [path, text] of Object.entries(files)) {
+    await mkdir(dirname(join(dir, path)), { recursive: true });
+    await writeFile(join(dir, path), text);
+  }
+  return dir;
+}
+
+describe('installed dependencies', () => {
+  it('are the ignored paths in a package manager’s directory, at any depth', () => {
+    expect(
+      dependencyEntries([
+        'node_modules/',
+        'packages/web/node_modules/',
+        '.venv/',
+        'vendor/lib/',
+        'dist/',
+        'build/out.js',
+        '.env',
+        'my_node_modules_notes.txt',
+      ]),
+    ).toEqual(['node_modules/', 'packages/web/node_modules/', '.venv/', 'vendor/lib/']);
+  });
+
+  it('a file changed in place keeps its name, size and mtime yet is found: its ctime moved', async () => {
+    const dir = await tree({ 'node_modules/lib/index.js': 'export const x = 1;\n' });
+    const path = join(dir, 'node_modules/lib/index.js');
+    const before = fingerprintFiles(dir, ['node_modules/']);
+    expect([...before.keys()]).toEqual(['node_modules/lib/index.js']);
+    // Its times kept to the nanosecond (touch -r), as a careful forger would.
+    const times = join(dir, 'times');
+    await writeFile(times, '');
+    execFileSync('touch', ['-r', path, times]);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    await writeFile(path, 'export const x = 9;\n');
+    execFileSync('touch', ['-r', times, path]);
+    expect((await stat(path, { bigint: true })).mtimeNs).toBe((await stat(times, { bigint: true })).mtimeNs);
+    const after = fingerprintFiles(dir, ['node_modules/']);
+    expect(changedFiles(before, after)).toEqual(['node_modules/lib/index.js']);
+    expect(fingerprintDigest(after)).not.toBe(fingerprintDigest(before));
+  });
+
+  it('finds files added and removed; leaves out the caches tools write as they run', async () => {
+    const dir = await tree({
+      'node_modules/a/index.js': 'a\n',
+      'node_modules/b/index.js': 'b\n',
+      'node_modules/.cache/babel/x.json': '{}\n',
+    });
+    const before = fingerprintFiles(dir, ['node_modules/']);
+    expect([...before.keys()].sort()).toEqual(['node_modules/a/index.js', 'node_modules/b/index.js']);
+    await rm(join(dir, 'node_modules/b'), { recursive: true });
+    await writeFile(join(dir, 'node_modules/a/extra.js'), 'extra\n');
+    await writeFile(join(dir, 'node_modules/.cache/babel/x.json'), '{"changed":true}\n');
+    await mkdir(join(dir, 'node_modules/.vite/vitest'), { recursive: true });
+    await writeFile(join(dir, 'node_modules/.vite/vitest/results.json'), '{}\n');
+    expect(changedFiles(before, fingerprintFiles(dir, ['node_modules/']))).toEqual([
+      'node_modules/a/extra.js',
+      'node_modules/b/index.js',
+    ]);
+  });
+
+  it('the same files untouched give the same digest', async () => {
+    const dir = await tree({ '.venv/lib/site.py': 'x = 1\n' });
+    expect(fingerprintDigest(fingerprintFiles(dir, ['.venv/']))).toBe(
+      fingerprintDigest(fingerprintFiles(dir, ['.venv/'])),
+    );
+  });
+});
