@@ -3,7 +3,7 @@
 // fingerprint of every file's identity (inode, size, mode and change times: any write moves ctime)
 // tells whether anything there changed, without reading what may be hundreds of MB.
 import { createHash } from 'node:crypto';
-import { lstatSync, readdirSync } from 'node:fs';
+import { lstatSync, readdirSync, statSync, type BigIntStats } from 'node:fs';
 import { join } from 'node:path';
 
 /** Directories package managers install into. */
@@ -40,11 +40,16 @@ export function dependencyEntries(ignored: readonly string[]): string[] {
 /** Each file under `entries` (relative to `root`) with its identity; caches left out. */
 export function fingerprintFiles(root: string, entries: readonly string[]): Map<string, string> {
   const found = new Map<string, string>();
-  const visit = (rel: string): void => {
+  // A dependency directory itself may be a link (to a shared install): its files are still looked at.
+  const visit = (rel: string, top = false): void => {
     if (found.size >= MAX_FILES) return;
     let stats;
     try {
       stats = lstatSync(join(root, rel), { bigint: true });
+      if (top && stats.isSymbolicLink() && statSync(join(root, rel)).isDirectory()) {
+        found.set(`${rel} ->`, identity(stats));
+        stats = statSync(join(root, rel), { bigint: true });
+      }
     } catch {
       return; // gone meanwhile: absent from the fingerprint
     }
@@ -58,14 +63,19 @@ export function fingerprintFiles(root: string, entries: readonly string[]): Map<
       for (const name of names.sort()) if (!CACHE_DIRS.has(name)) visit(`${rel}/${name}`);
       return;
     }
-    found.set(rel, `${stats.mode}:${stats.size}:${stats.ino}:${stats.mtimeNs}:${stats.ctimeNs}`);
+    found.set(rel, identity(stats));
   };
   for (const entry of entries) {
     const rel = entry.replace(/\/$/, '');
     if (rel.split('/').some((segment) => CACHE_DIRS.has(segment))) continue;
-    visit(rel);
+    visit(rel, true);
   }
   return found;
+}
+
+/** What changes whenever a file is written, renamed over, or has its mode or times set. */
+function identity(stats: BigIntStats): string {
+  return `${stats.mode}:${stats.size}:${stats.ino}:${stats.mtimeNs}:${stats.ctimeNs}`;
 }
 
 /** The files added, removed or changed from `before` to `after`, sorted. */

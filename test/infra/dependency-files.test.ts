@@ -1,7 +1,7 @@
 // Installed dependencies as the runner fingerprints them: which of git's ignored paths are dependencies,
 // and a change found however it was made, while tools' caches inside them are left out.
 import { execFileSync } from 'node:child_process';
-import { mkdir, mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
@@ -72,6 +72,18 @@ describe('installed dependencies', () => {
     expect(changedFiles(before, fingerprintFiles(dir, ['node_modules/']))).toEqual([
       'node_modules/a/extra.js',
       'node_modules/b/index.js',
+    ]);
+  });
+
+  it('follows a dependency directory that is a link to an install elsewhere', async () => {
+    const shared = await tree({ 'lib/index.js': 'one\n' });
+    const dir = await tree({});
+    await symlink(shared, join(dir, 'node_modules'));
+    const before = fingerprintFiles(dir, ['node_modules']);
+    expect([...before.keys()]).toEqual(['node_modules ->', 'node_modules/lib/index.js']);
+    await writeFile(join(shared, 'lib/index.js'), 'two\n');
+    expect(changedFiles(before, fingerprintFiles(dir, ['node_modules']))).toEqual([
+      'node_modules/lib/index.js',
     ]);
   });
 
