@@ -1,0 +1,85 @@
+// What the loop does with an agent's change to the installed dependencies: which changes count, and
+// the record that holds the loop until they change again.
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it, onTestFinished } from 'vitest';
+import {
+  changedDependenciesLeft,
+  forbiddenChanges,
+  nameSome,
+  noteChangedDependencies,
+  snapshotDependencies,
+  type DependencyGuardContext,
+} from '../../src/autoresearch/dependency-guard.js';
+import type { Git } from '../../src/infra/git.js';
+
+async function context(ignored: string[] | undefined): Promise<DependencyGuardContext> {
+  const cwd = await mkdtemp(join(tmpdir(), 'forge-depguard-'));
+  onTestFinished(() => rm(cwd, { recursive: true, force: true }));
+  await mkdir(join(cwd, 'node_modules', 'lib'), { recursive: true });
+  await writeFile(join(cwd, 'node_modules', 'lib', 'index.js'), 'one\n');
+  const git = {
+    cwd,
+    ...(ignored === undefined ? {} : { ignoredPaths: async () => ignored }),
+  } as unknown as Git;
+  return { cwd, git, vaultDir: join(cwd, '.git', 'forge', 'bd-e') };
+}
+
+describe('the dependency guard', () => {
+  it('counts every change but those under the scope it is given', () => {
+    const before = new Map([
+      ['node_modules/a/index.js', '1'],
+      ['node_modules/b/index.js', '1'],
+    ]);
+    const after = new Map([
+      ['node_modules/a/index.js', '2'],
+      ['node_modules/c/index.js', '1'],
+    ]);
+    expect(forbiddenChanges(before, after, [])).toEqual([
+      'node_modules/a/index.js',
+      'node_modules/b/index.js',
+      'node_modules/c/index.js',
+    ]);
+    expect(forbiddenChanges(before, after, ['node_modules/a/'])).toEqual([
+      'node_modules/b/index.js',
+      'node_modules/c/index.js',
+    ]);
+    expect(forbiddenChanges(before, after, ['src/', 'node_modules/'])).toEqual([]);
+  });
+
+  it('has nothing to watch where git names no dependency directory, or cannot list what it ignores', async () => {
+    expect(await snapshotDependencies(await context(['dist/', '.env']))).toBeUndefined();
+    expect(await snapshotDependencies(await context(undefined))).toBeUndefined();
+    expect([...((await snapshotDependencies(await context(['node_modules/']))) ?? new Map()).keys()]).toEqual(
+      ['node_modules/lib/index.js'],
+    );
+  });
+
+  it('holds the loop while the dependencies are as the agent left them, and lets go once they change', async () => {
+    const ctx = await context(['node_modules/']);
+    expect(await changedDependenciesLeft(ctx)).toBeUndefined();
+    const after = (await snapshotDependencies(ctx))!;
+    await noteChangedDependencies(ctx, 'doer', ['node_modules/lib/index.js'], after);
+    const held = await changedDependenciesLeft(ctx);
+    expect(held).toMatch(/^The doer changed installed dependencies \(node_modules\/lib\/index\.js\)/);
+    expect(held).toContain(join(ctx.vaultDir, 'dependencies-changed.json'));
+    expect(await changedDependenciesLeft(ctx)).toBe(held);
+    // Reinstalled: written anew.
+    await writeFile(join(ctx.cwd, 'node_modules', 'lib', 'index.js'), 'one\n');
+    expect(await changedDependenciesLeft(ctx)).toBeUndefined();
+    await expect(readFile(join(ctx.vaultDir, 'dependencies-changed.json'))).rejects.toThrow();
+  });
+
+  it('a record it cannot read still holds the loop', async () => {
+    const ctx = await context(['node_modules/']);
+    await mkdir(ctx.vaultDir, { recursive: true });
+    await writeFile(join(ctx.vaultDir, 'dependencies-changed.json'), '{"role": "doer", "pa');
+    expect(await changedDependenciesLeft(ctx)).toMatch(/The agent changed installed dependencies \(files\)/);
+  });
+
+  it('names a few paths, then how many more', () => {
+    expect(nameSome(['a', 'b'])).toBe('a, b');
+    expect(nameSome(['a', 'b', 'c', 'd', 'e'])).toBe('a, b, c and 2 more');
+  });
+});
