@@ -9,11 +9,11 @@ import { CONTAINMENT_ENV, resetContainmentProbe } from '../../src/infra/containm
 import { assertBuilt, runCli, startCli, waitFor } from '../support/cli.js';
 import { makeRepo } from '../support/runner-repo.js';
 import {
+  createValueLoop,
   doer,
   retrospectiveRules,
   scriptedLoopRepo,
   stampNext,
-  type ScriptedLoopRepo,
 } from '../support/loop-script.js';
 import { hiddenProcessScript, killTagged, taggedProcesses } from '../support/tagged-processes.js';
 
@@ -72,7 +72,7 @@ describe('a process an agent hides from the sweep', () => {
       ...retrospectiveRules(repo.dir, '# Notes'),
       stampNext(repo.dir),
     ]);
-    const epic = await createLoop(repo);
+    const epic = await createValueLoop(repo);
 
     const run = await repo.ralph([epic, '--agent', 'scripted']);
     expect(run.exitCode, run.stderr).toBe(0);
@@ -108,7 +108,7 @@ describe('a process an agent hides from the sweep', () => {
       ...retrospectiveRules(repo.dir, '# Notes'),
       stampNext(repo.dir),
     ]);
-    const epic = await createLoop(repo, 'src/value.mjs');
+    const epic = await createValueLoop(repo, 'src/value.mjs');
 
     const run = await repo.ralph([epic, '--agent', 'scripted']);
     expect(run.exitCode, run.stderr).toBe(0);
@@ -122,26 +122,7 @@ describe('a process an agent hides from the sweep', () => {
   });
 
   it('after kill -9 of the runner, the rerun ends the contained agent it left, and what that agent hid', async () => {
-    const repo = await makeRepo('embedded');
-    const { epic, ids } = await repo.epic(['slow', 'quick']);
-    const scratch = await mkdtemp(join(tmpdir(), 'forge-orphan-'));
-    onTestFinished(() => rm(scratch, { recursive: true, force: true }));
-    const tag = `forge-orphan-${process.pid}-${Math.random().toString(36).slice(2)}`;
-    tags.push(tag, scratch);
-    // The first run of the agent leaves a hidden process and works on for five minutes; later ones finish.
-    const agent = join(scratch, 'agent.sh');
-    await writeFile(
-      agent,
-      `if [ -e ${scratch}/ran ]; then exit 0; fi\ntouch ${scratch}/ran\n${hiddenProcessScript(tag, join(scratch, 'ready'))}\nsleep 300\n`,
-    );
-    const args = ['--store', 'embedded', epic, '--agent', `/bin/sh ${agent}`];
-    const env = { ...repo.env, [CONTAINMENT_ENV]: 'auto' };
-    const first = startCli('ralph-loop', args, { cwd: repo.dir, env });
-    await waitFor(
-      async () => (taggedProcesses(tag).length > 0 ? true : undefined),
-      30_000,
-      'the hidden process',
-    );
+    const { repo, ids, tag, agent, args, env, first } = await startOrphaningRun(['slow', 'quick'], 'auto');
     // No wait for the lock to name the agent: the run's mark finds it either way (next test).
     first.kill('SIGKILL');
     await first;
@@ -164,24 +145,9 @@ describe('a process an agent hides from the sweep', () => {
   it.each(['auto', 'off'] as const)(
     'after kill -9 before the lock named the agent, the rerun still ends it (FORGE_CONTAINMENT=%s)',
     async (containment) => {
-      const repo = await makeRepo('embedded');
-      const { epic, ids } = await repo.epic(['slow']);
-      const scratch = await mkdtemp(join(tmpdir(), 'forge-unnamed-'));
-      onTestFinished(() => rm(scratch, { recursive: true, force: true }));
-      const tag = `forge-unnamed-${process.pid}-${Math.random().toString(36).slice(2)}`;
-      tags.push(tag, scratch);
-      const agent = join(scratch, 'agent.sh');
-      await writeFile(
-        agent,
-        `if [ -e ${scratch}/ran ]; then exit 0; fi\ntouch ${scratch}/ran\n${hiddenProcessScript(tag, join(scratch, 'ready'))}\nsleep 300\n`,
-      );
-      const args = ['--store', 'embedded', epic, '--agent', `/bin/sh ${agent}`];
-      const env = { ...repo.env, [CONTAINMENT_ENV]: containment };
-      const first = startCli('ralph-loop', args, { cwd: repo.dir, env });
-      await waitFor(
-        async () => (taggedProcesses(tag).length > 0 ? true : undefined),
-        30_000,
-        'the hidden process',
+      const { repo, epic, ids, tag, agent, args, env, first } = await startOrphaningRun(
+        ['slow'],
+        containment,
       );
       const lock = join(repo.dir, '.forge', 'epics', epic, 'ralph-loop.lock');
       await waitFor(async () => ((await readFile(lock, 'utf8')).includes('"agent_pid"') ? true : undefined));
@@ -267,7 +233,7 @@ describe('a process an agent hides from the sweep', () => {
       'forge-contain-',
     );
     await repo.rules([doer(1, '12'), ...retrospectiveRules(repo.dir, '# Notes'), stampNext(repo.dir)]);
-    const epic = await createLoop(repo);
+    const epic = await createValueLoop(repo);
     // The runner process's own environment decides (the CLI runs in this test's process).
     process.env[CONTAINMENT_ENV] = 'off';
     const run = await repo.ralph([epic, '--agent', 'scripted']).finally(() => {
@@ -280,23 +246,29 @@ describe('a process an agent hides from the sweep', () => {
   });
 });
 
-async function createLoop(repo: ScriptedLoopRepo, artifact = 'src/value.txt'): Promise<string> {
-  const created = await repo.forge([
-    'loop',
-    'value',
-    '--program',
-    `Make the value in ${artifact} as large as possible.`,
-    '--metric-command',
-    'node metric/score.mjs',
-    '--score',
-    'json:value',
-    '--scope',
-    'src/',
-    '--max-iterations',
-    '1',
-    '--agents',
-    'doer=scripted,judge=scripted,strategist=scripted',
-  ]);
-  expect(created.exitCode, created.stderr).toBe(0);
-  return created.stdout.trim();
+/**
+ * A run of `titles` whose agent, on its first run only, leaves a hidden process and works on for five
+ * minutes (later runs finish at once); started, and waited for until the hidden process is there.
+ */
+async function startOrphaningRun(titles: string[], containment: 'auto' | 'off') {
+  const repo = await makeRepo('embedded');
+  const { epic, ids } = await repo.epic(titles);
+  const scratch = await mkdtemp(join(tmpdir(), 'forge-orphan-'));
+  onTestFinished(() => rm(scratch, { recursive: true, force: true }));
+  const tag = `forge-orphan-${process.pid}-${Math.random().toString(36).slice(2)}`;
+  tags.push(tag, scratch);
+  const agent = join(scratch, 'agent.sh');
+  await writeFile(
+    agent,
+    `if [ -e ${scratch}/ran ]; then exit 0; fi\ntouch ${scratch}/ran\n${hiddenProcessScript(tag, join(scratch, 'ready'))}\nsleep 300\n`,
+  );
+  const args = ['--store', 'embedded', epic, '--agent', `/bin/sh ${agent}`];
+  const env = { ...repo.env, [CONTAINMENT_ENV]: containment };
+  const first = startCli('ralph-loop', args, { cwd: repo.dir, env });
+  await waitFor(
+    async () => (taggedProcesses(tag).length > 0 ? true : undefined),
+    30_000,
+    'the hidden process',
+  );
+  return { repo, epic, ids, tag, agent, args, env, first };
 }

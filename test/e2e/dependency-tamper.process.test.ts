@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { assertBuilt } from '../support/cli.js';
 import {
+  createValueLoop,
   retrospectiveRules,
   scriptedLoopRepo,
   stampNext,
@@ -38,24 +39,7 @@ async function loopRepo(doerSteps: unknown[]): Promise<{ repo: ScriptedLoopRepo;
     ...retrospectiveRules(repo.dir, '# Notes'),
     stampNext(repo.dir),
   ]);
-  const created = await repo.forge([
-    'loop',
-    'value',
-    '--program',
-    'Make the value in src/value.txt as large as possible.',
-    '--metric-command',
-    'node metric/score.mjs',
-    '--score',
-    'json:value',
-    '--scope',
-    'src/',
-    '--max-iterations',
-    '1',
-    '--agents',
-    'doer=scripted,judge=scripted,strategist=scripted',
-  ]);
-  expect(created.exitCode, created.stderr).toBe(0);
-  return { repo, epic: created.stdout.trim() };
+  return { repo, epic: await createValueLoop(repo) };
 }
 
 type Line = {

@@ -131,3 +131,29 @@ export async function scriptedLoopRepo(
     },
   };
 }
+
+/**
+ * `forge-pack loop value`: one iteration of making the number `metric/score.mjs` reports larger, the
+ * doer's scope `src/`, every role scripted. Returns the loop's epic.
+ */
+export async function createValueLoop(repo: ScriptedLoopRepo, artifact = 'src/value.txt'): Promise<string> {
+  const created = await repo.forge([
+    'loop',
+    'value',
+    '--program',
+    `Make the value in ${artifact} as large as possible.`,
+    '--metric-command',
+    'node metric/score.mjs',
+    '--score',
+    'json:value',
+    '--scope',
+    'src/',
+    '--max-iterations',
+    '1',
+    '--agents',
+    'doer=scripted,judge=scripted,strategist=scripted',
+  ]);
+  if (created.exitCode !== 0)
+    throw new Error(`forge-pack loop failed (${String(created.exitCode)}): ${created.stderr}`);
+  return created.stdout.trim();
+}
