@@ -25,12 +25,18 @@ const PATHS_PER_CALL = 500;
  * agent's code outside the bead's timeout and process group (seen: post-index-change and
  * reference-transaction hooks and an fsmonitor command all ran from a loop's doer commit). Forge commits
  * with plumbing or --no-verify, so no hook was meant to run in the first place.
+ *
+ * And git sees objects as they are: `git replace` (refs/replace/, which any agent can write) makes git
+ * read one commit as another. A doer that replaced the iteration's base with a copy holding its change
+ * to a file outside its scope made that change invisible to the scope check (seen: a worse 5 kept as 45
+ * through the metric's helper module).
  */
 export const GIT_HARDENING: readonly string[] = [
   '-c',
   'core.hooksPath=/dev/null',
   '-c',
   'core.fsmonitor=false',
+  '--no-replace-objects',
 ];
 
 export interface GitCallOptions {

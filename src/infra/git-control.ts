@@ -1,6 +1,6 @@
 // What decides how git behaves in a repository beyond its tree: config files at every level (filters,
-// fsmonitor, textconv, excludes, hooksPath, include), the hooks and info/ (attributes, exclude) in git's
-// own directory. An agent with a shell can write each of them, and every later git call (Forge's own
+// fsmonitor, textconv, excludes, hooksPath, include), the hooks, info/ (attributes, exclude, grafts) and
+// the replace refs in git's own directory. An agent with a shell can write each of them, and every later git call (Forge's own
 // status, add and commit included) then runs the agent's command or sees a tree a filter made up.
 import { chmod, lstat } from 'node:fs/promises';
 import { join, sep } from 'node:path';
@@ -32,7 +32,14 @@ export function gitControlPaths(
     ...[env.GIT_CONFIG_GLOBAL, env.GIT_CONFIG_SYSTEM].filter((path) => path !== undefined && path !== ''),
     '/etc/gitconfig',
   ] as string[];
-  const dirs = [join(commonDir, 'hooks'), join(commonDir, 'info'), join(gitDir, 'info')];
+  // refs/replace/: `git replace` makes every git call read one object as another (Forge's own calls
+  // ignore it, git-command.ts; the user's and the metric's would not).
+  const dirs = [
+    join(commonDir, 'hooks'),
+    join(commonDir, 'info'),
+    join(gitDir, 'info'),
+    join(commonDir, 'refs', 'replace'),
+  ];
   return { dirs: [...new Set(dirs)], files: [...new Set(files)] };
 }
 

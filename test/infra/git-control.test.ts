@@ -5,7 +5,7 @@ import { gitControlPaths } from '../../src/infra/git-control.js';
 describe('gitControlPaths', () => {
   it('covers the repository’s config, hooks and info, the user’s and the system’s config', () => {
     const paths = gitControlPaths('/r/.git', '/r/.git', { HOME: '/home/u' });
-    expect(paths.dirs).toEqual(['/r/.git/hooks', '/r/.git/info']);
+    expect(paths.dirs).toEqual(['/r/.git/hooks', '/r/.git/info', '/r/.git/refs/replace']);
     expect(paths.files).toEqual([
       '/r/.git/config',
       '/r/.git/config.worktree',

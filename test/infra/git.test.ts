@@ -15,6 +15,24 @@ describe('git: reading state', () => {
     expect(await repo.git.resolveCommit('0'.repeat(40))).toBeUndefined();
   });
 
+  it('reads objects as they are: a replace ref (git replace) does not change what it sees', async () => {
+    const repo = await createTempRepo({ 'metric/helpers.mjs': 'export const bonus = 0;\n' });
+    const base = repo.head();
+    // A copy of the base commit holding a change to the helper, put in its place.
+    await repo.write('metric/helpers.mjs', 'export const bonus = 40;\n');
+    repo.run('add', 'metric/helpers.mjs');
+    const tree = repo.run('write-tree').trim();
+    const forged = repo.run('commit-tree', tree, '-m', 'base').trim();
+    repo.run('replace', base, forged);
+    expect(repo.run('show', `${base}:metric/helpers.mjs`)).toBe('export const bonus = 40;\n');
+    // The change is in the working tree and the index, against the real base.
+    expect(await repo.git.changedSince(base)).toEqual([{ path: 'metric/helpers.mjs', change: 'modified' }]);
+    const real = repo.run('--no-replace-objects', 'rev-parse', `${base}:metric/helpers.mjs`).trim();
+    expect(await repo.git.listTree(base, ['metric/helpers.mjs'])).toEqual([
+      expect.objectContaining({ path: 'metric/helpers.mjs', object: real }),
+    ]);
+  });
+
   it('statusPorcelain parses spaces, newlines-free odd names, renames and untracked files', async () => {
     const repo = await createTempRepo({ 'old name.txt': 'a\n', 'keep.txt': 'k\n', 'gone.txt': 'g\n' });
     repo.run('mv', 'old name.txt', 'new name.txt');
