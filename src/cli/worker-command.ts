@@ -52,7 +52,10 @@ export function defineWorkerCommand(command: Command, deps: CliDeps): void {
     .usage('--redis <url> [options]')
     .requiredOption('--redis <url>', 'the Redis the runner queues attempts on (redis://host:6379)')
     .option('--concurrency <n>', 'attempts of each agent kind run at once on this machine', '1')
-    .option('--cache <dir>', 'mirrors of the remotes and attempt worktrees (default: ~/.cache/forge/worker)')
+    .option(
+      '--cache <dir>',
+      'mirrors of the remotes and attempt worktrees, and a record of each worker using it, so the next one ends what a killed one left running (default: ~/.cache/forge/worker)',
+    )
     .option('--agents <kind=limit,...>', 'a limit per agent kind, e.g. claude=2,codex=1,gemini=0 (0: none)')
     .option(
       '--lock-ms <ms>',
