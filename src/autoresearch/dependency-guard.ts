@@ -4,7 +4,7 @@
 // every later one's. The runner fingerprints them around each agent run; a change it did not allow is
 // the agent's tamper, and since Forge keeps no copy to put back, the loop stops until a person
 // reinstalls them (or accepts them as they are).
-import { join } from 'node:path';
+import { isAbsolute, join, relative } from 'node:path';
 import { readFileIfExists, writeJsonAtomic } from '../infra/atomic-file.js';
 import {
   changedFiles,
@@ -22,14 +22,23 @@ export interface DependencyGuardContext {
   git: Git;
   /** Where the runner keeps its own records, outside anything an agent is meant to write. */
   vaultDir: string;
+  /** The environment the loop runs in: an active virtualenv or conda environment is watched too. */
+  env?: Readonly<Record<string, string | undefined>> | undefined;
 }
 
-/** The dependencies' files and their identities, or undefined when the tree has none (or git cannot say). */
+/** The Python environment the runner was started in, when it lies outside the tree (poetry's, pyenv's). */
+function activeEnvironments(ctx: DependencyGuardContext): string[] {
+  return [ctx.env?.VIRTUAL_ENV, ctx.env?.CONDA_PREFIX].filter(
+    (dir): dir is string => dir !== undefined && isAbsolute(dir) && relative(ctx.cwd, dir).startsWith('..'),
+  );
+}
+
+/** The dependencies' files and their identities, or undefined when there are none (or git cannot say). */
 export async function snapshotDependencies(
   ctx: DependencyGuardContext,
 ): Promise<Map<string, string> | undefined> {
   const ignored = await ctx.git.ignoredPaths?.().catch(() => undefined);
-  const entries = ignored === undefined ? [] : dependencyEntries(ignored);
+  const entries = [...(ignored === undefined ? [] : dependencyEntries(ignored)), ...activeEnvironments(ctx)];
   return entries.length === 0 ? undefined : fingerprintFiles(ctx.cwd, entries);
 }
 

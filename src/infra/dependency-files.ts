@@ -4,7 +4,7 @@
 // tells whether anything there changed, without reading what may be hundreds of MB.
 import { createHash } from 'node:crypto';
 import { lstatSync, readdirSync, statSync, type BigIntStats } from 'node:fs';
-import { join } from 'node:path';
+import { isAbsolute, join } from 'node:path';
 
 /** Directories package managers install into. */
 const DEPENDENCY_DIRS = new Set([
@@ -37,18 +37,22 @@ export function dependencyEntries(ignored: readonly string[]): string[] {
   );
 }
 
-/** Each file under `entries` (relative to `root`) with its identity; caches left out. */
+/**
+ * Each file under `entries` with its identity; caches left out. An entry is relative to `root`, or
+ * absolute (an environment outside the tree), and its files are named the same way.
+ */
 export function fingerprintFiles(root: string, entries: readonly string[]): Map<string, string> {
   const found = new Map<string, string>();
+  const at = (rel: string) => (isAbsolute(rel) ? rel : join(root, rel));
   // A dependency directory itself may be a link (to a shared install): its files are still looked at.
   const visit = (rel: string, top = false): void => {
     if (found.size >= MAX_FILES) return;
     let stats;
     try {
-      stats = lstatSync(join(root, rel), { bigint: true });
-      if (top && stats.isSymbolicLink() && statSync(join(root, rel)).isDirectory()) {
+      stats = lstatSync(at(rel), { bigint: true });
+      if (top && stats.isSymbolicLink() && statSync(at(rel)).isDirectory()) {
         found.set(`${rel} ->`, identity(stats));
-        stats = statSync(join(root, rel), { bigint: true });
+        stats = statSync(at(rel), { bigint: true });
       }
     } catch {
       return; // gone meanwhile: absent from the fingerprint
@@ -56,7 +60,7 @@ export function fingerprintFiles(root: string, entries: readonly string[]): Map<
     if (stats.isDirectory()) {
       let names: string[] = [];
       try {
-        names = readdirSync(join(root, rel));
+        names = readdirSync(at(rel));
       } catch {
         // Unreadable: its files are not looked at.
       }
@@ -67,7 +71,9 @@ export function fingerprintFiles(root: string, entries: readonly string[]): Map<
   };
   for (const entry of entries) {
     const rel = entry.replace(/\/$/, '');
-    if (rel.split('/').some((segment) => CACHE_DIRS.has(segment))) continue;
+    // Inside the tree a cache may be listed as an entry of its own; an environment outside it may well
+    // live in one (poetry's are under ~/.cache), and only the caches inside it are left out.
+    if (!isAbsolute(rel) && rel.split('/').some((segment) => CACHE_DIRS.has(segment))) continue;
     visit(rel, true);
   }
   return found;

@@ -56,6 +56,28 @@ describe('the dependency guard', () => {
     );
   });
 
+  it('watches the virtualenv the loop runs in when it lies outside the tree, even under a cache', async () => {
+    const ctx = await context([]);
+    const home = await mkdtemp(join(tmpdir(), 'forge-venv-'));
+    onTestFinished(() => rm(home, { recursive: true, force: true }));
+    const venv = join(home, '.cache', 'pypoetry', 'virtualenvs', 'proj-py3.11');
+    const site = join(venv, 'lib', 'python3.11', 'site-packages', 'scorer');
+    await mkdir(join(site, '__pycache__'), { recursive: true });
+    await writeFile(join(site, '__init__.py'), 'def adjust(v): return v\n');
+    await writeFile(join(site, '__pycache__', '__init__.cpython-311.pyc'), 'bytecode');
+    const watched = { ...ctx, env: { VIRTUAL_ENV: venv } };
+    const before = (await snapshotDependencies(watched))!;
+    expect([...before.keys()]).toEqual([join(site, '__init__.py')]);
+    await writeFile(join(site, '__init__.py'), 'def adjust(v): return v * 10\n');
+    expect(forbiddenChanges(before, (await snapshotDependencies(watched))!, ['src/'])).toEqual([
+      join(site, '__init__.py'),
+    ]);
+    // One inside the tree is found through git like the rest; none at all, nothing to watch.
+    expect(
+      await snapshotDependencies({ ...ctx, env: { VIRTUAL_ENV: join(ctx.cwd, '.venv') } }),
+    ).toBeUndefined();
+  });
+
   it('holds the loop while the dependencies are as the agent left them, and lets go once they change', async () => {
     const ctx = await context(['node_modules/']);
     expect(await changedDependenciesLeft(ctx)).toBeUndefined();
