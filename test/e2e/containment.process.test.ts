@@ -11,6 +11,7 @@ import { makeRepo } from '../support/runner-repo.js';
 import {
   createValueLoop,
   doer,
+  oneDoerLoopRules,
   retrospectiveRules,
   scriptedLoopRepo,
   stampNext,
@@ -60,17 +61,10 @@ describe('a process an agent hides from the sweep', () => {
       join(repo.base, `${tag}.ready`),
       `[ "$(git -C ${repo.dir} rev-parse HEAD)" != ${start} ] && printf "50\\n" > ${repo.dir}/src/value.txt; sleep 0.05`,
     );
-    await repo.rules([
-      {
-        when: { role: 'doer', iter: 1 },
-        steps: [
-          { write: 'src/value.txt', content: '5\n' },
-          { run: ['/bin/sh', '-c', forger] },
-          { say: 'HYPOTHESIS: 5 is better' },
-        ],
-      },
-      ...retrospectiveRules(repo.dir, '# Notes'),
-      stampNext(repo.dir),
+    await oneDoerLoopRules(repo, [
+      { write: 'src/value.txt', content: '5\n' },
+      { run: ['/bin/sh', '-c', forger] },
+      { say: 'HYPOTHESIS: 5 is better' },
     ]);
     const epic = await createValueLoop(repo);
 
@@ -100,13 +94,9 @@ describe('a process an agent hides from the sweep', () => {
       'export const value = 12;',
       '',
     ].join('\n');
-    await repo.rules([
-      {
-        when: { role: 'doer', iter: 1 },
-        steps: [{ write: 'src/value.mjs', content: planted }, { say: 'HYPOTHESIS: 12 is better' }],
-      },
-      ...retrospectiveRules(repo.dir, '# Notes'),
-      stampNext(repo.dir),
+    await oneDoerLoopRules(repo, [
+      { write: 'src/value.mjs', content: planted },
+      { say: 'HYPOTHESIS: 12 is better' },
     ]);
     const epic = await createValueLoop(repo, 'src/value.mjs');
 

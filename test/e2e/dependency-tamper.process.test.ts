@@ -6,9 +6,8 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { assertBuilt } from '../support/cli.js';
 import {
   createValueLoop,
-  retrospectiveRules,
+  oneDoerLoopRules,
   scriptedLoopRepo,
-  stampNext,
   type ScriptedLoopRepo,
 } from '../support/loop-script.js';
 
@@ -34,11 +33,7 @@ async function loopRepo(doerSteps: unknown[]): Promise<{ repo: ScriptedLoopRepo;
     [],
     'forge-deps-',
   );
-  await repo.rules([
-    { when: { role: 'doer', iter: 1 }, steps: doerSteps },
-    ...retrospectiveRules(repo.dir, '# Notes'),
-    stampNext(repo.dir),
-  ]);
+  await oneDoerLoopRules(repo, doerSteps);
   return { repo, epic: await createValueLoop(repo) };
 }
 

@@ -5,7 +5,7 @@ import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { assertBuilt } from '../support/cli.js';
-import { createValueLoop, retrospectiveRules, scriptedLoopRepo, stampNext } from '../support/loop-script.js';
+import { createValueLoop, oneDoerLoopRules, scriptedLoopRepo } from '../support/loop-script.js';
 
 // The metric adds a bonus from a helper module it imports; only the metric itself is named in its command.
 const METRIC = `import { readFileSync } from 'node:fs';
@@ -35,17 +35,10 @@ describe('a doer that replaces the base commit', () => {
       [],
       'forge-replace-',
     );
-    await repo.rules([
-      {
-        when: { role: 'doer', iter: 1 },
-        steps: [
-          { write: 'src/value.txt', content: '5\n' },
-          { run: ['/bin/sh', '-c', REPLACE_BASE] },
-          { say: 'HYPOTHESIS: 5 is better' },
-        ],
-      },
-      ...retrospectiveRules(repo.dir, '# Notes'),
-      stampNext(repo.dir),
+    await oneDoerLoopRules(repo, [
+      { write: 'src/value.txt', content: '5\n' },
+      { run: ['/bin/sh', '-c', REPLACE_BASE] },
+      { say: 'HYPOTHESIS: 5 is better' },
     ]);
     const epic = await createValueLoop(repo);
     const run = await repo.ralph([epic, '--agent', 'scripted']);

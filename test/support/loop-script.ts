@@ -157,3 +157,15 @@ export async function createValueLoop(repo: ScriptedLoopRepo, artifact = 'src/va
     throw new Error(`forge-pack loop failed (${String(created.exitCode)}): ${created.stderr}`);
   return created.stdout.trim();
 }
+
+/**
+ * The rules of a one-iteration loop: its doer takes `steps`, the retrospective writes its notes and the
+ * strategist stamps the next step.
+ */
+export async function oneDoerLoopRules(repo: ScriptedLoopRepo, steps: unknown[]): Promise<void> {
+  await repo.rules([
+    { when: { role: 'doer', iter: 1 }, steps },
+    ...retrospectiveRules(repo.dir, '# Notes'),
+    stampNext(repo.dir),
+  ]);
+}
