@@ -248,7 +248,7 @@ export function guardAgentExecutor(inner: Executor, ctx: StateGuardContext): Exe
         );
       }
       request.onActivity?.(
-        `tamper: the ${role} changed ${findings.join(', ')}; ${dependencyFindings.length === 0 ? 'put back' : 'the loop stops before its next bead'}`,
+        `tamper: the ${role} changed ${findings.join(', ')}; ${dependencyFindings.length === 0 ? 'put back' : 'the loop stops before its next agent bead'}`,
       );
       return { ...result, tampered: [...(result.tampered ?? []), ...findings] };
     },
