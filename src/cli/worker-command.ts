@@ -80,9 +80,8 @@ export function defineWorkerCommand(command: Command, deps: CliDeps): void {
         startedAt: new Date(deps.clock.now()).toISOString(),
         endRun: (dead) => sweepMarkedProcesses(dead, { graceMs: 0 }),
       });
-      for (const dead of record.ended) {
-        deps.stdout.write(`ended what the worker ${dead}, which is gone, left running\n`);
-      }
+      const say = (line: string): void => void deps.stdout.write(`${line}\n`);
+      for (const dead of record.ended) say(`ended what the worker ${dead}, which is gone, left running`);
       // A job naming one of the runner's own agents (agent_commands) carries its argv.
       const executors = (job: QueueJob) => {
         const commands = job.agentCommand === undefined ? {} : { [job.agentSpec.trim()]: job.agentCommand };
@@ -98,7 +97,6 @@ export function defineWorkerCommand(command: Command, deps: CliDeps): void {
         worker,
         onSpawn: (_id, pid) => pids.add(pid),
       });
-      const say = (line: string): void => void deps.stdout.write(`${line}\n`);
       const queues = new Map(
         [...limits].filter(([, limit]) => limit > 0).map(([kind, limit]) => [queueNameForKind(kind), limit]),
       );

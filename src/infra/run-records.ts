@@ -1,11 +1,10 @@
 // Records of processes that run agents under a run mark (run-marks.ts), one file each in a directory:
 // a process starting there first ends what a dead one on this host left running, found by its mark, so
 // an agent whose runner was killed outright (kill -9, OOM) does not work on beside its replacement.
-import { mkdir, readdir, readFile, rm } from 'node:fs/promises';
+import { mkdir, readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { writeJsonAtomic } from './atomic-file.js';
-import { isLockHolderLive } from './lock-file.js';
-import { parseLockRecord, type LockRecord } from './lock-record.js';
+import { isLockHolderLive, readLockFile, type LockRecord } from './lock-file.js';
 import { processStartTicks } from './pid.js';
 
 export interface RunRecordOptions {
@@ -33,7 +32,7 @@ export async function claimRunRecord(options: RunRecordOptions): Promise<RunReco
   const ended: string[] = [];
   for (const name of (await readdir(options.dir)).filter((file) => file.endsWith('.json'))) {
     const path = join(options.dir, name);
-    const record = parseLockRecord((await readFile(path, 'utf8').catch(() => '')) || '{}');
+    const record = await readLockFile(path);
     // Another host's records are its own to judge; an unreadable one (a write cut short) is left.
     if (record === undefined || record.host !== options.host) continue;
     if (await isLockHolderLive(path, record, options.host, options.isAlive)) continue;

@@ -44,6 +44,13 @@ afterEach(() => {
   for (const tag of tags.splice(0)) killTagged(tag);
 });
 
+/** A name no other test's processes carry; whatever carries it is killed after the test. */
+function newTag(kind: string): string {
+  const tag = `forge-${kind}-${process.pid}-${Math.random().toString(36).slice(2)}`;
+  tags.push(tag);
+  return tag;
+}
+
 describe('a process an agent hides from the sweep', () => {
   it('dies with the doer, so it cannot raise the score the judge measures', async () => {
     const repo = await scriptedLoopRepo(
@@ -51,8 +58,7 @@ describe('a process an agent hides from the sweep', () => {
       [],
       'forge-contain-',
     );
-    const tag = `forge-forger-${process.pid}-${Math.random().toString(36).slice(2)}`;
-    tags.push(tag);
+    const tag = newTag('forger');
     // Once the runner has committed the doer's work (the bead ended), it keeps writing 50 where the
     // judge's metric reads the value.
     const start = (await repo.git('rev-parse', 'HEAD')).trim();
@@ -85,8 +91,7 @@ describe('a process an agent hides from the sweep', () => {
       [],
       'forge-contain-',
     );
-    const tag = `forge-planted-${process.pid}-${Math.random().toString(36).slice(2)}`;
-    tags.push(tag);
+    const tag = newTag('planted');
     // Nothing runs while the doer works; its code starts the hidden process when the metric imports it.
     const planted = [
       "import { spawn } from 'node:child_process';",
@@ -173,8 +178,8 @@ describe('a process an agent hides from the sweep', () => {
     const { epic, ids } = await repo.epic(['stubborn']);
     const scratch = await mkdtemp(join(tmpdir(), 'forge-stubborn-'));
     onTestFinished(() => rm(scratch, { recursive: true, force: true }));
-    const tag = `forge-stubborn-${process.pid}-${Math.random().toString(36).slice(2)}`;
-    tags.push(tag, scratch);
+    const tag = newTag('stubborn');
+    tags.push(scratch);
     const agent = join(scratch, 'agent.sh');
     await writeFile(
       agent,
@@ -245,8 +250,8 @@ async function startOrphaningRun(titles: string[], containment: 'auto' | 'off') 
   const { epic, ids } = await repo.epic(titles);
   const scratch = await mkdtemp(join(tmpdir(), 'forge-orphan-'));
   onTestFinished(() => rm(scratch, { recursive: true, force: true }));
-  const tag = `forge-orphan-${process.pid}-${Math.random().toString(36).slice(2)}`;
-  tags.push(tag, scratch);
+  const tag = newTag('orphan');
+  tags.push(scratch);
   const agent = join(scratch, 'agent.sh');
   await writeFile(
     agent,
