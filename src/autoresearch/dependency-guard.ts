@@ -7,10 +7,12 @@
 import { isAbsolute, join, relative } from 'node:path';
 import { readFileIfExists, writeJsonAtomic } from '../infra/atomic-file.js';
 import {
+  changedCaches,
   changedFiles,
   dependencyEntries,
   fingerprintDigest,
   fingerprintFiles,
+  type DependencyFiles,
 } from '../infra/dependency-files.js';
 import { removePath } from '../infra/fs-ops.js';
 import type { Git } from '../infra/git.js';
@@ -33,13 +35,31 @@ function activeEnvironments(ctx: DependencyGuardContext): string[] {
   );
 }
 
-/** The dependencies' files and their identities, or undefined when there are none (or git cannot say). */
+/**
+ * The dependencies' and caches' files and their identities (none when there are none), or undefined
+ * when git cannot say which files it ignores.
+ */
 export async function snapshotDependencies(
   ctx: DependencyGuardContext,
-): Promise<Map<string, string> | undefined> {
+): Promise<DependencyFiles | undefined> {
   const ignored = await ctx.git.ignoredPaths?.().catch(() => undefined);
-  const entries = [...(ignored === undefined ? [] : dependencyEntries(ignored)), ...activeEnvironments(ctx)];
-  return entries.length === 0 ? undefined : fingerprintFiles(ctx.cwd, entries);
+  if (ignored === undefined) return undefined;
+  return fingerprintFiles(ctx.cwd, [...dependencyEntries(ignored), ...activeEnvironments(ctx)]);
+}
+
+/**
+ * Removes the caches an agent wrote to (or removed from) between `before` and `after`, for their tools
+ * to rebuild from the sources: what a cache holds is loaded in their place. Returns the caches removed.
+ */
+export async function removeWrittenCaches(
+  ctx: DependencyGuardContext,
+  before: DependencyFiles,
+  after: DependencyFiles,
+): Promise<string[]> {
+  const caches = changedCaches(before, after);
+  for (const cache of caches)
+    await removePath(isAbsolute(cache) ? cache : join(ctx.cwd, cache), { recursive: true });
+  return caches;
 }
 
 /** Files an agent changed in the dependencies that it may not: all of them, but under a doer's scope. */
@@ -85,7 +105,11 @@ export async function changedDependenciesLeft(ctx: DependencyGuardContext): Prom
     // Unreadable (not Forge's writing): judged as a record of a change, by its absent digest.
   }
   const now = await snapshotDependencies(ctx);
-  if (now !== undefined && record.digest !== undefined && fingerprintDigest(now) !== record.digest) {
+  if (
+    now !== undefined &&
+    record.digest !== undefined &&
+    fingerprintDigest(now.dependencies) !== record.digest
+  ) {
     await removePath(recordPath(ctx));
     return undefined;
   }

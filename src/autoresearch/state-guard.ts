@@ -22,11 +22,14 @@ import { homeToolFiles, projectToolFiles } from '../infra/tool-config.js';
 import type { LoopFiles } from '../infra/loop-files.js';
 import type { BeadGuard, Executor, GuardVeto, StopReason } from '../loop/types.js';
 import type { LoopConfig } from './config.js';
+import type { DependencyFiles } from '../infra/dependency-files.js';
 import { readIterationState, updateIterationState, withTamper } from './iteration-state.js';
 import {
   changedDependenciesLeft,
   forbiddenChanges,
+  nameSome,
   noteChangedDependencies,
+  removeWrittenCaches,
   snapshotDependencies,
 } from './dependency-guard.js';
 import { isPathInScope, revertIteration } from './keep-revert.js';
@@ -216,7 +219,15 @@ export function guardAgentExecutor(inner: Executor, ctx: StateGuardContext): Exe
       const modes = await readModes([...before.keys()].filter((path) => isGitControlPath(git, path)));
       const dependencies = await snapshotDependencies(ctx);
       const result = await inner.execute(left === undefined ? request : { ...request, budgetUsd: left });
-      const dependencyChange = await checkDependencies(ctx, role, dependencies);
+      const dependenciesNow = dependencies === undefined ? undefined : await snapshotDependencies(ctx);
+      if (dependencies !== undefined && dependenciesNow !== undefined) {
+        const removed = await removeWrittenCaches(ctx, dependencies, dependenciesNow);
+        if (removed.length > 0)
+          request.onActivity?.(
+            `removed the caches the ${role} wrote to (${nameSome(removed)}): their tools rebuild them from the sources`,
+          );
+      }
+      const dependencyChange = checkDependencies(ctx, role, dependencies, dependenciesNow);
       const dependencyFindings = dependencyChange?.findings ?? [];
       const modesNow = await readModes([...modes.keys()]);
       const rearmed = [...modes].filter(([path, mode]) => (modesNow.get(path) ?? mode) !== mode);
@@ -259,20 +270,24 @@ export function guardAgentExecutor(inner: Executor, ctx: StateGuardContext): Exe
  * The installed dependencies' files an agent changed that were not its to change (dependency-guard.ts),
  * named for a finding; recorded, so that no bead runs on them until a person has looked.
  */
-async function checkDependencies(
+function checkDependencies(
   ctx: StateGuardContext,
   role: string,
-  before: Map<string, string> | undefined,
-): Promise<{ findings: string[]; record: () => Promise<void> } | undefined> {
-  if (before === undefined) return undefined;
-  const after = (await snapshotDependencies(ctx)) ?? new Map<string, string>();
-  const forbidden = forbiddenChanges(before, after, role === 'doer' ? ctx.config.scope.doer_paths : []);
+  before: DependencyFiles | undefined,
+  after: DependencyFiles | undefined,
+): { findings: string[]; record: () => Promise<void> } | undefined {
+  if (before === undefined || after === undefined) return undefined;
+  const forbidden = forbiddenChanges(
+    before.dependencies,
+    after.dependencies,
+    role === 'doer' ? ctx.config.scope.doer_paths : [],
+  );
   if (forbidden.length === 0) return undefined;
   const shown = forbidden.slice(0, FINDINGS_SHOWN);
   const more = forbidden.length - shown.length;
   return {
     findings: more > 0 ? [...shown, `${more} more installed dependency files`] : shown,
-    record: () => noteChangedDependencies(ctx, role, forbidden, after),
+    record: () => noteChangedDependencies(ctx, role, forbidden, after.dependencies),
   };
 }
 

@@ -4,7 +4,7 @@
 // tells whether anything there changed, without reading what may be hundreds of MB.
 import { createHash } from 'node:crypto';
 import { lstatSync, readdirSync, statSync, type BigIntStats } from 'node:fs';
-import { isAbsolute, join } from 'node:path';
+import { basename, isAbsolute, join } from 'node:path';
 
 /** Directories package managers install into. */
 const DEPENDENCY_DIRS = new Set([
@@ -19,39 +19,87 @@ const DEPENDENCY_DIRS = new Set([
 ]);
 
 /**
- * Caches that tools write inside those directories as they run (vitest's results, babel's and
- * eslint's caches, Python's bytecode): changing as a doer runs the tests, they are left out.
+ * Caches tools write as they run (Python's bytecode, vitest's results, babel's, eslint's and
+ * TypeScript's build state), inside those directories or anywhere git ignores them. They change as a
+ * doer runs the tests, so a change there is no tamper; yet a tool that finds its cache current loads
+ * what is in it instead of the sources (Python, a `.pyc` whose header matches the source's mtime and
+ * size), so what an agent wrote there is removed for the tool to rebuild.
  */
-const CACHE_DIRS = new Set(['.cache', '.vite', '.vitest', '.vite-temp', '__pycache__', '.pytest_cache']);
+const CACHE_DIRS = new Set([
+  '__pycache__',
+  '.pytest_cache',
+  '.mypy_cache',
+  '.ruff_cache',
+  '.cache',
+  '.vite',
+  '.vitest',
+  '.vite-temp',
+  '.parcel-cache',
+  '.turbo',
+]);
+
+/** A cache directory shared by many tools: each directory in it is a cache of its own. */
+const SHARED_CACHE_DIR = '.cache';
+
+const isCacheFile = (name: string) =>
+  name === '.eslintcache' || name === '.stylelintcache' || name.endsWith('.tsbuildinfo');
 
 /** Bounds a fingerprint of a huge install: past this many files the rest are not looked at. */
 const MAX_FILES = 400_000;
 
-/** Of git's ignored paths (`ls-files --others --ignored --directory`), those inside a dependency directory. */
+const segmentsOf = (path: string) => path.replace(/\/$/, '').split('/');
+
+/**
+ * Of git's ignored paths (`ls-files --others --ignored --directory`), those inside a dependency
+ * directory or a cache.
+ */
 export function dependencyEntries(ignored: readonly string[]): string[] {
-  return ignored.filter((path) =>
-    path
-      .replace(/\/$/, '')
-      .split('/')
-      .some((segment) => DEPENDENCY_DIRS.has(segment)),
-  );
+  return ignored.filter((path) => {
+    const segments = segmentsOf(path);
+    return (
+      segments.some((segment) => DEPENDENCY_DIRS.has(segment) || CACHE_DIRS.has(segment)) ||
+      isCacheFile(segments.at(-1) ?? '')
+    );
+  });
+}
+
+/** The installed dependencies' files and the caches' files, each with its identity. */
+export interface DependencyFiles {
+  dependencies: Map<string, string>;
+  caches: Map<string, string>;
+  /** Each cache file's cache: the directory (or file) removed as one when an agent wrote there. */
+  cacheOf: Map<string, string>;
 }
 
 /**
- * Each file under `entries` with its identity; caches left out. An entry is relative to `root`, or
+ * Where a path is as to caches: in none (undefined), directly in the shared `.cache` (null: each
+ * entry there is a cache of its own), or in the cache rooted at the string.
+ */
+type CacheState = string | null | undefined;
+
+function childCache(state: CacheState, child: string, name: string): CacheState {
+  if (state === null) return child;
+  if (state !== undefined) return state;
+  if (name === SHARED_CACHE_DIR) return null;
+  return CACHE_DIRS.has(name) ? child : undefined;
+}
+
+/**
+ * Each file under `entries` with its identity, the caches' apart. An entry is relative to `root`, or
  * absolute (an environment outside the tree), and its files are named the same way.
  */
-export function fingerprintFiles(root: string, entries: readonly string[]): Map<string, string> {
-  const found = new Map<string, string>();
+export function fingerprintFiles(root: string, entries: readonly string[]): DependencyFiles {
+  const files: DependencyFiles = { dependencies: new Map(), caches: new Map(), cacheOf: new Map() };
+  let count = 0;
   const at = (rel: string) => (isAbsolute(rel) ? rel : join(root, rel));
   // A dependency directory itself may be a link (to a shared install): its files are still looked at.
-  const visit = (rel: string, top = false): void => {
-    if (found.size >= MAX_FILES) return;
+  const visit = (rel: string, cache: CacheState, top = false): void => {
+    if (count >= MAX_FILES) return;
     let stats;
     try {
       stats = lstatSync(at(rel), { bigint: true });
       if (top && stats.isSymbolicLink() && statSync(at(rel)).isDirectory()) {
-        found.set(`${rel} ->`, identity(stats));
+        files.dependencies.set(`${rel} ->`, identity(stats));
         stats = statSync(at(rel), { bigint: true });
       }
     } catch {
@@ -64,19 +112,42 @@ export function fingerprintFiles(root: string, entries: readonly string[]): Map<
       } catch {
         // Unreadable: its files are not looked at.
       }
-      for (const name of names.sort()) if (!CACHE_DIRS.has(name)) visit(`${rel}/${name}`);
+      for (const name of names.sort()) visit(`${rel}/${name}`, childCache(cache, `${rel}/${name}`, name));
       return;
     }
-    found.set(rel, identity(stats));
+    count += 1;
+    const cacheRoot = cache ?? (isCacheFile(basename(rel)) ? rel : undefined);
+    if (cacheRoot === undefined) {
+      files.dependencies.set(rel, identity(stats));
+    } else {
+      files.caches.set(rel, identity(stats));
+      files.cacheOf.set(rel, cacheRoot);
+    }
   };
   for (const entry of entries) {
     const rel = entry.replace(/\/$/, '');
-    // Inside the tree a cache may be listed as an entry of its own; an environment outside it may well
-    // live in one (poetry's are under ~/.cache), and only the caches inside it are left out.
-    if (!isAbsolute(rel) && rel.split('/').some((segment) => CACHE_DIRS.has(segment))) continue;
-    visit(rel, true);
+    // Inside the tree an entry may itself lie in a cache. An environment outside it may well live in
+    // one (poetry's are under ~/.cache): only the caches inside it count.
+    let cache: CacheState;
+    if (!isAbsolute(rel)) {
+      const segments = segmentsOf(rel);
+      segments.forEach((name, i) => {
+        cache = childCache(cache, segments.slice(0, i + 1).join('/'), name);
+      });
+    }
+    visit(rel, cache, true);
   }
-  return found;
+  return files;
+}
+
+/** The caches holding a file added, removed or changed from `before` to `after`, sorted. */
+export function changedCaches(before: DependencyFiles, after: DependencyFiles): string[] {
+  const caches = new Set<string>();
+  for (const path of changedFiles(before.caches, after.caches)) {
+    const cache = after.cacheOf.get(path) ?? before.cacheOf.get(path);
+    if (cache !== undefined) caches.add(cache);
+  }
+  return [...caches].sort();
 }
 
 /** What changes whenever a file is written, renamed over, or has its mode or times set. */

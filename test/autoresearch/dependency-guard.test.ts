@@ -9,6 +9,7 @@ import {
   forbiddenChanges,
   nameSome,
   noteChangedDependencies,
+  removeWrittenCaches,
   snapshotDependencies,
   type DependencyGuardContext,
 } from '../../src/autoresearch/dependency-guard.js';
@@ -48,12 +49,32 @@ describe('the dependency guard', () => {
     expect(forbiddenChanges(before, after, ['src/', 'node_modules/'])).toEqual([]);
   });
 
-  it('has nothing to watch where git names no dependency directory, or cannot list what it ignores', async () => {
-    expect(await snapshotDependencies(await context(['dist/', '.env']))).toBeUndefined();
+  it('watches nothing where git names no dependency directory, and cannot watch when git cannot list', async () => {
+    const none = await snapshotDependencies(await context(['dist/', '.env']));
+    expect([none?.dependencies.size, none?.caches.size]).toEqual([0, 0]);
     expect(await snapshotDependencies(await context(undefined))).toBeUndefined();
-    expect([...((await snapshotDependencies(await context(['node_modules/']))) ?? new Map()).keys()]).toEqual(
-      ['node_modules/lib/index.js'],
+    const some = await snapshotDependencies(await context(['node_modules/']));
+    expect([...(some?.dependencies.keys() ?? [])]).toEqual(['node_modules/lib/index.js']);
+  });
+
+  it('removes a cache an agent made or wrote to, and only that, even where there was none before', async () => {
+    const ignored: string[] = ['node_modules/'];
+    const ctx = await context(ignored);
+    await mkdir(join(ctx.cwd, 'node_modules', '.cache', 'kept'), { recursive: true });
+    await writeFile(join(ctx.cwd, 'node_modules', '.cache', 'kept', 'entry'), 'the user’s');
+    const before = (await snapshotDependencies(ctx))!;
+    await mkdir(join(ctx.cwd, 'metric', '__pycache__'), { recursive: true });
+    await writeFile(join(ctx.cwd, 'metric', '__pycache__', 'helpers.cpython-311.pyc'), 'forged');
+    ignored.push('metric/__pycache__/');
+    const after = (await snapshotDependencies(ctx))!;
+    expect(await removeWrittenCaches(ctx, before, after)).toEqual(['metric/__pycache__']);
+    await expect(readFile(join(ctx.cwd, 'metric', '__pycache__', 'helpers.cpython-311.pyc'))).rejects.toThrow(
+      /ENOENT/,
     );
+    expect(await readFile(join(ctx.cwd, 'node_modules', '.cache', 'kept', 'entry'), 'utf8')).toBe(
+      'the user’s',
+    );
+    expect(await readFile(join(ctx.cwd, 'node_modules', 'lib', 'index.js'), 'utf8')).toBe('one\n');
   });
 
   it('watches the virtualenv the loop runs in when it lies outside the tree, even under a cache', async () => {
@@ -66,22 +87,21 @@ describe('the dependency guard', () => {
     await writeFile(join(site, '__init__.py'), 'def adjust(v): return v\n');
     await writeFile(join(site, '__pycache__', '__init__.cpython-311.pyc'), 'bytecode');
     const watched = { ...ctx, env: { VIRTUAL_ENV: venv } };
-    const before = (await snapshotDependencies(watched))!;
+    const before = (await snapshotDependencies(watched))!.dependencies;
     expect([...before.keys()]).toEqual([join(site, '__init__.py')]);
     await writeFile(join(site, '__init__.py'), 'def adjust(v): return v * 10\n');
-    expect(forbiddenChanges(before, (await snapshotDependencies(watched))!, ['src/'])).toEqual([
+    expect(forbiddenChanges(before, (await snapshotDependencies(watched))!.dependencies, ['src/'])).toEqual([
       join(site, '__init__.py'),
     ]);
     // One inside the tree is found through git like the rest; none at all, nothing to watch.
-    expect(
-      await snapshotDependencies({ ...ctx, env: { VIRTUAL_ENV: join(ctx.cwd, '.venv') } }),
-    ).toBeUndefined();
+    const inside = await snapshotDependencies({ ...ctx, env: { VIRTUAL_ENV: join(ctx.cwd, '.venv') } });
+    expect(inside?.dependencies.size).toBe(0);
   });
 
   it('holds the loop while the dependencies are as the agent left them, and lets go once they change', async () => {
     const ctx = await context(['node_modules/']);
     expect(await changedDependenciesLeft(ctx)).toBeUndefined();
-    const after = (await snapshotDependencies(ctx))!;
+    const after = (await snapshotDependencies(ctx))!.dependencies;
     await noteChangedDependencies(ctx, 'doer', ['node_modules/lib/index.js'], after);
     const held = await changedDependenciesLeft(ctx);
     expect(held).toMatch(/^The doer changed installed dependencies \(node_modules\/lib\/index\.js\)/);

@@ -1,6 +1,6 @@
 // A doer that patches an installed dependency the metric loads: ignored by git, so no scope check or
 // revert sees it. As a user runs a loop, with the built CLI, the scripted agent and the embedded store.
-import { readFile, writeFile } from 'node:fs/promises';
+import { readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { assertBuilt } from '../support/cli.js';
@@ -81,7 +81,7 @@ describe('a doer that changes the installed dependencies', () => {
     expect(resumed.exitCode, resumed.stderr).toBe(0);
   });
 
-  it('is left alone when what it changes there is a tool’s cache, or nothing at all', async () => {
+  it('is no tamper when what it changes there is a tool’s cache: the caches it wrote are removed', async () => {
     const { repo, epic } = await loopRepo([
       { write: 'src/value.txt', content: '12\n' },
       { write: 'node_modules/.cache/tool/results.json', content: '{}\n' },
@@ -95,5 +95,12 @@ describe('a doer that changes the installed dependencies', () => {
       [0, 'baseline', 10],
       [1, 'keep', 12],
     ]);
+    // Each tool's cache apart: the package installed beside them is left as it was.
+    expect(run.stderr).toMatch(
+      /removed the caches the doer wrote to \(node_modules\/\.cache\/tool, node_modules\/\.vite\)/,
+    );
+    await expect(stat(join(repo.dir, 'node_modules/.cache/tool'))).rejects.toThrow(/ENOENT/);
+    await expect(stat(join(repo.dir, 'node_modules/.vite'))).rejects.toThrow(/ENOENT/);
+    expect(await readFile(join(repo.dir, 'node_modules/scorer/index.js'), 'utf8')).toBe(SCORER);
   });
 });

@@ -6,11 +6,15 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import {
+  changedCaches,
   changedFiles,
   dependencyEntries,
   fingerprintDigest,
   fingerprintFiles,
 } from '../../src/infra/dependency-files.js';
+
+/** The installed dependencies' files alone. */
+const deps = (dir: string, entries: string[]) => fingerprintFiles(dir, entries).dependencies;
 
 async function tree(files: Record<string, string>): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), 'forge-deps-'));
@@ -34,14 +38,28 @@ describe('installed dependencies', () => {
         'build/out.js',
         '.env',
         'my_node_modules_notes.txt',
+        'metric/__pycache__/',
+        '.pytest_cache/',
+        'tsconfig.tsbuildinfo',
+        '.eslintcache',
+        'cache/',
       ]),
-    ).toEqual(['node_modules/', 'packages/web/node_modules/', '.venv/', 'vendor/lib/']);
+    ).toEqual([
+      'node_modules/',
+      'packages/web/node_modules/',
+      '.venv/',
+      'vendor/lib/',
+      'metric/__pycache__/',
+      '.pytest_cache/',
+      'tsconfig.tsbuildinfo',
+      '.eslintcache',
+    ]);
   });
 
   it('a file changed in place keeps its name, size and mtime yet is found: its ctime moved', async () => {
     const dir = await tree({ 'node_modules/lib/index.js': 'export const x = 1;\n' });
     const path = join(dir, 'node_modules/lib/index.js');
-    const before = fingerprintFiles(dir, ['node_modules/']);
+    const before = deps(dir, ['node_modules/']);
     expect([...before.keys()]).toEqual(['node_modules/lib/index.js']);
     // Its times kept to the nanosecond (touch -r), as a careful forger would.
     const times = join(dir, 'times');
@@ -51,46 +69,85 @@ describe('installed dependencies', () => {
     await writeFile(path, 'export const x = 9;\n');
     execFileSync('touch', ['-r', times, path]);
     expect((await stat(path, { bigint: true })).mtimeNs).toBe((await stat(times, { bigint: true })).mtimeNs);
-    const after = fingerprintFiles(dir, ['node_modules/']);
+    const after = deps(dir, ['node_modules/']);
     expect(changedFiles(before, after)).toEqual(['node_modules/lib/index.js']);
     expect(fingerprintDigest(after)).not.toBe(fingerprintDigest(before));
   });
 
-  it('finds files added and removed; leaves out the caches tools write as they run', async () => {
+  it('finds files added and removed; keeps the caches tools write as they run apart', async () => {
     const dir = await tree({
       'node_modules/a/index.js': 'a\n',
       'node_modules/b/index.js': 'b\n',
       'node_modules/.cache/babel/x.json': '{}\n',
     });
-    const before = fingerprintFiles(dir, ['node_modules/']);
+    const before = deps(dir, ['node_modules/']);
     expect([...before.keys()].sort()).toEqual(['node_modules/a/index.js', 'node_modules/b/index.js']);
     await rm(join(dir, 'node_modules/b'), { recursive: true });
     await writeFile(join(dir, 'node_modules/a/extra.js'), 'extra\n');
     await writeFile(join(dir, 'node_modules/.cache/babel/x.json'), '{"changed":true}\n');
     await mkdir(join(dir, 'node_modules/.vite/vitest'), { recursive: true });
     await writeFile(join(dir, 'node_modules/.vite/vitest/results.json'), '{}\n');
-    expect(changedFiles(before, fingerprintFiles(dir, ['node_modules/']))).toEqual([
+    expect(changedFiles(before, deps(dir, ['node_modules/']))).toEqual([
       'node_modules/a/extra.js',
       'node_modules/b/index.js',
     ]);
+  });
+
+  it('names each cache an agent wrote to as the one directory (or file) a tool rebuilds', async () => {
+    const dir = await tree({
+      'node_modules/a/index.js': 'a\n',
+      'node_modules/.cache/babel/x.json': '{}\n',
+      'node_modules/.cache/eslint/y.json': '{}\n',
+      'metric/__pycache__/helpers.cpython-311.pyc': 'code',
+      '.venv/lib/site-packages/pkg/__pycache__/m.cpython-311.pyc': 'code',
+      'tsconfig.tsbuildinfo': '{}',
+    });
+    const entries = ['node_modules/', 'metric/__pycache__/', '.venv/', 'tsconfig.tsbuildinfo', '.cache/'];
+    const before = fingerprintFiles(dir, entries);
+    expect([...before.dependencies.keys()]).toEqual(['node_modules/a/index.js']);
+    expect(before.caches.size).toBe(5);
+    expect(changedCaches(before, fingerprintFiles(dir, entries))).toEqual([]);
+    await writeFile(join(dir, 'node_modules/.cache/babel/x.json'), '{"changed":true}\n');
+    await rm(join(dir, '.venv/lib/site-packages/pkg/__pycache__/m.cpython-311.pyc'));
+    await writeFile(join(dir, 'metric/__pycache__/other.cpython-311.pyc'), 'code');
+    await writeFile(join(dir, 'tsconfig.tsbuildinfo'), '{"changed":true}');
+    // A cache made where there was none, at the top of the tree: listed by git only now.
+    await mkdir(join(dir, '.cache/tool'), { recursive: true });
+    await writeFile(join(dir, '.cache/tool/entry'), 'x');
+    const after = fingerprintFiles(dir, entries);
+    expect(changedCaches(before, after)).toEqual([
+      '.cache/tool',
+      '.venv/lib/site-packages/pkg/__pycache__',
+      'metric/__pycache__',
+      'node_modules/.cache/babel',
+      'tsconfig.tsbuildinfo',
+    ]);
+    expect(changedFiles(before.dependencies, after.dependencies)).toEqual([]);
+  });
+
+  it('counts a cache in an environment outside the tree from the environment down, not from /', async () => {
+    const home = await tree({
+      '.cache/pypoetry/venv/lib/site-packages/pkg/m.py': 'x = 1\n',
+      '.cache/pypoetry/venv/lib/site-packages/pkg/__pycache__/m.cpython-311.pyc': 'code',
+    });
+    const venv = join(home, '.cache/pypoetry/venv');
+    const files = fingerprintFiles('/nowhere', [venv]);
+    expect([...files.dependencies.keys()]).toEqual([join(venv, 'lib/site-packages/pkg/m.py')]);
+    expect([...files.cacheOf.values()]).toEqual([join(venv, 'lib/site-packages/pkg/__pycache__')]);
   });
 
   it('follows a dependency directory that is a link to an install elsewhere', async () => {
     const shared = await tree({ 'lib/index.js': 'one\n' });
     const dir = await tree({});
     await symlink(shared, join(dir, 'node_modules'));
-    const before = fingerprintFiles(dir, ['node_modules']);
+    const before = deps(dir, ['node_modules']);
     expect([...before.keys()]).toEqual(['node_modules ->', 'node_modules/lib/index.js']);
     await writeFile(join(shared, 'lib/index.js'), 'two\n');
-    expect(changedFiles(before, fingerprintFiles(dir, ['node_modules']))).toEqual([
-      'node_modules/lib/index.js',
-    ]);
+    expect(changedFiles(before, deps(dir, ['node_modules']))).toEqual(['node_modules/lib/index.js']);
   });
 
   it('the same files untouched give the same digest', async () => {
     const dir = await tree({ '.venv/lib/site.py': 'x = 1\n' });
-    expect(fingerprintDigest(fingerprintFiles(dir, ['.venv/']))).toBe(
-      fingerprintDigest(fingerprintFiles(dir, ['.venv/'])),
-    );
+    expect(fingerprintDigest(deps(dir, ['.venv/']))).toBe(fingerprintDigest(deps(dir, ['.venv/'])));
   });
 });

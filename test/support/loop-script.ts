@@ -136,14 +136,18 @@ export async function scriptedLoopRepo(
  * `forge-pack loop value`: one iteration of making the number `metric/score.mjs` reports larger, the
  * doer's scope `src/`, every role scripted. Returns the loop's epic.
  */
-export async function createValueLoop(repo: ScriptedLoopRepo, artifact = 'src/value.txt'): Promise<string> {
+export async function createValueLoop(
+  repo: ScriptedLoopRepo,
+  artifact = 'src/value.txt',
+  metricCommand = 'node metric/score.mjs',
+): Promise<string> {
   const created = await repo.forge([
     'loop',
     'value',
     '--program',
     `Make the value in ${artifact} as large as possible.`,
     '--metric-command',
-    'node metric/score.mjs',
+    metricCommand,
     '--score',
     'json:value',
     '--scope',
