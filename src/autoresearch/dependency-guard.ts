@@ -14,6 +14,7 @@ import {
   fingerprintFiles,
   type DependencyFiles,
 } from '../infra/dependency-files.js';
+import type { ContentHashes } from '../infra/content-hashes.js';
 import { removePath } from '../infra/fs-ops.js';
 import type { Git } from '../infra/git.js';
 import { isPathInScope } from './keep-revert.js';
@@ -62,13 +63,21 @@ export async function removeWrittenCaches(
   return caches;
 }
 
-/** Files an agent changed in the dependencies that it may not: all of them, but under a doer's scope. */
-export function forbiddenChanges(
+/**
+ * The dependencies' files that changed from `before` to `after`: added, removed, or holding other
+ * bytes or another mode. A file written anew with the same bytes (a reinstall) did not change.
+ */
+export async function changedDependencies(
   before: ReadonlyMap<string, string>,
   after: ReadonlyMap<string, string>,
-  allowed: readonly string[],
-): string[] {
-  return changedFiles(before, after).filter((path) => !isPathInScope(path, allowed));
+  contents: ContentHashes,
+): Promise<string[]> {
+  return contents.contentChanged(before, after, changedFiles(before, after));
+}
+
+/** Of the files an agent changed in the dependencies, those it may not: all, but under a doer's scope. */
+export function forbiddenChanges(changed: readonly string[], allowed: readonly string[]): string[] {
+  return changed.filter((path) => !isPathInScope(path, allowed));
 }
 
 /** What the runner records when an agent changed them: the state it left, to recognise it later. */

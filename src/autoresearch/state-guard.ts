@@ -22,9 +22,11 @@ import { homeToolFiles, projectToolFiles } from '../infra/tool-config.js';
 import type { LoopFiles } from '../infra/loop-files.js';
 import type { BeadGuard, Executor, GuardVeto, StopReason } from '../loop/types.js';
 import type { LoopConfig } from './config.js';
+import { ContentHashes } from '../infra/content-hashes.js';
 import type { DependencyFiles } from '../infra/dependency-files.js';
 import { readIterationState, updateIterationState, withTamper } from './iteration-state.js';
 import {
+  changedDependencies,
   changedDependenciesLeft,
   forbiddenChanges,
   nameSome,
@@ -184,6 +186,9 @@ export function guardAgentExecutor(inner: Executor, ctx: StateGuardContext): Exe
       dirs: instructions.flatMap((paths) => paths.dirs).filter(open),
     };
   };
+  // What the installed dependencies hold, hashed once per file and identity for this process: the
+  // first agent run reads them all, a later one what changed since.
+  const contents = new ContentHashes(ctx.cwd);
   return {
     ...inner,
     async execute(request) {
@@ -218,6 +223,7 @@ export function guardAgentExecutor(inner: Executor, ctx: StateGuardContext): Exe
       // A hook is as much its mode as its text: `chmod +x` alone arms one.
       const modes = await readModes([...before.keys()].filter((path) => isGitControlPath(git, path)));
       const dependencies = await snapshotDependencies(ctx);
+      if (dependencies !== undefined) await contents.prime(dependencies.dependencies);
       const result = await inner.execute(left === undefined ? request : { ...request, budgetUsd: left });
       const dependenciesNow = dependencies === undefined ? undefined : await snapshotDependencies(ctx);
       if (dependencies !== undefined && dependenciesNow !== undefined) {
@@ -227,7 +233,7 @@ export function guardAgentExecutor(inner: Executor, ctx: StateGuardContext): Exe
             `removed the caches the ${role} wrote to (${nameSome(removed)}): their tools rebuild them from the sources`,
           );
       }
-      const dependencyChange = checkDependencies(ctx, role, dependencies, dependenciesNow);
+      const dependencyChange = await checkDependencies(ctx, role, contents, dependencies, dependenciesNow);
       const dependencyFindings = dependencyChange?.findings ?? [];
       const modesNow = await readModes([...modes.keys()]);
       const rearmed = [...modes].filter(([path, mode]) => (modesNow.get(path) ?? mode) !== mode);
@@ -270,16 +276,16 @@ export function guardAgentExecutor(inner: Executor, ctx: StateGuardContext): Exe
  * The installed dependencies' files an agent changed that were not its to change (dependency-guard.ts),
  * named for a finding; recorded, so that no bead runs on them until a person has looked.
  */
-function checkDependencies(
+async function checkDependencies(
   ctx: StateGuardContext,
   role: string,
+  contents: ContentHashes,
   before: DependencyFiles | undefined,
   after: DependencyFiles | undefined,
-): { findings: string[]; record: () => Promise<void> } | undefined {
+): Promise<{ findings: string[]; record: () => Promise<void> } | undefined> {
   if (before === undefined || after === undefined) return undefined;
   const forbidden = forbiddenChanges(
-    before.dependencies,
-    after.dependencies,
+    await changedDependencies(before.dependencies, after.dependencies, contents),
     role === 'doer' ? ctx.config.scope.doer_paths : [],
   );
   if (forbidden.length === 0) return undefined;

@@ -1,7 +1,8 @@
 // The installed dependencies in a working tree (node_modules, a virtualenv, vendor/): ignored by git,
 // so no `git status` shows a change to them, yet a command that measures the tree loads them. A
 // fingerprint of every file's identity (inode, size, mode and change times: any write moves ctime)
-// tells whether anything there changed, without reading what may be hundreds of MB.
+// tells whether anything there changed, without reading what may be hundreds of MB; a file whose
+// identity changed is then compared by content (content-hashes.ts).
 import { createHash } from 'node:crypto';
 import { lstatSync, readdirSync, statSync, type BigIntStats } from 'node:fs';
 import { basename, isAbsolute, join } from 'node:path';
@@ -151,7 +152,7 @@ export function changedCaches(before: DependencyFiles, after: DependencyFiles): 
 }
 
 /** What changes whenever a file is written, renamed over, or has its mode or times set. */
-function identity(stats: BigIntStats): string {
+export function identity(stats: BigIntStats): string {
   return `${stats.mode}:${stats.size}:${stats.ino}:${stats.mtimeNs}:${stats.ctimeNs}`;
 }
 

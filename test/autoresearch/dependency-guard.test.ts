@@ -1,10 +1,11 @@
 // What the loop does with an agent's change to the installed dependencies: which changes count, and
 // the record that holds the loop until they change again.
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import {
+  changedDependencies,
   changedDependenciesLeft,
   forbiddenChanges,
   nameSome,
@@ -13,6 +14,8 @@ import {
   snapshotDependencies,
   type DependencyGuardContext,
 } from '../../src/autoresearch/dependency-guard.js';
+import { ContentHashes } from '../../src/infra/content-hashes.js';
+import { changedFiles } from '../../src/infra/dependency-files.js';
 import type { Git } from '../../src/infra/git.js';
 
 async function context(ignored: string[] | undefined): Promise<DependencyGuardContext> {
@@ -29,24 +32,53 @@ async function context(ignored: string[] | undefined): Promise<DependencyGuardCo
 
 describe('the dependency guard', () => {
   it('counts every change but those under the scope it is given', () => {
-    const before = new Map([
-      ['node_modules/a/index.js', '1'],
-      ['node_modules/b/index.js', '1'],
-    ]);
-    const after = new Map([
-      ['node_modules/a/index.js', '2'],
-      ['node_modules/c/index.js', '1'],
-    ]);
-    expect(forbiddenChanges(before, after, [])).toEqual([
-      'node_modules/a/index.js',
+    const changed = ['node_modules/a/index.js', 'node_modules/b/index.js', 'node_modules/c/index.js'];
+    expect(forbiddenChanges(changed, [])).toEqual(changed);
+    expect(forbiddenChanges(changed, ['node_modules/a/'])).toEqual([
       'node_modules/b/index.js',
       'node_modules/c/index.js',
     ]);
-    expect(forbiddenChanges(before, after, ['node_modules/a/'])).toEqual([
-      'node_modules/b/index.js',
-      'node_modules/c/index.js',
+    expect(forbiddenChanges(changed, ['src/', 'node_modules/'])).toEqual([]);
+  });
+
+  it('tells a reinstall of the same bytes from a patch, a new file or a mode', async () => {
+    const ctx = await context(['node_modules/']);
+    const lib = join(ctx.cwd, 'node_modules', 'lib');
+    await writeFile(join(lib, 'other.js'), 'two\n');
+    const contents = new ContentHashes(ctx.cwd);
+    const before = (await snapshotDependencies(ctx))!.dependencies;
+    await contents.prime(before);
+    // Removed and installed again, every file new: the same bytes.
+    await rm(join(ctx.cwd, 'node_modules'), { recursive: true });
+    await mkdir(lib, { recursive: true });
+    await writeFile(join(lib, 'index.js'), 'one\n');
+    await writeFile(join(lib, 'other.js'), 'two\n');
+    const reinstalled = (await snapshotDependencies(ctx))!.dependencies;
+    expect(changedFiles(before, reinstalled)).toEqual([
+      'node_modules/lib/index.js',
+      'node_modules/lib/other.js',
     ]);
-    expect(forbiddenChanges(before, after, ['src/', 'node_modules/'])).toEqual([]);
+    expect(await changedDependencies(before, reinstalled, contents)).toEqual([]);
+    // Then one patched, one made executable and one added.
+    await writeFile(join(lib, 'index.js'), 'ten\n');
+    await chmod(join(lib, 'other.js'), 0o755);
+    await writeFile(join(lib, 'added.js'), 'three\n');
+    const patched = (await snapshotDependencies(ctx))!.dependencies;
+    expect(await changedDependencies(reinstalled, patched, contents)).toEqual([
+      'node_modules/lib/added.js',
+      'node_modules/lib/index.js',
+      'node_modules/lib/other.js',
+    ]);
+  });
+
+  it('counts a file it never hashed as changed, even with the same bytes', async () => {
+    const ctx = await context(['node_modules/']);
+    const before = (await snapshotDependencies(ctx))!.dependencies;
+    await writeFile(join(ctx.cwd, 'node_modules', 'lib', 'index.js'), 'one\n');
+    const after = (await snapshotDependencies(ctx))!.dependencies;
+    expect(await changedDependencies(before, after, new ContentHashes(ctx.cwd))).toEqual([
+      'node_modules/lib/index.js',
+    ]);
   });
 
   it('watches nothing where git names no dependency directory, and cannot watch when git cannot list', async () => {
@@ -90,9 +122,8 @@ describe('the dependency guard', () => {
     const before = (await snapshotDependencies(watched))!.dependencies;
     expect([...before.keys()]).toEqual([join(site, '__init__.py')]);
     await writeFile(join(site, '__init__.py'), 'def adjust(v): return v * 10\n');
-    expect(forbiddenChanges(before, (await snapshotDependencies(watched))!.dependencies, ['src/'])).toEqual([
-      join(site, '__init__.py'),
-    ]);
+    const after = (await snapshotDependencies(watched))!.dependencies;
+    expect(changedFiles(before, after)).toEqual([join(site, '__init__.py')]);
     // One inside the tree is found through git like the rest; none at all, nothing to watch.
     const inside = await snapshotDependencies({ ...ctx, env: { VIRTUAL_ENV: join(ctx.cwd, '.venv') } });
     expect(inside?.dependencies.size).toBe(0);

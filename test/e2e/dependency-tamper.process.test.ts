@@ -18,6 +18,14 @@ console.log(JSON.stringify({ value: adjust(Number(readFileSync('src/value.txt', 
 `;
 const SCORER = 'export const adjust = (v) => v;\n';
 
+/** What the doer runs: node_modules removed and written again with the same bytes, as `npm ci` does. */
+const REINSTALL = `const fs = require('node:fs');
+const saved = ['package.json', 'index.js'].map((name) => [name, fs.readFileSync('node_modules/scorer/' + name)]);
+fs.rmSync('node_modules', { recursive: true });
+fs.mkdirSync('node_modules/scorer', { recursive: true });
+for (const [name, bytes] of saved) fs.writeFileSync('node_modules/scorer/' + name, bytes);
+`;
+
 beforeAll(assertBuilt);
 
 async function loopRepo(doerSteps: unknown[]): Promise<{ repo: ScriptedLoopRepo; epic: string }> {
@@ -79,6 +87,24 @@ describe('a doer that changes the installed dependencies', () => {
     await writeFile(join(repo.dir, 'node_modules', 'scorer', 'index.js'), SCORER);
     const resumed = await repo.ralph([epic, '--agent', 'scripted']);
     expect(resumed.exitCode, resumed.stderr).toBe(0);
+  });
+
+  it('may reinstall them as they were: the same bytes in new files are no change', async () => {
+    const { repo, epic } = await loopRepo([
+      { write: 'src/value.txt', content: '12\n' },
+      { run: ['node', '-e', REINSTALL] },
+      { say: 'HYPOTHESIS: 12 is better' },
+    ]);
+    const before = await stat(join(repo.dir, 'node_modules/scorer/index.js'));
+    const run = await repo.ralph([epic, '--agent', 'scripted']);
+    expect(run.exitCode, run.stderr).toBe(0);
+    expect(run.stderr).not.toMatch(/installed dependencies|tamper/);
+    expect((await stat(join(repo.dir, 'node_modules/scorer/index.js'))).ino).not.toBe(before.ino);
+    const ledger = await repo.ledger<Line>();
+    expect(ledger.map((l) => [l.iter, l.decision, l.score_after])).toEqual([
+      [0, 'baseline', 10],
+      [1, 'keep', 12],
+    ]);
   });
 
   it('is no tamper when what it changes there is a tool’s cache: the caches it wrote are removed', async () => {
