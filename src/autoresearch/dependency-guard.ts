@@ -4,7 +4,7 @@
 // every later one's. The runner fingerprints them around each agent run; a change it did not allow is
 // the agent's tamper, and since Forge keeps no copy to put back, the loop stops until a person
 // reinstalls them (or accepts them as they are).
-import { isAbsolute, join, relative } from 'node:path';
+import { delimiter, isAbsolute, join, relative } from 'node:path';
 import { readFileIfExists, writeJsonAtomic } from '../infra/atomic-file.js';
 import {
   changedCaches,
@@ -15,7 +15,7 @@ import {
   type DependencyFiles,
 } from '../infra/dependency-files.js';
 import type { ContentHashes } from '../infra/content-hashes.js';
-import { removePath } from '../infra/fs-ops.js';
+import { listDirIfExists, removePath } from '../infra/fs-ops.js';
 import type { Git } from '../infra/git.js';
 import { isPathInScope } from './keep-revert.js';
 
@@ -29,11 +29,45 @@ export interface DependencyGuardContext {
   env?: Readonly<Record<string, string | undefined>> | undefined;
 }
 
-/** The Python environment the runner was started in, when it lies outside the tree (poetry's, pyenv's). */
-function activeEnvironments(ctx: DependencyGuardContext): string[] {
-  return [ctx.env?.VIRTUAL_ENV, ctx.env?.CONDA_PREFIX].filter(
-    (dir): dir is string => dir !== undefined && isAbsolute(dir) && relative(ctx.cwd, dir).startsWith('..'),
-  );
+/**
+ * What the metric's interpreters load from outside the tree, the caller's environment says where: the
+ * virtualenv or conda environment the runner was started in (poetry's, pyenv's); Python's user
+ * site-packages, whose `.pth` lines every Python process runs as it starts; Node's global folders
+ * (`~/.node_modules`, `~/.node_libraries`), which `require` falls back on; the packages `npx` runs
+ * when none is installed in the tree (`~/.npm/_npx`); and each directory of PYTHONPATH and NODE_PATH. Absent ones are named too, and the user sites are listed anew for each
+ * snapshot: one an agent makes is seen.
+ */
+async function outsideEnvironments(ctx: DependencyGuardContext): Promise<string[]> {
+  const env = ctx.env ?? {};
+  const home = env.HOME === undefined || env.HOME === '' ? undefined : env.HOME;
+  const userBase = env.PYTHONUSERBASE || (home === undefined ? undefined : join(home, '.local'));
+  const userSites =
+    userBase === undefined
+      ? []
+      : ((await listDirIfExists(join(userBase, 'lib'))) ?? [])
+          .filter((name) => /^python\d/.test(name))
+          .map((name) => join(userBase, 'lib', name, 'site-packages'));
+  const npmCache =
+    env.npm_config_cache || env.NPM_CONFIG_CACHE || (home === undefined ? undefined : join(home, '.npm'));
+  const searchPaths = [env.PYTHONPATH, env.NODE_PATH].flatMap((list) => (list ?? '').split(delimiter));
+  const dirs = [
+    env.VIRTUAL_ENV,
+    env.CONDA_PREFIX,
+    ...userSites,
+    ...(home === undefined
+      ? []
+      : [join(home, 'Library', 'Python'), join(home, '.node_modules'), join(home, '.node_libraries')]),
+    ...(npmCache === undefined ? [] : [join(npmCache, '_npx')]),
+    ...searchPaths,
+  ];
+  return [
+    ...new Set(
+      dirs.filter(
+        (dir): dir is string =>
+          dir !== undefined && isAbsolute(dir) && relative(ctx.cwd, dir).startsWith('..'),
+      ),
+    ),
+  ];
 }
 
 /**
@@ -45,7 +79,7 @@ export async function snapshotDependencies(
 ): Promise<DependencyFiles | undefined> {
   const ignored = await ctx.git.ignoredPaths?.().catch(() => undefined);
   if (ignored === undefined) return undefined;
-  return fingerprintFiles(ctx.cwd, [...dependencyEntries(ignored), ...activeEnvironments(ctx)]);
+  return fingerprintFiles(ctx.cwd, [...dependencyEntries(ignored), ...(await outsideEnvironments(ctx))]);
 }
 
 /**

@@ -129,6 +129,37 @@ describe('the dependency guard', () => {
     expect(inside?.dependencies.size).toBe(0);
   });
 
+  it('watches what interpreters load from the home and the search paths, made by an agent or not', async () => {
+    const ctx = await context([]);
+    const home = await mkdtemp(join(tmpdir(), 'forge-home-'));
+    onTestFinished(() => rm(home, { recursive: true, force: true }));
+    const env = { HOME: home, PYTHONPATH: join(home, 'py'), NODE_PATH: `${join(home, 'js')}:${ctx.cwd}/lib` };
+    const watched = { ...ctx, env };
+    expect((await snapshotDependencies(watched))!.dependencies.size).toBe(0);
+    const files = [
+      '.local/lib/python3.11/site-packages/boost.pth',
+      '.local/lib/python3.12/site-packages/pkg/__init__.py',
+      '.node_modules/scorer/index.js',
+      '.node_libraries/scorer.js',
+      '.npm/_npx/0a1b/node_modules/tool/cli.js',
+      'py/json.py',
+      'js/scorer/index.js',
+    ];
+    for (const file of [...files, '.local/share/notes.txt', '.npm/_cacache/index']) {
+      await mkdir(join(home, file, '..'), { recursive: true });
+      await writeFile(join(home, file), 'x');
+    }
+    await mkdir(join(ctx.cwd, 'lib'), { recursive: true });
+    await writeFile(join(ctx.cwd, 'lib', 'tracked.js'), 'x');
+    const after = (await snapshotDependencies(watched))!;
+    expect([...after.dependencies.keys()].sort()).toEqual(files.map((file) => join(home, file)).sort());
+    // A user base set apart: its site-packages, not the home's.
+    const apart = await snapshotDependencies({ ...ctx, env: { PYTHONUSERBASE: join(home, '.local') } });
+    expect([...apart!.dependencies.keys()].sort()).toEqual(
+      files.filter((file) => file.startsWith('.local/')).map((file) => join(home, file)),
+    );
+  });
+
   it('holds the loop while the dependencies are as the agent left them, and lets go once they change', async () => {
     const ctx = await context(['node_modules/']);
     expect(await changedDependenciesLeft(ctx)).toBeUndefined();
