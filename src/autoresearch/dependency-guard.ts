@@ -1,20 +1,22 @@
-// A loop's installed dependencies (node_modules, a virtualenv, vendor/) as its agents leave them. They
-// are ignored by git, so neither the scope check nor a revert sees or undoes a change there, yet the
+// What a loop's agents leave in the files git ignores: the installed dependencies (node_modules, a
+// virtualenv, vendor/, and what interpreters load from outside the tree), tools' caches, and the rest
+// (ignored-guard.ts). Neither the scope check nor a revert sees or undoes a change there, yet the
 // metric loads them: a doer that patches a package the metric imports would raise its own score, and
-// every later one's. The runner fingerprints them around each agent run; a change it did not allow is
-// the agent's tamper, and since Forge keeps no copy to put back, the loop stops until a person
-// reinstalls them (or accepts them as they are).
-import { delimiter, isAbsolute, join, relative } from 'node:path';
+// every later one's. The runner fingerprints them around each agent run. A cache an agent wrote is
+// removed; a change to the dependencies it did not allow is the agent's tamper, and since Forge keeps
+// no copy to put back, the loop stops until a person reinstalls them (or accepts them as they are).
+import { delimiter, isAbsolute, join, relative, sep } from 'node:path';
 import { readFileIfExists, writeJsonAtomic } from '../infra/atomic-file.js';
 import {
   changedCaches,
   changedFiles,
-  dependencyEntries,
-  fingerprintDigest,
   fingerprintFiles,
-  type DependencyFiles,
-} from '../infra/dependency-files.js';
+  identityAt,
+  watchedEntries,
+  type IgnoredFiles,
+} from '../infra/ignored-files.js';
 import type { ContentHashes } from '../infra/content-hashes.js';
+import { FORGE_STATE_DIRS } from '../infra/forge-state.js';
 import { listDirIfExists, removePath } from '../infra/fs-ops.js';
 import type { Git } from '../infra/git.js';
 import { isPathInScope } from './keep-revert.js';
@@ -27,6 +29,8 @@ export interface DependencyGuardContext {
   vaultDir: string;
   /** The environment the loop runs in: an active virtualenv or conda environment is watched too. */
   env?: Readonly<Record<string, string | undefined>> | undefined;
+  /** The loop's workspace, guarded apart like the runner's other state directories. */
+  workspace?: string;
 }
 
 /**
@@ -34,8 +38,9 @@ export interface DependencyGuardContext {
  * virtualenv or conda environment the runner was started in (poetry's, pyenv's); Python's user
  * site-packages, whose `.pth` lines every Python process runs as it starts; Node's global folders
  * (`~/.node_modules`, `~/.node_libraries`), which `require` falls back on; the packages `npx` runs
- * when none is installed in the tree (`~/.npm/_npx`); and each directory of PYTHONPATH and NODE_PATH. Absent ones are named too, and the user sites are listed anew for each
- * snapshot: one an agent makes is seen.
+ * when none is installed in the tree (`~/.npm/_npx`); and each directory of PYTHONPATH and NODE_PATH.
+ * Absent ones are named too, and the user sites are listed anew for each snapshot: one an agent makes
+ * is seen.
  */
 async function outsideEnvironments(ctx: DependencyGuardContext): Promise<string[]> {
   const env = ctx.env ?? {};
@@ -71,15 +76,19 @@ async function outsideEnvironments(ctx: DependencyGuardContext): Promise<string[
 }
 
 /**
- * The dependencies' and caches' files and their identities (none when there are none), or undefined
- * when git cannot say which files it ignores.
+ * The ignored files (Forge's own state apart) and the environments outside the tree, by kind, with
+ * their identities (none when there are none); undefined when git cannot say which files it ignores.
  */
-export async function snapshotDependencies(
-  ctx: DependencyGuardContext,
-): Promise<DependencyFiles | undefined> {
+export async function snapshotIgnored(ctx: DependencyGuardContext): Promise<IgnoredFiles | undefined> {
   const ignored = await ctx.git.ignoredPaths?.().catch(() => undefined);
   if (ignored === undefined) return undefined;
-  return fingerprintFiles(ctx.cwd, [...dependencyEntries(ignored), ...(await outsideEnvironments(ctx))]);
+  const workspace = ctx.workspace === undefined ? '..' : relative(ctx.cwd, ctx.workspace);
+  const own = [...FORGE_STATE_DIRS, ...(workspace.startsWith('..') ? [] : [workspace.split(sep).join('/')])];
+  return fingerprintFiles(
+    ctx.cwd,
+    [...watchedEntries(ignored, own), ...(await outsideEnvironments(ctx))],
+    own,
+  );
 }
 
 /**
@@ -88,8 +97,8 @@ export async function snapshotDependencies(
  */
 export async function removeWrittenCaches(
   ctx: DependencyGuardContext,
-  before: DependencyFiles,
-  after: DependencyFiles,
+  before: IgnoredFiles,
+  after: IgnoredFiles,
 ): Promise<string[]> {
   const caches = changedCaches(before, after);
   for (const cache of caches)
@@ -114,52 +123,72 @@ export function forbiddenChanges(changed: readonly string[], allowed: readonly s
   return changed.filter((path) => !isPathInScope(path, allowed));
 }
 
-/** What the runner records when an agent changed them: the state it left, to recognise it later. */
+/** What the runner records when an agent changed files it cannot put back: the state it left them in. */
 interface Changed {
   role: string;
+  /** What was changed, as the message names it. */
+  what: ChangedKind;
   paths: string[];
-  digest: string;
+  /** Each path's identity as the agent left it; null where it removed the file. */
+  left: Record<string, string | null>;
 }
+
+export type ChangedKind =
+  'installed dependencies' | 'ignored files' | 'installed dependencies and ignored files';
 
 const recordPath = (ctx: DependencyGuardContext) => join(ctx.vaultDir, 'dependencies-changed.json');
 
-/** Remembers that `role` left the dependencies as `after`, so no later bead runs on them unchecked. */
-export async function noteChangedDependencies(
+/** The identity of a recorded path as the fingerprint takes it; null when there is none. */
+function identityOf(ctx: DependencyGuardContext, path: string): Promise<string | null> {
+  const file = path.endsWith(' ->') ? path.slice(0, -3) : path;
+  return identityAt(isAbsolute(file) ? file : join(ctx.cwd, file));
+}
+
+/** Remembers that `role` left `paths` as they are now, so no later bead runs on them unchecked. */
+export async function noteChangedFiles(
   ctx: DependencyGuardContext,
   role: string,
+  what: ChangedKind,
   paths: readonly string[],
-  after: ReadonlyMap<string, string>,
 ): Promise<void> {
-  const record: Changed = { role, paths: [...paths], digest: fingerprintDigest(after) };
+  const left: Record<string, string | null> = {};
+  for (const path of paths) left[path] = await identityOf(ctx, path);
+  const record: Changed = { role, what, paths: [...paths], left };
   await writeJsonAtomic(recordPath(ctx), record);
 }
 
 /**
- * Why the loop may not go on, when an agent changed the dependencies and they are still as it left
- * them; undefined when nothing was changed, or they changed since (reinstalled), which clears the record.
+ * Why the loop may not go on, when an agent changed files Forge cannot put back and they are still as
+ * it left them; undefined when nothing was changed, or every one of them changed since (reinstalled,
+ * put back), which clears the record.
  */
-export async function changedDependenciesLeft(ctx: DependencyGuardContext): Promise<string | undefined> {
+export async function changedFilesLeft(ctx: DependencyGuardContext): Promise<string | undefined> {
   const text = await readFileIfExists(recordPath(ctx));
   if (text === undefined) return undefined;
   let record: Partial<Changed> = {};
   try {
     record = JSON.parse(text) as Partial<Changed>;
   } catch {
-    // Unreadable (not Forge's writing): judged as a record of a change, by its absent digest.
+    // Unreadable (not Forge's writing): held, as a record of a change.
   }
-  const now = await snapshotDependencies(ctx);
-  if (
-    now !== undefined &&
-    record.digest !== undefined &&
-    fingerprintDigest(now.dependencies) !== record.digest
-  ) {
+  const left = typeof record.left === 'object' && record.left !== null ? Object.entries(record.left) : [];
+  let changedSince = left.length > 0;
+  for (const [path, was] of left) if ((await identityOf(ctx, path)) === was) changedSince = false;
+  if (changedSince) {
     await removePath(recordPath(ctx));
     return undefined;
   }
   const paths = Array.isArray(record.paths) ? record.paths.map(String) : [];
+  const what: ChangedKind = record.what ?? 'installed dependencies';
+  const fix =
+    what === 'ignored files'
+      ? 'Put them back as they were'
+      : what === 'installed dependencies'
+        ? 'Reinstall them (npm ci, pip install …)'
+        : 'Reinstall the dependencies and put the files back as they were';
   return (
-    `The ${typeof record.role === 'string' ? record.role : 'agent'} changed installed dependencies (${nameSome(paths)}), ` +
-    `which the metric may load and Forge cannot put back. Reinstall them (npm ci, pip install …), then run again; ` +
+    `The ${typeof record.role === 'string' ? record.role : 'agent'} changed ${what} (${nameSome(paths)}), ` +
+    `which the metric may load and Forge cannot put back. ${fix}, then run again; ` +
     `or, having checked them, delete ${recordPath(ctx)} to go on with them as they are.`
   );
 }

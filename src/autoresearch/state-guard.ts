@@ -5,7 +5,7 @@
 // anything the agent changed that its role may not change is put back and recorded as tamper. Between
 // beads, when a bead ends and between runs the seal (loop-seal.ts) tells the runner's writes from
 // anybody else's: settings a person changed are recorded in the ledger, anything else is put back.
-import { basename, isAbsolute, join, relative, resolve } from 'node:path';
+import { basename, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import type { Bead } from '../beads/types.js';
 import { pathExists } from '../infra/atomic-file.js';
 import { relativeName } from '../infra/seal-journal.js';
@@ -23,17 +23,20 @@ import type { LoopFiles } from '../infra/loop-files.js';
 import type { BeadGuard, Executor, GuardVeto, StopReason } from '../loop/types.js';
 import type { LoopConfig } from './config.js';
 import { ContentHashes } from '../infra/content-hashes.js';
-import type { DependencyFiles } from '../infra/dependency-files.js';
+import { FileCopies } from '../infra/file-copies.js';
+import type { IgnoredFiles } from '../infra/ignored-files.js';
 import { readIterationState, updateIterationState, withTamper } from './iteration-state.js';
 import {
   changedDependencies,
-  changedDependenciesLeft,
+  changedFilesLeft,
   forbiddenChanges,
   nameSome,
-  noteChangedDependencies,
+  noteChangedFiles,
+  type ChangedKind,
   removeWrittenCaches,
-  snapshotDependencies,
+  snapshotIgnored,
 } from './dependency-guard.js';
+import { undoIgnoredChanges } from './ignored-guard.js';
 import { isPathInScope, revertIteration } from './keep-revert.js';
 import { agentInstructionPaths } from './judge-checkout.js';
 import { loadLedgerSummary } from './ledger-summary.js';
@@ -189,6 +192,8 @@ export function guardAgentExecutor(inner: Executor, ctx: StateGuardContext): Exe
   // What the installed dependencies hold, hashed once per file and identity for this process: the
   // first agent run reads them all, a later one what changed since.
   const contents = new ContentHashes(ctx.cwd);
+  // Copies of the other ignored files, to put back what an agent changes there: read once per identity.
+  const copies = new FileCopies(ctx.cwd);
   return {
     ...inner,
     async execute(request) {
@@ -222,19 +227,16 @@ export function guardAgentExecutor(inner: Executor, ctx: StateGuardContext): Exe
       const before = await takeSnapshot(layout);
       // A hook is as much its mode as its text: `chmod +x` alone arms one.
       const modes = await readModes([...before.keys()].filter((path) => isGitControlPath(git, path)));
-      const dependencies = await snapshotDependencies(ctx);
-      if (dependencies !== undefined) await contents.prime(dependencies.dependencies);
-      const result = await inner.execute(left === undefined ? request : { ...request, budgetUsd: left });
-      const dependenciesNow = dependencies === undefined ? undefined : await snapshotDependencies(ctx);
-      if (dependencies !== undefined && dependenciesNow !== undefined) {
-        const removed = await removeWrittenCaches(ctx, dependencies, dependenciesNow);
-        if (removed.length > 0)
-          request.onActivity?.(
-            `removed the caches the ${role} wrote to (${nameSome(removed)}): their tools rebuild them from the sources`,
-          );
+      const ignored = await snapshotIgnored(ctx);
+      if (ignored !== undefined) {
+        await contents.prime(ignored.dependencies);
+        await copies.prime(ignored.others);
       }
-      const dependencyChange = await checkDependencies(ctx, role, contents, dependencies, dependenciesNow);
-      const dependencyFindings = dependencyChange?.findings ?? [];
+      const result = await inner.execute(left === undefined ? request : { ...request, budgetUsd: left });
+      const ignoredChange = await checkIgnored(ctx, role, { contents, copies }, ignored, layout, (line) =>
+        request.onActivity?.(line),
+      );
+      const ignoredFindings = ignoredChange?.findings ?? [];
       const modesNow = await readModes([...modes.keys()]);
       const rearmed = [...modes].filter(([path, mode]) => (modesNow.get(path) ?? mode) !== mode);
       const changed = [
@@ -242,16 +244,16 @@ export function guardAgentExecutor(inner: Executor, ctx: StateGuardContext): Exe
       ]
         .sort()
         .filter((path) => !mayWrite(ctx, role, path, AGENT_WRITES));
-      if (changed.length === 0 && dependencyFindings.length === 0) return result;
+      if (changed.length === 0 && ignoredFindings.length === 0) return result;
       await restoreSnapshot(before, changed);
       await restoreModes(modes, changed);
       // Recorded in the vault once the vault is as it was, or the record would be put back as tamper.
-      await dependencyChange?.record();
+      await ignoredChange?.record();
       const findings = [
         ...changed
           .filter((path) => !mayWrite(ctx, role, path, QUIET_FOR))
           .map((path) => findingName(ctx.repo, path)),
-        ...dependencyFindings,
+        ...ignoredFindings,
       ];
       if (findings.length === 0) return result;
       const iter = tamperIteration(role, iterOf(request.bead));
@@ -265,7 +267,7 @@ export function guardAgentExecutor(inner: Executor, ctx: StateGuardContext): Exe
         );
       }
       request.onActivity?.(
-        `tamper: the ${role} changed ${findings.join(', ')}; ${dependencyFindings.length === 0 ? 'put back' : 'the loop stops before its next agent bead'}`,
+        `tamper: the ${role} changed ${findings.join(', ')}; ${ignoredFindings.length === 0 ? 'put back' : 'the loop stops before its next agent bead'}`,
       );
       return { ...result, tampered: [...(result.tampered ?? []), ...findings] };
     },
@@ -273,27 +275,65 @@ export function guardAgentExecutor(inner: Executor, ctx: StateGuardContext): Exe
 }
 
 /**
- * The installed dependencies' files an agent changed that were not its to change (dependency-guard.ts),
- * named for a finding; recorded, so that no bead runs on them until a person has looked.
+ * What an agent left in the files git ignores (dependency-guard.ts, ignored-guard.ts): the caches it
+ * wrote are removed, its other ignored files put back; the dependencies it changed, and the ignored
+ * files that cannot be put back, outside a doer's scope, are named for a finding and recorded, so that
+ * no bead runs on them until a person has looked.
  */
-async function checkDependencies(
+async function checkIgnored(
   ctx: StateGuardContext,
   role: string,
-  contents: ContentHashes,
-  before: DependencyFiles | undefined,
-  after: DependencyFiles | undefined,
+  kept: { contents: ContentHashes; copies: FileCopies },
+  before: IgnoredFiles | undefined,
+  vault: VaultLayout,
+  say: (line: string) => void,
 ): Promise<{ findings: string[]; record: () => Promise<void> } | undefined> {
+  const after = before === undefined ? undefined : await snapshotIgnored(ctx);
   if (before === undefined || after === undefined) return undefined;
-  const forbidden = forbiddenChanges(
-    await changedDependencies(before.dependencies, after.dependencies, contents),
-    role === 'doer' ? ctx.config.scope.doer_paths : [],
+  const allowed = role === 'doer' ? ctx.config.scope.doer_paths : [];
+  // The files the vault guards (tool settings, agent instructions) are put back by it, as tamper.
+  const vaultFiles = new Set(vault.files);
+  const unguarded = (files: ReadonlyMap<string, string>) =>
+    new Map(
+      [...files].filter(([path]) => {
+        const at = join(ctx.cwd, path);
+        return !vaultFiles.has(at) && !vault.dirs.some((dir) => at.startsWith(dir + sep));
+      }),
+    );
+  const removed = await removeWrittenCaches(ctx, before, after);
+  if (removed.length > 0)
+    say(
+      `removed the caches the ${role} wrote to (${nameSome(removed)}): their tools rebuild them from the sources`,
+    );
+  const undo = await undoIgnoredChanges(
+    ctx.cwd,
+    unguarded(before.others),
+    unguarded(after.others),
+    kept.copies,
+    allowed,
   );
-  if (forbidden.length === 0) return undefined;
-  const shown = forbidden.slice(0, FINDINGS_SHOWN);
-  const more = forbidden.length - shown.length;
+  if (undo.undone.length > 0)
+    say(`put back the ignored files the ${role} changed (${nameSome(undo.undone)}) as they were`);
+  const dependencies = forbiddenChanges(
+    await changedDependencies(before.dependencies, after.dependencies, kept.contents),
+    allowed,
+  );
+  const lost = [...dependencies, ...undo.lost];
+  if (lost.length === 0) return undefined;
+  const what: ChangedKind =
+    dependencies.length === 0
+      ? 'ignored files'
+      : undo.lost.length === 0
+        ? 'installed dependencies'
+        : 'installed dependencies and ignored files';
+  const shown = lost.slice(0, FINDINGS_SHOWN);
+  const more = lost.length - shown.length;
   return {
-    findings: more > 0 ? [...shown, `${more} more installed dependency files`] : shown,
-    record: () => noteChangedDependencies(ctx, role, forbidden, after.dependencies),
+    findings:
+      more > 0
+        ? [...shown, `${more} more ${what === 'ignored files' ? 'ignored' : 'installed dependency'} files`]
+        : shown,
+    record: () => noteChangedFiles(ctx, role, what, lost),
   };
 }
 
@@ -382,7 +422,7 @@ export function createLoopBeadGuard(ctx: StateGuardContext): BeadGuard {
     async beforeBead(bead, context) {
       await seal.verify('between beads');
       // An agent changed the installed dependencies, and they are still as it left it.
-      const changedDependencies = context.builtin ? undefined : await changedDependenciesLeft(ctx);
+      const changedDependencies = context.builtin ? undefined : await changedFilesLeft(ctx);
       if (changedDependencies !== undefined) return { reason: 'refused', message: changedDependencies };
       const head = await checkHead(
         { workspace: ctx.workspace, files: ctx.files, git: ctx.git, now: ctx.now, accept: acceptHead },

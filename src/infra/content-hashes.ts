@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 import { constants } from 'node:fs';
 import { lstat, open, readlink } from 'node:fs/promises';
 import { isAbsolute, join } from 'node:path';
-import { identity } from './dependency-files.js';
+import { identity } from './ignored-files.js';
 
 /** Files hashed at once: reads overlap, and each holds one buffer. */
 const CONCURRENCY = 8;

@@ -95,3 +95,8 @@ export async function openRangeReader(path: string): Promise<RangeReader | undef
     close: () => handle.close(),
   };
 }
+
+/** The path with every link in it resolved. */
+export async function realPath(path: string): Promise<string> {
+  return realpath(path);
+}

@@ -6,16 +6,16 @@ import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import {
   changedDependencies,
-  changedDependenciesLeft,
+  changedFilesLeft,
   forbiddenChanges,
   nameSome,
-  noteChangedDependencies,
+  noteChangedFiles,
   removeWrittenCaches,
-  snapshotDependencies,
+  snapshotIgnored,
   type DependencyGuardContext,
 } from '../../src/autoresearch/dependency-guard.js';
 import { ContentHashes } from '../../src/infra/content-hashes.js';
-import { changedFiles } from '../../src/infra/dependency-files.js';
+import { changedFiles } from '../../src/infra/ignored-files.js';
 import type { Git } from '../../src/infra/git.js';
 
 async function context(ignored: string[] | undefined): Promise<DependencyGuardContext> {
@@ -46,14 +46,14 @@ describe('the dependency guard', () => {
     const lib = join(ctx.cwd, 'node_modules', 'lib');
     await writeFile(join(lib, 'other.js'), 'two\n');
     const contents = new ContentHashes(ctx.cwd);
-    const before = (await snapshotDependencies(ctx))!.dependencies;
+    const before = (await snapshotIgnored(ctx))!.dependencies;
     await contents.prime(before);
     // Removed and installed again, every file new: the same bytes.
     await rm(join(ctx.cwd, 'node_modules'), { recursive: true });
     await mkdir(lib, { recursive: true });
     await writeFile(join(lib, 'index.js'), 'one\n');
     await writeFile(join(lib, 'other.js'), 'two\n');
-    const reinstalled = (await snapshotDependencies(ctx))!.dependencies;
+    const reinstalled = (await snapshotIgnored(ctx))!.dependencies;
     expect(changedFiles(before, reinstalled)).toEqual([
       'node_modules/lib/index.js',
       'node_modules/lib/other.js',
@@ -63,7 +63,7 @@ describe('the dependency guard', () => {
     await writeFile(join(lib, 'index.js'), 'ten\n');
     await chmod(join(lib, 'other.js'), 0o755);
     await writeFile(join(lib, 'added.js'), 'three\n');
-    const patched = (await snapshotDependencies(ctx))!.dependencies;
+    const patched = (await snapshotIgnored(ctx))!.dependencies;
     expect(await changedDependencies(reinstalled, patched, contents)).toEqual([
       'node_modules/lib/added.js',
       'node_modules/lib/index.js',
@@ -73,19 +73,19 @@ describe('the dependency guard', () => {
 
   it('counts a file it never hashed as changed, even with the same bytes', async () => {
     const ctx = await context(['node_modules/']);
-    const before = (await snapshotDependencies(ctx))!.dependencies;
+    const before = (await snapshotIgnored(ctx))!.dependencies;
     await writeFile(join(ctx.cwd, 'node_modules', 'lib', 'index.js'), 'one\n');
-    const after = (await snapshotDependencies(ctx))!.dependencies;
+    const after = (await snapshotIgnored(ctx))!.dependencies;
     expect(await changedDependencies(before, after, new ContentHashes(ctx.cwd))).toEqual([
       'node_modules/lib/index.js',
     ]);
   });
 
   it('watches nothing where git names no dependency directory, and cannot watch when git cannot list', async () => {
-    const none = await snapshotDependencies(await context(['dist/', '.env']));
+    const none = await snapshotIgnored(await context(['dist/', '.env']));
     expect([none?.dependencies.size, none?.caches.size]).toEqual([0, 0]);
-    expect(await snapshotDependencies(await context(undefined))).toBeUndefined();
-    const some = await snapshotDependencies(await context(['node_modules/']));
+    expect(await snapshotIgnored(await context(undefined))).toBeUndefined();
+    const some = await snapshotIgnored(await context(['node_modules/']));
     expect([...(some?.dependencies.keys() ?? [])]).toEqual(['node_modules/lib/index.js']);
   });
 
@@ -94,11 +94,11 @@ describe('the dependency guard', () => {
     const ctx = await context(ignored);
     await mkdir(join(ctx.cwd, 'node_modules', '.cache', 'kept'), { recursive: true });
     await writeFile(join(ctx.cwd, 'node_modules', '.cache', 'kept', 'entry'), 'the user’s');
-    const before = (await snapshotDependencies(ctx))!;
+    const before = (await snapshotIgnored(ctx))!;
     await mkdir(join(ctx.cwd, 'metric', '__pycache__'), { recursive: true });
     await writeFile(join(ctx.cwd, 'metric', '__pycache__', 'helpers.cpython-311.pyc'), 'forged');
     ignored.push('metric/__pycache__/');
-    const after = (await snapshotDependencies(ctx))!;
+    const after = (await snapshotIgnored(ctx))!;
     expect(await removeWrittenCaches(ctx, before, after)).toEqual(['metric/__pycache__']);
     await expect(readFile(join(ctx.cwd, 'metric', '__pycache__', 'helpers.cpython-311.pyc'))).rejects.toThrow(
       /ENOENT/,
@@ -119,13 +119,13 @@ describe('the dependency guard', () => {
     await writeFile(join(site, '__init__.py'), 'def adjust(v): return v\n');
     await writeFile(join(site, '__pycache__', '__init__.cpython-311.pyc'), 'bytecode');
     const watched = { ...ctx, env: { VIRTUAL_ENV: venv } };
-    const before = (await snapshotDependencies(watched))!.dependencies;
+    const before = (await snapshotIgnored(watched))!.dependencies;
     expect([...before.keys()]).toEqual([join(site, '__init__.py')]);
     await writeFile(join(site, '__init__.py'), 'def adjust(v): return v * 10\n');
-    const after = (await snapshotDependencies(watched))!.dependencies;
+    const after = (await snapshotIgnored(watched))!.dependencies;
     expect(changedFiles(before, after)).toEqual([join(site, '__init__.py')]);
     // One inside the tree is found through git like the rest; none at all, nothing to watch.
-    const inside = await snapshotDependencies({ ...ctx, env: { VIRTUAL_ENV: join(ctx.cwd, '.venv') } });
+    const inside = await snapshotIgnored({ ...ctx, env: { VIRTUAL_ENV: join(ctx.cwd, '.venv') } });
     expect(inside?.dependencies.size).toBe(0);
   });
 
@@ -135,7 +135,7 @@ describe('the dependency guard', () => {
     onTestFinished(() => rm(home, { recursive: true, force: true }));
     const env = { HOME: home, PYTHONPATH: join(home, 'py'), NODE_PATH: `${join(home, 'js')}:${ctx.cwd}/lib` };
     const watched = { ...ctx, env };
-    expect((await snapshotDependencies(watched))!.dependencies.size).toBe(0);
+    expect((await snapshotIgnored(watched))!.dependencies.size).toBe(0);
     const files = [
       '.local/lib/python3.11/site-packages/boost.pth',
       '.local/lib/python3.12/site-packages/pkg/__init__.py',
@@ -151,35 +151,51 @@ describe('the dependency guard', () => {
     }
     await mkdir(join(ctx.cwd, 'lib'), { recursive: true });
     await writeFile(join(ctx.cwd, 'lib', 'tracked.js'), 'x');
-    const after = (await snapshotDependencies(watched))!;
+    const after = (await snapshotIgnored(watched))!;
     expect([...after.dependencies.keys()].sort()).toEqual(files.map((file) => join(home, file)).sort());
     // A user base set apart: its site-packages, not the home's.
-    const apart = await snapshotDependencies({ ...ctx, env: { PYTHONUSERBASE: join(home, '.local') } });
+    const apart = await snapshotIgnored({ ...ctx, env: { PYTHONUSERBASE: join(home, '.local') } });
     expect([...apart!.dependencies.keys()].sort()).toEqual(
       files.filter((file) => file.startsWith('.local/')).map((file) => join(home, file)),
     );
   });
 
-  it('holds the loop while the dependencies are as the agent left them, and lets go once they change', async () => {
+  it('holds the loop while the files are as the agent left them, and lets go once every one changed', async () => {
     const ctx = await context(['node_modules/']);
-    expect(await changedDependenciesLeft(ctx)).toBeUndefined();
-    const after = (await snapshotDependencies(ctx))!.dependencies;
-    await noteChangedDependencies(ctx, 'doer', ['node_modules/lib/index.js'], after);
-    const held = await changedDependenciesLeft(ctx);
-    expect(held).toMatch(/^The doer changed installed dependencies \(node_modules\/lib\/index\.js\)/);
+    await writeFile(join(ctx.cwd, 'node_modules', 'lib', 'other.js'), 'two\n');
+    expect(await changedFilesLeft(ctx)).toBeUndefined();
+    const changed = ['node_modules/lib/index.js', 'node_modules/lib/other.js', 'node_modules/lib/gone.js'];
+    await noteChangedFiles(ctx, 'doer', 'installed dependencies', changed);
+    const held = await changedFilesLeft(ctx);
+    expect(held).toMatch(/^The doer changed installed dependencies \(node_modules\/lib\/index\.js, .*\)/);
+    expect(held).toMatch(/Reinstall them \(npm ci, pip install …\), then run again/);
     expect(held).toContain(join(ctx.vaultDir, 'dependencies-changed.json'));
-    expect(await changedDependenciesLeft(ctx)).toBe(held);
-    // Reinstalled: written anew.
+    expect(await changedFilesLeft(ctx)).toBe(held);
+    // Anything else written meanwhile, by the metric or a person, does not let go.
+    await writeFile(join(ctx.cwd, 'node_modules', 'lib', 'unrelated.js'), 'x\n');
+    expect(await changedFilesLeft(ctx)).toBe(held);
+    // Reinstalled: each written anew, the removed one back; one left as the agent left it still holds.
     await writeFile(join(ctx.cwd, 'node_modules', 'lib', 'index.js'), 'one\n');
-    expect(await changedDependenciesLeft(ctx)).toBeUndefined();
+    await writeFile(join(ctx.cwd, 'node_modules', 'lib', 'gone.js'), 'three\n');
+    expect(await changedFilesLeft(ctx)).toBe(held);
+    await writeFile(join(ctx.cwd, 'node_modules', 'lib', 'other.js'), 'two\n');
+    expect(await changedFilesLeft(ctx)).toBeUndefined();
     await expect(readFile(join(ctx.vaultDir, 'dependencies-changed.json'))).rejects.toThrow();
+  });
+
+  it('says how to put back ignored files that are not dependencies', async () => {
+    const ctx = await context([]);
+    await noteChangedFiles(ctx, 'judge', 'ignored files', ['data/big.bin']);
+    expect(await changedFilesLeft(ctx)).toMatch(
+      /^The judge changed ignored files \(data\/big\.bin\), .* Put them back as they were, then run again/,
+    );
   });
 
   it('a record it cannot read still holds the loop', async () => {
     const ctx = await context(['node_modules/']);
     await mkdir(ctx.vaultDir, { recursive: true });
     await writeFile(join(ctx.vaultDir, 'dependencies-changed.json'), '{"role": "doer", "pa');
-    expect(await changedDependenciesLeft(ctx)).toMatch(/The agent changed installed dependencies \(files\)/);
+    expect(await changedFilesLeft(ctx)).toMatch(/The agent changed installed dependencies \(files\)/);
   });
 
   it('names a few paths, then how many more', () => {

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { ContentHashes } from '../../src/infra/content-hashes.js';
-import { changedFiles, fingerprintFiles } from '../../src/infra/dependency-files.js';
+import { changedFiles, fingerprintFiles } from '../../src/infra/ignored-files.js';
 
 async function install(dir: string, files: Record<string, string>, links: Record<string, string> = {}) {
   await rm(join(dir, 'node_modules'), { recursive: true, force: true });

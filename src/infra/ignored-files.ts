@@ -1,10 +1,11 @@
-// The installed dependencies in a working tree (node_modules, a virtualenv, vendor/): ignored by git,
-// so no `git status` shows a change to them, yet a command that measures the tree loads them. A
-// fingerprint of every file's identity (inode, size, mode and change times: any write moves ctime)
-// tells whether anything there changed, without reading what may be hundreds of MB; a file whose
-// identity changed is then compared by content (content-hashes.ts).
-import { createHash } from 'node:crypto';
+// The files git ignores in a working tree: installed dependencies (node_modules, a virtualenv,
+// vendor/), tools' caches, and the rest (data, local settings, build outputs). No `git status` shows a
+// change to them, yet a command that measures the tree loads them. A fingerprint of every file's
+// identity (inode, size, mode and change times: any write moves ctime) tells whether anything there
+// changed, without reading what may be hundreds of MB; what changed is then compared by content
+// (content-hashes.ts) or put back from a copy (file-copies.ts).
 import { lstatSync, readdirSync, statSync, type BigIntStats } from 'node:fs';
+import { lstat } from 'node:fs/promises';
 import { basename, isAbsolute, join } from 'node:path';
 
 /** Directories package managers install into. */
@@ -50,26 +51,30 @@ const MAX_FILES = 400_000;
 
 const segmentsOf = (path: string) => path.replace(/\/$/, '').split('/');
 
+/** Under a dependency directory at any depth. */
+const inDependencyDir = (path: string) => segmentsOf(path).some((segment) => DEPENDENCY_DIRS.has(segment));
+
 /**
- * Of git's ignored paths (`ls-files --others --ignored --directory`), those inside a dependency
- * directory or a cache.
+ * Git's ignored paths (`ls-files --others --ignored --directory`) but those that are, or lie in, one of
+ * `own` (the runner's state directories, guarded apart).
  */
-export function dependencyEntries(ignored: readonly string[]): string[] {
+export function watchedEntries(ignored: readonly string[], own: readonly string[]): string[] {
   return ignored.filter((path) => {
-    const segments = segmentsOf(path);
-    return (
-      segments.some((segment) => DEPENDENCY_DIRS.has(segment) || CACHE_DIRS.has(segment)) ||
-      isCacheFile(segments.at(-1) ?? '')
-    );
+    const rel = path.replace(/\/$/, '');
+    return !own.some((dir) => rel === dir || rel.startsWith(`${dir}/`));
   });
 }
 
-/** The installed dependencies' files and the caches' files, each with its identity. */
-export interface DependencyFiles {
+/** Ignored files by kind, each with its identity. */
+export interface IgnoredFiles {
+  /** Installed dependencies: in a package manager's directory, or an environment outside the tree. */
   dependencies: Map<string, string>;
+  /** In a tool's cache. */
   caches: Map<string, string>;
   /** Each cache file's cache: the directory (or file) removed as one when an agent wrote there. */
   cacheOf: Map<string, string>;
+  /** The rest: data, local settings, build outputs. */
+  others: Map<string, string>;
 }
 
 /**
@@ -86,21 +91,33 @@ function childCache(state: CacheState, child: string, name: string): CacheState 
 }
 
 /**
- * Each file under `entries` with its identity, the caches' apart. An entry is relative to `root`, or
- * absolute (an environment outside the tree), and its files are named the same way.
+ * Each file under `entries` with its identity, by kind; nothing under `skip` (relative paths). An
+ * entry is relative to `root`, or absolute (an environment outside the tree: dependencies), and its
+ * files are named the same way.
  */
-export function fingerprintFiles(root: string, entries: readonly string[]): DependencyFiles {
-  const files: DependencyFiles = { dependencies: new Map(), caches: new Map(), cacheOf: new Map() };
+export function fingerprintFiles(
+  root: string,
+  entries: readonly string[],
+  skip: readonly string[] = [],
+): IgnoredFiles {
+  const files: IgnoredFiles = {
+    dependencies: new Map(),
+    caches: new Map(),
+    cacheOf: new Map(),
+    others: new Map(),
+  };
+  const skipped = new Set(skip);
   let count = 0;
   const at = (rel: string) => (isAbsolute(rel) ? rel : join(root, rel));
-  // A dependency directory itself may be a link (to a shared install): its files are still looked at.
-  const visit = (rel: string, cache: CacheState, top = false): void => {
-    if (count >= MAX_FILES) return;
+  // A directory listed itself may be a link (a dependency directory to a shared install, data on
+  // another disk): its files are still looked at.
+  const visit = (rel: string, cache: CacheState, dependency: boolean, top = false): void => {
+    if (count >= MAX_FILES || skipped.has(rel)) return;
     let stats;
     try {
       stats = lstatSync(at(rel), { bigint: true });
       if (top && stats.isSymbolicLink() && statSync(at(rel)).isDirectory()) {
-        files.dependencies.set(`${rel} ->`, identity(stats));
+        (dependency ? files.dependencies : files.others).set(`${rel} ->`, identity(stats));
         stats = statSync(at(rel), { bigint: true });
       }
     } catch {
@@ -113,16 +130,19 @@ export function fingerprintFiles(root: string, entries: readonly string[]): Depe
       } catch {
         // Unreadable: its files are not looked at.
       }
-      for (const name of names.sort()) visit(`${rel}/${name}`, childCache(cache, `${rel}/${name}`, name));
+      for (const name of names.sort()) {
+        const child = `${rel}/${name}`;
+        visit(child, childCache(cache, child, name), dependency || DEPENDENCY_DIRS.has(name));
+      }
       return;
     }
     count += 1;
     const cacheRoot = cache ?? (isCacheFile(basename(rel)) ? rel : undefined);
-    if (cacheRoot === undefined) {
-      files.dependencies.set(rel, identity(stats));
-    } else {
+    if (cacheRoot !== undefined) {
       files.caches.set(rel, identity(stats));
       files.cacheOf.set(rel, cacheRoot);
+    } else {
+      (dependency ? files.dependencies : files.others).set(rel, identity(stats));
     }
   };
   for (const entry of entries) {
@@ -136,13 +156,13 @@ export function fingerprintFiles(root: string, entries: readonly string[]): Depe
         cache = childCache(cache, segments.slice(0, i + 1).join('/'), name);
       });
     }
-    visit(rel, cache, true);
+    visit(rel, cache, isAbsolute(rel) || inDependencyDir(rel), true);
   }
   return files;
 }
 
 /** The caches holding a file added, removed or changed from `before` to `after`, sorted. */
-export function changedCaches(before: DependencyFiles, after: DependencyFiles): string[] {
+export function changedCaches(before: IgnoredFiles, after: IgnoredFiles): string[] {
   const caches = new Set<string>();
   for (const path of changedFiles(before.caches, after.caches)) {
     const cache = after.cacheOf.get(path) ?? before.cacheOf.get(path);
@@ -167,9 +187,11 @@ export function changedFiles(
   return [...changed].sort();
 }
 
-/** One digest of a fingerprint: equal digests, the same files unchanged. */
-export function fingerprintDigest(files: ReadonlyMap<string, string>): string {
-  const hash = createHash('sha256');
-  for (const path of [...files.keys()].sort()) hash.update(`${path}\0${files.get(path) ?? ''}\n`);
-  return hash.digest('hex');
+/** The identity of the file (or link) at `path` as a fingerprint takes it; null when there is none. */
+export async function identityAt(path: string): Promise<string | null> {
+  try {
+    return identity(await lstat(path, { bigint: true }));
+  } catch {
+    return null;
+  }
 }

@@ -1,5 +1,5 @@
-// Installed dependencies as the runner fingerprints them: which of git's ignored paths are dependencies,
-// and a change found however it was made, while tools' caches inside them are left out.
+// The files git ignores as the runner fingerprints them: which are installed dependencies, caches or
+// the rest, and a change found however it was made.
 import { execFileSync } from 'node:child_process';
 import { mkdir, mkdtemp, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -8,10 +8,9 @@ import { describe, expect, it, onTestFinished } from 'vitest';
 import {
   changedCaches,
   changedFiles,
-  dependencyEntries,
-  fingerprintDigest,
+  watchedEntries,
   fingerprintFiles,
-} from '../../src/infra/dependency-files.js';
+} from '../../src/infra/ignored-files.js';
 
 /** The installed dependencies' files alone. */
 const deps = (dir: string, entries: string[]) => fingerprintFiles(dir, entries).dependencies;
@@ -27,32 +26,64 @@ async function tree(files: Record<string, string>): Promise<string> {
 }
 
 describe('installed dependencies', () => {
-  it('are the ignored paths in a package manager’s directory, at any depth', () => {
+  it('are watched with every other ignored path, but the runner’s own state', () => {
     expect(
-      dependencyEntries([
-        'node_modules/',
-        'packages/web/node_modules/',
-        '.venv/',
-        'vendor/lib/',
-        'dist/',
-        'build/out.js',
-        '.env',
-        'my_node_modules_notes.txt',
-        'metric/__pycache__/',
-        '.pytest_cache/',
-        'tsconfig.tsbuildinfo',
-        '.eslintcache',
-        'cache/',
-      ]),
-    ).toEqual([
+      watchedEntries(
+        [
+          'node_modules/',
+          '.forge/',
+          '.beads/',
+          '.autoresearch/',
+          '.autoresearch-old/',
+          'data/',
+          '.env',
+          'loop/ws/',
+        ],
+        ['.forge', '.beads', '.autoresearch', 'loop/ws'],
+      ),
+    ).toEqual(['node_modules/', '.autoresearch-old/', 'data/', '.env']);
+  });
+
+  it('are sorted by kind: in a package manager’s directory at any depth, in a cache, or the rest', async () => {
+    const dir = await tree({
+      'node_modules/a/index.js': 'a',
+      'packages/web/node_modules/b/index.js': 'b',
+      'packages/web/dist/app.js': 'app',
+      '.venv/lib/site.py': 'site',
+      'vendor/lib/y.rb': 'y',
+      'data/weights.json': '{}',
+      '.env': 'KEY=1',
+      'metric/__pycache__/h.cpython-311.pyc': 'code',
+      'node_modules/.cache/babel/z.json': '{}',
+      'work/.forge/state.json': '{}',
+      'work/notes.txt': 'n',
+    });
+    const entries = [
       'node_modules/',
-      'packages/web/node_modules/',
+      'packages/',
       '.venv/',
-      'vendor/lib/',
+      'vendor/',
+      'data/',
+      '.env',
       'metric/__pycache__/',
-      '.pytest_cache/',
-      'tsconfig.tsbuildinfo',
-      '.eslintcache',
+      'work/',
+    ];
+    const files = fingerprintFiles(dir, entries, ['work/.forge']);
+    expect([...files.dependencies.keys()].sort()).toEqual([
+      '.venv/lib/site.py',
+      'node_modules/a/index.js',
+      'packages/web/node_modules/b/index.js',
+      'vendor/lib/y.rb',
+    ]);
+    expect([...files.caches.keys()].sort()).toEqual([
+      'metric/__pycache__/h.cpython-311.pyc',
+      'node_modules/.cache/babel/z.json',
+    ]);
+    expect([...files.others.keys()].sort()).toEqual([
+      '.env',
+      'data/weights.json',
+      'packages/web/dist/app.js',
+      'work/notes.txt',
     ]);
   });
 
@@ -71,7 +102,6 @@ describe('installed dependencies', () => {
     expect((await stat(path, { bigint: true })).mtimeNs).toBe((await stat(times, { bigint: true })).mtimeNs);
     const after = deps(dir, ['node_modules/']);
     expect(changedFiles(before, after)).toEqual(['node_modules/lib/index.js']);
-    expect(fingerprintDigest(after)).not.toBe(fingerprintDigest(before));
   });
 
   it('finds files added and removed; keeps the caches tools write as they run apart', async () => {
@@ -144,10 +174,5 @@ describe('installed dependencies', () => {
     expect([...before.keys()]).toEqual(['node_modules ->', 'node_modules/lib/index.js']);
     await writeFile(join(shared, 'lib/index.js'), 'two\n');
     expect(changedFiles(before, deps(dir, ['node_modules']))).toEqual(['node_modules/lib/index.js']);
-  });
-
-  it('the same files untouched give the same digest', async () => {
-    const dir = await tree({ '.venv/lib/site.py': 'x = 1\n' });
-    expect(fingerprintDigest(deps(dir, ['.venv/']))).toBe(fingerprintDigest(deps(dir, ['.venv/'])));
   });
 });

@@ -1,0 +1,83 @@
+// The files git ignores in the loop's tree besides installed dependencies and caches: data, local
+// settings, build outputs. No scope check or revert sees them, yet the metric may read them: a doer
+// that changed the ignored weights the metric multiplies by was kept at ten times its score (seen).
+// So what an agent changes there never reaches the metric: a file it made is removed, one it changed
+// or removed is put back from the runner's copy, or, with no copy, removed when it is a build output
+// its tool writes again. What is left (a large data file changed in place) cannot be undone: the
+// caller makes it the agent's tamper and stops the loop until a person looks.
+import { dirname, join } from 'node:path';
+import { insideTree, putBack, type FileCopies } from '../infra/file-copies.js';
+import { realPath, removePath } from '../infra/fs-ops.js';
+import { changedFiles } from '../infra/ignored-files.js';
+import { isPathInScope } from './keep-revert.js';
+
+/** Build outputs and scratch that their tools write again: with no copy, what changed there is removed. */
+const DERIVED_DIRS = new Set([
+  'dist',
+  'build',
+  'out',
+  'target',
+  '_build',
+  '.next',
+  '.nuxt',
+  '.svelte-kit',
+  'coverage',
+  'htmlcov',
+  '.nyc_output',
+  '.tox',
+  '.nox',
+  'tmp',
+  'temp',
+]);
+
+/** A build output or scratch file, or a log. */
+export function isDerived(path: string): boolean {
+  const segments = path.split('/');
+  return (
+    segments.some((segment) => DERIVED_DIRS.has(segment) || segment.endsWith('.egg-info')) ||
+    path.endsWith('.log')
+  );
+}
+
+export interface IgnoredUndo {
+  /** Put back, or removed (made by the agent, or a build output). */
+  undone: string[];
+  /** Changed and not undone: no copy, not derived, or reached through a link leading out of the tree. */
+  lost: string[];
+}
+
+/**
+ * Undoes each change from `before` to `after` (paths relative to `root`) that `allowed` (a doer's scope)
+ * does not hold, as the file header says.
+ */
+export async function undoIgnoredChanges(
+  root: string,
+  before: ReadonlyMap<string, string>,
+  after: ReadonlyMap<string, string>,
+  copies: FileCopies,
+  allowed: readonly string[],
+): Promise<IgnoredUndo> {
+  const undo: IgnoredUndo = { undone: [], lost: [] };
+  const tree = await realPath(root);
+  for (const path of changedFiles(before, after)) {
+    // A followed link's own entry is named `<dir> ->`.
+    const file = path.endsWith(' ->') ? path.slice(0, -3) : path;
+    if (isPathInScope(file, allowed)) continue;
+    const at = join(root, file);
+    const was = before.get(path);
+    const copy = was === undefined ? undefined : copies.get(path, was);
+    let done = false;
+    // Nothing is written or removed through a directory an agent turned into a link out of the tree.
+    if (await insideTree(tree, dirname(at))) {
+      if (was === undefined || (copy === undefined && isDerived(file))) {
+        await removePath(at, { recursive: true });
+        done = true;
+      } else if (copy !== undefined) {
+        await putBack(at, copy);
+        done = true;
+      }
+    }
+    (done ? undo.undone : undo.lost).push(path);
+  }
+  return undo;
+}

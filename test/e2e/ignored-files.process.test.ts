@@ -1,0 +1,108 @@
+// A doer that changes a file git ignores which the metric reads: data, a local override, a build
+// output. No scope check or revert sees an ignored file, so the runner puts back (or removes) what an
+// agent changed there, and stops the loop where it cannot. As a user runs a loop, with the built CLI,
+// the scripted agent and the embedded store.
+import { readFile, stat, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { assertBuilt } from '../support/cli.js';
+import {
+  createValueLoop,
+  oneDoerLoopRules,
+  scriptedLoopRepo,
+  type ScriptedLoopRepo,
+} from '../support/loop-script.js';
+
+// The metric: src/value.txt times a factor from ignored data, or from a local override when there is one.
+const METRIC = `import { existsSync, readFileSync } from 'node:fs';
+const value = Number(readFileSync('src/value.txt', 'utf8'));
+const weights = existsSync('data/override.json') ? 'data/override.json' : 'data/weights.json';
+const factor = JSON.parse(readFileSync(weights, 'utf8')).factor * readFileSync('data/big.bin')[0];
+console.log(JSON.stringify({ value: value * factor }));
+`;
+const WEIGHTS = '{"factor": 1}\n';
+/** Past what the runner keeps a copy of: 2 MB, its first byte a factor of 1. */
+const BIG = Buffer.alloc(2 * 1024 * 1024, 1);
+
+beforeAll(assertBuilt);
+
+async function loopRepo(doerSteps: unknown[]): Promise<{ repo: ScriptedLoopRepo; epic: string }> {
+  const repo = await scriptedLoopRepo(
+    {
+      '.gitignore': '.forge/\n.beads/\n.autoresearch/\ndata/\n',
+      'src/value.txt': '10\n',
+      'metric/score.mjs': METRIC,
+      'package.json': '{"type":"module"}\n',
+      'data/weights.json': WEIGHTS,
+      'data/big.bin': BIG.toString('latin1'),
+    },
+    [],
+    'forge-ignored-',
+  );
+  await oneDoerLoopRules(repo, doerSteps);
+  return { repo, epic: await createValueLoop(repo) };
+}
+
+type Line = {
+  iter: number;
+  decision: string;
+  score_after: number | null;
+  tamper?: { role: string; paths: string[] }[];
+};
+
+const decisions = async (repo: ScriptedLoopRepo) =>
+  (await repo.ledger<Line>()).map((l) => [l.iter, l.decision, l.score_after]);
+
+describe('a doer that changes ignored files the metric reads', () => {
+  it('has what it changed put back, and what it made removed, before the metric runs', async () => {
+    const { repo, epic } = await loopRepo([
+      { write: 'src/value.txt', content: '5\n' },
+      { write: 'data/weights.json', content: '{"factor": 10}\n' },
+      { write: 'data/override.json', content: '{"factor": 20}\n' },
+      { say: 'HYPOTHESIS: 5 is better' },
+    ]);
+    const before = await stat(join(repo.dir, 'data/weights.json'));
+    const run = await repo.ralph([epic, '--agent', 'scripted']);
+    expect(run.exitCode, run.stderr).toBe(0);
+    expect(await decisions(repo)).toEqual([
+      [0, 'baseline', 10],
+      [1, 'revert', 5],
+    ]);
+    expect(run.stderr).toMatch(
+      /put back the ignored files the doer changed \(data\/override\.json, data\/weights\.json\)/,
+    );
+    expect(await readFile(join(repo.dir, 'data/weights.json'), 'utf8')).toBe(WEIGHTS);
+    // Its times too (to the microsecond utimes keeps): a build tool that compares them sees it as it was.
+    const after = await stat(join(repo.dir, 'data/weights.json'));
+    expect(Math.abs(after.mtimeMs - before.mtimeMs)).toBeLessThan(0.01);
+    await expect(stat(join(repo.dir, 'data/override.json'))).rejects.toThrow(/ENOENT/);
+  });
+
+  it('gets tamper for a change it cannot be put back from, and the loop stops until a person looks', async () => {
+    const { repo, epic } = await loopRepo([
+      { write: 'src/value.txt', content: '5\n' },
+      {
+        run: [
+          'node',
+          '-e',
+          "const fs = require('node:fs'); const fd = fs.openSync('data/big.bin', 'r+'); fs.writeSync(fd, Buffer.from([10]), 0, 1, 0);",
+        ],
+      },
+      { say: 'HYPOTHESIS: 5 is better' },
+    ]);
+    const run = await repo.ralph([epic, '--agent', 'scripted']);
+    expect(run.exitCode, run.stderr).toBe(3);
+    expect(await decisions(repo)).toEqual([
+      [0, 'baseline', 10],
+      [1, 'tamper', null],
+    ]);
+    expect(run.stderr).toMatch(/The doer changed ignored files \(data\/big\.bin\)/);
+    const again = await repo.ralph([epic, '--agent', 'scripted']);
+    expect(again.exitCode, again.stderr).toBe(3);
+    expect(again.stderr).toMatch(/Put them back as they were, then run again/);
+    // Put back by the person: the loop goes on to its end.
+    await writeFile(join(repo.dir, 'data/big.bin'), BIG);
+    const resumed = await repo.ralph([epic, '--agent', 'scripted']);
+    expect(resumed.exitCode, resumed.stderr).toBe(0);
+  });
+});
