@@ -19,6 +19,7 @@ import { measureStoreScale } from './bench/store-scale.js';
 import { measureEpicStatus } from './bench/epic-status-latency.js';
 import { measureReportRender } from './bench/report-render.js';
 import { measureValidateCost } from './bench/validate-cost.js';
+import { measureIgnoredGuardCost } from './bench/ignored-guard-cost.js';
 import { measureQueueRun } from './bench/queue-run.js';
 import { BUILT_MAIN, droppedCostlyEnv, ROOT } from './bench/support.js';
 
@@ -34,7 +35,8 @@ Needs the build (npm run bench builds first). Nothing leaves 127.0.0.1.
                        9 the report page of a 10,000-iteration loop in chromium,
                        10 tokens of each role's prompt, real claude,
                        11 12 no-op beads of 10 s at --parallel 1 and 4, and through the queue
-                       executor with 4 workers)
+                       executor with 4 workers,
+                       12 the guard of ignored files around an agent run)
   --compare "<cmd>"    also run the same no-op epic through another runner command on the same
                        fake br and print the ratio; placeholders {epic} {agent} {agent_script}
                        {node} {root} {beads_dir}, e.g.
@@ -71,6 +73,8 @@ interface Plan {
   reportRuns: number;
   /** Figure 11: beads, each agent's time, workers. */
   queue: { beads: number; beadMs: number; workers: number };
+  /** Figure 12: installed dependency files, other ignored files, rounds. */
+  ignoredGuard: { dependencyFiles: number; otherFiles: number; rounds: number };
 }
 
 const DEFAULT_PLAN: Plan = {
@@ -98,6 +102,7 @@ const DEFAULT_PLAN: Plan = {
   reportIterations: 10_000,
   reportRuns: 3,
   queue: { beads: 12, beadMs: 10_000, workers: 4 },
+  ignoredGuard: { dependencyFiles: 20_000, otherFiles: 2_000, rounds: 5 },
 };
 
 const QUICK_PLAN: Plan = {
@@ -123,6 +128,7 @@ const QUICK_PLAN: Plan = {
   reportIterations: 10_000,
   reportRuns: 1,
   queue: { beads: 4, beadMs: 1_000, workers: 2 },
+  ignoredGuard: { dependencyFiles: 2_000, otherFiles: 200, rounds: 2 },
 };
 
 const started = performance.now();
@@ -206,7 +212,7 @@ async function main(): Promise<number> {
   }
 
   const plan = values.quick ? QUICK_PLAN : DEFAULT_PLAN;
-  const only = new Set((values.only ?? '1,2,3,4,5,6,7,8,9,10,11').split(',').map((part) => part.trim()));
+  const only = new Set((values.only ?? '1,2,3,4,5,6,7,8,9,10,11,12').split(',').map((part) => part.trim()));
   const loadAtStart = loadavg()[0] ?? Number.NaN;
   const figures: BenchFigures = {};
 
@@ -319,6 +325,14 @@ async function main(): Promise<number> {
       `figure 9: ralph-loop report of ${plan.reportIterations.toLocaleString('en-US')} iterations, loaded in chromium`,
     );
     figures.report = await measureReportRender({ iterations: plan.reportIterations, runs: plan.reportRuns });
+  }
+
+  if (only.has('12')) {
+    const g = plan.ignoredGuard;
+    progress(
+      `figure 12: the ignored-file guard around an agent run, ${g.dependencyFiles} dependency and ${g.otherFiles} other files`,
+    );
+    figures.ignoredGuard = await measureIgnoredGuardCost(g);
   }
 
   let promptTokens: PromptTokens | { skipped: string } | undefined;

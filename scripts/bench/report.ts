@@ -3,6 +3,7 @@ import type { QueueRun } from './queue-run.js';
 import { cpus, loadavg, release, totalmem } from 'node:os';
 import { reportRenderRows, type ReportRender } from './report-render.js';
 import { validateRows, type ValidateCost } from './validate-cost.js';
+import { ignoredGuardRows, type IgnoredGuardCost } from './ignored-guard-cost.js';
 import type { ArbiterStamp } from './arbiter-stamp.js';
 import type { Compare } from './compare.js';
 import type { MemoryFigures } from './memory.js';
@@ -58,6 +59,7 @@ export interface BenchFigures {
   storeScale?: StoreScale;
   report?: ReportRender | { skipped: string };
   queue?: QueueRun[];
+  ignoredGuard?: IgnoredGuardCost;
 }
 
 // ---- formatting ----
@@ -364,6 +366,7 @@ export function buildRows(figures: BenchFigures): Row[] {
     ...(figures.storeScale === undefined ? [] : storeScaleRows(figures.storeScale, ms)),
     ...(figures.report === undefined ? [] : reportRenderRows(figures.report)),
     ...(figures.queue ?? []).flatMap(queueRows),
+    ...(figures.ignoredGuard === undefined ? [] : ignoredGuardRows(figures.ignoredGuard, ms)),
   ];
 }
 

@@ -11,7 +11,7 @@ import { realPath, removePath } from '../infra/fs-ops.js';
 import { changedFiles } from '../infra/ignored-files.js';
 import { isPathInScope } from './keep-revert.js';
 
-/** Build outputs and scratch that their tools write again: with no copy, what changed there is removed. */
+/** Build outputs, scratch and run logs that their tools write again: with no copy, what changed there is removed. */
 const DERIVED_DIRS = new Set([
   'dist',
   'build',
@@ -28,6 +28,11 @@ const DERIVED_DIRS = new Set([
   '.nox',
   'tmp',
   'temp',
+  'logs',
+  'wandb',
+  'mlruns',
+  'lightning_logs',
+  '.ipynb_checkpoints',
 ]);
 
 /** A build output or scratch file, or a log. */

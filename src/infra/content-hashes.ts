@@ -2,25 +2,13 @@
 // install --force-reinstall) writes every file anew: each one's identity changes, and what it holds
 // does not. Comparing contents where identities differ tells such a reinstall from a patch.
 //
-// A hash is taken only of a file whose identity, before and after it was read, is the one the
-// fingerprint saw: a file changed meanwhile has no hash, and counts as changed.
+// A hash is taken only of a file whose identity, once it was read, is the one the fingerprint saw
+// (verified-read.ts): a file changed meanwhile has no hash, and counts as changed.
 import { createHash } from 'node:crypto';
-import { constants } from 'node:fs';
-import { lstat, open, readlink } from 'node:fs/promises';
 import { isAbsolute, join } from 'node:path';
-import { identity } from './ignored-files.js';
+import { isLinkIdentity, linkAsSeen, modeOf, readAsSeen, Slices } from './verified-read.js';
 
-/** Files hashed at once: reads overlap, and each holds one buffer. */
-const CONCURRENCY = 8;
 const CHUNK = 1 << 20;
-/** The file type bits of a mode, and a symbolic link's. */
-const S_IFMT = 0o170000;
-const S_IFLNK = 0o120000;
-const S_IFREG = 0o100000;
-/** Never blocks on a FIFO put where a file was, never follows a link put there. */
-const READ_FLAGS = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK;
-
-const modeOf = (identity: string) => Number(identity.split(':')[0]);
 
 export class ContentHashes {
   /** What each file held at the identity it had when hashed. */
@@ -60,47 +48,29 @@ export class ContentHashes {
   }
 
   async #hashAll(files: [string, string][]): Promise<void> {
-    let next = 0;
-    const worker = async () => {
-      const buffer = Buffer.allocUnsafe(CHUNK);
-      while (next < files.length) {
-        const [path, id] = files[next++]!;
-        const hash = await this.#hash(path, id, buffer);
-        if (hash === undefined) this.#known.delete(path);
-        else this.#known.set(path, { identity: id, hash });
-      }
-    };
-    await Promise.all(Array.from({ length: Math.min(CONCURRENCY, files.length) }, worker));
+    const buffer = Buffer.allocUnsafe(CHUNK);
+    const slices = new Slices();
+    for (const [path, id] of files) {
+      const hash = await this.#hash(path, id, buffer, slices);
+      if (hash === undefined) this.#known.delete(path);
+      else this.#known.set(path, { identity: id, hash });
+      await slices.pause();
+    }
   }
 
-  /** What the file at `path` holds, if its identity is `id` before and after the read. */
-  async #hash(path: string, id: string, buffer: Buffer): Promise<string | undefined> {
+  /** What the file at `path` holds, if its identity is `id` when read. */
+  async #hash(path: string, id: string, buffer: Buffer, slices: Slices): Promise<string | undefined> {
     // A followed link's own entry is named `<dir> ->`: what it holds is where it leads.
     const link = path.endsWith(' ->');
-    const file = path.slice(0, link ? -3 : undefined);
+    const file = link ? path.slice(0, -3) : path;
     const at = isAbsolute(file) ? file : join(this.root, file);
-    try {
-      if (link || (modeOf(id) & S_IFMT) === S_IFLNK) {
-        if (identity(await lstat(at, { bigint: true })) !== id) return undefined;
-        const target = await readlink(at);
-        return identity(await lstat(at, { bigint: true })) === id ? `link:${target}` : undefined;
-      }
-      if ((modeOf(id) & S_IFMT) !== S_IFREG) return undefined;
-      const handle = await open(at, READ_FLAGS);
-      try {
-        if (identity(await handle.stat({ bigint: true })) !== id) return undefined;
-        const hash = createHash('sha256');
-        for (;;) {
-          const { bytesRead } = await handle.read(buffer, 0, buffer.length, null);
-          if (bytesRead === 0) break;
-          hash.update(buffer.subarray(0, bytesRead));
-        }
-        return identity(await handle.stat({ bigint: true })) === id ? hash.digest('hex') : undefined;
-      } finally {
-        await handle.close();
-      }
-    } catch {
-      return undefined; // gone or unreadable: no hash, so it counts as changed
+    if (link || isLinkIdentity(id)) {
+      const target = linkAsSeen(at, id);
+      return target === undefined ? undefined : `link:${target}`;
     }
+    const hash = createHash('sha256');
+    return (await readAsSeen(at, id, buffer, (chunk) => hash.update(chunk), slices))
+      ? hash.digest('hex')
+      : undefined;
   }
 }

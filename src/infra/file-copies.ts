@@ -1,37 +1,26 @@
 // Copies of the small files git ignores in a working tree (data, local settings, build outputs), kept
 // in memory by identity so an agent's change there can be put back, times and mode included: a build
-// tool that compares mtimes must see the file as it was. Each file is read once per identity, and only
-// while its identity is the fingerprint's before and after the read; what is past the bounds has no
-// copy.
-import { constants } from 'node:fs';
-import { chmod, lstat, mkdir, open, readlink, realpath, rm, symlink, utimes } from 'node:fs/promises';
+// tool that compares mtimes must see the file as it was. Each file is read once per identity, and kept
+// only when its identity is still the fingerprint's once read (verified-read.ts); what is past the
+// bounds has no copy.
+import { chmod, lstat, mkdir, realpath, rm, symlink, utimes } from 'node:fs/promises';
 import { writeFileAtomic } from './atomic-file.js';
 import { dirname, isAbsolute, join, sep } from 'node:path';
-import { identity } from './ignored-files.js';
+import { isLinkIdentity, linkAsSeen, modeOf, readAsSeen, sizeOf, Slices } from './verified-read.js';
 
 /** A file larger than this has no copy. */
 export const MAX_COPIED_FILE = 1 << 20;
 /** Nor does any file past this many bytes of copies. */
 export const MAX_COPIED_TOTAL = 64 << 20;
 
-const S_IFMT = 0o170000;
-const S_IFLNK = 0o120000;
-const S_IFREG = 0o100000;
-/** Never blocks on a FIFO put where a file was, never follows a link put there. */
-const READ_FLAGS = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK;
-
 export interface FileCopy {
   /** The file's bytes, or where a link led. */
   content: Buffer | { link: string };
   mode: number;
-  /** Seconds since the epoch, to the microsecond or so that a double holds. */
+  /** Seconds since the epoch, to the microsecond: the mtime, and the atime set to it. */
   atime: number;
   mtime: number;
 }
-
-/** An identity's mode (its first field). */
-const modeOf = (id: string) => Number(id.split(':')[0]);
-const sizeOf = (id: string) => Number(id.split(':')[1]);
 
 export class FileCopies {
   #copies = new Map<string, { identity: string; copy: FileCopy }>();
@@ -46,10 +35,11 @@ export class FileCopies {
       this.#copies.delete(path);
       this.#bytes -= size(kept.copy);
     }
+    const slices = new Slices();
     for (const [path, id] of [...files].sort(([a], [b]) => (a < b ? -1 : 1))) {
       if (this.#copies.has(path)) continue;
       if (sizeOf(id) > MAX_COPIED_FILE || this.#bytes + sizeOf(id) > MAX_COPIED_TOTAL) continue;
-      const copy = await this.#read(path, id);
+      const copy = await this.#read(path, id, slices);
       if (copy === undefined) continue;
       this.#copies.set(path, { identity: id, copy });
       this.#bytes += size(copy);
@@ -62,33 +52,20 @@ export class FileCopies {
     return kept?.identity === id ? kept.copy : undefined;
   }
 
-  async #read(path: string, id: string): Promise<FileCopy | undefined> {
+  async #read(path: string, id: string, slices: Slices): Promise<FileCopy | undefined> {
     // A followed link's own entry is named `<dir> ->`: what it holds is where it leads.
     const link = path.endsWith(' ->');
     const file = link ? path.slice(0, -3) : path;
     const at = isAbsolute(file) ? file : join(this.root, file);
     const mode = modeOf(id);
-    try {
-      if (link || (mode & S_IFMT) === S_IFLNK) {
-        const stats = await lstat(at, { bigint: true });
-        if (identity(stats) !== id) return undefined;
-        const target = await readlink(at);
-        const again = await lstat(at, { bigint: true });
-        return identity(again) === id ? { content: { link: target }, ...times(again), mode } : undefined;
-      }
-      if ((mode & S_IFMT) !== S_IFREG) return undefined;
-      const handle = await open(at, READ_FLAGS);
-      try {
-        if (identity(await handle.stat({ bigint: true })) !== id) return undefined;
-        const content = await handle.readFile();
-        const again = await handle.stat({ bigint: true });
-        return identity(again) === id ? { content, ...times(again), mode } : undefined;
-      } finally {
-        await handle.close();
-      }
-    } catch {
-      return undefined; // gone or unreadable: no copy
+    if (link || isLinkIdentity(id)) {
+      const target = linkAsSeen(at, id);
+      return target === undefined ? undefined : { content: { link: target }, mode, ...timesOf(id) };
     }
+    const content = Buffer.allocUnsafe(sizeOf(id));
+    let filled = 0;
+    const whole = await readAsSeen(at, id, content, (chunk) => (filled += chunk.length), slices);
+    return whole && filled === content.length ? { content, mode, ...timesOf(id) } : undefined;
   }
 }
 
@@ -96,10 +73,14 @@ function size(copy: FileCopy): number {
   return Buffer.isBuffer(copy.content) ? copy.content.length : copy.content.link.length;
 }
 
-/** The times to set back, in seconds (a Date would keep only milliseconds). */
-function times(stats: { atimeNs: bigint; mtimeNs: bigint }): { atime: number; mtime: number } {
-  const seconds = (ns: bigint) => Number(ns / 1000n) / 1e6;
-  return { atime: seconds(stats.atimeNs), mtime: seconds(stats.mtimeNs) };
+/**
+ * The times to set back, in seconds (a Date would keep only milliseconds), from the identity: the
+ * times the fingerprint saw, which the read checked still held.
+ */
+function timesOf(id: string): { atime: number; mtime: number } {
+  const mtimeNs = BigInt(id.split(':')[3] ?? '0');
+  const mtime = Number(mtimeNs / 1000n) / 1e6;
+  return { atime: mtime, mtime };
 }
 
 /** Whether `dir`, or the nearest directory above it that exists, is `tree` or inside it. */

@@ -14,6 +14,7 @@ import { gaps, percentile, summarize } from '../../scripts/bench/stats.js';
 import { measureStatusLatency } from '../../scripts/bench/status-latency.js';
 import { measureEpicStatus } from '../../scripts/bench/epic-status-latency.js';
 import { measureValidateCost, validateRows } from '../../scripts/bench/validate-cost.js';
+import { ignoredGuardRows, measureIgnoredGuardCost } from '../../scripts/bench/ignored-guard-cost.js';
 import { BIN, NODE, ROOT } from '../../scripts/bench/support.js';
 import { assertBuilt } from '../support/cli.js';
 import { describeRequest } from '../support/model-server/requests.js';
@@ -201,5 +202,14 @@ describe('bench figures on tiny inputs', () => {
     finite(v.brMs.median);
     finite(v.processMs.median);
     expect(validateRows(v, (n) => `${n}`)[0]!.measure).toContain('3 beads');
+  });
+
+  it('figure 12: the ignored-file guard sees every file, and a reinstall of the same bytes as no change', async () => {
+    const g = await measureIgnoredGuardCost({ dependencyFiles: 30, otherFiles: 7, rounds: 1 });
+    expect([g.dependencyFiles, g.otherFiles, g.reinstallChanged]).toEqual([30, 7, 0]);
+    finite(g.steadyMs.median);
+    finite(g.firstPrimeMs.median);
+    finite(g.reinstallMs.median);
+    expect(ignoredGuardRows(g, (n) => `${n}`)[0]!.measure).toContain('30 dependency + 7 other files');
   });
 });

@@ -1,0 +1,151 @@
+// What a loop's guard of the files git ignores costs around each agent run (src/autoresearch/
+// dependency-guard.ts, ignored-guard.ts): the two fingerprints of a run where nothing changed, the
+// first run of a process (every dependency file hashed, every small other file copied), and a
+// reinstall of every dependency file with the same bytes, told from a patch by content.
+import { execFileSync } from 'node:child_process';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { changedDependencies, snapshotIgnored } from '../../src/autoresearch/dependency-guard.js';
+import { undoIgnoredChanges } from '../../src/autoresearch/ignored-guard.js';
+import { ContentHashes } from '../../src/infra/content-hashes.js';
+import { FileCopies } from '../../src/infra/file-copies.js';
+import { createGit } from '../../src/infra/git.js';
+import type { Row } from './report.js';
+import { summarize, type Summary } from './stats.js';
+import { tempDir } from './support.js';
+
+export interface IgnoredGuardCost {
+  dependencyFiles: number;
+  otherFiles: number;
+  /** Bytes in the dependency files and in the others. */
+  dependencyBytes: number;
+  otherBytes: number;
+  /** An agent run that changed nothing: two fingerprints, the primes and the comparisons. */
+  steadyMs: Summary;
+  /** The first agent run of a process: every dependency file hashed, every other one copied. */
+  firstPrimeMs: Summary;
+  /** Every dependency file written anew with the same bytes, compared by content. */
+  reinstallMs: Summary;
+  /** Files the reinstall was found to change: 0 when the comparison works. */
+  reinstallChanged: number;
+}
+
+const FILE_BYTES = 4096;
+
+export async function measureIgnoredGuardCost(options: {
+  dependencyFiles: number;
+  otherFiles: number;
+  rounds: number;
+}): Promise<IgnoredGuardCost> {
+  const dir = await tempDir('ignored-guard');
+  try {
+    const cwd = dir.path;
+    execFileSync('git', ['init', '-q'], { cwd });
+    await writeFile(join(cwd, '.gitignore'), 'node_modules/\ndata/\n');
+    const body = (i: number) => Buffer.alloc(FILE_BYTES, i % 251);
+    const dependencyPaths = Array.from(
+      { length: options.dependencyFiles },
+      (_, i) => `node_modules/pkg-${Math.floor(i / 10)}/file-${i % 10}.js`,
+    );
+    const otherPaths = Array.from(
+      { length: options.otherFiles },
+      (_, i) => `data/set-${Math.floor(i / 50)}/${i}.json`,
+    );
+    const install = async () => {
+      for (const [i, path] of dependencyPaths.entries()) {
+        await mkdir(join(cwd, path, '..'), { recursive: true });
+        await writeFile(join(cwd, path), body(i));
+      }
+    };
+    await install();
+    for (const [i, path] of otherPaths.entries()) {
+      await mkdir(join(cwd, path, '..'), { recursive: true });
+      await writeFile(join(cwd, path), body(i));
+    }
+    const ctx = {
+      cwd,
+      git: createGit({ cwd, env: process.env }),
+      vaultDir: join(cwd, '.git', 'forge'),
+      env: {},
+    };
+
+    const firstPrime: number[] = [];
+    for (let round = 0; round < options.rounds; round += 1) {
+      const files = (await snapshotIgnored(ctx))!;
+      const started = performance.now();
+      await new ContentHashes(cwd).prime(files.dependencies);
+      await new FileCopies(cwd).prime(files.others);
+      firstPrime.push(performance.now() - started);
+    }
+
+    const contents = new ContentHashes(cwd);
+    const copies = new FileCopies(cwd);
+    const primed = (await snapshotIgnored(ctx))!;
+    await contents.prime(primed.dependencies);
+    await copies.prime(primed.others);
+    const steady: number[] = [];
+    for (let round = 0; round < options.rounds; round += 1) {
+      const started = performance.now();
+      const before = (await snapshotIgnored(ctx))!;
+      await contents.prime(before.dependencies);
+      await copies.prime(before.others);
+      const after = (await snapshotIgnored(ctx))!;
+      await undoIgnoredChanges(cwd, before.others, after.others, copies, []);
+      await changedDependencies(before.dependencies, after.dependencies, contents);
+      steady.push(performance.now() - started);
+    }
+
+    const reinstall: number[] = [];
+    let reinstallChanged = 0;
+    for (let round = 0; round < options.rounds; round += 1) {
+      const before = (await snapshotIgnored(ctx))!;
+      await contents.prime(before.dependencies);
+      await install();
+      const after = (await snapshotIgnored(ctx))!;
+      const started = performance.now();
+      reinstallChanged += (await changedDependencies(before.dependencies, after.dependencies, contents))
+        .length;
+      reinstall.push(performance.now() - started);
+    }
+    return {
+      dependencyFiles: primed.dependencies.size,
+      otherFiles: primed.others.size,
+      dependencyBytes: options.dependencyFiles * FILE_BYTES,
+      otherBytes: options.otherFiles * FILE_BYTES,
+      steadyMs: summarize(steady),
+      firstPrimeMs: summarize(firstPrime),
+      reinstallMs: summarize(reinstall),
+      reinstallChanged,
+    };
+  } finally {
+    await dir.remove();
+  }
+}
+
+/** The figure's rows; `ms` is the table's duration format. */
+export function ignoredGuardRows(g: IgnoredGuardCost, ms: (value: number) => string): Row[] {
+  const mb = (bytes: number) => `${(bytes / 1e6).toFixed(0)} MB`;
+  return [
+    {
+      figure: '12',
+      measure: `ignored-file guard, ${g.dependencyFiles.toLocaleString('en-US')} dependency + ${g.otherFiles.toLocaleString('en-US')} other files: an agent run that changed nothing (median)`,
+      value: ms(g.steadyMs.median),
+      budget: '',
+      verdict: '',
+    },
+    {
+      figure: '',
+      measure: `the first agent run of a process: ${mb(g.dependencyBytes)} hashed, ${mb(g.otherBytes)} copied`,
+      value: ms(g.firstPrimeMs.median),
+      budget: '',
+      verdict: '',
+    },
+    {
+      figure: '',
+      measure: `a reinstall of every dependency file with the same bytes, compared by content (${g.reinstallChanged} found changed)`,
+      value: ms(g.reinstallMs.median),
+      budget: '',
+      verdict: '',
+    },
+  ];
+}
