@@ -236,8 +236,17 @@ const scope = z.strictObject(
         error: expected('a list of paths the judge may read'),
       })
       .default([]),
+    /**
+     * Ignored paths the metric command writes again itself (build outputs, generated data): what an
+     * agent changes there is removed, never put back from a copy nor a reason to stop the loop.
+     */
+    rebuilt_paths: z
+      .array(relativePath('a path relative to the repository root'), {
+        error: expected('a list of ignored paths the metric command writes again'),
+      })
+      .default([]),
   },
-  { error: expected('an object with "doer_paths" (and optionally "judge_paths")') },
+  { error: expected('an object with "doer_paths" (and optionally "judge_paths", "rebuilt_paths")') },
 );
 
 const agentSpec = z

@@ -182,7 +182,7 @@ export async function changedFilesLeft(ctx: DependencyGuardContext): Promise<str
   const what: ChangedKind = record.what ?? 'installed dependencies';
   const fix =
     what === 'ignored files'
-      ? 'Put them back as they were'
+      ? 'Put them back as they were (a path the metric command writes again itself can be named in the loop’s scope.rebuilt_paths)'
       : what === 'installed dependencies'
         ? 'Reinstall them (npm ci, pip install …)'
         : 'Reinstall the dependencies and put the files back as they were';

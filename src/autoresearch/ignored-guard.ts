@@ -45,15 +45,18 @@ export function isDerived(path: string): boolean {
 }
 
 export interface IgnoredUndo {
-  /** Put back, or removed (made by the agent, or a build output). */
-  undone: string[];
+  /** Put back from the copy. */
+  restored: string[];
+  /** Removed: made by the agent, or a build output or a path the metric writes again. */
+  removed: string[];
   /** Changed and not undone: no copy, not derived, or reached through a link leading out of the tree. */
   lost: string[];
 }
 
 /**
  * Undoes each change from `before` to `after` (paths relative to `root`) that `allowed` (a doer's scope)
- * does not hold, as the file header says.
+ * does not hold, as the file header says; under `rebuilt` (paths the metric writes again itself), by
+ * removing it.
  */
 export async function undoIgnoredChanges(
   root: string,
@@ -61,8 +64,9 @@ export async function undoIgnoredChanges(
   after: ReadonlyMap<string, string>,
   copies: FileCopies,
   allowed: readonly string[],
+  rebuilt: readonly string[] = [],
 ): Promise<IgnoredUndo> {
-  const undo: IgnoredUndo = { undone: [], lost: [] };
+  const undo: IgnoredUndo = { restored: [], removed: [], lost: [] };
   const tree = await realPath(root);
   for (const path of changedFiles(before, after)) {
     // A followed link's own entry is named `<dir> ->`.
@@ -71,18 +75,18 @@ export async function undoIgnoredChanges(
     const at = join(root, file);
     const was = before.get(path);
     const copy = was === undefined ? undefined : copies.get(path, was);
-    let done = false;
     // Nothing is written or removed through a directory an agent turned into a link out of the tree.
-    if (await insideTree(tree, dirname(at))) {
-      if (was === undefined || (copy === undefined && isDerived(file))) {
-        await removePath(at, { recursive: true });
-        done = true;
-      } else if (copy !== undefined) {
-        await putBack(at, copy);
-        done = true;
-      }
+    if (!(await insideTree(tree, dirname(at)))) {
+      undo.lost.push(path);
+    } else if (was === undefined || isPathInScope(file, rebuilt) || (copy === undefined && isDerived(file))) {
+      await removePath(at, { recursive: true });
+      undo.removed.push(path);
+    } else if (copy !== undefined) {
+      await putBack(at, copy);
+      undo.restored.push(path);
+    } else {
+      undo.lost.push(path);
     }
-    (done ? undo.undone : undo.lost).push(path);
   }
   return undo;
 }

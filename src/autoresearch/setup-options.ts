@@ -42,6 +42,8 @@ export interface LoopSetupOptions {
   population?: number | undefined;
   /** Paths the doer may change; default: the artifact. */
   scope?: readonly string[] | undefined;
+  /** Ignored paths the metric command writes again itself (`scope.rebuilt_paths`). */
+  rebuilt?: readonly string[] | undefined;
   /** Agent per role: doer, judge, strategist, retrospective, resume_strategist. */
   agents?: Readonly<Record<string, string>> | undefined;
   /** The workspace directory, relative to the repository root (default `.autoresearch`). */
@@ -106,6 +108,7 @@ export function buildConfigFile(options: LoopSetupOptions): LoopConfigFile {
     scope: {
       doer_paths: scope ?? [artifact ?? ''],
       judge_paths: artifact === undefined ? [] : [artifact],
+      ...(options.rebuilt === undefined ? {} : { rebuilt_paths: [...options.rebuilt] }),
     },
     agents: options.agents === undefined ? undefined : { ...options.agents },
     confirmation_rounds: options.confirmationRounds,

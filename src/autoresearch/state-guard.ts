@@ -311,9 +311,14 @@ async function checkIgnored(
     unguarded(after.others),
     kept.copies,
     allowed,
+    ctx.config.scope.rebuilt_paths,
   );
-  if (undo.undone.length > 0)
-    say(`put back the ignored files the ${role} changed (${nameSome(undo.undone)}) as they were`);
+  if (undo.restored.length > 0)
+    say(`put back the ignored files the ${role} changed (${nameSome(undo.restored)}) as they were`);
+  if (undo.removed.length > 0)
+    say(
+      `removed the ignored files the ${role} made or changed (${nameSome(undo.removed)}): build outputs and files the metric writes again`,
+    );
   const dependencies = forbiddenChanges(
     await changedDependencies(before.dependencies, after.dependencies, kept.contents),
     allowed,

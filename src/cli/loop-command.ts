@@ -53,6 +53,7 @@ interface LoopFlags extends CheckFlags {
   confirmationRounds?: number;
   population?: number;
   scope?: string[];
+  rebuilt?: string[];
   agents?: Record<string, string>;
   workspace?: string;
   force?: boolean;
@@ -79,6 +80,7 @@ const FLAG_FOR_FIELD: Record<string, string> = {
   'caps.max_cost_usd': '--max-cost',
   'scope.doer_paths': '--scope',
   'scope.judge_paths': '--artifact',
+  'scope.rebuilt_paths': '--rebuilt',
   agents: '--agents',
   confirmation_rounds: '--confirmation-rounds',
   population: '--population',
@@ -143,6 +145,11 @@ export function defineLoopCommand(command: Command, deps: CliDeps): void {
       parseNumberArg,
     )
     .option('--scope <path>', 'a path the doer may change (repeatable; default: --artifact)', collect)
+    .option(
+      '--rebuilt <path>',
+      'an ignored path the metric command writes again itself, e.g. dist/ (repeatable): what an agent changes there is removed, not put back',
+      collect,
+    )
     .option(
       '--agents <pairs>',
       'agents per role, over .forge/config.json agents: doer=claude-opus,judge=claude-haiku,strategist=my-agent',
@@ -269,6 +276,7 @@ async function loopOptionsFrom(
     confirmationRounds: flags.confirmationRounds,
     population: flags.population,
     scope: flags.scope,
+    rebuilt: flags.rebuilt,
     agents: flags.agents,
     workspace: flags.workspace,
     force: flags.force,

@@ -42,7 +42,11 @@ describe('an agent’s change to ignored files', () => {
       await rm(join(dir, '.env'));
       await writeFile(join(dir, 'data/override.json'), '{"factor": 20}');
     });
-    expect(undo).toEqual({ undone: ['.env', 'data/override.json', 'data/weights.json'], lost: [] });
+    expect(undo).toEqual({
+      restored: ['.env', 'data/weights.json'],
+      removed: ['data/override.json'],
+      lost: [],
+    });
     expect(await readFile(join(dir, 'data/weights.json'), 'utf8')).toBe('{"factor": 1}');
     const now = await stat(join(dir, 'data/weights.json'));
     expect(now.mode & 0o777).toBe(0o640);
@@ -58,15 +62,29 @@ describe('an agent’s change to ignored files', () => {
       for (const file of ['dist/bundle.js', 'app.log', 'data/big.bin'])
         await writeFile(join(dir, file), Buffer.alloc(MAX_COPIED_FILE + 1, 2));
     });
-    expect(undo).toEqual({ undone: ['app.log', 'dist/bundle.js'], lost: ['data/big.bin'] });
+    expect(undo).toEqual({ restored: [], removed: ['app.log', 'dist/bundle.js'], lost: ['data/big.bin'] });
     await expect(stat(join(dir, 'dist/bundle.js'))).rejects.toThrow(/ENOENT/);
     expect((await readFile(join(dir, 'data/big.bin')))[0]).toBe(2);
+  });
+
+  it('is removed, not put back nor left, under a path the metric writes again itself', async () => {
+    const big = Buffer.alloc(MAX_COPIED_FILE + 1, 1);
+    const dir = await tree({ 'data/processed.bin': big, 'data/weights.json': '{}' });
+    const before = others(dir);
+    const copies = new FileCopies(dir);
+    await copies.prime(before);
+    await writeFile(join(dir, 'data/processed.bin'), Buffer.alloc(MAX_COPIED_FILE + 1, 2));
+    await writeFile(join(dir, 'data/weights.json'), '{"forged": true}');
+    const undo = await undoIgnoredChanges(dir, before, others(dir), copies, [], ['data/']);
+    expect(undo).toEqual({ restored: [], removed: ['data/processed.bin', 'data/weights.json'], lost: [] });
+    await expect(stat(join(dir, 'data/processed.bin'))).rejects.toThrow(/ENOENT/);
+    await expect(stat(join(dir, 'data/weights.json'))).rejects.toThrow(/ENOENT/);
   });
 
   it('is the doer’s own under its scope', async () => {
     const dir = await tree({ 'src/generated/types.ts': 'old' });
     const undo = await undoAround(dir, () => writeFile(join(dir, 'src/generated/types.ts'), 'new'), ['src/']);
-    expect(undo).toEqual({ undone: [], lost: [] });
+    expect(undo).toEqual({ restored: [], removed: [], lost: [] });
     expect(await readFile(join(dir, 'src/generated/types.ts'), 'utf8')).toBe('new');
   });
 
@@ -78,7 +96,7 @@ describe('an agent’s change to ignored files', () => {
       await symlink(outside, join(dir, 'data'));
     });
     // The agent's link is removed first, then the file is put back in a directory of the tree's own.
-    expect(undo).toEqual({ undone: ['data ->', 'data/weights.json'], lost: [] });
+    expect(undo).toEqual({ restored: ['data/weights.json'], removed: ['data ->'], lost: [] });
     expect(await readFile(join(dir, 'data/weights.json'), 'utf8')).toBe('inside');
     expect(await readFile(join(outside, 'weights.json'), 'utf8')).toBe('outside');
 
@@ -86,7 +104,7 @@ describe('an agent’s change to ignored files', () => {
     const linked = await tree({});
     await symlink(outside, join(linked, 'data'));
     const through = await undoAround(linked, () => writeFile(join(linked, 'data/weights.json'), 'forged'));
-    expect(through).toEqual({ undone: [], lost: ['data/weights.json'] });
+    expect(through).toEqual({ restored: [], removed: [], lost: ['data/weights.json'] });
     expect(await readFile(join(outside, 'weights.json'), 'utf8')).toBe('forged');
   });
 
@@ -97,7 +115,7 @@ describe('an agent’s change to ignored files', () => {
       await unlink(join(dir, 'data/current.json'));
       await symlink('/etc/hostname', join(dir, 'data/current.json'));
     });
-    expect(undo.undone).toEqual(['data/current.json']);
+    expect(undo.restored).toEqual(['data/current.json']);
     expect(await readFile(join(dir, 'data/current.json'), 'utf8')).toBe('1');
   });
 

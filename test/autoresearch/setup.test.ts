@@ -220,6 +220,13 @@ describe('validation', () => {
     });
   });
 
+  it('names the ignored paths the metric writes again, with --rebuilt', () => {
+    expect(buildConfigFile({ ...HARD, rebuilt: ['dist/', 'data/processed/'] }).scope).toMatchObject({
+      rebuilt_paths: ['dist/', 'data/processed/'],
+    });
+    expect(buildConfigFile(HARD).scope).not.toHaveProperty('rebuilt_paths');
+  });
+
   it('refuses a scope that reaches the workspace or the bead store', async () => {
     const { repo, ports } = await fixture();
     await expect(setupLoop(repo.dir, { ...HARD, scope: ['.beads/'] }, ports)).rejects.toThrow(/\.beads/);

@@ -13,20 +13,31 @@ import {
   type ScriptedLoopRepo,
 } from '../support/loop-script.js';
 
-// The metric: src/value.txt times a factor from ignored data, or from a local override when there is one.
-const METRIC = `import { existsSync, readFileSync } from 'node:fs';
+// The metric: src/value.txt times a factor from ignored data, or from a local override when there is
+// one, and the first byte of data/big.bin, which it writes itself when it is missing.
+const METRIC = `import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+if (!existsSync('data/big.bin')) writeFileSync('data/big.bin', Buffer.alloc(2 * 1024 * 1024, 1));
 const value = Number(readFileSync('src/value.txt', 'utf8'));
 const weights = existsSync('data/override.json') ? 'data/override.json' : 'data/weights.json';
 const factor = JSON.parse(readFileSync(weights, 'utf8')).factor * readFileSync('data/big.bin')[0];
 console.log(JSON.stringify({ value: value * factor }));
 `;
 const WEIGHTS = '{"factor": 1}\n';
+/** What the doer runs: the first byte of data/big.bin set to 10, in place. */
+const FORGE_BIG = [
+  'node',
+  '-e',
+  "const fs = require('node:fs'); const fd = fs.openSync('data/big.bin', 'r+'); fs.writeSync(fd, Buffer.from([10]), 0, 1, 0);",
+];
 /** Past what the runner keeps a copy of: 2 MB, its first byte a factor of 1. */
 const BIG = Buffer.alloc(2 * 1024 * 1024, 1);
 
 beforeAll(assertBuilt);
 
-async function loopRepo(doerSteps: unknown[]): Promise<{ repo: ScriptedLoopRepo; epic: string }> {
+async function loopRepo(
+  doerSteps: unknown[],
+  loopArgs: string[] = [],
+): Promise<{ repo: ScriptedLoopRepo; epic: string }> {
   const repo = await scriptedLoopRepo(
     {
       '.gitignore': '.forge/\n.beads/\n.autoresearch/\ndata/\n',
@@ -40,7 +51,7 @@ async function loopRepo(doerSteps: unknown[]): Promise<{ repo: ScriptedLoopRepo;
     'forge-ignored-',
   );
   await oneDoerLoopRules(repo, doerSteps);
-  return { repo, epic: await createValueLoop(repo) };
+  return { repo, epic: await createValueLoop(repo, 'src/value.txt', 'node metric/score.mjs', loopArgs) };
 }
 
 type Line = {
@@ -68,9 +79,8 @@ describe('a doer that changes ignored files the metric reads', () => {
       [0, 'baseline', 10],
       [1, 'revert', 5],
     ]);
-    expect(run.stderr).toMatch(
-      /put back the ignored files the doer changed \(data\/override\.json, data\/weights\.json\)/,
-    );
+    expect(run.stderr).toMatch(/put back the ignored files the doer changed \(data\/weights\.json\)/);
+    expect(run.stderr).toMatch(/removed the ignored files the doer made or changed \(data\/override\.json\)/);
     expect(await readFile(join(repo.dir, 'data/weights.json'), 'utf8')).toBe(WEIGHTS);
     // Its times too (to the microsecond utimes keeps): a build tool that compares them sees it as it was.
     const after = await stat(join(repo.dir, 'data/weights.json'));
@@ -81,13 +91,7 @@ describe('a doer that changes ignored files the metric reads', () => {
   it('gets tamper for a change it cannot be put back from, and the loop stops until a person looks', async () => {
     const { repo, epic } = await loopRepo([
       { write: 'src/value.txt', content: '5\n' },
-      {
-        run: [
-          'node',
-          '-e',
-          "const fs = require('node:fs'); const fd = fs.openSync('data/big.bin', 'r+'); fs.writeSync(fd, Buffer.from([10]), 0, 1, 0);",
-        ],
-      },
+      { run: FORGE_BIG },
       { say: 'HYPOTHESIS: 5 is better' },
     ]);
     const run = await repo.ralph([epic, '--agent', 'scripted']);
@@ -99,10 +103,26 @@ describe('a doer that changes ignored files the metric reads', () => {
     expect(run.stderr).toMatch(/The doer changed ignored files \(data\/big\.bin\)/);
     const again = await repo.ralph([epic, '--agent', 'scripted']);
     expect(again.exitCode, again.stderr).toBe(3);
-    expect(again.stderr).toMatch(/Put them back as they were, then run again/);
+    expect(again.stderr).toMatch(/Put them back as they were \(.*scope\.rebuilt_paths\), then run again/);
     // Put back by the person: the loop goes on to its end.
     await writeFile(join(repo.dir, 'data/big.bin'), BIG);
     const resumed = await repo.ralph([epic, '--agent', 'scripted']);
     expect(resumed.exitCode, resumed.stderr).toBe(0);
+  });
+
+  it('has what it changed under a path the metric writes again removed, with --rebuilt', async () => {
+    const { repo, epic } = await loopRepo(
+      [{ write: 'src/value.txt', content: '5\n' }, { run: FORGE_BIG }, { say: 'HYPOTHESIS: 5 is better' }],
+      ['--rebuilt', 'data/big.bin'],
+    );
+    const run = await repo.ralph([epic, '--agent', 'scripted']);
+    expect(run.exitCode, run.stderr).toBe(0);
+    expect(await decisions(repo)).toEqual([
+      [0, 'baseline', 10],
+      [1, 'revert', 5],
+    ]);
+    expect(run.stderr).toMatch(/removed the ignored files the doer made or changed \(data\/big\.bin\)/);
+    // Written again by the metric, as it was.
+    expect((await readFile(join(repo.dir, 'data/big.bin')))[0]).toBe(1);
   });
 });

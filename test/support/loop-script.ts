@@ -140,6 +140,7 @@ export async function createValueLoop(
   repo: ScriptedLoopRepo,
   artifact = 'src/value.txt',
   metricCommand = 'node metric/score.mjs',
+  extraArgs: readonly string[] = [],
 ): Promise<string> {
   const created = await repo.forge([
     'loop',
@@ -156,6 +157,7 @@ export async function createValueLoop(
     '1',
     '--agents',
     'doer=scripted,judge=scripted,strategist=scripted',
+    ...extraArgs,
   ]);
   if (created.exitCode !== 0)
     throw new Error(`forge-pack loop failed (${String(created.exitCode)}): ${created.stderr}`);
