@@ -31,6 +31,8 @@ export interface DependencyGuardContext {
   env?: Readonly<Record<string, string | undefined>> | undefined;
   /** The loop's workspace, guarded apart like the runner's other state directories. */
   workspace?: string;
+  /** Whether the environments outside the tree are watched too (default: yes). */
+  outside?: boolean;
 }
 
 /**
@@ -84,11 +86,8 @@ export async function snapshotIgnored(ctx: DependencyGuardContext): Promise<Igno
   if (ignored === undefined) return undefined;
   const workspace = ctx.workspace === undefined ? '..' : relative(ctx.cwd, ctx.workspace);
   const own = [...FORGE_STATE_DIRS, ...(workspace.startsWith('..') ? [] : [workspace.split(sep).join('/')])];
-  return fingerprintFiles(
-    ctx.cwd,
-    [...watchedEntries(ignored, own), ...(await outsideEnvironments(ctx))],
-    own,
-  );
+  const outside = ctx.outside === false ? [] : await outsideEnvironments(ctx);
+  return fingerprintFiles(ctx.cwd, [...watchedEntries(ignored, own), ...outside], own);
 }
 
 /**

@@ -75,6 +75,10 @@ export interface StateGuardContext {
    * GIT_CONFIG_*, npm_config_userconfig). Without it only the repository's own files are guarded.
    */
   env?: Readonly<Record<string, string | undefined>>;
+  /** Git in another working tree (a population candidate's worktree). */
+  gitAt?: (cwd: string) => Git;
+  /** Whether the environments outside the tree are watched from this context (default: yes). */
+  outside?: boolean;
   warn?: (message: string) => void;
 }
 
@@ -189,11 +193,28 @@ export function guardAgentExecutor(inner: Executor, ctx: StateGuardContext): Exe
       dirs: instructions.flatMap((paths) => paths.dirs).filter(open),
     };
   };
-  // What the installed dependencies hold, hashed once per file and identity for this process: the
-  // first agent run reads them all, a later one what changed since.
-  const contents = new ContentHashes(ctx.cwd);
-  // Copies of the other ignored files, to put back what an agent changes there: read once per identity.
-  const copies = new FileCopies(ctx.cwd);
+  // The trees whose ignored files are guarded around an agent run: the loop's, and the one the agent
+  // works in when that is another (a population candidate's worktree, where its metric runs too). For
+  // each, what its installed dependencies hold, hashed once per file and identity for this process (the
+  // first agent run reads them all, a later one what changed since), and copies of its other ignored
+  // files, to put back what an agent changes there.
+  const kept = new Map<string, IgnoredTree>();
+  const treeAt = (cwd: string, main: boolean): IgnoredTree => {
+    let tree = kept.get(cwd);
+    if (tree === undefined) {
+      const guard = main ? ctx : { ...ctx, cwd, git: ctx.gitAt!(cwd), outside: false };
+      tree = { guard, main, contents: new ContentHashes(cwd), copies: new FileCopies(cwd) };
+      kept.set(cwd, tree);
+    }
+    return tree;
+  };
+  const ignoredTrees = (agentCwd: string): IgnoredTree[] => {
+    // Inside the loop's tree, but not inside its git directory, where candidate worktrees live.
+    const own = resolve(agentCwd);
+    const rel = relative(ctx.cwd, own);
+    const inside = !rel.startsWith('..') && !isAbsolute(rel) && rel.split(sep)[0] !== '.git';
+    return [treeAt(ctx.cwd, true), ...(inside || ctx.gitAt === undefined ? [] : [treeAt(own, false)])];
+  };
   return {
     ...inner,
     async execute(request) {
@@ -227,15 +248,18 @@ export function guardAgentExecutor(inner: Executor, ctx: StateGuardContext): Exe
       const before = await takeSnapshot(layout);
       // A hook is as much its mode as its text: `chmod +x` alone arms one.
       const modes = await readModes([...before.keys()].filter((path) => isGitControlPath(git, path)));
-      const ignored = await snapshotIgnored(ctx);
-      if (ignored !== undefined) {
-        await contents.prime(ignored.dependencies);
-        await copies.prime(ignored.others);
-      }
+      const trees = ignoredTrees(request.cwd);
+      const ignored = await Promise.all(trees.map((tree) => primeIgnored(tree)));
       const result = await inner.execute(left === undefined ? request : { ...request, budgetUsd: left });
-      const ignoredChange = await checkIgnored(ctx, role, { contents, copies }, ignored, layout, (line) =>
-        request.onActivity?.(line),
-      );
+      const lost = { dependencies: new Set<string>(), others: new Set<string>() };
+      for (const [index, tree] of trees.entries()) {
+        const found = await checkIgnored(tree, role, ignored[index], layout, (line) =>
+          request.onActivity?.(line),
+        );
+        found?.dependencies.forEach((path) => lost.dependencies.add(path));
+        found?.others.forEach((path) => lost.others.add(path));
+      }
+      const ignoredChange = lostFindings(ctx, role, [...lost.dependencies], [...lost.others]);
       const ignoredFindings = ignoredChange?.findings ?? [];
       const modesNow = await readModes([...modes.keys()]);
       const rearmed = [...modes].filter(([path, mode]) => (modesNow.get(path) ?? mode) !== mode);
@@ -280,17 +304,43 @@ export function guardAgentExecutor(inner: Executor, ctx: StateGuardContext): Exe
  * files that cannot be put back, outside a doer's scope, are named for a finding and recorded, so that
  * no bead runs on them until a person has looked.
  */
+/** A tree whose ignored files are guarded, and what the runner keeps of them. */
+interface IgnoredTree {
+  guard: StateGuardContext;
+  /** The loop's own tree: its findings are named relative to it, another tree's absolute. */
+  main: boolean;
+  contents: ContentHashes;
+  copies: FileCopies;
+}
+
+/** A tree's ignored files before an agent runs, with their hashes and copies brought up to date. */
+async function primeIgnored(tree: IgnoredTree): Promise<IgnoredFiles | undefined> {
+  const ignored = await snapshotIgnored(tree.guard);
+  if (ignored !== undefined) {
+    await tree.contents.prime(ignored.dependencies);
+    await tree.copies.prime(ignored.others);
+  }
+  return ignored;
+}
+
+/**
+ * What an agent left in a tree's ignored files (dependency-guard.ts, ignored-guard.ts): the caches it
+ * wrote are removed, its other ignored files put back or removed. Returns the dependencies it changed,
+ * and the ignored files that cannot be undone, outside a doer's scope.
+ */
 async function checkIgnored(
-  ctx: StateGuardContext,
+  tree: IgnoredTree,
   role: string,
-  kept: { contents: ContentHashes; copies: FileCopies },
   before: IgnoredFiles | undefined,
   vault: VaultLayout,
   say: (line: string) => void,
-): Promise<{ findings: string[]; record: () => Promise<void> } | undefined> {
+): Promise<{ dependencies: string[]; others: string[] } | undefined> {
+  const ctx = tree.guard;
   const after = before === undefined ? undefined : await snapshotIgnored(ctx);
   if (before === undefined || after === undefined) return undefined;
   const allowed = role === 'doer' ? ctx.config.scope.doer_paths : [];
+  const named = (paths: readonly string[]) =>
+    tree.main ? [...paths] : paths.map((path) => (isAbsolute(path) ? path : join(ctx.cwd, path)));
   // The files the vault guards (tool settings, agent instructions) are put back by it, as tamper.
   const vaultFiles = new Set(vault.files);
   const unguarded = (files: ReadonlyMap<string, string>) =>
@@ -303,32 +353,45 @@ async function checkIgnored(
   const removed = await removeWrittenCaches(ctx, before, after);
   if (removed.length > 0)
     say(
-      `removed the caches the ${role} wrote to (${nameSome(removed)}): their tools rebuild them from the sources`,
+      `removed the caches the ${role} wrote to (${nameSome(named(removed))}): their tools rebuild them from the sources`,
     );
   const undo = await undoIgnoredChanges(
     ctx.cwd,
     unguarded(before.others),
     unguarded(after.others),
-    kept.copies,
+    tree.copies,
     allowed,
     ctx.config.scope.rebuilt_paths,
   );
   if (undo.restored.length > 0)
-    say(`put back the ignored files the ${role} changed (${nameSome(undo.restored)}) as they were`);
+    say(`put back the ignored files the ${role} changed (${nameSome(named(undo.restored))}) as they were`);
   if (undo.removed.length > 0)
     say(
-      `removed the ignored files the ${role} made or changed (${nameSome(undo.removed)}): build outputs and files the metric writes again`,
+      `removed the ignored files the ${role} made or changed (${nameSome(named(undo.removed))}): build outputs and files the metric writes again`,
     );
   const dependencies = forbiddenChanges(
-    await changedDependencies(before.dependencies, after.dependencies, kept.contents),
+    await changedDependencies(before.dependencies, after.dependencies, tree.contents),
     allowed,
   );
-  const lost = [...dependencies, ...undo.lost];
+  return { dependencies: named(dependencies), others: named(undo.lost) };
+}
+
+/**
+ * The findings for the dependencies and ignored files an agent changed and Forge cannot put back, and
+ * the record that holds the loop until a person has looked; undefined when there are none.
+ */
+function lostFindings(
+  ctx: StateGuardContext,
+  role: string,
+  dependencies: readonly string[],
+  others: readonly string[],
+): { findings: string[]; record: () => Promise<void> } | undefined {
+  const lost = [...dependencies, ...others];
   if (lost.length === 0) return undefined;
   const what: ChangedKind =
     dependencies.length === 0
       ? 'ignored files'
-      : undo.lost.length === 0
+      : others.length === 0
         ? 'installed dependencies'
         : 'installed dependencies and ignored files';
   const shown = lost.slice(0, FINDINGS_SHOWN);

@@ -77,6 +77,7 @@ export async function autoresearchParts(
     vaultDir,
     acceptHead: options.acceptHead,
     env: deps.env,
+    gitAt: (cwd) => createGit({ cwd, env: deps.env }),
     warn,
   };
   const agents: AgentExecutors = {

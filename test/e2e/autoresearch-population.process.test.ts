@@ -191,6 +191,35 @@ fs.writeFileSync(wt+'/src/value.txt','98\\n');`,
     expect(await readFile(join(repo.dir, 'src', 'value.txt'), 'utf8')).toBe('12\n');
   });
 
+  it('removes what a candidate planted among its worktree’s ignored files before its metric runs', async () => {
+    // The metric multiplies by an ignored local boost file when there is one.
+    const repo = await scriptedLoopRepo({
+      '.gitignore': '.forge/\n.beads/\n.autoresearch/\nboost.json\n',
+      'src/value.txt': '10\n',
+      'metric/score.mjs': `import { existsSync, readFileSync } from 'node:fs';
+const boost = existsSync('boost.json') ? JSON.parse(readFileSync('boost.json', 'utf8')).factor : 1;
+console.log(JSON.stringify({ value: Number(readFileSync('src/value.txt', 'utf8').trim()) * boost }));
+`,
+    });
+    await repo.rules([
+      candidateDoer(1, 1, '12', [{ write: 'boost.json', content: '{"factor": 100}\n' }]),
+      candidateDoer(1, 2, '18'),
+      candidateDoer(1, 3, '15'),
+      ...retrospectiveRules(repo.dir),
+      stampNext(repo.dir),
+    ]);
+    const epic = await populationLoop(repo, 1);
+    const run = await repo.ralph([epic, '--agent', 'scripted']);
+    expect(run.exitCode, run.stderr).toBe(0);
+    expect(run.stderr).toMatch(/removed the ignored files the doer made or changed \(\/.*\/boost\.json\)/);
+    const candidates = (await repo.ledger<Line>()).filter((l) => l.kind === 'candidate');
+    expect(candidates.map((c) => [c.candidate, c.score, c.decision])).toEqual([
+      [1, 12, 'lost'],
+      [2, 18, 'kept'],
+      [3, 15, 'lost'],
+    ]);
+  });
+
   it('kill -9 of the runner mid-population, then a rerun, loses and duplicates nothing', async () => {
     const repo = await newRepo();
     const marker = join(repo.base, 'killed-once');
