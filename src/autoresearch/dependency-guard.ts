@@ -5,19 +5,20 @@
 // every later one's. The runner fingerprints them around each agent run. A cache an agent wrote is
 // removed; a change to the dependencies it did not allow is the agent's tamper, and since Forge keeps
 // no copy to put back, the loop stops until a person reinstalls them (or accepts them as they are).
-import { delimiter, isAbsolute, join, relative, sep } from 'node:path';
+import { basename, delimiter, isAbsolute, join, relative, sep } from 'node:path';
 import { readFileIfExists, writeJsonAtomic } from '../infra/atomic-file.js';
 import {
   changedCaches,
   changedFiles,
   fingerprintFiles,
+  fingerprintPrograms,
   identityAt,
   watchedEntries,
   type IgnoredFiles,
 } from '../infra/ignored-files.js';
 import type { ContentHashes } from '../infra/content-hashes.js';
 import { FORGE_STATE_DIRS } from '../infra/forge-state.js';
-import { listDirIfExists, removePath } from '../infra/fs-ops.js';
+import { listDirIfExists, realPath, removePath } from '../infra/fs-ops.js';
 import type { Git } from '../infra/git.js';
 import { isPathInScope } from './keep-revert.js';
 
@@ -78,6 +79,26 @@ async function outsideEnvironments(ctx: DependencyGuardContext): Promise<string[
 }
 
 /**
+ * The agent CLIs Forge runs, which may update themselves as they run (Claude Code's native install
+ * moves `~/.local/bin/claude` to each new version): not a program a metric runs.
+ */
+const AGENT_CLIS = new Set(['claude', 'codex', 'gemini', 'opencode']);
+
+/**
+ * The PATH directories outside the tree, each once: a program an agent puts there, or changes, runs in
+ * place of the one the metric command names (a `python3` in `~/.local/bin`, ahead of `/usr/bin`).
+ */
+async function programDirs(ctx: DependencyGuardContext): Promise<string[]> {
+  const seen = new Set<string>();
+  for (const dir of (ctx.env?.PATH ?? '').split(delimiter)) {
+    if (!isAbsolute(dir) || !relative(ctx.cwd, dir).startsWith('..')) continue;
+    const real = await realPath(dir).catch(() => undefined);
+    if (real !== undefined) seen.add(real);
+  }
+  return [...seen];
+}
+
+/**
  * The ignored files (Forge's own state apart) and the environments outside the tree, by kind, with
  * their identities (none when there are none); undefined when git cannot say which files it ignores.
  */
@@ -87,7 +108,12 @@ export async function snapshotIgnored(ctx: DependencyGuardContext): Promise<Igno
   const workspace = ctx.workspace === undefined ? '..' : relative(ctx.cwd, ctx.workspace);
   const own = [...FORGE_STATE_DIRS, ...(workspace.startsWith('..') ? [] : [workspace.split(sep).join('/')])];
   const outside = ctx.outside === false ? [] : await outsideEnvironments(ctx);
-  return fingerprintFiles(ctx.cwd, [...watchedEntries(ignored, own), ...outside], own);
+  const files = fingerprintFiles(ctx.cwd, [...watchedEntries(ignored, own), ...outside], own);
+  if (ctx.outside !== false) {
+    const programs = fingerprintPrograms(await programDirs(ctx));
+    files.programs = new Map([...programs].filter(([path]) => !AGENT_CLIS.has(basename(path))));
+  }
+  return files;
 }
 
 /**

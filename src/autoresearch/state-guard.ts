@@ -24,7 +24,7 @@ import type { BeadGuard, Executor, GuardVeto, StopReason } from '../loop/types.j
 import type { LoopConfig } from './config.js';
 import { ContentHashes } from '../infra/content-hashes.js';
 import { FileCopies } from '../infra/file-copies.js';
-import type { IgnoredFiles } from '../infra/ignored-files.js';
+import { changedFiles, type IgnoredFiles } from '../infra/ignored-files.js';
 import { readIterationState, updateIterationState, withTamper } from './iteration-state.js';
 import {
   changedDependencies,
@@ -369,10 +369,13 @@ async function checkIgnored(
     say(
       `removed the ignored files the ${role} made or changed (${nameSome(named(undo.removed))}): build outputs and files the metric writes again`,
     );
-  const dependencies = forbiddenChanges(
-    await changedDependencies(before.dependencies, after.dependencies, tree.contents),
-    allowed,
-  );
+  const dependencies = [
+    ...forbiddenChanges(
+      await changedDependencies(before.dependencies, after.dependencies, tree.contents),
+      allowed,
+    ),
+    ...changedFiles(before.programs, after.programs),
+  ];
   return { dependencies: named(dependencies), others: named(undo.lost) };
 }
 

@@ -75,6 +75,8 @@ export interface IgnoredFiles {
   cacheOf: Map<string, string>;
   /** The rest: data, local settings, build outputs. */
   others: Map<string, string>;
+  /** The programs in the PATH directories outside the tree (absolute paths): not hashed, not copied. */
+  programs: Map<string, string>;
 }
 
 /**
@@ -105,6 +107,7 @@ export function fingerprintFiles(
     caches: new Map(),
     cacheOf: new Map(),
     others: new Map(),
+    programs: new Map(),
   };
   const skipped = new Set(skip);
   let count = 0;
@@ -159,6 +162,34 @@ export function fingerprintFiles(
     visit(rel, cache, isAbsolute(rel) || inDependencyDir(rel), true);
   }
   return files;
+}
+
+/** Bounds the programs looked at: a PATH of a few directories holds a few thousand. */
+const MAX_PROGRAMS = 50_000;
+
+/**
+ * Each entry of each of `dirs` (absolute), not their subdirectories, with its identity: what a command
+ * named without a path may run.
+ */
+export function fingerprintPrograms(dirs: readonly string[]): Map<string, string> {
+  const found = new Map<string, string>();
+  for (const dir of dirs) {
+    let names: string[] = [];
+    try {
+      names = readdirSync(dir);
+    } catch {
+      continue; // absent or unreadable: nothing to look at
+    }
+    for (const name of names) {
+      if (found.size >= MAX_PROGRAMS) return found;
+      try {
+        found.set(join(dir, name), identity(lstatSync(join(dir, name), { bigint: true })));
+      } catch {
+        // Gone meanwhile.
+      }
+    }
+  }
+  return found;
 }
 
 /** The caches holding a file added, removed or changed from `before` to `after`, sorted. */

@@ -160,6 +160,30 @@ describe('the dependency guard', () => {
     );
   });
 
+  it('watches the programs on the PATH outside the tree, but the agent CLIs that update themselves', async () => {
+    const ctx = await context([]);
+    const home = await mkdtemp(join(tmpdir(), 'forge-path-'));
+    onTestFinished(() => rm(home, { recursive: true, force: true }));
+    await mkdir(join(home, 'bin', 'sub'), { recursive: true });
+    for (const name of ['python3', 'claude', 'sub/deeper'])
+      await writeFile(join(home, 'bin', name), '#!/bin/sh\n');
+    await mkdir(join(ctx.cwd, 'node_modules', '.bin'), { recursive: true });
+    await writeFile(join(ctx.cwd, 'node_modules', '.bin', 'tool'), '#!/bin/sh\n');
+    const PATH = [
+      join(home, 'bin'),
+      join(ctx.cwd, 'node_modules', '.bin'),
+      join(home, 'bin'),
+      'relative/bin',
+    ].join(':');
+    const files = (await snapshotIgnored({ ...ctx, env: { PATH } }))!;
+    expect([...files.programs.keys()].sort()).toEqual([
+      join(home, 'bin', 'python3'),
+      join(home, 'bin', 'sub'),
+    ]);
+    // Not from a candidate's tree: its loop's tree watches them.
+    expect((await snapshotIgnored({ ...ctx, env: { PATH }, outside: false }))!.programs.size).toBe(0);
+  });
+
   it('holds the loop while the files are as the agent left them, and lets go once every one changed', async () => {
     const ctx = await context(['node_modules/']);
     await writeFile(join(ctx.cwd, 'node_modules', 'lib', 'other.js'), 'two\n');

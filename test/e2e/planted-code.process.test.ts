@@ -4,8 +4,8 @@
 // `import` lines every Python process runs as it starts. As a user runs a loop, with the built CLI,
 // the scripted agent and the embedded store.
 import { execa } from 'execa';
-import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { mkdir, readFile } from 'node:fs/promises';
+import { delimiter, join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { assertBuilt } from '../support/cli.js';
 import {
@@ -48,6 +48,11 @@ const FORGE_PTH = `import os, site
 line = "import json; json.dumps = lambda o, *a, _d=json.dumps, **k: _d({**o, 'value': o['value'] * 10} if isinstance(o, dict) and 'value' in o else o, *a, **k)"
 os.makedirs(site.getusersitepackages(), exist_ok=True)
 open(os.path.join(site.getusersitepackages(), "boost.pth"), "w").write(line + "\\n")
+`;
+
+/** What the doer runs: a `python3` in a PATH directory of the user's that prints a score of 1000. */
+const PLANT_PYTHON = `const fs = require('node:fs');
+fs.writeFileSync(process.env.HOME + '/bin/python3', '#!/bin/sh\\necho \\'{"value": 1000}\\'\\n', { mode: 0o755 });
 `;
 
 beforeAll(assertBuilt);
@@ -104,5 +109,24 @@ describe('a doer that plants code the metric loads unseen', () => {
     ]);
     expect(run.exitCode, run.stderr).toBe(3);
     expect(run.stderr).toMatch(/The doer changed installed dependencies \(.*boost\.pth\)/);
+  });
+
+  it('on the PATH: a python3 of its own ahead of the real one is tamper, and the loop stops', async () => {
+    const { repo, epic } = await loopRepo([
+      { write: 'src/value.txt', content: '5\n' },
+      { run: ['node', '-e', PLANT_PYTHON] },
+      { say: 'HYPOTHESIS: 5 is better' },
+    ]);
+    // A directory of the user's own ahead of the system's, as ~/.local/bin often is.
+    repo.env.PATH = `${join(repo.base, 'bin')}${delimiter}${process.env.PATH ?? ''}`;
+    await mkdir(join(repo.base, 'bin'));
+    const run = await repo.ralph([epic, '--agent', 'scripted']);
+    const ledger = await repo.ledger<Line>();
+    expect(ledger.map((l) => [l.iter, l.decision, l.score_after])).toEqual([
+      [0, 'baseline', 10],
+      [1, 'tamper', null],
+    ]);
+    expect(run.exitCode, run.stderr).toBe(3);
+    expect(run.stderr).toMatch(/The doer changed installed dependencies \(.*\/bin\/python3\)/);
   });
 });

@@ -9,7 +9,7 @@ import { dirname, join } from 'node:path';
 import { describe, expect, it, onTestFinished, vi } from 'vitest';
 import { createFileLock, readLockFile, type LockRecord } from '../../src/infra/lock-file.js';
 import { isProcessAlive, processStartTicks } from '../../src/infra/pid.js';
-import { RUN_MARK_VAR, sweepMarkedProcesses } from '../../src/infra/process.js';
+import { findMarkedProcesses, RUN_MARK_VAR, sweepMarkedProcesses } from '../../src/infra/process.js';
 import { isGone } from '../support/fake-agents/harness.js';
 
 const onLinux = process.platform === 'linux';
@@ -195,6 +195,15 @@ describe('lock file: who may take it', () => {
     });
     leftover.unref();
     onTestFinished(() => void leftover.kill('SIGKILL'));
+    // Once it runs `sleep`: until its exec the child still has this process's environment, without the
+    // mark (a real leftover has long since started when a rerun takes over).
+    await vi.waitFor(
+      async () => {
+        const marked = await findMarkedProcesses('crashed-run');
+        if (!marked.some((found) => found.pid === leftover.pid)) throw new Error('not marked yet');
+      },
+      { timeout: 10_000, interval: 20 },
+    );
     const bystander = await stranger();
     const ended: string[] = [];
     const lock = createFileLock({
