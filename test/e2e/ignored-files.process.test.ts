@@ -8,7 +8,9 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { assertBuilt } from '../support/cli.js';
 import {
   createValueLoop,
+  ledgerDecisions,
   oneDoerLoopRules,
+  worseValueThen,
   scriptedLoopRepo,
   type ScriptedLoopRepo,
 } from '../support/loop-script.js';
@@ -54,16 +56,6 @@ async function loopRepo(
   return { repo, epic: await createValueLoop(repo, 'src/value.txt', 'node metric/score.mjs', loopArgs) };
 }
 
-type Line = {
-  iter: number;
-  decision: string;
-  score_after: number | null;
-  tamper?: { role: string; paths: string[] }[];
-};
-
-const decisions = async (repo: ScriptedLoopRepo) =>
-  (await repo.ledger<Line>()).map((l) => [l.iter, l.decision, l.score_after]);
-
 describe('a doer that changes ignored files the metric reads', () => {
   it('has what it changed put back, and what it made removed, before the metric runs', async () => {
     const { repo, epic } = await loopRepo([
@@ -75,7 +67,7 @@ describe('a doer that changes ignored files the metric reads', () => {
     const before = await stat(join(repo.dir, 'data/weights.json'));
     const run = await repo.ralph([epic, '--agent', 'scripted']);
     expect(run.exitCode, run.stderr).toBe(0);
-    expect(await decisions(repo)).toEqual([
+    expect(await ledgerDecisions(repo)).toEqual([
       [0, 'baseline', 10],
       [1, 'revert', 5],
     ]);
@@ -89,14 +81,10 @@ describe('a doer that changes ignored files the metric reads', () => {
   });
 
   it('gets tamper for a change it cannot be put back from, and the loop stops until a person looks', async () => {
-    const { repo, epic } = await loopRepo([
-      { write: 'src/value.txt', content: '5\n' },
-      { run: FORGE_BIG },
-      { say: 'HYPOTHESIS: 5 is better' },
-    ]);
+    const { repo, epic } = await loopRepo(worseValueThen(FORGE_BIG));
     const run = await repo.ralph([epic, '--agent', 'scripted']);
     expect(run.exitCode, run.stderr).toBe(3);
-    expect(await decisions(repo)).toEqual([
+    expect(await ledgerDecisions(repo)).toEqual([
       [0, 'baseline', 10],
       [1, 'tamper', null],
     ]);
@@ -111,13 +99,10 @@ describe('a doer that changes ignored files the metric reads', () => {
   });
 
   it('has what it changed under a path the metric writes again removed, with --rebuilt', async () => {
-    const { repo, epic } = await loopRepo(
-      [{ write: 'src/value.txt', content: '5\n' }, { run: FORGE_BIG }, { say: 'HYPOTHESIS: 5 is better' }],
-      ['--rebuilt', 'data/big.bin'],
-    );
+    const { repo, epic } = await loopRepo(worseValueThen(FORGE_BIG), ['--rebuilt', 'data/big.bin']);
     const run = await repo.ralph([epic, '--agent', 'scripted']);
     expect(run.exitCode, run.stderr).toBe(0);
-    expect(await decisions(repo)).toEqual([
+    expect(await ledgerDecisions(repo)).toEqual([
       [0, 'baseline', 10],
       [1, 'revert', 5],
     ]);

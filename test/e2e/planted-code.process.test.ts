@@ -10,7 +10,9 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { assertBuilt } from '../support/cli.js';
 import {
   createValueLoop,
+  ledgerDecisions,
   oneDoerLoopRules,
+  worseValueThen,
   scriptedLoopRepo,
   type ScriptedLoopRepo,
 } from '../support/loop-script.js';
@@ -72,20 +74,13 @@ async function loopRepo(doerSteps: unknown[]): Promise<{ repo: ScriptedLoopRepo;
   return { repo, epic: await createValueLoop(repo, 'src/value.txt', 'python3 metric/score.py') };
 }
 
-type Line = { iter: number; decision: string; score_after: number | null };
-
 describe('a doer that plants code the metric loads unseen', () => {
   it('in a cache: not the score it forged, since the cache it wrote is gone before the metric runs', async () => {
-    const { repo, epic } = await loopRepo([
-      { write: 'src/value.txt', content: '5\n' },
-      { run: ['python3', '-c', FORGE_PYC] },
-      { say: 'HYPOTHESIS: 5 is better' },
-    ]);
+    const { repo, epic } = await loopRepo(worseValueThen(['python3', '-c', FORGE_PYC]));
     const run = await repo.ralph([epic, '--agent', 'scripted']);
     expect(run.exitCode, run.stderr).toBe(0);
     expect(run.stderr).toMatch(/removed the caches the doer wrote to \(metric\/__pycache__\)/);
-    const ledger = await repo.ledger<Line>();
-    expect(ledger.map((l) => [l.iter, l.decision, l.score_after])).toEqual([
+    expect(await ledgerDecisions(repo)).toEqual([
       [0, 'baseline', 10],
       [1, 'revert', 5],
     ]);
@@ -96,14 +91,9 @@ describe('a doer that plants code the metric loads unseen', () => {
   });
 
   it('in the user site-packages: tamper, not the score it forged, and the loop stops', async () => {
-    const { repo, epic } = await loopRepo([
-      { write: 'src/value.txt', content: '5\n' },
-      { run: ['python3', '-c', FORGE_PTH] },
-      { say: 'HYPOTHESIS: 5 is better' },
-    ]);
+    const { repo, epic } = await loopRepo(worseValueThen(['python3', '-c', FORGE_PTH]));
     const run = await repo.ralph([epic, '--agent', 'scripted']);
-    const ledger = await repo.ledger<Line>();
-    expect(ledger.map((l) => [l.iter, l.decision, l.score_after])).toEqual([
+    expect(await ledgerDecisions(repo)).toEqual([
       [0, 'baseline', 10],
       [1, 'tamper', null],
     ]);
@@ -112,17 +102,12 @@ describe('a doer that plants code the metric loads unseen', () => {
   });
 
   it('on the PATH: a python3 of its own ahead of the real one is tamper, and the loop stops', async () => {
-    const { repo, epic } = await loopRepo([
-      { write: 'src/value.txt', content: '5\n' },
-      { run: ['node', '-e', PLANT_PYTHON] },
-      { say: 'HYPOTHESIS: 5 is better' },
-    ]);
+    const { repo, epic } = await loopRepo(worseValueThen(['node', '-e', PLANT_PYTHON]));
     // A directory of the user's own ahead of the system's, as ~/.local/bin often is.
     repo.env.PATH = `${join(repo.base, 'bin')}${delimiter}${process.env.PATH ?? ''}`;
     await mkdir(join(repo.base, 'bin'));
     const run = await repo.ralph([epic, '--agent', 'scripted']);
-    const ledger = await repo.ledger<Line>();
-    expect(ledger.map((l) => [l.iter, l.decision, l.score_after])).toEqual([
+    expect(await ledgerDecisions(repo)).toEqual([
       [0, 'baseline', 10],
       [1, 'tamper', null],
     ]);

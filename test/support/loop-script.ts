@@ -175,3 +175,16 @@ export async function oneDoerLoopRules(repo: ScriptedLoopRepo, steps: unknown[])
     stampNext(repo.dir),
   ]);
 }
+
+/** Each ledger line of a one-value loop as [iter, decision, score_after]. */
+export async function ledgerDecisions(repo: ScriptedLoopRepo): Promise<unknown[][]> {
+  const lines = await repo.ledger<{ iter: number; decision: string; score_after: number | null }>();
+  return lines.map((line) => [line.iter, line.decision, line.score_after]);
+}
+
+/** A doer that writes a worse `5` and runs `argv` (its forgery), then states its hypothesis. */
+export const worseValueThen = (argv: string[]): unknown[] => [
+  { write: 'src/value.txt', content: '5\n' },
+  { run: argv },
+  { say: 'HYPOTHESIS: 5 is better' },
+];
