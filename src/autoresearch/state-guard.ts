@@ -10,7 +10,7 @@ import type { Bead } from '../beads/types.js';
 import { pathExists } from '../infra/atomic-file.js';
 import { relativeName } from '../infra/seal-journal.js';
 import { changedPaths, restoreSnapshot, takeSnapshot, type VaultLayout } from '../infra/file-vault.js';
-import type { Git } from '../infra/git.js';
+import type { Git, IndexFlags } from '../infra/git.js';
 import {
   gitControlPaths,
   isGitControlPath,
@@ -250,7 +250,12 @@ export function guardAgentExecutor(inner: Executor, ctx: StateGuardContext): Exe
       const modes = await readModes([...before.keys()].filter((path) => isGitControlPath(git, path)));
       const trees = ignoredTrees(request.cwd);
       const ignored = await Promise.all(trees.map((tree) => primeIgnored(tree)));
+      const flags = await Promise.all(trees.map((tree) => readIndexFlags(tree)));
       const result = await inner.execute(left === undefined ? request : { ...request, budgetUsd: left });
+      // Index flags an agent set (or cleared) are set back first: what they hid, git sees again.
+      const hidden: string[] = [];
+      for (const [index, tree] of trees.entries())
+        hidden.push(...(await restoreIndexFlags(tree, flags[index])));
       const lost = { dependencies: new Set<string>(), others: new Set<string>() };
       for (const [index, tree] of trees.entries()) {
         const found = await checkIgnored(tree, role, ignored[index], layout, (line) =>
@@ -268,7 +273,7 @@ export function guardAgentExecutor(inner: Executor, ctx: StateGuardContext): Exe
       ]
         .sort()
         .filter((path) => !mayWrite(ctx, role, path, AGENT_WRITES));
-      if (changed.length === 0 && ignoredFindings.length === 0) return result;
+      if (changed.length === 0 && ignoredFindings.length === 0 && hidden.length === 0) return result;
       await restoreSnapshot(before, changed);
       await restoreModes(modes, changed);
       // Recorded in the vault once the vault is as it was, or the record would be put back as tamper.
@@ -278,6 +283,7 @@ export function guardAgentExecutor(inner: Executor, ctx: StateGuardContext): Exe
           .filter((path) => !mayWrite(ctx, role, path, QUIET_FOR))
           .map((path) => findingName(ctx.repo, path)),
         ...ignoredFindings,
+        ...hidden,
       ];
       if (findings.length === 0) return result;
       const iter = tamperIteration(role, iterOf(request.bead));
@@ -321,6 +327,41 @@ async function primeIgnored(tree: IgnoredTree): Promise<IgnoredFiles | undefined
     await tree.copies.prime(ignored.others);
   }
   return ignored;
+}
+
+/** A tree's index flags; undefined when its git cannot say. */
+async function readIndexFlags(tree: IgnoredTree): Promise<Map<string, IndexFlags> | undefined> {
+  return tree.guard.git.indexFlags === undefined
+    ? undefined
+    : tree.guard.git.indexFlags().catch(() => undefined);
+}
+
+/**
+ * Sets back the index flags an agent changed in a tree (`update-index --skip-worktree` or
+ * `--assume-unchanged` on a tracked file makes status and diff pass over whatever it holds, so no
+ * scope check would see the change). Returns the paths, each named as a finding: "<path> (hidden
+ * from git)".
+ */
+async function restoreIndexFlags(
+  tree: IgnoredTree,
+  before: Map<string, IndexFlags> | undefined,
+): Promise<string[]> {
+  const git = tree.guard.git;
+  if (before === undefined || git.setIndexFlags === undefined) return [];
+  const after = (await readIndexFlags(tree)) ?? new Map<string, IndexFlags>();
+  const none: IndexFlags = { skipWorktree: false, assumeUnchanged: false };
+  const changed = new Map<string, IndexFlags>();
+  for (const path of new Set([...before.keys(), ...after.keys()])) {
+    const was = before.get(path) ?? none;
+    const now = after.get(path) ?? none;
+    if (was.skipWorktree !== now.skipWorktree || was.assumeUnchanged !== now.assumeUnchanged)
+      changed.set(path, was);
+  }
+  if (changed.size === 0) return [];
+  await git.setIndexFlags(changed);
+  return [...changed.keys()]
+    .sort()
+    .map((path) => `${tree.main ? path : join(tree.guard.cwd, path)} (hidden from git)`);
 }
 
 /**

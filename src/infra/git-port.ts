@@ -15,6 +15,12 @@ export interface SavedFile {
   mode: '100644' | '100755';
 }
 
+/** The index flags that hide a tracked file's content from status and diff. */
+export interface IndexFlags {
+  skipWorktree: boolean;
+  assumeUnchanged: boolean;
+}
+
 /** Paths given to and returned by a Git are relative to the top of its working tree. */
 export interface Git {
   /** The directory it was created for (any directory inside the working tree). */
@@ -30,6 +36,14 @@ export interface Git {
    * ending in `/` (`node_modules/`). Optional: a Git without it has nothing ignored to show.
    */
   ignoredPaths?(): Promise<string[]>;
+  /**
+   * Tracked paths whose index entry tells git to pass over their content (`update-index
+   * --skip-worktree`, `--assume-unchanged`): status and diff show no change there. Optional, like
+   * ignoredPaths.
+   */
+  indexFlags?(): Promise<Map<string, IndexFlags>>;
+  /** Sets each path's index flags as given. */
+  setIndexFlags?(flags: ReadonlyMap<string, IndexFlags>): Promise<void>;
   /** Which of `paths` exist as files in `commit`. */
   pathsInCommit(commit: string, paths: readonly string[]): Promise<Set<string>>;
   /** Sets index and working tree of `paths` to their content in `commit` (they must exist there). */

@@ -16,11 +16,11 @@ import {
   type ChangedPath,
 } from './git-parse.js';
 import { createGitCommand } from './git-command.js';
-import type { Git, GitOptions, SavedFile } from './git-port.js';
+import type { Git, GitOptions, IndexFlags, SavedFile } from './git-port.js';
 import { commitExactly, exportFiles, writeSavedFiles } from './git-scratch-index.js';
 
 export type { ChangedPath, FileChange, StatusEntry, TreeEntry, WorktreeEntry } from './git-parse.js';
-export type { Git, GitOptions, SavedFile } from './git-port.js';
+export type { Git, GitOptions, IndexFlags, SavedFile } from './git-port.js';
 
 export { GitError } from './git-command.js';
 
@@ -76,6 +76,37 @@ export function createGit(options: GitOptions): Git {
         '-z',
       ]);
       return splitNul(stdout);
+    },
+
+    async indexFlags() {
+      // `-v` tags each entry: a lowercase letter is assume-unchanged, S (or s) skip-worktree.
+      const { stdout } = await git(['ls-files', '-v', '-z']);
+      const flags = new Map<string, IndexFlags>();
+      for (const entry of splitNul(stdout)) {
+        const tag = entry.charAt(0);
+        const skipWorktree = tag === 'S' || tag === 's';
+        const assumeUnchanged = tag !== tag.toUpperCase();
+        if (skipWorktree || assumeUnchanged) flags.set(entry.slice(2), { skipWorktree, assumeUnchanged });
+      }
+      return flags;
+    },
+
+    async setIndexFlags(flags) {
+      // One flag per call: update-index applies only one of --[no-]assume-unchanged and
+      // --[no-]skip-worktree to a path when both are given (seen, git 2.39).
+      const groups = new Map<string, string[]>();
+      for (const [path, { skipWorktree, assumeUnchanged }] of flags) {
+        for (const option of [
+          skipWorktree ? '--skip-worktree' : '--no-skip-worktree',
+          assumeUnchanged ? '--assume-unchanged' : '--no-assume-unchanged',
+        ])
+          groups.set(option, [...(groups.get(option) ?? []), path]);
+      }
+      for (const [option, paths] of groups) {
+        await forChunks(paths, async (chunk) => {
+          await git(['update-index', option, '--', ...chunk]);
+        });
+      }
     },
 
     async pathsInCommit(commit, paths) {

@@ -33,6 +33,34 @@ describe('git: reading state', () => {
     ]);
   });
 
+  it('reads and sets the index flags that hide a tracked file from status, both at once too', async () => {
+    const repo = await createTempRepo({ 'a.txt': 'a\n', 'b c.txt': 'b\n', 'd.txt': 'd\n' });
+    repo.run('update-index', '--skip-worktree', 'a.txt');
+    repo.run('update-index', '--assume-unchanged', 'b c.txt');
+    repo.run('update-index', '--skip-worktree', 'd.txt');
+    repo.run('update-index', '--assume-unchanged', 'd.txt');
+    expect(await repo.git.indexFlags!()).toEqual(
+      new Map([
+        ['a.txt', { skipWorktree: true, assumeUnchanged: false }],
+        ['b c.txt', { skipWorktree: false, assumeUnchanged: true }],
+        ['d.txt', { skipWorktree: true, assumeUnchanged: true }],
+      ]),
+    );
+    const none = { skipWorktree: false, assumeUnchanged: false };
+    await repo.git.setIndexFlags!(
+      new Map([
+        ['a.txt', none],
+        ['b c.txt', { skipWorktree: true, assumeUnchanged: false }],
+        ['d.txt', none],
+      ]),
+    );
+    expect(await repo.git.indexFlags!()).toEqual(
+      new Map([['b c.txt', { skipWorktree: true, assumeUnchanged: false }]]),
+    );
+    await repo.write('a.txt', 'changed\n');
+    expect(await repo.git.statusPorcelain()).toEqual([expect.objectContaining({ path: 'a.txt' })]);
+  });
+
   it('statusPorcelain parses spaces, newlines-free odd names, renames and untracked files', async () => {
     const repo = await createTempRepo({ 'old name.txt': 'a\n', 'keep.txt': 'k\n', 'gone.txt': 'g\n' });
     repo.run('mv', 'old name.txt', 'new name.txt');
