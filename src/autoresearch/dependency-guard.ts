@@ -19,6 +19,7 @@ import {
 import type { ContentHashes } from '../infra/content-hashes.js';
 import { FORGE_STATE_DIRS } from '../infra/forge-state.js';
 import { listDirIfExists, realPath, removePath } from '../infra/fs-ops.js';
+import { pythonSitePackages } from '../infra/python-sites.js';
 import type { Git } from '../infra/git.js';
 import { isPathInScope } from './keep-revert.js';
 
@@ -110,8 +111,21 @@ export async function snapshotIgnored(ctx: DependencyGuardContext): Promise<Igno
   const outside = ctx.outside === false ? [] : await outsideEnvironments(ctx);
   const files = fingerprintFiles(ctx.cwd, [...watchedEntries(ignored, own), ...outside], own);
   if (ctx.outside !== false) {
-    const programs = fingerprintPrograms(await programDirs(ctx));
-    files.programs = new Map([...programs].filter(([path]) => !AGENT_CLIS.has(basename(path))));
+    // The system Python's site-packages, but one already watched whole (an active virtualenv's): its
+    // entries, and the bytecode cache at its top, which is a cache like any other.
+    const startup = (await pythonSitePackages(ctx.env ?? {})).filter(
+      (dir) => !outside.some((root) => !relative(root, dir).startsWith('..')),
+    );
+    const caches = fingerprintFiles(
+      ctx.cwd,
+      startup.map((dir) => join(dir, '__pycache__')),
+    );
+    for (const [path, id] of caches.caches) files.caches.set(path, id);
+    for (const [path, cache] of caches.cacheOf) files.cacheOf.set(path, cache);
+    const programs = fingerprintPrograms([...(await programDirs(ctx)), ...startup]);
+    files.programs = new Map(
+      [...programs].filter(([path]) => !AGENT_CLIS.has(basename(path)) && basename(path) !== '__pycache__'),
+    );
   }
   return files;
 }

@@ -75,7 +75,10 @@ export interface IgnoredFiles {
   cacheOf: Map<string, string>;
   /** The rest: data, local settings, build outputs. */
   others: Map<string, string>;
-  /** The programs in the PATH directories outside the tree (absolute paths): not hashed, not copied. */
+  /**
+   * What runs by name or as an interpreter starts: the entries of the PATH directories outside the
+   * tree and the top level of the system Python's site-packages (absolute paths). Not hashed, not copied.
+   */
   programs: Map<string, string>;
 }
 
@@ -152,7 +155,8 @@ export function fingerprintFiles(
     const rel = entry.replace(/\/$/, '');
     // Inside the tree an entry may itself lie in a cache. An environment outside it may well live in
     // one (poetry's are under ~/.cache): only the caches inside it count.
-    let cache: CacheState;
+    // An absolute entry that is a cache itself (a site-packages' `__pycache__`) is one.
+    let cache: CacheState = isAbsolute(rel) && CACHE_DIRS.has(basename(rel)) ? rel : undefined;
     if (!isAbsolute(rel)) {
       const segments = segmentsOf(rel);
       segments.forEach((name, i) => {

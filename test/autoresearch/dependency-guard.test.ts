@@ -184,6 +184,36 @@ describe('the dependency guard', () => {
     expect((await snapshotIgnored({ ...ctx, env: { PATH }, outside: false }))!.programs.size).toBe(0);
   });
 
+  it('watches the top of the site-packages the Python on PATH names, its bytecode cache as a cache', async () => {
+    const ctx = await context([]);
+    const root = await mkdtemp(join(tmpdir(), 'forge-site-'));
+    onTestFinished(() => rm(root, { recursive: true, force: true }));
+    const site = join(root, 'lib', 'site-packages');
+    await mkdir(join(site, 'pkg'), { recursive: true });
+    await mkdir(join(site, '__pycache__'), { recursive: true });
+    await writeFile(join(site, 'pkg', 'deep.py'), 'x = 1\n');
+    await writeFile(join(site, '__pycache__', 'six.cpython-311.pyc'), 'code');
+    // A python3 of the test's own, which names that directory as its site-packages.
+    await mkdir(join(root, 'bin'));
+    await writeFile(join(root, 'bin', 'python3'), `#!/bin/sh\necho '["${site}"]'\n`, { mode: 0o755 });
+    const PATH = `${join(root, 'bin')}:/usr/bin:/bin`;
+    const before = (await snapshotIgnored({ ...ctx, env: { PATH } }))!;
+    expect([...before.programs.keys()].filter((path) => path.startsWith(site)).sort()).toEqual([
+      join(site, 'pkg'),
+    ]);
+    expect([...before.cacheOf.values()]).toEqual([join(site, '__pycache__')]);
+    // A startup hook dropped at its top is seen; a virtualenv's own site-packages is watched whole instead.
+    await writeFile(join(site, 'boost.pth'), 'import os\n');
+    const after = (await snapshotIgnored({ ...ctx, env: { PATH } }))!;
+    expect(changedFiles(before.programs, after.programs)).toEqual([join(site, 'boost.pth')]);
+    const inVenv = (await snapshotIgnored({
+      ...ctx,
+      env: { PATH: `${PATH}:`, VIRTUAL_ENV: join(root, 'lib') },
+    }))!;
+    expect([...inVenv.programs.keys()].some((path) => path.startsWith(site))).toBe(false);
+    expect(inVenv.dependencies.has(join(site, 'pkg', 'deep.py'))).toBe(true);
+  });
+
   it('holds the loop while the files are as the agent left them, and lets go once every one changed', async () => {
     const ctx = await context(['node_modules/']);
     await writeFile(join(ctx.cwd, 'node_modules', 'lib', 'other.js'), 'two\n');
