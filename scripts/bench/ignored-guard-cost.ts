@@ -90,7 +90,7 @@ export async function measureIgnoredGuardCost(options: {
       await contents.prime(before.dependencies);
       await copies.prime(before.others);
       const after = (await snapshotIgnored(ctx))!;
-      await undoIgnoredChanges(cwd, before.others, after.others, copies, []);
+      await undoIgnoredChanges(cwd, before.others, after.others, copies);
       await changedDependencies(before.dependencies, after.dependencies, contents);
       steady.push(performance.now() - started);
     }

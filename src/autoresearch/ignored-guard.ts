@@ -6,7 +6,7 @@
 // its tool writes again. What is left (a large data file changed in place) cannot be undone: the
 // caller makes it the agent's tamper and stops the loop until a person looks.
 import { dirname, join } from 'node:path';
-import { insideTree, putBack, type FileCopies } from '../infra/file-copies.js';
+import { insideTree, putBack, putTimesBack, type FileCopies } from '../infra/file-copies.js';
 import { realPath, removePath } from '../infra/fs-ops.js';
 import { changedFiles } from '../infra/ignored-files.js';
 import { isPathInScope } from './keep-revert.js';
@@ -54,18 +54,24 @@ export interface IgnoredUndo {
 }
 
 /**
- * Undoes each change from `before` to `after` (paths relative to `root`) that `allowed` (a doer's scope)
- * does not hold, as the file header says; under `rebuilt` (paths the metric writes again itself), by
- * removing it.
+ * Undoes each change from `before` to `after` (paths relative to `root`) outside a doer's scope, as
+ * the file header says.
  */
 export async function undoIgnoredChanges(
   root: string,
   before: ReadonlyMap<string, string>,
   after: ReadonlyMap<string, string>,
   copies: FileCopies,
-  allowed: readonly string[],
-  rebuilt: readonly string[] = [],
+  options: {
+    /** A doer's scope: left to it. */
+    allowed?: readonly string[];
+    /** Paths the metric writes again itself: removed. */
+    rebuilt?: readonly string[];
+    /** Files found to hold the same bytes and mode as before: only their times are put back. */
+    sameBytes?: ReadonlySet<string>;
+  } = {},
 ): Promise<IgnoredUndo> {
+  const { allowed = [], rebuilt = [], sameBytes = new Set<string>() } = options;
   const undo: IgnoredUndo = { restored: [], removed: [], lost: [] };
   const tree = await realPath(root);
   for (const path of changedFiles(before, after)) {
@@ -83,6 +89,9 @@ export async function undoIgnoredChanges(
       undo.removed.push(path);
     } else if (copy !== undefined) {
       await putBack(at, copy);
+      undo.restored.push(path);
+    } else if (sameBytes.has(path) && was !== undefined) {
+      await putTimesBack(at, was);
       undo.restored.push(path);
     } else {
       undo.lost.push(path);

@@ -23,7 +23,8 @@ import type { LoopFiles } from '../infra/loop-files.js';
 import type { BeadGuard, Executor, GuardVeto, StopReason } from '../loop/types.js';
 import type { LoopConfig } from './config.js';
 import { ContentHashes } from '../infra/content-hashes.js';
-import { FileCopies } from '../infra/file-copies.js';
+import { FileCopies, MAX_COPIED_FILE } from '../infra/file-copies.js';
+import { sizeOf } from '../infra/verified-read.js';
 import { changedFiles, type IgnoredFiles } from '../infra/ignored-files.js';
 import { readIterationState, updateIterationState, withTamper } from './iteration-state.js';
 import {
@@ -203,7 +204,13 @@ export function guardAgentExecutor(inner: Executor, ctx: StateGuardContext): Exe
     let tree = kept.get(cwd);
     if (tree === undefined) {
       const guard = main ? ctx : { ...ctx, cwd, git: ctx.gitAt!(cwd), outside: false };
-      tree = { guard, main, contents: new ContentHashes(cwd), copies: new FileCopies(cwd) };
+      tree = {
+        guard,
+        main,
+        contents: new ContentHashes(cwd),
+        copies: new FileCopies(cwd),
+        hashes: new ContentHashes(cwd, MAX_HASHED_OTHERS),
+      };
       kept.set(cwd, tree);
     }
     return tree;
@@ -317,7 +324,12 @@ interface IgnoredTree {
   main: boolean;
   contents: ContentHashes;
   copies: FileCopies;
+  /** Hashes of the other ignored files too large to copy: rewritten with the same bytes, no change. */
+  hashes: ContentHashes;
 }
+
+/** How much of the ignored files too large to copy is hashed ahead, per tree and runner process. */
+const MAX_HASHED_OTHERS = 1 << 30;
 
 /** A tree's ignored files before an agent runs, with their hashes and copies brought up to date. */
 async function primeIgnored(tree: IgnoredTree): Promise<IgnoredFiles | undefined> {
@@ -325,6 +337,7 @@ async function primeIgnored(tree: IgnoredTree): Promise<IgnoredFiles | undefined
   if (ignored !== undefined) {
     await tree.contents.prime(ignored.dependencies);
     await tree.copies.prime(ignored.others);
+    await tree.hashes.prime(new Map([...ignored.others].filter(([, id]) => sizeOf(id) > MAX_COPIED_FILE)));
   }
   return ignored;
 }
@@ -396,14 +409,19 @@ async function checkIgnored(
     say(
       `removed the caches the ${role} wrote to (${nameSome(named(removed))}): their tools rebuild them from the sources`,
     );
-  const undo = await undoIgnoredChanges(
-    ctx.cwd,
-    unguarded(before.others),
-    unguarded(after.others),
-    tree.copies,
-    allowed,
-    ctx.config.scope.rebuilt_paths,
+  const othersBefore = unguarded(before.others);
+  const othersAfter = unguarded(after.others);
+  // Rewritten with the same bytes and mode (a `touch`, a step that writes the same output): only its
+  // times are put back.
+  const rewritten = changedFiles(othersBefore, othersAfter).filter(
+    (path) => othersBefore.has(path) && othersAfter.has(path),
   );
+  const differ = new Set(await tree.hashes.contentChanged(othersBefore, othersAfter, rewritten));
+  const undo = await undoIgnoredChanges(ctx.cwd, othersBefore, othersAfter, tree.copies, {
+    allowed,
+    rebuilt: ctx.config.scope.rebuilt_paths,
+    sameBytes: new Set(rewritten.filter((path) => !differ.has(path))),
+  });
   if (undo.restored.length > 0)
     say(`put back the ignored files the ${role} changed (${nameSome(named(undo.restored))}) as they were`);
   if (undo.removed.length > 0)

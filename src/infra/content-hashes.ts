@@ -6,7 +6,7 @@
 // (verified-read.ts): a file changed meanwhile has no hash, and counts as changed.
 import { createHash } from 'node:crypto';
 import { isAbsolute, join } from 'node:path';
-import { isLinkIdentity, linkAsSeen, modeOf, readAsSeen, Slices } from './verified-read.js';
+import { isLinkIdentity, linkAsSeen, modeOf, readAsSeen, sizeOf, Slices } from './verified-read.js';
 
 const CHUNK = 1 << 20;
 
@@ -14,12 +14,26 @@ export class ContentHashes {
   /** What each file held at the identity it had when hashed. */
   #known = new Map<string, { identity: string; hash: string }>();
 
-  constructor(private readonly root: string) {}
+  /**
+   * `maxBytes` bounds what is primed: files past it, in path order, are not hashed ahead (they count
+   * as changed whenever their identity does). Without it, everything is.
+   */
+  constructor(
+    private readonly root: string,
+    private readonly maxBytes = Number.POSITIVE_INFINITY,
+  ) {}
 
-  /** Hashes each file of `files` not yet hashed at its identity, and forgets the files gone. */
+  /** Hashes each file of `files` not yet hashed at its identity, within the bound; forgets the rest. */
   async prime(files: ReadonlyMap<string, string>): Promise<void> {
-    for (const path of this.#known.keys()) if (!files.has(path)) this.#known.delete(path);
-    await this.#hashAll([...files].filter(([path, id]) => this.#known.get(path)?.identity !== id));
+    for (const [path, known] of this.#known) if (files.get(path) !== known.identity) this.#known.delete(path);
+    let bytes = 0;
+    const wanted: [string, string][] = [];
+    for (const [path, id] of [...files].sort(([a], [b]) => (a < b ? -1 : 1))) {
+      bytes += sizeOf(id);
+      if (bytes > this.maxBytes) break;
+      if (this.#known.get(path)?.identity !== id) wanted.push([path, id]);
+    }
+    await this.#hashAll(wanted);
   }
 
   /**

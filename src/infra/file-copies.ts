@@ -95,6 +95,12 @@ export async function insideTree(tree: string, dir: string): Promise<boolean> {
   }
 }
 
+/** Sets the times of the file at `at` back to those of identity `id` (its bytes and mode are as they were). */
+export async function putTimesBack(at: string, id: string): Promise<void> {
+  const { atime, mtime } = timesOf(id);
+  await utimes(at, atime, mtime);
+}
+
 /** Writes `copy` back at `at`: its bytes (atomically), mode and times, or the link it was. */
 export async function putBack(at: string, copy: FileCopy): Promise<void> {
   const stats = await lstat(at).catch(() => undefined);

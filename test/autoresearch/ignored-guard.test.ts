@@ -28,7 +28,7 @@ async function undoAround(dir: string, change: () => Promise<void>, allowed: str
   const copies = new FileCopies(dir);
   await copies.prime(before);
   await change();
-  return undoIgnoredChanges(dir, before, others(dir), copies, allowed);
+  return undoIgnoredChanges(dir, before, others(dir), copies, { allowed });
 }
 
 describe('an agent’s change to ignored files', () => {
@@ -75,7 +75,7 @@ describe('an agent’s change to ignored files', () => {
     await copies.prime(before);
     await writeFile(join(dir, 'data/processed.bin'), Buffer.alloc(MAX_COPIED_FILE + 1, 2));
     await writeFile(join(dir, 'data/weights.json'), '{"forged": true}');
-    const undo = await undoIgnoredChanges(dir, before, others(dir), copies, [], ['data/']);
+    const undo = await undoIgnoredChanges(dir, before, others(dir), copies, { rebuilt: ['data/'] });
     expect(undo).toEqual({ restored: [], removed: ['data/processed.bin', 'data/weights.json'], lost: [] });
     await expect(stat(join(dir, 'data/processed.bin'))).rejects.toThrow(/ENOENT/);
     await expect(stat(join(dir, 'data/weights.json'))).rejects.toThrow(/ENOENT/);

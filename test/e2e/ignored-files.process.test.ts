@@ -110,4 +110,26 @@ describe('a doer that changes ignored files the metric reads', () => {
     // Written again by the metric, as it was.
     expect((await readFile(join(repo.dir, 'data/big.bin')))[0]).toBe(1);
   });
+
+  it('takes a large file written again with the same bytes for no change, and sets its times back', async () => {
+    const rewrite =
+      "const fs = require('node:fs'); fs.writeFileSync('data/big.bin', fs.readFileSync('data/big.bin'));";
+    const { repo, epic } = await loopRepo([
+      { write: 'src/value.txt', content: '12\n' },
+      { sleep_ms: 20 },
+      { run: ['node', '-e', rewrite] },
+      { say: 'HYPOTHESIS: 12 is better' },
+    ]);
+    const before = await stat(join(repo.dir, 'data/big.bin'));
+    const run = await repo.ralph([epic, '--agent', 'scripted']);
+    expect(run.exitCode, run.stderr).toBe(0);
+    expect(await ledgerDecisions(repo)).toEqual([
+      [0, 'baseline', 10],
+      [1, 'keep', 12],
+    ]);
+    expect(run.stderr).toMatch(/put back the ignored files the doer changed \(data\/big\.bin\)/);
+    expect(Math.abs((await stat(join(repo.dir, 'data/big.bin'))).mtimeMs - before.mtimeMs)).toBeLessThan(
+      0.01,
+    );
+  });
 });

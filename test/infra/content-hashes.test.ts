@@ -77,4 +77,15 @@ describe('content hashes of installed dependencies', () => {
     await fresh.prime(stale);
     expect(await changed(fresh, stale, snapshot())).toEqual(['node_modules/a.js', 'node_modules/b.js']);
   });
+
+  it('hashes ahead only within its bound, in path order: a file past it counts as changed', async () => {
+    const { dir, snapshot } = await world();
+    const files = { 'a.js': 'a'.repeat(10), 'b.js': 'b'.repeat(10), 'c.js': 'c'.repeat(10) };
+    await install(dir, files);
+    const bounded = new ContentHashes(dir, 25);
+    const before = snapshot();
+    await bounded.prime(before);
+    await install(dir, files);
+    expect(await changed(bounded, before, snapshot())).toEqual(['node_modules/c.js']);
+  });
 });
