@@ -5,6 +5,7 @@
 // every later one's. The runner fingerprints them around each agent run. A cache an agent wrote is
 // removed; a change to the dependencies it did not allow is the agent's tamper, and since Forge keeps
 // no copy to put back, the loop stops until a person reinstalls them (or accepts them as they are).
+import { tmpdir } from 'node:os';
 import { basename, delimiter, isAbsolute, join, relative, sep } from 'node:path';
 import { readFileIfExists, writeJsonAtomic } from '../infra/atomic-file.js';
 import {
@@ -99,6 +100,27 @@ async function programDirs(ctx: DependencyGuardContext): Promise<string[]> {
   return [...seen];
 }
 
+/** Jest's cache directories (`jest_<uid>`) in the temp directory the runner and the metric use. */
+async function jestCaches(ctx: DependencyGuardContext): Promise<string[]> {
+  const temp = ctx.env?.TMPDIR || tmpdir();
+  const names = (await listDirIfExists(temp)) ?? [];
+  return names.filter((name) => name === 'jest' || name.startsWith('jest_')).map((name) => join(temp, name));
+}
+
+/** Every file under `dirs` (absolute) as a cache of its own directory's, into `files`. */
+function addCaches(files: IgnoredFiles, dirs: readonly string[]): void {
+  for (const dir of dirs) {
+    const found = fingerprintFiles('/', [dir]);
+    for (const kind of [found.dependencies, found.caches, found.others]) {
+      for (const [path, id] of kind) {
+        if (path.endsWith(' ->')) continue;
+        files.caches.set(path, id);
+        files.cacheOf.set(path, dir);
+      }
+    }
+  }
+}
+
 /**
  * The ignored files (Forge's own state apart) and the environments outside the tree, by kind, with
  * their identities (none when there are none); undefined when git cannot say which files it ignores.
@@ -116,12 +138,9 @@ export async function snapshotIgnored(ctx: DependencyGuardContext): Promise<Igno
     const startup = (await pythonSitePackages(ctx.env ?? {})).filter(
       (dir) => !outside.some((root) => !relative(root, dir).startsWith('..')),
     );
-    const caches = fingerprintFiles(
-      ctx.cwd,
-      startup.map((dir) => join(dir, '__pycache__')),
-    );
-    for (const [path, id] of caches.caches) files.caches.set(path, id);
-    for (const [path, cache] of caches.cacheOf) files.cacheOf.set(path, cache);
+    // Jest's transform cache in the temp directory too: it runs what it finds there for a source whose
+    // hash it was filed under.
+    addCaches(files, [...startup.map((dir) => join(dir, '__pycache__')), ...(await jestCaches(ctx))]);
     const programs = fingerprintPrograms([...(await programDirs(ctx)), ...startup]);
     files.programs = new Map(
       [...programs].filter(([path]) => !AGENT_CLIS.has(basename(path)) && basename(path) !== '__pycache__'),

@@ -214,6 +214,25 @@ describe('the dependency guard', () => {
     expect(inVenv.dependencies.has(join(site, 'pkg', 'deep.py'))).toBe(true);
   });
 
+  it('takes jest’s cache in the temp directory for a cache: what an agent wrote there is removed', async () => {
+    const ctx = await context([]);
+    const temp = await mkdtemp(join(tmpdir(), 'forge-jest-'));
+    onTestFinished(() => rm(temp, { recursive: true, force: true }));
+    await mkdir(join(temp, 'jest_0', 'haste'), { recursive: true });
+    await writeFile(join(temp, 'jest_0', 'haste', 'map'), 'the user’s');
+    await mkdir(join(temp, 'other'));
+    const watched = { ...ctx, env: { TMPDIR: temp } };
+    const before = (await snapshotIgnored(watched))!;
+    expect([...before.cacheOf.values()]).toEqual([join(temp, 'jest_0')]);
+    await mkdir(join(temp, 'jest_0', 'transform'));
+    await writeFile(join(temp, 'jest_0', 'transform', 'ab12'), 'module.exports = () => 1000;');
+    await writeFile(join(temp, 'other', 'file'), 'not a cache');
+    const after = (await snapshotIgnored(watched))!;
+    expect(await removeWrittenCaches(watched, before, after)).toEqual([join(temp, 'jest_0')]);
+    await expect(readFile(join(temp, 'jest_0', 'transform', 'ab12'))).rejects.toThrow(/ENOENT/);
+    expect(await readFile(join(temp, 'other', 'file'), 'utf8')).toBe('not a cache');
+  });
+
   it('holds the loop while the files are as the agent left them, and lets go once every one changed', async () => {
     const ctx = await context(['node_modules/']);
     await writeFile(join(ctx.cwd, 'node_modules', 'lib', 'other.js'), 'two\n');
