@@ -1,23 +1,15 @@
 // What the runner does with an agent's change to the files git ignores besides dependencies and caches:
 // put back from its copy, removed when the agent made it or a tool writes it again, or left for a
 // person when neither can be done; never a write through a link out of the tree.
-import { chmod, mkdir, mkdtemp, readFile, rm, stat, symlink, unlink, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { describe, expect, it, onTestFinished } from 'vitest';
+import { chmod, readFile, rm, stat, symlink, unlink, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
 import { isDerived, undoIgnoredChanges } from '../../src/autoresearch/ignored-guard.js';
 import { FileCopies, MAX_COPIED_FILE } from '../../src/infra/file-copies.js';
 import { fingerprintFiles } from '../../src/infra/ignored-files.js';
+import { tempTree } from '../support/temp-tree.js';
 
-async function tree(files: Record<string, string | Buffer>): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), 'forge-ignored-'));
-  onTestFinished(() => rm(dir, { recursive: true, force: true }));
-  for (const [path, content] of Object.entries(files)) {
-    await mkdir(dirname(join(dir, path)), { recursive: true });
-    await writeFile(join(dir, path), content);
-  }
-  return dir;
-}
+const tree = (files: Record<string, string | Buffer>) => tempTree(files, 'forge-ignored-');
 
 const ENTRIES = ['data/', 'dist/', '.env', 'app.log', 'src/generated/'];
 const others = (dir: string) => fingerprintFiles(dir, ENTRIES).others;

@@ -1,29 +1,21 @@
 // The files git ignores as the runner fingerprints them: which are installed dependencies, caches or
 // the rest, and a change found however it was made.
 import { execFileSync } from 'node:child_process';
-import { mkdir, mkdtemp, rm, stat, symlink, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { describe, expect, it, onTestFinished } from 'vitest';
+import { mkdir, rm, stat, symlink, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
 import {
   changedCaches,
   changedFiles,
   watchedEntries,
   fingerprintFiles,
 } from '../../src/infra/ignored-files.js';
+import { tempTree } from '../support/temp-tree.js';
 
 /** The installed dependencies' files alone. */
 const deps = (dir: string, entries: string[]) => fingerprintFiles(dir, entries).dependencies;
 
-async function tree(files: Record<string, string>): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), 'forge-deps-'));
-  onTestFinished(() => rm(dir, { recursive: true, force: true }));
-  for (const [path, text] of Object.entries(files)) {
-    await mkdir(dirname(join(dir, path)), { recursive: true });
-    await writeFile(join(dir, path), text);
-  }
-  return dir;
-}
+const tree = (files: Record<string, string | Buffer>) => tempTree(files, 'forge-deps-');
 
 describe('installed dependencies', () => {
   it('are watched with every other ignored path, but the runner’s own state', () => {
