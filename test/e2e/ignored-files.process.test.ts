@@ -83,11 +83,11 @@ describe('a doer that changes ignored files the metric reads', () => {
   it('gets tamper for a change it cannot be put back from, and the loop stops until a person looks', async () => {
     const { repo, epic } = await loopRepo(worseValueThen(FORGE_BIG));
     const run = await repo.ralph([epic, '--agent', 'scripted']);
-    expect(run.exitCode, run.stderr).toBe(3);
     expect(await ledgerDecisions(repo)).toEqual([
       [0, 'baseline', 10],
       [1, 'tamper', null],
     ]);
+    expect(run.exitCode, run.stderr).toBe(3);
     expect(run.stderr).toMatch(/The doer changed ignored files \(data\/big\.bin\)/);
     const again = await repo.ralph([epic, '--agent', 'scripted']);
     expect(again.exitCode, again.stderr).toBe(3);
