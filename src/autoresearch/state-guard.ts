@@ -220,7 +220,10 @@ export function guardAgentExecutor(inner: Executor, ctx: StateGuardContext): Exe
     const own = resolve(agentCwd);
     const rel = relative(ctx.cwd, own);
     const inside = !rel.startsWith('..') && !isAbsolute(rel) && rel.split(sep)[0] !== '.git';
-    return [treeAt(ctx.cwd, true), ...(inside || ctx.gitAt === undefined ? [] : [treeAt(own, false)])];
+    const trees = [treeAt(ctx.cwd, true), ...(inside || ctx.gitAt === undefined ? [] : [treeAt(own, false)])];
+    // A candidate's worktree is gone once its iteration is decided: what was kept for it goes too.
+    for (const cwd of kept.keys()) if (!trees.some((tree) => tree.guard.cwd === cwd)) kept.delete(cwd);
+    return trees;
   };
   return {
     ...inner,
