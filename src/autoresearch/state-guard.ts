@@ -215,12 +215,16 @@ export function guardAgentExecutor(inner: Executor, ctx: StateGuardContext): Exe
     }
     return tree;
   };
-  const ignoredTrees = (agentCwd: string): IgnoredTree[] => {
-    // Inside the loop's tree, but not inside its git directory, where candidate worktrees live.
+  // The agent's tree is guarded apart only when it is one of the loop's own worktrees, which live in
+  // git's common directory (a candidate's): a soft judge's checkout in the temp directory has no git,
+  // and one inside some other repository (a home kept in git) is not the loop's to touch.
+  const ignoredTrees = async (agentCwd: string): Promise<IgnoredTree[]> => {
     const own = resolve(agentCwd);
-    const rel = relative(ctx.cwd, own);
-    const inside = !rel.startsWith('..') && !isAbsolute(rel) && rel.split(sep)[0] !== '.git';
-    const trees = [treeAt(ctx.cwd, true), ...(inside || ctx.gitAt === undefined ? [] : [treeAt(own, false)])];
+    const common = await ctx.git.commonDir().catch(() => undefined);
+    const within = (dir: string) => !relative(dir, own).startsWith('..') && !isAbsolute(relative(dir, own));
+    const apart =
+      ctx.gitAt !== undefined && common !== undefined && within(resolve(ctx.cwd, common)) && own !== ctx.cwd;
+    const trees = [treeAt(ctx.cwd, true), ...(apart ? [treeAt(own, false)] : [])];
     // A candidate's worktree is gone once its iteration is decided: what was kept for it goes too.
     for (const cwd of kept.keys()) if (!trees.some((tree) => tree.guard.cwd === cwd)) kept.delete(cwd);
     return trees;
@@ -258,7 +262,7 @@ export function guardAgentExecutor(inner: Executor, ctx: StateGuardContext): Exe
       const before = await takeSnapshot(layout);
       // A hook is as much its mode as its text: `chmod +x` alone arms one.
       const modes = await readModes([...before.keys()].filter((path) => isGitControlPath(git, path)));
-      const trees = ignoredTrees(request.cwd);
+      const trees = await ignoredTrees(request.cwd);
       const ignored = await Promise.all(trees.map((tree) => primeIgnored(tree)));
       const flags = await Promise.all(trees.map((tree) => readIndexFlags(tree)));
       const result = await inner.execute(left === undefined ? request : { ...request, budgetUsd: left });

@@ -1,5 +1,6 @@
 // Agents that try to cheat a loop: every change to what decides a score is put back, recorded as
 // tamper, and never turns into a keep. Each test names the cheat it plays.
+import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { chmod, mkdir, mkdtemp, readdir, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -667,6 +668,31 @@ describe('what the metric’s tools read besides the tree', () => {
     const result = await f.context.agents.full.execute({ ...request, role: 'doer', cwd: elsewhere });
     expect(result.tampered ?? []).toContain(join(elsewhere, '.npmrc'));
     await expect(readFile(join(elsewhere, '.npmrc'))).rejects.toThrow();
+  });
+
+  it('guards the ignored files of the loop’s own worktrees only, never those of another repository', async () => {
+    const f = await createLoopFixture();
+    await f.baseline();
+    // A repository of its own the agent happens to work in (a home kept in git, say), its caches ignored.
+    const other = await mkdtemp(join(tmpdir(), 'forge-other-repo-'));
+    onTestFinished(() => rm(other, { recursive: true, force: true }));
+    execFileSync('git', ['init', '-q'], { cwd: other });
+    await writeFile(join(other, '.gitignore'), '.cache/\n');
+    // And a worktree of the loop's own, where a population candidate works.
+    const worktree = join(f.repo.dir, '.git', 'forge', 'candidates', 'c1');
+    execFileSync('git', ['worktree', 'add', '-q', '--detach', worktree], { cwd: f.repo.dir });
+    await writeFile(join(worktree, '.gitignore'), '.cache/\n');
+    const request = f.request({ id: 'bd-x', title: 'doer-1: candidate', labels: ['role:doer', 'iter:1'] });
+    for (const dir of [other, worktree]) {
+      f.full.behaviour = async () => {
+        await mkdir(join(dir, '.cache', 'tool'), { recursive: true });
+        await writeFile(join(dir, '.cache', 'tool', 'entry'), 'written by the agent');
+        return { outcome: 'ok', message: 'edited', finalText: 'HYPOTHESIS: 11' };
+      };
+      await f.context.agents.full.execute({ ...request, role: 'doer', cwd: dir });
+    }
+    expect(await readFile(join(other, '.cache', 'tool', 'entry'), 'utf8')).toBe('written by the agent');
+    await expect(readFile(join(worktree, '.cache', 'tool', 'entry'))).rejects.toThrow(/ENOENT/);
   });
 
   it('leaves such a file to the doer when the loop’s scope holds it', async () => {

@@ -117,6 +117,7 @@ export async function createLoopFixture(
     now: () => clock.now(),
     vaultDir,
     env: repo.env,
+    gitAt: (cwd) => createGit({ cwd, env: repo.env }),
   };
   const context: AutoresearchContext = {
     repo: repo.dir,
