@@ -1,0 +1,252 @@
+// What an agent run leaves in the files git does not see, for the guard around every agent run of a
+// loop (state-guard.ts): the ignored files of the loop's tree, and of the agent's own when that is one
+// of the loop's worktrees (a population candidate's), sorted, put back, removed or recorded
+// (dependency-guard.ts, ignored-guard.ts); and the index flags that hide a tracked file from git.
+import { isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { ContentHashes } from '../infra/content-hashes.js';
+import { FileCopies, MAX_COPIED_FILE } from '../infra/file-copies.js';
+import type { VaultLayout } from '../infra/file-vault.js';
+import type { IndexFlags } from '../infra/git.js';
+import { changedFiles, type IgnoredFiles } from '../infra/ignored-files.js';
+import { sizeOf } from '../infra/verified-read.js';
+import {
+  changedDependencies,
+  forbiddenChanges,
+  nameSome,
+  noteChangedFiles,
+  removeWrittenCaches,
+  snapshotIgnored,
+  type ChangedKind,
+} from './dependency-guard.js';
+import { undoIgnoredChanges } from './ignored-guard.js';
+import type { StateGuardContext } from './state-guard.js';
+
+/** What the guard found once an agent ended. */
+export interface IgnoredOutcome {
+  /** Tracked files whose index flags the agent changed, named as findings (the flags are set back). */
+  hidden: string[];
+  /** The dependencies and ignored files it changed that cannot be put back, and their record. */
+  lost: { findings: string[]; record: () => Promise<void> } | undefined;
+}
+
+/** One agent run: begun before it starts, ended once it is over. */
+export interface IgnoredRound {
+  end(role: string, vault: VaultLayout, say: (line: string) => void): Promise<IgnoredOutcome>;
+}
+
+/** The guard of a loop's ignored files, keeping its hashes and copies for the life of the runner. */
+export function createIgnoredGuard(ctx: StateGuardContext): {
+  begin(agentCwd: string): Promise<IgnoredRound>;
+} {
+  // The trees whose ignored files are guarded around an agent run: the loop's, and the one the agent
+  // works in when that is another (a population candidate's worktree, where its metric runs too). For
+  // each, what its installed dependencies hold, hashed once per file and identity for this process (the
+  // first agent run reads them all, a later one what changed since), and copies of its other ignored
+  // files, to put back what an agent changes there.
+  const kept = new Map<string, IgnoredTree>();
+  const treeAt = (cwd: string, main: boolean): IgnoredTree => {
+    let tree = kept.get(cwd);
+    if (tree === undefined) {
+      const guard = main ? ctx : { ...ctx, cwd, git: ctx.gitAt!(cwd), outside: false };
+      tree = {
+        guard,
+        main,
+        contents: new ContentHashes(cwd),
+        copies: new FileCopies(cwd),
+        hashes: new ContentHashes(cwd, MAX_HASHED_OTHERS),
+      };
+      kept.set(cwd, tree);
+    }
+    return tree;
+  };
+  // The agent's tree is guarded apart only when it is one of the loop's own worktrees, which live in
+  // git's common directory (a candidate's): a soft judge's checkout in the temp directory has no git,
+  // and one inside some other repository (a home kept in git) is not the loop's to touch.
+  let commonDir: Promise<string | undefined> | undefined;
+  const ignoredTrees = async (agentCwd: string): Promise<IgnoredTree[]> => {
+    const own = resolve(agentCwd);
+    const common = await (commonDir ??= ctx.git.commonDir().catch(() => undefined));
+    const within = (dir: string) => !relative(dir, own).startsWith('..') && !isAbsolute(relative(dir, own));
+    const apart =
+      ctx.gitAt !== undefined && common !== undefined && within(resolve(ctx.cwd, common)) && own !== ctx.cwd;
+    const trees = [treeAt(ctx.cwd, true), ...(apart ? [treeAt(own, false)] : [])];
+    // A candidate's worktree is gone once its iteration is decided: what was kept for it goes too.
+    for (const cwd of kept.keys()) if (!trees.some((tree) => tree.guard.cwd === cwd)) kept.delete(cwd);
+    return trees;
+  };
+  return {
+    async begin(agentCwd) {
+      const trees = await ignoredTrees(agentCwd);
+      const ignored = await Promise.all(trees.map((tree) => primeIgnored(tree)));
+      const flags = await Promise.all(trees.map((tree) => readIndexFlags(tree)));
+      return {
+        async end(role, vault, say) {
+          // Index flags an agent set (or cleared) are set back first: what they hid, git sees again.
+          const hidden: string[] = [];
+          for (const [index, tree] of trees.entries())
+            hidden.push(...(await restoreIndexFlags(tree, flags[index])));
+          const lost = { dependencies: new Set<string>(), others: new Set<string>() };
+          for (const [index, tree] of trees.entries()) {
+            const found = await checkIgnored(tree, role, ignored[index], vault, say);
+            found?.dependencies.forEach((path) => lost.dependencies.add(path));
+            found?.others.forEach((path) => lost.others.add(path));
+          }
+          return { hidden, lost: lostFindings(ctx, role, [...lost.dependencies], [...lost.others]) };
+        },
+      };
+    },
+  };
+}
+
+/** A tree whose ignored files are guarded, and what the runner keeps of them. */
+interface IgnoredTree {
+  guard: StateGuardContext;
+  /** The loop's own tree: its findings are named relative to it, another tree's absolute. */
+  main: boolean;
+  contents: ContentHashes;
+  copies: FileCopies;
+  /** Hashes of the other ignored files too large to copy: rewritten with the same bytes, no change. */
+  hashes: ContentHashes;
+}
+
+/** How much of the ignored files too large to copy is hashed ahead, per tree and runner process. */
+const MAX_HASHED_OTHERS = 1 << 30;
+
+/** A tree's ignored files before an agent runs, with their hashes and copies brought up to date. */
+async function primeIgnored(tree: IgnoredTree): Promise<IgnoredFiles | undefined> {
+  const ignored = await snapshotIgnored(tree.guard);
+  if (ignored !== undefined) {
+    await tree.contents.prime(ignored.dependencies);
+    await tree.copies.prime(ignored.others);
+    await tree.hashes.prime(new Map([...ignored.others].filter(([, id]) => sizeOf(id) > MAX_COPIED_FILE)));
+  }
+  return ignored;
+}
+
+/** A tree's index flags; undefined when its git cannot say. */
+async function readIndexFlags(tree: IgnoredTree): Promise<Map<string, IndexFlags> | undefined> {
+  return tree.guard.git.indexFlags === undefined
+    ? undefined
+    : tree.guard.git.indexFlags().catch(() => undefined);
+}
+
+/**
+ * Sets back the index flags an agent changed in a tree (`update-index --skip-worktree` or
+ * `--assume-unchanged` on a tracked file makes status and diff pass over whatever it holds, so no
+ * scope check would see the change). Returns the paths, each named as a finding: "<path> (hidden
+ * from git)".
+ */
+async function restoreIndexFlags(
+  tree: IgnoredTree,
+  before: Map<string, IndexFlags> | undefined,
+): Promise<string[]> {
+  const git = tree.guard.git;
+  if (before === undefined || git.setIndexFlags === undefined) return [];
+  const after = (await readIndexFlags(tree)) ?? new Map<string, IndexFlags>();
+  const none: IndexFlags = { skipWorktree: false, assumeUnchanged: false };
+  const changed = new Map<string, IndexFlags>();
+  for (const path of new Set([...before.keys(), ...after.keys()])) {
+    const was = before.get(path) ?? none;
+    const now = after.get(path) ?? none;
+    if (was.skipWorktree !== now.skipWorktree || was.assumeUnchanged !== now.assumeUnchanged)
+      changed.set(path, was);
+  }
+  if (changed.size === 0) return [];
+  await git.setIndexFlags(changed);
+  return [...changed.keys()]
+    .sort()
+    .map((path) => `${tree.main ? path : join(tree.guard.cwd, path)} (hidden from git)`);
+}
+
+/**
+ * What an agent left in a tree's ignored files (dependency-guard.ts, ignored-guard.ts): the caches it
+ * wrote are removed, its other ignored files put back or removed. Returns the dependencies it changed,
+ * and the ignored files that cannot be undone, outside a doer's scope.
+ */
+async function checkIgnored(
+  tree: IgnoredTree,
+  role: string,
+  before: IgnoredFiles | undefined,
+  vault: VaultLayout,
+  say: (line: string) => void,
+): Promise<{ dependencies: string[]; others: string[] } | undefined> {
+  const ctx = tree.guard;
+  const after = before === undefined ? undefined : await snapshotIgnored(ctx);
+  if (before === undefined || after === undefined) return undefined;
+  const allowed = role === 'doer' ? ctx.config.scope.doer_paths : [];
+  const named = (paths: readonly string[]) =>
+    tree.main ? [...paths] : paths.map((path) => (isAbsolute(path) ? path : join(ctx.cwd, path)));
+  // The files the vault guards (tool settings, agent instructions) are put back by it, as tamper.
+  const vaultFiles = new Set(vault.files);
+  const unguarded = (files: ReadonlyMap<string, string>) =>
+    new Map(
+      [...files].filter(([path]) => {
+        const at = join(ctx.cwd, path);
+        return !vaultFiles.has(at) && !vault.dirs.some((dir) => at.startsWith(dir + sep));
+      }),
+    );
+  const removed = await removeWrittenCaches(ctx, before, after);
+  if (removed.length > 0)
+    say(
+      `removed the caches the ${role} wrote to (${nameSome(named(removed))}): their tools rebuild them from the sources`,
+    );
+  const othersBefore = unguarded(before.others);
+  const othersAfter = unguarded(after.others);
+  // Rewritten with the same bytes and mode (a `touch`, a step that writes the same output): only its
+  // times are put back.
+  const rewritten = changedFiles(othersBefore, othersAfter).filter(
+    (path) => othersBefore.has(path) && othersAfter.has(path),
+  );
+  const differ = new Set(await tree.hashes.contentChanged(othersBefore, othersAfter, rewritten));
+  const undo = await undoIgnoredChanges(ctx.cwd, othersBefore, othersAfter, tree.copies, {
+    allowed,
+    rebuilt: ctx.config.scope.rebuilt_paths,
+    sameBytes: new Set(rewritten.filter((path) => !differ.has(path))),
+  });
+  if (undo.restored.length > 0)
+    say(`put back the ignored files the ${role} changed (${nameSome(named(undo.restored))}) as they were`);
+  if (undo.removed.length > 0)
+    say(
+      `removed the ignored files the ${role} made or changed (${nameSome(named(undo.removed))}): build outputs and files the metric writes again`,
+    );
+  const dependencies = [
+    ...forbiddenChanges(
+      await changedDependencies(before.dependencies, after.dependencies, tree.contents),
+      allowed,
+    ),
+    ...changedFiles(before.programs, after.programs),
+  ];
+  return { dependencies: named(dependencies), others: named(undo.lost) };
+}
+
+/**
+ * The findings for the dependencies and ignored files an agent changed and Forge cannot put back, and
+ * the record that holds the loop until a person has looked; undefined when there are none.
+ */
+function lostFindings(
+  ctx: StateGuardContext,
+  role: string,
+  dependencies: readonly string[],
+  others: readonly string[],
+): { findings: string[]; record: () => Promise<void> } | undefined {
+  const lost = [...dependencies, ...others];
+  if (lost.length === 0) return undefined;
+  const what: ChangedKind =
+    dependencies.length === 0
+      ? 'ignored files'
+      : others.length === 0
+        ? 'installed dependencies'
+        : 'installed dependencies and ignored files';
+  const shown = lost.slice(0, FINDINGS_SHOWN);
+  const more = lost.length - shown.length;
+  return {
+    findings:
+      more > 0
+        ? [...shown, `${more} more ${what === 'ignored files' ? 'ignored' : 'installed dependency'} files`]
+        : shown,
+    record: () => noteChangedFiles(ctx, role, what, lost),
+  };
+}
+
+/** How many of the dependency files an agent changed a tamper record names. */
+const FINDINGS_SHOWN = 10;
