@@ -17,8 +17,7 @@ export interface FileCopy {
   /** The file's bytes, or where a link led. */
   content: Buffer | { link: string };
   mode: number;
-  /** Seconds since the epoch, to the microsecond: the mtime, and the atime set to it. */
-  atime: number;
+  /** The mtime, in seconds since the epoch to the microsecond (a Date keeps only milliseconds). */
   mtime: number;
 }
 
@@ -60,12 +59,12 @@ export class FileCopies {
     const mode = modeOf(id);
     if (link || isLinkIdentity(id)) {
       const target = linkAsSeen(at, id);
-      return target === undefined ? undefined : { content: { link: target }, mode, ...timesOf(id) };
+      return target === undefined ? undefined : { content: { link: target }, mode, mtime: mtimeOf(id) };
     }
     const content = Buffer.allocUnsafe(sizeOf(id));
     let filled = 0;
     const whole = await readAsSeen(at, id, content, (chunk) => (filled += chunk.length), slices);
-    return whole && filled === content.length ? { content, mode, ...timesOf(id) } : undefined;
+    return whole && filled === content.length ? { content, mode, mtime: mtimeOf(id) } : undefined;
   }
 }
 
@@ -73,14 +72,9 @@ function size(copy: FileCopy): number {
   return Buffer.isBuffer(copy.content) ? copy.content.length : copy.content.link.length;
 }
 
-/**
- * The times to set back, in seconds (a Date would keep only milliseconds), from the identity: the
- * times the fingerprint saw, which the read checked still held.
- */
-function timesOf(id: string): { atime: number; mtime: number } {
-  const mtimeNs = BigInt(id.split(':')[3] ?? '0');
-  const mtime = Number(mtimeNs / 1000n) / 1e6;
-  return { atime: mtime, mtime };
+/** The mtime to set back, in seconds, from the identity: the one the fingerprint saw. */
+function mtimeOf(id: string): number {
+  return Number(BigInt(id.split(':')[3] ?? '0') / 1000n) / 1e6;
 }
 
 /** Whether `dir`, or the nearest directory above it that exists, is `tree` or inside it. */
@@ -97,8 +91,8 @@ export async function insideTree(tree: string, dir: string): Promise<boolean> {
 
 /** Sets the times of the file at `at` back to those of identity `id` (its bytes and mode are as they were). */
 export async function putTimesBack(at: string, id: string): Promise<void> {
-  const { atime, mtime } = timesOf(id);
-  await utimes(at, atime, mtime);
+  const mtime = mtimeOf(id);
+  await utimes(at, mtime, mtime);
 }
 
 /** Writes `copy` back at `at`: its bytes (atomically), mode and times, or the link it was. */
@@ -109,7 +103,7 @@ export async function putBack(at: string, copy: FileCopy): Promise<void> {
   if (Buffer.isBuffer(copy.content)) {
     await writeFileAtomic(at, copy.content);
     await chmod(at, copy.mode & 0o7777);
-    await utimes(at, copy.atime, copy.mtime);
+    await utimes(at, copy.mtime, copy.mtime);
   } else {
     await mkdir(dirname(at), { recursive: true });
     await symlink(copy.content.link, at);

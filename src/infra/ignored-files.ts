@@ -155,8 +155,7 @@ export function fingerprintFiles(
     const rel = entry.replace(/\/$/, '');
     // Inside the tree an entry may itself lie in a cache. An environment outside it may well live in
     // one (poetry's are under ~/.cache): only the caches inside it count.
-    // An absolute entry that is a cache itself (a site-packages' `__pycache__`) is one.
-    let cache: CacheState = isAbsolute(rel) && CACHE_DIRS.has(basename(rel)) ? rel : undefined;
+    let cache: CacheState;
     if (!isAbsolute(rel)) {
       const segments = segmentsOf(rel);
       segments.forEach((name, i) => {
