@@ -1,15 +1,16 @@
 #!/usr/bin/env node
-// Builds dist/ with tsc --noCheck: the emit of the whole program without its type check, because
-// `npm run typecheck` (tsc --noEmit over src, test and scripts) is the one compile that checks types;
-// checking src twice cost ~12 s of CPU on a clean clone against ~4 s for this, and the JavaScript is
-// the same byte for byte. `--if-stale` (npm's `prepare` and `pretest`) builds only when a source is
-// newer than dist/, so a clean clone builds once: `npm ci` builds, `npm test` then finds it fresh.
+// Builds dist/: each source file of src/ transpiled on its own by esbuild (types stripped, nothing
+// checked), because `npm run typecheck` (tsc --noEmit over src, test and scripts) is the one compile
+// that checks types. The tsconfig asks for what makes that safe file by file (isolatedModules,
+// verbatimModuleSyntax). On a clean clone this takes ~0.2 s against 2.5 s (4 s of CPU) for
+// `tsc --noCheck`, and `npm ci` waits for it. `--if-stale` (npm's `prepare` and `pretest`) builds only
+// when a source is newer than dist/, so a clean clone builds once: `npm ci` builds, `npm test` then
+// finds it fresh.
 //
 // Then each executable (dist/bin/*.js) is bundled with esbuild into dist/bundle/, split at its dynamic
 // imports so a command still loads only what it uses. Node's ESM loader pays per file: execa is 106
 // files and 80 ms to import, 23 ms as one; a run started 85 ms sooner. The bundle's inputs per output
 // file are in dist/bundle/meta.json (the tests that prove a command stays light read them).
-import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -17,7 +18,7 @@ import { fileURLToPath } from 'node:url';
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 // Written last: the build is whole when it is there and newer than every input.
 const built = join(root, 'dist', 'bundle', 'meta.json');
-const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc');
+const esbuildPackage = join(root, 'node_modules', 'esbuild', 'package.json');
 const ifStale = process.argv.includes('--if-stale');
 /** How long a chunk of an earlier build is kept for the runners still using it. */
 const KEEP_EARLIER_CHUNKS_MS = 24 * 3600_000;
@@ -57,24 +58,44 @@ function stale() {
 // An unpacked npm package ships dist/ without src/: there is nothing to build from.
 if (!existsSync(join(root, 'src'))) process.exit(0);
 if (ifStale && !stale()) process.exit(0);
-if (!existsSync(tsc)) {
+if (!existsSync(esbuildPackage)) {
   process.stderr.write(
-    `forge: cannot build dist/: TypeScript is not installed in ${root}.\n` +
+    `forge: cannot build dist/: esbuild is not installed in ${root}.\n` +
       `Run \`npm ci\` there first (\`npm install -g .\` links the directory and installs none of its dependencies).\n`,
   );
   process.exit(1);
 }
-const result = spawnSync(process.execPath, [tsc, '-p', join(root, 'tsconfig.build.json'), '--noCheck'], {
-  cwd: root,
-  stdio: 'inherit',
-});
-if (result.status !== 0) {
-  // A syntax error still fails the build, after the other files were emitted: mark the output stale
-  // so the next run builds again.
-  if (existsSync(built)) utimesSync(built, 0, 0);
-  process.exit(result.status ?? 1);
-}
+await emit();
 await bundle();
+
+/**
+ * Each .ts file under src/ as the .js file at the same place under dist/, import paths as written. A
+ * syntax error fails the build (esbuild names the file and line) and writes nothing; the output is then
+ * marked stale, so the next run builds again.
+ */
+async function emit() {
+  const { build } = await import('esbuild');
+  const sources = readdirSync(join(root, 'src'), { recursive: true })
+    .filter((file) => file.endsWith('.ts') && !file.endsWith('.d.ts'))
+    .map((file) => join('src', file));
+  try {
+    await build({
+      absWorkingDir: root,
+      entryPoints: sources,
+      outdir: 'dist',
+      outbase: 'src',
+      bundle: false,
+      format: 'esm',
+      platform: 'node',
+      target: 'node20',
+      tsconfig: 'tsconfig.build.json',
+      logLevel: 'error',
+    });
+  } catch {
+    if (existsSync(built)) utimesSync(built, 0, 0);
+    process.exit(1);
+  }
+}
 
 /**
  * zod's `z.locales` re-exports its error messages in 60-odd languages, 450 KB of the 755 KB zod chunk
