@@ -15,29 +15,67 @@ export interface HomeConfig {
   dirs: string[];
 }
 
-/** Where each known CLI reads its user-level configuration, for the environment the agent runs in. */
-export function homeAgentConfig(env: Readonly<Record<string, string | undefined>>): HomeConfig {
+/** What opencode loads from each of its config folders: its config, and folders of agents, commands,
+ * modes, plugins (code it runs in-process) and skills (offered to the model, a judge's included). */
+const OPENCODE_FILES = ['opencode.json', 'opencode.jsonc'];
+const OPENCODE_DIRS = ['agent', 'agents', 'command', 'commands', 'mode', 'modes', 'plugin', 'plugins'];
+const OPENCODE_SKILLS = ['skill', 'skills'];
+
+/**
+ * Where each known CLI reads its configuration for the environment the agent runs in: the user's
+ * (under HOME, or where the user's env moves it) and the machine's (`etc`, /etc by default), which an
+ * agent running as root (in a container, as README suggests) can write as well.
+ */
+export function homeAgentConfig(env: Readonly<Record<string, string | undefined>>, etc = '/etc'): HomeConfig {
+  const under = (dir: string, names: readonly string[]) => names.map((name) => join(dir, name));
+  const set = (value: string | undefined) => (value === undefined || value === '' ? [] : [value]);
+  // The machine's, read whoever runs (opencode's managed config, Claude Code's managed settings,
+  // memory and MCP servers, Codex's system config, Gemini CLI's system settings and defaults).
+  const system: HomeConfig = {
+    files: [
+      ...under(join(etc, 'opencode'), OPENCODE_FILES),
+      ...under(join(etc, 'claude-code'), ['managed-settings.json', 'managed-mcp.json', 'CLAUDE.md']),
+      ...under(join(etc, 'codex'), ['config.toml', 'managed_config.toml', 'requirements.toml']),
+      ...(env.GEMINI_CLI_SYSTEM_SETTINGS_PATH ? [] : [join(etc, 'gemini-cli', 'settings.json')]),
+      ...(env.GEMINI_CLI_SYSTEM_DEFAULTS_PATH ? [] : [join(etc, 'gemini-cli', 'system-defaults.json')]),
+      ...set(env.GEMINI_CLI_SYSTEM_SETTINGS_PATH),
+      ...set(env.GEMINI_CLI_SYSTEM_DEFAULTS_PATH),
+    ],
+    dirs: [join(etc, 'claude-code', 'managed-settings.d')],
+  };
   const home = env.HOME;
-  if (home === undefined || home === '') return { files: [], dirs: [] };
+  if (home === undefined || home === '') return system;
   const claude = env.CLAUDE_CONFIG_DIR ?? join(home, '.claude');
   const gemini = join(home, '.gemini');
   const opencode = join(env.XDG_CONFIG_HOME ?? join(home, '.config'), 'opencode');
+  // opencode also loads ~/.opencode and OPENCODE_CONFIG_DIR as config folders, with or without a
+  // project's config (seen in 1.18.33: a read-only judge took `instructions` from ~/.opencode).
+  const opencodeFolders = [join(home, '.opencode'), ...set(env.OPENCODE_CONFIG_DIR)];
   const codex = env.CODEX_HOME ?? join(home, '.codex');
-  const under = (dir: string, names: readonly string[]) => names.map((name) => join(dir, name));
   return {
     files: [
+      ...system.files,
       ...under(claude, ['CLAUDE.md', 'settings.json']),
       // Not ~/.gemini/settings.json: Gemini CLI 0.61 rewrites it itself during a run (seen).
       ...under(gemini, ['GEMINI.md']),
-      ...under(opencode, ['AGENTS.md', 'opencode.json', 'opencode.jsonc', 'config.json']),
+      // `config` (TOML) is turned into config.json by the next opencode to start.
+      ...under(opencode, ['AGENTS.md', ...OPENCODE_FILES, 'config.json', 'config']),
+      ...opencodeFolders.flatMap((folder) => under(folder, OPENCODE_FILES)),
+      ...set(env.OPENCODE_CONFIG),
       // config.toml can name a `notify` command run after every turn, and MCP servers.
       ...under(codex, ['AGENTS.md', 'AGENTS.override.md', 'config.toml']),
     ],
     dirs: [
+      ...system.dirs,
       ...under(claude, ['rules', 'agents', 'skills', 'commands', 'output-styles', 'hooks']),
-      ...under(gemini, ['extensions', 'commands']),
-      ...under(opencode, ['agent', 'agents', 'command', 'commands', 'plugin', 'plugins', 'mode', 'modes']),
+      // policies: rules that allow a tool (a write in a read-only run) or deny one.
+      ...under(gemini, ['extensions', 'commands', 'skills', 'agents', 'policies']),
+      ...[opencode, ...opencodeFolders].flatMap((folder) =>
+        under(folder, [...OPENCODE_DIRS, ...OPENCODE_SKILLS]),
+      ),
       ...under(codex, ['prompts', 'skills']),
+      // Skills every agent CLI that follows the shared layout loads (opencode, Codex, Gemini CLI).
+      join(home, '.agents', 'skills'),
     ],
   };
 }
@@ -99,6 +137,30 @@ async function putBack(path: string, content: string): Promise<void> {
   await writeFileAtomic(path, content);
 }
 
+/** What opencode writes as its global config when it finds none (1.18.33): a schema and nothing else. */
+const OPENCODE_SCHEMA = 'https://opencode.ai/config.json';
+
+/**
+ * A file a CLI makes by itself on its first run, holding nothing that changes a later run: opencode's
+ * `opencode.jsonc` with only its `$schema`. Left in place, it is not tamper (every first opencode run
+ * under a home without its config would otherwise be).
+ */
+function isOwnStub(path: string, content: string): boolean {
+  if (!/[\\/]opencode[\\/]opencode\.jsonc?$|[\\/]opencode[\\/]config\.json$/.test(path)) return false;
+  try {
+    const parsed: unknown = JSON.parse(content);
+    return (
+      typeof parsed === 'object' &&
+      parsed !== null &&
+      !Array.isArray(parsed) &&
+      Object.keys(parsed).length === 1 &&
+      (parsed as { $schema?: unknown }).$schema === OPENCODE_SCHEMA
+    );
+  } catch {
+    return false;
+  }
+}
+
 /**
  * Puts back every file that differs from `before` (removing one that was not there, a new file in a
  * watched folder too); names them.
@@ -108,6 +170,7 @@ export async function restoreChanged(before: FileContents): Promise<string[]> {
   for (const [path, content] of before.files) {
     const now = await contentOf(path);
     if (now === content) continue;
+    if (content === undefined && now !== undefined && isOwnStub(path, now)) continue;
     if (content === undefined) await removePath(path);
     else await putBack(path, content);
     restored.push(path);

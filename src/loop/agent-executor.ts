@@ -22,6 +22,8 @@ export interface AgentExecutorOptions {
   env: Readonly<Record<string, string | undefined>>;
   /** Adds to the prompt (e.g. a judge's answer format); the bead's own text always comes first. */
   promptSuffix?: (bead: Bead) => string;
+  /** The machine's config directory whose agent CLI files are guarded too (/etc; a test's own). */
+  etc?: string;
 }
 
 export function createAgentExecutor(options: AgentExecutorOptions): Executor {
@@ -36,7 +38,7 @@ export function createAgentExecutor(options: AgentExecutorOptions): Executor {
         return { outcome: 'error', fatal: true, message: (error as Error).message, agent: request.agentSpec };
       }
       // What the user's CLIs load on every run is not the agent's to change: put back after it.
-      const instructions = await readContents(homeAgentConfig(options.env));
+      const instructions = await readContents(homeAgentConfig(options.env, options.etc));
       const result = await runner.run({
         prompt: beadPrompt(request, options.promptSuffix),
         cwd: request.cwd,
