@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { writeFileAtomic } from '../infra/atomic-file.js';
 import { fileStat, listDirIfExists } from '../infra/fs-ops.js';
 import { isGoneMaker } from '../infra/pid.js';
-import { forgeGeminiDir, readSettingsFile, withForgeSettings } from './gemini-settings.js';
+import { forgeGeminiDir, forReadOnly, readSettingsFile, withForgeSettings } from './gemini-settings.js';
 import type { AgentMode } from './types.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -56,7 +56,8 @@ export interface GeminiRunHome {
  * GEMINI_CLI_HOME (seen, 0.61: where Gemini CLI looks for `.gemini/` and `.env` instead of the home
  * directory) at it. Every entry of the real `.gemini` but `tmp`, and `~/.env`, is a symlink to the real
  * one; `tmp` is a fresh directory holding only a link to the real `tmp/bin` (tools Gemini CLI fetched
- * once). With `forgeSettings`, `.gemini/settings.json` is instead the user's with Forge's keys over them;
+ * once). With `forgeSettings`, `.gemini/settings.json` is instead the user's with Forge's keys over them,
+ * and for a read-only run always a copy of the user's without what such a run must not take;
  * workspace settings (`.gemini/settings.json` in the tree) still rank above the user layer, system
  * settings above both.
  */
@@ -67,10 +68,15 @@ export async function geminiRunHome(
 ): Promise<GeminiRunHome> {
   const realHome = env.GEMINI_CLI_HOME ?? env.HOME ?? homedir();
   const realGemini = join(realHome, '.gemini');
-  // Read before anything is made: settings Forge cannot parse leave nothing behind.
-  const content = forgeSettings
-    ? `${JSON.stringify(withForgeSettings(await readSettingsFile(join(realGemini, 'settings.json'), "Gemini CLI's user settings"), mode), null, 2)}\n`
-    : undefined;
+  // Read before anything is made: settings Forge cannot parse leave nothing behind. A read-only run
+  // gets a copy of the user's without what it must not take, even when Forge's own are elsewhere.
+  const user =
+    forgeSettings || mode === 'read-only'
+      ? await readSettingsFile(join(realGemini, 'settings.json'), "Gemini CLI's user settings")
+      : undefined;
+  const settings =
+    user === undefined ? undefined : forgeSettings ? withForgeSettings(user, mode) : forReadOnly(user);
+  const content = settings === undefined ? undefined : `${JSON.stringify(settings, null, 2)}\n`;
 
   const hash = createHash('sha256').update(realHome).digest('hex').slice(0, 20);
   const dir = await forgeGeminiDir(env);

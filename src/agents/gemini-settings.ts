@@ -34,10 +34,42 @@ export const GEMINI_READ_ONLY_EXCLUDED_TOOLS = [
   'web_fetch',
 ];
 
-/** `base` with Forge's keys over it; a read-only run's excluded tools are added to any already excluded. */
+/**
+ * What a read-only run takes from no settings layer (0.61's names): whatever starts a command in its
+ * session (MCP servers, hooks, a tool discovery or call command), pre-approves tools, or widens what it
+ * reads (more directories, other memory file names). A doer with a shell can write the user's
+ * settings, and Gemini CLI rewrites that file itself during a run, so it cannot be put back like the
+ * other files agents read from home: a judge is held apart from it instead.
+ */
+export const GEMINI_READ_ONLY_DROPPED: Readonly<Record<string, readonly string[] | true>> = {
+  mcpServers: true,
+  hooks: true,
+  hooksConfig: true,
+  tools: ['discoveryCommand', 'callCommand', 'allowed'],
+  context: ['includeDirectories', 'loadMemoryFromIncludeDirectories', 'fileName'],
+};
+
+/** `settings` without what a read-only run must not take (GEMINI_READ_ONLY_DROPPED). */
+export function forReadOnly(settings: SettingsObject): SettingsObject {
+  const kept: SettingsObject = {};
+  for (const [key, value] of Object.entries(settings)) {
+    const dropped = GEMINI_READ_ONLY_DROPPED[key];
+    if (dropped === true) continue;
+    const object = settingsObject.safeParse(value);
+    if (dropped === undefined || !object.success) kept[key] = value;
+    else
+      kept[key] = Object.fromEntries(Object.entries(object.data).filter(([name]) => !dropped.includes(name)));
+  }
+  return kept;
+}
+
+/**
+ * `base` with Forge's keys over it. A read-only run's excluded tools are added to any already
+ * excluded, and what it must not take is left out (forReadOnly).
+ */
 export function withForgeSettings(base: SettingsObject, mode: AgentMode): SettingsObject {
-  const merged = mergeSettings(base, GEMINI_FORCED_SETTINGS);
-  if (mode !== 'read-only') return merged;
+  if (mode !== 'read-only') return mergeSettings(base, GEMINI_FORCED_SETTINGS);
+  const merged = mergeSettings(forReadOnly(base), GEMINI_FORCED_SETTINGS);
   const tools = settingsObject.safeParse(merged.tools);
   const toolsObject = tools.success ? tools.data : {};
   const excluded = z.array(z.string()).safeParse(toolsObject.exclude);

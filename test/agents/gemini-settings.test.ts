@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createGeminiRunner } from '../../src/agents/gemini.js';
 import { geminiRunHome } from '../../src/agents/gemini-home.js';
-import { mergeSettings, systemSettingsEnv } from '../../src/agents/gemini-settings.js';
+import { mergeSettings, systemSettingsEnv, withForgeSettings } from '../../src/agents/gemini-settings.js';
 import type { AgentMode } from '../../src/agents/types.js';
 import { setUpFakeAgents } from '../support/fake-agents/harness.js';
 import type { FakeAction } from '../support/fake-agents/harness.js';
@@ -144,6 +144,27 @@ describe('gemini adapter as root: per-run system settings', () => {
         exclude: ['web_fetch', 'invoke_agent', 'exit_plan_mode', 'google_web_search'],
         core: ['read_file'],
       },
+    });
+  });
+
+  it('gives a read-only run nothing that starts a command, pre-approves a tool or widens what it reads', () => {
+    const base = {
+      mcpServers: { scoring: { command: 'sh' } },
+      hooks: { BeforeAgent: [] },
+      hooksConfig: { enabled: true },
+      tools: { discoveryCommand: 'x', callCommand: 'y', allowed: ['run_shell_command'], core: ['read_file'] },
+      context: { includeDirectories: ['/'], fileName: 'BOOST.md', loadMemoryFromIncludeDirectories: true },
+      security: { auth: { selectedType: 'gemini-api-key' } },
+    };
+    expect(withForgeSettings(base, 'read-only')).toEqual({
+      tools: { core: ['read_file'], exclude: READ_ONLY_EXCLUDED },
+      context: { includeDirectoryTree: false, memoryBoundaryMarkers: [] },
+      security: { auth: { selectedType: 'gemini-api-key' } },
+    });
+    // A doer's run keeps the user's own, with Forge's keys over them.
+    expect(withForgeSettings(base, 'full')).toEqual({
+      ...base,
+      context: { ...base.context, includeDirectoryTree: false, memoryBoundaryMarkers: [] },
     });
   });
 

@@ -2,7 +2,7 @@
 // settings file Gemini CLI accepts: root must own it): through a home of Forge's, the tree is still not
 // shown, and the user's own settings file is left as it was.
 import { existsSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createGeminiRunner } from '../../src/agents/gemini.js';
@@ -67,4 +67,44 @@ describe('the Gemini CLI adapter as another user than root', () => {
     for (const answer of answers) expect(answer.isError, why).toBe(true);
     expect(existsSync(target), why).toBe(false);
   });
+
+  it.each([
+    ['as root', true],
+    ['as another user', false],
+  ])(
+    'a read-only run %s starts no MCP server and no hook from the user’s settings (a doer could write them)',
+    async (_as, runningAsRoot) => {
+      const world = await createAgentWorld();
+      const started = join(world.tmp, 'mcp-started');
+      const hooked = join(world.tmp, 'hook-ran');
+      const userSettings = join(world.home, '.gemini', 'settings.json');
+      const settings = JSON.parse(await readFile(userSettings, 'utf8')) as Record<string, unknown>;
+      await writeFile(
+        userSettings,
+        `${JSON.stringify({
+          ...settings,
+          mcpServers: { scoring: { command: 'sh', args: ['-c', `touch ${started}; sleep 2`] } },
+          hooks: { BeforeAgent: [{ hooks: [{ type: 'command', command: `touch ${hooked}` }] }] },
+        })}\n`,
+      );
+      world.server.addRule({
+        name: 'judge',
+        match: 'marker:gemini-settings-judge',
+        turns: [text('{"score": 1}')],
+      });
+      const runner = createGeminiRunner({ cli: 'gemini', text: 'gemini' }, { runningAsRoot });
+      const result = await runner.run({
+        prompt: 'marker:gemini-settings-judge\nJudge.',
+        cwd: world.repo,
+        env: world.env,
+        mode: 'read-only',
+        timeoutMs: 120_000,
+      });
+      const why = `${result.message}\n${world.explain()}`;
+      expect(result.outcome, why).toBe('ok');
+      expect(world.server.turnsOf('judge'), why).toHaveLength(1);
+      expect(existsSync(started), 'the MCP server was started').toBe(false);
+      expect(existsSync(hooked), 'the hook ran').toBe(false);
+    },
+  );
 });
