@@ -6,14 +6,27 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createGeminiRunner } from '../../src/agents/gemini.js';
+import type { AgentMode, AgentResult } from '../../src/agents/types.js';
 import { text, toolUse } from '../support/model-server/index.js';
 import { DIRECTORY_TREE } from './cli-cases.js';
 import { GEMINI_BIN, requireCli } from './cli-setup.js';
-import { createAgentWorld } from './harness.js';
+import { createAgentWorld, type AgentWorld } from './harness.js';
 
 beforeAll(async () => {
   await requireCli(GEMINI_BIN, '@google/gemini-cli');
 });
+
+/** One run of the real Gemini CLI through the adapter in `world`; `why` explains a failed assertion. */
+async function runGemini(
+  world: AgentWorld,
+  prompt: string,
+  mode: AgentMode,
+  runningAsRoot = false,
+): Promise<{ result: AgentResult; why: string }> {
+  const runner = createGeminiRunner({ cli: 'gemini', text: 'gemini' }, { runningAsRoot });
+  const result = await runner.run({ prompt, cwd: world.repo, env: world.env, mode, timeoutMs: 120_000 });
+  return { result, why: `${result.message}\n${world.explain()}` };
+}
 
 describe('the Gemini CLI adapter as another user than root', () => {
   it('runs the real binary with its settings from a home of Forge’s: no tree, user settings untouched', async () => {
@@ -22,15 +35,7 @@ describe('the Gemini CLI adapter as another user than root', () => {
     const userSettings = join(world.home, '.gemini', 'settings.json');
     const before = await readFile(userSettings, 'utf8');
 
-    const runner = createGeminiRunner({ cli: 'gemini', text: 'gemini' }, { runningAsRoot: false });
-    const result = await runner.run({
-      prompt: 'marker:gemini-home\nSay done.',
-      cwd: world.repo,
-      env: world.env,
-      mode: 'full',
-      timeoutMs: 120_000,
-    });
-    const why = `${result.message}\n${world.explain()}`;
+    const { result, why } = await runGemini(world, 'marker:gemini-home\nSay done.', 'full');
     expect(result.outcome, why).toBe('ok');
     const turns = world.server.turnsOf('doer');
     expect(turns, why).toHaveLength(1);
@@ -52,15 +57,7 @@ describe('the Gemini CLI adapter as another user than root', () => {
         text('{"score": 1}'),
       ],
     });
-    const runner = createGeminiRunner({ cli: 'gemini', text: 'gemini' }, { runningAsRoot: false });
-    const result = await runner.run({
-      prompt: 'marker:gemini-home-judge\nJudge.',
-      cwd: world.repo,
-      env: world.env,
-      mode: 'read-only',
-      timeoutMs: 120_000,
-    });
-    const why = `${result.message}\n${world.explain()}`;
+    const { result, why } = await runGemini(world, 'marker:gemini-home-judge\nJudge.', 'read-only');
     expect(result.outcome, why).toBe('ok');
     const answers = world.server.turnsOf('judge').flatMap((turn) => turn.latestToolResults);
     expect(answers, why).toHaveLength(2);
@@ -92,15 +89,12 @@ describe('the Gemini CLI adapter as another user than root', () => {
         match: 'marker:gemini-settings-judge',
         turns: [text('{"score": 1}')],
       });
-      const runner = createGeminiRunner({ cli: 'gemini', text: 'gemini' }, { runningAsRoot });
-      const result = await runner.run({
-        prompt: 'marker:gemini-settings-judge\nJudge.',
-        cwd: world.repo,
-        env: world.env,
-        mode: 'read-only',
-        timeoutMs: 120_000,
-      });
-      const why = `${result.message}\n${world.explain()}`;
+      const { result, why } = await runGemini(
+        world,
+        'marker:gemini-settings-judge\nJudge.',
+        'read-only',
+        runningAsRoot,
+      );
       expect(result.outcome, why).toBe('ok');
       expect(world.server.turnsOf('judge'), why).toHaveLength(1);
       expect(existsSync(started), 'the MCP server was started').toBe(false);
