@@ -15,8 +15,8 @@ export interface HomeConfig {
   dirs: string[];
 }
 
-/** What opencode loads from each of its config folders: its config, and folders of agents, commands,
- * modes, plugins (code it runs in-process) and skills (offered to the model, a judge's included). */
+// What opencode loads from each of its config folders: its config, and folders of agents, commands,
+// modes, plugins (code it runs in-process) and skills (offered to the model, a judge's included).
 const OPENCODE_FILES = ['opencode.json', 'opencode.jsonc'];
 const OPENCODE_DIRS = ['agent', 'agents', 'command', 'commands', 'mode', 'modes', 'plugin', 'plugins'];
 const OPENCODE_SKILLS = ['skill', 'skills'];
@@ -28,7 +28,7 @@ const OPENCODE_SKILLS = ['skill', 'skills'];
  */
 export function homeAgentConfig(env: Readonly<Record<string, string | undefined>>, etc = '/etc'): HomeConfig {
   const under = (dir: string, names: readonly string[]) => names.map((name) => join(dir, name));
-  const set = (value: string | undefined) => (value === undefined || value === '' ? [] : [value]);
+  const given = (value: string | undefined) => (value === undefined || value === '' ? [] : [value]);
   // The machine's, read whoever runs (opencode's managed config, Claude Code's managed settings,
   // memory and MCP servers, Codex's system config, Gemini CLI's system settings and defaults).
   const system: HomeConfig = {
@@ -38,8 +38,8 @@ export function homeAgentConfig(env: Readonly<Record<string, string | undefined>
       ...under(join(etc, 'codex'), ['config.toml', 'managed_config.toml', 'requirements.toml']),
       ...(env.GEMINI_CLI_SYSTEM_SETTINGS_PATH ? [] : [join(etc, 'gemini-cli', 'settings.json')]),
       ...(env.GEMINI_CLI_SYSTEM_DEFAULTS_PATH ? [] : [join(etc, 'gemini-cli', 'system-defaults.json')]),
-      ...set(env.GEMINI_CLI_SYSTEM_SETTINGS_PATH),
-      ...set(env.GEMINI_CLI_SYSTEM_DEFAULTS_PATH),
+      ...given(env.GEMINI_CLI_SYSTEM_SETTINGS_PATH),
+      ...given(env.GEMINI_CLI_SYSTEM_DEFAULTS_PATH),
     ],
     dirs: [join(etc, 'claude-code', 'managed-settings.d')],
   };
@@ -50,18 +50,19 @@ export function homeAgentConfig(env: Readonly<Record<string, string | undefined>
   const opencode = join(env.XDG_CONFIG_HOME ?? join(home, '.config'), 'opencode');
   // opencode also loads ~/.opencode and OPENCODE_CONFIG_DIR as config folders, with or without a
   // project's config (seen in 1.18.33: a read-only judge took `instructions` from ~/.opencode).
-  const opencodeFolders = [join(home, '.opencode'), ...set(env.OPENCODE_CONFIG_DIR)];
+  const opencodeFolders = [join(home, '.opencode'), ...given(env.OPENCODE_CONFIG_DIR)];
   const codex = env.CODEX_HOME ?? join(home, '.codex');
   return {
     files: [
       ...system.files,
       ...under(claude, ['CLAUDE.md', 'settings.json']),
-      // Not ~/.gemini/settings.json: Gemini CLI 0.61 rewrites it itself during a run (seen).
+      // Not ~/.gemini/settings.json: Gemini CLI 0.61 rewrites it itself during a run (seen). A
+      // read-only run takes nothing from it that starts a command (agents/gemini-settings.ts).
       ...under(gemini, ['GEMINI.md']),
       // `config` (TOML) is turned into config.json by the next opencode to start.
       ...under(opencode, ['AGENTS.md', ...OPENCODE_FILES, 'config.json', 'config']),
       ...opencodeFolders.flatMap((folder) => under(folder, OPENCODE_FILES)),
-      ...set(env.OPENCODE_CONFIG),
+      ...given(env.OPENCODE_CONFIG),
       // config.toml can name a `notify` command run after every turn, and MCP servers.
       ...under(codex, ['AGENTS.md', 'AGENTS.override.md', 'config.toml']),
     ],
