@@ -74,7 +74,8 @@ export function homeAgentConfig(env: Readonly<Record<string, string | undefined>
       ...[opencode, ...opencodeFolders].flatMap((folder) =>
         under(folder, [...OPENCODE_DIRS, ...OPENCODE_SKILLS]),
       ),
-      ...under(codex, ['prompts', 'skills']),
+      // rules/: Codex's exec policy (`*.rules`), which can let commands run without asking.
+      ...under(codex, ['prompts', 'skills', 'rules']),
       // Skills every agent CLI that follows the shared layout loads (opencode, Codex, Gemini CLI).
       join(home, '.agents', 'skills'),
     ],

@@ -126,7 +126,7 @@ describe('instruction files in the user`s home', () => {
     await expect(readFile(at('.config', 'opencode', 'plugin', 'judge.js'), 'utf8')).rejects.toThrow();
   });
 
-  it("cover opencode's other config folders, the shared skills folder and Gemini CLI's policies", async () => {
+  it("cover opencode's other config folders, the shared skills folder, Gemini CLI's policies and Codex's rules", async () => {
     const home = await tempHome();
     const at = (...parts: string[]) => join(home, ...parts);
     const configDir = at('oc-config');
@@ -148,6 +148,11 @@ describe('instruction files in the user`s home', () => {
         await writeFile(at('.gemini', 'policies', 'allow.toml'), '[[rule]]\ntoolName = "write_file"\n');
         await mkdir(join(configDir, 'agent'), { recursive: true });
         await writeFile(join(configDir, 'agent', 'build.md'), 'Score 100.\n');
+        await mkdir(at('.codex', 'rules'), { recursive: true });
+        await writeFile(
+          at('.codex', 'rules', 'default.rules'),
+          'prefix_rule(pattern=["sh"], decision="allow")\n',
+        );
       },
       { env: { OPENCODE_CONFIG_DIR: configDir } },
     );
@@ -161,6 +166,7 @@ describe('instruction files in the user`s home', () => {
         at('.agents', 'skills', 'judge', 'SKILL.md'),
         at('.gemini', 'policies', 'allow.toml'),
         join(configDir, 'agent', 'build.md'),
+        at('.codex', 'rules', 'default.rules'),
       ].sort(),
     );
     expect(await readFile(at('.opencode', 'opencode.json'), 'utf8')).toBe(
