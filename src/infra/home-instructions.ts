@@ -4,7 +4,7 @@
 // write them, and every later run (a judge's included) would read its words or run its commands: the
 // runner puts them back after each run and names what it put back.
 import { existsSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { basename, dirname, isAbsolute, join, normalize, sep } from 'node:path';
 import { readFileIfExists, writeFileAtomic } from './atomic-file.js';
 import { listEntries, makeDir, removePath } from './fs-ops.js';
 
@@ -13,6 +13,8 @@ export interface HomeConfig {
   files: string[];
   /** Every file under each, at any depth. */
   dirs: string[];
+  /** The home `~/` means in the paths these files name (namedFiles). */
+  home?: string;
 }
 
 // What opencode loads from each of its config folders: its config, and folders of agents, commands,
@@ -53,6 +55,7 @@ export function homeAgentConfig(env: Readonly<Record<string, string | undefined>
   const opencodeFolders = [join(home, '.opencode'), ...given(env.OPENCODE_CONFIG_DIR)];
   const codex = env.CODEX_HOME ?? join(home, '.codex');
   return {
+    home,
     files: [
       ...system.files,
       ...under(claude, ['CLAUDE.md', 'settings.json']),
@@ -129,7 +132,50 @@ export async function readContents(config: HomeConfig): Promise<FileContents> {
     dirs.set(dir, new Set(held));
     for (const path of held) await read(path);
   }
+  // What those files name for their CLI to read as well is read as they are (one level deep).
+  for (const [path, content] of [...files]) {
+    if (content === undefined) continue;
+    for (const named of namedFiles(path, content, config.home))
+      if (!files.has(named) && !isUnder(named, dirs.keys())) await read(named);
+  }
   return { files, dirs };
+}
+
+/** Whether `path` lies in one of `dirs`. */
+function isUnder(path: string, dirs: Iterable<string>): boolean {
+  for (const dir of dirs) if (path.startsWith(`${dir}${sep}`)) return true;
+  return false;
+}
+
+/** Most paths an instruction file imports in one run: a bound, not a limit users meet. */
+const MAX_NAMED_FILES = 50;
+
+/**
+ * The files an instruction or config file names for its CLI to read on every run: the `instructions`
+ * of an opencode config (`~/`, absolute, or beside the config; globs and URLs left out) and the
+ * `@path` imports of a CLAUDE.md, GEMINI.md or AGENTS.md (`~/`, absolute, or beside the file). A user's
+ * CLAUDE.md that imports `@~/notes/style.md` makes that file an instruction too.
+ */
+export function namedFiles(path: string, content: string, home: string | undefined): string[] {
+  const name = basename(path);
+  const beside = dirname(path);
+  const resolved = (ref: string): string | undefined => {
+    if (ref.includes('*') || /^[a-z]+:\/\//i.test(ref)) return undefined;
+    if (ref.startsWith('~/')) return home === undefined ? undefined : join(home, ref.slice(2));
+    return isAbsolute(ref) ? normalize(ref) : join(beside, ref);
+  };
+  let refs: string[] = [];
+  if (/^(opencode\.jsonc?|config\.json)$/.test(name)) {
+    const list = /"instructions"\s*:\s*\[([^\]]*)\]/.exec(content)?.[1] ?? '';
+    refs = [...list.matchAll(/"((?:[^"\\]|\\.)*)"/g)].map((match) => match[1]!);
+  } else if (/\.md$/i.test(name)) {
+    refs = [...content.matchAll(/(?:^|\s)@((?:~\/|\/|\.{1,2}\/)?[\w.\-/~]+)/g)]
+      // A sentence's full stop after a path is not part of it.
+      .map((match) => match[1]!.replace(/\.+$/, ''))
+      .filter((ref) => ref.includes('/') || /\.md$/i.test(ref));
+  }
+  const paths = refs.map(resolved).filter((ref): ref is string => ref !== undefined && ref !== path);
+  return [...new Set(paths)].slice(0, MAX_NAMED_FILES);
 }
 
 /** Writes `content` at `path`, whatever took its place (a folder) or went from above it. */
