@@ -53,10 +53,35 @@ export function opencodeCommand(mode: AgentMode, model: string | undefined, titl
   return { file: 'opencode', args };
 }
 
+/**
+ * Config Forge gives every opencode run, over the user's (OPENCODE_CONFIG_CONTENT is merged last):
+ * no snapshots. With them on, opencode keeps a git object store of the whole working tree per project
+ * under ~/.local/share/opencode/snapshot and stages the tree into it at every step (seen with
+ * 1.18.33: ~40 git calls for a one-turn run in a two-file repository), for an undo that a headless run
+ * never offers. Forge makes and reverts the commits itself.
+ */
+export const OPENCODE_FORGE_CONFIG = { snapshot: false };
+
+/**
+ * The config content for a run: Forge's keys over what the caller's OPENCODE_CONFIG_CONTENT holds.
+ * Content that is not a JSON object (opencode also reads JSONC) is left as the caller wrote it.
+ */
+export function opencodeConfigContent(own: string | undefined): string | undefined {
+  if (own === undefined || own.trim() === '') return JSON.stringify(OPENCODE_FORGE_CONFIG);
+  try {
+    const parsed: unknown = JSON.parse(own);
+    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return own;
+    return JSON.stringify({ ...parsed, ...OPENCODE_FORGE_CONFIG });
+  } catch {
+    return own;
+  }
+}
+
 /** The request's env plus what opencode needs; values the caller set win, except read-only's settings. */
 export function opencodeEnv(request: AgentRequest): Record<string, string | undefined> {
   const env = { ...request.env };
   env.OPENCODE_DISABLE_AUTOUPDATE ??= '1';
+  env.OPENCODE_CONFIG_CONTENT = opencodeConfigContent(env.OPENCODE_CONFIG_CONTENT);
   if (request.mode === 'read-only') {
     env.OPENCODE_PERMISSION = OPENCODE_READ_ONLY_PERMISSION;
     // A judge runs in a copy outside any repository, where opencode (1.18) looks for AGENTS.md,

@@ -2,7 +2,11 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { OPENCODE_READ_ONLY_PERMISSION, createOpencodeRunner } from '../../src/agents/opencode.js';
+import {
+  OPENCODE_READ_ONLY_PERMISSION,
+  createOpencodeRunner,
+  opencodeConfigContent,
+} from '../../src/agents/opencode.js';
 import type { AgentActivity, AgentRequest } from '../../src/agents/types.js';
 import { isGone, eventually, setUpFakeAgents } from '../support/fake-agents/harness.js';
 import type { FakeAction } from '../support/fake-agents/harness.js';
@@ -54,6 +58,19 @@ describe('opencode adapter: argv and env', () => {
     expect(call.env.OPENCODE_PERMISSION).toBeUndefined();
     // A doer works in its repository, where opencode stops looking upward at the git root.
     expect(call.env.OPENCODE_DISABLE_PROJECT_CONFIG).toBeUndefined();
+    // No snapshot store of the tree: Forge commits and reverts itself.
+    expect(JSON.parse(call.env.OPENCODE_CONFIG_CONTENT ?? '{}')).toEqual({ snapshot: false });
+  });
+
+  it("keeps the caller's own config content, with Forge's keys over it", () => {
+    expect(JSON.parse(opencodeConfigContent('{"model":"a/b","snapshot":true}') ?? '')).toEqual({
+      model: 'a/b',
+      snapshot: false,
+    });
+    // Not a JSON object (JSONC, a list): passed on as written.
+    expect(opencodeConfigContent('{ // mine\n "model": "a/b" }')).toBe('{ // mine\n "model": "a/b" }');
+    expect(opencodeConfigContent('[1]')).toBe('[1]');
+    expect(opencodeConfigContent(undefined)).toBe('{"snapshot":false}');
   });
 
   it('runs read-only without --auto and with every writing permission denied, whatever the caller set', async () => {

@@ -76,6 +76,9 @@ describe.each(CASES)('ralph-loop runs the real $agent', (cli) => {
     expect(existsSync(join(world.home, '.npm')), 'the CLI installed packages from npm').toBe(false);
     // Nothing the CLI left in its temp directory outlives the run (opencode's native library: 5.5 MB a run).
     expect(await readdir(world.tmp), why).toEqual([]);
+    // opencode kept no snapshot store of the tree (Forge turns snapshots off: it commits itself).
+    const snapshots = join(world.home, '.local', 'share', 'opencode', 'snapshot');
+    expect(existsSync(snapshots) ? await readdir(snapshots) : [], why).toEqual([]);
   });
 
   it('a role:judge bead runs it read-only: its ways out, a write, an edit and a shell redirect all fail; the tree is unchanged', async () => {
