@@ -132,8 +132,10 @@ export async function readContents(config: HomeConfig): Promise<FileContents> {
     dirs.set(dir, new Set(held));
     for (const path of held) await read(path);
   }
-  // What those files name for their CLI to read as well is read as they are (one level deep).
-  for (const [path, content] of [...files]) {
+  // What the instruction and config files name for their CLI to read as well is read as they are
+  // (one level deep; not what files in the folders mention, such as a skill naming `@scope/package`).
+  for (const path of config.files) {
+    const content = files.get(path);
     if (content === undefined) continue;
     for (const named of namedFiles(path, content, config.home))
       if (!files.has(named) && !isUnder(named, dirs.keys())) await read(named);

@@ -255,6 +255,14 @@ describe('instruction files in the user`s home', () => {
     expect([...(result.tampered ?? [])].sort()).toEqual([at('notes', 'judging.md'), at('notes', 'style.md')]);
     expect(await readFile(at('notes', 'style.md'), 'utf8')).toBe('Short sentences.\n');
     await expect(readFile(at('notes', 'judging.md'), 'utf8')).rejects.toThrow();
+
+    // What a file in a watched folder mentions is not followed (a skill naming `@scope/package`).
+    await mkdir(at('.claude', 'skills', 'deps'), { recursive: true });
+    await writeFile(at('.claude', 'skills', 'deps', 'SKILL.md'), 'Install @~/notes/deps.md or @scope/pkg.\n');
+    const writesNotes = executorIn(home, async () => {
+      await writeFile(at('notes', 'deps.md'), 'anything\n');
+    });
+    expect((await runIn(writesNotes, home)).tampered).toBeUndefined();
   });
 
   it('reads the paths an instruction file imports and an opencode config names, and nothing else', () => {
