@@ -38,10 +38,8 @@ export function homeAgentConfig(env: Readonly<Record<string, string | undefined>
       ...under(join(etc, 'opencode'), OPENCODE_FILES),
       ...under(join(etc, 'claude-code'), ['managed-settings.json', 'managed-mcp.json', 'CLAUDE.md']),
       ...under(join(etc, 'codex'), ['config.toml', 'managed_config.toml', 'requirements.toml']),
-      ...(env.GEMINI_CLI_SYSTEM_SETTINGS_PATH ? [] : [join(etc, 'gemini-cli', 'settings.json')]),
-      ...(env.GEMINI_CLI_SYSTEM_DEFAULTS_PATH ? [] : [join(etc, 'gemini-cli', 'system-defaults.json')]),
-      ...given(env.GEMINI_CLI_SYSTEM_SETTINGS_PATH),
-      ...given(env.GEMINI_CLI_SYSTEM_DEFAULTS_PATH),
+      env.GEMINI_CLI_SYSTEM_SETTINGS_PATH || join(etc, 'gemini-cli', 'settings.json'),
+      env.GEMINI_CLI_SYSTEM_DEFAULTS_PATH || join(etc, 'gemini-cli', 'system-defaults.json'),
     ],
     dirs: [join(etc, 'claude-code', 'managed-settings.d')],
   };
