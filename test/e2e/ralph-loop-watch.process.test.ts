@@ -6,7 +6,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { readLockFile } from '../../src/infra/lock-file.js';
-import { isProcessAlive } from '../../src/infra/pid.js';
 import {
   assertBuilt,
   BIN,
@@ -18,6 +17,7 @@ import {
   type CliResult,
 } from '../support/cli.js';
 import { moduleTrace } from '../support/module-trace.js';
+import { killAll, processesWithEnv } from '../support/tagged-processes.js';
 
 const FAKE_AGENT = join(ROOT, 'test', 'support', 'fake-runner-agent.mjs');
 /** The fake agent as the user's own command (`--agent "…"`): prompt on stdin, plain output. */
@@ -87,8 +87,9 @@ async function makeRepo(): Promise<Repo> {
       onTestFinished(async () => {
         run.kill('SIGKILL');
         await run;
-        for (const call of await repo.calls())
-          if (isProcessAlive(call.pid)) process.kill(call.pid, 'SIGKILL');
+        // Its agent too, found by the log path in its environment: one that was still starting (reading
+        // its prompt, not yet in the log) would otherwise write the log while the directory is removed.
+        killAll(processesWithEnv('FAKE_RUNNER_LOG', logPath));
       });
       return run;
     },

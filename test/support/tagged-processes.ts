@@ -18,9 +18,34 @@ export function taggedProcesses(tag: string): number[] {
   return found;
 }
 
+/**
+ * Host pids of the live processes started with `name=value` in their environment: what a test's runner
+ * started, found even before it has logged itself anywhere (an agent still reading its prompt).
+ */
+export function processesWithEnv(name: string, value: string): number[] {
+  const entry = `${name}=${value}`;
+  const found: number[] = [];
+  for (const pid of readdirSync('/proc')) {
+    if (!/^\d+$/.test(pid) || Number(pid) === process.pid) continue;
+    let environ = '';
+    try {
+      environ = readFileSync(`/proc/${pid}/environ`, 'latin1');
+    } catch {
+      continue; // gone meanwhile, or not ours to read
+    }
+    if (environ.split('\0').includes(entry)) found.push(Number(pid));
+  }
+  return found;
+}
+
 /** Ends what `taggedProcesses` finds (a test's cleanup). */
 export function killTagged(tag: string): void {
-  for (const pid of taggedProcesses(tag)) {
+  killAll(taggedProcesses(tag));
+}
+
+/** SIGKILL to each pid, those already gone skipped. */
+export function killAll(pids: number[]): void {
+  for (const pid of pids) {
     try {
       process.kill(pid, 'SIGKILL');
     } catch {
