@@ -87,6 +87,21 @@ async function outsideEnvironments(ctx: DependencyGuardContext): Promise<string[
 const AGENT_CLIS = new Set(['claude', 'codex', 'gemini', 'opencode']);
 
 /**
+ * The lock a version manager's rehash holds in its shims folder while it runs (pyenv's `.pyenv-shim`,
+ * rbenv's `.rbenv-shim`, nodenv's, goenv's …), there for a moment whenever anything on the machine
+ * rehashes: a new shell's `pyenv init`, a `pip install` through a shim. No command is called by that
+ * name, so it cannot stand in for one a metric runs; watched, it made a doer's tamper of someone
+ * else's rehash.
+ */
+const REHASH_LOCK = /^\.[a-z0-9]+-shim$/;
+
+/** Whether a program found on the PATH is one a metric could run in place of another. */
+function watchedProgram(path: string): boolean {
+  const name = basename(path);
+  return !AGENT_CLIS.has(name) && name !== '__pycache__' && !REHASH_LOCK.test(name);
+}
+
+/**
  * The PATH directories outside the tree, each once: a program an agent puts there, or changes, runs in
  * place of the one the metric command names (a `python3` in `~/.local/bin`, ahead of `/usr/bin`).
  */
@@ -142,9 +157,7 @@ export async function snapshotIgnored(ctx: DependencyGuardContext): Promise<Igno
     // hash it was filed under.
     addCaches(files, [...startup.map((dir) => join(dir, '__pycache__')), ...(await jestCaches(ctx))]);
     const programs = fingerprintPrograms([...(await programDirs(ctx)), ...startup]);
-    files.programs = new Map(
-      [...programs].filter(([path]) => !AGENT_CLIS.has(basename(path)) && basename(path) !== '__pycache__'),
-    );
+    files.programs = new Map([...programs].filter(([path]) => watchedProgram(path)));
   }
   return files;
 }

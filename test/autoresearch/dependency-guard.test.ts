@@ -160,12 +160,14 @@ describe('the dependency guard', () => {
     );
   });
 
-  it('watches the programs on the PATH outside the tree, but the agent CLIs that update themselves', async () => {
+  it('watches the programs on the PATH outside the tree, but the agent CLIs that update themselves and a rehash lock', async () => {
     const ctx = await context([]);
     const home = await mkdtemp(join(tmpdir(), 'forge-path-'));
     onTestFinished(() => rm(home, { recursive: true, force: true }));
     await mkdir(join(home, 'bin', 'sub'), { recursive: true });
-    for (const name of ['python3', 'claude', 'sub/deeper'])
+    // `.pyenv-shim`: what pyenv's rehash holds while it runs, whoever started it. `.hidden`: a
+    // program all the same.
+    for (const name of ['python3', 'claude', 'sub/deeper', '.pyenv-shim', '.rbenv-shim', '.hidden'])
       await writeFile(join(home, 'bin', name), '#!/bin/sh\n');
     await mkdir(join(ctx.cwd, 'node_modules', '.bin'), { recursive: true });
     await writeFile(join(ctx.cwd, 'node_modules', '.bin', 'tool'), '#!/bin/sh\n');
@@ -177,6 +179,7 @@ describe('the dependency guard', () => {
     ].join(':');
     const files = (await snapshotIgnored({ ...ctx, env: { PATH } }))!;
     expect([...files.programs.keys()].sort()).toEqual([
+      join(home, 'bin', '.hidden'),
       join(home, 'bin', 'python3'),
       join(home, 'bin', 'sub'),
     ]);
