@@ -52,7 +52,7 @@ export function createIdleGit(cwd: string): Git {
     worktreeList: async () => [],
     worktreeRemove: async () => undefined,
     deleteBranch: async () => undefined,
-    currentBranch: async () => 'main',
+    headState: async () => ({ sha: head, branch: 'main' }),
     isAncestor: async () => true,
     diffCommits: async () => [],
     resetSoft: async () => undefined,

@@ -95,14 +95,23 @@ export interface WorkingTreeSnapshot {
   files: ReadonlyMap<string, SavedFile>;
 }
 
-/** Take it right before the doer runs. Costs one `git status` and one `git hash-object` over dirty files. */
-export async function snapshotWorkingTree(git: Git): Promise<WorkingTreeSnapshot> {
+/** A snapshot as taken, with the branch HEAD was on (undefined: detached). */
+export interface TakenSnapshot extends WorkingTreeSnapshot {
+  branch: string | undefined;
+}
+
+/**
+ * Take it right before the doer runs. Costs one `git status`, one `git hash-object` over dirty files
+ * and one `git rev-parse` for HEAD and its branch.
+ */
+export async function snapshotWorkingTree(git: Git): Promise<TakenSnapshot> {
   const dirty = new Set<string>();
   for (const entry of await git.statusPorcelain()) {
     dirty.add(entry.path);
     if (entry.origPath !== undefined) dirty.add(entry.origPath);
   }
-  return { headSha: await git.headSha(), files: await git.saveFiles([...dirty].sort()) };
+  const head = await git.headState();
+  return { headSha: head.sha, branch: head.branch, files: await git.saveFiles([...dirty].sort()) };
 }
 
 export interface GuardOptions {

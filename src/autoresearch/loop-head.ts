@@ -43,7 +43,7 @@ async function readHeadRecord(files: LoopFiles, workspace: string): Promise<Head
 export async function recordHead(
   files: LoopFiles,
   workspace: string,
-  git: Pick<Git, 'topLevel' | 'currentBranch' | 'headSha'>,
+  git: Pick<Git, 'topLevel' | 'headState'>,
 ): Promise<void> {
   const record = await readHeadRecord(files, workspace);
   const top = await git.topLevel();
@@ -52,10 +52,8 @@ export async function recordHead(
   for (const tree of Object.keys(record.trees)) {
     if (tree !== top && (await fileStat(tree)) === undefined) delete record.trees[tree];
   }
-  record.trees[top] = {
-    branch: (await git.currentBranch()) ?? null,
-    head: await git.headSha(),
-  };
+  const { sha, branch } = await git.headState();
+  record.trees[top] = { branch: branch ?? null, head: sha };
   await files.writeJson(join(workspace, HEAD_FILE), record);
 }
 
@@ -84,8 +82,9 @@ export async function checkHead(
   const top = await git.topLevel();
   const record = await readHeadRecord(ctx.files, ctx.workspace);
   const known = record.trees[top];
-  const branch = (await git.currentBranch()) ?? null;
-  const head = await git.headSha();
+  const state = await git.headState();
+  const branch = state.branch ?? null;
+  const head = state.sha;
   if (known === undefined || ctx.accept) {
     if (known !== undefined && (known.head !== head || known.branch !== branch)) {
       await appendLedgerEvent(ctx.files, join(ctx.workspace, 'research-log.jsonl'), {

@@ -22,7 +22,7 @@ import { configEpicId, registerLoop, resolveWorkspaceDir, workspacePaths } from 
 
 export interface SetupPorts {
   store: BeadStore;
-  git: Pick<Git, 'headSha' | 'statusPorcelain' | 'currentBranch' | 'topLevel'>;
+  git: Pick<Git, 'headSha' | 'statusPorcelain' | 'headState' | 'topLevel'>;
   /** Runs the hard metric command (argv, no shell) in `cwd`, killed after `timeoutMs`. */
   runMetric(argv: readonly string[], options: { cwd: string; timeoutMs: number }): Promise<ProcessResult>;
   now(): number;

@@ -24,8 +24,7 @@ export interface TreeChange {
 /** Take it right before the read-only step runs. */
 export async function snapshotTree(git: Git): Promise<TreeSnapshot> {
   const indexTree = await git.writeIndexTree().catch(() => undefined);
-  const branch = await git.currentBranch();
-  return { ...(await snapshotWorkingTree(git)), branch, indexTree };
+  return { ...(await snapshotWorkingTree(git)), indexTree };
 }
 
 /**
@@ -38,8 +37,7 @@ export async function restoreTree(
   before: TreeSnapshot,
   ignored: readonly string[],
 ): Promise<TreeChange> {
-  const sha = await git.headSha();
-  const branch = await git.currentBranch();
+  const { sha, branch } = await git.headState();
   const headMoved = sha !== before.headSha || branch !== before.branch;
   if (headMoved) {
     if (before.branch === undefined) {

@@ -46,12 +46,22 @@ export interface GitCallOptions {
   ok?: number[];
 }
 
+export interface RepoLayout {
+  top: string;
+  /** This working tree's git directory (`.git`, or `.git/worktrees/<name>` in a linked worktree). */
+  gitDir: string;
+  /** The directory every worktree of the repository shares (`.git`). */
+  commonDir: string;
+}
+
 /** How a Git runs its commands (shared with git-scratch-index.ts). */
 export interface GitCommand {
   /** Runs `git <args>` at the top of the working tree. */
   git: (args: readonly string[], extra?: GitCallOptions) => Promise<ProcessResult>;
   /** Absolute path of the top of the working tree (asked once). */
   root: () => Promise<string>;
+  /** Where the repository is: its top, its git dir and its common dir, absolute (asked once, with root). */
+  layout: () => Promise<RepoLayout>;
   /** Calls `run` with at most PATHS_PER_CALL paths at a time. */
   forChunks: (paths: readonly string[], run: (chunk: string[]) => Promise<void>) => Promise<void>;
 }
@@ -89,19 +99,35 @@ export function createGitCommand(options: GitOptions): GitCommand {
 
   // Paths in and out of this interface are relative to the top of the working tree, whatever directory
   // `cwd` is, so commands run there (some git commands print paths relative to the current directory).
-  let top: Promise<string> | undefined;
-  const root = () =>
-    (top ??= run(cwd, ['rev-parse', '--show-toplevel'], {}).then(
-      (r) => r.stdout.trim(),
+  // The three places asked in one call: each is stable for the life of a Git, and the runner needs the
+  // git and common dirs (its locks, its vault) wherever it needs the top.
+  let asked: Promise<RepoLayout> | undefined;
+  const layout = () =>
+    (asked ??= run(
+      cwd,
+      ['rev-parse', '--path-format=absolute', '--show-toplevel', '--git-dir', '--git-common-dir'],
+      {},
+    ).then(
+      (r) => parseLayout(r.stdout),
       (error: unknown) => {
-        top = undefined; // not a repository yet: ask again next time
+        asked = undefined; // not a repository yet: ask again next time
         throw error;
       },
     ));
+  const root = async () => (await layout()).top;
   const git = async (args: readonly string[], extra: GitCallOptions = {}) => run(await root(), args, extra);
 
   async function forChunks(paths: readonly string[], run: (chunk: string[]) => Promise<void>): Promise<void> {
     for (let i = 0; i < paths.length; i += PATHS_PER_CALL) await run(paths.slice(i, i + PATHS_PER_CALL));
   }
-  return { git, root, forChunks };
+  return { git, root, layout, forChunks };
+}
+
+/** The three lines of `rev-parse --show-toplevel --git-dir --git-common-dir`. */
+function parseLayout(stdout: string): RepoLayout {
+  const [top, gitDir, commonDir] = stdout.split('\n').map((line) => line.trim());
+  if (!top || !gitDir || !commonDir) {
+    throw new GitError(`git rev-parse did not name the working tree and its git directories: ${stdout}`);
+  }
+  return { top, gitDir, commonDir };
 }

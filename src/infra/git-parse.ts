@@ -33,6 +33,19 @@ export interface TreeEntry {
   path: string;
 }
 
+/**
+ * `git rev-parse HEAD^{commit} --symbolic-full-name HEAD`: the commit, then `refs/heads/<branch>`, or
+ * `HEAD` when it is detached. A HEAD on a ref outside refs/heads (rare) is named in full.
+ */
+export function parseHeadState(stdout: string): { sha: string; branch: string | undefined } {
+  const [sha = '', name = ''] = stdout.split('\n').map((line) => line.trim());
+  if (!/^[0-9a-f]{40}(?:[0-9a-f]{24})?$/.test(sha) || name === '') {
+    throw new Error(`git rev-parse answered ${JSON.stringify(stdout)} for HEAD and its branch`);
+  }
+  if (name === 'HEAD') return { sha, branch: undefined };
+  return { sha, branch: name.startsWith('refs/heads/') ? name.slice('refs/heads/'.length) : name };
+}
+
 /** The non-empty fields of NUL-separated output. */
 export function splitNul(text: string): string[] {
   return text.split('\0').filter((part) => part !== '');

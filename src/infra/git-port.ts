@@ -21,6 +21,12 @@ export interface IndexFlags {
   assumeUnchanged: boolean;
 }
 
+export interface HeadState {
+  sha: string;
+  /** The branch HEAD is on (`main`), or undefined when HEAD is detached. */
+  branch: string | undefined;
+}
+
 /** Paths given to and returned by a Git are relative to the top of its working tree. */
 export interface Git {
   /** The directory it was created for (any directory inside the working tree). */
@@ -77,8 +83,8 @@ export interface Git {
   /** Deletes a local branch; nothing when there is none. */
   deleteBranch(name: string): Promise<void>;
   // ---- where HEAD points (the loop's branch and history checks) ----
-  /** The branch HEAD is on (`main`), or undefined when HEAD is detached. */
-  currentBranch(): Promise<string | undefined>;
+  /** The commit HEAD is at and the branch it is on (undefined: detached), from one git call. */
+  headState(): Promise<HeadState>;
   /** True when `ancestor` is `descendant` or one of its ancestors. */
   isAncestor(ancestor: string, descendant: string): Promise<boolean>;
   /** Paths whose content differs between two commits. */

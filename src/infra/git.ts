@@ -7,6 +7,7 @@ import {
   comparePaths,
   nulTerminated as nul,
   parseLsTree,
+  parseHeadState,
   parseNameStatus,
   parseStatusPorcelain,
   parseWorktreeList,
@@ -20,7 +21,7 @@ import type { Git, GitOptions, IndexFlags, SavedFile } from './git-port.js';
 import { commitExactly, exportFiles, writeSavedFiles } from './git-scratch-index.js';
 
 export type { ChangedPath, FileChange, StatusEntry, TreeEntry, WorktreeEntry } from './git-parse.js';
-export type { Git, GitOptions, IndexFlags, SavedFile } from './git-port.js';
+export type { Git, GitOptions, HeadState, IndexFlags, SavedFile } from './git-port.js';
 
 export { GitError } from './git-command.js';
 
@@ -246,9 +247,10 @@ export function createGit(options: GitOptions): Git {
       await git(['branch', '-D', '--', name], { ok: [0, 1] });
     },
 
-    async currentBranch() {
-      const result = await git(['symbolic-ref', '--quiet', '--short', 'HEAD'], { ok: [0, 1] });
-      return result.exitCode === 0 ? result.stdout.trim() : undefined;
+    async headState() {
+      // One call for both: the commit, then HEAD's full symbolic name (`HEAD` itself when detached).
+      const { stdout } = await git(['rev-parse', 'HEAD^{commit}', '--symbolic-full-name', 'HEAD']);
+      return parseHeadState(stdout);
     },
 
     async isAncestor(ancestor, descendant) {
@@ -270,13 +272,11 @@ export function createGit(options: GitOptions): Git {
     },
 
     async commonDir() {
-      const { stdout } = await git(['rev-parse', '--path-format=absolute', '--git-common-dir']);
-      return stdout.trim();
+      return (await command.layout()).commonDir;
     },
 
     async gitDir() {
-      const { stdout } = await git(['rev-parse', '--path-format=absolute', '--git-dir']);
-      return stdout.trim();
+      return (await command.layout()).gitDir;
     },
 
     async topLevel() {

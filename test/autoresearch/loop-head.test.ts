@@ -15,8 +15,7 @@ async function tempTree(): Promise<string> {
 
 const gitAt = (top: string, head: string) => ({
   topLevel: async () => top,
-  currentBranch: async () => 'main',
-  headSha: async () => head,
+  headState: async () => ({ sha: head, branch: 'main' }),
 });
 
 describe('recordHead', () => {

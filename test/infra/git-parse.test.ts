@@ -6,6 +6,7 @@ import {
   indexInfoOfStaged,
   indexInfoRemoval,
   nulTerminated,
+  parseHeadState,
   parseLsTree,
   parseNameStatus,
   parseStatusPorcelain,
@@ -15,6 +16,27 @@ import {
   stagedEntryPath,
   treePathspecs,
 } from '../../src/infra/git-parse.js';
+
+describe('parseHeadState', () => {
+  const sha = 'a'.repeat(40);
+  it('reads the commit and the branch, a detached HEAD, a ref outside refs/heads and a SHA-256 commit', () => {
+    expect(parseHeadState(`${sha}\nrefs/heads/feat/x\n`)).toEqual({ sha, branch: 'feat/x' });
+    expect(parseHeadState(`${sha}\nHEAD\n`)).toEqual({ sha, branch: undefined });
+    expect(parseHeadState(`${sha}\nrefs/remotes/origin/main\n`)).toEqual({
+      sha,
+      branch: 'refs/remotes/origin/main',
+    });
+    expect(parseHeadState(`${'b'.repeat(64)}\nrefs/heads/main\n`)).toEqual({
+      sha: 'b'.repeat(64),
+      branch: 'main',
+    });
+  });
+
+  it('refuses an answer without a commit or a name', () => {
+    expect(() => parseHeadState('HEAD^{commit}\n')).toThrow(/rev-parse answered/);
+    expect(() => parseHeadState(`${sha}\n`)).toThrow(/rev-parse answered/);
+  });
+});
 
 describe('parseStatusPorcelain', () => {
   it.each([

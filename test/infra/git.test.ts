@@ -1,5 +1,16 @@
 // The Git interface on real temp repositories: -z parsing, change listing, commits of exact paths.
-import { chmod, mkdir, mkdtemp, readdir, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
+import {
+  chmod,
+  mkdir,
+  mkdtemp,
+  readdir,
+  readFile,
+  realpath,
+  rm,
+  stat,
+  symlink,
+  writeFile,
+} from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
@@ -13,6 +24,19 @@ describe('git: reading state', () => {
     expect(await repo.git.resolveCommit('main')).toBe(repo.head());
     expect(await repo.git.resolveCommit('no-such-branch')).toBeUndefined();
     expect(await repo.git.resolveCommit('0'.repeat(40))).toBeUndefined();
+  });
+
+  it('headState: the commit and the branch in one call, a detached HEAD without one, an unborn HEAD an error', async () => {
+    const repo = await createTempRepo();
+    expect(await repo.git.headState()).toEqual({ sha: repo.head(), branch: 'main' });
+    repo.run('checkout', '-q', '-b', 'feat/x');
+    // A file named HEAD in the tree does not make the names ambiguous.
+    await writeFile(join(repo.dir, 'HEAD'), 'not a ref\n');
+    expect(await repo.git.headState()).toEqual({ sha: repo.head(), branch: 'feat/x' });
+    repo.run('checkout', '-q', '--detach');
+    expect(await repo.git.headState()).toEqual({ sha: repo.head(), branch: undefined });
+    repo.run('checkout', '-q', '--orphan', 'fresh');
+    await expect(repo.git.headState()).rejects.toBeInstanceOf(GitError);
   });
 
   it('reads objects as they are: a replace ref (git replace) does not change what it sees', async () => {
@@ -130,6 +154,24 @@ describe('git: reading state', () => {
     repo.commitAll('main');
     expect(() => repo.run('merge', '-q', 'other')).toThrow();
     expect(await repo.git.isMergeOrRebaseInProgress()).toBe(true);
+  });
+
+  it('topLevel, gitDir and commonDir: from a subdirectory and from a linked worktree, absolute', async () => {
+    const repo = await createTempRepo({ 'src/a.ts': 'a\n' });
+    const top = repo.run('rev-parse', '--show-toplevel').trim();
+    const inSrc = createGit({ cwd: join(repo.dir, 'src'), env: repo.env });
+    expect([await inSrc.topLevel(), await inSrc.gitDir(), await inSrc.commonDir()]).toEqual([
+      top,
+      join(top, '.git'),
+      join(top, '.git'),
+    ]);
+    const base = await mkdtemp(join(tmpdir(), 'forge-layout-'));
+    onTestFinished(() => rm(base, { recursive: true, force: true }));
+    await repo.git.worktreeAdd(join(base, 'linked'), { branch: 'side' });
+    const linked = createGit({ cwd: join(base, 'linked', 'src'), env: repo.env });
+    expect(await linked.topLevel()).toBe(await realpath(join(base, 'linked')));
+    expect(await linked.gitDir()).toBe(join(top, '.git', 'worktrees', 'linked'));
+    expect(await linked.commonDir()).toBe(join(top, '.git'));
   });
 
   it('created for a subdirectory, it still speaks in paths from the top of the working tree', async () => {

@@ -63,12 +63,11 @@ function epicOf(context: AutoresearchContext): string {
 async function iterationBase(context: AutoresearchContext, iter: number): Promise<string> {
   const state = await readIterationState(context.files, context.workspace, iter);
   if (state.base_sha !== undefined) return state.base_sha;
-  const head = await context.git.headSha();
-  const branch = (await context.git.currentBranch()) ?? null;
+  const { sha: head, branch } = await context.git.headState();
   await updateIterationState(context.files, context.workspace, iter, (s) => ({
     ...s,
     base_sha: head,
-    branch,
+    branch: branch ?? null,
     doer_started_at: new Date(context.clock.now()).toISOString(),
   }));
   return head;

@@ -41,8 +41,7 @@ export function createDoerExecutor(context: AutoresearchContext): Executor {
       let state = await readIterationState(context.files, workspace, iter);
       if (state.base_sha === undefined || state.user_snapshot === undefined) {
         const taken = await snapshotWorkingTree(git);
-        const branch =
-          (await recordedBranch(context.files, workspace, git)) ?? (await git.currentBranch()) ?? null;
+        const branch = (await recordedBranch(context.files, workspace, git)) ?? taken.branch ?? null;
         state = await updateIterationState(context.files, workspace, iter, (s) => ({
           ...s,
           base_sha: taken.headSha,
@@ -182,12 +181,14 @@ async function putBack(context: AutoresearchContext, o: PutBackOptions): Promise
       withTamper(s, { role: 'doer', paths, what }),
     );
   };
-  const current = (await git.currentBranch()) ?? null;
+  const state = await git.headState();
+  const current = state.branch ?? null;
+  let head = state.sha;
   if (o.branch !== null && current !== o.branch) {
     await git.attachHead(o.branch);
     if (!o.everything) await tamper([`HEAD (${current ?? 'detached'})`], `switched away from ${o.branch}`);
+    head = await git.headSha(); // the branch's own commit, now that HEAD is on it again
   }
-  const head = await git.headSha();
   if (head !== o.baseSha && !(await git.isAncestor(o.baseSha, head))) {
     await git.resetSoft(o.baseSha);
     if (!o.everything) await tamper(['HEAD'], 'rewrote history past the base commit');
