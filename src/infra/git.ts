@@ -156,11 +156,10 @@ export function createGit(options: GitOptions): Git {
     },
 
     async isMergeOrRebaseInProgress() {
+      // Each marker is this worktree's own, in its git dir (what `rev-parse --git-path` names for them).
+      const { gitDir } = await command.layout();
       const markers = ['MERGE_HEAD', 'rebase-merge', 'rebase-apply', 'CHERRY_PICK_HEAD', 'REVERT_HEAD'];
-      const { stdout } = await git(['rev-parse', ...markers.flatMap((m) => ['--git-path', m])]);
-      for (const path of splitLines(stdout)) {
-        if (await pathExists(resolve(await root(), path))) return true;
-      }
+      for (const marker of markers) if (await pathExists(join(gitDir, marker))) return true;
       return false;
     },
 

@@ -156,6 +156,25 @@ describe('git: reading state', () => {
     expect(await repo.git.isMergeOrRebaseInProgress()).toBe(true);
   });
 
+  it('isMergeOrRebaseInProgress in a linked worktree sees its own merge, not the main tree’s', async () => {
+    const repo = await createTempRepo({ 'f.txt': 'base\n' });
+    repo.run('checkout', '-q', '-b', 'other');
+    await repo.write('f.txt', 'other\n');
+    repo.commitAll('other');
+    repo.run('checkout', '-q', 'main');
+    const base = await mkdtemp(join(tmpdir(), 'forge-merge-'));
+    onTestFinished(() => rm(base, { recursive: true, force: true }));
+    const path = join(base, 'linked');
+    await repo.git.worktreeAdd(path, { branch: 'side' });
+    await writeFile(join(path, 'f.txt'), 'side\n');
+    const linked = createGit({ cwd: path, env: repo.env });
+    await linked.commitPaths(['f.txt'], 'side');
+    expect(await linked.isMergeOrRebaseInProgress()).toBe(false);
+    expect(() => repo.run('-C', path, 'merge', '-q', 'other')).toThrow();
+    expect(await linked.isMergeOrRebaseInProgress()).toBe(true);
+    expect(await repo.git.isMergeOrRebaseInProgress()).toBe(false);
+  });
+
   it('topLevel, gitDir and commonDir: from a subdirectory and from a linked worktree, absolute', async () => {
     const repo = await createTempRepo({ 'src/a.ts': 'a\n' });
     const top = repo.run('rev-parse', '--show-toplevel').trim();
