@@ -87,13 +87,13 @@ async function outsideEnvironments(ctx: DependencyGuardContext): Promise<string[
 const AGENT_CLIS = new Set(['claude', 'codex', 'gemini', 'opencode']);
 
 /**
- * The lock a version manager's rehash holds in its shims folder while it runs (pyenv's `.pyenv-shim`,
- * rbenv's `.rbenv-shim`, nodenv's, goenv's …), there for a moment whenever anything on the machine
- * rehashes: a new shell's `pyenv init`, a `pip install` through a shim. No command is called by that
- * name, so it cannot stand in for one a metric runs; watched, it made a doer's tamper of someone
- * else's rehash.
+ * The prototypes a version manager's rehash writes in its shims folder while it runs (pyenv's
+ * `.pyenv-shim`, which is also its lock, and `.pyenv-source-shim`; rbenv's `.rbenv-shim`, nodenv's,
+ * goenv's …), there for a moment whenever anything on the machine rehashes: a new shell's
+ * `pyenv init`, a `pip install` through a shim. No command is called by such a name, so none can
+ * stand in for one a metric runs; watched, they made a doer's tamper of someone else's rehash.
  */
-const REHASH_LOCK = /^\.[a-z0-9]+-shim$/;
+const REHASH_LOCK = /^\.[a-z0-9]+(?:-[a-z0-9]+)*-shim$/;
 
 /** Whether a program found on the PATH is one a metric could run in place of another. */
 function watchedProgram(path: string): boolean {

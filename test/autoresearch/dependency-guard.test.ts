@@ -167,7 +167,8 @@ describe('the dependency guard', () => {
     await mkdir(join(home, 'bin', 'sub'), { recursive: true });
     // `.pyenv-shim`: what pyenv's rehash holds while it runs, whoever started it. `.hidden`: a
     // program all the same.
-    for (const name of ['python3', 'claude', 'sub/deeper', '.pyenv-shim', '.rbenv-shim', '.hidden'])
+    const rehash = ['.pyenv-shim', '.pyenv-source-shim', '.rbenv-shim'];
+    for (const name of ['python3', 'claude', 'sub/deeper', ...rehash, '.hidden', '.shim'])
       await writeFile(join(home, 'bin', name), '#!/bin/sh\n');
     await mkdir(join(ctx.cwd, 'node_modules', '.bin'), { recursive: true });
     await writeFile(join(ctx.cwd, 'node_modules', '.bin', 'tool'), '#!/bin/sh\n');
@@ -180,6 +181,7 @@ describe('the dependency guard', () => {
     const files = (await snapshotIgnored({ ...ctx, env: { PATH } }))!;
     expect([...files.programs.keys()].sort()).toEqual([
       join(home, 'bin', '.hidden'),
+      join(home, 'bin', '.shim'),
       join(home, 'bin', 'python3'),
       join(home, 'bin', 'sub'),
     ]);
