@@ -39,10 +39,17 @@ async function bashComplete(program: 'forge-pack' | 'ralph-loop', words: string[
   const path = await saved((await script(program, 'bash')).out);
   const fn = `_${program.replace(/-/g, '_')}`;
   const quoted = words.map((word) => `'${word}'`).join(' ');
-  const result = await execa('bash', [
-    '-c',
-    `source '${path}'; COMP_WORDS=(${program} ${quoted}); COMP_CWORD=${words.length}; ${fn}; printf '%s\\n' "\${COMPREPLY[@]}"`,
-  ]);
+  // --norc and no stdin: bash -c with a socket for stdin (Node's pipes) would source ~/.bashrc as if
+  // run by sshd, and the user's aliases and functions with it (test/support/command-path.ts).
+  const result = await execa(
+    'bash',
+    [
+      '--norc',
+      '-c',
+      `source '${path}'; COMP_WORDS=(${program} ${quoted}); COMP_CWORD=${words.length}; ${fn}; printf '%s\\n' "\${COMPREPLY[@]}"`,
+    ],
+    { stdin: 'ignore' },
+  );
   return result.stdout.split('\n').filter((line) => line !== '');
 }
 

@@ -1,5 +1,4 @@
 // Test harness for `forge-pack init` and `doctor`: a temp repo, a PATH of chosen executables, captured output.
-import { execFileSync } from 'node:child_process';
 import { chmod, mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -9,6 +8,7 @@ import { createForgePackProgram } from '../../src/cli/forge-pack.js';
 import { runProgram } from '../../src/cli/main.js';
 import type { Prompter } from '../../src/cli/prompt.js';
 import { FAKE_BR_BIN } from '../support/fake-br/fake-br-env.js';
+import { commandPath } from '../support/command-path.js';
 import { createTempRepo, type TempRepo } from '../support/git-repo.js';
 
 export interface Run {
@@ -40,9 +40,7 @@ export interface Workspace {
   write(path: string, content: string): Promise<void>;
 }
 
-function which(name: string): string {
-  return execFileSync('bash', ['-c', `command -v ${name}`], { encoding: 'utf8' }).trim();
-}
+const which = commandPath;
 
 /**
  * A workspace whose PATH holds only git, node and the fakes asked for, so a br, claude or codex

@@ -1,12 +1,12 @@
 // Landing an attempt's commit on the integration branch: one commit per bead with the attempt's
 // message and author, and a conflict that never touches the work tree (so a kill mid-landing leaves
 // no merge or cherry-pick for a person to abort).
-import { execFileSync } from 'node:child_process';
 import { chmod, mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { createGitIntegration } from '../../src/dispatch/attempt-git.js';
+import { commandPath } from '../support/command-path.js';
 import { createTempRepo } from '../support/git-repo.js';
 
 async function repoWithAttempt() {
@@ -71,7 +71,7 @@ describe('git integration', () => {
     // Outside the working tree: Forge never runs a git a PATH entry inside the tree holds.
     const bin = await mkdtemp(join(tmpdir(), 'forge-old-git-'));
     onTestFinished(() => rm(bin, { recursive: true, force: true }));
-    const real = execFileSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).trim();
+    const real = commandPath('git');
     await writeFile(
       join(bin, 'git'),
       `#!/bin/sh\ncase " $* " in *" merge-tree "*) exit 129 ;; esac\nexec ${real} "$@"\n`,

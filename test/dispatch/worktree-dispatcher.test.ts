@@ -1,11 +1,11 @@
 // The worktree dispatcher on real temp repositories: each attempt in its own worktree at its base,
 // its changes (not Forge's files) committed on its branch, worktrees gone after, leftovers recovered.
-import { execFileSync } from 'node:child_process';
 import { chmod, mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import type { Bead } from '../../src/beads/types.js';
+import { commandPath } from '../support/command-path.js';
 import { createWorktreeDispatcher } from '../../src/dispatch/worktree-dispatcher.js';
 import { attemptBranchOf, attemptIdOf, type AttemptJob } from '../../src/loop/attempt-dispatch.js';
 import type { ExecutionRequest, ExecutionResult, Executor } from '../../src/loop/types.js';
@@ -62,7 +62,7 @@ async function loggingGit(
   repo: TempRepo,
   failAdds = 0,
 ): Promise<{ env: NodeJS.ProcessEnv; log: () => Promise<string[]> }> {
-  const real = execFileSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).trim();
+  const real = commandPath('git');
   // Outside the working tree: Forge never runs a git a PATH entry inside the tree holds.
   const bin = await mkdtemp(join(tmpdir(), 'forge-git-shim-'));
   onTestFinished(() => rm(bin, { recursive: true, force: true }));

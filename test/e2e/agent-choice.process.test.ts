@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { assertBuilt, runCliInProcess, type CliResult } from '../support/cli.js';
+import { commandPath } from '../support/command-path.js';
 
 /** The user's own agent: logs how it was called, then does a little work in the working tree. */
 const MY_AGENT = `#!/usr/bin/env node
@@ -50,8 +51,7 @@ async function userRepo(): Promise<UserRepo> {
   await mkdir(bin);
   await mkdir(join(dir, 'src'), { recursive: true });
   await mkdir(join(dir, 'metric'));
-  const which = async (name: string) => (await execa('bash', ['-c', `command -v ${name}`])).stdout.trim();
-  await symlink(await which('git'), join(bin, 'git'));
+  await symlink(commandPath('git'), join(bin, 'git'));
   await symlink(process.execPath, join(bin, 'node'));
   await writeFile(join(bin, 'my-agent'), MY_AGENT);
   await chmod(join(bin, 'my-agent'), 0o755);

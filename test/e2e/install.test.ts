@@ -1,5 +1,4 @@
 // install.sh and uninstall.sh end to end: the package as npm packs it, a temp HOME, real commands.
-import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import {
   chmod,
@@ -20,11 +19,10 @@ import { dirname, join, relative } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { assertBuilt, ROOT } from '../support/cli.js';
+import { commandPath } from '../support/command-path.js';
 import { networkEnv } from '../support/machine-env.js';
 
-const which = (name: string): string =>
-  execFileSync('bash', ['-c', `command -v ${name}`], { encoding: 'utf8' }).trim();
-const BASH = which('bash');
+const BASH = commandPath('bash');
 const NODE_DIR = dirname(process.execPath);
 const SKILLS = (await readdir(join(ROOT, 'skills'), { withFileTypes: true }))
   .filter((entry) => entry.isDirectory())
@@ -337,7 +335,7 @@ describe('install.sh', () => {
     const fake = join(box.base, 'fake-bin');
     await mkdir(fake);
     // install.sh needs only dirname before its checks: everything else is a bash builtin.
-    await symlink(which('dirname'), join(fake, 'dirname'));
+    await symlink(commandPath('dirname'), join(fake, 'dirname'));
     await writeFile(join(fake, 'node'), '#!/bin/sh\necho 18.19.0\n');
     await chmod(join(fake, 'node'), 0o755);
 
