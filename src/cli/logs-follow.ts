@@ -34,6 +34,9 @@ const TRANSCRIPT_BOUNDARY = new Set([
   'run_finished',
 ]);
 
+/** Events that end a bead's attempt: its next lines belong to an attempt not announced yet. */
+const ATTEMPT_END = new Set(['attempt_finished', 'bead_closed', 'bead_failed']);
+
 export async function followLogs(
   deps: CliDeps,
   options: GlobalOptions,
@@ -65,9 +68,16 @@ export async function followLogs(
   const transcripts = new Map<string, FileTail>();
   let current: { bead: string; tail: FileTail } | undefined;
   const liveAtStart = follow.bead ?? lock.bead;
+  // The beads whose attempt has been announced (its bead_started printed, its end not yet). The lock can
+  // name a bead before this follower has read its bead_started, and the agent's first lines can be on
+  // disk by then: they wait for the ▶ line, so a transcript never runs ahead of its own bead. An
+  // attempt's lines are all on disk before its attempt_finished is written (the runner closes the
+  // transcript first), so the drain before that event still prints every one of them.
+  const announced = new Set<string>();
 
   const drainTranscript = async (final = false): Promise<void> => {
     if (current === undefined) return;
+    if (!final && !announced.has(current.bead)) return;
     for (const line of await current.tail.readLines()) out.transcript(current.bead, line);
     if (final && current.tail.rest() !== '') out.transcript(current.bead, current.tail.rest());
   };
@@ -100,6 +110,10 @@ export async function followLogs(
         const type = String(event.type);
         if (TRANSCRIPT_BOUNDARY.has(type)) await drainTranscript(type === 'run_finished');
         out.event(event);
+        if (typeof event.bead === 'string') {
+          if (type === 'bead_started') announced.add(event.bead);
+          else if (ATTEMPT_END.has(type)) announced.delete(event.bead);
+        }
         if (type === 'bead_started' && follow.bead === undefined && typeof event.bead === 'string')
           await switchTo(event.bead);
         if (type === 'run_finished') finished = true;
