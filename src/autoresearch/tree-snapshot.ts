@@ -1,11 +1,9 @@
 // Detects and undoes any change a read-only step (a judge) made to the repository: HEAD, index, working tree.
 import type { Git } from '../infra/git.js';
-import { isPathInScope, snapshotWorkingTree, type WorkingTreeSnapshot } from './keep-revert.js';
+import { isPathInScope, snapshotWorkingTree, type TakenSnapshot } from './keep-revert.js';
 
 /** The repository before a read-only step: the working tree's dirty files, plus where HEAD was and the index. */
-export interface TreeSnapshot extends WorkingTreeSnapshot {
-  /** The branch HEAD was on, or undefined when it was detached. */
-  branch: string | undefined;
+export interface TreeSnapshot extends TakenSnapshot {
   /** The index as a tree object; undefined when it could not be written (unmerged entries). */
   indexTree: string | undefined;
 }

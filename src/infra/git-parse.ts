@@ -33,11 +33,18 @@ export interface TreeEntry {
   path: string;
 }
 
+/** Where HEAD is: its commit and its branch. */
+export interface HeadState {
+  sha: string;
+  /** The branch HEAD is on (`main`), or undefined when HEAD is detached. */
+  branch: string | undefined;
+}
+
 /**
  * `git rev-parse HEAD^{commit} --symbolic-full-name HEAD`: the commit, then `refs/heads/<branch>`, or
  * `HEAD` when it is detached. A HEAD on a ref outside refs/heads (rare) is named in full.
  */
-export function parseHeadState(stdout: string): { sha: string; branch: string | undefined } {
+export function parseHeadState(stdout: string): HeadState {
   const [sha = '', name = ''] = stdout.split('\n').map((line) => line.trim());
   if (!/^[0-9a-f]{40}(?:[0-9a-f]{24})?$/.test(sha) || name === '') {
     throw new Error(`git rev-parse answered ${JSON.stringify(stdout)} for HEAD and its branch`);

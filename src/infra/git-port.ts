@@ -1,5 +1,5 @@
 // The Git port: what Forge asks of a repository (paths relative to the top of its working tree).
-import type { ChangedPath, StatusEntry, TreeEntry, WorktreeEntry } from './git-parse.js';
+import type { ChangedPath, HeadState, StatusEntry, TreeEntry, WorktreeEntry } from './git-parse.js';
 
 export interface GitOptions {
   /** The working tree every command runs in. */
@@ -19,12 +19,6 @@ export interface SavedFile {
 export interface IndexFlags {
   skipWorktree: boolean;
   assumeUnchanged: boolean;
-}
-
-export interface HeadState {
-  sha: string;
-  /** The branch HEAD is on (`main`), or undefined when HEAD is detached. */
-  branch: string | undefined;
 }
 
 /** Paths given to and returned by a Git are relative to the top of its working tree. */

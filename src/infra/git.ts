@@ -20,8 +20,15 @@ import { createGitCommand } from './git-command.js';
 import type { Git, GitOptions, IndexFlags, SavedFile } from './git-port.js';
 import { commitExactly, exportFiles, writeSavedFiles } from './git-scratch-index.js';
 
-export type { ChangedPath, FileChange, StatusEntry, TreeEntry, WorktreeEntry } from './git-parse.js';
-export type { Git, GitOptions, HeadState, IndexFlags, SavedFile } from './git-port.js';
+export type {
+  ChangedPath,
+  FileChange,
+  HeadState,
+  StatusEntry,
+  TreeEntry,
+  WorktreeEntry,
+} from './git-parse.js';
+export type { Git, GitOptions, IndexFlags, SavedFile } from './git-port.js';
 
 export { GitError } from './git-command.js';
 
