@@ -15,8 +15,11 @@ const forgePack = join(root, 'bin', 'forge-pack.js');
 const ralphLoop = join(root, 'bin', 'ralph-loop.js');
 const started = Date.now();
 
+// Headings in bold on a terminal only: a log or a pipe gets the plain text (NO_COLOR is honoured too).
+const bold = process.stderr.isTTY === true && (process.env.NO_COLOR ?? '') === '';
+
 function say(text) {
-  process.stderr.write(`\n\x1b[1m== ${text}\x1b[0m\n`);
+  process.stderr.write(bold ? `\n\x1b[1m== ${text}\x1b[0m\n` : `\n== ${text}\n`);
 }
 
 // Build once when dist/ is missing or older than src/ (a fresh clone after npm ci has no dist/).
