@@ -42,7 +42,12 @@ async function checkCli(bin: string, pkg: string): Promise<string> {
   } catch {
     throw new Error(`The real CLI is missing at ${bin}: it is a devDependency (${pkg}); run \`npm ci\`.`);
   }
-  const version = await askVersion(bin, { PATH: `${join(process.execPath, '..')}:/usr/bin:/bin` });
+  // Gemini CLI otherwise starts a second Node process to print its version (0.7 s of CPU more); Forge
+  // never has it relaunch either (src/agents/gemini.ts). Other CLIs do not read the variable.
+  const version = await askVersion(bin, {
+    PATH: `${join(process.execPath, '..')}:/usr/bin:/bin`,
+    GEMINI_CLI_NO_RELAUNCH: 'true',
+  });
   if (version.exitCode !== 0) {
     throw new Error(`${bin} --version failed (exit ${version.exitCode}): ${version.stderr}`);
   }
