@@ -4,7 +4,7 @@ import { availableParallelism } from 'node:os';
 import { configDefaults, defineConfig } from 'vitest/config';
 import { bundleFakeBr } from './test/support/fake-br/fake-br-bundle.js';
 import LongestFirst from './test/support/longest-first.js';
-import { setAsideExtraCa, useMemoryTemp } from './test/support/machine-env.js';
+import { dropVersionManagers, setAsideExtraCa, useMemoryTemp } from './test/support/machine-env.js';
 
 // With NODE_EXTRA_CA_CERTS set, every Node process parses that CA bundle as it starts: 35 ms of CPU
 // each on this machine (a 220 KB bundle), and a run starts ~2,400 Node processes (the CLIs, the fake
@@ -12,6 +12,11 @@ import { setAsideExtraCa, useMemoryTemp } from './test/support/machine-env.js';
 // that run it (test/support/machine-env.ts). Set here, in vitest's own process, the workers it forks
 // and every child they start inherit the environment without it.
 setAsideExtraCa(process.env);
+
+// Without a version manager's shims on PATH (pyenv's here): every loop a test runs asks the Python
+// interpreters on PATH where their packages live, and each question through a shim is ~25 processes
+// (test/support/machine-env.ts). The system's interpreters answer as they do for any user.
+dropVersionManagers(process.env);
 
 // Every temp repository, store and agent HOME goes to a directory in memory, made for this run and
 // removed with it (what the agent CLIs leave in TMPDIR too). /tmp here is a virtual disk: the process

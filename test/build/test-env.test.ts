@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import {
+  dropVersionManagers,
   KEPT_EXTRA_CA,
   networkEnv,
   RUN_TEMP,
@@ -37,6 +38,50 @@ describe('the environment tests start children with', () => {
       if (saved === undefined) delete process.env[KEPT_EXTRA_CA];
       else process.env[KEPT_EXTRA_CA] = saved;
     }
+  });
+
+  it('runs with no version manager on PATH: neither this worker nor a child it starts finds pyenv', () => {
+    for (const entry of (process.env.PATH ?? '').split(':'))
+      expect(entry).not.toMatch(
+        /\.(?:pyenv|rbenv|nodenv|asdf)\/(?:plugins\/[^/]+\/)?(?:shims|bin)|mise\/shims/,
+      );
+    const seen = execFileSync('sh', ['-c', 'command -v pyenv || echo none'], { encoding: 'utf8' });
+    expect(seen.trim()).toBe('none');
+  });
+
+  it("takes a version manager's shims and commands off PATH, and nothing else", () => {
+    const env: NodeJS.ProcessEnv = {
+      PATH: [
+        '/root/.pyenv/bin',
+        '/root/.pyenv/shims',
+        '/root/.pyenv/plugins/pyenv-virtualenv/shims',
+        '/home/u/.rbenv/shims/',
+        '/home/u/.asdf/shims',
+        '/home/u/.local/share/mise/shims',
+        '/home/u/.cargo/bin',
+        '/home/u/.pyenv/versions/3.11.7/bin',
+        '/home/u/pyenv-tools/bin',
+        '/usr/local/bin',
+        '/usr/bin',
+        '/bin',
+      ].join(':'),
+      HOME: '/root',
+    };
+    expect(dropVersionManagers(env)).toEqual([
+      '/root/.pyenv/bin',
+      '/root/.pyenv/shims',
+      '/root/.pyenv/plugins/pyenv-virtualenv/shims',
+      '/home/u/.rbenv/shims/',
+      '/home/u/.asdf/shims',
+      '/home/u/.local/share/mise/shims',
+    ]);
+    expect(env).toEqual({
+      PATH: '/home/u/.cargo/bin:/home/u/.pyenv/versions/3.11.7/bin:/home/u/pyenv-tools/bin:/usr/local/bin:/usr/bin:/bin',
+      HOME: '/root',
+    });
+    const plain: NodeJS.ProcessEnv = { PATH: '/usr/bin:/bin' };
+    expect(dropVersionManagers(plain)).toEqual([]);
+    expect(plain).toEqual({ PATH: '/usr/bin:/bin' });
   });
 
   it("puts this worker's and its children's temp files in the run's own directory in memory, where it can", () => {

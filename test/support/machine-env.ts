@@ -2,7 +2,7 @@
 // environment, which vitest.config.ts takes NODE_EXTRA_CA_CERTS out of for every other child; and the
 // temp dir in memory the run's files go to.
 import { mkdtempSync, statfsSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { delimiter, join } from 'node:path';
 
 /** Where vitest.config.ts keeps NODE_EXTRA_CA_CERTS for the children that need it. */
 export const KEPT_EXTRA_CA = 'FORGE_TEST_NODE_EXTRA_CA_CERTS';
@@ -61,4 +61,26 @@ export function useMemoryTemp(
   env.TMPDIR = dir;
   env[RUN_TEMP] = dir;
   return dir;
+}
+
+/**
+ * A version manager's directories on PATH: its shims and its plugins' (each a shell script that asks the
+ * manager which interpreter to run, ~25 processes and 70-100 ms of CPU a call), and its own commands.
+ * Not an interpreter's own bin directory (`~/.pyenv/versions/3.11.7/bin`): that is a plain program.
+ */
+const VERSION_MANAGER_DIR =
+  /(?:^|\/)(?:\.(?:pyenv|rbenv|nodenv|goenv|jenv|plenv|phpenv|asdf)\/(?:plugins\/[^/]+\/)?(?:shims|bin)|mise\/shims)\/?$/;
+
+/**
+ * Takes a version manager's directories off `env.PATH` for the whole run; returns what was taken. The
+ * system's interpreters stay. Behind pyenv's shims each loop runner's question to `python3` and
+ * `python` (src/infra/python-sites.ts) cost ~3,300 processes a run here, and the shims folder, which the
+ * loops watch on PATH, was rehashed under them by anything that started pyenv. The suite's results do not
+ * depend on which interpreter a developer's manager picks.
+ */
+export function dropVersionManagers(env: NodeJS.ProcessEnv): string[] {
+  const entries = (env.PATH ?? '').split(delimiter);
+  const dropped = entries.filter((entry) => VERSION_MANAGER_DIR.test(entry));
+  if (dropped.length > 0) env.PATH = entries.filter((entry) => !dropped.includes(entry)).join(delimiter);
+  return dropped;
 }
