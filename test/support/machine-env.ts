@@ -1,6 +1,6 @@
 // What a test child that reaches the internet (npm, to its registry) needs from this machine's
-// environment, which vitest.config.ts takes NODE_EXTRA_CA_CERTS out of for every other child; and the
-// temp dir in memory the run's files go to.
+// environment, which vitest.config.ts takes NODE_EXTRA_CA_CERTS out of for every other child; the
+// temp dir in memory the run's files go to; and the PATH without a version manager's shims.
 import { mkdtempSync, statfsSync, statSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 
