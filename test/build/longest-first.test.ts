@@ -58,6 +58,8 @@ describe('longest test file first', () => {
       testResults: [
         { name: `${ROOT}/test/quick.test.ts`, startTime: 1000, endTime: 1240 },
         { name: `${ROOT}/test/slow.test.ts`, startTime: 1000, endTime: 43_960 },
+        // Another checkout's file (a report copied from a clone): no key of this one.
+        { name: '/tmp/ci-clone/test/slow.test.ts', startTime: 1000, endTime: 90_000 },
       ],
     };
     const table = durationsFromReport(report, ROOT);

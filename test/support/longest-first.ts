@@ -8,7 +8,7 @@
 // start at once and the short ones fill in around them. A file the table does not know yet goes
 // first, as vitest does with one it has no result for: it may be long, and a new test fails early.
 import { readFileSync } from 'node:fs';
-import { dirname, join, relative } from 'node:path';
+import { dirname, isAbsolute, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
@@ -64,7 +64,11 @@ export function durationsFromReport(
 ): FileDurations {
   const rows = report.testResults
     .map((file) => [key(root, file.name), Math.round((file.endTime - file.startTime) / 100) / 10] as const)
-    .filter(([, seconds]) => Number.isFinite(seconds) && seconds >= 0);
+    // A file of another checkout (a report copied from a clone) names no file the sequencer will see.
+    .filter(
+      ([path, seconds]) =>
+        !path.startsWith('../') && !isAbsolute(path) && Number.isFinite(seconds) && seconds >= 0,
+    );
   rows.sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
   return Object.fromEntries(rows);
 }
