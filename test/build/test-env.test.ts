@@ -50,35 +50,29 @@ describe('the environment tests start children with', () => {
   });
 
   it("takes a version manager's shims and commands off PATH, and nothing else", () => {
-    const env: NodeJS.ProcessEnv = {
-      PATH: [
-        '/root/.pyenv/bin',
-        '/root/.pyenv/shims',
-        '/root/.pyenv/plugins/pyenv-virtualenv/shims',
-        '/home/u/.rbenv/shims/',
-        '/home/u/.asdf/shims',
-        '/home/u/.local/share/mise/shims',
-        '/home/u/.cargo/bin',
-        '/home/u/.pyenv/versions/3.11.7/bin',
-        '/home/u/pyenv-tools/bin',
-        '/usr/local/bin',
-        '/usr/bin',
-        '/bin',
-      ].join(':'),
-      HOME: '/root',
-    };
-    expect(dropVersionManagers(env)).toEqual([
+    const managers = [
       '/root/.pyenv/bin',
       '/root/.pyenv/shims',
       '/root/.pyenv/plugins/pyenv-virtualenv/shims',
       '/home/u/.rbenv/shims/',
       '/home/u/.asdf/shims',
       '/home/u/.local/share/mise/shims',
-    ]);
-    expect(env).toEqual({
-      PATH: '/home/u/.cargo/bin:/home/u/.pyenv/versions/3.11.7/bin:/home/u/pyenv-tools/bin:/usr/local/bin:/usr/bin:/bin',
+    ];
+    const others = [
+      '/home/u/.cargo/bin',
+      '/home/u/.pyenv/versions/3.11.7/bin',
+      '/home/u/pyenv-tools/bin',
+      '/usr/local/bin',
+      '/usr/bin',
+      '/bin',
+    ];
+    // Interleaved: what stays keeps its order.
+    const env: NodeJS.ProcessEnv = {
+      PATH: managers.flatMap((dir, i) => [dir, others[i]!]).join(':'),
       HOME: '/root',
-    });
+    };
+    expect(dropVersionManagers(env)).toEqual(managers);
+    expect(env).toEqual({ PATH: others.join(':'), HOME: '/root' });
     const plain: NodeJS.ProcessEnv = { PATH: '/usr/bin:/bin' };
     expect(dropVersionManagers(plain)).toEqual([]);
     expect(plain).toEqual({ PATH: '/usr/bin:/bin' });
