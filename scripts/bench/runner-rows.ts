@@ -15,6 +15,8 @@ export const STEADY_RATIO = 1.03;
 export const EXTRA_CALLS = 5;
 
 const times = (v: number) => `${v.toFixed(2)}×`;
+/** A difference of times, with its sign: "+182 ms", "−3.10 ms". */
+const signedMs = (v: number) => `${v < 0 ? '−' : '+'}${ms(Math.abs(v))}`;
 /** Three decimals where the budget is 1.03×: two would show 1.034× as 1.03× and a miss as "0.00×". */
 const fine = (v: number) => `${num(v, 3)}×`;
 
@@ -55,6 +57,14 @@ export function wholeRunRows(w: WholeRun): Row[] {
       value: `${w.calls.total} (${num(w.calls.total / w.beads)}) vs ${w.floorCalls}`,
       budget: `≤ floor + ${EXTRA_CALLS}`,
       verdict: verdictAtMost(w.calls.total, w.floorCalls + EXTRA_CALLS, (v) => `${v} call(s)`),
+    },
+    {
+      figure: '',
+      measure:
+        "  beyond the floor, medians: start (Node, the checks, the first ready and claim) / per bead / end (the epic's close, the flush, exit)",
+      value: `${signedMs(w.excess.startMs)} / ${signedMs(w.excess.perBeadMs)} × ${w.beads} / ${signedMs(w.excess.endMs)}`,
+      budget: '',
+      verdict: '',
     },
   ];
 }

@@ -10,6 +10,7 @@ import { countBySession } from '../../scripts/bench/model-requests.js';
 import { renderTable, verdictAtMost } from '../../scripts/bench/report.js';
 import { measureRunnerOverhead, sliceSizes } from '../../scripts/bench/runner-overhead.js';
 import { EXTRA_CALLS, wholeRunRows } from '../../scripts/bench/runner-rows.js';
+import { excessOver, floorStretches, runnerStretches } from '../../scripts/bench/whole-run.js';
 import { gaps, percentile, summarize } from '../../scripts/bench/stats.js';
 import { measureStatusLatency } from '../../scripts/bench/status-latency.js';
 import { measureEpicStatus } from '../../scripts/bench/epic-status-latency.js';
@@ -47,6 +48,27 @@ describe('bench statistics and table', () => {
     ]).split('\n');
     expect(table).toHaveLength(4);
     expect(table[2]!.indexOf('1 ms')).toBe(table[3]!.indexOf('10 ms'));
+  });
+
+  it("splits 1d's difference into the start, the beads and the end, which add up to it", () => {
+    // The floor: ready 40 + claim 40 start the first bead; two beads of 150 ms; the last ready 40.
+    const floor = floorStretches({ totalMs: 340, perBead: [150, 150], ready: [40, 40, 40], claim: [40, 40] });
+    expect(floor).toEqual({ startMs: 80, beadsMs: 220, endMs: 40 });
+    // The runner, started at t=1000 and gone 500 ms later: its first bead_started at +300 ms, its
+    // last bead_closed at +400 ms (bead_started of the second bead and other events between).
+    const ts = (offset: number) => new Date(1000 + offset).toISOString();
+    const runner = runnerStretches(1000, 500, [
+      { type: 'run_started', ts: ts(250) },
+      { type: 'bead_started', ts: ts(300) },
+      { type: 'bead_closed', ts: ts(340) },
+      { type: 'bead_started', ts: ts(345) },
+      { type: 'bead_closed', ts: ts(400) },
+      { type: 'run_finished', ts: ts(460) },
+    ]);
+    expect(runner).toEqual({ startMs: 300, beadsMs: 100, endMs: 100 });
+    const excess = excessOver(runner, floor, 2);
+    expect(excess).toEqual({ startMs: 220, perBeadMs: -60, endMs: 60 });
+    expect(excess.startMs + 2 * excess.perBeadMs + excess.endMs).toBe(500 - 340);
   });
 
   it('runs --help from the entry script', async () => {
@@ -102,6 +124,16 @@ describe('bench figures on tiny inputs', () => {
     expect(rows[1]!.verdict).toBe(
       verdictAtMost(r.whole.calls.total, r.whole.floorCalls + EXTRA_CALLS, (v) => `${v} call(s)`),
     );
+    // Where the difference lies: each round's three parts add up to its runner − floor.
+    for (const round of r.whole.rounds) {
+      const { startMs, perBeadMs, endMs } = round.excess;
+      // (within half a microsecond: epoch milliseconds, as doubles, keep about 0.2 µs)
+      expect(startMs + 2 * perBeadMs + endMs).toBeCloseTo(round.runnerMs - round.floorMs, 3);
+    }
+    // Node's start and the checks before the run are the runner's alone: the start stretch is longer.
+    expect(r.whole.excess.startMs).toBeGreaterThan(0);
+    expect(rows[2]!.measure).toContain('beyond the floor');
+    expect(rows[2]!.value).toMatch(/^[+−][\d.]+ m?s \/ [+−][\d.]+ m?s × 2 \/ [+−][\d.]+ m?s$/);
   });
 
   it('figure 2: status on a small ledger takes the cache, tail and scan paths', async () => {
