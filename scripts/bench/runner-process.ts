@@ -29,6 +29,8 @@ export interface BeadSamples {
 
 export interface RunnerRun extends BeadSamples {
   process: Timed;
+  /** The run's event log, as read after it ended. */
+  events: EventLine[];
   /** Whole process wall time: Node start, recovery and shutdown included. */
   wallMs: number;
   /** Spawn to run_started, and run_finished to exit. */
@@ -36,7 +38,7 @@ export interface RunnerRun extends BeadSamples {
   shutdownMs: number;
 }
 
-interface EventLine {
+export interface EventLine {
   type: string;
   ts: string;
   bead?: string;
@@ -102,6 +104,7 @@ export async function runRalphLoop(options: RunnerRunOptions): Promise<RunnerRun
   const endedAt = run.startedAt + run.ms;
   return {
     process: run,
+    events,
     wallMs: run.ms,
     ...perBead,
     startupMs: started === undefined ? Number.NaN : Date.parse(started.ts) - run.startedAt,

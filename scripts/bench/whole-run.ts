@@ -5,7 +5,7 @@
 // Each round's difference is split where it arises (RunExcess): before the first bead's attempt, over the
 // beads, and after the last bead closed, so the table says which part a change moved.
 import { runFloor, type FloorRun } from './floor.js';
-import { readRunEvents, runRalphLoop } from './runner-process.js';
+import { runRalphLoop } from './runner-process.js';
 import { brEnv, countBrCalls, seedFakeBrEpic, type BrCallCounts } from './seed.js';
 import { median } from './stats.js';
 import { initGitRepo } from './support.js';
@@ -131,11 +131,10 @@ async function runnerRound(
       agentSpec: options.agentSpec,
       beads: options.beads,
     });
-    const events = await readRunEvents(epic.workspace.root, epic.epicId);
     return {
       ms: run.wallMs,
       calls: await countBrCalls(epic.workspace),
-      parts: runnerStretches(run.process.startedAt, run.wallMs, events),
+      parts: runnerStretches(run.process.startedAt, run.wallMs, run.events),
     };
   } finally {
     await epic.workspace.cleanup();
