@@ -3,7 +3,7 @@
 // native library into it at each start and never deletes it; Claude Code leaves `claude-<uid>/` probe
 // directories; Codex a lock file), so a night of runs would fill /tmp, which is memory where /tmp is a
 // tmpfs. And no run finds what an earlier one left there.
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmdirSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -53,11 +53,26 @@ export async function makeAgentTemp(env: Env): Promise<AgentTemp> {
     env: own,
     problem: undefined,
     remove: () =>
-      rm(dir, { recursive: true, force: true, maxRetries: 2 }).then(
+      removeDir(dir).then(
         () => undefined,
         (error: unknown) => `its temp directory ${dir} was not removed: ${messageOf(error)}`,
       ),
   };
+}
+
+/**
+ * Removes `dir` and what is in it. An agent mostly leaves its temp directory empty: one rmdir in place
+ * then does it, where the recursive removal makes several trips to the thread pool (~0.4 ms) between
+ * the agent's exit and the bead's close.
+ */
+async function removeDir(dir: string): Promise<void> {
+  try {
+    rmdirSync(dir);
+    return;
+  } catch {
+    // Not empty (or already gone, or not removable as it is): the recursive removal decides.
+  }
+  await rm(dir, { recursive: true, force: true, maxRetries: 2 });
 }
 
 function messageOf(error: unknown): string {
