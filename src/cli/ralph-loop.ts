@@ -115,8 +115,13 @@ export function createRalphLoopProgram(deps: CliDeps): Command {
           exitCode: ExitCode.usage,
         });
       }
+      // br's first calls go out from a small module, then the run's code loads while br answers.
+      const options = globals(command);
+      const { startRunReads } = await import('./run-start.js');
+      const started = startRunReads(deps, options, epicId, flags);
+      await started.sent;
       const { runLoopCommand } = await import('./run-command.js');
-      await runLoopCommand(deps, globals(command), epicId, flags);
+      await runLoopCommand(deps, options, epicId, flags, undefined, started);
     },
   );
 

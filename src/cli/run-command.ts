@@ -1,10 +1,9 @@
 // Wires a real run: options and config → runner ports (store, lock, executors, git, events) → runEpic.
 import { randomBytes } from 'node:crypto';
-import type { BeadStore, EpicGraph } from '../beads/types.js';
 import { createEventLogWriter, createNdjsonStream } from '../infra/event-log.js';
 import { refuseUncontainedRun } from '../infra/containment.js';
 import { AppError, EnvironmentError, ExitCode, type ExitCodeValue } from '../infra/errors.js';
-import { createFileLock, readLockFile } from '../infra/lock-file.js';
+import { createFileLock } from '../infra/lock-file.js';
 import { withRunMark } from '../infra/run-marks.js';
 import type { RunDir } from '../infra/run-dir.js';
 import { refuseUncommittableTree } from '../loop/preflight.js';
@@ -21,9 +20,8 @@ import type {
 import { agentSpecFor, DEFAULT_ROLE } from '../loop/select.js';
 import { preloadAgent } from './agent-factory.js';
 import { runAgentChoices } from './agent-options.js';
-import { openStoreThenConfig, workingDir, type GlobalOptions } from './common.js';
+import type { GlobalOptions } from './common.js';
 import type { CliDeps } from './deps.js';
-import { findLoopWorkspace, runDirFor } from './epic-dirs.js';
 import { createAgentExecutors, createExecutorRegistry } from './executors.js';
 import { configuredGates } from './config-gates.js';
 import { createGateProcess } from './gate-process.js';
@@ -33,6 +31,7 @@ import { queueOptions, type QueueOptions } from './queue-options.js';
 import { deadlineOf, nestedFlags, pipelineBuiltins } from './pipeline-run.js';
 import { createProgressRenderer } from './progress.js';
 import { checkRunTarget, readRunGraph } from './run-target.js';
+import { startRunReads, type RunReads } from './run-start.js';
 import { refuseParallelMisuse, type RunFlags } from './run-flags.js';
 
 /** Exit code for each way a run can end. */
@@ -85,8 +84,9 @@ export async function runLoopCommand(
   epicId: string,
   flags: RunFlags,
   onlyBead?: string,
+  started?: RunReads,
 ): Promise<void> {
-  const { summary, exitCode } = await runEpicCommand(deps, options, epicId, flags, { onlyBead });
+  const { summary, exitCode } = await runEpicCommand(deps, options, epicId, flags, { onlyBead, started });
   if (exitCode === ExitCode.ok) {
     deps.stderr.write(`${summary.message}\n`);
   } else {
@@ -104,39 +104,22 @@ export async function runEpicCommand(
   options: GlobalOptions,
   epicId: string,
   flags: RunFlags,
-  how: { onlyBead?: string | undefined; parentSignal?: AbortSignal | undefined } = {},
+  how: {
+    onlyBead?: string | undefined;
+    parentSignal?: AbortSignal | undefined;
+    /** The run's first reads, when the command started them before this module loaded (run-start.ts). */
+    started?: RunReads | undefined;
+  } = {},
 ): Promise<{ summary: RunSummary; exitCode: ExitCodeValue }> {
   const { onlyBead } = how;
-  const repo = workingDir(deps, options);
   // The store (its config, br's version), git and the run directory are asked side by side (each may
   // start a process); a failure is still reported in this order.
-  const validate = flags.validate !== false;
-  const runDirAsked = runDirFor(repo, epicId);
-  const loopAsked = findLoopWorkspace(repo, epicId);
-  // One read of the epic serves the target check, validation and, when no runner held the epic's lock
-  // before it began, the run's recovery (see RunnerOptions.beadsAtStart): the lock is looked at first.
-  const lockFreeAsked = validate
-    ? runDirAsked.then(async (dir) => (await readLockFile(dir.lockPath)) === undefined)
-    : Promise.resolve(false);
-  // On br the read starts as soon as its store is made, beside `br version` (its calls are the same in
-  // every version); it counts only if that store is the one opened.
-  let early: { store: BeadStore; graph: Promise<EpicGraph | undefined> } | undefined;
-  const readEarly = (store: BeadStore): void => {
-    // After the lock was looked at, whatever it said (a failed look is reported where it is awaited).
-    const graph = lockFreeAsked.catch(() => false).then(() => readRunGraph(store, epicId));
-    graph.catch(() => undefined);
-    early = { store, graph };
-  };
-  // The config is checked while br answers the store's first calls (see openStoreThenConfig).
-  const storeAsked = openStoreThenConfig(
-    deps,
-    { ...options, actor: options.actor ?? 'ralph-loop' },
-    epicId,
-    validate ? readEarly : undefined,
-  );
-  runDirAsked.catch(() => undefined);
-  loopAsked.catch(() => undefined);
-  lockFreeAsked.catch(() => undefined);
+  const reads = how.started ?? startRunReads(deps, options, epicId, flags);
+  const { repo, validate } = reads;
+  const runDirAsked = reads.runDir;
+  const loopAsked = reads.loop;
+  const lockFreeAsked = reads.lockFree;
+  const storeAsked = reads.store;
   // A bad config is reported first, as when it was read before anything else.
   const configFirst = <T>(asked: Promise<T>): Promise<T> =>
     asked.catch(async (error: unknown) => {
@@ -182,6 +165,7 @@ export async function runEpicCommand(
   if (flags.dryRun !== true) {
     preloadAgent(agentSpecFor({ labels: [] }, DEFAULT_ROLE, choices).spec, config.agent_commands);
   }
+  const early = reads.early();
   const ownRead = early?.store === opened.store ? early.graph : undefined;
   const graph = validate ? await (ownRead ?? readRunGraph(opened.store, epicId)) : undefined;
   await checkRunTarget(opened.store, epicId, {
