@@ -336,6 +336,7 @@ export async function runEpicCommand(
           signal: controller.signal,
           onlyBead,
           ...(lockFreeBefore && graph !== undefined ? { beadsAtStart: graph.beads, readyAtStart } : {}),
+          ...(flags.dryRun === true ? { graphAtStart: graph } : {}),
           treeCheckedAtStart: treeChecked,
         },
         {

@@ -71,11 +71,13 @@ function whyNotReady(bead: BeadDetail): string {
 
 /**
  * The order a run would take, simulated from the current beads: each step takes the first bead whose
- * blockers are all closed (or taken earlier in the plan), by the runner's own ordering.
+ * blockers are all closed (or taken earlier in the plan), by the runner's own ordering. One read of the
+ * epic's graph serves it (`read`, when the caller has made it already), not a read of each bead.
  */
 export async function planRun(
   deps: Pick<RunnerDeps, 'store'> & Partial<Pick<RunnerDeps, 'executors'>>,
   options: Pick<RunnerOptions, 'epicId' | 'agents' | 'onlyBead' | 'maxBeads'>,
+  read?: EpicGraph,
 ): Promise<{ id: string; title: string; role: string; agent: string; agent_source: string }[]> {
   const describe = (bead: Bead) => {
     const role = roleOf(bead);
@@ -92,17 +94,19 @@ export async function planRun(
   };
   if (options.onlyBead !== undefined) return [describe(await deps.store.show(options.onlyBead))];
 
-  const children = await deps.store.children(options.epicId, { recursive: true });
-  const closed = new Set(children.filter((b) => b.status === 'closed').map((b) => b.id));
-  const pending = children.filter(
+  const graph = read ?? (await deps.store.graph(options.epicId));
+  // A blocker outside the epic that is closed holds nothing up, as one of its own beads closed.
+  const closed = new Set(
+    [...graph.beads, ...graph.outside].filter((b) => b.status === 'closed').map((b) => b.id),
+  );
+  const pending = graph.beads.filter(
     (b) => b.status !== 'closed' && b.issue_type !== 'epic' && b.id !== options.epicId,
   );
   const blockersOf = new Map<string, string[]>();
   for (const bead of pending) {
-    const detail = await deps.store.show(bead.id);
     blockersOf.set(
       bead.id,
-      detail.dependencies
+      bead.dependencies
         .filter((dep) => BLOCKING_DEPENDENCY_TYPES.includes(dep.dependency_type))
         .map((dep) => dep.id),
     );

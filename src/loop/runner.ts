@@ -328,7 +328,7 @@ class Runner {
   }
 
   private async describePlan(): Promise<string> {
-    const order = await planRun(this.d, this.o);
+    const order = await planRun(this.d, this.o, this.o.graphAtStart);
     this.ctx.emit({ type: 'plan', epic: this.o.epicId, order });
     return order.length === 0
       ? `Nothing is ready in ${this.o.epicId}.`

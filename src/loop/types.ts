@@ -1,7 +1,7 @@
 // The runner's ports and its typed events: everything the loop needs from outside, as interfaces.
 import type { AttemptDispatcher } from './attempt-dispatch.js';
 import type { Integration } from './integration.js';
-import type { Bead, BeadStore } from '../beads/types.js';
+import type { Bead, BeadStore, EpicGraph } from '../beads/types.js';
 import type { Clock } from '../infra/clock.js';
 import type { LockRecord } from '../infra/lock-file.js';
 import type { GateOutcome, GateProcess, GatesSettings } from './gates.js';
@@ -365,6 +365,8 @@ export interface RunnerOptions {
    * first: a ready read taken a moment earlier, which a claim checks like any other.
    */
   readyAtStart?: Promise<readonly Bead[]> | undefined;
+  /** The epic's graph as the run's checks read it: a dry run plans from it instead of reading again. */
+  graphAtStart?: EpicGraph | undefined;
   /**
    * The work tree's check (preflight.ts: no git operation under way, no index lock, clean for
    * --auto-commit), started on these options while the run was checked; the runner awaits it in place of

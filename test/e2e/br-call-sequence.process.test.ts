@@ -131,6 +131,28 @@ describe('br calls of a ralph-loop run (fake br 0.2.19)', () => {
     );
   });
 
+  it('a dry run plans from the read its checks made: no read of each bead, no ready, nothing written', async () => {
+    const repo = await makeRepo('br');
+    const { epic, ids } = await repo.epic(['one', 'two', 'three']);
+    const [a, b, c] = ids as [string, string, string];
+    expect((await repo.forge(['beads', 'dep', 'add', a, c])).exitCode).toBe(0);
+    await forget(repo);
+
+    const run = await repo.ralph([epic, '--agent', repo.agent, '--dry-run', '--json']);
+    expect(run.exitCode, run.stderr).toBe(0);
+    const plan = run.stdout
+      .split('\n')
+      .filter((line) => line.startsWith('{'))
+      .map((line) => JSON.parse(line) as { type: string; order?: { id: string }[] })
+      .find((event) => event.type === 'plan');
+    expect(plan?.order?.map((step) => step.id)).toEqual([b, c, a]);
+    await expectCalls(
+      repo,
+      [['version', `dep list ${epic} --direction up -t parent-child`, `show ${epic} ${a} ${b} ${c}`]],
+      [],
+    );
+  });
+
   it('a bead made during the run is found through the edges, though the run did not know it', async () => {
     const repo = await makeRepo('br');
     const { epic, ids } = await repo.epic(['makes a bead']);

@@ -1,5 +1,5 @@
 // Core runner behaviour with in-memory ports: order, retries, limits, caps, recovery, stops.
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { LockedError } from '../../src/loop/runner.js';
 import { FAILED_LABEL } from '../../src/loop/select.js';
 import type { BeadGuard, ExecutionResult, LoopEvent } from '../../src/loop/types.js';
@@ -361,6 +361,33 @@ describe('runner: idle explanations and dry run', () => {
     expect(h.requests).toHaveLength(0);
     expect(await h.store.list({ all: true })).toEqual(before);
     expect(h.lockState.holder).toBeUndefined();
+  });
+
+  it('plans a bead whose blocker outside the epic is closed, and not one whose outside blocker is open', async () => {
+    const h = createHarness();
+    const { epicId, ids } = await h.epic(['after the closed one', 'after the open one', 'free']);
+    const done = await h.store.create({ title: 'outside, closed' });
+    await h.store.close(done.id, 'done');
+    const open = await h.store.create({ title: 'outside, open' });
+    await h.store.addDependency(ids[0]!, done.id);
+    await h.store.addDependency(ids[1]!, open.id);
+    await h.run({ epicId, dryRun: true });
+    const plan = h.events.find((e) => e.type === 'plan') as Extract<LoopEvent, { type: 'plan' }>;
+    expect(plan.order.map((step) => step.id)).toEqual([ids[0], ids[2]]);
+  });
+
+  it('plans from the graph the run read at its start, reading no bead again', async () => {
+    const h = createHarness();
+    const { epicId, ids } = await h.epic(['a', 'b']);
+    await h.store.addDependency(ids[0]!, ids[1]!);
+    const graphAtStart = await h.store.graph(epicId);
+    const show = vi.spyOn(h.store, 'show');
+    const graph = vi.spyOn(h.store, 'graph');
+    const children = vi.spyOn(h.store, 'children');
+    await h.run({ epicId, dryRun: true, graphAtStart });
+    const plan = h.events.find((e) => e.type === 'plan') as Extract<LoopEvent, { type: 'plan' }>;
+    expect(plan.order.map((step) => step.id)).toEqual([ids[1], ids[0]]);
+    expect([show.mock.calls, graph.mock.calls, children.mock.calls]).toEqual([[], [], []]);
   });
 });
 
