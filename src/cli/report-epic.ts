@@ -114,14 +114,38 @@ export interface EpicReportPorts extends Omit<EpicStatusPorts, 'store'> {
 }
 
 export async function readEpicReport(epicId: string, ports: EpicReportPorts): Promise<EpicReport> {
-  const status = await epicStatus(epicId, ports);
-  const graph = await ports.store.graph(epicId);
+  // One read of the graph serves the status too (the epic, its beads, a failed bead's comments); the
+  // status's own reads (show, the children and their details) would repeat it. The ready read stays,
+  // beside it. An epic the store does not know gets the status's own error, which says what is there.
+  const ready = ports.store.ready(epicId, { recursive: true });
+  ready.catch(() => undefined);
+  const graph = await ports.store.graph(epicId).catch(() => undefined);
+  const store = graph === undefined ? ports.store : statusStoreOf(graph, ports.store, ready);
+  const status = await epicStatus(epicId, { ...ports, store });
+  const read = graph ?? (await ports.store.graph(epicId));
   const names = ((await listDirIfExists(ports.runDir.runsDir)) ?? [])
     .filter((n) => n.endsWith('.jsonl'))
     .sort();
   const events: Record<string, unknown>[] = [];
   for (const name of names) events.push(...(await readEventLog(join(ports.runDir.runsDir, name))).events);
-  return buildEpicReport(status, graph, events, names.length, new Date(ports.now()).toISOString());
+  return buildEpicReport(status, read, events, names.length, new Date(ports.now()).toISOString());
+}
+
+/** The status's reads answered from `graph` where it holds the answer; the rest go to the store. */
+function statusStoreOf(
+  graph: EpicGraph,
+  store: EpicReportPorts['store'],
+  epicReady: ReturnType<BeadStore['ready']>,
+): EpicStatusPorts['store'] {
+  const details = new Map([graph.epic, ...graph.beads].map((bead) => [bead.id, bead]));
+  const epicId = graph.epic.id;
+  return {
+    show: async (id) => details.get(id) ?? store.show(id),
+    children: async (id, options) =>
+      id === epicId && options?.recursive === true ? graph.beads : store.children(id, options),
+    ready: (id, options) =>
+      id === epicId && options?.recursive === true ? epicReady : store.ready(id, options),
+  };
 }
 
 function positive(value: unknown): number {

@@ -43,16 +43,12 @@ async function expectCalls(repo: Repo, run: (string | string[])[], report: strin
 }
 
 /**
- * The reads of the report a run writes at its end when asked (cli/report-command.ts, writeRunReport): the
- * epic's status (show, ready, children) and its graph. Pinned as they are; they repeat what the run
- * has just read and are the next calls to fold (DESIGN §7: every br call one the protocol needs).
+ * The reads of the report a run writes at its end when asked (cli/report-command.ts, writeRunReport):
+ * the epic's graph, which serves its status too, and the ready read beside it.
  */
 function reportReads(epic: string, ids: readonly string[], outside: readonly string[] = []): string[] {
   return [
-    `show ${epic}`,
     `ready --limit 0 --epic=${epic}`,
-    `dep list ${epic} --direction up -t parent-child`,
-    `show ${ids.join(' ')}`,
     `dep list ${epic} --direction up -t parent-child`,
     `show ${epic} ${ids.join(' ')}`,
     ...(outside.length === 0 ? [] : [`show ${outside.join(' ')}`]),
