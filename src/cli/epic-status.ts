@@ -98,14 +98,18 @@ export interface EpicStatus {
 
 export async function epicStatus(epicId: string, ports: EpicStatusPorts): Promise<EpicStatus> {
   const { store, runDir } = ports;
-  // The epic first: children and ready of an unknown id fail too, and the race would decide which error shows.
-  const epic = await showEpic(store, epicId);
-  const [children, ready, lock, runFiles] = await Promise.all([
+  // Every read at once (each br call is a process); the epic's is awaited first: children and ready of
+  // an unknown id fail too, and the race must not decide which error shows.
+  const epicAsked = showEpic(store, epicId);
+  const restAsked = Promise.all([
     store.children(epicId, { recursive: true }),
     store.ready(epicId, { recursive: true }),
     readLockFile(runDir.lockPath),
     listRunFiles(runDir),
   ]);
+  restAsked.catch(() => undefined);
+  const epic = await epicAsked;
+  const [children, ready, lock, runFiles] = await restAsked;
   const readyIds = new Set(ready.map((bead) => bead.id));
   const beads = children
     .filter((bead) => bead.id !== epicId && bead.issue_type !== 'epic')

@@ -41,6 +41,45 @@ describe('epicStatus of an id the store does not know', () => {
   });
 });
 
+describe('epicStatus reads', () => {
+  it('ask for the epic, its beads and the ready ones at once (each is a br process)', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'forge-epic-status-'));
+    dirs.push(dir);
+    const epic = { id: 'bd-e', title: 'E', status: 'open', issue_type: 'epic' } as BeadDetail;
+    const asked = new Set<string>();
+    let allAsked: () => void = () => undefined;
+    const together = new Promise<void>((resolve) => (allAsked = resolve));
+    const ask = (name: string) => {
+      asked.add(name);
+      if (asked.size === 3) allAsked();
+    };
+    const store = {
+      // The epic answers only once the others were asked: read one after another, it never would.
+      show: async () => {
+        ask('show');
+        let timer: NodeJS.Timeout | undefined;
+        const waited = await Promise.race([
+          together.then(() => true),
+          new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), 2000))),
+        ]);
+        clearTimeout(timer);
+        if (!waited) throw new Error(`asked one at a time: only ${[...asked].join(', ')}`);
+        return epic;
+      },
+      children: async () => (ask('children'), []),
+      ready: async () => (ask('ready'), []),
+    };
+    const status = await epicStatus('bd-e', {
+      store,
+      runDir: createRunDir(join(dir, 'run')),
+      now: () => 0,
+      host: 'here',
+      isProcessAlive: () => false,
+    });
+    expect(status).toMatchObject({ epic: 'bd-e', title: 'E', counts: { total: 0 } });
+  });
+});
+
 describe('epicStatus of a locked epic: the one liveness rule for lock holders', () => {
   const epic = { id: 'bd-e', title: 'E', status: 'open', issue_type: 'epic' } as BeadDetail;
   const store = { show: async () => epic, children: async () => [], ready: async () => [] };
