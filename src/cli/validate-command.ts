@@ -1,5 +1,6 @@
 // `forge-pack validate [epic…]`: checks bead graphs before a night's run and lists each problem with a fix.
 import type { Command } from 'commander';
+import type { EpicGraph } from '../beads/types.js';
 import { AppError, ExitCode } from '../infra/errors.js';
 import { globals, openStoreFor } from './common.js';
 import type { CliDeps } from './deps.js';
@@ -34,15 +35,25 @@ Exit codes: 0 no errors (warnings allowed), 2 usage (no such epic), 3 environmen
         ids.length === 1 ? ids[0] : undefined,
       );
       let epics = ids;
+      const graphs: EpicGraph[] = [];
       if (epics.length === 0) {
         epics = (await opened.store.list({}))
           .filter((bead) => bead.issue_type === 'epic')
           .map((bead) => bead.id)
           .sort();
       } else {
-        const { showRunTarget } = await import('./run-target.js');
-        const inGitRepo = (await deps.createRunnerGit(cwd)) !== undefined;
-        for (const id of epics) await showRunTarget(opened.store, id, 'epic', { dir: cwd, inGitRepo });
+        // Each epic's graph, read once, serves both the check that it exists and its validation; one
+        // the store does not hold gets the run's usage error, which names the closest id there is.
+        const { readRunGraph, showRunTarget } = await import('./run-target.js');
+        for (const id of epics) {
+          const graph = await readRunGraph(opened.store, id);
+          if (graph !== undefined) {
+            graphs.push(graph);
+            continue;
+          }
+          const inGitRepo = (await deps.createRunnerGit(cwd)) !== undefined;
+          await showRunTarget(opened.store, id, 'epic', { dir: cwd, inGitRepo });
+        }
       }
       const { renderReport, validateEpics } = await import('./validate-epic.js');
       const report = await validateEpics(epics, {
@@ -51,6 +62,7 @@ Exit codes: 0 no errors (warnings allowed), 2 usage (no such epic), 3 environmen
         config,
         env: deps.env,
         files: deps.loopFiles,
+        graphs,
       });
       if (options.json) printJson(deps, report);
       else if (epics.length === 0) deps.stdout.write('No open epics to check.\n');

@@ -149,6 +149,24 @@ describe('br calls of a ralph-loop run (fake br 0.2.19)', () => {
     );
   });
 
+  it('forge-pack validate <epic>: one read of the graph serves the check that it exists and its validation', async () => {
+    const repo = await makeRepo('br');
+    const { epic, ids } = await repo.epic(['one', 'two']);
+    await forget(repo);
+
+    const validated = await repo.forge(['validate', epic]);
+    expect(validated.exitCode, validated.stderr).toBe(0);
+    await expectCalls(
+      repo,
+      [['version', `dep list ${epic} --direction up -t parent-child`], `show ${epic} ${ids.join(' ')}`],
+      [],
+    );
+    // An id the store does not hold is still the usage error that says what there is.
+    const missing = await repo.forge(['validate', `${epic}x`]);
+    expect(missing.exitCode).toBe(2);
+    expect(missing.stderr).toContain(`There is no epic ${epic}x`);
+  });
+
   it('a bead made during the run is found through the edges, though the run did not know it', async () => {
     const repo = await makeRepo('br');
     const { epic, ids } = await repo.epic(['makes a bead']);
