@@ -56,7 +56,7 @@ export function createDeps(overrides: Partial<CliDeps> = {}): CliDeps {
     stderr: process.stderr,
     stderrIsTTY: process.stderr.isTTY === true,
     clock: systemClock,
-    storeFactories: lazyStoreFactories,
+    storeFactories: lazyStoreFactories(),
     version: readPackageVersion(),
     pid: process.pid,
     host: hostname(),

@@ -31,7 +31,7 @@ export async function runParsedStatus(parsed: StatusArgs): Promise<boolean> {
         clock: systemClock,
         host: hostname(),
         loopFiles: diskLoopFiles(),
-        storeFactories: lazyStoreFactories,
+        storeFactories: lazyStoreFactories(),
       },
       parsed.options,
       parsed.epicId,

@@ -1,7 +1,8 @@
 // How the br adapter copes when br fails: error envelopes, lock contention, usage errors, garbage, a missing br.
+import { copyFile, rename } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { BrError, createBrStore, probeBr } from '../../src/beads/br/index.js';
+import { BrError, createBrStore, probeBr, rememberingProbe } from '../../src/beads/br/index.js';
 import { BeadStoreError } from '../../src/infra/errors.js';
 import { makeBrFixture, recordingClock } from '../support/fake-br/br-store-fixture.js';
 import { createFakeBrWorkspace } from '../support/fake-br/fake-br-env.js';
@@ -186,6 +187,30 @@ describe('broken br', () => {
     try {
       const probe = await probeBr({ env: workspace.env, cwd: workspace.root });
       expect(probe).toEqual({ path: join(workspace.env.PATH!.split(':')[0]!, 'br'), version: '0.1.30' });
+    } finally {
+      await workspace.cleanup();
+    }
+  });
+
+  it('asks one br its version once per command, and again when the file at its path is another', async () => {
+    const workspace = await createFakeBrWorkspace({ version: '0.2.19' });
+    try {
+      const versionCalls = async () =>
+        (await workspace.calls()).filter((c) => c.command === 'version').length;
+      const remembering = rememberingProbe();
+      const probe = () => remembering({ env: workspace.env, cwd: workspace.root });
+      const first = await probe();
+      expect(await probe()).toEqual(first);
+      expect(await versionCalls()).toBe(1);
+      // br replaced at the same path (an upgrade): a new file, asked again.
+      const path = first!.path;
+      await copyFile(path, `${path}.new`);
+      await rename(`${path}.new`, path);
+      expect(await probe()).toEqual(first);
+      expect(await versionCalls()).toBe(2);
+      // Each command has its own memory (probeBr alone remembers nothing).
+      await probeBr({ env: workspace.env, cwd: workspace.root });
+      expect(await versionCalls()).toBe(3);
     } finally {
       await workspace.cleanup();
     }

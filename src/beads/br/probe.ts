@@ -1,4 +1,5 @@
 // `--store auto`: is there a br on the PATH Forge was given, and which version is it?
+import { statSync } from 'node:fs';
 import { findExecutable } from '../../infra/executables.js';
 import { runShortProcess } from '../../infra/short-process.js';
 import { extractJsonDocuments } from './output.js';
@@ -21,10 +22,37 @@ export interface BrProbe {
 }
 
 /** Finds br and asks its version; undefined when there is no executable br. */
-export async function probeBr(options: ProbeBrOptions): Promise<BrProbe | undefined> {
-  const cwd = options.cwd ?? process.cwd();
-  const path = await findExecutable(options.brPath ?? 'br', options.env.PATH ?? '', cwd);
-  if (path === undefined) return undefined;
+export function probeBr(options: ProbeBrOptions): Promise<BrProbe | undefined> {
+  return rememberingProbe()(options);
+}
+
+/**
+ * probeBr that asks each br once: a command that opens the store twice (`ralph-loop once` finds the
+ * bead's epic, then runs it) makes one `br version`. Remembered by executable and its file's identity:
+ * a br replaced at the same path (an upgrade) is asked again, and one that could not be started is too.
+ */
+export function rememberingProbe(): (options: ProbeBrOptions) => Promise<BrProbe | undefined> {
+  const asked = new Map<string, Promise<string | undefined>>();
+  return async (options) => {
+    const cwd = options.cwd ?? process.cwd();
+    const path = await findExecutable(options.brPath ?? 'br', options.env.PATH ?? '', cwd);
+    if (path === undefined) return undefined;
+    const key = fileKey(path);
+    let version = key === undefined ? undefined : asked.get(key);
+    if (version === undefined) {
+      version = askVersion(path, cwd, options);
+      if (key !== undefined) {
+        asked.set(key, version);
+        void version.then((found) => found === undefined && asked.delete(key));
+      }
+    }
+    const found = await version;
+    return found === undefined ? undefined : { path, version: found };
+  };
+}
+
+/** `br --json version`: the version it names, `unknown` when it names none, undefined when it did not run. */
+async function askVersion(path: string, cwd: string, options: ProbeBrOptions): Promise<string | undefined> {
   const result = await runShortProcess(
     { file: path, args: ['--json', 'version'] },
     {
@@ -37,7 +65,20 @@ export async function probeBr(options: ProbeBrOptions): Promise<BrProbe | undefi
   const fromJson = extractJsonDocuments(result.stdout)
     .map(parseBrVersion)
     .find((v) => v !== undefined);
-  return { path, version: fromJson ?? parseBrVersion(result.stdout) ?? 'unknown' };
+  return fromJson ?? parseBrVersion(result.stdout) ?? 'unknown';
+}
+
+/**
+ * The executable's identity as a file: its content changes its size or time, a new file its inode.
+ * Not its ctime, which a chmod moves. Undefined when it cannot be read: then it is not remembered.
+ */
+function fileKey(path: string): string | undefined {
+  try {
+    const stat = statSync(path);
+    return [path, stat.dev, stat.ino, stat.size, stat.mtimeMs].join('\0');
+  } catch {
+    return undefined;
+  }
 }
 
 /** As for every br call: quiet, uncoloured, and no output-format override fighting `--json`. */
