@@ -65,6 +65,29 @@ describe('br call protocol on 0.2.19', () => {
     ]);
   });
 
+  it('claims a bead it has just shown open without showing it again, and shows one it found closed', async () => {
+    const { store, workspace, clock } = await makeBrFixture();
+    const { children } = await epicWithChildren(store, ['a', 'b', 'c']);
+    const [a, b, c] = children as [Bead, Bead, Bead];
+    const shownThenClaimed = (id: string) =>
+      callsOf(workspace, async () => {
+        await store.show(id);
+        return store.claim(id);
+      });
+    expect(commandsOf(await shownThenClaimed(a.id))).toEqual(['show', 'update']);
+    // Shown too long ago: checked again.
+    await store.show(b.id);
+    clock.advance(60_000);
+    expect(commandsOf(await callsOf(workspace, () => store.claim(b.id)))).toEqual(['show', 'update']);
+    // Shown closed: the claim checks for itself and refuses.
+    await store.close(c.id, 'done');
+    const calls = await callsOf(workspace, async () => {
+      await store.show(c.id);
+      expect(await store.claim(c.id)).toMatchObject({ ok: false, reason: `${c.id} is closed, not open` });
+    });
+    expect(commandsOf(calls)).toEqual(['show', 'show']);
+  });
+
   it('passes the environment br needs and strips output-format overrides, in the project root', async () => {
     const { store, workspace } = await makeBrFixture({
       extraEnv: {

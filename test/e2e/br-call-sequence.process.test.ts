@@ -149,6 +149,35 @@ describe('br calls of a ralph-loop run (fake br 0.2.19)', () => {
     );
   });
 
+  it('ralph-loop once <bead>: one version probe for the process, and the claim takes the show just before it', async () => {
+    const repo = await makeRepo('br');
+    const { epic, ids } = await repo.epic(['one', 'two']);
+    const [a, b] = ids as [string, string];
+    await forget(repo);
+
+    const run = await repo.ralph(['once', a, '--agent', repo.agent]);
+    expect(run.exitCode, run.stderr).toBe(0);
+    await expectCalls(
+      repo,
+      [
+        // the bead's epic, from the bead (its read goes out beside br's version)
+        ['version', `show ${a}`],
+        // the run's checks: one read of the epic (br's version is known to the process by now)
+        `dep list ${epic} --direction up -t parent-child`,
+        `show ${epic} ${a} ${b}`,
+        // the bead as it is now (open?), which its claim then trusts
+        `show ${a}`,
+        `update ${a} --claim`,
+        `close ${a} --reason=Done by ralph-loop (command, attempt 1).`,
+        // is the epic done now? (it is not: b is open)
+        `dep list ${epic} --direction up -t parent-child`,
+        `show ${a} ${b}`,
+        'sync --flush-only',
+      ],
+      [],
+    );
+  });
+
   it('forge-pack validate <epic>: one read of the graph serves the check that it exists and its validation', async () => {
     const repo = await makeRepo('br');
     const { epic, ids } = await repo.epic(['one', 'two']);

@@ -67,7 +67,10 @@ export function createBrStore(options: BrStoreOptions): BeadStore {
     ...(options.version === undefined ? {} : { version: options.version }),
   });
   const freshnessMs = options.readyFreshnessMs ?? 10_000;
-  /** Beads the last `ready` listed as open: `claim` on them needs no `show` first. */
+  /**
+   * Beads a recent read found open (the last `ready`, or a `show` of that one bead): `claim` on them
+   * needs no `show` first.
+   */
   const seenReady = new Map<string, { bead: Bead; at: number }>();
 
   async function parse<S extends z.ZodType>(
@@ -179,6 +182,8 @@ export function createBrStore(options: BrStoreOptions): BeadStore {
           argv: client.describe({ command: ['show'], args: [id] }).argv,
         });
       }
+      // `ralph-loop once` shows its bead just before it claims it; the claim need not show it again.
+      if (detail.status === 'open') seenReady.set(id, { bead: detail, at: clock.now() });
       return detail;
     },
 
