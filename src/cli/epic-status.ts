@@ -2,7 +2,7 @@
 // and what failed, as data. Read without disturbing a running loop; rendering is epic-status-text.ts.
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Bead, BeadStatus, BeadStore } from '../beads/types.js';
+import type { Bead, BeadDetail, BeadStatus, BeadStore, EpicGraph } from '../beads/types.js';
 import { readFileIfExists } from '../infra/atomic-file.js';
 import { parseEventLines } from '../infra/file-tail.js';
 import { AppError, BeadStoreError, ExitCode } from '../infra/errors.js';
@@ -17,7 +17,7 @@ const FAILED_LABEL = 'ralph:failed';
 const RUNS_SEARCHED = 20;
 
 export interface EpicStatusPorts {
-  store: Pick<BeadStore, 'show' | 'children' | 'ready'>;
+  store: Pick<BeadStore, 'graph' | 'ready'>;
   runDir: RunDir;
   now(): number;
   /** This machine's host name: a lock taken on another host cannot be checked by pid. */
@@ -98,18 +98,19 @@ export interface EpicStatus {
 
 export async function epicStatus(epicId: string, ports: EpicStatusPorts): Promise<EpicStatus> {
   const { store, runDir } = ports;
-  // Every read at once (each br call is a process); the epic's is awaited first: children and ready of
-  // an unknown id fail too, and the race must not decide which error shows.
-  const epicAsked = showEpic(store, epicId);
+  // Every read at once (each br call is a process). One read of the epic's graph gives the epic, its
+  // beads and a failed bead's comments, however many failed. The graph is awaited first: ready of an
+  // unknown id fails too, and the race must not decide which error shows.
+  const graphAsked = graphOf(store, epicId);
   const restAsked = Promise.all([
-    store.children(epicId, { recursive: true }),
     store.ready(epicId, { recursive: true }),
     readLockFile(runDir.lockPath),
     listRunFiles(runDir),
   ]);
   restAsked.catch(() => undefined);
-  const epic = await epicAsked;
-  const [children, ready, lock, runFiles] = await restAsked;
+  const graph = await graphAsked;
+  const [ready, lock, runFiles] = await restAsked;
+  const { epic, beads: children } = graph;
   const readyIds = new Set(ready.map((bead) => bead.id));
   const beads = children
     .filter((bead) => bead.id !== epicId && bead.issue_type !== 'epic')
@@ -143,7 +144,7 @@ export async function epicStatus(epicId: string, ports: EpicStatusPorts): Promis
         ? null
         : lastRun(newest, join(runDir.runsDir, newest), newestEvents, live ? lock.run_id : undefined),
     failures: await failuresOf(
-      store,
+      new Map(children.map((bead) => [bead.id, bead])),
       beads.filter((bead) => bead.state === 'failed'),
       runDir,
       runFiles,
@@ -153,9 +154,9 @@ export async function epicStatus(epicId: string, ports: EpicStatusPorts): Promis
   };
 }
 
-async function showEpic(store: EpicStatusPorts['store'], epicId: string): Promise<Bead> {
+async function graphOf(store: EpicStatusPorts['store'], epicId: string): Promise<EpicGraph> {
   try {
-    return await store.show(epicId);
+    return await store.graph(epicId);
   } catch (error) {
     if (error instanceof BeadStoreError && error.code === 'ISSUE_NOT_FOUND') {
       throw new AppError(`${epicId} has no autoresearch loop and is not a bead in the store.`, {
@@ -238,7 +239,7 @@ function lastRun(
 }
 
 async function failuresOf(
-  store: EpicStatusPorts['store'],
+  details: ReadonlyMap<string, BeadDetail>,
   failed: readonly EpicBead[],
   runDir: RunDir,
   runFiles: readonly string[],
@@ -247,10 +248,9 @@ async function failuresOf(
   const failures: BeadFailure[] = [];
   let older: Record<string, unknown>[][] | undefined;
   for (const bead of failed) {
-    const detail = await store.show(bead.id);
-    const comment = detail.comments.findLast((c) =>
-      /^ralph-loop (attempt \d+|left this bead open)/.test(c.text),
-    );
+    const comment = details
+      .get(bead.id)
+      ?.comments.findLast((c) => /^ralph-loop (attempt \d+|left this bead open)/.test(c.text));
     if (comment !== undefined) {
       failures.push({
         bead: bead.id,

@@ -20,7 +20,7 @@ export interface ReportSources {
   epicId: string;
   runDir: RunDir;
   /** Opens the bead store, for a plain epic; a loop's report needs none. */
-  store: () => Promise<Pick<BeadStore, 'show' | 'children' | 'ready' | 'graph'>>;
+  store: () => Promise<Pick<BeadStore, 'graph' | 'ready'>>;
   /** Reused by the dashboard so each read follows the events file from where the last one stopped. */
   live?: LiveFollower;
 }
@@ -59,7 +59,7 @@ export async function writeRunReport(
   deps: CliDeps,
   repo: string,
   epicId: string,
-  store: Pick<BeadStore, 'show' | 'children' | 'ready' | 'graph'>,
+  store: Pick<BeadStore, 'graph' | 'ready'>,
 ): Promise<void> {
   try {
     const runDir = await runDirFor(repo, epicId);

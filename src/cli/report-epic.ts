@@ -109,43 +109,27 @@ export function buildEpicReport(
 }
 
 export interface EpicReportPorts extends Omit<EpicStatusPorts, 'store'> {
-  store: Pick<BeadStore, 'show' | 'children' | 'ready' | 'graph'>;
+  store: Pick<BeadStore, 'graph' | 'ready'>;
   runDir: RunDir;
 }
 
 export async function readEpicReport(epicId: string, ports: EpicReportPorts): Promise<EpicReport> {
-  // One read of the graph serves the status too (the epic, its beads, a failed bead's comments); the
-  // status's own reads (show, the children and their details) would repeat it. The ready read stays,
-  // beside it. An epic the store does not know gets the status's own error, which says what is there.
-  const ready = ports.store.ready(epicId, { recursive: true });
-  ready.catch(() => undefined);
-  const graph = await ports.store.graph(epicId).catch(() => undefined);
-  const store = graph === undefined ? ports.store : statusStoreOf(graph, ports.store, ready);
+  // The status reads the epic's graph (it gives the epic, its beads and their comments); the report
+  // takes that same read rather than making its own.
+  let read: Promise<EpicGraph> | undefined;
+  const store: EpicStatusPorts['store'] = {
+    graph: (id, options) =>
+      id === epicId ? (read ??= ports.store.graph(id, options)) : ports.store.graph(id, options),
+    ready: (id, options) => ports.store.ready(id, options),
+  };
   const status = await epicStatus(epicId, { ...ports, store });
-  const read = graph ?? (await ports.store.graph(epicId));
+  const graph = await (read ?? ports.store.graph(epicId));
   const names = ((await listDirIfExists(ports.runDir.runsDir)) ?? [])
     .filter((n) => n.endsWith('.jsonl'))
     .sort();
   const events: Record<string, unknown>[] = [];
   for (const name of names) events.push(...(await readEventLog(join(ports.runDir.runsDir, name))).events);
-  return buildEpicReport(status, read, events, names.length, new Date(ports.now()).toISOString());
-}
-
-/** The status's reads answered from `graph` where it holds the answer; the rest go to the store. */
-function statusStoreOf(
-  graph: EpicGraph,
-  store: EpicReportPorts['store'],
-  epicReady: ReturnType<BeadStore['ready']>,
-): EpicStatusPorts['store'] {
-  const details = new Map([graph.epic, ...graph.beads].map((bead) => [bead.id, bead]));
-  const epicId = graph.epic.id;
-  return {
-    show: async (id) => details.get(id) ?? store.show(id),
-    children: async (id, options) =>
-      id === epicId && options?.recursive === true ? graph.beads : store.children(id, options),
-    ready: (id, options) =>
-      id === epicId && options?.recursive === true ? epicReady : store.ready(id, options),
-  };
+  return buildEpicReport(status, graph, events, names.length, new Date(ports.now()).toISOString());
 }
 
 function positive(value: unknown): number {

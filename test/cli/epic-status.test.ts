@@ -15,15 +15,14 @@ afterEach(async () => {
 });
 
 describe('epicStatus of an id the store does not know', () => {
-  it('is a usage error even when listing its children fails first', async () => {
+  it('is a usage error even when the ready read fails first', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'forge-epic-status-'));
     dirs.push(dir);
     const notFound = (): BeadStoreError =>
       new BeadStoreError('Issue not found: bd-nope', { code: 'ISSUE_NOT_FOUND' });
     const store = {
-      // show answers last; children and ready fail at once, as a store may for an unknown parent.
-      show: () => new Promise<never>((_resolve, reject) => setTimeout(() => reject(notFound()), 20)),
-      children: () => Promise.reject(notFound()),
+      // The graph's read answers last; ready fails at once, as a store may for an unknown parent.
+      graph: () => new Promise<never>((_resolve, reject) => setTimeout(() => reject(notFound()), 20)),
       ready: () => Promise.reject(notFound()),
     };
     const error = await epicStatus('bd-nope', {
@@ -42,7 +41,7 @@ describe('epicStatus of an id the store does not know', () => {
 });
 
 describe('epicStatus reads', () => {
-  it('ask for the epic, its beads and the ready ones at once (each is a br process)', async () => {
+  it('ask for the epic’s graph and its ready beads at once (each is a br process)', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'forge-epic-status-'));
     dirs.push(dir);
     const epic = { id: 'bd-e', title: 'E', status: 'open', issue_type: 'epic' } as BeadDetail;
@@ -51,12 +50,12 @@ describe('epicStatus reads', () => {
     const together = new Promise<void>((resolve) => (allAsked = resolve));
     const ask = (name: string) => {
       asked.add(name);
-      if (asked.size === 3) allAsked();
+      if (asked.size === 2) allAsked();
     };
     const store = {
-      // The epic answers only once the others were asked: read one after another, it never would.
-      show: async () => {
-        ask('show');
+      // The graph answers only once ready was asked too: read one after the other, it never would.
+      graph: async () => {
+        ask('graph');
         let timer: NodeJS.Timeout | undefined;
         const waited = await Promise.race([
           together.then(() => true),
@@ -64,9 +63,8 @@ describe('epicStatus reads', () => {
         ]);
         clearTimeout(timer);
         if (!waited) throw new Error(`asked one at a time: only ${[...asked].join(', ')}`);
-        return epic;
+        return { epic, beads: [], outside: [], missing: [] };
       },
-      children: async () => (ask('children'), []),
       ready: async () => (ask('ready'), []),
     };
     const status = await epicStatus('bd-e', {
@@ -82,7 +80,10 @@ describe('epicStatus reads', () => {
 
 describe('epicStatus of a locked epic: the one liveness rule for lock holders', () => {
   const epic = { id: 'bd-e', title: 'E', status: 'open', issue_type: 'epic' } as BeadDetail;
-  const store = { show: async () => epic, children: async () => [], ready: async () => [] };
+  const store = {
+    graph: async () => ({ epic, beads: [], outside: [], missing: [] }),
+    ready: async () => [],
+  };
 
   it('a live pid that is now another process (its start differs from the lock’s) is a stale lock', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'forge-epic-status-'));

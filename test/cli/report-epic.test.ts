@@ -1,5 +1,5 @@
-// readEpicReport gathers a plain epic's report from one read of its graph (and the ready read beside it):
-// the status part is answered from that graph, and says the same as the status's own reads would.
+// readEpicReport gathers a plain epic's report from one read of its graph (the one its status makes) and
+// the ready read, and says what the status says.
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

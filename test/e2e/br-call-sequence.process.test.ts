@@ -178,6 +178,29 @@ describe('br calls of a ralph-loop run (fake br 0.2.19)', () => {
     );
   });
 
+  it('ralph-loop status <epic>: one read of the graph and the ready beads, however many beads failed', async () => {
+    const repo = await makeRepo('br');
+    const { epic, ids } = await repo.epic(['failed', 'open']);
+    const [a, b] = ids as [string, string];
+    expect((await repo.forge(['beads', 'label', 'add', a, 'ralph:failed'])).exitCode).toBe(0);
+    const note = 'ralph-loop attempt 3: error (the agent exited 1)';
+    expect((await repo.forge(['beads', 'comment', a, note])).exitCode).toBe(0);
+    await forget(repo);
+
+    const status = await repo.ralph(['status', epic, '--json']);
+    expect(status.exitCode, status.stderr).toBe(0);
+    const shown = JSON.parse(status.stdout) as { failures: { bead: string; message: string }[] };
+    expect(shown.failures).toEqual([expect.objectContaining({ bead: a, message: note })]);
+    await expectCalls(
+      repo,
+      [
+        ['version', `dep list ${epic} --direction up -t parent-child`, `ready --limit 0 --epic=${epic}`],
+        `show ${epic} ${a} ${b}`,
+      ],
+      [],
+    );
+  });
+
   it('forge-pack validate <epic>: one read of the graph serves the check that it exists and its validation', async () => {
     const repo = await makeRepo('br');
     const { epic, ids } = await repo.epic(['one', 'two']);
