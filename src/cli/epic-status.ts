@@ -2,7 +2,14 @@
 // and what failed, as data. Read without disturbing a running loop; rendering is epic-status-text.ts.
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Bead, BeadDetail, BeadStatus, BeadStore, EpicGraph } from '../beads/types.js';
+import {
+  compareHybrid,
+  type Bead,
+  type BeadDetail,
+  type BeadStatus,
+  type BeadStore,
+  type EpicGraph,
+} from '../beads/types.js';
 import { readFileIfExists } from '../infra/atomic-file.js';
 import { parseEventLines } from '../infra/file-tail.js';
 import { AppError, BeadStoreError, ExitCode } from '../infra/errors.js';
@@ -112,7 +119,9 @@ export async function epicStatus(epicId: string, ports: EpicStatusPorts): Promis
   const [ready, lock, runFiles] = await restAsked;
   const { epic, beads: children } = graph;
   const readyIds = new Set(ready.map((bead) => bead.id));
-  const beads = children
+  // In the order br lists ready work (the graph lists them as it walked), whichever store holds them.
+  const beads = [...children]
+    .sort(compareHybrid)
     .filter((bead) => bead.id !== epicId && bead.issue_type !== 'epic')
     .map((bead) => ({ id: bead.id, title: bead.title, status: bead.status, state: stateOf(bead, readyIds) }));
   const counts = { total: beads.length, done: 0, open: 0, in_progress: 0, blocked: 0, failed: 0 };

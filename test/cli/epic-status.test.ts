@@ -78,6 +78,41 @@ describe('epicStatus reads', () => {
   });
 });
 
+describe('epicStatus beads', () => {
+  it('are listed as br lists ready work (P0–P1 first, then oldest first), however the graph came', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'forge-epic-status-'));
+    dirs.push(dir);
+    const epic = { id: 'bd-e', title: 'E', status: 'open', issue_type: 'epic' } as BeadDetail;
+    const bead = (id: string, priority: number, created_at: string) =>
+      ({
+        id,
+        title: id,
+        status: 'open',
+        priority,
+        created_at,
+        issue_type: 'task',
+        labels: [],
+      }) as unknown as BeadDetail;
+    const walked = [
+      bead('bd-e.3', 2, '2026-11-29T10:00:03Z'),
+      bead('bd-e.1', 2, '2026-11-29T10:00:01Z'),
+      bead('bd-e.4', 0, '2026-11-29T10:00:04Z'),
+      bead('bd-e.2', 2, '2026-11-29T10:00:02Z'),
+    ];
+    const status = await epicStatus('bd-e', {
+      store: {
+        graph: async () => ({ epic, beads: walked, outside: [], missing: [] }),
+        ready: async () => walked,
+      },
+      runDir: createRunDir(join(dir, 'run')),
+      now: () => 0,
+      host: 'here',
+      isProcessAlive: () => false,
+    });
+    expect(status.beads.map((b) => b.id)).toEqual(['bd-e.4', 'bd-e.1', 'bd-e.2', 'bd-e.3']);
+  });
+});
+
 describe('epicStatus of a locked epic: the one liveness rule for lock holders', () => {
   const epic = { id: 'bd-e', title: 'E', status: 'open', issue_type: 'epic' } as BeadDetail;
   const store = {
