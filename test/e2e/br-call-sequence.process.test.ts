@@ -193,9 +193,14 @@ describe('br calls of a ralph-loop run (fake br 0.2.19)', () => {
     expect(shown.failures).toEqual([expect.objectContaining({ bead: a, message: note })]);
     await expectCalls(
       repo,
+      // all side by side, but the show, which follows the dep list (a slow ready can be logged after it)
       [
-        ['version', `dep list ${epic} --direction up -t parent-child`, `ready --limit 0 --epic=${epic}`],
-        `show ${epic} ${a} ${b}`,
+        [
+          'version',
+          `dep list ${epic} --direction up -t parent-child`,
+          `ready --limit 0 --epic=${epic}`,
+          `show ${epic} ${a} ${b}`,
+        ],
       ],
       [],
     );
@@ -210,7 +215,8 @@ describe('br calls of a ralph-loop run (fake br 0.2.19)', () => {
     expect(validated.exitCode, validated.stderr).toBe(0);
     await expectCalls(
       repo,
-      [['version', `dep list ${epic} --direction up -t parent-child`], `show ${epic} ${ids.join(' ')}`],
+      // br's version beside the graph's two reads (a slow version can be logged after them)
+      [['version', `dep list ${epic} --direction up -t parent-child`, `show ${epic} ${ids.join(' ')}`]],
       [],
     );
     // An id the store does not hold is still the usage error that says what there is.
