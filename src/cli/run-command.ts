@@ -115,11 +115,14 @@ export async function runEpicCommand(
   // The store (its config, br's version), git and the run directory are asked side by side (each may
   // start a process); a failure is still reported in this order.
   const reads = how.started ?? startRunReads(deps, options, epicId, flags);
-  const { repo, validate } = reads;
-  const runDirAsked = reads.runDir;
-  const loopAsked = reads.loop;
-  const lockFreeAsked = reads.lockFree;
-  const storeAsked = reads.store;
+  const {
+    repo,
+    validate,
+    runDir: runDirAsked,
+    loop: loopAsked,
+    lockFree: lockFreeAsked,
+    store: storeAsked,
+  } = reads;
   // A bad config is reported first, as when it was read before anything else.
   const configFirst = <T>(asked: Promise<T>): Promise<T> =>
     asked.catch(async (error: unknown) => {

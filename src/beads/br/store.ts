@@ -71,7 +71,7 @@ export function createBrStore(options: BrStoreOptions): BeadStore {
    * Beads a recent read found open (the last `ready`, or a `show` of that one bead): `claim` on them
    * needs no `show` first.
    */
-  const seenReady = new Map<string, { bead: Bead; at: number }>();
+  const seenOpen = new Map<string, { bead: Bead; at: number }>();
 
   async function parse<S extends z.ZodType>(
     call: BrCall,
@@ -112,7 +112,7 @@ export function createBrStore(options: BrStoreOptions): BeadStore {
   /** Runs a `br update` and returns the row for `id`. */
   async function update(id: string, args: readonly string[]): Promise<{ id: string; status: string }> {
     const call: BrCall = { command: ['update'], args: [id, ...args], write: true };
-    seenReady.delete(id);
+    seenOpen.delete(id);
     const rows = await query(call, (s) => s.updateSchema);
     const row = rows.find((r) => r.id === id) ?? (rows.length === 1 ? rows[0] : undefined);
     if (row === undefined) {
@@ -121,9 +121,9 @@ export function createBrStore(options: BrStoreOptions): BeadStore {
     return row;
   }
 
-  function takeFreshReady(id: string): Bead | undefined {
-    const entry = seenReady.get(id);
-    seenReady.delete(id);
+  function takeFreshOpen(id: string): Bead | undefined {
+    const entry = seenOpen.get(id);
+    seenOpen.delete(id);
     return entry !== undefined && clock.now() - entry.at <= freshnessMs ? entry.bead : undefined;
   }
 
@@ -167,8 +167,8 @@ export function createBrStore(options: BrStoreOptions): BeadStore {
     async ready(epicId, readyOptions) {
       const beads = await readyOfEpic(hierarchy, epicId, readyOptions?.recursive === true);
       const at = clock.now();
-      seenReady.clear();
-      for (const bead of beads) seenReady.set(bead.id, { bead, at });
+      seenOpen.clear();
+      for (const bead of beads) seenOpen.set(bead.id, { bead, at });
       return beads;
     },
 
@@ -183,7 +183,7 @@ export function createBrStore(options: BrStoreOptions): BeadStore {
         });
       }
       // `ralph-loop once` shows its bead just before it claims it; the claim need not show it again.
-      if (detail.status === 'open') seenReady.set(id, { bead: detail, at: clock.now() });
+      if (detail.status === 'open') seenOpen.set(id, { bead: detail, at: clock.now() });
       return detail;
     },
 
@@ -208,7 +208,7 @@ export function createBrStore(options: BrStoreOptions): BeadStore {
     graph: (epicId, graphOptions) => graphOfEpic(hierarchy, epicId, [...(graphOptions?.known ?? [])]),
 
     async claim(id): Promise<ClaimResult> {
-      let before = takeFreshReady(id);
+      let before = takeFreshOpen(id);
       if (before === undefined) {
         // Not listed open by a recent `ready`: check, because br lets the same actor claim again and even
         // claims a closed bead that has no assignee.
@@ -248,7 +248,7 @@ export function createBrStore(options: BrStoreOptions): BeadStore {
     },
 
     async close(id, reason) {
-      seenReady.delete(id);
+      seenOpen.delete(id);
       const call: BrCall = { command: ['close'], args: [id, `--reason=${reason}`], write: true };
       const outcome = await client.run(call);
       // All skipped: exit 3 NOTHING_TO_DO, after a result document that says why (v0.2.16+ on stdout).
