@@ -48,7 +48,7 @@ function classifyCommandRun(
 ): AgentResult {
   const readOnly = request.mode === 'read-only';
   const base = {
-    finalText: child.stdout.replace(/^\[…truncated…\]\n/, '').trimEnd(),
+    finalText: child.stdout.replace(/^\[\u2026truncated\u2026\]\n/, '').trimEnd(),
     exitCode: child.exitCode ?? null,
     durationMs: child.durationMs,
     usage: emptyUsage(),

@@ -5,7 +5,7 @@
  * punctuation, an emoji or `API Error:`). An agent's summary that merely mentions it does not count.
  */
 const USAGE_LIMIT_OPENING =
-  /^[^\p{L}\p{N}]*(?:API Error:\s*)?(?:Claude(?: AI)? usage limit reached|You(?:'|’)ve (?:hit|reached) your\b[^.\n]{0,40}?\blimit|(?:[\w-]+ )?(?:session|5-hour|weekly|daily|usage) limit reached)/iu;
+  /^[^\p{L}\p{N}]*(?:API Error:\s*)?(?:Claude(?: AI)? usage limit reached|You(?:'|\u2019)ve (?:hit|reached) your\b[^.\n]{0,40}?\blimit|(?:[\w-]+ )?(?:session|5-hour|weekly|daily|usage) limit reached)/iu;
 
 export function isUsageLimitText(text: string): boolean {
   return USAGE_LIMIT_OPENING.test(text.trimStart());

@@ -2,7 +2,9 @@
 // with DOM calls (text always through textContent, so no agent-written string is ever parsed as
 // HTML) and draws the charts with uPlot. On the dashboard it polls the JSON again and redraws.
 //
-// Plain ES5-level JavaScript kept as a string: it is inlined into the page, not run by Node.
+// Plain ES5-level JavaScript kept as a string: it is inlined into the page, not run by Node. Its
+// non-ASCII characters are \u escapes (the browser reads the same strings): the bundled program stays
+// ASCII, which Node reads fastest (see src/cli/program.ts).
 export const REPORT_CLIENT_SCRIPT = String.raw`(function () {
   'use strict';
   var config = JSON.parse(document.getElementById('forge-config').textContent);
@@ -24,13 +26,13 @@ export const REPORT_CLIENT_SCRIPT = String.raw`(function () {
   }
   function add(parent, child) { parent.appendChild(child); return child; }
   function num(value, digits) {
-    if (value === null || value === undefined) return '–';
+    if (value === null || value === undefined) return '\u2013';
     return Number(value.toFixed(digits === undefined ? 4 : digits)).toString();
   }
-  function usd(value) { return value === null || value === undefined ? '–' : '$' + value.toFixed(2); }
-  function pct(value) { return value === null || value === undefined ? '–' : Math.round(value * 100) + '%'; }
+  function usd(value) { return value === null || value === undefined ? '\u2013' : '$' + value.toFixed(2); }
+  function pct(value) { return value === null || value === undefined ? '\u2013' : Math.round(value * 100) + '%'; }
   function ms(value) {
-    if (value === null || value === undefined) return '–';
+    if (value === null || value === undefined) return '\u2013';
     var s = Math.round(value / 1000);
     if (s < 60) return s + 's';
     var m = Math.floor(s / 60);
@@ -71,8 +73,8 @@ export const REPORT_CLIENT_SCRIPT = String.raw`(function () {
     box.setAttribute('data-testid', 'live');
     if (live && live.bead) {
       add(box, el('strong', null, 'Live: '));
-      add(box, el('span', 'live-bead', live.bead + (live.title ? ' · ' + live.title : '')));
-      add(box, el('span', 'live-agent', ' · ' + (live.role || 'agent') + ' on ' + (live.agent || '?')));
+      add(box, el('span', 'live-bead', live.bead + (live.title ? ' \u00b7 ' + live.title : '')));
+      add(box, el('span', 'live-agent', ' \u00b7 ' + (live.role || 'agent') + ' on ' + (live.agent || '?')));
       var elapsed = add(box, el('span', 'live-elapsed', ''));
       elapsed.setAttribute('data-base', String(live.bead_elapsed_ms || 0));
       state.liveAt = Date.now();
@@ -87,14 +89,14 @@ export const REPORT_CLIENT_SCRIPT = String.raw`(function () {
     var node = document.querySelector('.live-elapsed');
     if (!node) return;
     var base = Number(node.getAttribute('data-base'));
-    node.textContent = ' · ' + ms(base + Date.now() - state.liveAt);
+    node.textContent = ' \u00b7 ' + ms(base + Date.now() - state.liveAt);
   }
 
   function renderLoop(root, r, live) {
     var head = add(root, el('header'));
     add(head, el('h1', null, r.subject));
-    add(head, el('p', 'sub', 'Loop ' + r.epic + ' · ' + r.metric.type + ' metric, ' + r.metric.direction +
-      (r.target === null ? '' : ', target ' + r.target) + ' · report of ' + r.generated_at));
+    add(head, el('p', 'sub', 'Loop ' + r.epic + ' \u00b7 ' + r.metric.type + ' metric, ' + r.metric.direction +
+      (r.target === null ? '' : ', target ' + r.target) + ' \u00b7 report of ' + r.generated_at));
     if (r.terminal_reason !== null) {
       var end = add(head, el('p', 'terminal', 'Ended: ' + r.terminal_reason));
       end.setAttribute('data-testid', 'terminal');
@@ -109,7 +111,7 @@ export const REPORT_CLIENT_SCRIPT = String.raw`(function () {
     card(cards, 'guard failed', t.guard_failed, 'guard_failed');
     card(cards, 'tamper', t.tampered, 'tampered');
     card(cards, 'keep rate', pct(t.keep_rate), 'keep_rate');
-    card(cards, 'baseline → best', num(t.baseline) + ' → ' + num(t.best), 'best');
+    card(cards, 'baseline \u2192 best', num(t.baseline) + ' \u2192 ' + num(t.best), 'best');
     card(cards, 'cost', usd(t.cost_usd), 'cost');
     card(cards, 'cost per kept improvement', usd(t.cost_per_keep_usd), 'cost_per_keep');
     card(cards, 'time', ms(t.duration_ms), 'duration');
@@ -158,7 +160,7 @@ export const REPORT_CLIENT_SCRIPT = String.raw`(function () {
     var scroll = el('div', 'scroll');
     var table = add(scroll, el('table', 'iterations'));
     var headRow = add(add(table, el('thead')), el('tr'));
-    ['#', 'decision', 'score', 'Δ', 'hypothesis and findings', 'commit', 'cost', 'time'].forEach(function (h) {
+    ['#', 'decision', 'score', '\u0394', 'hypothesis and findings', 'commit', 'cost', 'time'].forEach(function (h) {
       add(headRow, el('th', null, h));
     });
     var body = add(table, el('tbody'));
@@ -218,9 +220,9 @@ export const REPORT_CLIENT_SCRIPT = String.raw`(function () {
   function renderEpic(root, r, live) {
     var head = add(root, el('header'));
     add(head, el('h1', null, r.title));
-    add(head, el('p', 'sub', 'Epic ' + r.epic + ' · ' + r.runs + ' runs · report of ' + r.generated_at));
+    add(head, el('p', 'sub', 'Epic ' + r.epic + ' \u00b7 ' + r.runs + ' runs \u00b7 report of ' + r.generated_at));
     if (r.last_run && r.last_run.reason) add(head, el('p', 'terminal', 'Last run: ' + r.last_run.reason +
-      (r.last_run.message ? ' – ' + r.last_run.message : ''))).setAttribute('data-testid', 'terminal');
+      (r.last_run.message ? ' \u2013 ' + r.last_run.message : ''))).setAttribute('data-testid', 'terminal');
     renderLive(root, live, null);
     var cards = add(root, el('div', 'cards'));
     ['done', 'open', 'in_progress', 'blocked', 'failed'].forEach(function (k) {
@@ -257,7 +259,7 @@ export const REPORT_CLIENT_SCRIPT = String.raw`(function () {
       add(row, el('td', 'n', ms(b.duration_ms)));
       add(row, el('td', 'n', usd(b.cost_usd)));
       add(row, el('td', null, b.agent || ''));
-      add(row, el('td', null, b.gates.map(function (g) { return g.gate + (g.ok ? ' ✓' : ' ✗'); }).join(' ')));
+      add(row, el('td', null, b.gates.map(function (g) { return g.gate + (g.ok ? ' \u2713' : ' \u2717'); }).join(' ')));
       add(row, el('td', 'mono', b.commit ? b.commit.slice(0, 10) : ''));
     });
   }
@@ -268,7 +270,7 @@ export const REPORT_CLIENT_SCRIPT = String.raw`(function () {
     state.page = page;
     var root = document.getElementById('app');
     root.textContent = '';
-    document.title = (page.report.kind === 'loop' ? page.report.subject : page.report.title) + ' · Forge report';
+    document.title = (page.report.kind === 'loop' ? page.report.subject : page.report.title) + ' \u00b7 Forge report';
     if (page.report.kind === 'loop') renderLoop(root, page.report, page.live);
     else renderEpic(root, page.report, page.live);
     root.setAttribute('data-rendered', String(Date.now()));
