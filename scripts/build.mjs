@@ -11,9 +11,15 @@
 // imports so a command still loads only what it uses. Node's ESM loader pays per file: execa is 106
 // files and 80 ms to import, 23 ms as one; a run started 85 ms sooner. The bundle's inputs per output
 // file are in dist/bundle/meta.json (the tests that prove a command stays light read them).
-import { existsSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+//
+// Last, the program behind both executables' first lines (dist/cli/main.js and all it imports) as one
+// CommonJS file, with V8's code cache for it, which the executables load instead of main.js's chunks
+// (src/cli/program.ts says why and how). Each module in it still runs only when first imported.
+import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync, readdirSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 // Written last: the build is whole when it is there and newer than every input.
@@ -22,6 +28,11 @@ const esbuildPackage = join(root, 'node_modules', 'esbuild', 'package.json');
 const ifStale = process.argv.includes('--if-stale');
 /** How long a chunk of an earlier build is kept for the runners still using it. */
 const KEEP_EARLIER_CHUNKS_MS = 24 * 3600_000;
+/**
+ * How long an earlier build's program and cache are kept: a runner reads them whole as it starts, right
+ * after program.json, so only a start racing the build needs them (they are 2.6 MB a build).
+ */
+const KEEP_EARLIER_PROGRAM_MS = 10 * 60_000;
 /** Left out of the bundle: the queue's (loaded by `--executor queue` and `worker` only) and handlebars. */
 const EXTERNAL = ['bullmq', 'ioredis', 'handlebars', 'uplot'];
 /** The short status path's module: bundled into one file of its own, dist/bundle/status-fast.js. */
@@ -33,6 +44,29 @@ const LEAF_PREFIX = 'status-leaf-';
  * when it first reads br's answer, so no package rule would make it one.
  */
 const ALWAYS_LEAVES = ['dist/beads/br/index.js'];
+/** Names the program and its cache (src/cli/program.ts reads it). */
+const PROGRAM_MANIFEST = 'program.json';
+/** Loads the program, and makes its cache for the build. */
+const PROGRAM_LOADER = 'dist/cli/program.js';
+/**
+ * The lines of esbuild's two helpers that run a bundled module the first time it is imported (ES
+ * modules) or required (CommonJS). Each gets a call that reports the module's path to a tracer when one
+ * is installed (globalThis.__forgeModuleInit: the tests that prove a command stays light). A helper is
+ * in the output only when some module needs it.
+ */
+const MODULE_INITS = [
+  [
+    '__esm',
+    'var __esm = (fn, res, err) => function __init() {\n',
+    '  if (fn && globalThis.__forgeModuleInit) globalThis.__forgeModuleInit(__getOwnPropNames(fn)[0]);\n',
+  ],
+  [
+    '__commonJS',
+    'var __commonJS = (cb, mod) => function __require() {\n',
+    '  if (!mod && globalThis.__forgeModuleInit) globalThis.__forgeModuleInit(__getOwnPropNames(cb)[0]);\n',
+  ],
+];
+
 // The CommonJS packages inside (commander, ndjson) call require for Node's own modules.
 const BANNER = {
   js: "import { createRequire as __forgeRequire } from 'node:module';\nconst require = __forgeRequire(import.meta.url);",
@@ -155,6 +189,10 @@ async function bundle() {
     plugins: [englishZodOnly(), ...(withStatus ? [importedAsBuilt(STATUS_FAST, './status-fast.js')] : [])],
   });
   if (withStatus) await bundleStatus(build, common, out, leaves, made.metafile.outputs);
+  const program = existsSync(join(root, PROGRAM_LOADER))
+    ? await bundleProgram(build, common, out)
+    : undefined;
+  if (program !== undefined) Object.assign(made.metafile.outputs, program.outputs);
   const inputs = Object.fromEntries(
     Object.entries(made.metafile.outputs).map(([file, output]) => [
       relative(out, join(root, file)),
@@ -164,11 +202,112 @@ async function bundle() {
   writeFileSync(built, `${JSON.stringify({ inputs }, null, 1)}\n`);
   // A runner started before this build still loads its chunks on demand (a command, the end-of-run
   // report): chunks are named by content, so the earlier build's stay a day before they go.
-  const current = new Set([...Object.keys(inputs), 'meta.json']);
+  const current = new Set([
+    ...Object.keys(inputs),
+    'meta.json',
+    ...(program === undefined ? [] : [PROGRAM_MANIFEST, program.cache]),
+  ]);
   for (const name of readdirSync(out)) {
     const path = join(out, name);
-    if (!current.has(name) && Date.now() - statSync(path).mtimeMs > KEEP_EARLIER_CHUNKS_MS) rmSync(path);
+    const keep = /^program-.*\.cjs(\.cache)?$/.test(name) ? KEEP_EARLIER_PROGRAM_MS : KEEP_EARLIER_CHUNKS_MS;
+    if (!current.has(name) && Date.now() - statSync(path).mtimeMs > keep) rmSync(path);
   }
+}
+
+/**
+ * dist/cli/main.js and everything it imports as dist/bundle/program-<hash>.cjs, with its code cache
+ * beside it and program.json naming both (written last, so a runner reads a whole pair or the one
+ * before). The entry imports main.js lazily, so every module is wrapped and runs when first imported,
+ * as it did from the split build. Returns the metafile's outputs and the cache's file name.
+ */
+async function bundleProgram(build, common, out) {
+  const made = await build({
+    ...common,
+    stdin: {
+      contents: "export const load = () => import('./dist/cli/main.js');",
+      resolveDir: root,
+      sourcefile: 'program-entry.js',
+    },
+    format: 'cjs',
+    write: false,
+    outfile: join(out, 'program.cjs'),
+    splitting: false,
+    external: EXTERNAL,
+    plugins: [englishZodOnly(), builtinsRequired()],
+    // Bundled, every module's import.meta.url is the program's own file's (dist/bundle/), as in the
+    // split build, where the paths beside it are found from.
+    define: { 'import.meta.url': '__forgeMetaUrl' },
+    banner: { js: 'var __forgeMetaUrl = require("node:url").pathToFileURL(__filename).href;' },
+  });
+  const output = made.metafile.outputs[relative(root, join(out, 'program.cjs'))];
+  const dynamic = output.imports.filter((i) => i.kind === 'dynamic-import');
+  if (dynamic.length > 0) {
+    throw new Error(
+      `the program imports ${dynamic.map((i) => i.path).join(', ')} with import(): code from V8's cache cannot (Node 20). Bundle it, or require it.`,
+    );
+  }
+  let text = made.outputFiles[0].text;
+  for (const [helper, line, traced] of MODULE_INITS) {
+    if (!text.includes(`${helper}(`)) continue;
+    if (!text.includes(line)) {
+      throw new Error(
+        `esbuild's output has no \`${line.trim()}\`: update MODULE_INITS in scripts/build.mjs for this esbuild.`,
+      );
+    }
+    text = text.replace(line, line + traced);
+  }
+  // Printed again without comments or spaces: a quarter smaller, and ASCII (Forge's comments and its
+  // packages' are not), which Node reads as one byte a character. From the cache that is ~7 ms sooner
+  // than the program as bundled, read as UTF-8. Names stay, so a stack trace still names functions.
+  const { transform } = await import('esbuild');
+  text = (await transform(text, { loader: 'js', format: 'cjs', charset: 'ascii', minifyWhitespace: true }))
+    .code;
+  const encoding = /[\u0080-\uffff]/.test(text) ? 'utf8' : 'latin1';
+  const hash = createHash('sha256').update(text).digest('hex').slice(0, 16);
+  const file = `program-${hash}.cjs`;
+  const cache = `${file}.cache`;
+  // Whole or not at all: a runner may be reading the same file, when a build makes it again.
+  writeFileSync(join(out, `${file}.tmp`), text);
+  renameSync(join(out, `${file}.tmp`), join(out, file));
+  // The cache is made by a Node of its own, started as the executables are (V8 refuses a cache made
+  // under other flags).
+  const cached = spawnSync(
+    process.execPath,
+    [
+      '--input-type=module',
+      '-e',
+      `const { writeProgramCache } = await import(${JSON.stringify(pathToFileURL(join(root, PROGRAM_LOADER)).href)});
+await writeProgramCache(${JSON.stringify(join(out, file))}, ${JSON.stringify(join(out, cache))}, ${JSON.stringify(encoding)});`,
+    ],
+    { stdio: 'inherit' },
+  );
+  if (cached.status !== 0) {
+    throw new Error(`could not write the program's code cache (${cached.status ?? cached.signal})`);
+  }
+  const manifest = join(out, PROGRAM_MANIFEST);
+  writeFileSync(`${manifest}.tmp`, `${JSON.stringify({ file, cache, encoding })}\n`);
+  renameSync(`${manifest}.tmp`, manifest);
+  const outputs = { [relative(root, join(out, file))]: output };
+  return { outputs, cache };
+}
+
+/**
+ * In the program, a lazy `await import('node:…')` of Node's own modules becomes a require: functions
+ * compiled from V8's code cache cannot call import() on Node 20 (it throws ERR_VM_DYNAMIC_IMPORT_CALLBACK_MISSING).
+ */
+function builtinsRequired() {
+  return {
+    name: 'builtins-required',
+    setup(build) {
+      build.onResolve({ filter: /^node:/ }, (args) =>
+        args.kind === 'dynamic-import' ? { path: args.path, namespace: 'node-builtin' } : undefined,
+      );
+      build.onLoad({ filter: /.*/, namespace: 'node-builtin' }, (args) => ({
+        contents: `module.exports = require(${JSON.stringify(args.path)});`,
+        loader: 'js',
+      }));
+    },
+  };
 }
 
 /** status-fast.js as one file, its lazy imports of `leaves` left to the split build; adds to `outputs`. */

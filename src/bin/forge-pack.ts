@@ -1,4 +1,5 @@
-// The `forge-pack` executable.
-import { runForgePack } from '../cli/main.js';
+// The `forge-pack` executable (see program.ts for how the program loads).
+import { loadProgram } from '../cli/program.js';
 
+const { runForgePack } = await loadProgram();
 await runForgePack(process.argv);

@@ -1,6 +1,7 @@
 // scripts/build.mjs emits dist/ with esbuild, file by file (`npm run typecheck` is the one type check):
 // a type error does not stop the build, a syntax error does and leaves dist/ marked stale. Each
-// executable is then bundled into dist/bundle/, split at its dynamic imports, with its inputs listed.
+// executable is then bundled into dist/bundle/, split at its dynamic imports, with its inputs listed,
+// and the program behind them is bundled as one file with its code cache (src/cli/program.ts).
 import { execa } from 'execa';
 import {
   cp,
@@ -155,11 +156,143 @@ describe('scripts/build.mjs', () => {
     await writeFile(join(bundle, 'chunk-EARLIER2.js'), 'export {};\n');
     const twoDaysAgo = new Date(Date.now() - 2 * 24 * 3600_000);
     await utimes(join(bundle, 'chunk-EARLIER2.js'), twoDaysAgo, twoDaysAgo);
+    // An earlier program is read whole as a runner starts: it goes after minutes, not a day.
+    const program = (name: string) => join(bundle, `program-${name}.cjs`);
+    await writeFile(program('0000000000000001'), '');
+    await writeFile(`${program('0000000000000001')}.cache`, '');
+    await writeFile(program('0000000000000002'), '');
+    await writeFile(`${program('0000000000000002')}.cache`, '');
+    const twentyMinutesAgo = new Date(Date.now() - 20 * 60_000);
+    await utimes(program('0000000000000002'), twentyMinutesAgo, twentyMinutesAgo);
+    await utimes(`${program('0000000000000002')}.cache`, twentyMinutesAgo, twentyMinutesAgo);
     expect((await build()).exitCode).toBe(0);
     const files = await readdir(bundle);
     expect(files).toContain('chunk-EARLIER1.js');
     expect(files).not.toContain('chunk-EARLIER2.js');
     expect(files).toContain('tool.js');
+    expect(files).toEqual(
+      expect.arrayContaining(['program-0000000000000001.cjs', 'program-0000000000000001.cjs.cache']),
+    );
+    expect(files).not.toContain('program-0000000000000002.cjs');
+    expect(files).not.toContain('program-0000000000000002.cjs.cache');
+  });
+
+  describe('the program', () => {
+    // What a child Node does with the copy's program, through its own loader: whether V8 took the cache,
+    // which modules ran (the build's tracer), and what the program's functions return.
+    const probe = async () => {
+      const script = `
+const inits = [];
+globalThis.__forgeModuleInit = (key) => inits.push(key);
+const { builtProgram, compileProgram } = await import(${JSON.stringify(pathToFileURL(join(copy, 'dist', 'cli', 'program.js')).href)});
+const { exports, script } = compileProgram(builtProgram(${JSON.stringify(join(copy, 'dist', 'bundle'))}));
+const main = await exports.load();
+const loaded = [...inits];
+const results = [main.count, await main.platform(), await main.later()];
+console.log(JSON.stringify({ rejected: script.cachedDataRejected, loaded, results, after: inits }));`;
+      const run = await execa(process.execPath, ['--input-type=module', '-e', script], { reject: false });
+      expect(run.exitCode, run.stderr).toBe(0);
+      return JSON.parse(run.stdout) as {
+        rejected: boolean;
+        loaded: string[];
+        results: string[];
+        after: string[];
+      };
+    };
+    const manifest = async () =>
+      JSON.parse(await readFile(join(copy, 'dist', 'bundle', 'program.json'), 'utf8')) as {
+        file: string;
+        cache: string;
+        encoding: string;
+      };
+
+    beforeAll(async () => {
+      for (const file of ['src/cli/program.ts', 'src/infra/atomic-file.ts']) {
+        await mkdir(join(copy, file, '..'), { recursive: true });
+        await cp(join(ROOT, file), join(copy, file));
+      }
+      await writeFile(
+        join(copy, 'src', 'cli', 'main.ts'),
+        [
+          'export const count: number = "three";',
+          // Node's own modules imported lazily: from the cache, only as a require.
+          "export const platform = async () => (await import('node:os')).platform();",
+          "export const later = async () => (await import('./later.js')).later;",
+          '',
+        ].join('\n'),
+      );
+      const built = await build();
+      expect(built.exitCode, built.stderr).toBe(0);
+    });
+
+    it('is one CommonJS file named by its content, with its code cache, both named in program.json', async () => {
+      const { file, cache, encoding } = await manifest();
+      expect(file).toMatch(/^program-[0-9a-f]{16}\.cjs$/);
+      expect(cache).toBe(`${file}.cache`);
+      // No comments or spaces: ASCII, read as one byte a character.
+      expect(encoding).toBe('latin1');
+      const text = await readFile(join(copy, 'dist', 'bundle', file), 'utf8');
+      expect(text).not.toMatch(/[\u0080-\uffff]/);
+      expect((await stat(join(copy, 'dist', 'bundle', cache))).size).toBeGreaterThan(0);
+    });
+
+    it('runs from its cache, each module when first imported, and imports Node lazily without import()', async () => {
+      const run = await probe();
+      expect(run.rejected).toBe(false);
+      expect(run.results).toEqual(['three', process.platform, 'loaded on demand']);
+      expect(run.loaded).toContain('dist/cli/main.js');
+      expect(run.loaded).not.toContain('dist/cli/later.js');
+      expect(run.after).toContain('dist/cli/later.js');
+    });
+
+    it('runs the same from its source when V8 refuses the cache', async () => {
+      const { cache } = await manifest();
+      const path = join(copy, 'dist', 'bundle', cache);
+      const kept = await readFile(path);
+      await writeFile(path, Buffer.from('not a code cache, just bytes of the same kind'.repeat(50)));
+      try {
+        const run = await probe();
+        expect(run.rejected).toBe(true);
+        expect(run.results).toEqual(['three', process.platform, 'loaded on demand']);
+      } finally {
+        await writeFile(path, kept);
+      }
+    });
+
+    it('fails the build on an import() the program would keep (code from the cache cannot run it)', async () => {
+      const source = join(copy, 'src', 'cli', 'main.ts');
+      const before = await readFile(source, 'utf8');
+      // uplot is left out of the bundle (scripts/build.mjs EXTERNAL), so its import() would stay.
+      await writeFile(source, `${before}// @ts-nocheck\nexport const chart = () => import('uplot');\n`);
+      try {
+        const failed = await build();
+        expect(failed.exitCode).not.toBe(0);
+        expect(failed.stderr).toContain('the program imports uplot with import()');
+      } finally {
+        await writeFile(source, before);
+        expect((await build()).exitCode).toBe(0);
+      }
+    });
+  });
+
+  it("the repository's program is ASCII, and this Node takes its cache", async () => {
+    await assertBuilt();
+    const dir = join(ROOT, 'dist', 'bundle');
+    const { encoding } = JSON.parse(await readFile(join(dir, 'program.json'), 'utf8')) as {
+      encoding: string;
+    };
+    expect(encoding).toBe('latin1');
+    const script = `
+const { builtProgram, compileProgram } = await import(${JSON.stringify(pathToFileURL(join(ROOT, 'dist', 'cli', 'program.js')).href)});
+const { exports, script } = compileProgram(builtProgram(${JSON.stringify(dir)}));
+const main = await exports.load();
+console.log(JSON.stringify({ rejected: script.cachedDataRejected, exported: Object.keys(main).sort() }));`;
+    const run = await execa(process.execPath, ['--input-type=module', '-e', script], { reject: false });
+    expect(run.exitCode, run.stderr).toBe(0);
+    expect(JSON.parse(run.stdout)).toEqual({
+      rejected: false,
+      exported: ['runForgePack', 'runProgram', 'runRalphLoop'],
+    });
   });
 
   it('an executable run before any build says how to build, not a module-not-found trace', async () => {

@@ -578,12 +578,17 @@ describe('a fresh clone', () => {
         'dist/cli/main.js',
         'dist/bundle/forge-pack.js',
         'dist/bundle/meta.json',
+        'dist/bundle/program.json',
         'bin/forge-pack.js',
         'bin/run-built.js',
         'LICENSE',
       ]),
     );
     expect(files.filter((file) => file.endsWith('.map'))).toEqual([]);
+    // The program and its code cache (src/cli/program.ts), one of each from the one build.
+    expect(
+      files.filter((file) => /^dist\/bundle\/program-[0-9a-f]{16}\.cjs(\.cache)?$/.test(file)),
+    ).toHaveLength(2);
 
     // The commands it packed run. (`npm install -g` of a package and its dependencies is checked above,
     // on the tarball packed from this checkout: the same manifest, ~6 s of CPU an install.)

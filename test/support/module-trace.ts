@@ -36,9 +36,19 @@ export async function moduleTrace(dir: string, name = 'trace'): Promise<ModuleTr
   const trace = join(dir, `${name}.txt`);
   const hook = join(dir, `${name}-hook.mjs`);
   await writeFile(trace, '');
+  // The program (dist/bundle/program-*.cjs, see src/cli/program.ts) is one file whose modules each run
+  // when first imported: the build has each report its path there, relative to the checkout (or, for a
+  // module of an esbuild plugin's namespace, 'namespace:/absolute/path').
   await writeFile(
     hook,
-    `import { register } from 'node:module';
+    `import { appendFileSync } from 'node:fs';
+import { register } from 'node:module';
+import { isAbsolute, join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+globalThis.__forgeModuleInit = (key) => {
+  const path = key.replace(/^[a-z-]+:(?=\\/)/, '');
+  appendFileSync(${JSON.stringify(trace)}, pathToFileURL(isAbsolute(path) ? path : join(${JSON.stringify(ROOT)}, path)).href + '\\n');
+};
 register('data:text/javascript,' + encodeURIComponent(\`
 import { appendFileSync } from 'node:fs';
 export async function resolve(specifier, context, next) {
