@@ -1,7 +1,7 @@
 // Wires a real run: options and config → runner ports (store, lock, executors, git, events) → runEpic.
 import { randomBytes } from 'node:crypto';
 import { createEventLogWriter, createNdjsonStream } from '../infra/event-log.js';
-import { refuseUncontainedRun } from '../infra/containment.js';
+import { containmentStatus, refuseUncontainedRun } from '../infra/containment.js';
 import { AppError, EnvironmentError, ExitCode, type ExitCodeValue } from '../infra/errors.js';
 import { createFileLock } from '../infra/lock-file.js';
 import { withRunMark } from '../infra/run-marks.js';
@@ -167,6 +167,9 @@ export async function runEpicCommand(
   validation?.catch(() => undefined);
   if (flags.dryRun !== true) {
     preloadAgent(agentSpecFor({ labels: [] }, DEFAULT_ROLE, choices).spec, config.agent_commands);
+    // What agents run in is probed once, by running `unshare … true`: now, beside br's calls, rather
+    // than between the first claim and its agent.
+    containmentStatus().catch(() => undefined);
   }
   const early = reads.early();
   const ownRead = early?.store === opened.store ? early.graph : undefined;
