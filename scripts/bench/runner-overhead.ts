@@ -5,6 +5,7 @@
 // runs to the end of the epic, so the closing path (idle explanation, epic close, flush) is counted.
 // Identical means the same size, sliced alike: a `br ready` costs more the more beads it lists (at 30 beads
 // into an epic, 48 ms with 200 beads against 41 ms with 40), so a floor over a smaller epic is a faster one.
+import { measureContainmentCost, type ContainmentCost } from './containment-cost.js';
 import { runFloor, type FloorRun } from './floor.js';
 import { runCliInProcess, runCoreInProcess, type InProcessRun } from './runner-inprocess.js';
 import { runRalphLoop, type RunnerRun } from './runner-process.js';
@@ -25,6 +26,8 @@ export interface RunnerOverheadOptions {
   /** Beads and rounds of the whole-run figure (1d): DESIGN §7's 20 beads, median of 3 rounds. */
   wholeBeads?: number;
   wholeRounds?: number;
+  /** Starts of the no-op agent each way for the containment row (default 30). */
+  containmentRounds?: number;
   brVersion?: string;
 }
 
@@ -72,6 +75,8 @@ export interface RunnerOverhead {
   cli: InProcessFigures;
   /** Whole runs against the floor, start to finish, with every br call (figure 1d). */
   whole: WholeRun;
+  /** The no-op agent in a PID namespace of its own, as the runner starts it, against started directly. */
+  containment: ContainmentCost;
 }
 
 export interface InProcessFigures {
@@ -167,6 +172,12 @@ export async function measureRunnerOverhead(options: RunnerOverheadOptions): Pro
         );
       }
       const counted = await countBrCalls(brEpic.workspace);
+      const containment = await measureContainmentCost({
+        agentScript,
+        cwd: brEpic.workspace.root,
+        env: brEnv(brEpic.workspace),
+        rounds: options.containmentRounds ?? 30,
+      });
       const whole = await measureWholeRun({
         beads: options.wholeBeads ?? 20,
         rounds: options.wholeRounds ?? 3,
@@ -209,6 +220,7 @@ export async function measureRunnerOverhead(options: RunnerOverheadOptions): Pro
         core,
         cli,
         whole,
+        containment,
       };
     } finally {
       await floorEpic.workspace.cleanup();

@@ -108,6 +108,15 @@ export function runnerRows(r: RunnerOverhead): Row[] {
     ),
     row(
       '',
+      r.containment.contained
+        ? "  of which the agent's PID namespace (unshare and its shell; the floor has none): contained / direct start, medians"
+        : "  the agent's start: no PID namespace on this machine, so none of the excess is containment",
+      r.containment.contained
+        ? `${ms(r.containment.inNamespace.median)} / ${ms(r.containment.direct.median)} (${signedMs(r.containment.inNamespace.median - r.containment.direct.median)} a bead)`
+        : ms(r.containment.direct.median),
+    ),
+    row(
+      '',
       'br calls per bead (ready+claim+close; others per run)',
       `${num(calls.perBead)} (${num(calls.protocolPerBead)}; ${num(calls.otherPerRun, 1)}/run)`,
       '≤ 4',

@@ -2,7 +2,7 @@
 // embedded store), checking what it counted and that its numbers exist. No timing is asserted.
 import { execa } from 'execa';
 import { join } from 'node:path';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { measureArbiterStamp } from '../../scripts/bench/arbiter-stamp.js';
 import { compareArgv, measureCompare } from '../../scripts/bench/compare.js';
 import { measureMemory } from '../../scripts/bench/memory.js';
@@ -19,6 +19,7 @@ import { ignoredGuardRows, measureIgnoredGuardCost } from '../../scripts/bench/i
 import { BIN, NODE, ROOT } from '../../scripts/bench/support.js';
 import { assertBuilt } from '../support/cli.js';
 import { describeRequest } from '../support/model-server/requests.js';
+import { containmentStatus } from '../../src/infra/containment.js';
 
 beforeAll(async () => {
   await assertBuilt();
@@ -86,13 +87,25 @@ describe('bench statistics and table', () => {
 
 describe('bench figures on tiny inputs', () => {
   it('figure 1: ralph-loop on both stores, the floor and the in-process runner', async () => {
+    // As a user's bench runs: agents contained where the machine allows (the tests default to off).
+    const setting = process.env.FORGE_CONTAINMENT;
+    process.env.FORGE_CONTAINMENT = 'auto';
+    onTestFinished(() => {
+      if (setting === undefined) delete process.env.FORGE_CONTAINMENT;
+      else process.env.FORGE_CONTAINMENT = setting;
+    });
     const r = await measureRunnerOverhead({
       beads: 3,
       slices: 2,
       coreBeads: 5,
       wholeBeads: 2,
       wholeRounds: 1,
+      containmentRounds: 2,
     });
+    // The agent's containment: two starts each way, in a namespace where this machine gives one.
+    expect(r.containment.contained).toBe((await containmentStatus()).kind === 'pid-namespace');
+    expect([r.containment.direct.n, r.containment.inNamespace.n]).toEqual([2, 2]);
+    finite(r.containment.inNamespace.median - r.containment.direct.median);
     // Embedded: one run, three beads, two bead-to-bead gaps.
     expect(r.embedded.runs).toBe(1);
     expect(r.embedded.cycle.n).toBe(2);
