@@ -10,7 +10,7 @@
 // - Functions compiled from the cache cannot call import() on Node 20: the build makes every import in
 //   the program a require, and fails on one it cannot.
 // Without program.json beside it (dist/ as emitted, before bundling) the program is imported as modules.
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -47,20 +47,28 @@ export async function loadProgram(): Promise<Program> {
   return built === undefined ? import('./main.js') : compileProgram(built).exports.load();
 }
 
-/** The program and cache `dir` holds (by its program.json), or undefined when it holds none. */
+/**
+ * The program and cache `dir` holds (by its program.json), or undefined when it holds none: no
+ * manifest, one that is not the build's, or one naming a program that is not there (a half-copied
+ * install). The executables then run the split build's modules, which are the same program.
+ */
 export function builtProgram(dir: string): BuiltProgram | undefined {
-  let text: string;
+  let manifest: unknown;
   try {
-    text = readFileSync(join(dir, MANIFEST), 'utf8');
+    manifest = JSON.parse(readFileSync(join(dir, MANIFEST), 'utf8'));
   } catch {
     return undefined;
   }
-  const manifest = JSON.parse(text) as ProgramManifest;
+  if (typeof manifest !== 'object' || manifest === null) return undefined;
+  const { file, cache, encoding } = manifest as Partial<Record<keyof ProgramManifest, unknown>>;
+  if (typeof file !== 'string' || typeof cache !== 'string') return undefined;
   // Names only: the manifest points beside itself.
+  const program = join(dir, basename(file));
+  if (!existsSync(program)) return undefined;
   return {
-    file: join(dir, basename(manifest.file)),
-    cache: join(dir, basename(manifest.cache)),
-    encoding: manifest.encoding === 'latin1' ? 'latin1' : 'utf8',
+    file: program,
+    cache: join(dir, basename(cache)),
+    encoding: encoding === 'latin1' ? 'latin1' : 'utf8',
   };
 }
 
