@@ -67,6 +67,20 @@ afterAll(async () => {
 const build = (...args: string[]) =>
   execa(process.execPath, [join(copy, 'scripts', 'build.mjs'), ...args], { cwd: copy, reject: false });
 
+/** Builds with `source` edited, expects the build to fail saying `message`, then builds it as it was. */
+async function expectBuildToFail(source: string, edit: (before: string) => string, message: string) {
+  const before = await readFile(source, 'utf8');
+  await writeFile(source, edit(before));
+  try {
+    const failed = await build();
+    expect(failed.exitCode).not.toBe(0);
+    expect(failed.stderr).toContain(message);
+  } finally {
+    await writeFile(source, before);
+    expect((await build()).exitCode).toBe(0);
+  }
+}
+
 describe('scripts/build.mjs', () => {
   it('emits despite a type error (the type check is npm run typecheck), and not again while fresh', async () => {
     await writeFile(join(copy, 'src', 'cli', 'main.ts'), 'export const count: number = "three";\n');
@@ -113,17 +127,11 @@ describe('scripts/build.mjs', () => {
   });
 
   it('fails when the short status path would load a package whatever status it shows', async () => {
-    const source = join(copy, 'src', 'cli', 'status-fast.ts');
-    const before = await readFile(source, 'utf8');
-    await writeFile(source, `// @ts-nocheck\nimport 'tiny-pkg';\n${before}`);
-    try {
-      const failed = await build();
-      expect(failed.exitCode).not.toBe(0);
-      expect(failed.stderr).toContain('dist/bundle/status-fast.js imports tiny-pkg (import-statement)');
-    } finally {
-      // The next build (the syntax-error case's) makes the bundle from it again.
-      await writeFile(source, before);
-    }
+    await expectBuildToFail(
+      join(copy, 'src', 'cli', 'status-fast.ts'),
+      (before) => `// @ts-nocheck\nimport 'tiny-pkg';\n${before}`,
+      'dist/bundle/status-fast.js imports tiny-pkg (import-statement)',
+    );
   });
 
   it("leaves zod's messages in other languages out of the repository's bundle", async () => {
@@ -260,18 +268,12 @@ console.log(JSON.stringify({ rejected: script.cachedDataRejected, loaded, result
     });
 
     it('fails the build on an import() the program would keep (code from the cache cannot run it)', async () => {
-      const source = join(copy, 'src', 'cli', 'main.ts');
-      const before = await readFile(source, 'utf8');
       // uplot is left out of the bundle (scripts/build.mjs EXTERNAL), so its import() would stay.
-      await writeFile(source, `${before}// @ts-nocheck\nexport const chart = () => import('uplot');\n`);
-      try {
-        const failed = await build();
-        expect(failed.exitCode).not.toBe(0);
-        expect(failed.stderr).toContain('the program imports uplot with import()');
-      } finally {
-        await writeFile(source, before);
-        expect((await build()).exitCode).toBe(0);
-      }
+      await expectBuildToFail(
+        join(copy, 'src', 'cli', 'main.ts'),
+        (before) => `${before}// @ts-nocheck\nexport const chart = () => import('uplot');\n`,
+        'the program imports uplot with import()',
+      );
     });
   });
 
