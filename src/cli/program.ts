@@ -43,8 +43,14 @@ interface Exports {
 
 /** The program's functions, from the built program beside this module when there is one. */
 export async function loadProgram(): Promise<Program> {
-  const built = builtProgram(dirname(fileURLToPath(import.meta.url)));
-  return built === undefined ? import('./main.js') : compileProgram(built).exports.load();
+  const built = builtProgram(programDir());
+  if (built === undefined) {
+    record('unbuilt');
+    return import('./main.js');
+  }
+  const { exports, script, cached } = compileProgram(built);
+  record(!cached ? 'missing' : script.cachedDataRejected === true ? 'rejected' : 'used');
+  return exports.load();
 }
 
 /**
@@ -72,11 +78,38 @@ export function builtProgram(dir: string): BuiltProgram | undefined {
   };
 }
 
+/** How this process's program started: from its cache (`used`), without it, or from the modules. */
+export type ProgramCacheStatus = 'used' | 'rejected' | 'missing' | 'unbuilt';
+
+/** Where loadProgram leaves how it started, for `forge-pack doctor` inside the program (another copy of this module). */
+const STARTED = Symbol.for('forge.program.started');
+
+function record(status: ProgramCacheStatus): void {
+  (globalThis as Record<symbol, unknown>)[STARTED] = status;
+}
+
+/**
+ * How this process's program started, and where the build puts the program. A second compile cannot
+ * tell: V8 answers it from the copy it already holds, taking the cache or not.
+ */
+export function programCacheStatus(): { status: ProgramCacheStatus; dir: string } {
+  const status = (globalThis as Record<symbol, unknown>)[STARTED];
+  return {
+    status: status === 'used' || status === 'rejected' || status === 'missing' ? status : 'unbuilt',
+    dir: programDir(),
+  };
+}
+
+/** Where the build put the program: beside this module's bundle file. */
+function programDir(): string {
+  return dirname(fileURLToPath(import.meta.url));
+}
+
 /**
  * Compiles and runs the program's file: with its cache when `cache` is readable (V8 checks it was made
  * for this source, Node and flags, and otherwise compiles from the source).
  */
-export function compileProgram(program: BuiltProgram): { exports: Exports; script: Script } {
+export function compileProgram(program: BuiltProgram): { exports: Exports; script: Script; cached: boolean } {
   const source = readFileSync(program.file, program.encoding);
   let cachedData: Buffer | undefined;
   if (program.cache !== undefined) {
@@ -99,7 +132,7 @@ export function compileProgram(program: BuiltProgram): { exports: Exports; scrip
     dirname: string,
   ) => void;
   run(module.exports, createRequire(program.file), module, program.file, dirname(program.file));
-  return { exports: module.exports, script };
+  return { exports: module.exports, script, cached: cachedData !== undefined };
 }
 
 /**

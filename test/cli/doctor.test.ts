@@ -3,7 +3,7 @@ import { chmod, cp, mkdir, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { containmentCheck, type DoctorCheck } from '../../src/cli/doctor-checks.js';
+import { containmentCheck, programCheck, type DoctorCheck } from '../../src/cli/doctor-checks.js';
 import { processStartTicks } from '../../src/infra/pid.js';
 import { ROOT } from '../support/cli.js';
 import { workspace, type Workspace } from './init-doctor-support.js';
@@ -64,6 +64,7 @@ describe('forge-pack doctor', () => {
     expect(run.report.ok).toBe(false);
     expect(run.report.checks.map((c) => c.name)).toEqual([
       'node',
+      'program',
       'git',
       'config',
       'br',
@@ -367,6 +368,24 @@ describe('forge-pack doctor', () => {
     expect(run.check('loops')).toMatchObject({
       status: 'fail',
       summary: expect.stringContaining('.forge/loops.json: bd-1'),
+    });
+  });
+});
+
+describe('forge-pack doctor: program', () => {
+  it("says whether commands start from the build's code cache, and how to make it again", () => {
+    const dir = join(ROOT, 'dist', 'bundle');
+    expect(programCheck({ status: 'used', dir })).toMatchObject({ name: 'program', status: 'ok' });
+    for (const status of ['rejected', 'missing'] as const) {
+      expect(programCheck({ status, dir })).toMatchObject({
+        status: 'warn',
+        summary: expect.stringContaining('starts ~45 ms slower'),
+        fix: `Run \`npm run build\` in ${ROOT} (the copy of Forge these commands run from).`,
+      });
+    }
+    expect(programCheck({ status: 'unbuilt', dir })).toMatchObject({
+      status: 'info',
+      summary: expect.stringContaining(join(dir, 'program.json')),
     });
   });
 });

@@ -85,3 +85,28 @@ describe('an install whose program.json is not whole', () => {
     expect(half.stdout).toContain('Usage: forge-pack init');
   });
 });
+
+describe('forge-pack doctor, as a process', () => {
+  const programCheckOf = async (nodeArgs: string[]) => {
+    const run = await execa(
+      process.execPath,
+      [...nodeArgs, join(ROOT, 'bin', 'forge-pack.js'), 'doctor', '--json'],
+      {
+        cwd: dir,
+        reject: false,
+      },
+    );
+    const report = JSON.parse(run.stdout) as { checks: { name: string; status: string }[] };
+    return report.checks.find((check) => check.name === 'program');
+  };
+
+  it("says the program started from the build's cache, and when V8 refused it (other flags)", async () => {
+    await assertBuilt();
+    expect(await programCheckOf([])).toMatchObject({ status: 'ok' });
+    // The build's cache was made without --no-opt: V8 refuses it under that flag.
+    expect(await programCheckOf(['--no-opt'])).toMatchObject({
+      status: 'warn',
+      summary: expect.stringContaining("cannot use the program's code cache"),
+    });
+  });
+});
