@@ -102,7 +102,7 @@ export function programCheck({ status, dir }: { status: ProgramCacheStatus; dir:
       return {
         name: 'program',
         status: 'info',
-        summary: `running from the modules, not the bundled program (no ${join(dir, 'program.json')})`,
+        summary: `running from the modules, not the bundled program: ${join(dir, 'program.json')} is missing or not the build's (\`npm run build\` makes it)`,
       };
   }
 }
