@@ -263,8 +263,8 @@ async function bundleProgram(build, common, out) {
   text = (await transform(text, { loader: 'js', format: 'cjs', charset: 'ascii', minifyWhitespace: true }))
     .code;
   const encoding = /[\u0080-\uffff]/.test(text) ? 'utf8' : 'latin1';
-  const hash = createHash('sha256').update(text).digest('hex').slice(0, 16);
-  const file = `program-${hash}.cjs`;
+  const sha256 = createHash('sha256').update(text).digest('hex');
+  const file = `program-${sha256.slice(0, 16)}.cjs`;
   const cache = `${file}.cache`;
   // Whole or not at all: a runner may be reading the same file, when a build makes it again.
   writeFileSync(join(out, `${file}.tmp`), text);
@@ -285,7 +285,7 @@ await writeProgramCache(${JSON.stringify(join(out, file))}, ${JSON.stringify(joi
     throw new Error(`could not write the program's code cache (${cached.status ?? cached.signal})`);
   }
   const manifest = join(out, PROGRAM_MANIFEST);
-  writeFileSync(`${manifest}.tmp`, `${JSON.stringify({ file, cache, encoding })}\n`);
+  writeFileSync(`${manifest}.tmp`, `${JSON.stringify({ file, cache, encoding, sha256 })}\n`);
   renameSync(`${manifest}.tmp`, manifest);
   const outputs = { [relative(root, join(out, file))]: output };
   return { outputs, cache };

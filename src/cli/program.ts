@@ -9,8 +9,11 @@
 //   both files are named by the program's content and never written again under that name.
 // - Functions compiled from the cache cannot call import() on Node 20: the build makes every import in
 //   the program a require, and fails on one it cannot.
-// Without program.json beside it (dist/ as emitted, before bundling) the program is imported as modules.
-import { existsSync, readFileSync } from 'node:fs';
+// Without program.json beside it (dist/ as emitted, before bundling), or with a program that is not the
+// one the build wrote (cut short, zeroed, edited: program.json holds its sha256), the program is imported
+// as modules.
+import { createHash } from 'node:crypto';
+import { readFileSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -25,6 +28,12 @@ export interface ProgramManifest {
   cache: string;
   /** latin1 when the program is all ASCII (read as one byte a character), else utf8. */
   encoding: ProgramEncoding;
+  /**
+   * The program's sha256 (hex). V8 checks a cache against its source's length only, and compiles lazy
+   * functions from the source: a program changed in place (a same-length edit, blocks zeroed by a crash)
+   * would run the cache's code mixed with the file's. Checked at each start (~1 ms for 1.5 MB).
+   */
+  sha256: string;
 }
 
 type ProgramEncoding = 'latin1' | 'utf8';
@@ -33,6 +42,8 @@ export interface BuiltProgram {
   file: string;
   cache?: string | undefined;
   encoding: ProgramEncoding;
+  /** Checked before the program is compiled, when known (the build's own compile has no manifest yet). */
+  sha256?: string | undefined;
 }
 
 export const MANIFEST = 'program.json';
@@ -48,7 +59,16 @@ export async function loadProgram(): Promise<Program> {
     record('unbuilt');
     return import('./main.js');
   }
-  const { exports, script, cached } = compileProgram(built);
+  let compiled: ReturnType<typeof compileProgram>;
+  try {
+    compiled = compileProgram(built);
+  } catch {
+    // Cut short or otherwise not what the build wrote (an interrupted copy or upgrade): the split
+    // build's modules beside it are the same program, only slower to start. Doctor says so.
+    record('damaged');
+    return import('./main.js');
+  }
+  const { exports, script, cached } = compiled;
   record(!cached ? 'missing' : script.cachedDataRejected === true ? 'rejected' : 'used');
   return exports.load();
 }
@@ -66,20 +86,24 @@ export function builtProgram(dir: string): BuiltProgram | undefined {
     return undefined;
   }
   if (typeof manifest !== 'object' || manifest === null) return undefined;
-  const { file, cache, encoding } = manifest as Partial<Record<keyof ProgramManifest, unknown>>;
-  if (typeof file !== 'string' || typeof cache !== 'string') return undefined;
+  const { file, cache, encoding, sha256 } = manifest as Partial<Record<keyof ProgramManifest, unknown>>;
+  if (typeof file !== 'string' || typeof cache !== 'string' || typeof sha256 !== 'string') return undefined;
   // Names only: the manifest points beside itself.
   const program = join(dir, basename(file));
-  if (!existsSync(program)) return undefined;
+  if (statSync(program, { throwIfNoEntry: false })?.isFile() !== true) return undefined;
   return {
     file: program,
     cache: join(dir, basename(cache)),
     encoding: encoding === 'latin1' ? 'latin1' : 'utf8',
+    sha256,
   };
 }
 
-/** How this process's program started: from its cache (`used`), without it, or from the modules. */
-export type ProgramCacheStatus = 'used' | 'rejected' | 'missing' | 'unbuilt';
+/**
+ * How this process's program started: from its cache (`used`), without it (`rejected`, `missing`), or
+ * from the modules: no built program (`unbuilt`), or one that is not whole (`damaged`).
+ */
+export type ProgramCacheStatus = 'used' | 'rejected' | 'missing' | 'unbuilt' | 'damaged';
 
 /** Where loadProgram leaves how it started, for `forge-pack doctor` inside the program (another copy of this module). */
 const STARTED = Symbol.for('forge.program.started');
@@ -95,7 +119,10 @@ function record(status: ProgramCacheStatus): void {
 export function programCacheStatus(): { status: ProgramCacheStatus; dir: string } {
   const status = (globalThis as Record<symbol, unknown>)[STARTED];
   return {
-    status: status === 'used' || status === 'rejected' || status === 'missing' ? status : 'unbuilt',
+    status:
+      status === 'used' || status === 'rejected' || status === 'missing' || status === 'damaged'
+        ? status
+        : 'unbuilt',
     dir: programDir(),
   };
 }
@@ -107,10 +134,12 @@ function programDir(): string {
 
 /**
  * Compiles and runs the program's file: with its cache when `cache` is readable (V8 checks it was made
- * for this source, Node and flags, and otherwise compiles from the source).
+ * for this source, Node and flags, and otherwise compiles from the source). Throws, before any of
+ * the program's modules has run, when the file is not the one the build wrote (by its sha256), does not
+ * compile, or its top level leaves no `load`.
  */
 export function compileProgram(program: BuiltProgram): { exports: Exports; script: Script; cached: boolean } {
-  const source = readFileSync(program.file, program.encoding);
+  const source = readSource(program);
   let cachedData: Buffer | undefined;
   if (program.cache !== undefined) {
     try {
@@ -132,6 +161,7 @@ export function compileProgram(program: BuiltProgram): { exports: Exports; scrip
     dirname: string,
   ) => void;
   run(module.exports, createRequire(program.file), module, program.file, dirname(program.file));
+  if (typeof module.exports.load !== 'function') throw new Error(`${program.file} exports no load()`);
   return { exports: module.exports, script, cached: cachedData !== undefined };
 }
 
@@ -150,6 +180,17 @@ export async function writeProgramCache(
   const { writeFileAtomic } = await import('../infra/atomic-file.js');
   await writeFileAtomic(cacheFile, data);
   return data.length;
+}
+
+/** The program's text, once its bytes are the ones the build wrote (when the manifest says which). */
+function readSource(program: BuiltProgram): string {
+  if (program.sha256 === undefined) return readFileSync(program.file, program.encoding);
+  const bytes = readFileSync(program.file);
+  const sha256 = createHash('sha256').update(bytes).digest('hex');
+  if (sha256 !== program.sha256) {
+    throw new Error(`${program.file} is not the program the build wrote (sha256 ${sha256.slice(0, 16)}…)`);
+  }
+  return bytes.toString(program.encoding);
 }
 
 /**

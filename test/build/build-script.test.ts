@@ -3,6 +3,7 @@
 // executable is then bundled into dist/bundle/, split at its dynamic imports, with its inputs listed,
 // and the program behind them is bundled as one file with its code cache (src/cli/program.ts).
 import { execa } from 'execa';
+import { createHash } from 'node:crypto';
 import {
   cp,
   mkdir,
@@ -212,6 +213,7 @@ console.log(JSON.stringify({ rejected: script.cachedDataRejected, loaded, result
         file: string;
         cache: string;
         encoding: string;
+        sha256: string;
       };
 
     beforeAll(async () => {
@@ -234,8 +236,12 @@ console.log(JSON.stringify({ rejected: script.cachedDataRejected, loaded, result
     });
 
     it('is one CommonJS file named by its content, with its code cache, both named in program.json', async () => {
-      const { file, cache, encoding } = await manifest();
+      const { file, cache, encoding, sha256 } = await manifest();
       expect(file).toMatch(/^program-[0-9a-f]{16}\.cjs$/);
+      // The whole hash, which each start checks the program against (V8 checks the cache by length only).
+      const bytes = await readFile(join(copy, 'dist', 'bundle', file));
+      expect(sha256).toBe(createHash('sha256').update(bytes).digest('hex'));
+      expect(file).toBe(`program-${sha256.slice(0, 16)}.cjs`);
       expect(cache).toBe(`${file}.cache`);
       // No comments or spaces: ASCII, read as one byte a character.
       expect(encoding).toBe('latin1');

@@ -383,6 +383,11 @@ describe('forge-pack doctor: program', () => {
         fix: `Run \`npm run build\` in ${ROOT} (the copy of Forge these commands run from).`,
       });
     }
+    expect(programCheck({ status: 'damaged', dir })).toMatchObject({
+      status: 'warn',
+      summary: expect.stringContaining(`the bundled program in ${dir} is not whole`),
+      fix: expect.stringContaining(`Run \`npm run build\` in ${ROOT}`),
+    });
     expect(programCheck({ status: 'unbuilt', dir })).toMatchObject({
       status: 'info',
       summary: expect.stringContaining(join(dir, 'program.json')),

@@ -1,7 +1,7 @@
 // How the executables find the program the build made (src/cli/program.ts): program.json names it, and
 // anything short of a whole pair sends them to the split build's modules, which are the same program.
 import { execa } from 'execa';
-import { cp, mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, readFile, rm, stat, symlink, truncate, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -27,62 +27,130 @@ async function manifestIn(name: string, text: string | undefined, files: string[
 }
 
 describe('builtProgram', () => {
-  it('names the program and its cache beside the manifest, and how to read the program', async () => {
+  const sha256 = 'ab'.repeat(32);
+
+  it('names the program and its cache beside the manifest, how to read it, and its hash', async () => {
     const at = await manifestIn(
       'whole',
-      JSON.stringify({ file: 'program-ab.cjs', cache: 'program-ab.cjs.cache', encoding: 'latin1' }),
+      JSON.stringify({ file: 'program-ab.cjs', cache: 'program-ab.cjs.cache', encoding: 'latin1', sha256 }),
       ['program-ab.cjs'],
     );
     expect(builtProgram(at)).toEqual({
       file: join(at, 'program-ab.cjs'),
       cache: join(at, 'program-ab.cjs.cache'),
       encoding: 'latin1',
+      sha256,
     });
   });
 
   it('reads only names from the manifest, and UTF-8 unless it says the program is ASCII', async () => {
-    const at = await manifestIn('names', JSON.stringify({ file: '../../p.cjs', cache: '/etc/p.cache' }), [
-      'p.cjs',
-    ]);
+    const at = await manifestIn(
+      'names',
+      JSON.stringify({ file: '../../p.cjs', cache: '/etc/p.cache', sha256 }),
+      ['p.cjs'],
+    );
     expect(builtProgram(at)).toEqual({
       file: join(at, 'p.cjs'),
       cache: join(at, 'p.cache'),
       encoding: 'utf8',
+      sha256,
     });
   });
 
-  it('is undefined without a whole manifest naming a program that is there', async () => {
+  it('is undefined without a whole manifest naming a program that is there, and its hash', async () => {
     expect(builtProgram(await manifestIn('none', undefined))).toBeUndefined();
     expect(builtProgram(await manifestIn('torn', '{"file":"program-ab.cj'))).toBeUndefined();
     expect(builtProgram(await manifestIn('null', 'null'))).toBeUndefined();
     expect(builtProgram(await manifestIn('shape', '{"file":3,"cache":"c"}', ['3']))).toBeUndefined();
-    const missing = JSON.stringify({ file: 'program-gone.cjs', cache: 'program-gone.cjs.cache' });
+    const missing = JSON.stringify({ file: 'program-gone.cjs', cache: 'program-gone.cjs.cache', sha256 });
     expect(builtProgram(await manifestIn('missing', missing))).toBeUndefined();
+    const unhashed = JSON.stringify({ file: 'program-ab.cjs', cache: 'program-ab.cjs.cache' });
+    expect(builtProgram(await manifestIn('unhashed', unhashed, ['program-ab.cjs']))).toBeUndefined();
   });
 });
 
+/** A copy of the built executables (the split build's files, and the program with its cache) under `name`. */
+async function installCopy(name: string): Promise<{ root: string; bundle: string; program: string }> {
+  await assertBuilt();
+  const root = join(dir, name);
+  await cp(join(ROOT, 'bin'), join(root, 'bin'), { recursive: true });
+  await cp(join(ROOT, 'package.json'), join(root, 'package.json'));
+  const from = join(ROOT, 'dist', 'bundle');
+  const bundle = join(root, 'dist', 'bundle');
+  const meta = JSON.parse(await readFile(join(from, 'meta.json'), 'utf8')) as {
+    inputs: Record<string, string[]>;
+  };
+  const built = JSON.parse(await readFile(join(from, MANIFEST), 'utf8')) as { file: string; cache: string };
+  for (const file of [...Object.keys(meta.inputs), MANIFEST, built.file, built.cache]) {
+    await cp(join(from, file), join(bundle, file));
+  }
+  await symlink(join(ROOT, 'node_modules'), join(root, 'node_modules'));
+  return { root, bundle, program: join(bundle, built.file) };
+}
+
+const initHelp = (root: string) =>
+  execa(process.execPath, [join(root, 'bin', 'forge-pack.js'), 'init', '--help'], { reject: false });
+
+async function programCheckIn(root: string): Promise<{ status: string; summary: string } | undefined> {
+  const run = await execa(process.execPath, [join(root, 'bin', 'forge-pack.js'), 'doctor', '--json'], {
+    cwd: dir,
+    reject: false,
+  });
+  const report = JSON.parse(run.stdout) as { checks: { name: string; status: string; summary: string }[] };
+  return report.checks.find((check) => check.name === 'program');
+}
+
 describe('an install whose program.json is not whole', () => {
   it('runs from the split build, as the same program', async () => {
-    await assertBuilt();
-    const install = join(dir, 'install');
-    await cp(join(ROOT, 'bin'), join(install, 'bin'), { recursive: true });
-    await cp(join(ROOT, 'package.json'), join(install, 'package.json'));
-    const bundle = join(ROOT, 'dist', 'bundle');
-    const meta = JSON.parse(await readFile(join(bundle, 'meta.json'), 'utf8')) as {
-      inputs: Record<string, string[]>;
-    };
-    for (const file of Object.keys(meta.inputs)) {
-      await cp(join(bundle, file), join(install, 'dist', 'bundle', file));
-    }
-    await symlink(join(ROOT, 'node_modules'), join(install, 'node_modules'));
-    await writeFile(join(install, 'dist', 'bundle', MANIFEST), '{"file":"program-');
-    const run = (root: string) =>
-      execa(process.execPath, [join(root, 'bin', 'forge-pack.js'), 'init', '--help'], { reject: false });
-    const half = await run(install);
-    const whole = await run(ROOT);
+    const install = await installCopy('install');
+    await writeFile(join(install.bundle, MANIFEST), '{"file":"program-');
+    const half = await initHelp(install.root);
+    const whole = await initHelp(ROOT);
     expect(half.exitCode, half.stderr).toBe(0);
     expect(half.stdout).toBe(whole.stdout);
     expect(half.stdout).toContain('Usage: forge-pack init');
+  });
+});
+
+describe('an install whose program is not the one the build wrote', () => {
+  // V8 takes a cache for any source of the right length, and compiles lazy functions from the file:
+  // an edit that keeps the length, or blocks zeroed by a crash, would mix the two. Each start checks
+  // the program's sha256 and runs the split build's modules when it differs.
+  const damages: [string, (program: string) => Promise<void>][] = [
+    ['cut short', async (program) => truncate(program, 100_000)],
+    [
+      'zeroed, at its length',
+      async (program) => writeFile(program, Buffer.alloc((await stat(program)).size)),
+    ],
+    [
+      'edited, at its length',
+      async (program) => {
+        const text = await readFile(program, 'latin1');
+        expect(text).toContain('Usage:');
+        await writeFile(program, text.replaceAll('Usage:', 'Usagf:'), 'latin1');
+      },
+    ],
+  ];
+
+  it.each(damages)('%s: runs from the split build, as the same program', async (name, damage) => {
+    const install = await installCopy(`damaged-${name.replace(/\W+/g, '-')}`);
+    await damage(install.program);
+    const damaged = await initHelp(install.root);
+    const whole = await initHelp(ROOT);
+    expect(damaged.exitCode, damaged.stderr).toBe(0);
+    expect(damaged.stdout).toBe(whole.stdout);
+    if (name.startsWith('edited')) {
+      // The case V8 alone would take: doctor says why commands start slower.
+      expect(await programCheckIn(install.root)).toMatchObject({
+        status: 'warn',
+        summary: expect.stringContaining('is not whole'),
+      });
+    }
+  });
+
+  it('a whole copy starts from its cache (the damage above is what changes the answer)', async () => {
+    const install = await installCopy('whole');
+    expect(await programCheckIn(install.root)).toMatchObject({ status: 'ok' });
   });
 });
 
