@@ -270,22 +270,31 @@ async function bundleProgram(build, common, out) {
   writeFileSync(join(out, `${file}.tmp`), text);
   renameSync(join(out, `${file}.tmp`), join(out, file));
   // The cache is made by a Node of its own, started as the executables are (V8 refuses a cache made
-  // under other flags).
+  // under other flags), after a warm-up run of the program (src/cli/program-warm-up.ts). It says how
+  // that went on stdout and leaves at once: the run may leave a handle open.
   const cached = spawnSync(
     process.execPath,
     [
       '--input-type=module',
       '-e',
       `const { writeProgramCache } = await import(${JSON.stringify(pathToFileURL(join(root, PROGRAM_LOADER)).href)});
-await writeProgramCache(${JSON.stringify(join(out, file))}, ${JSON.stringify(join(out, cache))}, ${JSON.stringify(encoding)});`,
+const written = await writeProgramCache(${JSON.stringify(join(out, file))}, ${JSON.stringify(join(out, cache))}, ${JSON.stringify(encoding)});
+(await import('node:fs')).writeSync(1, JSON.stringify(written));
+process.exit(0);`,
     ],
-    { stdio: 'inherit' },
+    { stdio: ['ignore', 'pipe', 'inherit'], encoding: 'utf8' },
   );
   if (cached.status !== 0) {
     throw new Error(`could not write the program's code cache (${cached.status ?? cached.signal})`);
   }
+  const { warmUp } = JSON.parse(cached.stdout);
+  if (warmUp !== undefined && !warmUp.ok) {
+    // Not a reason to fail the build: commands run the same, and compile on their way what the cache lacks.
+    console.warn(`build: the program's warm-up run failed (${warmUp.detail}); its code cache holds less`);
+  }
   const manifest = join(out, PROGRAM_MANIFEST);
-  writeFileSync(`${manifest}.tmp`, `${JSON.stringify({ file, cache, encoding, sha256 })}\n`);
+  const warm_up = warmUp === undefined ? undefined : warmUp.ok ? 'ran' : `failed: ${warmUp.detail}`;
+  writeFileSync(`${manifest}.tmp`, `${JSON.stringify({ file, cache, encoding, sha256, warm_up })}\n`);
   renameSync(`${manifest}.tmp`, manifest);
   const outputs = { [relative(root, join(out, file))]: output };
   return { outputs, cache };

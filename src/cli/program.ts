@@ -167,19 +167,26 @@ export function compileProgram(program: BuiltProgram): { exports: Exports; scrip
 
 /**
  * The build's step: compiles the program, initialises what every command loads (main.js and what it
- * imports), and writes the code V8 made for it to `cacheFile`, whole or not at all.
+ * imports), warms it up with one small run (program-warm-up.ts) when it is the whole program, and
+ * writes the code V8 made for it to `cacheFile`, whole or not at all. A warm-up that fails leaves the
+ * cache with what was compiled by then: a run is slower to start, never different.
  */
 export async function writeProgramCache(
   file: string,
   cacheFile: string,
   encoding: ProgramEncoding,
-): Promise<number> {
+): Promise<{ bytes: number; warmUp: { ok: boolean; detail: string } | undefined }> {
   const { exports, script } = compileProgram({ file, encoding });
-  await exports.load();
+  const program = (await exports.load()) as Partial<Program>;
+  let warmUp: { ok: boolean; detail: string } | undefined;
+  if (typeof program.runRalphLoop === 'function' && typeof program.runForgePack === 'function') {
+    const { warmUpProgram } = await import('./program-warm-up.js');
+    warmUp = await warmUpProgram(program);
+  }
   const data = script.createCachedData();
   const { writeFileAtomic } = await import('../infra/atomic-file.js');
   await writeFileAtomic(cacheFile, data);
-  return data.length;
+  return { bytes: data.length, warmUp };
 }
 
 /** The program's text, once its bytes are the ones the build wrote (when the manifest says which). */

@@ -214,10 +214,11 @@ console.log(JSON.stringify({ rejected: script.cachedDataRejected, loaded, result
         cache: string;
         encoding: string;
         sha256: string;
+        warm_up?: string;
       };
 
     beforeAll(async () => {
-      for (const file of ['src/cli/program.ts', 'src/infra/atomic-file.ts']) {
+      for (const file of ['src/cli/program.ts', 'src/cli/program-warm-up.ts', 'src/infra/atomic-file.ts']) {
         await mkdir(join(copy, file, '..'), { recursive: true });
         await cp(join(ROOT, file), join(copy, file));
       }
@@ -273,6 +274,38 @@ console.log(JSON.stringify({ rejected: script.cachedDataRejected, loaded, result
       }
     });
 
+    it('is built all the same when its warm-up run fails, saying so, and its cache still serves', async () => {
+      // A program with both entry points is warmed up before its cache is taken (program-warm-up.ts);
+      // these fail their first command.
+      const main = join(copy, 'src', 'cli', 'main.ts');
+      const before = await readFile(main, 'utf8');
+      await writeFile(
+        main,
+        `${before}export async function runForgePack(argv: string[], deps: { stderr: { write(t: string): void } }) {
+  deps.stderr.write('forge-pack: no store here\\n');
+  process.exitCode = 5;
+}
+export async function runRalphLoop() {}
+`,
+      );
+      try {
+        const built = await build();
+        expect(built.exitCode, built.stderr).toBe(0);
+        expect(built.stderr).toContain(
+          "the program's warm-up run failed (beads init exited 5: forge-pack: no store here)",
+        );
+        expect((await manifest()).warm_up).toBe('failed: beads init exited 5: forge-pack: no store here');
+        const run = await probe();
+        expect(run.rejected).toBe(false);
+        expect(run.results).toEqual(['three', process.platform, 'loaded on demand']);
+      } finally {
+        await writeFile(main, before);
+        expect((await build()).exitCode).toBe(0);
+      }
+      // A program without them (as this one) is not warmed up, and the manifest says nothing of it.
+      expect((await manifest()).warm_up).toBeUndefined();
+    });
+
     it('fails the build on an import() the program would keep (code from the cache cannot run it)', async () => {
       // uplot is left out of the bundle (scripts/build.mjs EXTERNAL), so its import() would stay.
       await expectBuildToFail(
@@ -283,24 +316,36 @@ console.log(JSON.stringify({ rejected: script.cachedDataRejected, loaded, result
     });
   });
 
-  it("the repository's program is ASCII, and this Node takes its cache", async () => {
+  it("the repository's program is ASCII, warmed up by a run, and this Node takes its cache", async () => {
     await assertBuilt();
     const dir = join(ROOT, 'dist', 'bundle');
-    const { encoding } = JSON.parse(await readFile(join(dir, 'program.json'), 'utf8')) as {
+    const { encoding, warm_up, cache } = JSON.parse(await readFile(join(dir, 'program.json'), 'utf8')) as {
       encoding: string;
+      warm_up: string;
+      cache: string;
     };
     expect(encoding).toBe('latin1');
+    expect(warm_up).toBe('ran');
+    // What loading main.js alone would cache, against the build's cache: the warm-up's run compiled the
+    // functions a run calls (about twice as much code), so runs do not compile them again.
     const script = `
 const { builtProgram, compileProgram } = await import(${JSON.stringify(pathToFileURL(join(ROOT, 'dist', 'cli', 'program.js')).href)});
-const { exports, script } = compileProgram(builtProgram(${JSON.stringify(dir)}));
+const built = builtProgram(${JSON.stringify(dir)});
+const { exports, script } = compileProgram(process.argv[1] === 'cold' ? { ...built, cache: undefined } : built);
 const main = await exports.load();
-console.log(JSON.stringify({ rejected: script.cachedDataRejected, exported: Object.keys(main).sort() }));`;
-    const run = await execa(process.execPath, ['--input-type=module', '-e', script], { reject: false });
-    expect(run.exitCode, run.stderr).toBe(0);
-    expect(JSON.parse(run.stdout)).toEqual({
-      rejected: false,
-      exported: ['runForgePack', 'runProgram', 'runRalphLoop'],
-    });
+console.log(JSON.stringify({ rejected: script.cachedDataRejected, exported: Object.keys(main).sort(), bytes: script.createCachedData().length }));`;
+    const probeRepository = async (how: string) => {
+      const run = await execa(process.execPath, ['--input-type=module', '-e', script, how], {
+        reject: false,
+      });
+      expect(run.exitCode, run.stderr).toBe(0);
+      return JSON.parse(run.stdout) as { rejected: boolean | undefined; exported: string[]; bytes: number };
+    };
+    const warm = await probeRepository('warm');
+    expect(warm).toMatchObject({ rejected: false, exported: ['runForgePack', 'runProgram', 'runRalphLoop'] });
+    const cold = await probeRepository('cold');
+    const warmBytes = (await stat(join(dir, cache))).size;
+    expect(warmBytes).toBeGreaterThan(cold.bytes * 1.5);
   });
 
   it('an executable run before any build says how to build, not a module-not-found trace', async () => {
