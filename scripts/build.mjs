@@ -46,6 +46,8 @@ const LEAF_PREFIX = 'status-leaf-';
 const ALWAYS_LEAVES = ['dist/beads/br/index.js'];
 /** Names the program and its cache (src/cli/program.ts reads it). */
 const PROGRAM_MANIFEST = 'program.json';
+/** How the child that writes the program's code cache marks the line saying how it went. */
+const CACHE_RESULT = 'forge-program-cache: ';
 /** Loads the program, and makes its cache for the build. */
 const PROGRAM_LOADER = 'dist/cli/program.js';
 /**
@@ -279,7 +281,7 @@ async function bundleProgram(build, common, out) {
       '-e',
       `const { writeProgramCache } = await import(${JSON.stringify(pathToFileURL(join(root, PROGRAM_LOADER)).href)});
 const written = await writeProgramCache(${JSON.stringify(join(out, file))}, ${JSON.stringify(join(out, cache))}, ${JSON.stringify(encoding)});
-(await import('node:fs')).writeSync(1, JSON.stringify(written));
+(await import('node:fs')).writeSync(1, '\\n${CACHE_RESULT}' + JSON.stringify(written) + '\\n');
 process.exit(0);`,
     ],
     { stdio: ['ignore', 'pipe', 'inherit'], encoding: 'utf8' },
@@ -287,7 +289,13 @@ process.exit(0);`,
   if (cached.status !== 0) {
     throw new Error(`could not write the program's code cache (${cached.status ?? cached.signal})`);
   }
-  const { warmUp } = JSON.parse(cached.stdout);
+  // The last line the child marked; anything else it printed is passed on.
+  const lines = cached.stdout.split('\n');
+  const marked = lines.findLast((line) => line.startsWith(CACHE_RESULT));
+  const others = lines.filter((line) => line !== marked && line.trim() !== '');
+  if (others.length > 0) console.log(others.join('\n'));
+  if (marked === undefined) throw new Error("the program's code cache child did not say how it went");
+  const { warmUp } = JSON.parse(marked.slice(CACHE_RESULT.length));
   if (warmUp !== undefined && !warmUp.ok) {
     // Not a reason to fail the build: commands run the same, and compile on their way what the cache lacks.
     console.warn(`build: the program's warm-up run failed (${warmUp.detail}); its code cache holds less`);

@@ -29,7 +29,15 @@ export async function warmUpProgram(
   program: Program,
   { timeoutMs = WARM_UP_TIMEOUT_MS }: { timeoutMs?: number } = {},
 ): Promise<WarmUpOutcome> {
-  const dir = mkdtempSync(join(tmpdir(), 'forge-warm-up-'));
+  let dir: string;
+  try {
+    dir = mkdtempSync(join(tmpdir(), 'forge-warm-up-'));
+  } catch (error) {
+    return {
+      ok: false,
+      detail: `no directory to run in: ${error instanceof Error ? error.message : String(error)}`,
+    };
+  }
   const saved = { ...process.env };
   const exitCode = process.exitCode;
   let timer: NodeJS.Timeout | undefined;

@@ -282,6 +282,7 @@ console.log(JSON.stringify({ rejected: script.cachedDataRejected, loaded, result
       await writeFile(
         main,
         `${before}export async function runForgePack(argv: string[], deps: { stderr: { write(t: string): void } }) {
+  console.log('printed by the program itself');
   deps.stderr.write('forge-pack: no store here\\n');
   process.exitCode = 5;
 }
@@ -291,6 +292,8 @@ export async function runRalphLoop() {}
       try {
         const built = await build();
         expect(built.exitCode, built.stderr).toBe(0);
+        // What the program printed on its own stdout is passed on, not taken for the child's answer.
+        expect(built.stdout).toContain('printed by the program itself');
         expect(built.stderr).toContain(
           "the program's warm-up run failed (beads init exited 5: forge-pack: no store here)",
         );

@@ -80,6 +80,20 @@ describe('warmUpProgram', () => {
     expect(await warmUpProgram(program)).toEqual({ ok: false, detail: 'disk full' });
   });
 
+  it('is a failed warm-up, not a failed build, where no temp directory can be made', async () => {
+    const { program, calls } = fakeProgram();
+    process.env.TMPDIR = '/proc/forge-no-such-dir';
+    try {
+      const outcome = await warmUpProgram(program);
+      expect(outcome.ok).toBe(false);
+      expect(outcome.detail).toMatch(/^no directory to run in: ENOENT/);
+      expect(calls).toEqual([]);
+    } finally {
+      if (saved.TMPDIR === undefined) delete process.env.TMPDIR;
+      else process.env.TMPDIR = saved.TMPDIR;
+    }
+  });
+
   it('stops waiting for a run that does not end', async () => {
     const { program } = fakeProgram((argv) =>
       argv.includes('--agent') ? new Promise<void>(() => undefined) : undefined,
