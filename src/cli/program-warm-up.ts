@@ -21,9 +21,10 @@ export interface WarmUpOutcome {
 
 /**
  * Runs, on the embedded store in a temp directory: `forge-pack beads init`, an epic with two beads,
- * then `ralph-loop` over it with a no-op agent (this Node, `-e 0`). Nothing is printed and nothing
- * outside the directory is touched: HOME, the config directories and TMPDIR point into it, so no user
- * config, hook or agent home is read or run. Never throws.
+ * then `ralph-loop` over it with a no-op agent (this Node, `-e 0`). What the commands print is kept
+ * for the error of one that fails, and nothing outside the directory is touched: HOME, the config
+ * directories and TMPDIR point into it, so no user config, hook or agent home is read or run. Never
+ * throws.
  */
 export async function warmUpProgram(
   program: Program,

@@ -34,6 +34,8 @@ export interface ProgramManifest {
    * would run the cache's code mixed with the file's. Checked at each start (~1 ms for 1.5 MB).
    */
   sha256: string;
+  /** How the build's warm-up run went (program-warm-up.ts): `ran`, or `failed: …`; for people. */
+  warm_up?: string;
 }
 
 type ProgramEncoding = 'latin1' | 'utf8';

@@ -29,30 +29,29 @@ async function manifestIn(name: string, text: string | undefined, files: string[
 describe('builtProgram', () => {
   const sha256 = 'ab'.repeat(32);
 
-  it('names the program and its cache beside the manifest, how to read it, and its hash', async () => {
-    const at = await manifestIn(
-      'whole',
-      JSON.stringify({ file: 'program-ab.cjs', cache: 'program-ab.cjs.cache', encoding: 'latin1', sha256 }),
-      ['program-ab.cjs'],
-    );
-    expect(builtProgram(at)).toEqual({
-      file: join(at, 'program-ab.cjs'),
-      cache: join(at, 'program-ab.cjs.cache'),
-      encoding: 'latin1',
-      sha256,
-    });
-  });
+  // The manifest as written, the program file beside it, and what builtProgram makes of them.
+  const read: [string, Record<string, string>, string, { file: string; cache: string; encoding: string }][] =
+    [
+      [
+        'names the program and its cache beside the manifest, how to read it, and its hash',
+        { file: 'program-ab.cjs', cache: 'program-ab.cjs.cache', encoding: 'latin1', sha256 },
+        'program-ab.cjs',
+        { file: 'program-ab.cjs', cache: 'program-ab.cjs.cache', encoding: 'latin1' },
+      ],
+      [
+        'reads only names from the manifest, and UTF-8 unless it says the program is ASCII',
+        { file: '../../p.cjs', cache: '/etc/p.cache', sha256 },
+        'p.cjs',
+        { file: 'p.cjs', cache: 'p.cache', encoding: 'utf8' },
+      ],
+    ];
 
-  it('reads only names from the manifest, and UTF-8 unless it says the program is ASCII', async () => {
-    const at = await manifestIn(
-      'names',
-      JSON.stringify({ file: '../../p.cjs', cache: '/etc/p.cache', sha256 }),
-      ['p.cjs'],
-    );
+  it.each(read)('%s', async (name, manifest, program, expected) => {
+    const at = await manifestIn(name.split(' ')[0] ?? name, JSON.stringify(manifest), [program]);
     expect(builtProgram(at)).toEqual({
-      file: join(at, 'p.cjs'),
-      cache: join(at, 'p.cache'),
-      encoding: 'utf8',
+      file: join(at, expected.file),
+      cache: join(at, expected.cache),
+      encoding: expected.encoding,
       sha256,
     });
   });
