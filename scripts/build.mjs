@@ -17,7 +17,16 @@
 // (src/cli/program.ts says why and how). Each module in it still runs only when first imported.
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, readdirSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
@@ -302,7 +311,12 @@ process.exit(0);`,
   }
   const manifest = join(out, PROGRAM_MANIFEST);
   const warm_up = warmUp === undefined ? undefined : warmUp.ok ? 'ran' : `failed: ${warmUp.detail}`;
-  writeFileSync(`${manifest}.tmp`, `${JSON.stringify({ file, cache, encoding, sha256, warm_up })}\n`);
+  // Release builds of V8 do not checksum a cache: a start checks it against this before using it.
+  const cache_sha256 = createHash('sha256')
+    .update(readFileSync(join(out, cache)))
+    .digest('hex');
+  const fields = { file, cache, encoding, sha256, cache_sha256, warm_up };
+  writeFileSync(`${manifest}.tmp`, `${JSON.stringify(fields)}\n`);
   renameSync(`${manifest}.tmp`, manifest);
   const outputs = { [relative(root, join(out, file))]: output };
   return { outputs, cache };

@@ -189,20 +189,23 @@ describe('scripts/build.mjs', () => {
   describe('the program', () => {
     // What a child Node does with the copy's program, through its own loader: whether V8 took the cache,
     // which modules ran (the build's tracer), and what the program's functions return.
-    const probe = async () => {
+    const probe = async (nodeArgs: string[] = []) => {
       const script = `
 const inits = [];
 globalThis.__forgeModuleInit = (key) => inits.push(key);
 const { builtProgram, compileProgram } = await import(${JSON.stringify(pathToFileURL(join(copy, 'dist', 'cli', 'program.js')).href)});
-const { exports, script } = compileProgram(builtProgram(${JSON.stringify(join(copy, 'dist', 'bundle'))}));
+const { exports, script, cached } = compileProgram(builtProgram(${JSON.stringify(join(copy, 'dist', 'bundle'))}));
 const main = await exports.load();
 const loaded = [...inits];
 const results = [main.count, await main.platform(), await main.later()];
-console.log(JSON.stringify({ rejected: script.cachedDataRejected, loaded, results, after: inits }));`;
-      const run = await execa(process.execPath, ['--input-type=module', '-e', script], { reject: false });
+console.log(JSON.stringify({ cached, rejected: script.cachedDataRejected, loaded, results, after: inits }));`;
+      const run = await execa(process.execPath, [...nodeArgs, '--input-type=module', '-e', script], {
+        reject: false,
+      });
       expect(run.exitCode, run.stderr).toBe(0);
       return JSON.parse(run.stdout) as {
-        rejected: boolean;
+        cached: boolean | 'damaged';
+        rejected: boolean | undefined;
         loaded: string[];
         results: string[];
         after: string[];
@@ -214,6 +217,7 @@ console.log(JSON.stringify({ rejected: script.cachedDataRejected, loaded, result
         cache: string;
         encoding: string;
         sha256: string;
+        cache_sha256: string;
         warm_up?: string;
       };
 
@@ -237,12 +241,15 @@ console.log(JSON.stringify({ rejected: script.cachedDataRejected, loaded, result
     });
 
     it('is one CommonJS file named by its content, with its code cache, both named in program.json', async () => {
-      const { file, cache, encoding, sha256 } = await manifest();
+      const { file, cache, encoding, sha256, cache_sha256 } = await manifest();
       expect(file).toMatch(/^program-[0-9a-f]{16}\.cjs$/);
       // The whole hash, which each start checks the program against (V8 checks the cache by length only).
       const bytes = await readFile(join(copy, 'dist', 'bundle', file));
       expect(sha256).toBe(createHash('sha256').update(bytes).digest('hex'));
       expect(file).toBe(`program-${sha256.slice(0, 16)}.cjs`);
+      // And the cache's, which V8 itself does not checksum in a release build.
+      const cacheBytes = await readFile(join(copy, 'dist', 'bundle', cache));
+      expect(cache_sha256).toBe(createHash('sha256').update(cacheBytes).digest('hex'));
       expect(cache).toBe(`${file}.cache`);
       // No comments or spaces: ASCII, read as one byte a character.
       expect(encoding).toBe('latin1');
@@ -260,14 +267,22 @@ console.log(JSON.stringify({ rejected: script.cachedDataRejected, loaded, result
       expect(run.after).toContain('dist/cli/later.js');
     });
 
-    it('runs the same from its source when V8 refuses the cache', async () => {
+    it('runs the same from its source when V8 refuses the cache (made under other flags)', async () => {
+      const run = await probe(['--no-opt']);
+      expect(run).toMatchObject({ cached: true, rejected: true });
+      expect(run.results).toEqual(['three', process.platform, 'loaded on demand']);
+    });
+
+    it("runs the same from its source, without handing it to V8, when the cache is not the build's", async () => {
       const { cache } = await manifest();
       const path = join(copy, 'dist', 'bundle', cache);
       const kept = await readFile(path);
       await writeFile(path, Buffer.from('not a code cache, just bytes of the same kind'.repeat(50)));
       try {
         const run = await probe();
-        expect(run.rejected).toBe(true);
+        expect(run.cached).toBe('damaged');
+        // V8 was never asked (it would have taken a payload it does not checksum).
+        expect(run.rejected).toBeUndefined();
         expect(run.results).toEqual(['three', process.platform, 'loaded on demand']);
       } finally {
         await writeFile(path, kept);

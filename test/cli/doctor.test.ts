@@ -383,6 +383,11 @@ describe('forge-pack doctor: program', () => {
         fix: `Run \`npm run build\` in ${ROOT} (the copy of Forge these commands run from).`,
       });
     }
+    expect(programCheck({ status: 'cache-damaged', dir })).toMatchObject({
+      status: 'warn',
+      summary: expect.stringContaining(`the program's code cache in ${dir} is not the one the build wrote`),
+      fix: expect.stringContaining(`Run \`npm run build\` in ${ROOT}`),
+    });
     expect(programCheck({ status: 'damaged', dir })).toMatchObject({
       status: 'warn',
       summary: expect.stringContaining(`the bundled program in ${dir} is not whole`),

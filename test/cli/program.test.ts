@@ -1,7 +1,7 @@
 // How the executables find the program the build made (src/cli/program.ts): program.json names it, and
 // anything short of a whole pair sends them to the split build's modules, which are the same program.
 import { execa } from 'execa';
-import { cp, mkdir, mkdtemp, readFile, rm, stat, symlink, truncate, writeFile } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, open, readFile, rm, stat, symlink, truncate, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -28,19 +28,20 @@ async function manifestIn(name: string, text: string | undefined, files: string[
 
 describe('builtProgram', () => {
   const sha256 = 'ab'.repeat(32);
+  const cache_sha256 = 'cd'.repeat(32);
 
   // The manifest as written, the program file beside it, and what builtProgram makes of them.
   const read: [string, Record<string, string>, string, { file: string; cache: string; encoding: string }][] =
     [
       [
         'names the program and its cache beside the manifest, how to read it, and its hash',
-        { file: 'program-ab.cjs', cache: 'program-ab.cjs.cache', encoding: 'latin1', sha256 },
+        { file: 'program-ab.cjs', cache: 'program-ab.cjs.cache', encoding: 'latin1', sha256, cache_sha256 },
         'program-ab.cjs',
         { file: 'program-ab.cjs', cache: 'program-ab.cjs.cache', encoding: 'latin1' },
       ],
       [
         'reads only names from the manifest, and UTF-8 unless it says the program is ASCII',
-        { file: '../../p.cjs', cache: '/etc/p.cache', sha256 },
+        { file: '../../p.cjs', cache: '/etc/p.cache', sha256, cache_sha256 },
         'p.cjs',
         { file: 'p.cjs', cache: 'p.cache', encoding: 'utf8' },
       ],
@@ -53,6 +54,7 @@ describe('builtProgram', () => {
       cache: join(at, expected.cache),
       encoding: expected.encoding,
       sha256,
+      cacheSha256: cache_sha256,
     });
   });
 
@@ -61,15 +63,26 @@ describe('builtProgram', () => {
     expect(builtProgram(await manifestIn('torn', '{"file":"program-ab.cj'))).toBeUndefined();
     expect(builtProgram(await manifestIn('null', 'null'))).toBeUndefined();
     expect(builtProgram(await manifestIn('shape', '{"file":3,"cache":"c"}', ['3']))).toBeUndefined();
-    const missing = JSON.stringify({ file: 'program-gone.cjs', cache: 'program-gone.cjs.cache', sha256 });
+    const missing = JSON.stringify({
+      file: 'program-gone.cjs',
+      cache: 'program-gone.cjs.cache',
+      sha256,
+      cache_sha256,
+    });
     expect(builtProgram(await manifestIn('missing', missing))).toBeUndefined();
     const unhashed = JSON.stringify({ file: 'program-ab.cjs', cache: 'program-ab.cjs.cache' });
     expect(builtProgram(await manifestIn('unhashed', unhashed, ['program-ab.cjs']))).toBeUndefined();
+    const cacheUnhashed = JSON.stringify({ file: 'program-ab.cjs', cache: 'program-ab.cjs.cache', sha256 });
+    expect(
+      builtProgram(await manifestIn('cache-unhashed', cacheUnhashed, ['program-ab.cjs'])),
+    ).toBeUndefined();
   });
 });
 
 /** A copy of the built executables (the split build's files, and the program with its cache) under `name`. */
-async function installCopy(name: string): Promise<{ root: string; bundle: string; program: string }> {
+async function installCopy(
+  name: string,
+): Promise<{ root: string; bundle: string; program: string; cache: string }> {
   await assertBuilt();
   const root = join(dir, name);
   await cp(join(ROOT, 'bin'), join(root, 'bin'), { recursive: true });
@@ -84,7 +97,7 @@ async function installCopy(name: string): Promise<{ root: string; bundle: string
     await cp(join(from, file), join(bundle, file));
   }
   await symlink(join(ROOT, 'node_modules'), join(root, 'node_modules'));
-  return { root, bundle, program: join(bundle, built.file) };
+  return { root, bundle, program: join(bundle, built.file), cache: join(bundle, built.cache) };
 }
 
 const initHelp = (root: string) =>
@@ -145,6 +158,25 @@ describe('an install whose program is not the one the build wrote', () => {
         summary: expect.stringContaining('is not whole'),
       });
     }
+  });
+
+  it('with its code cache damaged, compiles the program without it (V8 alone would crash on it)', async () => {
+    // Release builds of V8 do not checksum a cache's payload: with a block of it zeroed, as a crash can
+    // leave a file, every command died of a segmentation fault. Each start checks the cache's sha256.
+    const install = await installCopy('damaged-cache');
+    const handle = await open(install.cache, 'r+');
+    try {
+      await handle.write(Buffer.alloc(200_000), 0, 200_000, 300_000);
+    } finally {
+      await handle.close();
+    }
+    const damaged = await initHelp(install.root);
+    expect(damaged.exitCode, damaged.stderr).toBe(0);
+    expect(damaged.stdout).toBe((await initHelp(ROOT)).stdout);
+    expect(await programCheckIn(install.root)).toMatchObject({
+      status: 'warn',
+      summary: expect.stringContaining('code cache in'),
+    });
   });
 
   it('a whole copy starts from its cache (the damage above is what changes the answer)', async () => {
