@@ -1,5 +1,6 @@
 // The checks behind `forge-pack doctor`: each looks at one thing and says how to fix it when it is wrong.
 // This file checks the machine (node, git, br, agent CLIs, skills); doctor-repo-checks.ts the repository.
+import { existsSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -50,7 +51,7 @@ export async function runDoctorChecks(ctx: DoctorContext): Promise<DoctorCheck[]
   ]);
   return [
     checkNode(ctx.nodeVersion),
-    programCheck(programCacheStatus()),
+    programCheck(withBuildScript(programCacheStatus())),
     gitCheck(git, cwd),
     configCheck.check,
     brCheck(br, ctx.store ?? config.store),
@@ -78,9 +79,31 @@ function checkNode(version: string): DoctorCheck {
   };
 }
 
+/** The program's status, and whether the copy it runs from can build it again (a clone can, a package cannot). */
+function withBuildScript(started: { status: ProgramCacheStatus; dir: string }): ProgramStart {
+  return {
+    ...started,
+    buildable: existsSync(join(resolve(started.dir, '..', '..'), 'scripts', 'build.mjs')),
+  };
+}
+
+interface ProgramStart {
+  status: ProgramCacheStatus;
+  /** Where the build put the program (dist/bundle). */
+  dir: string;
+  /** Whether the copy of Forge it belongs to has its build script: an npm package has not. */
+  buildable: boolean;
+}
+
 /** Whether commands start from the code cache the build made for the program (src/cli/program.ts). */
-export function programCheck({ status, dir }: { status: ProgramCacheStatus; dir: string }): DoctorCheck {
-  const rebuild = `Run \`npm run build\` in ${resolve(dir, '..', '..')} (the copy of Forge these commands run from).`;
+export function programCheck({ status, dir, buildable }: ProgramStart): DoctorCheck {
+  const root = resolve(dir, '..', '..');
+  // A package ships the cache its packer's Node made, and neither its sources nor its build script.
+  const rebuild = buildable
+    ? `Run \`npm run build\` in ${root} (the copy of Forge these commands run from).`
+    : `${root} is an installed package, without the sources to build from: commands work, only slower to start. For a cache made by this Node, install Forge from a clone with ./install.sh (it builds there).`;
+  // Damage in a package: its files are not as installed, and installing it again puts them back.
+  const repair = buildable ? rebuild : `Install Forge again: ${root} is not as it was installed.`;
   switch (status) {
     case 'used':
       return { name: 'program', status: 'ok', summary: "commands start from the build's code cache" };
@@ -103,14 +126,14 @@ export function programCheck({ status, dir }: { status: ProgramCacheStatus; dir:
         name: 'program',
         status: 'warn',
         summary: `the program's code cache in ${dir} is not the one the build wrote (damaged), so it is not used: each command starts ~45 ms slower`,
-        fix: `${rebuild} An install made by install.sh or npm: install it again.`,
+        fix: repair,
       };
     case 'damaged':
       return {
         name: 'program',
         status: 'warn',
         summary: `the bundled program in ${dir} is not whole (cut short, or not the file the build wrote): commands run from the modules beside it, each starting ~45 ms slower`,
-        fix: `${rebuild} An install made by install.sh or npm: install it again.`,
+        fix: repair,
       };
     case 'unbuilt':
       return {

@@ -373,30 +373,48 @@ describe('forge-pack doctor', () => {
 });
 
 describe('forge-pack doctor: program', () => {
+  const dir = join(ROOT, 'dist', 'bundle');
+  const rebuild = `Run \`npm run build\` in ${ROOT} (the copy of Forge these commands run from).`;
+
   it("says whether commands start from the build's code cache, and how to make it again", () => {
-    const dir = join(ROOT, 'dist', 'bundle');
-    expect(programCheck({ status: 'used', dir })).toMatchObject({ name: 'program', status: 'ok' });
+    const clone = { dir, buildable: true };
+    expect(programCheck({ status: 'used', ...clone })).toMatchObject({ name: 'program', status: 'ok' });
     for (const status of ['rejected', 'missing'] as const) {
-      expect(programCheck({ status, dir })).toMatchObject({
+      expect(programCheck({ status, ...clone })).toMatchObject({
         status: 'warn',
         summary: expect.stringContaining('starts ~45 ms slower'),
-        fix: `Run \`npm run build\` in ${ROOT} (the copy of Forge these commands run from).`,
+        fix: rebuild,
       });
     }
-    expect(programCheck({ status: 'cache-damaged', dir })).toMatchObject({
+    expect(programCheck({ status: 'cache-damaged', ...clone })).toMatchObject({
       status: 'warn',
       summary: expect.stringContaining(`the program's code cache in ${dir} is not the one the build wrote`),
-      fix: expect.stringContaining(`Run \`npm run build\` in ${ROOT}`),
+      fix: rebuild,
     });
-    expect(programCheck({ status: 'damaged', dir })).toMatchObject({
+    expect(programCheck({ status: 'damaged', ...clone })).toMatchObject({
       status: 'warn',
       summary: expect.stringContaining(`the bundled program in ${dir} is not whole`),
-      fix: expect.stringContaining(`Run \`npm run build\` in ${ROOT}`),
+      fix: rebuild,
     });
-    expect(programCheck({ status: 'unbuilt', dir })).toMatchObject({
+    expect(programCheck({ status: 'unbuilt', ...clone })).toMatchObject({
       status: 'info',
       summary: expect.stringContaining(join(dir, 'program.json')),
     });
+  });
+
+  it('never tells an installed package to run a build it does not have', () => {
+    // An npm package ships dist/ without src/ or scripts/: `npm run build` would fail there.
+    const pkg = { dir, buildable: false };
+    for (const status of ['rejected', 'missing'] as const) {
+      const check = programCheck({ status, ...pkg });
+      expect(check.fix).toContain('install Forge from a clone with ./install.sh');
+      expect(check.fix).not.toContain('npm run build');
+    }
+    for (const status of ['cache-damaged', 'damaged'] as const) {
+      expect(programCheck({ status, ...pkg }).fix).toBe(
+        `Install Forge again: ${ROOT} is not as it was installed.`,
+      );
+    }
   });
 });
 
