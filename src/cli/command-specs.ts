@@ -10,7 +10,8 @@ export const INIT_COMMAND: LazyCommandSpec = {
 
 export const DOCTOR_COMMAND: LazyCommandSpec = {
   name: 'doctor',
-  description: 'check node, git, br, agent CLIs, skills, the bead store, configs, locks and loops',
+  description:
+    "check node, the program's code cache, git, br, agent CLIs, containment, skills, the bead store, configs, locks and loops",
   usage: '[options]',
   load: async () => (await import('./doctor-command.js')).defineDoctorCommand,
 };
