@@ -78,17 +78,8 @@ export async function loadProgram(): Promise<Program> {
     record('damaged');
     return import('./main.js');
   }
-  const { exports, script, cached } = compiled;
-  record(
-    cached === 'damaged'
-      ? 'cache-damaged'
-      : !cached
-        ? 'missing'
-        : script.cachedDataRejected === true
-          ? 'rejected'
-          : 'used',
-  );
-  return exports.load();
+  record(compiled.cache === 'damaged' ? 'cache-damaged' : compiled.cache);
+  return compiled.exports.load();
 }
 
 /**
@@ -165,13 +156,14 @@ function programDir(): string {
  * Compiles and runs the program's file: with its cache when `cache` is readable (V8 checks it was made
  * for this source, Node and flags, and otherwise compiles from the source). Throws, before any of
  * the program's modules has run, when the file is not the one the build wrote (by its sha256), does not
- * compile, or its top level leaves no `load`. A cache that is not the one the build wrote is not used
- * (`cached: 'damaged'`).
+ * compile, or its top level leaves no `load`. A cache that is not the one the build wrote is never
+ * handed to V8 (`cache: 'damaged'`).
  */
 export function compileProgram(program: BuiltProgram): {
   exports: Exports;
   script: Script;
-  cached: boolean | 'damaged';
+  /** What became of the cache: taken, refused by V8, absent, or not the build's (so not offered). */
+  cache: 'used' | 'rejected' | 'missing' | 'damaged';
 } {
   const source = readSource(program);
   let cachedData: Buffer | undefined;
@@ -205,7 +197,14 @@ export function compileProgram(program: BuiltProgram): {
   ) => void;
   run(module.exports, createRequire(program.file), module, program.file, dirname(program.file));
   if (typeof module.exports.load !== 'function') throw new Error(`${program.file} exports no load()`);
-  return { exports: module.exports, script, cached: damaged ? 'damaged' : cachedData !== undefined };
+  const cache = damaged
+    ? 'damaged'
+    : cachedData === undefined
+      ? 'missing'
+      : script.cachedDataRejected === true
+        ? 'rejected'
+        : 'used';
+  return { exports: module.exports, script, cache };
 }
 
 /**
