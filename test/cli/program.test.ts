@@ -3,7 +3,7 @@
 import { execa } from 'execa';
 import { cp, mkdir, mkdtemp, open, readFile, rm, stat, symlink, truncate, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { builtProgram, MANIFEST } from '../../src/cli/program.js';
 import { assertBuilt, ROOT } from '../support/cli.js';
@@ -103,11 +103,24 @@ async function installCopy(
 const initHelp = (root: string) =>
   execa(process.execPath, [join(root, 'bin', 'forge-pack.js'), 'init', '--help'], { reject: false });
 
-async function programCheckIn(root: string): Promise<{ status: string; summary: string } | undefined> {
-  const run = await execa(process.execPath, [join(root, 'bin', 'forge-pack.js'), 'doctor', '--json'], {
-    cwd: dir,
-    reject: false,
-  });
+/**
+ * The `program` line of `forge-pack doctor --json` run from `root`, under `nodeArgs`. The agent CLIs
+ * are kept off PATH: doctor asks each installed one its version (~2 s of CPU for the four in
+ * node_modules/.bin), and these tests read only the program's line.
+ */
+async function programCheckIn(
+  root: string,
+  nodeArgs: string[] = [],
+): Promise<{ status: string; summary: string } | undefined> {
+  const run = await execa(
+    process.execPath,
+    [...nodeArgs, join(root, 'bin', 'forge-pack.js'), 'doctor', '--json'],
+    {
+      cwd: dir,
+      env: { PATH: `${dirname(process.execPath)}:/usr/bin:/bin` },
+      reject: false,
+    },
+  );
   const report = JSON.parse(run.stdout) as { checks: { name: string; status: string; summary: string }[] };
   return report.checks.find((check) => check.name === 'program');
 }
@@ -186,24 +199,11 @@ describe('an install whose program is not the one the build wrote', () => {
 });
 
 describe('forge-pack doctor, as a process', () => {
-  const programCheckOf = async (nodeArgs: string[]) => {
-    const run = await execa(
-      process.execPath,
-      [...nodeArgs, join(ROOT, 'bin', 'forge-pack.js'), 'doctor', '--json'],
-      {
-        cwd: dir,
-        reject: false,
-      },
-    );
-    const report = JSON.parse(run.stdout) as { checks: { name: string; status: string }[] };
-    return report.checks.find((check) => check.name === 'program');
-  };
-
   it("says the program started from the build's cache, and when V8 refused it (other flags)", async () => {
     await assertBuilt();
-    expect(await programCheckOf([])).toMatchObject({ status: 'ok' });
+    expect(await programCheckIn(ROOT)).toMatchObject({ status: 'ok' });
     // The build's cache was made without --no-opt: V8 refuses it under that flag.
-    expect(await programCheckOf(['--no-opt'])).toMatchObject({
+    expect(await programCheckIn(ROOT, ['--no-opt'])).toMatchObject({
       status: 'warn',
       summary: expect.stringContaining("cannot use the program's code cache"),
     });
