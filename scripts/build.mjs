@@ -151,15 +151,23 @@ function englishZodOnly() {
   return {
     name: 'english-zod-only',
     setup(build) {
+      // The module's name is relative to the root: esbuild writes it into the bundle, which is then
+      // the same whichever directory it was built in.
       build.onResolve({ filter: /^\.\.\/locales\/index\.js$/ }, (args) =>
         /[\\/]node_modules[\\/]zod[\\/]/.test(args.importer)
-          ? { path: join(dirname(args.importer), '..', 'locales', 'en.js'), namespace: 'zod-locales' }
+          ? {
+              path: relative(root, join(dirname(args.importer), '..', 'locales', 'en.js')),
+              namespace: 'zod-locales',
+            }
           : undefined,
       );
-      build.onLoad({ filter: /.*/, namespace: 'zod-locales' }, (args) => ({
-        contents: `export { default as en } from ${JSON.stringify(args.path)};`,
-        resolveDir: dirname(args.path),
-      }));
+      build.onLoad({ filter: /.*/, namespace: 'zod-locales' }, (args) => {
+        const file = join(root, args.path);
+        return {
+          contents: `export { default as en } from ${JSON.stringify(file)};`,
+          resolveDir: dirname(file),
+        };
+      });
     },
   };
 }

@@ -148,6 +148,22 @@ describe('scripts/build.mjs', () => {
     expect([...new Set(locales)]).toEqual(['en.js']);
   });
 
+  it('writes no path of the directory it was built in into the bundle or the program', async () => {
+    // A package packed on one machine would carry the packer's paths, and two checkouts would build
+    // different programs. (The code cache holds its program's path: it is V8's, for this install only.)
+    await assertBuilt();
+    const dir = join(ROOT, 'dist', 'bundle');
+    const meta = JSON.parse(await readFile(join(dir, 'meta.json'), 'utf8')) as {
+      inputs: Record<string, string[]>;
+    };
+    const { file } = JSON.parse(await readFile(join(dir, 'program.json'), 'utf8')) as { file: string };
+    const written = [...new Set([...Object.keys(meta.inputs), file])].map((name) => join(dir, name));
+    expect(written.length).toBeGreaterThan(10);
+    const naming: string[] = [];
+    for (const path of written) if ((await readFile(path, 'latin1')).includes(ROOT)) naming.push(path);
+    expect(naming).toEqual([]);
+  });
+
   it('fails on a syntax error, naming the file, and marks the build stale', async () => {
     await writeFile(join(copy, 'src', 'cli', 'broken.ts'), 'export const = ;\n');
     const failed = await build('--if-stale');
