@@ -37,8 +37,8 @@ export async function moduleTrace(dir: string, name = 'trace'): Promise<ModuleTr
   const hook = join(dir, `${name}-hook.mjs`);
   await writeFile(trace, '');
   // The program (dist/bundle/program-*.cjs, see src/cli/program.ts) is one file whose modules each run
-  // when first imported: the build has each report its path there, relative to the checkout (or, for a
-  // module of an esbuild plugin's namespace, 'namespace:/absolute/path').
+  // when first imported: the build has each report its path there, relative to the checkout (for a
+  // module of an esbuild plugin's namespace, 'namespace:path'; Node's own, 'node-builtin:node:name').
   await writeFile(
     hook,
     `import { appendFileSync } from 'node:fs';
@@ -46,7 +46,7 @@ import { register } from 'node:module';
 import { isAbsolute, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 globalThis.__forgeModuleInit = (key) => {
-  const path = key.replace(/^[a-z-]+:(?=\\/)/, '');
+  const path = key.replace(/^[a-z-]+:(?!node:)/, '');
   appendFileSync(${JSON.stringify(trace)}, pathToFileURL(isAbsolute(path) ? path : join(${JSON.stringify(ROOT)}, path)).href + '\\n');
 };
 register('data:text/javascript,' + encodeURIComponent(\`
@@ -59,7 +59,9 @@ export async function resolve(specifier, context, next) {
 `,
   );
   return {
-    nodeArgs: ['--import', pathToFileURL(hook).href],
+    // Node 26 deprecates module.register() (DEP0205) and says so on stderr, which tests compare; the
+    // hook stays on it, the one API Node 20 has.
+    nodeArgs: ['--disable-warning=DEP0205', '--import', pathToFileURL(hook).href],
     bundleFiles: async () => {
       const urls = (await readFile(trace, 'utf8')).split('\n').filter((line) => line !== '');
       return [
