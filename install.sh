@@ -69,12 +69,15 @@ command -v git >/dev/null 2>&1 ||
 command -v npm >/dev/null 2>&1 ||
   die 'npm is not installed.' 'It comes with Node.js; reinstall Node from https://nodejs.org.' 3
 
-# ---- build when dist/ is missing or older than the sources ----
+# ---- build when dist/ is missing, older than the sources, or its code cache is another Node's ----
 
 needs_build() {
   [ -f "$ROOT/dist/bundle/meta.json" ] || return 0
   # An unpacked npm package ships dist/ without src/: nothing to rebuild from.
   [ -d "$ROOT/src" ] || return 1
+  # A code cache made by another Node is refused by this one (each command ~45 ms slower): build again.
+  [ "$(node -e 'try { process.stdout.write(String(require(process.argv[1]).node)) } catch {}' \
+    "$ROOT/dist/bundle/program.json" 2>/dev/null)" = "$(node --version)" ] || return 0
   [ -n "$(find "$ROOT/src" "$ROOT/package.json" "$ROOT/tsconfig.json" "$ROOT/tsconfig.build.json" \
     -newer "$ROOT/dist/bundle/meta.json" -print 2>/dev/null | head -n 1)" ]
 }

@@ -93,11 +93,33 @@ function newest(path) {
   return latest;
 }
 
+/**
+ * Whether dist/ must be built again: missing, older than a source, or its program's code cache made by
+ * another Node than this one (V8 would refuse it: each command ~45 ms slower), so `npm ci`, `npm test`
+ * and install.sh after switching Node make a cache this Node takes.
+ */
 function stale() {
   const output = statSync(built, { throwIfNoEntry: false });
   if (output === undefined) return true;
   const inputs = ['src', 'package.json', 'tsconfig.json', 'tsconfig.build.json'];
-  return inputs.some((input) => newest(join(root, input)) > output.mtimeMs);
+  if (inputs.some((input) => newest(join(root, input)) > output.mtimeMs)) return true;
+  const node = cacheNode();
+  return node !== undefined && node !== process.version;
+}
+
+/**
+ * The Node that made the program's code cache, by program.json: undefined without a program (a split
+ * build), '' when the manifest does not say (an earlier build: made again) or cannot be read.
+ */
+function cacheNode() {
+  const path = join(root, 'dist', 'bundle', PROGRAM_MANIFEST);
+  if (!existsSync(path)) return undefined;
+  try {
+    const { node } = JSON.parse(readFileSync(path, 'utf8'));
+    return typeof node === 'string' ? node : '';
+  } catch {
+    return '';
+  }
 }
 
 // An unpacked npm package ships dist/ without src/: there is nothing to build from.
@@ -323,7 +345,9 @@ process.exit(0);`,
   const cache_sha256 = createHash('sha256')
     .update(readFileSync(join(out, cache)))
     .digest('hex');
-  const fields = { file, cache, encoding, sha256, cache_sha256, warm_up };
+  // The Node that made the cache (the child is this Node): V8 refuses it under another, so a build
+  // --if-stale under another Node builds again (stale()).
+  const fields = { file, cache, encoding, sha256, cache_sha256, node: process.version, warm_up };
   writeFileSync(`${manifest}.tmp`, `${JSON.stringify(fields)}\n`);
   renameSync(`${manifest}.tmp`, manifest);
   const outputs = { [relative(root, join(out, file))]: output };

@@ -40,6 +40,8 @@ export interface ProgramManifest {
    * (~0.7 ms); a cache that differs is not used.
    */
   cache_sha256: string;
+  /** The Node that made the cache (`v20.20.2`): the build's `--if-stale` builds again under another. */
+  node?: string;
   /** How the build's warm-up run went (program-warm-up.ts): `ran`, or `failed: …`; for people. */
   warm_up?: string;
 }

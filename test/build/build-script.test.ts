@@ -234,6 +234,7 @@ console.log(JSON.stringify({ cache, rejected: script.cachedDataRejected, loaded,
         encoding: string;
         sha256: string;
         cache_sha256: string;
+        node?: string;
         warm_up?: string;
       };
 
@@ -272,6 +273,25 @@ console.log(JSON.stringify({ cache, rejected: script.cachedDataRejected, loaded,
       const text = await readFile(join(copy, 'dist', 'bundle', file), 'utf8');
       expect(text).not.toMatch(/[\u0080-\uffff]/);
       expect((await stat(join(copy, 'dist', 'bundle', cache))).size).toBeGreaterThan(0);
+    });
+
+    it("is built again --if-stale when its cache is another Node's, and not otherwise", async () => {
+      // V8 refuses a cache another Node made: `npm ci` or `npm test` after switching Node makes one.
+      expect((await manifest()).node).toBe(process.version);
+      const meta = join(copy, 'dist', 'bundle', 'meta.json');
+      const before = (await stat(meta)).mtimeMs;
+      expect((await build('--if-stale')).exitCode).toBe(0);
+      expect((await stat(meta)).mtimeMs).toBe(before);
+      const { node: _made, ...rest } = await manifest();
+      for (const node of ['v0.0.0', undefined]) {
+        const written = node === undefined ? rest : { ...rest, node };
+        await writeFile(join(copy, 'dist', 'bundle', 'program.json'), `${JSON.stringify(written)}\n`);
+        const since = (await stat(meta)).mtimeMs;
+        const rebuilt = await build('--if-stale');
+        expect(rebuilt.exitCode, rebuilt.stderr).toBe(0);
+        expect((await stat(meta)).mtimeMs).toBeGreaterThan(since);
+        expect((await manifest()).node).toBe(process.version);
+      }
     });
 
     it('runs from its cache, each module when first imported, and imports Node lazily without import()', async () => {

@@ -389,6 +389,17 @@ describe('install.sh', () => {
     const third = await box.run('install.sh', env);
     expect(third.exitCode, third.stderr).toBe(0);
     expect((await calls()).slice(2)).toEqual(['run build']);
+
+    // No source is newer, but the code cache is another Node's (this one would refuse it): built again.
+    const earlier = new Date(Date.now() - 3600_000);
+    await utimes(join(box.pkg, 'src', 'main.ts'), earlier, earlier);
+    const manifest = join(box.pkg, 'dist', 'bundle', 'program.json');
+    const made = JSON.parse(await readFile(manifest, 'utf8')) as { node?: string };
+    expect(made.node).toBe(process.version);
+    await writeFile(manifest, JSON.stringify({ ...made, node: 'v0.0.0' }));
+    const fourth = await box.run('install.sh', env);
+    expect(fourth.exitCode, fourth.stderr).toBe(0);
+    expect((await calls()).slice(3)).toEqual(['run build']);
   });
 
   it('is not needed with npm: `npm install -g` of the package puts both commands on PATH', async () => {
