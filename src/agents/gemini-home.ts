@@ -5,10 +5,10 @@
 // run sees notes an earlier one left. For anyone but root, who cannot write a system settings file
 // Gemini CLI accepts, Forge's settings also go in here, at the user layer.
 import { createHash } from 'node:crypto';
-import { chmod, copyFile, mkdir, mkdtemp, rm, symlink } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, rm, symlink } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { writeFileAtomic } from '../infra/atomic-file.js';
+import { readBytesIfExists, writeFileAtomic } from '../infra/atomic-file.js';
 import { fileStat, listDirIfExists } from '../infra/fs-ops.js';
 import { isGoneMaker } from '../infra/pid.js';
 import { forgeGeminiDir, forReadOnly, readSettingsFile, withForgeSettings } from './gemini-settings.js';
@@ -91,8 +91,11 @@ export async function geminiRunHome(
       if (name === 'tmp' || (content !== undefined && name === 'settings.json')) continue;
       // The "global personal memory" Gemini CLI offers to write to and loads into every run: the run
       // reads the user's, and what it writes there stays in its home.
-      if (name === GLOBAL_MEMORY) await copyFile(join(realGemini, name), join(gemini, name));
-      else await symlink(join(realGemini, name), join(gemini, name));
+      // Read as a regular file only: a FIFO put there is left out, never waited on.
+      if (name === GLOBAL_MEMORY) {
+        const memory = await readBytesIfExists(join(realGemini, name)).catch(() => undefined);
+        if (memory !== undefined) await writeFileAtomic(join(gemini, name), memory);
+      } else await symlink(join(realGemini, name), join(gemini, name));
     }
     if ((await listDirIfExists(join(realGemini, 'tmp')))?.includes('bin'))
       await symlink(join(realGemini, 'tmp', 'bin'), join(gemini, 'tmp', 'bin'));

@@ -1,11 +1,11 @@
 // The settings Forge holds Gemini CLI to on every run, whatever the user's own settings say: a per-run
 // system settings file (the layer that wins over user and workspace settings), passed by env variable.
 import { createHash } from 'node:crypto';
-import { chmod, mkdir, readFile } from 'node:fs/promises';
+import { chmod, mkdir } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { isNotFound, writeFileAtomic } from '../infra/atomic-file.js';
+import { isNotFound, readFileIfExists, writeFileAtomic } from '../infra/atomic-file.js';
 import type { AgentMode } from './types.js';
 
 /** Where Gemini CLI reads its system settings from, absent GEMINI_CLI_SYSTEM_SETTINGS_PATH (Linux). */
@@ -129,7 +129,10 @@ export function skippedSettingsPath(line: string): string | undefined {
 export async function readSettingsFile(path: string, what: string): Promise<SettingsObject> {
   let text: string;
   try {
-    text = await readFile(path, 'utf8');
+    // Never waits on a FIFO put there: that is an error like any unreadable file.
+    const read = await readFileIfExists(path);
+    if (read === undefined) return {};
+    text = read;
   } catch (error) {
     if (isNotFound(error)) return {};
     throw new GeminiSettingsError(`Cannot read ${what} ${path}: ${String(error)}`);

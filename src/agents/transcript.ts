@@ -1,5 +1,6 @@
 // Per-run transcript file: the agent's raw stream as it arrives, plus a few Forge-tagged lines.
-import { createWriteStream, mkdirSync } from 'node:fs';
+import { createWriteStream, mkdirSync, openSync } from 'node:fs';
+import { LOG_APPEND_FLAGS } from '../infra/atomic-file.js';
 import { dirname } from 'node:path';
 
 export interface Transcript {
@@ -16,14 +17,17 @@ const discard: Transcript = { raw: () => {}, note: () => {}, close: async () => 
 /** Opens `path` for appending (creating its directory); without a path, a transcript that keeps nothing. */
 export async function openTranscript(path: string | undefined): Promise<Transcript> {
   if (path === undefined) return discard;
+  let fd: number;
   try {
     // In place: the directory is there after the first bead, and a trip to the thread pool would
-    // stand between the runner and the agent's start every time.
+    // stand between the runner and the agent's start every time. Without blocking: a FIFO an agent
+    // put at the path fails the open at once (ENXIO), and the bead goes on without a transcript.
     mkdirSync(dirname(path), { recursive: true });
+    fd = openSync(path, LOG_APPEND_FLAGS);
   } catch {
     return discard;
   }
-  const stream = createWriteStream(path, { flags: 'a', encoding: 'utf8' });
+  const stream = createWriteStream('', { fd, encoding: 'utf8' });
   let broken = false;
   stream.on('error', () => {
     broken = true;

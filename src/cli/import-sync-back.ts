@@ -1,8 +1,7 @@
 // --sync-back at run time: when an imported bead closes, mark its item done in the file it came from.
 // A write-back that fails is a warning; the bead stays closed.
 import { join, resolve } from 'node:path';
-import { readFile } from 'node:fs/promises';
-import { pathExists, writeFileAtomic } from '../infra/atomic-file.js';
+import { pathExists, readFileIfExists, writeFileAtomic } from '../infra/atomic-file.js';
 import type { TextSink } from '../infra/text-sink.js';
 import type { LoopEvent } from '../loop/types.js';
 import { IMPORTS_PATH } from './import-paths.js';
@@ -62,7 +61,9 @@ async function syncBead(repo: string, bead: string): Promise<string | undefined>
   const entry = (await readImportsRegistry(repo)).sync_back[bead];
   if (entry === undefined) return undefined;
   const path = resolve(repo, entry.file);
-  const result = markDone(entry.format, await readFile(path, 'utf8'), entry.item);
+  const text = await readFileIfExists(path);
+  if (text === undefined) throw new Error(`${entry.file} is gone`);
+  const result = markDone(entry.format, text, entry.item);
   if (!result.ok) throw new Error(`${entry.file}: ${result.reason}`);
   if (result.text === undefined) return undefined;
   await writeFileAtomic(path, result.text);

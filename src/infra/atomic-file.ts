@@ -1,16 +1,14 @@
 // Atomic file writes (temp file in the same directory, fsync, rename) and a torn-line-tolerant append.
-import {
-  access,
-  mkdir,
-  open,
-  readFile,
-  rename,
-  rm,
-  stat,
-  writeFile,
-  type FileHandle,
-} from 'node:fs/promises';
-import { renameSync, rmSync, writeFileSync } from 'node:fs';
+//
+// Many paths Forge reads and writes lie where an agent can write too (the repository's .forge/ and
+// .autoresearch/, the agent CLIs' files in HOME). A FIFO put at one (mkfifo) blocks a plain open() until
+// a writer or reader comes, which is never: the runner waited on it for good, and Node waits for the
+// blocked thread even to exit. A link to /dev/zero never ends. So files are opened without blocking
+// (O_NONBLOCK: a FIFO opens at once for reading, and not at all for writing without a reader), and a
+// read takes only a regular file (NotRegularFileError otherwise); temp files are created, never
+// reopened (O_EXCL).
+import { access, mkdir, open, rename, rm, stat, writeFile, type FileHandle } from 'node:fs/promises';
+import { constants, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, basename, join } from 'node:path';
 
 export interface AtomicWriteOptions {
@@ -33,7 +31,7 @@ export async function writeFileAtomic(
   // node:crypto on first write only: read-only commands (status) never load it (~2.5 ms of a start).
   const { randomBytes } = await import('node:crypto');
   const temp = join(dir, `.${basename(path)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
-  const handle = await open(temp, 'w');
+  const handle = await open(temp, 'wx');
   try {
     await handle.writeFile(content);
     if (options.durable !== false) await handle.sync();
@@ -51,10 +49,15 @@ export async function writeFileAtomic(
 /** Temp files of the two writes below, unique within this process. */
 let nowWrites = 0;
 
-/** A fresh temp path beside `path` (a counter, not node:crypto: see writeFileAtomic). */
+/**
+ * A fresh temp path beside `path`, which the write creates (O_EXCL): whatever is there already fails the
+ * write rather than being written through (a FIFO would block it for good). A counter and Math.random,
+ * not node:crypto (see writeFileAtomic): an agent that can read the lock (its pid) cannot guess it.
+ */
 function tempBeside(path: string): string {
   nowWrites += 1;
-  return join(dirname(path), `.${basename(path)}.${process.pid}.w${nowWrites}.tmp`);
+  const unique = `${nowWrites}${Math.random().toString(36).slice(2, 8)}`;
+  return join(dirname(path), `.${basename(path)}.${process.pid}.w${unique}.tmp`);
 }
 
 const jsonText = (value: unknown): string => `${JSON.stringify(value, null, 2)}\n`;
@@ -66,10 +69,10 @@ const jsonText = (value: unknown): string => `${JSON.stringify(value, null, 2)}\
 export function writeJsonAtomicNow(path: string, value: unknown): void {
   const temp = tempBeside(path);
   try {
-    writeFileSync(temp, jsonText(value));
+    writeFileSync(temp, jsonText(value), { flag: 'wx' });
     renameSync(temp, path);
   } catch (error) {
-    rmSync(temp, { force: true });
+    if (!isAlreadyThere(error)) rmSync(temp, { force: true });
     throw error;
   }
 }
@@ -87,13 +90,13 @@ export async function writeJsonAtomicUnless(
   await mkdir(dirname(path), { recursive: true });
   const temp = tempBeside(path);
   try {
-    await writeFile(temp, jsonText(value));
+    await writeFile(temp, jsonText(value), { flag: 'wx' });
     const renamed = !skip();
     if (renamed) renameSync(temp, path);
     else rmSync(temp, { force: true });
     return renamed;
   } catch (error) {
-    rmSync(temp, { force: true });
+    if (!isAlreadyThere(error)) rmSync(temp, { force: true });
     throw error;
   }
 }
@@ -106,13 +109,17 @@ export async function writeJsonAtomic(
   await writeFileAtomic(path, jsonText(value), options);
 }
 
-/** Reads a file, or returns undefined when it does not exist. */
+/**
+ * Reads a file, or returns undefined when it does not exist. Anything but a regular file there (a
+ * FIFO, a device, a directory) is a NotRegularFileError, without waiting on it.
+ */
 export async function readFileIfExists(path: string): Promise<string | undefined> {
+  const handle = await openIfExists(path);
+  if (handle === undefined) return undefined;
   try {
-    return await readFile(path, 'utf8');
-  } catch (error) {
-    if (isNotFound(error)) return undefined;
-    throw error;
+    return await handle.readFile('utf8');
+  } finally {
+    await handle.close();
   }
 }
 
@@ -123,13 +130,15 @@ export async function readFileIfExists(path: string): Promise<string | undefined
  */
 export async function appendJsonLine(path: string, value: unknown): Promise<void> {
   const line = JSON.stringify(value);
-  const handle = await open(path, 'a+').catch(async (error: unknown) => {
+  const handle = await open(path, APPEND_FLAGS).catch(async (error: unknown) => {
     if (!isNotFound(error)) throw error;
     await mkdir(dirname(path), { recursive: true });
-    return open(path, 'a+');
+    return open(path, APPEND_FLAGS);
   });
   try {
-    const { size } = await handle.stat();
+    const info = await handle.stat();
+    if (!info.isFile()) throw new NotRegularFileError(path, info);
+    const { size } = info;
     const last = Buffer.alloc(1);
     if (size > 0) await handle.read(last, 0, 1, size - 1);
     if (size === 0 || last[0] === 0x0a) {
@@ -205,12 +214,82 @@ export async function modifiedTimeMs(path: string): Promise<number | undefined> 
   );
 }
 
-/** The file opened for reading; undefined when it does not exist, other errors are thrown. */
+/** Open for reading, never waiting on what is there (a FIFO), never taking a terminal for its own. */
+const READ_FLAGS = constants.O_RDONLY | (constants.O_NONBLOCK ?? 0) | (constants.O_NOCTTY ?? 0);
+/** `a+` (read, append, create) the same way. */
+const APPEND_FLAGS =
+  constants.O_RDWR |
+  constants.O_APPEND |
+  constants.O_CREAT |
+  (constants.O_NONBLOCK ?? 0) |
+  (constants.O_NOCTTY ?? 0);
+/** Append-only, for a log: a FIFO without a reader fails at once (ENXIO) instead of blocking. */
+export const LOG_APPEND_FLAGS =
+  constants.O_WRONLY |
+  constants.O_APPEND |
+  constants.O_CREAT |
+  (constants.O_NONBLOCK ?? 0) |
+  (constants.O_NOCTTY ?? 0);
+
+/** Something other than a regular file where Forge reads one: it is not read, nor waited on. */
+export class NotRegularFileError extends Error {
+  /** EISDIR for a directory, as reading one says; ENOTREGULAR for the rest. */
+  readonly code: 'EISDIR' | 'ENOTREGULAR';
+
+  constructor(
+    readonly path: string,
+    info: { isFIFO(): boolean; isDirectory(): boolean },
+  ) {
+    const kind = info.isFIFO() ? 'a FIFO' : info.isDirectory() ? 'a directory' : 'a device or socket';
+    super(
+      `${path} is ${kind}, not a regular file: Forge does not read it. Remove it if you did not put it there.`,
+    );
+    this.name = 'NotRegularFileError';
+    this.code = info.isDirectory() ? 'EISDIR' : 'ENOTREGULAR';
+  }
+}
+
+export function isNotRegularFile(error: unknown): error is NotRegularFileError {
+  return error instanceof NotRegularFileError;
+}
+
+/**
+ * The regular file at `path` opened for reading: anything else there (a FIFO, a device, a directory) is
+ * a NotRegularFileError, found without waiting on it; a missing file throws ENOENT as open() does.
+ */
+export async function openRegularFile(path: string): Promise<FileHandle> {
+  const handle = await open(path, READ_FLAGS);
+  try {
+    const info = await handle.stat();
+    if (!info.isFile()) throw new NotRegularFileError(path, info);
+  } catch (error) {
+    await handle.close();
+    throw error;
+  }
+  return handle;
+}
+
+/** openRegularFile, or undefined when nothing is at `path`. */
 export async function openIfExists(path: string): Promise<FileHandle | undefined> {
-  return open(path, 'r').catch((error: unknown) => {
+  return openRegularFile(path).catch((error: unknown) => {
     if (isNotFound(error)) return undefined;
     throw error;
   });
+}
+
+/** The bytes of the regular file at `path`, or undefined when nothing is there (see openRegularFile). */
+export async function readBytesIfExists(path: string): Promise<Buffer | undefined> {
+  const handle = await openIfExists(path);
+  if (handle === undefined) return undefined;
+  try {
+    return await handle.readFile();
+  } finally {
+    await handle.close();
+  }
+}
+
+function isAlreadyThere(error: unknown): boolean {
+  return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === 'EEXIST';
 }
 
 export function isNotFound(error: unknown): boolean {

@@ -1,8 +1,8 @@
 // NDJSON event logs: one JSON object per line, appended as events happen, read back tolerantly.
-import { createReadStream } from 'node:fs';
 import { appendFile, mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { createInterface } from 'node:readline';
+import { LOG_APPEND_FLAGS, openRegularFile } from './atomic-file.js';
 import { parseEventLines } from './file-tail.js';
 import type { TextSink } from './text-sink.js';
 
@@ -24,7 +24,8 @@ export function createEventLogWriter(path: string): { write(event: object): void
         .then(async () => {
           if (failure !== undefined) return;
           if (first) await mkdir(dirname(path), { recursive: true });
-          await appendFile(path, line);
+          // Never waits on a FIFO put at the log's path: the write fails, and flush() says so.
+          await appendFile(path, line, { flag: LOG_APPEND_FLAGS });
         })
         .catch((error: unknown) => {
           failure ??= { error };
@@ -55,8 +56,12 @@ export async function readEventLog(
   path: string,
 ): Promise<{ events: Record<string, unknown>[]; skipped: number }> {
   const lines: string[] = [];
-  for await (const line of createInterface({ input: createReadStream(path, 'utf8'), crlfDelay: Infinity })) {
-    lines.push(line);
+  const handle = await openRegularFile(path);
+  try {
+    const input = handle.createReadStream({ encoding: 'utf8', autoClose: false });
+    for await (const line of createInterface({ input, crlfDelay: Infinity })) lines.push(line);
+  } finally {
+    await handle.close();
   }
   return parseEventLines(lines);
 }

@@ -3,9 +3,16 @@
 //
 // In a watched directory, the runner's live working files (lock, stop request, event logs,
 // transcripts, archives, temp files) are not watched: the runner itself writes them during a step.
-import { copyFile, mkdir, readdir, readFile, rename, rm } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
-import { isNotFound, readFileIfExists, writeFileAtomic, writeJsonAtomic } from './atomic-file.js';
+import { readdir, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import {
+  isNotFound,
+  isNotRegularFile,
+  readBytesIfExists,
+  readFileIfExists,
+  writeFileAtomic,
+  writeJsonAtomic,
+} from './atomic-file.js';
 import { intentsPath, leftByRunner, readJournal, relativeName, sha256 } from './seal-journal.js';
 
 /** Absolute path → content; null when the file does not exist. */
@@ -55,12 +62,13 @@ async function readTree(dir: string, top: boolean, into: Snapshot): Promise<void
   }
 }
 
+/** A file's bytes; null when there is none, or something other than a regular file (never waited on). */
 async function readOrNull(path: string): Promise<Buffer | null> {
   try {
-    return await readFile(path);
+    return (await readBytesIfExists(path)) ?? null;
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    if (isNotFound(error) || code === 'EISDIR' || code === 'ELOOP') return null;
+    if (isNotRegularFile(error) || code === 'ELOOP') return null;
     throw error;
   }
 }
@@ -169,7 +177,7 @@ export async function checkSeal(vault: SealedVault, snapshot: Snapshot): Promise
     const hash = seal.files[name];
     const sealed =
       hash !== undefined && journal.has(name)
-        ? { hash, content: await readFile(copyPath(vault, name)).catch(() => undefined) }
+        ? { hash, content: await readBytesIfExists(copyPath(vault, name)).catch(() => undefined) }
         : { hash };
     if (leftByRunner(journal, name, now.get(name) ?? null, sealed)) journaled.push(name);
     else foreign.push(name);
@@ -189,11 +197,10 @@ export async function restoreFromSeal(vault: SealedVault, names: readonly string
       continue;
     }
     const copy = copyPath(vault, name);
-    const content = await readFile(copy).catch(() => undefined);
+    const content = await readBytesIfExists(copy).catch(() => undefined);
     if (content === undefined || sha256(content) !== seal.files[name]) continue; // no good copy: cannot restore
-    await mkdir(dirname(target), { recursive: true });
-    await copyFile(copy, `${target}.restore.tmp`);
-    await rename(`${target}.restore.tmp`, target);
+    // The bytes just checked, not the copy again: it may have been swapped for a FIFO since.
+    await writeFileAtomic(target, content);
     restored.push(name);
   }
   return restored;

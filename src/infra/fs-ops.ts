@@ -1,9 +1,9 @@
 // Small filesystem operations for the layers above infra, so loop and autoresearch code reaches the
 // disk only through infra (a step towards a LoopFiles port that a test can replace).
-import { mkdir, mkdtemp, readdir, readFile, realpath, rename, rm, stat } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, realpath, rename, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openIfExists } from './atomic-file.js';
+import { openIfExists, readBytesIfExists } from './atomic-file.js';
 
 /** The names in a directory (unsorted, as the system gives them). Throws when it cannot be read. */
 export async function listDir(path: string): Promise<string[]> {
@@ -55,9 +55,12 @@ export async function makeTempDir(prefix: string, root: string = tmpdir()): Prom
   return realpath(await mkdtemp(join(root, prefix)));
 }
 
-/** A file's bytes, or undefined when it cannot be read (missing, a directory, no permission). */
+/**
+ * A file's bytes, or undefined when it cannot be read (missing, a directory, no permission, not a
+ * regular file: a FIFO is never waited on).
+ */
 export async function readBytesIfReadable(path: string): Promise<Buffer | undefined> {
-  return readFile(path).catch(() => undefined);
+  return readBytesIfExists(path).catch(() => undefined);
 }
 
 /** A file's size and modification time (ms since the epoch), or undefined when it cannot be read. */

@@ -5,7 +5,7 @@
 // runner puts them back after each run and names what it put back.
 import { existsSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, normalize, sep } from 'node:path';
-import { readFileIfExists, writeFileAtomic } from './atomic-file.js';
+import { isNotRegularFile, readFileIfExists, writeFileAtomic } from './atomic-file.js';
 import { listEntries, makeDir, removePath } from './fs-ops.js';
 
 /** The files and folders one agent run must leave as it found them. */
@@ -83,9 +83,18 @@ export function homeAgentConfig(env: Readonly<Record<string, string | undefined>
   };
 }
 
-/** Each file's content (undefined: there is none), and the files each folder held. */
+/**
+ * What a watched path holds that is not a regular file: a FIFO (an agent's `mkfifo` there blocked
+ * every read of it, and the runner with it), a device, a folder. Never read; put back like a change.
+ */
+export const NOT_A_FILE = Symbol('not a regular file');
+
+/** A watched file's content: its text, NOT_A_FILE, or undefined when nothing is there. */
+export type HeldContent = string | typeof NOT_A_FILE | undefined;
+
+/** Each file's content, and the files each folder held. */
 export interface FileContents {
-  files: ReadonlyMap<string, string | undefined>;
+  files: ReadonlyMap<string, HeldContent>;
   dirs: ReadonlyMap<string, ReadonlySet<string>>;
 }
 
@@ -115,13 +124,18 @@ async function filesUnder(dir: string): Promise<string[]> {
  */
 const present = (path: string): boolean => existsSync(path);
 
-/** A file's content; undefined when there is none (or it is not a readable file). */
-async function contentOf(path: string): Promise<string | undefined> {
-  return present(path) ? await readFileIfExists(path).catch(() => undefined) : undefined;
+/** A file's content; NOT_A_FILE for anything else there; undefined when there is none or it is unreadable. */
+async function contentOf(path: string): Promise<HeldContent> {
+  if (!present(path)) return undefined;
+  try {
+    return await readFileIfExists(path);
+  } catch (error) {
+    return isNotRegularFile(error) ? NOT_A_FILE : undefined;
+  }
 }
 
 export async function readContents(config: HomeConfig): Promise<FileContents> {
-  const files = new Map<string, string | undefined>();
+  const files = new Map<string, HeldContent>();
   const dirs = new Map<string, ReadonlySet<string>>();
   const read = async (path: string) => files.set(path, await contentOf(path));
   for (const path of config.files) await read(path);
@@ -134,7 +148,7 @@ export async function readContents(config: HomeConfig): Promise<FileContents> {
   // (one level deep; not what files in the folders mention, such as a skill naming `@scope/package`).
   for (const path of config.files) {
     const content = files.get(path);
-    if (content === undefined) continue;
+    if (typeof content !== 'string') continue;
     for (const named of namedFiles(path, content, config.home))
       if (!files.has(named) && !isUnder(named, dirs.keys())) await read(named);
   }
@@ -218,9 +232,10 @@ export async function restoreChanged(before: FileContents): Promise<string[]> {
   for (const [path, content] of before.files) {
     const now = await contentOf(path);
     if (now === content) continue;
-    if (content === undefined && now !== undefined && isOwnStub(path, now)) continue;
-    if (content === undefined) await removePath(path);
-    else await putBack(path, content);
+    if (content === undefined && typeof now === 'string' && isOwnStub(path, now)) continue;
+    // A FIFO or folder put where a file was, or where none was, goes too (a folder with what it holds).
+    if (typeof content === 'string') await putBack(path, content);
+    else await removePath(path, { recursive: now === NOT_A_FILE });
     restored.push(path);
   }
   for (const [dir, held] of before.dirs) {

@@ -1,7 +1,7 @@
 // A lock file holding who runs an epic (pid, host, start); stale holders are taken over, live ones refused.
-import { mkdir, open, readFile, rename, rm, stat } from 'node:fs/promises';
+import { mkdir, open, rename, rm, stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { isNotFound, writeJsonAtomicNow, writeJsonAtomicUnless } from './atomic-file.js';
+import { isNotFound, readFileIfExists, writeJsonAtomicNow, writeJsonAtomicUnless } from './atomic-file.js';
 import { EnvironmentError } from './errors.js';
 import { createSerialQueue } from './serial-queue.js';
 import { isProcessAlive, processStartTicks, signalGroup } from './pid.js';
@@ -54,7 +54,7 @@ export interface FileLock {
 
 /** Reads the lock without taking it (for `status`). */
 export async function readLockFile(path: string): Promise<LockRecord | undefined> {
-  const text = await readFile(path, 'utf8').catch(() => undefined);
+  const text = await readFileIfExists(path).catch(() => undefined);
   return text === undefined ? undefined : parseLockRecord(text);
 }
 

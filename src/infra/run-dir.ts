@@ -1,7 +1,7 @@
 // The files a run keeps beside the repo: lock, stop request, event logs and transcripts.
 import { access, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { readFileIfExists, writeFileAtomic } from './atomic-file.js';
+import { isNotRegularFile, readFileIfExists, writeFileAtomic } from './atomic-file.js';
 
 /** A `ralph-loop stop` request: for the run named by `run_id` (older requests name none). */
 export interface StopRequest {
@@ -43,7 +43,11 @@ export function createRunDir(root: string): RunDir {
         () => false,
       ),
     readStop: async () => {
-      const text = await readFileIfExists(stopPath);
+      // Something other than a file there (a FIFO an agent made, never read) still asks for a stop.
+      const text = await readFileIfExists(stopPath).catch((error: unknown) => {
+        if (isNotRegularFile(error)) return '';
+        throw error;
+      });
       if (text === undefined) return undefined;
       try {
         const value = JSON.parse(text) as Partial<StopRequest>;

@@ -1,6 +1,8 @@
 // An agent that writes what its CLI (or a judge's) loads from the user's home on every run (instruction
 // files, settings with hooks, folders of rules, skills and plugins): the runner puts them back after the
 // run and names them, so no later run reads its words or runs its commands.
+import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -287,6 +289,43 @@ describe('instruction files in the user`s home', () => {
       ),
     ).toEqual(['/home/u/x.md', '/home/u/.config/opencode/local.md', '/abs.md']);
     expect(namedFiles('/home/u/.codex/config.toml', 'instructions = "@~/x.md"', home)).toEqual([]);
+  });
+
+  it('are put back when an agent leaves a FIFO or a folder where it reads one, without waiting on it', async () => {
+    // A FIFO opened as a plain read waits for a writer that never comes: the runner hung for good.
+    const home = await tempHome();
+    const at = (...parts: string[]) => join(home, ...parts);
+    await mkdir(at('.claude', 'skills', 'mine'), { recursive: true });
+    await writeFile(at('.claude', 'CLAUDE.md'), 'my own rules\n');
+    await writeFile(at('.claude', 'skills', 'mine', 'SKILL.md'), 'mine\n');
+    const executor = executorIn(home, async () => {
+      await rm(at('.claude', 'CLAUDE.md'));
+      execFileSync('mkfifo', [at('.claude', 'CLAUDE.md')]);
+      execFileSync('mkfifo', [at('.claude', 'skills', 'mine', 'SKILL.md.new')]);
+      await rm(at('.claude', 'skills', 'mine', 'SKILL.md'));
+      execFileSync('mkfifo', [at('.claude', 'skills', 'mine', 'SKILL.md')]);
+      await mkdir(at('.claude', 'settings.json', 'deep'), { recursive: true });
+      await mkdir(at('.codex'), { recursive: true });
+      execFileSync('ln', ['-s', '/dev/zero', at('.codex', 'AGENTS.md')]);
+    });
+    const result = await runIn(executor, home);
+    expect(result.outcome).toBe('ok');
+    expect([...(result.tampered ?? [])].sort()).toEqual(
+      [
+        at('.claude', 'CLAUDE.md'),
+        at('.claude', 'settings.json'),
+        at('.claude', 'skills', 'mine', 'SKILL.md'),
+        at('.claude', 'skills', 'mine', 'SKILL.md.new'),
+        at('.codex', 'AGENTS.md'),
+      ].sort(),
+    );
+    expect(await readFile(at('.claude', 'CLAUDE.md'), 'utf8')).toBe('my own rules\n');
+    expect(await readFile(at('.claude', 'skills', 'mine', 'SKILL.md'), 'utf8')).toBe('mine\n');
+    for (const gone of [at('.claude', 'settings.json'), at('.claude', 'skills', 'mine', 'SKILL.md.new')])
+      expect(existsSync(gone)).toBe(false);
+    expect(existsSync(at('.codex', 'AGENTS.md'))).toBe(false);
+    // And the next run's snapshot reads what is there as it did before.
+    expect((await runIn(executorIn(home), home)).tampered).toBeUndefined();
   });
 
   it('names nothing when the run left them as they were', async () => {

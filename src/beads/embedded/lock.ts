@@ -1,7 +1,7 @@
 // An exclusive lock file across processes: O_EXCL create with pid/host/time, backoff, stale takeover.
-import { open, readFile, stat, unlink } from 'node:fs/promises';
+import { open, stat, unlink } from 'node:fs/promises';
 import { hostname } from 'node:os';
-import { isNotFound } from '../../infra/atomic-file.js';
+import { isNotFound, openRegularFile } from '../../infra/atomic-file.js';
 import { isOwnerLive, parseStoreLockHolder, type StoreLockHolder } from '../../infra/lock-record.js';
 import { storeLocked } from './errors.js';
 
@@ -103,8 +103,14 @@ async function tryCreate(path: string, content: string): Promise<boolean> {
 
 export async function observeLock(path: string): Promise<ObservedLock | undefined> {
   try {
-    const [raw, info] = await Promise.all([readFile(path, 'utf8'), stat(path)]);
-    return { raw, holder: parseStoreLockHolder(raw), mtimeMs: info.mtimeMs, ino: info.ino };
+    // The file as opened, so its text and its identity are one file's; a FIFO there is an error, not a wait.
+    const handle = await openRegularFile(path);
+    try {
+      const [raw, info] = await Promise.all([handle.readFile('utf8'), handle.stat()]);
+      return { raw, holder: parseStoreLockHolder(raw), mtimeMs: info.mtimeMs, ino: info.ino };
+    } finally {
+      await handle.close();
+    }
   } catch (error) {
     if (isNotFound(error)) return undefined;
     throw error;

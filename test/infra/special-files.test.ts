@@ -1,0 +1,139 @@
+// What an agent can leave where Forge reads or appends a file (the repository's .forge/ and
+// .autoresearch/, the CLIs' files in HOME): a FIFO, whose plain open() waits for a writer or reader that
+// never comes (the runner hung for good, and Node waits for that thread even to exit), or a link to a
+// device that never ends. Every one of these must answer at once: an error, or nothing read.
+import { execFileSync } from 'node:child_process';
+import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openTranscript } from '../../src/agents/transcript.js';
+import {
+  appendJsonLine,
+  isNotRegularFile,
+  openIfExists,
+  readBytesIfExists,
+  readFileIfExists,
+  readLastLine,
+} from '../../src/infra/atomic-file.js';
+import { createEventLogWriter, readEventLog } from '../../src/infra/event-log.js';
+import { openRangeReader, readBytesIfReadable } from '../../src/infra/fs-ops.js';
+import { readLockFile } from '../../src/infra/lock-file.js';
+import { createRunDir } from '../../src/infra/run-dir.js';
+
+let dir: string;
+let fifo: string;
+let device: string;
+let folder: string;
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'forge-special-'));
+  fifo = join(dir, 'fifo');
+  execFileSync('mkfifo', [fifo]);
+  device = join(dir, 'zero');
+  await symlink('/dev/zero', device);
+  folder = join(dir, 'folder');
+  await mkdir(folder);
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+/** `work`, failing the test when it has not settled within a second (a hang would never settle). */
+async function settles<T>(work: Promise<T>): Promise<PromiseSettledResult<T>> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error('still waiting after 1 s: it blocks on the file')), 1000);
+  });
+  try {
+    return await Promise.race([Promise.allSettled([work]).then(([result]) => result), late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+describe('a read where something other than a regular file is', () => {
+  const readers: [string, (path: string) => Promise<unknown>][] = [
+    ['readFileIfExists', readFileIfExists],
+    ['readBytesIfExists', readBytesIfExists],
+    ['openIfExists', openIfExists],
+    ['readLastLine (a ledger append reads it first)', readLastLine],
+    ['openRangeReader (the ledger summary)', openRangeReader],
+    ['readEventLog', readEventLog],
+  ];
+
+  it.each(readers)('%s refuses a FIFO, a link to /dev/zero and a folder at once', async (_, read) => {
+    for (const path of [fifo, device, folder]) {
+      const result = await settles(read(path));
+      expect(result.status, path).toBe('rejected');
+      const reason = (result as PromiseRejectedResult).reason as Error;
+      expect(isNotRegularFile(reason), String(reason)).toBe(true);
+      expect(reason.message).toContain(path);
+    }
+  });
+
+  it('reads a regular file as before, and a link to one, and says nothing is there when nothing is', async () => {
+    const file = join(dir, 'plain.txt');
+    await writeFile(file, 'line\n');
+    await symlink(file, join(dir, 'link.txt'));
+    expect(await readFileIfExists(file)).toBe('line\n');
+    expect(await readFileIfExists(join(dir, 'link.txt'))).toBe('line\n');
+    expect((await readBytesIfExists(file))?.toString()).toBe('line\n');
+    expect(await readFileIfExists(join(dir, 'missing'))).toBeUndefined();
+    expect(await readBytesIfExists(join(dir, 'missing'))).toBeUndefined();
+  });
+
+  it('is nothing read for the helpers that say so: readBytesIfReadable, a lock', async () => {
+    for (const path of [fifo, device, folder]) {
+      expect((await settles(readBytesIfReadable(path))).status).toBe('fulfilled');
+      expect(await readBytesIfReadable(path)).toBeUndefined();
+      expect(await readLockFile(path)).toBeUndefined();
+    }
+  });
+
+  it("is a stop asked for at the run's stop file, read without waiting on it", async () => {
+    const runDir = createRunDir(join(dir, 'run'));
+    await mkdir(runDir.root, { recursive: true });
+    execFileSync('mkfifo', [runDir.stopPath]);
+    expect(await runDir.stopRequested()).toBe(true);
+    const stop = await settles(runDir.readStop());
+    expect(stop).toEqual({ status: 'fulfilled', value: { requested_at: 'an unknown time', by: 'someone' } });
+  });
+});
+
+describe('an append where a FIFO is', () => {
+  it('appendJsonLine (the ledger, the journals) fails at once and writes nothing', async () => {
+    const result = await settles(appendJsonLine(fifo, { iter: 1 }));
+    expect(result.status).toBe('rejected');
+    expect(isNotRegularFile((result as PromiseRejectedResult).reason)).toBe(true);
+  });
+
+  it("the run's event log: flush() says the write failed, at once", async () => {
+    const log = createEventLogWriter(fifo);
+    log.write({ type: 'run_started' });
+    const flushed = await settles(log.flush());
+    expect(flushed.status).toBe('rejected');
+  });
+
+  it('a transcript keeps nothing, and closes at once', async () => {
+    const transcript = await settles(openTranscript(fifo));
+    expect(transcript.status).toBe('fulfilled');
+    const opened = (transcript as PromiseFulfilledResult<Awaited<ReturnType<typeof openTranscript>>>).value;
+    opened.note('start');
+    opened.raw('a line');
+    expect((await settles(opened.close())).status).toBe('fulfilled');
+  });
+
+  it('appends to a regular file as before', async () => {
+    const ledger = join(dir, 'ledger.jsonl');
+    await appendJsonLine(ledger, { iter: 0 });
+    await appendJsonLine(ledger, { iter: 1 });
+    expect(await readFile(ledger, 'utf8')).toBe('{"iter":0}\n{"iter":1}\n');
+    const events = join(dir, 'runs', 'run.jsonl');
+    const log = createEventLogWriter(events);
+    log.write({ type: 'a' });
+    log.write({ type: 'b' });
+    await log.flush();
+    expect((await readEventLog(events)).events).toEqual([{ type: 'a' }, { type: 'b' }]);
+  });
+});
