@@ -223,13 +223,18 @@ const APPEND_FLAGS =
   constants.O_CREAT |
   (constants.O_NONBLOCK ?? 0) |
   (constants.O_NOCTTY ?? 0);
-/** Append-only, for a log: a FIFO without a reader fails at once (ENXIO) instead of blocking. */
+/**
+ * Append-only, for a log of Forge's own (an event log, a transcript): a FIFO without a reader fails at
+ * once (ENXIO) instead of blocking, and a link put at the path fails too (ELOOP), so an agent's output
+ * never lands in a file the link names (~/.bashrc).
+ */
 export const LOG_APPEND_FLAGS =
   constants.O_WRONLY |
   constants.O_APPEND |
   constants.O_CREAT |
   (constants.O_NONBLOCK ?? 0) |
-  (constants.O_NOCTTY ?? 0);
+  (constants.O_NOCTTY ?? 0) |
+  (constants.O_NOFOLLOW ?? 0);
 
 /** Something other than a regular file where Forge reads one: it is not read, nor waited on. */
 export class NotRegularFileError extends Error {

