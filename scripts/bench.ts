@@ -19,6 +19,7 @@ import { measureStoreScale } from './bench/store-scale.js';
 import { measureEpicStatus } from './bench/epic-status-latency.js';
 import { measureReportRender } from './bench/report-render.js';
 import { measureValidateCost } from './bench/validate-cost.js';
+import { measureHomeGuardCost } from './bench/home-guard-cost.js';
 import { measureIgnoredGuardCost } from './bench/ignored-guard-cost.js';
 import { measureQueueRun } from './bench/queue-run.js';
 import { BUILT_MAIN, droppedCostlyEnv, ROOT } from './bench/support.js';
@@ -36,7 +37,8 @@ Needs the build (npm run bench builds first). Nothing leaves 127.0.0.1.
                        10 tokens of each role's prompt, real claude,
                        11 12 no-op beads of 10 s at --parallel 1 and 4, and through the queue
                        executor with 4 workers,
-                       12 the guard of ignored files around an agent run)
+                       12 the guard of ignored files around an agent run,
+                       13 the guard of the agent CLIs' files in HOME around an agent run)
   --compare "<cmd>"    also run the same no-op epic through another runner command on the same
                        fake br and print the ratio; placeholders {epic} {agent} {agent_script}
                        {node} {root} {beads_dir}, e.g.
@@ -75,6 +77,8 @@ interface Plan {
   queue: { beads: number; beadMs: number; workers: number };
   /** Figure 12: installed dependency files, other ignored files, rounds. */
   ignoredGuard: { dependencyFiles: number; otherFiles: number; rounds: number };
+  /** Figure 13: [skills, files per skill] of each HOME, and rounds. */
+  homeGuard: { homes: [number, number][]; rounds: number };
 }
 
 const DEFAULT_PLAN: Plan = {
@@ -103,6 +107,14 @@ const DEFAULT_PLAN: Plan = {
   reportRuns: 3,
   queue: { beads: 12, beadMs: 10_000, workers: 4 },
   ignoredGuard: { dependencyFiles: 20_000, otherFiles: 2_000, rounds: 5 },
+  // Forge's own 11 skills; and 40 skills of 5 files, a user with a collection.
+  homeGuard: {
+    homes: [
+      [11, 1],
+      [40, 5],
+    ],
+    rounds: 15,
+  },
 };
 
 const QUICK_PLAN: Plan = {
@@ -129,6 +141,13 @@ const QUICK_PLAN: Plan = {
   reportRuns: 1,
   queue: { beads: 4, beadMs: 1_000, workers: 2 },
   ignoredGuard: { dependencyFiles: 2_000, otherFiles: 200, rounds: 2 },
+  homeGuard: {
+    homes: [
+      [11, 1],
+      [40, 5],
+    ],
+    rounds: 3,
+  },
 };
 
 const started = performance.now();
@@ -212,7 +231,9 @@ async function main(): Promise<number> {
   }
 
   const plan = values.quick ? QUICK_PLAN : DEFAULT_PLAN;
-  const only = new Set((values.only ?? '1,2,3,4,5,6,7,8,9,10,11,12').split(',').map((part) => part.trim()));
+  const only = new Set(
+    (values.only ?? '1,2,3,4,5,6,7,8,9,10,11,12,13').split(',').map((part) => part.trim()),
+  );
   const loadAtStart = loadavg()[0] ?? Number.NaN;
   const figures: BenchFigures = {};
 
@@ -333,6 +354,11 @@ async function main(): Promise<number> {
       `figure 12: the ignored-file guard around an agent run, ${g.dependencyFiles} dependency and ${g.otherFiles} other files`,
     );
     figures.ignoredGuard = await measureIgnoredGuardCost(g);
+  }
+
+  if (only.has('13')) {
+    progress("figure 13: the guard of the agent CLIs' files in HOME around an agent run");
+    figures.homeGuard = await measureHomeGuardCost(plan.homeGuard);
   }
 
   let promptTokens: PromptTokens | { skipped: string } | undefined;

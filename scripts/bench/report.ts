@@ -3,6 +3,7 @@ import type { QueueRun } from './queue-run.js';
 import { cpus, loadavg, release, totalmem } from 'node:os';
 import { reportRenderRows, type ReportRender } from './report-render.js';
 import { validateRows, type ValidateCost } from './validate-cost.js';
+import { homeGuardRows, type HomeGuardCost } from './home-guard-cost.js';
 import { ignoredGuardRows, type IgnoredGuardCost } from './ignored-guard-cost.js';
 import type { ArbiterStamp } from './arbiter-stamp.js';
 import type { Compare } from './compare.js';
@@ -60,6 +61,7 @@ export interface BenchFigures {
   report?: ReportRender | { skipped: string };
   queue?: QueueRun[];
   ignoredGuard?: IgnoredGuardCost;
+  homeGuard?: HomeGuardCost;
 }
 
 // ---- formatting ----
@@ -367,6 +369,7 @@ export function buildRows(figures: BenchFigures): Row[] {
     ...(figures.report === undefined ? [] : reportRenderRows(figures.report)),
     ...(figures.queue ?? []).flatMap(queueRows),
     ...(figures.ignoredGuard === undefined ? [] : ignoredGuardRows(figures.ignoredGuard, ms)),
+    ...(figures.homeGuard === undefined ? [] : homeGuardRows(figures.homeGuard, ms)),
   ];
 }
 

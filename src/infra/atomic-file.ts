@@ -215,7 +215,7 @@ export async function modifiedTimeMs(path: string): Promise<number | undefined> 
 }
 
 /** Open for reading, never waiting on what is there (a FIFO), never taking a terminal for its own. */
-const READ_FLAGS = constants.O_RDONLY | (constants.O_NONBLOCK ?? 0) | (constants.O_NOCTTY ?? 0);
+export const READ_FLAGS = constants.O_RDONLY | (constants.O_NONBLOCK ?? 0) | (constants.O_NOCTTY ?? 0);
 /** `a+` (read, append, create) the same way. */
 const APPEND_FLAGS =
   constants.O_RDWR |

@@ -15,6 +15,7 @@ import { gaps, percentile, summarize } from '../../scripts/bench/stats.js';
 import { measureStatusLatency } from '../../scripts/bench/status-latency.js';
 import { measureEpicStatus } from '../../scripts/bench/epic-status-latency.js';
 import { measureValidateCost, validateRows } from '../../scripts/bench/validate-cost.js';
+import { homeGuardRows, measureHomeGuardCost } from '../../scripts/bench/home-guard-cost.js';
 import { ignoredGuardRows, measureIgnoredGuardCost } from '../../scripts/bench/ignored-guard-cost.js';
 import { BIN, NODE, ROOT } from '../../scripts/bench/support.js';
 import { assertBuilt } from '../support/cli.js';
@@ -254,5 +255,16 @@ describe('bench figures on tiny inputs', () => {
     finite(g.firstPrimeMs.median);
     finite(g.reinstallMs.median);
     expect(ignoredGuardRows(g, (n) => `${n}`)[0]!.measure).toContain('30 dependency + 7 other files');
+  });
+
+  it('figure 13: the HOME guard reads every skill file in each folder, and finds nothing changed', async () => {
+    const g = await measureHomeGuardCost({ homes: [[2, 3]], rounds: 1 });
+    // 2 skills × 3 files × 3 folders, beside the fixed paths it watches whether or not they are there.
+    expect(g.homes[0]!.files).toBeGreaterThanOrEqual(18);
+    finite(g.homes[0]!.ms.median);
+    finite(g.homes[0]!.cpuMs.median);
+    const rows = homeGuardRows(g, (n) => `${n}`);
+    expect(rows[0]!.figure).toBe('13');
+    expect(rows[0]!.measure).toContain('2 skills of 3 file(s) in each of 3 folders');
   });
 });
