@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openTranscript } from '../../src/agents/transcript.js';
+import { refreshLog } from '../../src/beads/embedded/issues-log.js';
 import {
   appendJsonLine,
   isNotRegularFile,
@@ -60,6 +61,7 @@ describe('a read where something other than a regular file is', () => {
     ['readLastLine (a ledger append reads it first)', readLastLine],
     ['openRangeReader (the ledger summary)', openRangeReader],
     ['readEventLog', readEventLog],
+    ["the embedded store's issues.jsonl", (path) => refreshLog(path, undefined)],
   ];
 
   it.each(readers)('%s refuses a FIFO, a link to /dev/zero and a folder at once', async (_, read) => {

@@ -4,10 +4,19 @@
 // it was replaced or edited.
 import { open, stat } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
-import { isCompleteJson, isNotFound, writeFileAtomic } from '../../infra/atomic-file.js';
+import { constants } from 'node:fs';
+import {
+  isCompleteJson,
+  NotRegularFileError,
+  openIfExists,
+  writeFileAtomic,
+} from '../../infra/atomic-file.js';
 import { parseIssueLines, serializeIssueLine, serializeIssuesJsonl } from './line-format.js';
 import { IndexedIssues } from './record-index.js';
 import type { IssueRecord } from './records.js';
+
+/** `r+` that never waits on a FIFO put in the file's place (see atomic-file.ts). */
+const WRITE_FLAGS = constants.O_RDWR | (constants.O_NONBLOCK ?? 0) | (constants.O_NOCTTY ?? 0);
 
 /** Bytes remembered from before the end of what was read, to recognise the same file grown by appends. */
 const TAIL_BYTES = 64;
@@ -45,10 +54,8 @@ export interface LogState {
  * `path:line` on a bad line, leaving `known` as it was.
  */
 export async function refreshLog(path: string, known: LogState | undefined): Promise<LogState | undefined> {
-  const handle = await open(path, 'r').catch((error: unknown) => {
-    if (isNotFound(error)) return undefined;
-    throw error;
-  });
+  // Never waits on a FIFO put there (an agent can write the store's files): an error names it.
+  const handle = await openIfExists(path);
   if (handle === undefined) return undefined;
   try {
     const stats = await handle.stat();
@@ -87,8 +94,10 @@ export async function appendToLog(
   const file = state.file;
   const text = `${file.missingNewline ? '\n' : ''}${records.map((r) => `${serializeIssueLine(r)}\n`).join('')}`;
   const bytes = Buffer.from(text, 'utf8');
-  const handle = await open(path, 'r+');
+  const handle = await open(path, WRITE_FLAGS);
   try {
+    const info = await handle.stat();
+    if (!info.isFile()) throw new NotRegularFileError(path, info);
     if (file.size !== file.validSize) await handle.truncate(file.validSize);
     await handle.write(bytes, 0, bytes.length, file.validSize);
     await handle.sync();
