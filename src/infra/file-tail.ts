@@ -1,6 +1,6 @@
 // Reading files another process is appending to: new bytes since the last read, whole lines only.
-import { open, stat } from 'node:fs/promises';
-import { isNotFound } from './atomic-file.js';
+import { stat } from 'node:fs/promises';
+import { isNotFound, openRegularFile } from './atomic-file.js';
 import { isJsonObject } from './json-object.js';
 
 export interface FileTail {
@@ -35,7 +35,7 @@ export function createFileTail(path: string, offset = 0): FileTail {
         pending = '';
       }
       if (size === position) return [];
-      const handle = await open(path, 'r');
+      const handle = await openRegularFile(path);
       let text: string;
       try {
         const buffer = Buffer.alloc(size - position);
