@@ -216,6 +216,8 @@ export async function modifiedTimeMs(path: string): Promise<number | undefined> 
 
 /** Open for reading, never waiting on what is there (a FIFO), never taking a terminal for its own. */
 export const READ_FLAGS = constants.O_RDONLY | (constants.O_NONBLOCK ?? 0) | (constants.O_NOCTTY ?? 0);
+/** `r+` (read and write, no create) the same way. */
+export const UPDATE_FLAGS = constants.O_RDWR | (constants.O_NONBLOCK ?? 0) | (constants.O_NOCTTY ?? 0);
 /** `a+` (read, append, create) the same way. */
 const APPEND_FLAGS =
   constants.O_RDWR |

@@ -4,19 +4,16 @@
 // it was replaced or edited.
 import { open, stat } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
-import { constants } from 'node:fs';
 import {
   isCompleteJson,
   NotRegularFileError,
   openIfExists,
+  UPDATE_FLAGS,
   writeFileAtomic,
 } from '../../infra/atomic-file.js';
 import { parseIssueLines, serializeIssueLine, serializeIssuesJsonl } from './line-format.js';
 import { IndexedIssues } from './record-index.js';
 import type { IssueRecord } from './records.js';
-
-/** `r+` that never waits on a FIFO put in the file's place (see atomic-file.ts). */
-const WRITE_FLAGS = constants.O_RDWR | (constants.O_NONBLOCK ?? 0) | (constants.O_NOCTTY ?? 0);
 
 /** Bytes remembered from before the end of what was read, to recognise the same file grown by appends. */
 const TAIL_BYTES = 64;
@@ -94,7 +91,7 @@ export async function appendToLog(
   const file = state.file;
   const text = `${file.missingNewline ? '\n' : ''}${records.map((r) => `${serializeIssueLine(r)}\n`).join('')}`;
   const bytes = Buffer.from(text, 'utf8');
-  const handle = await open(path, WRITE_FLAGS);
+  const handle = await open(path, UPDATE_FLAGS);
   try {
     const info = await handle.stat();
     if (!info.isFile()) throw new NotRegularFileError(path, info);
