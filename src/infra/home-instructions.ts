@@ -258,7 +258,9 @@ export async function restoreChanged(before: FileContents): Promise<string[]> {
     if (content === undefined && typeof now === 'string' && isOwnStub(path, now)) continue;
     // A FIFO or folder put where a file was, or where none was, goes too (a folder with what it holds).
     if (typeof content === 'string') await putBack(path, content);
-    else await removePath(path, { recursive: now === NOT_A_FILE });
+    else if (now !== undefined) await removePath(path, { recursive: now === NOT_A_FILE });
+    // What was there was no file (a link to a user's skill folder) and is gone: nothing to put back.
+    else continue;
     restored.push(path);
   }
   for (const [dir, held] of before.dirs) {

@@ -3,7 +3,7 @@
 // run and names them, so no later run reads its words or runs its commands.
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
@@ -326,6 +326,12 @@ describe('instruction files in the user`s home', () => {
     expect(existsSync(at('.codex', 'AGENTS.md'))).toBe(false);
     // And the next run's snapshot reads what is there as it did before.
     expect((await runIn(executorIn(home), home)).tampered).toBeUndefined();
+    // A skill folder linked in (not followed) that a run removes is no file Forge can put back: not
+    // named as put back, as before.
+    await mkdir(at('elsewhere', 'linked'), { recursive: true });
+    await symlink(at('elsewhere', 'linked'), at('.claude', 'skills', 'linked'));
+    const unlinking = executorIn(home, () => rm(at('.claude', 'skills', 'linked')));
+    expect((await runIn(unlinking, home)).tampered).toBeUndefined();
   });
 
   it('names nothing when the run left them as they were', async () => {
