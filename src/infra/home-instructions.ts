@@ -127,8 +127,8 @@ function filesUnder(dir: string): string[] {
 
 /**
  * Whether anything is at `path`, asked synchronously. Most of these paths are missing (the CLIs a user
- * does not have): a stat answers at once, where reading or walking a missing path through the promise
- * API costs a thread-pool round trip and an Error. With an empty home that was ~3 ms of the runner's
+ * does not have): a stat answers at once without the Error a failed open would make (it was through
+ * the promise API, with a thread-pool round trip besides). With an empty home that was ~3 ms of the runner's
  * CPU per bead (snapshot and restore), a quarter of its own time per bead.
  */
 const present = (path: string): boolean => existsSync(path);
@@ -136,9 +136,10 @@ const present = (path: string): boolean => existsSync(path);
 /**
  * A file's content; NOT_A_FILE for anything else there; undefined when there is none or it is
  * unreadable. Read in place: each is read before and after every agent run, and a user with a few
- * dozen skills installed in three folders has hundreds. Through the promise API 623 files took ~70 ms
- * each way (several thread-pool trips a file); in place, a fraction of it. Opened without blocking
- * and read only when it is a regular file (atomic-file.ts), so a FIFO is never waited on.
+ * dozen skills installed in three folders has hundreds. Through the promise API (several thread-pool
+ * trips a file) 623 files took 306 ms of a bead, before and after together; in place, 20 ms (bench
+ * figure 13). Opened without blocking and read only when it is a regular file (atomic-file.ts), so a
+ * FIFO is never waited on.
  */
 function contentOf(path: string): HeldContent {
   if (!present(path)) return undefined;
