@@ -62,23 +62,49 @@ function outputTail(result: ProcessResult): string {
 }
 
 function scoreFromRegex(pattern: string, result: ProcessResult, exitCode: number): ScoreResult {
-  const regex = new RegExp(pattern, 'm');
-  const match = regex.exec(result.stdout) ?? regex.exec(result.stderr);
-  if (match === null) {
+  const fromStdout = [...result.stdout.matchAll(new RegExp(pattern, 'gm'))];
+  const matches = fromStdout.length > 0 ? fromStdout : [...result.stderr.matchAll(new RegExp(pattern, 'gm'))];
+  if (matches.length === 0) {
     return {
       ok: false,
       reason: `the pattern /${pattern}/ did not match the output ${exited(exitCode)}; ${outputTail(result)}`,
     };
   }
-  const captured = match.slice(1).find((group) => group !== undefined);
-  const score = parseNumber(captured);
-  if (score === undefined) {
-    return {
-      ok: false,
-      reason: `the pattern /${pattern}/ captured ${JSON.stringify(captured ?? '')}, which is not a number`,
-    };
+  const scores: number[] = [];
+  for (const match of matches) {
+    const captured = match.slice(1).find((group) => group !== undefined);
+    const score = parseNumber(captured);
+    if (score === undefined) {
+      return {
+        ok: false,
+        reason: `the pattern /${pattern}/ captured ${JSON.stringify(captured ?? '')}, which is not a number`,
+      };
+    }
+    scores.push(score);
   }
+  const conflict = conflictingScores(scores, `the pattern /${pattern}/`, exitCode);
+  if (conflict !== undefined) return conflict;
+  const score = scores[0] ?? 0;
   return { ok: true, score, evidence: `matched ${score} with /${pattern}/${exitNote(exitCode)}` };
+}
+
+/**
+ * A score is printed once. Output holding two different ones is no score: the metric's own line and
+ * one printed by the code it measures (an artifact the metric loads can write to the same stdout), or a
+ * pattern that also matches a progress line. The same value printed twice is still that value.
+ */
+function conflictingScores(
+  scores: readonly number[],
+  where: string,
+  exitCode: number,
+): ScoreResult | undefined {
+  const distinct = [...new Set(scores)];
+  if (distinct.length < 2) return undefined;
+  const shown = distinct.slice(0, 5).join(', ');
+  return {
+    ok: false,
+    reason: `${where} found ${distinct.length} different scores in the output (${shown}${distinct.length > 5 ? ', …' : ''}) ${exited(exitCode)}: a score must be printed once, and a line the measured code printed may not stand in for it`,
+  };
 }
 
 /** Strict decimal numbers only: `Number()` would also take '', '0x1f' and 'Infinity'. */
@@ -105,11 +131,17 @@ function scoreFromJson(path: string, result: ProcessResult, exitCode: number): S
     };
   }
   let found: unknown;
+  const scores: number[] = [];
   for (const document of documents) {
     const value = valueAt(document, parts);
-    if (typeof value === 'number' && Number.isFinite(value))
-      return { ok: true, score: value, evidence: `${path} = ${value}${exitNote(exitCode)}` };
-    found ??= value;
+    if (typeof value === 'number' && Number.isFinite(value)) scores.push(value);
+    else found ??= value;
+  }
+  const [score] = scores;
+  if (score !== undefined) {
+    const conflict = conflictingScores(scores, `"${path}"`, exitCode);
+    if (conflict !== undefined) return conflict;
+    return { ok: true, score, evidence: `${path} = ${score}${exitNote(exitCode)}` };
   }
   if (found === undefined) {
     return {

@@ -132,10 +132,44 @@ describe('extractScore: regex', () => {
   const source = { from: 'regex', pattern: '^Score: ([-0-9.e]+)' } as const;
 
   it('takes the first capture group, on any line, with a float value', () => {
-    expect(score(source, { stdout: 'running…\nScore: 87.25\nScore: 12\n' })).toEqual({
+    expect(score(source, { stdout: 'running…\nScore: 87.25\ndone\n' })).toEqual({
       ok: true,
       score: 87.25,
       evidence: 'matched 87.25 with /^Score: ([-0-9.e]+)/',
+    });
+  });
+
+  it('two different scores in the output are no score, whichever comes first (a line the measured code printed)', () => {
+    for (const stdout of ['Score: 1000\nrunning…\nScore: 4\n', 'Score: 4\nScore: 1000\n']) {
+      expect(score(source, { stdout, exitCode: 0 })).toEqual({
+        ok: false,
+        reason:
+          `the pattern /^Score: ([-0-9.e]+)/ found 2 different scores in the output (${stdout.startsWith('Score: 4') ? '4, 1000' : '1000, 4'}) (the command exited with code 0): ` +
+          'a score must be printed once, and a line the measured code printed may not stand in for it',
+      });
+    }
+    // stderr is read only when stdout holds no score, so a second score there changes nothing.
+    expect(score(source, { stdout: 'Score: 4\n', stderr: 'Score: 1000\n' })).toMatchObject({
+      ok: true,
+      score: 4,
+    });
+    expect(score(source, { stdout: '', stderr: 'Score: 4\nScore: 9\n' })).toMatchObject({
+      ok: false,
+      reason: expect.stringMatching(/2 different scores in the output \(4, 9\)/),
+    });
+  });
+
+  it('the same score printed twice is that score', () => {
+    expect(score(source, { stdout: 'Score: 7\nsummary\nScore: 7.0\n' })).toMatchObject({
+      ok: true,
+      score: 7,
+    });
+  });
+
+  it('a second match that is not a number fails like a first one', () => {
+    expect(score(source, { stdout: 'Score: 7\nScore: e\n' })).toMatchObject({
+      ok: false,
+      reason: expect.stringMatching(/captured "e", which is not a number/),
     });
   });
 
@@ -205,6 +239,21 @@ describe('extractScore: json', () => {
       score: 17,
       evidence: 'numPassedTests = 17 (exit 1)',
     });
+  });
+
+  it('two documents that give the path different scores are no score (one printed by the measured code)', () => {
+    const forged = '{"passed": 1000, "total": 8}\n{"passed": 4, "total": 8}\n';
+    expect(score({ from: 'json', path: 'passed' }, { stdout: forged })).toEqual({
+      ok: false,
+      reason:
+        '"passed" found 2 different scores in the output (1000, 4) (the command exited with code 0): ' +
+        'a score must be printed once, and a line the measured code printed may not stand in for it',
+    });
+    const same = '{"passed": 4, "total": 8}\nnoise\n{"passed": 4}\n';
+    expect(score({ from: 'json', path: 'passed' }, { stdout: same })).toMatchObject({ ok: true, score: 4 });
+    // A document without the path (a log line as JSON) is not a second score.
+    const logged = '{"level": "info"}\n{"passed": 4, "total": 8}\n';
+    expect(score({ from: 'json', path: 'passed' }, { stdout: logged })).toMatchObject({ ok: true, score: 4 });
   });
 
   it.each([
