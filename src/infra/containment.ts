@@ -11,6 +11,7 @@
 // report. Where namespaces are not allowed (no unshare, Docker's default seccomp profile, Ubuntu's
 // AppArmor restriction on user namespaces, macOS) the agent runs as before and the sweep is the only
 // guard; `containmentStatus()` says which.
+import { constants } from 'node:os';
 import { EnvironmentError, UsageError } from './errors.js';
 import { findExecutable } from './executables.js';
 import type { Command } from './process.js';
@@ -174,4 +175,23 @@ export async function containCommand(
     },
     contained: true,
   };
+}
+
+/** Signal numbers to names (SIGKILL is 9 on Linux); SIGIOT and SIGPOLL share a number with another name. */
+const SIGNAL_NAMES = new Map<number, NodeJS.Signals>(
+  (Object.entries(constants.signals) as [NodeJS.Signals, number][])
+    .filter(([name]) => name !== 'SIGIOT' && name !== 'SIGPOLL' && name !== 'SIGUNUSED')
+    .map(([name, number]) => [number, name]),
+);
+
+/**
+ * The signal that ended a contained command, from the exit code its process 1 reported. The shell that
+ * runs the command (INIT_SCRIPT) can only say "exit 128+N" for a command killed by signal N, so an OOM
+ * kill or a `kill -9` mid-run would read as an ordinary failing exit, and a metric's half-printed
+ * output would be scored as if the command had finished; uncontained, the same death is a signal.
+ * A command that itself exits with 129–192 is read as that signal too (shells use the same convention).
+ */
+export function signalOfContainedExit(exitCode: number | undefined): NodeJS.Signals | undefined {
+  if (exitCode === undefined || exitCode <= 128) return undefined;
+  return SIGNAL_NAMES.get(exitCode - 128);
 }

@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { execa } from 'execa';
-import { containCommand } from './containment.js';
+import { containCommand, signalOfContainedExit } from './containment.js';
 import { currentRunMarks } from './run-marks.js';
 import { endGroup, signalGroup } from './pid.js';
 import { TailBuffer } from './tail-buffer.js';
@@ -183,9 +183,11 @@ export async function runProcess(command: Command, options: RunProcessOptions): 
         : result.shortMessage
       : undefined;
 
+  // In a namespace the command's own death by a signal reaches us as its shell's exit code 128+N.
+  const killedBy = launch.contained ? signalOfContainedExit(result.exitCode) : undefined;
   return {
-    exitCode: result.exitCode,
-    signal: result.signal,
+    exitCode: killedBy === undefined ? result.exitCode : undefined,
+    signal: killedBy ?? result.signal,
     stdout: stdout.value(),
     stderr: stderr.value(),
     timedOut,

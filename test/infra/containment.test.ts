@@ -90,7 +90,33 @@ describe('containment', () => {
       { file: process.execPath, args: ['-e', 'setTimeout(() => {}, 60_000)'] },
       { cwd: dir, env, timeoutMs: 300, killGraceMs: 30_000, sweep: true, contain: true },
     );
-    expect(result).toMatchObject({ timedOut: true, contained: true, exitCode: 128 + 15 });
+    // Its shell reports the death as exit 143; the result says SIGTERM, as it would uncontained.
+    expect(result).toMatchObject({ timedOut: true, contained: true, exitCode: undefined, signal: 'SIGTERM' });
+  });
+
+  it('reports a child killed by a signal as that signal, contained or not, and an exit code as itself', async () => {
+    // A metric that printed its score and was then killed (OOM, a kill -9 from what it ran) did not
+    // finish: uncontained that is a signal, and its shell's "exit 137" must not turn it into an exit.
+    const killed = { file: 'sh', args: ['-c', 'echo "Score: 9"; kill -9 $$'] };
+    for (const setting of ['auto', 'off']) {
+      process.env[CONTAINMENT_ENV] = setting;
+      try {
+        const result = await runProcess(killed, { cwd: dir, env, sweep: true, contain: true });
+        expect(result).toMatchObject({
+          contained: setting === 'auto',
+          exitCode: undefined,
+          signal: 'SIGKILL',
+          stdout: 'Score: 9\n',
+        });
+      } finally {
+        process.env[CONTAINMENT_ENV] = 'auto';
+      }
+    }
+    const exited = await runProcess(
+      { file: 'sh', args: ['-c', 'exit 127'] },
+      { cwd: dir, env, sweep: true, contain: true },
+    );
+    expect(exited).toMatchObject({ contained: true, exitCode: 127, signal: undefined });
   });
 
   it('leaves a command that is not on PATH as it is, so it fails to start as before', async () => {
