@@ -39,19 +39,27 @@ mkdirSync(join(repo, 'metric'), { recursive: true });
 // The artifact: a slug function that starts out doing nothing.
 const slugify = (body) => `// Turns a title into a URL slug.\nexport function slugify(title) {\n${body}\n}\n`;
 writeFileSync(join(repo, 'src', 'slugify.mjs'), slugify('  return title;'));
-// The hard metric: how many of eight cases pass, as JSON.
+// The hard metric: how many of eight cases pass, as JSON. The slug function runs in a process of its
+// own and hands back only its answers, so nothing it prints or does (exit early, print a score) can
+// reach the line Forge reads a score from: only this script prints that.
 writeFileSync(
   join(repo, 'metric', 'score.mjs'),
-  `import { slugify } from '../src/slugify.mjs';
+  `import { execFileSync } from 'node:child_process';
 const cases = [
   ['Hello World', 'hello-world'], ['hello', 'hello'], ['Forge Loops', 'forge-loops'],
   ['  padded  ', 'padded'], ['Rock & Roll!', 'rock-roll'], ['C++ in 2026', 'c-in-2026'],
   ['multiple   spaces', 'multiple-spaces'], ['Ünïcödé Tïtle', 'unicode-title'],
 ];
-let passed = 0;
-for (const [input, expected] of cases) {
-  try { if (slugify(input) === expected) passed += 1; } catch { /* a crash fails the case */ }
-}
+const run = \`import { slugify } from './src/slugify.mjs';
+const answers = JSON.parse(process.argv[1]).map((title) => { try { return slugify(title); } catch { return null; } });
+process.stdout.write(JSON.stringify(answers));\`;
+let answers = [];
+try {
+  const out = execFileSync(process.execPath, ['--input-type=module', '-e', run, JSON.stringify(cases.map(([input]) => input))],
+    { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'], timeout: 10_000 });
+  answers = JSON.parse(out);
+} catch { /* it crashed, hung or answered something else: every case fails */ }
+const passed = cases.filter(([, expected], i) => Array.isArray(answers) && answers[i] === expected).length;
 console.log(JSON.stringify({ passed, total: cases.length }));
 `,
 );

@@ -705,3 +705,81 @@ describe('what the metric’s tools read besides the tree', () => {
     expect(await f.repo.read('.nvmrc')).toBe('20\n');
   });
 });
+
+describe('what the measured code prints', () => {
+  // The metric runs the doer's code, and that code can write to the metric's own output.
+  const metric = (script: string) =>
+    createLoopFixture({
+      metric: {
+        type: 'hard',
+        command: `node ${script}`,
+        score: { from: 'json', path: 'score' },
+        direction: 'maximize',
+        timeout_seconds: 30,
+      },
+    });
+  /** Loads the artifact in its own process: what it prints is its own output. */
+  const IN_PROCESS = `console.log(JSON.stringify({ score: require('../src/value.js')() }));\n`;
+  /** Runs the artifact in a child process and reads only what that child returns. */
+  const IN_A_CHILD = `const { execFileSync } = require('node:child_process');
+let score = 0;
+try {
+  const out = execFileSync(process.execPath, ['-e', 'process.stdout.write(JSON.stringify(require("./src/value.js")()))'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+  const value = JSON.parse(out);
+  if (typeof value === 'number') score = value;
+} catch {}
+console.log(JSON.stringify({ score }));
+`;
+
+  async function withArtifact(f: LoopFixture, script: string, source: string): Promise<void> {
+    await f.repo.write('src/value.js', 'module.exports = () => 10;\n');
+    await f.repo.write(script, source);
+    f.repo.commitAll('the value as code');
+    await f.baseline();
+  }
+
+  it('a doer whose code prints a score of its own beside the metric’s is not kept: two scores are no score', async () => {
+    const f = await metric('scripts/run.js');
+    await withArtifact(f, 'scripts/run.js', IN_PROCESS);
+    const message = await cheatingIteration(f, '10', async () => {
+      await f.repo.write('src/value.js', 'console.log(\'{"score": 1000}\');\nmodule.exports = () => 11;\n');
+    });
+    expect(message).toMatch(/^crash/);
+    expect(await ledgerDecisions(f)).toEqual([
+      [0, 'baseline'],
+      [1, 'crash'],
+    ]);
+    expect(await f.repo.read('src/value.js')).toBe('module.exports = () => 10;\n');
+  });
+
+  it.each([
+    [
+      'prints a score and exits before the metric can',
+      `process.stdout.write('{"score": 1000}\\n'); process.exit(0);\n`,
+      /^revert/,
+    ],
+    [
+      // Forge reads the metric's output through a socket, which /proc/<pid>/fd/1 cannot open (ENXIO).
+      'writes a score straight to the metric’s own stdout',
+      `require('node:fs').writeFileSync('/proc/' + process.ppid + '/fd/1', '{"score": 1000}\\n');\nmodule.exports = () => 11;\n`,
+      /^revert/,
+    ],
+    [
+      'kills the metric before it can print its own score',
+      `process.kill(process.ppid, 'SIGKILL');\n`,
+      /^crash/,
+    ],
+  ])(
+    'with the artifact run in a child process, a doer whose code %s is not kept',
+    async (_what, cheat, decided) => {
+      const f = await metric('scripts/run.js');
+      await withArtifact(f, 'scripts/run.js', IN_A_CHILD);
+      const message = await cheatingIteration(f, '10', async () => {
+        await f.repo.write('src/value.js', cheat);
+      });
+      expect(message).toMatch(decided);
+      expect((await ledgerDecisions(f)).at(-1)?.[1]).not.toBe('keep');
+      expect(await f.repo.read('src/value.js')).toBe('module.exports = () => 10;\n');
+    },
+  );
+});
