@@ -1,4 +1,5 @@
 // JUnit XML: counted from its test cases, checked against the totals it declares.
+import { moreThanOneReport } from './tap.js';
 import { looksLikeTestFile, tally, type Counted, type Outcome } from './test-counts.js';
 
 interface JunitCase {
@@ -52,13 +53,15 @@ interface JunitReport {
   roots: JunitTotals[];
   /** The outermost `<testsuite>` elements: nested ones are already in their parent's totals. */
   suites: JunitTotals[];
+  /** Elements at the top (a `<testsuites>`, or a lone `<testsuite>`): one per report. */
+  reports: number;
 }
 
 function parseJunit(stdout: string): { ok: true; report: JunitReport } | { ok: false; reason: string } {
   const crash = (reason: string) => ({ ok: false, reason }) as const;
   // Failure bodies are free text (stack traces, captured output) that must not read as tags.
   const xml = stdout.replace(/<!\[CDATA\[[\s\S]*?\]\]>/g, '').replace(/<!--[\s\S]*?-->/g, '');
-  const report: JunitReport = { cases: [], roots: [], suites: [] };
+  const report: JunitReport = { cases: [], roots: [], suites: [], reports: 0 };
   const stack: string[] = [];
   let current: JunitCase | undefined;
   let tags = 0;
@@ -72,6 +75,7 @@ function parseJunit(stdout: string): { ok: true; report: JunitReport } | { ok: f
     }
     const attributes = xmlAttributes(attributeText);
     const inCase = stack.includes('testcase');
+    if (stack.length === 0) report.reports += 1;
     if (tag === 'testsuites') report.roots.push(totalsOf(attributes));
     else if (tag === 'testsuite' && !stack.includes('testsuite')) report.suites.push(totalsOf(attributes));
     else if (tag === 'testcase') {
@@ -105,7 +109,9 @@ export function countJunit(stdout: string): Counted {
   const crash = (reason: string): Counted => ({ ok: false, reason });
   const parsed = parseJunit(stdout);
   if (!parsed.ok) return parsed;
-  const { cases, roots, suites } = parsed.report;
+  const { cases, roots, suites, reports } = parsed.report;
+  // As for TAP: code under test can print a report of its own, and a sum would count its passes.
+  if (reports > 1) return crash(moreThanOneReport(reports, 'JUnit reports'));
   const fileFailure = cases.find(
     (c) =>
       c.outcome === 'failed' &&

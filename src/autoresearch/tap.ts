@@ -1,13 +1,5 @@
 // TAP (13/14, with nested subtests): counted against its plan; anything that does not add up is a crash.
-import {
-  addCounts,
-  emptyCounts,
-  looksLikeTestFile,
-  tally,
-  type Counted,
-  type Outcome,
-  type TestCounts,
-} from './test-counts.js';
+import { looksLikeTestFile, tally, type Counted, type Outcome, type TestCounts } from './test-counts.js';
 
 interface TapPoint {
   ok: boolean;
@@ -127,14 +119,19 @@ function parseTap(stdout: string): TapDocument[] {
  */
 export function countTap(stdout: string): Counted {
   const documents = parseTap(stdout);
-  if (documents.length === 0) return { ok: false, reason: 'no TAP test results in the output' };
-  let counts = emptyCounts();
-  for (const doc of documents) {
-    const checked = checkTapDocument(doc);
-    if (!checked.ok) return checked;
-    counts = addCounts(counts, checked.counts);
-  }
-  return { ok: true, counts };
+  const [doc] = documents;
+  if (doc === undefined) return { ok: false, reason: 'no TAP test results in the output' };
+  // A run prints one report. Code under test can write a whole report of its own to the stdout it
+  // inherits (a vitest or node:test worker), and a sum would count its passes: no document is
+  // believed over another, so two are no score.
+  if (documents.length > 1)
+    return { ok: false, reason: moreThanOneReport(documents.length, 'TAP documents') };
+  return checkTapDocument(doc);
+}
+
+/** Why output with several reports (TAP documents, JUnit roots) is no score. */
+export function moreThanOneReport(count: number, what: string): string {
+  return `the output holds ${count} ${what} where a run prints one: code under test can print a report of its own, so none is scored (run the suites as one command)`;
 }
 
 function checkTapDocument(doc: TapDocument): Counted {

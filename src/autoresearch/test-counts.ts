@@ -10,17 +10,8 @@ export interface TestCounts {
 
 export type Counted = { ok: true; counts: TestCounts } | { ok: false; reason: string };
 
-export function emptyCounts(): TestCounts {
+function emptyCounts(): TestCounts {
   return { passed: 0, failed: 0, skipped: 0, todo: 0 };
-}
-
-export function addCounts(a: TestCounts, b: TestCounts): TestCounts {
-  return {
-    passed: a.passed + b.passed,
-    failed: a.failed + b.failed,
-    skipped: a.skipped + b.skipped,
-    todo: a.todo + b.todo,
-  };
 }
 
 export type Outcome = keyof TestCounts;

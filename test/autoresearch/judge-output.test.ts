@@ -316,9 +316,26 @@ describe('extractScore: tap and junit', () => {
       score: 75,
       evidence: '6/8 passed, 2 skipped (JUnit XML, exit 1)',
     });
-    const suites =
-      '<testsuite tests="2" failures="0"></testsuite><testsuite tests="2" failures="2"></testsuite>';
-    expect(score({ from: 'junit' }, { stdout: suites })).toMatchObject({ ok: true, score: 50 });
+    const suite = '<testsuite tests="4" failures="2"></testsuite>';
+    expect(score({ from: 'junit' }, { stdout: suite, exitCode: 1 })).toMatchObject({ ok: true, score: 50 });
+  });
+
+  it('JUnit: two reports are no score, whichever came first (one the code under test printed)', () => {
+    const real =
+      '<testsuites tests="2" failures="1"><testsuite name="a" tests="2" failures="1">' +
+      '<testcase name="one"/><testcase name="two"><failure message="no"/></testcase></testsuite></testsuites>\n';
+    const forged = `<testsuites tests="3" failures="0"><testsuite name="x">${'<testcase name="t"/>'.repeat(3)}</testsuite></testsuites>\n`;
+    for (const stdout of [
+      forged + real,
+      real + forged,
+      '<testsuite tests="2" failures="0"></testsuite>' + real,
+    ]) {
+      expect(score({ from: 'junit' }, { stdout, exitCode: 1 })).toMatchObject({
+        ok: false,
+        reason: expect.stringMatching(/^the output holds 2 JUnit reports where a run prints one/),
+      });
+    }
+    expect(score({ from: 'junit' }, { stdout: real, exitCode: 1 })).toMatchObject({ ok: true, score: 50 });
   });
 });
 
