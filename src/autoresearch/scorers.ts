@@ -1,5 +1,6 @@
 // Hard-metric scorers: read a score off a metric command's output, or say why there is none (a crash).
 import type { ProcessResult } from '../infra/process.js';
+import { wasTruncated } from '../infra/tail-buffer.js';
 import type { ScoreSource } from './config.js';
 import { parseJsonPath } from './config-values.js';
 import { findJsonValues } from './json-text.js';
@@ -9,6 +10,9 @@ import type { Counted } from './test-counts.js';
 
 /** A score with the evidence it was read from, or why there is none (the arbiter records a crash). */
 export type ScoreResult = { ok: true; score: number; evidence: string } | { ok: false; reason: string };
+
+/** How much of each stream the metric's runner keeps (process.ts's default bound), as told to the user. */
+const OUTPUT_KEPT = '50 MiB';
 
 /** Enough of the output's end for a user to see why no score came out of it. */
 const TAIL_CHARS = 500;
@@ -31,6 +35,9 @@ export function extractScore(
     return { ok: false, reason: `the metric command was killed by ${result.signal ?? 'a signal'}` };
   }
   const exitCode = result.exitCode;
+  // Output past the buffer's bound loses its start, and with it the metric's own lines: what is left is
+  // what came last, which the measured code can write (51 MiB of blanks, then a score of its own: seen).
+  if (source.from !== 'exit-code' && wasTruncated(result.stdout)) return truncated('stdout', exitCode);
   switch (source.from) {
     case 'exit-code':
       return { ok: true, score: exitCode === 0 ? 100 : 0, evidence: `exit ${exitCode}` };
@@ -43,6 +50,13 @@ export function extractScore(
     case 'junit':
       return percentPassed(countJunit(result.stdout), 'JUnit XML', result, exitCode);
   }
+}
+
+function truncated(stream: 'stdout' | 'stderr', exitCode: number): ScoreResult {
+  return {
+    ok: false,
+    reason: `the metric command printed more to ${stream} than Forge keeps of a command's output (${OUTPUT_KEPT}), so its start was dropped ${exited(exitCode)}: a score is read only from whole output (print less, e.g. with a quieter reporter)`,
+  };
 }
 
 function exited(exitCode: number): string {
@@ -63,6 +77,7 @@ function outputTail(result: ProcessResult): string {
 
 function scoreFromRegex(pattern: string, result: ProcessResult, exitCode: number): ScoreResult {
   const fromStdout = [...result.stdout.matchAll(new RegExp(pattern, 'gm'))];
+  if (fromStdout.length === 0 && wasTruncated(result.stderr)) return truncated('stderr', exitCode);
   const matches = fromStdout.length > 0 ? fromStdout : [...result.stderr.matchAll(new RegExp(pattern, 'gm'))];
   if (matches.length === 0) {
     return {

@@ -1,4 +1,13 @@
 // The last `max` characters of a child's output stream, marked when anything before them was dropped.
+
+/** What a kept tail starts with when the start of the stream was dropped. */
+export const TRUNCATED_MARK = '[…truncated…]\n';
+
+/** Whether `text` (a ProcessResult's stdout or stderr) lost its start to the buffer's bound. */
+export function wasTruncated(text: string): boolean {
+  return text.startsWith(TRUNCATED_MARK);
+}
+
 export class TailBuffer {
   private chunks: string[] = [];
   private length = 0;
@@ -19,6 +28,6 @@ export class TailBuffer {
   value(): string {
     const text = this.chunks.join('');
     const tail = text.length > this.max ? text.slice(text.length - this.max) : text;
-    return this.dropped || text.length > this.max ? `[…truncated…]\n${tail}` : tail;
+    return this.dropped || text.length > this.max ? `${TRUNCATED_MARK}${tail}` : tail;
   }
 }

@@ -13,6 +13,7 @@ import {
 import { candidateFiles, candidateJudgePath } from '../../src/autoresearch/candidates.js';
 import { extractScore } from '../../src/autoresearch/scorers.js';
 import type { ProcessResult } from '../../src/infra/process.js';
+import { TailBuffer } from '../../src/infra/tail-buffer.js';
 import { createMemoryLoopFiles } from '../support/memory-loop-files.js';
 
 function result(overrides: Partial<ProcessResult> = {}): ProcessResult {
@@ -156,6 +157,32 @@ describe('extractScore: regex', () => {
     expect(score(source, { stdout: '', stderr: 'Score: 4\nScore: 9\n' })).toMatchObject({
       ok: false,
       reason: expect.stringMatching(/2 different scores in the output \(4, 9\)/),
+    });
+  });
+
+  it('output whose start was dropped is no score: what is left is what came last, which the measured code can write', () => {
+    // The runner's buffer keeps the last 50 MiB; 51 MiB of blanks and a score pushed the metric's out (seen).
+    const big = new TailBuffer(64);
+    big.push('Score: 4\n');
+    big.push(' '.repeat(100));
+    big.push('Score: 1000\n');
+    const kept = big.value();
+    expect(kept).not.toContain('Score: 4');
+    for (const from of [source, { from: 'json', path: 'value' } as const, { from: 'tap' } as const]) {
+      expect(score(from, { stdout: kept })).toMatchObject({
+        ok: false,
+        reason: expect.stringMatching(/printed more to stdout than Forge keeps .*, so its start was dropped/),
+      });
+    }
+    // stderr is read only when stdout has no score: then its start matters too.
+    expect(score(source, { stdout: 'Score: 4\n', stderr: kept })).toMatchObject({ ok: true, score: 4 });
+    expect(score(source, { stdout: 'nothing', stderr: kept })).toMatchObject({
+      ok: false,
+      reason: expect.stringMatching(/printed more to stderr than Forge keeps/),
+    });
+    expect(score({ from: 'exit-code' }, { stdout: kept, exitCode: 0 })).toMatchObject({
+      ok: true,
+      score: 100,
     });
   });
 
