@@ -17,8 +17,8 @@ export function createGateProcess(env: NodeJS.ProcessEnv): GateProcess {
         lines.push(line.length > LINE_CHARS ? `${line.slice(0, LINE_CHARS)}…` : line);
         if (lines.length > GATE_TAIL_LINES) lines.shift();
       };
-      const { runProcess } = await import('../infra/process.js');
-      const ran = await runProcess(
+      const { runWithOwnTemp } = await import('./own-temp-process.js');
+      const ran = await runWithOwnTemp(
         { file: file ?? '', args },
         {
           cwd: options.cwd,

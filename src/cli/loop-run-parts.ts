@@ -16,7 +16,7 @@ import { createGit } from '../infra/git.js';
 import { journaledLoopFiles } from '../infra/journaled-loop-files.js';
 import { createFileLock, type FileLock } from '../infra/lock-file.js';
 import type { LoopFiles } from '../infra/loop-files.js';
-import { runProcess } from '../infra/process.js';
+import { runWithOwnTemp } from './own-temp-process.js';
 import { LockedError } from '../loop/runner.js';
 import type { BeadGuard, Executor, IdleProbe, LoopEvent } from '../loop/types.js';
 import type { CliDeps } from './deps.js';
@@ -97,7 +97,7 @@ export async function autoresearchParts(
     agents,
     // The metric runs the doer's work: what that starts must not outlive the run (see containment.ts).
     runMetric: (command, run) =>
-      runProcess(command, {
+      runWithOwnTemp(command, {
         cwd: run.cwd,
         env: deps.env,
         timeoutMs: run.timeoutMs,

@@ -4,7 +4,7 @@ import type { SetupPorts } from '../autoresearch/setup.js';
 import type { BeadStore } from '../beads/types.js';
 import { createGit } from '../infra/git.js';
 import { isProcessAlive } from '../infra/pid.js';
-import { runProcess } from '../infra/process.js';
+import { runWithOwnTemp } from './own-temp-process.js';
 import type { CliDeps } from './deps.js';
 
 export function loopSetupPorts(
@@ -18,7 +18,7 @@ export function loopSetupPorts(
     files: deps.loopFiles,
     // The metric command is an argv array from the loop's config, never a shell line.
     runMetric: (argv, run) =>
-      runProcess(
+      runWithOwnTemp(
         { file: argv[0] ?? '', args: argv.slice(1) },
         { cwd: run.cwd, env: deps.env, timeoutMs: run.timeoutMs, sweep: true, contain: true },
       ),
