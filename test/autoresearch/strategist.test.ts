@@ -116,6 +116,49 @@ describe('strategist executor (loop state in memory)', () => {
     expect((await readSpend(loop.files, WORKSPACE)).cost_usd).toBe(0.25);
   });
 
+  it('opens again the loop beads it closed, those it stamped included, and records them as its tamper', async () => {
+    const loop = await memoryLoop();
+    const store = loop.context.store;
+    const child = (title: string, labels: string[]) => store.create({ title, parent: loop.epicId, labels });
+    const doer1 = await child('doer-1', ['role:doer', 'iter:1']);
+    await store.close(doer1.id, 'done by the runner');
+    const arbiter1 = await child('arbiter-1', ['role:arbiter', 'iter:1']);
+    const other = await child('a note', []);
+    loop.agent.behaviour = async () => {
+      // Stamps iteration 2, then closes its judge and arbiter, and an older bead: the doer's change
+      // would stand in the tree unjudged.
+      await child('doer-2', ['role:doer', 'iter:2']);
+      const judge2 = await child('judge-2', ['role:judge', 'iter:2']);
+      const arbiter2 = await child('arbiter-2', ['role:arbiter', 'iter:2']);
+      for (const bead of [judge2, arbiter2, arbiter1]) await store.close(bead.id, 'done');
+      return { outcome: 'ok', message: 'stamped' };
+    };
+    const activity: string[] = [];
+    const result = await loop.strategist.execute({ ...loop.request(1), onActivity: (a) => activity.push(a) });
+    expect(result).toMatchObject({ outcome: 'ok', closeReason: 'strategist-1: stamped iteration 2' });
+    const statuses = new Map((await store.children(loop.epicId)).map((b) => [b.title, b.status]));
+    expect(Object.fromEntries(statuses)).toEqual({
+      'doer-1': 'closed',
+      'arbiter-1': 'open',
+      'a note': 'open',
+      'doer-2': 'open',
+      'judge-2': 'open',
+      'arbiter-2': 'open',
+    });
+    expect(result.tampered).toHaveLength(3);
+    expect(result.tampered?.join(' ')).toMatch(/\(judge-2\).*\(arbiter-2\)|\(arbiter-2\).*\(judge-2\)/);
+    expect(activity.join('\n')).toMatch(/^tamper: the strategist closed .*; opened again$/m);
+    const tamper = (await readIterationState(loop.files, WORKSPACE, 2)).tamper;
+    expect(tamper).toEqual([
+      {
+        role: 'strategist',
+        paths: expect.arrayContaining([expect.stringMatching(/\(arbiter-1\)$/)]),
+        what: 'closed beads of the loop',
+      },
+    ]);
+    expect(other.status).toBe('open');
+  });
+
   it('a doer stamped for another iteration is not the next step', async () => {
     const loop = await memoryLoop();
     loop.agent.behaviour = async () => {

@@ -32,7 +32,11 @@ describe('runWithOwnTemp', () => {
   });
 
   it('is what a gate runs with', async () => {
-    const gate = await createGateProcess(env()).run(['sh', ...SHOW], { cwd: base, timeoutMs: 10_000 });
+    const gate = await createGateProcess(env()).run(['sh', ...SHOW], {
+      cwd: base,
+      timeoutMs: 10_000,
+      signal: new AbortController().signal,
+    });
     expect(gate.exitCode).toBe(0);
     expect(gate.tail).toMatch(new RegExp(`^${join(base, 'forge-agent-')}\\S+ \\S+\\n0$`));
     expect(await readdir(base)).toEqual([]);

@@ -1,7 +1,7 @@
 // The strategist (and resume-strategist, retrospective): full agents whose bead must leave the loop a next step.
 import { join } from 'node:path';
 import type { Executor, ExecutionRequest, ExecutionResult } from '../../loop/types.js';
-import { updateIterationState } from '../iteration-state.js';
+import { updateIterationState, withTamper } from '../iteration-state.js';
 import { recordSpend } from '../spend.js';
 import { iterOf as iterLabel } from '../../infra/labels.js';
 import { loopRoleOf } from '../loop-beads.js';
@@ -27,7 +27,9 @@ export function createStrategistExecutor(
       const placed = placeInLoop(request.bead);
       if (!placed.ok) return placed.result;
       const { iter } = placed;
-      const result = await context.agents.full.execute(atStateRepo(context, request));
+      const before = await beadStatuses(context, request.epicId);
+      const ran = await context.agents.full.execute(atStateRepo(context, request));
+      const result = await reopenClosedBy(context, request, before, { role: kind, iter: iter + 1 }, ran);
       await updateIterationState(context.files, context.workspace, iter + 1, (s) => ({
         ...s,
         costs: { ...s.costs, strategist: (s.costs.strategist ?? 0) + (result.costUsd ?? 0) },
@@ -53,7 +55,9 @@ export function createRetrospectiveExecutor(context: AutoresearchContext): Execu
     kind: 'retrospective',
     writesCode: false,
     async execute(request) {
-      const result = await context.agents.full.execute(atStateRepo(context, request));
+      const before = await beadStatuses(context, request.epicId);
+      const ran = await context.agents.full.execute(atStateRepo(context, request));
+      const result = await reopenClosedBy(context, request, before, { role: 'retrospective' }, ran);
       await recordSpend(context.files, context.workspace, 'retrospective', result);
       if (result.outcome !== 'ok') return result;
       const wrote = await context.files.exists(join(context.workspace, 'retrospective.md'));
@@ -84,4 +88,45 @@ async function nextStep(
   if (await context.files.exists(join(context.workspace, NEEDS_HUMAN_FILE)))
     return `asked the user (${NEEDS_HUMAN_FILE})`;
   return undefined;
+}
+
+/** The status of each of the epic's beads, before an agent of the loop runs. */
+async function beadStatuses(context: AutoresearchContext, epicId: string): Promise<Map<string, string>> {
+  const children = await context.store.children(epicId, { recursive: true });
+  return new Map(children.map((bead) => [bead.id, bead.status]));
+}
+
+/**
+ * Only the runner closes a loop's beads, each when its step is done, and it closes none while an agent
+ * of the loop runs. A strategist (which may create beads: it stamps) that stamped iteration N+1 and then
+ * closed its judge and arbiter had the doer's change stand in the tree unjudged, and the loop ended as
+ * done (found by the red team). Whatever such an agent closed, open before or made during its run, is
+ * opened again, and recorded as its tamper (on the iteration it prepares, when it has one).
+ */
+async function reopenClosedBy(
+  context: AutoresearchContext,
+  request: ExecutionRequest,
+  before: ReadonlyMap<string, string>,
+  who: { role: string; iter?: number },
+  result: ExecutionResult,
+): Promise<ExecutionResult> {
+  const after = await context.store.children(request.epicId, { recursive: true });
+  const closed = after.filter(
+    (bead) => bead.status === 'closed' && before.get(bead.id) !== 'closed' && bead.id !== request.bead.id,
+  );
+  if (closed.length === 0) return result;
+  const named: string[] = [];
+  for (const bead of closed) {
+    await context.store.reopen(
+      bead.id,
+      `Reopened by ralph-loop: the ${who.role} closed it; only the runner closes a loop's beads.`,
+    );
+    named.push(`bead ${bead.id} (${bead.title})`);
+  }
+  const tamper = { role: who.role, paths: named, what: 'closed beads of the loop' };
+  if (who.iter !== undefined) {
+    await updateIterationState(context.files, context.workspace, who.iter, (s) => withTamper(s, tamper));
+  }
+  request.onActivity?.(`tamper: the ${who.role} closed ${named.join(', ')}; opened again`);
+  return { ...result, tampered: [...(result.tampered ?? []), ...named] };
 }
