@@ -91,6 +91,33 @@ export async function renderDoer(
   return { text: redacted.text, redactions: redacted.count };
 }
 
+/**
+ * A soft judge's prompt, from judge-safe values only: no program, ledger, hypothesis or history. The
+ * stamp writes it into the judge's bead, and the judge renders it again when it runs (executors/judge.ts).
+ */
+export async function softJudgePrompt(
+  ctx: Pick<LoopContext, 'config' | 'epicId' | 'paths' | 'files'>,
+  rubric: string,
+  iter: number,
+): Promise<string> {
+  const metric = ctx.config.metric;
+  if (metric.type !== 'soft') throw new Error('softJudgePrompt: the loop has a hard metric');
+  const view: ViewFor['judge-soft'] = {
+    epic: ctx.epicId,
+    subject: ctx.config.subject,
+    iter,
+    baseline: iter === 0,
+    rubric,
+    rubric_path: metric.rubric_path,
+    artifacts: [metric.artifact_path],
+    read_paths:
+      ctx.config.scope.judge_paths.length > 0 ? [...ctx.config.scope.judge_paths] : [metric.artifact_path],
+  };
+  return renderTemplate('judge-soft', view, {
+    overrides: { dir: ctx.paths.templatesDir, files: ctx.files },
+  });
+}
+
 export async function judgeBead(
   ctx: LoopContext,
   inputs: StampInputs,
@@ -98,20 +125,8 @@ export async function judgeBead(
 ): Promise<{ description: string; labels: string[] }> {
   const { metric, subject } = { metric: ctx.config.metric, subject: ctx.config.subject };
   if (metric.type === 'soft') {
-    // Built from judge-safe values only: no program, ledger, hypothesis or history.
-    const view: ViewFor['judge-soft'] = {
-      epic: ctx.epicId,
-      subject,
-      iter,
-      baseline: iter === 0,
-      rubric: inputs.rubric ?? '',
-      rubric_path: metric.rubric_path,
-      artifacts: [metric.artifact_path],
-      read_paths:
-        ctx.config.scope.judge_paths.length > 0 ? [...ctx.config.scope.judge_paths] : [metric.artifact_path],
-    };
     return {
-      description: await render(ctx, 'judge-soft', view),
+      description: await softJudgePrompt(ctx, inputs.rubric ?? '', iter),
       labels: beadLabels('judge', iter, ctx.config.agents.judge),
     };
   }
