@@ -245,8 +245,17 @@ const scope = z.strictObject(
         error: expected('a list of ignored paths the metric command writes again'),
       })
       .default([]),
+    /**
+     * The doer may add, change and remove test files in its scope (a loop that writes tests). Off, such a
+     * change is tamper: changing the tests is the shortest way to a better test score (test-files.ts).
+     */
+    doer_may_change_tests: z.boolean({ error: expected('true or false') }).default(false),
   },
-  { error: expected('an object with "doer_paths" (and optionally "judge_paths", "rebuilt_paths")') },
+  {
+    error: expected(
+      'an object with "doer_paths" (and optionally "judge_paths", "rebuilt_paths", "doer_may_change_tests")',
+    ),
+  },
 );
 
 const agentSpec = z

@@ -1,6 +1,8 @@
 // What setup refuses before it creates anything: a scope that reaches the loop's own files, the rubric,
 // a metric file or out of the repository, and a workspace whose loop is running; and what it warns of.
+import { resolve } from 'node:path';
 import { realLocation, staysInside } from '../infra/contained-path.js';
+import { fileStat, listEntries } from '../infra/fs-ops.js';
 import { AppError, ExitCode, UsageError } from '../infra/errors.js';
 import type { Git } from '../infra/git.js';
 import { isOwnerLive, parseLockRecord } from '../infra/lock-record.js';
@@ -9,6 +11,7 @@ import type { LoopConfig } from './config.js';
 import { normalizeRelativePath } from './config-values.js';
 import { isPathInScope } from './keep-revert.js';
 import { metricFiles } from './state-guard.js';
+import { isTestFile } from './test-files.js';
 import type { WorkspacePaths } from './workspace.js';
 
 const PROTECTED_DIRS = ['.git', '.forge', '.beads'];
@@ -71,6 +74,47 @@ export async function checkContainment(repo: string, config: LoopConfig): Promis
       },
     );
   }
+}
+
+/**
+ * A doer may not change the tests (test-files.ts), so a scope that holds them would make each change to
+ * them tamper: refused, unless the loop's doer is meant to write tests.
+ */
+export async function checkTestsOutOfScope(repo: string, config: LoopConfig): Promise<void> {
+  if (config.scope.doer_may_change_tests) return;
+  for (const scope of config.scope.doer_paths) {
+    const found = await testFilesUnder(repo, normalizeRelativePath(scope));
+    if (found.length === 0) continue;
+    throw new UsageError(
+      `The scope ${scope} holds test files (${found.slice(0, 3).join(', ')}${found.length > 3 ? ', …' : ''}): a doer that changes the tests can make them pass that way, so any change to them would be tamper.`,
+      {
+        hint: 'Narrow --scope to the code under test, or give --doer-may-change-tests for a loop whose doer writes tests.',
+      },
+    );
+  }
+}
+
+/** Folders the walk for tests does not enter: installed dependencies, git's own, virtualenvs. */
+const NOT_WALKED = new Set(['node_modules', '.git', '.venv', 'venv', '.forge', '.beads']);
+
+/** Up to four test files at or under `path` (relative to `repo`), in the order a walk finds them. */
+async function testFilesUnder(repo: string, path: string): Promise<string[]> {
+  if ((await fileStat(resolve(repo, path))) === undefined) return [];
+  const top = await listEntries(resolve(repo, path));
+  // A file (or nothing to list): the scope is that one path.
+  if (top.length === 0) return isTestFile(path) ? [path] : [];
+  const found: string[] = [];
+  const queue = [path === '.' ? '' : path];
+  // Bounded: a scope of the whole repository must not make setup walk a monorepo.
+  for (let visited = 0; queue.length > 0 && found.length < 4 && visited < 20_000; visited += 1) {
+    const dir = queue.shift() ?? '';
+    for (const entry of await listEntries(resolve(repo, dir))) {
+      const child = dir === '' ? entry.name : `${dir}/${entry.name}`;
+      if (entry.kind === 'dir' && !NOT_WALKED.has(entry.name)) queue.push(child);
+      else if (entry.kind === 'file' && isTestFile(child)) found.push(child);
+    }
+  }
+  return found.slice(0, 4);
 }
 
 /** Warnings for uncommitted changes inside the doer's scope. */

@@ -44,6 +44,8 @@ export interface LoopSetupOptions {
   scope?: readonly string[] | undefined;
   /** Ignored paths the metric command writes again itself (`scope.rebuilt_paths`). */
   rebuilt?: readonly string[] | undefined;
+  /** The doer may change test files in its scope (`scope.doer_may_change_tests`). */
+  doerMayChangeTests?: boolean | undefined;
   /** Agent per role: doer, judge, strategist, retrospective, resume_strategist. */
   agents?: Readonly<Record<string, string>> | undefined;
   /** The workspace directory, relative to the repository root (default `.autoresearch`). */
@@ -109,6 +111,7 @@ export function buildConfigFile(options: LoopSetupOptions): LoopConfigFile {
       doer_paths: scope ?? [artifact ?? ''],
       judge_paths: artifact === undefined ? [] : [artifact],
       ...(options.rebuilt === undefined ? {} : { rebuilt_paths: [...options.rebuilt] }),
+      ...(options.doerMayChangeTests === true ? { doer_may_change_tests: true } : {}),
     },
     agents: options.agents === undefined ? undefined : { ...options.agents },
     confirmation_rounds: options.confirmationRounds,

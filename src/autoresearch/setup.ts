@@ -14,7 +14,13 @@ import type { LoopContext } from './loop-context.js';
 import { recordHead } from './loop-head.js';
 import { ARCHIVE_DIR, archiveLoop } from './setup-archive.js';
 import { measureHardBaseline, recordHardBaseline, type MeasuredBaseline } from './setup-baseline.js';
-import { checkContainment, checkLayout, refuseWhenRunning, uncommittedInScope } from './setup-checks.js';
+import {
+  checkContainment,
+  checkLayout,
+  checkTestsOutOfScope,
+  refuseWhenRunning,
+  uncommittedInScope,
+} from './setup-checks.js';
 import { buildConfigFile, type LoopSetupOptions } from './setup-options.js';
 import type { ArbiterSignal } from './signals.js';
 import { stampIteration, stampSoftBaseline } from './stamp.js';
@@ -69,6 +75,7 @@ export async function setupLoop(
   }
   checkLayout(ws.relative, config);
   await checkContainment(repo, config);
+  await checkTestsOutOfScope(repo, config);
   const warnings: string[] = [];
   const { files } = ports;
   if (config.metric.type === 'soft') {

@@ -54,6 +54,7 @@ interface LoopFlags extends CheckFlags {
   population?: number;
   scope?: string[];
   rebuilt?: string[];
+  doerMayChangeTests?: boolean;
   agents?: Record<string, string>;
   workspace?: string;
   force?: boolean;
@@ -81,6 +82,7 @@ const FLAG_FOR_FIELD: Record<string, string> = {
   'scope.doer_paths': '--scope',
   'scope.judge_paths': '--artifact',
   'scope.rebuilt_paths': '--rebuilt',
+  'scope.doer_may_change_tests': '--doer-may-change-tests',
   agents: '--agents',
   confirmation_rounds: '--confirmation-rounds',
   population: '--population',
@@ -149,6 +151,10 @@ export function defineLoopCommand(command: Command, deps: CliDeps): void {
       '--rebuilt <path>',
       'an ignored path the metric command writes again itself, e.g. dist/ (repeatable): what an agent changes there is removed, not put back',
       collect,
+    )
+    .option(
+      '--doer-may-change-tests',
+      'the doer may add, change and remove test files in its scope (a loop that writes tests); otherwise that is tamper, and a scope holding tests is refused',
     )
     .option(
       '--agents <pairs>',
@@ -277,6 +283,7 @@ async function loopOptionsFrom(
     population: flags.population,
     scope: flags.scope,
     rebuilt: flags.rebuilt,
+    doerMayChangeTests: flags.doerMayChangeTests,
     agents: flags.agents,
     workspace: flags.workspace,
     force: flags.force,

@@ -783,3 +783,34 @@ console.log(JSON.stringify({ score }));
     },
   );
 });
+
+describe('the tests the metric runs', () => {
+  it.each([
+    ['adds a passing test file in its scope (a test runner would find it)', 'src/padding.test.mjs'],
+    ['adds a conftest.py that rewrites every test', 'src/conftest.py'],
+  ])('a doer that %s is a tamper, whatever it scored', async (_what, path) => {
+    const f = await createLoopFixture();
+    await f.baseline();
+    const message = await cheatingIteration(f, '50', async () => {
+      await f.repo.write(path, '// always passes\n');
+    });
+    expect(message).toMatch(/^tamper/);
+    expect((await readIterationState(f.files, f.workspace, 1)).tamper).toEqual([
+      { role: 'doer', paths: [path], what: 'added, changed or removed test files' },
+    ]);
+    expect(await f.repo.exists(path)).toBe(false);
+    expect(await f.repo.read('src/value.txt')).toBe('10\n');
+  });
+
+  it('is the doer’s to change when the loop says so (a loop that writes tests)', async () => {
+    const f = await createLoopFixture({
+      scope: { doer_paths: ['src/'], judge_paths: ['src/'], doer_may_change_tests: true },
+    });
+    await f.baseline();
+    const message = await cheatingIteration(f, '50', async () => {
+      await f.repo.write('src/value.test.mjs', '// a new test\n');
+    });
+    expect(message).toMatch(/^keep/);
+    expect(await f.repo.exists('src/value.test.mjs')).toBe(true);
+  });
+});

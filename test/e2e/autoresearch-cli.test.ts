@@ -209,6 +209,25 @@ describe('forge-pack loop keeps the doer inside the repository and away from the
   });
 });
 
+describe('forge-pack loop keeps the tests away from the doer', () => {
+  it('refuses a scope that holds test files, naming them (exit 2), and takes it with --doer-may-change-tests', async () => {
+    const repo = await repoWithMetric();
+    await repo.write('src/limiter.test.ts', 'test("limits", () => {});\n');
+    repo.commitAll('a test beside the code');
+    const refused = await run(repo, 'forge-pack', HARD_ARGS);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain('The scope src/ holds test files (src/limiter.test.ts)');
+    expect(refused.stderr).toContain('--doer-may-change-tests');
+    expect(await readdir(join(repo.dir))).not.toContain('.autoresearch');
+    const taken = await run(repo, 'forge-pack', [...HARD_ARGS, '--doer-may-change-tests']);
+    expect(taken.code, taken.stderr).toBe(0);
+    const config = JSON.parse(await repo.read('.autoresearch/config.json')) as {
+      scope: Record<string, unknown>;
+    };
+    expect(config.scope.doer_may_change_tests).toBe(true);
+  });
+});
+
 describe('forge-pack stamp', () => {
   it('stamps the next iteration once, refuses a skipped one, asks the user, and stamps the retrospective', async () => {
     const repo = await repoWithMetric();

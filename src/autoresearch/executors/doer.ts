@@ -17,6 +17,7 @@ import {
 import { recordSpend } from '../spend.js';
 import { recordedBranch, recordHead } from '../loop-head.js';
 import { metricFiles } from '../state-guard.js';
+import { isTestFile } from '../test-files.js';
 import { linksLeadingOut } from '../../infra/contained-path.js';
 import { bookkeepingPaths, placeInLoop, type AutoresearchContext } from './context.js';
 import { runGuardStep } from './guard-step.js';
@@ -107,6 +108,16 @@ export function createDoerExecutor(context: AutoresearchContext): Executor {
         state = await updateIterationState(context.files, workspace, iter, (s) =>
           withTamper(s, { role: 'doer', paths: touchedMetric, what: 'changed a metric file' }),
         );
+      }
+      // The tests are the metric's, wherever they sit: in the scope too, unless the loop says otherwise.
+      const tests = context.config.scope.doer_may_change_tests
+        ? []
+        : (await git.changedSince(baseSha)).map((change) => change.path).filter(isTestFile);
+      if (tests.length > 0) {
+        state = await updateIterationState(context.files, workspace, iter, (s) =>
+          withTamper(s, { role: 'doer', paths: tests, what: 'added, changed or removed test files' }),
+        );
+        request.onActivity?.(`tamper: the doer changed test file(s) ${tests.join(', ')}`);
       }
       if (outside.length > 0) {
         request.onActivity?.(

@@ -1,0 +1,25 @@
+// Files a test runner loads as tests, or as their setup: what a doer must not add, change or remove
+// where the metric runs the tests (unless the loop says the doer may: a loop that writes tests).
+//
+// Changing the tests is the shortest way to a better test score. Seen, each kept or taken as the goal:
+// a new `src/padding.test.mjs` of 92 passing tests that `node --test` found on its own (87.5% → 93%),
+// a `src/conftest.py` whose collection hook emptied every test's body, the failing tests deleted from
+// a scope that held them. The scope's own files are otherwise the doer's, so these need naming.
+
+/** Test files by name: JS/TS, Python, Go, Ruby, and pytest's conftest.py. */
+const TEST_NAME =
+  /(?:\.(?:test|spec)\.[cm]?[jt]sx?|^test_[^/]*\.py|_test\.py|^conftest\.py|_test\.go|_(?:spec|test)\.rb)$/;
+/** Folders that hold tests (and their helpers and fixtures), wherever they are. */
+const TEST_DIR = /^(?:tests?|spec|__tests__|__mocks__)$/;
+/** Test runners' own configuration, which says what runs and how. */
+const RUNNER_CONFIG =
+  /^(?:(?:vitest|jest|playwright|cypress)\.config\.[cm]?[jt]s|vitest\.workspace\.[cm]?[jt]s|\.mocharc(?:\.[a-z]+)?|pytest\.ini|tox\.ini)$/;
+
+/** Whether `path` (relative, `/`-separated) is a test, a test helper or a test runner's configuration. */
+export function isTestFile(path: string): boolean {
+  const parts = path.split('/');
+  const name = parts.at(-1) ?? '';
+  return (
+    TEST_NAME.test(name) || RUNNER_CONFIG.test(name) || parts.slice(0, -1).some((dir) => TEST_DIR.test(dir))
+  );
+}
