@@ -42,6 +42,14 @@ export interface Git {
    * ignoredPaths.
    */
   indexFlags?(): Promise<Map<string, IndexFlags>>;
+  /**
+   * Tracked paths whose index entry vouches for content the file no longer holds: stat data that
+   * matches the file on disk beside the blob of other content. Git trusts matching stat data without
+   * reading the file, so status and diff show no change there; an agent can write the index itself
+   * to get that. Each such entry loses its stat data (blob and flags stay), so every later git call
+   * hashes the file and sees the change. Costs a hash of every tracked file. Optional, like indexFlags.
+   */
+  exposeForgedEntries?(): Promise<string[]>;
   /** Sets each path's index flags as given. */
   setIndexFlags?(flags: ReadonlyMap<string, IndexFlags>): Promise<void>;
   /** Which of `paths` exist as files in `commit`. */

@@ -135,6 +135,7 @@ export async function exportFiles(
   }
 }
 
-function temporaryIndexPath(): string {
+/** A fresh path for a throwaway index, outside the repository (removed by whoever made it). */
+export function temporaryIndexPath(): string {
   return join(tmpdir(), `forge-index-${process.pid}-${randomBytes(4).toString('hex')}`);
 }

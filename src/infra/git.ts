@@ -13,12 +13,13 @@ import {
   parseWorktreeList,
   splitLines,
   splitNul,
+  stagedEntryPath,
   treePathspecs,
   type ChangedPath,
 } from './git-parse.js';
 import { createGitCommand } from './git-command.js';
 import type { Git, GitOptions, IndexFlags, SavedFile } from './git-port.js';
-import { commitExactly, exportFiles, writeSavedFiles } from './git-scratch-index.js';
+import { commitExactly, exportFiles, temporaryIndexPath, writeSavedFiles } from './git-scratch-index.js';
 
 export type {
   ChangedPath,
@@ -36,6 +37,19 @@ export function createGit(options: GitOptions): Git {
   const command = createGitCommand(options);
   const { git, root, forChunks } = command;
   const cwd = options.cwd;
+
+  async function indexFlags(): Promise<Map<string, IndexFlags>> {
+    // `-v` tags each entry: a lowercase letter is assume-unchanged, S (or s) skip-worktree.
+    const { stdout } = await git(['ls-files', '-v', '-z']);
+    const flags = new Map<string, IndexFlags>();
+    for (const entry of splitNul(stdout)) {
+      const tag = entry.charAt(0);
+      const skipWorktree = tag === 'S' || tag === 's';
+      const assumeUnchanged = tag !== tag.toUpperCase();
+      if (skipWorktree || assumeUnchanged) flags.set(entry.slice(2), { skipWorktree, assumeUnchanged });
+    }
+    return flags;
+  }
 
   const api: Git = {
     cwd,
@@ -86,17 +100,37 @@ export function createGit(options: GitOptions): Git {
       return splitNul(stdout);
     },
 
-    async indexFlags() {
-      // `-v` tags each entry: a lowercase letter is assume-unchanged, S (or s) skip-worktree.
-      const { stdout } = await git(['ls-files', '-v', '-z']);
-      const flags = new Map<string, IndexFlags>();
-      for (const entry of splitNul(stdout)) {
-        const tag = entry.charAt(0);
-        const skipWorktree = tag === 'S' || tag === 's';
-        const assumeUnchanged = tag !== tag.toUpperCase();
-        if (skipWorktree || assumeUnchanged) flags.set(entry.slice(2), { skipWorktree, assumeUnchanged });
+    indexFlags,
+
+    async exposeForgedEntries() {
+      // A throwaway index with the same entries and no stat data: git must hash every file to compare
+      // it, where the real index lets matching stat data vouch for the content.
+      const { stdout: staged } = await git(['ls-files', '--stage', '-z']);
+      const indexFile = temporaryIndexPath();
+      const scratch = { GIT_INDEX_FILE: indexFile };
+      let differ: string[];
+      try {
+        await git(['update-index', '-z', '--index-info'], { input: staged, env: scratch });
+        await git(['update-index', '-q', '--refresh'], { env: scratch, ok: [0, 1] });
+        differ = splitNul(
+          (await git(['diff-files', '--name-only', '-z', '--ignore-submodules'], { env: scratch })).stdout,
+        );
+      } finally {
+        await rm(indexFile, { force: true });
       }
-      return flags;
+      if (differ.length === 0) return [];
+      const seen = new Set(
+        splitNul((await git(['diff-files', '--name-only', '-z', '--ignore-submodules'])).stdout),
+      );
+      // A flagged entry is passed over on purpose (the user's own; those an agent set are set back first).
+      const flagged = await indexFlags();
+      const forged = new Set(differ.filter((path) => !seen.has(path) && !flagged.has(path)));
+      if (forged.size === 0) return [];
+      // Each entry written again as it is (mode, blob, stage) but with no stat data: from here on every
+      // git call hashes the file, and sees what it holds.
+      const entries = splitNul(staged).filter((entry) => forged.has(stagedEntryPath(entry)));
+      await git(['update-index', '-z', '--index-info'], { input: nul(entries) });
+      return [...forged].sort(comparePaths);
     },
 
     async setIndexFlags(flags) {

@@ -9,12 +9,14 @@ import {
   rm,
   stat,
   symlink,
+  utimes,
   writeFile,
 } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { createGit, GitError } from '../../src/infra/git.js';
+import { forgeIndexEntry } from '../support/forge-index.js';
 import { createTempRepo } from '../support/git-repo.js';
 
 describe('git: reading state', () => {
@@ -83,6 +85,43 @@ describe('git: reading state', () => {
     );
     await repo.write('a.txt', 'changed\n');
     expect(await repo.git.statusPorcelain()).toEqual([expect.objectContaining({ path: 'a.txt' })]);
+  });
+
+  it('exposes an index entry forged to vouch for content the file no longer holds, and nothing else', async () => {
+    const repo = await createTempRepo({
+      'weight.mjs': 'export const WEIGHT = 1;\n',
+      'touched.txt': 't\n',
+      'sparse.txt': 's\n',
+      'staged.txt': 'a\n',
+    });
+    const base = repo.head();
+    // The user's own: a file touched but unchanged, one hidden on purpose, staged work, an intent to add.
+    const later = new Date(Date.now() + 5_000);
+    await utimes(join(repo.dir, 'touched.txt'), later, later);
+    repo.run('update-index', '--skip-worktree', 'sparse.txt');
+    await repo.write('sparse.txt', 'not checked out here\n');
+    await repo.write('staged.txt', 'b\n');
+    repo.run('add', 'staged.txt');
+    await repo.write('new.txt', 'n\n');
+    repo.run('add', '-N', 'new.txt');
+    await forgeIndexEntry(repo.dir, 'weight.mjs', 'export const WEIGHT = 10;\n');
+    expect(await repo.git.changedSince(base)).not.toContainEqual(
+      expect.objectContaining({ path: 'weight.mjs' }),
+    );
+
+    expect(await repo.git.exposeForgedEntries!()).toEqual(['weight.mjs']);
+    expect(await repo.git.changedSince(base)).toContainEqual({ path: 'weight.mjs', change: 'modified' });
+    expect(await repo.git.statusPorcelain()).toContainEqual({
+      index: ' ',
+      worktree: 'M',
+      path: 'weight.mjs',
+    });
+    // The entry keeps its blob; the user's flag, staged work and intent to add are as they were.
+    expect(repo.run('show', ':weight.mjs')).toBe('export const WEIGHT = 1;\n');
+    expect(repo.run('ls-files', '-v', 'sparse.txt')).toBe('S sparse.txt\n');
+    expect(repo.run('show', ':staged.txt')).toBe('b\n');
+    expect(repo.run('diff', '--cached', '--name-only')).toBe('staged.txt\n');
+    expect(await repo.git.exposeForgedEntries!()).toEqual([]);
   });
 
   it('statusPorcelain parses spaces, newlines-free odd names, renames and untracked files', async () => {
