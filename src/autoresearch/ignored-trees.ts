@@ -1,7 +1,8 @@
 // What an agent run leaves in the files git does not see, for the guard around every agent run of a
 // loop (state-guard.ts): the ignored files of the loop's tree, and of the agent's own when that is one
 // of the loop's worktrees (a population candidate's), sorted, put back, removed or recorded
-// (dependency-guard.ts, ignored-guard.ts); and the index flags that hide a tracked file from git.
+// (dependency-guard.ts, ignored-guard.ts); and the index flags and forged index entries that hide a
+// tracked file's change from git.
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { ContentHashes } from '../infra/content-hashes.js';
 import { FileCopies, MAX_COPIED_FILE } from '../infra/file-copies.js';
@@ -32,6 +33,11 @@ export interface IgnoredOutcome {
 /** One agent run: begun before it starts, ended once it is over. */
 export interface IgnoredRound {
   end(role: string, vault: VaultLayout, say: (line: string) => void): Promise<IgnoredOutcome>;
+  /**
+   * The index entries the agent forged, exposed and named as findings. Hashing a file runs the clean
+   * filter git's config names for it: call this once the agent's git config is put back.
+   */
+  forged(): Promise<string[]>;
 }
 
 /** The guard of a loop's ignored files, keeping its hashes and copies for the life of the runner. */
@@ -92,6 +98,11 @@ export function createIgnoredGuard(ctx: StateGuardContext): {
             found?.others.forEach((path) => lost.others.add(path));
           }
           return { hidden, lost: lostFindings(ctx, role, [...lost.dependencies], [...lost.others]) };
+        },
+        async forged() {
+          const found: string[] = [];
+          for (const tree of trees) found.push(...(await exposeForgedEntries(tree)));
+          return found;
         },
       };
     },
@@ -156,6 +167,19 @@ async function restoreIndexFlags(
   return [...changed.keys()]
     .sort()
     .map((path) => `${tree.main ? path : join(tree.guard.cwd, path)} (hidden from git)`);
+}
+
+/**
+ * Index entries an agent forged in a tree (stat data of its new file beside the old blob, so status and
+ * diff take the file for unchanged; seen: a doer's edit of the metric's helper module kept at ten
+ * times its score) lose their stat data, and git sees the change again. Named like a flag's finding.
+ */
+async function exposeForgedEntries(tree: IgnoredTree): Promise<string[]> {
+  const git = tree.guard.git;
+  if (git.exposeForgedEntries === undefined) return [];
+  return (await git.exposeForgedEntries()).map(
+    (path) => `${tree.main ? path : join(tree.guard.cwd, path)} (hidden from git)`,
+  );
 }
 
 /**

@@ -44,6 +44,7 @@ export interface RevertIterationOptions {
 export async function revertIteration(options: RevertIterationOptions): Promise<RestoreResult> {
   const { git, baseSha } = options;
   await assertCleanState(git, baseSha);
+  await distrustIndex(git);
   const ignored = options.ignoredPaths ?? [WORKSPACE_DIR];
   const changed = (await changedInTreeOrHead(git, baseSha)).filter(
     (path) => isPathInScope(path, options.scopePaths) && !isPathInScope(path, ignored),
@@ -75,6 +76,7 @@ export interface KeepResult {
 /** Commits whatever in-scope change is still uncommitted and returns HEAD, the kept state. */
 export async function keepIteration(options: KeepIterationOptions): Promise<KeepResult> {
   const { git } = options;
+  await distrustIndex(git);
   const ignored = options.ignoredPaths ?? [WORKSPACE_DIR];
   const paths = new Set<string>();
   for (const entry of await git.statusPorcelain()) {
@@ -140,6 +142,7 @@ export interface GuardResult extends RestoreResult {
 export async function guardDoerChanges(options: GuardOptions): Promise<GuardResult> {
   const { git, baseSha, snapshot } = options;
   await assertCleanState(git, baseSha);
+  await distrustIndex(git);
   const ignored = options.ignoredPaths ?? [WORKSPACE_DIR];
   const watched = (path: string) =>
     !isPathInScope(path, ignored) &&
@@ -232,6 +235,16 @@ export async function applyDecision(options: ApplyDecisionOptions): Promise<Ledg
  */
 export function arbiterCommitMessage(line: Pick<LedgerLine, 'iter' | 'base_sha'>): string {
   return `autoresearch iter ${line.iter}: arbiter\n\nBase: ${line.base_sha ?? 'unknown'}`;
+}
+
+/**
+ * Makes git read the tree's content before Forge asks it what changed: an index entry whose stat data
+ * vouches for content the file no longer holds (an agent, or the code a metric ran, can write the
+ * index) would hide that file's change from status and diff, and so from the scope check, the keep
+ * and the revert.
+ */
+async function distrustIndex(git: Git): Promise<void> {
+  await git.exposeForgedEntries?.();
 }
 
 async function assertCleanState(git: Git, baseSha: string): Promise<void> {

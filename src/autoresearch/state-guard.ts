@@ -229,9 +229,12 @@ export function guardAgentExecutor(inner: Executor, ctx: StateGuardContext): Exe
       ]
         .sort()
         .filter((path) => !mayWrite(ctx, role, path, AGENT_WRITES));
-      if (changed.length === 0 && ignoredFindings.length === 0 && hidden.length === 0) return result;
       await restoreSnapshot(before, changed);
       await restoreModes(modes, changed);
+      // Only now, with git's config as it was: finding forged entries hashes files through its filters.
+      const forged = await ignoredRound.forged();
+      const undone = [...hidden, ...forged];
+      if (changed.length === 0 && ignoredFindings.length === 0 && undone.length === 0) return result;
       // Recorded in the vault once the vault is as it was, or the record would be put back as tamper.
       await ignoredChange?.record();
       const findings = [
@@ -239,7 +242,7 @@ export function guardAgentExecutor(inner: Executor, ctx: StateGuardContext): Exe
           .filter((path) => !mayWrite(ctx, role, path, QUIET_FOR))
           .map((path) => findingName(ctx.repo, path)),
         ...ignoredFindings,
-        ...hidden,
+        ...undone,
       ];
       if (findings.length === 0) return result;
       const iter = tamperIteration(role, iterOf(request.bead));

@@ -10,6 +10,7 @@ import { readIterationState } from '../../src/autoresearch/iteration-state.js';
 import { readLedger } from '../../src/autoresearch/ledger.js';
 import { readTerminalSignal } from '../../src/autoresearch/signals.js';
 import { recordSpend } from '../../src/autoresearch/spend.js';
+import { forgeIndexEntry } from '../support/forge-index.js';
 import { createLoopFixture, doerWrites, type LoopFixture } from '../support/loop-fixture.js';
 import { diskLoopFiles } from '../../src/infra/loop-files.js';
 
@@ -604,6 +605,43 @@ describe('what git runs for the runner', () => {
     const message = await cheatingIteration(f, '12', async () => undefined);
     expect(message).toMatch(/^keep/);
     expect((await readIterationState(f.files, f.workspace, 1)).tamper).toEqual([]);
+  });
+});
+
+describe('what git is told about the tree', () => {
+  it('a doer that forges the index entry of a file outside its scope (new stat data, old blob) has the change seen and put back; tamper', async () => {
+    const f = await createLoopFixture();
+    await f.baseline();
+    const message = await cheatingIteration(f, '12', async () => {
+      await forgeIndexEntry(f.repo.dir, 'notes.md', 'user notes, rewritten\n');
+      expect(f.repo.run('status', '--porcelain', '--', 'notes.md'), 'the forgery hides it').toBe('');
+    });
+    expect(message).toMatch(/^tamper/);
+    expect((await readIterationState(f.files, f.workspace, 1)).tamper.flatMap((t) => t.paths)).toContain(
+      'notes.md (hidden from git)',
+    );
+    expect(await f.repo.read('notes.md')).toBe('user notes\n');
+    expect(f.repo.run('status', '--porcelain', '--', 'notes.md')).toBe('');
+  });
+
+  it('the scope guard itself reads content: a forged entry outside the scope is undone without the agent guard', async () => {
+    const f = await createLoopFixture({}, { guarded: false });
+    await f.baseline();
+    f.full.behaviour = doerWrites(f, '12', async () => {
+      await forgeIndexEntry(f.repo.dir, 'notes.md', 'user notes, rewritten\n');
+    });
+    expect((await f.run('doer', 1)).message).toMatch(/guard reverted notes\.md/);
+    expect(await f.repo.read('notes.md')).toBe('user notes\n');
+  });
+
+  it('a keep commits what was measured, even a change in scope the index was forged to hide', async () => {
+    const f = await createLoopFixture({}, { guarded: false });
+    await f.baseline();
+    const message = await cheatingIteration(f, '10', async () => {
+      await forgeIndexEntry(f.repo.dir, 'src/value.txt', '12\n');
+    });
+    expect(message).toMatch(/^keep/);
+    expect(f.repo.run('show', 'HEAD:src/value.txt')).toBe('12\n');
   });
 });
 
