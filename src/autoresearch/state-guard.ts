@@ -6,7 +6,7 @@
 // does not see (ignored files, environments outside the tree, index flags) is ignored-trees.ts's. Between
 // beads, when a bead ends and between runs the seal (loop-seal.ts) tells the runner's writes from
 // anybody else's: settings a person changed are recorded in the ledger, anything else is put back.
-import { basename, isAbsolute, join, relative, resolve } from 'node:path';
+import { basename, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import type { Bead } from '../beads/types.js';
 import { pathExists } from '../infra/atomic-file.js';
 import { relativeName } from '../infra/seal-journal.js';
@@ -15,6 +15,7 @@ import type { Git } from '../infra/git.js';
 import {
   gitControlPaths,
   isGitControlPath,
+  presentMarkers,
   readModes,
   restoreModes,
   type GitControlPaths,
@@ -216,6 +217,7 @@ export function guardAgentExecutor(inner: Executor, ctx: StateGuardContext): Exe
       const before = await takeSnapshot(layout);
       // A hook is as much its mode as its text: `chmod +x` alone arms one.
       const modes = await readModes([...before.keys()].filter((path) => isGitControlPath(git, path)));
+      const markers = await presentMarkers(git);
       const ignoredRound = await ignoredGuard.begin(request.cwd);
       const result = await inner.execute(left === undefined ? request : { ...request, budgetUsd: left });
       const { hidden, lost: ignoredChange } = await ignoredRound.end(role, layout, (line) =>
@@ -224,8 +226,17 @@ export function guardAgentExecutor(inner: Executor, ctx: StateGuardContext): Exe
       const ignoredFindings = ignoredChange?.findings ?? [];
       const modesNow = await readModes([...modes.keys()]);
       const rearmed = [...modes].filter(([path, mode]) => (modesNow.get(path) ?? mode) !== mode);
+      // A marker of a git operation the agent left (MERGE_HEAD, rebase-merge/, …) goes whole, whatever
+      // it is: an empty directory or one named like a file holds no content the snapshot would see.
+      const leftMarkers = [...(await presentMarkers(git))].filter((path) => !markers.has(path));
       const changed = [
-        ...new Set([...changedPaths(before, await takeSnapshot(layout)), ...rearmed.map(([path]) => path)]),
+        ...new Set([
+          ...changedPaths(before, await takeSnapshot(layout)).filter(
+            (path) => !leftMarkers.some((marker) => path.startsWith(`${marker}${sep}`)),
+          ),
+          ...rearmed.map(([path]) => path),
+          ...leftMarkers,
+        ]),
       ]
         .sort()
         .filter((path) => !mayWrite(ctx, role, path, AGENT_WRITES));

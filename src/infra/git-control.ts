@@ -1,7 +1,8 @@
 // What decides how git behaves in a repository beyond its tree: config files at every level (filters,
 // fsmonitor, textconv, excludes, hooksPath, include), the hooks, info/ (attributes, exclude, grafts) and
 // the replace refs in git's own directory. An agent with a shell can write each of them, and every later git call (Forge's own
-// status, add and commit included) then runs the agent's command or sees a tree a filter made up.
+// status, add and commit included) then runs the agent's command or sees a tree a filter made up. And the
+// files by which git knows a merge, rebase, cherry-pick, revert or bisect is under way.
 import { chmod, lstat } from 'node:fs/promises';
 import { join, sep } from 'node:path';
 
@@ -10,6 +11,8 @@ export interface GitControlPaths {
   dirs: string[];
   /** Single files, wherever they are (config files). */
   files: string[];
+  /** The markers of an operation under way (files and directories, see OPERATION_FILES). */
+  markers: string[];
 }
 
 /**
@@ -39,9 +42,54 @@ export function gitControlPaths(
     join(commonDir, 'info'),
     join(gitDir, 'info'),
     join(commonDir, 'refs', 'replace'),
+    ...OPERATION_DIRS.map((name) => join(gitDir, ...name.split('/'))),
   ];
-  return { dirs: [...new Set(dirs)], files: [...new Set(files)] };
+  const markers = [...OPERATION_FILES, ...OPERATION_DIRS].map((name) => join(gitDir, ...name.split('/')));
+  // The markers' files are watched like the config, so a marker the user's own operation left is put
+  // back when an agent rewrites or deletes it; one the agent made, of whatever kind, is found by
+  // presentMarkers and removed whole.
+  return {
+    dirs: [...new Set(dirs)],
+    files: [...new Set([...files, ...OPERATION_FILES.map((name) => join(gitDir, name))])],
+    markers,
+  };
 }
+
+/** The markers in `control` that exist now, as anything (a file, a directory, a dangling link). */
+export async function presentMarkers(control: GitControlPaths): Promise<Set<string>> {
+  const present = new Set<string>();
+  for (const path of control.markers) if (await lstat(path).catch(() => undefined)) present.add(path);
+  return present;
+}
+
+/**
+ * What git leaves in a working tree's own git directory while an operation waits on a person (the
+ * markers `git status` reads to say "you are in the middle of..."). One an agent leaves behind (seen:
+ * a doer's `.git/MERGE_HEAD` made the scope guard and the abandon-time revert refuse to run, and the
+ * loop stopped with the doer's edit uncommitted) is removed, one it changes is put back. A merge the
+ * user had under way before the agent ran is theirs, and still stops the loop as before.
+ */
+const OPERATION_FILES = [
+  'MERGE_HEAD',
+  'MERGE_MSG',
+  'MERGE_MODE',
+  'MERGE_RR',
+  'AUTO_MERGE',
+  'CHERRY_PICK_HEAD',
+  'REVERT_HEAD',
+  'REBASE_HEAD',
+  'BISECT_LOG',
+  'BISECT_START',
+  'BISECT_TERMS',
+  'BISECT_NAMES',
+  'BISECT_EXPECTED_REV',
+  'BISECT_ANCESTORS_OK',
+  'BISECT_RUN',
+  'BISECT_HEAD',
+  'BISECT_FIRST_PARENT',
+];
+/** Per worktree too, in its own git directory (refs/bisect/ is a worktree's own refs). */
+const OPERATION_DIRS = ['rebase-merge', 'rebase-apply', 'sequencer', 'refs/bisect'];
 
 /** The permission bits of each file that exists (a hook runs only when executable). */
 export async function readModes(paths: readonly string[]): Promise<Map<string, number>> {

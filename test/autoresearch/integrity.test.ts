@@ -643,6 +643,45 @@ describe('what git is told about the tree', () => {
     expect(message).toMatch(/^keep/);
     expect(f.repo.run('show', 'HEAD:src/value.txt')).toBe('12\n');
   });
+
+  it('a doer that leaves a merge, cherry-pick and rebase under way has them removed; the loop goes on, tamper', async () => {
+    const f = await createLoopFixture();
+    await f.baseline();
+    const gitDir = join(f.repo.dir, '.git');
+    const message = await cheatingIteration(f, '12', async () => {
+      await writeFile(join(gitDir, 'MERGE_HEAD'), `${f.repo.head()}\n`);
+      await writeFile(join(gitDir, 'MERGE_MSG'), 'Merge\n');
+      await writeFile(join(gitDir, 'CHERRY_PICK_HEAD'), `${f.repo.head()}\n`);
+      await mkdir(join(gitDir, 'rebase-merge'));
+      await writeFile(join(gitDir, 'rebase-merge', 'head-name'), 'refs/heads/main\n');
+      // Empty, so no file in it for a snapshot of files to see.
+      await mkdir(join(gitDir, 'rebase-apply'));
+    });
+    expect(message).toMatch(/^tamper/);
+    expect((await readIterationState(f.files, f.workspace, 1)).tamper.flatMap((t) => t.paths)).toEqual(
+      expect.arrayContaining([
+        '.git/MERGE_HEAD',
+        '.git/MERGE_MSG',
+        '.git/CHERRY_PICK_HEAD',
+        '.git/rebase-merge',
+        '.git/rebase-apply',
+      ]),
+    );
+    for (const name of ['MERGE_HEAD', 'MERGE_MSG', 'CHERRY_PICK_HEAD', 'rebase-merge', 'rebase-apply'])
+      await expect(stat(join(gitDir, name)), name).rejects.toThrow();
+    expect(await f.repo.read('src/value.txt')).toBe('10\n');
+    expect(f.repo.run('status', '--porcelain')).toBe('');
+  });
+
+  it('a merge the user has under way still stops the loop, even when the doer removes it', async () => {
+    const f = await createLoopFixture();
+    await f.baseline();
+    const mergeHead = join(f.repo.dir, '.git', 'MERGE_HEAD');
+    await writeFile(mergeHead, `${f.repo.head()}\n`);
+    f.full.behaviour = doerWrites(f, '12', () => rm(mergeHead));
+    await expect(f.run('doer', 1)).rejects.toThrow(/a merge, rebase, cherry-pick or revert is in progress/);
+    expect(await readFile(mergeHead, 'utf8')).toBe(`${f.repo.head()}\n`);
+  });
 });
 
 describe('what the metric’s tools read besides the tree', () => {

@@ -1,11 +1,39 @@
-// Which files decide what git runs: every config level, hooks/ and info/, for a worktree too.
+// Which files decide what git runs: every config level, hooks/ and info/, for a worktree too; and
+// the markers of a git operation under way.
 import { describe, expect, it } from 'vitest';
 import { gitControlPaths } from '../../src/infra/git-control.js';
+
+// What git leaves in a working tree's git dir while an operation waits on a person.
+const OPERATION_FILES = [
+  'MERGE_HEAD',
+  'MERGE_MSG',
+  'MERGE_MODE',
+  'MERGE_RR',
+  'AUTO_MERGE',
+  'CHERRY_PICK_HEAD',
+  'REVERT_HEAD',
+  'REBASE_HEAD',
+  'BISECT_LOG',
+  'BISECT_START',
+  'BISECT_TERMS',
+  'BISECT_NAMES',
+  'BISECT_EXPECTED_REV',
+  'BISECT_ANCESTORS_OK',
+  'BISECT_RUN',
+  'BISECT_HEAD',
+  'BISECT_FIRST_PARENT',
+];
+const OPERATION_DIRS = ['rebase-merge', 'rebase-apply', 'sequencer', 'refs/bisect'];
 
 describe('gitControlPaths', () => {
   it('covers the repository’s config, hooks and info, the user’s and the system’s config', () => {
     const paths = gitControlPaths('/r/.git', '/r/.git', { HOME: '/home/u' });
-    expect(paths.dirs).toEqual(['/r/.git/hooks', '/r/.git/info', '/r/.git/refs/replace']);
+    expect(paths.dirs).toEqual([
+      '/r/.git/hooks',
+      '/r/.git/info',
+      '/r/.git/refs/replace',
+      ...OPERATION_DIRS.map((name) => `/r/.git/${name}`),
+    ]);
     expect(paths.files).toEqual([
       '/r/.git/config',
       '/r/.git/config.worktree',
@@ -14,7 +42,22 @@ describe('gitControlPaths', () => {
       '/home/u/.config/git/attributes',
       '/home/u/.config/git/ignore',
       '/etc/gitconfig',
+      ...OPERATION_FILES.map((name) => `/r/.git/${name}`),
     ]);
+  });
+
+  it('covers the markers of a merge, rebase, cherry-pick, revert or bisect under way, in the worktree’s own git dir', () => {
+    const paths = gitControlPaths('/r/.git/worktrees/w', '/r/.git', {});
+    expect(paths.markers).toEqual(
+      [...OPERATION_FILES, ...OPERATION_DIRS].map((name) => `/r/.git/worktrees/w/${name}`),
+    );
+    expect(paths.files).toEqual(
+      expect.arrayContaining(OPERATION_FILES.map((name) => `/r/.git/worktrees/w/${name}`)),
+    );
+    expect(paths.dirs).toEqual(
+      expect.arrayContaining(OPERATION_DIRS.map((name) => `/r/.git/worktrees/w/${name}`)),
+    );
+    expect(paths.markers.filter((path) => !path.startsWith('/r/.git/worktrees/w/'))).toEqual([]);
   });
 
   it('adds a linked worktree’s own directory, and follows XDG_CONFIG_HOME and GIT_CONFIG_GLOBAL/SYSTEM', () => {
@@ -38,6 +81,11 @@ describe('gitControlPaths', () => {
 
   it('without a HOME, still the repository’s and the system’s', () => {
     const paths = gitControlPaths('/r/.git', '/r/.git', {});
-    expect(paths.files).toEqual(['/r/.git/config', '/r/.git/config.worktree', '/etc/gitconfig']);
+    expect(paths.files).toEqual([
+      '/r/.git/config',
+      '/r/.git/config.worktree',
+      '/etc/gitconfig',
+      ...OPERATION_FILES.map((name) => `/r/.git/${name}`),
+    ]);
   });
 });
