@@ -1,4 +1,5 @@
-// Detects and undoes any change a read-only step (a judge) made to the repository: HEAD, index, working tree.
+// Detects and undoes any change a step that must leave the tree alone made to the repository (HEAD,
+// index, working tree): a soft judge, a metric, guard or track run, an agent that is not the doer.
 import type { Git } from '../infra/git.js';
 import { isPathInScope, snapshotWorkingTree, type TakenSnapshot } from './keep-revert.js';
 
@@ -6,6 +7,16 @@ import { isPathInScope, snapshotWorkingTree, type TakenSnapshot } from './keep-r
 export interface TreeSnapshot extends TakenSnapshot {
   /** The index as a tree object; undefined when it could not be written (unmerged entries). */
   indexTree: string | undefined;
+  /** Files saved whatever git says of them (clean, or ignored): a metric's own files. */
+  watched: readonly string[];
+}
+
+export interface RestoreTreeOptions {
+  /**
+   * Leave the files that appeared during the step, neither in HEAD nor there before nor watched: a
+   * command's output (a build, a cache a `.gitignore` misses), which the next command may need.
+   */
+  leaveNewFiles?: boolean;
 }
 
 export interface TreeChange {
@@ -19,10 +30,21 @@ export interface TreeChange {
   indexChanged: boolean;
 }
 
-/** Take it right before the read-only step runs. */
-export async function snapshotTree(git: Git): Promise<TreeSnapshot> {
+/** Take it right before the read-only step runs; `watched` files are saved even when git sees no change. */
+export async function snapshotTree(git: Git, watched: readonly string[] = []): Promise<TreeSnapshot> {
   const indexTree = await git.writeIndexTree().catch(() => undefined);
-  return { ...(await snapshotWorkingTree(git)), indexTree };
+  return { ...(await withWatched(git, await snapshotWorkingTree(git), watched)), indexTree, watched };
+}
+
+/** A file git ignores is not in its status: a watched one is compared by its content all the same. */
+async function withWatched(
+  git: Git,
+  taken: TakenSnapshot,
+  watched: readonly string[],
+): Promise<TakenSnapshot> {
+  const extra = watched.filter((path) => !taken.files.has(path));
+  if (extra.length === 0) return taken;
+  return { ...taken, files: new Map([...taken.files, ...(await git.saveFiles(extra))]) };
 }
 
 /**
@@ -34,6 +56,7 @@ export async function restoreTree(
   git: Git,
   before: TreeSnapshot,
   ignored: readonly string[],
+  options: RestoreTreeOptions = {},
 ): Promise<TreeChange> {
   const { sha, branch } = await git.headState();
   const headMoved = sha !== before.headSha || branch !== before.branch;
@@ -50,12 +73,19 @@ export async function restoreTree(
   const indexChanged = indexNow !== before.indexTree;
   if (indexChanged && before.indexTree !== undefined) await git.readIndexTree(before.indexTree);
 
-  const after = await snapshotWorkingTree(git);
+  const after = await withWatched(git, await snapshotWorkingTree(git), before.watched);
   const candidates = new Set([...before.files.keys(), ...after.files.keys()]);
-  const changed = [...candidates]
+  const differ = [...candidates]
     .filter((path) => !isPathInScope(path, ignored))
     .filter((path) => before.files.get(path)?.blob !== after.files.get(path)?.blob)
     .sort();
+  // Files that were clean before are either in HEAD (tracked: they go back to it) or new.
+  const cleanBefore = differ.filter((path) => !before.files.has(path));
+  const tracked = await git.pathsInCommit(before.headSha, cleanBefore);
+  const changed =
+    options.leaveNewFiles === true
+      ? differ.filter((path) => before.files.has(path) || tracked.has(path))
+      : differ;
   const change: TreeChange = {
     paths: changed,
     headMoved,
@@ -68,9 +98,7 @@ export async function restoreTree(
 
   // Files that were dirty before get their saved content back; files that were clean go back to HEAD.
   const dirtyBefore = new Map([...before.files].filter(([path]) => changed.includes(path)));
-  const cleanBefore = changed.filter((path) => !before.files.has(path));
-  const tracked = await git.pathsInCommit(before.headSha, cleanBefore);
-  const untracked = cleanBefore.filter((path) => !tracked.has(path));
+  const untracked = changed.filter((path) => !before.files.has(path) && !tracked.has(path));
   if (tracked.size > 0) await git.checkoutPathsFrom(before.headSha, [...tracked]);
   await git.writeSavedFiles(
     new Map([

@@ -429,6 +429,23 @@ describe('restoreTree', () => {
     expect(repo.run('rev-parse', 'main').trim()).not.toBe(first);
   });
 
+  it('puts back a watched file git ignores by its content; with leaveNewFiles, leaves a new untracked file', async () => {
+    const repo = await createTempRepo({
+      'a.md': 'a\n',
+      '.gitignore': 'local/\n',
+      'local/metric.js': 'real\n',
+    });
+    const before = await snapshotTree(repo.git, ['local/metric.js']);
+    await repo.write('local/metric.js', 'forged\n');
+    await repo.write('a.md', 'rewritten\n');
+    await repo.write('report.txt', 'output\n');
+    const change = await restoreTree(repo.git, before, [], { leaveNewFiles: true });
+    expect(change.paths).toEqual(['a.md', 'local/metric.js']);
+    expect(await repo.read('local/metric.js')).toBe('real\n');
+    expect(await repo.read('a.md')).toBe('a\n');
+    expect(await repo.read('report.txt')).toBe('output\n');
+  });
+
   it('reports nothing when nothing changed', async () => {
     const repo = await createTempRepo({ 'a.md': 'a\n' });
     await repo.write('a.md', 'dirty\n');
