@@ -11,6 +11,7 @@ import { readLedger } from '../../src/autoresearch/ledger.js';
 import { readTerminalSignal } from '../../src/autoresearch/signals.js';
 import { recordSpend } from '../../src/autoresearch/spend.js';
 import { forgeIndexEntry } from '../support/forge-index.js';
+import type { LoopConfigFile } from '../../src/autoresearch/config.js';
 import { createLoopFixture, doerWrites, type LoopFixture } from '../support/loop-fixture.js';
 import { diskLoopFiles } from '../../src/infra/loop-files.js';
 
@@ -889,5 +890,104 @@ describe('the tests the metric runs', () => {
     });
     expect(message).toMatch(/^keep/);
     expect(await f.repo.exists('src/value.test.mjs')).toBe(true);
+  });
+});
+
+describe('what the measured code writes while it is measured', () => {
+  // The metric, a guard or a track runs the doer's code. Code that rewrites the metric (or a helper it
+  // loads) when called would have every later iteration scored by its own rules; the iteration in
+  // which it ran is reverted anyway, so only its edit of the tree would outlive it.
+  const RUN = `const { execFileSync } = require('node:child_process');
+const weight = require('./weight.js');
+let value = 0;
+try {
+  value = JSON.parse(execFileSync(process.execPath, ['-e', 'process.stdout.write(JSON.stringify(require("./src/value.js")()))'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }));
+} catch {}
+console.log(JSON.stringify({ score: value * weight }));
+`;
+  const WEIGHT = 'module.exports = 1;\n';
+  const CHECK = `const value = require('../src/value.js')();\nif (typeof value !== 'number') process.exit(1);\n`;
+
+  async function measuredLoop(overrides: Partial<LoopConfigFile> = {}): Promise<LoopFixture> {
+    const f = await createLoopFixture({
+      metric: {
+        type: 'hard',
+        command: 'node scripts/run.js',
+        score: { from: 'json', path: 'score' },
+        direction: 'maximize',
+        timeout_seconds: 30,
+      },
+      ...overrides,
+    });
+    await f.repo.write('src/value.js', 'module.exports = () => 10;\n');
+    await f.repo.write('scripts/run.js', RUN);
+    await f.repo.write('scripts/weight.js', WEIGHT);
+    await f.repo.write('scripts/check.js', CHECK);
+    f.repo.commitAll('the value as code, scored with a weight');
+    await f.baseline();
+    return f;
+  }
+
+  /** src/value.js that, each time it is called, writes `content` to `path` (relative to the tree). */
+  const rewriting = (path: string, content: string, value: number) =>
+    `require('node:fs').writeFileSync(${JSON.stringify(path)}, ${JSON.stringify(content)});\nmodule.exports = () => ${value};\n`;
+
+  /** An honest iteration `iter` whose code returns `value`; returns the arbiter's message. */
+  async function honestIteration(f: LoopFixture, iter: number, value: number): Promise<string> {
+    f.full.behaviour = async () => {
+      await f.repo.write('src/value.js', `module.exports = () => ${value};\n`);
+      return { outcome: 'ok', message: 'edited', finalText: `HYPOTHESIS: ${value} is better` };
+    };
+    expect((await f.run('doer', iter)).outcome).toBe('ok');
+    expect((await f.run('judge', iter)).outcome).toBe('ok');
+    return (await f.run('arbiter', iter)).message;
+  }
+
+  it.each([
+    ['the metric script its command names', 'scripts/run.js', RUN, 'console.log(\'{"score": 1000}\');\n'],
+    [
+      'a helper the metric loads that its command does not name',
+      'scripts/weight.js',
+      WEIGHT,
+      'module.exports = 100;\n',
+    ],
+  ])(
+    'code that rewrites %s while the metric runs it is no score; the file is put back and later iterations are scored by the real metric',
+    async (_what, path, original, forged) => {
+      const f = await measuredLoop();
+      const message = await cheatingIteration(f, '10', async () => {
+        await f.repo.write('src/value.js', rewriting(path, forged, 9));
+      });
+      expect(message).toMatch(/^crash/);
+      expect(await f.repo.read(path)).toBe(original);
+      expect(f.repo.run('status', '--porcelain')).toBe('');
+      // A worse honest change is measured by the metric as the user wrote it.
+      expect(await honestIteration(f, 2, 9)).toMatch(/^revert/);
+      const lines = (await readLedger(loopFiles, join(f.workspace, 'research-log.jsonl'))).lines;
+      expect(lines.map((l) => [l.iter, l.decision, l.score_after])).toEqual([
+        [0, 'baseline', 10],
+        [1, 'crash', null],
+        [2, 'revert', 9],
+      ]);
+      expect(lines[1]!.reason).toContain(`the doer's code changed ${path} while the metric command ran it`);
+    },
+  );
+
+  it('code that rewrites a helper of the metric while a guard runs it fails the guard, and the helper is put back', async () => {
+    const f = await measuredLoop({ guards: [{ name: 'unit', command: 'node scripts/check.js' }] });
+    const message = await cheatingIteration(f, '10', async () => {
+      await f.repo.write('src/value.js', rewriting('scripts/weight.js', 'module.exports = 100;\n', 9));
+    });
+    expect(message).toMatch(/^guard_failed/);
+    expect(await f.repo.read('scripts/weight.js')).toBe(WEIGHT);
+    expect(await honestIteration(f, 2, 9)).toMatch(/^revert/);
+    expect(await ledgerDecisions(f)).toEqual([
+      [0, 'baseline'],
+      [1, 'guard_failed'],
+      [2, 'revert'],
+    ]);
+    const failed = (await readLedger(loopFiles, join(f.workspace, 'research-log.jsonl'))).lines[1];
+    expect(failed?.reason).toMatch(/^the doer's code changed scripts\/weight\.js while guard unit ran it/);
+    expect(failed?.failed_guard).toMatchObject({ name: 'unit', kind: 'guard' });
   });
 });

@@ -15,12 +15,16 @@ import { diskLoopFiles } from '../../src/infra/loop-files.js';
 // These tests keep the loop's files on disk, beside the repository they work on.
 const loopFiles = diskLoopFiles();
 
-/** Prints the value plus the next offset of a fixed list: deterministic noise, one offset per run. */
-const noisyScript = (stateDir: string) => `const fs = require('node:fs');
+/**
+ * Prints the value plus the next offset of a fixed list: deterministic noise, one offset per run. Run
+ * number `rewriteAt` (from 0), if given, also rewrites the user's tracked notes, as measured code could.
+ */
+const noisyScript = (stateDir: string, rewriteAt = -1) => `const fs = require('node:fs');
 const value = Number(fs.readFileSync('src/value.txt', 'utf8').trim());
 const counter = ${JSON.stringify(join(stateDir, 'runs'))};
 const n = fs.existsSync(counter) ? Number(fs.readFileSync(counter, 'utf8')) : 0;
 fs.writeFileSync(counter, String(n + 1));
+if (n === ${rewriteAt}) fs.writeFileSync('notes.md', 'rewritten\\n');
 const offsets = JSON.parse(fs.readFileSync(${JSON.stringify(join(stateDir, 'offsets.json'))}, 'utf8'));
 console.log(JSON.stringify({ score: value + offsets[n] }));
 `;
@@ -32,7 +36,7 @@ interface NoisyLoop {
   iteration(iter: number, value: string): Promise<string>;
 }
 
-async function noisyLoop(offsets: number[]): Promise<NoisyLoop> {
+async function noisyLoop(offsets: number[], rewriteAt?: number): Promise<NoisyLoop> {
   const f = await createLoopFixture(
     {
       metric: {
@@ -49,7 +53,7 @@ async function noisyLoop(offsets: number[]): Promise<NoisyLoop> {
   );
   const stateDir = join(f.repo.dir, '.git');
   await writeFile(join(stateDir, 'offsets.json'), JSON.stringify(offsets));
-  await f.repo.write('scripts/noisy.js', noisyScript(stateDir));
+  await f.repo.write('scripts/noisy.js', noisyScript(stateDir, rewriteAt));
   f.repo.run('add', 'scripts/noisy.js');
   f.repo.run('commit', '-q', '-m', 'noisy metric');
   const labels = (role: string, iter: number) => [`role:${role}`, `iter:${iter}`];
@@ -144,6 +148,23 @@ describe('--repeat over a noisy metric, through the executors', () => {
     const lines = await loop.ledger();
     expect(lines[1]).toMatchObject({ decision: 'revert', samples: [12, 10, 11], score_after: 11 });
     expect(lines[1]!.reason).toBe('within the noise band ±2 of the best kept score 10');
+  });
+});
+
+describe('a re-measure over code that rewrites the tree', () => {
+  it('is no score: the iteration is a crash naming the file, which is put back', async () => {
+    // Run 7 (counting from 0) is the second of iteration 1's re-measure; its first score was within noise.
+    const loop = await noisyLoop([-1, 0, 1, 1, -1, 0, 1, -1, 0.5], 7);
+    await loop.f.baseline();
+    expect(await loop.iteration(1, '11')).toMatch(/^crash/);
+    expect(await loop.runs()).toBe(9);
+    const lines = await loop.ledger();
+    expect(lines[1]).toMatchObject({ decision: 'crash', score_after: null });
+    expect(lines[1]!.reason).toContain(
+      "the doer's code changed notes.md while the arbiter's second run of the metric command ran it",
+    );
+    expect(await loop.f.repo.read('notes.md')).toBe('user notes\n');
+    expect(await loop.f.repo.read('src/value.txt')).toBe('10\n');
   });
 });
 

@@ -4,8 +4,9 @@ import type { ExecutionRequest } from '../../loop/types.js';
 import { describeFailedGuard, runChecks } from '../guards.js';
 import { updateIterationState } from '../iteration-state.js';
 import { loadLedgerSummary } from '../ledger-summary.js';
-import { readLedger } from '../ledger.js';
+import { readLedger, type FailedGuard } from '../ledger.js';
 import { ledgerPath, type AutoresearchContext } from './context.js';
+import { describeChangingRun, watchRuns, type TreeChangingRun } from './watched-runs.js';
 
 export type GuardStep = { aborted: true } | { aborted: false; note?: string };
 
@@ -21,9 +22,10 @@ export async function runGuardStep(
     return rest;
   });
   if (config.guards.length === 0 && config.tracks.length === 0) return { aborted: false };
+  const watched = watchRuns(context);
   const outcome = await runChecks(
     config,
-    (command, run) => context.runMetric(command, { ...run, signal: run.signal ?? request.signal }),
+    (command, run) => watched.run(command, { ...run, signal: run.signal ?? request.signal }),
     {
       cwd: request.cwd,
       signal: request.signal,
@@ -31,13 +33,15 @@ export async function runGuardStep(
     },
   );
   if (outcome.aborted) return { aborted: true };
+  // A check whose run changed the tree fails whatever it printed: its pass was on other files.
+  const failure = treeChangeFailure(context, watched.changes()[0]) ?? outcome.failure;
   await updateIterationState(context.files, workspace, iter, (s) => ({
     ...s,
     ...(Object.keys(outcome.tracks).length === 0 ? {} : { tracks: outcome.tracks }),
-    guard_failure: outcome.failure ?? s.guard_failure,
+    guard_failure: failure ?? s.guard_failure,
   }));
-  if (outcome.failure === undefined) return { aborted: false };
-  const note = describeFailedGuard(outcome.failure);
+  if (failure === undefined) return { aborted: false };
+  const note = describeFailedGuard(failure);
   request.onActivity?.(`${note}; the iteration will be reverted without judging`);
   return { aborted: false, note };
 }
@@ -53,4 +57,26 @@ async function baselineTracks(context: AutoresearchContext): Promise<Record<stri
   if (summary.baseline_tracks !== undefined) return summary.baseline_tracks;
   const baseline = (await readLedger(context.files, path)).lines.find((line) => line.decision === 'baseline');
   return baseline?.tracks ?? {};
+}
+
+/** The guard or track whose run changed the tree, as a failure naming what it changed. */
+function treeChangeFailure(
+  context: AutoresearchContext,
+  run: TreeChangingRun | undefined,
+): FailedGuard | undefined {
+  if (run === undefined) return undefined;
+  const argv = [run.command.file, ...run.command.args];
+  const same = (check: { argv: readonly string[] }) =>
+    check.argv.length === argv.length && check.argv.every((arg, i) => arg === argv[i]);
+  const guard = context.config.guards.find(same);
+  const track = guard === undefined ? context.config.tracks.find(same) : undefined;
+  const name = guard?.name ?? track?.name ?? argv.join(' ');
+  const kind = guard === undefined && track !== undefined ? 'track' : 'guard';
+  return {
+    name,
+    kind,
+    exit_code: null,
+    reason: describeChangingRun(run, `${kind} ${name}`),
+    output_tail: '',
+  };
 }

@@ -1,7 +1,7 @@
 // The judge: a hard metric is run by the runner itself; a soft one by a read-only agent, in a copy of the
 // artifact outside the repository, whose answer is parsed.
 import { resolve } from 'node:path';
-import type { ProcessResult } from '../../infra/process.js';
+import type { Command, ProcessResult } from '../../infra/process.js';
 import type { Executor, ExecutionResult } from '../../loop/types.js';
 import { judgeOutputPath, parseJudgeAnswer, writeJudgeOutput } from '../judge-output.js';
 import { measureHardMetric } from '../measure.js';
@@ -11,7 +11,8 @@ import { describeTreeChange, restoreTree, snapshotTree, type TreeChange } from '
 import { recordSpend } from '../spend.js';
 import { softJudgePrompt } from '../stamp-views.js';
 import { workspacePaths } from '../workspace.js';
-import { bookkeepingPaths, placeInLoop, type AutoresearchContext } from './context.js';
+import { bookkeepingPaths, placeInLoop, type AutoresearchContext, type MetricRunOptions } from './context.js';
+import { describeChangingRun, watchRuns } from './watched-runs.js';
 
 /** Soft-judge runs whose answer was unusable (garbage, or the tree changed) before the iteration is a crash. */
 export const SOFT_JUDGE_TRIES = 2;
@@ -64,9 +65,18 @@ async function judgeWithCommand(
 ): Promise<ExecutionResult> {
   const metric = context.config.metric;
   if (metric.type !== 'hard') throw new Error('unreachable: hard metric expected');
-  const verdict = await measureHardMetric(metric, metric.repeat ?? 1, () => runHardMetric(context, request));
+  const watched = watchRuns(context);
+  const verdict = await measureHardMetric(metric, metric.repeat ?? 1, () =>
+    runHardMetric(context, request, watched.run),
+  );
   if (!verdict.ok && verdict.aborted)
     return { outcome: 'aborted', message: 'The metric command was stopped.', agent: 'metric' };
+  const changing = watched.changes()[0];
+  if (changing !== undefined) {
+    const changed = describeChangingRun(changing, 'the metric command');
+    request.onActivity?.(changed);
+    return judgeFailed(context, iter, `the metric command gave no score: ${changed}`, 'metric');
+  }
   if (!verdict.ok)
     return judgeFailed(context, iter, `the metric command gave no score: ${verdict.reason}`, 'metric');
   await writeJudgeOutput(context.files, judgeOutputPath(context.workspace, iter), verdict.output);
@@ -84,15 +94,19 @@ async function judgeWithCommand(
   };
 }
 
-/** One run of the hard metric where the bead runs: the judge's and the arbiter's re-measure alike. */
+/**
+ * One run of the hard metric where the bead runs: the judge's and the arbiter's re-measure alike,
+ * through `run` (watchRuns' run, so that what the measured code changes is seen and put back).
+ */
 export function runHardMetric(
   context: AutoresearchContext,
   request: Pick<Parameters<Executor['execute']>[0], 'cwd' | 'timeoutMs' | 'signal'>,
+  run: (command: Command, options: MetricRunOptions) => Promise<ProcessResult>,
 ): Promise<ProcessResult> {
   const metric = context.config.metric;
   if (metric.type !== 'hard') throw new Error('unreachable: hard metric expected');
   const [file, ...args] = metric.argv as [string, ...string[]];
-  return context.runMetric(
+  return run(
     { file, args },
     {
       cwd: request.cwd,

@@ -8,6 +8,7 @@ import { measureHardMetric } from '../measure.js';
 import { median, needsRemeasure } from '../noise.js';
 import type { AutoresearchContext } from './context.js';
 import { runHardMetric } from './judge.js';
+import { describeChangingRun, watchRuns } from './watched-runs.js';
 
 export type Remeasured =
   | {
@@ -43,8 +44,17 @@ export async function remeasureWithinNoise(
     direction: metric.direction,
   });
   if (!wanted) return unchanged;
-  const again = await measureHardMetric(metric, metric.repeat ?? 1, () => runHardMetric(context, request));
+  const watched = watchRuns(context);
+  const again = await measureHardMetric(metric, metric.repeat ?? 1, () =>
+    runHardMetric(context, request, watched.run),
+  );
   if (!again.ok && again.aborted) return { ok: false, aborted: true };
+  // The first score came from code that, measured again, rewrote the tree: neither run counts.
+  const changing = watched.changes()[0];
+  if (changing !== undefined) {
+    const reason = describeChangingRun(changing, "the arbiter's second run of the metric command");
+    return { ok: true, judge: { ok: false, reason }, samples: undefined, remeasured: true };
+  }
   if (!again.ok) return { ...unchanged, note: `measuring again gave no score (${again.reason})` };
   const samples = [...first, ...again.samples];
   return {

@@ -1,0 +1,49 @@
+// The metric, guard and track commands run the doer's code over the tree they measure. Code that
+// rewrites the metric (or a helper it loads) while it is measured would score every later iteration
+// with its own rules, so what a run leaves changed there is put back and the run measures nothing.
+import type { Command, ProcessResult } from '../../infra/process.js';
+import { metricFiles } from '../state-guard.js';
+import { describeTreeChange, restoreTree, snapshotTree } from '../tree-snapshot.js';
+import { bookkeepingPaths, type AutoresearchContext, type MetricRunOptions } from './context.js';
+
+export interface TreeChangingRun {
+  command: Command;
+  /** What the run changed, as describeTreeChange puts it (`changed metric/score.mjs`). */
+  what: string;
+}
+
+export interface WatchedRuns {
+  /** `context.runMetric`, with the tree as it was put back after every run. */
+  run: (command: Command, options: MetricRunOptions) => Promise<ProcessResult>;
+  /** The runs so far that changed the tree, in order. */
+  changes: () => readonly TreeChangingRun[];
+}
+
+/**
+ * Watches tracked files, HEAD, the index and the files the loop's commands name. A file that appears
+ * and was never tracked is left: a build's output or a cache is what such commands write.
+ */
+export function watchRuns(context: AutoresearchContext): WatchedRuns {
+  const changes: TreeChangingRun[] = [];
+  return {
+    async run(command, options) {
+      const before = await snapshotTree(context.git, await metricFiles(context.config, context.repo));
+      try {
+        return await context.runMetric(command, options);
+      } finally {
+        const change = await restoreTree(context.git, before, bookkeepingPaths(context), {
+          leaveNewFiles: true,
+        });
+        const what = describeTreeChange(change);
+        if (what !== undefined) changes.push({ command, what });
+      }
+    },
+    changes: () => changes,
+  };
+}
+
+/** For a ledger reason; `who` is the command as the user knows it (`guard unit`). */
+export function describeChangingRun(run: TreeChangingRun, who: string): string {
+  const argv = [run.command.file, ...run.command.args].join(' ');
+  return `the doer's code ${run.what} while ${who} ran it (${argv}); put back, and a run that changes what it measures gives no score`;
+}
