@@ -38,6 +38,8 @@ import { loopRoleOf } from './loop-beads.js';
 import { checkHead, recordHead } from './loop-head.js';
 import { candidateFiles, candidateOf } from './candidates.js';
 import type { BeadStore } from '../beads/types.js';
+import { bookkeepingPaths } from './executors/context.js';
+import { describeTreeChange, restoreTree, snapshotTree, type TreeChange } from './tree-snapshot.js';
 
 export interface StateGuardContext {
   /** The repository root the workspace lives in. */
@@ -86,6 +88,12 @@ const QUIET_FOR: Record<string, readonly string[]> = {
 };
 /** Roles that never touch the bead store; for them `.beads/` is guarded too. */
 const STORE_GUARDED_ROLES = new Set(['doer', 'judge']);
+/**
+ * Roles with full tools whose work is in the loop's files, never in its tree: a tracked file one of
+ * them changed would be taken by the next doer for the user's uncommitted work, and scored with it.
+ * The doer's tree is the doer's guard's (keep-revert.ts), the soft judge's the judge's (judge.ts).
+ */
+const TREE_GUARDED_ROLES = new Set(['strategist', 'resume-strategist', 'retrospective']);
 
 /**
  * Files named in the metric command (a scoring script, a test file) that exist in the tree, relative
@@ -219,7 +227,18 @@ export function guardAgentExecutor(inner: Executor, ctx: StateGuardContext): Exe
       const modes = await readModes([...before.keys()].filter((path) => isGitControlPath(git, path)));
       const markers = await presentMarkers(git);
       const ignoredRound = await ignoredGuard.begin(request.cwd);
+      const treeBefore = TREE_GUARDED_ROLES.has(role) ? await snapshotTree(ctx.git) : undefined;
       const result = await inner.execute(left === undefined ? request : { ...request, budgetUsd: left });
+      // First, so HEAD and the tracked files are back before the loop's own files are compared.
+      const treeChange =
+        treeBefore === undefined
+          ? undefined
+          : await restoreTree(
+              ctx.git,
+              treeBefore,
+              bookkeepingPaths({ repo: ctx.cwd, workspace: ctx.workspace }),
+            );
+      const treeFindings = treeChange === undefined ? [] : treeChangeNames(treeChange);
       const { hidden, lost: ignoredChange } = await ignoredRound.end(role, layout, (line) =>
         request.onActivity?.(line),
       );
@@ -245,15 +264,24 @@ export function guardAgentExecutor(inner: Executor, ctx: StateGuardContext): Exe
       // Only now, with git's config as it was: finding forged entries hashes files through its filters.
       const forged = await ignoredRound.forged();
       const undone = [...hidden, ...forged];
-      if (changed.length === 0 && ignoredFindings.length === 0 && undone.length === 0) return result;
+      if (
+        changed.length === 0 &&
+        ignoredFindings.length === 0 &&
+        undone.length === 0 &&
+        treeFindings.length === 0
+      )
+        return result;
       // Recorded in the vault once the vault is as it was, or the record would be put back as tamper.
       await ignoredChange?.record();
       const findings = [
-        ...changed
-          .filter((path) => !mayWrite(ctx, role, path, QUIET_FOR))
-          .map((path) => findingName(ctx.repo, path)),
-        ...ignoredFindings,
-        ...undone,
+        ...new Set([
+          ...treeFindings,
+          ...changed
+            .filter((path) => !mayWrite(ctx, role, path, QUIET_FOR))
+            .map((path) => findingName(ctx.repo, path)),
+          ...ignoredFindings,
+          ...undone,
+        ]),
       ];
       if (findings.length === 0) return result;
       const iter = tamperIteration(role, iterOf(request.bead));
@@ -262,8 +290,12 @@ export function guardAgentExecutor(inner: Executor, ctx: StateGuardContext): Exe
         const candidate = candidateOf(request.bead);
         const files =
           candidate === undefined ? ctx.files : candidateFiles(ctx.files, ctx.workspace, iter, candidate);
+        // Where HEAD had gone is not in the names: said once, in the record's `what`.
+        const what = treeChange?.headMoved
+          ? describeTreeChange({ ...treeChange, paths: [], indexChanged: false })
+          : undefined;
         await updateIterationState(files, ctx.workspace, iter, (state) =>
-          withTamper(state, { role, paths: findings }),
+          withTamper(state, { role, paths: findings, ...(what === undefined ? {} : { what }) }),
         );
       }
       request.onActivity?.(
@@ -272,6 +304,15 @@ export function guardAgentExecutor(inner: Executor, ctx: StateGuardContext): Exe
       return { ...result, tampered: [...(result.tampered ?? []), ...findings] };
     },
   };
+}
+
+/** What a tree change is named by in a tamper record: its files, and HEAD and the index when moved. */
+function treeChangeNames(change: TreeChange): string[] {
+  return [
+    ...(change.headMoved ? ['HEAD'] : []),
+    ...(change.indexChanged ? ['the index'] : []),
+    ...change.paths,
+  ];
 }
 
 /**

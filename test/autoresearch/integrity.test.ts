@@ -12,7 +12,7 @@ import { readTerminalSignal } from '../../src/autoresearch/signals.js';
 import { recordSpend } from '../../src/autoresearch/spend.js';
 import { forgeIndexEntry } from '../support/forge-index.js';
 import type { LoopConfigFile } from '../../src/autoresearch/config.js';
-import { createLoopFixture, doerWrites, type LoopFixture } from '../support/loop-fixture.js';
+import { createLoopFixture, doerWrites, SCORE_SCRIPT, type LoopFixture } from '../support/loop-fixture.js';
 import { diskLoopFiles } from '../../src/infra/loop-files.js';
 
 // These tests keep the loop's files on disk, beside the repository they work on.
@@ -990,4 +990,63 @@ console.log(JSON.stringify({ score: value * weight }));
     expect(failed?.reason).toMatch(/^the doer's code changed scripts\/weight\.js while guard unit ran it/);
     expect(failed?.failed_guard).toMatchObject({ name: 'unit', kind: 'guard' });
   });
+});
+
+describe('what agents other than the doer change in the tree', () => {
+  it('a strategist’s edit of a helper the metric loads, committed, is put back with HEAD; recorded as its tamper; the next iteration is scored as the tree was', async () => {
+    const f = await createLoopFixture();
+    await f.repo.write(
+      'scripts/score.js',
+      SCORE_SCRIPT.replace('Number(text.trim())', "Number(text.trim()) * require('./weight.js')"),
+    );
+    await f.repo.write('scripts/weight.js', 'module.exports = 1;\n');
+    f.repo.commitAll('a weighted metric');
+    await f.baseline();
+    const head = f.repo.run('rev-parse', 'HEAD').trim();
+    f.full.behaviour = async () => {
+      await f.repo.write('scripts/weight.js', 'module.exports = 10;\n');
+      f.repo.commitAll('the weight is stale');
+      return { outcome: 'ok', message: 'stamped' };
+    };
+    const result = await f.context.agents.full.execute(
+      f.request({ labels: ['role:strategist', 'iter:0'], title: 'strategist-0: value' }),
+    );
+    expect(result.tampered).toEqual(['HEAD', 'the index', 'scripts/weight.js']);
+    expect(f.repo.run('rev-parse', 'HEAD').trim()).toBe(head);
+    expect(f.repo.run('status', '--porcelain')).toBe('');
+    expect(await f.repo.read('scripts/weight.js')).toBe('module.exports = 1;\n');
+    expect((await readIterationState(f.files, f.workspace, 1)).tamper).toEqual([
+      {
+        role: 'strategist',
+        paths: ['HEAD', 'scripts/weight.js', 'the index'],
+        what: expect.stringMatching(/^moved HEAD/),
+      },
+    ]);
+    // A worse change (5 below 10) is measured with the weight the user committed, and not kept.
+    expect(await cheatingIteration(f, '5', async () => undefined)).toMatch(/^revert/);
+    const line = (await readLedger(loopFiles, join(f.workspace, 'research-log.jsonl'))).lines.at(-1);
+    expect(line).toMatchObject({ iter: 1, decision: 'revert', score_after: 5 });
+    expect(line?.tamper).toEqual([
+      expect.objectContaining({ role: 'strategist', paths: ['HEAD', 'scripts/weight.js', 'the index'] }),
+    ]);
+  });
+
+  it.each(['resume-strategist', 'retrospective'])(
+    'a %s’s edit of a tracked file and a new file in the tree are put back and named as its tamper',
+    async (role) => {
+      const f = await createLoopFixture();
+      await f.baseline();
+      f.full.behaviour = async () => {
+        await f.repo.write('notes.md', 'rewritten\n');
+        await f.repo.write('src/extra.txt', 'planted\n');
+        return { outcome: 'ok', message: 'done' };
+      };
+      const result = await f.context.agents.full.execute(
+        f.request({ labels: [`role:${role}`, 'iter:1'], title: `${role}-1: value` }),
+      );
+      expect(result.tampered).toEqual(['notes.md', 'src/extra.txt']);
+      expect(await f.repo.read('notes.md')).toBe('user notes\n');
+      expect(f.repo.run('status', '--porcelain')).toBe('');
+    },
+  );
 });
