@@ -1050,3 +1050,21 @@ describe('what agents other than the doer change in the tree', () => {
     },
   );
 });
+
+describe('what git is told to leave out', () => {
+  it('a doer that makes git ignore the file holding its work is a tamper, and the file goes', async () => {
+    const f = await createLoopFixture();
+    await f.baseline();
+    const message = await cheatingIteration(f, '50', async () => {
+      // The kept commit would not hold impl.mjs, though the judge measured a tree with it.
+      await f.repo.write('src/.gitignore', 'impl.mjs\n');
+      await f.repo.write('src/impl.mjs', 'export const value = 50;\n');
+    });
+    expect(message).toMatch(/^tamper/);
+    expect((await readIterationState(f.files, f.workspace, 1)).tamper).toEqual([
+      { role: 'doer', paths: ['src/.gitignore'], what: 'changed what git ignores or how it reads files' },
+    ]);
+    expect(await f.repo.exists('src/.gitignore')).toBe(false);
+    expect(await f.repo.exists('src/impl.mjs')).toBe(false);
+  });
+});

@@ -109,15 +109,40 @@ export function createDoerExecutor(context: AutoresearchContext): Executor {
           withTamper(s, { role: 'doer', paths: touchedMetric, what: 'changed a metric file' }),
         );
       }
+      const inScope = (await git.changedSince(baseSha)).map((change) => change.path);
       // The tests are the metric's, wherever they sit: in the scope too, unless the loop says otherwise.
-      const tests = context.config.scope.doer_may_change_tests
-        ? []
-        : (await git.changedSince(baseSha)).map((change) => change.path).filter(isTestFile);
+      const tests = context.config.scope.doer_may_change_tests ? [] : inScope.filter(isTestFile);
       if (tests.length > 0) {
         state = await updateIterationState(context.files, workspace, iter, (s) =>
           withTamper(s, { role: 'doer', paths: tests, what: 'added, changed or removed test files' }),
         );
         request.onActivity?.(`tamper: the doer changed test file(s) ${tests.join(', ')}`);
+      }
+      // What git ignores decides what is committed: a doer that ignored the file holding its work had
+      // the judge measure a tree the kept commit did not hold (found by the red team).
+      const rules = inScope.filter((path) => /(?:^|\/)\.git(?:ignore|attributes)$/.test(path));
+      if (rules.length > 0) {
+        state = await updateIterationState(context.files, workspace, iter, (s) =>
+          withTamper(s, {
+            role: 'doer',
+            paths: rules,
+            what: 'changed what git ignores or how it reads files',
+          }),
+        );
+        request.onActivity?.(`tamper: the doer changed ${rules.join(', ')}`);
+        // Undone now, with what the rules hid: the first pass takes a rule away, and only then does git
+        // show the files it hid, for the second to remove (no revert would ever see them).
+        for (let pass = 0; pass < 2; pass += 1) {
+          await putBack(context, {
+            baseSha,
+            branch,
+            snapshot,
+            ignored,
+            protectedPaths,
+            iter,
+            everything: true,
+          });
+        }
       }
       if (outside.length > 0) {
         request.onActivity?.(
