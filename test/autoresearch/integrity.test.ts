@@ -827,6 +827,11 @@ console.log(JSON.stringify({ score }));
       [0, 'baseline'],
       [1, 'crash'],
     ]);
+    const line = (await readLedger(loopFiles, join(f.workspace, 'research-log.jsonl'))).lines[1];
+    // Said once: the arbiter names a judge's failure, its executor does not name it again.
+    expect(line?.reason).toMatch(
+      /^the judge failed: the metric command gave no score: "score" found 2 different scores/,
+    );
     expect(await f.repo.read('src/value.js')).toBe('module.exports = () => 10;\n');
   });
 

@@ -97,7 +97,7 @@ async function decideSingle(
   const state = await readIterationState(context.files, workspace, iter);
   const judged: JudgeVerdict =
     state.judge_failure !== undefined
-      ? { ok: false, reason: `the judge failed: ${state.judge_failure}` }
+      ? { ok: false, reason: state.judge_failure }
       : await readJudgeOutput(context.files, judgeOutputPath(workspace, iter));
   const { summary } = await loadLedgerSummary(context.files, ledgerPath(workspace), params);
   const measured = await remeasureWithinNoise(context, request, iter, summary, judged);

@@ -39,7 +39,7 @@ async function candidateFacts(
   const state = await readIterationState(own.files, context.workspace, iter);
   const judge: JudgeVerdict =
     state.judge_failure !== undefined
-      ? { ok: false, reason: `the judge failed: ${state.judge_failure}` }
+      ? { ok: false, reason: state.judge_failure }
       : await readJudgeOutput(own.files, judgeOutputPath(context.workspace, iter));
   const tamper = state.tamper.find((record) => record.role === 'doer');
   const unusable =
