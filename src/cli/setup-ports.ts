@@ -2,6 +2,8 @@
 // for `forge-pack loop` and for a pipeline stage that creates its loop.
 import type { SetupPorts } from '../autoresearch/setup.js';
 import type { BeadStore } from '../beads/types.js';
+import { describeTreeChange, restoreTree, snapshotTree } from '../autoresearch/tree-snapshot.js';
+import { UsageError } from '../infra/errors.js';
 import { createGit } from '../infra/git.js';
 import { isProcessAlive } from '../infra/pid.js';
 import { runWithOwnTemp } from './own-temp-process.js';
@@ -12,16 +14,33 @@ export function loopSetupPorts(
   repo: string,
   store: BeadStore,
 ): SetupPorts {
+  const git = createGit({ cwd: repo, env: deps.env });
   return {
     store,
-    git: createGit({ cwd: repo, env: deps.env }),
+    git,
     files: deps.loopFiles,
     // The metric command is an argv array from the loop's config, never a shell line.
-    runMetric: (argv, run) =>
-      runWithOwnTemp(
+    async runMetric(argv, run) {
+      // In the loop, a metric, guard or track run that changes the tree is no score (watched-runs.ts);
+      // one that does so on the baseline would make every iteration a crash, so it is refused here.
+      const before = await snapshotTree(git, []);
+      const result = await runWithOwnTemp(
         { file: argv[0] ?? '', args: argv.slice(1) },
         { cwd: run.cwd, env: deps.env, timeoutMs: run.timeoutMs, sweep: true, contain: true },
-      ),
+      );
+      const changed = describeTreeChange(
+        await restoreTree(git, before, ['.autoresearch', '.forge', '.beads'], { leaveNewFiles: true }),
+      );
+      if (changed !== undefined) {
+        throw new UsageError(
+          `\`${argv.join(' ')}\` ${changed} while it measured the untouched tree (put back).`,
+          {
+            hint: 'A loop never scores a run that changes what it measures: have the command leave tracked files as they are (write what it makes to an ignored path). Nothing was created.',
+          },
+        );
+      }
+      return result;
+    },
     now: () => deps.clock.now(),
     host: deps.host,
     isProcessAlive,

@@ -209,6 +209,25 @@ describe('forge-pack loop keeps the doer inside the repository and away from the
   });
 });
 
+describe('forge-pack loop measures the baseline on a tree the metric leaves alone', () => {
+  it('refuses a metric command that changes a tracked file, putting it back (exit 2), and creates nothing', async () => {
+    const repo = await repoWithMetric();
+    await repo.write(
+      'metric.mjs',
+      "import { appendFileSync } from 'node:fs';\nappendFileSync('docs/spec.md', 'ran\\n');\nconsole.log('Score: 58.5');\n",
+    );
+    repo.commitAll('a metric that writes a tracked file');
+    const refused = await run(repo, 'forge-pack', HARD_ARGS);
+    expect(refused.code, refused.stderr).toBe(2);
+    expect(refused.stderr).toContain(
+      '`node metric.mjs` changed docs/spec.md while it measured the untouched tree',
+    );
+    expect(refused.stderr).toContain('Nothing was created.');
+    expect(await repo.read('docs/spec.md')).toBe('# Rate limiter\n');
+    expect(await readdir(join(repo.dir))).not.toContain('.autoresearch');
+  });
+});
+
 describe('forge-pack loop keeps the tests away from the doer', () => {
   it('refuses a scope that holds test files, naming them (exit 2), and takes it with --doer-may-change-tests', async () => {
     const repo = await repoWithMetric();
