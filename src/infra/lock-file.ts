@@ -13,6 +13,8 @@ import {
   type LockRecord,
 } from './lock-record.js';
 
+import { carriesMark } from './run-marks.js';
+
 export type { LockOwner, LockRecord } from './lock-record.js';
 export { isRecordedProcess } from './lock-record.js';
 
@@ -139,7 +141,8 @@ export function createFileLock(options: FileLockOptions): FileLock {
         if (
           agent !== undefined &&
           holder?.host === options.host &&
-          isRecordedProcess(agent, holder.agent_pid_start, written, isAlive)
+          isRecordedProcess(agent, holder.agent_pid_start, written, isAlive) &&
+          isMarkedAgent(agent, holder.run_id)
         ) {
           killGroup(agent);
         }
@@ -196,4 +199,17 @@ export function createFileLock(options: FileLockOptions): FileLock {
       held = undefined;
     },
   };
+}
+
+/**
+ * Whether the agent pid a dead holder's lock names may have its group killed. The lock is a file in the
+ * repository and in git's own directory, which any agent can write: one that named a pid of the user's
+ * (and a dead holder) had the next run SIGKILL that process's group, and `agent_pid: 1` had it call
+ * kill(-1), which ends every process the user may signal (found by the red team). So the process must
+ * be one the holder's run started, whose environment carries that run's mark; an agent can give a mark
+ * only to processes it starts itself. Never pid 1 or less, nor this process.
+ */
+function isMarkedAgent(pid: number, runId: string): boolean {
+  if (!Number.isInteger(pid) || pid <= 1 || pid === process.pid) return false;
+  return carriesMark(pid, runId);
 }

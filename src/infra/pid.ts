@@ -17,8 +17,13 @@ export function isGoneMaker(pid: number): boolean {
   return pid !== process.pid && !isProcessAlive(pid);
 }
 
-/** Sends a signal to a whole process group; a group that is already gone is not an error. */
+/**
+ * Sends a signal to a whole process group; a group that is already gone is not an error. Never to
+ * "group" 1 or 0 or below: kill(-1) signals every process the user may signal, kill(0) the caller's own
+ * group, and a pid can come from a file an agent wrote (lock-file.ts).
+ */
 export function signalGroup(pid: number, signal: NodeJS.Signals): void {
+  if (!Number.isInteger(pid) || pid <= 1) return;
   try {
     process.kill(-pid, signal);
   } catch {

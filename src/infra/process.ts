@@ -5,7 +5,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { execa } from 'execa';
 import { containCommand, signalOfContainedExit } from './containment.js';
-import { currentRunMarks } from './run-marks.js';
+import { carriesMark, currentRunMarks, RUN_MARK_VAR } from './run-marks.js';
 import { endGroup, signalGroup } from './pid.js';
 import { TailBuffer } from './tail-buffer.js';
 
@@ -199,8 +199,7 @@ export async function runProcess(command: Command, options: RunProcessOptions): 
   };
 }
 
-/** The variable that marks every process started under a swept child: `:`-separated marks when runs nest. */
-export const RUN_MARK_VAR = 'FORGE_AGENT_RUN';
+export { RUN_MARK_VAR } from './run-marks.js';
 
 export interface SweptProcess {
   pid: number;
@@ -346,25 +345,6 @@ function listProc(): string[] {
 
 /** Bounds a scan on a machine with a huge process table. */
 const MAX_SCANNED = 100_000;
-
-/**
- * Read synchronously: a sweep reads every process's environ after each attempt, and procfs answers
- * from memory. Through the promise API the open, read and close of each file cost a round trip to
- * the thread pool: over 65 processes a sweep took 1.9 ms of the runner's CPU, against 0.9 ms read in
- * place (and 2.4 ms per bead beside a busy test suite, with more processes to read).
- */
-function carriesMark(pid: number, mark: string): boolean {
-  // A zombie's environ reads empty, so a zombie never matches: it is gone already.
-  let environ = '';
-  try {
-    environ = readFileSync(`/proc/${pid}/environ`, 'latin1');
-  } catch {
-    return false;
-  }
-  const prefix = `${RUN_MARK_VAR}=`;
-  const entry = environ.split('\0').find((variable) => variable.startsWith(prefix));
-  return entry !== undefined && entry.slice(prefix.length).split(':').includes(mark);
-}
 
 async function commandLine(pid: number): Promise<string> {
   const raw = await readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '');

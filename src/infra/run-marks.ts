@@ -3,6 +3,10 @@
 // beside its own, so a runner that takes over from one killed outright can end whatever that run left,
 // even an agent it was killed too soon to record.
 import { AsyncLocalStorage } from 'node:async_hooks';
+import { readFileSync } from 'node:fs';
+
+/** The variable that marks every process started under a swept child: `:`-separated marks when runs nest. */
+export const RUN_MARK_VAR = 'FORGE_AGENT_RUN';
 
 const marks = new AsyncLocalStorage<readonly string[]>();
 
@@ -23,4 +27,24 @@ export function withRunMark<T>(mark: string, work: () => Promise<T>): Promise<T>
 /** The marks of the runs the caller is inside, outermost first. */
 export function currentRunMarks(): readonly string[] {
   return marks.getStore() ?? [];
+}
+
+/**
+ * Whether process `pid` (on this host, readable by this user) carries `mark` in its environment. Read
+ * synchronously: a sweep reads every process's environ after each attempt, and procfs answers from
+ * memory. Through the promise API the open, read and close of each file cost a round trip to the
+ * thread pool: over 65 processes a sweep took 1.9 ms of the runner's CPU, against 0.9 ms read in place.
+ * False where /proc cannot tell (another OS, the process gone, another user's).
+ */
+export function carriesMark(pid: number, mark: string): boolean {
+  // A zombie's environ reads empty, so a zombie never matches: it is gone already.
+  let environ = '';
+  try {
+    environ = readFileSync(`/proc/${pid}/environ`, 'latin1');
+  } catch {
+    return false;
+  }
+  const prefix = `${RUN_MARK_VAR}=`;
+  const entry = environ.split('\0').find((variable) => variable.startsWith(prefix));
+  return entry !== undefined && entry.slice(prefix.length).split(':').includes(mark);
 }

@@ -86,6 +86,56 @@ describe.runIf(onLinux)('lock file: whose pid is it', () => {
   });
 });
 
+describe('lock file: what a takeover signals, from a lock any agent can write', () => {
+  /** A live process whose environment carries `mark` as an agent of that run would. */
+  async function marked(mark: string | undefined): Promise<number> {
+    const { [RUN_MARK_VAR]: _inherited, ...rest } = process.env;
+    const env = mark === undefined ? rest : { ...rest, [RUN_MARK_VAR]: mark };
+    const child = execa(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], {
+      reject: false,
+      env,
+      extendEnv: false,
+    });
+    onTestFinished(() => void child.kill('SIGKILL'));
+    const pid = child.pid!;
+    for (let i = 0; i < 100 && processStartTicks(pid) === undefined; i += 1) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    return pid;
+  }
+
+  it.runIf(onLinux)(
+    'signals the agent a dead holder left only when its run started it (the run’s mark), never pid 1',
+    async () => {
+      const dead = 999_999_999;
+      const runId = `run-${dead}`;
+      const cases: [string, number, number | undefined][] = [];
+      const agent = await marked(runId);
+      cases.push(['the holder’s own agent', agent, processStartTicks(agent)]);
+      const user = await marked(undefined);
+      // Named with its real start: an agent can read /proc/<pid>/stat as well as the runner.
+      cases.push(['a process of the user', user, processStartTicks(user)]);
+      const other = await marked('another-run');
+      cases.push(['an agent of another run', other, processStartTicks(other)]);
+      cases.push(['pid 1 (kill(-1) ends every process the user may signal)', 1, undefined]);
+      cases.push(['this process', process.pid, processStartTicks(process.pid)]);
+      const killed: string[] = [];
+      for (const [name, pid, start] of cases) {
+        const path = await lockPath();
+        await writeFile(
+          path,
+          JSON.stringify(
+            record(dead, { agent_pid: pid, ...(start === undefined ? {} : { agent_pid_start: start }) }),
+          ),
+        );
+        const lock = createFileLock({ path, host: hostname(), killGroup: () => killed.push(name) });
+        expect((await lock.acquire(record(process.pid))).ok, name).toBe(true);
+      }
+      expect(killed).toEqual(['the holder’s own agent']);
+    },
+  );
+});
+
 describe('lock file: writes after a failed one', () => {
   it('a failed write does not make the later ones fail', async () => {
     const path = await lockPath();
