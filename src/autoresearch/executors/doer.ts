@@ -109,7 +109,16 @@ export function createDoerExecutor(context: AutoresearchContext): Executor {
           withTamper(s, { role: 'doer', paths: touchedMetric, what: 'changed a metric file' }),
         );
       }
-      const inScope = (await git.changedSince(baseSha)).map((change) => change.path);
+      // What the doer changed in its scope (the rest is reverted above); the user's own uncommitted
+      // files, dirty before the doer started, are theirs.
+      const inScope = (await git.changedSince(baseSha))
+        .map((change) => change.path)
+        .filter(
+          (path) =>
+            isPathInScope(path, context.config.scope.doer_paths) &&
+            !isPathInScope(path, ignored) &&
+            !snapshot.files.has(path),
+        );
       // The tests are the metric's, wherever they sit: in the scope too, unless the loop says otherwise.
       const tests = context.config.scope.doer_may_change_tests ? [] : inScope.filter(isTestFile);
       if (tests.length > 0) {
