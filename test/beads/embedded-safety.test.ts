@@ -1,6 +1,6 @@
 // The embedded store under damage and contention: corrupt lines, stale and live locks, racing processes.
 import { spawn } from 'node:child_process';
-import { readFile, rename, utimes, writeFile } from 'node:fs/promises';
+import { readFile, rename, symlink, utimes, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -147,6 +147,67 @@ describe('embedded store: the lock file', () => {
       expect.stringContaining('unreadable'),
     ]);
     expect((await store.list()).map((b) => b.title).sort()).toEqual(['a', 'b']);
+  });
+
+  // Without a deadline on every path these spun for ever; the test timeout stands in for "for ever".
+  const HANG = { timeout: 30_000 };
+
+  it("takes over a dead holder's lock past a takeover guard an agent dated years ahead", HANG, async () => {
+    const { cwd, store, takeovers } = await initialised();
+    const pid = deadPid();
+    await writeFile(
+      lockPath(cwd),
+      JSON.stringify({ pid, host: hostname(), started_at: new Date().toISOString(), token: 'old' }),
+    );
+    const guard = `${lockPath(cwd)}.takeover`;
+    await writeFile(guard, 'x\n');
+    const future = new Date(Date.now() + 10 * 365 * 24 * 3600_000);
+    await utimes(guard, future, future);
+    const bead = await store.create({ title: 'after the plant' });
+    expect((await store.show(bead.id)).title).toBe('after the plant');
+    expect(takeovers).toEqual([expect.stringContaining(`pid ${pid} is not running`)]);
+    expect(await fileExists(guard)).toBe(false);
+  });
+
+  it('takes over an unreadable lock dated in the future', HANG, async () => {
+    const { cwd, store, takeovers } = await initialised();
+    await writeFile(lockPath(cwd), 'garbage');
+    const future = new Date(Date.now() + 10 * 365 * 24 * 3600_000);
+    await utimes(lockPath(cwd), future, future);
+    await store.create({ title: 'a' });
+    expect(takeovers).toEqual([expect.stringContaining('unreadable')]);
+  });
+
+  it(
+    'gives up by the deadline, naming lock and guard, when a stale lock cannot be taken over',
+    HANG,
+    async () => {
+      const cwd = await tempWorkspace();
+      const store = createEmbeddedStore({ cwd, lock: { waitMs: 100 } });
+      await store.init();
+      const dead = JSON.stringify({ pid: deadPid(), host: hostname(), started_at: '', token: 'old' });
+      await writeFile(lockPath(cwd), dead);
+      // A fresh guard: another waiter's, as far as anyone can tell, so it is left alone for now.
+      const guard = `${lockPath(cwd)}.takeover`;
+      await writeFile(guard, '1\n');
+      const error = await errorOf(store.create({ title: 'x' }));
+      expect(error.code).toBe('DATABASE_LOCKED');
+      expect(error.message).toContain(lockPath(cwd));
+      expect(error.hint).toContain(guard);
+      expect(await readFile(lockPath(cwd), 'utf8')).toBe(dead);
+      expect(await readIssues(cwd)).toBe('');
+    },
+  );
+
+  it('gives up by the deadline on a lock path that refuses creation yet cannot be read', HANG, async () => {
+    const cwd = await tempWorkspace();
+    const store = createEmbeddedStore({ cwd, lock: { waitMs: 100 } });
+    await store.init();
+    await symlink(join(cwd, 'nowhere'), lockPath(cwd));
+    const error = await errorOf(store.create({ title: 'x' }));
+    expect(error.code).toBe('DATABASE_LOCKED');
+    expect(error.hint).toContain(lockPath(cwd));
+    expect(await readIssues(cwd)).toBe('');
   });
 
   it('waits for a live holder, then gives up with DATABASE_LOCKED naming it, taking nothing over', async () => {

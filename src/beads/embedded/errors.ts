@@ -59,6 +59,14 @@ export function storeLocked(lockPath: string, holder: string): BeadStoreError {
   });
 }
 
+/** A lock judged abandoned that still could not be taken before the deadline: waiting longer will not help. */
+export function storeLockStuck(lockPath: string, why: string, guardPath: string): BeadStoreError {
+  return new BeadStoreError(`The bead store lock ${lockPath} could not be taken (${why})`, {
+    code: EmbeddedErrorCode.locked,
+    hint: `If no Forge process is running, delete ${lockPath} and ${guardPath}, then retry.`,
+  });
+}
+
 export function notInitialized(beadsDir: string): BeadStoreError {
   return new BeadStoreError(`No bead store in ${beadsDir}`, {
     code: EmbeddedErrorCode.notInitialized,

@@ -1,9 +1,9 @@
 // An exclusive lock file across processes: O_EXCL create with pid/host/time, backoff, stale takeover.
-import { open, stat, unlink } from 'node:fs/promises';
+import { lstat, open, unlink } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { isNotFound, openRegularFile } from '../../infra/atomic-file.js';
 import { isOwnerLive, parseStoreLockHolder, type StoreLockHolder } from '../../infra/lock-record.js';
-import { storeLocked } from './errors.js';
+import { storeLocked, storeLockStuck } from './errors.js';
 
 export interface StoreLockOptions {
   /** Give up (DATABASE_LOCKED) after waiting this long for a live holder. Default 30 s, like br. */
@@ -28,6 +28,7 @@ const DEFAULT_STALE_AFTER_MS = 60_000;
 const UNREADABLE_GRACE_MS = 5_000;
 /** The takeover guard is held for microseconds; older than this, its holder died. */
 const GUARD_STALE_MS = 10_000;
+const GUARD_SUFFIX = '.takeover';
 const FIRST_DELAY_MS = 2;
 const MAX_DELAY_MS = 50;
 
@@ -57,29 +58,43 @@ export async function acquireStoreLock(path: string, options: StoreLockOptions =
     if (await tryCreate(path, `${JSON.stringify(holder)}\n`))
       return { release: () => releaseLock(path, holder.token) };
     const seen = await observeLock(path);
-    if (seen === undefined) continue; // released in between: try again at once
-    const staleReason = whyStale(seen, staleAfterMs);
-    if (staleReason !== undefined) {
-      if (await breakStaleLock(path, seen)) {
-        options.onTakeover?.(`Took over a stale bead store lock ${path} (${staleReason}).`);
-      }
+    const staleReason = seen === undefined ? undefined : whyStale(seen, staleAfterMs);
+    if (seen !== undefined && staleReason !== undefined && (await breakStaleLock(path, seen))) {
+      options.onTakeover?.(`Took over a stale bead store lock ${path} (${staleReason}).`);
       continue;
     }
-    if (Date.now() >= deadline) throw storeLocked(path, describe(seen));
+    // Every other way round the loop waits and answers to the deadline: a takeover guard that cannot be
+    // taken, or a lock path that refuses creation yet cannot be read (a dangling link), would otherwise
+    // spin here for ever, and a runner's clean stop, which writes the store, with it.
+    if (Date.now() >= deadline) {
+      if (seen !== undefined && staleReason === undefined) throw storeLocked(path, describe(seen));
+      throw storeLockStuck(path, staleReason ?? 'it cannot be read', `${path}${GUARD_SUFFIX}`);
+    }
     await sleep(delay + Math.random() * delay);
     delay = Math.min(delay * 2, MAX_DELAY_MS);
   }
+}
+
+/**
+ * Whether a file written at `mtimeMs` is more than `limitMs` away from now. A date in the future counts
+ * too: no holder writes one, and a lock that only ages once its date has passed (an agent can plant one
+ * dated years ahead) would never be judged abandoned. Within the limit it may be another host's clock.
+ */
+function isOutOfDate(mtimeMs: number, limitMs: number, now: number): boolean {
+  return Math.abs(now - mtimeMs) > limitMs;
 }
 
 /** Why the lock's holder is gone, or undefined while it may still be working. */
 function whyStale(seen: ObservedLock, staleAfterMs: number, now = Date.now()): string | undefined {
   const age = now - seen.mtimeMs;
   const { holder } = seen;
-  if (holder === undefined) return age > UNREADABLE_GRACE_MS ? 'unreadable lock file' : undefined;
+  if (holder === undefined)
+    return isOutOfDate(seen.mtimeMs, UNREADABLE_GRACE_MS, now) ? 'unreadable lock file' : undefined;
   if (!isOwnerLive(holder, hostname(), seen.mtimeMs)) return `holder pid ${holder.pid} is not running`;
-  if (age > staleAfterMs)
-    return `held by pid ${holder.pid} on ${holder.host} for ${Math.round(age / 1000)} s`;
-  return undefined;
+  if (!isOutOfDate(seen.mtimeMs, staleAfterMs, now)) return undefined;
+  return age < 0
+    ? `dated ${Math.round(-age / 1000)} s in the future`
+    : `held by pid ${holder.pid} on ${holder.host} for ${Math.round(age / 1000)} s`;
 }
 
 async function tryCreate(path: string, content: string): Promise<boolean> {
@@ -123,12 +138,12 @@ export async function observeLock(path: string): Promise<ObservedLock | undefine
  * other's fresh lock). Returns whether it removed it.
  */
 export async function breakStaleLock(path: string, seen: ObservedLock): Promise<boolean> {
-  const guard = `${path}.takeover`;
+  const guard = `${path}${GUARD_SUFFIX}`;
   if (!(await tryCreate(guard, `${process.pid}\n`))) {
-    const guardInfo = await stat(guard).catch(() => undefined);
-    if (guardInfo !== undefined && Date.now() - guardInfo.mtimeMs > GUARD_STALE_MS)
+    // The entry itself (lstat): a dangling link there blocks the create just as a file does.
+    const guardInfo = await lstat(guard).catch(() => undefined);
+    if (guardInfo !== undefined && isOutOfDate(guardInfo.mtimeMs, GUARD_STALE_MS, Date.now()))
       await unlink(guard).catch(() => undefined);
-    await sleep(FIRST_DELAY_MS);
     return false;
   }
   try {
