@@ -7,6 +7,7 @@ import { execa } from 'execa';
 import { containCommand, signalOfContainedExit } from './containment.js';
 import { carriesMark, currentRunMarks, RUN_MARK_VAR } from './run-marks.js';
 import { endGroup, signalGroup } from './pid.js';
+import { createLineSplitter } from './line-splitter.js';
 import { TailBuffer } from './tail-buffer.js';
 
 export { isProcessAlive, signalGroup } from './pid.js';
@@ -146,21 +147,14 @@ export async function runProcess(command: Command, options: RunProcessOptions): 
   const pump = (stream: NodeJS.ReadableStream | null, buffer: TailBuffer, onLine?: (line: string) => void) =>
     new Promise<void>((resolve) => {
       if (stream === null) return resolve();
-      let pending = '';
+      const lines = onLine === undefined ? undefined : createLineSplitter(onLine);
       stream.setEncoding('utf8');
       stream.on('data', (chunk: string) => {
         buffer.push(chunk);
-        if (onLine === undefined) return;
-        pending += chunk;
-        let index = pending.indexOf('\n');
-        while (index !== -1) {
-          onLine(pending.slice(0, index).replace(/\r$/, ''));
-          pending = pending.slice(index + 1);
-          index = pending.indexOf('\n');
-        }
+        lines?.push(chunk);
       });
       stream.on('end', () => {
-        if (onLine !== undefined && pending !== '') onLine(pending);
+        lines?.end();
         resolve();
       });
       stream.on('error', () => resolve());

@@ -15,6 +15,8 @@ import {
   runProcess,
   sweepMarkedProcesses,
 } from '../../src/infra/process.js';
+import { MAX_LINE_CHARS, cutLineMark } from '../../src/infra/line-splitter.js';
+import { TRUNCATED_MARK } from '../../src/infra/tail-buffer.js';
 import { eventually, isGone } from '../support/fake-agents/harness.js';
 
 const ENV = { PATH: '/usr/local/bin:/usr/bin:/bin' };
@@ -195,4 +197,26 @@ describe('which pids a sweep reads', () => {
       else expect(skipped.map((entry) => entry.pid)).toEqual([pid]);
     },
   );
+});
+
+describe('runProcess: output lines', () => {
+  it('passes on whole lines, a line with no newline cut at its bound, and keeps the tail whole', async () => {
+    const dir = await tempDir();
+    // 3 MiB on one line, written in many chunks, then two short lines, the last unterminated.
+    const script =
+      "const a = 'a'.repeat(64 * 1024); for (let i = 0; i < 48; i += 1) process.stdout.write(a);" +
+      "process.stdout.write('\\r\\nnext\\r\\nlast');";
+    const lines: string[] = [];
+    const result = await runProcess(
+      { file: process.execPath, args: ['-e', script] },
+      { cwd: dir, env: ENV, onStdoutLine: (line) => lines.push(line), maxBufferChars: 100 },
+    );
+    expect(result.exitCode).toBe(0);
+    const dropped = 48 * 64 * 1024 + 1 - MAX_LINE_CHARS;
+    expect(lines).toEqual([`${'a'.repeat(MAX_LINE_CHARS)}${cutLineMark(dropped)}`, 'next', 'last']);
+    // The kept tail is the stream's end as it came (how much of it depends on how the pipe chunked it).
+    expect(result.stdout.startsWith(TRUNCATED_MARK)).toBe(true);
+    expect(result.stdout.endsWith('\r\nnext\r\nlast')).toBe(true);
+    expect(result.stdout.length).toBeLessThanOrEqual(TRUNCATED_MARK.length + 100);
+  });
 });
