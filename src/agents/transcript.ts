@@ -12,6 +12,20 @@ export interface Transcript {
   close(): Promise<void>;
 }
 
+/**
+ * The most of the agent's output (its lines and its stderr) waiting for the disk. An agent that writes
+ * faster than the disk takes it would otherwise grow the runner's memory without bound (100 MB of empty
+ * lines held 1.5 GB); past this its lines are dropped, and a `dropped` line says how many once there is
+ * room again. Dropping, rather than pausing the agent's pipe, keeps the runner reading its output (the
+ * stop signals agents print, the kept tail) at the agent's pace, and the transcript is a record, not
+ * what a bead's outcome is judged by. Forge's own lines are never dropped.
+ */
+const MAX_QUEUED_CHARS = 8 * 1024 * 1024;
+/** Lines gathered into one write, at most this much (or what one turn of the event loop brings). */
+const BATCH_CHARS = 64 * 1024;
+/** Forge's note for a line the agent wrote to stderr: the agent's output, bounded like its stdout. */
+const AGENT_KIND = 'stderr';
+
 const discard: Transcript = { raw: () => {}, note: () => {}, close: async () => {} };
 
 /** Opens `path` for appending (creating its directory); without a path, a transcript that keeps nothing. */
@@ -32,18 +46,67 @@ export async function openTranscript(path: string | undefined): Promise<Transcri
   stream.on('error', () => {
     broken = true;
   });
-  const write = (text: string) => {
-    if (!broken) stream.write(`${text}\n`);
+  // Lines are gathered and handed to the stream a batch at a time: one write per line cost a request
+  // object each, which for 100 MB of empty lines was a minute of CPU.
+  let batch: string[] = [];
+  let batchChars = 0;
+  let scheduled = false;
+  const flush = (): void => {
+    scheduled = false;
+    if (batch.length === 0) return;
+    const text = batch.join('');
+    batch = [];
+    batchChars = 0;
+    if (!broken) stream.write(text);
+  };
+  const queue = (text: string): void => {
+    batch.push(text);
+    batchChars += text.length;
+    if (batchChars >= BATCH_CHARS) flush();
+    else if (!scheduled) {
+      scheduled = true;
+      setImmediate(flush);
+    }
+  };
+  let dropped = { lines: 0, chars: 0 };
+  const sayDropped = (): void => {
+    if (dropped.lines === 0) return;
+    queue(forgeLine('dropped', { ...dropped, reason: 'the agent wrote faster than the disk took it' }));
+    dropped = { lines: 0, chars: 0 };
+  };
+  const agentLine = (text: string): void => {
+    if (broken) return;
+    // The stream's queue counts bytes and the batch characters: near enough for a bound. Once full, it
+    // drains to half before taking lines again, so the gap is one stretch, not short lines let through.
+    const waiting = stream.writableLength + batchChars;
+    const limit = dropped.lines > 0 ? MAX_QUEUED_CHARS / 2 : MAX_QUEUED_CHARS;
+    if (waiting + text.length > limit) {
+      dropped.lines += 1;
+      dropped.chars += text.length;
+      return;
+    }
+    sayDropped();
+    queue(text);
   };
   return {
-    raw: write,
-    note: (kind, fields = {}) =>
-      write(JSON.stringify({ forge: kind, ts: new Date().toISOString(), ...fields })),
+    raw: (line) => agentLine(`${line}\n`),
+    note: (kind, fields = {}) => {
+      if (kind === AGENT_KIND) return agentLine(forgeLine(kind, fields));
+      if (broken) return;
+      sayDropped();
+      queue(forgeLine(kind, fields));
+    },
     close: () =>
       new Promise<void>((resolve) => {
+        sayDropped();
+        flush();
         if (broken) return resolve();
         stream.once('error', () => resolve());
         stream.end(() => resolve());
       }),
   };
+}
+
+function forgeLine(kind: string, fields: Record<string, unknown>): string {
+  return `${JSON.stringify({ forge: kind, ts: new Date().toISOString(), ...fields })}\n`;
 }
