@@ -6,6 +6,7 @@ import { EnvironmentError } from './errors.js';
 import { createSerialQueue } from './serial-queue.js';
 import { isProcessAlive, processStartTicks, signalGroup } from './pid.js';
 import {
+  isOutOfDate,
   isOwnerLive,
   isRecordedProcess,
   parseLockRecord,
@@ -96,7 +97,7 @@ export function createFileLock(options: FileLockOptions): FileLock {
   async function isStale(holder: LockRecord | undefined): Promise<boolean> {
     if (holder === undefined) {
       const info = await stat(options.path).catch(() => undefined);
-      return info === undefined || now() - info.mtimeMs > (options.unreadableGraceMs ?? 10_000);
+      return info === undefined || isOutOfDate(info.mtimeMs, options.unreadableGraceMs ?? 10_000, now());
     }
     return !(await isLockHolderLive(options.path, holder, options.host, isAlive));
   }

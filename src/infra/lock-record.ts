@@ -146,3 +146,13 @@ export function isOwnerLive(
   if (owner.host !== host) return true;
   return isRecordedProcess(owner.pid, owner.pid_start, lockWrittenAt, isAlive);
 }
+
+/**
+ * Whether a lock file written at `mtimeMs` is more than `limitMs` away from `now`, either way. A date in
+ * the future counts: no holder writes one, and a lock that only ages once its date has passed (one
+ * planted dated years ahead) would never be judged abandoned. Within the limit it may be another
+ * host's clock.
+ */
+export function isOutOfDate(mtimeMs: number, limitMs: number, now: number): boolean {
+  return Math.abs(now - mtimeMs) > limitMs;
+}

@@ -315,6 +315,16 @@ describe('lock file: who may take it', () => {
     expect(await readLockFile(path)).toMatchObject({ run_id: 'fresh' });
   });
 
+  it('a corrupt lock file dated in the future is taken over, not refused until that date', async () => {
+    const path = await lockPath();
+    await writeFile(path, '{"pid": 12, "host": "h", "run');
+    const future = new Date(Date.now() + 10 * 365 * 24 * 3_600_000);
+    await utimes(path, future, future);
+    const lock = createFileLock({ path, host: hostname() });
+    expect(await lock.acquire(record(process.pid, { run_id: 'fresh' }))).toEqual({ ok: true });
+    expect(await readLockFile(path)).toMatchObject({ run_id: 'fresh' });
+  });
+
   it('JSON that is not a lock record reads as no record, and is judged by age like a corrupt file', async () => {
     const path = await lockPath();
     await writeFile(path, JSON.stringify({ pid: '12', host: hostname(), run_id: 'r', epic: 'e' }));

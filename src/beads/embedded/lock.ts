@@ -2,7 +2,12 @@
 import { lstat, open, unlink } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { isNotFound, openRegularFile } from '../../infra/atomic-file.js';
-import { isOwnerLive, parseStoreLockHolder, type StoreLockHolder } from '../../infra/lock-record.js';
+import {
+  isOutOfDate,
+  isOwnerLive,
+  parseStoreLockHolder,
+  type StoreLockHolder,
+} from '../../infra/lock-record.js';
 import { storeLocked, storeLockStuck } from './errors.js';
 
 export interface StoreLockOptions {
@@ -73,15 +78,6 @@ export async function acquireStoreLock(path: string, options: StoreLockOptions =
     await sleep(delay + Math.random() * delay);
     delay = Math.min(delay * 2, MAX_DELAY_MS);
   }
-}
-
-/**
- * Whether a file written at `mtimeMs` is more than `limitMs` away from now. A date in the future counts
- * too: no holder writes one, and a lock that only ages once its date has passed (an agent can plant one
- * dated years ahead) would never be judged abandoned. Within the limit it may be another host's clock.
- */
-function isOutOfDate(mtimeMs: number, limitMs: number, now: number): boolean {
-  return Math.abs(now - mtimeMs) > limitMs;
 }
 
 /** Why the lock's holder is gone, or undefined while it may still be working. */
