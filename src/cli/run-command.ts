@@ -5,6 +5,7 @@ import { containmentStatus, refuseUncontainedRun } from '../infra/containment.js
 import { AppError, EnvironmentError, ExitCode, type ExitCodeValue } from '../infra/errors.js';
 import { createFileLock } from '../infra/lock-file.js';
 import { withRunMark } from '../infra/run-marks.js';
+import { withStopSignal } from '../infra/stop-scope.js';
 import type { RunDir } from '../infra/run-dir.js';
 import { refuseUncommittableTree } from '../loop/preflight.js';
 import { runEpic } from '../loop/runner.js';
@@ -315,9 +316,13 @@ export async function runEpicCommand(
   const wallClockMs =
     loopLeft === undefined ? flagWallClock : flagWallClock > 0 ? Math.min(flagWallClock, loopLeft) : loopLeft;
   if (loop !== undefined && !flags.dryRun) await loopParts?.holdTree(loop.treeLock, epicId, deps, runId);
+  // The run's interrupt reaches the waits inside the store too: a lock that will not come free must not
+  // hold a stop for its whole wait, write after write.
+  const inRun = <T>(work: () => Promise<T>): Promise<T> =>
+    withStopSignal(controller.signal, () => withRunMark(runId, work));
   let summary: RunSummary;
   try {
-    summary = await withRunMark(runId, async () =>
+    summary = await inRun(async () =>
       runEpic(
         {
           epicId,

@@ -9,6 +9,7 @@ import { createEmbeddedStore } from '../../src/beads/embedded/index.js';
 import { breakStaleLock, observeLock } from '../../src/beads/embedded/lock.js';
 import type { BeadStore } from '../../src/beads/types.js';
 import { BeadStoreError } from '../../src/infra/errors.js';
+import { withStopSignal } from '../../src/infra/stop-scope.js';
 import { parseBrJsonl } from '../support/embedded/br-issue-line.js';
 import { issuesPath, readIssues, tempWorkspace } from '../support/embedded/workspace.js';
 import { deadPid } from '../support/pids.js';
@@ -195,6 +196,27 @@ describe('embedded store: the lock file', () => {
       expect(error.message).toContain(lockPath(cwd));
       expect(error.hint).toContain(guard);
       expect(await readFile(lockPath(cwd), 'utf8')).toBe(dead);
+      expect(await readIssues(cwd)).toBe('');
+    },
+  );
+
+  it(
+    'stops waiting soon after the work around it is asked to stop, however long its wait',
+    HANG,
+    async () => {
+      const cwd = await tempWorkspace();
+      const store = createEmbeddedStore({ cwd, lock: { waitMs: 10 * 60_000 } });
+      await store.init();
+      await writeFile(
+        lockPath(cwd),
+        JSON.stringify({ pid: deadPid(), host: hostname(), started_at: '', token: 'old' }),
+      );
+      await writeFile(`${lockPath(cwd)}.takeover`, '1\n');
+      const stop = new AbortController();
+      const write = withStopSignal(stop.signal, () => store.create({ title: 'x' }));
+      stop.abort();
+      const error = await errorOf(write);
+      expect(error.code).toBe('DATABASE_LOCKED');
       expect(await readIssues(cwd)).toBe('');
     },
   );

@@ -8,6 +8,7 @@ import {
   parseStoreLockHolder,
   type StoreLockHolder,
 } from '../../infra/lock-record.js';
+import { currentStopSignal } from '../../infra/stop-scope.js';
 import { storeLocked, storeLockStuck } from './errors.js';
 
 export interface StoreLockOptions {
@@ -34,6 +35,12 @@ const UNREADABLE_GRACE_MS = 5_000;
 /** The takeover guard is held for microseconds; older than this, its holder died. */
 const GUARD_STALE_MS = 10_000;
 const GUARD_SUFFIX = '.takeover';
+/**
+ * Once the work waiting is asked to stop (a runner's SIGTERM or Ctrl-C), the wait lasts at most this
+ * long: a live holder keeps the lock for milliseconds, so this still lets a clean stop's writes through,
+ * while a lock that will not come free no longer holds the stop for the whole wait, write after write.
+ */
+const STOPPING_WAIT_MS = 2_000;
 const FIRST_DELAY_MS = 2;
 const MAX_DELAY_MS = 50;
 
@@ -49,7 +56,9 @@ export interface ObservedLock {
 export async function acquireStoreLock(path: string, options: StoreLockOptions = {}): Promise<StoreLock> {
   const waitMs = options.waitMs ?? DEFAULT_WAIT_MS;
   const staleAfterMs = options.staleAfterMs ?? DEFAULT_STALE_AFTER_MS;
-  const deadline = Date.now() + waitMs;
+  let deadline = Date.now() + waitMs;
+  const stop = currentStopSignal();
+  let stopSeen = false;
   // Loaded here, not at the top: a command that only reads the store never loads node:crypto.
   const { randomBytes } = await import('node:crypto');
   const holder: StoreLockHolder = {
@@ -71,6 +80,10 @@ export async function acquireStoreLock(path: string, options: StoreLockOptions =
     // Every other way round the loop waits and answers to the deadline: a takeover guard that cannot be
     // taken, or a lock path that refuses creation yet cannot be read (a dangling link), would otherwise
     // spin here for ever, and a runner's clean stop, which writes the store, with it.
+    if (stop?.aborted === true && !stopSeen) {
+      stopSeen = true;
+      deadline = Math.min(deadline, Date.now() + STOPPING_WAIT_MS);
+    }
     if (Date.now() >= deadline) {
       if (seen !== undefined && staleReason === undefined) throw storeLocked(path, describe(seen));
       throw storeLockStuck(path, staleReason ?? 'it cannot be read', `${path}${GUARD_SUFFIX}`);
