@@ -30,7 +30,7 @@ export interface AdapterRunOptions {
 export async function runAdapter(options: AdapterRunOptions): Promise<AgentResult> {
   const { request } = options;
   const clock = options.runner.clock ?? systemClock;
-  const transcript = await openTranscript(request.transcriptPath);
+  const transcript = await openTranscript(request.transcriptPath, request.transcriptRoot);
   const child = await runAgentProcess({
     command: options.command,
     request,

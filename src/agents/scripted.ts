@@ -67,7 +67,7 @@ async function runScripted(
 ): Promise<AgentResult> {
   const clock = options.clock ?? systemClock;
   const started = clock.now();
-  const transcript = await openTranscript(request.transcriptPath);
+  const transcript = await openTranscript(request.transcriptPath, request.transcriptRoot);
   const controller = new AbortController();
   const deadline = { timedOut: false };
   const timer =

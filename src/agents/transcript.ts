@@ -1,7 +1,6 @@
 // Per-run transcript file: the agent's raw stream as it arrives, plus a few Forge-tagged lines.
-import { createWriteStream, mkdirSync, openSync } from 'node:fs';
-import { LOG_APPEND_FLAGS } from '../infra/atomic-file.js';
-import { dirname } from 'node:path';
+import { createWriteStream } from 'node:fs';
+import { openOwnLogSync } from '../infra/own-log.js';
 
 export interface Transcript {
   /** A line of the agent's own output, verbatim. */
@@ -28,16 +27,17 @@ const AGENT_KIND = 'stderr';
 
 const discard: Transcript = { raw: () => {}, note: () => {}, close: async () => {} };
 
-/** Opens `path` for appending (creating its directory); without a path, a transcript that keeps nothing. */
-export async function openTranscript(path: string | undefined): Promise<Transcript> {
+/**
+ * Opens `path` for appending, its folders made or checked from `root` (see openOwnLogSync); without a
+ * path, a transcript that keeps nothing.
+ */
+export async function openTranscript(path: string | undefined, root?: string): Promise<Transcript> {
   if (path === undefined) return discard;
   let fd: number;
   try {
-    // In place: the directory is there after the first bead, and a trip to the thread pool would
-    // stand between the runner and the agent's start every time. Without blocking: a FIFO an agent
-    // put at the path fails the open at once (ENXIO), and the bead goes on without a transcript.
-    mkdirSync(dirname(path), { recursive: true });
-    fd = openSync(path, LOG_APPEND_FLAGS);
+    // A link an agent left at the path is removed and the transcript starts afresh; a folder on the
+    // way that is a link, or a name that cannot be removed, leaves the bead without a transcript.
+    fd = openOwnLogSync(path, root);
   } catch {
     return discard;
   }

@@ -48,6 +48,8 @@ export interface AgentRequest {
   signal?: AbortSignal | undefined;
   /** The raw stream is appended here as it arrives (parent directories are created). */
   transcriptPath?: string | undefined;
+  /** The folder Forge trusts above the transcript: no folder between the two may be a link (see own-log.ts). */
+  transcriptRoot?: string | undefined;
   bead?: AgentBeadInfo;
   /** 1 for a bead's first try; the scripted agent can match on it. */
   attempt?: number | undefined;

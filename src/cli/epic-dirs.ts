@@ -12,5 +12,8 @@ export {
 
 export async function runDirFor(cwd: string, epicId: string): Promise<RunDir> {
   const workspace = await findLoopWorkspace(cwd, epicId);
-  return createRunDir(workspace ?? join(cwd, '.forge', 'epics', epicId.replace(/[^A-Za-z0-9._-]/g, '_')));
+  return createRunDir(
+    workspace ?? join(cwd, '.forge', 'epics', epicId.replace(/[^A-Za-z0-9._-]/g, '_')),
+    cwd,
+  );
 }

@@ -68,6 +68,7 @@ const HINTS: Partial<Record<StopReason, (epic: string, summary: RunSummary) => s
 function stopControl(runDir: RunDir, runId: string): ControlFiles {
   return {
     transcriptPath: (beadId) => runDir.transcriptPath(beadId),
+    transcriptRoot: runDir.trustedRoot,
     clearStop: () => runDir.clearStop(),
     stopRequested: async () => (await runDir.readStop())?.run_id === runId,
     async dropStaleStop() {

@@ -6,7 +6,7 @@ import type { ExecutionRequest, ExecutionResult, ExecutorRegistry } from '../loo
 /** What the place running the attempt adds to the job: its tree, its signal, its transcript. */
 export type AttemptPlace = Pick<
   ExecutionRequest,
-  'cwd' | 'signal' | 'transcriptPath' | 'onActivity' | 'onSpawn'
+  'cwd' | 'signal' | 'transcriptPath' | 'transcriptRoot' | 'onActivity' | 'onSpawn'
 >;
 
 export async function executeAttempt(

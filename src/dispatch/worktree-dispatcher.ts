@@ -36,6 +36,7 @@ export function createWorktreeDispatcher(options: WorktreeDispatcherOptions): At
         cwd,
         signal: hooks.signal,
         transcriptPath: hooks.transcriptPath,
+        transcriptRoot: hooks.transcriptRoot,
         onActivity: hooks.onActivity,
         onSpawn: hooks.onSpawn,
       });

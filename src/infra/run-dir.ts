@@ -12,6 +12,8 @@ export interface StopRequest {
 
 export interface RunDir {
   root: string;
+  /** Where the run's folders are checked from before a log is written (see own-log.ts): the repository. */
+  trustedRoot: string;
   lockPath: string;
   stopPath: string;
   runsDir: string;
@@ -25,12 +27,13 @@ export interface RunDir {
   clearStop(): Promise<void>;
 }
 
-export function createRunDir(root: string): RunDir {
+export function createRunDir(root: string, trustedRoot: string = root): RunDir {
   const stopPath = join(root, 'stop');
   const runsDir = join(root, 'runs');
   const logsDir = join(root, 'logs');
   return {
     root,
+    trustedRoot,
     lockPath: join(root, 'ralph-loop.lock'),
     stopPath,
     runsDir,

@@ -54,6 +54,7 @@ export function createAgentExecutor(options: AgentExecutorOptions): Executor {
         maxBudgetUsd: request.budgetUsd,
         signal: request.signal,
         transcriptPath: request.transcriptPath,
+        transcriptRoot: request.transcriptRoot,
         bead: { id: request.bead.id, title: request.bead.title, labels: request.bead.labels },
         attempt: request.attempt,
         onSpawn: request.onSpawn,

@@ -45,6 +45,7 @@ export interface AttemptHooks {
   signal: AbortSignal;
   /** Where the attempt's transcript ends up on this machine. */
   transcriptPath: string;
+  transcriptRoot?: string | undefined;
   onActivity?: ((message: string) => void) | undefined;
   onSpawn?: ((pid: number) => void) | undefined;
 }

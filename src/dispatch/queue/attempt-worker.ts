@@ -74,6 +74,7 @@ export function createAttemptProcessor(deps: AttemptWorkerDeps): (job: TakenJob)
         cwd,
         signal: taken.signal,
         transcriptPath: join(deps.cacheDir, 'transcripts', `${safe(job.attemptId)}.jsonl`),
+        transcriptRoot: deps.cacheDir,
         onSpawn: (pid) => deps.onSpawn?.(job.attemptId, pid),
       });
       if (result.outcome !== 'ok') return result;
