@@ -209,7 +209,7 @@ export async function runEpicCommand(
   const cwd = flags.worktree ? await deps.prepareWorktree(repo, epicId) : repo;
   const git = flags.worktree ? await deps.createRunnerGit(cwd) : repoGit;
 
-  const log = flags.dryRun ? undefined : createEventLogWriter(runDir.eventLogPath(runId));
+  const log = flags.dryRun ? undefined : createEventLogWriter(runDir.eventLogPath(runId), runDir.trustedRoot);
   const stream = options.json ? await createNdjsonStream(deps.stdout) : undefined;
   const progress = createProgressRenderer({
     sink: deps.stderr,

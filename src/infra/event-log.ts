@@ -1,37 +1,81 @@
 // NDJSON event logs: one JSON object per line, appended as events happen, read back tolerantly.
-import { appendFile, mkdir } from 'node:fs/promises';
+import { lstat, open, type FileHandle } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { createInterface } from 'node:readline';
-import { LOG_APPEND_FLAGS, openRegularFile } from './atomic-file.js';
+import { openRegularFile } from './atomic-file.js';
+import { EnvironmentError } from './errors.js';
 import { parseEventLines } from './file-tail.js';
+import { ensureOwnDir, OWN_LOG_APPEND, OWN_LOG_CREATE } from './own-log.js';
 import type { TextSink } from './text-sink.js';
+
+/** The run's event log is no longer the file the run made at its path: the run stopped writing it. */
+export class EventLogReplacedError extends EnvironmentError {
+  readonly code = 'ELOGREPLACED';
+
+  constructor(
+    readonly path: string,
+    why: string,
+  ) {
+    super(`${path}, this run's event log, ${why}: the run stopped writing it.`, {
+      hint: 'Nothing was written through it. Remove it if you did not put it there (an agent can), then run again.',
+    });
+    this.name = 'EventLogReplacedError';
+  }
+}
 
 /**
  * Appends events in order; writes are chained so lines never interleave. The file and its directory
- * appear with the first event, so a run that never starts leaves none. A failed write (a full disk)
- * ends the log and never escapes as an unhandled rejection: flush() reports it.
+ * appear with the first event, so a run that never starts leaves none; the folders are made or checked
+ * from `root` (see own-log.ts). A failed write (a full disk, a FIFO at the path) ends the log and never
+ * escapes as an unhandled rejection: flush() reports it, and closes the file until the next write.
  */
-export function createEventLogWriter(path: string): { write(event: object): void; flush(): Promise<void> } {
+export function createEventLogWriter(
+  path: string,
+  root?: string,
+): { write(event: object): void; flush(): Promise<void> } {
   let chain: Promise<void> = Promise.resolve();
-  let opened = false;
+  let made: { dev: number; ino: number } | undefined;
+  let handle: FileHandle | undefined;
   let failure: { error: unknown } | undefined;
+
+  // The run id is in every agent's environment, so an agent can name the log: a hard link to
+  // ~/.profile put in its place, or a file of its own, would take the run's events from here on.
+  // Each append first checks that the path still names the file the run created, with no other name.
+  const append = async (line: string): Promise<void> => {
+    if (made === undefined) {
+      ensureOwnDir(root ?? dirname(dirname(path)), dirname(path));
+      // Created, never opened: run ids are new, and anything at the path is not the run's.
+      handle = await open(path, OWN_LOG_CREATE, 0o644);
+      const info = await handle.stat();
+      made = { dev: info.dev, ino: info.ino };
+    }
+    handle ??= await open(path, OWN_LOG_APPEND);
+    const [held, named] = await Promise.all([handle.stat(), lstat(path).catch(() => undefined)]);
+    if (held.dev !== made.dev || held.ino !== made.ino) throw new EventLogReplacedError(path, 'was replaced');
+    if (named?.dev !== made.dev || named.ino !== made.ino)
+      throw new EventLogReplacedError(path, 'was moved or replaced');
+    if (held.nlink !== 1) throw new EventLogReplacedError(path, 'has another name (a hard link)');
+    await handle.write(line);
+  };
+
   return {
     write(event) {
       const line = `${JSON.stringify(event)}\n`;
-      const first = !opened;
-      opened = true;
       chain = chain
         .then(async () => {
-          if (failure !== undefined) return;
-          if (first) await mkdir(dirname(path), { recursive: true });
-          // Never waits on a FIFO put at the log's path: the write fails, and flush() says so.
-          await appendFile(path, line, { flag: LOG_APPEND_FLAGS });
+          if (failure === undefined) await append(line);
         })
         .catch((error: unknown) => {
           failure ??= { error };
         });
     },
     async flush() {
+      // In the chain, so a write made meanwhile never finds its file closed under it.
+      chain = chain.then(async () => {
+        const held = handle;
+        handle = undefined;
+        await held?.close().catch(() => undefined);
+      });
       await chain;
       if (failure !== undefined) throw failure.error;
     },

@@ -113,4 +113,27 @@ describe('links an agent leaves where the next logs go', () => {
     expect((await repo.calls()).map((call) => call.bead)).toEqual(ids);
     expect(readdirSync(outside)).toEqual([]);
   });
+
+  it('end the run with an error naming its event log when a hard link takes its place, ~/.profile untouched', async () => {
+    const repo = await makeRepo();
+    const { epic, ids } = await repo.epic(['links the event log', 'runs after']);
+    const home = join(repo.dir, '..');
+    const profile = join(home, '.profile');
+    writeFileSync(profile, '# my profile\n');
+    const runs = join(repo.dir, '.forge', 'epics', epic, 'runs');
+    await repo.script({
+      [ids[0]!]: [
+        [
+          {
+            exec: ['sh', '-c', `L="${runs}/\${FORGE_AGENT_RUN%%:*}.jsonl"; rm -f "$L"; ln "${profile}" "$L"`],
+          },
+        ],
+      ],
+    });
+
+    const run = await repo.ralphProcess([epic, '--agent', repo.agent], 60_000);
+    expect(run.exitCode, run.stderr).toBe(3);
+    expect(run.stderr).toContain(runs);
+    expect(readFileSync(profile, 'utf8')).toBe('# my profile\n');
+  });
 });

@@ -151,7 +151,8 @@ describe('an append where a FIFO is', () => {
     await transcript.close();
     const log = createEventLogWriter(logLink);
     log.write({ type: 'a' });
-    await expect(log.flush()).rejects.toMatchObject({ code: 'ELOOP' });
+    // The run creates its log: any name already there, a link or not, is refused.
+    await expect(log.flush()).rejects.toMatchObject({ code: 'EEXIST' });
     expect(await readFile(target, 'utf8')).toBe('mine\n');
   });
 
@@ -226,4 +227,45 @@ describe('a log where an agent left a hard link or a linked folder', () => {
       expect(await readdir(outside, { recursive: true })).toEqual(before);
     },
   );
+
+  it('the event log: a hard link put in its place ends the log with an error naming it, ~/.profile untouched', async () => {
+    const { repo, home, runRoot } = await layout();
+    const path = join(runRoot, 'runs', 'run-1.jsonl');
+    const profile = join(home, '.profile');
+    await writeFile(profile, 'mine\n');
+    const log = createEventLogWriter(path, repo);
+    log.write({ type: 'run_started' });
+    await log.flush();
+    // What an agent that knows the run id (FORGE_AGENT_RUN) can do between two events.
+    await rm(path);
+    await link(profile, path);
+    log.write({ type: 'bead_started' });
+    const flushed = log.flush();
+    await expect(flushed).rejects.toThrow(path);
+    expect(await readFile(profile, 'utf8')).toBe('mine\n');
+  });
+
+  it('the event log: a hard link made while it is open (one more name) stops the writes', async () => {
+    const { repo, home, runRoot } = await layout();
+    const path = join(runRoot, 'runs', 'run-2.jsonl');
+    const log = createEventLogWriter(path, repo);
+    log.write({ type: 'run_started' });
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const profile = join(home, '.profile');
+    await link(path, profile);
+    log.write({ type: 'bead_started' });
+    await expect(log.flush()).rejects.toMatchObject({ code: 'ELOGREPLACED', path });
+    expect(await readFile(profile, 'utf8')).toBe('{"type":"run_started"}\n');
+  });
+
+  it('the event log: a runs/ folder swapped for a symlink is refused, nothing written outside', async () => {
+    const { repo, home, runRoot } = await layout();
+    const outside = join(home, 'outside-runs');
+    await rename(join(runRoot, 'runs'), outside);
+    await symlink(outside, join(runRoot, 'runs'));
+    const log = createEventLogWriter(join(runRoot, 'runs', 'run-3.jsonl'), repo);
+    log.write({ type: 'run_started' });
+    await expect(log.flush()).rejects.toThrow(join(runRoot, 'runs'));
+    expect(await readdir(outside)).toEqual([]);
+  });
 });
