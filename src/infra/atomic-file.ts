@@ -127,29 +127,38 @@ export async function readFileIfExists(path: string): Promise<string | undefined
  * Appends one line to a JSONL file. The common case is a plain append. When the file ends in a torn
  * line (a crash mid-append), the file is first rewritten atomically without it (or with the missing
  * newline, if the tail is complete JSON), so the ledger stays parseable.
+ *
+ * The files appended this way (a loop's ledger, its journals) have names an agent knows: a symlink or
+ * a hard link put at one (to ~/.bashrc) would take the line to the file it names. Such a file is
+ * rewritten the same atomic way instead, which gives the path a file of its own and leaves the other
+ * name's as it was.
  */
 export async function appendJsonLine(path: string, value: unknown): Promise<void> {
   const line = JSON.stringify(value);
   const handle = await open(path, APPEND_FLAGS).catch(async (error: unknown) => {
+    if (isLinkAt(error)) return undefined;
     if (!isNotFound(error)) throw error;
     await mkdir(dirname(path), { recursive: true });
     return open(path, APPEND_FLAGS);
   });
-  try {
-    const info = await handle.stat();
-    if (!info.isFile()) throw new NotRegularFileError(path, info);
-    const { size } = info;
-    const last = Buffer.alloc(1);
-    if (size > 0) await handle.read(last, 0, 1, size - 1);
-    if (size === 0 || last[0] === 0x0a) {
-      await handle.appendFile(`${line}\n`);
-      await handle.sync();
-      return;
+  if (handle !== undefined) {
+    try {
+      const info = await handle.stat();
+      if (!info.isFile()) throw new NotRegularFileError(path, info);
+      const { size, nlink } = info;
+      const last = Buffer.alloc(1);
+      if (size > 0) await handle.read(last, 0, 1, size - 1);
+      if (nlink === 1 && (size === 0 || last[0] === 0x0a)) {
+        await handle.appendFile(`${line}\n`);
+        await handle.sync();
+        return;
+      }
+    } finally {
+      await handle.close();
     }
-  } finally {
-    await handle.close();
   }
-  // Rare path: the file ends in a torn line; rewrite it without that line (or just add the newline).
+  // Rare path: the file ends in a torn line, or is a link; rewrite it without that line (or just add
+  // the newline).
   const existing = (await readFileIfExists(path)) ?? '';
   const lastNewline = existing.lastIndexOf('\n');
   const head = lastNewline === -1 ? '' : existing.slice(0, lastNewline + 1);
@@ -218,20 +227,9 @@ export async function modifiedTimeMs(path: string): Promise<number | undefined> 
 export const READ_FLAGS = constants.O_RDONLY | (constants.O_NONBLOCK ?? 0) | (constants.O_NOCTTY ?? 0);
 /** `r+` (read and write, no create) the same way. */
 export const UPDATE_FLAGS = constants.O_RDWR | (constants.O_NONBLOCK ?? 0) | (constants.O_NOCTTY ?? 0);
-/** `a+` (read, append, create) the same way. */
+/** `a+` (read, append, create) the same way, never through a symlink at the path (ELOOP). */
 const APPEND_FLAGS =
   constants.O_RDWR |
-  constants.O_APPEND |
-  constants.O_CREAT |
-  (constants.O_NONBLOCK ?? 0) |
-  (constants.O_NOCTTY ?? 0);
-/**
- * Append-only, for a log of Forge's own (an event log, a transcript): a FIFO without a reader fails at
- * once (ENXIO) instead of blocking, and a link put at the path fails too (ELOOP), so an agent's output
- * never lands in a file the link names (~/.bashrc).
- */
-export const LOG_APPEND_FLAGS =
-  constants.O_WRONLY |
   constants.O_APPEND |
   constants.O_CREAT |
   (constants.O_NONBLOCK ?? 0) |
@@ -293,6 +291,11 @@ export async function readBytesIfExists(path: string): Promise<Buffer | undefine
   } finally {
     await handle.close();
   }
+}
+
+/** The open met a symlink where O_NOFOLLOW forbids one. */
+function isLinkAt(error: unknown): boolean {
+  return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === 'ELOOP';
 }
 
 function isAlreadyThere(error: unknown): boolean {

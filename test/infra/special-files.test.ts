@@ -268,4 +268,19 @@ describe('a log where an agent left a hard link or a linked folder', () => {
     await expect(log.flush()).rejects.toThrow(join(runRoot, 'runs'));
     expect(await readdir(outside)).toEqual([]);
   });
+
+  it.each([
+    ['a hard link', link],
+    ['a symlink', symlink],
+  ] as const)('a ledger line at %s to ~/.bashrc lands in a ledger of its own', async (_, make) => {
+    const { home, runRoot } = await layout();
+    const bashrc = join(home, '.bashrc');
+    await writeFile(bashrc, '{"mine":1}\n');
+    const ledger = join(runRoot, 'ledger.jsonl');
+    await make(bashrc, ledger);
+    await appendJsonLine(ledger, { iter: 1 });
+    expect(await readFile(bashrc, 'utf8')).toBe('{"mine":1}\n');
+    expect((await stat(bashrc)).nlink).toBe(1);
+    expect(await readFile(ledger, 'utf8')).toBe('{"mine":1}\n{"iter":1}\n');
+  });
 });
