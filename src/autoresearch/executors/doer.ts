@@ -60,8 +60,9 @@ export function createDoerExecutor(context: AutoresearchContext): Executor {
       const ignored = bookkeepingPaths(context);
       const protectedPaths = await metricFiles(context.config, context.repo);
 
+      const where = { baseSha, branch, snapshot, ignored, protectedPaths, iter };
       // Every attempt starts from the iteration's base: what an earlier attempt left is undone first.
-      await putBack(context, { baseSha, branch, snapshot, ignored, protectedPaths, iter, everything: true });
+      await putBack(context, { ...where, everything: true });
 
       const result = await context.agents.full.execute(request);
       const homeTamper = result.tampered ?? [];
@@ -82,15 +83,7 @@ export function createDoerExecutor(context: AutoresearchContext): Executor {
       if (result.outcome !== 'ok') return result;
 
       // Where HEAD went: a doer may commit on the loop's branch, nothing else.
-      const moved = await putBack(context, {
-        baseSha,
-        branch,
-        snapshot,
-        ignored,
-        protectedPaths,
-        iter,
-        everything: false,
-      });
+      const moved = await putBack(context, { ...where, everything: false });
       const guard = await guardDoerChanges({
         git,
         baseSha,
@@ -142,15 +135,7 @@ export function createDoerExecutor(context: AutoresearchContext): Executor {
         // Undone now, with what the rules hid: the first pass takes a rule away, and only then does git
         // show the files it hid, for the second to remove (no revert would ever see them).
         for (let pass = 0; pass < 2; pass += 1) {
-          await putBack(context, {
-            baseSha,
-            branch,
-            snapshot,
-            ignored,
-            protectedPaths,
-            iter,
-            everything: true,
-          });
+          await putBack(context, { ...where, everything: true });
         }
       }
       if (outside.length > 0) {
