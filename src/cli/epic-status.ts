@@ -10,8 +10,7 @@ import {
   type BeadStore,
   type EpicGraph,
 } from '../beads/types.js';
-import { readFileIfExists } from '../infra/atomic-file.js';
-import { parseEventLines } from '../infra/file-tail.js';
+import { parseEventLines, readLogLines } from '../infra/file-tail.js';
 import { AppError, BeadStoreError, ExitCode } from '../infra/errors.js';
 import { isLockHolderLive, readLockFile } from '../infra/lock-file.js';
 import type { RunDir } from '../infra/run-dir.js';
@@ -312,9 +311,7 @@ const WANTED =
   /"type":"(run_started|run_finished|bead_started|bead_closed|bead_failed|attempt_finished|gate_finished)"/;
 
 async function readEvents(path: string): Promise<Record<string, unknown>[]> {
-  const text = await readFileIfExists(path);
-  if (text === undefined) return [];
-  return parseEventLines(text.split('\n').filter((line) => WANTED.test(line))).events;
+  return parseEventLines((await readLogLines(path, (line) => WANTED.test(line))) ?? []).events;
 }
 
 function elapsedSince(iso: string, now: number): number | null {

@@ -1,10 +1,8 @@
 // NDJSON event logs: one JSON object per line, appended as events happen, read back tolerantly.
 import { lstat, open, type FileHandle } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { createInterface } from 'node:readline';
-import { openRegularFile } from './atomic-file.js';
 import { EnvironmentError } from './errors.js';
-import { parseEventLines } from './file-tail.js';
+import { parseEventLines, readLogLines } from './file-tail.js';
 import { ensureOwnDir, OWN_LOG_APPEND, OWN_LOG_CREATE } from './own-log.js';
 import type { TextSink } from './text-sink.js';
 
@@ -99,13 +97,5 @@ export async function createNdjsonStream(sink: TextSink): Promise<{ write(event:
 export async function readEventLog(
   path: string,
 ): Promise<{ events: Record<string, unknown>[]; skipped: number }> {
-  const lines: string[] = [];
-  const handle = await openRegularFile(path);
-  try {
-    const input = handle.createReadStream({ encoding: 'utf8', autoClose: false });
-    for await (const line of createInterface({ input, crlfDelay: Infinity })) lines.push(line);
-  } finally {
-    await handle.close();
-  }
-  return parseEventLines(lines);
+  return parseEventLines((await readLogLines(path)) ?? []);
 }

@@ -1,7 +1,8 @@
 // Reading files another process is appending to: new bytes since the last read, whole lines only.
 import { stat } from 'node:fs/promises';
-import { isNotFound, openRegularFile } from './atomic-file.js';
+import { isNotFound, openIfExists, openRegularFile } from './atomic-file.js';
 import { isJsonObject } from './json-object.js';
+import { createLineSplitter } from './line-splitter.js';
 
 export interface FileTail {
   readonly path: string;
@@ -72,4 +73,31 @@ export function parseEventLines(lines: readonly string[]): {
     }
   }
   return { events, skipped };
+}
+
+/**
+ * The lines of the log at `path` that `keep` takes (all by default), or undefined when there is no
+ * file. Read a chunk at a time, a line past MAX_LINE_CHARS cut (and so no longer JSON: skipped): an
+ * agent can write the logs, and one 600 MB line made `status` fail ("Invalid string length") and `logs`
+ * crash in readline (found by the red team).
+ */
+export async function readLogLines(
+  path: string,
+  keep: (line: string) => boolean = () => true,
+): Promise<string[] | undefined> {
+  const handle = await openIfExists(path);
+  if (handle === undefined) return undefined;
+  const lines: string[] = [];
+  const splitter = createLineSplitter((line) => {
+    if (keep(line)) lines.push(line);
+  });
+  try {
+    for await (const chunk of handle.createReadStream({ encoding: 'utf8', autoClose: false })) {
+      splitter.push(chunk as string);
+    }
+    splitter.end();
+  } finally {
+    await handle.close();
+  }
+  return lines;
 }

@@ -1,11 +1,13 @@
 // The run's event log: created with its first event, and a failed write (a full disk) never escapes as
 // an unhandled rejection (a stack trace and exit 1): flush() reports it.
 import { existsSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { createEventLogWriter, readEventLog } from '../../src/infra/event-log.js';
+import { readLogLines } from '../../src/infra/file-tail.js';
+import { MAX_LINE_CHARS } from '../../src/infra/line-splitter.js';
 
 describe('event log writer', () => {
   it('creates nothing until the first event, then writes events in order', async () => {
@@ -38,4 +40,26 @@ describe('event log writer', () => {
       expect(leaked).toEqual([]);
     },
   );
+});
+
+describe('reading an event log an agent may have written', () => {
+  it('holds no line past the bound: a huge line is cut, so it is skipped and the events around it read', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'forge-events-'));
+    onTestFinished(() => rm(dir, { recursive: true, force: true }));
+    const path = join(dir, 'run.jsonl');
+    const huge = `{"type":"activity","message":"${'x'.repeat(MAX_LINE_CHARS * 3)}"}`;
+    await writeFile(path, `{"type":"run_started"}\n${huge}\n{"type":"run_finished"}\n`);
+    const lines = (await readLogLines(path)) ?? [];
+    expect(lines).toHaveLength(3);
+    expect(Math.max(...lines.map((line) => line.length))).toBeLessThan(MAX_LINE_CHARS + 100);
+    expect(lines[1]).toMatch(/\[…line cut: \d+ more characters…\]$/);
+    const read = await readEventLog(path);
+    expect(read.events.map((event) => event.type)).toEqual(['run_started', 'run_finished']);
+    expect(read.skipped).toBe(1);
+    // Only the lines asked for are kept (status keeps a few kinds), and a missing log is none.
+    expect(await readLogLines(path, (line) => line.includes('finished'))).toEqual([
+      '{"type":"run_finished"}',
+    ]);
+    expect(await readLogLines(join(dir, 'none.jsonl'))).toBeUndefined();
+  });
 });
