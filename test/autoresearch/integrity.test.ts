@@ -1073,3 +1073,61 @@ describe('what git is told to leave out', () => {
     expect(await f.repo.exists('src/impl.mjs')).toBe(false);
   });
 });
+
+describe('submodules in the tree', () => {
+  /** A repository of its own at `fixtures/`, holding what the metric would compare against. */
+  async function withSubmodule(f: LoopFixture): Promise<string> {
+    const sub = await mkdtemp(join(tmpdir(), 'forge-sub-'));
+    onTestFinished(() => rm(sub, { recursive: true, force: true }));
+    const git = (cwd: string, ...args: string[]) =>
+      execFileSync(
+        'git',
+        ['-c', 'user.name=t', '-c', 'user.email=t@e.st', '-c', 'commit.gpgSign=false', ...args],
+        {
+          cwd,
+          env: { ...process.env, GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null' },
+          stdio: 'pipe',
+        },
+      );
+    git(sub, 'init', '-q', '-b', 'main');
+    writeFileSync(join(sub, 'cases.json'), '{"expected": 1}\n');
+    git(sub, 'add', '-A');
+    git(sub, 'commit', '-q', '-m', 'cases');
+    git(f.repo.dir, '-c', 'protocol.file.allow=always', 'submodule', 'add', '-q', sub, 'fixtures');
+    git(f.repo.dir, 'commit', '-q', '-m', 'the fixtures, as a submodule');
+    return join(f.repo.dir, 'fixtures');
+  }
+
+  it.each([
+    ['rewrites a file in it', false],
+    ['rewrites a file in it and commits there', true],
+  ])(
+    'a doer that %s (outside its scope) has it put back; its iteration is a tamper',
+    async (_what, commit) => {
+      const f = await createLoopFixture();
+      const fixtures = await withSubmodule(f);
+      await f.baseline();
+      const head = execFileSync('git', ['rev-parse', 'HEAD'], { cwd: fixtures, encoding: 'utf8' });
+      const message = await cheatingIteration(f, '10', async () => {
+        await writeFile(join(fixtures, 'cases.json'), '{"expected": 10}\n');
+        if (commit) {
+          execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@e.st', 'commit', '-q', '-am', 'x'], {
+            cwd: fixtures,
+            stdio: 'pipe',
+          });
+        }
+      });
+      expect(message).toMatch(/^tamper/);
+      const tamper = (await readIterationState(f.files, f.workspace, 1)).tamper;
+      expect(tamper).toEqual([
+        {
+          role: 'doer',
+          paths: [expect.stringMatching(/^fixtures \(submodule: .*changed cases\.json\)$/)],
+          what: 'changed a submodule outside its scope',
+        },
+      ]);
+      expect(await readFile(join(fixtures, 'cases.json'), 'utf8')).toBe('{"expected": 1}\n');
+      expect(execFileSync('git', ['rev-parse', 'HEAD'], { cwd: fixtures, encoding: 'utf8' })).toBe(head);
+    },
+  );
+});

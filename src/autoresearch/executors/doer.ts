@@ -17,6 +17,7 @@ import {
 import { recordSpend } from '../spend.js';
 import { recordedBranch, recordHead } from '../loop-head.js';
 import { metricFiles } from '../state-guard.js';
+import { snapshotSubmodules } from '../submodules.js';
 import { isTestFile } from '../test-files.js';
 import { linksLeadingOut } from '../../infra/contained-path.js';
 import { bookkeepingPaths, placeInLoop, type AutoresearchContext } from './context.js';
@@ -64,7 +65,21 @@ export function createDoerExecutor(context: AutoresearchContext): Executor {
       // Every attempt starts from the iteration's base: what an earlier attempt left is undone first.
       await putBack(context, { ...where, everything: true });
 
+      const submodules = await snapshotSubmodules(
+        git,
+        context.gitAt,
+        context.repo,
+        baseSha,
+        context.config.scope.doer_paths,
+      );
       const result = await context.agents.full.execute(request);
+      const inSubmodules = await submodules.restore();
+      if (inSubmodules.length > 0) {
+        state = await updateIterationState(context.files, workspace, iter, (s) =>
+          withTamper(s, { role: 'doer', paths: inSubmodules, what: 'changed a submodule outside its scope' }),
+        );
+        request.onActivity?.(`tamper: the doer changed ${inSubmodules.join('; ')}; put back`);
+      }
       const homeTamper = result.tampered ?? [];
       await updateIterationState(context.files, workspace, iter, (s) => {
         const spent = { ...s, costs: { ...s.costs, doer: (s.costs.doer ?? 0) + (result.costUsd ?? 0) } };
