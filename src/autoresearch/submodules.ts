@@ -3,6 +3,7 @@
 // one outside its scope went unseen. Seen: the metric's expected answers lived in a submodule, and a
 // doer that rewrote them there (committing inside it, even) was kept at 8 for a change worth 1.
 import { join } from 'node:path';
+import { pathExists } from '../infra/atomic-file.js';
 import type { Git } from '../infra/git.js';
 import { isPathInScope } from './keep-revert.js';
 import { describeTreeChange, restoreTree, snapshotTree, type TreeSnapshot } from './tree-snapshot.js';
@@ -14,8 +15,8 @@ export interface SubmoduleSnapshots {
 
 /**
  * Snapshots the submodules of `base` (gitlinks in its tree) that lie outside `scope`: HEAD, the index
- * and every changed file, as the soft judge's tree guard does for the superproject. Nothing to do, and
- * one `ls-tree` spent, in a repository without submodules.
+ * and every changed file, as the soft judge's tree guard does for the superproject. In a repository
+ * without a .gitmodules file, nothing is spent.
  */
 export async function snapshotSubmodules(
   git: Git,
@@ -25,7 +26,8 @@ export async function snapshotSubmodules(
   scope: readonly string[],
 ): Promise<SubmoduleSnapshots> {
   const taken: { path: string; git: Git; snapshot: TreeSnapshot }[] = [];
-  if (gitAt !== undefined) {
+  // `git submodule add` writes .gitmodules: without one, no tree walk is spent.
+  if (gitAt !== undefined && (await pathExists(join(repo, '.gitmodules')))) {
     const links = (await git.listTree(base, [])).filter((entry) => entry.mode === '160000');
     for (const { path } of links) {
       if (isPathInScope(path, scope)) continue;

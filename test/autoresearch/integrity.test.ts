@@ -1130,4 +1130,28 @@ describe('submodules in the tree', () => {
       expect(execFileSync('git', ['rev-parse', 'HEAD'], { cwd: fixtures, encoding: 'utf8' })).toBe(head);
     },
   );
+
+  it('code that rewrites a submodule while the metric runs it is no score, and the submodule is put back', async () => {
+    // The measured code (here the metric itself, past the baseline's value) writes the fixtures.
+    const script = `const fs = require('node:fs');
+const value = Number(fs.readFileSync('src/value.txt', 'utf8').trim());
+if (value !== 10) fs.writeFileSync('fixtures/cases.json', '{"expected": ' + value + '}\\n');
+console.log(JSON.stringify({ score: value }));
+`;
+    const f = await createLoopFixture({
+      metric: {
+        type: 'hard',
+        command: 'node scripts/score-fixtures.js',
+        score: { from: 'json', path: 'score' },
+        direction: 'maximize',
+        timeout_seconds: 30,
+      },
+    });
+    await f.repo.write('scripts/score-fixtures.js', script);
+    const fixtures = await withSubmodule(f);
+    await f.baseline();
+    const message = await cheatingIteration(f, '12', async () => undefined);
+    expect(message).toMatch(/^crash/);
+    expect(await readFile(join(fixtures, 'cases.json'), 'utf8')).toBe('{"expected": 1}\n');
+  });
 });

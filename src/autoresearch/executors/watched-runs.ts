@@ -3,6 +3,7 @@
 // with its own rules, so what a run leaves changed there is put back and the run measures nothing.
 import type { Command, ProcessResult } from '../../infra/process.js';
 import { metricFiles } from '../state-guard.js';
+import { snapshotSubmodules } from '../submodules.js';
 import { describeTreeChange, restoreTree, snapshotTree } from '../tree-snapshot.js';
 import { bookkeepingPaths, type AutoresearchContext, type MetricRunOptions } from './context.js';
 
@@ -28,14 +29,18 @@ export function watchRuns(context: AutoresearchContext): WatchedRuns {
   return {
     async run(command, options) {
       const before = await snapshotTree(context.git, await metricFiles(context.config, context.repo));
+      // A submodule's files are the tree's too (a metric's fixtures may live in one), whatever the scope.
+      const submodules = await snapshotSubmodules(context.git, context.gitAt, context.repo, 'HEAD', []);
       try {
         return await context.runMetric(command, options);
       } finally {
         const change = await restoreTree(context.git, before, bookkeepingPaths(context), {
           leaveNewFiles: true,
         });
-        const what = describeTreeChange(change);
-        if (what !== undefined) changes.push({ command, what });
+        const what = [describeTreeChange(change), ...(await submodules.restore())]
+          .filter((part) => part !== undefined)
+          .join('; ');
+        if (what !== '') changes.push({ command, what });
       }
     },
     changes: () => changes,
