@@ -39,6 +39,7 @@ import { checkHead, recordHead } from './loop-head.js';
 import { candidateFiles, candidateOf } from './candidates.js';
 import type { BeadStore } from '../beads/types.js';
 import { bookkeepingPaths } from './executors/context.js';
+import { snapshotSubmodules } from './submodules.js';
 import { describeTreeChange, restoreTree, snapshotTree, type TreeChange } from './tree-snapshot.js';
 
 export interface StateGuardContext {
@@ -228,6 +229,10 @@ export function guardAgentExecutor(inner: Executor, ctx: StateGuardContext): Exe
       const markers = await presentMarkers(git);
       const ignoredRound = await ignoredGuard.begin(request.cwd);
       const treeBefore = TREE_GUARDED_ROLES.has(role) ? await snapshotTree(ctx.git) : undefined;
+      // Their submodules too: git's status passes over a submodule's files (see submodules.ts).
+      const submodulesBefore = TREE_GUARDED_ROLES.has(role)
+        ? await snapshotSubmodules(ctx.git, ctx.gitAt, ctx.cwd, 'HEAD', [])
+        : undefined;
       const result = await inner.execute(left === undefined ? request : { ...request, budgetUsd: left });
       // First, so HEAD and the tracked files are back before the loop's own files are compared.
       const treeChange =
@@ -238,7 +243,10 @@ export function guardAgentExecutor(inner: Executor, ctx: StateGuardContext): Exe
               treeBefore,
               bookkeepingPaths({ repo: ctx.cwd, workspace: ctx.workspace }),
             );
-      const treeFindings = treeChange === undefined ? [] : treeChangeNames(treeChange);
+      const treeFindings = [
+        ...(treeChange === undefined ? [] : treeChangeNames(treeChange)),
+        ...((await submodulesBefore?.restore()) ?? []),
+      ];
       const { hidden, lost: ignoredChange } = await ignoredRound.end(role, layout, (line) =>
         request.onActivity?.(line),
       );

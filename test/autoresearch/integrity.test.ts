@@ -1131,6 +1131,25 @@ describe('submodules in the tree', () => {
     },
   );
 
+  it('a strategist’s edit in a submodule is put back and recorded as its tamper', async () => {
+    const f = await createLoopFixture();
+    const fixtures = await withSubmodule(f);
+    await f.baseline();
+    f.full.behaviour = async () => {
+      await writeFile(join(fixtures, 'cases.json'), '{"expected": 10}\n');
+      return { outcome: 'ok', message: 'stamped' };
+    };
+    const result = await f.context.agents.full.execute(
+      f.request({ labels: ['role:strategist', 'iter:0'], title: 'strategist-0: value' }),
+    );
+    // The superproject's status names the submodule; its own snapshot says what changed in it.
+    expect(result.tampered).toEqual([
+      'fixtures',
+      expect.stringMatching(/^fixtures \(submodule: .*changed cases\.json\)$/),
+    ]);
+    expect(await readFile(join(fixtures, 'cases.json'), 'utf8')).toBe('{"expected": 1}\n');
+  });
+
   it('code that rewrites a submodule while the metric runs it is no score, and the submodule is put back', async () => {
     // The measured code (here the metric itself, past the baseline's value) writes the fixtures.
     const script = `const fs = require('node:fs');
