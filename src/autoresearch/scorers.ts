@@ -1,6 +1,6 @@
 // Hard-metric scorers: read a score off a metric command's output, or say why there is none (a crash).
 import type { ProcessResult } from '../infra/process.js';
-import { wasTruncated } from '../infra/tail-buffer.js';
+import { DEFAULT_KEPT_CHARS, wasTruncated } from '../infra/tail-buffer.js';
 import type { ScoreSource } from './config.js';
 import { parseJsonPath } from './config-values.js';
 import { findJsonValues } from './json-text.js';
@@ -11,8 +11,8 @@ import type { Counted } from './test-counts.js';
 /** A score with the evidence it was read from, or why there is none (the arbiter records a crash). */
 export type ScoreResult = { ok: true; score: number; evidence: string } | { ok: false; reason: string };
 
-/** How much of each stream the metric's runner keeps (process.ts's default bound), as told to the user. */
-const OUTPUT_KEPT = '50 MiB';
+/** How much of each stream the metric's runner keeps, as told to the user. */
+const OUTPUT_KEPT = `${Math.round(DEFAULT_KEPT_CHARS / 2 ** 20)} MiB`;
 
 /** Enough of the output's end for a user to see why no score came out of it. */
 const TAIL_CHARS = 500;

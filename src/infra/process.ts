@@ -8,7 +8,7 @@ import { containCommand, signalOfContainedExit } from './containment.js';
 import { carriesMark, currentRunMarks, RUN_MARK_VAR } from './run-marks.js';
 import { endGroup, signalGroup } from './pid.js';
 import { createLineSplitter } from './line-splitter.js';
-import { TailBuffer } from './tail-buffer.js';
+import { DEFAULT_KEPT_CHARS, TailBuffer } from './tail-buffer.js';
 
 export { isProcessAlive, signalGroup } from './pid.js';
 
@@ -64,12 +64,10 @@ export interface ProcessResult {
   contained?: boolean;
 }
 
-const DEFAULT_MAX_BUFFER = 50 * 1024 * 1024;
-
 /** Runs a command to completion. Never throws for a failing child: the result says what happened. */
 export async function runProcess(command: Command, options: RunProcessOptions): Promise<ProcessResult> {
   const started = Date.now();
-  const maxChars = options.maxBufferChars ?? DEFAULT_MAX_BUFFER;
+  const maxChars = options.maxBufferChars ?? DEFAULT_KEPT_CHARS;
   const stdout = new TailBuffer(maxChars);
   const stderr = new TailBuffer(maxChars);
   let timedOut = false;

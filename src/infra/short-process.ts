@@ -10,7 +10,7 @@
 import { spawn } from 'node:child_process';
 import { endGroup } from './pid.js';
 import type { Command, ProcessResult } from './process.js';
-import { TailBuffer } from './tail-buffer.js';
+import { DEFAULT_KEPT_CHARS, TailBuffer } from './tail-buffer.js';
 
 export interface ShortProcessOptions {
   cwd: string;
@@ -26,11 +26,9 @@ export interface ShortProcessOptions {
   maxBufferChars?: number | undefined;
 }
 
-const DEFAULT_MAX_BUFFER = 50 * 1024 * 1024;
-
 export function runShortProcess(command: Command, options: ShortProcessOptions): Promise<ProcessResult> {
   const started = Date.now();
-  const maxChars = options.maxBufferChars ?? DEFAULT_MAX_BUFFER;
+  const maxChars = options.maxBufferChars ?? DEFAULT_KEPT_CHARS;
   const killGraceMs = options.killGraceMs ?? 2000;
   const stdout = new TailBuffer(maxChars);
   const stderr = new TailBuffer(maxChars);

@@ -1,5 +1,8 @@
 // The last `max` characters of a child's output stream, marked when anything before them was dropped.
 
+/** How much of each stream of a child's output is kept unless a caller says otherwise (the last 50 Mi characters). */
+export const DEFAULT_KEPT_CHARS = 50 * 1024 * 1024;
+
 /** What a kept tail starts with when the start of the stream was dropped. */
 export const TRUNCATED_MARK = '[…truncated…]\n';
 
