@@ -33,6 +33,17 @@ async function cheatingIteration(f: LoopFixture, value: string, cheat: () => Pro
   return (await f.run('arbiter', 1)).message;
 }
 
+/** A hard metric run as `command`, its score read at the JSON path `score`. */
+function jsonMetric(command: string): LoopConfigFile['metric'] {
+  return {
+    type: 'hard',
+    command,
+    score: { from: 'json', path: 'score' },
+    direction: 'maximize',
+    timeout_seconds: 30,
+  };
+}
+
 describe('the loop’s own files belong to the runner', () => {
   it('puts back a doer’s edits to the config, program, ledger, summary, signals and templates, and decides tamper', async () => {
     const f = await createLoopFixture();
@@ -788,13 +799,7 @@ describe('what the measured code prints', () => {
   // The metric runs the doer's code, and that code can write to the metric's own output.
   const metric = (script: string) =>
     createLoopFixture({
-      metric: {
-        type: 'hard',
-        command: `node ${script}`,
-        score: { from: 'json', path: 'score' },
-        direction: 'maximize',
-        timeout_seconds: 30,
-      },
+      metric: jsonMetric(`node ${script}`),
     });
   /** Loads the artifact in its own process: what it prints is its own output. */
   const IN_PROCESS = `console.log(JSON.stringify({ score: require('../src/value.js')() }));\n`;
@@ -915,13 +920,7 @@ console.log(JSON.stringify({ score: value * weight }));
 
   async function measuredLoop(overrides: Partial<LoopConfigFile> = {}): Promise<LoopFixture> {
     const f = await createLoopFixture({
-      metric: {
-        type: 'hard',
-        command: 'node scripts/run.js',
-        score: { from: 'json', path: 'score' },
-        direction: 'maximize',
-        timeout_seconds: 30,
-      },
+      metric: jsonMetric('node scripts/run.js'),
       ...overrides,
     });
     await f.repo.write('src/value.js', 'module.exports = () => 10;\n');
@@ -1158,13 +1157,7 @@ if (value !== 10) fs.writeFileSync('fixtures/cases.json', '{"expected": ' + valu
 console.log(JSON.stringify({ score: value }));
 `;
     const f = await createLoopFixture({
-      metric: {
-        type: 'hard',
-        command: 'node scripts/score-fixtures.js',
-        score: { from: 'json', path: 'score' },
-        direction: 'maximize',
-        timeout_seconds: 30,
-      },
+      metric: jsonMetric('node scripts/score-fixtures.js'),
     });
     await f.repo.write('scripts/score-fixtures.js', script);
     const fixtures = await withSubmodule(f);
