@@ -13,22 +13,32 @@ type StopOutcome = Omit<Extract<BeadOutcome, { kind: 'stop' }>, 'costUsd'>;
 /** Claims `bead` and runs attempts until the retry policy closes it, fails it, or stops the run. */
 export async function runBead(ctx: RunContext, bead: Bead, via?: AttemptVia): Promise<BeadOutcome> {
   const { o, d } = ctx;
-  const claim = await d.store.claim(bead.id);
-  if (!claim.ok) return { kind: 'skipped', message: `Could not claim ${bead.id}: ${claim.reason}` };
-
   const role = roleOf(bead);
   const executor = d.executors.resolve(role);
+  // What was dirty before the bead's first attempt is the user's: its commit never holds it. Read
+  // beside the claim, which changes only the bead store (Forge's state, never in a commit), and the
+  // agent starts after both: a git status costs the bead no time of its own (tens of ms in a large
+  // tree, about as long as br takes to claim). A claim that fails leaves the read unused.
+  // A parallel run's results are commits already (AttemptVia): nothing is left to commit here.
+  const dirtyRead =
+    via === undefined && o.autoCommit && executor.writesCode && d.git !== undefined
+      ? d.git.dirtyPaths()
+      : undefined;
+  const claim = await d.store.claim(bead.id).catch(async (error: unknown) => {
+    await dirtyRead?.catch(() => undefined);
+    throw error;
+  });
+  if (!claim.ok) {
+    await dirtyRead?.catch(() => undefined);
+    return { kind: 'skipped', message: `Could not claim ${bead.id}: ${claim.reason}` };
+  }
+  const dirtyBefore = await dirtyRead;
+
   const chosen = agentSpecFor(bead, role, o.agents);
   const agentSpec = executor.builtin === true ? 'built-in' : chosen.spec;
   const fromLabel = chosen.fromLabel;
   const maxAttempts = executor.maxAttempts ?? o.maxAttempts;
   const beadStarted = d.clock.now();
-  // What was dirty before the bead's first attempt is the user's: its commit never holds it.
-  // A parallel run's results are commits already (AttemptVia): nothing is left to commit here.
-  const dirtyBefore =
-    via === undefined && o.autoCommit && executor.writesCode && d.git !== undefined
-      ? await d.git.dirtyPaths()
-      : undefined;
   // Gates named by labels are resolved once: a bad gates: label fails the bead before any agent runs.
   const gates = executorRunsGates(executor) && o.gates !== undefined ? planGates(bead.labels, o.gates) : [];
   /** The previous attempt's gate report, for this attempt's prompt. */

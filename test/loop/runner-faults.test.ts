@@ -94,6 +94,73 @@ describe('runner: --auto-commit holds only what the bead changed', () => {
     expect(tree.get('src/mine.ts')).toBe('v1');
   });
 
+  it('reads the tree beside the claim, not after it, and the agent starts after both', async () => {
+    const h = createHarness();
+    const { epicId } = await h.epic(['write']);
+    const { git, tree, commits } = fakeGit({ 'notes.txt': 'v1' });
+    const order: string[] = [];
+    let dirtyAsked!: () => void;
+    const asked = new Promise<void>((resolve) => (dirtyAsked = resolve));
+    const claim = h.store.claim.bind(h.store);
+    h.store.claim = async (id) => {
+      order.push('claim asked');
+      // Sequential code would ask git only after this answers: wait (bounded) to see which it is.
+      await Promise.race([asked, new Promise((resolve) => setTimeout(resolve, 500))]);
+      order.push('claim answered');
+      return claim(id);
+    };
+    const spied: RunnerGit = {
+      ...git,
+      dirtyPaths: async () => {
+        order.push('tree asked');
+        dirtyAsked();
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        order.push('tree answered');
+        return new Map(tree);
+      },
+    };
+    h.behaviours.set('write', () => {
+      order.push('agent');
+      tree.set('feature.txt', 'new');
+      return ok();
+    });
+    const summary = await h.run({ epicId, autoCommit: true, allowDirty: true }, { git: spied });
+    expect(summary.reason).toBe('done');
+    expect(order.slice(0, 2).sort()).toEqual(['claim asked', 'tree asked']);
+    expect(order[2]).toBe('claim answered');
+    expect(order.indexOf('agent')).toBe(order.length - 1);
+    expect(order.indexOf('tree answered')).toBeLessThan(order.indexOf('agent'));
+    // The read still tells the user's dirty file from the bead's own.
+    expect(commits.map((c) => c.paths)).toEqual([['feature.txt']]);
+  });
+
+  it('a claim that fails leaves the tree read unused, even a read that failed too', async () => {
+    const h = createHarness();
+    const { epicId, ids } = await h.epic(['taken']);
+    const { git } = fakeGit();
+    const claim = h.store.claim.bind(h.store);
+    let claims = 0;
+    h.store.claim = async (id) => {
+      claims += 1;
+      return claims === 1 ? { ok: false, reason: 'claimed by another runner' } : claim(id);
+    };
+    let reads = 0;
+    const failing: RunnerGit = {
+      ...git,
+      dirtyPaths: async () => {
+        reads += 1;
+        if (reads === 1) throw new Error('git status failed');
+        return new Map();
+      },
+    };
+    const summary = await h.run({ epicId, autoCommit: true, allowDirty: true }, { git: failing });
+    // The failed read went with the failed claim: the bead was skipped, then claimed and run.
+    expect(warnings(h.events)).toEqual([`Could not claim ${ids[0]}: claimed by another runner`]);
+    expect(h.requests.map((request) => request.bead.id)).toEqual([ids[0]]);
+    expect(summary.beadsClosed).toBe(1);
+    expect(reads).toBe(2);
+  });
+
   it('snapshots the tree once per bead, before its first attempt, so a retried bead’s work is its own', async () => {
     const h = createHarness();
     const { epicId } = await h.epic(['flaky']);
