@@ -1,7 +1,7 @@
-// Vitest projects: fast unit/adapter tests by default; the real-agent e2e suite lives in its own project.
+// Vitest: every test file in one project, the real-agent e2e files (test/e2e-claude/) among them.
 import { rmSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
-import { configDefaults, defineConfig } from 'vitest/config';
+import { defineConfig } from 'vitest/config';
 import { bundleFakeBr } from './test/support/fake-br/fake-br-bundle.js';
 import LongestFirst from './test/support/longest-first.js';
 import { dropVersionManagers, setAsideExtraCa, useMemoryTemp } from './test/support/machine-env.js';
@@ -46,34 +46,22 @@ export default defineConfig({
     // two workers, 245 s with three, 232 s with four. At most eight: each worker and the agent CLIs it
     // starts hold hundreds of MB, and a big machine has no more than 160 files to share out.
     maxWorkers: Math.min(8, 2 * Math.max(1, availableParallelism())),
-    // Longest file first across both projects (test/support/longest-first.ts), from the recorded times.
+    // Longest file first (test/support/longest-first.ts), from the recorded times.
     sequence: { sequencer: LongestFirst },
     // A worker runs file after file in one process instead of a fresh one per file: the default
     // project took 216 s (324 s of CPU) so, against 232 s (361 s of CPU) with a fork per file, and
     // the whole suite 338 s against 356 s. Files share the module cache, so a test leaves process-wide state as it found it
     // (process.env, spies: restored).
     isolate: false,
-    projects: [
-      {
-        extends: true,
-        test: {
-          name: 'default',
-          include: ['test/**/*.test.ts'],
-          exclude: [...configDefaults.exclude, 'test/e2e-claude/**'],
-          testTimeout: 120_000,
-          hookTimeout: 30_000,
-        },
-      },
-      {
-        // The real Claude Code (and Codex) binaries against a scripted model server on 127.0.0.1, no network.
-        extends: true,
-        test: {
-          name: 'e2e-claude',
-          include: ['test/e2e-claude/**/*.test.ts'],
-          testTimeout: 300_000,
-          hookTimeout: 60_000,
-        },
-      },
-    ],
+    // One project, not two: vitest keeps a worker for the next file only when that file is of the same
+    // project, so with the real-CLI files in a project of their own, interleaved longest first with the
+    // rest, a worker was stopped and a fresh one started at nearly every switch (27 workers in a run of
+    // the whole suite, where four do). The real-CLI files (test/e2e-claude/: the real Claude Code, Codex,
+    // opencode and Gemini CLI against the scripted model server on 127.0.0.1, no network) keep their
+    // longer timeouts through the setup file, by path.
+    include: ['test/**/*.test.ts'],
+    testTimeout: 120_000,
+    hookTimeout: 30_000,
+    setupFiles: ['test/support/setup-real-cli-timeouts.ts'],
   },
 });
