@@ -272,11 +272,14 @@ export async function sweepMarkedProcesses(
   const graceMs = options.graceMs ?? 2000;
   const swept = new Map<number, SweptProcess>();
   try {
-    const spared = ancestry(process.pid);
+    // Read only once something carries the mark: most runs leave nothing, and walking the chain up
+    // to init is a /proc read per ancestor on every agent run.
+    let spared: Set<number> | undefined;
     for (let round = 0; round < (options.rounds ?? 3); round += 1) {
-      const found = (await findMarkedProcesses(mark, { startedAfter: options.startedAfter })).filter(
-        (found) => !spared.has(found.pid),
-      );
+      const marked = await findMarkedProcesses(mark, { startedAfter: options.startedAfter });
+      if (marked.length === 0) break;
+      spared ??= ancestry(process.pid);
+      const found = marked.filter((candidate) => !spared?.has(candidate.pid));
       if (found.length === 0) break;
       for (const target of found) {
         swept.set(target.pid, target);
