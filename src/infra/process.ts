@@ -260,9 +260,9 @@ export function markEnv(env: NodeJS.ProcessEnv, mark: string): NodeJS.ProcessEnv
 
 /**
  * Ends every process whose environment carries `mark`: SIGTERM, then SIGKILL to those still there after
- * the grace; scans again for what they started meanwhile. Best-effort and bounded; never throws. This
- * process and its ancestors are never signalled, and a process without the mark cannot match (the mark
- * is random). On platforms without /proc it finds nothing.
+ * the grace, and waits until they are gone; scans again for what they started meanwhile. Best-effort
+ * and bounded; never throws. This process and its ancestors are never signalled, and a process without
+ * the mark cannot match (the mark is random). On platforms without /proc it finds nothing.
  */
 export async function sweepMarkedProcesses(
   mark: string,
@@ -292,14 +292,34 @@ export async function sweepMarkedProcesses(
         left = left.filter((target) => carriesMark(target.pid, mark));
       }
       // Checked again just before: a pid that was reused meanwhile no longer carries the mark.
-      for (const target of left.filter((target) => carriesMark(target.pid, mark))) {
-        signal(target.pid, 'SIGKILL');
-      }
+      const killed = left.filter((target) => carriesMark(target.pid, mark));
+      for (const target of killed) signal(target.pid, 'SIGKILL');
+      // A SIGKILL takes effect when the kernel next runs the process, which on a loaded machine can be
+      // well after kill() returns. Wait for it, so that what a sweep reports ended has ended when it
+      // returns (the caller measures, commits or starts the next agent then), and the next round does
+      // not find it still there and signal it all over again.
+      await waitUntilGone(killed, mark);
     }
   } catch {
     // Best-effort: /proc unreadable or gone; what was signalled so far is still reported.
   }
   return [...swept.values()];
+}
+
+/**
+ * How long a sweep waits for the processes it sent SIGKILL to to be gone. Only a process stuck in the
+ * kernel (a hung network mount) takes this long; the sweep then goes on without it.
+ */
+const KILL_WAIT_MS = 2000;
+
+/** Waits until none of `targets` carries `mark` any more (gone, or a zombie), or KILL_WAIT_MS pass. */
+async function waitUntilGone(targets: readonly SweptProcess[], mark: string): Promise<void> {
+  const deadline = Date.now() + KILL_WAIT_MS;
+  let left = targets.filter((target) => carriesMark(target.pid, mark));
+  while (left.length > 0 && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    left = left.filter((target) => carriesMark(target.pid, mark));
+  }
 }
 
 /**

@@ -81,7 +81,8 @@ describe.runIf(linux)('runProcess: sweeping what escaped the group', () => {
     onTestFinished(() => killQuietly(daemon));
     expect(result).toMatchObject({ exitCode: 0, timedOut: false });
     expect(result.durationMs).toBeLessThan(10_000);
-    expect(await eventually(() => isGone(daemon))).toBe(true);
+    // Gone when the run returns, not some time after: what runs next must not share the tree with it.
+    expect(await isGone(daemon)).toBe(true);
     expect(result.swept?.map((swept) => swept.pid)).toContain(daemon);
   });
 
@@ -117,6 +118,26 @@ describe.runIf(linux)('runProcess: sweeping what escaped the group', () => {
     expect(await isGone(ours)).toBe(true);
     expect(await isGone(unmarked)).toBe(false);
     expect(await isGone(otherRun)).toBe(false);
+  });
+
+  it('has ended what it swept by the time it returns, each one that ignored SIGTERM too', async () => {
+    const dir = await tempDir();
+    const env = { ...ENV, [RUN_MARK_VAR]: 'stubborn-run' };
+    const pidFiles = [1, 2, 3, 4].map((n) => join(dir, `stubborn-${n}.pid`));
+    for (const pidFile of pidFiles) {
+      const script = `trap "" TERM; echo $$ > ${pidFile}; while :; do sleep 0.05; done`;
+      const child = spawn('sh', ['-c', script], { env, detached: true, stdio: 'ignore' });
+      child.unref();
+      onTestFinished(() => killQuietly(child.pid!));
+    }
+    // Each one has set its trap once it has written its pid.
+    const written = () => Promise.all(pidFiles.map((file) => readFile(file, 'utf8').catch(() => '')));
+    expect(await eventually(async () => (await written()).every((pid) => pid.trim() !== ''))).toBe(true);
+    const stubborn = (await written()).map(Number);
+
+    const swept = await sweepMarkedProcesses('stubborn-run', { graceMs: 100 });
+    expect(swept.map((process) => process.pid)).toEqual(expect.arrayContaining(stubborn));
+    for (const pid of stubborn) expect(await isGone(pid), `pid ${pid}`).toBe(true);
   });
 
   it('finds a nested run’s processes by the outer mark: marks add up', async () => {
