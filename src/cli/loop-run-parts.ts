@@ -14,7 +14,7 @@ import type { BeadStore } from '../beads/types.js';
 import { containmentStatus } from '../infra/containment.js';
 import { createGit } from '../infra/git.js';
 import { journaledLoopFiles } from '../infra/journaled-loop-files.js';
-import { createFileLock, type FileLock } from '../infra/lock-file.js';
+import { createFileLock, lockRefusalHint, type FileLock } from '../infra/lock-file.js';
 import type { LoopFiles } from '../infra/loop-files.js';
 import { runWithOwnTemp } from './own-temp-process.js';
 import { LockedError } from '../loop/runner.js';
@@ -157,7 +157,12 @@ export async function holdTree(lock: FileLock, epicId: string, deps: CliDeps, ru
   if (h.epic === epicId) return; // the same loop: its own epic lock refuses the second runner
   throw new LockedError(
     `Another loop (epic ${h.epic}, pid ${h.pid} on ${h.host}, started ${h.started_at}) is running in this working tree; two loops in one tree would undo each other's work.`,
-    `Run this loop in its own worktree: ralph-loop ${epicId} --worktree (or wait for ${h.epic} to finish).`,
+    lockRefusalHint(
+      lock.path,
+      h,
+      deps.host,
+      `Run this loop in its own worktree: ralph-loop ${epicId} --worktree (or wait for ${h.epic} to finish)`,
+    ),
   );
 }
 

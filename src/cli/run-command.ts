@@ -242,6 +242,7 @@ export async function runEpicCommand(
       (await import('../infra/process.js')).sweepMarkedProcesses(deadRunId, { graceMs: 0 }),
   });
   const lock: EpicLock = {
+    path: fileLock.path,
     acquire: (holder) => fileLock.acquire(holder),
     release: () => fileLock.release(),
     update: (patch, how) => {

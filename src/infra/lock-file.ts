@@ -4,7 +4,7 @@ import { dirname } from 'node:path';
 import { isNotFound, readFileIfExists, writeJsonAtomicNow, writeJsonAtomicUnless } from './atomic-file.js';
 import { EnvironmentError } from './errors.js';
 import { createSerialQueue } from './serial-queue.js';
-import { isProcessAlive, processStartTicks, signalGroup } from './pid.js';
+import { isProcessAlive, processCommandLine, processStartTicks, signalGroup } from './pid.js';
 import {
   isOutOfDate,
   isOwnerLive,
@@ -49,10 +49,32 @@ export interface FileLockOptions {
 }
 
 export interface FileLock {
+  /** The lock file. */
+  readonly path: string;
   acquire(record: LockRecord): Promise<LockAcquireResult>;
   /** `now`: the record is on disk when the call returns (a write queued before it gives way to it). */
   update(patch: Partial<LockRecord>, how?: { now?: boolean }): Promise<void>;
   release(): Promise<void>;
+}
+
+/** What runs a runner: the programs' names, whatever starts them (node, an npm shim, a bundle path). */
+const RUNNER_COMMAND = /ralph-loop|forge-pack/;
+
+/**
+ * What to tell a user whose run `holder`'s lock at `path` refused; `wait` says what to do while the
+ * holder runs. A lock is a file any process of the user's can write, an agent's too: one naming a live
+ * process that is no runner, or another host, refuses every run until someone deletes it. So the hint
+ * names the file, and says so when the pid it names runs something else.
+ */
+export function lockRefusalHint(path: string, holder: LockOwner, host: string, wait: string): string {
+  if (holder.host !== host) {
+    return `${wait}. It runs on ${holder.host}, which cannot be checked from here: if no runner is live there, delete ${path} and run again.`;
+  }
+  const command = processCommandLine(holder.pid);
+  if (command !== undefined && !RUNNER_COMMAND.test(command)) {
+    return `pid ${holder.pid} runs \`${command}\`, not ralph-loop: ${path} was written by something else (an agent can write it). If no ralph-loop holds it, delete that file and run again.`;
+  }
+  return `${wait}. Its lock: ${path}`;
 }
 
 /** Reads the lock without taking it (for `status`). */
@@ -108,6 +130,7 @@ export function createFileLock(options: FileLockOptions): FileLock {
   }
 
   return {
+    path: options.path,
     async acquire(given) {
       const start = withStart(given.pid);
       const record = start === undefined ? given : { ...given, pid_start: start };

@@ -38,6 +38,21 @@ export function endGroup(pid: number, graceMs: number): void {
 }
 
 /**
+ * A process's command line (Linux `/proc/<pid>/cmdline`), its words joined by spaces and cut at 200
+ * characters; undefined where /proc cannot tell (another OS, the process gone, not ours to read).
+ */
+export function processCommandLine(pid: number): string | undefined {
+  let raw: string;
+  try {
+    raw = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+  } catch {
+    return undefined;
+  }
+  const text = raw.split('\0').filter(Boolean).join(' ');
+  return text.length > 200 ? `${text.slice(0, 199)}…` : text;
+}
+
+/**
  * When a process started, in clock ticks since boot (Linux `/proc/<pid>/stat`, field 22): with the pid,
  * it names one process for good, since a pid is reused only by a process that starts later.
  * Undefined where /proc cannot tell (another OS, the process gone).

@@ -2,11 +2,10 @@
 // and on request ends what the child started outside that group (setsid, daemons) once it is gone.
 import { randomUUID } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
 import { execa } from 'execa';
 import { containCommand, signalOfContainedExit } from './containment.js';
 import { carriesMark, currentRunMarks, RUN_MARK_VAR } from './run-marks.js';
-import { endGroup, signalGroup } from './pid.js';
+import { endGroup, processCommandLine, signalGroup } from './pid.js';
 import { createLineSplitter } from './line-splitter.js';
 import { DEFAULT_KEPT_CHARS, TailBuffer } from './tail-buffer.js';
 
@@ -344,7 +343,7 @@ export async function findMarkedProcesses(
     .slice(0, MAX_SCANNED);
   const found: SweptProcess[] = [];
   for (const pid of pids.filter((pid) => carriesMark(pid, mark))) {
-    found.push({ pid, command: await commandLine(pid) });
+    found.push({ pid, command: processCommandLine(pid) ?? '' });
   }
   return found;
 }
@@ -360,12 +359,6 @@ function listProc(): string[] {
 
 /** Bounds a scan on a machine with a huge process table. */
 const MAX_SCANNED = 100_000;
-
-async function commandLine(pid: number): Promise<string> {
-  const raw = await readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '');
-  const text = raw.split('\0').filter(Boolean).join(' ');
-  return text.length > 200 ? `${text.slice(0, 199)}…` : text;
-}
 
 /**
  * `pid` and every process above it, which no sweep may signal. Read synchronously like the environs:

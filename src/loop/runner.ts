@@ -1,6 +1,7 @@
 // The runner: lock, recover, then take the epic's ready beads one at a time until a reason to stop.
 import type { Bead, EpicGraph } from '../beads/types.js';
 import { AppError, ExitCode } from '../infra/errors.js';
+import { lockRefusalHint } from '../infra/lock-file.js';
 import { runBead, type AttemptVia } from './bead-attempts.js';
 import { explainIdleEpic, planRun } from './idle.js';
 import { refuseUncommittableTree } from './preflight.js';
@@ -63,9 +64,10 @@ class Runner {
     });
     if (!acquired.ok) {
       const h = acquired.holder;
+      const wait = `Wait for it, or stop it with: ralph-loop stop ${o.epicId}`;
       throw new LockedError(
         `Another ralph-loop (pid ${h.pid} on ${h.host}, started ${h.started_at}) is already running epic ${o.epicId}.`,
-        `Wait for it, or stop it with: ralph-loop stop ${o.epicId}`,
+        d.lock.path === undefined ? wait : lockRefusalHint(d.lock.path, h, o.host, wait),
       );
     }
     ctx.emit({ type: 'run_started', run_id: o.runId, epic: o.epicId, pid: o.pid, dry_run: false });

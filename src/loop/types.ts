@@ -133,6 +133,8 @@ export type AcquireResult = { ok: true; tookOverFrom?: LockHolder } | { ok: fals
 
 /** One runner per epic. */
 export interface EpicLock {
+  /** The lock file, named when a run is refused (absent for a lock kept elsewhere, as in tests). */
+  readonly path?: string;
   acquire(holder: LockHolder): Promise<AcquireResult>;
   /**
    * Records the live bead (and agent pid) so `status` can show it, and a takeover can stop the agent;

@@ -320,6 +320,7 @@ describe('caps and trees a loop holds to, as a user runs it', () => {
     expect(refused.exitCode).toBe(8);
     expect(refused.stderr).toContain(`Another loop (epic ${first}`);
     expect(refused.stderr).toContain('--worktree');
+    expect(refused.stderr).not.toContain('delete');
     expect((await running).exitCode).toBe(0);
     // Once the first has let go, the second runs.
     const after = await repo.ralph([second, '--agent', 'scripted', '--max-beads', '1']);

@@ -260,6 +260,37 @@ describe('faults end cleanly', () => {
     expect(isProcessAlive(stranger)).toBe(true);
   });
 
+  it('refuses a lock naming a live process that is no runner, and says which file to delete', async () => {
+    const repo = await makeRepo();
+    const { epic, ids } = await repo.epic(['a']);
+    const stranger = unrelatedProcess();
+    await waitFor(async () => processStartTicks(stranger), 5_000, 'stranger started');
+    const lockPath = join(repo.dir, '.forge', 'epics', epic, 'ralph-loop.lock');
+    await mkdir(join(lockPath, '..'), { recursive: true });
+    // What an agent can write: a live pid, with its own start, so the lock reads as held.
+    const planted = {
+      pid: stranger,
+      host: hostname(),
+      started_at: new Date().toISOString(),
+      epic,
+      run_id: 'planted',
+      pid_start: processStartTicks(stranger),
+    };
+    await writeFile(lockPath, JSON.stringify(planted));
+    const refused = await repo.ralph([epic, '--agent', repo.agent]);
+    expect(refused.exitCode, refused.stderr).toBe(8);
+    expect(refused.stderr).toContain(`is already running epic ${epic}`);
+    expect(refused.stderr).toContain(`pid ${stranger} runs \``);
+    expect(refused.stderr).toContain(`not ralph-loop: ${lockPath} was written by something else`);
+    expect(isProcessAlive(stranger)).toBe(true);
+
+    // Deleting it, as told, lets the next run go on.
+    await rm(lockPath);
+    const run = await repo.ralph([epic, '--agent', repo.agent]);
+    expect(run.exitCode, run.stderr).toBe(0);
+    expect((await repo.show(ids[0]!)).status).toBe('closed');
+  });
+
   it('ralph-loop stop with no runner live says so and leaves nothing to halt the next run', async () => {
     const repo = await makeRepo();
     const { epic, ids } = await repo.epic(['a', 'b']);

@@ -217,6 +217,9 @@ describe('ralph-loop process: one runner, crashes and signals', () => {
     const second = await repo.ralph([epic, '--agent', repo.agent]);
     expect(second.exitCode).toBe(8);
     expect(second.stderr).toContain(`pid ${first.pid}`);
+    // A live runner is told apart from a lock naming some other process: wait or stop it, never delete.
+    expect(second.stderr).toContain(`ralph-loop stop ${epic}. Its lock: `);
+    expect(second.stderr).not.toContain('delete');
     expect((await first).exitCode).toBe(0);
   });
 

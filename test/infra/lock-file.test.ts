@@ -7,7 +7,7 @@ import { mkdir, mkdtemp, open, readdir, rm, utimes, writeFile } from 'node:fs/pr
 import { hostname, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { describe, expect, it, onTestFinished, vi } from 'vitest';
-import { createFileLock, readLockFile, type LockRecord } from '../../src/infra/lock-file.js';
+import { createFileLock, lockRefusalHint, readLockFile, type LockRecord } from '../../src/infra/lock-file.js';
 import { isProcessAlive, processStartTicks } from '../../src/infra/pid.js';
 import { findMarkedProcesses, RUN_MARK_VAR, sweepMarkedProcesses } from '../../src/infra/process.js';
 import { eventually, isGone } from '../support/fake-agents/harness.js';
@@ -349,5 +349,40 @@ describe('lock file: who may take it', () => {
     expect(await own.acquire(record(process.pid, { run_id: 'own' }))).toMatchObject({ ok: true });
     await own.release();
     expect(await readLockFile(path)).toBeUndefined();
+  });
+});
+
+describe('what a refused run is told about the lock', () => {
+  const wait = 'Wait for it, or stop it with: ralph-loop stop bd-e';
+
+  it.runIf(onLinux)(
+    'a live pid that runs something else: an agent may have written it; delete the file',
+    async () => {
+      const path = await lockPath();
+      const pid = await stranger();
+      const hint = lockRefusalHint(path, record(pid), hostname(), wait);
+      expect(hint).toBe(
+        `pid ${pid} runs \`${process.execPath} -e setInterval(() => {}, 1000)\`, not ralph-loop: ${path} was written by something else (an agent can write it). If no ralph-loop holds it, delete that file and run again.`,
+      );
+    },
+  );
+
+  it.runIf(onLinux)('a live runner: wait or stop it, and where its lock is', async () => {
+    const path = await lockPath();
+    // As a runner started through its npm shim shows in the process table.
+    const child = spawn('sleep', ['300'], { argv0: '/usr/local/bin/ralph-loop', stdio: 'ignore' });
+    onTestFinished(() => void child.kill('SIGKILL'));
+    expect(
+      await eventually(async () => readFileSync(`/proc/${child.pid}/cmdline`, 'utf8').includes('ralph-loop')),
+    ).toBe(true);
+    expect(lockRefusalHint(path, record(child.pid!), hostname(), wait)).toBe(`${wait}. Its lock: ${path}`);
+  });
+
+  it('a runner on another host cannot be checked from here: delete the file if none is live there', async () => {
+    const path = await lockPath();
+    const hint = lockRefusalHint(path, record(4242, { host: 'elsewhere' }), hostname(), wait);
+    expect(hint).toBe(
+      `${wait}. It runs on elsewhere, which cannot be checked from here: if no runner is live there, delete ${path} and run again.`,
+    );
   });
 });
