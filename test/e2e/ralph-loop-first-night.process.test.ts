@@ -23,6 +23,23 @@ function unrelatedProcess(): number {
   return child.pid!;
 }
 
+/**
+ * A process that has nothing to do with Forge, and the epic's lock naming it as `record` says (given
+ * its pid and its start): what a runner dead before a reboot, or an agent, leaves behind.
+ */
+async function lockNamingStranger(
+  repo: Repo,
+  epic: string,
+  record: (pid: number, start: number) => Record<string, unknown>,
+): Promise<{ stranger: number; lockPath: string }> {
+  const stranger = unrelatedProcess();
+  const start = await waitFor(async () => processStartTicks(stranger), 5_000, 'stranger started');
+  const lockPath = join(repo.dir, '.forge', 'epics', epic, 'ralph-loop.lock');
+  await mkdir(join(lockPath, '..'), { recursive: true });
+  await writeFile(lockPath, JSON.stringify(record(stranger, start)));
+  return { stranger, lockPath };
+}
+
 /** Kills whatever is left of an agent when the test ends, whatever the test saw. */
 function reap(pid: number): void {
   onTestFinished(() => {
@@ -233,25 +250,18 @@ describe('faults end cleanly', () => {
   it('takes over a lock whose pid now belongs to an unrelated process, and leaves that process alone', async () => {
     const repo = await makeRepo();
     const { epic, ids } = await repo.epic(['a']);
-    const stranger = unrelatedProcess();
-    await waitFor(async () => processStartTicks(stranger), 5_000, 'stranger started');
-    const lockPath = join(repo.dir, '.forge', 'epics', epic, 'ralph-loop.lock');
-    await mkdir(join(lockPath, '..'), { recursive: true });
     const earlier = new Date(Date.now() - 3_600_000);
-    await writeFile(
-      lockPath,
-      JSON.stringify({
-        pid: stranger,
-        host: hostname(),
-        started_at: earlier.toISOString(),
-        epic,
-        run_id: 'before-the-reboot',
-        // The runner that wrote it started at another time than the process holding its pid now.
-        pid_start: (processStartTicks(stranger) ?? 0) - 1,
-        agent_pid: stranger,
-        agent_pid_start: (processStartTicks(stranger) ?? 0) - 1,
-      }),
-    );
+    const { stranger, lockPath } = await lockNamingStranger(repo, epic, (pid, start) => ({
+      pid,
+      host: hostname(),
+      started_at: earlier.toISOString(),
+      epic,
+      run_id: 'before-the-reboot',
+      // The runner that wrote it started at another time than the process holding its pid now.
+      pid_start: start - 1,
+      agent_pid: pid,
+      agent_pid_start: start - 1,
+    }));
     await utimes(lockPath, earlier, earlier);
     const run = await repo.ralph([epic, '--agent', repo.agent]);
     expect(run.exitCode, run.stderr).toBe(0);
@@ -263,20 +273,15 @@ describe('faults end cleanly', () => {
   it('refuses a lock naming a live process that is no runner, and says which file to delete', async () => {
     const repo = await makeRepo();
     const { epic, ids } = await repo.epic(['a']);
-    const stranger = unrelatedProcess();
-    await waitFor(async () => processStartTicks(stranger), 5_000, 'stranger started');
-    const lockPath = join(repo.dir, '.forge', 'epics', epic, 'ralph-loop.lock');
-    await mkdir(join(lockPath, '..'), { recursive: true });
     // What an agent can write: a live pid, with its own start, so the lock reads as held.
-    const planted = {
-      pid: stranger,
+    const { stranger, lockPath } = await lockNamingStranger(repo, epic, (pid, start) => ({
+      pid,
       host: hostname(),
       started_at: new Date().toISOString(),
       epic,
       run_id: 'planted',
-      pid_start: processStartTicks(stranger),
-    };
-    await writeFile(lockPath, JSON.stringify(planted));
+      pid_start: start,
+    }));
     const refused = await repo.ralph([epic, '--agent', repo.agent]);
     expect(refused.exitCode, refused.stderr).toBe(8);
     expect(refused.stderr).toContain(`is already running epic ${epic}`);
