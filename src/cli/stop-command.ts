@@ -1,6 +1,8 @@
 // `ralph-loop stop`: ask the live runner of an epic to stop after its current bead.
 import type { Command } from 'commander';
+import { UsageError } from '../infra/errors.js';
 import { isLockHolderLive, readLockFile } from '../infra/lock-file.js';
+import { RUN_MARK_VAR } from '../infra/run-marks.js';
 import { globals, workingDir } from './common.js';
 import type { CliDeps } from './deps.js';
 import { runDirFor } from './epic-dirs.js';
@@ -13,6 +15,14 @@ export function defineStopCommand(command: Command, deps: CliDeps): void {
     const holder = await readLockFile(runDir.lockPath);
     // A request is for the live runner only: left for no one, it would halt the next run unasked.
     const running = holder !== undefined && (await isLockHolderLive(runDir.lockPath, holder, deps.host));
+    if (running && insideRun(deps.env, holder.run_id)) {
+      throw new UsageError(
+        `ralph-loop stop ${epicId} runs inside the run it would stop (run ${holder.run_id}): an agent, gate or metric of that run cannot stop it.`,
+        {
+          hint: 'An agent that finds the loop should end says so in its answer (a strategist asks in .autoresearch/needs-human.md); whoever started the run stops it, from outside.',
+        },
+      );
+    }
     if (running) await runDir.requestStop(`pid ${deps.pid}`, holder.run_id);
     if (options.json)
       printJson(deps, { epic: epicId, stop_requested: running, running, holder: holder ?? null });
@@ -20,4 +30,14 @@ export function defineStopCommand(command: Command, deps: CliDeps): void {
       say(deps, `Asked the loop of ${epicId} (pid ${holder.pid}) to stop after its current bead.`);
     else say(deps, `No runner is live for ${epicId}; nothing to stop.`);
   });
+}
+
+/**
+ * Whether this process is part of run `runId`: every process a run starts under its sweep (agents,
+ * gates, metric commands) carries the run's mark in its environment. Skills teach agents the stop
+ * command; one that used it on its own run would end the night's loop after its bead. (A process that
+ * rewrites its environment, or the stop file, gets past this: it keeps honest agents out, no more.)
+ */
+function insideRun(env: NodeJS.ProcessEnv, runId: string): boolean {
+  return (env[RUN_MARK_VAR] ?? '').split(':').includes(runId);
 }

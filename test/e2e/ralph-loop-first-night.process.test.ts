@@ -3,7 +3,7 @@
 // a closed terminal, a reused pid, a stale stop) end cleanly; `once` closes a finished epic.
 import { execa } from 'execa';
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readdir, rm, utimes, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, utimes, writeFile } from 'node:fs/promises';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it, onTestFinished } from 'vitest';
@@ -305,6 +305,24 @@ describe('faults end cleanly', () => {
     const run = await repo.ralph([epic, '--agent', repo.agent]);
     expect(run.exitCode, run.stderr).toBe(0);
     for (const id of ids) expect((await repo.show(id)).status).toBe('closed');
+  });
+
+  it('an agent that runs ralph-loop stop on its own run is refused, and the run goes on', async () => {
+    const repo = await makeRepo();
+    const { epic, ids } = await repo.epic(['a', 'b']);
+    const said = join(repo.dir, '..', 'stop-said.txt');
+    const stop = [process.execPath, BIN['ralph-loop'], '--store', 'embedded', 'stop', epic].join(' ');
+    await repo.script({
+      [ids[0]!]: [[{ exec: ['sh', '-c', `${stop} > ${said} 2>&1; echo "exit $?" >> ${said}`] }]],
+      '*': [[]],
+    });
+    const run = await repo.ralph([epic, '--agent', repo.agent]);
+    expect(run.exitCode, run.stderr).toBe(0);
+    const answer = await readFile(said, 'utf8');
+    expect(answer).toContain(`ralph-loop stop ${epic} runs inside the run it would stop`);
+    expect(answer).toMatch(/exit 2\n$/);
+    for (const id of ids) expect((await repo.show(id)).status, answer).toBe('closed');
+    expect(existsSync(join(repo.dir, '.forge', 'epics', epic, 'stop'))).toBe(false);
   });
 
   it('a stop request left from an earlier run is dropped with a warning, not obeyed', async () => {
