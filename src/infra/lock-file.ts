@@ -72,7 +72,9 @@ export function lockRefusalHint(path: string, holder: LockOwner, host: string, w
   }
   const command = processCommandLine(holder.pid);
   if (command !== undefined && !RUNNER_COMMAND.test(command)) {
-    return `pid ${holder.pid} runs \`${command}\`, not ralph-loop: ${path} was written by something else (an agent can write it). If no ralph-loop holds it, delete that file and run again.`;
+    // Only the program: its arguments may hold what is not for a terminal or a log (a token).
+    const program = command.split(' ')[0];
+    return `pid ${holder.pid} runs ${program}, not ralph-loop: ${path} was written by something else (an agent can write it). If no ralph-loop holds it, delete that file and run again.`;
   }
   return `${wait}. Its lock: ${path}`;
 }

@@ -285,7 +285,7 @@ describe('faults end cleanly', () => {
     const refused = await repo.ralph([epic, '--agent', repo.agent]);
     expect(refused.exitCode, refused.stderr).toBe(8);
     expect(refused.stderr).toContain(`is already running epic ${epic}`);
-    expect(refused.stderr).toContain(`pid ${stranger} runs \``);
+    expect(refused.stderr).toContain(`pid ${stranger} runs ${process.execPath}, not ralph-loop`);
     expect(refused.stderr).toContain(`not ralph-loop: ${lockPath} was written by something else`);
     expect(isProcessAlive(stranger)).toBe(true);
 

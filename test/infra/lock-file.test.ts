@@ -362,7 +362,7 @@ describe('what a refused run is told about the lock', () => {
       const pid = await stranger();
       const hint = lockRefusalHint(path, record(pid), hostname(), wait);
       expect(hint).toBe(
-        `pid ${pid} runs \`${process.execPath} -e setInterval(() => {}, 1000)\`, not ralph-loop: ${path} was written by something else (an agent can write it). If no ralph-loop holds it, delete that file and run again.`,
+        `pid ${pid} runs ${process.execPath}, not ralph-loop: ${path} was written by something else (an agent can write it). If no ralph-loop holds it, delete that file and run again.`,
       );
     },
   );
