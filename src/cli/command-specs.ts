@@ -88,7 +88,7 @@ export const ONCE_COMMAND: LazyCommandSpec = {
 
 export const STOP_COMMAND: LazyCommandSpec = {
   name: 'stop',
-  description: 'ask the running loop of an epic to stop after its current bead',
+  description: 'ask the running loop of an epic to stop after its current bead (refused to its own agents)',
   usage: '<epic-id>',
   load: async () => (await import('./stop-command.js')).defineStopCommand,
 };
