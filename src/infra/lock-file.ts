@@ -72,9 +72,11 @@ export function lockRefusalHint(path: string, holder: LockOwner, host: string, w
   }
   const command = processCommandLine(holder.pid);
   if (command !== undefined && !RUNNER_COMMAND.test(command)) {
-    // Only the program: its arguments may hold what is not for a terminal or a log (a token).
+    // Only the program: its arguments may hold what is not for a terminal or a log (a token). A kernel
+    // thread has no command line at all.
     const program = command.split(' ')[0];
-    return `pid ${holder.pid} runs ${program}, not ralph-loop: ${path} was written by something else (an agent can write it). If no ralph-loop holds it, delete that file and run again.`;
+    const runs = program === '' ? 'is a kernel thread' : `runs ${program}`;
+    return `pid ${holder.pid} ${runs}, not ralph-loop: ${path} was written by something else (an agent can write it). If no ralph-loop holds it, delete that file and run again.`;
   }
   return `${wait}. Its lock: ${path}`;
 }

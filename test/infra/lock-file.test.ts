@@ -378,6 +378,17 @@ describe('what a refused run is told about the lock', () => {
     expect(lockRefusalHint(path, record(child.pid!), hostname(), wait)).toBe(`${wait}. Its lock: ${path}`);
   });
 
+  it.runIf(onLinux)('a kernel thread (no command line) is no runner either', async () => {
+    const path = await lockPath();
+    // Pid 2 is kthreadd where the host's pids are seen; in a PID namespace of its own it is whatever
+    // started second, a program with a command line.
+    const program = readFileSync('/proc/2/cmdline', 'utf8').split('\0')[0];
+    const runs = program === '' ? 'is a kernel thread' : `runs ${program}`;
+    expect(lockRefusalHint(path, record(2), hostname(), wait)).toBe(
+      `pid 2 ${runs}, not ralph-loop: ${path} was written by something else (an agent can write it). If no ralph-loop holds it, delete that file and run again.`,
+    );
+  });
+
   it('a runner on another host cannot be checked from here: delete the file if none is live there', async () => {
     const path = await lockPath();
     const hint = lockRefusalHint(path, record(4242, { host: 'elsewhere' }), hostname(), wait);
