@@ -2,7 +2,7 @@
 import type { Command } from 'commander';
 import { UsageError } from '../infra/errors.js';
 import { isLockHolderLive, readLockFile } from '../infra/lock-file.js';
-import { RUN_MARK_VAR } from '../infra/run-marks.js';
+import { namesMark, RUN_MARK_VAR } from '../infra/run-marks.js';
 import { globals, workingDir } from './common.js';
 import type { CliDeps } from './deps.js';
 import { runDirFor } from './epic-dirs.js';
@@ -39,5 +39,5 @@ export function defineStopCommand(command: Command, deps: CliDeps): void {
  * rewrites its environment, or the stop file, gets past this: it keeps honest agents out, no more.)
  */
 function insideRun(env: NodeJS.ProcessEnv, runId: string): boolean {
-  return (env[RUN_MARK_VAR] ?? '').split(':').includes(runId);
+  return namesMark(env[RUN_MARK_VAR], runId);
 }

@@ -46,5 +46,10 @@ export function carriesMark(pid: number, mark: string): boolean {
   }
   const prefix = `${RUN_MARK_VAR}=`;
   const entry = environ.split('\0').find((variable) => variable.startsWith(prefix));
-  return entry !== undefined && entry.slice(prefix.length).split(':').includes(mark);
+  return namesMark(entry?.slice(prefix.length), mark);
+}
+
+/** Whether a value of RUN_MARK_VAR (marks joined by ':', outermost first) names `mark`. */
+export function namesMark(value: string | undefined, mark: string): boolean {
+  return value !== undefined && value.split(':').includes(mark);
 }
