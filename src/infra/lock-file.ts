@@ -46,14 +46,37 @@ export interface FileLockOptions {
   /** A lock file that cannot be parsed is taken as abandoned once it is this old. */
   unreadableGraceMs?: number;
   now?: () => number;
+  /** `soon` updates: written once none came for this long (default SOON_QUIET_MS)... */
+  soonQuietMs?: number;
+  /** ...and at the latest this long after the first one still unwritten (default SOON_MAX_MS). */
+  soonMaxMs?: number;
+}
+
+/**
+ * How `soon` progress waits to be written. A bead's end (its agent gone) and the next bead's start come
+ * within ms of the next agent's spawn, whose `now` write carries both: written each on its own, they
+ * cost a no-op bead two renames of the lock on the runner's main thread, each waiting on the file
+ * system's journal while br writes too (7 ms a bead, measured, against 170 ms for the whole bead).
+ */
+export const SOON_QUIET_MS = 200;
+export const SOON_MAX_MS = 1000;
+
+/** How an update reaches the disk (the default: queued, written in order, awaited by the returned promise). */
+export interface LockUpdateHow {
+  /** On disk when the call returns (a new agent's pid): a write queued before it gives way to it. */
+  now?: boolean;
+  /**
+   * Progress only (the live bead, an ended agent): recorded at once and written within SOON_MAX_MS, or
+   * sooner by any write that comes first. The promise settles when that write has.
+   */
+  soon?: boolean;
 }
 
 export interface FileLock {
   /** The lock file. */
   readonly path: string;
   acquire(record: LockRecord): Promise<LockAcquireResult>;
-  /** `now`: the record is on disk when the call returns (a write queued before it gives way to it). */
-  update(patch: Partial<LockRecord>, how?: { now?: boolean }): Promise<void>;
+  update(patch: Partial<LockRecord>, how?: LockUpdateHow): Promise<void>;
   release(): Promise<void>;
 }
 
@@ -97,6 +120,39 @@ export function createFileLock(options: FileLockOptions): FileLock {
   /** Updates made, and how many of them the file on disk holds (a `now` write can get ahead). */
   let made = 0;
   let onDisk = 0;
+  const soonQuietMs = options.soonQuietMs ?? SOON_QUIET_MS;
+  const soonMaxMs = options.soonMaxMs ?? SOON_MAX_MS;
+  /** The `soon` write waiting for its timer: `go(true)` writes, `go(false)` drops it (a release). */
+  let soon:
+    { since: number; timer?: NodeJS.Timeout; go: (write: boolean) => void; done: Promise<void> } | undefined;
+
+  /** Writes the newest record in turn, unless the disk already holds it (or a `now` write gets ahead). */
+  function queueWrite(): Promise<void> {
+    return writes.run(async () => {
+      const newest = held;
+      const upTo = made;
+      if (newest === undefined || onDisk >= upTo) return;
+      if (await writeJsonAtomicUnless(options.path, newest, () => onDisk >= upTo)) onDisk = upTo;
+    });
+  }
+
+  function writeSoon(): Promise<void> {
+    if (soon === undefined) {
+      let go: (write: boolean) => void = () => undefined;
+      const decided = new Promise<boolean>((resolve) => (go = resolve));
+      soon = { since: Date.now(), go, done: decided.then((write) => (write ? queueWrite() : undefined)) };
+    }
+    const pending = soon;
+    clearTimeout(pending.timer);
+    const wait = Math.max(0, Math.min(soonQuietMs, pending.since + soonMaxMs - Date.now()));
+    pending.timer = setTimeout(() => {
+      if (soon === pending) soon = undefined;
+      pending.go(true);
+    }, wait);
+    // A runner that ends without releasing (killed) loses it, as it would lose any unwritten progress.
+    pending.timer.unref();
+    return pending.done;
+  }
 
   async function tryCreate(record: LockRecord): Promise<boolean> {
     await mkdir(dirname(options.path), { recursive: true });
@@ -211,15 +267,18 @@ export function createFileLock(options: FileLockOptions): FileLock {
       // flushed. A kill leaves the last update; a power loss leaves this record or, at worst, an
       // unreadable lock, which ages out (unreadableGraceMs) — either way its processes are gone. A
       // queued write writes the newest record, and gives way to a `now` write made while it ran.
-      await writes.run(async () => {
-        const newest = held;
-        const upTo = made;
-        if (newest === undefined || onDisk >= upTo) return;
-        if (await writeJsonAtomicUnless(options.path, newest, () => onDisk >= upTo)) onDisk = upTo;
-      });
+      if (how.now !== true && how.soon === true) return writeSoon();
+      await queueWrite();
     },
 
     async release() {
+      // Progress not yet written is dropped: the lock is going.
+      const pending = soon;
+      soon = undefined;
+      if (pending !== undefined) {
+        clearTimeout(pending.timer);
+        pending.go(false);
+      }
       await writes.idle();
       if (held === undefined) return;
       const current = await readLockFile(options.path);

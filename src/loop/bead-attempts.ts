@@ -323,8 +323,7 @@ async function sleepOrStop(
 
 /**
  * The lock's progress (the live bead, its agent's pid) is a record, never a step the bead waits on:
- * the lock writes its updates one at a time in the order given, while the claim, the agent and the
- * close go on (awaited, the two writes of each bead cost the runner ~2 ms of a no-op bead's 170). A
+ * the lock writes its updates in the order given, while the claim, the agent and the close go on. A
  * kill meanwhile leaves the last update that landed, which recovery reads as it reads any stale
  * record. A lock that cannot write (throwing or rejecting) is warned about, never failing the
  * attempt or escaping as an unhandled rejection.
@@ -332,10 +331,13 @@ async function sleepOrStop(
 function noteInLock(ctx: RunContext, patch: Partial<LockHolder>, beadId: string): void {
   const what = 'agent_pid' in patch ? "the agent's pid" : 'the running bead';
   // A new agent's pid is written before the spawn's caller goes on (the lock's `now`): until it is
-  // on disk, a kill of this runner leaves an agent that the next run does not know to stop.
-  const now = patch.agent_pid !== undefined;
+  // on disk, a kill of this runner leaves an agent that the next run does not know to stop. The rest
+  // (a bead's start, an agent gone) is written `soon`: mostly by that next `now` write. A lock that
+  // still names an ended agent for that long is harmless: a takeover stops a recorded agent only
+  // while its pid is still the same process, started by the dead run (lock-file.ts).
+  const how = patch.agent_pid !== undefined ? { now: true } : { soon: true };
   void Promise.resolve()
-    .then(() => (now ? ctx.d.lock.update(patch, { now }) : ctx.d.lock.update(patch)))
+    .then(() => ctx.d.lock.update(patch, how))
     .catch((error: unknown) => ctx.warn(`Could not record ${what} in the lock: ${String(error)}`, beadId));
 }
 

@@ -138,9 +138,10 @@ export interface EpicLock {
   acquire(holder: LockHolder): Promise<AcquireResult>;
   /**
    * Records the live bead (and agent pid) so `status` can show it, and a takeover can stop the agent;
-   * `now`: on disk before the call returns (a new agent's pid).
+   * `now`: on disk before the call returns (a new agent's pid); `soon`: progress that may be written
+   * up to a second late, or by the next write that comes first (the promise settles with that write).
    */
-  update(patch: Partial<LockHolder>, how?: { now?: boolean }): Promise<void>;
+  update(patch: Partial<LockHolder>, how?: { now?: boolean; soon?: boolean }): Promise<void>;
   release(): Promise<void>;
 }
 

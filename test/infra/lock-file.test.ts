@@ -3,7 +3,7 @@
 import { execa } from 'execa';
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { mkdir, mkdtemp, open, readdir, rm, utimes, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, open, readdir, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import { hostname, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { describe, expect, it, onTestFinished, vi } from 'vitest';
@@ -188,6 +188,78 @@ describe('lock file: a new agent’s pid, while a write is under way', () => {
     expect(await readLockFile(path)).toMatchObject({ bead: 'bd-1', agent_pid: process.pid });
     expect((await readdir(dirname(path))).sort()).toEqual(['ralph-loop.lock']);
     await lock.release();
+  });
+});
+
+describe('lock file: progress written soon', () => {
+  const soonLock = async (soonQuietMs: number, soonMaxMs: number) => {
+    const path = await lockPath();
+    const lock = createFileLock({ path, host: hostname(), soonQuietMs, soonMaxMs });
+    expect(await lock.acquire(record(process.pid))).toMatchObject({ ok: true });
+    return { path, lock };
+  };
+  const onDisk = (path: string) => JSON.parse(readFileSync(path, 'utf8')) as LockRecord;
+
+  it('is recorded at once and written later, once, with every update made meanwhile', async () => {
+    const { path, lock } = await soonLock(150, 1000);
+    const started = lock.update({ bead: 'bd-1' }, { soon: true });
+    const since = lock.update({ bead_started_at: '2026-11-30T00:00:00.000Z' }, { soon: true });
+    // Not yet: a queued write would have landed by now, this one waits for 150 ms of quiet.
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(onDisk(path).bead).toBeUndefined();
+    await started;
+    // The first update's write carried the second: one write for both.
+    expect(onDisk(path)).toMatchObject({ bead: 'bd-1', bead_started_at: '2026-11-30T00:00:00.000Z' });
+    await since;
+    expect((await readdir(dirname(path))).sort()).toEqual(['ralph-loop.lock']);
+    await lock.release();
+  });
+
+  it('is written within its longest wait while updates keep coming', async () => {
+    const { path, lock } = await soonLock(100, 300);
+    let made = 0;
+    const first = lock.update({ bead: 'bd-0' }, { soon: true });
+    const more = (async () => {
+      for (made = 1; made <= 15; made += 1) {
+        await new Promise((resolve) => setTimeout(resolve, 40));
+        void lock.update({ bead: `bd-${made}` }, { soon: true });
+      }
+    })();
+    await first;
+    // Updates 40 ms apart never leave the 100 ms of quiet; the 300 ms bound wrote the lock anyway.
+    expect(made).toBeLessThan(15);
+    expect(onDisk(path).bead).toMatch(/^bd-\d+$/);
+    await more;
+    await lock.release();
+  });
+
+  it('is carried by a `now` write, after which it writes nothing', async () => {
+    const { path, lock } = await soonLock(50, 1000);
+    const started = lock.update({ bead: 'bd-1' }, { soon: true });
+    await lock.update({ agent_pid: process.pid }, { now: true });
+    expect(onDisk(path)).toMatchObject({ bead: 'bd-1', agent_pid: process.pid });
+    const written = (await stat(path)).ino;
+    await started;
+    // Not replaced again: the record the `now` write put there was already the newest.
+    expect((await stat(path)).ino).toBe(written);
+    await lock.release();
+  });
+
+  it('is dropped by a release, which settles it at once and removes the lock', async () => {
+    const { path, lock } = await soonLock(60_000, 60_000);
+    const started = lock.update({ bead: 'bd-1' }, { soon: true });
+    await lock.release();
+    // Settled by the release, not a minute later by its timer.
+    await started;
+    expect(await readdir(dirname(path))).toEqual([]);
+  });
+
+  it('reports a write that failed to the update that asked for it', async () => {
+    const { path, lock } = await soonLock(20, 100);
+    await rm(dirname(path), { recursive: true, force: true });
+    await writeFile(dirname(path), 'not a directory');
+    await expect(lock.update({ bead: 'bd-1' }, { soon: true })).rejects.toThrow();
+    await rm(dirname(path));
   });
 });
 

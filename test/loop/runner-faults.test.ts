@@ -343,7 +343,7 @@ describe('runner: the lock is only a record', () => {
     const lock = {
       acquire: async () => ({ ok: true as const }),
       // A write stuck on a slow disk: the run must go on without it.
-      update: (patch: object, how?: { now?: boolean }): Promise<void> => {
+      update: (patch: object, how?: { now?: boolean; soon?: boolean }): Promise<void> => {
         patches.push(how === undefined ? patch : { ...patch, how });
         return new Promise<void>(() => undefined);
       },
@@ -352,13 +352,14 @@ describe('runner: the lock is only a record', () => {
     const summary = await h.run({ epicId, maxAttempts: 1 }, { lock });
     expect(summary.reason).toBe('done');
     expect((await h.store.show(ids[1]!)).status).toBe('closed');
-    // Only a new agent's pid is asked for on disk at once (the lock's `now`).
+    // Only a new agent's pid is asked for on disk at once (the lock's `now`); the rest is progress,
+    // written `soon` (mostly by that next `now` write).
     expect(patches).toEqual([
-      expect.objectContaining({ bead: ids[0] }),
+      expect.objectContaining({ bead: ids[0], how: { soon: true } }),
       { agent_pid: 4242, how: { now: true } },
-      { agent_pid: undefined },
-      expect.objectContaining({ bead: ids[1] }),
-      { agent_pid: undefined },
+      { agent_pid: undefined, how: { soon: true } },
+      expect.objectContaining({ bead: ids[1], how: { soon: true } }),
+      { agent_pid: undefined, how: { soon: true } },
     ]);
   });
 });
