@@ -1,5 +1,6 @@
 // Temp git repositories for tests: isolated from the user's git config, removed when the test ends.
 import { execFileSync } from 'node:child_process';
+import { appendFileSync } from 'node:fs';
 import { mkdtemp, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -39,9 +40,11 @@ export async function createTempRepo(
   const run = (...args: string[]): string =>
     execFileSync('git', args, { cwd: dir, env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
   run('init', '-q', '-b', 'main');
-  run('config', 'user.name', 'Forge Test');
-  run('config', 'user.email', 'forge@example.test');
-  run('config', 'commit.gpgSign', 'false');
+  // What three `git config` calls would write (~230 repositories a run: ~700 git processes fewer).
+  appendFileSync(
+    join(dir, '.git', 'config'),
+    '[user]\n\tname = Forge Test\n\temail = forge@example.test\n[commit]\n\tgpgSign = false\n',
+  );
 
   const repo: TempRepo = {
     dir,
