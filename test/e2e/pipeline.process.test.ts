@@ -149,53 +149,65 @@ describe('pipeline of loops, end to end on the embedded store', () => {
     qa: (dir, marker) => threeStageRules(dir, [valueDoer(1, '25', hang(marker))]),
   };
 
-  it.each(['spec', 'build', 'qa'])(
-    'survives kill -9 inside the %s stage: the rerun loses and duplicates nothing',
-    async (stage) => {
-      const repo = await pipelineRepo();
-      const build = await repo.createBuildEpic();
-      const marker = join(repo.base, 'started');
+  /** Runs the pipeline until the hanging bead writes `marker`, then kills the runner with SIGKILL. */
+  async function runUntilKilled(repo: PipelineRepo, parent: string, marker: string): Promise<void> {
+    const child = execa(
+      process.execPath,
+      [BIN['ralph-loop'], '--store', 'embedded', parent, '--backoff', '0'],
+      {
+        cwd: repo.dir,
+        env: repo.env,
+        reject: false,
+      },
+    );
+    let exited: string | undefined;
+    void child.then((result) => (exited = `exit ${result.exitCode ?? result.signal}: ${result.stderr}`));
+    let started = false;
+    for (let i = 0; i < 600 && !started && exited === undefined; i += 1) {
+      started = (await readFile(marker, 'utf8').catch(() => undefined)) !== undefined;
+      if (!started) await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(started, `no ${marker}; the runner: ${exited ?? 'still running'}`).toBe(true);
+    child.kill('SIGKILL');
+    await child;
+  }
+
+  // One pipeline, killed inside each stage in turn: each rerun recovers from the kill before it, passes
+  // that stage and is killed in the next; the last runs to the end. (Three pipelines, one kill each,
+  // ran each stage up to three times for the same recoveries.)
+  it('survives kill -9 inside the spec, then the build, then the qa stage: the reruns lose and duplicate nothing', async () => {
+    const repo = await pipelineRepo();
+    const build = await repo.createBuildEpic();
+    const parent = await repo.createPipeline(threeStages(build));
+    const passed = async () => (await status(repo, parent)).stages.map((s) => s.phase);
+
+    for (const [i, stage] of ['spec', 'build', 'qa'].entries()) {
+      const marker = join(repo.base, `started-${stage}`);
       await repo.rules(slowRules[stage]?.(repo.dir, marker) ?? []);
-      const parent = await repo.createPipeline(threeStages(build));
+      await runUntilKilled(repo, parent, marker);
+      // The stages before this one passed in this run, after the kill in the one before.
+      expect((await passed()).slice(0, i), stage).toEqual(Array(i).fill('passed'));
+    }
 
-      const child = execa(
-        process.execPath,
-        [BIN['ralph-loop'], '--store', 'embedded', parent, '--backoff', '0'],
-        {
-          cwd: repo.dir,
-          env: repo.env,
-          reject: false,
-        },
-      );
-      let started = false;
-      for (let i = 0; i < 600 && !started; i += 1) {
-        started = (await readFile(marker, 'utf8').catch(() => undefined)) !== undefined;
-        if (!started) await new Promise((r) => setTimeout(r, 100));
-      }
-      expect(started).toBe(true);
-      child.kill('SIGKILL');
-      await child;
-
-      await repo.rules(threeStageRules(repo.dir, [valueDoer(1, '25')]));
-      const rerun = await repo.ralph([parent, '--backoff', '0']);
-      expect(rerun.exitCode, rerun.stderr).toBe(0);
-      const shown = await status(repo, parent);
-      expect(shown.stages.map((s) => s.phase)).toEqual(['passed', 'passed', 'passed']);
-      // One loop per stage, one line per iteration.
-      const loops = JSON.parse(await readFile(join(repo.dir, '.forge', 'loops.json'), 'utf8')) as object;
-      expect(Object.keys(loops)).toHaveLength(2);
-      expect((await ledger(repo, '.autoresearch-qa')).map((l) => [l.iter, l.decision])).toEqual([
-        [0, 'baseline'],
-        [1, 'keep'],
-      ]);
-      expect((await ledger(repo, '.autoresearch-spec')).map((l) => l.iter)).toEqual([0, 1]);
-      // What the killed runner wrote before it died (the iteration's state) is its own, not tamper.
-      for (const ws of ['.autoresearch-spec', '.autoresearch-qa']) {
-        expect(await ledgerEvents(repo, ws), ws).not.toContain('tamper_between_runs');
-      }
-      expect(shown.stages[1]?.beads).toEqual({ done: 1, total: 1 });
-      const stages = await repo.forge(['beads', 'children', parent, '--json']);
-      expect((JSON.parse(stages.stdout) as unknown[]).length).toBe(3);
-    },
-  );
+    await repo.rules(threeStageRules(repo.dir, [valueDoer(1, '25')]));
+    const rerun = await repo.ralph([parent, '--backoff', '0']);
+    expect(rerun.exitCode, rerun.stderr).toBe(0);
+    const shown = await status(repo, parent);
+    expect(shown.stages.map((s) => s.phase)).toEqual(['passed', 'passed', 'passed']);
+    // One loop per stage, one line per iteration.
+    const loops = JSON.parse(await readFile(join(repo.dir, '.forge', 'loops.json'), 'utf8')) as object;
+    expect(Object.keys(loops)).toHaveLength(2);
+    expect((await ledger(repo, '.autoresearch-qa')).map((l) => [l.iter, l.decision])).toEqual([
+      [0, 'baseline'],
+      [1, 'keep'],
+    ]);
+    expect((await ledger(repo, '.autoresearch-spec')).map((l) => l.iter)).toEqual([0, 1]);
+    // What each killed runner wrote before it died (the iteration's state) is its own, not tamper.
+    for (const ws of ['.autoresearch-spec', '.autoresearch-qa']) {
+      expect(await ledgerEvents(repo, ws), ws).not.toContain('tamper_between_runs');
+    }
+    expect(shown.stages[1]?.beads).toEqual({ done: 1, total: 1 });
+    const stages = await repo.forge(['beads', 'children', parent, '--json']);
+    expect((JSON.parse(stages.stdout) as unknown[]).length).toBe(3);
+  });
 });
