@@ -52,11 +52,18 @@ export async function revertIteration(options: RevertIterationOptions): Promise<
   return restoreToBase(git, baseSha, changed, options.message);
 }
 
-/** Paths that differ from `base` in the working tree or in HEAD's commit. */
-export async function changedInTreeOrHead(git: Git, base: string): Promise<string[]> {
-  const inTree = (await git.changedSince(base)).map((c) => c.path);
+/**
+ * Paths that differ from `base` in the working tree or in HEAD's commit; `inTree`: the tree's changes
+ * when the caller has just asked git for them (nothing written since).
+ */
+export async function changedInTreeOrHead(
+  git: Git,
+  base: string,
+  inTree?: readonly ChangedPath[],
+): Promise<string[]> {
+  const tree = (inTree ?? (await git.changedSince(base))).map((c) => c.path);
   const inHead = await git.diffCommits(base, 'HEAD');
-  return [...new Set([...inTree, ...inHead])].sort();
+  return [...new Set([...tree, ...inHead])].sort();
 }
 
 export interface KeepIterationOptions {
@@ -148,8 +155,9 @@ export async function guardDoerChanges(options: GuardOptions): Promise<GuardResu
     !isPathInScope(path, ignored) &&
     (!isPathInScope(path, options.allowedPaths) || isPathInScope(path, options.protectedPaths));
   // A change the doer committed and then undid only in the tree still sits in HEAD: look at both.
-  const inTree = new Map((await git.changedSince(baseSha)).map((c) => [c.path, c.change] as const));
-  const candidates: ChangedPath[] = (await changedInTreeOrHead(git, baseSha))
+  const treeChanges = await git.changedSince(baseSha);
+  const inTree = new Map(treeChanges.map((c) => [c.path, c.change] as const));
+  const candidates: ChangedPath[] = (await changedInTreeOrHead(git, baseSha, treeChanges))
     .filter(watched)
     .map((path) => ({ path, change: inTree.get(path) ?? 'modified' }));
 

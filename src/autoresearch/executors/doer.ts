@@ -240,22 +240,21 @@ async function putBack(context: AutoresearchContext, o: PutBackOptions): Promise
   } else if (o.everything && head !== o.baseSha) {
     await git.resetSoft(o.baseSha); // a failed attempt's commits: the next attempt starts from the base
   }
-  const changedInScope = (await git.changedSince(o.baseSha))
-    .map((c) => c.path)
-    .filter((path) => isPathInScope(path, context.config.scope.doer_paths));
+  // Asked once: what happens before the put-back below only reads the tree, or writes the iteration's
+  // state in the workspace, which the put-back leaves alone.
+  const changed = (await git.changedSince(o.baseSha)).map((c) => c.path);
+  const changedInScope = changed.filter((path) => isPathInScope(path, context.config.scope.doer_paths));
   const links = await linksLeadingOut(context.repo, changedInScope);
   if (links.length > 0 && !o.everything) await tamper(links, 'made a link that leads out of the repository');
   if (o.everything || links.length > 0) {
     // Scope content back to the base (the user's own uncommitted files as they were).
-    const inScope = (await git.changedSince(o.baseSha))
-      .map((c) => c.path)
-      .filter(
-        (path) =>
-          (o.everything || links.includes(path)) &&
-          isPathInScope(path, context.config.scope.doer_paths) &&
-          !isPathInScope(path, o.ignored) &&
-          !o.snapshot.files.has(path),
-      );
+    const inScope = changed.filter(
+      (path) =>
+        (o.everything || links.includes(path)) &&
+        isPathInScope(path, context.config.scope.doer_paths) &&
+        !isPathInScope(path, o.ignored) &&
+        !o.snapshot.files.has(path),
+    );
     const inBase = await git.pathsInCommit(o.baseSha, inScope);
     await git.removePaths(inScope.filter((path) => !inBase.has(path)));
     await git.checkoutPathsFrom(
