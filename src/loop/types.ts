@@ -3,7 +3,7 @@ import type { AttemptDispatcher } from './attempt-dispatch.js';
 import type { Integration } from './integration.js';
 import type { Bead, BeadStore, EpicGraph } from '../beads/types.js';
 import type { Clock } from '../infra/clock.js';
-import type { LockRecord } from '../infra/lock-file.js';
+import type { LockRecord, LockUpdateHow } from '../infra/lock-file.js';
 import type { GateOutcome, GateProcess, GatesSettings } from './gates.js';
 import type { AgentChoices } from './select.js';
 
@@ -141,7 +141,7 @@ export interface EpicLock {
    * `now`: on disk before the call returns (a new agent's pid); `soon`: progress that may be written
    * up to a second late, or by the next write that comes first (the promise settles with that write).
    */
-  update(patch: Partial<LockHolder>, how?: { now?: boolean; soon?: boolean }): Promise<void>;
+  update(patch: Partial<LockHolder>, how?: LockUpdateHow): Promise<void>;
   release(): Promise<void>;
 }
 
