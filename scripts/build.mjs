@@ -35,6 +35,13 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const built = join(root, 'dist', 'bundle', 'meta.json');
 const esbuildPackage = join(root, 'node_modules', 'esbuild', 'package.json');
 const ifStale = process.argv.includes('--if-stale');
+/**
+ * `npm pack` and `npm publish` (their `prepare`): the package gets this build alone. Earlier builds'
+ * files are kept a while for the runners still using them (KEEP_EARLIER_*), and would ship with it
+ * (3,580 files, 39 MB, in a checkout built all day). A runner of this checkout started before its last
+ * build may then miss a chunk it loads late (the end-of-run report): packing is not done mid-run.
+ */
+const packing = ['pack', 'publish'].includes(process.env.npm_command ?? '');
 /** How long a chunk of an earlier build is kept for the runners still using it. */
 const KEEP_EARLIER_CHUNKS_MS = 24 * 3600_000;
 /**
@@ -124,7 +131,13 @@ function cacheNode() {
 
 // An unpacked npm package ships dist/ without src/: there is nothing to build from.
 if (!existsSync(join(root, 'src'))) process.exit(0);
-if (ifStale && !stale()) process.exit(0);
+if (ifStale && !stale()) {
+  // A package of a checkout that has built many times would hold every earlier build still kept.
+  const out = join(root, 'dist', 'bundle');
+  const current = packing ? currentBuild(out) : undefined;
+  if (current !== undefined) pruneEarlier(out, current);
+  process.exit(0);
+}
 if (!existsSync(esbuildPackage)) {
   process.stderr.write(
     `forge: cannot build dist/: esbuild is not installed in ${root}.\n` +
@@ -248,10 +261,38 @@ async function bundle() {
     'meta.json',
     ...(program === undefined ? [] : [PROGRAM_MANIFEST, program.cache]),
   ]);
+  pruneEarlier(out, current);
+}
+
+/**
+ * Removes from dist/bundle/ what the current build did not make, once it is older than what a runner
+ * of an earlier build may still load; for a package (`packing`), at once, whatever its age.
+ */
+function pruneEarlier(out, current) {
   for (const name of readdirSync(out)) {
     const path = join(out, name);
-    const keep = /^program-.*\.cjs(\.cache)?$/.test(name) ? KEEP_EARLIER_PROGRAM_MS : KEEP_EARLIER_CHUNKS_MS;
+    const keep = packing
+      ? -Infinity
+      : /^program-.*\.cjs(\.cache)?$/.test(name)
+        ? KEEP_EARLIER_PROGRAM_MS
+        : KEEP_EARLIER_CHUNKS_MS;
     if (!current.has(name) && Date.now() - statSync(path).mtimeMs > keep) rmSync(path);
+  }
+}
+
+/** The files of the build in dist/bundle/, by meta.json and program.json; undefined when unreadable. */
+function currentBuild(out) {
+  try {
+    const { inputs } = JSON.parse(readFileSync(built, 'utf8'));
+    const current = new Set([...Object.keys(inputs), 'meta.json']);
+    const manifest = join(out, PROGRAM_MANIFEST);
+    if (existsSync(manifest)) {
+      const { file, cache } = JSON.parse(readFileSync(manifest, 'utf8'));
+      for (const name of [PROGRAM_MANIFEST, file, cache]) current.add(name);
+    }
+    return current;
+  } catch {
+    return undefined;
   }
 }
 

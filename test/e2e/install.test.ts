@@ -601,6 +601,21 @@ describe('a fresh clone', () => {
       files.filter((file) => /^dist\/bundle\/program-[0-9a-f]{16}\.cjs(\.cache)?$/.test(file)),
     ).toHaveLength(2);
 
+    // A checkout that has built before keeps earlier builds' files a while, for the runners still
+    // using them: a package made there holds the current build alone.
+    const earlier = ['chunk-EARLIER1.js', 'chunk-EARLIER1.js.map', 'program-0123456789abcdef.cjs'];
+    for (const name of earlier) await writeFile(join(clone, 'dist', 'bundle', name), '// an earlier build\n');
+    const again = await npm(['pack', '--dry-run', '--json'], clone, env);
+    expect(again.exitCode, again.stderr).toBe(0);
+    const [repacked] = JSON.parse(again.stdout.slice(again.stdout.indexOf('['))) as {
+      files: { path: string }[];
+    }[];
+    const shipped = (repacked?.files ?? []).map((file) => file.path);
+    expect(shipped.filter((file) => earlier.some((name) => file.endsWith(name)))).toEqual([]);
+    expect(shipped.filter((file) => file.startsWith('dist/bundle/')).sort()).toEqual(
+      files.filter((file) => file.startsWith('dist/bundle/')).sort(),
+    );
+
     // The commands it packed run. (`npm install -g` of a package and its dependencies is checked above,
     // on the tarball packed from this checkout: the same manifest, ~6 s of CPU an install.)
     const unpacked = join(base, 'unpacked');
