@@ -44,6 +44,28 @@ console.log('RESULT=' + Number(readFileSync('src/value.txt', 'utf8').trim()));
 const RUN = ['--agent', 'claude', '--timeout', '120', '--max-attempts', '1'];
 /** The background-server doer's bead timeout: a doer held by its servers costs this much, not more. */
 const BACKGROUND_TIMEOUT_S = 60;
+/**
+ * How long each ralph-loop run of the twelve-iteration loop may take before it is stopped and reported
+ * (with the model server's log): iterations 1 and 2, the two runs refused at their start, iterations 3
+ * to 11, and iteration 12 with its servers.
+ */
+const LOOP_RUN_BOUNDS_MS = {
+  first: 200_000,
+  refused: 120_000,
+  accepted: 280_000,
+  last: (BACKGROUND_TIMEOUT_S + 60) * 1000,
+};
+/**
+ * The loop test's own timeout: above its runs' bounds together, so that a slow machine never fails a
+ * healthy loop (about 100 s here; over 300 s on a host three times slower, where the file's 300 s
+ * stopped it mid-run and lost every verdict). A hung run is stopped by its own bound first, with its log.
+ */
+const LOOP_TEST_TIMEOUT_MS =
+  LOOP_RUN_BOUNDS_MS.first +
+  2 * LOOP_RUN_BOUNDS_MS.refused +
+  LOOP_RUN_BOUNDS_MS.accepted +
+  LOOP_RUN_BOUNDS_MS.last +
+  120_000;
 /** Every request of every loop in this file, for the blind-to-git check at the end. */
 const requests: RecordedRequest[] = [];
 
@@ -91,8 +113,9 @@ function expectCheatRan(world: AgentWorld, rule: string, tools: number): void {
 describe('red team: cheating doers in one hard-metric loop', () => {
   const verdicts = new Verdicts('runs the loop');
   const SUBJECT = 'value booster';
+  const LOOP = 'runs the loop: twelve iterations, one cheat per doer, and a person moving HEAD between runs';
 
-  it('runs the loop: twelve iterations, one cheat per doer, and a person moving HEAD between runs', async () => {
+  it(LOOP, { timeout: LOOP_TEST_TIMEOUT_MS }, async () => {
     const world = await createAgentWorld({
       files: { 'src/value.txt': '10\n', 'bench/score.mjs': SCORE_SCRIPT, 'notes.md': 'notes\n' },
     });
@@ -227,21 +250,24 @@ describe('red team: cheating doers in one hard-metric loop', () => {
 
     // Iterations 1 and 2 (eight beads), then a person commits, then switches branch, then accepts the
     // moved HEAD.
-    const first = await world.ralph([epic, ...RUN, '--max-beads', '8'], 200_000);
+    const first = await world.ralph([epic, ...RUN, '--max-beads', '8'], LOOP_RUN_BOUNDS_MS.first);
     const ledgerAfterFirst = await readLedger(world);
     await writeFile(join(repo, 'notes.md'), 'notes, edited by a person\n');
     await world.git('commit', '-q', '-am', 'my own notes');
     const personsCommit = await world.git('rev-parse', 'HEAD');
-    const moved = await world.ralph([epic, ...RUN]);
+    const moved = await world.ralph([epic, ...RUN], LOOP_RUN_BOUNDS_MS.refused);
     await world.git('switch', '-q', '-c', 'side');
-    const switched = await world.ralph([epic, ...RUN]);
+    const switched = await world.ralph([epic, ...RUN], LOOP_RUN_BOUNDS_MS.refused);
     await world.git('switch', '-q', 'main');
     // Iterations 3 to 11 (nine of four beads); iteration 12, whose doer starts servers, on its own below,
     // so that a doer held by its servers costs its own scenario, not the others.
-    const accepted = await world.ralph([epic, ...RUN, '--accept-head', '--max-beads', '36'], 280_000);
+    const accepted = await world.ralph(
+      [epic, ...RUN, '--accept-head', '--max-beads', '36'],
+      LOOP_RUN_BOUNDS_MS.accepted,
+    );
     const last = await world.ralph(
       [epic, ...RUN, '--timeout', String(BACKGROUND_TIMEOUT_S)],
-      (BACKGROUND_TIMEOUT_S + 60) * 1000,
+      LOOP_RUN_BOUNDS_MS.last,
     );
 
     const why = (run: CliResult) => world.explain(run);
