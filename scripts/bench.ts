@@ -20,6 +20,7 @@ import { measureEpicStatus } from './bench/epic-status-latency.js';
 import { measureReportRender } from './bench/report-render.js';
 import { measureValidateCost } from './bench/validate-cost.js';
 import { measureHomeGuardCost } from './bench/home-guard-cost.js';
+import { hostSpeedNote, measureHostSpeed } from './bench/host-speed.js';
 import { measureIgnoredGuardCost } from './bench/ignored-guard-cost.js';
 import { measureQueueRun } from './bench/queue-run.js';
 import { BUILT_MAIN, droppedCostlyEnv, ROOT } from './bench/support.js';
@@ -235,6 +236,8 @@ async function main(): Promise<number> {
     (values.only ?? '1,2,3,4,5,6,7,8,9,10,11,12,13').split(',').map((part) => part.trim()),
   );
   const loadAtStart = loadavg()[0] ?? Number.NaN;
+  progress('process starts on this host (bare Node, `true`)');
+  const hostSpeed = await measureHostSpeed();
   const figures: BenchFigures = {};
 
   if (only.has('1')) {
@@ -382,6 +385,7 @@ async function main(): Promise<number> {
   const notes = [
     `Forge bench ${date}${values.quick ? ' (--quick)' : ''}: Node ${machine.node}, ${machine.cpus.count} × ${machine.cpus.model}, ${machine.totalMemGiB} GiB, ${machine.platform}`,
     `load average ${machine.loadAverage.start.toFixed(2)} at start, ${machine.loadAverage.end.toFixed(2)} at end (${machine.cpus.count} CPUs): timings above the CPU count are inflated`,
+    hostSpeedNote(hostSpeed),
     ...(dropped.length === 0
       ? []
       : [`children ran with a clean environment, without ${dropped.join(', ')} (it slows every Node start)`]),
@@ -400,6 +404,7 @@ async function main(): Promise<number> {
     figures_run: [...only].sort(),
     plan,
     environment: { dropped_from_children: dropped },
+    host_speed: hostSpeed,
     elapsed_seconds: elapsedSeconds,
     figures: { ...figures, ...(promptTokens === undefined ? {} : { promptTokens }) },
     table: rows,

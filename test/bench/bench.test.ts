@@ -16,6 +16,7 @@ import { measureStatusLatency } from '../../scripts/bench/status-latency.js';
 import { measureEpicStatus } from '../../scripts/bench/epic-status-latency.js';
 import { measureValidateCost, validateRows } from '../../scripts/bench/validate-cost.js';
 import { homeGuardRows, measureHomeGuardCost } from '../../scripts/bench/home-guard-cost.js';
+import { hostSpeedNote, measureHostSpeed } from '../../scripts/bench/host-speed.js';
 import { ignoredGuardRows, measureIgnoredGuardCost } from '../../scripts/bench/ignored-guard-cost.js';
 import { BIN, NODE, ROOT } from '../../scripts/bench/support.js';
 import { assertBuilt } from '../support/cli.js';
@@ -71,6 +72,23 @@ describe('bench statistics and table', () => {
     const excess = excessOver(runner, floor, 2);
     expect(excess).toEqual({ startMs: 220, perBeadMs: -60, endMs: 60 });
     expect(excess.startMs + 2 * excess.perBeadMs + excess.endMs).toBe(500 - 340);
+  });
+
+  it('times bare process starts on this host, the first of each left out, and says so under the load average', async () => {
+    const speed = await measureHostSpeed(3);
+    for (const summary of [speed.nodeStart, speed.spawn]) {
+      expect(summary.n).toBe(3);
+      finite(summary.median);
+      expect(summary.min).toBeGreaterThan(0);
+      expect(summary.min).toBeLessThanOrEqual(summary.max);
+    }
+    const note = hostSpeedNote({
+      nodeStart: summarize([52.04, 50.9, 51.3]),
+      spawn: summarize([7.81, 7.79, 8.2]),
+    });
+    expect(note).toBe(
+      'process starts here: a bare Node 51.3 ms, `true` 7.8 ms (medians of 3): figures that start processes scale with these',
+    );
   });
 
   it('runs --help from the entry script', async () => {
