@@ -58,14 +58,35 @@ export function processCommandLine(pid: number): string | undefined {
  * Undefined where /proc cannot tell (another OS, the process gone).
  */
 export function processStartTicks(pid: number): number | undefined {
+  const ticks = Number(statFields(pid)?.[19]);
+  return Number.isInteger(ticks) ? ticks : undefined;
+}
+
+/**
+ * Whether the process `pid` that started at `startTicks` (processStartTicks) still runs: not gone, not a
+ * zombie, its pid not another's since. A process killed outright is not gone when it stops carrying
+ * what it had in memory: its environment reads empty once the kernel has taken its memory, and only
+ * later is it a zombie, having closed its files and let go of its locks meanwhile (seen here: 6 of 400
+ * processes read so just after their SIGKILL, on an idle machine).
+ */
+export function processStillRuns(pid: number, startTicks: number): boolean {
+  const fields = statFields(pid);
+  if (fields === undefined) return false;
+  const state = fields[0];
+  if (state === 'Z' || state === 'X' || state === 'x') return false;
+  return Number(fields[19]) === startTicks;
+}
+
+/** The fields of `/proc/<pid>/stat` from the third (the state) on; undefined when it cannot be read. */
+function statFields(pid: number): string[] | undefined {
+  let stat: string;
   try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // The command name (field 2) may hold spaces and parentheses: count fields after its last ')'.
-    const ticks = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19]);
-    return Number.isInteger(ticks) ? ticks : undefined;
+    stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
   } catch {
     return undefined;
   }
+  // The command name (field 2) may hold spaces and parentheses: count fields after its last ')'.
+  return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
 }
 
 /** Clock ticks per second in /proc (USER_HZ, 100 on Linux whatever the kernel's own HZ). */

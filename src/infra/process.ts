@@ -5,7 +5,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { execa } from 'execa';
 import { containCommand, signalOfContainedExit } from './containment.js';
 import { carriesMark, currentRunMarks, RUN_MARK_VAR } from './run-marks.js';
-import { endGroup, processCommandLine, signalGroup } from './pid.js';
+import { endGroup, processCommandLine, processStartTicks, processStillRuns, signalGroup } from './pid.js';
 import { createLineSplitter } from './line-splitter.js';
 import { DEFAULT_KEPT_CHARS, TailBuffer } from './tail-buffer.js';
 
@@ -274,11 +274,25 @@ export async function sweepMarkedProcesses(
     // Read only once something carries the mark: most runs leave nothing, and walking the chain up
     // to init is a /proc read per ancestor on every agent run.
     let spared: Set<number> | undefined;
+    // Each target's start, read as it is found: from then on it is followed by its pid and start, not
+    // by its mark. A process that is ending reads without its mark before it has ended, and one that
+    // execs a program without the mark is still the process that was found.
+    const startOf = new Map<number, number>();
+    const stillThere = (target: SweptProcess) => processStillRuns(target.pid, startOf.get(target.pid) ?? -1);
     for (let round = 0; round < (options.rounds ?? 3); round += 1) {
       const marked = await findMarkedProcesses(mark, { startedAfter: options.startedAfter });
       if (marked.length === 0) break;
       spared ??= ancestry(process.pid);
-      const found = marked.filter((candidate) => !spared?.has(candidate.pid));
+      const found: SweptProcess[] = [];
+      for (const candidate of marked) {
+        if (spared.has(candidate.pid)) continue;
+        const start = processStartTicks(candidate.pid);
+        // The mark read again after the start: had the pid been reused in between, the start would be
+        // another process's. Gone already, or no longer marked: nothing to end.
+        if (start === undefined || !carriesMark(candidate.pid, mark)) continue;
+        startOf.set(candidate.pid, start);
+        found.push(candidate);
+      }
       if (found.length === 0) break;
       for (const target of found) {
         swept.set(target.pid, target);
@@ -288,16 +302,16 @@ export async function sweepMarkedProcesses(
       let left = found;
       while (left.length > 0 && Date.now() < deadline) {
         await new Promise((resolve) => setTimeout(resolve, 50));
-        left = left.filter((target) => carriesMark(target.pid, mark));
+        left = left.filter(stillThere);
       }
-      // Checked again just before: a pid that was reused meanwhile no longer carries the mark.
-      const killed = left.filter((target) => carriesMark(target.pid, mark));
+      // Checked again just before: a pid reused meanwhile is not the process found.
+      const killed = left.filter(stillThere);
       for (const target of killed) signal(target.pid, 'SIGKILL');
       // A SIGKILL takes effect when the kernel next runs the process, which on a loaded machine can be
-      // well after kill() returns. Wait for it, so that what a sweep reports ended has ended when it
-      // returns (the caller measures, commits or starts the next agent then), and the next round does
-      // not find it still there and signal it all over again.
-      await waitUntilGone(killed, mark);
+      // well after kill() returns. Wait for every one, so that what a sweep reports ended has ended
+      // when it returns (the caller measures, commits or starts the next agent then), and the next
+      // round does not find it still there and signal it all over again.
+      await waitUntilGone(found, stillThere);
     }
   } catch {
     // Best-effort: /proc unreadable or gone; what was signalled so far is still reported.
@@ -306,18 +320,21 @@ export async function sweepMarkedProcesses(
 }
 
 /**
- * How long a sweep waits for the processes it sent SIGKILL to to be gone. Only a process stuck in the
- * kernel (a hung network mount) takes this long; the sweep then goes on without it.
+ * How long a sweep waits for the processes it signalled to be gone. Only a process stuck in the kernel
+ * (a hung network mount) takes this long; the sweep then goes on without it.
  */
 const KILL_WAIT_MS = 2000;
 
-/** Waits until none of `targets` carries `mark` any more (gone, or a zombie), or KILL_WAIT_MS pass. */
-async function waitUntilGone(targets: readonly SweptProcess[], mark: string): Promise<void> {
+/** Waits until none of `targets` is `stillThere`, or KILL_WAIT_MS pass. */
+async function waitUntilGone(
+  targets: readonly SweptProcess[],
+  stillThere: (target: SweptProcess) => boolean,
+): Promise<void> {
   const deadline = Date.now() + KILL_WAIT_MS;
-  let left = targets.filter((target) => carriesMark(target.pid, mark));
+  let left = targets.filter(stillThere);
   while (left.length > 0 && Date.now() < deadline) {
     await new Promise((resolve) => setTimeout(resolve, 10));
-    left = left.filter((target) => carriesMark(target.pid, mark));
+    left = left.filter(stillThere);
   }
 }
 

@@ -1,6 +1,7 @@
 // runProcess's sweep: what a child started outside its process group (setsid, nohup … &) is ended after it,
 // and nothing that lacks the child's mark is ever touched.
 import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -45,6 +46,22 @@ function killQuietly(pid: number): void {
   } catch {
     // Gone already.
   }
+}
+
+/** Whether `pid` is gone or a zombie, read in place (isGone reads /proc through the thread pool). */
+function goneNow(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return true;
+  }
+  let stat = '';
+  try {
+    stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  } catch {
+    return true;
+  }
+  return / Z /.test(stat.slice(stat.lastIndexOf(')')));
 }
 
 async function tempDir(): Promise<string> {
@@ -121,11 +138,14 @@ describe.runIf(linux)('runProcess: sweeping what escaped the group', () => {
   });
 
   it('has ended what it swept by the time it returns, each one that ignored SIGTERM too', async () => {
+    // Many at once, so that some are still ending when the sweep first looks: a process killed outright
+    // reads as without its mark a moment before it has ended (processStillRuns).
     const dir = await tempDir();
     const env = { ...ENV, [RUN_MARK_VAR]: 'stubborn-run' };
-    const pidFiles = [1, 2, 3, 4].map((n) => join(dir, `stubborn-${n}.pid`));
+    const pidFiles = Array.from({ length: 24 }, (_, n) => join(dir, `stubborn-${n}.pid`));
     for (const pidFile of pidFiles) {
-      const script = `trap "" TERM; echo $$ > ${pidFile}; while :; do sleep 0.05; done`;
+      // An ignored signal stays ignored across exec: the sleep ignores SIGTERM too.
+      const script = `trap "" TERM; echo $$ > ${pidFile}; exec sleep 300`;
       const child = spawn('sh', ['-c', script], { env, detached: true, stdio: 'ignore' });
       child.unref();
       onTestFinished(() => killQuietly(child.pid!));
@@ -137,7 +157,30 @@ describe.runIf(linux)('runProcess: sweeping what escaped the group', () => {
 
     const swept = await sweepMarkedProcesses('stubborn-run', { graceMs: 100 });
     expect(swept.map((process) => process.pid)).toEqual(expect.arrayContaining(stubborn));
-    for (const pid of stubborn) expect(await isGone(pid), `pid ${pid}`).toBe(true);
+    // Read all at once, as the caller would go on: gone, or a zombie its parent has not reaped yet.
+    expect(stubborn.filter((pid) => !goneNow(pid))).toEqual([]);
+  });
+
+  it('follows what it found by pid, not by mark: one that execs without the mark on SIGTERM is still ended', async () => {
+    const dir = await tempDir();
+    const pidFile = join(dir, 'changeling.pid');
+    const changed = join(dir, 'changed');
+    // On SIGTERM: ignore it from then on, say so, and become a program whose environment lacks the mark.
+    const onTerm = `trap "" TERM; : > ${changed}; exec env -u ${RUN_MARK_VAR} sleep 300`;
+    const script = `trap '${onTerm}' TERM; echo $$ > ${pidFile}; while :; do sleep 0.05; done`;
+    const child = spawn('sh', ['-c', script], {
+      env: { ...ENV, [RUN_MARK_VAR]: 'changeling-run' },
+      detached: true,
+      stdio: 'ignore',
+    });
+    child.unref();
+    onTestFinished(() => killQuietly(child.pid!));
+    expect(await eventually(async () => (await readFile(pidFile, 'utf8').catch(() => '')) !== '')).toBe(true);
+
+    const swept = await sweepMarkedProcesses('changeling-run', { graceMs: 1000 });
+    expect(swept.map((process) => process.pid)).toContain(child.pid);
+    expect(existsSync(changed), 'the SIGTERM handler ran').toBe(true);
+    expect(goneNow(child.pid!), 'it outlived the sweep').toBe(true);
   });
 
   it('finds a nested run’s processes by the outer mark: marks add up', async () => {
