@@ -1,6 +1,6 @@
 // What a lock file says about its holder (one parser for every lock Forge reads) and the one rule
 // for whether that holder is gone: on this host, its process ended; on another host, never by pid.
-import { isProcessAlive, processStartedAt, processStartTicks } from './pid.js';
+import { isProcessAlive, processIsZombie, processStartedAt, processStartTicks } from './pid.js';
 
 /** Who holds a lock: enough to tell, on the holder's own host, whether it still runs. */
 export interface LockOwner {
@@ -113,8 +113,8 @@ export function parseStoreLockHolder(text: string): StoreLockHolder | undefined 
 const START_SLACK_MS = 2_000;
 
 /**
- * Whether `pid` is still the process a lock recorded: alive, and not a later process that was given
- * the same pid (after a reboot, or in a container). By the recorded start when there is one; for older
+ * Whether `pid` is still the process a lock recorded: alive (not a zombie), and not a later process that
+ * was given the same pid (after a reboot, or in a container). By the recorded start when there is one; for older
  * locks, a process that started after the lock was last written cannot be the one it names.
  */
 export function isRecordedProcess(
@@ -123,7 +123,9 @@ export function isRecordedProcess(
   lockWrittenAt: number | undefined,
   isAlive: (pid: number) => boolean = isProcessAlive,
 ): boolean {
-  if (!isAlive(pid)) return false;
+  // A zombie has ended, whatever kill(pid, 0) says: a runner killed outright under a parent that does
+  // not reap it would otherwise hold its lock until that parent ends.
+  if (!isAlive(pid) || processIsZombie(pid)) return false;
   if (recordedStart !== undefined) {
     const start = processStartTicks(pid);
     return start === undefined || start === recordedStart;

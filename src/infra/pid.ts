@@ -12,9 +12,9 @@ export function isProcessAlive(pid: number): boolean {
   }
 }
 
-/** True when `pid`, named in something a Forge process made, is gone and is not this process. */
+/** True when `pid`, named in something a Forge process made, is gone (or a zombie) and is not this process. */
 export function isGoneMaker(pid: number): boolean {
-  return pid !== process.pid && !isProcessAlive(pid);
+  return pid !== process.pid && (!isProcessAlive(pid) || processIsZombie(pid));
 }
 
 /**
@@ -71,10 +71,24 @@ export function processStartTicks(pid: number): number | undefined {
  */
 export function processStillRuns(pid: number, startTicks: number): boolean {
   const fields = statFields(pid);
-  if (fields === undefined) return false;
-  const state = fields[0];
-  if (state === 'Z' || state === 'X' || state === 'x') return false;
+  if (fields === undefined || hasEnded(fields)) return false;
   return Number(fields[19]) === startTicks;
+}
+
+/**
+ * Whether `pid` is a process that has ended and waits for its parent to reap it (a zombie). kill(pid, 0)
+ * still succeeds for one, and it is reaped only by its parent: a container whose first process reaps
+ * nothing keeps a killed process's zombie for good. False when /proc cannot tell.
+ */
+export function processIsZombie(pid: number): boolean {
+  const fields = statFields(pid);
+  return fields !== undefined && hasEnded(fields);
+}
+
+/** A state of Z (zombie) or X (dead, being removed). */
+function hasEnded(fields: readonly string[]): boolean {
+  const state = fields[0];
+  return state === 'Z' || state === 'X' || state === 'x';
 }
 
 /** The fields of `/proc/<pid>/stat` from the third (the state) on; undefined when it cannot be read. */

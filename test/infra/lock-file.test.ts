@@ -11,6 +11,7 @@ import { createFileLock, lockRefusalHint, readLockFile, type LockRecord } from '
 import { isProcessAlive, processStartTicks } from '../../src/infra/pid.js';
 import { findMarkedProcesses, RUN_MARK_VAR, sweepMarkedProcesses } from '../../src/infra/process.js';
 import { eventually, isGone } from '../support/fake-agents/harness.js';
+import { zombiePid } from '../support/pids.js';
 
 const onLinux = process.platform === 'linux';
 
@@ -58,6 +59,18 @@ describe.runIf(onLinux)('lock file: whose pid is it', () => {
     await writeFile(path, JSON.stringify(record(pid, { pid_start: processStartTicks(pid)! - 1 })));
     const taken = await createFileLock({ path, host: hostname() }).acquire(record(process.pid));
     expect(taken).toMatchObject({ ok: true, tookOverFrom: { pid } });
+  });
+
+  it('takes over a lock whose holder has ended but was never reaped (a zombie)', async () => {
+    const zombie = await zombiePid();
+    const start = processStartTicks(zombie);
+    expect(start).toBeTypeOf('number');
+    expect(isProcessAlive(zombie), 'kill(pid, 0) still answers for a zombie').toBe(true);
+
+    const path = await lockPath();
+    await writeFile(path, JSON.stringify(record(zombie, { pid_start: start! })));
+    const taken = await createFileLock({ path, host: hostname() }).acquire(record(process.pid));
+    expect(taken).toMatchObject({ ok: true, tookOverFrom: { pid: zombie } });
   });
 
   it('for an older lock with no start recorded, a process younger than the lock is not its holder', async () => {

@@ -1,11 +1,15 @@
 // Group signals: never to the groups whose numbers mean "everyone" or "ourselves". Whether a process
-// found earlier still runs: by its pid and start, a zombie or a reused pid not counting.
+// found earlier still runs: by its pid and start, a zombie or a reused pid not counting; a zombie has ended.
 import { spawn } from 'node:child_process';
-import { once } from 'node:events';
-import { readFile } from 'node:fs/promises';
 import { afterEach, describe, expect, it, onTestFinished, vi } from 'vitest';
-import { processStartTicks, processStillRuns, signalGroup } from '../../src/infra/pid.js';
-import { eventually } from '../support/fake-agents/harness.js';
+import {
+  isGoneMaker,
+  processIsZombie,
+  processStartTicks,
+  processStillRuns,
+  signalGroup,
+} from '../../src/infra/pid.js';
+import { deadPid, zombiePid } from '../support/pids.js';
 
 afterEach(() => vi.restoreAllMocks());
 
@@ -19,41 +23,35 @@ describe('signalGroup', () => {
   });
 });
 
-/** `sh -c script`, killed when the test ends; its first line of output. */
-async function startShell(script: string): Promise<{ pid: number; firstLine: string }> {
-  const child = spawn('sh', ['-c', script], { stdio: ['ignore', 'pipe', 'ignore'] });
-  onTestFinished(() => {
-    child.kill('SIGKILL');
-  });
-  const [chunk] = (await once(child.stdout, 'data')) as [Buffer];
-  return { pid: child.pid!, firstLine: chunk.toString().split('\n')[0]! };
+/** A live `sleep 300`, killed when the test ends. */
+function sleeper(): number {
+  const child = spawn('sleep', ['300'], { stdio: 'ignore' });
+  onTestFinished(() => void child.kill('SIGKILL'));
+  return child.pid!;
 }
 
-describe.runIf(process.platform === 'linux')('processStillRuns', () => {
-  it('holds for a live process with its own start, not for a start that is another process’s', async () => {
-    const { pid } = await startShell('echo up; exec sleep 300');
+describe.runIf(process.platform === 'linux')('whether a process still runs', () => {
+  it('holds for a live process with its own start, not for a start that is another process’s', () => {
+    const pid = sleeper();
     const start = processStartTicks(pid);
     expect(start).toBeTypeOf('number');
     expect(processStillRuns(pid, start!)).toBe(true);
+    expect(processIsZombie(pid)).toBe(false);
+    expect(isGoneMaker(pid)).toBe(false);
     // The same pid with another start: the process found has ended and its pid was given again.
     expect(processStillRuns(pid, start! - 1)).toBe(false);
   });
 
-  it('does not hold for a zombie, nor for a pid no process holds', async () => {
-    // The background child ends at once; the sleep that replaced its parent never reaps it.
-    const { firstLine } = await startShell('sleep 0 & echo $!; exec sleep 300');
-    const zombie = Number(firstLine);
+  it('does not hold for a zombie, nor for a pid no process holds; a zombie made its last temp file', async () => {
+    const zombie = await zombiePid();
     const start = processStartTicks(zombie);
     expect(start).toBeTypeOf('number');
-    const isZombie = async () => {
-      const stat = await readFile(`/proc/${zombie}/stat`, 'utf8').catch(() => '');
-      return / Z /.test(stat.slice(stat.lastIndexOf(')')));
-    };
-    expect(await eventually(isZombie)).toBe(true);
+    expect(processIsZombie(zombie)).toBe(true);
     expect(processStillRuns(zombie, start!)).toBe(false);
+    expect(isGoneMaker(zombie)).toBe(true);
 
-    const gone = spawn('true');
-    await once(gone, 'exit');
-    expect(processStillRuns(gone.pid!, 0)).toBe(false);
+    const gone = deadPid();
+    expect(processStillRuns(gone, 0)).toBe(false);
+    expect(processIsZombie(gone)).toBe(false);
   });
 });

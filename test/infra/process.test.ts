@@ -251,14 +251,23 @@ describe('which pids a sweep reads', () => {
       expect(after.forks).toBeGreaterThan(before!.forks);
       // Started after the counters were read: found whether or not the window could be used.
       const found = await findMarkedProcesses(mark, { startedAfter: { pid, forks: before!.forks } });
-      expect(found.map((entry) => entry.pid)).toEqual([pid]);
+      expect(
+        found.map((entry) => entry.pid),
+        'scanned from before it started',
+      ).toEqual([pid]);
       // Swept after a child started later than it, the sleeper is older than the window: not read. (The
       // window holds unless forks elsewhere came between; that can only grow, so checked afterwards.)
       const child = spawnSync('true');
       const window = { pid: child.pid, forks: after.forks };
       const skipped = await findMarkedProcesses(mark, { startedAfter: window });
-      if (firstPidToScan(window, readPidCounters()!) !== undefined) expect(skipped).toEqual([]);
-      else expect(skipped.map((entry) => entry.pid)).toEqual([pid]);
+      const counters = readPidCounters()!;
+      const why = `window ${JSON.stringify(window)}, counters after ${JSON.stringify(counters)}`;
+      if (firstPidToScan(window, counters) !== undefined) expect(skipped, why).toEqual([]);
+      else
+        expect(
+          skipped.map((entry) => entry.pid),
+          why,
+        ).toEqual([pid]);
     },
   );
 });
