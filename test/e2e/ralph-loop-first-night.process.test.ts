@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { isProcessAlive, processStartTicks } from '../../src/infra/pid.js';
 import { assertBuilt, BIN, runCli, startCli, waitFor } from '../support/cli.js';
+import { zombiePid } from '../support/pids.js';
 import { makeRepo, type Repo } from '../support/runner-repo.js';
 
 beforeAll(assertBuilt);
@@ -268,6 +269,27 @@ describe('faults end cleanly', () => {
     expect(run.stderr).toMatch(/Took over the lock of a runner that is gone/);
     expect((await repo.show(ids[0]!)).status).toBe('closed');
     expect(isProcessAlive(stranger)).toBe(true);
+  });
+
+  it('takes over the lock of a runner that was killed and never reaped (a zombie: kill(pid, 0) still answers)', async () => {
+    const repo = await makeRepo();
+    const { epic, ids } = await repo.epic(['a']);
+    const zombie = await zombiePid();
+    const start = processStartTicks(zombie)!;
+    const lockPath = join(repo.dir, '.forge', 'epics', epic, 'ralph-loop.lock');
+    await mkdir(join(lockPath, '..'), { recursive: true });
+    const lock = {
+      pid: zombie,
+      host: hostname(),
+      started_at: new Date().toISOString(),
+      epic,
+      run_id: 'killed',
+    };
+    await writeFile(lockPath, JSON.stringify({ ...lock, pid_start: start }));
+    const run = await repo.ralph([epic, '--agent', repo.agent]);
+    expect(run.exitCode, run.stderr).toBe(0);
+    expect(run.stderr).toContain(`Took over the lock of a runner that is gone (pid ${zombie}`);
+    expect((await repo.show(ids[0]!)).status).toBe('closed');
   });
 
   it('refuses a lock naming a live process that is no runner, and says which file to delete', async () => {
