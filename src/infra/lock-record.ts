@@ -113,9 +113,10 @@ export function parseStoreLockHolder(text: string): StoreLockHolder | undefined 
 const START_SLACK_MS = 2_000;
 
 /**
- * Whether `pid` is still the process a lock recorded: alive (not a zombie), and not a later process that
- * was given the same pid (after a reboot, or in a container). By the recorded start when there is one; for older
- * locks, a process that started after the lock was last written cannot be the one it names.
+ * Whether `pid` is still the process a lock recorded: alive (not a zombie), and not a later process
+ * that was given the same pid (after a reboot, or in a container). By the recorded start when there is
+ * one; for older locks, a process that started after the lock was last written cannot be the one it
+ * names.
  */
 export function isRecordedProcess(
   pid: number,

@@ -1,7 +1,7 @@
 // runProcess's sweep: what a child started outside its process group (setsid, nohup … &) is ended after it,
 // and nothing that lacks the child's mark is ever touched.
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -19,6 +19,7 @@ import {
 import { MAX_LINE_CHARS, cutLineMark } from '../../src/infra/line-splitter.js';
 import { TRUNCATED_MARK } from '../../src/infra/tail-buffer.js';
 import { eventually, isGone } from '../support/fake-agents/harness.js';
+import { goneNow } from '../support/pids.js';
 
 const ENV = { PATH: '/usr/local/bin:/usr/bin:/bin' };
 const linux = process.platform === 'linux';
@@ -46,22 +47,6 @@ function killQuietly(pid: number): void {
   } catch {
     // Gone already.
   }
-}
-
-/** Whether `pid` is gone or a zombie, read in place (isGone reads /proc through the thread pool). */
-function goneNow(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch {
-    return true;
-  }
-  let stat = '';
-  try {
-    stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  } catch {
-    return true;
-  }
-  return / Z /.test(stat.slice(stat.lastIndexOf(')')));
 }
 
 async function tempDir(): Promise<string> {

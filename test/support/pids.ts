@@ -28,6 +28,17 @@ export async function zombiePid(): Promise<number> {
   return pid;
 }
 
+/** Whether `pid` is gone or a zombie, read in place at this very moment. */
+export function goneNow(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return true;
+  }
+  const state = procState(pid);
+  return state === '' || state === 'Z';
+}
+
 /** The state letter /proc gives `pid` (R, S, Z…), read in place; '' when it cannot be read. */
 function procState(pid: number): string {
   try {
