@@ -280,12 +280,13 @@ describe('faults end cleanly', () => {
     await mkdir(join(lockPath, '..'), { recursive: true });
     const lock = {
       pid: zombie,
+      pid_start: start,
       host: hostname(),
       started_at: new Date().toISOString(),
       epic,
       run_id: 'killed',
     };
-    await writeFile(lockPath, JSON.stringify({ ...lock, pid_start: start }));
+    await writeFile(lockPath, JSON.stringify(lock));
     const run = await repo.ralph([epic, '--agent', repo.agent]);
     expect(run.exitCode, run.stderr).toBe(0);
     expect(run.stderr).toContain(`Took over the lock of a runner that is gone (pid ${zombie}`);

@@ -28,15 +28,14 @@ export async function zombiePid(): Promise<number> {
   return pid;
 }
 
-/** Whether `pid` is gone or a zombie, read in place at this very moment. */
+/** Whether `pid` is gone or a zombie (one waiting to be reaped has ended), read in place at this moment. */
 export function goneNow(pid: number): boolean {
   try {
     process.kill(pid, 0);
   } catch {
     return true;
   }
-  const state = procState(pid);
-  return state === '' || state === 'Z';
+  return procState(pid) === 'Z';
 }
 
 /** The state letter /proc gives `pid` (R, S, Z…), read in place; '' when it cannot be read. */

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { onTestFinished } from 'vitest';
+import { goneNow } from '../pids.js';
 
 const FAKE = join(dirname(fileURLToPath(import.meta.url)), 'fake-agent.mjs');
 const NAMES = ['claude', 'codex', 'opencode', 'gemini', 'my-agent'];
@@ -72,15 +73,9 @@ export async function setUpFakeAgents(): Promise<FakeAgents> {
   };
 }
 
-/** True once a pid is gone (a zombie waiting to be reaped counts as gone). */
-export async function isGone(pid: number): Promise<boolean> {
-  try {
-    process.kill(pid, 0);
-  } catch {
-    return true;
-  }
-  const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => '');
-  return / Z /.test(stat.slice(stat.lastIndexOf(')')));
+/** True once a pid is gone (a zombie waiting to be reaped counts as gone): goneNow, for `eventually`. */
+export function isGone(pid: number): Promise<boolean> {
+  return Promise.resolve(goneNow(pid));
 }
 
 /** Polls until `check` holds or `ms` pass; for "it did stop", never for timing. */
