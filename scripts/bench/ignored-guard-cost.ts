@@ -5,7 +5,11 @@
 import { execFileSync } from 'node:child_process';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { changedDependencies, snapshotIgnored } from '../../src/autoresearch/dependency-guard.js';
+import {
+  changedDependencies,
+  removeWrittenCaches,
+  snapshotIgnored,
+} from '../../src/autoresearch/dependency-guard.js';
 import { undoIgnoredChanges } from '../../src/autoresearch/ignored-guard.js';
 import { ContentHashes } from '../../src/infra/content-hashes.js';
 import { FileCopies } from '../../src/infra/file-copies.js';
@@ -28,6 +32,10 @@ export interface IgnoredGuardCost {
   reinstallMs: Summary;
   /** Files the reinstall was found to change: 0 when the comparison works. */
   reinstallChanged: number;
+  /** Files in the build cache in the home (Go's layout: 256 folders of entries). */
+  buildCacheFiles: number;
+  /** An agent run that changed nothing, beside an empty tree: the cache's two fingerprints. */
+  buildCacheSteadyMs: Summary;
 }
 
 const FILE_BYTES = 4096;
@@ -35,9 +43,11 @@ const FILE_BYTES = 4096;
 export async function measureIgnoredGuardCost(options: {
   dependencyFiles: number;
   otherFiles: number;
+  buildCacheFiles: number;
   rounds: number;
 }): Promise<IgnoredGuardCost> {
   const dir = await tempDir('ignored-guard');
+  const outside = await tempDir('ignored-guard-home');
   try {
     const cwd = dir.path;
     execFileSync('git', ['init', '-q'], { cwd });
@@ -107,7 +117,37 @@ export async function measureIgnoredGuardCost(options: {
         .length;
       reinstall.push(performance.now() - started);
     }
+    // A build cache in the home (outside the tree), as Go lays its out: every file of it is fingerprinted.
+    const home = join(outside.path, 'home');
+    const cache = join(home, '.cache', 'go-build');
+    for (let i = 0; i < options.buildCacheFiles; i += 1) {
+      const folder = join(cache, (i % 256).toString(16).padStart(2, '0'));
+      if (i < 256) await mkdir(folder, { recursive: true });
+      await writeFile(join(folder, `${i.toString(16).padStart(64, '0')}-d`), body(i).subarray(0, 512));
+    }
+    // Beside an empty tree, so that the two fingerprints are the cache's alone.
+    const empty = join(outside.path, 'repo');
+    await mkdir(empty);
+    execFileSync('git', ['init', '-q'], { cwd: empty });
+    const withCache = {
+      cwd: empty,
+      git: createGit({ cwd: empty, env: process.env }),
+      vaultDir: join(empty, '.git', 'forge'),
+      env: { HOME: home },
+    };
+    const cached = (await snapshotIgnored(withCache))!;
+    const buildCacheFiles = [...cached.caches.keys()].filter((path) => path.startsWith(cache)).length;
+    const buildCacheSteady: number[] = [];
+    for (let round = 0; round < options.rounds; round += 1) {
+      const started = performance.now();
+      const before = (await snapshotIgnored(withCache))!;
+      const after = (await snapshotIgnored(withCache))!;
+      await removeWrittenCaches(withCache, before, after);
+      buildCacheSteady.push(performance.now() - started);
+    }
     return {
+      buildCacheFiles,
+      buildCacheSteadyMs: summarize(buildCacheSteady),
       dependencyFiles: primed.dependencies.size,
       otherFiles: primed.others.size,
       dependencyBytes: options.dependencyFiles * FILE_BYTES,
@@ -119,6 +159,7 @@ export async function measureIgnoredGuardCost(options: {
     };
   } finally {
     await dir.remove();
+    await outside.remove();
   }
 }
 
@@ -144,6 +185,13 @@ export function ignoredGuardRows(g: IgnoredGuardCost, ms: (value: number) => str
       figure: '',
       measure: `a reinstall of every dependency file with the same bytes, compared by content (${g.reinstallChanged} found changed)`,
       value: ms(g.reinstallMs.median),
+      budget: '',
+      verdict: '',
+    },
+    {
+      figure: '',
+      measure: `a build cache in the home of ${g.buildCacheFiles.toLocaleString('en-US')} files (Go's): its two fingerprints around a run that changed nothing (median)`,
+      value: ms(g.buildCacheSteadyMs.median),
       budget: '',
       verdict: '',
     },

@@ -122,15 +122,57 @@ async function jestCaches(ctx: DependencyGuardContext): Promise<string[]> {
   return names.filter((name) => name === 'jest' || name.startsWith('jest_')).map((name) => join(temp, name));
 }
 
-/** Every file under `dirs` (absolute) as a cache of its own directory's, into `files`. */
-function addCaches(files: IgnoredFiles, dirs: readonly string[]): void {
+/**
+ * The build caches outside the tree that tools load in place of building again, each where its tool
+ * looks for it: the variable that names it when set to an absolute path, else its default under the
+ * home. Go's (compiled packages, and the results `go test` prints as `(cached)`), ccache's and
+ * sccache's compiled objects, Deno's (fetched modules and their compiled output) and Zig's; and
+ * those only a variable turns on: Python's bytecode prefix, Node's compile cache, Bun's transpiler
+ * cache. Each file in one is filed under a hash of what it was built from, so a file an agent writes
+ * under the hash of an unchanged source is loaded in its place, by the metric too. Those inside the
+ * tree are among its ignored files already.
+ */
+export function buildCacheDirs(cwd: string, env: Readonly<Record<string, string | undefined>>): string[] {
+  const absolute = (value: string | undefined) =>
+    value !== undefined && isAbsolute(value) ? value : undefined;
+  const home = absolute(env.HOME);
+  const under = (base: string | undefined, name: string) =>
+    base === undefined ? undefined : join(base, name);
+  const xdg = absolute(env.XDG_CACHE_HOME) ?? under(home, '.cache');
+  const macos = under(home, join('Library', 'Caches'));
+  const named = (variable: string, ...defaults: (string | undefined)[]) => {
+    const set = absolute(env[variable]);
+    return set === undefined ? defaults : [set];
+  };
+  const dirs = [
+    ...named('GOCACHE', under(xdg, 'go-build'), under(macos, 'go-build')),
+    ...named('CCACHE_DIR', under(xdg, 'ccache'), under(home, '.ccache')),
+    ...named('SCCACHE_DIR', under(xdg, 'sccache')),
+    ...named('DENO_DIR', under(xdg, 'deno'), under(macos, 'deno')),
+    ...named('ZIG_GLOBAL_CACHE_DIR', under(xdg, 'zig')),
+    ...named('PYTHONPYCACHEPREFIX'),
+    ...named('NODE_COMPILE_CACHE'),
+    ...named('BUN_RUNTIME_TRANSPILER_CACHE_PATH'),
+  ];
+  return [
+    ...new Set(dirs.filter((dir): dir is string => dir !== undefined && relative(cwd, dir).startsWith('..'))),
+  ];
+}
+
+/**
+ * Every file under `dirs` (absolute) as a cache of its own directory's, into `files`; `fileByFile`, as a
+ * cache of its own. What an agent wrote in a cache is removed with the cache, or, file by file, alone,
+ * and the rest stays warm: a build cache in the home holds every project's builds (gigabytes), and a
+ * doer that runs the tests writes to it on every iteration.
+ */
+function addCaches(files: IgnoredFiles, dirs: readonly string[], fileByFile = false): void {
   for (const dir of dirs) {
     const found = fingerprintFiles('/', [dir]);
     for (const kind of [found.dependencies, found.caches, found.others]) {
       for (const [path, id] of kind) {
         if (path.endsWith(' ->')) continue;
         files.caches.set(path, id);
-        files.cacheOf.set(path, dir);
+        files.cacheOf.set(path, fileByFile ? path : dir);
       }
     }
   }
@@ -156,6 +198,11 @@ export async function snapshotIgnored(ctx: DependencyGuardContext): Promise<Igno
     // Jest's transform cache in the temp directory too: it runs what it finds there for a source whose
     // hash it was filed under.
     addCaches(files, [...startup.map((dir) => join(dir, '__pycache__')), ...(await jestCaches(ctx))]);
+    // Not one inside an environment watched whole (a NODE_COMPILE_CACHE in a virtualenv).
+    const builds = buildCacheDirs(ctx.cwd, ctx.env ?? {}).filter(
+      (dir) => !outside.some((root) => !relative(root, dir).startsWith('..')),
+    );
+    addCaches(files, builds, true);
     const programs = fingerprintPrograms([...(await programDirs(ctx)), ...startup]);
     files.programs = new Map([...programs].filter(([path]) => watchedProgram(path)));
   }

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import {
+  buildCacheDirs,
   changedDependencies,
   changedFilesLeft,
   forbiddenChanges,
@@ -236,6 +237,68 @@ describe('the dependency guard', () => {
     expect(await removeWrittenCaches(watched, before, after)).toEqual([join(temp, 'jest_0')]);
     await expect(readFile(join(temp, 'jest_0', 'transform', 'ab12'))).rejects.toThrow(/ENOENT/);
     expect(await readFile(join(temp, 'other', 'file'), 'utf8')).toBe('not a cache');
+  });
+
+  it('finds the build caches in the home where their tools look, and none inside the tree', () => {
+    const env = { HOME: '/home/u' };
+    expect(buildCacheDirs('/work/repo', env)).toEqual([
+      '/home/u/.cache/go-build',
+      '/home/u/Library/Caches/go-build',
+      '/home/u/.cache/ccache',
+      '/home/u/.ccache',
+      '/home/u/.cache/sccache',
+      '/home/u/.cache/deno',
+      '/home/u/Library/Caches/deno',
+      '/home/u/.cache/zig',
+    ]);
+    const named = buildCacheDirs('/work/repo', {
+      ...env,
+      XDG_CACHE_HOME: '/var/cache/u',
+      GOCACHE: '/opt/go-cache',
+      CCACHE_DIR: 'relative/ccache',
+      DENO_DIR: '/work/repo/.deno',
+      PYTHONPYCACHEPREFIX: '/tmp/pycache',
+      NODE_COMPILE_CACHE: '/tmp/node-cache',
+      BUN_RUNTIME_TRANSPILER_CACHE_PATH: '/tmp/bun-cache',
+    });
+    expect(named).toEqual([
+      '/opt/go-cache',
+      '/var/cache/u/ccache',
+      '/home/u/.ccache',
+      '/var/cache/u/sccache',
+      '/var/cache/u/zig',
+      '/tmp/pycache',
+      '/tmp/node-cache',
+      '/tmp/bun-cache',
+    ]);
+    expect(buildCacheDirs('/work/repo', {})).toEqual([]);
+  });
+
+  it('removes what an agent wrote in a build cache in the home, file by file, and keeps the rest', async () => {
+    const ctx = await context([]);
+    const home = await mkdtemp(join(tmpdir(), 'forge-home-'));
+    onTestFinished(() => rm(home, { recursive: true, force: true }));
+    const cache = join(home, '.cache', 'go-build');
+    await mkdir(join(cache, 'ab'), { recursive: true });
+    await writeFile(join(cache, 'ab', 'ab01-d'), 'the user’s build');
+    await writeFile(join(cache, 'ab', 'ab02-d'), 'the metric’s build');
+    const watched = { ...ctx, env: { HOME: home } };
+    const before = (await snapshotIgnored(watched))!;
+    expect(before.cacheOf.get(join(cache, 'ab', 'ab01-d'))).toBe(join(cache, 'ab', 'ab01-d'));
+    await writeFile(join(cache, 'ab', 'ab02-d'), 'forged');
+    await mkdir(join(cache, 'cd'));
+    await writeFile(join(cache, 'cd', 'cd01-d'), 'forged too');
+    const after = (await snapshotIgnored(watched))!;
+    expect(await removeWrittenCaches(watched, before, after)).toEqual([
+      join(cache, 'ab', 'ab02-d'),
+      join(cache, 'cd', 'cd01-d'),
+    ]);
+    expect(await readFile(join(cache, 'ab', 'ab01-d'), 'utf8')).toBe('the user’s build');
+    await expect(readFile(join(cache, 'ab', 'ab02-d'))).rejects.toThrow(/ENOENT/);
+    await expect(readFile(join(cache, 'cd', 'cd01-d'))).rejects.toThrow(/ENOENT/);
+    // Not watched when the loop is told to leave what is outside the tree alone.
+    const inside = (await snapshotIgnored({ ...watched, outside: false }))!;
+    expect([...inside.cacheOf.keys()].some((path) => path.startsWith(cache))).toBe(false);
   });
 
   it('holds the loop while the files are as the agent left them, and lets go once every one changed', async () => {

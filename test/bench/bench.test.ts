@@ -266,13 +266,21 @@ describe('bench figures on tiny inputs', () => {
     expect(validateRows(v, (n) => `${n}`)[0]!.measure).toContain('3 beads');
   });
 
-  it('figure 12: the ignored-file guard sees every file, and a reinstall of the same bytes as no change', async () => {
-    const g = await measureIgnoredGuardCost({ dependencyFiles: 30, otherFiles: 7, rounds: 1 });
-    expect([g.dependencyFiles, g.otherFiles, g.reinstallChanged]).toEqual([30, 7, 0]);
+  it('figure 12: the ignored-file guard sees every file, a build cache in the home too, and a reinstall of the same bytes as no change', async () => {
+    const g = await measureIgnoredGuardCost({
+      dependencyFiles: 30,
+      otherFiles: 7,
+      buildCacheFiles: 300,
+      rounds: 1,
+    });
+    expect([g.dependencyFiles, g.otherFiles, g.reinstallChanged, g.buildCacheFiles]).toEqual([30, 7, 0, 300]);
     finite(g.steadyMs.median);
     finite(g.firstPrimeMs.median);
     finite(g.reinstallMs.median);
-    expect(ignoredGuardRows(g, (n) => `${n}`)[0]!.measure).toContain('30 dependency + 7 other files');
+    finite(g.buildCacheSteadyMs.median);
+    const rows = ignoredGuardRows(g, (n) => `${n}`);
+    expect(rows[0]!.measure).toContain('30 dependency + 7 other files');
+    expect(rows.at(-1)!.measure).toContain('a build cache in the home of 300 files');
   });
 
   it('figure 13: the HOME guard reads every skill file in each folder, and finds nothing changed', async () => {

@@ -4,7 +4,7 @@
 // `import` lines every Python process runs as it starts. As a user runs a loop, with the built CLI,
 // the scripted agent and the embedded store.
 import { execa } from 'execa';
-import { mkdir, readFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { delimiter, join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { assertBuilt } from '../support/cli.js';
@@ -57,6 +57,34 @@ const PLANT_PYTHON = `const fs = require('node:fs');
 fs.writeFileSync(process.env.HOME + '/bin/python3', '#!/bin/sh\\necho \\'{"value": 1000}\\'\\n', { mode: 0o755 });
 `;
 
+/**
+ * A metric whose weight is built through a cache in the home, filed under a hash of its source, as
+ * Go's build cache is (`go test` prints a result it finds there as `(cached)` without running it).
+ */
+const CACHED_METRIC = `import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+const source = readFileSync('metric/weight.src', 'utf8');
+const cache = process.env.GOCACHE ?? join(process.env.XDG_CACHE_HOME ?? join(process.env.HOME, '.cache'), 'go-build');
+const entry = join(cache, createHash('sha256').update(source).digest('hex') + '-d');
+if (!existsSync(entry)) {
+  mkdirSync(cache, { recursive: true });
+  writeFileSync(entry, String(Number(source)));
+}
+const weight = Number(readFileSync(entry, 'utf8'));
+console.log(JSON.stringify({ value: Number(readFileSync('src/value.txt', 'utf8')) * weight }));
+`;
+
+/** What the doer runs: the cache's entry for the unchanged weight's source, built as ten. */
+const FORGE_BUILD_CACHE = `const { createHash } = require('node:crypto');
+const { mkdirSync, readFileSync, writeFileSync } = require('node:fs');
+const { join } = require('node:path');
+const cache = join(process.env.HOME, '.cache', 'go-build');
+const hash = createHash('sha256').update(readFileSync('metric/weight.src', 'utf8')).digest('hex');
+mkdirSync(cache, { recursive: true });
+writeFileSync(join(cache, hash + '-d'), '10');
+`;
+
 beforeAll(assertBuilt);
 
 async function loopRepo(doerSteps: unknown[]): Promise<{ repo: ScriptedLoopRepo; epic: string }> {
@@ -87,6 +115,31 @@ describe('a doer that plants code the metric loads unseen', () => {
     expect(await readFile(join(repo.dir, 'src', 'value.txt'), 'utf8')).toBe('10\n');
     // Nothing forged is left for a later run to load: the metric scores the tree as it is.
     const { stdout } = await execa('python3', ['metric/score.py'], { cwd: repo.dir });
+    expect(JSON.parse(stdout)).toEqual({ value: 10 });
+  });
+
+  it('in a build cache in the home: not the score it forged, since what it wrote there is gone before the metric runs', async () => {
+    const repo = await scriptedLoopRepo(
+      { 'src/value.txt': '10\n', 'metric/score.mjs': CACHED_METRIC, 'metric/weight.src': '1\n' },
+      [],
+      'forge-buildcache-',
+    );
+    await oneDoerLoopRules(repo, worseValueThen(['node', '-e', FORGE_BUILD_CACHE]));
+    const epic = await createValueLoop(repo);
+    // The baseline built the weight into the cache, beside an entry of another project's.
+    const cache = join(repo.base, '.cache', 'go-build');
+    const other = join(cache, 'another-project-d');
+    await writeFile(other, 'built by the user');
+    const run = await repo.ralph([epic, '--agent', 'scripted']);
+    expect(run.exitCode, run.stderr).toBe(0);
+    expect(await ledgerDecisions(repo)).toEqual([
+      [0, 'baseline', 10],
+      [1, 'revert', 5],
+    ]);
+    expect(run.stderr).toMatch(/removed the caches the doer wrote to \(.*go-build\/[0-9a-f]{64}-d\)/);
+    // What the doer did not write stays, and the metric built its entry again from the source.
+    expect(await readFile(other, 'utf8')).toBe('built by the user');
+    const { stdout } = await execa('node', ['metric/score.mjs'], { cwd: repo.dir, env: repo.env });
     expect(JSON.parse(stdout)).toEqual({ value: 10 });
   });
 
