@@ -25,13 +25,36 @@ const BATCH_CHARS = 64 * 1024;
 /** Forge's note for a line the agent wrote to stderr: the agent's output, bounded like its stdout. */
 const AGENT_KIND = 'stderr';
 
+/**
+ * The most of an agent's output one transcript keeps on disk. An agent, or a command it runs, that
+ * prints without end until its timeout would otherwise fill the disk overnight, at whatever speed the
+ * disk takes it (a full disk stops the run, and every other program on the machine). Past it the
+ * agent's lines are left out, but for the last TAIL_CHARS of them, written at the end after a
+ * `truncated` line that says how much was left out: how it ended is what a person reads first.
+ */
+const MAX_TRANSCRIPT_CHARS = 100 * 1024 * 1024;
+const TAIL_CHARS = 1024 * 1024;
+
+export interface TranscriptLimits {
+  /** The agent's output kept from the start (default MAX_TRANSCRIPT_CHARS). */
+  maxChars?: number;
+  /** Of what comes past it, the end kept (default 1 MiB). */
+  tailChars?: number;
+}
+
 const discard: Transcript = { raw: () => {}, note: () => {}, close: async () => {} };
 
 /**
  * Opens `path` for appending, its folders made or checked from `root` (see openOwnLogSync); without a
  * path, a transcript that keeps nothing.
  */
-export async function openTranscript(path: string | undefined, root?: string): Promise<Transcript> {
+export async function openTranscript(
+  path: string | undefined,
+  root?: string,
+  limits: TranscriptLimits = {},
+): Promise<Transcript> {
+  const maxChars = limits.maxChars ?? MAX_TRANSCRIPT_CHARS;
+  const tailChars = limits.tailChars ?? TAIL_CHARS;
   if (path === undefined) return discard;
   let fd: number;
   try {
@@ -74,8 +97,40 @@ export async function openTranscript(path: string | undefined, root?: string): P
     queue(forgeLine('dropped', { ...dropped, reason: 'the agent wrote faster than the disk took it' }));
     dropped = { lines: 0, chars: 0 };
   };
+  // What of the agent's output was taken for the file. Once that reaches maxChars, the end of the rest
+  // (whole lines, at most tailChars), and how much was left out before it, written before Forge's next
+  // line of its own or at the close.
+  let taken = 0;
+  let full = false;
+  let tail: string[] = [];
+  let tailSize = 0;
+  let past = { lines: 0, chars: 0 };
+  const keepInTail = (text: string): void => {
+    tail.push(text);
+    tailSize += text.length;
+    while (tailSize > tailChars && tail.length > 0) {
+      const out = tail.shift() ?? '';
+      tailSize -= out.length;
+      past.lines += 1;
+      past.chars += out.length;
+    }
+  };
+  const writeTail = (): void => {
+    if (tail.length === 0 && past.lines === 0) return;
+    const reason = `the agent's output passed the ${sizeName(maxChars)} a transcript keeps; the last ${tail.length} line(s) follow`;
+    queue(forgeLine('truncated', { ...past, reason }));
+    for (const text of tail) queue(text);
+    tail = [];
+    tailSize = 0;
+    past = { lines: 0, chars: 0 };
+  };
   const agentLine = (text: string): void => {
     if (broken) return;
+    full ||= taken + text.length > maxChars;
+    if (full) {
+      keepInTail(text);
+      return;
+    }
     // The stream's queue counts bytes and the batch characters: near enough for a bound. Once full, it
     // drains to half before taking lines again, so the gap is one stretch, not short lines let through.
     const waiting = stream.writableLength + batchChars;
@@ -86,6 +141,7 @@ export async function openTranscript(path: string | undefined, root?: string): P
       return;
     }
     sayDropped();
+    taken += text.length;
     queue(text);
   };
   return {
@@ -94,17 +150,24 @@ export async function openTranscript(path: string | undefined, root?: string): P
       if (kind === AGENT_KIND) return agentLine(forgeLine(kind, fields));
       if (broken) return;
       sayDropped();
+      writeTail();
       queue(forgeLine(kind, fields));
     },
     close: () =>
       new Promise<void>((resolve) => {
         sayDropped();
+        if (!broken) writeTail();
         flush();
         if (broken) return resolve();
         stream.once('error', () => resolve());
         stream.end(() => resolve());
       }),
   };
+}
+
+function sizeName(chars: number): string {
+  const mib = chars / (1024 * 1024);
+  return mib >= 1 ? `${Number(mib.toFixed(1))} MiB` : `${Math.round(chars / 1024)} KiB`;
 }
 
 function forgeLine(kind: string, fields: Record<string, unknown>): string {

@@ -1,5 +1,5 @@
 // The generic adapter: the user's own command, prompt on stdin, outcome by exit code.
-import { readFile } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createCommandRunner } from '../../src/agents/command.js';
@@ -73,6 +73,44 @@ describe('command adapter', () => {
     expect(result.finalText.length).toBeLessThanOrEqual(8000);
     expect(result.finalText.endsWith(`5${long}`)).toBe(true);
   });
+
+  it('keeps the first 100 MiB of an agent that floods its output, then its end, and says how much it left out', async () => {
+    const fakes = await setUpFakeAgents();
+    const transcriptPath = join(fakes.dir, 'logs', 'bd-1.log');
+    const { result } = await runCommand('my-agent', [{ flood: { mib: 104 } }], {
+      transcriptPath,
+      transcriptRoot: fakes.dir,
+      timeoutMs: 120_000,
+    });
+    expect(result.outcome).toBe('ok');
+    expect(result.finalText.endsWith('flood done')).toBe(true);
+    const { size } = await stat(transcriptPath);
+    expect(size).toBeGreaterThan(100 * 1024 * 1024);
+    expect(size).toBeLessThan(102 * 1024 * 1024);
+    const lines = (await readFile(transcriptPath, 'utf8')).trimEnd().split('\n');
+    const notes = lines
+      .filter((line) => line.startsWith('{"forge"'))
+      .map((line) => JSON.parse(line) as { forge: string; lines?: number; reason?: string });
+    const truncated = notes.filter((note) => note.forge === 'truncated');
+    expect(truncated).toHaveLength(1);
+    expect(truncated[0]!.reason).toMatch(
+      /passed the 100 MiB a transcript keeps; the last \d+ line\(s\) follow/,
+    );
+    // Its end follows the note, before Forge's own last lines: the flood's last lines and the one after.
+    const tail = lines
+      .slice(lines.findIndex((line) => line.includes('"truncated"')) + 1)
+      .filter((line) => !line.startsWith('{"forge"'));
+    expect(tail.at(-1)).toBe('flood done');
+    expect(tail.at(-2)!.slice(0, 8)).toBe(String(104 * 1024 - 1).padStart(8, '0'));
+    expect(lines.at(-1)).toMatch(/^\{"forge":"end",/);
+    // Every line is accounted for: kept, or counted in a note (left out past the bound, or dropped while
+    // the disk lagged behind the flood).
+    const kept = lines.filter((line) => !line.startsWith('{"forge"')).length;
+    const counted = notes
+      .filter((note) => note.forge === 'truncated' || note.forge === 'dropped')
+      .reduce((sum, note) => sum + (note.lines ?? 0), 0);
+    expect(kept + counted).toBe(104 * 1024 + 1);
+  }, 180_000);
 
   it('times out and kills the whole group', async () => {
     const fakes = await setUpFakeAgents();

@@ -6,6 +6,7 @@
 //   {"line": <object or string>}   a stdout line (objects as JSON)
 //   {"stderr": "text"}             a stderr line
 //   {"sleepMs": n}
+//   {"flood": {"mib": n}}          n MiB of stdout lines of 1 KiB, numbered, then a last line "flood done"
 //   {"hang": true}                 wait forever
 //   {"ignoreSigterm": true}        from now on SIGTERM does nothing
 //   {"grandchild": "pid-file"}     start a process in the same group that ignores SIGTERM, holds
@@ -48,7 +49,17 @@ for (const action of scenario.actions ?? []) {
     await write(process.stdout, typeof action.line === 'string' ? action.line : JSON.stringify(action.line));
   else if ('stderr' in action) await write(process.stderr, action.stderr);
   else if ('sleepMs' in action) await sleep(action.sleepMs);
-  else if ('ignoreSigterm' in action) process.on('SIGTERM', () => {});
+  else if ('flood' in action) {
+    const filler = 'z'.repeat(1024 - 9);
+    for (let block = 0; block < action.flood.mib; block += 1) {
+      const lines = Array.from(
+        { length: 1024 },
+        (_, i) => `${String(block * 1024 + i).padStart(8, '0')}${filler}`,
+      );
+      await write(process.stdout, lines.join('\n'));
+    }
+    await write(process.stdout, 'flood done');
+  } else if ('ignoreSigterm' in action) process.on('SIGTERM', () => {});
   else if ('writeFile' in action) writeFileSync(action.writeFile.path, action.writeFile.content);
   else if ('writeTempFile' in action)
     writeFileSync(join(tmpdir(), action.writeTempFile.name), action.writeTempFile.content);

@@ -13,6 +13,8 @@ export type FakeAction =
   | { line: unknown }
   | { stderr: string }
   | { sleepMs: number }
+  /** That many MiB of numbered 1 KiB lines on stdout, then `flood done`. */
+  | { flood: { mib: number } }
   | { hang: true }
   | { ignoreSigterm: true }
   | { grandchild: string }
