@@ -1,5 +1,6 @@
 // Running git for a Git: argv at the top of the working tree, an env that keeps output stable and
 // nothing prompting, exit codes turned into GitError, and long path lists cut into chunks.
+import { createHash, type Hash } from 'node:crypto';
 import { AppError, ExitCode } from './errors.js';
 import type { GitOptions } from './git-port.js';
 import { outsideTree } from './trusted-path.js';
@@ -64,6 +65,36 @@ export interface GitCommand {
   layout: () => Promise<RepoLayout>;
   /** Calls `run` with at most PATHS_PER_CALL paths at a time. */
   forChunks: (paths: readonly string[], run: (chunk: string[]) => Promise<void>) => Promise<void>;
+  /** Throws ForgedObjectError unless each object's stored content hashes to its name (see checkObjects). */
+  checkObjects: (objects: ReadonlyMap<string, string>) => Promise<void>;
+}
+
+/**
+ * Objects in the repository whose stored content does not hash to their name. Git reads an object by
+ * its name and never hashes it again, so one rewritten in `.git/objects` (a loose object's file, or a
+ * pack of its own naming an object it does not hold) is checked out as it was rewritten. A doer that
+ * rewrote the object of the metric's script, beside the script itself, had the script "put back" as
+ * the forged one, with `git status` clean (seen).
+ */
+export class ForgedObjectError extends AppError {
+  readonly objects: readonly { object: string; path: string; found: string }[];
+
+  constructor(objects: readonly { object: string; path: string; found: string }[]) {
+    const named = objects
+      .slice(0, 3)
+      .map((o) => `${o.path} (object ${o.object.slice(0, 12)} ${o.found})`)
+      .join(', ');
+    const more = objects.length > 3 ? `, and ${objects.length - 3} more` : '';
+    super(
+      `The git object store holds objects that are not what they are named, so no file was written from them: ${named}${more}. An agent rewrote them in .git/objects.`,
+      {
+        exitCode: ExitCode.environment,
+        hint: '`git fsck --full` lists every such object: remove their files from .git/objects and restore them from a clone or a backup, then run again.',
+      },
+    );
+    this.objects = objects;
+    this.name = 'ForgedObjectError';
+  }
 }
 
 export function createGitCommand(options: GitOptions): GitCommand {
@@ -120,7 +151,83 @@ export function createGitCommand(options: GitOptions): GitCommand {
   async function forChunks(paths: readonly string[], run: (chunk: string[]) => Promise<void>): Promise<void> {
     for (let i = 0; i < paths.length; i += PATHS_PER_CALL) await run(paths.slice(i, i + PATHS_PER_CALL));
   }
-  return { git, root, layout, forChunks };
+  async function checkObjects(objects: ReadonlyMap<string, string>): Promise<void> {
+    if (objects.size === 0) return;
+    const found = await hashStoredObjects(await file, await root(), env, [...objects.keys()]);
+    const forged = [...objects]
+      .filter(([object]) => found.get(object) !== object)
+      .map(([object, path]) => {
+        const hash = found.get(object);
+        return { object, path, found: hash === undefined ? 'is missing' : `hashes to ${hash.slice(0, 12)}` };
+      });
+    if (forged.length > 0) throw new ForgedObjectError(forged);
+  }
+
+  return { git, root, layout, forChunks, checkObjects };
+}
+
+/**
+ * Each object's name → the hash of what `git cat-file --batch` reads for it (its type, size and bytes,
+ * as git names objects: SHA-1, or SHA-256 for a 64-digit name); absent when git has no such object.
+ * The content streams through the hash, so a large object is never held whole.
+ */
+async function hashStoredObjects(
+  file: string,
+  cwd: string,
+  env: NodeJS.ProcessEnv,
+  objects: readonly string[],
+): Promise<Map<string, string>> {
+  const hashes = new Map<string, string>();
+  let header = Buffer.alloc(0);
+  let body: { object: string; left: number; hash: Hash } | undefined;
+  let skipNewline = false;
+  const read = (chunk: Buffer): void => {
+    let at = 0;
+    while (at < chunk.length) {
+      if (skipNewline) {
+        skipNewline = false;
+        at += 1;
+      } else if (body !== undefined) {
+        const take = Math.min(body.left, chunk.length - at);
+        body.hash.update(chunk.subarray(at, at + take));
+        body.left -= take;
+        at += take;
+        if (body.left === 0) {
+          hashes.set(body.object, body.hash.digest('hex'));
+          body = undefined;
+          skipNewline = true;
+        }
+      } else {
+        const end = chunk.indexOf(10, at);
+        if (end === -1) {
+          header = Buffer.concat([header, chunk.subarray(at)]);
+          return;
+        }
+        const line = Buffer.concat([header, chunk.subarray(at, end)]).toString('latin1');
+        header = Buffer.alloc(0);
+        at = end + 1;
+        // `<name> <type> <size>` and its bytes, or `<name> missing` (or `ambiguous`) alone.
+        const [object = '', type, size] = line.split(' ');
+        if (size === undefined) continue;
+        const hash = createHash(object.length === 64 ? 'sha256' : 'sha1').update(`${type} ${size}\0`);
+        body = { object, left: Number(size), hash };
+        if (body.left === 0) {
+          hashes.set(object, hash.digest('hex'));
+          body = undefined;
+          skipNewline = true;
+        }
+      }
+    }
+  };
+  const result = await runShortProcess(
+    { file, args: [...GIT_HARDENING, 'cat-file', '--batch'] },
+    { cwd, env, input: objects.map((object) => `${object}\n`).join(''), onStdoutBytes: read },
+  );
+  if (result.spawnError !== undefined) throw new GitError(`could not run git: ${result.spawnError}`);
+  if (result.exitCode !== 0) {
+    throw new GitError(`git cat-file failed in ${cwd}: ${result.stderr.trim()}`, result.stderr);
+  }
+  return hashes;
 }
 
 /** The three lines of `rev-parse --show-toplevel --git-dir --git-common-dir`. */

@@ -83,13 +83,14 @@ export async function commitExactly(
 
 /** Writes saved content back to the working tree (see Git.writeSavedFiles). */
 export async function writeSavedFiles(
-  { git, root }: GitCommand,
+  { git, root, checkObjects }: GitCommand,
   files: ReadonlyMap<string, SavedFile>,
 ): Promise<void> {
   const toWrite = [...files].filter(([, file]) => file.blob !== null);
   const dir = await root();
   for (const [path, file] of files) if (file.blob === null) await rm(join(dir, path), { force: true });
   if (toWrite.length === 0) return;
+  await checkObjects(new Map(toWrite.map(([path, file]) => [file.blob ?? '', path])));
   // A throwaway index lets checkout-index write the exact bytes (binary-safe) without touching the real one.
   const indexFile = temporaryIndexPath();
   try {
@@ -109,7 +110,7 @@ export async function writeSavedFiles(
 
 /** Writes regular-file entries under `dir` (see Git.exportFiles). */
 export async function exportFiles(
-  { git }: GitCommand,
+  { git, checkObjects }: GitCommand,
   entries: readonly TreeEntry[],
   dir: string,
 ): Promise<void> {
@@ -118,6 +119,7 @@ export async function exportFiles(
     throw new GitError(`refusing to export ${refused.path}: mode ${refused.mode} is not a regular file`);
   }
   if (entries.length === 0) return;
+  await checkObjects(new Map(entries.map((entry) => [entry.object, entry.path])));
   // A throwaway index holding only these entries; checkout-index writes them under the prefix.
   const indexFile = temporaryIndexPath();
   try {

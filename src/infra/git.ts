@@ -171,6 +171,14 @@ export function createGit(options: GitOptions): Git {
 
     async checkoutPathsFrom(commit, paths) {
       if (paths.length === 0) return;
+      // What is written must be what the commit names: each blob is hashed as it is stored first.
+      const blobs = new Map<string, string>();
+      await forChunks(paths, async (chunk) => {
+        const { stdout } = await git(['ls-tree', '-r', '-z', '--full-tree', commit, '--', ...chunk]);
+        for (const entry of parseLsTree(stdout))
+          if (entry.type === 'blob') blobs.set(entry.object, entry.path);
+      });
+      await command.checkObjects(blobs);
       await git(['checkout', '--no-overlay', commit, '--pathspec-from-file=-', '--pathspec-file-nul'], {
         input: nul(paths),
       });

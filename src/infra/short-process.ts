@@ -24,6 +24,8 @@ export interface ShortProcessOptions {
   killGraceMs?: number | undefined;
   /** Keep at most this many characters of each stream (the tail is kept). */
   maxBufferChars?: number | undefined;
+  /** Each chunk of stdout as the bytes it is, in place of keeping it (the result's stdout is empty). */
+  onStdoutBytes?: ((chunk: Buffer) => void) | undefined;
 }
 
 export function runShortProcess(command: Command, options: ShortProcessOptions): Promise<ProcessResult> {
@@ -65,7 +67,10 @@ export function runShortProcess(command: Command, options: ShortProcessOptions):
       });
     };
 
-    child.stdout?.setEncoding('utf8').on('data', (chunk: string) => stdout.push(chunk));
+    const onBytes = options.onStdoutBytes;
+    if (onBytes === undefined)
+      child.stdout?.setEncoding('utf8').on('data', (chunk: string) => stdout.push(chunk));
+    else child.stdout?.on('data', (chunk: Buffer) => onBytes(chunk));
     child.stderr?.setEncoding('utf8').on('data', (chunk: string) => stderr.push(chunk));
     // A command that exits before reading all its input closes the pipe: that is its business.
     child.stdin?.on('error', () => undefined);

@@ -1,6 +1,7 @@
 // One bead from claim to close: its attempts, the gates after each, waits and retries, and how it is left.
 import type { Bead } from '../beads/types.js';
 import { AppError, ExitCode } from '../infra/errors.js';
+import { ForgedObjectError } from '../infra/git-command.js';
 import { checkGates, executorRunsGates, gateLabelFailure, type GatedAttempt } from './gated-attempt.js';
 import { planGates, type GateCommand } from './gates.js';
 import { decideAfterAttempt, type RetryCounters } from './retry-policy.js';
@@ -183,6 +184,8 @@ async function runInTree(ctx: RunContext, executor: Executor, spec: AttemptSpec)
     .catch((error: unknown): ExecutionResult => ({
       outcome: 'error',
       message: error instanceof Error ? error.message : String(error),
+      // Forged objects stay forged: another attempt would only find them again.
+      ...(error instanceof ForgedObjectError ? { environment: true } : {}),
     }));
   return checkGates(executed, spec.gates, d.gateProcess, {
     cwd: o.cwd,

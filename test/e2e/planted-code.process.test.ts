@@ -85,6 +85,23 @@ mkdirSync(cache, { recursive: true });
 writeFileSync(join(cache, hash + '-d'), '10');
 `;
 
+/**
+ * What the doer runs: the metric's script made to score ten times more, and the object git holds for
+ * its committed version rewritten to the same (loose, as a file the user committed lately is), so that
+ * `git checkout` of the committed script writes the forged one.
+ */
+const FORGE_OBJECT = `const { execFileSync } = require('node:child_process');
+const { chmodSync, mkdirSync, writeFileSync } = require('node:fs');
+const { deflateSync } = require('node:zlib');
+const forged = "import { readFileSync } from 'node:fs';\\nconsole.log(JSON.stringify({ value: 10 * Number(readFileSync('src/value.txt', 'utf8')) }));\\n";
+const blob = execFileSync('git', ['rev-parse', 'HEAD:metric/score.mjs'], { encoding: 'utf8' }).trim();
+const path = '.git/objects/' + blob.slice(0, 2) + '/' + blob.slice(2);
+mkdirSync('.git/objects/' + blob.slice(0, 2), { recursive: true });
+try { chmodSync(path, 0o644); } catch {}
+writeFileSync(path, deflateSync(Buffer.concat([Buffer.from('blob ' + Buffer.byteLength(forged) + '\\0'), Buffer.from(forged)])));
+writeFileSync('metric/score.mjs', forged);
+`;
+
 beforeAll(assertBuilt);
 
 async function loopRepo(doerSteps: unknown[]): Promise<{ repo: ScriptedLoopRepo; epic: string }> {
@@ -141,6 +158,31 @@ describe('a doer that plants code the metric loads unseen', () => {
     expect(await readFile(other, 'utf8')).toBe('built by the user');
     const { stdout } = await execa('node', ['metric/score.mjs'], { cwd: repo.dir, env: repo.env });
     expect(JSON.parse(stdout)).toEqual({ value: 10 });
+  });
+
+  it('in git’s object store: the script it forged there is never written back, and the loop stops', async () => {
+    const repo = await scriptedLoopRepo(
+      {
+        'src/value.txt': '10\n',
+        'metric/score.mjs': `import { readFileSync } from 'node:fs';\nconsole.log(JSON.stringify({ value: Number(readFileSync('src/value.txt', 'utf8')) }));\n`,
+      },
+      [],
+      'forge-object-',
+    );
+    await oneDoerLoopRules(repo, worseValueThen(['node', '-e', FORGE_OBJECT]));
+    const epic = await createValueLoop(repo);
+    const script = await readFile(join(repo.dir, 'metric', 'score.mjs'), 'utf8');
+    const run = await repo.ralph([epic, '--agent', 'scripted']);
+    // No attempt more (the store stays forged): the run stops, nothing scored, the bead left open.
+    expect(run.exitCode, run.stderr).toBe(3);
+    expect(run.stderr).toMatch(
+      /The git object store holds objects that are not what they are named, so no file was written from them: metric\/score\.mjs \(object [0-9a-f]{12} hashes to [0-9a-f]{12}\)/,
+    );
+    expect(run.stderr).toMatch(/stopped: environment/);
+    expect(await ledgerDecisions(repo)).toEqual([[0, 'baseline', 10]]);
+    // The script is the user's, as git status says it is: not the forged one from the object store.
+    expect(await readFile(join(repo.dir, 'metric', 'score.mjs'), 'utf8')).toBe(script);
+    expect(await repo.git('status', '--short', '--', 'metric/')).toBe('');
   });
 
   it('in the user site-packages: tamper, not the score it forged, and the loop stops', async () => {
