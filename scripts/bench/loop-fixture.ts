@@ -57,6 +57,7 @@ export function createIdleGit(cwd: string): Git {
     diffCommits: async () => [],
     resetSoft: async () => undefined,
     attachHead: async () => undefined,
+    checkObjects: async () => undefined,
     commonDir: async () => `${cwd}/.git`,
     gitDir: async () => `${cwd}/.git`,
     topLevel: async () => cwd,

@@ -95,6 +95,11 @@ export interface Git {
   resetSoft(commit: string): Promise<void>;
   /** Puts HEAD back on `branch` without touching index or working tree (`git symbolic-ref`). */
   attachHead(branch: string): Promise<void>;
+  /**
+   * Throws ForgedObjectError unless each object (name → what it is, for the message) is stored as its
+   * name says: its type, size and bytes hash to that name.
+   */
+  checkObjects(objects: ReadonlyMap<string, string>): Promise<void>;
   /** Absolute path of the repository's common git directory (shared by all its worktrees). */
   commonDir(): Promise<string>;
   /** Absolute path of this working tree's own git directory (per worktree). */

@@ -319,6 +319,8 @@ export function createGit(options: GitOptions): Git {
       await git(['symbolic-ref', 'HEAD', `refs/heads/${branch}`]);
     },
 
+    checkObjects: (objects) => command.checkObjects(objects),
+
     async commonDir() {
       return (await command.layout()).commonDir;
     },

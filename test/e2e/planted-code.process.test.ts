@@ -102,6 +102,9 @@ writeFileSync(path, deflateSync(Buffer.concat([Buffer.from('blob ' + Buffer.byte
 writeFileSync('metric/score.mjs', forged);
 `;
 
+/** FORGE_OBJECT without the script: the object alone, for the user's next checkout of the script. */
+const FORGE_OBJECT_ONLY = FORGE_OBJECT.replace("writeFileSync('metric/score.mjs', forged);\n", '');
+
 beforeAll(assertBuilt);
 
 async function loopRepo(doerSteps: unknown[]): Promise<{ repo: ScriptedLoopRepo; epic: string }> {
@@ -176,13 +179,31 @@ describe('a doer that plants code the metric loads unseen', () => {
     // No attempt more (the store stays forged): the run stops, nothing scored, the bead left open.
     expect(run.exitCode, run.stderr).toBe(3);
     expect(run.stderr).toMatch(
-      /The git object store holds objects that are not what they are named, so no file was written from them: metric\/score\.mjs \(object [0-9a-f]{12} hashes to [0-9a-f]{12}\)/,
+      /The git object store holds objects that are not what they are named, so no file was written from them: (metric\/score\.mjs|an object the doer wrote) \(object [0-9a-f]{12} hashes to [0-9a-f]{12}\)/,
     );
     expect(run.stderr).toMatch(/stopped: environment/);
     expect(await ledgerDecisions(repo)).toEqual([[0, 'baseline', 10]]);
     // The script is the user's, as git status says it is: not the forged one from the object store.
     expect(await readFile(join(repo.dir, 'metric', 'score.mjs'), 'utf8')).toBe(script);
     expect(await repo.git('status', '--short', '--', 'metric/')).toBe('');
+  });
+
+  it('in git’s object store alone: the run stops once the doer ends, naming the object', async () => {
+    const repo = await scriptedLoopRepo(
+      {
+        'src/value.txt': '10\n',
+        'metric/score.mjs': `import { readFileSync } from 'node:fs';\nconsole.log(JSON.stringify({ value: Number(readFileSync('src/value.txt', 'utf8')) }));\n`,
+      },
+      [],
+      'forge-object-',
+    );
+    await oneDoerLoopRules(repo, worseValueThen(['node', '-e', FORGE_OBJECT_ONLY]));
+    const epic = await createValueLoop(repo);
+    const object = (await repo.git('rev-parse', 'HEAD:metric/score.mjs')).trim();
+    const run = await repo.ralph([epic, '--agent', 'scripted']);
+    expect(run.exitCode, run.stderr).toBe(3);
+    expect(run.stderr).toContain(`an object the doer wrote (object ${object.slice(0, 12)} hashes to`);
+    expect(await ledgerDecisions(repo)).toEqual([[0, 'baseline', 10]]);
   });
 
   it('in the user site-packages: tamper, not the score it forged, and the loop stops', async () => {
