@@ -122,6 +122,20 @@ async function loopRepo(doerSteps: unknown[]): Promise<{ repo: ScriptedLoopRepo;
   return { repo, epic: await createValueLoop(repo, 'src/value.txt', 'python3 metric/score.py') };
 }
 
+/** A loop whose metric is `metric/score.mjs` (the value as it is), its doer running `forgery` in node. */
+async function scriptLoopRepo(forgery: string): Promise<{ repo: ScriptedLoopRepo; epic: string }> {
+  const repo = await scriptedLoopRepo(
+    {
+      'src/value.txt': '10\n',
+      'metric/score.mjs': `import { readFileSync } from 'node:fs';\nconsole.log(JSON.stringify({ value: Number(readFileSync('src/value.txt', 'utf8')) }));\n`,
+    },
+    [],
+    'forge-object-',
+  );
+  await oneDoerLoopRules(repo, worseValueThen(['node', '-e', forgery]));
+  return { repo, epic: await createValueLoop(repo) };
+}
+
 describe('a doer that plants code the metric loads unseen', () => {
   it('in a cache: not the score it forged, since the cache it wrote is gone before the metric runs', async () => {
     const { repo, epic } = await loopRepo(worseValueThen(['python3', '-c', FORGE_PYC]));
@@ -164,16 +178,7 @@ describe('a doer that plants code the metric loads unseen', () => {
   });
 
   it('in git’s object store: the script it forged there is never written back, and the loop stops', async () => {
-    const repo = await scriptedLoopRepo(
-      {
-        'src/value.txt': '10\n',
-        'metric/score.mjs': `import { readFileSync } from 'node:fs';\nconsole.log(JSON.stringify({ value: Number(readFileSync('src/value.txt', 'utf8')) }));\n`,
-      },
-      [],
-      'forge-object-',
-    );
-    await oneDoerLoopRules(repo, worseValueThen(['node', '-e', FORGE_OBJECT]));
-    const epic = await createValueLoop(repo);
+    const { repo, epic } = await scriptLoopRepo(FORGE_OBJECT);
     const script = await readFile(join(repo.dir, 'metric', 'score.mjs'), 'utf8');
     const run = await repo.ralph([epic, '--agent', 'scripted']);
     // No attempt more (the store stays forged): the run stops, nothing scored, the bead left open.
@@ -189,16 +194,7 @@ describe('a doer that plants code the metric loads unseen', () => {
   });
 
   it('in git’s object store alone: the run stops once the doer ends, naming the object', async () => {
-    const repo = await scriptedLoopRepo(
-      {
-        'src/value.txt': '10\n',
-        'metric/score.mjs': `import { readFileSync } from 'node:fs';\nconsole.log(JSON.stringify({ value: Number(readFileSync('src/value.txt', 'utf8')) }));\n`,
-      },
-      [],
-      'forge-object-',
-    );
-    await oneDoerLoopRules(repo, worseValueThen(['node', '-e', FORGE_OBJECT_ONLY]));
-    const epic = await createValueLoop(repo);
+    const { repo, epic } = await scriptLoopRepo(FORGE_OBJECT_ONLY);
     const object = (await repo.git('rev-parse', 'HEAD:metric/score.mjs')).trim();
     const run = await repo.ralph([epic, '--agent', 'scripted']);
     expect(run.exitCode, run.stderr).toBe(3);
