@@ -29,7 +29,7 @@ import { changedFilesLeft } from './dependency-guard.js';
 import { createIgnoredGuard } from './ignored-trees.js';
 import { isPathInScope, revertIteration } from './keep-revert.js';
 import { agentInstructionPaths } from './judge-checkout.js';
-import { looseObjects, writtenObjects } from '../infra/loose-objects.js';
+import { watchLooseObjects } from '../infra/loose-objects.js';
 import { loadLedgerSummary } from './ledger-summary.js';
 import { createLoopSeal, workspaceRelative } from './loop-seal.js';
 import { writeTerminalSignal } from './signals.js';
@@ -234,8 +234,7 @@ export function guardAgentExecutor(inner: Executor, ctx: StateGuardContext): Exe
       const submodulesBefore = TREE_GUARDED_ROLES.has(role)
         ? await snapshotSubmodules(ctx.git, ctx.gitAt, ctx.cwd, 'HEAD', [])
         : undefined;
-      const objectsDir = await ctx.git.commonDir();
-      const objectsBefore = looseObjects(objectsDir);
+      const objects = await watchLooseObjects(ctx.git, `the ${role}`);
       const result = await inner.execute(left === undefined ? request : { ...request, budgetUsd: left });
       // First, so HEAD and the tracked files are back before the loop's own files are compared.
       const treeChange =
@@ -274,8 +273,7 @@ export function guardAgentExecutor(inner: Executor, ctx: StateGuardContext): Exe
       await restoreModes(modes, changed);
       // Each loose object the agent wrote, or rewrote, is what it is named: git would check a rewritten
       // one out as it was rewritten, for the loop and for the user after it.
-      const written = writtenObjects(objectsBefore, looseObjects(objectsDir));
-      await ctx.git.checkObjects(new Map(written.map((object) => [object, `an object the ${role} wrote`])));
+      await objects.check();
       // Only now, with git's config as it was: finding forged entries hashes files through its filters.
       const forged = await ignoredRound.forged();
       const undone = [...hidden, ...forged];

@@ -65,7 +65,7 @@ export interface GitCommand {
   layout: () => Promise<RepoLayout>;
   /** Calls `run` with at most PATHS_PER_CALL paths at a time. */
   forChunks: (paths: readonly string[], run: (chunk: string[]) => Promise<void>) => Promise<void>;
-  /** Throws ForgedObjectError unless each object's stored content hashes to its name (see checkObjects). */
+  /** Throws ForgedObjectError unless each object's stored content hashes to its name. */
   checkObjects: (objects: ReadonlyMap<string, string>) => Promise<void>;
 }
 

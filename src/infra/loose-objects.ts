@@ -4,6 +4,7 @@
 // one it reads: a rewritten one is read, checked out, stashed and merged as it was rewritten.
 import { lstatSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
+import type { Git } from './git-port.js';
 import { changedFiles, identity } from './ignored-files.js';
 
 const FAN_OUT = /^[0-9a-f]{2}$/;
@@ -31,6 +32,26 @@ export function writtenObjects(
   after: ReadonlyMap<string, string>,
 ): string[] {
   return changedFiles(before, after).filter((name) => after.has(name));
+}
+
+/**
+ * The loose objects as they are now; `check()` then hashes each one written or rewritten since, and
+ * throws ForgedObjectError for one that is not what it is named (named as `an object <writer> wrote`).
+ */
+export async function watchLooseObjects(
+  git: Pick<Git, 'commonDir' | 'checkObjects'>,
+  writer: string,
+): Promise<{ check: () => Promise<void> }> {
+  const dir = await git.commonDir();
+  const before = looseObjects(dir);
+  return {
+    check: () =>
+      git.checkObjects(
+        new Map(
+          writtenObjects(before, looseObjects(dir)).map((object) => [object, `an object ${writer} wrote`]),
+        ),
+      ),
+  };
 }
 
 function listIfDir(path: string): string[] {
