@@ -12,10 +12,12 @@ export function deadPid(): number {
 /**
  * The pid of a process that has ended and is never reaped (a zombie), as a process killed outright
  * stays under a parent that reaps nothing. Its parent, a `sleep` that took over the shell that started
- * it, is killed when the test ends, and the zombie with it.
+ * it, is killed when the test ends, and the zombie with it. The child ends only once its parent is that
+ * `sleep`: one that ended first, under load, was reaped by the shell before the exec (seen).
  */
 export async function zombiePid(): Promise<number> {
-  const parent = spawn('sh', ['-c', 'sleep 0 & echo $!; exec sleep 300'], {
+  const child = `while read -r name < /proc/$PPID/comm && [ "$name" != sleep ]; do :; done`;
+  const parent = spawn('sh', ['-c', `sh -c '${child}' & echo $!; exec sleep 300`], {
     stdio: ['ignore', 'pipe', 'ignore'],
   });
   onTestFinished(() => void parent.kill('SIGKILL'));
