@@ -20,7 +20,7 @@ import {
   restoreModes,
   type GitControlPaths,
 } from '../infra/git-control.js';
-import { homeToolFiles, projectToolFiles } from '../infra/tool-config.js';
+import { toolConfigPaths } from '../infra/tool-config.js';
 import type { LoopFiles } from '../infra/loop-files.js';
 import type { BeadGuard, Executor, GuardVeto, StopReason } from '../loop/types.js';
 import type { LoopConfig } from './config.js';
@@ -184,13 +184,14 @@ export function guardAgentExecutor(inner: Executor, ctx: StateGuardContext): Exe
   // so no scope check sees them. One the doer's scope names is left to it: the user chose that.
   const projectFiles = (agentCwd: string): { files: string[]; dirs: string[] } => {
     const trees = [...new Set([ctx.repo, ctx.cwd, agentCwd])];
-    const open = (path: string) => !isPathInScope(basename(path), ctx.config.scope.doer_paths);
+    const inScope = (path: string) => isPathInScope(path, ctx.config.scope.doer_paths);
     const instructions = trees.map(agentInstructionPaths);
+    // Above the trees and in the home too (tool-config.ts): cargo's, pytest's, Go's, Gradle's, …
+    const tools = toolConfigPaths(trees, ctx.env ?? {}, inScope);
+    const open = (path: string) => !inScope(basename(path));
     return {
-      files: [...trees.flatMap(projectToolFiles), ...instructions.flatMap((paths) => paths.files)].filter(
-        open,
-      ),
-      dirs: instructions.flatMap((paths) => paths.dirs).filter(open),
+      files: [...tools.files, ...instructions.flatMap((paths) => paths.files).filter(open)],
+      dirs: [...tools.dirs, ...instructions.flatMap((paths) => paths.dirs).filter(open)],
     };
   };
   const ignoredGuard = createIgnoredGuard(ctx);
@@ -217,12 +218,7 @@ export function guardAgentExecutor(inner: Executor, ctx: StateGuardContext): Exe
           ...git.dirs,
           ...project.dirs,
         ],
-        files: [
-          ...(await guardedFiles(ctx)),
-          ...git.files,
-          ...project.files,
-          ...homeToolFiles(ctx.env ?? {}),
-        ],
+        files: [...(await guardedFiles(ctx)), ...git.files, ...project.files],
       };
       const before = await takeSnapshot(layout);
       // A hook is as much its mode as its text: `chmod +x` alone arms one.

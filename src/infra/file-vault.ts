@@ -4,7 +4,7 @@
 // In a watched directory, the runner's live working files (lock, stop request, event logs,
 // transcripts, archives, temp files) are not watched: the runner itself writes them during a step.
 import { readdir, rm } from 'node:fs/promises';
-import { join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import {
   isNotFound,
   isNotRegularFile,
@@ -41,8 +41,36 @@ function isLive(name: string): boolean {
 export async function takeSnapshot(layout: VaultLayout): Promise<Snapshot> {
   const snapshot: Snapshot = new Map();
   for (const dir of layout.dirs) await readTree(dir, true, snapshot);
-  for (const file of layout.files) snapshot.set(file, await readOrNull(file));
+  // Most named files do not exist (a tool's settings nobody wrote): one listing of their folder says
+  // so for all of them, where opening each would cost a call apiece.
+  const byFolder = new Map<string, string[]>();
+  for (const file of layout.files)
+    byFolder.set(dirname(file), [...(byFolder.get(dirname(file)) ?? []), file]);
+  for (const [folder, files] of byFolder) {
+    const names = await listNames(folder);
+    for (const file of files)
+      snapshot.set(
+        file,
+        names !== undefined && !names.has(foldCase(basename(file))) ? null : await readOrNull(file),
+      );
+  }
   return snapshot;
+}
+
+// macOS and Windows find `.Rprofile` under the name `.rprofile`, and so does every tool there.
+const foldCase =
+  process.platform === 'darwin' || process.platform === 'win32'
+    ? (name: string) => name.toLowerCase()
+    : (name: string) => name;
+
+/** The names in a folder; an empty set when there is none, undefined when it cannot be listed. */
+async function listNames(folder: string): Promise<Set<string> | undefined> {
+  try {
+    return new Set((await readdir(folder)).map(foldCase));
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    return isNotFound(error) || code === 'ENOTDIR' ? new Set() : undefined;
+  }
 }
 
 async function readTree(dir: string, top: boolean, into: Snapshot): Promise<void> {

@@ -1,9 +1,14 @@
 // Files the commands a loop runs (its metric, guards and tracks) read besides the tree they measure,
-// usually untracked or ignored, so no `git status` shows a change to them: npm's and yarn's settings
-// (`node-options` preloads a script into every `npm run`, `yarnPath` swaps yarn itself), bun's
-// `preload`, the `.env` files dotenv loads, Python's `sitecustomize.py`, and the version files that
-// pick the interpreter a version manager's shim runs. An agent with a shell can write any of them.
-import { join } from 'node:path';
+// usually untracked, ignored or outside the repository, so no `git status` shows a change to them:
+// npm's and yarn's settings (`node-options` preloads a script into every `npm run`, `yarnPath` swaps
+// yarn itself), bun's `preload`, the `.env` files dotenv loads, Python's `sitecustomize.py`, the
+// version files that pick the interpreter a version manager's shim runs, and each build tool's own
+// settings (cargo's `runner` runs every binary `cargo run` and `cargo test` start, Go's `GOFLAGS`
+// can name a `-toolexec` or an `-overlay` that swaps sources, a Gradle init script runs in every
+// build). Several tools look for theirs in every folder above the one they run in: a `pytest.ini`
+// and `conftest.py` in the folder above a repository with no pytest settings of its own made its
+// failing tests pass (seen). An agent with a shell can write any of them.
+import { dirname, join, relative, sep } from 'node:path';
 
 /** Read from the project directory. */
 const PROJECT_FILES = [
@@ -19,23 +24,199 @@ const PROJECT_FILES = [
   '.nvmrc',
   '.node-version',
   '.python-version',
+  '.ruby-version',
   '.tool-versions',
+  'mise.toml',
+  '.mise.toml',
+  '.cargo/config.toml',
+  '.cargo/config',
+  'go.work',
+  '.mvn/jvm.config',
+  '.mvn/maven.config',
+  '.mvn/extensions.xml',
+  '.Rprofile',
+  '.Renviron',
 ];
 
-/** Read from the user's home. */
-const HOME_FILES = ['.npmrc', '.yarnrc', '.yarnrc.yml', '.bunfig.toml', '.tool-versions'];
+/**
+ * Looked for in the folder a tool runs in and in every folder above it (the first found wins, or all
+ * are merged): cargo's config, Go's workspace, pytest's settings and the conftest.py beside them,
+ * uv's, yarn's, Maven's project folder, the version managers' files, and the settings of the linters,
+ * formatters and compilers a metric may count the complaints of.
+ */
+const WALKED_UP = [
+  '.cargo/config.toml',
+  '.cargo/config',
+  'go.work',
+  'pytest.ini',
+  '.pytest.ini',
+  'pytest.toml',
+  '.pytest.toml',
+  'pyproject.toml',
+  'tox.ini',
+  'setup.cfg',
+  'conftest.py',
+  'uv.toml',
+  '.yarnrc.yml',
+  '.mvn/jvm.config',
+  '.mvn/maven.config',
+  '.mvn/extensions.xml',
+  'package.json',
+  'tsconfig.json',
+  'jsconfig.json',
+  'deno.json',
+  'deno.jsonc',
+  '.tool-versions',
+  'mise.toml',
+  '.mise.toml',
+  '.python-version',
+  '.nvmrc',
+  '.node-version',
+  '.ruby-version',
+  '.eslintrc',
+  '.eslintrc.js',
+  '.eslintrc.cjs',
+  '.eslintrc.json',
+  '.eslintrc.yaml',
+  '.eslintrc.yml',
+  'eslint.config.js',
+  'eslint.config.mjs',
+  'eslint.config.cjs',
+  'eslint.config.ts',
+  '.prettierrc',
+  '.prettierrc.json',
+  'prettier.config.js',
+  '.babelrc',
+  'babel.config.js',
+  'babel.config.json',
+  '.ruff.toml',
+  'ruff.toml',
+  'mypy.ini',
+  '.mypy.ini',
+  '.pylintrc',
+  'pylintrc',
+];
+
+/** Read from the user's home, and each tool's settings where its variable (or its default) puts them. */
+const HOME_FILES = [
+  '.npmrc',
+  '.yarnrc',
+  '.yarnrc.yml',
+  '.bunfig.toml',
+  '.tool-versions',
+  '.mavenrc',
+  '.m2/settings.xml',
+  '.pip/pip.conf',
+  '.condarc',
+  '.gemrc',
+  '.bundle/config',
+  '.Rprofile',
+  '.Renviron',
+];
+
+/** Under the user's config folder (`XDG_CONFIG_HOME`, else `~/.config`). */
+const XDG_FILES = ['pip/pip.conf', 'uv/uv.toml', 'pnpm/rc', 'go/env', 'mise/config.toml', 'ruff/ruff.toml'];
+
+/** The machine's, read whoever runs, and writable by an agent that runs as root (a container). */
+const SYSTEM_FILES = ['pip.conf', 'xdg/pip/pip.conf', 'uv/uv.toml', 'gemrc', 'ld.so.preload'];
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+const given = (value: string | undefined): string[] => (value === undefined || value === '' ? [] : [value]);
+const homeOf = (env: Env): string | undefined => given(env.HOME)[0];
 
 /** The files read from a project directory `dir` (the repository, a worktree an agent works in). */
 export function projectToolFiles(dir: string): string[] {
   return PROJECT_FILES.map((name) => join(dir, name));
 }
 
-/** The files read from the user's home, and npm's user config wherever `env` puts it. */
-export function homeToolFiles(env: Readonly<Record<string, string | undefined>>): string[] {
-  const home = env.HOME === undefined || env.HOME === '' ? undefined : env.HOME;
-  const userconfig = env.npm_config_userconfig ?? env.NPM_CONFIG_USERCONFIG;
-  return [
-    ...(home === undefined ? [] : HOME_FILES.map((name) => join(home, name))),
-    ...(userconfig === undefined || userconfig === '' ? [] : [userconfig]),
+/**
+ * The walked-up files in every folder above each of `trees`, up to the root, but for a folder inside
+ * one of them (a worktree under the repository): those are the tree's own, which git sees.
+ */
+export function ancestorToolFiles(trees: readonly string[]): string[] {
+  const inside = (dir: string) => trees.some((tree) => dir === tree || dir.startsWith(`${tree}${sep}`));
+  const folders = new Set<string>();
+  for (const tree of trees) {
+    for (let dir = dirname(tree); !inside(dir); dir = dirname(dir)) {
+      folders.add(dir);
+      if (dirname(dir) === dir) break;
+    }
+  }
+  return [...folders].flatMap((dir) => WALKED_UP.map((name) => join(dir, name)));
+}
+
+export interface ToolConfigOptions {
+  /** The machine's config folder. */
+  etc?: string;
+  /** The platform whose defaults apply (`darwin` keeps Go's and pip's under ~/Library). */
+  platform?: NodeJS.Platform;
+  /** The node whose npm's global config counts (its prefix's `etc/npmrc`). */
+  execPath?: string;
+}
+
+/** The files read from the user's home and the machine's config, wherever `env` puts them. */
+export function homeToolFiles(env: Env, options: ToolConfigOptions = {}): string[] {
+  const { etc = '/etc', platform = process.platform, execPath = process.execPath } = options;
+  const home = homeOf(env);
+  const under = (dir: string | undefined, names: readonly string[]) =>
+    dir === undefined ? [] : names.map((name) => join(dir, name));
+  const xdg = given(env.XDG_CONFIG_HOME)[0] ?? (home === undefined ? undefined : join(home, '.config'));
+  const library = home === undefined ? undefined : join(home, 'Library', 'Application Support');
+  const cargo = given(env.CARGO_HOME)[0] ?? (home === undefined ? undefined : join(home, '.cargo'));
+  const gradle = given(env.GRADLE_USER_HOME)[0] ?? (home === undefined ? undefined : join(home, '.gradle'));
+  const julia =
+    given(env.JULIA_DEPOT_PATH?.split(':')[0])[0] ?? (home === undefined ? undefined : join(home, '.julia'));
+  const pyenv = given(env.PYENV_ROOT)[0] ?? (home === undefined ? undefined : join(home, '.pyenv'));
+  // npm's global config: `<prefix>/etc/npmrc`, the prefix being node's own folder unless set.
+  const npmPrefix = given(env.npm_config_prefix ?? env.NPM_CONFIG_PREFIX)[0] ?? dirname(dirname(execPath));
+  const paths = [
+    ...under(home, HOME_FILES),
+    ...under(xdg, XDG_FILES),
+    ...(platform === 'darwin' ? under(library, ['go/env', 'pip/pip.conf']) : []),
+    ...under(cargo, ['config.toml', 'config']),
+    ...under(gradle, ['gradle.properties', 'init.gradle', 'init.gradle.kts']),
+    ...under(julia, ['config/startup.jl']),
+    ...under(pyenv, ['version']),
+    ...under(etc, SYSTEM_FILES),
+    join(npmPrefix, 'etc', 'npmrc'),
+    ...given(env.npm_config_userconfig ?? env.NPM_CONFIG_USERCONFIG),
+    ...given(env.npm_config_globalconfig ?? env.NPM_CONFIG_GLOBALCONFIG),
+    ...(env.GOENV === 'off' ? [] : given(env.GOENV)),
+    ...given(env.PIP_CONFIG_FILE),
+    ...given(env.UV_CONFIG_FILE),
+    ...given(env.R_PROFILE_USER),
+    ...given(env.R_ENVIRON_USER),
+    ...given(env.CONDARC),
+    ...given(env.GEMRC),
+    ...given(env.BUNDLE_USER_CONFIG),
   ];
+  return [...new Set(paths)];
+}
+
+/** Folders every file of which a tool runs: Gradle's init scripts. */
+export function homeToolDirs(env: Env): string[] {
+  const home = homeOf(env);
+  const gradle = given(env.GRADLE_USER_HOME)[0] ?? (home === undefined ? undefined : join(home, '.gradle'));
+  return gradle === undefined ? [] : [join(gradle, 'init.d')];
+}
+
+/**
+ * Every tool file a run in `trees` reads, in the trees and above them, in the home and the machine's
+ * config: the files, and the folders guarded whole. A path `open(tree, path)` leaves to the agent
+ * (the doer's scope) is left out.
+ */
+export function toolConfigPaths(
+  trees: readonly string[],
+  env: Env,
+  open: (relativePath: string) => boolean = () => false,
+  options: ToolConfigOptions = {},
+): { files: string[]; dirs: string[] } {
+  const project = trees.flatMap((tree) =>
+    projectToolFiles(tree).filter((path) => !open(relative(tree, path).split(sep).join('/'))),
+  );
+  return {
+    files: [...new Set([...project, ...ancestorToolFiles(trees), ...homeToolFiles(env, options)])],
+    dirs: homeToolDirs(env),
+  };
 }

@@ -744,6 +744,39 @@ describe('what the metric’s tools read besides the tree', () => {
     expect(await f.repo.read('.npmrc')).toBe('fund=false\n');
   });
 
+  it('a doer that rewrites a build tool’s settings in the home has them put back; its iteration is a tamper', async () => {
+    const f = await createLoopFixture();
+    await f.baseline();
+    const home = await mkdtemp(join(tmpdir(), 'forge-tool-home-'));
+    onTestFinished(() => rm(home, { recursive: true, force: true }));
+    f.repo.env.HOME = home;
+    await mkdir(join(home, '.cargo'));
+    await writeFile(join(home, '.cargo', 'config.toml'), '[net]\noffline = true\n');
+    const message = await cheatingIteration(f, '11', async () => {
+      // cargo runs every binary it starts through a runner; Go takes GOFLAGS from its env file; Gradle
+      // runs each init script in every build.
+      await writeFile(
+        join(home, '.cargo', 'config.toml'),
+        '[target.x86_64-unknown-linux-gnu]\nrunner = "/tmp/x"\n',
+      );
+      await mkdir(join(home, '.config', 'go'), { recursive: true });
+      await writeFile(join(home, '.config', 'go', 'env'), 'GOFLAGS=-toolexec=/tmp/x\n');
+      await mkdir(join(home, '.gradle', 'init.d'), { recursive: true });
+      await writeFile(join(home, '.gradle', 'init.d', 'boost.gradle'), 'allprojects {}\n');
+    });
+    expect(message).toMatch(/^tamper/);
+    expect((await readIterationState(f.files, f.workspace, 1)).tamper.flatMap((t) => t.paths)).toEqual(
+      expect.arrayContaining([
+        join(home, '.cargo', 'config.toml'),
+        join(home, '.config', 'go', 'env'),
+        join(home, '.gradle', 'init.d', 'boost.gradle'),
+      ]),
+    );
+    expect(await readFile(join(home, '.cargo', 'config.toml'), 'utf8')).toBe('[net]\noffline = true\n');
+    for (const path of [join(home, '.config', 'go', 'env'), join(home, '.gradle', 'init.d', 'boost.gradle')])
+      await expect(stat(path), path).rejects.toThrow(/ENOENT/);
+  });
+
   it('in the tree the agent works in too (a population candidate’s worktree)', async () => {
     const f = await createLoopFixture();
     await f.baseline();

@@ -1,9 +1,18 @@
-// The files a loop's metric tools read besides the tree: in a project directory, and in the home.
+// The files a loop's metric tools read besides the tree: in a project directory, in every folder above
+// it, in the home and in the machine's config.
 import { describe, expect, it } from 'vitest';
-import { homeToolFiles, projectToolFiles } from '../../src/infra/tool-config.js';
+import {
+  ancestorToolFiles,
+  homeToolDirs,
+  homeToolFiles,
+  projectToolFiles,
+  toolConfigPaths,
+} from '../../src/infra/tool-config.js';
+
+const noSystem = { etc: '/etc-of-test', execPath: '/opt/node/bin/node', platform: 'linux' as const };
 
 describe('tool config files', () => {
-  it('in a project directory: npm, yarn, bun, dotenv, Python and version-manager files', () => {
+  it('in a project directory: npm, yarn, bun, dotenv, Python, version-manager and build-tool files', () => {
     expect(projectToolFiles('/repo')).toEqual(
       expect.arrayContaining([
         '/repo/.npmrc',
@@ -12,14 +21,95 @@ describe('tool config files', () => {
         '/repo/.env',
         '/repo/sitecustomize.py',
         '/repo/.nvmrc',
+        '/repo/.cargo/config.toml',
+        '/repo/go.work',
+        '/repo/.mvn/jvm.config',
       ]),
     );
   });
 
-  it('in the home, and npm’s user config wherever the environment puts it', () => {
-    expect(homeToolFiles({ HOME: '/home/u', npm_config_userconfig: '/etc/npmrc-of-u' })).toEqual(
-      expect.arrayContaining(['/home/u/.npmrc', '/home/u/.yarnrc.yml', '/etc/npmrc-of-u']),
+  it('in every folder above the trees, up to the root, but never inside one of them', () => {
+    const files = ancestorToolFiles(['/home/u/src/repo', '/home/u/src/repo/.git/forge/worktrees/w1']);
+    expect(files).toEqual(
+      expect.arrayContaining([
+        '/home/u/src/pytest.ini',
+        '/home/u/src/conftest.py',
+        '/home/u/.cargo/config.toml',
+        '/home/go.work',
+        '/pyproject.toml',
+        '/package.json',
+      ]),
     );
-    expect(homeToolFiles({})).toEqual([]);
+    // The repository's own files are git's to see, a worktree inside it included.
+    expect(files.filter((path) => path.startsWith('/home/u/src/repo/'))).toEqual([]);
+    // Each folder once, whatever number of trees lie below it.
+    expect(new Set(files).size).toBe(files.length);
+    expect(ancestorToolFiles(['/'])).toEqual([]);
+  });
+
+  it('in the home, each tool’s where its variable or its default puts it, and npm’s global config', () => {
+    const files = homeToolFiles({ HOME: '/home/u', npm_config_userconfig: '/etc/npmrc-of-u' }, noSystem);
+    expect(files).toEqual(
+      expect.arrayContaining([
+        '/home/u/.npmrc',
+        '/home/u/.yarnrc.yml',
+        '/etc/npmrc-of-u',
+        '/home/u/.cargo/config.toml',
+        '/home/u/.config/go/env',
+        '/home/u/.gradle/init.gradle',
+        '/home/u/.m2/settings.xml',
+        '/home/u/.config/pip/pip.conf',
+        '/home/u/.Rprofile',
+        '/home/u/.julia/config/startup.jl',
+        '/etc-of-test/ld.so.preload',
+        '/etc-of-test/pip.conf',
+        '/opt/node/etc/npmrc',
+      ]),
+    );
+    expect(files).not.toContain('/home/u/Library/Application Support/go/env');
+    const moved = homeToolFiles(
+      {
+        HOME: '/home/u',
+        CARGO_HOME: '/opt/cargo',
+        XDG_CONFIG_HOME: '/cfg',
+        GRADLE_USER_HOME: '/g',
+        GOENV: '/go.env',
+        JULIA_DEPOT_PATH: '/depot:/other',
+        npm_config_prefix: '/npm',
+      },
+      { ...noSystem, platform: 'darwin' },
+    );
+    expect(moved).toEqual(
+      expect.arrayContaining([
+        '/opt/cargo/config.toml',
+        '/cfg/go/env',
+        '/cfg/pip/pip.conf',
+        '/g/gradle.properties',
+        '/go.env',
+        '/depot/config/startup.jl',
+        '/npm/etc/npmrc',
+        '/home/u/Library/Application Support/go/env',
+      ]),
+    );
+    expect(
+      moved.filter((path) => path.startsWith('/home/u/.cargo') || path.startsWith('/home/u/.config')),
+    ).toEqual([]);
+    expect(homeToolFiles({ GOENV: 'off' }, noSystem)).not.toContain('off');
+    expect(homeToolDirs({ HOME: '/home/u' })).toEqual(['/home/u/.gradle/init.d']);
+    expect(homeToolDirs({})).toEqual([]);
+  });
+
+  it('all of them for a run, less those the doer’s scope leaves to it', () => {
+    const paths = toolConfigPaths(
+      ['/r'],
+      { HOME: '/home/u' },
+      (path) => path === '.cargo/config.toml',
+      noSystem,
+    );
+    expect(paths.files).toEqual(
+      expect.arrayContaining(['/r/.npmrc', '/pytest.ini', '/home/u/.cargo/config.toml']),
+    );
+    expect(paths.files).not.toContain('/r/.cargo/config.toml');
+    expect(paths.dirs).toEqual(['/home/u/.gradle/init.d']);
   });
 });

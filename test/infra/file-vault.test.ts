@@ -1,0 +1,59 @@
+// Snapshots of named files, most of which do not exist: what each holds, and what changed after.
+import { execFileSync } from 'node:child_process';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it, onTestFinished } from 'vitest';
+import { changedPaths, restoreSnapshot, takeSnapshot } from '../../src/infra/file-vault.js';
+
+async function tempDir(): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'forge-vault-'));
+  onTestFinished(() => rm(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+describe('takeSnapshot of named files', () => {
+  it('holds each file’s bytes, and null for one that is absent, under a file, in no folder or not a regular file', async () => {
+    const dir = await tempDir();
+    await writeFile(join(dir, 'present'), 'bytes');
+    await writeFile(join(dir, 'plain'), 'a file, not a folder');
+    execFileSync('mkfifo', [join(dir, 'fifo')]);
+    const files = ['present', 'absent', 'plain/under', 'no-folder/absent', 'fifo'].map((name) =>
+      join(dir, name),
+    );
+    const snapshot = await takeSnapshot({ repo: dir, dirs: [], files });
+    const held = Object.fromEntries(
+      [...snapshot].map(([path, content]) => [path.slice(dir.length + 1), content?.toString() ?? null]),
+    );
+    expect(held).toEqual({
+      present: 'bytes',
+      absent: null,
+      'plain/under': null,
+      'no-folder/absent': null,
+      fifo: null,
+    });
+  });
+
+  it('sees a file made, changed or removed between two snapshots, and puts each back', async () => {
+    const dir = await tempDir();
+    await mkdir(join(dir, '.cargo'));
+    await writeFile(join(dir, '.cargo', 'config.toml'), 'as it was');
+    await writeFile(join(dir, 'removed'), 'gone later');
+    const files = [
+      join(dir, '.cargo', 'config.toml'),
+      join(dir, 'made'),
+      join(dir, 'removed'),
+      join(dir, 'x', 'y'),
+    ];
+    const before = await takeSnapshot({ repo: dir, dirs: [], files });
+    await writeFile(join(dir, '.cargo', 'config.toml'), 'changed');
+    await writeFile(join(dir, 'made'), 'new');
+    await rm(join(dir, 'removed'));
+    await mkdir(join(dir, 'x'));
+    await writeFile(join(dir, 'x', 'y'), 'new too');
+    const changed = changedPaths(before, await takeSnapshot({ repo: dir, dirs: [], files }));
+    expect(changed).toEqual([...files].sort());
+    await restoreSnapshot(before, changed);
+    expect(changedPaths(before, await takeSnapshot({ repo: dir, dirs: [], files }))).toEqual([]);
+  });
+});
