@@ -28,6 +28,8 @@ export interface TreeChange {
   movedTo?: { sha: string; branch?: string };
   /** The index had changed (something staged or unstaged) and was put back. */
   indexChanged: boolean;
+  /** With `leaveNewFiles`: the files that appeared during the step and were left, sorted. */
+  left?: string[];
 }
 
 /** Take it right before the read-only step runs; `watched` files are saved even when git sees no change. */
@@ -88,6 +90,7 @@ export async function restoreTree(
       : differ;
   const change: TreeChange = {
     paths: changed,
+    ...(options.leaveNewFiles === true ? { left: differ.filter((path) => !changed.includes(path)) } : {}),
     headMoved,
     ...(headMoved
       ? { movedTo: { sha, ...(branch === before.branch ? {} : { branch: branch ?? '(detached)' }) } }

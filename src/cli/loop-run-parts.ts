@@ -5,6 +5,7 @@ import { loadLoopConfig, type LoopConfig } from '../autoresearch/config.js';
 import { createAutoresearchExecutors } from '../autoresearch/executors/index.js';
 import { createLoopIdleProbe } from '../autoresearch/idle-probe.js';
 import { loadLedgerSummary } from '../autoresearch/ledger-summary.js';
+import { createOutsideWatch } from '../autoresearch/outside-watch.js';
 import {
   createLoopBeadGuard,
   guardAgentExecutor,
@@ -105,6 +106,7 @@ export async function autoresearchParts(
         sweep: true,
         contain: true,
       }),
+    watchOutside: createOutsideWatch({ git, trees: [options.cwd, options.repo], env: deps.env }),
   });
   const started = await loopStartedAt(deps.loopFiles, workspace, config);
   const cap = config.caps.wall_clock_seconds;

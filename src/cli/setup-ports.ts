@@ -2,6 +2,8 @@
 // for `forge-pack loop` and for a pipeline stage that creates its loop.
 import type { SetupPorts } from '../autoresearch/setup.js';
 import type { BeadStore } from '../beads/types.js';
+import { removePlanted } from '../autoresearch/executors/watched-runs.js';
+import { createOutsideWatch } from '../autoresearch/outside-watch.js';
 import { describeTreeChange, restoreTree, snapshotTree } from '../autoresearch/tree-snapshot.js';
 import { UsageError } from '../infra/errors.js';
 import { createGit } from '../infra/git.js';
@@ -15,6 +17,7 @@ export function loopSetupPorts(
   store: BeadStore,
 ): SetupPorts {
   const git = createGit({ cwd: repo, env: deps.env });
+  const watchOutside = createOutsideWatch({ git, trees: [repo], env: deps.env });
   return {
     store,
     git,
@@ -24,18 +27,28 @@ export function loopSetupPorts(
       // In the loop, a metric, guard or track run that changes the tree is no score (watched-runs.ts);
       // one that does so on the baseline would make every iteration a crash, so it is refused here.
       const before = await snapshotTree(git, []);
+      const outside = await watchOutside();
       const result = await runWithOwnTemp(
         { file: argv[0] ?? '', args: argv.slice(1) },
         { cwd: run.cwd, env: deps.env, timeoutMs: run.timeoutMs, sweep: true, contain: true },
       );
-      const changed = describeTreeChange(
-        await restoreTree(git, before, ['.autoresearch', '.forge', '.beads'], { leaveNewFiles: true }),
-      );
-      if (changed !== undefined) {
+      const change = await restoreTree(git, before, ['.autoresearch', '.forge', '.beads'], {
+        leaveNewFiles: true,
+      });
+      const outsideChanged = await outside();
+      const planted = await removePlanted(repo, change.left ?? []);
+      const changed = [
+        describeTreeChange(change),
+        ...(planted.length === 0 ? [] : [`made ${planted.join(', ')}`]),
+        ...(outsideChanged.length === 0 ? [] : [`changed ${outsideChanged.join(', ')}`]),
+      ]
+        .filter((part) => part !== undefined)
+        .join(', ');
+      if (changed !== '') {
         throw new UsageError(
           `\`${argv.join(' ')}\` ${changed} while it measured the untouched tree (put back).`,
           {
-            hint: 'A loop never scores a run that changes what it measures: have the command leave tracked files as they are (write what it makes to an ignored path). Nothing was created.',
+            hint: "A loop never scores a run that changes what it measures: have the command leave tracked files, git's config and tools' settings as they are, and make no test file (write what it makes to an ignored path). Nothing was created.",
           },
         );
       }

@@ -125,20 +125,27 @@ type Env = Readonly<Record<string, string | undefined>>;
 const given = (value: string | undefined): string[] => (value === undefined || value === '' ? [] : [value]);
 const homeOf = (env: Env): string | undefined => given(env.HOME)[0];
 
+/** Whether `path` (relative to a tree, `/`-separated) is one of the tool files above, at any depth. */
+export function isToolConfigPath(path: string): boolean {
+  return [...PROJECT_FILES, ...WALKED_UP].some((name) => path === name || path.endsWith(`/${name}`));
+}
+
 /** The files read from a project directory `dir` (the repository, a worktree an agent works in). */
 export function projectToolFiles(dir: string): string[] {
   return PROJECT_FILES.map((name) => join(dir, name));
 }
 
 /**
- * The walked-up files in every folder above each of `trees`, up to the root, but for a folder inside
- * one of them (a worktree under the repository): those are the tree's own, which git sees.
+ * The walked-up files in every folder above each of `trees`, up to the root. A tree's own are git's to
+ * see; a folder above a worktree that lies inside the repository (`.forge/worktrees/<epic>`, a
+ * candidate's under `.git/`) is above it all the same: a tool run in the worktree finds the files of
+ * the repository's root when the worktree has none.
  */
 export function ancestorToolFiles(trees: readonly string[]): string[] {
-  const inside = (dir: string) => trees.some((tree) => dir === tree || dir.startsWith(`${tree}${sep}`));
   const folders = new Set<string>();
   for (const tree of trees) {
-    for (let dir = dirname(tree); !inside(dir); dir = dirname(dir)) {
+    if (dirname(tree) === tree) continue;
+    for (let dir = dirname(tree); !folders.has(dir); dir = dirname(dir)) {
       folders.add(dir);
       if (dirname(dir) === dir) break;
     }

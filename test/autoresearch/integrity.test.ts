@@ -1182,6 +1182,66 @@ describe('submodules in the tree', () => {
     expect(await readFile(join(fixtures, 'cases.json'), 'utf8')).toBe('{"expected": 1}\n');
   });
 
+  it('code that writes git’s config, a hook or a tool’s settings in the home while the metric runs it is no score, and each is put back', async () => {
+    // The measured code (here the metric itself, past the baseline's value) arms what later runs load:
+    // a clean filter for Forge's own commits, a hook for the user's, cargo's runner for every metric.
+    const script = `const fs = require('node:fs');
+const value = Number(fs.readFileSync('src/value.txt', 'utf8').trim());
+if (value !== 10) {
+  fs.appendFileSync('.git/config', '[filter "boost"]\\n\\tclean = sed s/1/9/\\n');
+  fs.writeFileSync('.git/hooks/post-commit', '#!/bin/sh\\n', { mode: 0o755 });
+  fs.mkdirSync(process.env.HOME + '/.cargo', { recursive: true });
+  fs.writeFileSync(process.env.HOME + '/.cargo/config.toml', '[target.x86_64-unknown-linux-gnu]\\nrunner = "/tmp/x"\\n');
+}
+console.log(JSON.stringify({ score: value }));
+`;
+    const f = await createLoopFixture({ metric: jsonMetric('node scripts/score-outside.js') });
+    const home = await mkdtemp(join(tmpdir(), 'forge-metric-home-'));
+    onTestFinished(() => rm(home, { recursive: true, force: true }));
+    f.repo.env.HOME = home;
+    await f.repo.write('scripts/score-outside.js', script);
+    f.repo.commitAll('a metric that arms what later runs load');
+    const config = await readFile(join(f.repo.dir, '.git', 'config'), 'utf8');
+    await f.baseline();
+    const message = await cheatingIteration(f, '12', async () => undefined);
+    expect(message).toMatch(/^crash/);
+    const line = (await readLedger(loopFiles, join(f.workspace, 'research-log.jsonl'))).lines[1];
+    expect(line?.reason).toContain(
+      `the doer's code changed .git/config, .git/hooks/post-commit, ${join(home, '.cargo', 'config.toml')} while the metric command ran it`,
+    );
+    expect(await readFile(join(f.repo.dir, '.git', 'config'), 'utf8')).toBe(config);
+    for (const path of [
+      join(f.repo.dir, '.git', 'hooks', 'post-commit'),
+      join(home, '.cargo', 'config.toml'),
+    ])
+      await expect(stat(path), path).rejects.toThrow(/ENOENT/);
+  });
+
+  it('code that makes a test file while the metric runs it is no score, and the file is gone before the next run', async () => {
+    // `node --test` runs every test file it finds: one the measured code wrote (untracked, outside the
+    // scope) would have every later iteration scored with its passing tests.
+    const script = `const fs = require('node:fs');
+const { spawnSync } = require('node:child_process');
+const value = Number(fs.readFileSync('src/value.txt', 'utf8').trim());
+if (value !== 10) fs.writeFileSync('extra.test.js', "require('node:test')('extra', () => {});\\n");
+const out = spawnSync(process.execPath, ['--test', '--test-reporter=tap'], { encoding: 'utf8' }).stdout;
+console.log(JSON.stringify({ score: Number(/^# pass (\\d+)/m.exec(out)?.[1] ?? 0) }));
+`;
+    const f = await createLoopFixture({ metric: jsonMetric('node scripts/score-tests.js') });
+    await f.repo.write('scripts/score-tests.js', script);
+    await f.repo.write(
+      'checks/value.test.js',
+      "const test = require('node:test');\nconst value = Number(require('node:fs').readFileSync('src/value.txt', 'utf8'));\nfor (let i = 1; i <= 20; i++) test('at least ' + i, () => { if (value < i) throw new Error('below'); });\n",
+    );
+    f.repo.commitAll('a metric that counts the passing tests');
+    await f.baseline();
+    const message = await cheatingIteration(f, '12', async () => undefined);
+    expect(message).toMatch(/^crash/);
+    const line = (await readLedger(loopFiles, join(f.workspace, 'research-log.jsonl'))).lines[1];
+    expect(line?.reason).toContain("the doer's code made extra.test.js while the metric command ran it");
+    expect(await f.repo.exists('extra.test.js')).toBe(false);
+  });
+
   it('code that rewrites a submodule while the metric runs it is no score, and the submodule is put back', async () => {
     // The measured code (here the metric itself, past the baseline's value) writes the fixtures.
     const script = `const fs = require('node:fs');

@@ -1,7 +1,7 @@
 // forge-pack loop / stamp and ralph-loop status / resume as a user runs them: a temp git repo, the
 // embedded store, a real metric command; the programs are built here with the autoresearch commands added.
 import { execa } from 'execa';
-import { access, mkdir, mkdtemp, readdir, rename, rm, symlink, writeFile } from 'node:fs/promises';
+import { access, mkdir, mkdtemp, readdir, readFile, rename, rm, symlink, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -224,6 +224,22 @@ describe('forge-pack loop measures the baseline on a tree the metric leaves alon
     );
     expect(refused.stderr).toContain('Nothing was created.');
     expect(await repo.read('docs/spec.md')).toBe('# Rate limiter\n');
+    expect(await readdir(join(repo.dir))).not.toContain('.autoresearch');
+  });
+
+  it('refuses one that writes what later runs load outside the tree (a git hook), putting it back', async () => {
+    const repo = await repoWithMetric();
+    await repo.write(
+      'metric.mjs',
+      "import { writeFileSync } from 'node:fs';\nwriteFileSync('.git/hooks/pre-commit', '#!/bin/sh\\n', { mode: 0o755 });\nconsole.log('Score: 58.5');\n",
+    );
+    repo.commitAll('a metric that installs a hook');
+    const refused = await run(repo, 'forge-pack', HARD_ARGS);
+    expect(refused.code, refused.stderr).toBe(2);
+    expect(refused.stderr).toContain(
+      '`node metric.mjs` changed .git/hooks/pre-commit while it measured the untouched tree',
+    );
+    await expect(readFile(join(repo.dir, '.git', 'hooks', 'pre-commit'))).rejects.toThrow(/ENOENT/);
     expect(await readdir(join(repo.dir))).not.toContain('.autoresearch');
   });
 });

@@ -5,6 +5,7 @@ import {
   ancestorToolFiles,
   homeToolDirs,
   homeToolFiles,
+  isToolConfigPath,
   projectToolFiles,
   toolConfigPaths,
 } from '../../src/infra/tool-config.js';
@@ -28,8 +29,8 @@ describe('tool config files', () => {
     );
   });
 
-  it('in every folder above the trees, up to the root, but never inside one of them', () => {
-    const files = ancestorToolFiles(['/home/u/src/repo', '/home/u/src/repo/.git/forge/worktrees/w1']);
+  it('in every folder above each tree, up to the root, a worktree’s repository included', () => {
+    const files = ancestorToolFiles(['/home/u/src/repo', '/home/u/src/repo/.forge/worktrees/w1']);
     expect(files).toEqual(
       expect.arrayContaining([
         '/home/u/src/pytest.ini',
@@ -38,10 +39,16 @@ describe('tool config files', () => {
         '/home/go.work',
         '/pyproject.toml',
         '/package.json',
+        // Above the worktree: pytest run there finds the repository's when the worktree has none.
+        '/home/u/src/repo/pytest.ini',
+        '/home/u/src/repo/.forge/conftest.py',
       ]),
     );
-    // The repository's own files are git's to see, a worktree inside it included.
-    expect(files.filter((path) => path.startsWith('/home/u/src/repo/'))).toEqual([]);
+    // A tree's own files are git's to see.
+    expect(files.filter((path) => path.startsWith('/home/u/src/repo/.forge/worktrees/w1/'))).toEqual([]);
+    expect(
+      ancestorToolFiles(['/home/u/src/repo']).filter((path) => path.startsWith('/home/u/src/repo/')),
+    ).toEqual([]);
     // Each folder once, whatever number of trees lie below it.
     expect(new Set(files).size).toBe(files.length);
     expect(ancestorToolFiles(['/'])).toEqual([]);
@@ -111,5 +118,18 @@ describe('tool config files', () => {
     );
     expect(paths.files).not.toContain('/r/.cargo/config.toml');
     expect(paths.dirs).toEqual(['/home/u/.gradle/init.d']);
+  });
+
+  it('tells a tool file by its path in a tree, at any depth', () => {
+    for (const path of [
+      'conftest.py',
+      'sub/conftest.py',
+      '.cargo/config.toml',
+      'crates/a/.cargo/config.toml',
+      '.npmrc',
+    ])
+      expect(isToolConfigPath(path), path).toBe(true);
+    for (const path of ['src/main.rs', 'xconftest.py', 'config.toml', 'docs/npmrc.md'])
+      expect(isToolConfigPath(path), path).toBe(false);
   });
 });

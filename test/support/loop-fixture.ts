@@ -14,6 +14,7 @@ import {
   type StateGuardContext,
 } from '../../src/autoresearch/state-guard.js';
 import { recordHead } from '../../src/autoresearch/loop-head.js';
+import { createOutsideWatch } from '../../src/autoresearch/outside-watch.js';
 import { createMemoryBeadStore } from '../../src/beads/embedded/index.js';
 import type { Bead, BeadStore } from '../../src/beads/types.js';
 import { journaledLoopFiles } from '../../src/infra/journaled-loop-files.js';
@@ -142,6 +143,9 @@ export async function createLoopFixture(
         timeoutMs: options.timeoutMs,
         signal: options.signal,
       }),
+    ...(options.guarded === false
+      ? {}
+      : { watchOutside: createOutsideWatch({ git: repo.git, trees: [repo.dir], env: repo.env }) }),
   };
   await recordHead(files, workspace, repo.git);
   const executors = createAutoresearchExecutors(context);

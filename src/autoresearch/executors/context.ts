@@ -9,6 +9,7 @@ import { labelValue } from '../../loop/select.js';
 import type { Bead } from '../../beads/types.js';
 import type { ExecutionResult, Executor } from '../../loop/types.js';
 import type { LoopConfig } from '../config.js';
+import type { OutsideWatch } from '../outside-watch.js';
 import { iterOf as iterLabel } from '../../infra/labels.js';
 
 export interface MetricRunOptions {
@@ -40,6 +41,11 @@ export interface AutoresearchContext {
   agents: { full: Executor; readOnly: Executor };
   /** Runs the user's metric command (an argv array from config, never bead text). */
   runMetric(command: Command, options: MetricRunOptions): Promise<ProcessResult>;
+  /**
+   * Watches what a metric, guard or track run must leave as it was outside the tree (git's config and
+   * hooks, tools' settings, agents' instructions: outside-watch.ts). Without it only the tree is.
+   */
+  watchOutside?: OutsideWatch;
 }
 
 /** Paths the loop's own bookkeeping writes while beads run; never the doer's or judge's doing. */

@@ -1,7 +1,13 @@
 // The metric, guard and track commands run the doer's code over the tree they measure. Code that
 // rewrites the metric (or a helper it loads) while it is measured would score every later iteration
-// with its own rules, so what a run leaves changed there is put back and the run measures nothing.
+// with its own rules, so what a run leaves changed there is put back and the run measures nothing; so
+// is what it changes outside the tree that later runs load (git's config, tools' settings: see
+// outside-watch.ts).
+import { join } from 'node:path';
+import { removePath } from '../../infra/fs-ops.js';
 import type { Command, ProcessResult } from '../../infra/process.js';
+import { isToolConfigPath } from '../../infra/tool-config.js';
+import { isTestFile } from '../test-files.js';
 import { metricFiles } from '../state-guard.js';
 import { snapshotSubmodules } from '../submodules.js';
 import { describeTreeChange, restoreTree, snapshotTree } from '../tree-snapshot.js';
@@ -31,13 +37,21 @@ export function watchRuns(context: AutoresearchContext): WatchedRuns {
       const before = await snapshotTree(context.git, await metricFiles(context.config, context.repo));
       // A submodule's files are the tree's too (a metric's fixtures may live in one), whatever the scope.
       const submodules = await snapshotSubmodules(context.git, context.gitAt, context.repo, 'HEAD', []);
+      const outside = await context.watchOutside?.();
       try {
         return await context.runMetric(command, options);
       } finally {
         const change = await restoreTree(context.git, before, bookkeepingPaths(context), {
           leaveNewFiles: true,
         });
-        const what = [describeTreeChange(change), ...(await submodules.restore())]
+        const outsideChanged = (await outside?.()) ?? [];
+        const planted = await removePlanted(context.repo, change.left ?? []);
+        const what = [
+          describeTreeChange(change),
+          ...(planted.length === 0 ? [] : [`made ${planted.join(', ')}`]),
+          ...(await submodules.restore()),
+          ...(outsideChanged.length === 0 ? [] : [`changed ${outsideChanged.join(', ')}`]),
+        ]
           .filter((part) => part !== undefined)
           .join('; ');
         if (what !== '') changes.push({ command, what });
@@ -45,6 +59,17 @@ export function watchRuns(context: AutoresearchContext): WatchedRuns {
     },
     changes: () => changes,
   };
+}
+
+/**
+ * Of the files a run made and left, those a later run would load as tests or as a tool's settings
+ * (`extra.test.js`, which `node --test` finds on its own; a `conftest.py`): removed, and named. A
+ * build's output stays, for the next command.
+ */
+export async function removePlanted(repo: string, left: readonly string[]): Promise<string[]> {
+  const planted = left.filter((path) => isTestFile(path) || isToolConfigPath(path));
+  for (const path of planted) await removePath(join(repo, path));
+  return planted;
 }
 
 /** For a ledger reason; `who` is the command as the user knows it (`guard unit`). */
