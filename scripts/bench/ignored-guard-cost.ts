@@ -11,6 +11,7 @@ import {
   snapshotIgnored,
 } from '../../src/autoresearch/dependency-guard.js';
 import { undoIgnoredChanges } from '../../src/autoresearch/ignored-guard.js';
+import { createOutsideWatch } from '../../src/autoresearch/outside-watch.js';
 import { ContentHashes } from '../../src/infra/content-hashes.js';
 import { FileCopies } from '../../src/infra/file-copies.js';
 import { createGit } from '../../src/infra/git.js';
@@ -32,6 +33,10 @@ export interface IgnoredGuardCost {
   reinstallMs: Summary;
   /** Files the reinstall was found to change: 0 when the comparison works. */
   reinstallChanged: number;
+  /** A metric run that changed nothing, watched outside the tree and in the dependencies. */
+  metricRunMs: Summary;
+  /** What the watch found such a run changed: 0 when it works. */
+  metricRunChanged: number;
   /** Files in the build cache in the home (Go's layout: 256 folders of entries). */
   buildCacheFiles: number;
   /** An agent run that changed nothing, beside an empty tree: the cache's two fingerprints. */
@@ -105,6 +110,26 @@ export async function measureIgnoredGuardCost(options: {
       steady.push(performance.now() - started);
     }
 
+    // The same tree watched around a metric, guard or track run (outside-watch.ts): git's config, the
+    // tools' settings, the agents' instructions and, chained from the run before, the dependencies.
+    const watch = createOutsideWatch({
+      git: ctx.git,
+      trees: [cwd],
+      env: ctx.env,
+      dependencies: { ...ctx, allowed: [] },
+    });
+    await (
+      await watch()
+    )();
+    const metricRun: number[] = [];
+    let metricRunChanged = 0;
+    for (let round = 0; round < options.rounds; round += 1) {
+      const started = performance.now();
+      const change = await (await watch())();
+      metricRun.push(performance.now() - started);
+      metricRunChanged += change.putBack.length + change.planted.length + change.dependencies.length;
+    }
+
     const reinstall: number[] = [];
     let reinstallChanged = 0;
     for (let round = 0; round < options.rounds; round += 1) {
@@ -156,6 +181,8 @@ export async function measureIgnoredGuardCost(options: {
       firstPrimeMs: summarize(firstPrime),
       reinstallMs: summarize(reinstall),
       reinstallChanged,
+      metricRunMs: summarize(metricRun),
+      metricRunChanged,
     };
   } finally {
     await dir.remove();
@@ -185,6 +212,13 @@ export function ignoredGuardRows(g: IgnoredGuardCost, ms: (value: number) => str
       figure: '',
       measure: `a reinstall of every dependency file with the same bytes, compared by content (${g.reinstallChanged} found changed)`,
       value: ms(g.reinstallMs.median),
+      budget: '',
+      verdict: '',
+    },
+    {
+      figure: '',
+      measure: `the watch around a metric, guard or track run that changed nothing: outside the tree, and the dependencies (median; ${g.metricRunChanged} found changed)`,
+      value: ms(g.metricRunMs.median),
       budget: '',
       verdict: '',
     },

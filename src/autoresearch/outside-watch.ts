@@ -2,15 +2,27 @@
 // They run the doer's code, and that code can write what every later run loads without git seeing it:
 // git's config and hooks (a clean filter rewrites what Forge's own commits hold), a tool's settings
 // above the tree or in the home (cargo's runner, pytest's conftest.py, npm's node-options), the
-// instructions and settings the next agent's CLI reads. The agent runs are guarded against the same
-// (state-guard.ts, agent-executor.ts); this is the same watch around the runs that measure.
-import { relative, sep } from 'node:path';
+// instructions and settings the next agent's CLI reads, the installed dependencies the metric imports.
+// The agent runs are guarded against the same (state-guard.ts, agent-executor.ts); this is the same
+// watch around the runs that measure.
+import { isAbsolute, join, relative, sep } from 'node:path';
+import { ContentHashes } from '../infra/content-hashes.js';
 import { changedPaths, restoreSnapshot, takeSnapshot } from '../infra/file-vault.js';
+import { removePath } from '../infra/fs-ops.js';
 import type { Git } from '../infra/git.js';
 import { gitControlPaths, isGitControlPath, readModes, restoreModes } from '../infra/git-control.js';
 import { homeAgentConfig, readContents, restoreChanged } from '../infra/home-instructions.js';
-import { toolConfigPaths } from '../infra/tool-config.js';
+import { changedFiles, type IgnoredFiles } from '../infra/ignored-files.js';
+import { isToolConfigPath, toolConfigPaths } from '../infra/tool-config.js';
+import {
+  changedDependencies,
+  forbiddenChanges,
+  noteChangedFiles,
+  snapshotIgnored,
+  type DependencyGuardContext,
+} from './dependency-guard.js';
 import { agentInstructionPaths } from './judge-checkout.js';
+import { isTestFile } from './test-files.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -22,21 +34,42 @@ export interface OutsideWatchOptions {
   env: Env;
   /** The machine's config folder (/etc; a test's own). */
   etc?: string;
+  /**
+   * The loop's tree as the dependency guard sees it: its installed dependencies and programs are
+   * watched too, and the ignored files a run makes. Without it, neither is.
+   */
+  dependencies?: DependencyGuardContext & { allowed: readonly string[] };
 }
 
-/** Ends a watch: puts back what changed since it began and names it (relative inside the first tree). */
-export type EndOutsideWatch = () => Promise<string[]>;
+/** What a run changed outside what git shows, once it is undone as far as it can be. */
+export interface OutsideChange {
+  /** Put back as they were (relative inside the first tree, absolute outside it). */
+  putBack: string[];
+  /** Test files and tools' settings the run made where git ignores them, removed (relative). */
+  planted: string[];
+  /** Installed dependencies and programs it changed, which cannot be put back: recorded, the loop held. */
+  dependencies: string[];
+}
+
+/** Ends a watch: undoes what the run changed and says what that was. */
+export type EndOutsideWatch = () => Promise<OutsideChange>;
 
 /** Begins watching, right before a run; the function it gives undoes the run's changes once it ends. */
 export type OutsideWatch = () => Promise<EndOutsideWatch>;
 
 export function createOutsideWatch(options: OutsideWatchOptions): OutsideWatch {
-  const { git, trees, env } = options;
+  const { git, trees, env, dependencies } = options;
   const root = trees[0] ?? '.';
   const name = (path: string) => {
     const inside = relative(root, path);
     return inside.startsWith('..') || inside === '' ? path : inside.split(sep).join('/');
   };
+  // What the dependencies' files hold, hashed once per identity for the life of the runner: a run that
+  // reinstalls them (`npm ci` in the metric command) writes the same bytes anew, which is no change.
+  const contents = dependencies === undefined ? undefined : new ContentHashes(dependencies.cwd);
+  // What the last run left, for the next one's start: an agent's changes between the two are its own
+  // guard's to find, and a fingerprint of the dependencies costs a lstat a file.
+  let last: IgnoredFiles | undefined;
   return async () => {
     const control = gitControlPaths(await git.gitDir(), await git.commonDir(), env);
     const tools = toolConfigPaths(trees, env);
@@ -52,6 +85,8 @@ export function createOutsideWatch(options: OutsideWatchOptions): OutsideWatch {
     // A hook is as much its mode as its text: `chmod +x` alone arms one.
     const modes = await readModes([...before.keys()].filter((path) => isGitControlPath(control, path)));
     const home = await readContents(homeAgentConfig(env, options.etc));
+    const ignored = dependencies === undefined ? undefined : (last ?? (await snapshotIgnored(dependencies)));
+    if (ignored !== undefined) await contents?.prime(ignored.dependencies);
     return async () => {
       const modesNow = await readModes([...modes.keys()]);
       const changed = [
@@ -63,7 +98,41 @@ export function createOutsideWatch(options: OutsideWatchOptions): OutsideWatch {
       await restoreSnapshot(before, changed);
       await restoreModes(modes, changed);
       const homeChanged = await restoreChanged(home);
-      return [...new Set([...changed, ...homeChanged])].map(name);
+      const putBack = [...new Set([...changed, ...homeChanged])].map(name);
+      if (dependencies === undefined || contents === undefined || ignored === undefined)
+        return { putBack, planted: [], dependencies: [] };
+      const after = await snapshotIgnored(dependencies);
+      last = after;
+      if (after === undefined) return { putBack, planted: [], dependencies: [] };
+      const planted = await removeIgnoredPlanted(dependencies.cwd, ignored, after);
+      const lost = [
+        ...forbiddenChanges(
+          await changedDependencies(ignored.dependencies, after.dependencies, contents),
+          dependencies.allowed,
+        ),
+        ...changedFiles(ignored.programs, after.programs),
+      ];
+      if (lost.length > 0)
+        await noteChangedFiles(dependencies, "doer's code", 'installed dependencies', lost);
+      return { putBack, planted, dependencies: lost };
     };
   };
+}
+
+/** The test files and tools' settings a run made where git ignores them (`dist/extra.test.js`), removed. */
+async function removeIgnoredPlanted(
+  cwd: string,
+  before: IgnoredFiles,
+  after: IgnoredFiles,
+): Promise<string[]> {
+  const made = [...after.others.keys(), ...after.caches.keys()].filter(
+    (path) => !before.others.has(path) && !before.caches.has(path) && !isAbsolute(path),
+  );
+  const planted = made.filter((path) => isTestFile(path) || isToolConfigPath(path)).sort();
+  for (const path of planted) {
+    await removePath(join(cwd, path));
+    after.others.delete(path);
+    after.caches.delete(path);
+  }
+  return planted;
 }

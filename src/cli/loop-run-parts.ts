@@ -106,7 +106,12 @@ export async function autoresearchParts(
         sweep: true,
         contain: true,
       }),
-    watchOutside: createOutsideWatch({ git, trees: [options.cwd, options.repo], env: deps.env }),
+    watchOutside: createOutsideWatch({
+      git,
+      trees: [options.cwd, options.repo],
+      env: deps.env,
+      dependencies: { ...guardContext, allowed: config.scope.doer_paths },
+    }),
   });
   const started = await loopStartedAt(deps.loopFiles, workspace, config);
   const cap = config.caps.wall_clock_seconds;

@@ -2,7 +2,7 @@
 // for `forge-pack loop` and for a pipeline stage that creates its loop.
 import type { SetupPorts } from '../autoresearch/setup.js';
 import type { BeadStore } from '../beads/types.js';
-import { removePlanted } from '../autoresearch/executors/watched-runs.js';
+import { describeOutsideChange, removePlanted } from '../autoresearch/executors/watched-runs.js';
 import { createOutsideWatch } from '../autoresearch/outside-watch.js';
 import { describeTreeChange, restoreTree, snapshotTree } from '../autoresearch/tree-snapshot.js';
 import { UsageError } from '../infra/errors.js';
@@ -35,12 +35,12 @@ export function loopSetupPorts(
       const change = await restoreTree(git, before, ['.autoresearch', '.forge', '.beads'], {
         leaveNewFiles: true,
       });
-      const outsideChanged = await outside();
+      const outsideChange = await outside();
       const planted = await removePlanted(repo, change.left ?? []);
       const changed = [
         describeTreeChange(change),
         ...(planted.length === 0 ? [] : [`made ${planted.join(', ')}`]),
-        ...(outsideChanged.length === 0 ? [] : [`changed ${outsideChanged.join(', ')}`]),
+        ...describeOutsideChange(outsideChange),
       ]
         .filter((part) => part !== undefined)
         .join(', ');

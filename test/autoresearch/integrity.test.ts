@@ -1217,30 +1217,41 @@ console.log(JSON.stringify({ score: value }));
       await expect(stat(path), path).rejects.toThrow(/ENOENT/);
   });
 
-  it('code that makes a test file while the metric runs it is no score, and the file is gone before the next run', async () => {
-    // `node --test` runs every test file it finds: one the measured code wrote (untracked, outside the
-    // scope) would have every later iteration scored with its passing tests.
-    const script = `const fs = require('node:fs');
+  it.each([
+    ['beside the tracked files', 'extra.test.js'],
+    ['where git ignores it (a build folder)', 'dist/extra.test.js'],
+  ])(
+    'code that makes a test file %s while the metric runs it is no score, and the file is gone before the next run',
+    async (_where, planted) => {
+      // `node --test` runs every test file it finds: one the measured code wrote (untracked, outside the
+      // scope) would have every later iteration scored with its passing tests.
+      const script = `const fs = require('node:fs');
 const { spawnSync } = require('node:child_process');
 const value = Number(fs.readFileSync('src/value.txt', 'utf8').trim());
-if (value !== 10) fs.writeFileSync('extra.test.js', "require('node:test')('extra', () => {});\\n");
+if (value !== 10) {
+  fs.mkdirSync(require('node:path').dirname(process.env.PLANTED), { recursive: true });
+  fs.writeFileSync(process.env.PLANTED, "require('node:test')('extra', () => {});\\n");
+}
 const out = spawnSync(process.execPath, ['--test', '--test-reporter=tap'], { encoding: 'utf8' }).stdout;
 console.log(JSON.stringify({ score: Number(/^# pass (\\d+)/m.exec(out)?.[1] ?? 0) }));
 `;
-    const f = await createLoopFixture({ metric: jsonMetric('node scripts/score-tests.js') });
-    await f.repo.write('scripts/score-tests.js', script);
-    await f.repo.write(
-      'checks/value.test.js',
-      "const test = require('node:test');\nconst value = Number(require('node:fs').readFileSync('src/value.txt', 'utf8'));\nfor (let i = 1; i <= 20; i++) test('at least ' + i, () => { if (value < i) throw new Error('below'); });\n",
-    );
-    f.repo.commitAll('a metric that counts the passing tests');
-    await f.baseline();
-    const message = await cheatingIteration(f, '12', async () => undefined);
-    expect(message).toMatch(/^crash/);
-    const line = (await readLedger(loopFiles, join(f.workspace, 'research-log.jsonl'))).lines[1];
-    expect(line?.reason).toContain("the doer's code made extra.test.js while the metric command ran it");
-    expect(await f.repo.exists('extra.test.js')).toBe(false);
-  });
+      const f = await createLoopFixture({ metric: jsonMetric('node scripts/score-tests.js') });
+      await f.repo.write('scripts/score-tests.js', script);
+      await f.repo.write(
+        'checks/value.test.js',
+        "const test = require('node:test');\nconst value = Number(require('node:fs').readFileSync('src/value.txt', 'utf8'));\nfor (let i = 1; i <= 20; i++) test('at least ' + i, () => { if (value < i) throw new Error('below'); });\n",
+      );
+      await f.repo.write('.gitignore', '.autoresearch/\ndist/\n');
+      f.repo.commitAll('a metric that counts the passing tests');
+      f.repo.env.PLANTED = planted;
+      await f.baseline();
+      const message = await cheatingIteration(f, '12', async () => undefined);
+      expect(message).toMatch(/^crash/);
+      const line = (await readLedger(loopFiles, join(f.workspace, 'research-log.jsonl'))).lines[1];
+      expect(line?.reason).toContain(`the doer's code made ${planted} while the metric command ran it`);
+      expect(await f.repo.exists(planted)).toBe(false);
+    },
+  );
 
   it('code that rewrites a submodule while the metric runs it is no score, and the submodule is put back', async () => {
     // The measured code (here the metric itself, past the baseline's value) writes the fixtures.

@@ -273,7 +273,14 @@ describe('bench figures on tiny inputs', () => {
       buildCacheFiles: 300,
       rounds: 1,
     });
-    expect([g.dependencyFiles, g.otherFiles, g.reinstallChanged, g.buildCacheFiles]).toEqual([30, 7, 0, 300]);
+    expect([
+      g.dependencyFiles,
+      g.otherFiles,
+      g.reinstallChanged,
+      g.metricRunChanged,
+      g.buildCacheFiles,
+    ]).toEqual([30, 7, 0, 0, 300]);
+    finite(g.metricRunMs.median);
     finite(g.steadyMs.median);
     finite(g.firstPrimeMs.median);
     finite(g.reinstallMs.median);

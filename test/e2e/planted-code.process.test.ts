@@ -277,4 +277,40 @@ describe('a doer that plants code the metric loads unseen', () => {
     const { stdout } = await execa('python3', ['metric/score.py'], { cwd: repo.dir, env: repo.env });
     expect(JSON.parse(stdout)).toEqual({ value: 10 });
   });
+
+  it('in an installed dependency, by code the metric ran: that run is no score, and the loop stops', async () => {
+    // The measured code (here the metric itself, past the baseline's value) patches the package the
+    // metric imports its weight from: every later run, the user's own too, would score with it.
+    const repo = await scriptedLoopRepo(
+      {
+        '.gitignore': '.forge/\n.beads/\n.autoresearch/\nnode_modules/\n',
+        'src/value.txt': '10\n',
+        'metric/score.mjs': `import { readFileSync, writeFileSync } from 'node:fs';
+import weight from 'weight';
+const value = Number(readFileSync('src/value.txt', 'utf8'));
+if (value !== 10) writeFileSync('node_modules/weight/index.js', 'export default 10;\\n');
+console.log(JSON.stringify({ value: value * weight }));
+`,
+        'node_modules/weight/package.json': '{"name": "weight", "type": "module", "main": "index.js"}\n',
+        'node_modules/weight/index.js': 'export default 1;\n',
+      },
+      [],
+      'forge-depmetric-',
+    );
+    await oneDoerLoopRules(repo, [{ write: 'src/value.txt', content: '5\n' }, { say: 'HYPOTHESIS: 5' }]);
+    const epic = await createValueLoop(repo);
+    const run = await repo.ralph([epic, '--agent', 'scripted']);
+    expect(await ledgerDecisions(repo)).toEqual([
+      [0, 'baseline', 10],
+      [1, 'crash', null],
+    ]);
+    const [, line] = await repo.ledger<{ reason?: string }>();
+    expect(line?.reason).toContain(
+      'changed installed dependencies (node_modules/weight/index.js), which the loop cannot put back',
+    );
+    expect(run.exitCode, run.stderr).toBe(3);
+    expect(run.stderr).toMatch(
+      /The doer's code changed installed dependencies \(node_modules\/weight\/index\.js\)/,
+    );
+  });
 });

@@ -145,7 +145,14 @@ export async function createLoopFixture(
       }),
     ...(options.guarded === false
       ? {}
-      : { watchOutside: createOutsideWatch({ git: repo.git, trees: [repo.dir], env: repo.env }) }),
+      : {
+          watchOutside: createOutsideWatch({
+            git: repo.git,
+            trees: [repo.dir],
+            env: repo.env,
+            dependencies: { ...guardContext, allowed: config.scope.doer_paths },
+          }),
+        }),
   };
   await recordHead(files, workspace, repo.git);
   const executors = createAutoresearchExecutors(context);

@@ -7,6 +7,8 @@ import { join } from 'node:path';
 import { removePath } from '../../infra/fs-ops.js';
 import type { Command, ProcessResult } from '../../infra/process.js';
 import { isToolConfigPath } from '../../infra/tool-config.js';
+import { nameSome } from '../dependency-guard.js';
+import type { OutsideChange } from '../outside-watch.js';
 import { isTestFile } from '../test-files.js';
 import { metricFiles } from '../state-guard.js';
 import { snapshotSubmodules } from '../submodules.js';
@@ -44,13 +46,16 @@ export function watchRuns(context: AutoresearchContext): WatchedRuns {
         const change = await restoreTree(context.git, before, bookkeepingPaths(context), {
           leaveNewFiles: true,
         });
-        const outsideChanged = (await outside?.()) ?? [];
-        const planted = await removePlanted(context.repo, change.left ?? []);
+        const outsideChange = await outside?.();
+        const planted = [
+          ...(await removePlanted(context.repo, change.left ?? [])),
+          ...(outsideChange?.planted ?? []),
+        ];
         const what = [
           describeTreeChange(change),
           ...(planted.length === 0 ? [] : [`made ${planted.join(', ')}`]),
           ...(await submodules.restore()),
-          ...(outsideChanged.length === 0 ? [] : [`changed ${outsideChanged.join(', ')}`]),
+          ...describeOutsideChange(outsideChange),
         ]
           .filter((part) => part !== undefined)
           .join('; ');
@@ -70,6 +75,19 @@ export async function removePlanted(repo: string, left: readonly string[]): Prom
   const planted = left.filter((path) => isTestFile(path) || isToolConfigPath(path));
   for (const path of planted) await removePath(join(repo, path));
   return planted;
+}
+
+/** What a run changed outside what git shows, as phrases for its reason. */
+export function describeOutsideChange(change: OutsideChange | undefined): string[] {
+  if (change === undefined) return [];
+  return [
+    ...(change.putBack.length === 0 ? [] : [`changed ${change.putBack.join(', ')}`]),
+    ...(change.dependencies.length === 0
+      ? []
+      : [
+          `changed installed dependencies (${nameSome(change.dependencies)}), which the loop cannot put back (a command that installs the project itself should install it editable: pip install -e .)`,
+        ]),
+  ];
 }
 
 /** For a ledger reason; `who` is the command as the user knows it (`guard unit`). */
