@@ -1189,6 +1189,8 @@ describe('submodules in the tree', () => {
 const value = Number(fs.readFileSync('src/value.txt', 'utf8').trim());
 if (value !== 10) {
   fs.appendFileSync('.git/config', '[filter "boost"]\\n\\tclean = sed s/1/9/\\n');
+  fs.writeFileSync('.git/info/attributes', 'notes.md filter=boost\\n');
+  fs.writeFileSync('notes.md', 'USER NOTES\\n');
   fs.writeFileSync('.git/hooks/post-commit', '#!/bin/sh\\n', { mode: 0o755 });
   fs.mkdirSync(process.env.HOME + '/.cargo', { recursive: true });
   fs.writeFileSync(process.env.HOME + '/.cargo/config.toml', '[target.x86_64-unknown-linux-gnu]\\nrunner = "/tmp/x"\\n');
@@ -1207,11 +1209,13 @@ console.log(JSON.stringify({ score: value }));
     expect(message).toMatch(/^crash/);
     const line = (await readLedger(loopFiles, join(f.workspace, 'research-log.jsonl'))).lines[1];
     expect(line?.reason).toContain(
-      `the doer's code changed .git/config, .git/hooks/post-commit, ${join(home, '.cargo', 'config.toml')} while the metric command ran it`,
+      `the doer's code changed notes.md; changed .git/config, .git/hooks/post-commit, .git/info/attributes, ${join(home, '.cargo', 'config.toml')} while the metric command ran it`,
     );
     expect(await readFile(join(f.repo.dir, '.git', 'config'), 'utf8')).toBe(config);
+    expect(await f.repo.read('notes.md')).toBe('user notes\n');
     for (const path of [
       join(f.repo.dir, '.git', 'hooks', 'post-commit'),
+      join(f.repo.dir, '.git', 'info', 'attributes'),
       join(home, '.cargo', 'config.toml'),
     ])
       await expect(stat(path), path).rejects.toThrow(/ENOENT/);

@@ -210,37 +210,41 @@ describe('forge-pack loop keeps the doer inside the repository and away from the
 });
 
 describe('forge-pack loop measures the baseline on a tree the metric leaves alone', () => {
-  it('refuses a metric command that changes a tracked file, putting it back (exit 2), and creates nothing', async () => {
+  /** `forge-pack loop` over a metric of `source`: refused (exit 2) saying `said`, nothing created. */
+  async function refusedBaseline(source: string, said: string): Promise<TempRepo> {
     const repo = await repoWithMetric();
-    await repo.write(
-      'metric.mjs',
-      "import { appendFileSync } from 'node:fs';\nappendFileSync('docs/spec.md', 'ran\\n');\nconsole.log('Score: 58.5');\n",
-    );
-    repo.commitAll('a metric that writes a tracked file');
+    await repo.write('metric.mjs', source);
+    repo.commitAll('a metric that changes what it measures');
     const refused = await run(repo, 'forge-pack', HARD_ARGS);
     expect(refused.code, refused.stderr).toBe(2);
-    expect(refused.stderr).toContain(
-      '`node metric.mjs` changed docs/spec.md while it measured the untouched tree',
-    );
+    expect(refused.stderr).toContain(`\`node metric.mjs\` ${said} while it measured the untouched tree`);
     expect(refused.stderr).toContain('Nothing was created.');
-    expect(await repo.read('docs/spec.md')).toBe('# Rate limiter\n');
     expect(await readdir(join(repo.dir))).not.toContain('.autoresearch');
+    return repo;
+  }
+
+  it('refuses a metric command that changes a tracked file, putting it back (exit 2), and creates nothing', async () => {
+    const repo = await refusedBaseline(
+      "import { appendFileSync } from 'node:fs';\nappendFileSync('docs/spec.md', 'ran\\n');\nconsole.log('Score: 58.5');\n",
+      'changed docs/spec.md',
+    );
+    expect(await repo.read('docs/spec.md')).toBe('# Rate limiter\n');
   });
 
   it('refuses one that writes what later runs load outside the tree (a git hook), putting it back', async () => {
-    const repo = await repoWithMetric();
-    await repo.write(
-      'metric.mjs',
+    const repo = await refusedBaseline(
       "import { writeFileSync } from 'node:fs';\nwriteFileSync('.git/hooks/pre-commit', '#!/bin/sh\\n', { mode: 0o755 });\nconsole.log('Score: 58.5');\n",
-    );
-    repo.commitAll('a metric that installs a hook');
-    const refused = await run(repo, 'forge-pack', HARD_ARGS);
-    expect(refused.code, refused.stderr).toBe(2);
-    expect(refused.stderr).toContain(
-      '`node metric.mjs` changed .git/hooks/pre-commit while it measured the untouched tree',
+      'changed .git/hooks/pre-commit',
     );
     await expect(readFile(join(repo.dir, '.git', 'hooks', 'pre-commit'))).rejects.toThrow(/ENOENT/);
-    expect(await readdir(join(repo.dir))).not.toContain('.autoresearch');
+  });
+
+  it('refuses one that makes a test file, which a test runner would find on its own, removing it', async () => {
+    const repo = await refusedBaseline(
+      "import { writeFileSync } from 'node:fs';\nwriteFileSync('extra.test.js', '');\nconsole.log('Score: 58.5');\n",
+      'made extra.test.js',
+    );
+    expect(await repo.exists('extra.test.js')).toBe(false);
   });
 });
 
