@@ -72,7 +72,7 @@ export function createOutsideWatch(options: OutsideWatchOptions): OutsideWatch {
   let last: IgnoredFiles | undefined;
   return async () => {
     const control = gitControlPaths(await git.gitDir(), await git.commonDir(), env);
-    const tools = toolConfigPaths(trees, env);
+    const tools = await toolConfigPaths(trees, env);
     const instructions = trees.map(agentInstructionPaths);
     const layout = {
       repo: root,

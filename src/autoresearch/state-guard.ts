@@ -182,12 +182,12 @@ export function guardAgentExecutor(inner: Executor, ctx: StateGuardContext): Exe
   // what the metric's tools read besides the tree (infra/tool-config.ts), and the instructions and
   // settings the next agent's CLI would load (CLAUDE.local.md, .claude/, AGENTS.md, …), often ignored
   // so no scope check sees them. One the doer's scope names is left to it: the user chose that.
-  const projectFiles = (agentCwd: string): { files: string[]; dirs: string[] } => {
+  const projectFiles = async (agentCwd: string): Promise<{ files: string[]; dirs: string[] }> => {
     const trees = [...new Set([ctx.repo, ctx.cwd, agentCwd])];
     const inScope = (path: string) => isPathInScope(path, ctx.config.scope.doer_paths);
     const instructions = trees.map(agentInstructionPaths);
     // Above the trees and in the home too (tool-config.ts): cargo's, pytest's, Go's, Gradle's, …
-    const tools = toolConfigPaths(trees, ctx.env ?? {}, inScope);
+    const tools = await toolConfigPaths(trees, ctx.env ?? {}, inScope);
     const open = (path: string) => !inScope(basename(path));
     return {
       files: [...tools.files, ...instructions.flatMap((paths) => paths.files).filter(open)],
@@ -207,7 +207,7 @@ export function guardAgentExecutor(inner: Executor, ctx: StateGuardContext): Exe
         };
       }
       const git = await gitControl();
-      const project = projectFiles(request.cwd);
+      const project = await projectFiles(request.cwd);
       const layout: VaultLayout = {
         repo: ctx.repo,
         // The runner's own copy (the seal) too: a forged copy would be "restored" over the real files.

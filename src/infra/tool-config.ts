@@ -9,6 +9,7 @@
 // and `conftest.py` in the folder above a repository with no pytest settings of its own made its
 // failing tests pass (seen). An agent with a shell can write any of them.
 import { dirname, join, relative, sep } from 'node:path';
+import { pathExists } from './atomic-file.js';
 
 /** Read from the project directory. */
 const PROJECT_FILES = [
@@ -136,12 +137,15 @@ export function projectToolFiles(dir: string): string[] {
 }
 
 /**
- * The walked-up files in every folder above each of `trees`, up to the root. A tree's own are git's to
- * see; a folder above a worktree that lies inside the repository (`.forge/worktrees/<epic>`, a
- * candidate's under `.git/`) is above it all the same: a tool run in the worktree finds the files of
- * the repository's root when the worktree has none.
+ * The walked-up files in every folder above each of `trees`, up to the root, by where the folder is:
+ * `above` every tree, or `within` one (above a worktree that lies inside the repository,
+ * `.forge/worktrees/<epic>` or a candidate's under `.git/`). A tool run in such a worktree finds the
+ * repository root's file when the worktree has none, so one made there counts; but one already there is
+ * the user's, tracked in the checkout they may be working in while the loop runs, and the worktree
+ * holds its own copy of whatever is tracked.
  */
-export function ancestorToolFiles(trees: readonly string[]): string[] {
+export function ancestorToolFiles(trees: readonly string[]): { above: string[]; within: string[] } {
+  const inTree = (dir: string) => trees.some((tree) => dir === tree || dir.startsWith(`${tree}${sep}`));
   const folders = new Set<string>();
   for (const tree of trees) {
     if (dirname(tree) === tree) continue;
@@ -150,7 +154,11 @@ export function ancestorToolFiles(trees: readonly string[]): string[] {
       if (dirname(dir) === dir) break;
     }
   }
-  return [...folders].flatMap((dir) => WALKED_UP.map((name) => join(dir, name)));
+  const files = (dirs: string[]) => dirs.flatMap((dir) => WALKED_UP.map((name) => join(dir, name)));
+  return {
+    above: files([...folders].filter((dir) => !inTree(dir))),
+    within: files([...folders].filter(inTree)),
+  };
 }
 
 export interface ToolConfigOptions {
@@ -211,19 +219,23 @@ export function homeToolDirs(env: Env): string[] {
 /**
  * Every tool file a run in `trees` reads, in the trees and above them, in the home and the machine's
  * config: the files, and the folders guarded whole. A path `open(tree, path)` leaves to the agent
- * (the doer's scope) is left out.
+ * (the doer's scope) is left out, and so is a walked-up file that is already there in a folder inside
+ * another tree (ancestorToolFiles).
  */
-export function toolConfigPaths(
+export async function toolConfigPaths(
   trees: readonly string[],
   env: Env,
   open: (relativePath: string) => boolean = () => false,
   options: ToolConfigOptions = {},
-): { files: string[]; dirs: string[] } {
+): Promise<{ files: string[]; dirs: string[] }> {
   const project = trees.flatMap((tree) =>
     projectToolFiles(tree).filter((path) => !open(relative(tree, path).split(sep).join('/'))),
   );
+  const { above, within } = ancestorToolFiles(trees);
+  const absent = [];
+  for (const path of within) if (!(await pathExists(path))) absent.push(path);
   return {
-    files: [...new Set([...project, ...ancestorToolFiles(trees), ...homeToolFiles(env, options)])],
+    files: [...new Set([...project, ...above, ...absent, ...homeToolFiles(env, options)])],
     dirs: homeToolDirs(env),
   };
 }

@@ -1,6 +1,9 @@
 // The files a loop's metric tools read besides the tree: in a project directory, in every folder above
 // it, in the home and in the machine's config.
-import { describe, expect, it } from 'vitest';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import {
   ancestorToolFiles,
   homeToolDirs,
@@ -29,9 +32,9 @@ describe('tool config files', () => {
     );
   });
 
-  it('in every folder above each tree, up to the root, a worktree’s repository included', () => {
-    const files = ancestorToolFiles(['/home/u/src/repo', '/home/u/src/repo/.forge/worktrees/w1']);
-    expect(files).toEqual(
+  it('in every folder above each tree, up to the root; those inside another tree apart', () => {
+    const { above, within } = ancestorToolFiles(['/home/u/src/repo', '/home/u/src/repo/.forge/worktrees/w1']);
+    expect(above).toEqual(
       expect.arrayContaining([
         '/home/u/src/pytest.ini',
         '/home/u/src/conftest.py',
@@ -39,19 +42,21 @@ describe('tool config files', () => {
         '/home/go.work',
         '/pyproject.toml',
         '/package.json',
-        // Above the worktree: pytest run there finds the repository's when the worktree has none.
-        '/home/u/src/repo/pytest.ini',
-        '/home/u/src/repo/.forge/conftest.py',
       ]),
     );
+    // Above the worktree, inside the repository: pytest run there finds the repository's when the
+    // worktree has none.
+    expect(within).toEqual(
+      expect.arrayContaining(['/home/u/src/repo/pytest.ini', '/home/u/src/repo/.forge/conftest.py']),
+    );
+    expect(above.filter((path) => path.startsWith('/home/u/src/repo/'))).toEqual([]);
     // A tree's own files are git's to see.
-    expect(files.filter((path) => path.startsWith('/home/u/src/repo/.forge/worktrees/w1/'))).toEqual([]);
     expect(
-      ancestorToolFiles(['/home/u/src/repo']).filter((path) => path.startsWith('/home/u/src/repo/')),
+      [...above, ...within].filter((path) => path.startsWith('/home/u/src/repo/.forge/worktrees/w1/')),
     ).toEqual([]);
     // Each folder once, whatever number of trees lie below it.
-    expect(new Set(files).size).toBe(files.length);
-    expect(ancestorToolFiles(['/'])).toEqual([]);
+    expect(new Set(above).size).toBe(above.length);
+    expect(ancestorToolFiles(['/'])).toEqual({ above: [], within: [] });
   });
 
   it('in the home, each tool’s where its variable or its default puts it, and npm’s global config', () => {
@@ -106,8 +111,8 @@ describe('tool config files', () => {
     expect(homeToolDirs({})).toEqual([]);
   });
 
-  it('all of them for a run, less those the doer’s scope leaves to it', () => {
-    const paths = toolConfigPaths(
+  it('all of them for a run, less those the doer’s scope leaves to it', async () => {
+    const paths = await toolConfigPaths(
       ['/r'],
       { HOME: '/home/u' },
       (path) => path === '.cargo/config.toml',
@@ -131,5 +136,15 @@ describe('tool config files', () => {
       expect(isToolConfigPath(path), path).toBe(true);
     for (const path of ['src/main.rs', 'xconftest.py', 'config.toml', 'docs/npmrc.md'])
       expect(isToolConfigPath(path), path).toBe(false);
+  });
+
+  it('inside another tree, only those not there yet: one there is the user’s, in the checkout they work in', async () => {
+    const repo = await mkdtemp(join(tmpdir(), 'forge-toolconfig-'));
+    onTestFinished(() => rm(repo, { recursive: true, force: true }));
+    await writeFile(join(repo, 'package.json'), '{}\n');
+    const worktree = join(repo, '.forge', 'worktrees', 'w1');
+    const { files } = await toolConfigPaths([worktree, repo], {}, () => false, noSystem);
+    expect(files).toContain(join(repo, 'conftest.py'));
+    expect(files).not.toContain(join(repo, 'package.json'));
   });
 });
