@@ -68,9 +68,12 @@ async function startWorker(repo: TempRepo, extra: string[] = [], reuse?: string)
   const cache = reuse ?? (await mkdtemp(join(tmpdir(), 'forge-worker-')));
   if (reuse === undefined) caches.push(cache);
   let output = '';
+  // A killed worker's job waits out this lock before another takes it. A live worker renews its lock
+  // every half of it: under the full suite's load, 1.5 s once let a survivor's renewal slip, and its
+  // job counted a second stall ("job stalled more than allowable limit").
   const child = spawn(
     process.execPath,
-    [BIN['forge-pack'], 'worker', '--redis', redis.url, '--cache', cache, '--lock-ms', '1500', ...extra],
+    [BIN['forge-pack'], 'worker', '--redis', redis.url, '--cache', cache, '--lock-ms', '3000', ...extra],
     {
       cwd: cache,
       env: {
