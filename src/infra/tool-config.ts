@@ -126,6 +126,12 @@ type Env = Readonly<Record<string, string | undefined>>;
 const given = (value: string | undefined): string[] => (value === undefined || value === '' ? [] : [value]);
 const homeOf = (env: Env): string | undefined => given(env.HOME)[0];
 
+/** A tool's folder: where its variable puts it (`value`), else `name` in the home; none without either. */
+function toolDir(env: Env, value: string | undefined, ...name: string[]): string | undefined {
+  const home = homeOf(env);
+  return given(value)[0] ?? (home === undefined ? undefined : join(home, ...name));
+}
+
 /** Whether `path` (relative to a tree, `/`-separated) is one of the tool files above, at any depth. */
 export function isToolConfigPath(path: string): boolean {
   return [...PROJECT_FILES, ...WALKED_UP].some((name) => path === name || path.endsWith(`/${name}`));
@@ -176,13 +182,12 @@ export function homeToolFiles(env: Env, options: ToolConfigOptions = {}): string
   const home = homeOf(env);
   const under = (dir: string | undefined, names: readonly string[]) =>
     dir === undefined ? [] : names.map((name) => join(dir, name));
-  const xdg = given(env.XDG_CONFIG_HOME)[0] ?? (home === undefined ? undefined : join(home, '.config'));
-  const library = home === undefined ? undefined : join(home, 'Library', 'Application Support');
-  const cargo = given(env.CARGO_HOME)[0] ?? (home === undefined ? undefined : join(home, '.cargo'));
-  const gradle = given(env.GRADLE_USER_HOME)[0] ?? (home === undefined ? undefined : join(home, '.gradle'));
-  const julia =
-    given(env.JULIA_DEPOT_PATH?.split(':')[0])[0] ?? (home === undefined ? undefined : join(home, '.julia'));
-  const pyenv = given(env.PYENV_ROOT)[0] ?? (home === undefined ? undefined : join(home, '.pyenv'));
+  const xdg = toolDir(env, env.XDG_CONFIG_HOME, '.config');
+  const library = toolDir(env, undefined, 'Library', 'Application Support');
+  const cargo = toolDir(env, env.CARGO_HOME, '.cargo');
+  const gradle = toolDir(env, env.GRADLE_USER_HOME, '.gradle');
+  const julia = toolDir(env, env.JULIA_DEPOT_PATH?.split(':')[0], '.julia');
+  const pyenv = toolDir(env, env.PYENV_ROOT, '.pyenv');
   // npm's global config: `<prefix>/etc/npmrc`, the prefix being node's own folder unless set.
   const npmPrefix = given(env.npm_config_prefix ?? env.NPM_CONFIG_PREFIX)[0] ?? dirname(dirname(execPath));
   const paths = [
@@ -211,8 +216,7 @@ export function homeToolFiles(env: Env, options: ToolConfigOptions = {}): string
 
 /** Folders every file of which a tool runs: Gradle's init scripts. */
 export function homeToolDirs(env: Env): string[] {
-  const home = homeOf(env);
-  const gradle = given(env.GRADLE_USER_HOME)[0] ?? (home === undefined ? undefined : join(home, '.gradle'));
+  const gradle = toolDir(env, env.GRADLE_USER_HOME, '.gradle');
   return gradle === undefined ? [] : [join(gradle, 'init.d')];
 }
 
