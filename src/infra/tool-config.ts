@@ -8,7 +8,8 @@
 // build). Several tools look for theirs in every folder above the one they run in: a `pytest.ini`
 // and `conftest.py` in the folder above a repository with no pytest settings of its own made its
 // failing tests pass (seen). An agent with a shell can write any of them.
-import { dirname, join, relative, sep } from 'node:path';
+import { userInfo } from 'node:os';
+import { dirname, isAbsolute, join, relative, sep } from 'node:path';
 import { pathExists } from './atomic-file.js';
 
 /** Read from the project directory. */
@@ -106,7 +107,6 @@ const HOME_FILES = [
   '.bunfig.toml',
   '.tool-versions',
   '.mavenrc',
-  '.m2/settings.xml',
   '.pip/pip.conf',
   '.condarc',
   '.gemrc',
@@ -121,13 +121,42 @@ const XDG_FILES = ['pip/pip.conf', 'uv/uv.toml', 'pnpm/rc', 'go/env', 'mise/conf
 /** The machine's, read whoever runs, and writable by an agent that runs as root (a container). */
 const SYSTEM_FILES = ['pip.conf', 'xdg/pip/pip.conf', 'uv/uv.toml', 'gemrc', 'ld.so.preload'];
 
-type Env = Readonly<Record<string, string | undefined>>;
+export type Env = Readonly<Record<string, string | undefined>>;
 
 const given = (value: string | undefined): string[] => (value === undefined || value === '' ? [] : [value]);
 const homeOf = (env: Env): string | undefined => given(env.HOME)[0];
 
+/** The home the password database gives the user running Forge, which Java takes for `user.home`. */
+export function accountHome(): string | undefined {
+  try {
+    return userInfo().homedir;
+  } catch {
+    return undefined; // no entry for this uid (a container's arbitrary user)
+  }
+}
+
+/** The value of `-D<name>=` in the JVM's and the build tools' option variables, when absolute. */
+export function javaProperty(env: Env, name: string): string | undefined {
+  const pattern = new RegExp(`(?:^|\\s)-D${name.replace(/\./g, '\\.')}=(\\S+)`);
+  const options = [env.MAVEN_ARGS, env.MAVEN_OPTS, env.GRADLE_OPTS, env.JAVA_TOOL_OPTIONS, env._JAVA_OPTIONS];
+  for (const value of options) {
+    const found = pattern.exec(value ?? '')?.[1];
+    if (found !== undefined && isAbsolute(found)) return found;
+  }
+  return undefined;
+}
+
+/**
+ * The homes where Java's build tools (Maven, Gradle, Ivy) keep their settings and stores: HOME, and
+ * `user.home`, which Java takes from the password database (`userHome`) unless `-Duser.home` says.
+ */
+export function javaHomes(env: Env, userHome: string | undefined): string[] {
+  const homes = [homeOf(env), javaProperty(env, 'user.home') ?? userHome];
+  return [...new Set(homes.filter((home): home is string => home !== undefined && isAbsolute(home)))];
+}
+
 /** A tool's folder: where its variable puts it (`value`), else `name` in the home; none without either. */
-function toolDir(env: Env, value: string | undefined, ...name: string[]): string | undefined {
+export function toolDir(env: Env, value: string | undefined, ...name: string[]): string | undefined {
   const home = homeOf(env);
   return given(value)[0] ?? (home === undefined ? undefined : join(home, ...name));
 }
@@ -174,6 +203,14 @@ export interface ToolConfigOptions {
   platform?: NodeJS.Platform;
   /** The node whose npm's global config counts (its prefix's `etc/npmrc`). */
   execPath?: string;
+  /** The account's home (javaHomes): toolConfigPaths takes it from the password database unless given. */
+  userHome?: string | undefined;
+}
+
+/** Where Gradle keeps its settings and caches: GRADLE_USER_HOME, else `.gradle` in Java's homes. */
+function gradleHomes(env: Env, userHome: string | undefined): string[] {
+  const set = given(env.GRADLE_USER_HOME)[0];
+  return set !== undefined ? [set] : javaHomes(env, userHome).map((home) => join(home, '.gradle'));
 }
 
 /** The files read from the user's home and the machine's config, wherever `env` puts them. */
@@ -185,7 +222,6 @@ export function homeToolFiles(env: Env, options: ToolConfigOptions = {}): string
   const xdg = toolDir(env, env.XDG_CONFIG_HOME, '.config');
   const library = toolDir(env, undefined, 'Library', 'Application Support');
   const cargo = toolDir(env, env.CARGO_HOME, '.cargo');
-  const gradle = toolDir(env, env.GRADLE_USER_HOME, '.gradle');
   const julia = toolDir(env, env.JULIA_DEPOT_PATH?.split(':')[0], '.julia');
   const pyenv = toolDir(env, env.PYENV_ROOT, '.pyenv');
   // npm's global config: `<prefix>/etc/npmrc`, the prefix being node's own folder unless set.
@@ -195,7 +231,13 @@ export function homeToolFiles(env: Env, options: ToolConfigOptions = {}): string
     ...under(xdg, XDG_FILES),
     ...(platform === 'darwin' ? under(library, ['go/env', 'pip/pip.conf']) : []),
     ...under(cargo, ['config.toml', 'config']),
-    ...under(gradle, ['gradle.properties', 'init.gradle', 'init.gradle.kts']),
+    ...gradleHomes(env, options.userHome).flatMap((gradle) =>
+      under(gradle, ['gradle.properties', 'init.gradle', 'init.gradle.kts']),
+    ),
+    // Maven reads its user settings from Java's home; `.mavenrc` is read by its shell script, from HOME.
+    ...javaHomes(env, options.userHome).flatMap((home) =>
+      under(join(home, '.m2'), ['settings.xml', 'settings-security.xml']),
+    ),
     ...under(julia, ['config/startup.jl']),
     ...under(pyenv, ['version']),
     ...under(etc, SYSTEM_FILES),
@@ -215,9 +257,8 @@ export function homeToolFiles(env: Env, options: ToolConfigOptions = {}): string
 }
 
 /** Folders every file of which a tool runs: Gradle's init scripts. */
-export function homeToolDirs(env: Env): string[] {
-  const gradle = toolDir(env, env.GRADLE_USER_HOME, '.gradle');
-  return gradle === undefined ? [] : [join(gradle, 'init.d')];
+export function homeToolDirs(env: Env, userHome?: string): string[] {
+  return gradleHomes(env, userHome).map((gradle) => join(gradle, 'init.d'));
 }
 
 /**
@@ -235,11 +276,12 @@ export async function toolConfigPaths(
   const project = trees.flatMap((tree) =>
     projectToolFiles(tree).filter((path) => !open(relative(tree, path).split(sep).join('/'))),
   );
+  const withAccount = { userHome: accountHome(), ...options };
   const { above, within } = ancestorToolFiles(trees);
   const absent = [];
   for (const path of within) if (!(await pathExists(path))) absent.push(path);
   return {
-    files: [...new Set([...project, ...above, ...absent, ...homeToolFiles(env, options)])],
-    dirs: homeToolDirs(env),
+    files: [...new Set([...project, ...above, ...absent, ...homeToolFiles(env, withAccount)])],
+    dirs: homeToolDirs(env, withAccount.userHome),
   };
 }

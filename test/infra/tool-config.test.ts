@@ -13,7 +13,12 @@ import {
   toolConfigPaths,
 } from '../../src/infra/tool-config.js';
 
-const noSystem = { etc: '/etc-of-test', execPath: '/opt/node/bin/node', platform: 'linux' as const };
+const noSystem = {
+  etc: '/etc-of-test',
+  execPath: '/opt/node/bin/node',
+  platform: 'linux' as const,
+  userHome: undefined,
+};
 
 describe('tool config files', () => {
   it('in a project directory: npm, yarn, bun, dotenv, Python, version-manager and build-tool files', () => {
@@ -109,6 +114,32 @@ describe('tool config files', () => {
     expect(homeToolFiles({ GOENV: 'off' }, noSystem)).not.toContain('off');
     expect(homeToolDirs({ HOME: '/home/u' })).toEqual(['/home/u/.gradle/init.d']);
     expect(homeToolDirs({})).toEqual([]);
+  });
+
+  it('Maven’s and Gradle’s in Java’s home too, which it takes from the account, or -Duser.home', () => {
+    const both = homeToolFiles({ HOME: '/home/u' }, { ...noSystem, userHome: '/root' });
+    expect(both).toEqual(
+      expect.arrayContaining([
+        '/home/u/.m2/settings.xml',
+        '/root/.m2/settings.xml',
+        '/home/u/.gradle/init.gradle',
+        '/root/.gradle/init.gradle.kts',
+        '/home/u/.mavenrc',
+      ]),
+    );
+    // `.mavenrc` is sourced by mvn's shell script, from HOME.
+    expect(both).not.toContain('/root/.mavenrc');
+    expect(homeToolDirs({ HOME: '/home/u' }, '/root')).toEqual([
+      '/home/u/.gradle/init.d',
+      '/root/.gradle/init.d',
+    ]);
+    expect(homeToolDirs({ HOME: '/home/u', GRADLE_USER_HOME: '/g' }, '/root')).toEqual(['/g/init.d']);
+    const told = homeToolFiles(
+      { HOME: '/home/u', MAVEN_OPTS: '-Duser.home=/data/j' },
+      { ...noSystem, userHome: '/root' },
+    );
+    expect(told).toContain('/data/j/.m2/settings.xml');
+    expect(told).not.toContain('/root/.m2/settings.xml');
   });
 
   it('all of them for a run, less those the doer’s scope leaves to it', async () => {

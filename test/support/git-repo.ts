@@ -32,6 +32,8 @@ export async function createTempRepo(
   const env: NodeJS.ProcessEnv = {
     PATH: process.env.PATH,
     HOME: dir,
+    // Java's home too (it reads the account's, not HOME): Forge watches the package stores in both.
+    JAVA_TOOL_OPTIONS: `-Duser.home=${dir}`,
     GIT_CONFIG_GLOBAL: '/dev/null',
     GIT_CONFIG_NOSYSTEM: '1',
     // Never find a repository above the temp dir (a test that deletes .git must not reach another one).

@@ -106,6 +106,8 @@ export async function scriptedLoopRepo(
     GIT_COMMITTER_EMAIL: 't@e.st',
     FORGE_SCRIPTED_AGENT: scriptPath,
     HOME: base,
+    // Java's home too (it reads the account's, not HOME): Forge watches the package stores in both.
+    JAVA_TOOL_OPTIONS: `-Duser.home=${base}`,
   };
   const git = async (...args: string[]) => (await execa('git', args, { cwd: dir, env })).stdout;
   await git('init', '-q', '-b', 'main');

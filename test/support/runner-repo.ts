@@ -82,6 +82,8 @@ export async function makeRepo(
   const env = {
     PATH: `${bin}:${process.env.PATH ?? ''}`,
     HOME: dir,
+    // Java's home too (it reads the account's, not HOME): Forge watches the package stores in both.
+    JAVA_TOOL_OPTIONS: `-Duser.home=${dir}`,
     FAKE_RUNNER_SCRIPT: scriptPath,
     FAKE_RUNNER_LOG: logPath,
     FAKE_BR_VERSION: '0.2.19',
