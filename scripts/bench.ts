@@ -77,7 +77,13 @@ interface Plan {
   /** Figure 11: beads, each agent's time, workers. */
   queue: { beads: number; beadMs: number; workers: number };
   /** Figure 12: installed dependency files, other ignored files, rounds. */
-  ignoredGuard: { dependencyFiles: number; otherFiles: number; buildCacheFiles: number; rounds: number };
+  ignoredGuard: {
+    dependencyFiles: number;
+    otherFiles: number;
+    buildCacheFiles: number;
+    storeFiles: number;
+    rounds: number;
+  };
   /** Figure 13: [skills, files per skill] of each HOME, and rounds. */
   homeGuard: { homes: [number, number][]; rounds: number };
 }
@@ -107,7 +113,13 @@ const DEFAULT_PLAN: Plan = {
   reportIterations: 10_000,
   reportRuns: 3,
   queue: { beads: 12, beadMs: 10_000, workers: 4 },
-  ignoredGuard: { dependencyFiles: 20_000, otherFiles: 2_000, buildCacheFiles: 50_000, rounds: 5 },
+  ignoredGuard: {
+    dependencyFiles: 20_000,
+    otherFiles: 2_000,
+    buildCacheFiles: 50_000,
+    storeFiles: 20_000,
+    rounds: 5,
+  },
   // Forge's own 11 skills; and 40 skills of 5 files, a user with a collection.
   homeGuard: {
     homes: [
@@ -141,7 +153,13 @@ const QUICK_PLAN: Plan = {
   reportIterations: 10_000,
   reportRuns: 1,
   queue: { beads: 4, beadMs: 1_000, workers: 2 },
-  ignoredGuard: { dependencyFiles: 2_000, otherFiles: 200, buildCacheFiles: 2_000, rounds: 2 },
+  ignoredGuard: {
+    dependencyFiles: 2_000,
+    otherFiles: 200,
+    buildCacheFiles: 2_000,
+    storeFiles: 2_000,
+    rounds: 2,
+  },
   homeGuard: {
     homes: [
       [11, 1],
@@ -354,7 +372,7 @@ async function main(): Promise<number> {
   if (only.has('12')) {
     const g = plan.ignoredGuard;
     progress(
-      `figure 12: the ignored-file guard around an agent run, ${g.dependencyFiles} dependency and ${g.otherFiles} other files, a build cache of ${g.buildCacheFiles}`,
+      `figure 12: the ignored-file guard around an agent run, ${g.dependencyFiles} dependency and ${g.otherFiles} other files, a build cache of ${g.buildCacheFiles}, a package store of ${g.storeFiles}`,
     );
     figures.ignoredGuard = await measureIgnoredGuardCost(g);
   }

@@ -7,6 +7,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import {
   changedDependencies,
+  changedStoreFiles,
   removeWrittenCaches,
   snapshotIgnored,
 } from '../../src/autoresearch/dependency-guard.js';
@@ -41,6 +42,12 @@ export interface IgnoredGuardCost {
   buildCacheFiles: number;
   /** An agent run that changed nothing, beside an empty tree: the cache's two fingerprints. */
   buildCacheSteadyMs: Summary;
+  /** Files in Maven's repository in the home (four a version folder), as the fingerprint saw them. */
+  storeFiles: number;
+  /** An agent run that changed nothing, beside an empty tree: the store's two fingerprints and their comparison. */
+  storeSteadyMs: Summary;
+  /** What the comparison found changed: 0 when it works. */
+  storeChanged: number;
 }
 
 const FILE_BYTES = 4096;
@@ -49,6 +56,7 @@ export async function measureIgnoredGuardCost(options: {
   dependencyFiles: number;
   otherFiles: number;
   buildCacheFiles: number;
+  storeFiles: number;
   rounds: number;
 }): Promise<IgnoredGuardCost> {
   const dir = await tempDir('ignored-guard');
@@ -81,7 +89,8 @@ export async function measureIgnoredGuardCost(options: {
       cwd,
       git: createGit({ cwd, env: process.env }),
       vaultDir: join(cwd, '.git', 'forge'),
-      env: {},
+      // Java's home is the account's unless told: here one with nothing in it, for the figures to be the tree's.
+      env: { JAVA_TOOL_OPTIONS: `-Duser.home=${outside.path}` },
     };
 
     const firstPrime: number[] = [];
@@ -158,7 +167,7 @@ export async function measureIgnoredGuardCost(options: {
       cwd: empty,
       git: createGit({ cwd: empty, env: process.env }),
       vaultDir: join(empty, '.git', 'forge'),
-      env: { HOME: home },
+      env: { HOME: home, JAVA_TOOL_OPTIONS: `-Duser.home=${home}` },
     };
     const cached = (await snapshotIgnored(withCache))!;
     const buildCacheFiles = [...cached.caches.keys()].filter((path) => path.startsWith(cache)).length;
@@ -170,7 +179,33 @@ export async function measureIgnoredGuardCost(options: {
       await removeWrittenCaches(withCache, before, after);
       buildCacheSteady.push(performance.now() - started);
     }
+    // Maven's repository in a home of its own, each version folder a jar and a pom with their checksums.
+    const storeHome = join(outside.path, 'store-home');
+    const kinds = ['jar', 'pom', 'jar.sha1', 'pom.sha1'];
+    for (let i = 0; i < options.storeFiles; i += 1) {
+      const lib = `lib-${Math.floor(i / kinds.length)}`;
+      const folder = join(storeHome, '.m2', 'repository', 'org', `group-${Math.floor(i / 400)}`, lib, '1.0');
+      if (i % kinds.length === 0) await mkdir(folder, { recursive: true });
+      await writeFile(join(folder, `${lib}-1.0.${kinds[i % kinds.length]}`), body(i).subarray(0, 512));
+    }
+    const withStore = {
+      ...withCache,
+      env: { HOME: storeHome, JAVA_TOOL_OPTIONS: `-Duser.home=${storeHome}` },
+    };
+    const storeFiles = (await snapshotIgnored(withStore))!.stores.size;
+    const storeSteady: number[] = [];
+    let storeChanged = 0;
+    for (let round = 0; round < options.rounds; round += 1) {
+      const started = performance.now();
+      const before = (await snapshotIgnored(withStore))!;
+      const after = (await snapshotIgnored(withStore))!;
+      storeChanged += changedStoreFiles(withStore, before, after).length;
+      storeSteady.push(performance.now() - started);
+    }
     return {
+      storeFiles,
+      storeSteadyMs: summarize(storeSteady),
+      storeChanged,
       buildCacheFiles,
       buildCacheSteadyMs: summarize(buildCacheSteady),
       dependencyFiles: primed.dependencies.size,
@@ -226,6 +261,13 @@ export function ignoredGuardRows(g: IgnoredGuardCost, ms: (value: number) => str
       figure: '',
       measure: `a build cache in the home of ${g.buildCacheFiles.toLocaleString('en-US')} files (Go's): its two fingerprints around a run that changed nothing (median)`,
       value: ms(g.buildCacheSteadyMs.median),
+      budget: '',
+      verdict: '',
+    },
+    {
+      figure: '',
+      measure: `Maven's repository in the home, ${g.storeFiles.toLocaleString('en-US')} files: its two fingerprints and their comparison around a run that changed nothing (median; ${g.storeChanged} found changed)`,
+      value: ms(g.storeSteadyMs.median),
       budget: '',
       verdict: '',
     },

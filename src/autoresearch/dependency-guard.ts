@@ -20,6 +20,9 @@ import {
 import type { ContentHashes } from '../infra/content-hashes.js';
 import { FORGE_STATE_DIRS } from '../infra/forge-state.js';
 import { listDirIfExists, realPath, removePath } from '../infra/fs-ops.js';
+import { packageStores, storeOf, tamperedStoreFiles } from '../infra/package-stores.js';
+import { accountHome } from '../infra/tool-config.js';
+import { projectArtifacts } from '../infra/project-artifacts.js';
 import { pythonSitePackages } from '../infra/python-sites.js';
 import type { Git } from '../infra/git.js';
 import { isPathInScope } from './keep-revert.js';
@@ -203,6 +206,14 @@ export async function snapshotIgnored(ctx: DependencyGuardContext): Promise<Igno
       (dir) => !outside.some((root) => !relative(root, dir).startsWith('..')),
     );
     addCaches(files, builds, true);
+    // The folders the project installs its own artifacts in change with every `mvn install`.
+    const own = await projectArtifacts(ctx.cwd);
+    const stores = packageStores(ctx.cwd, ctx.env ?? {}, { watched: outside, own, userHome: accountHome() });
+    for (const store of stores) {
+      const found = fingerprintFiles('/', [store.root], store.skip);
+      for (const kind of [found.dependencies, found.caches, found.others])
+        for (const [path, id] of kind) files.stores.set(path, id);
+    }
     const programs = fingerprintPrograms([...(await programDirs(ctx)), ...startup]);
     files.programs = new Map([...programs].filter(([path]) => watchedProgram(path)));
   }
@@ -234,6 +245,18 @@ export async function changedDependencies(
   contents: ContentHashes,
 ): Promise<string[]> {
   return contents.contentChanged(before, after, changedFiles(before, after));
+}
+
+/**
+ * The files in the package stores of the home (package-stores.ts) changed from `before` to `after` that
+ * no download explains.
+ */
+export function changedStoreFiles(
+  ctx: DependencyGuardContext,
+  before: IgnoredFiles,
+  after: IgnoredFiles,
+): string[] {
+  return tamperedStoreFiles(packageStores(ctx.cwd, ctx.env ?? {}), before.stores, after.stores);
 }
 
 /** Of the files an agent changed in the dependencies, those it may not: all, but under a doer's scope. */
@@ -298,11 +321,15 @@ export async function changedFilesLeft(ctx: DependencyGuardContext): Promise<str
   }
   const paths = Array.isArray(record.paths) ? record.paths.map(String) : [];
   const what: ChangedKind = record.what ?? 'installed dependencies';
+  const stores = packageStores(ctx.cwd, ctx.env ?? {});
+  const stored = paths.some((path) => isAbsolute(path) && storeOf(stores, path) !== undefined);
   const fix =
     what === 'ignored files'
       ? 'Put them back as they were (a path the metric command writes again itself can be named in the loop’s scope.rebuilt_paths)'
       : what === 'installed dependencies'
-        ? 'Reinstall them (npm ci, pip install …)'
+        ? stored
+          ? 'Delete the packages they belong to from the store, for their tool to download them again'
+          : 'Reinstall them (npm ci, pip install …)'
         : 'Reinstall the dependencies and put the files back as they were';
   return (
     `The ${typeof record.role === 'string' ? record.role : 'agent'} changed ${what} (${nameSome(paths)}), ` +

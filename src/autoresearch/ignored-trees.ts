@@ -12,6 +12,7 @@ import { changedFiles, type IgnoredFiles } from '../infra/ignored-files.js';
 import { sizeOf } from '../infra/verified-read.js';
 import {
   changedDependencies,
+  changedStoreFiles,
   forbiddenChanges,
   nameSome,
   noteChangedFiles,
@@ -239,6 +240,7 @@ async function checkIgnored(
       allowed,
     ),
     ...changedFiles(before.programs, after.programs),
+    ...changedStoreFiles(ctx, before, after),
   ];
   return { dependencies: named(dependencies), others: named(undo.lost) };
 }

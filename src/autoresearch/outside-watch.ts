@@ -16,6 +16,7 @@ import { changedFiles, type IgnoredFiles } from '../infra/ignored-files.js';
 import { isToolConfigPath, toolConfigPaths } from '../infra/tool-config.js';
 import {
   changedDependencies,
+  changedStoreFiles,
   forbiddenChanges,
   noteChangedFiles,
   snapshotIgnored,
@@ -49,6 +50,8 @@ export interface OutsideChange {
   planted: string[];
   /** Installed dependencies and programs it changed, which cannot be put back: recorded, the loop held. */
   dependencies: string[];
+  /** Of those, the files in a package store in the home (package-stores.ts). */
+  stored?: string[];
 }
 
 /** Ends a watch: undoes what the run changed and says what that was. */
@@ -105,16 +108,18 @@ export function createOutsideWatch(options: OutsideWatchOptions): OutsideWatch {
       last = after;
       if (after === undefined) return { putBack, planted: [], dependencies: [] };
       const planted = await removeIgnoredPlanted(dependencies.cwd, ignored, after);
+      const stored = changedStoreFiles(dependencies, ignored, after);
       const lost = [
         ...forbiddenChanges(
           await changedDependencies(ignored.dependencies, after.dependencies, contents),
           dependencies.allowed,
         ),
         ...changedFiles(ignored.programs, after.programs),
+        ...stored,
       ];
       if (lost.length > 0)
         await noteChangedFiles(dependencies, "doer's code", 'installed dependencies', lost);
-      return { putBack, planted, dependencies: lost };
+      return { putBack, planted, dependencies: lost, stored };
     };
   };
 }

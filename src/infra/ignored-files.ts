@@ -80,6 +80,8 @@ export interface IgnoredFiles {
    * tree and the top level of the system Python's site-packages (absolute paths). Not hashed, not copied.
    */
   programs: Map<string, string>;
+  /** The files of the package stores in the home (package-stores.ts), absolute, whatever their kind. */
+  stores: Map<string, string>;
 }
 
 /**
@@ -111,6 +113,7 @@ export function fingerprintFiles(
     cacheOf: new Map(),
     others: new Map(),
     programs: new Map(),
+    stores: new Map(),
   };
   const skipped = new Set(skip);
   let count = 0;

@@ -8,6 +8,7 @@ import {
   buildCacheDirs,
   changedDependencies,
   changedFilesLeft,
+  changedStoreFiles,
   forbiddenChanges,
   nameSome,
   noteChangedFiles,
@@ -299,6 +300,37 @@ describe('the dependency guard', () => {
     // Not watched when the loop is told to leave what is outside the tree alone.
     const inside = (await snapshotIgnored({ ...watched, outside: false }))!;
     expect([...inside.cacheOf.keys()].some((path) => path.startsWith(cache))).toBe(false);
+  });
+
+  it('watches the package stores in the home but the project’s own artifacts, and names a changed jar', async () => {
+    const ctx = await context([]);
+    const home = await mkdtemp(join(tmpdir(), 'forge-home-'));
+    onTestFinished(() => rm(home, { recursive: true, force: true }));
+    const repository = join(home, '.m2', 'repository');
+    const junit = join(repository, 'junit', 'junit', '4.13.2', 'junit-4.13.2.jar');
+    const own = join(repository, 'com', 'acme', 'app', '1.0', 'app-1.0.jar');
+    for (const jar of [junit, own]) {
+      await mkdir(join(jar, '..'), { recursive: true });
+      await writeFile(jar, 'classes');
+    }
+    await writeFile(
+      join(ctx.cwd, 'pom.xml'),
+      '<project><groupId>com.acme</groupId><artifactId>app</artifactId></project>',
+    );
+    // Java's home is HOME's here: the account's is not looked at.
+    const watched = { ...ctx, env: { HOME: home, JAVA_TOOL_OPTIONS: `-Duser.home=${home}` } };
+    const before = (await snapshotIgnored(watched))!;
+    expect([...before.stores.keys()]).toEqual([junit]);
+    // `mvn install` writes the project's own jar again; a doer rewrites the test framework's.
+    await writeFile(own, 'built again');
+    await writeFile(junit, 'forged');
+    const after = (await snapshotIgnored(watched))!;
+    expect(changedStoreFiles(watched, before, after)).toEqual([junit]);
+    await noteChangedFiles(watched, 'doer', 'installed dependencies', [junit]);
+    expect(await changedFilesLeft(watched)).toMatch(
+      /^The doer changed installed dependencies \(.*junit-4\.13\.2\.jar\).*Delete the packages they belong to from the store/,
+    );
+    expect((await snapshotIgnored({ ...watched, outside: false }))!.stores.size).toBe(0);
   });
 
   it('holds the loop while the files are as the agent left them, and lets go once every one changed', async () => {

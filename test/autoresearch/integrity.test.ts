@@ -4,7 +4,7 @@ import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { chmod, mkdir, mkdtemp, readdir, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { readIterationState } from '../../src/autoresearch/iteration-state.js';
 import { readLedger } from '../../src/autoresearch/ledger.js';
@@ -1219,6 +1219,30 @@ console.log(JSON.stringify({ score: value }));
       join(home, '.cargo', 'config.toml'),
     ])
       await expect(stat(path), path).rejects.toThrow(/ENOENT/);
+  });
+
+  it('code that rewrites a jar in the home’s Maven repository while the metric runs it is no score', async () => {
+    // Every later build, the user's own too, would load the jar as the measured code left it.
+    const script = `const fs = require('node:fs');
+const jar = process.env.HOME + '/.m2/repository/org/example/weight/1.0/weight-1.0.jar';
+const value = Number(fs.readFileSync('src/value.txt', 'utf8').trim());
+if (value !== 10) fs.writeFileSync(jar, '10');
+console.log(JSON.stringify({ score: value * Number(fs.readFileSync(jar, 'utf8')) }));
+`;
+    const f = await createLoopFixture({ metric: jsonMetric('node scripts/score-jar.js') });
+    const home = await mkdtemp(join(tmpdir(), 'forge-metric-home-'));
+    onTestFinished(() => rm(home, { recursive: true, force: true }));
+    const jar = join(home, '.m2', 'repository', 'org', 'example', 'weight', '1.0', 'weight-1.0.jar');
+    await mkdir(dirname(jar), { recursive: true });
+    await writeFile(jar, '1');
+    f.repo.env.HOME = home;
+    await f.repo.write('scripts/score-jar.js', script);
+    f.repo.commitAll('a metric weighed by a jar in the home');
+    await f.baseline();
+    const message = await cheatingIteration(f, '12', async () => undefined);
+    expect(message).toMatch(/^crash/);
+    const line = (await readLedger(loopFiles, join(f.workspace, 'research-log.jsonl'))).lines[1];
+    expect(line?.reason).toContain(`changed installed dependencies in a package store (${jar})`);
   });
 
   it.each([

@@ -266,11 +266,12 @@ describe('bench figures on tiny inputs', () => {
     expect(validateRows(v, (n) => `${n}`)[0]!.measure).toContain('3 beads');
   });
 
-  it('figure 12: the ignored-file guard sees every file, a build cache in the home too, and a reinstall of the same bytes as no change', async () => {
+  it('figure 12: the ignored-file guard sees every file, a build cache and a package store in the home too, and a reinstall of the same bytes as no change', async () => {
     const g = await measureIgnoredGuardCost({
       dependencyFiles: 30,
       otherFiles: 7,
       buildCacheFiles: 300,
+      storeFiles: 40,
       rounds: 1,
     });
     expect([
@@ -279,15 +280,19 @@ describe('bench figures on tiny inputs', () => {
       g.reinstallChanged,
       g.metricRunChanged,
       g.buildCacheFiles,
-    ]).toEqual([30, 7, 0, 0, 300]);
+      g.storeFiles,
+      g.storeChanged,
+    ]).toEqual([30, 7, 0, 0, 300, 40, 0]);
     finite(g.metricRunMs.median);
     finite(g.steadyMs.median);
     finite(g.firstPrimeMs.median);
     finite(g.reinstallMs.median);
     finite(g.buildCacheSteadyMs.median);
+    finite(g.storeSteadyMs.median);
     const rows = ignoredGuardRows(g, (n) => `${n}`);
     expect(rows[0]!.measure).toContain('30 dependency + 7 other files');
-    expect(rows.at(-1)!.measure).toContain('a build cache in the home of 300 files');
+    expect(rows.at(-2)!.measure).toContain('a build cache in the home of 300 files');
+    expect(rows.at(-1)!.measure).toContain("Maven's repository in the home, 40 files");
   });
 
   it('figure 13: the HOME guard reads every skill file in each folder, and finds nothing changed', async () => {

@@ -125,6 +125,33 @@ fs.writeFileSync('../pytest.ini', '[pytest]\\n');
 fs.writeFileSync('../conftest.py', 'import pytest\\n@pytest.hookimpl(hookwrapper=True)\\ndef pytest_runtest_call(item):\\n    item.runtest = lambda: None\\n    yield\\n');
 `;
 
+/**
+ * A metric whose weight comes from a jar in Maven's local repository in the home, as a test
+ * framework's classes do: Maven loads what it finds there without checking it again.
+ */
+const STORE_METRIC = `import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+const jar = join(process.env.HOME, '.m2/repository/org/example/weight/1.0/weight-1.0.jar');
+console.log(JSON.stringify({ value: Number(readFileSync('src/value.txt', 'utf8')) * Number(readFileSync(jar, 'utf8')) }));
+`;
+const WEIGHT_JAR = '.m2/repository/org/example/weight/1.0/weight-1.0.jar';
+
+/** What the doer runs: the jar in the store rewritten to weigh ten. */
+const FORGE_STORE = `require('node:fs').writeFileSync(require('node:path').join(process.env.HOME, '${WEIGHT_JAR}'), '10');`;
+
+/** What an honest doer's build does: downloads a crate it did not have, and a newer weight beside the old. */
+const DOWNLOAD_TO_STORES = `const { mkdirSync, writeFileSync } = require('node:fs');
+const { join } = require('node:path');
+const crate = join(process.env.HOME, '.cargo/registry/src/index.crates.io-6f17d22bba15001f/itoa-1.0.11');
+mkdirSync(join(crate, 'src'), { recursive: true });
+writeFileSync(join(crate, 'Cargo.toml'), '[package]\\nname = "itoa"\\n');
+writeFileSync(join(crate, 'src/lib.rs'), '');
+const next = join(process.env.HOME, '.m2/repository/org/example/weight/1.1');
+mkdirSync(next, { recursive: true });
+writeFileSync(join(next, 'weight-1.1.jar'), '2');
+writeFileSync(join(process.env.HOME, '.m2/repository/org/example/weight/maven-metadata-central.xml'), '<metadata/>');
+`;
+
 const FORGE_OBJECT_ONLY = FORGE_OBJECT.replace("writeFileSync('metric/score.mjs', forged);\n", '');
 
 beforeAll(assertBuilt);
@@ -155,6 +182,19 @@ async function scriptLoopRepo(forgery: string): Promise<{ repo: ScriptedLoopRepo
     'forge-object-',
   );
   await oneDoerLoopRules(repo, worseValueThen(['node', '-e', forgery]));
+  return { repo, epic: await createValueLoop(repo) };
+}
+
+/** A loop scored through a jar in the home's Maven repository, its doer making the value worse, then running `command`. */
+async function storeLoopRepo(command: string[]): Promise<{ repo: ScriptedLoopRepo; epic: string }> {
+  const repo = await scriptedLoopRepo(
+    { 'src/value.txt': '10\n', 'metric/score.mjs': STORE_METRIC },
+    [],
+    'forge-store-',
+  );
+  await mkdir(join(repo.base, WEIGHT_JAR, '..'), { recursive: true });
+  await writeFile(join(repo.base, WEIGHT_JAR), '1');
+  await oneDoerLoopRules(repo, worseValueThen(command));
   return { repo, epic: await createValueLoop(repo) };
 }
 
@@ -276,6 +316,28 @@ describe('a doer that plants code the metric loads unseen', () => {
       await expect(readFile(join(repo.base, name)), name).rejects.toThrow(/ENOENT/);
     const { stdout } = await execa('python3', ['metric/score.py'], { cwd: repo.dir, env: repo.env });
     expect(JSON.parse(stdout)).toEqual({ value: 10 });
+  });
+
+  it('in a package store in the home: a jar it rewrote is tamper, and the loop stops until a person looks', async () => {
+    const { repo, epic } = await storeLoopRepo(['node', '-e', FORGE_STORE]);
+    const run = await repo.ralph([epic, '--agent', 'scripted']);
+    expect(await ledgerDecisions(repo)).toEqual([
+      [0, 'baseline', 10],
+      [1, 'tamper', null],
+    ]);
+    expect(run.exitCode, run.stderr).toBe(3);
+    expect(run.stderr).toMatch(/The doer changed installed dependencies \(.*\/weight-1\.0\.jar\)/);
+    expect(run.stderr).toContain('Delete the packages they belong to from the store');
+  });
+
+  it('in a package store in the home: what a build downloads there is no tamper', async () => {
+    const { repo, epic } = await storeLoopRepo(['node', '-e', DOWNLOAD_TO_STORES]);
+    const run = await repo.ralph([epic, '--agent', 'scripted']);
+    expect(run.exitCode, run.stderr).toBe(0);
+    expect(await ledgerDecisions(repo)).toEqual([
+      [0, 'baseline', 10],
+      [1, 'revert', 5],
+    ]);
   });
 
   it('in an installed dependency, by code the metric ran: that run is no score, and the loop stops', async () => {

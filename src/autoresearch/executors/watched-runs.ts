@@ -80,12 +80,19 @@ export async function removePlanted(repo: string, left: readonly string[]): Prom
 /** What a run changed outside what git shows, as phrases for its reason. */
 export function describeOutsideChange(change: OutsideChange | undefined): string[] {
   if (change === undefined) return [];
+  const stored = change.stored ?? [];
+  const installed = change.dependencies.filter((path) => !stored.includes(path));
   return [
     ...(change.putBack.length === 0 ? [] : [`changed ${change.putBack.join(', ')}`]),
-    ...(change.dependencies.length === 0
+    ...(installed.length === 0
       ? []
       : [
-          `changed installed dependencies (${nameSome(change.dependencies)}), which the loop cannot put back (a command that installs the project itself should install it editable: pip install -e .)`,
+          `changed installed dependencies (${nameSome(installed)}), which the loop cannot put back (a command that installs the project itself should install it editable: pip install -e .)`,
+        ]),
+    ...(stored.length === 0
+      ? []
+      : [
+          `changed installed dependencies in a package store (${nameSome(stored)}), which the loop cannot put back (the project's own artifacts are left out where its pom.xml or Gradle settings name them)`,
         ]),
   ];
 }
