@@ -12,6 +12,7 @@ import { removePath } from '../infra/fs-ops.js';
 import type { Git } from '../infra/git.js';
 import { gitControlPaths, isGitControlPath, readModes, restoreModes } from '../infra/git-control.js';
 import { homeAgentConfig, readContents, restoreChanged } from '../infra/home-instructions.js';
+import { commitGraphFiles, removeWrittenGraph } from '../infra/loose-objects.js';
 import { changedFiles, type IgnoredFiles } from '../infra/ignored-files.js';
 import { isToolConfigPath, toolConfigPaths } from '../infra/tool-config.js';
 import {
@@ -74,7 +75,9 @@ export function createOutsideWatch(options: OutsideWatchOptions): OutsideWatch {
   // guard's to find, and a fingerprint of the dependencies costs a lstat a file.
   let last: IgnoredFiles | undefined;
   return async () => {
-    const control = gitControlPaths(await git.gitDir(), await git.commonDir(), env);
+    const commonDir = await git.commonDir();
+    const control = gitControlPaths(await git.gitDir(), commonDir, env);
+    const graph = commitGraphFiles(commonDir);
     const tools = await toolConfigPaths(trees, env);
     const instructions = trees.map(agentInstructionPaths);
     const layout = {
@@ -100,6 +103,8 @@ export function createOutsideWatch(options: OutsideWatchOptions): OutsideWatch {
       ].sort();
       await restoreSnapshot(before, changed);
       await restoreModes(modes, changed);
+      // A commit-graph the run wrote is removed, forged or not: a cache git does without (loose-objects.ts).
+      await removeWrittenGraph(commonDir, graph);
       const homeChanged = await restoreChanged(home);
       const putBack = [...new Set([...changed, ...homeChanged])].map(name);
       if (dependencies === undefined || contents === undefined || ignored === undefined)

@@ -269,7 +269,7 @@ export function guardAgentExecutor(inner: Executor, ctx: StateGuardContext): Exe
       await restoreModes(modes, changed);
       // Each loose object the agent wrote, or rewrote, is what it is named: git would check a rewritten
       // one out as it was rewritten, for the loop and for the user after it.
-      await objects.check();
+      for (const line of await objects.check()) request.onActivity?.(line);
       // Only now, with git's config as it was: finding forged entries hashes files through its filters.
       const forged = await ignoredRound.forged();
       const undone = [...hidden, ...forged];

@@ -30,13 +30,17 @@ const PATHS_PER_CALL = 500;
  * And git sees objects as they are: `git replace` (refs/replace/, which any agent can write) makes git
  * read one commit as another. A doer that replaced the iteration's base with a copy holding its change
  * to a file outside its scope made that change invisible to the scope check (seen: a worse 5 kept as 45
- * through the metric's helper module).
+ * through the metric's helper module). The commit-graph is such a record too, of each commit's tree and
+ * parents, and git takes them from it without reading the commit (loose-objects.ts): a forged one hid
+ * the same change (seen: 5 kept as 45).
  */
 export const GIT_HARDENING: readonly string[] = [
   '-c',
   'core.hooksPath=/dev/null',
   '-c',
   'core.fsmonitor=false',
+  '-c',
+  'core.commitGraph=false',
   '--no-replace-objects',
 ];
 

@@ -59,6 +59,24 @@ describe('git: reading state', () => {
     ]);
   });
 
+  it('reads commits as they are: a forged commit-graph does not change the tree it sees', async () => {
+    const repo = await createTempRepo({ 'metric/helpers.mjs': 'export const bonus = 0;\n' });
+    const base = repo.head();
+    const baseTree = repo.run('rev-parse', `${base}^{tree}`).trim();
+    await repo.write('metric/helpers.mjs', 'export const bonus = 40;\n');
+    repo.run('add', 'metric/helpers.mjs');
+    const tree = repo.run('write-tree').trim();
+    // The graph made to say the base's tree is the one holding the change (git does not check it).
+    repo.run('commit-graph', 'write', '--reachable');
+    const path = join(repo.dir, '.git', 'objects', 'info', 'commit-graph');
+    const graph = await readFile(path);
+    Buffer.from(tree, 'hex').copy(graph, graph.indexOf(Buffer.from(baseTree, 'hex')));
+    await chmod(path, 0o644);
+    await writeFile(path, graph);
+    expect(repo.run('diff', '--cached', '--name-only', base)).toBe('');
+    expect(await repo.git.changedSince(base)).toEqual([{ path: 'metric/helpers.mjs', change: 'modified' }]);
+  });
+
   it('reads and sets the index flags that hide a tracked file from status, both at once too', async () => {
     const repo = await createTempRepo({ 'a.txt': 'a\n', 'b c.txt': 'b\n', 'd.txt': 'd\n' });
     repo.run('update-index', '--skip-worktree', 'a.txt');

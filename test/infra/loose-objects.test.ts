@@ -1,9 +1,14 @@
 // Which loose objects an agent wrote during its run: new ones and old ones rewritten, not those a gc
 // packed away.
-import { chmod, writeFile } from 'node:fs/promises';
+import { chmod, readFile, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { looseObjects, writtenObjects } from '../../src/infra/loose-objects.js';
+import {
+  commitGraphFiles,
+  looseObjects,
+  removeWrittenGraph,
+  writtenObjects,
+} from '../../src/infra/loose-objects.js';
 import { createTempRepo } from '../support/git-repo.js';
 
 describe('looseObjects', () => {
@@ -35,5 +40,40 @@ describe('looseObjects', () => {
 
   it('finds none where there is no object directory', () => {
     expect(looseObjects('/nonexistent/forge/.git').size).toBe(0);
+  });
+});
+
+describe('the commit-graph', () => {
+  it('is removed whole when written or rewritten since, a single file or a chain, and left when not', async () => {
+    const repo = await createTempRepo({ 'a.txt': 'a\n' });
+    const gitDir = join(repo.dir, '.git');
+    const info = join(gitDir, 'objects', 'info');
+    const none = commitGraphFiles(gitDir);
+    expect(none.size).toBe(0);
+    expect(await removeWrittenGraph(gitDir, none)).toEqual([]);
+
+    repo.run('commit-graph', 'write', '--reachable');
+    const single = commitGraphFiles(gitDir);
+    expect([...single.keys()]).toEqual([join(info, 'commit-graph')]);
+    // Not written since: left, as git wrote it.
+    expect(await removeWrittenGraph(gitDir, single)).toEqual([]);
+    expect(await readdir(info)).toContain('commit-graph');
+
+    // Rewritten in place (a forged tree in it), with its size and name the same.
+    const path = join(info, 'commit-graph');
+    const bytes = await readFile(path);
+    bytes[bytes.length - 1] ^= 0xff;
+    await chmod(path, 0o644);
+    await writeFile(path, bytes);
+    expect(await removeWrittenGraph(gitDir, single)).toEqual([path]);
+    expect(await readdir(info)).not.toContain('commit-graph');
+
+    // A chain (split graphs), made where there was none: every file of it goes.
+    repo.run('commit-graph', 'write', '--reachable', '--split');
+    const chain = [...commitGraphFiles(gitDir).keys()];
+    expect(chain.some((file) => file.endsWith('commit-graph-chain'))).toBe(true);
+    expect(await removeWrittenGraph(gitDir, new Map())).toEqual(chain.sort());
+    expect(await readdir(info)).toEqual([]);
+    expect(repo.run('log', '--format=%s')).toContain('initial');
   });
 });
