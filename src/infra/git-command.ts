@@ -41,6 +41,8 @@ export const GIT_HARDENING: readonly string[] = [
   'core.fsmonitor=false',
   '-c',
   'core.commitGraph=false',
+  '-c',
+  'core.multiPackIndex=false',
   '--no-replace-objects',
 ];
 
@@ -86,7 +88,10 @@ export class ForgedObjectError extends AppError {
   constructor(objects: readonly { object: string; path: string; found: string }[]) {
     const named = objects
       .slice(0, 3)
-      .map((o) => `${o.path} (object ${o.object.slice(0, 12)} ${o.found})`)
+      .map((o) => {
+        const what = o.object.startsWith('pack-') ? o.object.slice(0, 17) : `object ${o.object.slice(0, 12)}`;
+        return `${o.path} (${what} ${o.found})`;
+      })
       .join(', ');
     const more = objects.length > 3 ? `, and ${objects.length - 3} more` : '';
     super(

@@ -1,6 +1,6 @@
 // What decides how git behaves in a repository beyond its tree: config files at every level (filters,
-// fsmonitor, textconv, excludes, hooksPath, include), the hooks, info/ (attributes, exclude, grafts) and
-// the replace refs in git's own directory. An agent with a shell can write each of them, and every later git call (Forge's own
+// fsmonitor, textconv, excludes, hooksPath, include), the hooks, info/ (attributes, exclude, grafts,
+// sparse-checkout), the replace refs and the alternate object stores in git's own directory. An agent with a shell can write each of them, and every later git call (Forge's own
 // status, add and commit included) then runs the agent's command or sees a tree a filter made up. And the
 // files by which git knows a merge, rebase, cherry-pick, revert or bisect is under way.
 import { chmod, lstat } from 'node:fs/promises';
@@ -34,13 +34,17 @@ export function gitControlPaths(
     ...(xdg === undefined ? [] : ['config', 'attributes', 'ignore'].map((name) => join(xdg, 'git', name))),
     ...[env.GIT_CONFIG_GLOBAL, env.GIT_CONFIG_SYSTEM].filter((path) => path !== undefined && path !== ''),
     '/etc/gitconfig',
+    // The files git reads from info/ (what else is there, `git update-server-info`'s refs list written
+    // by every repack, nothing reads but a dumb-HTTP client), in the repository's and the worktree's.
+    ...[commonDir, gitDir].flatMap((dir) => INFO_FILES.map((name) => join(dir, 'info', name))),
+    // Other object stores git reads objects from, their packs before this store's loose objects.
+    join(commonDir, 'objects', 'info', 'alternates'),
+    join(commonDir, 'objects', 'info', 'http-alternates'),
   ] as string[];
   // refs/replace/: `git replace` makes every git call read one object as another (Forge's own calls
   // ignore it, git-command.ts; the user's and the metric's would not).
   const dirs = [
     join(commonDir, 'hooks'),
-    join(commonDir, 'info'),
-    join(gitDir, 'info'),
     join(commonDir, 'refs', 'replace'),
     ...OPERATION_DIRS.map((name) => join(gitDir, ...name.split('/'))),
   ];
@@ -54,6 +58,9 @@ export function gitControlPaths(
     markers,
   };
 }
+
+/** What git reads from a git directory's info/: attributes, excludes, grafts, the sparse-checkout patterns. */
+const INFO_FILES = ['attributes', 'exclude', 'grafts', 'sparse-checkout'];
 
 /** The markers in `control` that exist now, as anything (a file, a directory, a dangling link). */
 export async function presentMarkers(control: GitControlPaths): Promise<Set<string>> {

@@ -100,6 +100,11 @@ export interface Git {
    * name says: its type, size and bytes hash to that name.
    */
   checkObjects(objects: ReadonlyMap<string, string>): Promise<void>;
+  /**
+   * Of the pack indexes (absolute `.idx` paths), those whose pack does not hold what they name, every
+   * object of it hashed (`git verify-pack`); one gone meanwhile is not named.
+   */
+  forgedPacks?(indexes: readonly string[]): Promise<string[]>;
   /** Absolute path of the repository's common git directory (shared by all its worktrees). */
   commonDir(): Promise<string>;
   /** Absolute path of this working tree's own git directory (per worktree). */

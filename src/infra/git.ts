@@ -321,6 +321,15 @@ export function createGit(options: GitOptions): Git {
 
     checkObjects: (objects) => command.checkObjects(objects),
 
+    async forgedPacks(indexes) {
+      const forged: string[] = [];
+      for (const index of indexes) {
+        const { exitCode } = await git(['verify-pack', index], { ok: [0, 1, 128] });
+        if (exitCode !== 0 && (await pathExists(index))) forged.push(index);
+      }
+      return forged;
+    },
+
     async commonDir() {
       return (await command.layout()).commonDir;
     },

@@ -1,4 +1,4 @@
-// Which files decide what git runs: every config level, hooks/ and info/, for a worktree too; and
+// Which files decide what git runs: every config level, hooks/ and info/'s, for a worktree too; and
 // the markers of a git operation under way.
 import { describe, expect, it } from 'vitest';
 import { gitControlPaths } from '../../src/infra/git-control.js';
@@ -30,7 +30,6 @@ describe('gitControlPaths', () => {
     const paths = gitControlPaths('/r/.git', '/r/.git', { HOME: '/home/u' });
     expect(paths.dirs).toEqual([
       '/r/.git/hooks',
-      '/r/.git/info',
       '/r/.git/refs/replace',
       ...OPERATION_DIRS.map((name) => `/r/.git/${name}`),
     ]);
@@ -42,8 +41,16 @@ describe('gitControlPaths', () => {
       '/home/u/.config/git/attributes',
       '/home/u/.config/git/ignore',
       '/etc/gitconfig',
+      '/r/.git/info/attributes',
+      '/r/.git/info/exclude',
+      '/r/.git/info/grafts',
+      '/r/.git/info/sparse-checkout',
+      '/r/.git/objects/info/alternates',
+      '/r/.git/objects/info/http-alternates',
       ...OPERATION_FILES.map((name) => `/r/.git/${name}`),
     ]);
+    // Not info/refs, which every repack rewrites for dumb-HTTP clients and nothing else reads.
+    expect(paths.files).not.toContain('/r/.git/info/refs');
   });
 
   it('covers the markers of a merge, rebase, cherry-pick, revert or bisect under way, in the worktree’s own git dir', () => {
@@ -67,7 +74,7 @@ describe('gitControlPaths', () => {
       GIT_CONFIG_GLOBAL: '/elsewhere/global',
       GIT_CONFIG_SYSTEM: '/elsewhere/system',
     });
-    expect(paths.dirs).toContain('/r/.git/worktrees/w/info');
+    expect(paths.files).toContain('/r/.git/worktrees/w/info/sparse-checkout');
     expect(paths.files).toEqual(
       expect.arrayContaining([
         '/r/.git/worktrees/w/config.worktree',
@@ -85,6 +92,9 @@ describe('gitControlPaths', () => {
       '/r/.git/config',
       '/r/.git/config.worktree',
       '/etc/gitconfig',
+      ...['attributes', 'exclude', 'grafts', 'sparse-checkout'].map((name) => `/r/.git/info/${name}`),
+      '/r/.git/objects/info/alternates',
+      '/r/.git/objects/info/http-alternates',
       ...OPERATION_FILES.map((name) => `/r/.git/${name}`),
     ]);
   });

@@ -3,12 +3,18 @@
 import { chmod, readFile, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { execFileSync } from 'node:child_process';
 import {
   commitGraphFiles,
   looseObjects,
+  packFiles,
   removeWrittenGraph,
+  watchLooseObjects,
   writtenObjects,
+  writtenPacks,
 } from '../../src/infra/loose-objects.js';
+import { ForgedObjectError } from '../../src/infra/git-command.js';
+import { forgePack } from '../support/forge-pack.js';
 import { createTempRepo } from '../support/git-repo.js';
 
 describe('looseObjects', () => {
@@ -62,7 +68,7 @@ describe('the commit-graph', () => {
     // Rewritten in place (a forged tree in it), with its size and name the same.
     const path = join(info, 'commit-graph');
     const bytes = await readFile(path);
-    bytes[bytes.length - 1] ^= 0xff;
+    bytes.writeUInt8(bytes.readUInt8(bytes.length - 1) ^ 0xff, bytes.length - 1);
     await chmod(path, 0o644);
     await writeFile(path, bytes);
     expect(await removeWrittenGraph(gitDir, single)).toEqual([path]);
@@ -75,5 +81,49 @@ describe('the commit-graph', () => {
     expect(await removeWrittenGraph(gitDir, new Map())).toEqual(chain.sort());
     expect(await readdir(info)).toEqual([]);
     expect(repo.run('log', '--format=%s')).toContain('initial');
+  });
+});
+
+describe('the packs', () => {
+  it('an honest gc writes a pack that verifies; a forged one is named, and the watch stops on it', async () => {
+    const repo = await createTempRepo({ 'weight.txt': '1' });
+    const gitDir = join(repo.dir, '.git');
+    const before = packFiles(gitDir);
+    repo.run('gc', '-q');
+    const packed = writtenPacks(before, packFiles(gitDir));
+    expect(packed).toHaveLength(1);
+    expect(await repo.git.forgedPacks!(packed)).toEqual([]);
+
+    const fresh = await createTempRepo({ 'weight.txt': '1' });
+    const watch = await watchLooseObjects(fresh.git, 'the doer');
+    const claim = fresh.run('rev-parse', 'HEAD:weight.txt').trim();
+    const real = execFileSync('git', ['hash-object', '-w', '--stdin'], { cwd: fresh.dir, input: '10' })
+      .toString()
+      .trim();
+    const index = join(fresh.dir, forgePack(fresh.dir, claim, real));
+    // What the forgery does: git reads the committed weight from the pack.
+    expect(fresh.run('show', 'HEAD:weight.txt')).toBe('10');
+    expect(await fresh.git.forgedPacks!([index])).toEqual([index]);
+    const stopped = await watch.check().catch((error: unknown) => error);
+    expect(stopped).toBeInstanceOf(ForgedObjectError);
+    expect((stopped as Error).message).toMatch(
+      /a pack the doer wrote \(pack-[0-9a-f]{12} holds other objects/,
+    );
+  });
+
+  it('names the index of a pack whose .pack alone was rewritten, not one removed', () => {
+    const before = new Map([
+      ['/g/objects/pack/pack-a.idx', '1'],
+      ['/g/objects/pack/pack-a.pack', '1'],
+      ['/g/objects/pack/pack-b.idx', '1'],
+      ['/g/objects/pack/pack-b.pack', '1'],
+    ]);
+    const after = new Map([
+      ['/g/objects/pack/pack-a.idx', '1'],
+      ['/g/objects/pack/pack-a.pack', '2'],
+      ['/g/objects/pack/pack-c.idx', '1'],
+      ['/g/objects/pack/pack-c.pack', '1'],
+    ]);
+    expect(writtenPacks(before, after)).toEqual(['/g/objects/pack/pack-a.idx', '/g/objects/pack/pack-c.idx']);
   });
 });
