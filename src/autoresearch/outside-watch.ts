@@ -12,7 +12,7 @@ import { removePath } from '../infra/fs-ops.js';
 import type { Git } from '../infra/git.js';
 import { gitControlPaths, isGitControlPath, readModes, restoreModes } from '../infra/git-control.js';
 import { homeAgentConfig, readContents, restoreChanged } from '../infra/home-instructions.js';
-import { commitGraphFiles, removeWrittenGraph } from '../infra/loose-objects.js';
+import { watchLooseObjects } from '../infra/loose-objects.js';
 import { changedFiles, type IgnoredFiles } from '../infra/ignored-files.js';
 import { isToolConfigPath, toolConfigPaths } from '../infra/tool-config.js';
 import {
@@ -77,7 +77,7 @@ export function createOutsideWatch(options: OutsideWatchOptions): OutsideWatch {
   return async () => {
     const commonDir = await git.commonDir();
     const control = gitControlPaths(await git.gitDir(), commonDir, env);
-    const graph = commitGraphFiles(commonDir);
+    const objects = await watchLooseObjects(git, "the doer's code");
     const tools = await toolConfigPaths(trees, env);
     const instructions = trees.map(agentInstructionPaths);
     const layout = {
@@ -103,8 +103,9 @@ export function createOutsideWatch(options: OutsideWatchOptions): OutsideWatch {
       ].sort();
       await restoreSnapshot(before, changed);
       await restoreModes(modes, changed);
-      // A commit-graph the run wrote is removed, forged or not: a cache git does without (loose-objects.ts).
-      await removeWrittenGraph(commonDir, graph);
+      // A commit-graph the run wrote is removed, forged or not: a cache git does without; and an object or a
+      // pack it wrote that is not what it is named stops the run, as after an agent's (loose-objects.ts).
+      await objects.check();
       const homeChanged = await restoreChanged(home);
       const putBack = [...new Set([...changed, ...homeChanged])].map(name);
       if (dependencies === undefined || contents === undefined || ignored === undefined)

@@ -11,6 +11,8 @@ import { readLedger } from '../../src/autoresearch/ledger.js';
 import { readTerminalSignal } from '../../src/autoresearch/signals.js';
 import { recordSpend } from '../../src/autoresearch/spend.js';
 import { forgeIndexEntry } from '../support/forge-index.js';
+import { FORGE_PACK } from '../support/forge-pack.js';
+import { ForgedObjectError } from '../../src/infra/git-command.js';
 import type { LoopConfigFile } from '../../src/autoresearch/config.js';
 import { createLoopFixture, doerWrites, SCORE_SCRIPT, type LoopFixture } from '../support/loop-fixture.js';
 import { diskLoopFiles } from '../../src/infra/loop-files.js';
@@ -1243,6 +1245,28 @@ console.log(JSON.stringify({ score: value * Number(fs.readFileSync(jar, 'utf8'))
     expect(message).toMatch(/^crash/);
     const line = (await readLedger(loopFiles, join(f.workspace, 'research-log.jsonl'))).lines[1];
     expect(line?.reason).toContain(`changed installed dependencies in a package store (${jar})`);
+  });
+
+  it('code that forges a pack while the metric runs it stops the run, naming the pack', async () => {
+    // Every later `git show HEAD:…` (the metric's next run, the user's) would read the forged bytes.
+    const script = `const fs = require('node:fs');
+const { execFileSync } = require('node:child_process');
+const value = Number(fs.readFileSync('src/value.txt', 'utf8').trim());
+if (value !== 10) {
+  const claim = execFileSync('git', ['rev-parse', 'HEAD:src/value.txt'], { encoding: 'utf8' }).trim();
+  const real = execFileSync('git', ['hash-object', '-w', '--stdin'], { input: '99', encoding: 'utf8' }).trim();
+  execFileSync(process.execPath, ['-e', fs.readFileSync('scripts/forge-pack.js', 'utf8'), claim, real]);
+}
+console.log(JSON.stringify({ score: value }));
+`;
+    const f = await createLoopFixture({ metric: jsonMetric('node scripts/score-pack.js') });
+    await f.repo.write('scripts/score-pack.js', script);
+    await f.repo.write('scripts/forge-pack.js', FORGE_PACK);
+    f.repo.commitAll('a metric whose code forges a pack');
+    await f.baseline();
+    const stopped = await cheatingIteration(f, '12', async () => undefined).catch((error: unknown) => error);
+    expect(stopped).toBeInstanceOf(ForgedObjectError);
+    expect((stopped as Error).message).toMatch(/a pack the doer's code wrote \(pack-[0-9a-f]{12} /);
   });
 
   it.each([
