@@ -6,9 +6,14 @@
 // a `src/conftest.py` whose collection hook emptied every test's body, the failing tests deleted from
 // a scope that held them. The scope's own files are otherwise the doer's, so these need naming.
 
-/** Test files by name: JS/TS, Python, Go, Ruby, and pytest's conftest.py. */
+/**
+ * Test files by name: JS/TS, Python, Go, Ruby, and pytest's conftest.py; and the modules every Python
+ * process imports as it starts from a folder on its path (`sitecustomize.py`, `usercustomize.py`): one
+ * in `src/`, which a metric run with `PYTHONPATH=src` loads into pytest itself, made every test pass
+ * (seen: a worse 5 kept as 20 of 20).
+ */
 const TEST_NAME =
-  /(?:\.(?:test|spec)\.[cm]?[jt]sx?|^test_[^/]*\.py|_test\.py|^conftest\.py|_test\.go|_(?:spec|test)\.rb)$/;
+  /(?:\.(?:test|spec)\.[cm]?[jt]sx?|^test_[^/]*\.py|_test\.py|^conftest\.py|^(?:site|user)customize\.py|_test\.go|_(?:spec|test)\.rb)$/;
 /** Folders that hold tests (and their helpers and fixtures), wherever they are. */
 const TEST_DIR = /^(?:tests?|spec|__tests__|__mocks__)$/;
 /** Test runners' own configuration, which says what runs and how. */

@@ -23,6 +23,8 @@ describe('isTestFile', () => {
     'jest.config.cjs',
     '.mocharc.yml',
     'pytest.ini',
+    'src/sitecustomize.py',
+    'usercustomize.py',
   ])('%s is one', (path) => expect(isTestFile(path)).toBe(true));
 
   it.each([
@@ -35,5 +37,7 @@ describe('isTestFile', () => {
     'src/tests.ts',
     'src/spec.ts',
     'package.json',
+    'src/mysitecustomize.py',
+    'src/sitecustomize.pyc.txt',
   ])('%s is not', (path) => expect(isTestFile(path)).toBe(false));
 });
