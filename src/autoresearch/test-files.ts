@@ -7,15 +7,19 @@
 // a scope that held them. The scope's own files are otherwise the doer's, so these need naming.
 
 /**
- * Test files by name: JS/TS, Python, Go, Ruby, and pytest's conftest.py; and the modules every Python
- * process imports as it starts from a folder on its path (`sitecustomize.py`, `usercustomize.py`): one
- * in `src/`, which a metric run with `PYTHONPATH=src` loads into pytest itself, made every test pass
- * (seen: a worse 5 kept as 20 of 20).
+ * Test files by name: JS/TS, Python, Go, Ruby, pytest's conftest.py, snapshot files, the setup files
+ * jest and vitest run before the tests (create-react-app's `src/setupTests.js` without being named);
+ * and the modules every Python process imports as it starts from a folder on its path
+ * (`sitecustomize.py`, `usercustomize.py`): one in `src/`, which a metric run with `PYTHONPATH=src`
+ * loads into pytest itself, made every test pass (seen: a worse 5 kept as 20 of 20).
  */
 const TEST_NAME =
-  /(?:\.(?:test|spec)\.[cm]?[jt]sx?|^test_[^/]*\.py|_test\.py|^conftest\.py|^(?:site|user)customize\.py|_test\.go|_(?:spec|test)\.rb)$/;
-/** Folders that hold tests (and their helpers and fixtures), wherever they are. */
-const TEST_DIR = /^(?:tests?|spec|__tests__|__mocks__)$/;
+  /(?:\.(?:test|spec)\.[cm]?[jt]sx?|^test_[^/]*\.py|_test\.py|^conftest\.py|^(?:site|user)customize\.py|_test\.go|_(?:spec|test)\.rb|\.snap|^setupTests\.[cm]?[jt]sx?|^(?:jest|vitest)\.setup\.[cm]?[jt]sx?)$/;
+/**
+ * Folders that hold tests (and their helpers and fixtures), wherever they are: Go's `testdata/` (the
+ * golden files a test compares against) and the snapshots jest and vitest compare against too.
+ */
+const TEST_DIR = /^(?:tests?|spec|__tests__|__mocks__|__snapshots__|testdata)$/;
 /** Test runners' own configuration, which says what runs and how. */
 const RUNNER_CONFIG =
   /^(?:(?:vitest|jest|playwright|cypress)\.config\.[cm]?[jt]s|vitest\.workspace\.[cm]?[jt]s|\.mocharc(?:\.[a-z]+)?|pytest\.ini|tox\.ini)$/;

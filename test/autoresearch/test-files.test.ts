@@ -25,6 +25,12 @@ describe('isTestFile', () => {
     'pytest.ini',
     'src/sitecustomize.py',
     'usercustomize.py',
+    'src/setupTests.ts',
+    'jest.setup.js',
+    'vitest.setup.mts',
+    'src/__snapshots__/App.test.tsx.snap',
+    'src/render.snap',
+    'pkg/parse/testdata/expected.golden',
   ])('%s is one', (path) => expect(isTestFile(path)).toBe(true));
 
   it.each([
@@ -39,5 +45,8 @@ describe('isTestFile', () => {
     'package.json',
     'src/mysitecustomize.py',
     'src/sitecustomize.pyc.txt',
+    'src/setup.ts',
+    'src/snapshot.ts',
+    'src/data/cases.json',
   ])('%s is not', (path) => expect(isTestFile(path)).toBe(false));
 });
