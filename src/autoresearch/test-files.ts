@@ -7,14 +7,15 @@
 // a scope that held them. The scope's own files are otherwise the doer's, so these need naming.
 
 /**
- * Test files by name: JS/TS, Python, Go, Ruby, pytest's conftest.py, snapshot files, the setup files
+ * Test files by name: JS/TS (every name `node --test`, bun and deno find on their own: `x.test.js`,
+ * `x-test.js`, `x_test.js`, `test-x.js`, `test.js`, `x_spec.ts`), Python, Go, Ruby, pytest's conftest.py, snapshot files, the setup files
  * jest and vitest run before the tests (create-react-app's `src/setupTests.js` without being named);
  * and the modules every Python process imports as it starts from a folder on its path
  * (`sitecustomize.py`, `usercustomize.py`): one in `src/`, which a metric run with `PYTHONPATH=src`
  * loads into pytest itself, made every test pass (seen: a worse 5 kept as 20 of 20).
  */
 const TEST_NAME =
-  /(?:\.(?:test|spec)\.[cm]?[jt]sx?|^test_[^/]*\.py|_test\.py|^conftest\.py|^(?:site|user)customize\.py|_test\.go|_(?:spec|test)\.rb|\.snap|^setupTests\.[cm]?[jt]sx?|^(?:jest|vitest)\.setup\.[cm]?[jt]sx?)$/;
+  /(?:(?:[._-](?:test|spec)|^test)\.[cm]?[jt]sx?|^test-[^/]*\.[cm]?[jt]sx?|^test_[^/]*\.(?:py|rb)|_test\.py|^conftest\.py|^(?:site|user)customize\.py|_test\.go|_(?:spec|test)\.rb|\.snap|^setupTests\.[cm]?[jt]sx?|^(?:jest|vitest)\.setup\.[cm]?[jt]sx?)$/;
 /**
  * Folders that hold tests (and their helpers and fixtures), wherever they are: Go's `testdata/` (the
  * golden files a test compares against) and the snapshots jest and vitest compare against too.
