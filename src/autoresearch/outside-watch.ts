@@ -58,8 +58,12 @@ export interface OutsideChange {
 /** Ends a watch: undoes what the run changed and says what that was. */
 export type EndOutsideWatch = () => Promise<OutsideChange>;
 
-/** Begins watching, right before a run; the function it gives undoes the run's changes once it ends. */
-export type OutsideWatch = () => Promise<EndOutsideWatch>;
+/**
+ * Begins watching, right before a run; the function it gives undoes the run's changes once it ends. A
+ * run in another working tree of the repository (a population's candidate worktree) names it: the
+ * ignored files the run makes there are watched too.
+ */
+export type OutsideWatch = (tree?: { cwd: string; git: Git }) => Promise<EndOutsideWatch>;
 
 export function createOutsideWatch(options: OutsideWatchOptions): OutsideWatch {
   const { git, trees, env, dependencies } = options;
@@ -74,8 +78,14 @@ export function createOutsideWatch(options: OutsideWatchOptions): OutsideWatch {
   // What the last run left, for the next one's start: an agent's changes between the two are its own
   // guard's to find, and a fingerprint of the dependencies costs a lstat a file.
   let last: IgnoredFiles | undefined;
-  return async () => {
+  return async (tree) => {
     const commonDir = await git.commonDir();
+    // Another tree's ignored files alone: what lies outside the trees is the loop's watch's own.
+    const other =
+      tree !== undefined && dependencies !== undefined && tree.cwd !== dependencies.cwd
+        ? { ...dependencies, cwd: tree.cwd, git: tree.git, outside: false }
+        : undefined;
+    const otherBefore = other === undefined ? undefined : await snapshotIgnored(other);
     const control = gitControlPaths(await git.gitDir(), commonDir, env);
     const objects = await watchLooseObjects(git, "the doer's code");
     const tools = await toolConfigPaths(trees, env);
@@ -113,7 +123,13 @@ export function createOutsideWatch(options: OutsideWatchOptions): OutsideWatch {
       const after = await snapshotIgnored(dependencies);
       last = after;
       if (after === undefined) return { putBack, planted: [], dependencies: [] };
-      const planted = await removeIgnoredPlanted(dependencies.cwd, ignored, after);
+      const otherAfter = other === undefined ? undefined : await snapshotIgnored(other);
+      const planted = [
+        ...(await removeIgnoredPlanted(dependencies.cwd, ignored, after)),
+        ...(other === undefined || otherBefore === undefined || otherAfter === undefined
+          ? []
+          : await removeIgnoredPlanted(other.cwd, otherBefore, otherAfter)),
+      ];
       const stored = changedStoreFiles(dependencies, ignored, after);
       const lost = [
         ...forbiddenChanges(

@@ -1,6 +1,7 @@
 // A population loop (`forge-pack loop --population 3`) as a user runs it, on the scripted agent: each
 // iteration's three candidates work in their own worktrees, are judged by the hard metric one by one,
 // and the arbiter keeps the best if it beats the best kept score.
+import { execa } from 'execa';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -218,6 +219,42 @@ console.log(JSON.stringify({ value: Number(readFileSync('src/value.txt', 'utf8')
       [2, 18, 'kept'],
       [3, 15, 'lost'],
     ]);
+  });
+
+  it('removes a test file the measured code made among a candidate’s ignored files, and that run gives no score', async () => {
+    // Code the metric runs (here the metric itself, for candidate 1's value) leaves a test file where
+    // git ignores it: every later run of `node --test` there would count it.
+    const repo = await scriptedLoopRepo({
+      '.gitignore': '.forge/\n.beads/\n.autoresearch/\ndist/\n',
+      'src/value.txt': '10\n',
+      'metric/score.mjs': `import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+const value = Number(readFileSync('src/value.txt', 'utf8').trim());
+if (value === 12) {
+  mkdirSync('dist', { recursive: true });
+  writeFileSync('dist/extra.test.js', "require('node:test')('extra', () => {});\\n");
+}
+console.log(JSON.stringify({ value }));
+`,
+    });
+    await repo.rules([
+      candidateDoer(1, 1, '12'),
+      candidateDoer(1, 2, '18'),
+      candidateDoer(1, 3, '15'),
+      ...retrospectiveRules(repo.dir),
+      stampNext(repo.dir),
+    ]);
+    const epic = await populationLoop(repo, 1);
+    const run = await repo.ralph([epic, '--agent', 'scripted']);
+    expect(run.exitCode, run.stderr).toBe(0);
+    const candidates = (await repo.ledger<Line>()).filter((l) => l.kind === 'candidate');
+    expect(candidates.map((c) => [c.candidate, c.score ?? null, c.decision])).toEqual([
+      [1, null, 'lost'],
+      [2, 18, 'kept'],
+      [3, 15, 'lost'],
+    ]);
+    expect(candidates[0]!.reason).toContain('made dist/extra.test.js while the metric command ran it');
+    const left = await execa('find', [join(repo.dir, '.git'), '-name', 'extra.test.js']);
+    expect(left.stdout).toBe('');
   });
 
   it('kill -9 of the runner mid-population, then a rerun, loses and duplicates nothing', async () => {

@@ -39,7 +39,7 @@ export function watchRuns(context: AutoresearchContext): WatchedRuns {
       const before = await snapshotTree(context.git, await metricFiles(context.config, context.repo));
       // A submodule's files are the tree's too (a metric's fixtures may live in one), whatever the scope.
       const submodules = await snapshotSubmodules(context.git, context.gitAt, context.repo, 'HEAD', []);
-      const outside = await context.watchOutside?.();
+      const outside = await context.watchOutside?.({ cwd: context.repo, git: context.git });
       try {
         return await context.runMetric(command, options);
       } finally {
