@@ -1,6 +1,7 @@
 // Vitest: every test file in one project, the real-agent e2e files (test/e2e-claude/) among them.
 import { rmSync } from 'node:fs';
-import { availableParallelism } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { defineConfig } from 'vitest/config';
 import { bundleFakeBr } from './test/support/fake-br/fake-br-bundle.js';
 import LongestFirst from './test/support/longest-first.js';
@@ -29,6 +30,11 @@ if (runTemp !== undefined)
 // The fake br the tests put on PATH, as one file: ~1,200 calls a run, 11 ms of CPU less each
 // (test/support/fake-br/fake-br-bundle.ts). Named in the env, so every worker finds it.
 bundleFakeBr(process.env, runTemp);
+
+// Java takes user.home from the account, not from HOME, and Forge watches the package stores and the
+// build tools' settings in both (src/infra/package-stores.ts): without this, every loop of a test with
+// a HOME of its own would fingerprint the account's ~/.m2 too (2,900 files here, ~75 ms a look).
+process.env.JAVA_TOOL_OPTIONS ??= `-Duser.home=${join(runTemp ?? tmpdir(), 'java-home')}`;
 
 // Agents run in a PID namespace of their own where the machine allows it (src/infra/containment.ts).
 // Inside one, a process's pid is not the host's, and most tests watch what an agent leaves running

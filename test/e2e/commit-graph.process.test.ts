@@ -12,14 +12,9 @@ import {
   ledgerDecisions,
   oneDoerLoopRules,
   scriptedLoopRepo,
+  BONUS_HELPERS,
+  BONUS_METRIC,
 } from '../support/loop-script.js';
-
-// The metric adds a bonus from a helper module it imports; only the metric itself is named in its command.
-const METRIC = `import { readFileSync } from 'node:fs';
-import { bonus } from './helpers.mjs';
-console.log(JSON.stringify({ value: Number(readFileSync('src/value.txt', 'utf8').trim()) + bonus }));
-`;
-const HELPERS = 'export const bonus = 0;\n';
 
 /** Swaps the 20 bytes of one tree's name for another's in the commit-graph (its checksum left stale). */
 const PATCH_GRAPH = `const fs = require("node:fs");
@@ -49,7 +44,7 @@ beforeAll(assertBuilt);
 describe('a doer that forges the commit-graph', () => {
   it('has the change it hid seen and put back, its graph removed, and a worse value not kept', async () => {
     const repo = await scriptedLoopRepo(
-      { 'src/value.txt': '10\n', 'metric/score.mjs': METRIC, 'metric/helpers.mjs': HELPERS },
+      { 'src/value.txt': '10\n', 'metric/score.mjs': BONUS_METRIC, 'metric/helpers.mjs': BONUS_HELPERS },
       [],
       'forge-graph-',
     );
@@ -67,7 +62,7 @@ describe('a doer that forges the commit-graph', () => {
     ]);
     expect(run.stderr).toContain('removed the commit-graph the doer wrote');
     expect(run.stderr).toContain('guard reverted 1 change(s) outside scope: metric/helpers.mjs');
-    expect(await repo.git('show', 'HEAD:metric/helpers.mjs')).toBe(HELPERS.trim());
+    expect(await repo.git('show', 'HEAD:metric/helpers.mjs')).toBe(BONUS_HELPERS.trim());
     expect(await readdir(join(repo.dir, '.git', 'objects', 'info'))).not.toContain('commit-graph');
     // What the user's own git sees: the tree as it is, nothing hidden.
     const { stdout } = await execa('git', ['status', '--short'], { cwd: repo.dir, env: repo.env });

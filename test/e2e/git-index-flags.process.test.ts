@@ -12,14 +12,9 @@ import {
   oneDoerLoopRules,
   scriptedLoopRepo,
   worseValueThen,
+  BONUS_HELPERS,
+  BONUS_METRIC,
 } from '../support/loop-script.js';
-
-// The metric adds a bonus from a helper module it imports; only the metric itself is named in its command.
-const METRIC = `import { readFileSync } from 'node:fs';
-import { bonus } from './helpers.mjs';
-console.log(JSON.stringify({ value: Number(readFileSync('src/value.txt', 'utf8').trim()) + bonus }));
-`;
-const HELPERS = 'export const bonus = 0;\n';
 
 beforeAll(assertBuilt);
 
@@ -27,7 +22,7 @@ describe('a doer that hides a change from git with an index flag', () => {
   for (const flag of ['--skip-worktree', '--assume-unchanged']) {
     it(`${flag}: the flag is cleared, the change undone, and the iteration is tamper`, async () => {
       const repo = await scriptedLoopRepo(
-        { 'src/value.txt': '10\n', 'metric/score.mjs': METRIC, 'metric/helpers.mjs': HELPERS },
+        { 'src/value.txt': '10\n', 'metric/score.mjs': BONUS_METRIC, 'metric/helpers.mjs': BONUS_HELPERS },
         [],
         'forge-index-flag-',
       );
@@ -41,7 +36,7 @@ describe('a doer that hides a change from git with an index flag', () => {
         [1, 'tamper', null],
       ]);
       expect(run.stderr).toMatch(/the doer changed metric\/helpers\.mjs \(hidden from git\)/);
-      expect(await readFile(join(repo.dir, 'metric', 'helpers.mjs'), 'utf8')).toBe(HELPERS);
+      expect(await readFile(join(repo.dir, 'metric', 'helpers.mjs'), 'utf8')).toBe(BONUS_HELPERS);
       expect(await repo.git('ls-files', '-v', 'metric/helpers.mjs')).toMatch(/^H /);
     });
   }

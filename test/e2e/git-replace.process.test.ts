@@ -5,14 +5,13 @@ import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { assertBuilt } from '../support/cli.js';
-import { createValueLoop, oneDoerLoopRules, scriptedLoopRepo } from '../support/loop-script.js';
-
-// The metric adds a bonus from a helper module it imports; only the metric itself is named in its command.
-const METRIC = `import { readFileSync } from 'node:fs';
-import { bonus } from './helpers.mjs';
-console.log(JSON.stringify({ value: Number(readFileSync('src/value.txt', 'utf8').trim()) + bonus }));
-`;
-const HELPERS = 'export const bonus = 0;\n';
+import {
+  BONUS_HELPERS,
+  BONUS_METRIC,
+  createValueLoop,
+  oneDoerLoopRules,
+  scriptedLoopRepo,
+} from '../support/loop-script.js';
 
 // The doer's shell: the helper changed, and the base commit replaced by a copy whose tree holds it.
 const REPLACE_BASE = [
@@ -31,7 +30,7 @@ beforeAll(assertBuilt);
 describe('a doer that replaces the base commit', () => {
   it('is tamper: the replace ref is removed, the helper is back, and a worse value is not kept', async () => {
     const repo = await scriptedLoopRepo(
-      { 'src/value.txt': '10\n', 'metric/score.mjs': METRIC, 'metric/helpers.mjs': HELPERS },
+      { 'src/value.txt': '10\n', 'metric/score.mjs': BONUS_METRIC, 'metric/helpers.mjs': BONUS_HELPERS },
       [],
       'forge-replace-',
     );
@@ -57,7 +56,7 @@ describe('a doer that replaces the base commit', () => {
       expect.stringMatching(/^\.git\/refs\/replace\/[0-9a-f]{40}$/),
     ]);
     expect(await readdir(join(repo.dir, '.git', 'refs', 'replace')).catch(() => [])).toEqual([]);
-    expect(await repo.git('show', 'HEAD:metric/helpers.mjs')).toBe(HELPERS.trim());
+    expect(await repo.git('show', 'HEAD:metric/helpers.mjs')).toBe(BONUS_HELPERS.trim());
     expect(await repo.git('show', 'HEAD:src/value.txt')).toBe('10');
   });
 });

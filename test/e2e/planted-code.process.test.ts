@@ -215,6 +215,20 @@ async function storeLoopRepo(command: string[]): Promise<{ repo: ScriptedLoopRep
   return { repo, epic: await createValueLoop(repo) };
 }
 
+/** A repository whose metric counts, with pytest, the passing tests of `metric/test_value.py`. */
+async function pytestLoopRepo(prefix: string): Promise<ScriptedLoopRepo> {
+  return scriptedLoopRepo(
+    {
+      '.gitignore': '.forge/\n.beads/\n.autoresearch/\n__pycache__/\n',
+      'src/value.txt': '10\n',
+      'metric/score.py': PYTEST_METRIC,
+      'metric/test_value.py': PYTEST_CHECKS,
+    },
+    [],
+    prefix,
+  );
+}
+
 describe('a doer that plants code the metric loads unseen', () => {
   it('in a cache: not the score it forged, since the cache it wrote is gone before the metric runs', async () => {
     const { repo, epic } = await loopRepo(worseValueThen(['python3', '-c', FORGE_PYC]));
@@ -307,16 +321,7 @@ describe('a doer that plants code the metric loads unseen', () => {
   });
 
   it('above the repository: pytest settings and a conftest.py in the folder above are removed, tamper', async () => {
-    const repo = await scriptedLoopRepo(
-      {
-        '.gitignore': '.forge/\n.beads/\n.autoresearch/\n__pycache__/\n',
-        'src/value.txt': '10\n',
-        'metric/score.py': PYTEST_METRIC,
-        'metric/test_value.py': PYTEST_CHECKS,
-      },
-      [],
-      'forge-above-',
-    );
+    const repo = await pytestLoopRepo('forge-above-');
     // The folder above is not the home: it is found by walking up, not by a name in the home.
     repo.env.HOME = join(repo.base, 'home');
     await mkdir(repo.env.HOME);
@@ -358,16 +363,7 @@ describe('a doer that plants code the metric loads unseen', () => {
   });
 
   it('in its own scope, a sitecustomize.py every Python process on that path imports: tamper', async () => {
-    const repo = await scriptedLoopRepo(
-      {
-        '.gitignore': '.forge/\n.beads/\n.autoresearch/\n__pycache__/\n',
-        'src/value.txt': '10\n',
-        'metric/score.py': PYTEST_METRIC,
-        'metric/test_value.py': PYTEST_CHECKS,
-      },
-      [],
-      'forge-sitecustomize-',
-    );
+    const repo = await pytestLoopRepo('forge-sitecustomize-');
     await oneDoerLoopRules(repo, [
       { write: 'src/value.txt', content: '5\n' },
       { write: 'src/sitecustomize.py', content: SITECUSTOMIZE },

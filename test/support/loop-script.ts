@@ -190,3 +190,11 @@ export const worseValueThen = (argv: string[]): unknown[] => [
   { run: argv },
   { say: 'HYPOTHESIS: 5 is better' },
 ];
+
+/** A metric that adds a bonus from a helper module it imports; only the metric is named in its command. */
+export const BONUS_METRIC = `import { readFileSync } from 'node:fs';
+import { bonus } from './helpers.mjs';
+console.log(JSON.stringify({ value: Number(readFileSync('src/value.txt', 'utf8').trim()) + bonus }));
+`;
+/** BONUS_METRIC's helper (`metric/helpers.mjs`) as committed: no bonus. */
+export const BONUS_HELPERS = 'export const bonus = 0;\n';
