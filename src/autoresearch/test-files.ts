@@ -21,9 +21,12 @@ const TEST_NAME =
  * golden files a test compares against) and the snapshots jest and vitest compare against too.
  */
 const TEST_DIR = /^(?:tests?|spec|__tests__|__mocks__|__snapshots__|testdata)$/;
-/** Test runners' own configuration, which says what runs and how. */
+/**
+ * Test runners' own configuration, which says what runs and how, and the coverage tools' (which say
+ * what counts: an `exclude` there raises a coverage score as surely as a test does).
+ */
 const RUNNER_CONFIG =
-  /^(?:(?:vitest|jest|playwright|cypress)\.config\.[cm]?[jt]s|vitest\.workspace\.[cm]?[jt]s|\.mocharc(?:\.[a-z]+)?|pytest\.ini|tox\.ini)$/;
+  /^(?:(?:vitest|jest|playwright|cypress|ava|karma)\.(?:config|conf)\.[cm]?[jt]s|vitest\.workspace\.[cm]?[jt]s|\.mocharc(?:\.[a-z]+)?|pytest\.ini|pytest\.toml|tox\.ini|\.rspec(?:-local)?|jasmine\.json|phpunit\.xml(?:\.dist)?|\.coveragerc|\.nycrc(?:\.[a-z]+)?|\.c8rc(?:\.[a-z]+)?)$/;
 
 /** Whether `path` (relative, `/`-separated) is a test, a test helper or a test runner's configuration. */
 export function isTestFile(path: string): boolean {

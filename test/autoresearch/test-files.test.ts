@@ -37,6 +37,14 @@ describe('isTestFile', () => {
     'src/__snapshots__/App.test.tsx.snap',
     'src/render.snap',
     'pkg/parse/testdata/expected.golden',
+    '.rspec',
+    'pytest.toml',
+    '.coveragerc',
+    '.nycrc.json',
+    '.c8rc',
+    'karma.conf.js',
+    'ava.config.mjs',
+    'phpunit.xml.dist',
   ])('%s is one', (path) => expect(isTestFile(path)).toBe(true));
 
   it.each([
@@ -55,6 +63,8 @@ describe('isTestFile', () => {
     'src/latest.js',
     'src/contest.mjs',
     'src/testing-utils.ts',
+    'src/coverage.ts',
+    'src/config.ts',
     'src/snapshot.ts',
     'src/data/cases.json',
   ])('%s is not', (path) => expect(isTestFile(path)).toBe(false));
