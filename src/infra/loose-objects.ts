@@ -104,15 +104,28 @@ export function packFiles(commonDir: string): Map<string, string> {
   return filesIn(join(commonDir, 'objects', 'pack'), (name) => name.startsWith('pack-'));
 }
 
-/** The index of each pack a file of which was written or rewritten from `before` to `after`. */
+/**
+ * An identity (ignored-files.ts: mode, size, inode, then the times) without its times. Git sets a
+ * pack's times whenever it would write an object the pack already holds (every commit does, for the
+ * trees it did not change): such a pack was not written, and hashing it again would cost a read of
+ * the whole store after every commit.
+ */
+const withoutTimes = (id: string) => id.split(':').slice(0, 3).join(':');
+
+/**
+ * The index of each pack a file of which was made or written from `before` to `after`: new, or of
+ * another size, mode or inode (not one whose times alone moved).
+ */
 export function writtenPacks(
   before: ReadonlyMap<string, string>,
   after: ReadonlyMap<string, string>,
 ): string[] {
   const indexes = new Set<string>();
-  for (const path of changedFiles(before, after)) {
+  for (const [path, id] of after) {
+    const was = before.get(path);
+    if (was !== undefined && withoutTimes(was) === withoutTimes(id)) continue;
     const index = path.replace(/\.[a-z]+$/, '.idx');
-    if (after.has(path) && after.has(index)) indexes.add(index);
+    if (after.has(index)) indexes.add(index);
   }
   return [...indexes].sort();
 }

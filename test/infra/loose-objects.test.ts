@@ -1,6 +1,6 @@
 // Which loose objects an agent wrote during its run: new ones and old ones rewritten, not those a gc
 // packed away.
-import { chmod, readFile, readdir, writeFile } from 'node:fs/promises';
+import { chmod, readFile, readdir, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { execFileSync } from 'node:child_process';
@@ -111,19 +111,41 @@ describe('the packs', () => {
     );
   });
 
-  it('names the index of a pack whose .pack alone was rewritten, not one removed', () => {
+  it('names the index of a pack made, or written to another size, not one removed or whose times alone moved', () => {
+    // Identities as the fingerprint takes them: mode, size, inode, mtime, ctime.
     const before = new Map([
-      ['/g/objects/pack/pack-a.idx', '1'],
-      ['/g/objects/pack/pack-a.pack', '1'],
-      ['/g/objects/pack/pack-b.idx', '1'],
-      ['/g/objects/pack/pack-b.pack', '1'],
+      ['/g/objects/pack/pack-a.idx', '33188:100:1:10:10'],
+      ['/g/objects/pack/pack-a.pack', '33188:900:2:10:10'],
+      ['/g/objects/pack/pack-b.idx', '33188:100:3:10:10'],
+      ['/g/objects/pack/pack-b.pack', '33188:900:4:10:10'],
+      ['/g/objects/pack/pack-d.idx', '33188:100:5:10:10'],
+      ['/g/objects/pack/pack-d.pack', '33188:900:6:10:10'],
     ]);
     const after = new Map([
-      ['/g/objects/pack/pack-a.idx', '1'],
-      ['/g/objects/pack/pack-a.pack', '2'],
-      ['/g/objects/pack/pack-c.idx', '1'],
-      ['/g/objects/pack/pack-c.pack', '1'],
+      ['/g/objects/pack/pack-a.idx', '33188:100:1:10:10'],
+      ['/g/objects/pack/pack-a.pack', '33188:950:2:20:20'],
+      ['/g/objects/pack/pack-c.idx', '33188:100:7:20:20'],
+      ['/g/objects/pack/pack-c.pack', '33188:900:8:20:20'],
+      // Freshened by a commit that wrote objects it holds: git set its times, nothing else.
+      ['/g/objects/pack/pack-d.idx', '33188:100:5:10:10'],
+      ['/g/objects/pack/pack-d.pack', '33188:900:6:20:20'],
     ]);
     expect(writtenPacks(before, after)).toEqual(['/g/objects/pack/pack-a.idx', '/g/objects/pack/pack-c.idx']);
+  });
+
+  it('does not take a pack a commit freshened for one written', async () => {
+    const repo = await createTempRepo({ 'a/x.txt': '1\n', 'b/y.txt': '2\n' });
+    const gitDir = join(repo.dir, '.git');
+    repo.run('gc', '-q');
+    const before = packFiles(gitDir);
+    // Set back, so that git's freshening is seen whatever the clock's resolution.
+    const pack = [...before.keys()].find((path) => path.endsWith('.pack'))!;
+    await utimes(pack, new Date(2020, 0, 1), new Date(2020, 0, 1));
+    const set = packFiles(gitDir);
+    await repo.write('a/x.txt', '3\n');
+    repo.commitAll('two');
+    const after = packFiles(gitDir);
+    expect(after.get(pack)).not.toBe(set.get(pack));
+    expect(writtenPacks(set, after)).toEqual([]);
   });
 });
