@@ -20,7 +20,13 @@ import {
 import type { ContentHashes } from '../infra/content-hashes.js';
 import { FORGE_STATE_DIRS } from '../infra/forge-state.js';
 import { listDirIfExists, realPath, removePath } from '../infra/fs-ops.js';
-import { packageStores, storeOf, tamperedStoreFiles } from '../infra/package-stores.js';
+import {
+  packageStores,
+  storeOf,
+  tamperedStoreFiles,
+  type PackageStore,
+  type PackageStoreOptions,
+} from '../infra/package-stores.js';
 import { accountHome } from '../infra/tool-config.js';
 import { projectArtifacts } from '../infra/project-artifacts.js';
 import { pythonSitePackages } from '../infra/python-sites.js';
@@ -208,8 +214,7 @@ export async function snapshotIgnored(ctx: DependencyGuardContext): Promise<Igno
     addCaches(files, builds, true);
     // The folders the project installs its own artifacts in change with every `mvn install`.
     const own = await projectArtifacts(ctx.cwd);
-    const stores = packageStores(ctx.cwd, ctx.env ?? {}, { watched: outside, own, userHome: accountHome() });
-    for (const store of stores) {
+    for (const store of homeStores(ctx, { watched: outside, own })) {
       const found = fingerprintFiles('/', [store.root], store.skip);
       for (const kind of [found.dependencies, found.caches, found.others])
         for (const [path, id] of kind) files.stores.set(path, id);
@@ -256,7 +261,12 @@ export function changedStoreFiles(
   before: IgnoredFiles,
   after: IgnoredFiles,
 ): string[] {
-  return tamperedStoreFiles(packageStores(ctx.cwd, ctx.env ?? {}), before.stores, after.stores);
+  return tamperedStoreFiles(homeStores(ctx), before.stores, after.stores);
+}
+
+/** The package stores the loop's environment points at, in Java's home from the account too. */
+function homeStores(ctx: DependencyGuardContext, options: PackageStoreOptions = {}): PackageStore[] {
+  return packageStores(ctx.cwd, ctx.env ?? {}, { userHome: accountHome(), ...options });
 }
 
 /** Of the files an agent changed in the dependencies, those it may not: all, but under a doer's scope. */
@@ -321,7 +331,7 @@ export async function changedFilesLeft(ctx: DependencyGuardContext): Promise<str
   }
   const paths = Array.isArray(record.paths) ? record.paths.map(String) : [];
   const what: ChangedKind = record.what ?? 'installed dependencies';
-  const stores = packageStores(ctx.cwd, ctx.env ?? {});
+  const stores = homeStores(ctx);
   const stored = paths.some((path) => isAbsolute(path) && storeOf(stores, path) !== undefined);
   const fix =
     what === 'ignored files'

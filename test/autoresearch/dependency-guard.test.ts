@@ -17,7 +17,8 @@ import {
   type DependencyGuardContext,
 } from '../../src/autoresearch/dependency-guard.js';
 import { ContentHashes } from '../../src/infra/content-hashes.js';
-import { changedFiles } from '../../src/infra/ignored-files.js';
+import { changedFiles, fingerprintFiles } from '../../src/infra/ignored-files.js';
+import { accountHome } from '../../src/infra/tool-config.js';
 import type { Git } from '../../src/infra/git.js';
 
 async function context(ignored: string[] | undefined): Promise<DependencyGuardContext> {
@@ -331,6 +332,21 @@ describe('the dependency guard', () => {
       /^The doer changed installed dependencies \(.*junit-4\.13\.2\.jar\).*Delete the packages they belong to from the store/,
     );
     expect((await snapshotIgnored({ ...watched, outside: false }))!.stores.size).toBe(0);
+  });
+
+  it('tells a download from a change in the stores of the account’s home, which Java uses whatever HOME says', async () => {
+    const ctx = { ...(await context([])), env: { HOME: '/nonexistent/home' } };
+    const version = join(accountHome()!, '.m2', 'repository', 'org', 'example', 'w', '1.0');
+    const stores = (paths: string[], id = '1') => new Map(paths.map((path) => [path, id]));
+    const files = (found: Map<string, string>) => ({ ...fingerprintFiles(ctx.cwd, []), stores: found });
+    const jar = join(version, 'w-1.0.jar');
+    const before = files(stores([jar]));
+    // A new version, and Maven's bookkeeping beside the old: a download.
+    const download = files(
+      stores([jar, join(version, '..', '1.1', 'w-1.1.jar'), join(version, '_remote.repositories')]),
+    );
+    expect(changedStoreFiles(ctx, before, download)).toEqual([]);
+    expect(changedStoreFiles(ctx, before, files(stores([jar], '2')))).toEqual([jar]);
   });
 
   it('holds the loop while the files are as the agent left them, and lets go once every one changed', async () => {
