@@ -10,7 +10,7 @@ import type { LoopFiles } from '../infra/loop-files.js';
 import type { LoopConfig } from './config.js';
 import { normalizeRelativePath } from './config-values.js';
 import { isPathInScope } from './keep-revert.js';
-import { metricFiles } from './state-guard.js';
+import { metricFiles } from './metric-files.js';
 import { isTestFile } from './test-files.js';
 import type { WorkspacePaths } from './workspace.js';
 

@@ -6,9 +6,8 @@
 // does not see (ignored files, environments outside the tree, index flags) is ignored-trees.ts's. Between
 // beads, when a bead ends and between runs the seal (loop-seal.ts) tells the runner's writes from
 // anybody else's: settings a person changed are recorded in the ledger, anything else is put back.
-import { basename, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { basename, isAbsolute, join, resolve, sep } from 'node:path';
 import type { Bead } from '../beads/types.js';
-import { pathExists } from '../infra/atomic-file.js';
 import { relativeName } from '../infra/seal-journal.js';
 import { changedPaths, restoreSnapshot, takeSnapshot, type VaultLayout } from '../infra/file-vault.js';
 import type { Git } from '../infra/git.js';
@@ -31,6 +30,7 @@ import { isPathInScope, revertIteration } from './keep-revert.js';
 import { agentInstructionPaths } from './judge-checkout.js';
 import { watchLooseObjects } from '../infra/loose-objects.js';
 import { loadLedgerSummary } from './ledger-summary.js';
+import { commandFiles } from './metric-files.js';
 import { createLoopSeal, workspaceRelative } from './loop-seal.js';
 import { writeTerminalSignal } from './signals.js';
 import { readSpend } from './spend.js';
@@ -97,30 +97,8 @@ const STORE_GUARDED_ROLES = new Set(['doer', 'judge']);
  */
 const TREE_GUARDED_ROLES = new Set(['strategist', 'resume-strategist', 'retrospective']);
 
-/**
- * Files named in the metric command (a scoring script, a test file) that exist in the tree, relative
- * to it; for a soft metric, the rubric; and those named by the guard and track commands (a doer that
- * could edit a guard's test would pass it). Nobody but the user may change these.
- */
-export async function metricFiles(config: LoopConfig, cwd: string): Promise<string[]> {
-  const files: string[] = config.metric.type === 'soft' ? [config.metric.rubric_path] : [];
-  const commands = [
-    ...(config.metric.type === 'hard' ? [config.metric.argv] : []),
-    ...(config.guards ?? []).map((guard) => guard.argv),
-    ...(config.tracks ?? []).map((track) => track.argv),
-  ];
-  for (const arg of commands.flat()) {
-    if (arg.startsWith('-') || arg.includes('=')) continue;
-    const path = isAbsolute(arg) ? relative(cwd, arg) : arg;
-    if (path.startsWith('..') || path === '') continue;
-    const file = path.split('\\').join('/');
-    if (/[/\\.]/.test(path) && !files.includes(file) && (await pathExists(join(cwd, path)))) files.push(file);
-  }
-  return files;
-}
-
 async function guardedFiles(ctx: StateGuardContext): Promise<string[]> {
-  const inTree = (await metricFiles(ctx.config, ctx.cwd)).map((path) => resolve(ctx.cwd, path));
+  const inTree = (await commandFiles(ctx.config, ctx.cwd)).map((path) => resolve(ctx.cwd, path));
   return [...inTree, join(ctx.repo, '.forge', 'config.json'), join(ctx.repo, '.forge', 'loops.json')];
 }
 

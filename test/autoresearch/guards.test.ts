@@ -15,7 +15,7 @@ import {
   type LedgerLine,
 } from '../../src/autoresearch/ledger.js';
 import { summarizeLedger } from '../../src/autoresearch/ledger-summary.js';
-import { metricFiles } from '../../src/autoresearch/state-guard.js';
+import { metricFiles } from '../../src/autoresearch/metric-files.js';
 import { scoredLine } from '../../src/autoresearch/templates.js';
 import { parseScoreOption } from '../../src/autoresearch/setup-options.js';
 import { checkOptionsFrom } from '../../src/cli/loop-check-options.js';

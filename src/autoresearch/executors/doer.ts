@@ -16,14 +16,12 @@ import {
 } from '../keep-revert.js';
 import { recordSpend } from '../spend.js';
 import { recordedBranch, recordHead } from '../loop-head.js';
-import { metricFiles } from '../state-guard.js';
+import { commandFiles } from '../metric-files.js';
 import { snapshotSubmodules } from '../submodules.js';
 import { isTestFile } from '../test-files.js';
 import { linksLeadingOut } from '../../infra/contained-path.js';
 import { bookkeepingPaths, placeInLoop, type AutoresearchContext } from './context.js';
 import { runGuardStep } from './guard-step.js';
-
-export { metricFiles } from '../state-guard.js';
 
 export function createDoerExecutor(context: AutoresearchContext): Executor {
   return {
@@ -59,7 +57,7 @@ export function createDoerExecutor(context: AutoresearchContext): Executor {
         files: new Map(Object.entries(state.user_snapshot?.files ?? {})),
       };
       const ignored = bookkeepingPaths(context);
-      const protectedPaths = await metricFiles(context.config, context.repo);
+      const protectedPaths = await commandFiles(context.config, context.repo);
 
       const where = { baseSha, branch, snapshot, ignored, protectedPaths, iter };
       // Every attempt starts from the iteration's base: what an earlier attempt left is undone first.

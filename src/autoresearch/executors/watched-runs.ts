@@ -10,7 +10,7 @@ import { isToolConfigPath } from '../../infra/tool-config.js';
 import { nameSome } from '../dependency-guard.js';
 import type { OutsideChange } from '../outside-watch.js';
 import { isTestFile } from '../test-files.js';
-import { metricFiles } from '../state-guard.js';
+import { commandFiles } from '../metric-files.js';
 import { snapshotSubmodules } from '../submodules.js';
 import { describeTreeChange, restoreTree, snapshotTree } from '../tree-snapshot.js';
 import { bookkeepingPaths, type AutoresearchContext, type MetricRunOptions } from './context.js';
@@ -36,7 +36,7 @@ export function watchRuns(context: AutoresearchContext): WatchedRuns {
   const changes: TreeChangingRun[] = [];
   return {
     async run(command, options) {
-      const before = await snapshotTree(context.git, await metricFiles(context.config, context.repo));
+      const before = await snapshotTree(context.git, await commandFiles(context.config, context.repo));
       // A submodule's files are the tree's too (a metric's fixtures may live in one), whatever the scope.
       const submodules = await snapshotSubmodules(context.git, context.gitAt, context.repo, 'HEAD', []);
       const outside = await context.watchOutside?.({ cwd: context.repo, git: context.git });
