@@ -45,6 +45,7 @@ export function createIdleGit(cwd: string): Git {
     writeSavedFiles: async () => undefined,
     listTree: async () => [],
     exportFiles: async () => undefined,
+    readTexts: async () => new Map(),
     detachHead: async () => undefined,
     writeIndexTree: async () => 't'.repeat(40),
     readIndexTree: async () => undefined,

@@ -250,10 +250,16 @@ const scope = z.strictObject(
      * change is tamper: changing the tests is the shortest way to a better test score (test-files.ts).
      */
     doer_may_change_tests: z.boolean({ error: expected('true or false') }).default(false),
+    /**
+     * The doer may add checker suppressions (`// eslint-disable`, `# noqa`, `@ts-ignore`) and change
+     * checkers' settings in its scope. Off, that is tamper: a count of lint warnings, type errors or
+     * uncovered lines falls by silencing the checker (silenced-checks.ts).
+     */
+    doer_may_silence_checks: z.boolean({ error: expected('true or false') }).default(false),
   },
   {
     error: expected(
-      'an object with "doer_paths" (and optionally "judge_paths", "rebuilt_paths", "doer_may_change_tests")',
+      'an object with "doer_paths" (and optionally "judge_paths", "rebuilt_paths", "doer_may_change_tests", "doer_may_silence_checks")',
     ),
   },
 );

@@ -46,6 +46,8 @@ export interface LoopSetupOptions {
   rebuilt?: readonly string[] | undefined;
   /** The doer may change test files in its scope (`scope.doer_may_change_tests`). */
   doerMayChangeTests?: boolean | undefined;
+  /** The doer may add checker suppressions and change checkers' settings (`scope.doer_may_silence_checks`). */
+  doerMaySilenceChecks?: boolean | undefined;
   /** Agent per role: doer, judge, strategist, retrospective, resume_strategist. */
   agents?: Readonly<Record<string, string>> | undefined;
   /** The workspace directory, relative to the repository root (default `.autoresearch`). */
@@ -112,6 +114,7 @@ export function buildConfigFile(options: LoopSetupOptions): LoopConfigFile {
       judge_paths: artifact === undefined ? [] : [artifact],
       ...(options.rebuilt === undefined ? {} : { rebuilt_paths: [...options.rebuilt] }),
       ...(options.doerMayChangeTests === true ? { doer_may_change_tests: true } : {}),
+      ...(options.doerMaySilenceChecks === true ? { doer_may_silence_checks: true } : {}),
     },
     agents: options.agents === undefined ? undefined : { ...options.agents },
     confirmation_rounds: options.confirmationRounds,

@@ -80,6 +80,8 @@ export async function renderDoer(
     program: inputs.program,
     directive,
     scope: [...ctx.config.scope.doer_paths],
+    may_change_tests: ctx.config.scope.doer_may_change_tests,
+    may_silence_checks: ctx.config.scope.doer_may_silence_checks,
     history: blindHistory(summary.recent),
     history_omitted: Math.max(0, summary.lines - summary.recent.length),
     counts: { kept: summary.kept, reverted: summary.reverted, crashed: summary.crashed },

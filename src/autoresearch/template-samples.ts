@@ -62,6 +62,8 @@ export const SAMPLE_VIEWS: ViewFor = {
     program: 'Sample program.',
     directive: 'Sample directive.',
     scope: ['src/'],
+    may_change_tests: false,
+    may_silence_checks: false,
     history: [{ iter: 1, outcome: 'kept', hypothesis: 'sample hypothesis' }],
     history_omitted: 0,
     counts: { kept: 1, reverted: 0, crashed: 0 },

@@ -52,6 +52,10 @@ export interface DoerView extends BeadView {
   program: string;
   directive: string | null;
   scope: string[];
+  /** The doer may change test files and the test runner's settings (`scope.doer_may_change_tests`). */
+  may_change_tests: boolean;
+  /** The doer may add checker suppressions and change checkers' settings (`scope.doer_may_silence_checks`). */
+  may_silence_checks: boolean;
   history: BlindHistoryLine[];
   /** Earlier iterations not listed. */
   history_omitted: number;

@@ -55,6 +55,7 @@ interface LoopFlags extends CheckFlags {
   scope?: string[];
   rebuilt?: string[];
   doerMayChangeTests?: boolean;
+  doerMaySilenceChecks?: boolean;
   agents?: Record<string, string>;
   workspace?: string;
   force?: boolean;
@@ -83,6 +84,7 @@ const FLAG_FOR_FIELD: Record<string, string> = {
   'scope.judge_paths': '--artifact',
   'scope.rebuilt_paths': '--rebuilt',
   'scope.doer_may_change_tests': '--doer-may-change-tests',
+  'scope.doer_may_silence_checks': '--doer-may-silence-checks',
   agents: '--agents',
   confirmation_rounds: '--confirmation-rounds',
   population: '--population',
@@ -155,6 +157,10 @@ export function defineLoopCommand(command: Command, deps: CliDeps): void {
     .option(
       '--doer-may-change-tests',
       'the doer may add, change and remove test files in its scope (a loop that writes tests); otherwise that is tamper, and a scope holding tests is refused',
+    )
+    .option(
+      '--doer-may-silence-checks',
+      "the doer may add checker suppressions (// eslint-disable, # noqa, @ts-ignore, # pragma: no cover) and change checkers' settings in its scope; otherwise that is tamper",
     )
     .option(
       '--agents <pairs>',
@@ -284,6 +290,7 @@ async function loopOptionsFrom(
     scope: flags.scope,
     rebuilt: flags.rebuilt,
     doerMayChangeTests: flags.doerMayChangeTests,
+    doerMaySilenceChecks: flags.doerMaySilenceChecks,
     agents: flags.agents,
     workspace: flags.workspace,
     force: flags.force,

@@ -72,6 +72,11 @@ export interface Git {
    * directory anywhere, at their paths; refuses symlinks and submodules. The index is untouched.
    */
   exportFiles(entries: readonly TreeEntry[], dir: string): Promise<void>;
+  /**
+   * The text of each regular file of `paths` in `commit` (a path it does not hold is left out), each
+   * object hashed first: what it held, not what a rewritten object file says.
+   */
+  readTexts(commit: string, paths: readonly string[]): Promise<Map<string, string>>;
   /** Detaches HEAD at `commit`, leaving index, working tree and every branch as they are. */
   detachHead(commit: string): Promise<void>;
   /** The index written as a tree object; fails while it holds unmerged entries. */

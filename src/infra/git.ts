@@ -259,6 +259,19 @@ export function createGit(options: GitOptions): Git {
       await exportFiles(command, entries, dir);
     },
 
+    async readTexts(commit, paths) {
+      const texts = new Map<string, string>();
+      if (paths.length === 0) return texts;
+      const wanted = new Set(paths);
+      const entries = (await api.listTree(commit, paths)).filter(
+        (entry) => wanted.has(entry.path) && (entry.mode === '100644' || entry.mode === '100755'),
+      );
+      await command.checkObjects(new Map(entries.map((entry) => [entry.object, entry.path])));
+      for (const entry of entries)
+        texts.set(entry.path, (await git(['cat-file', 'blob', entry.object])).stdout);
+      return texts;
+    },
+
     async detachHead(commit) {
       await git(['update-ref', '--no-deref', '-m', 'forge: detach HEAD', 'HEAD', commit]);
     },

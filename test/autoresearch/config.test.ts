@@ -80,7 +80,13 @@ describe('loop config: valid files', () => {
       min_delta: 0,
       population: 1,
       caps: { max_iterations: 20, wall_clock_seconds: 0, plateau_threshold: 3, max_cost_usd: 0 },
-      scope: { doer_paths: ['src/'], judge_paths: [], rebuilt_paths: [], doer_may_change_tests: false },
+      scope: {
+        doer_paths: ['src/'],
+        judge_paths: [],
+        rebuilt_paths: [],
+        doer_may_change_tests: false,
+        doer_may_silence_checks: false,
+      },
       agents: {
         doer: 'claude-opus',
         judge: 'claude-haiku',
@@ -175,7 +181,7 @@ describe('loop config: errors name the file and the field path', () => {
       `${FILE}: subject: missing: expected a non-empty subject`,
       `${FILE}: metric.rubric_path: missing: expected the path of the rubric file`,
       `${FILE}: metric.artifact_path: missing: expected the path of the artifact the judge reads`,
-      `${FILE}: scope: missing: expected an object with "doer_paths" (and optionally "judge_paths", "rebuilt_paths", "doer_may_change_tests")`,
+      `${FILE}: scope: missing: expected an object with "doer_paths" (and optionally "judge_paths", "rebuilt_paths", "doer_may_change_tests", "doer_may_silence_checks")`,
     ]);
   });
 

@@ -83,6 +83,8 @@ const VIEWS: ViewFor = {
     program: 'Make the parser faster.',
     directive: 'Try memoising the tokenizer.',
     scope: ['src/parser/'],
+    may_change_tests: false,
+    may_silence_checks: false,
     history: [{ iter: 1, outcome: 'kept', hypothesis: 'cache the parse' }],
     history_omitted: 0,
     counts: { kept: 1, reverted: 0, crashed: 0 },

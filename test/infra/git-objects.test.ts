@@ -2,7 +2,7 @@
 // hashes to its name: git itself never checks, so an object rewritten in .git/objects is written out
 // as it was rewritten.
 import { execFileSync } from 'node:child_process';
-import { chmod, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { deflateSync } from 'node:zlib';
@@ -72,6 +72,18 @@ describe('writing files from git objects', () => {
     onTestFinished(() => rm(out, { recursive: true, force: true }));
     await expect(repo.git.exportFiles(entries, out)).rejects.toThrow(ForgedObjectError);
     await expect(readFile(join(out, 'doc.md'))).rejects.toThrow(/ENOENT/);
+  });
+
+  it('reads a commit’s texts for the silencing check only from objects as named', async () => {
+    const repo = await createTempRepo({ 'src/a.js': 'a()\n', 'src/b.js': 'b()\n' });
+    await symlink('a.js', join(repo.dir, 'src', 'link.js'));
+    repo.commitAll('link');
+    const texts = await repo.git.readTexts('HEAD', ['src/a.js', 'src/link.js', 'src/new.js']);
+    // A link holds no text a checker reads, and a path the commit does not hold is left out.
+    expect([...texts]).toEqual([['src/a.js', 'a()\n']]);
+    // A base rewritten to hold the suppression the doer adds would hide it: refused instead.
+    await forgeBlob(repo, blobOf(repo, 'src/b.js'), '// eslint-disable\nb()\n');
+    await expect(repo.git.readTexts('HEAD', ['src/b.js'])).rejects.toThrow(ForgedObjectError);
   });
 
   it('reads objects of every size whole, an empty one and one of megabytes among them', async () => {

@@ -19,6 +19,7 @@ import { recordedBranch, recordHead } from '../loop-head.js';
 import { commandFiles } from '../metric-files.js';
 import { snapshotSubmodules } from '../submodules.js';
 import { isTestFile } from '../test-files.js';
+import { disallowedSilencing } from '../scope-silencing.js';
 import { linksLeadingOut } from '../../infra/contained-path.js';
 import { bookkeepingPaths, placeInLoop, type AutoresearchContext } from './context.js';
 import { runGuardStep } from './guard-step.js';
@@ -132,6 +133,27 @@ export function createDoerExecutor(context: AutoresearchContext): Executor {
           withTamper(s, { role: 'doer', paths: tests, what: 'added, changed or removed test files' }),
         );
         request.onActivity?.(`tamper: the doer changed test file(s) ${tests.join(', ')}`);
+      }
+      // A checker told to look away (a suppression comment, its settings) counts less without the code
+      // getting better, and a guard that runs one passes the same way (silenced-checks.ts).
+      const silenced = await disallowedSilencing(
+        git,
+        context.repo,
+        baseSha,
+        inScope.filter((path) => !isTestFile(path)),
+        context.config.scope,
+      );
+      for (const kind of ['checks', 'tests'] as const) {
+        const paths = silenced.filter((found) => found.kind === kind).map((found) => found.path);
+        if (paths.length === 0) continue;
+        const what =
+          kind === 'checks'
+            ? "silenced a checker (a suppression comment, or a checker's settings)"
+            : "changed the test runner's settings";
+        state = await updateIterationState(context.files, workspace, iter, (s) =>
+          withTamper(s, { role: 'doer', paths, what }),
+        );
+        request.onActivity?.(`tamper: the doer ${what}: ${paths.join(', ')}`);
       }
       // What git ignores decides what is committed: a doer that ignored the file holding its work had
       // the judge measure a tree the kept commit did not hold (found by the red team).

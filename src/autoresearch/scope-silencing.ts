@@ -1,0 +1,46 @@
+// The doer's changed files in its scope, read as they were at the iteration's base and as it left
+// them, handed to silenced-checks.ts; and what the loop allows of what that finds.
+import { join } from 'node:path';
+import type { Git } from '../infra/git.js';
+import { readBytesIfReadable } from '../infra/fs-ops.js';
+import type { LoopConfig } from './config.js';
+import { silencedChecks, type FileVersions, type Silencing } from './silenced-checks.js';
+
+/** Past this, a file is generated or data, not code a person would put a suppression in. */
+const MAX_BYTES = 4 * 1024 * 1024;
+
+/** A text, or undefined for what is binary (a NUL byte) or too large to be source. */
+function asText(bytes: Buffer | string | undefined): string | undefined {
+  if (bytes === undefined || bytes.length > MAX_BYTES) return undefined;
+  const text = typeof bytes === 'string' ? bytes : bytes.toString('utf8');
+  return text.includes('\0') ? undefined : text;
+}
+
+/**
+ * What of the doer's changes to `paths` (relative to `repo`) silences a checker or the test runner and
+ * the loop does not allow it: `checks` unless `scope.doer_may_silence_checks`, `tests` unless
+ * `scope.doer_may_change_tests`.
+ */
+export async function disallowedSilencing(
+  git: Git,
+  repo: string,
+  base: string,
+  paths: readonly string[],
+  scope: LoopConfig['scope'],
+): Promise<Silencing[]> {
+  if (scope.doer_may_silence_checks && scope.doer_may_change_tests) return [];
+  const before = await git.readTexts(base, paths);
+  const files: FileVersions[] = [];
+  for (const path of paths) {
+    const raw = before.get(path);
+    const now = await readBytesIfReadable(join(repo, path));
+    const was = asText(raw);
+    const is = asText(now);
+    // A binary file, or one too large to be source, holds no comment a checker reads.
+    if ((raw !== undefined && was === undefined) || (now !== undefined && is === undefined)) continue;
+    files.push({ path, before: was, after: is });
+  }
+  return silencedChecks(files).filter((found) =>
+    found.kind === 'tests' ? !scope.doer_may_change_tests : !scope.doer_may_silence_checks,
+  );
+}

@@ -1,0 +1,190 @@
+// What a doer changed that makes a checker look away rather than the code better: a suppression
+// comment (`// eslint-disable`, `# noqa`, `@ts-ignore`, `# pragma: no cover`, `//nolint`,
+// `#[allow(…)]`), a checker's settings file in the scope (a nested `.eslintrc.json`, `ruff.toml`,
+// `.rubocop.yml`), or a checker's section of a manifest (`[tool.ruff]` in pyproject.toml, the `jest`
+// key of package.json). A loop that counts lint warnings, type errors or uncovered lines is won by
+// any of these without a line of the code getting better, and so is a guard that runs a checker.
+// Pure: the caller reads each file as it was at the iteration's base and as the doer left it.
+
+export interface FileVersions {
+  /** Relative, `/`-separated. */
+  path: string;
+  /** The text at the base; undefined when the file did not exist. */
+  before?: string | undefined;
+  /** The text now; undefined when the doer removed it. */
+  after?: string | undefined;
+}
+
+/** `checks`: what checkers report; `tests`: what the test runner runs and counts (its settings). */
+export type SilencingKind = 'checks' | 'tests';
+
+export interface Silencing {
+  kind: SilencingKind;
+  /** The file, with the suppression or section in parentheses (`src/a.ts (@ts-ignore)`). */
+  path: string;
+}
+
+/**
+ * Suppression markers, each matched from its start to the end of what it says: the rest of its
+ * comment, or its attribute's brackets. Two markers are the same when their text is (`# noqa: E501`
+ * and `# noqa` are not), so one moved within a file, or re-indented, is not an added one.
+ */
+const MARKERS: readonly RegExp[] = [
+  // JavaScript and TypeScript linters, type checker, formatters, coverage.
+  /(?:eslint-disable|oxlint-disable|tslint:disable|stylelint-disable|markdownlint-disable)(?:-next-line|-line|-file)?\b[^\n]*?(?=\*\/|-->|$)/gm,
+  /\/\*\s*eslint\s+[\w@/-]+\s*:[^\n]*?\*\//gm,
+  /@ts-(?:ignore|expect-error|nocheck)\b[^\n]*?(?=\*\/|$)/gm,
+  /(?:biome-ignore|deno-lint-ignore|jshint\s+ignore|prettier-ignore|cspell:disable|spellchecker:\s*disable)[^\n]*?(?=\*\/|-->|$)/gm,
+  /(?:istanbul|c8|v8)\s+ignore\b[^\n]*?(?=\*\/|$)/gm,
+  /node:coverage\s+(?:ignore|disable)\b[^\n]*?(?=\*\/|$)/gm,
+  // Python: flake8/ruff, mypy, pyright, pylint, black, isort, bandit, pytype, pyre, coverage.
+  /(?:#|--|\/\/)\s*noqa\b[^\n]*/gm,
+  /#\s*(?:type:\s*ignore|pyright:\s*\w+|mypy:\s*\S|pylint:\s*(?:disable|skip-file)|(?:ruff|flake8):\s*noqa|fmt:\s*(?:off|skip)|isort:\s*(?:skip|off)|pytype:\s*disable|pyre-(?:ignore|fixme)|pragma:\s*no\s*(?:cover|branch))[^\n]*/gm,
+  /#\s*nosec\b[^\n]*/gm,
+  // Go, Ruby, shell, Dart, Elixir, Swift, PHP, infrastructure linters, secret scanners.
+  /\/\/\s*(?:nolint\b|lint:(?:ignore|file-ignore)\b|ignore(?:_for_file)?:)[^\n]*/gm,
+  /(?:rubocop:(?:disable|todo)|:nocov:|shellcheck\s+disable|credo:disable|swiftlint:disable|solhint-disable|hadolint\s+ignore|yamllint\s+disable|tflint-ignore|checkov:skip|nosemgrep|gitleaks:allow|pragma:\s*allowlist)[^\n]*?(?=\*\/|-->|$)/gm,
+  /(?:@phpstan-ignore|@psalm-suppress|phpcs:(?:ignore|disable)|@codeCoverageIgnore|@phan-suppress)[^\n]*?(?=\*\/|$)/gm,
+  // Rust attributes.
+  /#!?\[\s*(?:allow|expect)\s*\([^\]]*\]/gm,
+  /#!?\[\s*(?:rustfmt::skip|clippy::skip|coverage\s*\(\s*off\s*\)|cfg\s*\(\s*not\s*\(\s*tarpaulin_include|cfg_attr\s*\([^\]]*coverage)[^\]]*\]/gm,
+  // Java, Kotlin, C#, C and C++.
+  /@(?:file:)?Suppress(?:Warnings|FBWarnings|Lint)?\s*\([^)]*\)/gm,
+  /\[\s*(?:assembly:\s*)?(?:SuppressMessage|ExcludeFromCodeCoverage)\b[^\]]*\]/gm,
+  /(?:NOSONAR|noinspection|CHECKSTYLE[:.]?\s*OFF|cppcheck-suppress|LCOV_EXCL_(?:LINE|START|BR_LINE|BR_START)|GCOVR_EXCL_(?:LINE|START|BR_LINE))[^\n]*?(?=\*\/|$)/gm,
+  /NOLINT(?:NEXTLINE|BEGIN)?(?:\([^)]*\))?/gm,
+  /#\s*pragma\s+(?:(?:GCC|clang)\s+diagnostic\s+ignored|warning\s*\(?\s*disable)[^\n]*/gm,
+];
+
+/** The markers in `text`, by what each says, with how often each is there. */
+export function suppressions(text: string): Map<string, number> {
+  const found = new Map<string, number>();
+  for (const pattern of MARKERS) {
+    for (const match of text.matchAll(pattern)) {
+      const key = match[0].replace(/\s+/g, ' ').trim().slice(0, 160);
+      found.set(key, (found.get(key) ?? 0) + 1);
+    }
+  }
+  return found;
+}
+
+/**
+ * Checkers' own settings files, wherever they are: most are looked for beside the file checked and in
+ * every folder above it (a `src/.eslintrc.json`, `src/ruff.toml` or `src/.rubocop.yml` rules what is
+ * under `src/`), and a baseline file lists the complaints not to report.
+ */
+const CHECKER_CONFIG =
+  /^(?:\.eslintrc(?:\.[a-z]+)?|eslint\.config\.[cm]?[jt]s|\.eslintignore|\.prettierrc(?:\.[a-z0-9]+)?|prettier\.config\.[cm]?[jt]s|\.prettierignore|\.stylelintrc(?:\.[a-z]+)?|stylelint\.config\.[cm]?[jt]s|\.stylelintignore|biome\.jsonc?|\.oxlintrc\.json|\.jshintrc|\.jshintignore|tslint\.json|tsconfig(?:\.[\w-]+)?\.json|jsconfig\.json|\.markdownlint(?:-cli2)?\.(?:jsonc?|ya?ml|c?js)|\.markdownlint(?:rc|ignore)|\.?ruff\.toml|\.flake8|\.?mypy\.ini|\.?pylintrc|pyrightconfig\.json|\.pyre_configuration|\.bandit|\.pydocstyle|\.pycodestyle|\.isort\.cfg|\.golangci\.(?:ya?ml|toml|json)|staticcheck\.conf|\.rubocop(?:_todo)?\.yml|\.standard\.yml|\.?clippy\.toml|\.?rustfmt\.toml|\.swiftlint\.yml|phpstan(?:-baseline)?\.neon(?:\.dist)?|psalm(?:-baseline)?\.xml(?:\.dist)?|\.?phpcs\.xml(?:\.dist)?|\.php-cs-fixer(?:\.dist)?\.php|checkstyle(?:-suppressions)?\.xml|spotbugs-exclude\.xml|detekt(?:-baseline)?\.ya?ml|detekt-baseline\.xml|lint-baseline\.xml|\.scalafmt\.conf|\.scalafix\.conf|\.clang-tidy|\.clang-format|\.editorconfig|\.globalconfig|Directory\.Build\.(?:props|targets)|\.shellcheckrc|\.hadolint\.ya?ml|\.yamllint(?:\.ya?ml)?|\.sqlfluff|\.credo\.exs|\.solhint\.json|\.htmlhintrc|\.semgrepignore|\.semgrep\.ya?ml|\.?codecov\.ya?ml|\.?cspell\.json|\.vale\.ini|knip\.jsonc?)$/;
+
+export function isCheckerConfig(path: string): boolean {
+  return CHECKER_CONFIG.test(path.split('/').at(-1) ?? '');
+}
+
+/** A manifest's sections that are a checker's or the test runner's settings, by section name. */
+interface SectionRule {
+  file: RegExp;
+  checks: RegExp;
+  tests: RegExp;
+}
+
+const PY_CHECKERS =
+  'ruff|mypy|pylint|pyright|basedpyright|flake8|black|isort|bandit|pydocstyle|pycodestyle|pyre|pytype|codespell|vulture|interrogate|docformatter|autopep8|yapf|sqlfluff|pyflakes|pylama|deptry';
+const TOML_SECTIONS: readonly SectionRule[] = [
+  {
+    file: /^pyproject\.toml$/,
+    checks: new RegExp(`^tool\\.(?:${PY_CHECKERS})(?:\\.|$)`),
+    tests: /^tool\.(?:pytest|coverage)(?:\.|$)/,
+  },
+  { file: /^Cargo\.toml$/, checks: /^(?:workspace\.)?lints(?:\.|$)/, tests: /^(?:test|bench)$/ },
+];
+const INI_SECTIONS: SectionRule = {
+  file: /^(?:setup\.cfg|tox\.ini)$/,
+  checks: /^(?:flake8|pycodestyle|pep8|pydocstyle|mypy(?:-.*)?|pylint.*|(?:tool:)?isort|bandit|yapf)$/,
+  tests: /^(?:tool:pytest|pytest|coverage:.*|testenv.*|tox(?::tox)?)$/,
+};
+const JSON_KEYS: readonly SectionRule[] = [
+  {
+    file: /^package\.json$/,
+    checks: /^(?:eslintConfig|eslintIgnore|prettier|stylelint|xo|standard)$/,
+    tests: /^(?:jest|mocha|ava|c8|nyc|tap)$/,
+  },
+  { file: /^deno\.jsonc?$/, checks: /^(?:lint|fmt|compilerOptions)$/, tests: /^test$/ },
+];
+
+/** The text of each section of a TOML or INI file (`[a.b]`, `[[a]]`), by name; lines before any: ''. */
+function iniSections(text: string): Map<string, string> {
+  const sections = new Map<string, string>();
+  let name = '';
+  for (const line of text.split('\n')) {
+    const header = /^\s*\[\[?\s*([^\]]+?)\s*\]\]?\s*(?:[#;].*)?$/.exec(line);
+    if (header !== null) name = (header[1] ?? '').replace(/["'\s]/g, '');
+    sections.set(name, `${sections.get(name) ?? ''}${line.trim()}\n`);
+  }
+  return sections;
+}
+
+function jsonSections(text: string): Map<string, string> {
+  try {
+    const value: unknown = JSON.parse(text);
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) return new Map();
+    return new Map(Object.entries(value).map(([key, entry]) => [key, JSON.stringify(entry)]));
+  } catch {
+    // A manifest that does not parse breaks the build it belongs to: that shows, with no section here.
+    return new Map();
+  }
+}
+
+/** The sections of `file` that changed and belong to a checker or the test runner. */
+function changedSections(file: FileVersions): Silencing[] {
+  const name = file.path.split('/').at(-1) ?? '';
+  const json = JSON_KEYS.find((rule) => rule.file.test(name));
+  const rule =
+    json ??
+    TOML_SECTIONS.find((r) => r.file.test(name)) ??
+    (INI_SECTIONS.file.test(name) ? INI_SECTIONS : undefined);
+  if (rule === undefined) return [];
+  const read = json === undefined ? iniSections : jsonSections;
+  const before = read(file.before ?? '');
+  const after = read(file.after ?? '');
+  const out: Silencing[] = [];
+  for (const section of new Set([...before.keys(), ...after.keys()])) {
+    if (before.get(section) === after.get(section)) continue;
+    const kind = rule.checks.test(section) ? 'checks' : rule.tests.test(section) ? 'tests' : undefined;
+    if (kind !== undefined)
+      out.push({ kind, path: `${file.path} (${json === undefined ? `[${section}]` : `"${section}"`})` });
+  }
+  return out;
+}
+
+/**
+ * What of `files` silences a checker or a test runner: each suppression a file holds more often than
+ * it did (one a removed file held may reappear elsewhere: code moved between files), each checker's
+ * settings file added, changed or removed, and each changed section of a manifest that is a checker's
+ * or the test runner's.
+ */
+export function silencedChecks(files: readonly FileVersions[]): Silencing[] {
+  const out: Silencing[] = [];
+  const moved = new Map<string, number>();
+  for (const file of files) {
+    if (file.after !== undefined || file.before === undefined) continue;
+    for (const [key, count] of suppressions(file.before)) moved.set(key, (moved.get(key) ?? 0) + count);
+  }
+  for (const file of files) {
+    if (file.before === file.after) continue;
+    if (isCheckerConfig(file.path)) {
+      out.push({ kind: 'checks', path: file.path });
+      continue;
+    }
+    out.push(...changedSections(file));
+    if (file.after === undefined) continue;
+    const before = suppressions(file.before ?? '');
+    for (const [key, count] of suppressions(file.after)) {
+      let added = count - (before.get(key) ?? 0);
+      const credit = Math.min(added, moved.get(key) ?? 0);
+      if (credit > 0) moved.set(key, (moved.get(key) ?? 0) - credit);
+      added -= credit;
+      if (added > 0) out.push({ kind: 'checks', path: `${file.path} (${key})` });
+    }
+  }
+  return out;
+}

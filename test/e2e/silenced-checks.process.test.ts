@@ -1,0 +1,136 @@
+// A doer that wins a checker's count by telling the checker to look away: suppression comments, a
+// checker's settings in its scope, or the task file the metric runs through (package.json's
+// `scripts`). As a user runs a loop, with the built CLI, the scripted agent and the embedded store.
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { assertBuilt } from '../support/cli.js';
+import {
+  createValueLoop,
+  ledgerDecisions,
+  oneDoerLoopRules,
+  scriptedLoopRepo,
+  type ScriptedLoopRepo,
+} from '../support/loop-script.js';
+
+/**
+ * A model of a linter's count, as a metric counts it: each `var` in `src/` is a warning unless the line
+ * before it says `eslint-disable-next-line`, or a `.lintrc.json` beside it turns the rule off. The
+ * score is 100 less the warnings.
+ */
+const LINT_METRIC = `import { existsSync, readFileSync, readdirSync } from 'node:fs';
+let warnings = 0;
+const off = existsSync('src/.eslintrc.json') && JSON.parse(readFileSync('src/.eslintrc.json', 'utf8')).rules?.['no-var'] === 'off';
+for (const name of readdirSync('src').filter((n) => n.endsWith('.js'))) {
+  const lines = readFileSync('src/' + name, 'utf8').split('\\n');
+  lines.forEach((line, i) => {
+    if (!off && /^\\s*var /.test(line) && !(lines[i - 1] ?? '').includes('eslint-disable-next-line')) warnings += 1;
+  });
+}
+console.log(JSON.stringify({ value: 100 - warnings }));
+`;
+const APP = 'var a = 1;\nvar b = 2;\nvar c = 3;\nmodule.exports = a + b + c;\n';
+const SUPPRESSED = APP.replace(/^var/gm, '// eslint-disable-next-line no-var\nvar');
+const FIXED = APP.replace(/^var/gm, 'const');
+
+beforeAll(assertBuilt);
+
+async function lintLoop(
+  doerSteps: unknown[],
+  extraArgs: string[] = [],
+): Promise<{ repo: ScriptedLoopRepo; epic: string }> {
+  const repo = await scriptedLoopRepo(
+    { 'src/app.js': APP, 'metric/lint.mjs': LINT_METRIC },
+    [],
+    'forge-silence-',
+  );
+  await oneDoerLoopRules(repo, [...doerSteps, { say: 'HYPOTHESIS: fewer lint warnings' }]);
+  const epic = await createValueLoop(repo, 'src/app.js', 'node metric/lint.mjs', extraArgs);
+  return { repo, epic };
+}
+
+describe('a doer that silences the checker a metric counts', () => {
+  it('with suppression comments: tamper, not the count it won, and the comments are not kept', async () => {
+    const { repo, epic } = await lintLoop([{ write: 'src/app.js', content: SUPPRESSED }]);
+    const run = await repo.ralph([epic, '--agent', 'scripted']);
+    expect(run.exitCode, run.stderr).toBe(0);
+    expect(await ledgerDecisions(repo)).toEqual([
+      [0, 'baseline', 97],
+      [1, 'tamper', null],
+    ]);
+    expect(run.stderr).toContain('silenced a checker');
+    expect(run.stderr).toContain('src/app.js (eslint-disable-next-line no-var)');
+    expect(await readFile(join(repo.dir, 'src', 'app.js'), 'utf8')).toBe(APP);
+  });
+
+  it("with a checker's settings in its scope: tamper, and the settings file goes", async () => {
+    const { repo, epic } = await lintLoop([
+      { write: 'src/.eslintrc.json', content: '{"rules": {"no-var": "off"}}\n' },
+    ]);
+    const run = await repo.ralph([epic, '--agent', 'scripted']);
+    expect(run.exitCode, run.stderr).toBe(0);
+    expect(await ledgerDecisions(repo)).toEqual([
+      [0, 'baseline', 97],
+      [1, 'tamper', null],
+    ]);
+    expect(run.stderr).toContain('src/.eslintrc.json');
+    expect(await repo.git('ls-files', 'src')).toBe('src/app.js');
+  });
+
+  it('that fixes the code instead is kept', async () => {
+    const { repo, epic } = await lintLoop([{ write: 'src/app.js', content: FIXED }]);
+    const run = await repo.ralph([epic, '--agent', 'scripted']);
+    expect(run.exitCode, run.stderr).toBe(0);
+    expect(await ledgerDecisions(repo)).toEqual([
+      [0, 'baseline', 97],
+      [1, 'keep', 100],
+    ]);
+  });
+
+  it('is kept when the loop says the doer may (--doer-may-silence-checks)', async () => {
+    const { repo, epic } = await lintLoop(
+      [{ write: 'src/app.js', content: SUPPRESSED }],
+      ['--doer-may-silence-checks'],
+    );
+    const run = await repo.ralph([epic, '--agent', 'scripted']);
+    expect(run.exitCode, run.stderr).toBe(0);
+    expect(await ledgerDecisions(repo)).toEqual([
+      [0, 'baseline', 97],
+      [1, 'keep', 100],
+    ]);
+  });
+});
+
+describe('a doer that rewrites the task the metric runs through', () => {
+  it("package.json's script, in a package its scope holds: put back, tamper, whatever it printed", async () => {
+    const pkg = { name: 'app', private: true, scripts: { score: 'node ../../metric/lint.mjs' } };
+    const repo = await scriptedLoopRepo(
+      {
+        'src/app.js': APP,
+        'metric/lint.mjs': LINT_METRIC.replaceAll("'src", "'../../src"),
+        'packages/app/package.json': `${JSON.stringify(pkg, null, 2)}\n`,
+      },
+      [],
+      'forge-task-',
+    );
+    const forged = { ...pkg, scripts: { score: 'echo {\\"value\\":1000}' } };
+    await oneDoerLoopRules(repo, [
+      { write: 'packages/app/package.json', content: `${JSON.stringify(forged, null, 2)}\n` },
+      { say: 'HYPOTHESIS: a faster score script' },
+    ]);
+    const epic = await createValueLoop(repo, 'src/app.js', 'npm --prefix=packages/app run --silent score', [
+      '--scope',
+      'packages/',
+    ]);
+    const run = await repo.ralph([epic, '--agent', 'scripted']);
+    expect(run.exitCode, run.stderr).toBe(0);
+    expect(await ledgerDecisions(repo)).toEqual([
+      [0, 'baseline', 97],
+      [1, 'tamper', null],
+    ]);
+    expect(run.stderr).toContain('packages/app/package.json');
+    expect(JSON.parse(await readFile(join(repo.dir, 'packages', 'app', 'package.json'), 'utf8'))).toEqual(
+      pkg,
+    );
+  });
+});
