@@ -5,10 +5,14 @@
 // for every later run and every other project on the machine.
 //
 // A store is written as packages are downloaded: a new package is a new folder (or file), and what is
-// in one never changes again. So a file changed or removed is a tamper, and so is a file added to a
-// package that was there before (a `.go` file in a module's folder is compiled with it); a new package
-// is a download. Each store's own bookkeeping (Maven's metadata, Cargo's `.cargo-ok`) is not watched.
-import { basename, isAbsolute, join, relative, sep } from 'node:path';
+// in one never changes again. So a file changed is a tamper, and so is a file added to a package that
+// was there before (a `.go` file in a module's folder is compiled with it); a new package is a
+// download. A removal forges nothing where each file is a download of its own (the tool fetches it
+// again), nor where a package's folder goes whole (Gradle prunes what no build used for 30 days); a
+// file removed from a package still there changes what is compiled. Maven fetches a SNAPSHOT anew when
+// it changes upstream, and records it in the version's metadata. Each store's own bookkeeping
+// (Maven's metadata, Cargo's `.cargo-ok`) is not watched.
+import { basename, dirname, isAbsolute, join, relative, sep } from 'node:path';
 import { javaHomes, javaProperty, toolDir, type Env } from './tool-config.js';
 
 export interface PackageStore {
@@ -27,6 +31,11 @@ export interface PackageStore {
   packageOf: (rel: string) => string | undefined;
   /** Whether the file at `rel` (as for `packageOf`) is the tool's bookkeeping, which it rewrites itself. */
   bookkeeping: (rel: string) => boolean;
+  /**
+   * Whether the file at `rel` lies in a folder the tool downloads anew when it changes upstream (a
+   * Maven SNAPSHOT), recording so in the folder's bookkeeping.
+   */
+  refreshed?: (rel: string) => boolean;
 }
 
 const none = () => undefined;
@@ -63,6 +72,9 @@ const MAVEN_BOOKKEEPING =
 /** Cargo's mark of a package unpacked whole. */
 const cargoOk = (rel: string) => basename(rel) === '.cargo-ok';
 
+/** A file in a SNAPSHOT version's folder (`…/1.0-SNAPSHOT/x-1.0-20261130.101500-3.jar`). */
+const snapshot = (rel: string) => /(?:^|\/)[^/]+-SNAPSHOT\/[^/]+$/.test(rel);
+
 export interface PackageStoreOptions {
   /** Folders watched whole already (an active virtualenv): a store inside one is left to it. */
   watched?: readonly string[];
@@ -87,8 +99,11 @@ export function packageStores(cwd: string, env: Env, options: PackageStoreOption
     packageOf: PackageStore['packageOf'] = none,
     bookkeeping: PackageStore['bookkeeping'] = () => false,
     skip: readonly string[] = [],
+    refreshed?: PackageStore['refreshed'],
   ): PackageStore[] =>
-    root === undefined || !isAbsolute(root) ? [] : [{ root, packageOf, bookkeeping, skip }];
+    root === undefined || !isAbsolute(root)
+      ? []
+      : [{ root, packageOf, bookkeeping, skip, ...(refreshed === undefined ? {} : { refreshed }) }];
   const homes = javaHomes(env, options.userHome);
   const inJavaHomes = (...name: string[]) => homes.map((home) => join(home, ...name));
   const maven = (root: string) =>
@@ -97,6 +112,7 @@ export function packageStores(cwd: string, env: Env, options: PackageStoreOption
       none,
       (rel) => MAVEN_BOOKKEEPING.test(rel),
       (options.own ?? []).map((rel) => join(root, rel)),
+      snapshot,
     );
   const cargo = toolDir(env, env.CARGO_HOME, '.cargo');
   const gopath = env.GOPATH?.split(':').find((dir) => isAbsolute(dir));
@@ -142,6 +158,34 @@ export function packageStores(cwd: string, env: Env, options: PackageStoreOption
   });
 }
 
+/**
+ * Whether `path` (in a SNAPSHOT folder) is new, or is the version's own name rewritten beside the
+ * timestamped file Maven fetched it as, new and of the same size (seen, Maven 3.8.7: a refresh writes
+ * `lib-1.0-20261130.090000-2.jar` and copies it over `lib-1.0-SNAPSHOT.jar`). A forger must fake both.
+ */
+function freshTwin(
+  path: string,
+  before: ReadonlyMap<string, string>,
+  after: ReadonlyMap<string, string>,
+): boolean {
+  if (!before.has(path)) return true;
+  const named = /^(.+)-SNAPSHOT((?:-[^.]+)?\..+)$/.exec(basename(path));
+  if (named === null) return false;
+  const [, stem = '', ext = ''] = named;
+  const size = (id: string | undefined) => id?.split(':')[1];
+  const twin = new RegExp(`^${literal(stem)}-\\d{8}\\.\\d{6}-\\d+${literal(ext)}$`);
+  const folder = dirname(path);
+  return [...after].some(
+    ([other, id]) =>
+      dirname(other) === folder &&
+      !before.has(other) &&
+      twin.test(basename(other)) &&
+      size(id) === size(after.get(path)),
+  );
+}
+
+const literal = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
 /** The store holding the absolute `path`, if one of `stores` does. */
 export function storeOf(stores: readonly PackageStore[], path: string): PackageStore | undefined {
   return stores.find((found) => path.startsWith(`${found.root}${sep}`));
@@ -162,8 +206,9 @@ function packageFolder(store: PackageStore, path: string): string | undefined {
 
 /**
  * Of the files in `stores` that changed from `before` to `after` (absolute paths with their
- * identities), those a download does not explain: a file changed or removed, and a file added to a
- * package that was there before. Each store's bookkeeping apart. Sorted.
+ * identities), those a download does not explain: a file changed, a file added to a package that was
+ * there before, and a file removed from a package still there. Each store's bookkeeping apart, and a
+ * SNAPSHOT whose folder's bookkeeping changed with it. Sorted.
  */
 export function tamperedStoreFiles(
   stores: readonly PackageStore[],
@@ -184,14 +229,33 @@ export function tamperedStoreFiles(
     }
     return packagesBefore.has(pkg);
   };
+  // The folders whose bookkeeping the tool rewrote (a SNAPSHOT it fetched anew), and the packages with
+  // a file left.
+  const rewrote = new Set<string>();
+  const left = new Set<string>();
+  for (const path of changed) {
+    const found = storeOf(stores, path);
+    if (found?.bookkeeping(within(found, path)) === true) rewrote.add(dirname(path));
+  }
+  for (const path of after.keys()) {
+    const found = storeOf(stores, path);
+    const folder = found && packageFolder(found, path);
+    if (folder !== undefined) left.add(folder);
+  }
   return changed
     .filter((path) => {
       const found = storeOf(stores, path);
       if (found === undefined) return true;
-      if (found.bookkeeping(within(found, path))) return false;
+      const rel = within(found, path);
+      if (found.bookkeeping(rel)) return false;
+      if (found.refreshed?.(rel) === true && rewrote.has(dirname(path)) && freshTwin(path, before, after)) {
+        return false;
+      }
+      const pkg = packageFolder(found, path);
+      // Removed: tamper only from a package that is still there.
+      if (!after.has(path)) return pkg !== undefined && left.has(pkg);
       if (before.has(path)) return true;
       // Added: tamper only inside a package that was there before.
-      const pkg = packageFolder(found, path);
       return pkg !== undefined && existed(pkg);
     })
     .sort();

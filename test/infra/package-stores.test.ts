@@ -86,10 +86,11 @@ describe('a change in a package store', () => {
   const crates = '/home/u/.cargo/registry/src/index.crates.io-6f17d22bba15001f';
   const mods = '/home/u/go/pkg/mod/github.com/acme';
 
-  it('is tamper when a file there before is rewritten or removed', () => {
+  it('is tamper when a file there before is rewritten, or removed from a package still there', () => {
     const before = files(
       `${m2}/junit-4.13.2.jar`,
       `${m2}/junit-4.13.2.pom`,
+      `${crates}/serde-1.0.0/Cargo.toml`,
       `${crates}/serde-1.0.0/src/lib.rs`,
     );
     const after = new Map(before);
@@ -101,16 +102,46 @@ describe('a change in a package store', () => {
     ]);
   });
 
-  it('is tamper when a file is added to a package unpacked before, where its tool loads every file', () => {
-    const before = files(`${crates}/serde-1.0.0/Cargo.toml`, `${mods}/score@v1.0.0/score.go`);
-    const after = new Map([
+  it('is no tamper when a download goes (fetched again), or a package goes whole (pruned)', () => {
+    const gradle = '/home/u/.gradle/caches/modules-2/files-2.1/org.junit/junit/4.13.2';
+    const before = files(
+      `${m2}/junit-4.13.2.jar`,
+      `${m2}/junit-4.13.2.pom`,
+      `${gradle}/abc/junit-4.13.2.jar`,
+      `${gradle}/def/junit-4.13.2.pom`,
+      `${crates}/serde-1.0.0/Cargo.toml`,
+      `${crates}/serde-1.0.0/src/lib.rs`,
+      `${mods}/score@v1.0.0/score.go`,
+    );
+    const after = files(`${m2}/junit-4.13.2.pom`);
+    expect(tamperedStoreFiles(stores, before, after)).toEqual([]);
+  });
+
+  it('is a download when a SNAPSHOT is fetched anew, as Maven does it; tamper otherwise', () => {
+    const snap = '/home/u/.m2/repository/org/acme/lib/1.0-SNAPSHOT';
+    const before = new Map([
+      [`${snap}/lib-1.0-SNAPSHOT.jar`, '100644:437:11:1'],
+      [`${snap}/lib-1.0-20261129.101500-1.jar`, '100644:437:12:1'],
+      [`${snap}/maven-metadata-central.xml`, '100644:558:13:1'],
+    ]);
+    // Seen with Maven 3.8.7: the new timestamped jar, copied over the version's own name, and the
+    // metadata rewritten.
+    const fetched = new Map([
       ...before,
-      ...files(`${crates}/serde-1.0.0/build.rs`, `${mods}/score@v1.0.0/zz_forged.go`),
+      [`${snap}/lib-1.0-SNAPSHOT.jar`, '100644:512:11:2'],
+      [`${snap}/lib-1.0-20261130.090000-2.jar`, '100644:512:14:2'],
+      [`${snap}/maven-metadata-central.xml`, '100644:558:15:2'],
     ]);
-    expect(tamperedStoreFiles(stores, before, after)).toEqual([
-      `${crates}/serde-1.0.0/build.rs`,
-      `${mods}/score@v1.0.0/zz_forged.go`,
-    ]);
+    expect(tamperedStoreFiles(stores, before, fetched)).toEqual([]);
+    // The jar rewritten with the metadata as it was, or with no fetched twin of its size: not Maven's.
+    const unfetched = new Map([...before, [`${snap}/lib-1.0-SNAPSHOT.jar`, '100644:512:11:2']]);
+    expect(tamperedStoreFiles(stores, before, unfetched)).toEqual([`${snap}/lib-1.0-SNAPSHOT.jar`]);
+    const twinless = new Map([...fetched, [`${snap}/lib-1.0-20261130.090000-2.jar`, '100644:437:14:2']]);
+    expect(tamperedStoreFiles(stores, before, twinless)).toEqual([`${snap}/lib-1.0-SNAPSHOT.jar`]);
+    // A release's metadata changing says nothing of its jar.
+    const release = new Map(files(`${m2}/junit-4.13.2.jar`, `${m2}/_remote.repositories`));
+    const rewritten = new Map([...release].map(([path]) => [path, 'rewritten']));
+    expect(tamperedStoreFiles(stores, release, rewritten)).toEqual([`${m2}/junit-4.13.2.jar`]);
   });
 
   it('is a download when it is a new package, or a new file where each file is a package', () => {
