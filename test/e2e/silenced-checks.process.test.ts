@@ -35,10 +35,14 @@ const FIXED = APP.replace(/^var/gm, 'const');
 
 beforeAll(assertBuilt);
 
-async function lintLoop(
+/**
+ * Runs the lint loop's baseline and one iteration whose doer takes `doerSteps`; returns the repository,
+ * what the runner printed and each ledger line as [iter, decision, score].
+ */
+async function lintIteration(
   doerSteps: unknown[],
   extraArgs: string[] = [],
-): Promise<{ repo: ScriptedLoopRepo; epic: string }> {
+): Promise<{ repo: ScriptedLoopRepo; stderr: string; decisions: unknown[][] }> {
   const repo = await scriptedLoopRepo(
     { 'src/app.js': APP, 'metric/lint.mjs': LINT_METRIC },
     [],
@@ -46,58 +50,48 @@ async function lintLoop(
   );
   await oneDoerLoopRules(repo, [...doerSteps, { say: 'HYPOTHESIS: fewer lint warnings' }]);
   const epic = await createValueLoop(repo, 'src/app.js', 'node metric/lint.mjs', extraArgs);
-  return { repo, epic };
+  const run = await repo.ralph([epic, '--agent', 'scripted']);
+  expect(run.exitCode, run.stderr).toBe(0);
+  return { repo, stderr: run.stderr, decisions: await ledgerDecisions(repo) };
 }
+
+const TAMPER = [
+  [0, 'baseline', 97],
+  [1, 'tamper', null],
+];
+const KEPT = [
+  [0, 'baseline', 97],
+  [1, 'keep', 100],
+];
 
 describe('a doer that silences the checker a metric counts', () => {
   it('with suppression comments: tamper, not the count it won, and the comments are not kept', async () => {
-    const { repo, epic } = await lintLoop([{ write: 'src/app.js', content: SUPPRESSED }]);
-    const run = await repo.ralph([epic, '--agent', 'scripted']);
-    expect(run.exitCode, run.stderr).toBe(0);
-    expect(await ledgerDecisions(repo)).toEqual([
-      [0, 'baseline', 97],
-      [1, 'tamper', null],
-    ]);
-    expect(run.stderr).toContain('silenced a checker');
-    expect(run.stderr).toContain('src/app.js (eslint-disable-next-line no-var)');
+    const { repo, stderr, decisions } = await lintIteration([{ write: 'src/app.js', content: SUPPRESSED }]);
+    expect(decisions).toEqual(TAMPER);
+    expect(stderr).toContain('silenced a checker');
+    expect(stderr).toContain('src/app.js (eslint-disable-next-line no-var)');
     expect(await readFile(join(repo.dir, 'src', 'app.js'), 'utf8')).toBe(APP);
   });
 
   it("with a checker's settings in its scope: tamper, and the settings file goes", async () => {
-    const { repo, epic } = await lintLoop([
+    const { repo, stderr, decisions } = await lintIteration([
       { write: 'src/.eslintrc.json', content: '{"rules": {"no-var": "off"}}\n' },
     ]);
-    const run = await repo.ralph([epic, '--agent', 'scripted']);
-    expect(run.exitCode, run.stderr).toBe(0);
-    expect(await ledgerDecisions(repo)).toEqual([
-      [0, 'baseline', 97],
-      [1, 'tamper', null],
-    ]);
-    expect(run.stderr).toContain('src/.eslintrc.json');
+    expect(decisions).toEqual(TAMPER);
+    expect(stderr).toContain('src/.eslintrc.json');
     expect(await repo.git('ls-files', 'src')).toBe('src/app.js');
   });
 
   it('that fixes the code instead is kept', async () => {
-    const { repo, epic } = await lintLoop([{ write: 'src/app.js', content: FIXED }]);
-    const run = await repo.ralph([epic, '--agent', 'scripted']);
-    expect(run.exitCode, run.stderr).toBe(0);
-    expect(await ledgerDecisions(repo)).toEqual([
-      [0, 'baseline', 97],
-      [1, 'keep', 100],
-    ]);
+    expect((await lintIteration([{ write: 'src/app.js', content: FIXED }])).decisions).toEqual(KEPT);
   });
 
   it('is kept when the loop says the doer may (--doer-may-silence-checks)', async () => {
-    const { repo, epic } = await lintLoop(
+    const { decisions } = await lintIteration(
       [{ write: 'src/app.js', content: SUPPRESSED }],
       ['--doer-may-silence-checks'],
     );
-    const run = await repo.ralph([epic, '--agent', 'scripted']);
-    expect(run.exitCode, run.stderr).toBe(0);
-    expect(await ledgerDecisions(repo)).toEqual([
-      [0, 'baseline', 97],
-      [1, 'keep', 100],
-    ]);
+    expect(decisions).toEqual(KEPT);
   });
 });
 
@@ -124,10 +118,7 @@ describe('a doer that rewrites the task the metric runs through', () => {
     ]);
     const run = await repo.ralph([epic, '--agent', 'scripted']);
     expect(run.exitCode, run.stderr).toBe(0);
-    expect(await ledgerDecisions(repo)).toEqual([
-      [0, 'baseline', 97],
-      [1, 'tamper', null],
-    ]);
+    expect(await ledgerDecisions(repo)).toEqual(TAMPER);
     expect(run.stderr).toContain('packages/app/package.json');
     expect(JSON.parse(await readFile(join(repo.dir, 'packages', 'app', 'package.json'), 'utf8'))).toEqual(
       pkg,
