@@ -52,7 +52,7 @@ const MARKERS: readonly RegExp[] = [
   /@(?:file:)?Suppress(?:Warnings|FBWarnings|Lint)?\s*\([^)]*\)/gm,
   /\[\s*(?:assembly:\s*)?(?:SuppressMessage|ExcludeFromCodeCoverage)\b[^\]]*\]/gm,
   /(?:NOSONAR|noinspection|CHECKSTYLE[:.]?\s*OFF|cppcheck-suppress|LCOV_EXCL_(?:LINE|START|BR_LINE|BR_START)|GCOVR_EXCL_(?:LINE|START|BR_LINE))[^\n]*?(?=\*\/|$)/gm,
-  /NOLINT(?:NEXTLINE|BEGIN)?(?:\([^)]*\))?/gm,
+  /\bNOLINT(?:NEXTLINE|BEGIN)?\b(?:\([^)]*\))?/gm,
   /#\s*pragma\s+(?:(?:GCC|clang)\s+diagnostic\s+ignored|warning\s*\(?\s*disable)[^\n]*/gm,
 ];
 

@@ -55,6 +55,7 @@ describe('suppressions', () => {
       'x = allow(1)',
       'return noqa_count',
       '@Override',
+      'const NOLINTING = 1; // a name that holds a marker',
     ].join('\n');
     expect(suppressions(code).size).toBe(0);
   });
