@@ -3,7 +3,9 @@
 import { join } from 'node:path';
 import type { Git } from '../infra/git.js';
 import { readBytesIfReadable } from '../infra/fs-ops.js';
+import { isProjectToolPath } from '../infra/tool-config.js';
 import type { LoopConfig } from './config.js';
+import { normalizeRelativePath } from './config-values.js';
 import { silencedChecks, type FileVersions, type Silencing } from './silenced-checks.js';
 
 /** Past this, a file is generated or data, not code a person would put a suppression in. */
@@ -19,7 +21,9 @@ function asText(bytes: Buffer | string | undefined): string | undefined {
 /**
  * What of the doer's changes to `paths` (relative to `repo`) silences a checker or the test runner and
  * the loop does not allow it: `checks` unless `scope.doer_may_silence_checks`, `tests` unless
- * `scope.doer_may_change_tests`.
+ * `scope.doer_may_change_tests`; and `tools`, a file a tool reads from the folder it runs in (seen: a
+ * `.npmrc` in the package the metric ran `npm --prefix=… run score` in, whose `node-options` preloaded
+ * a script into the metric's node that printed 1000), unless the scope names that very file.
  */
 export async function disallowedSilencing(
   git: Git,
@@ -28,7 +32,11 @@ export async function disallowedSilencing(
   paths: readonly string[],
   scope: LoopConfig['scope'],
 ): Promise<Silencing[]> {
-  if (scope.doer_may_silence_checks && scope.doer_may_change_tests) return [];
+  const named = new Set(scope.doer_paths.map(normalizeRelativePath));
+  const tools: Silencing[] = paths
+    .filter((path) => isProjectToolPath(path) && !named.has(path))
+    .map((path) => ({ kind: 'tools', path }));
+  if (scope.doer_may_silence_checks && scope.doer_may_change_tests) return tools;
   const before = await git.readTexts(base, paths);
   const files: FileVersions[] = [];
   for (const path of paths) {
@@ -40,7 +48,8 @@ export async function disallowedSilencing(
     if ((raw !== undefined && was === undefined) || (now !== undefined && is === undefined)) continue;
     files.push({ path, before: was, after: is });
   }
-  return silencedChecks(files).filter((found) =>
+  const silenced = silencedChecks(files).filter((found) =>
     found.kind === 'tests' ? !scope.doer_may_change_tests : !scope.doer_may_silence_checks,
   );
+  return [...silenced, ...tools];
 }

@@ -15,8 +15,11 @@ export interface FileVersions {
   after?: string | undefined;
 }
 
-/** `checks`: what checkers report; `tests`: what the test runner runs and counts (its settings). */
-export type SilencingKind = 'checks' | 'tests';
+/**
+ * `checks`: what checkers report; `tests`: what the test runner runs and counts (its settings);
+ * `tools`: how the metric's tools run (scope-silencing.ts).
+ */
+export type SilencingKind = 'checks' | 'tests' | 'tools';
 
 export interface Silencing {
   kind: SilencingKind;

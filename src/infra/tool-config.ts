@@ -166,6 +166,15 @@ export function isToolConfigPath(path: string): boolean {
   return [...PROJECT_FILES, ...WALKED_UP].some((name) => path === name || path.endsWith(`/${name}`));
 }
 
+/**
+ * Whether `path` (relative, `/`-separated) bears the name of a file a tool reads from the folder it runs
+ * in (`.npmrc`, `.env`, `.python-version`, …), at any depth: a metric can run its tool in any folder
+ * (`npm --prefix=packages/app`, a script that changes folder first).
+ */
+export function isProjectToolPath(path: string): boolean {
+  return PROJECT_FILES.some((name) => path === name || path.endsWith(`/${name}`));
+}
+
 /** The files read from a project directory `dir` (the repository, a worktree an agent works in). */
 export function projectToolFiles(dir: string): string[] {
   return PROJECT_FILES.map((name) => join(dir, name));

@@ -95,33 +95,51 @@ describe('a doer that silences the checker a metric counts', () => {
   });
 });
 
-describe('a doer that rewrites the task the metric runs through', () => {
-  it("package.json's script, in a package its scope holds: put back, tamper, whatever it printed", async () => {
-    const pkg = { name: 'app', private: true, scripts: { score: 'node ../../metric/lint.mjs' } };
-    const repo = await scriptedLoopRepo(
-      {
-        'src/app.js': APP,
-        'metric/lint.mjs': LINT_METRIC.replaceAll("'src", "'../../src"),
-        'packages/app/package.json': `${JSON.stringify(pkg, null, 2)}\n`,
-      },
-      [],
-      'forge-task-',
-    );
-    const forged = { ...pkg, scripts: { score: 'echo {\\"value\\":1000}' } };
-    await oneDoerLoopRules(repo, [
+/** A loop whose metric runs the lint model through `npm run score` in `packages/app`, the doer's scope `packages/`. */
+const PKG = { name: 'app', private: true, scripts: { score: 'node ../../metric/lint.mjs' } };
+
+async function packageIteration(doerSteps: unknown[]): Promise<{ repo: ScriptedLoopRepo; stderr: string }> {
+  const repo = await scriptedLoopRepo(
+    {
+      'src/app.js': APP,
+      'metric/lint.mjs': LINT_METRIC.replaceAll("'src", "'../../src"),
+      'packages/app/package.json': `${JSON.stringify(PKG, null, 2)}\n`,
+    },
+    [],
+    'forge-task-',
+  );
+  await oneDoerLoopRules(repo, [...doerSteps, { say: 'HYPOTHESIS: a faster score script' }]);
+  const epic = await createValueLoop(repo, 'src/app.js', 'npm --prefix=packages/app run --silent score', [
+    '--scope',
+    'packages/',
+  ]);
+  const run = await repo.ralph([epic, '--agent', 'scripted']);
+  expect(run.exitCode, run.stderr).toBe(0);
+  expect(await ledgerDecisions(repo)).toEqual(TAMPER);
+  return { repo, stderr: run.stderr };
+}
+
+describe('a doer that rewrites how the metric runs, in a package its scope holds', () => {
+  it("package.json's script: put back, tamper, whatever it printed", async () => {
+    const forged = { ...PKG, scripts: { score: 'echo {\\"value\\":1000}' } };
+    const { repo, stderr } = await packageIteration([
       { write: 'packages/app/package.json', content: `${JSON.stringify(forged, null, 2)}\n` },
-      { say: 'HYPOTHESIS: a faster score script' },
     ]);
-    const epic = await createValueLoop(repo, 'src/app.js', 'npm --prefix=packages/app run --silent score', [
-      '--scope',
-      'packages/',
+    expect(stderr).toContain('packages/app/package.json');
+    const kept = await readFile(join(repo.dir, 'packages', 'app', 'package.json'), 'utf8');
+    expect(JSON.parse(kept)).toEqual(PKG);
+  });
+
+  it("npm's settings there, preloading a script into the metric's node: tamper, and the file goes", async () => {
+    const { repo, stderr } = await packageIteration([
+      { write: 'packages/app/.npmrc', content: 'node-options=--require=./boost.cjs\n' },
+      {
+        write: 'packages/app/boost.cjs',
+        content:
+          'const log = console.log;\nconsole.log = (...a) => log(String(a[0]).replace(/\\d+/, "1000"));\n',
+      },
     ]);
-    const run = await repo.ralph([epic, '--agent', 'scripted']);
-    expect(run.exitCode, run.stderr).toBe(0);
-    expect(await ledgerDecisions(repo)).toEqual(TAMPER);
-    expect(run.stderr).toContain('packages/app/package.json');
-    expect(JSON.parse(await readFile(join(repo.dir, 'packages', 'app', 'package.json'), 'utf8'))).toEqual(
-      pkg,
-    );
+    expect(stderr).toContain('changed the settings of a tool the metric runs: packages/app/.npmrc');
+    expect(await repo.git('ls-files', '--others', '--', 'packages')).toBe('');
   });
 });

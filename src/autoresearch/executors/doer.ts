@@ -24,6 +24,13 @@ import { linksLeadingOut } from '../../infra/contained-path.js';
 import { bookkeepingPaths, placeInLoop, type AutoresearchContext } from './context.js';
 import { runGuardStep } from './guard-step.js';
 
+/** What the iteration's tamper says, for each kind of silencing (scope-silencing.ts). */
+const SILENCED = [
+  ['checks', "silenced a checker (a suppression comment, or a checker's settings)"],
+  ['tests', "changed the test runner's settings"],
+  ['tools', 'changed the settings of a tool the metric runs'],
+] as const;
+
 export function createDoerExecutor(context: AutoresearchContext): Executor {
   return {
     kind: 'doer',
@@ -143,13 +150,9 @@ export function createDoerExecutor(context: AutoresearchContext): Executor {
         inScope.filter((path) => !isTestFile(path)),
         context.config.scope,
       );
-      for (const kind of ['checks', 'tests'] as const) {
+      for (const [kind, what] of SILENCED) {
         const paths = silenced.filter((found) => found.kind === kind).map((found) => found.path);
         if (paths.length === 0) continue;
-        const what =
-          kind === 'checks'
-            ? "silenced a checker (a suppression comment, or a checker's settings)"
-            : "changed the test runner's settings";
         state = await updateIterationState(context.files, workspace, iter, (s) =>
           withTamper(s, { role: 'doer', paths, what }),
         );

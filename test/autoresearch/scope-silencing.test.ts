@@ -1,0 +1,49 @@
+// The doer's changed files read from its base commit and the disk, and what the loop's scope allows of
+// what silenced-checks.ts finds in them.
+import { describe, expect, it } from 'vitest';
+import { disallowedSilencing } from '../../src/autoresearch/scope-silencing.js';
+import { createTempRepo } from '../support/git-repo.js';
+
+const SCOPE = { doer_paths: ['src/'], judge_paths: [], rebuilt_paths: [] };
+const strict = { ...SCOPE, doer_may_change_tests: false, doer_may_silence_checks: false };
+
+describe('disallowedSilencing', () => {
+  it('reads the base from git and the change from disk, and leaves binary files out', async () => {
+    const repo = await createTempRepo({ 'src/a.py': 'x = 1\n', 'src/blob.bin': 'plain\n' });
+    const base = repo.head();
+    await repo.write('src/a.py', 'x = 1  # noqa\n');
+    await repo.write('src/blob.bin', Uint8Array.from([0, 35, 32, 110, 111, 113, 97]));
+    await repo.write('src/pyproject.toml', '[tool.pytest.ini_options]\naddopts = "-k fast"\n');
+    const paths = ['src/a.py', 'src/blob.bin', 'src/pyproject.toml'];
+    expect(await disallowedSilencing(repo.git, repo.dir, base, paths, strict)).toEqual([
+      { kind: 'checks', path: 'src/a.py (# noqa)' },
+      { kind: 'tests', path: 'src/pyproject.toml ([tool.pytest.ini_options])' },
+    ]);
+    // Each allowance lets its own kind through.
+    expect(
+      await disallowedSilencing(repo.git, repo.dir, base, paths, {
+        ...strict,
+        doer_may_silence_checks: true,
+      }),
+    ).toEqual([{ kind: 'tests', path: 'src/pyproject.toml ([tool.pytest.ini_options])' }]);
+    expect(
+      await disallowedSilencing(repo.git, repo.dir, base, paths, { ...strict, doer_may_change_tests: true }),
+    ).toEqual([{ kind: 'checks', path: 'src/a.py (# noqa)' }]);
+  });
+
+  it("names a tool's settings made in the scope, whatever the loop allows, unless the scope names that file", async () => {
+    const repo = await createTempRepo({ 'src/a.js': 'a()\n' });
+    const base = repo.head();
+    await repo.write('src/app/.npmrc', 'node-options=--require=./boost.cjs\n');
+    await repo.write('.env', 'SCORE=1000\n');
+    const lenient = {
+      ...SCOPE,
+      doer_paths: ['src/', './.env'],
+      doer_may_change_tests: true,
+      doer_may_silence_checks: true,
+    };
+    expect(await disallowedSilencing(repo.git, repo.dir, base, ['src/app/.npmrc', '.env'], lenient)).toEqual([
+      { kind: 'tools', path: 'src/app/.npmrc' },
+    ]);
+  });
+});
