@@ -237,6 +237,19 @@ describe('shipped templates', () => {
     expect(text).toContain('Write 3 sections, `## Angle 1` to `## Angle 3`');
   });
 
+  it('the doer hears the tests and the checkers are not its to change, unless the loop allows it', async () => {
+    const strict = await renderTemplate('doer', VIEWS.doer);
+    expect(strict).toContain("Changing a test or the test runner's settings discards your work.");
+    expect(strict).toMatch(/Adding a checker suppression \(`eslint-disable`, `# noqa`/);
+    const lenient = await renderTemplate('doer', {
+      ...VIEWS.doer,
+      may_change_tests: true,
+      may_silence_checks: true,
+    });
+    expect(lenient).not.toContain('Changing a test');
+    expect(lenient).not.toContain('suppression');
+  });
+
   it('the doer without a directive says so, and without history says it is the first iteration', async () => {
     const text = await renderTemplate('doer', { ...VIEWS.doer, directive: null, history: [] });
     expect(text).toContain('No directive for this iteration');
