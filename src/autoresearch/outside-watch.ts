@@ -14,7 +14,7 @@ import { gitControlPaths, isGitControlPath, readModes, restoreModes } from '../i
 import { homeAgentConfig, readContents, restoreChanged } from '../infra/home-instructions.js';
 import { watchLooseObjects } from '../infra/loose-objects.js';
 import { changedFiles, type IgnoredFiles } from '../infra/ignored-files.js';
-import { isToolConfigPath, toolConfigPaths } from '../infra/tool-config.js';
+import { toolConfigPaths } from '../infra/tool-config.js';
 import {
   changedDependencies,
   changedStoreFiles,
@@ -24,7 +24,7 @@ import {
   type DependencyGuardContext,
 } from './dependency-guard.js';
 import { agentInstructionPaths } from './judge-checkout.js';
-import { isTestFile } from './test-files.js';
+import { isLoadedUnasked } from './silenced-checks.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -155,7 +155,7 @@ async function removeIgnoredPlanted(
   const made = [...after.others.keys(), ...after.caches.keys()].filter(
     (path) => !before.others.has(path) && !before.caches.has(path) && !isAbsolute(path),
   );
-  const planted = made.filter((path) => isTestFile(path) || isToolConfigPath(path)).sort();
+  const planted = made.filter(isLoadedUnasked).sort();
   for (const path of planted) {
     await removePath(join(cwd, path));
     after.others.delete(path);

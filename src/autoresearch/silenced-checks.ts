@@ -6,6 +6,9 @@
 // any of these without a line of the code getting better, and so is a guard that runs a checker.
 // Pure: the caller reads each file as it was at the iteration's base and as the doer left it.
 
+import { isToolConfigPath } from '../infra/tool-config.js';
+import { isTestFile } from './test-files.js';
+
 export interface FileVersions {
   /** Relative, `/`-separated. */
   path: string;
@@ -81,6 +84,15 @@ const CHECKER_CONFIG =
 
 export function isCheckerConfig(path: string): boolean {
   return CHECKER_CONFIG.test(path.split('/').at(-1) ?? '');
+}
+
+/**
+ * Whether a later run loads `path` (relative, `/`-separated) without being told to: as a test, as a
+ * tool's settings, or as a checker's. One the measured code makes while it is measured is planted
+ * (seen: a `src/.eslintignore` written as the metric loaded the code, kept at 100 for 97).
+ */
+export function isLoadedUnasked(path: string): boolean {
+  return isTestFile(path) || isToolConfigPath(path) || isCheckerConfig(path);
 }
 
 /** A manifest's sections that are a checker's or the test runner's settings, by section name. */

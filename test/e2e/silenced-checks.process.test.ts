@@ -29,6 +29,15 @@ for (const name of readdirSync('src').filter((n) => n.endsWith('.js'))) {
 }
 console.log(JSON.stringify({ value: 100 - warnings }));
 `;
+/** LINT_METRIC after it loads the code it lints (a build step would), skipping what `src/.eslintignore` lists. */
+const LOADING_LINT_METRIC = `import { existsSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+createRequire(import.meta.url)('../src/app.js');
+const skipped = existsSync('src/.eslintignore') ? readFileSync('src/.eslintignore', 'utf8').split('\\n') : [];
+let warnings = 0;
+if (!skipped.includes('app.js')) warnings = readFileSync('src/app.js', 'utf8').split('\\n').filter((l) => /^var /.test(l)).length;
+console.log(JSON.stringify({ value: 100 - warnings }));
+`;
 const APP = 'var a = 1;\nvar b = 2;\nvar c = 3;\nmodule.exports = a + b + c;\n';
 const SUPPRESSED = APP.replace(/^var/gm, '// eslint-disable-next-line no-var\nvar');
 const FIXED = APP.replace(/^var/gm, 'const');
@@ -141,5 +150,30 @@ describe('a doer that rewrites how the metric runs, in a package its scope holds
     ]);
     expect(stderr).toContain('changed the settings of a tool the metric runs: packages/app/.npmrc');
     expect(await repo.git('ls-files', '--others', '--', 'packages')).toBe('');
+  });
+});
+
+describe('code that silences the checker while the metric runs it', () => {
+  it("a checker's settings it makes: removed, and that run gives no score", async () => {
+    const planting = `require('node:fs').writeFileSync(__dirname + '/.eslintignore', 'app.js\\n');\n${APP}`;
+    const repo = await scriptedLoopRepo(
+      { 'src/app.js': APP, 'metric/lint.mjs': LOADING_LINT_METRIC },
+      [],
+      'forge-silence-run-',
+    );
+    await oneDoerLoopRules(repo, [
+      { write: 'src/app.js', content: planting },
+      { say: 'HYPOTHESIS: fewer lint warnings' },
+    ]);
+    const epic = await createValueLoop(repo, 'src/app.js', 'node metric/lint.mjs');
+    const run = await repo.ralph([epic, '--agent', 'scripted']);
+    expect(run.exitCode, run.stderr).toBe(0);
+    expect(await ledgerDecisions(repo)).toEqual([
+      [0, 'baseline', 97],
+      [1, 'crash', null],
+    ]);
+    const [, line] = await repo.ledger<{ reason?: string }>();
+    expect(line?.reason).toContain('made src/.eslintignore');
+    expect(await repo.git('status', '--short', '--ignored', '--', 'src')).toBe('');
   });
 });

@@ -6,10 +6,9 @@
 import { join } from 'node:path';
 import { removePath } from '../../infra/fs-ops.js';
 import type { Command, ProcessResult } from '../../infra/process.js';
-import { isToolConfigPath } from '../../infra/tool-config.js';
 import { nameSome } from '../dependency-guard.js';
 import type { OutsideChange } from '../outside-watch.js';
-import { isTestFile } from '../test-files.js';
+import { isLoadedUnasked } from '../silenced-checks.js';
 import { commandFiles } from '../metric-files.js';
 import { snapshotSubmodules } from '../submodules.js';
 import { describeTreeChange, restoreTree, snapshotTree } from '../tree-snapshot.js';
@@ -67,12 +66,13 @@ export function watchRuns(context: AutoresearchContext): WatchedRuns {
 }
 
 /**
- * Of the files a run made and left, those a later run would load as tests or as a tool's settings
- * (`extra.test.js`, which `node --test` finds on its own; a `conftest.py`): removed, and named. A
+ * Of the files a run made and left, those a later run would load as tests or as a tool's or a checker's
+ * settings (`extra.test.js`, which `node --test` finds on its own; a `conftest.py`; an `.eslintignore`):
+ * removed, and named. A
  * build's output stays, for the next command.
  */
 export async function removePlanted(repo: string, left: readonly string[]): Promise<string[]> {
-  const planted = left.filter((path) => isTestFile(path) || isToolConfigPath(path));
+  const planted = left.filter(isLoadedUnasked);
   for (const path of planted) await removePath(join(repo, path));
   return planted;
 }
