@@ -39,13 +39,15 @@ const MARKERS: readonly RegExp[] = [
   // JavaScript and TypeScript linters, type checker, formatters, coverage.
   /(?:eslint-disable|oxlint-disable|tslint:disable|stylelint-disable|markdownlint-disable)(?:-next-line|-line|-file)?\b[^\n]*?(?=\*\/|-->|$)/gm,
   /\/\*\s*eslint\s+[\w@/-]+\s*:[^\n]*?\*\//gm,
+  // Globals and exports declared to the linter (`no-undef`, `no-unused-vars` quiet), and JSHint's options.
+  /\/\*\s*(?:globals?|exported|eslint-env|jshint)\s[^\n]*?\*\//gm,
   /@ts-(?:ignore|expect-error|nocheck)\b[^\n]*?(?=\*\/|$)/gm,
   /(?:biome-ignore|deno-lint-ignore|jshint\s+ignore|prettier-ignore|cspell:disable|spellchecker:\s*disable)[^\n]*?(?=\*\/|-->|$)/gm,
   /(?:istanbul|c8|v8)\s+ignore\b[^\n]*?(?=\*\/|$)/gm,
   /node:coverage\s+(?:ignore|disable)\b[^\n]*?(?=\*\/|$)/gm,
   // Python: flake8/ruff, mypy, pyright, pylint, black, isort, bandit, pytype, pyre, coverage.
   /(?:#|--|\/\/)\s*noqa\b[^\n]*/gm,
-  /#\s*(?:type:\s*ignore|pyright:\s*\w+|mypy:\s*\S|pylint:\s*(?:disable|skip-file)|(?:ruff|flake8):\s*noqa|fmt:\s*(?:off|skip)|isort:\s*(?:skip|off)|pytype:\s*disable|pyre-(?:ignore|fixme)|pragma:\s*no\s*(?:cover|branch))[^\n]*/gm,
+  /#\s*(?:type:\s*ignore|pyright:\s*\w+|mypy:\s*\S|pylint:\s*(?:disable|skip-file)|(?:ruff|flake8):\s*noqa|fmt:\s*(?:off|skip)|yapf:\s*disable|autopep8:\s*off|isort:\s*(?:skip|off)|pytype:\s*disable|pyre-(?:ignore|fixme)|pragma:\s*no\s*(?:cover|branch))[^\n]*/gm,
   /#\s*nosec\b[^\n]*/gm,
   // Go, Ruby, shell, Dart, Elixir, Swift, PHP, infrastructure linters, secret scanners.
   /\/\/\s*(?:nolint\b|lint:(?:ignore|file-ignore)\b|ignore(?:_for_file)?:)[^\n]*/gm,
@@ -53,11 +55,12 @@ const MARKERS: readonly RegExp[] = [
   /(?:@phpstan-ignore|@psalm-suppress|phpcs:(?:ignore|disable)|@codeCoverageIgnore|@phan-suppress)[^\n]*?(?=\*\/|$)/gm,
   // Rust attributes.
   /#!?\[\s*(?:allow|expect)\s*\([^\]]*\]/gm,
+  /#!?\[\s*cfg_attr\s*\([^\]]*\b(?:allow|expect)\s*\([^\]]*\]/gm,
   /#!?\[\s*(?:rustfmt::skip|clippy::skip|coverage\s*\(\s*off\s*\)|cfg\s*\(\s*not\s*\(\s*tarpaulin_include|cfg_attr\s*\([^\]]*coverage)[^\]]*\]/gm,
   // Java, Kotlin, C#, C and C++.
   /@(?:file:)?Suppress(?:Warnings|FBWarnings|Lint)?\s*\([^)]*\)/gm,
   /\[\s*(?:assembly:\s*)?(?:SuppressMessage|ExcludeFromCodeCoverage)\b[^\]]*\]/gm,
-  /(?:NOSONAR|noinspection|CHECKSTYLE[:.]?\s*OFF|cppcheck-suppress|LCOV_EXCL_(?:LINE|START|BR_LINE|BR_START)|GCOVR_EXCL_(?:LINE|START|BR_LINE))[^\n]*?(?=\*\/|$)/gm,
+  /(?:NOSONAR|noinspection|ReSharper\s+disable|clang-format\s+off|CHECKSTYLE[:.]?\s*OFF|cppcheck-suppress|LCOV_EXCL_(?:LINE|START|BR_LINE|BR_START)|GCOVR_EXCL_(?:LINE|START|BR_LINE))[^\n]*?(?=\*\/|$)/gm,
   /\bNOLINT(?:NEXTLINE|BEGIN)?\b(?:\([^)]*\))?/gm,
   /#\s*pragma\s+(?:(?:GCC|clang)\s+diagnostic\s+ignored|warning\s*\(?\s*disable)[^\n]*/gm,
 ];

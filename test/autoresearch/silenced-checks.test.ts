@@ -16,6 +16,8 @@ describe('suppressions', () => {
     ['/* eslint-disable */', 'eslint-disable'],
     ['foo(); // eslint-disable-line', 'eslint-disable-line'],
     ['/* eslint no-unused-vars: "off" */', '/* eslint no-unused-vars: "off" */'],
+    ['/* global jQuery, $ */', '/* global jQuery, $ */'],
+    ['/* exported init */', '/* exported init */'],
     ['// @ts-ignore', '@ts-ignore'],
     ['// @ts-expect-error: the type is wrong', '@ts-expect-error: the type is wrong'],
     ['/* istanbul ignore next */ function f() {}', 'istanbul ignore next'],
@@ -32,6 +34,7 @@ describe('suppressions', () => {
     ['//lint:ignore SA1019 reason', '//lint:ignore SA1019 reason'],
     ['#[allow(dead_code)]', '#[allow(dead_code)]'],
     ['#![allow(clippy::all)]', '#![allow(clippy::all)]'],
+    ['#![cfg_attr(feature = "x", allow(dead_code))]', '#![cfg_attr(feature = "x", allow(dead_code))]'],
     ['#[cfg_attr(coverage_nightly, coverage(off))]', '#[cfg_attr(coverage_nightly, coverage(off))]'],
     ['# rubocop:disable Metrics/MethodLength', 'rubocop:disable Metrics/MethodLength'],
     ['# shellcheck disable=SC2086', 'shellcheck disable=SC2086'],
@@ -43,6 +46,9 @@ describe('suppressions', () => {
     ['[ExcludeFromCodeCoverage]', '[ExcludeFromCodeCoverage]'],
     ['/** @codeCoverageIgnore */', '@codeCoverageIgnore'],
     ['// LCOV_EXCL_LINE', 'LCOV_EXCL_LINE'],
+    ['// ReSharper disable once UnusedVariable', 'ReSharper disable once UnusedVariable'],
+    ['// clang-format off', 'clang-format off'],
+    ['# yapf: disable', '# yapf: disable'],
     ['// ignore_for_file: avoid_print', '// ignore_for_file: avoid_print'],
   ])('finds %s', (line, key) => {
     expect([...suppressions(`${line}\n`).keys()]).toEqual([key]);
