@@ -8,19 +8,22 @@
 
 /**
  * Test files by name: JS/TS (every name `node --test`, bun and deno find on their own: `x.test.js`,
- * `x-test.js`, `x_test.js`, `test-x.js`, `test.js`, `x_spec.ts`), Python, Go, Ruby, pytest's conftest.py, snapshot files, the setup files
+ * `x-test.js`, `x_test.js`, `test-x.js`, `test.js`, `x_spec.ts`; Cypress's `x.cy.ts`), Python, Go,
+ * Ruby, Elixir, the JVM's, .NET's, Swift's and PHPUnit's `FooTest.java`, pytest's conftest.py, snapshot files, the setup files
  * jest and vitest run before the tests (create-react-app's `src/setupTests.js` without being named);
  * and the modules every Python process imports as it starts from a folder on its path
  * (`sitecustomize.py`, `usercustomize.py`): one in `src/`, which a metric run with `PYTHONPATH=src`
  * loads into pytest itself, made every test pass (seen: a worse 5 kept as 20 of 20).
  */
 const TEST_NAME =
-  /(?:(?:[._-](?:test|spec)|^test)\.[cm]?[jt]sx?|^test-[^/]*\.[cm]?[jt]sx?|^test_[^/]*\.(?:py|rb)|_test\.py|^conftest\.py|^(?:site|user)customize\.py|_test\.go|_(?:spec|test)\.rb|\.snap|^setupTests\.[cm]?[jt]sx?|^(?:jest|vitest)\.setup\.[cm]?[jt]sx?)$/;
+  /(?:(?:[._-](?:test|spec)|^test|\.cy)\.[cm]?[jt]sx?|[a-z0-9]Tests?\.(?:java|kt|scala|cs|swift|php)|_test\.exs|^test-[^/]*\.[cm]?[jt]sx?|^test_[^/]*\.(?:py|rb)|_test\.py|^conftest\.py|^(?:site|user)customize\.py|_test\.go|_(?:spec|test)\.rb|\.snap|^setupTests\.[cm]?[jt]sx?|^(?:jest|vitest)\.setup\.[cm]?[jt]sx?)$/;
 /**
- * Folders that hold tests (and their helpers and fixtures), wherever they are: Go's `testdata/` (the
- * golden files a test compares against) and the snapshots jest and vitest compare against too.
+ * Folders that hold tests (and their helpers and fixtures), wherever they are, in either case (Swift's
+ * and .NET's `Tests/`, a `MyApp.Tests/` project, `integration-tests/`): Go's `testdata/` (the golden
+ * files a test compares against), the snapshots jest and vitest compare against, Playwright's and
+ * Cypress's `e2e/` and `cypress/`.
  */
-const TEST_DIR = /^(?:tests?|spec|__tests__|__mocks__|__snapshots__|testdata)$/;
+const TEST_DIR = /^(?:tests?|spec|__tests__|__mocks__|__snapshots__|testdata|e2e|cypress)$|[._-]tests?$/i;
 /**
  * Test runners' own configuration, which says what runs and how, and the coverage tools' (which say
  * what counts: an `exclude` there raises a coverage score as surely as a test does).

@@ -45,6 +45,15 @@ describe('isTestFile', () => {
     'karma.conf.js',
     'ava.config.mjs',
     'phpunit.xml.dist',
+    'cypress/e2e/login.cy.ts',
+    'src/components/Button.cy.tsx',
+    'e2e/home.ts',
+    'Tests/AppTests/AppTests.swift',
+    'MyApp.Tests/Helpers.cs',
+    'integration-tests/run.py',
+    'src/main/java/com/acme/ParserTest.java',
+    'app/src/ParserTests.kt',
+    'lib/parser_test.exs',
   ])('%s is one', (path) => expect(isTestFile(path)).toBe(true));
 
   it.each([
@@ -67,5 +76,10 @@ describe('isTestFile', () => {
     'src/config.ts',
     'src/snapshot.ts',
     'src/data/cases.json',
+    'src/Contest.java',
+    'src/latest/Manifest.kt',
+    'src/greatest.swift',
+    'src/e2e-client.ts',
+    'specs/openapi.yaml',
   ])('%s is not', (path) => expect(isTestFile(path)).toBe(false));
 });
