@@ -100,15 +100,27 @@ export async function metricFiles(config: LoopConfig, cwd: string): Promise<stri
   return files;
 }
 
+/** Past this, a named file is data, not a script that runs a task. */
+const MAX_SCRIPT_CHARS = 1_000_000;
+
 /**
- * The metric files, and the task files of the runners the loop's commands go through (the Makefiles
- * a Makefile includes too), where they exist: what the guards keep as they were. Setup refuses a scope
- * holding a metric file; a task file in a scope is only put back when changed, since a scope of the
- * whole repository holds package.json and the doer's work rarely lies there.
+ * The metric files, and the task files of the runners the loop's commands go through, in their argv or
+ * in a script they name (`bash score.sh` whose script runs `npm test`), where they exist: what the
+ * guards keep as they were. Setup refuses a scope holding a metric file; a task file in a scope is only
+ * put back when changed, since a scope holding a package holds its package.json and the doer's work
+ * rarely lies there.
  */
 export async function commandFiles(config: LoopConfig, cwd: string): Promise<string[]> {
   const files = await metricFiles(config, cwd);
-  for (const file of await taskFiles(loopCommands(config), cwd)) if (!files.includes(file)) files.push(file);
+  const scripts: string[][] = [];
+  for (const file of files) {
+    // A folder, a FIFO or an unreadable file is no script.
+    const text = await readFileIfExists(join(cwd, file)).catch(() => undefined);
+    if (text !== undefined && text.length <= MAX_SCRIPT_CHARS && !text.includes('\0')) scripts.push([text]);
+  }
+  for (const file of await taskFiles([...loopCommands(config), ...scripts], cwd)) {
+    if (!files.includes(file)) files.push(file);
+  }
   return files;
 }
 

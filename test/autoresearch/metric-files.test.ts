@@ -102,4 +102,20 @@ describe('commandFiles', () => {
       'extra.mk',
     ]);
   });
+
+  it('reads a script the argv names for the runners it goes through', async () => {
+    const dir = await tree({
+      ...ALL,
+      'metric/score.sh': '#!/bin/sh\nset -e\nnpm --prefix sub run --silent score | tail -1\n',
+    });
+    const config = parseLoopConfig(
+      {
+        subject: 'x',
+        metric: { type: 'hard', command: 'bash metric/score.sh' },
+        scope: { doer_paths: ['src'] },
+      },
+      'config.json',
+    );
+    expect(await commandFiles(config, dir)).toEqual(['metric/score.sh', 'sub/package.json']);
+  });
 });
