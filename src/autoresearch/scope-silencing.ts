@@ -8,16 +8,6 @@ import type { LoopConfig } from './config.js';
 import { normalizeRelativePath } from './config-values.js';
 import { silencedChecks, type FileVersions, type Silencing } from './silenced-checks.js';
 
-/** Past this, a file is generated or data, not code a person would put a suppression in. */
-const MAX_BYTES = 4 * 1024 * 1024;
-
-/** A text, or undefined for what is binary (a NUL byte) or too large to be source. */
-function asText(bytes: Buffer | string | undefined): string | undefined {
-  if (bytes === undefined || bytes.length > MAX_BYTES) return undefined;
-  const text = typeof bytes === 'string' ? bytes : bytes.toString('utf8');
-  return text.includes('\0') ? undefined : text;
-}
-
 /**
  * What of the doer's changes to `paths` (relative to `repo`) silences a checker or the test runner and
  * the loop does not allow it: `checks` unless `scope.doer_may_silence_checks`, `tests` unless
@@ -39,14 +29,11 @@ export async function disallowedSilencing(
   if (scope.doer_may_silence_checks && scope.doer_may_change_tests) return tools;
   const before = await git.readTexts(base, paths);
   const files: FileVersions[] = [];
+  // Every file is read whole, however large or binary-looking: a source padded past a size limit, or
+  // given a NUL byte in a comment (JavaScript's parsers take one), would otherwise go unread.
   for (const path of paths) {
-    const raw = before.get(path);
     const now = await readBytesIfReadable(join(repo, path));
-    const was = asText(raw);
-    const is = asText(now);
-    // A binary file, or one too large to be source, holds no comment a checker reads.
-    if ((raw !== undefined && was === undefined) || (now !== undefined && is === undefined)) continue;
-    files.push({ path, before: was, after: is });
+    files.push({ path, before: before.get(path), after: now?.toString('utf8') });
   }
   const silenced = silencedChecks(files).filter((found) =>
     found.kind === 'tests' ? !scope.doer_may_change_tests : !scope.doer_may_silence_checks,

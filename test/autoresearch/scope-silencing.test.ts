@@ -8,15 +8,17 @@ const SCOPE = { doer_paths: ['src/'], judge_paths: [], rebuilt_paths: [] };
 const strict = { ...SCOPE, doer_may_change_tests: false, doer_may_silence_checks: false };
 
 describe('disallowedSilencing', () => {
-  it('reads the base from git and the change from disk, and leaves binary files out', async () => {
-    const repo = await createTempRepo({ 'src/a.py': 'x = 1\n', 'src/blob.bin': 'plain\n' });
+  it('reads the base from git and the change from disk, a file with a NUL byte in it too', async () => {
+    const repo = await createTempRepo({ 'src/a.py': 'x = 1\n', 'src/b.js': 'b()\n' });
     const base = repo.head();
     await repo.write('src/a.py', 'x = 1  # noqa\n');
-    await repo.write('src/blob.bin', Uint8Array.from([0, 35, 32, 110, 111, 113, 97]));
+    // A NUL byte in a comment, which JavaScript's parsers take, does not make the file go unread.
+    await repo.write('src/b.js', '// \0\n/* eslint-disable */\nb()\n');
     await repo.write('src/pyproject.toml', '[tool.pytest.ini_options]\naddopts = "-k fast"\n');
-    const paths = ['src/a.py', 'src/blob.bin', 'src/pyproject.toml'];
+    const paths = ['src/a.py', 'src/b.js', 'src/pyproject.toml'];
     expect(await disallowedSilencing(repo.git, repo.dir, base, paths, strict)).toEqual([
       { kind: 'checks', path: 'src/a.py (# noqa)' },
+      { kind: 'checks', path: 'src/b.js (eslint-disable)' },
       { kind: 'tests', path: 'src/pyproject.toml ([tool.pytest.ini_options])' },
     ]);
     // Each allowance lets its own kind through.
@@ -28,7 +30,10 @@ describe('disallowedSilencing', () => {
     ).toEqual([{ kind: 'tests', path: 'src/pyproject.toml ([tool.pytest.ini_options])' }]);
     expect(
       await disallowedSilencing(repo.git, repo.dir, base, paths, { ...strict, doer_may_change_tests: true }),
-    ).toEqual([{ kind: 'checks', path: 'src/a.py (# noqa)' }]);
+    ).toEqual([
+      { kind: 'checks', path: 'src/a.py (# noqa)' },
+      { kind: 'checks', path: 'src/b.js (eslint-disable)' },
+    ]);
   });
 
   it("names a tool's settings made in the scope, whatever the loop allows, unless the scope names that file", async () => {
