@@ -10,7 +10,7 @@ import type { LoopFiles } from '../infra/loop-files.js';
 import type { LoopConfig } from './config.js';
 import { normalizeRelativePath } from './config-values.js';
 import { isPathInScope } from './keep-revert.js';
-import { metricFiles } from './metric-files.js';
+import { metricFilesVia } from './metric-files.js';
 import { isTestFile } from './test-files.js';
 import type { WorkspacePaths } from './workspace.js';
 
@@ -64,11 +64,12 @@ export async function checkContainment(repo: string, config: LoopConfig): Promis
       );
     }
   }
-  for (const file of await metricFiles(config, repo)) {
+  for (const { path: file, via } of await metricFilesVia(config, repo)) {
     const scope = config.scope.doer_paths.find((path) => isPathInScope(file, [path]));
     if (scope === undefined) continue;
+    const how = via === undefined ? 'the metric command, a guard or a track reads it' : `run through ${via}`;
     throw new UsageError(
-      `The scope ${scope} holds ${file}, a metric file (the metric command, a guard or a track reads it), which the doer must never change.`,
+      `The scope ${scope} holds ${file}, a metric file (${how}), which the doer must never change.`,
       {
         hint: 'Narrow --scope so it leaves out the files the metric command reads (its script, its tests), or move them out of the scope.',
       },

@@ -63,10 +63,15 @@ export async function readBytesIfReadable(path: string): Promise<Buffer | undefi
   return readBytesIfExists(path).catch(() => undefined);
 }
 
-/** A file's size and modification time (ms since the epoch), or undefined when it cannot be read. */
-export async function fileStat(path: string): Promise<{ size: number; mtimeMs: number } | undefined> {
+/**
+ * A file's size, modification time (ms since the epoch) and whether it is a regular file (through a
+ * symlink), or undefined when it cannot be read.
+ */
+export async function fileStat(
+  path: string,
+): Promise<{ size: number; mtimeMs: number; regular: boolean } | undefined> {
   return stat(path).then(
-    (stats) => ({ size: stats.size, mtimeMs: stats.mtimeMs }),
+    (stats) => ({ size: stats.size, mtimeMs: stats.mtimeMs, regular: stats.isFile() }),
     () => undefined,
   );
 }

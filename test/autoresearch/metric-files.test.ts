@@ -5,7 +5,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { parseLoopConfig } from '../../src/autoresearch/config.js';
-import { commandFiles, metricFiles, taskFiles } from '../../src/autoresearch/metric-files.js';
+import {
+  commandFiles,
+  makeRecipes,
+  metricFiles,
+  metricFilesVia,
+  shellWords,
+  taskFiles,
+} from '../../src/autoresearch/metric-files.js';
 
 async function tree(files: Record<string, string>): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), 'forge-task-files-'));
@@ -53,9 +60,14 @@ describe('taskFiles', () => {
     ).toEqual([]);
   });
 
-  it('follows a Makefile to the files it includes by name, and no further', async () => {
-    const dir = await tree(ALL);
-    expect(await taskFiles([['make', 'score']], dir)).toEqual(['Makefile', 'rules.mk', 'extra.mk']);
+  it('follows a Makefile to the files it includes by name, and those they include', async () => {
+    const dir = await tree({ ...ALL, 'rules.mk': 'include deeper.mk\n', 'deeper.mk': 'include rules.mk\n' });
+    expect(await taskFiles([['make', 'score']], dir)).toEqual([
+      'Makefile',
+      'rules.mk',
+      'extra.mk',
+      'deeper.mk',
+    ]);
     expect(await taskFiles([['make', '-C', 'sub', 'score']], dir)).toEqual(['sub/Makefile', 'sub/more.mk']);
     expect(await taskFiles([['make', '--file=build/ci.mk']], dir)).toEqual(['build/ci.mk']);
   });
@@ -117,5 +129,202 @@ describe('commandFiles', () => {
       'config.json',
     );
     expect(await commandFiles(config, dir)).toEqual(['metric/score.sh', 'sub/package.json']);
+  });
+});
+
+/** A hard-metric loop config whose metric command is `command`. */
+const hard = (command: string) =>
+  parseLoopConfig(
+    { subject: 'x', metric: { type: 'hard', command }, scope: { doer_paths: ['src'] } },
+    'config.json',
+  );
+
+describe('what the commands run in turn', () => {
+  const PKG = {
+    scripts: {
+      prescore: 'node tools/prepare.mjs',
+      score:
+        'npm run build --silent && node --require ./tools/setup.cjs bench/score.mjs src/data.json > out/result.json',
+      postscore: 'true',
+      build: 'tsx tools/build.ts',
+      other: 'node tools/other.mjs',
+    },
+  };
+  const PKG_TREE = {
+    'package.json': JSON.stringify(PKG),
+    'tools/prepare.mjs': '',
+    'tools/setup.cjs': '',
+    'tools/build.ts': '',
+    'tools/other.mjs': '',
+    'bench/score.mjs': '',
+    'src/data.json': '{}',
+    'out/result.json': '{}',
+  };
+
+  it('names what a package.json task runs: its pre and post scripts, the tasks it runs, the scripts node preloads', async () => {
+    const dir = await tree(PKG_TREE);
+    const expected = [
+      { path: 'tools/prepare.mjs', via: `package.json's "prescore" script` },
+      { path: 'tools/setup.cjs', via: `package.json's "score" script` },
+      { path: 'bench/score.mjs', via: `package.json's "score" script` },
+      { path: 'tools/build.ts', via: `package.json's "score" script` },
+    ];
+    for (const command of [
+      'npm run score',
+      'npm run-script --silent score -- --fast',
+      'yarn score',
+      'pnpm run score',
+      'sh -c "cd src && npm run score"',
+    ]) {
+      expect(await metricFilesVia(hard(command), dir), command).toEqual(expected);
+    }
+    // The data the task reads, what it writes and the scripts of tasks it does not run are not the metric's.
+    expect(await metricFiles(hard('npm test'), dir)).toEqual([]);
+    expect(await metricFiles(hard('npm run other'), dir)).toEqual(['tools/other.mjs']);
+  });
+
+  it("names what a Makefile's recipe runs, with its prerequisites, or its first target's", async () => {
+    const makefile = [
+      'PY = python3',
+      'OUT := out',
+      '.PHONY: score all',
+      'all: build',
+      '\t@echo built',
+      'build:',
+      '\t$(PY) tools/build.py',
+      'score: build data ; @node tools/inline.mjs',
+      '\t@cd bench && ./score.sh',
+      '\t-$(MAKE) -C sub report',
+      'data:',
+      '\tnode tools/data.mjs > $(OUT)/data.json',
+      'other:',
+      '\tnode tools/other.mjs',
+    ].join('\n');
+    const dir = await tree({
+      Makefile: makefile,
+      'tools/build.py': '',
+      'tools/inline.mjs': '',
+      'tools/data.mjs': '',
+      'tools/other.mjs': '',
+      'bench/score.sh': '#!/bin/sh\nnode ../tools/from-script.mjs\n',
+      'tools/from-script.mjs': '',
+      'sub/Makefile': 'report:\n\tnode report.mjs\n',
+      'sub/report.mjs': '',
+    });
+    expect(await metricFiles(hard('make -s score'), dir)).toEqual([
+      'tools/inline.mjs',
+      'bench/score.sh',
+      'tools/build.py',
+      'tools/data.mjs',
+      'tools/from-script.mjs',
+      'sub/report.mjs',
+    ]);
+    expect(await metricFiles(hard('make'), dir)).toEqual(['tools/build.py']);
+    expect(await commandFiles(hard('make score'), dir)).toContain('sub/Makefile');
+  });
+
+  it('follows a shell script into the folders it changes to, by name, by a variable or by its own folder', async () => {
+    const dir = await tree({
+      'metric/score.sh': [
+        '#!/usr/bin/env bash',
+        'set -euo pipefail',
+        '# a comment naming tools/commented.mjs',
+        'cd "$(dirname "$0")/../packages/app"',
+        'npm run --silent score 2>&1 | tail -1',
+        'PKG=packages/lib',
+        'cd "${0%/*}"/..',
+        'npm --prefix "$PKG" test',
+        'cd packages/app/src',
+        'npm test',
+        'time node ../bench.mjs "$@" > result.json',
+      ].join('\n'),
+      'tools/commented.mjs': '',
+      'packages/app/package.json': JSON.stringify({
+        scripts: { score: 'node ./score.mjs', test: 'node t.mjs' },
+      }),
+      'packages/app/score.mjs': '',
+      'packages/app/t.mjs': '',
+      'packages/app/bench.mjs': '',
+      'packages/lib/package.json': JSON.stringify({ scripts: { test: 'python3 -u check.py -v' } }),
+      'packages/lib/check.py': '',
+      'package.json': '{}',
+    });
+    const config = hard('bash metric/score.sh');
+    expect(await metricFiles(config, dir)).toEqual([
+      'metric/score.sh',
+      'packages/app/bench.mjs',
+      'packages/app/score.mjs',
+      'packages/lib/check.py',
+      'packages/app/t.mjs',
+    ]);
+    // npm finds the package.json of the folder it runs in by looking upward from it.
+    expect(await commandFiles(config, dir)).toEqual([
+      'metric/score.sh',
+      'packages/app/bench.mjs',
+      'packages/app/score.mjs',
+      'packages/lib/check.py',
+      'packages/app/t.mjs',
+      'packages/app/package.json',
+      'packages/lib/package.json',
+    ]);
+  });
+
+  it("reads a program in another language for its runners' files only", async () => {
+    const dir = await tree({
+      'metric/score.mjs':
+        "import { execSync } from 'node:child_process';\nexecSync('make score && node tools/x.mjs');\n",
+      Makefile: 'score:\n\tnode tools/y.mjs\n',
+      'tools/x.mjs': '',
+      'tools/y.mjs': '',
+    });
+    expect(await commandFiles(hard('node metric/score.mjs'), dir)).toEqual(['metric/score.mjs', 'Makefile']);
+  });
+
+  it('stops at a chain that loops back on itself', async () => {
+    const dir = await tree({
+      'package.json': JSON.stringify({ scripts: { score: 'npm run score && sh a.sh' } }),
+      'a.sh': 'sh b.sh\n',
+      'b.sh': 'sh a.sh\nnpm run score\n',
+    });
+    expect(await metricFiles(hard('npm run score'), dir)).toEqual(['a.sh', 'b.sh']);
+  });
+});
+
+describe('shellWords', () => {
+  it("splits at a shell's separators, drops comments and marks what is written and the script's folder", () => {
+    expect(shellWords('a && b | c; d # e\nf > out 2>&1 < in')).toEqual([
+      'a',
+      ';',
+      'b',
+      ';',
+      'c',
+      ';',
+      'd',
+      ';',
+      'f',
+      '\u0002>',
+      'out',
+      'in',
+    ]);
+    expect(shellWords('cd "$(dirname "$0")" && $(MAKE) -C sub')).toEqual([
+      'cd',
+      '\u0001',
+      ';',
+      'make',
+      '-C',
+      'sub',
+    ]);
+  });
+});
+
+describe('makeRecipes', () => {
+  it("leaves assignments, a target's own variables and pattern rules out", () => {
+    const text =
+      'A := x:y\nB = c:d\nscore: N = 3\nscore: %.o dep\n\trun score\n%.o: %.c\n\tcc $<\ndep:: ; run dep\n';
+    expect(makeRecipes(text, ['score'])).toEqual([
+      { target: 'score', command: 'run score' },
+      { target: 'dep', command: ' run dep' },
+    ]);
+    expect(makeRecipes(text, [])).toEqual(makeRecipes(text, ['score']));
   });
 });
