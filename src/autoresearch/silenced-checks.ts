@@ -65,10 +65,35 @@ const MARKERS: readonly RegExp[] = [
   /#\s*pragma\s+(?:(?:GCC|clang)\s+diagnostic\s+ignored|warning\s*\(?\s*disable)[^\n]*/gm,
 ];
 
-/** The markers in `text`, by what each says, with how often each is there. */
-export function suppressions(text: string): Map<string, number> {
+/**
+ * A type checker's escape hatches, by the files whose language has them: code that stops being checked
+ * without a comment saying so. `as any` quiets a TypeScript error the way `@ts-ignore` does, and lowers
+ * a count of type errors as well. Python's `Any` is idiomatic where TypeScript's is not: only a cast
+ * to it counts there.
+ */
+const TYPE_ESCAPES: readonly { file: RegExp; markers: readonly RegExp[] }[] = [
+  {
+    file: /\.(?:[cm]?tsx?|vue|svelte|astro)$/,
+    markers: [
+      // `x as any`, `x as unknown as T`, `<any>x`, `(x: any)`, `let y: any[]`; not prose (`such as any other`).
+      /\bas\s+any\b(?![ \t]*[\w$])/gm,
+      /\bas\s+unknown\s+as\b/gm,
+      /(?<![\w$.])<any>(?=\s*[\w$(])/gm,
+      /(?<=[\w$)?\]]\s*):\s*any\b(?![ \t]*[\w$])/gm,
+    ],
+  },
+  { file: /\.pyi?$/, markers: [/\bcast\(\s*["']?(?:typing\.)?Any["']?\s*,/gm] },
+  { file: /\.cs$/, markers: [/#\s*nullable\s+disable\b/gm] },
+];
+
+/**
+ * The markers in `text`, by what each says, with how often each is there; with `path`, the type
+ * escapes of its language too.
+ */
+export function suppressions(text: string, path = ''): Map<string, number> {
   const found = new Map<string, number>();
-  for (const pattern of MARKERS) {
+  const escapes = TYPE_ESCAPES.filter((language) => language.file.test(path)).flatMap((l) => l.markers);
+  for (const pattern of [...MARKERS, ...escapes]) {
     for (const match of text.matchAll(pattern)) {
       const key = match[0].replace(/\s+/g, ' ').trim().slice(0, 160);
       found.set(key, (found.get(key) ?? 0) + 1);
@@ -185,7 +210,8 @@ export function silencedChecks(files: readonly FileVersions[]): Silencing[] {
   const moved = new Map<string, number>();
   for (const file of files) {
     if (file.after !== undefined || file.before === undefined) continue;
-    for (const [key, count] of suppressions(file.before)) moved.set(key, (moved.get(key) ?? 0) + count);
+    for (const [key, count] of suppressions(file.before, file.path))
+      moved.set(key, (moved.get(key) ?? 0) + count);
   }
   for (const file of files) {
     if (file.before === file.after) continue;
@@ -195,8 +221,8 @@ export function silencedChecks(files: readonly FileVersions[]): Silencing[] {
     }
     out.push(...changedSections(file));
     if (file.after === undefined) continue;
-    const before = suppressions(file.before ?? '');
-    for (const [key, count] of suppressions(file.after)) {
+    const before = suppressions(file.before ?? '', file.path);
+    for (const [key, count] of suppressions(file.after, file.path)) {
       let added = count - (before.get(key) ?? 0);
       const credit = Math.min(added, moved.get(key) ?? 0);
       if (credit > 0) moved.set(key, (moved.get(key) ?? 0) - credit);

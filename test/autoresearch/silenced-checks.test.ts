@@ -67,6 +67,46 @@ describe('suppressions', () => {
   });
 });
 
+describe("a type checker's escape hatches, in the languages that have them", () => {
+  it.each([
+    ['src/a.ts', 'const n = (value as any).count;', 'as any'],
+    ['src/a.tsx', 'return props as unknown as Props;', 'as unknown as'],
+    ['src/a.mts', 'const n = <any>value;', '<any>'],
+    ['src/a.ts', 'function f(x: any) {}', ': any'],
+    ['src/a.ts', 'let rows: any[] = [];', ': any'],
+    ['src/a.vue', 'const n = x as any;', 'as any'],
+    ['app/m.py', 'n = cast(Any, value)', 'cast(Any,'],
+    ['app/m.py', 'n = typing.cast("Any", value)', 'cast("Any",'],
+    ['src/A.cs', '#nullable disable', '#nullable disable'],
+  ])('%s: finds %s', (path, line, key) => {
+    expect([...suppressions(`${line}\n`, path).keys()]).toEqual([key]);
+  });
+
+  it('finds none in prose, in generics of other types, or in a language without them', () => {
+    const ts = [
+      '// such as any other value',
+      'const list: Array<string> = [];',
+      'type T = { many: number };',
+      'const company = anyone as Person;',
+      'function f(x: unknown): string {}',
+    ].join('\n');
+    expect(suppressions(ts, 'src/a.ts').size).toBe(0);
+    expect(suppressions('const n = value as any;\n', 'src/a.js').size).toBe(0);
+    expect(suppressions('def f(x: Any) -> Any: ...\n', 'app/m.py').size).toBe(0);
+  });
+
+  it('names an added one as it does a suppression comment', () => {
+    const found = silencedChecks([
+      changed(
+        'src/a.ts',
+        'export const n = parse(raw).count;\n',
+        'export const n = (parse(raw) as any).count;\n',
+      ),
+    ]);
+    expect(found).toEqual([{ kind: 'checks', path: 'src/a.ts (as any)' }]);
+  });
+});
+
 describe('silencedChecks', () => {
   it('names each suppression a file holds more often than before', () => {
     const before = 'a()\n// eslint-disable-next-line no-console\nconsole.log(1)\n';
