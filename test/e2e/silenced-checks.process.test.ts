@@ -1,6 +1,6 @@
-// A doer that wins a checker's count by telling the checker to look away: suppression comments, a
-// checker's settings in its scope, or the task file the metric runs through (package.json's
-// `scripts`). As a user runs a loop, with the built CLI, the scripted agent and the embedded store.
+// A doer that wins a checker's count by telling the checker to look away: suppression comments,
+// casts to any, a checker's settings in its scope, or the task file the metric runs through
+// (package.json's `scripts`). As a user runs a loop, with the built CLI, the scripted agent and the embedded store.
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -175,5 +175,38 @@ describe('code that silences the checker while the metric runs it', () => {
     const [, line] = await repo.ledger<{ reason?: string }>();
     expect(line?.reason).toContain('made src/.eslintignore');
     expect(await repo.git('status', '--short', '--ignored', '--', 'src')).toBe('');
+  });
+});
+
+describe("a doer that casts to any, against the real TypeScript compiler's count of errors", () => {
+  const tsc = join(process.cwd(), 'node_modules', 'typescript', 'bin', 'tsc');
+  const metric = `import { spawnSync } from 'node:child_process';
+const run = spawnSync(process.execPath, [${JSON.stringify(tsc)}, '--noEmit', '--strict', 'src/app.ts'], { encoding: 'utf8' });
+console.log(JSON.stringify({ value: 100 - (run.stdout.match(/error TS/g) ?? []).length }));
+`;
+  const app =
+    'export function total(rows) {\n  return rows.reduce((sum, row) => sum + row.n, 0);\n}\nexport const x: number = "1";\n';
+  const cast = app
+    .replace('(rows)', '(rows: any)')
+    .replace('(sum, row)', '(sum: any, row: any)')
+    .replace('"1";', '"1" as any;');
+
+  it('is tamper: the errors it hid are named, and the code is put back', async () => {
+    const repo = await scriptedLoopRepo({ 'src/app.ts': app, 'metric/tsc.mjs': metric }, [], 'forge-any-');
+    await oneDoerLoopRules(repo, [
+      { write: 'src/app.ts', content: cast },
+      { say: 'HYPOTHESIS: fewer type errors' },
+    ]);
+    const epic = await createValueLoop(repo, 'src/app.ts', 'node metric/tsc.mjs');
+    const run = await repo.ralph([epic, '--agent', 'scripted']);
+    expect(run.exitCode, run.stderr).toBe(0);
+    // Seen before the escapes counted: [1, keep, 100], for code no better than the 96 it started from.
+    expect(await ledgerDecisions(repo)).toEqual([
+      [0, 'baseline', 96],
+      [1, 'tamper', null],
+    ]);
+    const [, line] = await repo.ledger<{ reason?: string }>();
+    expect(line?.reason).toContain('src/app.ts (as any)');
+    expect(await readFile(join(repo.dir, 'src', 'app.ts'), 'utf8')).toBe(app);
   });
 });
