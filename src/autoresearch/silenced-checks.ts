@@ -154,14 +154,25 @@ const JSON_KEYS: readonly SectionRule[] = [
   { file: /^deno\.jsonc?$/, checks: /^(?:lint|fmt|compilerOptions)$/, tests: /^test$/ },
 ];
 
-/** The text of each section of a TOML or INI file (`[a.b]`, `[[a]]`), by name; lines before any: ''. */
+/**
+ * The text of each section of a TOML or INI file (`[a.b]`, `[[a]]`), by name; lines before any: ''.
+ * Blank lines, whole-line comments and runs of whitespace are left out: changing them changes no
+ * setting.
+ */
 function iniSections(text: string): Map<string, string> {
   const sections = new Map<string, string>();
   let name = '';
   for (const line of text.split('\n')) {
     const header = /^\s*\[\[?\s*([^\]]+?)\s*\]\]?\s*(?:[#;].*)?$/.exec(line);
     if (header !== null) name = (header[1] ?? '').replace(/["'\s]/g, '');
-    sections.set(name, `${sections.get(name) ?? ''}${line.trim()}\n`);
+    // An indented line goes on the value above it in an INI file: that much of its indent is kept.
+    const setting = /^\s*[#;]/.test(line)
+      ? ''
+      : `${/^\s/.test(line) ? ' ' : ''}${line.trim().replace(/\s+/g, ' ')}`;
+    sections.set(
+      name,
+      setting === '' ? (sections.get(name) ?? '') : `${sections.get(name) ?? ''}${setting}\n`,
+    );
   }
   return sections;
 }

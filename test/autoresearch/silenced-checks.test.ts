@@ -186,6 +186,15 @@ describe('silencedChecks', () => {
     ].join('\n');
     const bumped = pyproject.replace('1.0', '1.1');
     expect(silencedChecks([changed('pyproject.toml', pyproject, bumped)])).toEqual([]);
+    // Whitespace, blank lines and comments in a checker's section change none of its settings.
+    const restyled = pyproject.replace(
+      'select = ["E", "F"]',
+      '# the rules we hold to\nselect  =  ["E", "F"]   \n\n',
+    );
+    expect(silencedChecks([changed('pyproject.toml', pyproject, restyled)])).toEqual([]);
+    expect(
+      paths(silencedChecks([changed('setup.cfg', '[flake8]\nignore =\n  E1\n', '[flake8]\nignore =\nE1\n')])),
+    ).toEqual(['setup.cfg ([flake8])']);
     expect(
       silencedChecks([
         changed(
