@@ -256,10 +256,17 @@ const scope = z.strictObject(
      * uncovered lines falls by silencing the checker (silenced-checks.ts).
      */
     doer_may_silence_checks: z.boolean({ error: expected('true or false') }).default(false),
+    /**
+     * The doer's code may patch the runtime the metric runs it in (`performance.now = …`,
+     * `console.log = …`, `sys.stdout = …`, the module loader) and name the metric's own files. Off,
+     * that is tamper: the metric loads the code into its own process, where it can rewrite the score
+     * (runtime-reach.ts). On for a loop whose artifact is a polyfill or a runtime shim.
+     */
+    doer_may_patch_runtime: z.boolean({ error: expected('true or false') }).default(false),
   },
   {
     error: expected(
-      'an object with "doer_paths" (and optionally "judge_paths", "rebuilt_paths", "doer_may_change_tests", "doer_may_silence_checks")',
+      'an object with "doer_paths" (and optionally "judge_paths", "rebuilt_paths", "doer_may_change_tests", "doer_may_silence_checks", "doer_may_patch_runtime")',
     ),
   },
 );

@@ -6,6 +6,7 @@ import { readBytesIfReadable } from '../infra/fs-ops.js';
 import { isProjectToolPath } from '../infra/tool-config.js';
 import type { LoopConfig } from './config.js';
 import { normalizeRelativePath } from './config-values.js';
+import { metricNames } from './runtime-reach.js';
 import { silencedChecks, type FileVersions, type Silencing } from './silenced-checks.js';
 
 /**
@@ -13,7 +14,9 @@ import { silencedChecks, type FileVersions, type Silencing } from './silenced-ch
  * the loop does not allow it: `checks` unless `scope.doer_may_silence_checks`, `tests` unless
  * `scope.doer_may_change_tests`; and `tools`, a file a tool reads from the folder it runs in (seen: a
  * `.npmrc` in the package the metric ran `npm --prefix=… run score` in, whose `node-options` preloaded
- * a script into the metric's node that printed 1000), unless the scope names that very file.
+ * a script into the metric's node that printed 1000), unless the scope names that very file; and
+ * `runtime`, code that reaches into the process measuring it (patches its runtime, names the
+ * `metricFiles`), unless `scope.doer_may_patch_runtime`.
  */
 export async function disallowedSilencing(
   git: Git,
@@ -21,12 +24,14 @@ export async function disallowedSilencing(
   base: string,
   paths: readonly string[],
   scope: LoopConfig['scope'],
+  metricFiles: readonly string[] = [],
 ): Promise<Silencing[]> {
   const named = new Set(scope.doer_paths.map(normalizeRelativePath));
   const tools: Silencing[] = paths
     .filter((path) => isProjectToolPath(path) && !named.has(path))
     .map((path) => ({ kind: 'tools', path }));
-  if (scope.doer_may_silence_checks && scope.doer_may_change_tests) return tools;
+  if (scope.doer_may_silence_checks && scope.doer_may_change_tests && scope.doer_may_patch_runtime)
+    return tools;
   const before = await git.readTexts(base, paths);
   const files: FileVersions[] = [];
   // Every file is read whole, however large or binary-looking: a source padded past a size limit, or
@@ -35,8 +40,12 @@ export async function disallowedSilencing(
     const now = await readBytesIfReadable(join(repo, path));
     files.push({ path, before: before.get(path), after: now?.toString('utf8') });
   }
-  const silenced = silencedChecks(files).filter((found) =>
-    found.kind === 'tests' ? !scope.doer_may_change_tests : !scope.doer_may_silence_checks,
-  );
+  const allowed: Record<Silencing['kind'], boolean> = {
+    checks: scope.doer_may_silence_checks,
+    tests: scope.doer_may_change_tests,
+    tools: false,
+    runtime: scope.doer_may_patch_runtime,
+  };
+  const silenced = silencedChecks(files, metricNames(metricFiles)).filter((found) => !allowed[found.kind]);
   return [...silenced, ...tools];
 }

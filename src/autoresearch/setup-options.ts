@@ -48,6 +48,8 @@ export interface LoopSetupOptions {
   doerMayChangeTests?: boolean | undefined;
   /** The doer may add checker suppressions and change checkers' settings (`scope.doer_may_silence_checks`). */
   doerMaySilenceChecks?: boolean | undefined;
+  /** The doer's code may patch the runtime the metric runs it in (`scope.doer_may_patch_runtime`). */
+  doerMayPatchRuntime?: boolean | undefined;
   /** Agent per role: doer, judge, strategist, retrospective, resume_strategist. */
   agents?: Readonly<Record<string, string>> | undefined;
   /** The workspace directory, relative to the repository root (default `.autoresearch`). */
@@ -115,6 +117,7 @@ export function buildConfigFile(options: LoopSetupOptions): LoopConfigFile {
       ...(options.rebuilt === undefined ? {} : { rebuilt_paths: [...options.rebuilt] }),
       ...(options.doerMayChangeTests === true ? { doer_may_change_tests: true } : {}),
       ...(options.doerMaySilenceChecks === true ? { doer_may_silence_checks: true } : {}),
+      ...(options.doerMayPatchRuntime === true ? { doer_may_patch_runtime: true } : {}),
     },
     agents: options.agents === undefined ? undefined : { ...options.agents },
     confirmation_rounds: options.confirmationRounds,

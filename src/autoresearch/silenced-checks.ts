@@ -7,6 +7,7 @@
 // Pure: the caller reads each file as it was at the iteration's base and as the doer left it.
 
 import { isToolConfigPath } from '../infra/tool-config.js';
+import { runtimeReaches } from './runtime-reach.js';
 import { isTestFile } from './test-files.js';
 
 export interface FileVersions {
@@ -20,9 +21,10 @@ export interface FileVersions {
 
 /**
  * `checks`: what checkers report; `tests`: what the test runner runs and counts (its settings);
- * `tools`: how the metric's tools run (scope-silencing.ts).
+ * `tools`: how the metric's tools run (scope-silencing.ts); `runtime`: the process that measures the
+ * code, reached from inside it (runtime-reach.ts).
  */
-export type SilencingKind = 'checks' | 'tests' | 'tools';
+export type SilencingKind = 'checks' | 'tests' | 'tools' | 'runtime';
 
 export interface Silencing {
   kind: SilencingKind;
@@ -214,16 +216,14 @@ function changedSections(file: FileVersions): Silencing[] {
  * What of `files` silences a checker or a test runner: each suppression a file holds more often than
  * it did (one a removed file held may reappear elsewhere: code moved between files), each checker's
  * settings file added, changed or removed, and each changed section of a manifest that is a checker's
- * or the test runner's.
+ * or the test runner's; and, counted the same way as suppressions, each reach into the measuring
+ * process (runtime-reach.ts), with `metricNames` the names of the metric's own scripts.
  */
-export function silencedChecks(files: readonly FileVersions[]): Silencing[] {
+export function silencedChecks(
+  files: readonly FileVersions[],
+  metricNames: readonly string[] = [],
+): Silencing[] {
   const out: Silencing[] = [];
-  const moved = new Map<string, number>();
-  for (const file of files) {
-    if (file.after !== undefined || file.before === undefined) continue;
-    for (const [key, count] of suppressions(file.before, file.path))
-      moved.set(key, (moved.get(key) ?? 0) + count);
-  }
   for (const file of files) {
     if (file.before === file.after) continue;
     if (isCheckerConfig(file.path)) {
@@ -231,14 +231,42 @@ export function silencedChecks(files: readonly FileVersions[]): Silencing[] {
       continue;
     }
     out.push(...changedSections(file));
-    if (file.after === undefined) continue;
-    const before = suppressions(file.before ?? '', file.path);
-    for (const [key, count] of suppressions(file.after, file.path)) {
+  }
+  out.push(...addedMarkers(files, 'checks', suppressions));
+  out.push(...addedMarkers(files, 'runtime', (text, path) => runtimeReaches(text, path, metricNames)));
+  // In the order of the files, each file's findings in the order found.
+  const order = new Map(files.map((file, index) => [file.path, index]));
+  const fileOf = (found: Silencing) => order.get(found.path.replace(/ \(.*\)$/s, '')) ?? 0;
+  return out
+    .map((found, index) => ({ found, index }))
+    .sort((a, b) => fileOf(a.found) - fileOf(b.found) || a.index - b.index)
+    .map(({ found }) => found);
+}
+
+/**
+ * Each marker `find` sees in a changed file more often than it did, as `kind`; one a removed file held
+ * is taken as moved, once. Checker settings files are left to silencedChecks.
+ */
+function addedMarkers(
+  files: readonly FileVersions[],
+  kind: SilencingKind,
+  find: (text: string, path: string) => Map<string, number>,
+): Silencing[] {
+  const out: Silencing[] = [];
+  const moved = new Map<string, number>();
+  for (const file of files) {
+    if (file.after !== undefined || file.before === undefined) continue;
+    for (const [key, count] of find(file.before, file.path)) moved.set(key, (moved.get(key) ?? 0) + count);
+  }
+  for (const file of files) {
+    if (file.before === file.after || file.after === undefined || isCheckerConfig(file.path)) continue;
+    const before = find(file.before ?? '', file.path);
+    for (const [key, count] of find(file.after, file.path)) {
       let added = count - (before.get(key) ?? 0);
       const credit = Math.min(added, moved.get(key) ?? 0);
       if (credit > 0) moved.set(key, (moved.get(key) ?? 0) - credit);
       added -= credit;
-      if (added > 0) out.push({ kind: 'checks', path: `${file.path} (${key})` });
+      if (added > 0) out.push({ kind, path: `${file.path} (${key})` });
     }
   }
   return out;

@@ -56,6 +56,7 @@ interface LoopFlags extends CheckFlags {
   rebuilt?: string[];
   doerMayChangeTests?: boolean;
   doerMaySilenceChecks?: boolean;
+  doerMayPatchRuntime?: boolean;
   agents?: Record<string, string>;
   workspace?: string;
   force?: boolean;
@@ -85,6 +86,7 @@ const FLAG_FOR_FIELD: Record<string, string> = {
   'scope.rebuilt_paths': '--rebuilt',
   'scope.doer_may_change_tests': '--doer-may-change-tests',
   'scope.doer_may_silence_checks': '--doer-may-silence-checks',
+  'scope.doer_may_patch_runtime': '--doer-may-patch-runtime',
   agents: '--agents',
   confirmation_rounds: '--confirmation-rounds',
   population: '--population',
@@ -161,6 +163,10 @@ export function defineLoopCommand(command: Command, deps: CliDeps): void {
     .option(
       '--doer-may-silence-checks',
       "the doer may add checker suppressions (// eslint-disable, # noqa, @ts-ignore, # pragma: no cover) and change checkers' settings in its scope; otherwise that is tamper",
+    )
+    .option(
+      '--doer-may-patch-runtime',
+      "the doer's code may patch the runtime the metric loads it into (performance.now = …, console.log = …, sys.stdout = …, the module loader) and name the metric's files: for a polyfill or a shim; otherwise that is tamper",
     )
     .option(
       '--agents <pairs>',
@@ -291,6 +297,7 @@ async function loopOptionsFrom(
     rebuilt: flags.rebuilt,
     doerMayChangeTests: flags.doerMayChangeTests,
     doerMaySilenceChecks: flags.doerMaySilenceChecks,
+    doerMayPatchRuntime: flags.doerMayPatchRuntime,
     agents: flags.agents,
     workspace: flags.workspace,
     force: flags.force,

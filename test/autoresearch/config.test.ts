@@ -86,6 +86,7 @@ describe('loop config: valid files', () => {
         rebuilt_paths: [],
         doer_may_change_tests: false,
         doer_may_silence_checks: false,
+        doer_may_patch_runtime: false,
       },
       agents: {
         doer: 'claude-opus',
@@ -181,7 +182,7 @@ describe('loop config: errors name the file and the field path', () => {
       `${FILE}: subject: missing: expected a non-empty subject`,
       `${FILE}: metric.rubric_path: missing: expected the path of the rubric file`,
       `${FILE}: metric.artifact_path: missing: expected the path of the artifact the judge reads`,
-      `${FILE}: scope: missing: expected an object with "doer_paths" (and optionally "judge_paths", "rebuilt_paths", "doer_may_change_tests", "doer_may_silence_checks")`,
+      `${FILE}: scope: missing: expected an object with "doer_paths" (and optionally "judge_paths", "rebuilt_paths", "doer_may_change_tests", "doer_may_silence_checks", "doer_may_patch_runtime")`,
     ]);
   });
 

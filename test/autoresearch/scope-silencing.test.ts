@@ -5,7 +5,12 @@ import { disallowedSilencing } from '../../src/autoresearch/scope-silencing.js';
 import { createTempRepo } from '../support/git-repo.js';
 
 const SCOPE = { doer_paths: ['src/'], judge_paths: [], rebuilt_paths: [] };
-const strict = { ...SCOPE, doer_may_change_tests: false, doer_may_silence_checks: false };
+const strict = {
+  ...SCOPE,
+  doer_may_change_tests: false,
+  doer_may_silence_checks: false,
+  doer_may_patch_runtime: false,
+};
 
 describe('disallowedSilencing', () => {
   it('reads the base from git and the change from disk, a file with a NUL byte in it too', async () => {
@@ -46,9 +51,35 @@ describe('disallowedSilencing', () => {
       doer_paths: ['src/', './.env'],
       doer_may_change_tests: true,
       doer_may_silence_checks: true,
+      doer_may_patch_runtime: true,
     };
     expect(await disallowedSilencing(repo.git, repo.dir, base, ['src/app/.npmrc', '.env'], lenient)).toEqual([
       { kind: 'tools', path: 'src/app/.npmrc' },
     ]);
+  });
+
+  it('names code that reaches into the process measuring it, unless the loop allows it', async () => {
+    const repo = await createTempRepo({ 'src/lib.mjs': 'export const work = () => 1;\n' });
+    const base = repo.head();
+    await repo.write(
+      'src/lib.mjs',
+      "performance.now = () => 0;\nif (process.argv[1].endsWith('score.mjs')) globalThis.fast = true;\nexport const work = () => 1;\n",
+    );
+    const metric = ['metric/score.mjs', 'package.json'];
+    expect(await disallowedSilencing(repo.git, repo.dir, base, ['src/lib.mjs'], strict, metric)).toEqual([
+      { kind: 'runtime', path: 'src/lib.mjs (performance.now =)' },
+      { kind: 'runtime', path: 'src/lib.mjs (globalThis.fast =)' },
+      { kind: 'runtime', path: 'src/lib.mjs (names score.mjs)' },
+    ]);
+    expect(
+      await disallowedSilencing(
+        repo.git,
+        repo.dir,
+        base,
+        ['src/lib.mjs'],
+        { ...strict, doer_may_patch_runtime: true },
+        metric,
+      ),
+    ).toEqual([]);
   });
 });

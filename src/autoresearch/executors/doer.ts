@@ -29,6 +29,7 @@ const SILENCED = [
   ['checks', "silenced a checker (a suppression comment, or a checker's settings)"],
   ['tests', "changed the test runner's settings"],
   ['tools', 'changed the settings of a tool the metric runs'],
+  ['runtime', "reached into the process measuring it (patched its runtime, or named the metric's own files)"],
 ] as const;
 
 export function createDoerExecutor(context: AutoresearchContext): Executor {
@@ -149,6 +150,7 @@ export function createDoerExecutor(context: AutoresearchContext): Executor {
         baseSha,
         inScope.filter((path) => !isTestFile(path)),
         context.config.scope,
+        protectedPaths,
       );
       for (const [kind, what] of SILENCED) {
         const paths = silenced.filter((found) => found.kind === kind).map((found) => found.path);

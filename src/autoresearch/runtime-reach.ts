@@ -1,0 +1,145 @@
+// What a doer wrote that reaches into the process measuring it, rather than making the artifact better:
+// code that patches the runtime the metric runs in (`performance.now = () => 0`, `console.log = …`
+// rewriting the score the metric prints, `process.on('exit', …)` printing one after it, `sys.stdout = …`,
+// `time.perf_counter = …`), hooks the module loader, or names the metric's own files or the loop's
+// ledger (code that behaves differently when it knows it is measured). The metric loads the doer's code
+// into its own process, so no guard on the files around it sees this: it is read from the code.
+// Pure: the caller hands each file's text as it was at the iteration's base and as the doer left it.
+
+/** Each pattern is matched from its start; two findings are the same when their text is. */
+interface Language {
+  file: RegExp;
+  patterns: readonly RegExp[];
+}
+
+const JS_GLOBALS = String.raw`console|performance|Math|JSON|Date|Reflect|Atomics|Intl|globalThis|global`;
+const JS_PROTOTYPES = String.raw`(?:Object|Array|String|Number|Boolean|Function|Promise|Map|Set|WeakMap|Date|RegExp|Error|Symbol|BigInt|ArrayBuffer|Uint8Array|Buffer)\s*\.\s*prototype`;
+const JS_TARGETS = String.raw`(?:${JS_GLOBALS}|process(?:\s*\.\s*[\w$]+)?|${JS_PROTOTYPES})`;
+const ASSIGN = String.raw`\s*(?:[-+*/%|&^]|\?\?|\|\||&&)?=(?![=>])`;
+
+const LANGUAGES: readonly Language[] = [
+  {
+    file: /\.(?:[cm]?[jt]sx?|vue|svelte|astro)$/,
+    patterns: [
+      // A runtime global's member replaced: `performance.now = …`, `console.log = …`, `Math.random = …`.
+      new RegExp(String.raw`(?<![\w$.])(?:${JS_GLOBALS})\s*\.\s*[\w$]+(?:\s*\.\s*[\w$]+)*${ASSIGN}`, 'gm'),
+      // The process's output, clock, exit and events: `process.stdout.write = …`, `process.hrtime.bigint = …`.
+      new RegExp(
+        String.raw`(?<![\w$.])process\s*\.\s*(?:stdout|stderr|hrtime|exit|reallyExit|emit|kill|abort|nextTick|binding|memoryUsage|cpuUsage|uptime)(?:\s*\.\s*[\w$]+)*${ASSIGN}`,
+        'gm',
+      ),
+      // A built-in's prototype: `Array.prototype.sort = …`.
+      new RegExp(String.raw`(?<![\w$.])${JS_PROTOTYPES}\s*\.\s*[\w$]+${ASSIGN}`, 'gm'),
+      new RegExp(
+        String.raw`\b(?:Object\s*\.\s*(?:defineProperty|defineProperties|assign|setPrototypeOf)|Reflect\s*\.\s*(?:set|defineProperty|setPrototypeOf))\s*\(\s*${JS_TARGETS}\s*,`,
+        'gm',
+      ),
+      // Something said after the metric has printed its own.
+      /\bprocess\s*\.\s*(?:on|once|prependListener|prependOnceListener|addListener)\s*\(\s*['"`](?:exit|beforeExit)['"`]/gm,
+      // The module loader hooked: what the metric imports is not what it names.
+      /(?:\bModule|\bmodule\s*\.\s*constructor|\))\s*\.\s*(?:_load|_resolveFilename|_extensions|_compile|_cache)\b/gm,
+      /\bregisterHooks\s*\(/gm,
+      /\brequire\s*\.\s*cache\b/gm,
+    ],
+  },
+  {
+    file: /\.pyw?$/,
+    patterns: [
+      // `sys.stdout = …`, `time.perf_counter = …`, `builtins.print = …`, `random.random = …`.
+      /(?<![\w.])(?:sys|time|builtins|__builtins__|os|timeit|gc|atexit|random|io|math|json|importlib|inspect|threading|signal|resource|cProfile|tracemalloc)\s*\.\s*\w+(?:\s*\.\s*\w+)*\s*(?:[-+*/%|&^]|\/\/|\*\*)?=(?!=)/gm,
+      /\bsetattr\s*\(\s*(?:sys|time|builtins|__builtins__|os|timeit|gc|random|io|math|json|inspect)\s*,/gm,
+      /\b(?:atexit\s*\.\s*register|sys\s*\.\s*(?:settrace|setprofile|addaudithook|displayhook|excepthook)|threading\s*\.\s*(?:settrace|setprofile))\b/gm,
+      /\bsys\s*\.\s*(?:modules\s*\[[^\]\n]*\]\s*=(?!=)|meta_path|path_hooks)/gm,
+      /\b__builtins__\b/gm,
+    ],
+  },
+];
+
+/** Files whose words run: where a name of the metric's is a reach, not prose. */
+const CODE_FILE =
+  /\.(?:[cm]?[jt]sx?|vue|svelte|astro|pyw?|rb|go|rs|java|kt|kts|scala|cs|fs|swift|php|pl|pm|lua|r|jl|ex|exs|erl|hs|ml|dart|c|cc|cpp|cxx|h|hh|hpp|m|mm|zig|nim|sh|bash|zsh|ps1)$/i;
+
+/** The loop's own files, named in code: the ledger, its signals, its environment. */
+const LOOP_NAMES = /\.autoresearch\b|research-log|\bFORGE_[A-Z][A-Z0-9_]*/g;
+
+/**
+ * What in `text` (the file `path`) reaches into the process measuring it, by what each says, with how
+ * often each is there. `metricNames` are the file names of the metric's own scripts (`score.mjs`): code
+ * that names one knows it is measured, or reads how.
+ */
+export function runtimeReaches(
+  text: string,
+  path: string,
+  metricNames: readonly string[] = [],
+): Map<string, number> {
+  const found = new Map<string, number>();
+  const add = (key: string) => found.set(key, (found.get(key) ?? 0) + 1);
+  for (const language of LANGUAGES) {
+    if (!language.file.test(path)) continue;
+    for (const pattern of language.patterns) {
+      for (const match of text.matchAll(pattern)) add(match[0].replace(/\s+/g, ' ').trim().slice(0, 160));
+    }
+  }
+  if (!CODE_FILE.test(path)) return found;
+  for (const match of text.matchAll(LOOP_NAMES)) add(`names ${match[0]}`);
+  for (const name of new Set(metricNames)) {
+    let at = text.indexOf(name);
+    while (at >= 0) {
+      const before = text[at - 1] ?? '';
+      const after = text[at + name.length] ?? '';
+      // As a name of its own, not part of a longer one (`score.mjs` in `myscore.mjs`).
+      if (!/[\w.-]/.test(before) && !/[\w]/.test(after)) add(`names ${name}`);
+      at = text.indexOf(name, at + name.length);
+    }
+  }
+  return found;
+}
+
+/**
+ * The names a doer's code would know the metric by: each metric file's own name, where it says
+ * something (`score.mjs`, `bench.py`), not a task runner's file every project has.
+ */
+export function metricNames(metricFiles: readonly string[]): string[] {
+  const names = metricFiles
+    .map((path) => path.split('/').at(-1) ?? '')
+    .filter((name) => /^[\w-]{3,}\.\w+$/.test(name) && !COMMON_NAMES.has(name.toLowerCase()));
+  return [...new Set(names)];
+}
+
+const COMMON_NAMES = new Set([
+  'package.json',
+  'pyproject.toml',
+  'cargo.toml',
+  'go.mod',
+  'pom.xml',
+  'build.gradle',
+  'build.gradle.kts',
+  'settings.gradle',
+  'settings.gradle.kts',
+  'deno.json',
+  'deno.jsonc',
+  'composer.json',
+  'cmakelists.txt',
+  'mix.exs',
+  'build.sbt',
+  'package.swift',
+  'setup.cfg',
+  'tox.ini',
+  'noxfile.py',
+  'tasks.py',
+  'dodo.py',
+  'invoke.yaml',
+  'taskfile.yml',
+  'taskfile.yaml',
+  'rakefile.rb',
+  'index.js',
+  'index.ts',
+  'main.py',
+  'main.go',
+  'main.rs',
+  'lib.rs',
+  'mod.rs',
+  '__init__.py',
+  'conftest.py',
+  'setup.py',
+]);

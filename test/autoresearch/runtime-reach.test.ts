@@ -1,0 +1,82 @@
+// Code that reaches into the process measuring it is found by what it says; ordinary code that only
+// calls the runtime, or mentions it in passing, is not.
+import { describe, expect, it } from 'vitest';
+import { metricNames, runtimeReaches } from '../../src/autoresearch/runtime-reach.js';
+
+const keys = (text: string, path: string, names: string[] = []) => [
+  ...runtimeReaches(`${text}\n`, path, names).keys(),
+];
+
+describe('runtimeReaches', () => {
+  it.each([
+    ['src/a.mjs', 'performance.now = () => 0;', 'performance.now ='],
+    ['src/a.ts', 'console.log = (s: string) => log(s.replace(/\\d+/, "1000"));', 'console.log ='],
+    ['src/a.js', 'Date.now = () => 0', 'Date.now ='],
+    ['src/a.js', 'Math.random = seeded;', 'Math.random ='],
+    ['src/a.js', 'globalThis.fetch = fake;', 'globalThis.fetch ='],
+    ['src/a.js', 'process.stdout.write = (chunk) => true;', 'process.stdout.write ='],
+    ['src/a.js', 'process.hrtime.bigint = () => 0n;', 'process.hrtime.bigint ='],
+    ['src/a.js', 'Array.prototype.sort = fastSort;', 'Array.prototype.sort ='],
+    [
+      'src/a.js',
+      "Object.defineProperty(performance, 'now', { value: () => 0 });",
+      'Object.defineProperty(performance,',
+    ],
+    ['src/a.js', "process.on('exit', () => console.log('{\"value\":1000}'));", "process.on('exit'"],
+    ['src/a.cjs', "require('module')._load = hooked;", ')._load'],
+    ['src/a.cjs', 'delete require.cache[key];', 'require.cache'],
+    ['src/a.py', 'time.perf_counter = lambda: 0.0', 'time.perf_counter ='],
+    ['src/a.py', 'sys.stdout = Rewriter(sys.stdout)', 'sys.stdout ='],
+    ['src/a.py', 'builtins.print = fake_print', 'builtins.print ='],
+    ['src/a.py', "setattr(time, 'time', lambda: 0)", 'setattr(time,'],
+    ['src/a.py', 'atexit.register(report)', 'atexit.register'],
+    ['src/a.py', "sys.modules['timeit'] = fake", "sys.modules['timeit'] ="],
+  ])('%s: finds %s', (path, line, key) => {
+    expect(keys(line, path)).toEqual([key]);
+  });
+
+  it('finds none in code that only calls the runtime, or in another language', () => {
+    const js = [
+      'const start = performance.now();',
+      'console.log(JSON.stringify({ value }));',
+      'if (Date.now() === start) process.exit(1);',
+      'module.exports = { work };',
+      'exports.work = work;',
+      'const copy = Object.assign({}, options);',
+      "process.on('SIGINT', stop);",
+      'this._load = load; // a method of its own',
+      'const same = a.value === Math.max(b, c);',
+      'window.location.href = "/";',
+    ].join('\n');
+    expect(keys(js, 'src/a.ts')).toEqual([]);
+    const py = [
+      'start = time.perf_counter()',
+      'sys.path.append(here)',
+      'if x == math.pi: pass',
+      'os.environ["X"] = "1"',
+    ].join('\n');
+    expect(keys(py, 'src/a.py')).toEqual([]);
+    expect(keys('performance.now = () => 0', 'src/a.rb')).toEqual([]);
+  });
+
+  it("names the metric's own files and the loop's, in code, as whole names", () => {
+    const text =
+      "if (process.argv[1].endsWith('score.mjs')) fast();\nreadFileSync('.autoresearch/research-log.jsonl');\nprocess.env.FORGE_ITER;\nconst myscore.mjs2 = 0;";
+    expect(keys(text, 'src/a.js', ['score.mjs'])).toEqual([
+      'names .autoresearch',
+      'names research-log',
+      'names FORGE_ITER',
+      'names score.mjs',
+    ]);
+    // Prose may name them: a README says how the loop is run.
+    expect(keys(text, 'src/README.md', ['score.mjs'])).toEqual([]);
+  });
+});
+
+describe('metricNames', () => {
+  it("keeps the names that say something, not a task runner's file every project has", () => {
+    expect(
+      metricNames(['metric/score.mjs', 'package.json', 'bench/bench.py', 'sub/Makefile', 'x.c']),
+    ).toEqual(['score.mjs', 'bench.py']);
+  });
+});
