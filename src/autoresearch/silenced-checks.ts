@@ -7,6 +7,7 @@
 // Pure: the caller reads each file as it was at the iteration's base and as the doer left it.
 
 import { isToolConfigPath } from '../infra/tool-config.js';
+import { movedOutOfSight } from './moved-code.js';
 import { runtimeReaches } from './runtime-reach.js';
 import { isTestFile } from './test-files.js';
 
@@ -216,8 +217,9 @@ function changedSections(file: FileVersions): Silencing[] {
  * What of `files` silences a checker or a test runner: each suppression a file holds more often than
  * it did (one a removed file held may reappear elsewhere: code moved between files), each checker's
  * settings file added, changed or removed, and each changed section of a manifest that is a checker's
- * or the test runner's; and, counted the same way as suppressions, each reach into the measuring
- * process (runtime-reach.ts), with `metricNames` the names of the metric's own scripts.
+ * or the test runner's; code moved out of a checker's sight (moved-code.ts); and, counted the same
+ * way as suppressions, each reach into the measuring process (runtime-reach.ts), with `metricNames`
+ * the names of the metric's own scripts.
  */
 export function silencedChecks(
   files: readonly FileVersions[],
@@ -233,6 +235,7 @@ export function silencedChecks(
     out.push(...changedSections(file));
   }
   out.push(...addedMarkers(files, 'checks', suppressions));
+  out.push(...movedOutOfSight(files).map((moved): Silencing => ({ kind: 'checks', path: moved.path })));
   out.push(...addedMarkers(files, 'runtime', (text, path) => runtimeReaches(text, path, metricNames)));
   // In the order of the files, each file's findings in the order found.
   const order = new Map(files.map((file, index) => [file.path, index]));

@@ -91,6 +91,17 @@ describe('a doer that silences the checker a metric counts', () => {
     expect(await repo.git('ls-files', 'src')).toBe('src/app.js');
   });
 
+  // Seen before moves were read: [1, keep, 100], the linter reading no `*.cjs`.
+  it('by renaming the code to an extension the checker does not read: tamper, and the file is back', async () => {
+    const { repo, stderr, decisions } = await lintIteration([
+      { write: 'src/app.cjs', content: APP },
+      { run: ['rm', 'src/app.js'] },
+    ]);
+    expect(decisions).toEqual(TAMPER);
+    expect(stderr).toContain('src/app.cjs (moved from src/app.js)');
+    expect(await repo.git('ls-files', 'src')).toBe('src/app.js');
+  });
+
   it('that fixes the code instead is kept', async () => {
     expect((await lintIteration([{ write: 'src/app.js', content: FIXED }])).decisions).toEqual(KEPT);
   });
