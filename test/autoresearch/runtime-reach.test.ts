@@ -68,8 +68,21 @@ describe('runtimeReaches', () => {
       'names FORGE_ITER',
       'names score.mjs',
     ]);
-    // Prose may name them: a README says how the loop is run.
+    // Prose may name them: a README says how the loop is run, a comment what measures the code.
     expect(keys(text, 'src/README.md', ['score.mjs'])).toEqual([]);
+    expect(
+      keys('// the hot path of score.mjs\n/* see .autoresearch/ */\nwork();', 'src/a.js', ['score.mjs']),
+    ).toEqual([]);
+    expect(keys('# timed by score.mjs\nwork()', 'src/a.py', ['score.mjs'])).toEqual([]);
+    // An apostrophe left open (a Rust lifetime) ends with its line, and the comment after is one.
+    expect(keys("fn f(x: &'static str) {}\n// timed by score.mjs\n", 'src/lib.rs', ['score.mjs'])).toEqual(
+      [],
+    );
+    // A comment's marker inside a string starts no comment.
+    expect(keys('const u = "http://x"; load("score.mjs");', 'src/a.js', ['score.mjs'])).toEqual([
+      'names score.mjs',
+    ]);
+    expect(keys("s = 'a # b'; open('score.mjs')", 'src/a.py', ['score.mjs'])).toEqual(['names score.mjs']);
   });
 });
 
