@@ -1,35 +1,49 @@
 // What a doer wrote that reaches into the process measuring it, rather than making the artifact better:
 // code that patches the runtime the metric runs in (`performance.now = () => 0`, `console.log = …`
-// rewriting the score the metric prints, `process.on('exit', …)` printing one after it, `sys.stdout = …`,
-// `time.perf_counter = …`), hooks the module loader, or names the metric's own files or the loop's
-// ledger (code that behaves differently when it knows it is measured). The metric loads the doer's code
-// into its own process, so no guard on the files around it sees this: it is read from the code.
-// Pure: the caller hands each file's text as it was at the iteration's base and as the doer left it.
+// rewriting the score the metric prints, `process.on('exit', …)` printing one after it, `sys.stdout =
+// …`, `time.perf_counter = …`; by brackets or through a name of its own too), hooks the module loader,
+// makes code from text as it runs (`eval`, `exec`: what no reading sees into), or names the metric's
+// own files or the loop's ledger (code that behaves differently when it knows it is measured). The
+// metric loads the doer's code into its own process, so no guard on the files around it sees this: it
+// is read from the code. A reading, not a proof: code can still hide a reach from it, and the note
+// says so. Pure: the caller hands each file's text as it was at the iteration's base and as the doer
+// left it.
 
 /** Each pattern is matched from its start; two findings are the same when their text is. */
 interface Language {
   file: RegExp;
   patterns: readonly RegExp[];
+  /** A name the code gives a runtime object (`const p = performance`), in its first group. */
+  alias: RegExp;
+  /** What reaches through such a name, as `patterns` do through the object's own. */
+  aliasUse: (name: string) => RegExp;
 }
 
 const JS_GLOBALS = String.raw`console|performance|Math|JSON|Date|Reflect|Atomics|Intl|globalThis|global`;
 const JS_PROTOTYPES = String.raw`(?:Object|Array|String|Number|Boolean|Function|Promise|Map|Set|WeakMap|Date|RegExp|Error|Symbol|BigInt|ArrayBuffer|Uint8Array|Buffer)\s*\.\s*prototype`;
 const JS_TARGETS = String.raw`(?:${JS_GLOBALS}|process(?:\s*\.\s*[\w$]+)?|${JS_PROTOTYPES})`;
 const ASSIGN = String.raw`\s*(?:[-+*/%|&^]|\?\?|\|\||&&)?=(?![=>])`;
+/** A member, by name or by brackets, and the members under it: `.now`, `['now']`, `.hrtime.bigint`. */
+const JS_MEMBERS = String.raw`(?:\s*\.\s*[\w$]+|\s*\[[^\]\n]+\])+`;
+const PROCESS_PARTS =
+  'stdout|stderr|hrtime|exit|reallyExit|emit|kill|abort|nextTick|binding|memoryUsage|cpuUsage|uptime';
+const PY_MODULES =
+  'sys|time|builtins|__builtins__|os|timeit|gc|atexit|random|io|math|json|importlib|inspect|threading|signal|resource|cProfile|tracemalloc';
+const escape = (name: string) => name.replace(/\$/g, '\\$');
 
 const LANGUAGES: readonly Language[] = [
   {
     file: /\.(?:[cm]?[jt]sx?|vue|svelte|astro)$/,
     patterns: [
-      // A runtime global's member replaced: `performance.now = …`, `console.log = …`, `Math.random = …`.
-      new RegExp(String.raw`(?<![\w$.])(?:${JS_GLOBALS})\s*\.\s*[\w$]+(?:\s*\.\s*[\w$]+)*${ASSIGN}`, 'gm'),
+      // A runtime global's member replaced: `performance.now = …`, `console['log'] = …`, `Math.random = …`.
+      new RegExp(String.raw`(?<![\w$.])(?:${JS_GLOBALS})${JS_MEMBERS}${ASSIGN}`, 'gm'),
       // The process's output, clock, exit and events: `process.stdout.write = …`, `process.hrtime.bigint = …`.
       new RegExp(
-        String.raw`(?<![\w$.])process\s*\.\s*(?:stdout|stderr|hrtime|exit|reallyExit|emit|kill|abort|nextTick|binding|memoryUsage|cpuUsage|uptime)(?:\s*\.\s*[\w$]+)*${ASSIGN}`,
+        String.raw`(?<![\w$.])process\s*(?:\.\s*(?:${PROCESS_PARTS})\b|\[\s*['"\x60](?:${PROCESS_PARTS})['"\x60]\s*\])(?:${JS_MEMBERS})?${ASSIGN}`,
         'gm',
       ),
       // A built-in's prototype: `Array.prototype.sort = …`.
-      new RegExp(String.raw`(?<![\w$.])${JS_PROTOTYPES}\s*\.\s*[\w$]+${ASSIGN}`, 'gm'),
+      new RegExp(String.raw`(?<![\w$.])${JS_PROTOTYPES}${JS_MEMBERS}${ASSIGN}`, 'gm'),
       new RegExp(
         String.raw`\b(?:Object\s*\.\s*(?:defineProperty|defineProperties|assign|setPrototypeOf)|Reflect\s*\.\s*(?:set|defineProperty|setPrototypeOf))\s*\(\s*${JS_TARGETS}\s*,`,
         'gm',
@@ -40,18 +54,45 @@ const LANGUAGES: readonly Language[] = [
       /(?:\bModule|\bmodule\s*\.\s*constructor|\))\s*\.\s*(?:_load|_resolveFilename|_extensions|_compile|_cache)\b/gm,
       /\bregisterHooks\s*\(/gm,
       /\brequire\s*\.\s*cache\b/gm,
+      // Code made from text as it runs, which no reading of the code sees.
+      /(?<![\w$.])eval\s*\(/gm,
+      /(?<![\w$.])(?:new\s+)?Function\s*\(/gm,
+      /['"`](?:node:)?vm['"`]/gm,
     ],
+    alias: new RegExp(
+      String.raw`\b(?:const|let|var)\s+([\w$]+)\s*=\s*(?:${JS_GLOBALS}|process(?:\s*\.\s*(?:stdout|stderr|hrtime))?|${JS_PROTOTYPES})\s*(?=[;,\n)])`,
+      'gm',
+    ),
+    aliasUse: (name) => new RegExp(String.raw`(?<![\w$.])${escape(name)}${JS_MEMBERS}${ASSIGN}`, 'gm'),
   },
   {
     file: /\.pyw?$/,
     patterns: [
       // `sys.stdout = …`, `time.perf_counter = …`, `builtins.print = …`, `random.random = …`.
-      /(?<![\w.])(?:sys|time|builtins|__builtins__|os|timeit|gc|atexit|random|io|math|json|importlib|inspect|threading|signal|resource|cProfile|tracemalloc)\s*\.\s*\w+(?:\s*\.\s*\w+)*\s*(?:[-+*/%|&^]|\/\/|\*\*)?=(?!=)/gm,
-      /\bsetattr\s*\(\s*(?:sys|time|builtins|__builtins__|os|timeit|gc|random|io|math|json|inspect)\s*,/gm,
+      new RegExp(
+        String.raw`(?<![\w.])(?:${PY_MODULES})\s*\.\s*\w+(?:\s*\.\s*\w+)*\s*(?:[-+*/%|&^]|\/\/|\*\*)?=(?!=)`,
+        'gm',
+      ),
+      new RegExp(String.raw`\bsetattr\s*\(\s*(?:${PY_MODULES})\s*,`, 'gm'),
+      new RegExp(
+        String.raw`(?<![\w.])(?:(?:${PY_MODULES})\s*\.\s*__dict__|vars\s*\(\s*(?:${PY_MODULES})\s*\))`,
+        'gm',
+      ),
       /\b(?:atexit\s*\.\s*register|sys\s*\.\s*(?:settrace|setprofile|addaudithook|displayhook|excepthook)|threading\s*\.\s*(?:settrace|setprofile))\b/gm,
       /\bsys\s*\.\s*(?:modules\s*\[[^\]\n]*\]\s*=(?!=)|meta_path|path_hooks)/gm,
       /\b__builtins__\b/gm,
+      // Code made from text as it runs.
+      /(?<![\w.])(?:exec|eval|compile|__import__)\s*\(/gm,
     ],
+    alias: new RegExp(
+      String.raw`^[ \t]*(?:import\s+(?:${PY_MODULES})\s+as\s+(\w+)|(\w+)\s*=\s*(?:${PY_MODULES})[ \t]*$)`,
+      'gm',
+    ),
+    aliasUse: (name) =>
+      new RegExp(
+        String.raw`(?<![\w.])${name}\s*\.\s*\w+(?:\s*\.\s*\w+)*\s*(?:[-+*/%|&^]|\/\/|\*\*)?=(?!=)|\bsetattr\s*\(\s*${name}\s*,`,
+        'gm',
+      ),
   },
 ];
 
@@ -76,7 +117,8 @@ export function runtimeReaches(
   const add = (key: string) => found.set(key, (found.get(key) ?? 0) + 1);
   for (const language of LANGUAGES) {
     if (!language.file.test(path)) continue;
-    for (const pattern of language.patterns) {
+    const aliases = [...text.matchAll(language.alias)].flatMap((match) => match.slice(1).filter(Boolean));
+    for (const pattern of [...language.patterns, ...[...new Set(aliases)].map(language.aliasUse)]) {
       for (const match of text.matchAll(pattern)) add(match[0].replace(/\s+/g, ' ').trim().slice(0, 160));
     }
   }

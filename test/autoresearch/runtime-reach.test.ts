@@ -31,6 +31,19 @@ describe('runtimeReaches', () => {
     ['src/a.py', "setattr(time, 'time', lambda: 0)", 'setattr(time,'],
     ['src/a.py', 'atexit.register(report)', 'atexit.register'],
     ['src/a.py', "sys.modules['timeit'] = fake", "sys.modules['timeit'] ="],
+    // By brackets, through a name of its own, or as code made from text.
+    ['src/a.js', "performance['now'] = () => 0;", "performance['now'] ="],
+    ['src/a.js', "globalThis['perf' + 'ormance'].now = stub;", "globalThis['perf' + 'ormance'].now ="],
+    ['src/a.js', "process['stdout'].write = fake;", "process['stdout'].write ="],
+    ['src/a.js', 'const p = performance;\np.now = () => 0;', 'p.now ='],
+    ['src/a.js', 'eval(atob(hidden));', 'eval('],
+    ['src/a.js', "const f = new Function('return 1');", 'new Function('],
+    ['src/a.js', "import vm from 'node:vm';", "'node:vm'"],
+    ['src/a.py', 'import time as t\nt.perf_counter = lambda: 0', 't.perf_counter ='],
+    ['src/a.py', 'clock = time\nsetattr(clock, "time", f)', 'setattr(clock,'],
+    ['src/a.py', "vars(time)['time'] = f", 'vars(time)'],
+    ['src/a.py', 'exec(base64.b64decode(hidden))', 'exec('],
+    ['src/a.py', "__import__('time').sleep(0)", '__import__('],
   ])('%s: finds %s', (path, line, key) => {
     expect(keys(line, path)).toEqual([key]);
   });
@@ -47,6 +60,11 @@ describe('runtimeReaches', () => {
       'this._load = load; // a method of its own',
       'const same = a.value === Math.max(b, c);',
       'window.location.href = "/";',
+      'const p = performance.now();',
+      'const out = process.stdout;',
+      'if (process.stdout.isTTY) width = process.stdout.columns;',
+      'process.exitCode = 1;',
+      'this.evaluate(node);',
     ].join('\n');
     expect(keys(js, 'src/a.ts')).toEqual([]);
     const py = [
@@ -54,6 +72,9 @@ describe('runtimeReaches', () => {
       'sys.path.append(here)',
       'if x == math.pi: pass',
       'os.environ["X"] = "1"',
+      'pattern = re.compile(r"x+")',
+      'value = ast.literal_eval(text)',
+      'import time as t\nelapsed = t.perf_counter() - start',
     ].join('\n');
     expect(keys(py, 'src/a.py')).toEqual([]);
     expect(keys('performance.now = () => 0', 'src/a.rb')).toEqual([]);
