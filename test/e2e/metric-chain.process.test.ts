@@ -11,6 +11,7 @@ import {
   ledgerDecisions,
   oneDoerLoopRules,
   scriptedLoopRepo,
+  valueLoopArgs,
 } from '../support/loop-script.js';
 
 const SCORE = `import { readFileSync } from 'node:fs';
@@ -41,23 +42,7 @@ describe("a scoring script the metric reaches through a task runner's script", (
         [],
         'forge-chain-',
       );
-      const created = repo.forge([
-        'loop',
-        'value',
-        '--program',
-        'Make the value larger.',
-        '--metric-command',
-        metric,
-        '--score',
-        'json:value',
-        '--scope',
-        'src/',
-        '--max-iterations',
-        '1',
-        '--agents',
-        'doer=scripted,judge=scripted,strategist=scripted',
-      ]);
-      const result = await created;
+      const result = await repo.forge(valueLoopArgs('src/value.txt', metric));
       expect(result.exitCode).not.toBe(0);
       expect(result.stderr).toContain(`holds src/bench/score.mjs, a metric file (run through ${via})`);
     },

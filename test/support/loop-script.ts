@@ -144,7 +144,19 @@ export async function createValueLoop(
   metricCommand = 'node metric/score.mjs',
   extraArgs: readonly string[] = [],
 ): Promise<string> {
-  const created = await repo.forge([
+  const created = await repo.forge(valueLoopArgs(artifact, metricCommand, extraArgs));
+  if (created.exitCode !== 0)
+    throw new Error(`forge-pack loop failed (${String(created.exitCode)}): ${created.stderr}`);
+  return created.stdout.trim();
+}
+
+/** createValueLoop's `forge-pack loop` argv, for a test that expects it to be refused. */
+export function valueLoopArgs(
+  artifact: string,
+  metricCommand: string,
+  extraArgs: readonly string[] = [],
+): string[] {
+  return [
     'loop',
     'value',
     '--program',
@@ -160,10 +172,7 @@ export async function createValueLoop(
     '--agents',
     'doer=scripted,judge=scripted,strategist=scripted',
     ...extraArgs,
-  ]);
-  if (created.exitCode !== 0)
-    throw new Error(`forge-pack loop failed (${String(created.exitCode)}): ${created.stderr}`);
-  return created.stdout.trim();
+  ];
 }
 
 /**
