@@ -505,6 +505,16 @@ class Walk {
         via: `${path}'s "${target}" recipe`,
       }));
     }
+    if (runner.programs.includes('just')) {
+      const text = (await readFileIfExists(join(this.cwd, path)).catch(() => undefined)) ?? '';
+      return justRecipes(
+        text,
+        positional.filter((word) => !word.includes('=')),
+      ).map(({ target, command }) => ({
+        command,
+        via: `${path}'s "${target}" recipe`,
+      }));
+    }
     return [];
   }
 }
@@ -603,8 +613,21 @@ export function makeRecipes(text: string, targets: readonly string[]): { target:
       if (first === undefined && !name.startsWith('.')) first = name;
     }
   }
+  return recipesFor(rules, targets.length > 0 ? targets : first === undefined ? [] : [first]);
+}
+
+interface Rule {
+  prereqs: string[];
+  recipe: string[];
+}
+
+/** The recipe lines of `targets` and of the targets they depend on, each once. */
+function recipesFor(
+  rules: ReadonlyMap<string, Rule>,
+  targets: readonly string[],
+): { target: string; command: string }[] {
   const out: { target: string; command: string }[] = [];
-  const queue = targets.length > 0 ? [...targets] : first === undefined ? [] : [first];
+  const queue = [...targets];
   const seen = new Set<string>();
   for (let target = queue.shift(); target !== undefined; target = queue.shift()) {
     if (seen.has(target) || seen.size >= 200) continue;
@@ -615,6 +638,44 @@ export function makeRecipes(text: string, targets: readonly string[]): { target:
     queue.push(...rule.prereqs);
   }
   return out;
+}
+
+/**
+ * The recipe lines a justfile runs for `recipes` (its first recipe when none is given) and the recipes
+ * they depend on: a header `name params: deps` at the line's start, its body the indented lines under
+ * it. A body in another language (`#!/usr/bin/env python3`) runs no shell commands and is left.
+ */
+export function justRecipes(text: string, recipes: readonly string[]): { target: string; command: string }[] {
+  const rules = new Map<string, Rule>();
+  let first: string | undefined;
+  let current: Rule | undefined;
+  for (const line of text.replace(/\\\r?\n/g, ' ').split('\n')) {
+    if (/^[ \t]+\S/.test(line)) {
+      current?.recipe.push(line.trim());
+      continue;
+    }
+    if (line.trim() === '' || /^\s*(?:#|\[)/.test(line)) continue;
+    const header = /^@?([A-Za-z_][\w-]*)([^:]*?):(?!=)(.*)$/.exec(line.replace(/\s#.*$/, ''));
+    if (header === null || /^(?:set|export|alias|import|mod)\b/.test(line)) {
+      current = undefined;
+      continue;
+    }
+    const name = header[1] ?? '';
+    // Dependencies, with the arguments some take: `score: build (fetch "x")`.
+    const deps = [
+      ...(header[3] ?? '')
+        .replace(/"[^"]*"|'[^']*'/g, '')
+        .matchAll(/\(\s*([A-Za-z_][\w-]*)[^)]*\)|([A-Za-z_][\w-]*)/g),
+    ].map((match) => match[1] ?? match[2] ?? '');
+    current = { prereqs: deps, recipe: [] };
+    rules.set(name, current);
+    first ??= name;
+  }
+  for (const rule of rules.values()) {
+    const shebang = /^#!(.*)/.exec(rule.recipe[0] ?? '')?.[1];
+    if (shebang !== undefined && !/(?:^|[\s/])(?:ba|z|k|da)?sh(?:\s|$)/.test(shebang)) rule.recipe = [];
+  }
+  return recipesFor(rules, recipes.length > 0 ? recipes : first === undefined ? [] : [first]);
 }
 
 /** The folder and file flags given to a runner, up to the end of its command. */

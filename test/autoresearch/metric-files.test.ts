@@ -7,6 +7,7 @@ import { describe, expect, it, onTestFinished } from 'vitest';
 import { parseLoopConfig } from '../../src/autoresearch/config.js';
 import {
   commandFiles,
+  justRecipes,
   makeRecipes,
   metricFiles,
   metricFilesVia,
@@ -313,6 +314,56 @@ describe('shellWords', () => {
       'make',
       '-C',
       'sub',
+    ]);
+  });
+});
+
+describe('justRecipes', () => {
+  const JUSTFILE = [
+    'set shell := ["bash", "-c"]',
+    'alias s := score',
+    'out := "out:dir"',
+    '',
+    '# the first recipe is the default',
+    'default: build',
+    '',
+    '[private]',
+    'build:',
+    '    node tools/build.mjs',
+    '',
+    'score target="fast": build (fetch "data") && report',
+    '    @node bench/score.mjs {{target}}',
+    '',
+    '    -./bench/after.sh',
+    'fetch what:',
+    '    curl -s https://example.org/{{what}}',
+    'report:',
+    '    #!/usr/bin/env python3',
+    '    open("tools/not-shell.py")',
+  ].join('\n');
+
+  it('reads a recipe, its dependencies and their arguments, and the first recipe when none is named', () => {
+    expect(justRecipes(JUSTFILE, ['score'])).toEqual([
+      { target: 'score', command: 'node bench/score.mjs {{target}}' },
+      { target: 'score', command: './bench/after.sh' },
+      { target: 'build', command: 'node tools/build.mjs' },
+      { target: 'fetch', command: 'curl -s https://example.org/{{what}}' },
+    ]);
+    expect(justRecipes(JUSTFILE, [])).toEqual([{ target: 'build', command: 'node tools/build.mjs' }]);
+  });
+
+  it("names what a just recipe runs as the metric's", async () => {
+    const dir = await tree({
+      justfile: JUSTFILE,
+      'tools/build.mjs': '',
+      'bench/score.mjs': '',
+      'bench/after.sh': '',
+      'tools/not-shell.py': '',
+    });
+    expect(await metricFilesVia(hard('just score'), dir)).toEqual([
+      { path: 'bench/score.mjs', via: `justfile's "score" recipe` },
+      { path: 'bench/after.sh', via: `justfile's "score" recipe` },
+      { path: 'tools/build.mjs', via: `justfile's "build" recipe` },
     ]);
   });
 });
