@@ -60,7 +60,7 @@ const LANGUAGES: readonly Language[] = [
       /['"`](?:node:)?vm['"`]/gm,
     ],
     alias: new RegExp(
-      String.raw`\b(?:const|let|var)\s+([\w$]+)\s*=\s*(?:${JS_GLOBALS}|process(?:\s*\.\s*(?:stdout|stderr|hrtime))?|${JS_PROTOTYPES})\s*(?=[;,\n)])`,
+      String.raw`\b(?:const|let|var)\s+([\w$]+)\s*=\s*(?:${JS_GLOBALS}|process|${JS_PROTOTYPES})(?:\s*\.\s*[\w$]+)*\s*(?=[;,\n)])`,
       'gm',
     ),
     aliasUse: (name) => new RegExp(String.raw`(?<![\w$.])${escape(name)}${JS_MEMBERS}${ASSIGN}`, 'gm'),

@@ -36,6 +36,7 @@ describe('runtimeReaches', () => {
     ['src/a.js', "globalThis['perf' + 'ormance'].now = stub;", "globalThis['perf' + 'ormance'].now ="],
     ['src/a.js', "process['stdout'].write = fake;", "process['stdout'].write ="],
     ['src/a.js', 'const p = performance;\np.now = () => 0;', 'p.now ='],
+    ['src/a.js', 'let out = globalThis.process.stdout;\nout.write = fake;', 'out.write ='],
     ['src/a.js', 'eval(atob(hidden));', 'eval('],
     ['src/a.js', "const f = new Function('return 1');", 'new Function('],
     ['src/a.js', "import vm from 'node:vm';", "'node:vm'"],
