@@ -178,13 +178,17 @@ export function withoutComments(text: string, line: '#' | '//'): string {
 }
 
 /**
- * The names a doer's code would know the metric by: each metric file's own name, where it says
- * something (`score.mjs`, `bench.py`), not a task runner's file every project has.
+ * The names a doer's code would know the metric by: each metric script's own name, where it says
+ * something (`score.mjs`, `bench.py`), not a task runner's file every project has, nor the data a
+ * metric reads (`words.txt`), which the artifact may well read too.
  */
 export function metricNames(metricFiles: readonly string[]): string[] {
   const names = metricFiles
     .map((path) => path.split('/').at(-1) ?? '')
-    .filter((name) => /^[\w-]{3,}\.\w+$/.test(name) && !COMMON_NAMES.has(name.toLowerCase()));
+    .filter(
+      (name) =>
+        /^[\w-]{3,}\.\w+$/.test(name) && CODE_FILE.test(name) && !COMMON_NAMES.has(name.toLowerCase()),
+    );
   return [...new Set(names)];
 }
 

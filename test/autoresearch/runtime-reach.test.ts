@@ -109,9 +109,16 @@ describe('runtimeReaches', () => {
 });
 
 describe('metricNames', () => {
-  it("keeps the names that say something, not a task runner's file every project has", () => {
+  it("keeps the scripts' names that say something: not a task runner's file, nor the metric's data", () => {
     expect(
-      metricNames(['metric/score.mjs', 'package.json', 'bench/bench.py', 'sub/Makefile', 'x.c']),
+      metricNames([
+        'metric/score.mjs',
+        'package.json',
+        'bench/bench.py',
+        'sub/Makefile',
+        'x.c',
+        'data/words.txt',
+      ]),
     ).toEqual(['score.mjs', 'bench.py']);
   });
 });
