@@ -14,6 +14,15 @@ const UNCHECKED_NAME =
 
 const JS = new Set(['js', 'jsx', 'mjs', 'cjs']);
 const TS = new Set(['ts', 'tsx', 'mts', 'cts']);
+/**
+ * Extensions code moves between without leaving its checkers' sight: TypeScript with and without JSX
+ * (tsc takes both by default), and C and C++ sources and headers (code moves into a header to be
+ * inlined, and the header is checked where it is included).
+ */
+const ALIKE: readonly ReadonlySet<string>[] = [
+  new Set(['ts', 'tsx']),
+  new Set(['c', 'h', 'cc', 'cpp', 'cxx', 'hpp', 'hh', 'hxx', 'ipp', 'inl']),
+];
 
 /** Lines this short say too little to tell moved code from code written anew (`}`, `return x;`). */
 const MIN_LINE = 8;
@@ -43,7 +52,7 @@ function outOfSight(from: string, to: string): boolean {
   if (isConventionallyUnchecked(to) && !isConventionallyUnchecked(from)) return true;
   const a = extension(from);
   const b = extension(to);
-  if (a === b) return false;
+  if (a === b || ALIKE.some((family) => family.has(a) && family.has(b))) return false;
   return !(JS.has(a) && TS.has(b));
 }
 

@@ -54,6 +54,10 @@ describe('movedOutOfSight', () => {
     expect(
       movedOutOfSight([file('src/app.jsx', APP, undefined), file('src/app.tsx', undefined, APP)]),
     ).toEqual([]);
+    expect(
+      movedOutOfSight([file('src/app.ts', APP, undefined), file('src/app.tsx', undefined, APP)]),
+    ).toEqual([]);
+    expect(movedOutOfSight([file('src/fast.cc', APP, '\n'), file('src/fast.h', '\n', APP)])).toEqual([]);
     // Two lines in common: not enough to call it moved while the file stays.
     const two = APP.split('\n').slice(1, 3).join('\n');
     expect(
