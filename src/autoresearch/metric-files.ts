@@ -135,15 +135,16 @@ async function reach(config: LoopConfig, cwd: string): Promise<{ named: MetricFi
   const named: MetricFile[] = config.metric.type === 'soft' ? [{ path: config.metric.rubric_path }] : [];
   const commands = loopCommands(config);
   // Each argument as a whole (a folder the metric reads, a path with a space) …
-  for (const arg of commands.flat()) {
-    if (arg.startsWith('-') || arg.includes('=')) continue;
-    const file = inTree(cwd, arg);
-    if (
-      file !== undefined &&
-      /[/\\.]/.test(arg) &&
-      !named.some((known) => known.path === file) &&
-      (await pathExists(join(cwd, file)))
-    ) {
+  for (const argv of commands) {
+    for (const [at, arg] of argv.entries()) {
+      if (arg.startsWith('-') || arg.includes('=')) continue;
+      const file = inTree(cwd, arg);
+      if (file === undefined || !/[/\\.]/.test(arg) || named.some((known) => known.path === file)) continue;
+      const stats = await fileStat(join(cwd, file));
+      if (stats === undefined) continue;
+      // The folder a task runner is sent to (`npm --prefix packages/app`, `make -C sub`) is where it
+      // runs, not what it reads: the package's task file and scripts are found on the walk.
+      if (!stats.regular && RUN_IN_FLAGS.has(argv[at - 1] ?? '')) continue;
       named.push({ path: file });
     }
   }
@@ -421,7 +422,15 @@ class Walk {
   ): Promise<Source[]> {
     const end = rest.indexOf(';');
     const own = end < 0 ? rest : rest.slice(0, end);
-    const { dir, file } = flagValues(runner, own);
+    // npm's workspace flag names the package a script runs in, by its folder (or by its name, which
+    // only npm can resolve: then the root's package.json is what is known).
+    const plain = flagValues(runner, own);
+    const withWorkspace = program === 'npm' ? flagValues(NPM_WORKSPACE, own) : plain;
+    const workspace =
+      withWorkspace.dir === plain.dir ? undefined : this.resolve(base, withWorkspace.dir ?? '');
+    const isPackage =
+      workspace !== undefined && (await pathExists(join(this.cwd, workspace, 'package.json')));
+    const { dir, file } = isPackage ? withWorkspace : plain;
     const folder = dir === undefined ? base : this.resolve(base, dir);
     if (folder === undefined) return []; // run in a folder outside the tree, which no doer's scope holds
     // A file given by flag is read instead of the runner's own names.
@@ -483,7 +492,7 @@ class Walk {
     own: readonly string[],
     path: string,
   ): Promise<{ command: string; via: string }[]> {
-    const positional = positionals(runner, own);
+    const positional = positionals(program === 'npm' ? NPM_WORKSPACE : runner, own);
     if (path.endsWith('package.json')) {
       const name = scriptName(program, positional);
       if (name === undefined) return [];
@@ -533,6 +542,15 @@ function positionals(runner: TaskRunner, words: readonly string[]): string[] {
   }
   return out;
 }
+
+/** The flags that send a task runner to the folder it runs in. */
+const RUN_IN_FLAGS = new Set([...RUNNERS.flatMap((runner) => runner.dirFlags ?? []), '-w', '--workspace']);
+
+/** npm, with its workspace flag (`-w packages/app`) read as the folder it runs a script in. */
+const NPM_WORKSPACE: TaskRunner = {
+  ...(RUNNERS[0] as TaskRunner),
+  dirFlags: [...(RUNNERS[0]?.dirFlags ?? []), '-w', '--workspace'],
+};
 
 const NPM_OWN_SCRIPTS: Readonly<Record<string, string>> = {
   test: 'test',

@@ -270,6 +270,27 @@ describe('what the commands run in turn', () => {
     ]);
   });
 
+  it("follows npm's workspace flag to the package it names by folder; by name, only npm knows", async () => {
+    const dir = await tree({
+      'package.json': JSON.stringify({ workspaces: ['packages/*'] }),
+      'packages/app/package.json': JSON.stringify({ name: 'app', scripts: { score: 'node score.mjs' } }),
+      'packages/app/score.mjs': '',
+    });
+    // The folder a runner is sent to is where it runs, not a file the metric reads (a scope holding the
+    // package was refused for it).
+    for (const command of [
+      'npm run score -w packages/app',
+      'npm --workspace=packages/app run score',
+      'npm --prefix packages/app run score',
+    ]) {
+      expect(await commandFiles(hard(command), dir), command).toEqual([
+        'packages/app/score.mjs',
+        'packages/app/package.json',
+      ]);
+    }
+    expect(await commandFiles(hard('npm run score -w app'), dir)).toEqual(['package.json']);
+  });
+
   it("reads a program in another language for its runners' files only", async () => {
     const dir = await tree({
       'metric/score.mjs':
