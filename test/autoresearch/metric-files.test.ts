@@ -5,15 +5,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { parseLoopConfig } from '../../src/autoresearch/config.js';
-import {
-  commandFiles,
-  justRecipes,
-  makeRecipes,
-  metricFiles,
-  metricFilesVia,
-  shellWords,
-  taskFiles,
-} from '../../src/autoresearch/metric-files.js';
+import { commandFiles, metricFiles, metricFilesVia, taskFiles } from '../../src/autoresearch/metric-files.js';
+import { shellWords } from '../../src/autoresearch/shell-words.js';
+import { justRecipes, makeRecipes } from '../../src/autoresearch/task-runners.js';
 
 async function tree(files: Record<string, string>): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), 'forge-task-files-'));
