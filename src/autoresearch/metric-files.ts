@@ -15,6 +15,7 @@ import {
   SCRIPT_DIR,
   SCRIPT_FLAGS,
   shellWords,
+  SHELL_KEYWORDS,
   SHELLS,
   SUBCOMMANDS,
   WRAPPERS,
@@ -209,9 +210,10 @@ class Walk {
       const program = posix.basename(word.split('\\').join('/')).replace(/\.(?:cmd|bat|exe)$/, '');
       const runner = RUNNERS.find((r) => r.programs.includes(program));
       if (runner !== undefined) {
-        next.push(
-          ...(await this.runner(runner, program, source.words.slice(at + 1).map(expand), base, source)),
-        );
+        const args = source.words.slice(at + 1).map(expand);
+        // Its task is followed where a command starts; a runner's name elsewhere (`echo "then npm
+        // test"`) only guards its task file, the cheaper wrong guess.
+        next.push(...(await this.runner(runner, program, args, base, { ...source, followTasks: command })));
         // `uv run python x.py`, `npx tsx x.ts`: what follows the runner's `run` or `exec` is a command.
         command = false;
         interpreter = undefined;
@@ -257,7 +259,7 @@ class Walk {
         if (!target.includes('$')) base = this.resolve(base, target) ?? '.';
         continue;
       }
-      if (WRAPPERS.includes(program)) {
+      if (WRAPPERS.includes(program) || SHELL_KEYWORDS.includes(word)) {
         if (program === 'timeout' && /^\d/.test(source.words[at + 1] ?? '')) at += 1;
         continue;
       }
@@ -298,7 +300,7 @@ class Walk {
     program: string,
     rest: readonly string[],
     base: string,
-    source: Source,
+    source: Source & { followTasks: boolean },
   ): Promise<Source[]> {
     const end = rest.indexOf(';');
     const own = end < 0 ? rest : rest.slice(0, end);
@@ -321,7 +323,7 @@ class Walk {
       if (path === undefined) continue;
       // A program in another language names runners in its strings and comments: their files are
       // guarded, but which task it asks for is not known.
-      if (source.runnersOnly || source.depth >= MAX_DEPTH) continue;
+      if (source.runnersOnly || source.depth >= MAX_DEPTH || !source.followTasks) continue;
       const tasks = await this.tasksRun(runner, program, own, path);
       for (const task of tasks) {
         next.push({

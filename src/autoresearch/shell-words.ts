@@ -55,7 +55,10 @@ export const WRAPPERS = [
   'bunx',
   'pnpx',
   'dotenv',
+  'cross-env',
 ];
+/** A shell's words after which a command starts, as it does after a wrapper. */
+export const SHELL_KEYWORDS = ['if', 'then', 'else', 'elif', 'do', 'while', 'until', '!', '{'];
 export const SHELLS = ['sh', 'bash', 'zsh', 'dash', 'ksh', 'fish', 'source', '.'];
 /** Flags of an interpreter whose value is a script it runs too. */
 export const SCRIPT_FLAGS = ['-r', '--require', '--import', '--loader', '--experimental-loader', '--preload'];

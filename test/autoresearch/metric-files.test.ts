@@ -285,6 +285,24 @@ describe('what the commands run in turn', () => {
     expect(await commandFiles(hard('npm run score -w app'), dir)).toEqual(['package.json']);
   });
 
+  it("follows a runner's task where a command starts, after a wrapper or a shell's keyword; elsewhere only guards its file", async () => {
+    const dir = await tree({
+      'package.json': JSON.stringify({
+        scripts: {
+          echoed: 'echo then npm run other',
+          shell: 'if true; then npm run other; fi',
+          wrapped: 'cross-env MODE=fast time npm run other',
+          other: 'node tools/other.mjs',
+        },
+      }),
+      'tools/other.mjs': '',
+    });
+    expect(await metricFiles(hard('npm run echoed'), dir)).toEqual([]);
+    expect(await commandFiles(hard('npm run echoed'), dir)).toEqual(['package.json']);
+    expect(await metricFiles(hard('npm run shell'), dir)).toEqual(['tools/other.mjs']);
+    expect(await metricFiles(hard('npm run wrapped'), dir)).toEqual(['tools/other.mjs']);
+  });
+
   it("reads a program in another language for its runners' files only", async () => {
     const dir = await tree({
       'metric/score.mjs':
