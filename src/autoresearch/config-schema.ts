@@ -258,9 +258,10 @@ const scope = z.strictObject(
     doer_may_silence_checks: z.boolean({ error: expected('true or false') }).default(false),
     /**
      * The doer's code may patch the runtime the metric runs it in (`performance.now = …`,
-     * `console.log = …`, `sys.stdout = …`, the module loader) and name the metric's own files. Off,
-     * that is tamper: the metric loads the code into its own process, where it can rewrite the score
-     * (runtime-reach.ts). On for a loop whose artifact is a polyfill or a runtime shim.
+     * `console.log = …`, `sys.stdout = …`, the module loader), name the metric's own files, and print
+     * or end the process from code the metric imports. Off, that is tamper: the metric loads the code
+     * into its own process, where it can rewrite the score (runtime-reach.ts, loaded-code.ts). On for
+     * a loop whose artifact is a polyfill or a runtime shim.
      */
     doer_may_patch_runtime: z.boolean({ error: expected('true or false') }).default(false),
   },

@@ -80,7 +80,8 @@ export async function taskFiles(commands: readonly (readonly string[])[], cwd: s
   return walk.tasks;
 }
 
-function loopCommands(config: LoopConfig): (readonly string[])[] {
+/** The commands a loop runs to measure: its metric's, its guards' and its tracks'. */
+export function loopCommands(config: LoopConfig): (readonly string[])[] {
   return [
     ...(config.metric.type === 'hard' ? [config.metric.argv] : []),
     ...(config.guards ?? []).map((guard) => guard.argv),

@@ -9,6 +9,8 @@
 // says so. Pure: the caller hands each file's text as it was at the iteration's base and as the doer
 // left it.
 
+import { countMatches } from './match-counts.js';
+
 /** Each pattern is matched from its start; two findings are the same when their text is. */
 interface Language {
   file: RegExp;
@@ -54,6 +56,8 @@ const LANGUAGES: readonly Language[] = [
       /(?:\bModule|\bmodule\s*\.\s*constructor|\))\s*\.\s*(?:_load|_resolveFilename|_extensions|_compile|_cache)\b/gm,
       /\bregisterHooks\s*\(/gm,
       /\brequire\s*\.\s*cache\b/gm,
+      // An end no runner around it sees coming, wherever the code runs (a test runner's worker too).
+      /(?<![\w$.])process\s*\.\s*(?:reallyExit|abort)\s*\(|\bprocess\s*\.\s*kill\s*\(\s*process\s*\.\s*pid\b/gm,
       // Code made from text as it runs, which no reading of the code sees.
       /(?<![\w$.])eval\s*\(/gm,
       /(?<![\w$.])(?:new\s+)?Function\s*\(/gm,
@@ -81,6 +85,7 @@ const LANGUAGES: readonly Language[] = [
       /\b(?:atexit\s*\.\s*register|sys\s*\.\s*(?:settrace|setprofile|addaudithook|displayhook|excepthook)|threading\s*\.\s*(?:settrace|setprofile))\b/gm,
       /\bsys\s*\.\s*(?:modules\s*\[[^\]\n]*\]\s*=(?!=)|meta_path|path_hooks)/gm,
       /\b__builtins__\b/gm,
+      /\bos\s*\.\s*(?:_exit|abort)\s*\(|\bos\s*\.\s*kill(?:pg)?\s*\(\s*os\s*\.\s*get(?:pid|pgid|ppid)\b/gm,
       // Code made from text as it runs.
       /(?<![\w.])(?:exec|eval|compile|__import__)\s*\(/gm,
     ],
@@ -95,6 +100,71 @@ const LANGUAGES: readonly Language[] = [
       ),
   },
 ];
+
+/**
+ * What code the metric loads into its own process (loaded-code.ts) must not do there, since it runs
+ * where the score is printed: print (a score of its own, before the metric's), end the process (before
+ * the metric prints: seen, `console.log('{"value":1e9}'); process.exit(0)` kept at 1e9), have a child
+ * print for it, ask who loaded it, or import what no reading can name. Code the metric runs as a
+ * program apart (a CLI it spawns) is not read for this: printing and exiting are its job.
+ */
+const LOADED: readonly { file: RegExp; comment: '#' | '//'; patterns: readonly RegExp[] }[] = [
+  {
+    file: /\.(?:[cm]?[jt]sx?)$/,
+    comment: '//',
+    patterns: [
+      /(?<![\w$.'"`])console\s*\.\s*(?:log|info|warn|error|debug|trace|table|dir|dirxml|group|groupCollapsed|count|timeLog|timeEnd|assert)\b/gm,
+      /(?<![\w$.'"`])process\s*(?:\.\s*|\[\s*['"`])(?:stdout|stderr|exit|exitCode|kill|abort|reallyExit|disconnect|argv|argv0|execArgv|mainModule|dlopen|binding|_linkedBinding)\b/gm,
+      // The objects themselves handed on (`const c = console`, `{ stdout } = process`, `Reflect.get(globalThis, …)`),
+      // or reached into by a name computed as it runs (`globalThis[name]`).
+      /(?<![\w$.'"`])(?:console|process|globalThis)\b(?!\s*(?:[.[\w$]|\?\.))/gm,
+      /(?<![\w$.'"`])(?:console|process|globalThis|global|window|self)\s*\[\s*(?!['"`])/gm,
+      /(?<![\w$])(?:globalThis|global|window|self)\s*(?:\.\s*|\[\s*['"`])(?:console|process)\b/gm,
+      /['"`](?:node:)?(?:process|console|child_process|tty|repl|inspector)['"`]/gm,
+      // Output by its descriptor (`fs.writeSync(1, …)`, `closeSync(1)`, `/dev/stdout`).
+      /\b(?:writeSync|closeSync|write|close|fsyncSync)\s*\(\s*[12]\s*[,)]/gm,
+      /['"`]\/(?:dev\/(?:stdout|stderr|tty|fd\/[12])|proc\/self\/fd)/gm,
+      /\bstdio\s*:\s*(?:['"`]inherit['"`]|\[[^\]\n]*(?:['"`]inherit['"`]|\b[12]\b|process))/gm,
+      /\brequire\s*\.\s*main\b|\bmodule\s*\.\s*(?:parent|children)\b|\bimport\s*\.\s*meta\s*\.\s*main\b/gm,
+      /\bError\s*\.\s*(?:captureStackTrace|prepareStackTrace)\b|\bnew\s+Error\s*\([^()\n]*\)\s*\.\s*stack\b/gm,
+      // An import by a name computed as it runs: what it loads, no reading follows.
+      /(?<![\w$.])(?:require|import)\s*\(\s*(?!['"][^'"\n]*['"]\s*[,)]|`[^`$\n]*`\s*[,)])/gm,
+    ],
+  },
+  {
+    file: /\.pyw?$/,
+    comment: '#',
+    patterns: [
+      /(?<![\w.])print\s*\(/gm,
+      /(?<![\w.])(?:exit|quit)\s*\(|\bSystemExit\b/gm,
+      /\bsys\s*\.\s*(?:stdout|stderr|__stdout__|__stderr__|exit|argv|orig_argv|_getframe)\b/gm,
+      /\bos\s*\.\s*(?:_exit|abort|kill|killpg|write|close|dup2?|fdopen|system|popen|exec\w*|spawn\w*|posix_spawnp?|fork)\s*\(/gm,
+      /\b(?:from\s+(?:sys|os|subprocess|inspect|traceback|ctypes|importlib|builtins|__main__|runpy|pty)\s+import|import\s+(?:sys|os|subprocess|inspect|traceback|ctypes|importlib|builtins|runpy|pty)\s+as)\b/gm,
+      /\b(?:subprocess|ctypes|runpy|pty)\s*\.\s*\w+|\bimport\s+(?:subprocess|ctypes|runpy|pty)\b/gm,
+      /\bgetattr\s*\(\s*(?:sys|os|builtins)\s*,|\bbuiltins\s*\./gm,
+      /['"]\/(?:dev\/(?:stdout|stderr|tty|fd\/[12])|proc\/self\/fd)/gm,
+      /\binspect\s*\.\s*(?:stack|currentframe|getouterframes|getframeinfo)\b|\btraceback\s*\.\s*(?:extract_stack|format_stack|print_stack|walk_stack)\b/gm,
+      // `if __name__ == '__main__':` is a script's own; any other `__main__` asks who runs it.
+      /(?<!__name__\s*==\s*['"])__main__\b/gm,
+      /\bimportlib\s*\.\s*(?:import_module|reload|util|machinery)\b/gm,
+    ],
+  },
+];
+
+/**
+ * What in `text` (the file `path`, code the metric loads into its own process) prints, ends that
+ * process or looks past the reading, by what each says, with how often each is there (comments apart).
+ */
+export function loadedCodeReaches(text: string, path: string): Map<string, number> {
+  const found = new Map<string, number>();
+  for (const language of LOADED) {
+    if (!language.file.test(path)) continue;
+    const code = withoutComments(text, language.comment);
+    // `console.log(` is said `console.log`.
+    countMatches(code, language.patterns, found, /^\s+|[\s([]+$/g);
+  }
+  return found;
+}
 
 /** Files whose words run: where a name of the metric's is a reach, not prose. */
 const CODE_FILE =
@@ -118,9 +188,7 @@ export function runtimeReaches(
   for (const language of LANGUAGES) {
     if (!language.file.test(path)) continue;
     const aliases = [...text.matchAll(language.alias)].flatMap((match) => match.slice(1).filter(Boolean));
-    for (const pattern of [...language.patterns, ...[...new Set(aliases)].map(language.aliasUse)]) {
-      for (const match of text.matchAll(pattern)) add(match[0].replace(/\s+/g, ' ').trim().slice(0, 160));
-    }
+    countMatches(text, [...language.patterns, ...[...new Set(aliases)].map(language.aliasUse)], found);
   }
   if (!CODE_FILE.test(path)) return found;
   // A comment may say how the code is measured (`// hot path of bench.mjs`): only the code counts.

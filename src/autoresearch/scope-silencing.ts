@@ -16,7 +16,8 @@ import { silencedChecks, type FileVersions, type Silencing } from './silenced-ch
  * `.npmrc` in the package the metric ran `npm --prefix=… run score` in, whose `node-options` preloaded
  * a script into the metric's node that printed 1000), unless the scope names that very file; and
  * `runtime`, code that reaches into the process measuring it (patches its runtime, names the
- * `metricFiles`), unless `scope.doer_may_patch_runtime`.
+ * `metricFiles`; prints or ends it from `loaded`, code the metric loads), unless
+ * `scope.doer_may_patch_runtime`.
  */
 export async function disallowedSilencing(
   git: Git,
@@ -25,6 +26,7 @@ export async function disallowedSilencing(
   paths: readonly string[],
   scope: LoopConfig['scope'],
   metricFiles: readonly string[] = [],
+  loaded: ReadonlySet<string> = new Set(),
 ): Promise<Silencing[]> {
   const named = new Set(scope.doer_paths.map(normalizeRelativePath));
   const tools: Silencing[] = paths
@@ -46,6 +48,8 @@ export async function disallowedSilencing(
     tools: false,
     runtime: scope.doer_may_patch_runtime,
   };
-  const silenced = silencedChecks(files, metricNames(metricFiles)).filter((found) => !allowed[found.kind]);
+  const silenced = silencedChecks(files, metricNames(metricFiles), loaded).filter(
+    (found) => !allowed[found.kind],
+  );
   return [...silenced, ...tools];
 }

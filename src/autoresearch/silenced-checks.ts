@@ -8,7 +8,8 @@
 
 import { isToolConfigPath } from '../infra/tool-config.js';
 import { movedOutOfSight } from './moved-code.js';
-import { runtimeReaches } from './runtime-reach.js';
+import { countMatches } from './match-counts.js';
+import { loadedCodeReaches, runtimeReaches } from './runtime-reach.js';
 import { isTestFile } from './test-files.js';
 
 export interface FileVersions {
@@ -94,15 +95,8 @@ const TYPE_ESCAPES: readonly { file: RegExp; markers: readonly RegExp[] }[] = [
  * escapes of its language too.
  */
 export function suppressions(text: string, path = ''): Map<string, number> {
-  const found = new Map<string, number>();
   const escapes = TYPE_ESCAPES.filter((language) => language.file.test(path)).flatMap((l) => l.markers);
-  for (const pattern of [...MARKERS, ...escapes]) {
-    for (const match of text.matchAll(pattern)) {
-      const key = match[0].replace(/\s+/g, ' ').trim().slice(0, 160);
-      found.set(key, (found.get(key) ?? 0) + 1);
-    }
-  }
-  return found;
+  return countMatches(text, [...MARKERS, ...escapes]);
 }
 
 /**
@@ -219,11 +213,13 @@ function changedSections(file: FileVersions): Silencing[] {
  * settings file added, changed or removed, and each changed section of a manifest that is a checker's
  * or the test runner's; code moved out of a checker's sight (moved-code.ts); and, counted the same
  * way as suppressions, each reach into the measuring process (runtime-reach.ts), with `metricNames`
- * the names of the metric's own scripts.
+ * the names of the metric's own scripts, and `loaded` the files the metric loads into its process
+ * (loaded-code.ts), which may not print or end it either.
  */
 export function silencedChecks(
   files: readonly FileVersions[],
   metricNames: readonly string[] = [],
+  loaded: ReadonlySet<string> = new Set(),
 ): Silencing[] {
   const out: Silencing[] = [];
   for (const file of files) {
@@ -236,7 +232,14 @@ export function silencedChecks(
   }
   out.push(...addedMarkers(files, 'checks', suppressions));
   out.push(...movedOutOfSight(files).map((moved): Silencing => ({ kind: 'checks', path: moved.path })));
-  out.push(...addedMarkers(files, 'runtime', (text, path) => runtimeReaches(text, path, metricNames)));
+  out.push(
+    ...addedMarkers(files, 'runtime', (text, path) => {
+      const found = runtimeReaches(text, path, metricNames);
+      if (!loaded.has(path)) return found;
+      for (const [key, count] of loadedCodeReaches(text, path)) found.set(key, (found.get(key) ?? 0) + count);
+      return found;
+    }),
+  );
   // In the order of the files, each file's findings in the order found.
   const order = new Map(files.map((file, index) => [file.path, index]));
   const fileOf = (found: Silencing) => order.get(found.path.replace(/ \(.*\)$/s, '')) ?? 0;

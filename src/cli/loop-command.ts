@@ -166,7 +166,7 @@ export function defineLoopCommand(command: Command, deps: CliDeps): void {
     )
     .option(
       '--doer-may-patch-runtime',
-      "the doer's code may patch the runtime the metric loads it into (performance.now = …, console.log = …, sys.stdout = …, the module loader) and name the metric's files: for a polyfill or a shim; otherwise that is tamper",
+      "the doer's code may patch the runtime the metric loads it into (performance.now = …, console.log = …, sys.stdout = …, the module loader), name the metric's files, and print or end the process from code the metric imports: for a polyfill or a shim; otherwise that is tamper",
     )
     .option(
       '--agents <pairs>',

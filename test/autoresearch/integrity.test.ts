@@ -856,13 +856,25 @@ console.log(JSON.stringify({ score }));
     await f.baseline();
   }
 
-  it('a doer whose code prints a score of its own beside the metric’s is not kept: two scores are no score', async () => {
-    const f = await metric('scripts/run.js');
-    await withArtifact(f, 'scripts/run.js', IN_PROCESS);
-    const message = await cheatingIteration(f, '10', async () => {
-      await f.repo.write('src/value.js', 'console.log(\'{"score": 1000}\');\nmodule.exports = () => 11;\n');
+  it('a doer whose code prints a score of its own beside the metric’s is not kept: read as tamper; where the loop allows it, two scores are no score', async () => {
+    const print = async (f: LoopFixture) =>
+      cheatingIteration(f, '10', async () => {
+        await f.repo.write('src/value.js', 'console.log(\'{"score": 1000}\');\nmodule.exports = () => 11;\n');
+      });
+    // Code the metric loads may not print in its process: the reading finds it before the metric runs.
+    const read = await metric('scripts/run.js');
+    await withArtifact(read, 'scripts/run.js', IN_PROCESS);
+    expect(await print(read)).toMatch(/^tamper/);
+    expect((await readIterationState(read.files, read.workspace, 1)).tamper).toEqual([
+      expect.objectContaining({ role: 'doer', paths: ['src/value.js (console.log)'] }),
+    ]);
+    // A loop that lets its doer patch the runtime (a shim loop) still has the metric's own rule.
+    const f = await createLoopFixture({
+      metric: jsonMetric('node scripts/run.js'),
+      scope: { doer_paths: ['src/'], judge_paths: ['src/'], doer_may_patch_runtime: true },
     });
-    expect(message).toMatch(/^crash/);
+    await withArtifact(f, 'scripts/run.js', IN_PROCESS);
+    expect(await print(f)).toMatch(/^crash/);
     expect(await ledgerDecisions(f)).toEqual([
       [0, 'baseline'],
       [1, 'crash'],

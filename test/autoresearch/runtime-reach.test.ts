@@ -1,7 +1,7 @@
 // Code that reaches into the process measuring it is found by what it says; ordinary code that only
 // calls the runtime, or mentions it in passing, is not.
 import { describe, expect, it } from 'vitest';
-import { metricNames, runtimeReaches } from '../../src/autoresearch/runtime-reach.js';
+import { loadedCodeReaches, metricNames, runtimeReaches } from '../../src/autoresearch/runtime-reach.js';
 
 const keys = (text: string, path: string, names: string[] = []) => [
   ...runtimeReaches(`${text}\n`, path, names).keys(),
@@ -45,6 +45,11 @@ describe('runtimeReaches', () => {
     ['src/a.py', "vars(time)['time'] = f", 'vars(time)'],
     ['src/a.py', 'exec(base64.b64decode(hidden))', 'exec('],
     ['src/a.py', "__import__('time').sleep(0)", '__import__('],
+    // An end no runner sees coming, in any code (a test runner's worker too).
+    ['src/a.js', 'process.reallyExit(0);', 'process.reallyExit('],
+    ['src/a.js', "process.kill(process.pid, 'SIGKILL');", 'process.kill(process.pid'],
+    ['src/a.py', 'os._exit(0)', 'os._exit('],
+    ['src/a.py', 'os.kill(os.getpid(), 9)', 'os.kill(os.getpid'],
   ])('%s: finds %s', (path, line, key) => {
     expect(keys(line, path)).toEqual([key]);
   });
@@ -120,5 +125,72 @@ describe('metricNames', () => {
         'data/words.txt',
       ]),
     ).toEqual(['score.mjs', 'bench.py']);
+  });
+});
+
+describe('loadedCodeReaches', () => {
+  const loaded = (text: string, path: string) => [...loadedCodeReaches(`${text}\n`, path).keys()];
+
+  // Each is how code the metric loads prints a score of its own, ends the process before the metric
+  // prints, has a child print for it, asks who loaded it, or loads what no reading follows.
+  it.each([
+    ['src/a.mjs', 'console.log(JSON.stringify({ value: 1e9 }));', 'console.log'],
+    ['src/a.mjs', 'process.exit(0);', 'process.exit'],
+    ['src/a.mjs', "process.stdout.write('1000\\n');", 'process.stdout'],
+    ['src/a.mjs', "process['stdout'].write('1000');", "process['stdout"],
+    ['src/a.mjs', 'process.exitCode = 0;', 'process.exitCode'],
+    ['src/a.mjs', 'const c = console;', 'console'],
+    ['src/a.mjs', 'const { stdout } = process;', 'process'],
+    ['src/a.mjs', 'globalThis.console.info(1000);', 'globalThis.console'],
+    ['src/a.mjs', 'globalThis[name].log(1000);', 'globalThis'],
+    ['src/a.mjs', 'const g = globalThis;', 'globalThis'],
+    ['src/a.mjs', "Reflect.get(globalThis, 'con' + 'sole')", 'globalThis'],
+    ['src/a.mjs', "import { spawnSync } from 'node:child_process';", "'node:child_process'"],
+    ['src/a.mjs', "spawnSync('echo', ['1000'], { stdio: 'inherit' });", "stdio: 'inherit'"],
+    ['src/a.mjs', "writeSync(1, '1000\\n');", 'writeSync(1,'],
+    ['src/a.mjs', "writeFileSync('/dev/stdout', '1000');", "'/dev/stdout"],
+    ['src/a.cjs', 'if (require.main !== module) fake();', 'require.main'],
+    ['src/a.mjs', 'const caller = new Error().stack;', 'new Error().stack'],
+    ['src/a.mjs', "const name = 'bench'; await import(`./${name}.mjs`);", 'import'],
+    ['src/a.cjs', 'require(path.join(dir, name));', 'require'],
+    ['src/a.py', 'print(\'{"value": 1000000000}\')', 'print'],
+    ['src/a.py', 'sys.exit(0)', 'sys.exit'],
+    ['src/a.py', 'raise SystemExit(0)', 'SystemExit'],
+    ['src/a.py', "sys.stdout.write('1000')", 'sys.stdout'],
+    ['src/a.py', "os.write(1, b'1000')", 'os.write'],
+    ['src/a.py', "subprocess.run(['echo', '1000'])", 'subprocess.run'],
+    ['src/a.py', 'from sys import stdout', 'from sys import'],
+    ['src/a.py', "if 'bench' in sys.argv[0]: cheat()", 'sys.argv'],
+    ['src/a.py', 'frame = inspect.stack()', 'inspect.stack'],
+    ['src/a.py', "main = sys_modules['__main__']", '__main__'],
+    ['src/a.py', 'mod = importlib.import_module(name)', 'importlib.import_module'],
+  ])('%s: finds %s', (path, line, key) => {
+    expect(loaded(line, path)).toEqual([key]);
+  });
+
+  it('finds none in the ordinary code of a library, nor in its comments', () => {
+    const js = [
+      "import { parse } from './parse.js';",
+      "const { join } = require('node:path');",
+      "const lazy = await import('./lazy.mjs');",
+      'const mode = process.env.NODE_ENV;',
+      'if (process?.versions?.node) fast();',
+      '// console.log(debug) while measuring',
+      "/* process.exit(0) */ export const ok = 'console.log';",
+      'export function work(items) { return items.map((item) => item * 2); }',
+      'const out = [];',
+    ].join('\n');
+    expect(loaded(js, 'src/lib.mjs')).toEqual([]);
+    const py = [
+      'import math',
+      'from .parse import parse',
+      'def work(items):',
+      '    return [math.sqrt(item) for item in items]  # print(items) to debug',
+      "if __name__ == '__main__':",
+      '    work([1])',
+      'fingerprint = blueprint(1)',
+    ].join('\n');
+    expect(loaded(py, 'src/lib.py')).toEqual([]);
+    expect(loaded('console.log(1)', 'README.md')).toEqual([]);
   });
 });

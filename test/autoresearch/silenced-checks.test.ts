@@ -121,6 +121,20 @@ describe('silencedChecks', () => {
     ]);
   });
 
+  it('reads code the metric loads for what prints or ends its process, and other code not', () => {
+    const lib = 'export function work() {\n  return 1;\n}\n';
+    const cheat = `console.log('{"value":1e9}');\nprocess.exit(0);\n${lib}`;
+    const files = [changed('src/lib.mjs', lib, cheat), changed('src/cli.mjs', lib, cheat)];
+    expect(silencedChecks(files, [], new Set(['src/lib.mjs']))).toEqual([
+      { kind: 'runtime', path: 'src/lib.mjs (console.log)' },
+      { kind: 'runtime', path: 'src/lib.mjs (process.exit)' },
+    ]);
+    // What it held before is its own: a loaded file that always printed may go on printing.
+    expect(
+      silencedChecks([changed('src/lib.mjs', cheat, `${cheat}// faster\n`)], [], new Set(['src/lib.mjs'])),
+    ).toEqual([]);
+  });
+
   it('lets one move within a file, be removed, or narrow nothing it did not hold', () => {
     const before = 'f()  # type: ignore\ng()\n';
     expect(silencedChecks([changed('a.py', before, 'g()\n    f()  # type: ignore\n')])).toEqual([]);

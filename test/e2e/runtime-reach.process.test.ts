@@ -26,18 +26,31 @@ const FASTER = 'export function work() {\n  return 0;\n}\n';
 
 beforeAll(assertBuilt);
 
-async function benchIteration(code: string, extraArgs: string[] = []) {
-  const repo = await scriptedLoopRepo({ 'src/lib.mjs': LIB, 'metric/bench.mjs': BENCH }, [], 'forge-reach-');
-  await oneDoerLoopRules(repo, [
-    { write: 'src/lib.mjs', content: code },
-    { say: 'HYPOTHESIS: faster work()' },
-  ]);
-  const epic = await createValueLoop(repo, 'src/lib.mjs', 'node metric/bench.mjs', extraArgs);
+/** One doer iteration that writes `code` as the artifact, in a loop measured by `metric`. */
+async function iteration(
+  files: Record<string, string>,
+  artifact: string,
+  metric: string,
+  code: string,
+  extraArgs: string[] = [],
+) {
+  const repo = await scriptedLoopRepo(files, [], 'forge-reach-');
+  await oneDoerLoopRules(repo, [{ write: artifact, content: code }, { say: 'HYPOTHESIS: faster work()' }]);
+  const epic = await createValueLoop(repo, artifact, metric, extraArgs);
   const run = await repo.ralph([epic, '--agent', 'scripted']);
   expect(run.exitCode, run.stderr).toBe(0);
   const lines = await repo.ledger<{ decision: string; reason?: string }>();
   return { repo, decisions: await ledgerDecisions(repo), reason: lines[1]?.reason ?? '' };
 }
+
+const benchIteration = (code: string, extraArgs: string[] = []) =>
+  iteration(
+    { 'src/lib.mjs': LIB, 'metric/bench.mjs': BENCH },
+    'src/lib.mjs',
+    'node metric/bench.mjs',
+    code,
+    extraArgs,
+  );
 
 describe('code that reaches into the process measuring it', () => {
   // Seen before this was read from the code: both kept, at 100000 and at 99999 (a baseline near 7000).
@@ -59,5 +72,70 @@ describe('code that reaches into the process measuring it', () => {
     expect(honest.decisions[1]?.[1]).toBe('keep');
     const allowed = await benchIteration(CLOCK, ['--doer-may-patch-runtime']);
     expect(allowed.decisions[1]).toEqual([1, 'keep', 100000]);
+  });
+});
+
+// The metric loads the artifact into the process that prints the score: code there that prints a score
+// of its own and ends the process before the metric prints has that score read. Seen before this was
+// read from the code: kept at 1000000000 (a baseline near 1,000), in both languages.
+const PY_BENCH = `import os, sys, time
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), '..', 'src'))
+from lib import work
+start = time.perf_counter()
+for _ in range(20):
+    work()
+print('{"value": %d}' % round(1000 / (1 + time.perf_counter() - start)))
+`;
+const PY_LIB = 'def work():\n    s = 0\n    for i in range(30000):\n        s += i % 7\n    return s\n';
+/** Runs the artifact as a program of its own, and times it: what the program prints is its business. */
+const SPAWN_BENCH = `import { spawnSync } from 'node:child_process';
+const start = performance.now();
+spawnSync(process.execPath, ['src/cli.mjs'], { encoding: 'utf8' });
+console.log(JSON.stringify({ value: Math.round(100000 / (1 + performance.now() - start)) }));
+`;
+const CLI = 'let s = 0;\nfor (let i = 0; i < 3000000; i += 1) s += i % 7;\nconsole.log(s);\n';
+
+describe('code the metric loads, printing a score of its own and ending the process', () => {
+  it.each([
+    [
+      'JavaScript',
+      { 'src/lib.mjs': LIB, 'metric/bench.mjs': BENCH },
+      'src/lib.mjs',
+      'node metric/bench.mjs',
+      `console.log(JSON.stringify({ value: 1e9 }));\nprocess.exit(0);\n${LIB}`,
+      ['src/lib.mjs (console.log)', 'src/lib.mjs (process.exit)'],
+    ],
+    [
+      'Python',
+      { 'src/lib.py': PY_LIB, 'metric/bench.py': PY_BENCH },
+      'src/lib.py',
+      'python3 metric/bench.py',
+      `import os\nprint('{"value": 1000000000}', flush=True)\nos._exit(0)\n${PY_LIB}`,
+      ['src/lib.py (print)', 'src/lib.py (os._exit('],
+    ],
+  ])('%s: tamper, and the code is put back', async (_language, files, artifact, metric, code, found) => {
+    const { repo, decisions, reason } = await iteration(files, artifact, metric, code);
+    expect(decisions.map(([iter, decision]) => [iter, decision])).toEqual([
+      [0, 'baseline'],
+      [1, 'tamper'],
+    ]);
+    for (const item of found) expect(reason).toContain(item);
+    expect(await readFile(join(repo.dir, artifact), 'utf8')).toBe(files[artifact as keyof typeof files]);
+  });
+
+  it('a program the metric runs apart may print: a faster CLI is kept', async () => {
+    // It prints, and ends itself on an error, as programs do.
+    const faster =
+      "const s = 3;\nif (s < 0) {\n  console.error('negative');\n  process.exit(1);\n}\nconsole.log(s);\n";
+    const { decisions } = await iteration(
+      { 'src/cli.mjs': CLI, 'metric/bench.mjs': SPAWN_BENCH },
+      'src/cli.mjs',
+      'node metric/bench.mjs',
+      faster,
+    );
+    expect(decisions.map(([iter, decision]) => [iter, decision])).toEqual([
+      [0, 'baseline'],
+      [1, 'keep'],
+    ]);
   });
 });

@@ -19,6 +19,7 @@ import { recordedBranch, recordHead } from '../loop-head.js';
 import { commandFiles } from '../metric-files.js';
 import { snapshotSubmodules } from '../submodules.js';
 import { isTestFile } from '../test-files.js';
+import { loadedInProcess } from '../loaded-code.js';
 import { disallowedSilencing } from '../scope-silencing.js';
 import { linksLeadingOut } from '../../infra/contained-path.js';
 import { bookkeepingPaths, placeInLoop, type AutoresearchContext } from './context.js';
@@ -29,7 +30,10 @@ const SILENCED = [
   ['checks', "silenced a checker (a suppression comment, or a checker's settings)"],
   ['tests', "changed the test runner's settings"],
   ['tools', 'changed the settings of a tool the metric runs'],
-  ['runtime', "reached into the process measuring it (patched its runtime, or named the metric's own files)"],
+  [
+    'runtime',
+    "reached into the process measuring it (patched its runtime, named the metric's own files, or printed or ended the process from code the metric loads)",
+  ],
 ] as const;
 
 export function createDoerExecutor(context: AutoresearchContext): Executor {
@@ -144,13 +148,17 @@ export function createDoerExecutor(context: AutoresearchContext): Executor {
       }
       // A checker told to look away (a suppression comment, its settings) counts less without the code
       // getting better, and a guard that runs one passes the same way (silenced-checks.ts).
+      const changedCode = inScope.filter((path) => !isTestFile(path));
       const silenced = await disallowedSilencing(
         git,
         context.repo,
         baseSha,
-        inScope.filter((path) => !isTestFile(path)),
+        changedCode,
         context.config.scope,
         protectedPaths,
+        changedCode.length === 0 || context.config.scope.doer_may_patch_runtime
+          ? new Set()
+          : await loadedInProcess(context.config, context.repo, protectedPaths),
       );
       for (const [kind, what] of SILENCED) {
         const paths = silenced.filter((found) => found.kind === kind).map((found) => found.path);
