@@ -23,15 +23,17 @@ const MAX_BYTES = 2_000_000;
 /**
  * The files of the tree at `repo` (relative to it) that the loop's metric loads into its own process:
  * the JavaScript and Python among `metricFiles`, code given inline (`node -e …`, `python3 -c …`), a
- * module run by name (`python3 -m bench`), and what each imports, as the tree stands now. An import
+ * module run by name (`python3 -m bench`), and what each imports, as the tree stands now, or as it
+ * stood with the texts of `then` (a file's text then, or undefined where it was not there). An import
  * whose name is computed as it runs is not followed: loadedCodeReaches counts it as a reach.
  */
 export async function loadedInProcess(
   config: LoopConfig,
   repo: string,
   metricFiles: readonly string[],
+  then: ReadonlyMap<string, string | undefined> = new Map(),
 ): Promise<Set<string>> {
-  const loader = new Loader(repo, await realPath(repo).catch(() => repo));
+  const loader = new Loader(repo, await realPath(repo).catch(() => repo), then);
   for (const file of metricFiles) if (JS_FILE.test(file) || PY_FILE.test(file)) loader.queue(file);
   for (const inline of loopCommands(config).flatMap(inlineCode)) {
     // A package run by name runs its `__main__.py`.
@@ -72,6 +74,7 @@ class Loader {
   constructor(
     private readonly repo: string,
     private readonly realRepo: string,
+    private readonly then: ReadonlyMap<string, string | undefined>,
   ) {}
 
   queue(file: string): void {
@@ -83,11 +86,16 @@ class Loader {
 
   async run(): Promise<void> {
     for (let file = this.pending.shift(); file !== undefined; file = this.pending.shift()) {
-      const stats = await fileStat(join(this.repo, file));
-      if (stats === undefined || !stats.regular || stats.size > MAX_BYTES) continue;
-      const text = await readFileIfExists(join(this.repo, file)).catch(() => undefined);
+      const text = await this.text(file);
       if (text !== undefined) await this.follow(posix.dirname(file), text, PY_FILE.test(file) ? 'py' : 'js');
     }
+  }
+
+  private async text(file: string): Promise<string | undefined> {
+    if (this.then.has(file)) return this.then.get(file);
+    const stats = await fileStat(join(this.repo, file));
+    if (stats === undefined || !stats.regular || stats.size > MAX_BYTES) return undefined;
+    return readFileIfExists(join(this.repo, file)).catch(() => undefined);
   }
 
   /** Queues what `text`, code in the folder `dir` of the tree, imports. */
@@ -105,6 +113,7 @@ class Loader {
   }
 
   private async isFile(path: string | undefined): Promise<boolean> {
+    if (path !== undefined && this.then.has(path)) return this.then.get(path) !== undefined;
     return path !== undefined && (await fileStat(join(this.repo, path)))?.regular === true;
   }
 

@@ -16,7 +16,8 @@ import { silencedChecks, type FileVersions, type Silencing } from './silenced-ch
  * `.npmrc` in the package the metric ran `npm --prefix=… run score` in, whose `node-options` preloaded
  * a script into the metric's node that printed 1000), unless the scope names that very file; and
  * `runtime`, code that reaches into the process measuring it (patches its runtime, names the
- * `metricFiles`; prints or ends it from `loaded`, code the metric loads), unless
+ * `metricFiles`; prints or ends it from code the metric loads, as `loadedWith` finds it with the tree
+ * as it is and, given the texts the changed files had at `base`, as it was), unless
  * `scope.doer_may_patch_runtime`.
  */
 export async function disallowedSilencing(
@@ -26,7 +27,7 @@ export async function disallowedSilencing(
   paths: readonly string[],
   scope: LoopConfig['scope'],
   metricFiles: readonly string[] = [],
-  loaded: ReadonlySet<string> = new Set(),
+  loadedWith?: (then: ReadonlyMap<string, string | undefined>) => Promise<ReadonlySet<string>>,
 ): Promise<Silencing[]> {
   const named = new Set(scope.doer_paths.map(normalizeRelativePath));
   const tools: Silencing[] = paths
@@ -41,6 +42,18 @@ export async function disallowedSilencing(
   for (const path of paths) {
     const now = await readBytesIfReadable(join(repo, path));
     files.push({ path, before: before.get(path), after: now?.toString('utf8') });
+  }
+  const loaded = { now: new Set<string>(), then: new Set<string>() };
+  if (loadedWith !== undefined && !scope.doer_may_patch_runtime && files.length > 0) {
+    loaded.now = new Set(await loadedWith(new Map()));
+    loaded.then = new Set(await loadedWith(new Map(files.map((file) => [file.path, file.before]))));
+    // A file the doer's change brought into the metric's process, itself unchanged, is read whole: its
+    // prints and exits are the change's (an import of a CLI that ends the process at load).
+    for (const path of loaded.now) {
+      if (loaded.then.has(path) || paths.includes(path)) continue;
+      const text = (await readBytesIfReadable(join(repo, path)))?.toString('utf8');
+      files.push({ path, before: text, after: text });
+    }
   }
   const allowed: Record<Silencing['kind'], boolean> = {
     checks: scope.doer_may_silence_checks,

@@ -213,13 +213,13 @@ function changedSections(file: FileVersions): Silencing[] {
  * settings file added, changed or removed, and each changed section of a manifest that is a checker's
  * or the test runner's; code moved out of a checker's sight (moved-code.ts); and, counted the same
  * way as suppressions, each reach into the measuring process (runtime-reach.ts), with `metricNames`
- * the names of the metric's own scripts, and `loaded` the files the metric loads into its process
- * (loaded-code.ts), which may not print or end it either.
+ * the names of the metric's own scripts; and what prints or ends the metric's process in the files
+ * it loads into it (loaded-code.ts), `loaded`.
  */
 export function silencedChecks(
   files: readonly FileVersions[],
   metricNames: readonly string[] = [],
-  loaded: ReadonlySet<string> = new Set(),
+  loaded: LoadedFiles = { now: new Set(), then: new Set() },
 ): Silencing[] {
   const out: Silencing[] = [];
   for (const file of files) {
@@ -232,14 +232,8 @@ export function silencedChecks(
   }
   out.push(...addedMarkers(files, 'checks', suppressions));
   out.push(...movedOutOfSight(files).map((moved): Silencing => ({ kind: 'checks', path: moved.path })));
-  out.push(
-    ...addedMarkers(files, 'runtime', (text, path) => {
-      const found = runtimeReaches(text, path, metricNames);
-      if (!loaded.has(path)) return found;
-      for (const [key, count] of loadedCodeReaches(text, path)) found.set(key, (found.get(key) ?? 0) + count);
-      return found;
-    }),
-  );
+  out.push(...addedMarkers(files, 'runtime', (text, path) => runtimeReaches(text, path, metricNames)));
+  out.push(...addedInLoadedCode(files, loaded));
   // In the order of the files, each file's findings in the order found.
   const order = new Map(files.map((file, index) => [file.path, index]));
   const fileOf = (found: Silencing) => order.get(found.path.replace(/ \(.*\)$/s, '')) ?? 0;
@@ -247,6 +241,28 @@ export function silencedChecks(
     .map((found, index) => ({ found, index }))
     .sort((a, b) => fileOf(a.found) - fileOf(b.found) || a.index - b.index)
     .map(({ found }) => found);
+}
+
+/** The files the metric loads into its own process, now and at the iteration's base. */
+export interface LoadedFiles {
+  now: ReadonlySet<string>;
+  then: ReadonlySet<string>;
+}
+
+/**
+ * What code the metric loads says more often than it did (loadedCodeReaches): all a file says when the
+ * metric did not load it before, since what it prints or ends runs in the metric's process only now.
+ */
+function addedInLoadedCode(files: readonly FileVersions[], loaded: LoadedFiles): Silencing[] {
+  const out: Silencing[] = [];
+  for (const file of files) {
+    if (file.after === undefined || !loaded.now.has(file.path)) continue;
+    const before = loaded.then.has(file.path) ? loadedCodeReaches(file.before ?? '', file.path) : new Map();
+    for (const [key, count] of loadedCodeReaches(file.after, file.path)) {
+      if (count > (before.get(key) ?? 0)) out.push({ kind: 'runtime', path: `${file.path} (${key})` });
+    }
+  }
+  return out;
 }
 
 /**

@@ -123,6 +123,28 @@ describe('code the metric loads, printing a score of its own and ending the proc
     expect(await readFile(join(repo.dir, artifact), 'utf8')).toBe(files[artifact as keyof typeof files]);
   });
 
+  // A check that passes when it exits 0, and the repo's CLI, which ends the process with its usage when
+  // it is given no arguments, as in the metric's process. The doer fixes nothing: it imports the CLI.
+  it('an unchanged module that ends the process at load, newly imported: tamper', async () => {
+    const check = "import { work } from '../src/lib.mjs';\nif (work() !== 42) process.exit(1);\n";
+    const cli =
+      "if (process.argv.length < 3) {\n  console.log('usage: cli <n>');\n  process.exit(0);\n}\nexport const n = Number(process.argv[2]);\n";
+    const lib = 'export function work() {\n  return 41;\n}\n';
+    const { repo, decisions, reason } = await iteration(
+      { 'src/lib.mjs': lib, 'src/cli.mjs': cli, 'metric/check.mjs': check },
+      'src/lib.mjs',
+      'node metric/check.mjs',
+      `import './cli.mjs';\n${lib}`,
+      ['--score', 'exit-code'],
+    );
+    expect(decisions).toEqual([
+      [0, 'baseline', 0],
+      [1, 'tamper', null],
+    ]);
+    expect(reason).toContain('src/cli.mjs (process.exit)');
+    expect(await readFile(join(repo.dir, 'src', 'lib.mjs'), 'utf8')).toBe(lib);
+  });
+
   it('a program the metric runs apart may print: a faster CLI is kept', async () => {
     // It prints, and ends itself on an error, as programs do.
     const faster =

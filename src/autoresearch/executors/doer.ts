@@ -156,9 +156,7 @@ export function createDoerExecutor(context: AutoresearchContext): Executor {
         changedCode,
         context.config.scope,
         protectedPaths,
-        changedCode.length === 0 || context.config.scope.doer_may_patch_runtime
-          ? new Set()
-          : await loadedInProcess(context.config, context.repo, protectedPaths),
+        (then) => loadedInProcess(context.config, context.repo, protectedPaths, then),
       );
       for (const [kind, what] of SILENCED) {
         const paths = silenced.filter((found) => found.kind === kind).map((found) => found.path);
