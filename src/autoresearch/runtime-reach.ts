@@ -105,7 +105,8 @@ const LANGUAGES: readonly Language[] = [
  * What code the metric loads into its own process (loaded-code.ts) must not do there, since it runs
  * where the score is printed: print (a score of its own, before the metric's), end the process (before
  * the metric prints: seen, `console.log('{"value":1e9}'); process.exit(0)` kept at 1e9), have a child
- * print for it, ask who loaded it, or import what no reading can name. Code the metric runs as a
+ * print for it, ask who loaded it, keep what it computed where the next run finds it (a home, `/tmp`),
+ * or import what no reading can name. Code the metric runs as a
  * program apart (a CLI it spawns) is not read for this: printing and exiting are its job.
  */
 const LOADED: readonly { file: RegExp; comment: '#' | '//'; patterns: readonly RegExp[] }[] = [
@@ -127,6 +128,10 @@ const LOADED: readonly { file: RegExp; comment: '#' | '//'; patterns: readonly R
       /\bstdio\s*:\s*(?:['"`]inherit['"`]|\[[^\]\n]*(?:['"`]inherit['"`]|\b[12]\b|process))/gm,
       /\brequire\s*\.\s*main\b|\bmodule\s*\.\s*(?:parent|children)\b|\bimport\s*\.\s*meta\s*\.\s*main\b/gm,
       /\bError\s*\.\s*(?:captureStackTrace|prepareStackTrace)\b|\bnew\s+Error\s*\([^()\n]*\)\s*\.\s*stack\b/gm,
+      // A place that outlives the run: each run has a temp folder of its own, but not a home or `/tmp`
+      // named outright, where one run can leave what the next reads (its results, cached).
+      /\bhomedir\s*\(|\bprocess\s*\.\s*env\s*(?:\.\s*|\[\s*['"`])(?:HOME|USERPROFILE|XDG_\w+)\b/gm,
+      /['"`](?:\/(?:tmp|var\/tmp|dev\/shm)(?:\/|['"`])|~\/)/gm,
       // An import by a name computed as it runs: what it loads, no reading follows.
       /(?<![\w$.])(?:require|import)\s*\(\s*(?!['"][^'"\n]*['"]\s*[,)]|`[^`$\n]*`\s*[,)])/gm,
     ],
@@ -147,6 +152,9 @@ const LOADED: readonly { file: RegExp; comment: '#' | '//'; patterns: readonly R
       // `if __name__ == '__main__':` is a script's own; any other `__main__` asks who runs it.
       /(?<!__name__\s*==\s*['"])__main__\b/gm,
       /\bimportlib\s*\.\s*(?:import_module|reload|util|machinery)\b/gm,
+      // A place that outlives the run (the run's own temp folder does not).
+      /\bexpanduser\s*\(|\bPath\s*\.\s*home\s*\(|\b(?:environ|getenv)\b[^\n]{0,12}['"](?:HOME|USERPROFILE|XDG_\w+)['"]/gm,
+      /['"](?:\/(?:tmp|var\/tmp|dev\/shm)(?:\/|['"])|~\/)/gm,
     ],
   },
 ];

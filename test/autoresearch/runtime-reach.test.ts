@@ -164,6 +164,14 @@ describe('loadedCodeReaches', () => {
     ['src/a.py', 'frame = inspect.stack()', 'inspect.stack'],
     ['src/a.py', "main = sys_modules['__main__']", '__main__'],
     ['src/a.py', 'mod = importlib.import_module(name)', 'importlib.import_module'],
+    ['src/a.mjs', "const cache = join(homedir(), '.work-cache');", 'homedir'],
+    ['src/a.mjs', 'const cache = `${process.env.HOME}/.cache/work`;', 'process.env.HOME'],
+    ['src/a.mjs', "writeFileSync('/tmp/work.json', out);", "'/tmp/"],
+    ['src/a.py', 'CACHE = os.path.expanduser(CACHE_DIR)', 'expanduser'],
+    ['src/a.py', "CACHE = '~/.cache/work.pkl'", "'~/"],
+    ['src/a.py', "CACHE = Path.home() / '.work'", 'Path.home'],
+    ['src/a.py', "base = os.environ['XDG_CACHE_HOME']", "environ['XDG_CACHE_HOME'"],
+    ['src/a.py', "open('/dev/shm/work', 'wb')", "'/dev/shm/"],
   ])('%s: finds %s', (path, line, key) => {
     expect(loaded(line, path)).toEqual([key]);
   });
