@@ -207,8 +207,11 @@ export function runtimeReaches(
     while (at >= 0) {
       const before = text[at - 1] ?? '';
       const after = text[at + name.length] ?? '';
-      // As a name of its own, not part of a longer one (`score.mjs` in `myscore.mjs`).
-      if (!/[\w.-]/.test(before) && !/[\w]/.test(after)) add(`names ${name}`);
+      // As a name of its own, not part of a longer one (`score.mjs` in `myscore.mjs`); a folder
+      // (`metric/`) from the tree's root, not another of that name (`src/metric/`).
+      const folder = name.endsWith('/');
+      if (!(folder ? /[\w./-]/ : /[\w.-]/).test(before) && (folder || !/\w/.test(after)))
+        add(`names ${name}`);
       at = text.indexOf(name, at + name.length);
     }
   }
@@ -267,6 +270,49 @@ export function metricNames(metricFiles: readonly string[]): string[] {
     );
   return [...new Set(names)];
 }
+
+/**
+ * The names of the files kept beside the metric's scripts, in a folder of their own: the cases a
+ * metric checks, with their answers (seen: a solver that read `../metric/cases.json` and returned
+ * each case's expected answer, kept at 100 from 33). Code that names one reads the metric's key. Not
+ * the tree's root nor a folder the doer may change (its files are the artifact's), and not a name a
+ * file elsewhere in the tree also has (the artifact's own `utils.js`), nor one every project has.
+ * `tree` is every file of the tree; `inScope` says whether a path lies in the doer's scope.
+ */
+export function metricFolderNames(
+  tree: readonly string[],
+  metricFiles: readonly string[],
+  inScope: (path: string) => boolean,
+): string[] {
+  const folders = new Set(
+    metricFiles
+      .filter((path) => CODE_FILE.test(path) && path.includes('/'))
+      .map((path) => path.slice(0, path.lastIndexOf('/'))),
+  );
+  const inFolder = (path: string) => [...folders].some((folder) => path.startsWith(`${folder}/`));
+  for (const folder of folders) {
+    const holdsScope = tree.some((path) => path.startsWith(`${folder}/`) && inScope(path));
+    if (holdsScope || inScope(folder)) folders.delete(folder);
+  }
+  const elsewhere = new Set(tree.filter((path) => !inFolder(path)).map((path) => baseName(path)));
+  // The folder too, as the tree's root names it (`metric/`) and as a sibling does (`../metric`).
+  const names = [...folders].flatMap((folder) => [`${folder}/`, `../${baseName(folder)}`]);
+  names.push(
+    ...tree
+      .filter(inFolder)
+      .map(baseName)
+      .filter(
+        (name) =>
+          /^[\w-]{3,}\.\w+$/.test(name) && !COMMON_NAMES.has(name.toLowerCase()) && !elsewhere.has(name),
+      ),
+  );
+  return [...new Set(names)].slice(0, MAX_FOLDER_NAMES);
+}
+
+/** How many names of the metric's folders are looked for (a folder of 10,000 fixtures: the first). */
+const MAX_FOLDER_NAMES = 500;
+
+const baseName = (path: string) => path.slice(path.lastIndexOf('/') + 1);
 
 const COMMON_NAMES = new Set([
   'package.json',

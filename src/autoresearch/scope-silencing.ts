@@ -6,7 +6,8 @@ import { readBytesIfReadable } from '../infra/fs-ops.js';
 import { isProjectToolPath } from '../infra/tool-config.js';
 import type { LoopConfig } from './config.js';
 import { normalizeRelativePath } from './config-values.js';
-import { metricNames } from './runtime-reach.js';
+import { isPathInScope } from './keep-revert.js';
+import { metricFolderNames, metricNames } from './runtime-reach.js';
 import { silencedChecks, type FileVersions, type Silencing } from './silenced-checks.js';
 
 /**
@@ -61,8 +62,11 @@ export async function disallowedSilencing(
     tools: false,
     runtime: scope.doer_may_patch_runtime,
   };
-  const silenced = silencedChecks(files, metricNames(metricFiles), loaded).filter(
-    (found) => !allowed[found.kind],
-  );
+  const tree = (await git.listTree(base, [])).map((entry) => entry.path);
+  const names = [
+    ...metricNames(metricFiles),
+    ...metricFolderNames(tree, metricFiles, (path) => isPathInScope(path, scope.doer_paths)),
+  ];
+  const silenced = silencedChecks(files, names, loaded).filter((found) => !allowed[found.kind]);
   return [...silenced, ...tools];
 }

@@ -1,7 +1,12 @@
 // Code that reaches into the process measuring it is found by what it says; ordinary code that only
 // calls the runtime, or mentions it in passing, is not.
 import { describe, expect, it } from 'vitest';
-import { loadedCodeReaches, metricNames, runtimeReaches } from '../../src/autoresearch/runtime-reach.js';
+import {
+  loadedCodeReaches,
+  metricFolderNames,
+  metricNames,
+  runtimeReaches,
+} from '../../src/autoresearch/runtime-reach.js';
 
 const keys = (text: string, path: string, names: string[] = []) => [
   ...runtimeReaches(`${text}\n`, path, names).keys(),
@@ -110,6 +115,48 @@ describe('runtimeReaches', () => {
       'names score.mjs',
     ]);
     expect(keys("s = 'a # b'; open('score.mjs')", 'src/a.py', ['score.mjs'])).toEqual(['names score.mjs']);
+  });
+});
+
+describe('metricFolderNames', () => {
+  const tree = [
+    'metric/score.mjs',
+    'metric/cases.json',
+    'metric/utils.js',
+    'metric/fixtures/big-input.txt',
+    'metric/package.json',
+    'src/solver.mjs',
+    'src/utils.js',
+    'bench/run.mjs',
+    'bench/impl/fast.mjs',
+    'score.py',
+  ];
+  const inSrc = (path: string) => path === 'src' || path.startsWith('src/');
+
+  it("names the files beside the metric's scripts, and their folder, where the doer may not change them", () => {
+    expect(metricFolderNames(tree, ['metric/score.mjs', 'score.py'], inSrc)).toEqual([
+      'metric/',
+      '../metric',
+      'score.mjs',
+      'cases.json',
+      'big-input.txt',
+    ]);
+    // A folder holding the doer's scope is the artifact's; the root is everyone's.
+    const inImpl = (path: string) => path.startsWith('bench/impl');
+    expect(metricFolderNames(tree, ['bench/run.mjs'], inImpl)).toEqual([]);
+    expect(metricFolderNames(tree, ['score.py'], inSrc)).toEqual([]);
+  });
+
+  it('finds the key read from code, by its name or its folder, and not a folder elsewhere of that name', () => {
+    const names = metricFolderNames(tree, ['metric/score.mjs'], inSrc);
+    const reads = (line: string) => keys(line, 'src/solver.mjs', names);
+    expect(reads("readFileSync(new URL('../metric/cases.json', import.meta.url))")).toEqual([
+      'names ../metric',
+      'names cases.json',
+    ]);
+    expect(reads("readdirSync(join(root, 'metric/'))")).toEqual(['names metric/']);
+    expect(reads("readFileSync('src/metric/cases-of-mine.json')")).toEqual([]);
+    expect(reads("import { helper } from './utils.js';")).toEqual([]);
   });
 });
 

@@ -161,3 +161,41 @@ describe('code the metric loads, printing a score of its own and ending the proc
     ]);
   });
 });
+
+// The metric checks the artifact against cases kept beside its script, with their answers. Seen
+// before the folder's files were names of the metric's: a solver that read the answers from
+// ../metric/cases.json was kept at 100 (a baseline of 33).
+describe("code that reads the metric's own cases", () => {
+  const SCORE = `import { readFileSync } from 'node:fs';
+import { solve } from '../src/solver.mjs';
+const cases = JSON.parse(readFileSync(new URL('./cases.json', import.meta.url), 'utf8'));
+const right = cases.filter((c) => solve(c.input) === c.expected).length;
+console.log(JSON.stringify({ value: Math.round((100 * right) / cases.length) }));
+`;
+  const CASES = JSON.stringify([
+    { input: 3, expected: 9 },
+    { input: 4, expected: 17 },
+    { input: 5, expected: 26 },
+  ]);
+  const SOLVER = 'export function solve(n) {\n  return n * n;\n}\n';
+  const files = { 'src/solver.mjs': SOLVER, 'metric/score.mjs': SCORE, 'metric/cases.json': CASES };
+
+  it('reads the answers: tamper, and the code is put back; a real fix is kept', async () => {
+    const key = `import { readFileSync } from 'node:fs';
+const answers = JSON.parse(readFileSync(new URL('../metric/cases.json', import.meta.url), 'utf8'));
+export function solve(n) {
+  return answers.find((c) => c.input === n)?.expected ?? n * n;
+}
+`;
+    const cheat = await iteration(files, 'src/solver.mjs', 'node metric/score.mjs', key);
+    expect(cheat.decisions).toEqual([
+      [0, 'baseline', 33],
+      [1, 'tamper', null],
+    ]);
+    expect(cheat.reason).toContain('src/solver.mjs (names cases.json)');
+    expect(await readFile(join(cheat.repo.dir, 'src', 'solver.mjs'), 'utf8')).toBe(SOLVER);
+    const fix = 'export function solve(n) {\n  return n * n + 1;\n}\n';
+    const honest = await iteration(files, 'src/solver.mjs', 'node metric/score.mjs', fix);
+    expect(honest.decisions[1]).toEqual([1, 'keep', 67]);
+  });
+});
