@@ -36,6 +36,7 @@ import {
   scriptName,
   type TaskRunner,
 } from './task-runners.js';
+import { taskfileRecipes, toxEnvironments, toxRecipes } from './tox-task-recipes.js';
 
 /** A file the loop's commands read as their own, and how they reach it when no argv names it. */
 export interface MetricFile {
@@ -396,6 +397,23 @@ class Walk {
         command,
         via: `${path}'s "${target}" recipe`,
       }));
+    }
+    if (runner.programs.includes('tox')) {
+      let text = (await readFileIfExists(join(this.cwd, path)).catch(() => undefined)) ?? '';
+      // tox reads pyproject.toml's `legacy_tox_ini`, an INI file in a string.
+      if (path.endsWith('.toml'))
+        text = /legacy_tox_ini\s*=\s*(?:"""|''')([\s\S]*?)(?:"""|''')/.exec(text)?.[1] ?? '';
+      return toxRecipes(text, toxEnvironments(own)).map(({ target, command }) => ({
+        command,
+        via: `${path}'s "${target}" environment`,
+      }));
+    }
+    if (runner.programs.includes('task')) {
+      const text = (await readFileIfExists(join(this.cwd, path)).catch(() => undefined)) ?? '';
+      return taskfileRecipes(
+        text,
+        positional.filter((word) => !word.includes('=')),
+      ).map(({ target, command }) => ({ command, via: `${path}'s "${target}" task` }));
     }
     if (runner.programs.includes('just')) {
       const text = (await readFileIfExists(join(this.cwd, path)).catch(() => undefined)) ?? '';

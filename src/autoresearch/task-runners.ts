@@ -192,13 +192,13 @@ export function makeRecipes(text: string, targets: readonly string[]): { target:
   return recipesFor(rules, targets.length > 0 ? targets : first === undefined ? [] : [first]);
 }
 
-interface Rule {
+export interface Rule {
   prereqs: string[];
   recipe: string[];
 }
 
 /** The recipe lines of `targets` and of the targets they depend on, each once. */
-function recipesFor(
+export function recipesFor(
   rules: ReadonlyMap<string, Rule>,
   targets: readonly string[],
 ): { target: string; command: string }[] {

@@ -1,5 +1,5 @@
 // The metric's command reaches its scoring code through other files: a task runner's script
-// (package.json's `scripts`, a Makefile's recipe) or a shell script that changes folder first. What
+// (package.json's `scripts`, a Makefile's recipe, tox's environment, a Taskfile's task) or a shell script that changes folder first. What
 // those run is the metric's own, as if the argv named it. As a user runs a loop, with the built CLI,
 // the scripted agent and the embedded store.
 import { readFile } from 'node:fs/promises';
@@ -33,6 +33,21 @@ describe("a scoring script the metric reaches through a task runner's script", (
       { Makefile: 'all:\n\t@echo no\nscore: data\n\t@node src/bench/score.mjs\ndata:\n\t@true\n' },
       'make -s score',
       `Makefile's "score" recipe`,
+    ],
+    [
+      "tox's environment",
+      { 'tox.ini': '[testenv:score]\ncommands =\n    node src/bench/score.mjs {posargs}\n' },
+      'tox -q -e score',
+      `tox.ini's "score" environment`,
+    ],
+    [
+      "a Taskfile's task",
+      {
+        'Taskfile.yml':
+          "version: '3'\ntasks:\n  score:\n    dir: src\n    cmds:\n      - node bench/score.mjs\n",
+      },
+      'task score',
+      `Taskfile.yml's "score" task`,
     ],
   ])(
     'in the scope, through %s: the loop is refused at setup, naming it',
