@@ -25,18 +25,13 @@ import {
   flagValues,
   inTree,
   isMakefile,
-  justRecipes,
   makeIncludes,
-  makeRecipes,
   NPM_WORKSPACE,
-  parseScripts,
-  positionals,
   RUN_IN_FLAGS,
   RUNNERS,
-  scriptName,
   type TaskRunner,
 } from './task-runners.js';
-import { taskfileRecipes, toxEnvironments, toxRecipes } from './tox-task-recipes.js';
+import { taskCommands } from './runner-recipes.js';
 
 /** A file the loop's commands read as their own, and how they reach it when no argv names it. */
 export interface MetricFile {
@@ -326,7 +321,7 @@ class Walk {
       // A program in another language names runners in its strings and comments: their files are
       // guarded, but which task it asks for is not known.
       if (source.runnersOnly || source.depth >= MAX_DEPTH || !source.followTasks) continue;
-      const tasks = await this.tasksRun(runner, program, own, path);
+      const tasks = await taskCommands(this.cwd, runner, program, own, path);
       for (const task of tasks) {
         next.push({
           words: shellWords(task.command),
@@ -367,64 +362,5 @@ class Walk {
       if (!upward || !runner.files.includes('package.json') || at === '.') return undefined;
       at = posix.dirname(at);
     }
-  }
-
-  /** The commands the task a runner is asked for runs, from its task file, with how they were named. */
-  private async tasksRun(
-    runner: TaskRunner,
-    program: string,
-    own: readonly string[],
-    path: string,
-  ): Promise<{ command: string; via: string }[]> {
-    const positional = positionals(program === 'npm' ? NPM_WORKSPACE : runner, own);
-    if (path.endsWith('package.json')) {
-      const name = scriptName(program, positional);
-      if (name === undefined) return [];
-      const text = await readFileIfExists(join(this.cwd, path)).catch(() => undefined);
-      const scripts = parseScripts(text);
-      return [`pre${name}`, name, `post${name}`].flatMap((key) => {
-        const command = scripts[key];
-        return typeof command === 'string' ? [{ command, via: `${path}'s "${key}" script` }] : [];
-      });
-    }
-    if (isMakefile(runner, path)) {
-      const texts = [path, ...(await makeIncludes(this.cwd, path))];
-      let all = '';
-      for (const file of texts)
-        all += `${(await readFileIfExists(join(this.cwd, file)).catch(() => '')) ?? ''}\n`;
-      const targets = positional.filter((word) => !word.includes('='));
-      return makeRecipes(all, targets).map(({ target, command }) => ({
-        command,
-        via: `${path}'s "${target}" recipe`,
-      }));
-    }
-    if (runner.programs.includes('tox')) {
-      let text = (await readFileIfExists(join(this.cwd, path)).catch(() => undefined)) ?? '';
-      // tox reads pyproject.toml's `legacy_tox_ini`, an INI file in a string.
-      if (path.endsWith('.toml'))
-        text = /legacy_tox_ini\s*=\s*(?:"""|''')([\s\S]*?)(?:"""|''')/.exec(text)?.[1] ?? '';
-      return toxRecipes(text, toxEnvironments(own)).map(({ target, command }) => ({
-        command,
-        via: `${path}'s "${target}" environment`,
-      }));
-    }
-    if (runner.programs.includes('task')) {
-      const text = (await readFileIfExists(join(this.cwd, path)).catch(() => undefined)) ?? '';
-      return taskfileRecipes(
-        text,
-        positional.filter((word) => !word.includes('=')),
-      ).map(({ target, command }) => ({ command, via: `${path}'s "${target}" task` }));
-    }
-    if (runner.programs.includes('just')) {
-      const text = (await readFileIfExists(join(this.cwd, path)).catch(() => undefined)) ?? '';
-      return justRecipes(
-        text,
-        positional.filter((word) => !word.includes('=')),
-      ).map(({ target, command }) => ({
-        command,
-        via: `${path}'s "${target}" recipe`,
-      }));
-    }
-    return [];
   }
 }

@@ -3,7 +3,14 @@
 import { describe, expect, it } from 'vitest';
 import { parseLoopConfig } from '../../src/autoresearch/config.js';
 import { metricFilesVia } from '../../src/autoresearch/metric-files.js';
-import { taskfileRecipes, toxEnvironments, toxRecipes } from '../../src/autoresearch/tox-task-recipes.js';
+import {
+  invokeRecipes,
+  noxRecipes,
+  noxSessions,
+  taskfileRecipes,
+  toxEnvironments,
+  toxRecipes,
+} from '../../src/autoresearch/runner-recipes.js';
 import { tempTree } from '../support/temp-tree.js';
 
 const commands = (found: { command: string }[]) => found.map((each) => each.command);
@@ -84,7 +91,60 @@ describe('taskfileRecipes', () => {
   });
 });
 
-describe('metricFiles through tox and Task', () => {
+const NOXFILE = `import nox
+
+@nox.session(python=["3.12"])
+def tests(session):
+    session.install("pytest")
+    session.run("pytest", "-q")
+
+
+@nox.session(name="score")
+def bench_score(session):
+    session.run(
+        "python",
+        "bench/score.py",
+        "--label",
+        "two words",
+    )
+
+def helper(session):
+    session.run("python", "bench/not-a-session.py")
+`;
+
+const TASKS_PY = `from invoke import task
+
+@task
+def build(c):
+    c.run("python bench/build.py")
+
+@task(pre=[build])
+def run_bench(c, fast=False):
+    c.run('python bench/score.py --json', pty=True)
+`;
+
+describe('noxRecipes and invokeRecipes', () => {
+  it("runs a nox session's session.run(…) calls, by its name or the decorator's", () => {
+    expect(noxSessions(['-s', 'score', 'tests', '--no-venv'])).toEqual(['score', 'tests']);
+    expect(noxSessions(['--session=score'])).toEqual(['score']);
+    expect(commands(noxRecipes(NOXFILE, ['score']))).toEqual(["python bench/score.py --label 'two words'"]);
+    expect(commands(noxRecipes(NOXFILE, []))).toEqual([
+      'pytest -q',
+      "python bench/score.py --label 'two words'",
+    ]);
+  });
+
+  it("runs an invoke task's c.run(…) lines, named as invoke names them, with its pre tasks", () => {
+    expect(commands(invokeRecipes(TASKS_PY, ['run-bench']))).toEqual([
+      'python bench/score.py --json',
+      'python bench/build.py',
+    ]);
+    expect(commands(invokeRecipes(TASKS_PY, ['run_bench']))).toHaveLength(2);
+    expect(invokeRecipes(TASKS_PY, ['missing'])).toEqual([]);
+  });
+});
+
+describe('metricFiles through tox, Task, nox and invoke', () => {
   it('names the script an environment or a task runs, with the way there', async () => {
     const dir = await tempTree({
       'tox.ini': TOX,
@@ -96,6 +156,9 @@ describe('metricFiles through tox and Task', () => {
       'bench/report.mjs': '',
       'bench/summary.mjs': '',
       'bench/publish.mjs': '',
+      'noxfile.py': NOXFILE,
+      'tasks.py': TASKS_PY,
+      'bench/build.py': '',
     });
     const config = (command: string) =>
       parseLoopConfig(
@@ -112,6 +175,13 @@ describe('metricFiles through tox and Task', () => {
       'bench/report.mjs',
       'bench/summary.mjs',
       'bench/publish.mjs',
+    ]);
+    expect(await metricFilesVia(config('nox -s score'), dir)).toEqual([
+      { path: 'bench/score.py', via: `noxfile.py's "score" session` },
+    ]);
+    expect(await metricFilesVia(config('inv run-bench'), dir)).toEqual([
+      { path: 'bench/score.py', via: `tasks.py's "run-bench" task` },
+      { path: 'bench/build.py', via: `tasks.py's "build" task` },
     ]);
   });
 });
