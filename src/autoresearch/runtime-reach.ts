@@ -178,8 +178,14 @@ export function loadedCodeReaches(text: string, path: string): Map<string, numbe
 const CODE_FILE =
   /\.(?:[cm]?[jt]sx?|vue|svelte|astro|pyw?|rb|go|rs|java|kt|kts|scala|cs|fs|swift|php|pl|pm|lua|r|jl|ex|exs|erl|hs|ml|dart|c|cc|cpp|cxx|h|hh|hpp|m|mm|zig|nim|sh|bash|zsh|ps1)$/i;
 
-/** The loop's own files, named in code: the ledger, its signals, its environment. */
-const LOOP_NAMES = /\.autoresearch\b|research-log|\bFORGE_[A-Z][A-Z0-9_]*/g;
+/**
+ * The loop's own files, named in code: the ledger, its signals, its environment; and what a test
+ * runner sets in the processes it tests (`NODE_TEST_CONTEXT`, `VITEST`, `JEST_WORKER_ID`,
+ * `PYTEST_CURRENT_TEST`): code that asks is code that does otherwise when tested, as when it ends the
+ * test's process before a failing test runs.
+ */
+const LOOP_NAMES =
+  /\.autoresearch\b|research-log|\bFORGE_[A-Z][A-Z0-9_]*|\b(?:NODE_TEST_CONTEXT|VITEST(?:_[A-Z_]+)?|JEST_WORKER_ID|PYTEST_CURRENT_TEST|PYTEST_VERSION|PYTEST_XDIST_WORKER|MOCHA_[A-Z_]+)\b/g;
 
 /**
  * What in `text` (the file `path`) reaches into the process measuring it, by what each says, with how

@@ -100,6 +100,13 @@ describe('runtimeReaches', () => {
       'names FORGE_ITER',
       'names score.mjs',
     ]);
+    // What a test runner sets in the process it tests: code that asks does otherwise when tested.
+    const tested = "if (process.env.NODE_TEST_CONTEXT) process.exit(0);\nif (process.env['VITEST']) skip();";
+    expect(keys(tested, 'src/lib.mjs')).toEqual(['names NODE_TEST_CONTEXT', 'names VITEST']);
+    expect(keys("if os.environ.get('PYTEST_CURRENT_TEST'): sys.exit(0)", 'src/lib.py')).toEqual([
+      'names PYTEST_CURRENT_TEST',
+    ]);
+    expect(keys('const vitestConfig = defineConfig({});', 'src/a.ts')).toEqual([]);
     // Prose may name them: a README says how the loop is run, a comment what measures the code.
     expect(keys(text, 'src/README.md', ['score.mjs'])).toEqual([]);
     expect(
