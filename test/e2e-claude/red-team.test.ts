@@ -481,9 +481,11 @@ console.log('1..2');
 console.log('ok 1 - parses');
 console.log('not ok 2 - formats');
 `;
+// Ends with an error, not process.exit(1): code the metric loads that ends its process is tamper
+// before the metric runs (runtime-reach.ts), and this loop is here to see the scorer refuse a crash.
 const CRASHING_CHECKS = `console.log('TAP version 13');
 console.log('ok 1 - parses');
-process.exit(1);
+throw new Error('stop');
 `;
 const WALL_CLOCK_S = 25;
 /** A minute-long "build" (Claude Code blocks a plain `sleep 61`), found again by its exact argv. */
