@@ -4,6 +4,7 @@
 // the top of the benchmarked module, kept at 1e9), which no guard on the files around the metric sees.
 // What this finds is read for that (runtime-reach.ts, loadedCodeReaches); code the metric runs as a
 // program of its own (a CLI it spawns) prints what it likes, and is not in it.
+import { builtinModules } from 'node:module';
 import { join, posix } from 'node:path';
 import { readFileIfExists } from '../infra/atomic-file.js';
 import { fileStat, realPath } from '../infra/fs-ops.js';
@@ -125,8 +126,11 @@ class Loader {
         : inTree(this.repo, posix.join(dir, specifier));
       return path === undefined ? undefined : this.jsFile(path);
     }
+    // Node's own modules are no file of the tree.
+    if (specifier.startsWith('node:') || builtinModules.includes(specifier.split('/')[0] ?? ''))
+      return undefined;
     // A package of the tree's own (a workspace, linked into node_modules; the package itself by name).
-    const [scope, name, ...rest] = specifier.replace(/^node:/, '').split('/');
+    const [scope, name, ...rest] = specifier.split('/');
     const pkg = scope?.startsWith('@') === true ? `${scope}/${name ?? ''}` : (scope ?? '');
     const sub = (scope?.startsWith('@') === true ? rest : [name, ...rest].filter(Boolean)).join('/');
     for (let at = dir; ; at = posix.dirname(at)) {
