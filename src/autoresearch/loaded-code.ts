@@ -113,9 +113,30 @@ class Loader {
     }
   }
 
+  /** What was looked up, by path: a tree of a thousand modules asks the same folders again and again. */
+  private readonly files = new Map<string, Promise<boolean>>();
+  private readonly manifests = new Map<string, Promise<Record<string, unknown> | undefined>>();
+  private readonly links = new Map<string, Promise<string | undefined>>();
+
   private async isFile(path: string | undefined): Promise<boolean> {
-    if (path !== undefined && this.then.has(path)) return this.then.get(path) !== undefined;
-    return path !== undefined && (await fileStat(join(this.repo, path)))?.regular === true;
+    if (path === undefined) return false;
+    if (this.then.has(path)) return this.then.get(path) !== undefined;
+    const known =
+      this.files.get(path) ?? fileStat(join(this.repo, path)).then((stats) => stats?.regular === true);
+    this.files.set(path, known);
+    return known;
+  }
+
+  private manifest(folder: string): Promise<Record<string, unknown> | undefined> {
+    const known = this.manifests.get(folder) ?? readJson(join(this.repo, folder, 'package.json'));
+    this.manifests.set(folder, known);
+    return known;
+  }
+
+  private link(path: string): Promise<string | undefined> {
+    const known = this.links.get(path) ?? realPath(join(this.repo, path)).catch(() => undefined);
+    this.links.set(path, known);
+    return known;
   }
 
   /** The file `specifier`, imported from code in `dir`, names in the tree, as Node or a bundler finds it. */
@@ -134,11 +155,11 @@ class Loader {
     const pkg = scope?.startsWith('@') === true ? `${scope}/${name ?? ''}` : (scope ?? '');
     const sub = (scope?.startsWith('@') === true ? rest : [name, ...rest].filter(Boolean)).join('/');
     for (let at = dir; ; at = posix.dirname(at)) {
-      const linked = await realPath(join(this.repo, at, 'node_modules', pkg)).catch(() => undefined);
+      const linked = await this.link(posix.join(at, 'node_modules', pkg));
       const root = linked === undefined ? undefined : inTree(this.realRepo, linked);
       if (root !== undefined && !root.split('/').includes('node_modules'))
         return this.packageEntry(root, sub);
-      const own = await readJson(join(this.repo, at, 'package.json'));
+      const own = await this.manifest(at);
       if (own?.name === pkg) return this.packageEntry(at, sub);
       if (at === '.' || at === '') return undefined;
     }
@@ -146,7 +167,7 @@ class Loader {
 
   private async packageEntry(root: string, sub: string): Promise<string | undefined> {
     if (sub !== '') return this.jsFile(posix.join(root, sub));
-    const manifest = await readJson(join(this.repo, root, 'package.json'));
+    const manifest = await this.manifest(root);
     const entry =
       exportedEntry(manifest?.exports) ?? (typeof manifest?.main === 'string' ? manifest.main : 'index');
     return this.jsFile(posix.normalize(posix.join(root, entry)));
