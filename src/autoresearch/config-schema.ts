@@ -252,8 +252,9 @@ const scope = z.strictObject(
     doer_may_change_tests: z.boolean({ error: expected('true or false') }).default(false),
     /**
      * The doer may add checker suppressions (`// eslint-disable`, `# noqa`, `@ts-ignore`) and change
-     * checkers' settings in its scope. Off, that is tamper: a count of lint warnings, type errors or
-     * uncovered lines falls by silencing the checker (silenced-checks.ts).
+     * checkers' settings in its scope, and, where it may write tests, switch them off (`.skip`,
+     * `.only`, `xfail`). Off, that is tamper: a count of lint warnings, type errors or uncovered lines
+     * falls by silencing the checker (silenced-checks.ts), a pass rate by skipping what fails.
      */
     doer_may_silence_checks: z.boolean({ error: expected('true or false') }).default(false),
     /**

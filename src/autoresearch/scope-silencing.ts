@@ -61,6 +61,7 @@ export async function disallowedSilencing(
     tests: scope.doer_may_change_tests,
     tools: false,
     runtime: scope.doer_may_patch_runtime,
+    skips: scope.doer_may_silence_checks,
   };
   const tree = (await git.listTree(base, [])).map((entry) => entry.path);
   const names = [

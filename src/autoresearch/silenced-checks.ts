@@ -9,6 +9,7 @@
 import { isToolConfigPath } from '../infra/tool-config.js';
 import { movedOutOfSight } from './moved-code.js';
 import { countMatches } from './match-counts.js';
+import { testSkips } from './test-skips.js';
 import { loadedCodeReaches, runtimeReaches } from './runtime-reach.js';
 import { isTestFile } from './test-files.js';
 
@@ -24,9 +25,10 @@ export interface FileVersions {
 /**
  * `checks`: what checkers report; `tests`: what the test runner runs and counts (its settings);
  * `tools`: how the metric's tools run (scope-silencing.ts); `runtime`: the process that measures the
- * code, reached from inside it (runtime-reach.ts).
+ * code, reached from inside it (runtime-reach.ts); `skips`: tests switched off or narrowed in a loop
+ * whose doer may write tests (test-skips.ts).
  */
-export type SilencingKind = 'checks' | 'tests' | 'tools' | 'runtime';
+export type SilencingKind = 'checks' | 'tests' | 'tools' | 'runtime' | 'skips';
 
 export interface Silencing {
   kind: SilencingKind;
@@ -221,8 +223,11 @@ export function silencedChecks(
   metricNames: readonly string[] = [],
   loaded: LoadedFiles = { now: new Set(), then: new Set() },
 ): Silencing[] {
-  const out: Silencing[] = [];
-  for (const file of files) {
+  // Test files are here only where the doer may write tests: what they switch off is all that is read.
+  const tests = files.filter((file) => isTestFile(file.path));
+  const out: Silencing[] = addedMarkers(tests, 'skips', testSkips);
+  const code = files.filter((file) => !isTestFile(file.path));
+  for (const file of code) {
     if (file.before === file.after) continue;
     if (isCheckerConfig(file.path)) {
       out.push({ kind: 'checks', path: file.path });
@@ -230,10 +235,10 @@ export function silencedChecks(
     }
     out.push(...changedSections(file));
   }
-  out.push(...addedMarkers(files, 'checks', suppressions));
-  out.push(...movedOutOfSight(files).map((moved): Silencing => ({ kind: 'checks', path: moved.path })));
-  out.push(...addedMarkers(files, 'runtime', (text, path) => runtimeReaches(text, path, metricNames)));
-  out.push(...addedInLoadedCode(files, loaded));
+  out.push(...addedMarkers(code, 'checks', suppressions));
+  out.push(...movedOutOfSight(code).map((moved): Silencing => ({ kind: 'checks', path: moved.path })));
+  out.push(...addedMarkers(code, 'runtime', (text, path) => runtimeReaches(text, path, metricNames)));
+  out.push(...addedInLoadedCode(code, loaded));
   // In the order of the files, each file's findings in the order found.
   const order = new Map(files.map((file, index) => [file.path, index]));
   const fileOf = (found: Silencing) => order.get(found.path.replace(/ \(.*\)$/s, '')) ?? 0;

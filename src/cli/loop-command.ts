@@ -162,7 +162,7 @@ export function defineLoopCommand(command: Command, deps: CliDeps): void {
     )
     .option(
       '--doer-may-silence-checks',
-      "the doer may add checker suppressions (// eslint-disable, # noqa, @ts-ignore, # pragma: no cover) and change checkers' settings in its scope; otherwise that is tamper",
+      "the doer may add checker suppressions (// eslint-disable, # noqa, @ts-ignore, # pragma: no cover), change checkers' settings in its scope, and, where it may write tests, skip them (.skip, .only, xfail); otherwise that is tamper",
     )
     .option(
       '--doer-may-patch-runtime',

@@ -937,6 +937,47 @@ describe('the tests the metric runs', () => {
     expect(await f.repo.read('src/value.txt')).toBe('10\n');
   });
 
+  it('a doer that may write tests but switches a failing one off is a tamper; one that adds a test is kept', async () => {
+    // Node's runner, read as TAP: a skipped test counts neither as passed nor as failed.
+    const tests = (body: string) =>
+      `import { test } from 'node:test';\nimport assert from 'node:assert';\n${body}`;
+    const passing = "test('adds', () => assert.equal(1 + 1, 2));\n";
+    const failing = "test('formats', () => assert.equal(String(1), '01'));\n";
+    const loop = async () => {
+      const f = await createLoopFixture({
+        metric: {
+          type: 'hard',
+          command: 'node --test --test-reporter=tap',
+          score: { from: 'tap' },
+          direction: 'maximize',
+          timeout_seconds: 60,
+        },
+        scope: { doer_paths: ['src/', 'test/'], judge_paths: ['src/'], doer_may_change_tests: true },
+      });
+      await f.repo.write('test/a.test.mjs', tests(passing + failing));
+      f.repo.commitAll('the tests');
+      await f.baseline();
+      return f;
+    };
+    const skipped = await loop();
+    const message = await cheatingIteration(skipped, '10', async () => {
+      await skipped.repo.write('test/a.test.mjs', tests(passing + failing.replace('test(', 'test.skip(')));
+    });
+    expect(message).toMatch(/^tamper/);
+    expect((await readIterationState(skipped.files, skipped.workspace, 1)).tamper).toEqual([
+      expect.objectContaining({ role: 'doer', paths: ['test/a.test.mjs (test.skip)'] }),
+    ]);
+    expect(await skipped.repo.read('test/a.test.mjs')).toBe(tests(passing + failing));
+    const added = await loop();
+    const kept = await cheatingIteration(added, '10', async () => {
+      await added.repo.write(
+        'test/a.test.mjs',
+        tests(passing + failing + passing.replace('adds', 'adds again')),
+      );
+    });
+    expect(kept).toMatch(/^keep/);
+  });
+
   it('is the doer’s to change when the loop says so (a loop that writes tests)', async () => {
     const f = await createLoopFixture({
       scope: { doer_paths: ['src/'], judge_paths: ['src/'], doer_may_change_tests: true },

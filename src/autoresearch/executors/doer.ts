@@ -34,6 +34,7 @@ const SILENCED = [
     'runtime',
     "reached into the process measuring it (patched its runtime, named the metric's own files, or printed or ended the process from code the metric loads)",
   ],
+  ['skips', 'switched tests off or narrowed them (.skip, .only, xfail): a skipped test counts neither way'],
 ] as const;
 
 export function createDoerExecutor(context: AutoresearchContext): Executor {
@@ -148,7 +149,10 @@ export function createDoerExecutor(context: AutoresearchContext): Executor {
       }
       // A checker told to look away (a suppression comment, its settings) counts less without the code
       // getting better, and a guard that runs one passes the same way (silenced-checks.ts).
-      const changedCode = inScope.filter((path) => !isTestFile(path));
+      // A doer that may write tests has its test files read for tests it switched off (test-skips.ts).
+      const changedCode = inScope.filter(
+        (path) => !isTestFile(path) || context.config.scope.doer_may_change_tests,
+      );
       const silenced = await disallowedSilencing(
         git,
         context.repo,
