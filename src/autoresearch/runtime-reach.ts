@@ -10,6 +10,7 @@
 // left it.
 
 import { countMatches } from './match-counts.js';
+import { isTestFile } from './test-files.js';
 
 /** Each pattern is matched from its start; two findings are the same when their text is. */
 interface Language {
@@ -292,7 +293,8 @@ export function metricFolderNames(
 ): string[] {
   const folders = new Set(
     metricFiles
-      .filter((path) => CODE_FILE.test(path) && path.includes('/'))
+      // A test the metric names sits among the project's tests: their folder is no key of the metric's.
+      .filter((path) => CODE_FILE.test(path) && path.includes('/') && !isTestFile(path))
       .map((path) => path.slice(0, path.lastIndexOf('/'))),
   );
   const inFolder = (path: string) => [...folders].some((folder) => path.startsWith(`${folder}/`));

@@ -63,7 +63,7 @@ export async function disallowedSilencing(
     runtime: scope.doer_may_patch_runtime,
     skips: scope.doer_may_silence_checks,
   };
-  const tree = (await git.listTree(base, [])).map((entry) => entry.path);
+  const tree = files.length === 0 ? [] : (await git.listTree(base, [])).map((entry) => entry.path);
   const names = [
     ...metricNames(metricFiles),
     ...metricFolderNames(tree, metricFiles, (path) => isPathInScope(path, scope.doer_paths)),

@@ -152,6 +152,8 @@ describe('metricFolderNames', () => {
     const inImpl = (path: string) => path.startsWith('bench/impl');
     expect(metricFolderNames(tree, ['bench/run.mjs'], inImpl)).toEqual([]);
     expect(metricFolderNames(tree, ['score.py'], inSrc)).toEqual([]);
+    // A test the metric names sits among the project's tests, which are no key.
+    expect(metricFolderNames([...tree, 'test/a.test.mjs'], ['test/a.test.mjs'], inSrc)).toEqual([]);
   });
 
   it('finds the key read from code, by its name or its folder, and not a folder elsewhere of that name', () => {
