@@ -107,8 +107,8 @@ const LANGUAGES: readonly Language[] = [
  * where the score is printed: print (a score of its own, before the metric's), end the process (before
  * the metric prints: seen, `console.log('{"value":1e9}'); process.exit(0)` kept at 1e9), have a child
  * print for it, ask who loaded it, keep what it computed where the next run finds it (a home, `/tmp`),
- * or import what no reading can name. Code the metric runs as a
- * program apart (a CLI it spawns) is not read for this: printing and exiting are its job.
+ * or import what no reading can name. Code the metric runs as a program apart (a CLI it spawns) is
+ * not read for this: printing and exiting are its job.
  */
 const LOADED: readonly { file: RegExp; comment: '#' | '//'; patterns: readonly RegExp[] }[] = [
   {
@@ -118,8 +118,9 @@ const LOADED: readonly { file: RegExp; comment: '#' | '//'; patterns: readonly R
       /(?<![\w$.'"`])console\s*\.\s*(?:log|info|warn|error|debug|trace|table|dir|dirxml|group|groupCollapsed|count|timeLog|timeEnd|assert)\b/gm,
       /(?<![\w$.'"`])process\s*(?:\.\s*|\[\s*['"`])(?:stdout|stderr|exit|exitCode|kill|abort|reallyExit|disconnect|argv|argv0|execArgv|mainModule|dlopen|binding|_linkedBinding)\b/gm,
       // The objects themselves handed on (`const c = console`, `{ stdout } = process`, `Reflect.get(globalThis, …)`),
-      // or reached into by a name computed as it runs (`globalThis[name]`).
-      /(?<![\w$.'"`])(?:console|process|globalThis)\b(?!\s*(?:[.[\w$]|\?\.))/gm,
+      // or reached into by a name computed as it runs (`globalThis[name]`); asking whether one is
+      // there (`typeof process`) is how code that runs anywhere finds its runtime.
+      /(?<![\w$.'"`]|\btypeof\s+)(?:console|process|globalThis)\b(?!\s*(?:[.[\w$]|\?\.))/gm,
       /(?<![\w$.'"`])(?:console|process|globalThis|global|window|self)\s*\[\s*(?!['"`])/gm,
       /(?<![\w$])(?:globalThis|global|window|self)\s*(?:\.\s*|\[\s*['"`])(?:console|process)\b/gm,
       /['"`](?:node:)?(?:process|console|child_process|tty|repl|inspector)['"`]/gm,

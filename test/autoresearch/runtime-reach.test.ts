@@ -238,6 +238,7 @@ describe('loadedCodeReaches', () => {
       "const { join } = require('node:path');",
       "const lazy = await import('./lazy.mjs');",
       'const mode = process.env.NODE_ENV;',
+      "const inNode = typeof process !== 'undefined' && typeof globalThis === 'object';",
       'if (process?.versions?.node) fast();',
       '// console.log(debug) while measuring',
       "/* process.exit(0) */ export const ok = 'console.log';",
