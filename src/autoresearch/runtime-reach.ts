@@ -33,6 +33,10 @@ const PROCESS_PARTS =
 const PY_MODULES =
   'sys|time|builtins|__builtins__|os|timeit|gc|atexit|random|io|math|json|importlib|inspect|threading|signal|resource|cProfile|tracemalloc';
 const escape = (name: string) => name.replace(/\$/g, '\\$');
+/** Test frameworks and assertion libraries: what the tests load to test the code, not the code's own. */
+const TEST_LIBRARIES = String.raw`node:test|vitest|@vitest\/[\w.-]+|jest|@jest\/[\w.-]+|chai|chai-[\w.-]+|mocha|jasmine|ava|tap|tape|uvu(?:\/[\w.-]+)?|expect|should|sinon`;
+const ASSERT_MODULE = String.raw`['"\x60](?:node:)?assert(?:\/strict)?['"\x60]`;
+const PY_TEST_LIBRARIES = 'pytest|_pytest|unittest|nose2?|pluggy';
 
 const LANGUAGES: readonly Language[] = [
   {
@@ -59,16 +63,34 @@ const LANGUAGES: readonly Language[] = [
       /\brequire\s*\.\s*cache\b/gm,
       // An end no runner around it sees coming, wherever the code runs (a test runner's worker too).
       /(?<![\w$.])process\s*\.\s*(?:reallyExit|abort)\s*\(|\bprocess\s*\.\s*kill\s*\(\s*process\s*\.\s*pid\b/gm,
+      // What tests the code: a test framework or an assertion library reached from the code under test
+      // (seen: \`assert.equal = () => {}\` in a module the tests import, kept with a wrong result).
+      new RegExp(
+        String.raw`(?:\bfrom|\bimport|\brequire\s*\(|\bimport\s*\()\s*['"\x60](?:${TEST_LIBRARIES})['"\x60]`,
+        'gm',
+      ),
+      /(?<![\w$.])(?:expect\s*\.\s*(?:extend|addSnapshotSerializer)|chai\s*\.\s*(?:use|Assertion|assert|expect)|(?:jest|vi)\s*\.\s*[\w$]+)\b|(?<![\w$.])(?:beforeAll|afterAll|beforeEach|afterEach)\s*\(/gm,
+      /(?<![\w$])(?:globalThis|global|window|self)\s*(?:\.\s*|\[\s*['"`])(?:expect|describe|it|test|before|after|beforeEach|afterEach|beforeAll|afterAll|vi|jest|chai|assert)\b/gm,
       // Code made from text as it runs, which no reading of the code sees.
       /(?<![\w$.])eval\s*\(/gm,
       /(?<![\w$.])(?:new\s+)?Function\s*\(/gm,
       /['"`](?:node:)?vm['"`]/gm,
     ],
     alias: new RegExp(
-      String.raw`\b(?:const|let|var)\s+([\w$]+)\s*=\s*(?:${JS_GLOBALS}|process|${JS_PROTOTYPES})(?:\s*\.\s*[\w$]+)*\s*(?=[;,\n)])`,
+      [
+        String.raw`\b(?:const|let|var)\s+([\w$]+)\s*=\s*(?:${JS_GLOBALS}|process|${JS_PROTOTYPES})(?:\s*\.\s*[\w$]+)*\s*(?=[;,\n)])`,
+        // node:assert, by the name an import or a require gives it.
+        String.raw`\bimport\s+(?:\*\s*as\s+)?([\w$]+)\s+from\s*${ASSERT_MODULE}`,
+        String.raw`\bimport\s*\{[^}]*\bstrict\s+as\s+([\w$]+)[^}]*\}\s*from\s*${ASSERT_MODULE}`,
+        String.raw`\b(?:const|let|var)\s+([\w$]+)\s*=\s*require\s*\(\s*${ASSERT_MODULE}\s*\)`,
+      ].join('|'),
       'gm',
     ),
-    aliasUse: (name) => new RegExp(String.raw`(?<![\w$.])${escape(name)}${JS_MEMBERS}${ASSIGN}`, 'gm'),
+    aliasUse: (name) =>
+      new RegExp(
+        String.raw`(?<![\w$.])${escape(name)}${JS_MEMBERS}${ASSIGN}|\b(?:Object\s*\.\s*(?:defineProperty|defineProperties|assign|setPrototypeOf)|Reflect\s*\.\s*(?:set|defineProperty|setPrototypeOf))\s*\(\s*${escape(name)}\s*,`,
+        'gm',
+      ),
   },
   {
     file: /\.pyw?$/,
@@ -87,6 +109,9 @@ const LANGUAGES: readonly Language[] = [
       /\bsys\s*\.\s*(?:modules\s*\[[^\]\n]*\]\s*=(?!=)|meta_path|path_hooks)/gm,
       /\b__builtins__\b/gm,
       /\bos\s*\.\s*(?:_exit|abort)\s*\(|\bos\s*\.\s*kill(?:pg)?\s*\(\s*os\s*\.\s*get(?:pid|pgid|ppid)\b/gm,
+      // What tests the code, reached from the code under test: pytest's or unittest's machinery.
+      new RegExp(String.raw`^[ \t]*(?:import|from)[ \t]+(?:${PY_TEST_LIBRARIES})\b`, 'gm'),
+      new RegExp(String.raw`['"](?:${PY_TEST_LIBRARIES})(?:\.[\w.]+)?['"]`, 'gm'),
       // Code made from text as it runs.
       /(?<![\w.])(?:exec|eval|compile|__import__)\s*\(/gm,
     ],

@@ -55,6 +55,23 @@ describe('runtimeReaches', () => {
     ['src/a.js', "process.kill(process.pid, 'SIGKILL');", 'process.kill(process.pid'],
     ['src/a.py', 'os._exit(0)', 'os._exit('],
     ['src/a.py', 'os.kill(os.getpid(), 9)', 'os.kill(os.getpid'],
+    // What tests the code, reached from the code under test: the assertions rewritten, a framework's
+    // matchers or hooks, pytest's machinery.
+    ['src/a.mjs', "import assert from 'node:assert';\nassert.equal = () => {};", 'assert.equal ='],
+    ['src/a.mjs', "import * as check from 'assert/strict';\ncheck['ok'] = f;", "check['ok'] ="],
+    ['src/a.mjs', "import { strict as same } from 'assert';\nsame.deepEqual = f;", 'same.deepEqual ='],
+    ['src/a.cjs', "const a = require('assert');\nObject.assign(a, { equal() {} });", 'Object.assign(a,'],
+    ['src/a.js', 'const p = performance;\nObject.assign(p, { now: () => 0 });', 'Object.assign(p,'],
+    ['src/a.ts', "import { expect } from 'vitest';", "from 'vitest'"],
+    ['src/a.js', "const chai = require('chai');", "require('chai'"],
+    ['src/a.js', "await import('@jest/globals');", "import('@jest/globals'"],
+    ['src/a.js', 'expect.extend({ toBe: () => ({ pass: true }) });', 'expect.extend'],
+    ['src/a.js', 'vi.spyOn(Math, "random");', 'vi.spyOn'],
+    ['src/a.js', 'beforeEach(() => reset());', 'beforeEach('],
+    ['src/a.js', 'globalThis.expect.extend(fake);', 'globalThis.expect'],
+    ['src/a.py', 'import pytest', 'import pytest'],
+    ['src/a.py', 'from unittest import mock', 'from unittest'],
+    ['src/a.py', "runner = sys.modules['_pytest.runner']", "'_pytest.runner'"],
   ])('%s: finds %s', (path, line, key) => {
     expect(keys(line, path)).toEqual([key]);
   });
@@ -76,6 +93,13 @@ describe('runtimeReaches', () => {
       'if (process.stdout.isTTY) width = process.stdout.columns;',
       'process.exitCode = 1;',
       'this.evaluate(node);',
+      "import assert from 'node:assert';",
+      'assert.equal(total, expected);',
+      "import { tap } from 'rxjs/operators';",
+      "import expectations from './expect.js';",
+      'expect(value);',
+      'describe(shape);',
+      'const vim = editor.vi;',
     ].join('\n');
     expect(keys(js, 'src/a.ts')).toEqual([]);
     const py = [
@@ -86,6 +110,8 @@ describe('runtimeReaches', () => {
       'pattern = re.compile(r"x+")',
       'value = ast.literal_eval(text)',
       'import time as t\nelapsed = t.perf_counter() - start',
+      'import doctest',
+      'from mypkg.testing_utils import helper',
     ].join('\n');
     expect(keys(py, 'src/a.py')).toEqual([]);
     expect(keys('performance.now = () => 0', 'src/a.rb')).toEqual([]);

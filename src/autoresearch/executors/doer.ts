@@ -32,7 +32,7 @@ const SILENCED = [
   ['tools', 'changed the settings of a tool the metric runs'],
   [
     'runtime',
-    "reached into the process measuring it (patched its runtime, named the metric's own files, or printed or ended the process from code the metric loads)",
+    "reached into the process measuring it (patched its runtime, reached what tests it, named the metric's own files, or printed or ended the process from code the metric loads)",
   ],
   ['skips', 'switched tests off or narrowed them (.skip, .only, xfail): a skipped test counts neither way'],
 ] as const;
