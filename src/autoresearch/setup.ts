@@ -29,8 +29,15 @@ import { configEpicId, registerLoop, resolveWorkspaceDir, workspacePaths } from 
 export interface SetupPorts {
   store: BeadStore;
   git: Pick<Git, 'headSha' | 'statusPorcelain' | 'headState' | 'topLevel'>;
-  /** Runs the hard metric command (argv, no shell) in `cwd`, killed after `timeoutMs`. */
-  runMetric(argv: readonly string[], options: { cwd: string; timeoutMs: number }): Promise<ProcessResult>;
+  /**
+   * Runs the hard metric command (argv, no shell) in `cwd`, killed after `timeoutMs`; with
+   * `watchExits`, under the exit watch's preload, as the loop's runs will be (what it costs a Node
+   * process to start is then in the baseline too).
+   */
+  runMetric(
+    argv: readonly string[],
+    options: { cwd: string; timeoutMs: number; watchExits?: boolean },
+  ): Promise<ProcessResult>;
   now(): number;
   /** This machine's host name: a runner's lock taken on another host cannot be checked by pid. */
   host: string;
@@ -121,14 +128,17 @@ export async function setupLoop(
   // A hard baseline is measured before anything is created: a metric that cannot be read fails here,
   // with nothing to clean up, rather than as a loop without a baseline.
   let measured: MeasuredBaseline | undefined;
+  const watchExits = !config.scope.doer_may_patch_runtime;
   if (config.metric.type === 'hard') {
-    measured = await measureHardBaseline(repo, config.metric, (argv, run) => ports.runMetric(argv, run));
+    measured = await measureHardBaseline(repo, config.metric, (argv, run) =>
+      ports.runMetric(argv, { ...run, watchExits }),
+    );
   }
 
   // Guards and tracks are measured on the baseline before anything is created, like the metric.
   const baselineTracks = await checkBaseline(config, {
     cwd: repo,
-    run: (command, run) => ports.runMetric([command.file, ...command.args], run),
+    run: (command, run) => ports.runMetric([command.file, ...command.args], { ...run, watchExits }),
   });
 
   let archived: string | undefined;

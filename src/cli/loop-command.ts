@@ -166,7 +166,7 @@ export function defineLoopCommand(command: Command, deps: CliDeps): void {
     )
     .option(
       '--doer-may-patch-runtime',
-      "the doer's code may patch the runtime the metric loads it into (performance.now = …, console.log = …, sys.stdout = …, the module loader), name the metric's files, and print or end the process from code the metric imports: for a polyfill or a shim; otherwise that is tamper",
+      "the doer's code may patch the runtime the metric loads it into (performance.now = …, console.log = …, sys.stdout = …, the module loader), reach what tests it (a test framework, node:assert), name the metric's files, print or end the process from code the metric imports, and end a test's process: for a polyfill or a shim; otherwise that is tamper, or no score",
     )
     .option(
       '--agents <pairs>',

@@ -100,7 +100,7 @@ export async function autoresearchParts(
     runMetric: (command, run) =>
       runWithOwnTemp(command, {
         cwd: run.cwd,
-        env: deps.env,
+        env: run.withEnv === undefined ? deps.env : run.withEnv(deps.env),
         timeoutMs: run.timeoutMs,
         signal: run.signal,
         sweep: true,

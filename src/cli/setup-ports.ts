@@ -8,6 +8,7 @@ import { describeTreeChange, restoreTree, snapshotTree } from '../autoresearch/t
 import { UsageError } from '../infra/errors.js';
 import { createGit } from '../infra/git.js';
 import { isProcessAlive } from '../infra/pid.js';
+import { startExitWatch } from '../infra/exit-watch.js';
 import { runWithOwnTemp } from './own-temp-process.js';
 import type { CliDeps } from './deps.js';
 
@@ -28,10 +29,17 @@ export function loopSetupPorts(
       // one that does so on the baseline would make every iteration a crash, so it is refused here.
       const before = await snapshotTree(git, []);
       const outside = await watchOutside();
+      const exits = run.watchExits === true ? await startExitWatch() : undefined;
       const result = await runWithOwnTemp(
         { file: argv[0] ?? '', args: argv.slice(1) },
-        { cwd: run.cwd, env: deps.env, timeoutMs: run.timeoutMs, sweep: true, contain: true },
-      );
+        {
+          cwd: run.cwd,
+          env: exits === undefined ? deps.env : exits.env(deps.env),
+          timeoutMs: run.timeoutMs,
+          sweep: true,
+          contain: true,
+        },
+      ).finally(() => exits?.remove());
       const change = await restoreTree(git, before, ['.autoresearch', '.forge', '.beads'], {
         leaveNewFiles: true,
       });

@@ -238,3 +238,134 @@ test('work sums the residues', () => assert.equal(work(), 899997));
     expect(await readFile(join(repo.dir, 'src', 'lib.mjs'), 'utf8')).toBe(LIB);
   });
 });
+
+// The same guard, with an exit nothing asks for: at the top of the entry, or handed to a microtask so
+// that no code of the doer's is on the stack. Reading the code cannot tell the first from a CLI's
+// honest exit; the stack at the call, logged by the exit watch's preload, can. Seen kept before it.
+describe('code that ends the test process', () => {
+  const test = `import { test } from 'node:test';
+import assert from 'node:assert';
+import { work } from '../src/index.mjs';
+test('work sums the residues', () => assert.equal(work(), 899997));
+`;
+  const index = "export * from './lib.mjs';\n";
+  it.each([
+    ['at the top of a module the tests load', 'process.exit(0);\n', 'called from src/index.mjs:1'],
+    [
+      'through a microtask',
+      'queueMicrotask(process.exit.bind(process, 0));\n',
+      "handed to Node's timers or events",
+    ],
+  ])('%s: the guard fails, and the change is reverted', async (_name, exit, how) => {
+    const repo = await scriptedLoopRepo(
+      { 'src/lib.mjs': LIB, 'src/index.mjs': index, 'metric/bench.mjs': BENCH, 'test/lib.test.mjs': test },
+      [],
+      'forge-reach-',
+    );
+    await oneDoerLoopRules(repo, [
+      { write: 'src/lib.mjs', content: FASTER },
+      { write: 'src/index.mjs', content: `${exit}${index}` },
+      { say: 'HYPOTHESIS: a faster work()' },
+    ]);
+    const epic = await createValueLoop(repo, 'src/lib.mjs', 'node metric/bench.mjs', [
+      '--guard',
+      'tests=node --test test/',
+    ]);
+    const run = await repo.ralph([epic, '--agent', 'scripted']);
+    expect(run.exitCode, run.stderr).toBe(0);
+    expect((await ledgerDecisions(repo)).map(([iter, decision]) => [iter, decision])).toEqual([
+      [0, 'baseline'],
+      [1, 'guard_failed'],
+    ]);
+    const reason = (await repo.ledger<{ reason?: string }>())[1]?.reason ?? '';
+    expect(reason).toContain('ended the process of test/lib.test.mjs with process.exit(0)');
+    expect(reason).toContain(how);
+    expect(await readFile(join(repo.dir, 'src', 'index.mjs'), 'utf8')).toBe(index);
+    expect(await readFile(join(repo.dir, 'src', 'lib.mjs'), 'utf8')).toBe(LIB);
+  });
+
+  // The tests' assertions rewritten by a module they import, so the wrong work() passes them. Seen kept
+  // before. Said outright, the reading finds it; through a require made at run time, node:assert is
+  // frozen in the test process and the assignment throws.
+  it.each([
+    ['said outright: tamper', "import assert from 'node:assert';\nassert.equal = () => {};\n", 'tamper'],
+    [
+      'through createRequire: the guard fails',
+      "import { createRequire } from 'node:module';\nObject.assign(createRequire(import.meta.url)('assert'), { equal() {} });\n",
+      'guard_failed',
+    ],
+  ])('rewrites node:assert, %s', async (_name, patch, decision) => {
+    const repo = await scriptedLoopRepo(
+      { 'src/lib.mjs': LIB, 'src/index.mjs': index, 'metric/bench.mjs': BENCH, 'test/lib.test.mjs': test },
+      [],
+      'forge-reach-',
+    );
+    await oneDoerLoopRules(repo, [
+      { write: 'src/lib.mjs', content: FASTER },
+      { write: 'src/index.mjs', content: `${patch}${index}` },
+      { say: 'HYPOTHESIS: a faster work()' },
+    ]);
+    const epic = await createValueLoop(repo, 'src/lib.mjs', 'node metric/bench.mjs', [
+      '--guard',
+      'tests=node --test test/',
+    ]);
+    const run = await repo.ralph([epic, '--agent', 'scripted']);
+    expect(run.exitCode, run.stderr).toBe(0);
+    expect((await ledgerDecisions(repo)).map(([iter, d]) => [iter, d])).toEqual([
+      [0, 'baseline'],
+      [1, decision],
+    ]);
+    const reason = (await repo.ledger<{ reason?: string }>())[1]?.reason ?? '';
+    expect(reason).toContain(decision === 'tamper' ? 'assert.equal =' : 'guard tests exited with code 1');
+    expect(await readFile(join(repo.dir, 'src', 'lib.mjs'), 'utf8')).toBe(LIB);
+  });
+
+  // A CLI outside the scope whose code in it ends the process, spawned by the tests: a program ending
+  // itself, whatever the doer changed in it. A faster, correct work() is kept.
+  it('a CLI the tests start may end itself: kept', async () => {
+    const main =
+      "import { work } from './lib.mjs';\nexport function main() {\n  console.log(work());\n  process.exit(0);\n}\n";
+    const cliTest = `import { test } from 'node:test';
+import assert from 'node:assert';
+import { spawnSync } from 'node:child_process';
+test('the cli prints the sum', () => {
+  assert.equal(spawnSync(process.execPath, ['bin/cli.mjs'], { encoding: 'utf8' }).stdout, '899997\\n');
+});
+`;
+    const repo = await scriptedLoopRepo(
+      {
+        'src/lib.mjs': LIB,
+        'src/main.mjs': main,
+        'bin/cli.mjs': "import { main } from '../src/main.mjs';\nmain();\n",
+        'metric/bench.mjs': BENCH,
+        'test/cli.test.mjs': cliTest,
+      },
+      [],
+      'forge-reach-',
+    );
+    const closedForm =
+      'export function work() {\n  const full = Math.floor(300000 / 7);\n  const rest = 300000 % 7;\n  return full * 21 + (rest * (rest - 1)) / 2;\n}\n';
+    await oneDoerLoopRules(repo, [
+      { write: 'src/lib.mjs', content: closedForm },
+      {
+        write: 'src/main.mjs',
+        content: main.replace('process.exit(0)', 'process.exitCode = 0;\n  process.exit()'),
+      },
+      { say: 'HYPOTHESIS: the sum in closed form' },
+    ]);
+    const epic = await createValueLoop(repo, 'src/lib.mjs', 'node metric/bench.mjs', [
+      '--guard',
+      'tests=node --test test/',
+    ]);
+    const run = await repo.ralph([epic, '--agent', 'scripted']);
+    expect(run.exitCode, run.stderr).toBe(0);
+    const decisions = await ledgerDecisions(repo);
+    expect(
+      decisions.map(([iter, decision]) => [iter, decision]),
+      JSON.stringify(await repo.ledger()),
+    ).toEqual([
+      [0, 'baseline'],
+      [1, 'keep'],
+    ]);
+  });
+});

@@ -139,7 +139,7 @@ export async function createLoopFixture(
     runMetric: (command, options) =>
       runProcess(command, {
         cwd: options.cwd,
-        env: repo.env,
+        env: options.withEnv === undefined ? repo.env : options.withEnv(repo.env),
         timeoutMs: options.timeoutMs,
         signal: options.signal,
       }),

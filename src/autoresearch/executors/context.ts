@@ -16,6 +16,8 @@ export interface MetricRunOptions {
   cwd: string;
   timeoutMs: number;
   signal: AbortSignal;
+  /** The run's environment from the runner's own (the exit watch's preload added); default: the same. */
+  withEnv?: (env: Readonly<Record<string, string | undefined>>) => Record<string, string | undefined>;
 }
 
 export interface AutoresearchContext {

@@ -2,11 +2,14 @@
 // rewrites the metric (or a helper it loads) while it is measured would score every later iteration
 // with its own rules, so what a run leaves changed there is put back and the run measures nothing; so
 // is what it changes outside the tree that later runs load (git's config, tools' settings: see
-// outside-watch.ts).
+// outside-watch.ts). And a run whose test process the doer's code ended early measured nothing
+// (exit-endings.ts).
 import { join } from 'node:path';
-import { removePath } from '../../infra/fs-ops.js';
+import { startExitWatch, type ExitWatch } from '../../infra/exit-watch.js';
+import { realPath, removePath } from '../../infra/fs-ops.js';
 import type { Command, ProcessResult } from '../../infra/process.js';
 import { nameSome } from '../dependency-guard.js';
+import { doerEndings } from '../exit-endings.js';
 import type { OutsideChange } from '../outside-watch.js';
 import { isLoadedUnasked } from '../silenced-checks.js';
 import { commandFiles } from '../metric-files.js';
@@ -16,14 +19,16 @@ import { bookkeepingPaths, type AutoresearchContext, type MetricRunOptions } fro
 
 export interface TreeChangingRun {
   command: Command;
-  /** What the run changed, as describeTreeChange puts it (`changed metric/score.mjs`). */
+  /** What the run changed, as describeTreeChange puts it (`changed metric/score.mjs`); '' for nothing. */
   what: string;
+  /** How the doer's code ended a process that decides the check, as doerEndings puts it. */
+  ended: readonly string[];
 }
 
 export interface WatchedRuns {
   /** `context.runMetric`, with the tree as it was put back after every run. */
   run: (command: Command, options: MetricRunOptions) => Promise<ProcessResult>;
-  /** The runs so far that changed the tree, in order. */
+  /** The runs so far that changed the tree, or whose process the doer's code ended, in order. */
   changes: () => readonly TreeChangingRun[];
 }
 
@@ -35,13 +40,20 @@ export function watchRuns(context: AutoresearchContext): WatchedRuns {
   const changes: TreeChangingRun[] = [];
   return {
     async run(command, options) {
-      const before = await snapshotTree(context.git, await commandFiles(context.config, context.repo));
+      const named = await commandFiles(context.config, context.repo);
+      const before = await snapshotTree(context.git, named);
       // A submodule's files are the tree's too (a metric's fixtures may live in one), whatever the scope.
       const submodules = await snapshotSubmodules(context.git, context.gitAt, context.repo, 'HEAD', []);
       const outside = await context.watchOutside?.({ cwd: context.repo, git: context.git });
+      // Lifted with the rest of the runtime's rules: the loop lets the doer's code end what it likes.
+      const exits = context.config.scope.doer_may_patch_runtime ? undefined : await startExitWatch();
       try {
-        return await context.runMetric(command, options);
+        return await context.runMetric(
+          command,
+          exits === undefined ? options : { ...options, withEnv: exits.env },
+        );
       } finally {
+        const ended = exits === undefined ? [] : await endings(context, exits, named);
         const change = await restoreTree(context.git, before, bookkeepingPaths(context), {
           leaveNewFiles: true,
         });
@@ -58,11 +70,29 @@ export function watchRuns(context: AutoresearchContext): WatchedRuns {
         ]
           .filter((part) => part !== undefined)
           .join('; ');
-        if (what !== '') changes.push({ command, what });
+        if (what !== '' || ended.length > 0) changes.push({ command, what, ended });
       }
     },
     changes: () => changes,
   };
+}
+
+/** How the doer's code ended the run's processes, from the exit watch's log, which is then removed. */
+async function endings(
+  context: AutoresearchContext,
+  exits: ExitWatch,
+  commandFiles: readonly string[],
+): Promise<string[]> {
+  const records = await exits.read();
+  await exits.remove();
+  // Only code the run started can have removed it; what it held is lost.
+  if (records === undefined)
+    return ["removed the log in which Forge's exit watch records who ended a process"];
+  return doerEndings(records, {
+    roots: [context.repo, await realPath(context.repo).catch(() => context.repo)],
+    scope: context.config.scope.doer_paths,
+    commandFiles,
+  });
 }
 
 /**
@@ -100,5 +130,16 @@ export function describeOutsideChange(change: OutsideChange | undefined): string
 /** For a ledger reason; `who` is the command as the user knows it (`guard unit`). */
 export function describeChangingRun(run: TreeChangingRun, who: string): string {
   const argv = [run.command.file, ...run.command.args].join(' ');
-  return `the doer's code ${run.what} while ${who} ran it (${argv}); put back, and a run that changes what it measures gives no score`;
+  return [
+    ...(run.what === ''
+      ? []
+      : [
+          `the doer's code ${run.what} while ${who} ran it (${argv}); put back, and a run that changes what it measures gives no score`,
+        ]),
+    ...(run.ended.length === 0
+      ? []
+      : [
+          `the doer's code ${run.ended.join('; ')} while ${who} ran it (${argv}); a check whose process the measured code ends passes nothing`,
+        ]),
+  ].join('; and ');
 }

@@ -1,0 +1,209 @@
+// Who ended a Node process the loop's checks ran. A test runner counts a test file whose process exits
+// 0 before its tests run as passed (node --test), and mocha's whole run ends with the exit code the
+// caller chose, so code under test that calls `process.exit(0)` as it is loaded passes a failing suite
+// (seen: kept, with the guard `node --test test/` green). No reading of the code tells that call from a
+// CLI's honest exit; the stack at the call does. Every Node process a watched run starts loads a small
+// preload (through NODE_OPTIONS) that writes one line per exit call, with the process's entry, whether
+// it is a test process, and the files on the stack; exit-endings.ts says which were the doer's. In a
+// test process it also freezes node:assert, which code the tests import could otherwise rewrite.
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { readFileIfExists, writeFileAtomic } from './atomic-file.js';
+import { makeTempDir, removePath } from './fs-ops.js';
+import { ownTempPrefix, removeLeftTempsOnce } from './left-temp.js';
+
+/** The preload's log, named to every process of the run. */
+export const EXIT_LOG_VAR = 'FORGE_EXIT_LOG';
+/** What the preload tells a process's children about it: `node-test` (node --test's runner), or `other`. */
+export const EXIT_PARENT_VAR = 'FORGE_EXIT_PARENT';
+const PREFIX = 'forge-exits-';
+/** The most of the log read back: a run that starts more Node processes than this is rare. */
+const MAX_LOG_CHARS = 4_000_000;
+
+/** One call that ended (or was to end) a Node process. */
+export interface ExitRecord {
+  pid: number;
+  /** The process's main script, as a real absolute path; null for `node -e` and the like. */
+  entry: string | null;
+  /**
+   * A process that runs tests: node --test's runner or a test file's process under it, or a known
+   * runner's CLI (mocha, jasmine, ava, tap, tape, uvu).
+   */
+  test: boolean;
+  via: 'exit' | 'reallyExit';
+  code: number | string | null;
+  /**
+   * Each frame of the stack at the call, innermost first: `/abs/file.mjs:12`, `node:internal/…:3`
+   * (code run by eval or new Function is left out: its caller's frame follows).
+   */
+  frames: string[];
+}
+
+// CommonJS, for `--require`, in any project (ESM or not) and any Node from 18. Everything it uses is
+// taken when the process starts, before the code under test runs; nothing it does may throw.
+const HOOK = `'use strict';
+(function forgeExitWatch() {
+  var env = process.env;
+  var log = env.${EXIT_LOG_VAR};
+  if (!log) return;
+  try {
+    var fs = require('fs');
+    var path = require('path');
+    var url = require('url');
+    var openSync = fs.openSync, writeSync = fs.writeSync, closeSync = fs.closeSync;
+    var realpathSync = fs.realpathSync, resolve = path.resolve, toPath = url.fileURLToPath;
+    var capture = Error.captureStackTrace, stringify = JSON.stringify, apply = Reflect.apply;
+    var isArray = Array.isArray;
+    var entry = null;
+    if (typeof process.argv[1] === 'string' && process.argv[1] !== '') {
+      entry = resolve(process.argv[1]);
+      try { entry = realpathSync(entry); } catch (_) {}
+    }
+    var execArgv = process.execArgv;
+    var runner = false;
+    for (var i = 0; i < execArgv.length; i += 1) if (execArgv[i] === '--test') runner = true;
+    var parent = env.${EXIT_PARENT_VAR};
+    var test = runner ||
+      (parent === 'node-test' && env.NODE_TEST_CONTEXT !== undefined) ||
+      (entry !== null && /[\\\\/]node_modules[\\\\/](?:mocha|jasmine|ava|tap|tape|uvu)[\\\\/]/.test(entry));
+    env.${EXIT_PARENT_VAR} = runner ? 'node-test' : 'other';
+    // The tests' assertions are not the code under test's to change (seen: \`assert.equal = () => {}\`
+    // in a module the tests import, kept with a wrong result): frozen, an assignment fails.
+    if (test) {
+      try {
+        var assert = require('assert');
+        Object.freeze(assert);
+        if (assert.strict) Object.freeze(assert.strict);
+      } catch (_) {}
+    }
+    var recorded = false;
+    var record = function (via, code, above) {
+      if (recorded) return;
+      recorded = true;
+      var prepare = Error.prepareStackTrace, limit = Error.stackTraceLimit, sites = [];
+      try {
+        Error.prepareStackTrace = function (_, s) { return s; };
+        Error.stackTraceLimit = 64;
+        var holder = {};
+        capture(holder, above);
+        sites = holder.stack;
+      } catch (_) {
+      } finally {
+        Error.prepareStackTrace = prepare;
+        Error.stackTraceLimit = limit;
+      }
+      var frames = [];
+      if (isArray(sites)) for (var j = 0; j < sites.length; j += 1) {
+        try {
+          var site = sites[j];
+          // Code run by eval or new Function: its caller is the next frame.
+          if (site.isEval()) continue;
+          var file = site.getFileName();
+          if (typeof file !== 'string' || file === '') continue;
+          if (file.indexOf('file://') === 0) file = toPath(file);
+          frames.push(file + ':' + (site.getLineNumber() || 0));
+        } catch (_) {}
+      }
+      if (code === undefined) code = process.exitCode === undefined ? 0 : process.exitCode;
+      if (typeof code !== 'number' && typeof code !== 'string') code = null;
+      var line = stringify({ pid: process.pid, entry: entry, test: test, via: via, code: code, frames: frames });
+      var fd = openSync(log, 'a');
+      try { writeSync(fd, line + '\\n'); } finally { closeSync(fd); }
+    };
+    var exit = process.exit, reallyExit = process.reallyExit;
+    process.exit = function exit_(code) {
+      try { record('exit', code, exit_); } catch (_) {}
+      return apply(exit, this, arguments);
+    };
+    if (typeof reallyExit === 'function') {
+      process.reallyExit = function reallyExit_(code) {
+        try { record('reallyExit', code, reallyExit_); } catch (_) {}
+        return apply(reallyExit, this, arguments);
+      };
+    }
+  } catch (_) {}
+})();
+`;
+
+export interface ExitWatch {
+  /** `env` with the preload added to NODE_OPTIONS (after the user's own) and the log named. */
+  env: (env: Readonly<Record<string, string | undefined>>) => Record<string, string | undefined>;
+  /**
+   * The exit calls logged so far (a line that is not one is left out); undefined when the log is gone,
+   * which only code of the run can have done.
+   */
+  read(): Promise<ExitRecord[] | undefined>;
+  /** Removes the preload and its log. */
+  remove(): Promise<void>;
+}
+
+/**
+ * A preload and an empty log in a directory of their own under this process's temp directory (not the
+ * run's: that one is the measured code's to write). Undefined when none could be made: the run goes
+ * on unwatched rather than not at all.
+ */
+export async function startExitWatch(base: string = tmpdir()): Promise<ExitWatch | undefined> {
+  let dir: string;
+  try {
+    await removeLeftTempsOnce(base, PREFIX);
+    dir = await makeTempDir(ownTempPrefix(PREFIX), base);
+    await writeFileAtomic(join(dir, 'exit-watch.cjs'), HOOK);
+    await writeFileAtomic(join(dir, 'exits.jsonl'), '');
+  } catch {
+    return undefined;
+  }
+  const hook = join(dir, 'exit-watch.cjs');
+  const log = join(dir, 'exits.jsonl');
+  return {
+    env: (env) => ({
+      ...env,
+      NODE_OPTIONS: withRequire(env.NODE_OPTIONS, hook),
+      [EXIT_LOG_VAR]: log,
+      [EXIT_PARENT_VAR]: undefined,
+    }),
+    async read() {
+      const text = await readFileIfExists(log);
+      return text === undefined ? undefined : parseExitLog(text.slice(0, MAX_LOG_CHARS));
+    },
+    remove: () => removePath(dir, { recursive: true }).catch(() => undefined),
+  };
+}
+
+/** NODE_OPTIONS with `--require <file>` after what it held; the path quoted as Node reads it. */
+export function withRequire(options: string | undefined, file: string): string {
+  const quoted = `"${file.replace(/["\\]/g, (c) => `\\${c}`)}"`;
+  return [options?.trim() ?? '', `--require ${quoted}`].filter((part) => part !== '').join(' ');
+}
+
+/** The log's lines that are exit records. */
+export function parseExitLog(text: string): ExitRecord[] {
+  const records: ExitRecord[] = [];
+  for (const line of text.split('\n')) {
+    if (line.trim() === '') continue;
+    let value: unknown;
+    try {
+      value = JSON.parse(line);
+    } catch {
+      continue;
+    }
+    const record = asExitRecord(value);
+    if (record !== undefined) records.push(record);
+  }
+  return records;
+}
+
+function asExitRecord(value: unknown): ExitRecord | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
+  const v = value as Record<string, unknown>;
+  if (typeof v.pid !== 'number' || typeof v.test !== 'boolean') return undefined;
+  if (v.via !== 'exit' && v.via !== 'reallyExit') return undefined;
+  if (!Array.isArray(v.frames) || !v.frames.every((frame) => typeof frame === 'string')) return undefined;
+  return {
+    pid: v.pid,
+    entry: typeof v.entry === 'string' ? v.entry : null,
+    test: v.test,
+    via: v.via,
+    code: typeof v.code === 'number' || typeof v.code === 'string' ? v.code : null,
+    frames: v.frames,
+  };
+}
