@@ -71,6 +71,10 @@ const LANGUAGES: readonly Language[] = [
       ),
       /(?<![\w$.])(?:expect\s*\.\s*(?:extend|addSnapshotSerializer)|chai\s*\.\s*(?:use|Assertion|assert|expect)|(?:jest|vi)\s*\.\s*[\w$]+)\b|(?<![\w$.])(?:beforeAll|afterAll|beforeEach|afterEach)\s*\(/gm,
       /(?<![\w$])(?:globalThis|global|window|self)\s*(?:\.\s*|\[\s*['"`])(?:expect|describe|it|test|before|after|beforeEach|afterEach|beforeAll|afterAll|vi|jest|chai|assert)\b/gm,
+      // Asking whether it is tested: a framework's globals there, NODE_ENV set to `test` (jest and
+      // vitest set it): code that asks does otherwise when tested.
+      /\btypeof\s+(?:describe|it|expect|jest|vi|suite|beforeEach|afterEach|beforeAll|afterAll)\b/gm,
+      /\bNODE_ENV['"`]?\s*\]?\s*[!=]==?\s*['"`]test['"`]|['"`]test['"`]\s*[!=]==?\s*[\w$.[\]'"`]*NODE_ENV\b/gm,
       // Code made from text as it runs, which no reading of the code sees.
       /(?<![\w$.])eval\s*\(/gm,
       /(?<![\w$.])(?:new\s+)?Function\s*\(/gm,
@@ -208,11 +212,12 @@ const CODE_FILE =
 /**
  * The loop's own files, named in code: the ledger, its signals, its environment; and what a test
  * runner sets in the processes it tests (`NODE_TEST_CONTEXT`, `VITEST`, `JEST_WORKER_ID`,
- * `PYTEST_CURRENT_TEST`): code that asks is code that does otherwise when tested, as when it ends the
- * test's process before a failing test runs.
+ * `PYTEST_CURRENT_TEST`, `import.meta.vitest`) or npm in the scripts it runs (`npm_lifecycle_event`:
+ * `test` under `npm test`, `bench` under `npm run bench`): code that asks is code that does otherwise
+ * when tested, as when it ends the test's process before a failing test runs.
  */
 const LOOP_NAMES =
-  /\.autoresearch\b|research-log|\bFORGE_[A-Z][A-Z0-9_]*|\b(?:NODE_TEST_CONTEXT|VITEST(?:_[A-Z_]+)?|JEST_WORKER_ID|PYTEST_CURRENT_TEST|PYTEST_VERSION|PYTEST_XDIST_WORKER|MOCHA_[A-Z_]+)\b/g;
+  /\.autoresearch\b|research-log|\bFORGE_[A-Z][A-Z0-9_]*|\b(?:NODE_TEST_CONTEXT|VITEST(?:_[A-Z_]+)?|JEST_WORKER_ID|PYTEST_CURRENT_TEST|PYTEST_VERSION|PYTEST_XDIST_WORKER|MOCHA_[A-Z_]+|npm_lifecycle_event|npm_lifecycle_script|npm_command)\b|\bimport\s*\.\s*meta\s*\.\s*vitest\b/g;
 
 /**
  * What in `text` (the file `path`) reaches into the process measuring it, by what each says, with how

@@ -133,6 +133,25 @@ describe('runtimeReaches', () => {
       'names PYTEST_CURRENT_TEST',
     ]);
     expect(keys('const vitestConfig = defineConfig({});', 'src/a.ts')).toEqual([]);
+    // npm says which script runs the code: `test` under the guard, `bench` under the metric.
+    expect(
+      keys(
+        "const fast = process.env.npm_lifecycle_event !== 'test';\nif (import.meta.vitest) {}",
+        'src/a.mjs',
+      ),
+    ).toEqual(['names npm_lifecycle_event', 'names import.meta.vitest']);
+    expect(keys("if (typeof describe === 'function') return slowButRight();", 'src/a.js')).toEqual([
+      'typeof describe',
+    ]);
+    expect(keys("if (process.env.NODE_ENV === 'test') return right;", 'src/a.js')).toEqual([
+      "NODE_ENV === 'test'",
+    ]);
+    expect(keys("if ('test' !== process.env['NODE_ENV']) fast();", 'src/a.js')).toEqual([
+      "'test' !== process.env['NODE_ENV",
+    ]);
+    expect(
+      keys("if (process.env.NODE_ENV === 'production') minify();\nconst t = typeof test;", 'src/a.js'),
+    ).toEqual([]);
     // Prose may name them: a README says how the loop is run, a comment what measures the code.
     expect(keys(text, 'src/README.md', ['score.mjs'])).toEqual([]);
     expect(
