@@ -40,6 +40,13 @@ function doerEnding(record: ExitRecord, rules: EndingRules): string | undefined 
   if (caller !== undefined && path !== undefined && isPathInScope(path, rules.scope)) {
     return `ended ${whose} with ${call}, called from ${path}:${caller.line}`;
   }
+  // Called by the test runner itself, as a test or a hook: the exit was handed to it as one (seen:
+  // `before(process.exit.bind(process, 0))` under mocha, whose run then ends 0 before a failing test).
+  // The runner's own exit comes from elsewhere (mocha's lib/cli/run-helpers.js).
+  const first = frames.find((frame) => !isNodeOwn(frame.file));
+  if (record.test && first !== undefined && RUNS_TESTS.some((runner) => runner.test(first.file))) {
+    return `ended ${whose} with ${call}, handed to the test runner as a test or a hook so that no code called it`;
+  }
   // Called by no code at all, only by Node's timers or events: the exit was handed to them as a value
   // (`setTimeout(process.exit)`, `queueMicrotask(process.exit.bind(process, 0))`). In a test process
   // nobody honest does that; the test runner's own calls carry its frames.
@@ -48,6 +55,12 @@ function doerEnding(record: ExitRecord, rules: EndingRules): string | undefined 
   }
   return undefined;
 }
+
+/** The code of a test runner that calls each test and hook. */
+const RUNS_TESTS = [
+  /[\\/]node_modules[\\/]mocha[\\/]lib[\\/]runnable\.js$/,
+  /^node:internal\/test_runner\/test$/,
+];
 
 /** A frame's file and line (`/a/b.mjs:12`, `node:internal/timers:573`). */
 function splitFrame(frame: string): { file: string; line: string } {

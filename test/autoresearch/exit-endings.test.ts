@@ -57,6 +57,31 @@ describe("the doer's exits", () => {
       },
       'ended the process of node_modules/mocha/bin/mocha.js with process.reallyExit(0), called from src/a.mjs:4',
     ],
+    // Records as the preload logged them here (mocha 11, Node 20).
+    [
+      'handed to mocha as a hook',
+      {
+        entry: `${ROOT}/node_modules/mocha/bin/mocha.js`,
+        frames: [
+          `${ROOT}/node_modules/mocha/lib/runnable.js:366`,
+          `${ROOT}/node_modules/mocha/lib/runner.js:619`,
+          'node:internal/timers:483',
+        ],
+      },
+      'ended the process of node_modules/mocha/bin/mocha.js with process.exit(0), handed to the test runner as a test or a hook so that no code called it',
+    ],
+    [
+      'handed to node:test as a hook',
+      {
+        frames: [
+          'node:async_hooks:206',
+          'node:internal/test_runner/test:796',
+          'node:internal/test_runner/harness:297',
+          `${ROOT}/test/a.test.mjs:2`,
+        ],
+      },
+      'ended the process of test/a.test.mjs with process.exit(0), handed to the test runner as a test or a hook so that no code called it',
+    ],
     [
       'in a test file the doer may write',
       { frames: [`${ROOT}/src/a.test.mjs:2`] },
@@ -84,6 +109,17 @@ describe('exits that are not the doer’s doing', () => {
         entry: `${ROOT}/bin/cli.mjs`,
         test: false,
         frames: [`${ROOT}/src/run.mjs:30`, `${ROOT}/bin/cli.mjs:2`],
+      },
+    ],
+    [
+      'mocha ending its run (--exit)',
+      {
+        entry: `${ROOT}/node_modules/mocha/bin/mocha.js`,
+        frames: [
+          `${ROOT}/node_modules/mocha/lib/cli/run-helpers.js:64`,
+          'node:internal/streams/writable:710',
+          'node:internal/process/task_queues:81',
+        ],
       },
     ],
     [
