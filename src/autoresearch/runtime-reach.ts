@@ -71,6 +71,9 @@ const LANGUAGES: readonly Language[] = [
       ),
       /(?<![\w$.])(?:expect\s*\.\s*(?:extend|addSnapshotSerializer)|chai\s*\.\s*(?:use|Assertion|assert|expect)|(?:jest|vi)\s*\.\s*[\w$]+)\b|(?<![\w$.])(?:beforeAll|afterAll|beforeEach|afterEach)\s*\(/gm,
       /(?<![\w$])(?:globalThis|global|window|self)\s*(?:\.\s*|\[\s*['"`])(?:expect|describe|it|test|before|after|beforeEach|afterEach|beforeAll|afterAll|vi|jest|chai|assert)\b/gm,
+      // A test the code under test registers, as the only one (jest's and vitest's \`.only\` is the file's,
+      // mocha's the run's) or skipped, through the framework's globals.
+      /(?<![\w$.])(?:it|test|describe|suite|specify)\s*\.\s*(?:only|skip|todo|skipIf|runIf|fails)\s*\(|(?<![\w$.])(?:xit|fit|xtest|xdescribe|fdescribe)\s*\(/gm,
       // Asking whether it is tested: a framework's globals there, NODE_ENV set to `test` (jest and
       // vitest set it): code that asks does otherwise when tested.
       /\btypeof\s+(?:describe|it|expect|jest|vi|suite|beforeEach|afterEach|beforeAll|afterAll)\b/gm,

@@ -69,6 +69,9 @@ describe('runtimeReaches', () => {
     ['src/a.js', 'vi.spyOn(Math, "random");', 'vi.spyOn'],
     ['src/a.js', 'beforeEach(() => reset());', 'beforeEach('],
     ['src/a.js', 'globalThis.expect.extend(fake);', 'globalThis.expect'],
+    ['src/a.js', "it.only('is all that runs', () => {});", 'it.only('],
+    ['src/a.js', 'describe.skip("rest", f);', 'describe.skip('],
+    ['src/a.js', "xit('skipped', f);", 'xit('],
     ['src/a.py', 'import pytest', 'import pytest'],
     ['src/a.py', 'from unittest import mock', 'from unittest'],
     ['src/a.py', "runner = sys.modules['_pytest.runner']", "'_pytest.runner'"],
@@ -100,6 +103,9 @@ describe('runtimeReaches', () => {
       'expect(value);',
       'describe(shape);',
       'const vim = editor.vi;',
+      'const first = list.only(1);',
+      "context.skip('x');",
+      'const fit = measure(shape);',
     ].join('\n');
     expect(keys(js, 'src/a.ts')).toEqual([]);
     const py = [
