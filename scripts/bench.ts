@@ -20,6 +20,7 @@ import { measureEpicStatus } from './bench/epic-status-latency.js';
 import { measureReportRender } from './bench/report-render.js';
 import { measureValidateCost } from './bench/validate-cost.js';
 import { measureHomeGuardCost } from './bench/home-guard-cost.js';
+import { measureExitWatchCost } from './bench/exit-watch-cost.js';
 import { hostSpeedNote, measureHostSpeed } from './bench/host-speed.js';
 import { measureIgnoredGuardCost } from './bench/ignored-guard-cost.js';
 import { measureQueueRun } from './bench/queue-run.js';
@@ -39,7 +40,8 @@ Needs the build (npm run bench builds first). Nothing leaves 127.0.0.1.
                        11 12 no-op beads of 10 s at --parallel 1 and 4, and through the queue
                        executor with 4 workers,
                        12 the guard of ignored files around an agent run,
-                       13 the guard of the agent CLIs' files in HOME around an agent run)
+                       13 the guard of the agent CLIs' files in HOME around an agent run,
+                       14 the exit watch's preload in a Node start of a measured run)
   --compare "<cmd>"    also run the same no-op epic through another runner command on the same
                        fake br and print the ratio; placeholders {epic} {agent} {agent_script}
                        {node} {root} {beads_dir}, e.g.
@@ -86,6 +88,8 @@ interface Plan {
   };
   /** Figure 13: [skills, files per skill] of each HOME, and rounds. */
   homeGuard: { homes: [number, number][]; rounds: number };
+  /** Figure 14: Node starts with and without the exit watch's preload. */
+  exitWatchStarts: number;
 }
 
 const DEFAULT_PLAN: Plan = {
@@ -128,6 +132,7 @@ const DEFAULT_PLAN: Plan = {
     ],
     rounds: 15,
   },
+  exitWatchStarts: 30,
 };
 
 const QUICK_PLAN: Plan = {
@@ -167,6 +172,7 @@ const QUICK_PLAN: Plan = {
     ],
     rounds: 3,
   },
+  exitWatchStarts: 8,
 };
 
 const started = performance.now();
@@ -251,7 +257,7 @@ async function main(): Promise<number> {
 
   const plan = values.quick ? QUICK_PLAN : DEFAULT_PLAN;
   const only = new Set(
-    (values.only ?? '1,2,3,4,5,6,7,8,9,10,11,12,13').split(',').map((part) => part.trim()),
+    (values.only ?? '1,2,3,4,5,6,7,8,9,10,11,12,13,14').split(',').map((part) => part.trim()),
   );
   const loadAtStart = loadavg()[0] ?? Number.NaN;
   progress('process starts on this host (bare Node, `true`)');
@@ -380,6 +386,11 @@ async function main(): Promise<number> {
   if (only.has('13')) {
     progress("figure 13: the guard of the agent CLIs' files in HOME around an agent run");
     figures.homeGuard = await measureHomeGuardCost(plan.homeGuard);
+  }
+
+  if (only.has('14')) {
+    progress("figure 14: the exit watch's preload in every Node start of a measured run");
+    figures.exitWatch = await measureExitWatchCost({ starts: plan.exitWatchStarts });
   }
 
   let promptTokens: PromptTokens | { skipped: string } | undefined;

@@ -3,6 +3,7 @@ import type { QueueRun } from './queue-run.js';
 import { cpus, loadavg, release, totalmem } from 'node:os';
 import { reportRenderRows, type ReportRender } from './report-render.js';
 import { validateRows, type ValidateCost } from './validate-cost.js';
+import { exitWatchRows, type ExitWatchCost } from './exit-watch-cost.js';
 import { homeGuardRows, type HomeGuardCost } from './home-guard-cost.js';
 import { ignoredGuardRows, type IgnoredGuardCost } from './ignored-guard-cost.js';
 import type { ArbiterStamp } from './arbiter-stamp.js';
@@ -62,6 +63,7 @@ export interface BenchFigures {
   queue?: QueueRun[];
   ignoredGuard?: IgnoredGuardCost;
   homeGuard?: HomeGuardCost;
+  exitWatch?: ExitWatchCost;
 }
 
 // ---- formatting ----
@@ -370,6 +372,7 @@ export function buildRows(figures: BenchFigures): Row[] {
     ...(figures.queue ?? []).flatMap(queueRows),
     ...(figures.ignoredGuard === undefined ? [] : ignoredGuardRows(figures.ignoredGuard, ms)),
     ...(figures.homeGuard === undefined ? [] : homeGuardRows(figures.homeGuard, ms)),
+    ...(figures.exitWatch === undefined ? [] : exitWatchRows(figures.exitWatch, ms)),
   ];
 }
 

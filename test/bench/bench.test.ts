@@ -16,6 +16,7 @@ import { measureStatusLatency } from '../../scripts/bench/status-latency.js';
 import { measureEpicStatus } from '../../scripts/bench/epic-status-latency.js';
 import { measureValidateCost, validateRows } from '../../scripts/bench/validate-cost.js';
 import { homeGuardRows, measureHomeGuardCost } from '../../scripts/bench/home-guard-cost.js';
+import { exitWatchRows, measureExitWatchCost } from '../../scripts/bench/exit-watch-cost.js';
 import { hostSpeedNote, measureHostSpeed } from '../../scripts/bench/host-speed.js';
 import { ignoredGuardRows, measureIgnoredGuardCost } from '../../scripts/bench/ignored-guard-cost.js';
 import { BIN, NODE, ROOT } from '../../scripts/bench/support.js';
@@ -304,5 +305,17 @@ describe('bench figures on tiny inputs', () => {
     const rows = homeGuardRows(g, (n) => `${n}`);
     expect(rows[0]!.figure).toBe('13');
     expect(rows[0]!.measure).toContain('2 skills of 3 file(s) in each of 3 folders');
+  });
+
+  it('figure 14: Node starts with and without the exit watch, each exit logged', async () => {
+    // It throws when the watch logged another number of exits than the starts that called one.
+    const cost = await measureExitWatchCost({ starts: 2 });
+    finite(cost.bare.median);
+    finite(cost.watched.median);
+    finite(cost.exiting.median);
+    finite(cost.setup.median);
+    const rows = exitWatchRows(cost, (n) => `${n}`);
+    expect(rows[0]!.figure).toBe('14');
+    expect(rows[0]!.measure).toContain('median of 2');
   });
 });

@@ -1,0 +1,91 @@
+// What the exit watch (src/infra/exit-watch.ts) costs a measured run: every Node process a metric,
+// guard or track run starts loads its preload, and the baseline's runs do too, so the cost is in every
+// score alike; this says how large it is. A bare Node start with and without the preload, taken in
+// turns so that the host's load falls on both; one that calls process.exit, whose call is logged; and
+// the watch's own making and removal around each run.
+import { spawnSync } from 'node:child_process';
+import { startExitWatch } from '../../src/infra/exit-watch.js';
+import type { Row } from './report.js';
+import { summarize, type Summary } from './stats.js';
+import { cleanEnv, tempDir } from './support.js';
+
+export interface ExitWatchCost {
+  starts: number;
+  bare: Summary;
+  watched: Summary;
+  /** A watched start that calls process.exit(0): its call is logged, with its stack. */
+  exiting: Summary;
+  /** startExitWatch and remove, around each run. */
+  setup: Summary;
+}
+
+function startMs(env: Record<string, string | undefined>, code: string): number {
+  const started = performance.now();
+  const ran = spawnSync(process.execPath, ['-e', code], { env: env as NodeJS.ProcessEnv, stdio: 'ignore' });
+  const took = performance.now() - started;
+  if (ran.status !== 0) throw new Error(`node -e ${code} exited ${String(ran.status)}`);
+  return took;
+}
+
+export async function measureExitWatchCost(options: { starts: number }): Promise<ExitWatchCost> {
+  const dir = await tempDir('exit-watch');
+  try {
+    const env = cleanEnv(dir.path);
+    const watch = await startExitWatch(dir.path);
+    if (watch === undefined) throw new Error('no exit watch could be made');
+    const watchedEnv = watch.env(env);
+    const bare: number[] = [];
+    const watched: number[] = [];
+    const exiting: number[] = [];
+    // One of each first, unmeasured: the page cache and the binary's pages warm for both.
+    for (let round = -1; round < options.starts; round += 1) {
+      const times = [startMs(env, '0'), startMs(watchedEnv, '0'), startMs(watchedEnv, 'process.exit(0)')];
+      if (round < 0) continue;
+      bare.push(times[0] ?? 0);
+      watched.push(times[1] ?? 0);
+      exiting.push(times[2] ?? 0);
+    }
+    const logged = (await watch.read())?.length ?? 0;
+    if (logged !== options.starts + 1)
+      throw new Error(`the watch logged ${logged} exits, not ${options.starts + 1}`);
+    await watch.remove();
+    const setup: number[] = [];
+    for (let round = 0; round < options.starts; round += 1) {
+      const started = performance.now();
+      const made = await startExitWatch(dir.path);
+      await made?.remove();
+      setup.push(performance.now() - started);
+    }
+    return {
+      starts: options.starts,
+      bare: summarize(bare),
+      watched: summarize(watched),
+      exiting: summarize(exiting),
+      setup: summarize(setup),
+    };
+  } finally {
+    await dir.remove();
+  }
+}
+
+/** The figure's rows; `ms` is the table's duration format. */
+export function exitWatchRows(cost: ExitWatchCost, ms: (value: number) => string): Row[] {
+  const extra = cost.watched.median - cost.bare.median;
+  return [
+    {
+      figure: '14',
+      measure: `exit watch: a Node start without / with its preload (median of ${cost.starts}, in turns), and the difference`,
+      value: `${ms(cost.bare.median)} / ${ms(cost.watched.median)} (${extra >= 0 ? '+' : ''}${ms(extra)})`,
+      budget: '',
+      verdict: '',
+    },
+    {
+      figure: '',
+      measure:
+        'a watched start that calls process.exit(0), logged with its stack; the watch made and removed around a run',
+      value: `${ms(cost.exiting.median)}; ${ms(cost.setup.median)}`,
+      budget: '',
+      verdict: '',
+    },
+  ];
+}
