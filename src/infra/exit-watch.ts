@@ -76,10 +76,7 @@ const HOOK = `'use strict';
         if (assert.strict) Object.freeze(assert.strict);
       } catch (_) {}
     }
-    var recorded = false;
     var record = function (via, code, above) {
-      if (recorded) return;
-      recorded = true;
       var prepare = Error.prepareStackTrace, limit = Error.stackTraceLimit, sites = [];
       try {
         Error.prepareStackTrace = function (_, s) { return s; };
@@ -101,7 +98,7 @@ const HOOK = `'use strict';
           var file = site.getFileName();
           if (typeof file !== 'string' || file === '') continue;
           if (file.indexOf('file://') === 0) file = toPath(file);
-          frames.push(file + ':' + (site.getLineNumber() || 0));
+          frames[frames.length] = file + ':' + (site.getLineNumber() || 0);
         } catch (_) {}
       }
       if (code === undefined) code = process.exitCode === undefined ? 0 : process.exitCode;
@@ -110,14 +107,17 @@ const HOOK = `'use strict';
       var fd = openSync(log, 'a');
       try { writeSync(fd, line + '\\n'); } finally { closeSync(fd); }
     };
-    var exit = process.exit, reallyExit = process.reallyExit;
+    // Every call is logged, one made in an 'exit' listener too (it sets the code the process ends
+    // with); process.exit's own call of reallyExit is not a second.
+    var exit = process.exit, reallyExit = process.reallyExit, exiting = 0;
     process.exit = function exit_(code) {
       try { record('exit', code, exit_); } catch (_) {}
-      return apply(exit, this, arguments);
+      exiting += 1;
+      try { return apply(exit, this, arguments); } finally { exiting -= 1; }
     };
     if (typeof reallyExit === 'function') {
       process.reallyExit = function reallyExit_(code) {
-        try { record('reallyExit', code, reallyExit_); } catch (_) {}
+        if (exiting === 0) try { record('reallyExit', code, reallyExit_); } catch (_) {}
         return apply(reallyExit, this, arguments);
       };
     }

@@ -118,6 +118,16 @@ test('the cli says hi', () => {
     expect(really?.frames[0]).toBe(`${join(dir, 'really.cjs')}:1`);
   });
 
+  it('logs an exit called as the process ends, which sets the code it ends with', async () => {
+    const exits = await watch();
+    const dir = await tempTree({ 'a.cjs': "process.on('exit', () => process.exit(0));\nprocess.exit(1);\n" });
+    expect(node(exits, ['a.cjs'], dir).status).toBe(0);
+    expect(await logged(exits)).toMatchObject([
+      { via: 'exit', code: 1 },
+      { via: 'exit', code: 0 },
+    ]);
+  });
+
   it('one record per process: process.exit’s own call of reallyExit is not a second', async () => {
     const exits = await watch();
     const dir = await tempTree({
