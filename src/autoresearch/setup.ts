@@ -5,8 +5,8 @@ import type { BeadStore } from '../beads/types.js';
 import { AppError, ExitCode, EnvironmentError, UsageError } from '../infra/errors.js';
 import type { Git } from '../infra/git.js';
 import type { LoopFiles } from '../infra/loop-files.js';
-import type { ProcessResult } from '../infra/process.js';
 import { parseLoopConfig, type LoopConfig } from './config.js';
+import { watchBaselineExits, type WatchedRun } from './baseline-exits.js';
 import { checkBaseline } from './guard-setup.js';
 import { updateIterationState } from './iteration-state.js';
 import { LOOP_LABEL, type StampedBead } from './loop-beads.js';
@@ -32,12 +32,9 @@ export interface SetupPorts {
   /**
    * Runs the hard metric command (argv, no shell) in `cwd`, killed after `timeoutMs`; with
    * `watchExits`, under the exit watch's preload, as the loop's runs will be (what it costs a Node
-   * process to start is then in the baseline too).
+   * process to start is then in the baseline too), with the exits it logged.
    */
-  runMetric(
-    argv: readonly string[],
-    options: { cwd: string; timeoutMs: number; watchExits?: boolean },
-  ): Promise<ProcessResult>;
+  runMetric: WatchedRun;
   now(): number;
   /** This machine's host name: a runner's lock taken on another host cannot be checked by pid. */
   host: string;
@@ -128,18 +125,17 @@ export async function setupLoop(
   // A hard baseline is measured before anything is created: a metric that cannot be read fails here,
   // with nothing to clean up, rather than as a loop without a baseline.
   let measured: MeasuredBaseline | undefined;
-  const watchExits = !config.scope.doer_may_patch_runtime;
+  const exits = watchBaselineExits(config, repo, ports.runMetric);
   if (config.metric.type === 'hard') {
-    measured = await measureHardBaseline(repo, config.metric, (argv, run) =>
-      ports.runMetric(argv, { ...run, watchExits }),
-    );
+    measured = await measureHardBaseline(repo, config.metric, (argv, run) => exits.run(argv, run));
   }
 
   // Guards and tracks are measured on the baseline before anything is created, like the metric.
   const baselineTracks = await checkBaseline(config, {
     cwd: repo,
-    run: (command, run) => ports.runMetric([command.file, ...command.args], { ...run, watchExits }),
+    run: (command, run) => exits.run([command.file, ...command.args], run),
   });
+  exits.check();
 
   let archived: string | undefined;
   if (occupied) archived = await archiveLoop(files, repo, paths, ports.now());

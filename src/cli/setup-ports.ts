@@ -8,7 +8,8 @@ import { describeTreeChange, restoreTree, snapshotTree } from '../autoresearch/t
 import { UsageError } from '../infra/errors.js';
 import { createGit } from '../infra/git.js';
 import { isProcessAlive } from '../infra/pid.js';
-import { startExitWatch } from '../infra/exit-watch.js';
+import { startExitWatch, type ExitRecord } from '../infra/exit-watch.js';
+import type { ProcessResult } from '../infra/process.js';
 import { runWithOwnTemp } from './own-temp-process.js';
 import type { CliDeps } from './deps.js';
 
@@ -30,16 +31,23 @@ export function loopSetupPorts(
       const before = await snapshotTree(git, []);
       const outside = await watchOutside();
       const exits = run.watchExits === true ? await startExitWatch() : undefined;
-      const result = await runWithOwnTemp(
-        { file: argv[0] ?? '', args: argv.slice(1) },
-        {
-          cwd: run.cwd,
-          env: exits === undefined ? deps.env : exits.env(deps.env),
-          timeoutMs: run.timeoutMs,
-          sweep: true,
-          contain: true,
-        },
-      ).finally(() => exits?.remove());
+      let result: ProcessResult;
+      let logged: ExitRecord[] | undefined;
+      try {
+        result = await runWithOwnTemp(
+          { file: argv[0] ?? '', args: argv.slice(1) },
+          {
+            cwd: run.cwd,
+            env: exits === undefined ? deps.env : exits.env(deps.env),
+            timeoutMs: run.timeoutMs,
+            sweep: true,
+            contain: true,
+          },
+        );
+        logged = await exits?.read();
+      } finally {
+        await exits?.remove();
+      }
       const change = await restoreTree(git, before, ['.autoresearch', '.forge', '.beads'], {
         leaveNewFiles: true,
       });
@@ -60,7 +68,7 @@ export function loopSetupPorts(
           },
         );
       }
-      return result;
+      return logged === undefined ? result : { ...result, exits: logged };
     },
     now: () => deps.clock.now(),
     host: deps.host,

@@ -149,6 +149,38 @@ describe('a hard loop', () => {
     expect(await readLoopsRegistry(repo.dir)).toEqual({});
   });
 
+  it('creates nothing when code in the scope already ends a test process at the baseline', async () => {
+    /** The fixture, its metric's one run logging an exit called from `frame` in a test process. */
+    const ending = async (frame: string) => {
+      const f = await fixture();
+      const exits = [
+        {
+          pid: 7,
+          entry: join(f.repo.dir, 'test', 'a.test.mjs'),
+          test: true,
+          via: 'exit' as const,
+          code: 0,
+          frames: [join(f.repo.dir, frame), 'node:internal/modules/esm/module_job:195'],
+        },
+      ];
+      f.ports.runMetric = async () => ({ ...processResult({ stdout: 'Score: 58.5\n' }), exits });
+      return f;
+    };
+    // The test file's own exit is the user's: the loop is made.
+    const own = await ending('test/a.test.mjs:3');
+    await expect(setupLoop(own.repo.dir, HARD, own.ports)).resolves.toBeDefined();
+    // Code in the scope: every change would give no score, so nothing is made.
+    const { repo, store, ports } = await ending('src/limiter.ts:1');
+    const error = await setupLoop(repo.dir, HARD, ports).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(AppError);
+    expect((error as Error).message).toBe(
+      "At the baseline, code in the doer's scope already ended the process of test/a.test.mjs with process.exit(0), called from src/limiter.ts:1 while `node bench.js --json` ran: in the loop that gives no score, so every change would be refused for it.",
+    );
+    expect((error as AppError).hint).toContain('--doer-may-patch-runtime');
+    expect(await store.list({ all: true })).toEqual([]);
+    expect(await readdir(repo.dir)).not.toContain('.autoresearch');
+  });
+
   it('a baseline that already meets the target ends the loop: terminal signal, no cycle stamped', async () => {
     const { repo, store, ports } = await fixture('Score: 99\n');
     const result = await setupLoop(repo.dir, HARD, ports);

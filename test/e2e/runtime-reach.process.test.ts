@@ -1,6 +1,7 @@
 // A doer whose code, loaded by the metric into its own process, rewrites what the metric measures or
 // prints: the clock patched, the printed score rewritten. No file around the metric changes, so only
 // the code says it. As a user runs a loop, with the built CLI, the scripted agent and the embedded store.
+import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -10,6 +11,7 @@ import {
   ledgerDecisions,
   oneDoerLoopRules,
   scriptedLoopRepo,
+  valueLoopArgs,
 } from '../support/loop-script.js';
 
 /** Times the artifact's `work()`: the faster, the higher the score. */
@@ -318,6 +320,29 @@ test('work sums the residues', () => assert.equal(work(), 899997));
     const reason = (await repo.ledger<{ reason?: string }>())[1]?.reason ?? '';
     expect(reason).toContain(decision === 'tamper' ? 'assert.equal =' : 'guard tests exited with code 1');
     expect(await readFile(join(repo.dir, 'src', 'lib.mjs'), 'utf8')).toBe(LIB);
+  });
+
+  // The tree ends its tests this way before any doer: every change would fail the guard for it, so
+  // setup says so and makes nothing.
+  it('setup refuses a loop whose baseline tests are already ended by code in the scope', async () => {
+    const repo = await scriptedLoopRepo(
+      {
+        'src/lib.mjs': LIB,
+        'src/index.mjs': `process.exit(0);\n${index}`,
+        'metric/bench.mjs': BENCH,
+        'test/lib.test.mjs': test,
+      },
+      [],
+      'forge-reach-',
+    );
+    const refused = await repo.forge(
+      valueLoopArgs('src/lib.mjs', 'node metric/bench.mjs', ['--guard', 'tests=node --test test/']),
+    );
+    expect(refused.exitCode).toBe(2);
+    expect(refused.stderr).toContain(
+      "At the baseline, code in the doer's scope already ended the process of test/lib.test.mjs with process.exit(0), called from src/index.mjs:1 while `node --test test/` ran",
+    );
+    expect(existsSync(join(repo.dir, '.autoresearch'))).toBe(false);
   });
 
   // A CLI outside the scope whose code in it ends the process, spawned by the tests: a program ending

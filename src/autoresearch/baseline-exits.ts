@@ -1,0 +1,53 @@
+// The exit watch on the baseline's runs. Every run of the loop's is under it (watched-runs.ts), and a
+// run whose test process the doer's code ends gives no score; where code in the scope already ends one
+// at the baseline (a module the tests import that exits as it loads), every change would be refused
+// for what the tree did before the doer touched it. Setup says so instead, with the call and the line.
+import type { ExitRecord } from '../infra/exit-watch.js';
+import { AppError, ExitCode } from '../infra/errors.js';
+import { realPath } from '../infra/fs-ops.js';
+import type { ProcessResult } from '../infra/process.js';
+import type { LoopConfig } from './config.js';
+import { doerEndings } from './exit-endings.js';
+import { commandFiles } from './metric-files.js';
+
+export type WatchedRun = (
+  argv: readonly string[],
+  options: { cwd: string; timeoutMs: number; watchExits?: boolean },
+) => Promise<ProcessResult & { exits?: readonly ExitRecord[] }>;
+
+export interface BaselineExits {
+  /** `run` under the exit watch (unless the loop lets the doer end what it likes), its endings kept. */
+  run(argv: readonly string[], options: { cwd: string; timeoutMs: number }): Promise<ProcessResult>;
+  /** Throws when code in the scope ended a process that decides a check during the runs so far. */
+  check(): void;
+}
+
+export function watchBaselineExits(config: LoopConfig, repo: string, run: WatchedRun): BaselineExits {
+  const watchExits = !config.scope.doer_may_patch_runtime;
+  const found: { argv: readonly string[]; phrase: string }[] = [];
+  return {
+    async run(argv, options) {
+      const { exits, ...result } = await run(argv, { ...options, watchExits });
+      if (watchExits && exits !== undefined && exits.length > 0) {
+        const phrases = doerEndings(exits, {
+          roots: [repo, await realPath(repo).catch(() => repo)],
+          scope: config.scope.doer_paths,
+          commandFiles: await commandFiles(config, repo),
+        });
+        for (const phrase of phrases) found.push({ argv, phrase });
+      }
+      return result;
+    },
+    check() {
+      const first = found[0];
+      if (first === undefined) return;
+      throw new AppError(
+        `At the baseline, code in the doer's scope already ${first.phrase} while \`${first.argv.join(' ')}\` ran: in the loop that gives no score, so every change would be refused for it.`,
+        {
+          exitCode: ExitCode.usage,
+          hint: "Fix that code (a module the tests import should not end their process), keep it out of --scope, or pass --doer-may-patch-runtime if the doer's code may end the checks' processes; nothing was created.",
+        },
+      );
+    },
+  };
+}
