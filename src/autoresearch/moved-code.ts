@@ -31,6 +31,8 @@ const MIN_WORD_CHARS = 4;
 const MIN_MOVED = 3;
 
 export interface MovedCode {
+  /** The file the code went to. */
+  file: string;
   /** Where the code went, and where from (`src/app.cjs (moved from src/app.js)`). */
   path: string;
 }
@@ -97,7 +99,7 @@ export function movedOutOfSight(files: readonly FileVersions[]): MovedCode[] {
       const total = [...from.before.values()].reduce((sum, count) => sum + count, 0);
       const wentWhole = from.file.after === undefined && moved > 0 && moved * 2 >= total;
       if (moved >= MIN_MOVED || wentWhole) {
-        out.push({ path: `${to.file.path} (moved from ${from.file.path})` });
+        out.push({ file: to.file.path, path: `${to.file.path} (moved from ${from.file.path})` });
         break;
       }
     }

@@ -225,27 +225,32 @@ export function silencedChecks(
 ): Silencing[] {
   // Test files are here only where the doer may write tests: what they switch off is all that is read.
   const tests = files.filter((file) => isTestFile(file.path));
-  const out: Silencing[] = addedMarkers(tests, 'skips', testSkips);
+  const out: Found[] = addedMarkers(tests, 'skips', testSkips);
   const code = files.filter((file) => !isTestFile(file.path));
   for (const file of code) {
     if (file.before === file.after) continue;
     if (isCheckerConfig(file.path)) {
-      out.push({ kind: 'checks', path: file.path });
+      out.push({ file: file.path, silencing: { kind: 'checks', path: file.path } });
       continue;
     }
-    out.push(...changedSections(file));
+    out.push(...changedSections(file).map((silencing) => ({ file: file.path, silencing })));
   }
   out.push(...addedMarkers(code, 'checks', suppressions));
-  out.push(...movedOutOfSight(code).map((moved): Silencing => ({ kind: 'checks', path: moved.path })));
+  for (const moved of movedOutOfSight(code))
+    out.push({ file: moved.file, silencing: { kind: 'checks', path: moved.path } });
   out.push(...addedMarkers(code, 'runtime', (text, path) => runtimeReaches(text, path, metricNames)));
   out.push(...addedInLoadedCode(code, loaded));
-  // In the order of the files, each file's findings in the order found.
+  // In the order of the files, each file's findings in the order found (the sort keeps equal ones).
   const order = new Map(files.map((file, index) => [file.path, index]));
-  const fileOf = (found: Silencing) => order.get(found.path.replace(/ \(.*\)$/s, '')) ?? 0;
   return out
-    .map((found, index) => ({ found, index }))
-    .sort((a, b) => fileOf(a.found) - fileOf(b.found) || a.index - b.index)
-    .map(({ found }) => found);
+    .sort((a, b) => (order.get(a.file) ?? 0) - (order.get(b.file) ?? 0))
+    .map(({ silencing }) => silencing);
+}
+
+/** A finding, with the file it is in. */
+interface Found {
+  file: string;
+  silencing: Silencing;
 }
 
 /** The files the metric loads into its own process, now and at the iteration's base. */
@@ -258,13 +263,14 @@ export interface LoadedFiles {
  * What code the metric loads says more often than it did (loadedCodeReaches): all a file says when the
  * metric did not load it before, since what it prints or ends runs in the metric's process only now.
  */
-function addedInLoadedCode(files: readonly FileVersions[], loaded: LoadedFiles): Silencing[] {
-  const out: Silencing[] = [];
+function addedInLoadedCode(files: readonly FileVersions[], loaded: LoadedFiles): Found[] {
+  const out: Found[] = [];
   for (const file of files) {
     if (file.after === undefined || !loaded.now.has(file.path)) continue;
     const before = loaded.then.has(file.path) ? loadedCodeReaches(file.before ?? '', file.path) : new Map();
     for (const [key, count] of loadedCodeReaches(file.after, file.path)) {
-      if (count > (before.get(key) ?? 0)) out.push({ kind: 'runtime', path: `${file.path} (${key})` });
+      if (count > (before.get(key) ?? 0))
+        out.push({ file: file.path, silencing: { kind: 'runtime', path: `${file.path} (${key})` } });
     }
   }
   return out;
@@ -278,8 +284,8 @@ function addedMarkers(
   files: readonly FileVersions[],
   kind: SilencingKind,
   find: (text: string, path: string) => Map<string, number>,
-): Silencing[] {
-  const out: Silencing[] = [];
+): Found[] {
+  const out: Found[] = [];
   const moved = new Map<string, number>();
   for (const file of files) {
     if (file.after !== undefined || file.before === undefined) continue;
@@ -293,7 +299,7 @@ function addedMarkers(
       const credit = Math.min(added, moved.get(key) ?? 0);
       if (credit > 0) moved.set(key, (moved.get(key) ?? 0) - credit);
       added -= credit;
-      if (added > 0) out.push({ kind, path: `${file.path} (${key})` });
+      if (added > 0) out.push({ file: file.path, silencing: { kind, path: `${file.path} (${key})` } });
     }
   }
   return out;
