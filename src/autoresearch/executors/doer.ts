@@ -150,14 +150,14 @@ export function createDoerExecutor(context: AutoresearchContext): Executor {
       // A checker told to look away (a suppression comment, its settings) counts less without the code
       // getting better, and a guard that runs one passes the same way (silenced-checks.ts).
       // A doer that may write tests has its test files read for tests it switched off (test-skips.ts).
-      const changedCode = inScope.filter(
+      const readable = inScope.filter(
         (path) => !isTestFile(path) || context.config.scope.doer_may_change_tests,
       );
       const silenced = await disallowedSilencing(
         git,
         context.repo,
         baseSha,
-        changedCode,
+        readable,
         context.config.scope,
         protectedPaths,
         (then) => loadedInProcess(context.config, context.repo, protectedPaths, then),
