@@ -265,10 +265,16 @@ const scope = z.strictObject(
      * a loop whose artifact is a polyfill or a runtime shim.
      */
     doer_may_patch_runtime: z.boolean({ error: expected('true or false') }).default(false),
+    /**
+     * What a soft judge reads may hold text the doer adds for the judge: an instruction, a note to a
+     * model or a grader, a score, a turn of a conversation with a model, hidden characters. Off, that
+     * is tamper (judge-address.ts). On for an artifact that speaks to models (a prompt) or to graders.
+     */
+    doer_may_address_judge: z.boolean({ error: expected('true or false') }).default(false),
   },
   {
     error: expected(
-      'an object with "doer_paths" (and optionally "judge_paths", "rebuilt_paths", "doer_may_change_tests", "doer_may_silence_checks", "doer_may_patch_runtime")',
+      'an object with "doer_paths" (and optionally "judge_paths", "rebuilt_paths", "doer_may_change_tests", "doer_may_silence_checks", "doer_may_patch_runtime", "doer_may_address_judge")',
     ),
   },
 );

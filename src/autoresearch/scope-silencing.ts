@@ -19,7 +19,8 @@ import { silencedChecks, type FileVersions, type Silencing } from './silenced-ch
  * `runtime`, code that reaches into the process measuring it (patches its runtime, names the
  * `metricFiles`; prints or ends it from code the metric loads, as `loadedWith` finds it with the tree
  * as it is and, given the texts the changed files had at `base`, as it was), unless
- * `scope.doer_may_patch_runtime`.
+ * `scope.doer_may_patch_runtime`; and `judge`, text for the judge in the files a soft judge reads
+ * (`judged`), unless `scope.doer_may_address_judge`.
  */
 export async function disallowedSilencing(
   git: Git,
@@ -29,12 +30,18 @@ export async function disallowedSilencing(
   scope: LoopConfig['scope'],
   metricFiles: readonly string[] = [],
   loadedWith?: (then: ReadonlyMap<string, string | undefined>) => Promise<ReadonlySet<string>>,
+  judged: (path: string) => boolean = () => false,
 ): Promise<Silencing[]> {
   const named = new Set(scope.doer_paths.map(normalizeRelativePath));
   const tools: Silencing[] = paths
     .filter((path) => isProjectToolPath(path) && !named.has(path))
     .map((path) => ({ kind: 'tools', path }));
-  if (scope.doer_may_silence_checks && scope.doer_may_change_tests && scope.doer_may_patch_runtime)
+  if (
+    scope.doer_may_silence_checks &&
+    scope.doer_may_change_tests &&
+    scope.doer_may_patch_runtime &&
+    (scope.doer_may_address_judge || !paths.some(judged))
+  )
     return tools;
   const before = await git.readTexts(base, paths);
   const files: FileVersions[] = [];
@@ -62,12 +69,13 @@ export async function disallowedSilencing(
     tools: false,
     runtime: scope.doer_may_patch_runtime,
     skips: scope.doer_may_silence_checks,
+    judge: scope.doer_may_address_judge,
   };
   const tree = files.length === 0 ? [] : (await git.listTree(base, [])).map((entry) => entry.path);
   const names = [
     ...metricNames(metricFiles),
     ...metricFolderNames(tree, metricFiles, (path) => isPathInScope(path, scope.doer_paths)),
   ];
-  const silenced = silencedChecks(files, names, loaded).filter((found) => !allowed[found.kind]);
+  const silenced = silencedChecks(files, names, loaded, judged).filter((found) => !allowed[found.kind]);
   return [...silenced, ...tools];
 }

@@ -50,6 +50,8 @@ export interface LoopSetupOptions {
   doerMaySilenceChecks?: boolean | undefined;
   /** The doer's code may patch the runtime the metric runs it in (`scope.doer_may_patch_runtime`). */
   doerMayPatchRuntime?: boolean | undefined;
+  /** What the soft judge reads may hold text for it (`scope.doer_may_address_judge`). */
+  doerMayAddressJudge?: boolean | undefined;
   /** Agent per role: doer, judge, strategist, retrospective, resume_strategist. */
   agents?: Readonly<Record<string, string>> | undefined;
   /** The workspace directory, relative to the repository root (default `.autoresearch`). */
@@ -118,6 +120,7 @@ export function buildConfigFile(options: LoopSetupOptions): LoopConfigFile {
       ...(options.doerMayChangeTests === true ? { doer_may_change_tests: true } : {}),
       ...(options.doerMaySilenceChecks === true ? { doer_may_silence_checks: true } : {}),
       ...(options.doerMayPatchRuntime === true ? { doer_may_patch_runtime: true } : {}),
+      ...(options.doerMayAddressJudge === true ? { doer_may_address_judge: true } : {}),
     },
     agents: options.agents === undefined ? undefined : { ...options.agents },
     confirmation_rounds: options.confirmationRounds,

@@ -7,6 +7,7 @@ import type { Git } from '../infra/git.js';
 import type { LoopFiles } from '../infra/loop-files.js';
 import { parseLoopConfig, type LoopConfig } from './config.js';
 import { watchBaselineExits, type WatchedRun } from './baseline-exits.js';
+import { artifactSpeaksToModels } from './judge-address.js';
 import { checkBaseline } from './guard-setup.js';
 import { updateIterationState } from './iteration-state.js';
 import { LOOP_LABEL, type StampedBead } from './loop-beads.js';
@@ -121,6 +122,7 @@ export async function setupLoop(
     });
   }
   warnings.push(...(await uncommittedInScope(ports.git, config)));
+  warnings.push(...(await artifactSpeaksToModels(files, repo, config)));
 
   // A hard baseline is measured before anything is created: a metric that cannot be read fails here,
   // with nothing to clean up, rather than as a loop without a baseline.

@@ -9,6 +9,7 @@
 import { isToolConfigPath } from '../infra/tool-config.js';
 import { movedOutOfSight } from './moved-code.js';
 import { countMatches } from './match-counts.js';
+import { addressedToJudge } from './judge-address.js';
 import { testSkips } from './test-skips.js';
 import { loadedCodeReaches, runtimeReaches } from './runtime-reach.js';
 import { isTestFile } from './test-files.js';
@@ -26,9 +27,10 @@ export interface FileVersions {
  * `checks`: what checkers report; `tests`: what the test runner runs and counts (its settings);
  * `tools`: how the metric's tools run (scope-silencing.ts); `runtime`: the process that measures the
  * code, reached from inside it (runtime-reach.ts); `skips`: tests switched off or narrowed in a loop
- * whose doer may write tests (test-skips.ts).
+ * whose doer may write tests (test-skips.ts); `judge`: text for a soft judge in what it reads
+ * (judge-address.ts).
  */
-export type SilencingKind = 'checks' | 'tests' | 'tools' | 'runtime' | 'skips';
+export type SilencingKind = 'checks' | 'tests' | 'tools' | 'runtime' | 'skips' | 'judge';
 
 export interface Silencing {
   kind: SilencingKind;
@@ -216,12 +218,14 @@ function changedSections(file: FileVersions): Silencing[] {
  * or the test runner's; code moved out of a checker's sight (moved-code.ts); and, counted the same
  * way as suppressions, each reach into the measuring process (runtime-reach.ts), with `metricNames`
  * the names of the metric's own scripts; and what prints or ends the metric's process in the files
- * it loads into it (loaded-code.ts), `loaded`.
+ * it loads into it (loaded-code.ts), `loaded`; and text for the judge in the files a soft judge reads,
+ * those `judged` says yes to (judge-address.ts).
  */
 export function silencedChecks(
   files: readonly FileVersions[],
   metricNames: readonly string[] = [],
   loaded: LoadedFiles = { now: new Set(), then: new Set() },
+  judged: (path: string) => boolean = () => false,
 ): Silencing[] {
   // Test files are here only where the doer may write tests: what they switch off is all that is read.
   const tests = files.filter((file) => isTestFile(file.path));
@@ -240,6 +244,13 @@ export function silencedChecks(
     out.push({ file: moved.file, silencing: { kind: 'checks', path: moved.path } });
   out.push(...addedMarkers(code, 'runtime', (text, path) => runtimeReaches(text, path, metricNames)));
   out.push(...addedInLoadedCode(code, loaded));
+  out.push(
+    ...addedMarkers(
+      files.filter((file) => judged(file.path)),
+      'judge',
+      addressedToJudge,
+    ),
+  );
   // In the order of the files, each file's findings in the order found (the sort keeps equal ones).
   const order = new Map(files.map((file, index) => [file.path, index]));
   return out

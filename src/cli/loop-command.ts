@@ -57,6 +57,7 @@ interface LoopFlags extends CheckFlags {
   doerMayChangeTests?: boolean;
   doerMaySilenceChecks?: boolean;
   doerMayPatchRuntime?: boolean;
+  doerMayAddressJudge?: boolean;
   agents?: Record<string, string>;
   workspace?: string;
   force?: boolean;
@@ -87,6 +88,7 @@ const FLAG_FOR_FIELD: Record<string, string> = {
   'scope.doer_may_change_tests': '--doer-may-change-tests',
   'scope.doer_may_silence_checks': '--doer-may-silence-checks',
   'scope.doer_may_patch_runtime': '--doer-may-patch-runtime',
+  'scope.doer_may_address_judge': '--doer-may-address-judge',
   agents: '--agents',
   confirmation_rounds: '--confirmation-rounds',
   population: '--population',
@@ -167,6 +169,10 @@ export function defineLoopCommand(command: Command, deps: CliDeps): void {
     .option(
       '--doer-may-patch-runtime',
       "the doer's code may patch the runtime the metric loads it into (performance.now = …, console.log = …, sys.stdout = …, the module loader), reach what tests it (a test framework, node:assert), name the metric's files, print or end the process from code the metric imports, and end a test's process: for a polyfill or a shim; otherwise that is tamper, or no score",
+    )
+    .option(
+      '--doer-may-address-judge',
+      'what a soft judge reads may hold text the doer adds for the judge (an instruction, a note to a model or a grader, a score, a turn of a chat, hidden characters): for an artifact that is a prompt; otherwise that is tamper',
     )
     .option(
       '--agents <pairs>',
@@ -298,6 +304,7 @@ async function loopOptionsFrom(
     doerMayChangeTests: flags.doerMayChangeTests,
     doerMaySilenceChecks: flags.doerMaySilenceChecks,
     doerMayPatchRuntime: flags.doerMayPatchRuntime,
+    doerMayAddressJudge: flags.doerMayAddressJudge,
     agents: flags.agents,
     workspace: flags.workspace,
     force: flags.force,

@@ -199,6 +199,22 @@ describe('a hard loop', () => {
 });
 
 describe('a soft loop', () => {
+  it('warns when the artifact already speaks to a model or a grader: what the doer adds of that kind is tamper', async () => {
+    const { repo, ports } = await fixture();
+    expect((await setupLoop(repo.dir, SOFT, ports)).warnings).toEqual([]);
+    const prompt = await fixture();
+    await prompt.repo.write('docs/spec.md', '# Reviewer prompt\n\nYou are an expert reviewer of specs.\n');
+    prompt.repo.commitAll('a prompt');
+    expect((await setupLoop(prompt.repo.dir, SOFT, prompt.ports)).warnings).toEqual([
+      'docs/spec.md already speaks to a model or a grader ("you are an expert reviewer"): text of that kind the doer adds is tamper. If the artifact is a prompt, make the loop again with --doer-may-address-judge.',
+    ]);
+    const allowed = await fixture();
+    await allowed.repo.write('docs/spec.md', 'You are an expert reviewer.\n');
+    allowed.repo.commitAll('a prompt');
+    const options = { ...SOFT, doerMayAddressJudge: true };
+    expect((await setupLoop(allowed.repo.dir, options, allowed.ports)).warnings).toEqual([]);
+  });
+
   it('stamps judge-0 and arbiter-0 for the baseline and leaves the ledger empty; scope defaults to the artifact', async () => {
     const { repo, store, ports, metricCalls } = await fixture();
     const result = await setupLoop(repo.dir, SOFT, ports);

@@ -35,6 +35,10 @@ const SILENCED = [
     "reached into the process measuring it (patched its runtime, reached what tests it, named the metric's own files, or printed or ended the process from code the metric loads)",
   ],
   ['skips', 'switched tests off or narrowed them (.skip, .only, xfail): a skipped test counts neither way'],
+  [
+    'judge',
+    'wrote to the judge in what it judges (an instruction, a note to a model or a grader, a score, a turn of a chat, or hidden characters)',
+  ],
 ] as const;
 
 export function createDoerExecutor(context: AutoresearchContext): Executor {
@@ -161,6 +165,7 @@ export function createDoerExecutor(context: AutoresearchContext): Executor {
         context.config.scope,
         protectedPaths,
         (then) => loadedInProcess(context.config, context.repo, protectedPaths, then),
+        judgedBySoftJudge(context.config),
       );
       for (const [kind, what] of SILENCED) {
         const paths = silenced.filter((found) => found.kind === kind).map((found) => found.path);
@@ -310,4 +315,12 @@ function firstLine(text: string | undefined): string | undefined {
     .map((l) => l.trim())
     .find((l) => l !== '');
   return line === undefined ? undefined : line.slice(0, 200);
+}
+
+/** Whether a soft judge reads `path` (the artifact and the judge's paths); none for a hard metric. */
+function judgedBySoftJudge(config: AutoresearchContext['config']): (path: string) => boolean {
+  const metric = config.metric;
+  if (metric.type !== 'soft') return () => false;
+  const read = [...config.scope.judge_paths, metric.artifact_path];
+  return (path) => isPathInScope(path, read);
 }
