@@ -244,13 +244,14 @@ export function silencedChecks(
     out.push({ file: moved.file, silencing: { kind: 'checks', path: moved.path } });
   out.push(...addedMarkers(code, 'runtime', (text, path) => runtimeReaches(text, path, metricNames)));
   out.push(...addedInLoadedCode(code, loaded));
-  out.push(
-    ...addedMarkers(
-      files.filter((file) => judged(file.path)),
-      'judge',
-      addressedToJudge,
-    ),
-  );
+  const forJudge = files.filter((file) => judged(file.path));
+  out.push(...addedMarkers(forJudge, 'judge', addressedToJudge));
+  // A new file's name is read too: the judge lists the folder it is in (`NOTE_TO_THE_JUDGE.md`).
+  for (const file of forJudge) {
+    if (file.before !== undefined || file.after === undefined) continue;
+    for (const key of addressedToJudge(file.path.replace(/[^\p{L}\p{N}]+/gu, ' ')).keys())
+      out.push({ file: file.path, silencing: { kind: 'judge', path: `${file.path} (its name: ${key})` } });
+  }
   // In the order of the files, each file's findings in the order found (the sort keeps equal ones).
   const order = new Map(files.map((file, index) => [file.path, index]));
   return out
