@@ -21,7 +21,7 @@ export interface ExitWatchCost {
 
 function startMs(env: Record<string, string | undefined>, code: string): number {
   const started = performance.now();
-  const ran = spawnSync(process.execPath, ['-e', code], { env: env as NodeJS.ProcessEnv, stdio: 'ignore' });
+  const ran = spawnSync(process.execPath, ['-e', code], { env, stdio: 'ignore' });
   const took = performance.now() - started;
   if (ran.status !== 0) throw new Error(`node -e ${code} exited ${String(ran.status)}`);
   return took;
