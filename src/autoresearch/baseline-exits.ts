@@ -2,6 +2,7 @@
 // run whose test process the doer's code ends gives no score; where code in the scope already ends one
 // at the baseline (a module the tests import that exits as it loads), every change would be refused
 // for what the tree did before the doer touched it. Setup says so instead, with the call and the line.
+import { join } from 'node:path';
 import type { ExitRecord } from '../infra/exit-watch.js';
 import { AppError, ExitCode } from '../infra/errors.js';
 import { realPath } from '../infra/fs-ops.js';
@@ -12,7 +13,7 @@ import { commandFiles } from './metric-files.js';
 
 export type WatchedRun = (
   argv: readonly string[],
-  options: { cwd: string; timeoutMs: number; watchExits?: boolean },
+  options: { cwd: string; timeoutMs: number; watchExits?: { entries: readonly string[] } },
 ) => Promise<ProcessResult & { exits?: readonly ExitRecord[] }>;
 
 export interface BaselineExits {
@@ -23,16 +24,20 @@ export interface BaselineExits {
 }
 
 export function watchBaselineExits(config: LoopConfig, repo: string, run: WatchedRun): BaselineExits {
-  const watchExits = !config.scope.doer_may_patch_runtime;
+  const watched = !config.scope.doer_may_patch_runtime;
   const found: { argv: readonly string[]; phrase: string }[] = [];
   return {
     async run(argv, options) {
-      const { exits, ...result } = await run(argv, { ...options, watchExits });
-      if (watchExits && exits !== undefined && exits.length > 0) {
+      const realRepo = await realPath(repo).catch(() => repo);
+      const named = await commandFiles(config, repo);
+      // As the loop's runs will be: the same preload, the same scripts' processes freezing node:assert.
+      const watchExits = watched ? { entries: named.map((path) => join(realRepo, path)) } : undefined;
+      const { exits, ...result } = await run(argv, { ...options, ...(watchExits ? { watchExits } : {}) });
+      if (watched && exits !== undefined && exits.length > 0) {
         const phrases = doerEndings(exits, {
-          roots: [repo, await realPath(repo).catch(() => repo)],
+          roots: [repo, realRepo],
           scope: config.scope.doer_paths,
-          commandFiles: await commandFiles(config, repo),
+          commandFiles: named,
         });
         for (const phrase of phrases) found.push({ argv, phrase });
       }

@@ -30,7 +30,7 @@ export function loopSetupPorts(
       // one that does so on the baseline would make every iteration a crash, so it is refused here.
       const before = await snapshotTree(git, []);
       const outside = await watchOutside();
-      const exits = run.watchExits === true ? await startExitWatch() : undefined;
+      const exits = run.watchExits === undefined ? undefined : await startExitWatch();
       let result: ProcessResult;
       let logged: ExitRecord[] | undefined;
       try {
@@ -38,7 +38,7 @@ export function loopSetupPorts(
           { file: argv[0] ?? '', args: argv.slice(1) },
           {
             cwd: run.cwd,
-            env: exits === undefined ? deps.env : exits.env(deps.env),
+            env: exits === undefined ? deps.env : exits.env(deps.env, run.watchExits?.entries),
             timeoutMs: run.timeoutMs,
             sweep: true,
             contain: true,

@@ -16,6 +16,8 @@ import { ownTempPrefix, removeLeftTempsOnce } from './left-temp.js';
 export const EXIT_LOG_VAR = 'FORGE_EXIT_LOG';
 /** What the preload tells a process's children about it: `node-test` (node --test's runner), or `other`. */
 export const EXIT_PARENT_VAR = 'FORGE_EXIT_PARENT';
+/** The scripts the loop's commands name, as a JSON list of real paths: their processes are checks too. */
+export const EXIT_ENTRIES_VAR = 'FORGE_EXIT_ENTRIES';
 const PREFIX = 'forge-exits-';
 /** The most of the log read back: a run that starts more Node processes than this is rare. */
 const MAX_LOG_CHARS = 4_000_000;
@@ -68,8 +70,14 @@ const HOOK = `'use strict';
       (entry !== null && /[\\\\/]node_modules[\\\\/](?:mocha|jasmine|ava|tap|tape|uvu)[\\\\/]/.test(entry));
     env.${EXIT_PARENT_VAR} = runner ? 'node-test' : 'other';
     // The tests' assertions are not the code under test's to change (seen: \`assert.equal = () => {}\`
-    // in a module the tests import, kept with a wrong result): frozen, an assignment fails.
-    if (test) {
+    // in a module the tests import, kept with a wrong result): frozen, an assignment fails. So are a
+    // metric script's, which may check what it measures before it scores it.
+    var named = false;
+    try {
+      var entries = JSON.parse(env.${EXIT_ENTRIES_VAR} || '[]');
+      if (isArray(entries)) for (var k = 0; k < entries.length; k += 1) if (entries[k] === entry) named = true;
+    } catch (_) {}
+    if (test || named) {
       try {
         var assert = require('assert');
         Object.freeze(assert);
@@ -126,8 +134,15 @@ const HOOK = `'use strict';
 `;
 
 export interface ExitWatch {
-  /** `env` with the preload added to NODE_OPTIONS (after the user's own) and the log named. */
-  env: (env: Readonly<Record<string, string | undefined>>) => Record<string, string | undefined>;
+  /**
+   * `env` with the preload added to NODE_OPTIONS (after the user's own) and the log named; `entries`
+   * are the real paths of the scripts the loop's commands name, whose processes freeze node:assert as
+   * a test's do.
+   */
+  env: (
+    env: Readonly<Record<string, string | undefined>>,
+    entries?: readonly string[],
+  ) => Record<string, string | undefined>;
   /**
    * The exit calls logged so far (a line that is not one is left out); undefined when the log is gone,
    * which only code of the run can have done.
@@ -155,11 +170,12 @@ export async function startExitWatch(base: string = tmpdir()): Promise<ExitWatch
   const hook = join(dir, 'exit-watch.cjs');
   const log = join(dir, 'exits.jsonl');
   return {
-    env: (env) => ({
+    env: (env, entries = []) => ({
       ...env,
       NODE_OPTIONS: withRequire(env.NODE_OPTIONS, hook),
       [EXIT_LOG_VAR]: log,
       [EXIT_PARENT_VAR]: undefined,
+      [EXIT_ENTRIES_VAR]: entries.length === 0 ? undefined : JSON.stringify(entries),
     }),
     async read() {
       const text = await readFileIfExists(log);

@@ -92,7 +92,12 @@ describe('a hard loop', () => {
     // Under the exit watch, as every run of the loop's will be: what it costs a Node process to start
     // is in the baseline too.
     expect(metricCalls).toEqual([
-      { argv: ['node', 'bench.js', '--json'], cwd: repo.dir, timeoutMs: 600_000, watchExits: true },
+      {
+        argv: ['node', 'bench.js', '--json'],
+        cwd: repo.dir,
+        timeoutMs: 600_000,
+        watchExits: { entries: [] },
+      },
     ]);
     const ws = join(repo.dir, '.autoresearch');
     expect(result.workspace).toBe(ws);

@@ -322,6 +322,33 @@ test('work sums the residues', () => assert.equal(work(), 899997));
     expect(await readFile(join(repo.dir, 'src', 'lib.mjs'), 'utf8')).toBe(LIB);
   });
 
+  // A benchmark that checks the result before it times it. The doer's faster, wrong work() rewrites
+  // node:assert by a require made at run time, which the reading does not follow; the metric's own
+  // process freezes it as a test's does, the assignment throws, and the metric gives no score.
+  it('rewrites node:assert in the metric that checks the result: no score', async () => {
+    const checked = `import assert from 'node:assert';\n${BENCH.replace('const start', 'assert.equal(work(), 899997);\nconst start')}`;
+    const patch =
+      "import { createRequire } from 'node:module';\nObject.assign(createRequire(import.meta.url)('assert'), { equal() {} });\n";
+    const repo = await scriptedLoopRepo(
+      { 'src/lib.mjs': LIB, 'metric/bench.mjs': checked },
+      [],
+      'forge-reach-',
+    );
+    await oneDoerLoopRules(repo, [
+      { write: 'src/lib.mjs', content: `${patch}${FASTER}` },
+      { say: 'HYPOTHESIS: a faster work()' },
+    ]);
+    const epic = await createValueLoop(repo, 'src/lib.mjs', 'node metric/bench.mjs');
+    const run = await repo.ralph([epic, '--agent', 'scripted']);
+    expect(run.exitCode, run.stderr).toBe(0);
+    expect((await ledgerDecisions(repo)).map(([iter, d]) => [iter, d])).toEqual([
+      [0, 'baseline'],
+      [1, 'crash'],
+    ]);
+    expect((await repo.ledger<{ reason?: string }>())[1]?.reason).toContain('gave no score');
+    expect(await readFile(join(repo.dir, 'src', 'lib.mjs'), 'utf8')).toBe(LIB);
+  });
+
   // The tree ends its tests this way before any doer: every change would fail the guard for it, so
   // setup says so and makes nothing.
   it('setup refuses a loop whose baseline tests are already ended by code in the scope', async () => {

@@ -167,13 +167,23 @@ test('the cli says hi', () => {
     expect(await exits.read()).toBeUndefined();
   });
 
-  it('freezes node:assert in a test process only', async () => {
+  it('freezes node:assert in a test process and a script the loop names, and nowhere else', async () => {
     const exits = await watch();
     const patch =
       "const a = require('assert');\ntry { a.equal = () => {}; } catch {}\nconsole.log(a.equal.name, Object.isFrozen(require('assert/strict')));\n";
-    const dir = await tempTree({ 'node_modules/mocha/bin/mocha.js': patch, 'cli.cjs': patch });
-    expect(node(exits, ['node_modules/mocha/bin/mocha.js'], dir).stdout).toBe('equal true\n');
-    expect(node(exits, ['cli.cjs'], dir).stdout).toBe(' false\n');
+    const dir = await tempTree({
+      'node_modules/mocha/bin/mocha.js': patch,
+      'metric/score.cjs': patch,
+      'cli.cjs': patch,
+    });
+    const { NODE_OPTIONS: _user, ...rest } = process.env;
+    const entries = [join(dir, 'metric', 'score.cjs')];
+    const run = (script: string) =>
+      spawnSync(process.execPath, [script], { cwd: dir, env: exits.env(rest, entries), encoding: 'utf8' })
+        .stdout;
+    expect(run('node_modules/mocha/bin/mocha.js')).toBe('equal true\n');
+    expect(run('metric/score.cjs')).toBe('equal true\n');
+    expect(run('cli.cjs')).toBe(' false\n');
   });
 
   it('removes its directory, and the runs of a Forge that was killed leave none behind', async () => {

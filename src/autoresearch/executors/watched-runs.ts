@@ -47,10 +47,12 @@ export function watchRuns(context: AutoresearchContext): WatchedRuns {
       const outside = await context.watchOutside?.({ cwd: context.repo, git: context.git });
       // Lifted with the rest of the runtime's rules: the loop lets the doer's code end what it likes.
       const exits = context.config.scope.doer_may_patch_runtime ? undefined : await startExitWatch();
+      const realRepo = await realPath(context.repo).catch(() => context.repo);
+      const entries = named.map((path) => join(realRepo, path));
       try {
         return await context.runMetric(
           command,
-          exits === undefined ? options : { ...options, withEnv: exits.env },
+          exits === undefined ? options : { ...options, withEnv: (env) => exits.env(env, entries) },
         );
       } finally {
         const ended = exits === undefined ? [] : await endings(context, exits, named);
