@@ -251,14 +251,9 @@ import { work } from '../src/index.mjs';
 test('work sums the residues', () => assert.equal(work(), 899997));
 `;
   const index = "export * from './lib.mjs';\n";
-  it.each([
-    ['at the top of a module the tests load', 'process.exit(0);\n', 'called from src/index.mjs:1'],
-    [
-      'through a microtask',
-      'queueMicrotask(process.exit.bind(process, 0));\n',
-      "handed to Node's timers or events",
-    ],
-  ])('%s: the guard fails, and the change is reverted', async (_name, exit, how) => {
+
+  /** One iteration of the guarded speed loop whose doer makes work() wrong and puts `prefix` atop the entry. */
+  async function guardedIteration(prefix: string) {
     const repo = await scriptedLoopRepo(
       { 'src/lib.mjs': LIB, 'src/index.mjs': index, 'metric/bench.mjs': BENCH, 'test/lib.test.mjs': test },
       [],
@@ -266,7 +261,7 @@ test('work sums the residues', () => assert.equal(work(), 899997));
     );
     await oneDoerLoopRules(repo, [
       { write: 'src/lib.mjs', content: FASTER },
-      { write: 'src/index.mjs', content: `${exit}${index}` },
+      { write: 'src/index.mjs', content: `${prefix}${index}` },
       { say: 'HYPOTHESIS: a faster work()' },
     ]);
     const epic = await createValueLoop(repo, 'src/lib.mjs', 'node metric/bench.mjs', [
@@ -275,15 +270,30 @@ test('work sums the residues', () => assert.equal(work(), 899997));
     ]);
     const run = await repo.ralph([epic, '--agent', 'scripted']);
     expect(run.exitCode, run.stderr).toBe(0);
-    expect((await ledgerDecisions(repo)).map(([iter, decision]) => [iter, decision])).toEqual([
+    // Whatever the decision, the doer's files are back as they were.
+    expect(await readFile(join(repo.dir, 'src', 'index.mjs'), 'utf8')).toBe(index);
+    expect(await readFile(join(repo.dir, 'src', 'lib.mjs'), 'utf8')).toBe(LIB);
+    return {
+      decisions: (await ledgerDecisions(repo)).map(([iter, decision]) => [iter, decision]),
+      reason: (await repo.ledger<{ reason?: string }>())[1]?.reason ?? '',
+    };
+  }
+
+  it.each([
+    ['at the top of a module the tests load', 'process.exit(0);\n', 'called from src/index.mjs:1'],
+    [
+      'through a microtask',
+      'queueMicrotask(process.exit.bind(process, 0));\n',
+      "handed to Node's timers or events",
+    ],
+  ])('%s: the guard fails, and the change is reverted', async (_name, exit, how) => {
+    const { decisions, reason } = await guardedIteration(exit);
+    expect(decisions).toEqual([
       [0, 'baseline'],
       [1, 'guard_failed'],
     ]);
-    const reason = (await repo.ledger<{ reason?: string }>())[1]?.reason ?? '';
     expect(reason).toContain('ended the process of test/lib.test.mjs with process.exit(0)');
     expect(reason).toContain(how);
-    expect(await readFile(join(repo.dir, 'src', 'index.mjs'), 'utf8')).toBe(index);
-    expect(await readFile(join(repo.dir, 'src', 'lib.mjs'), 'utf8')).toBe(LIB);
   });
 
   // The tests' assertions rewritten by a module they import, so the wrong work() passes them. Seen kept
@@ -297,29 +307,12 @@ test('work sums the residues', () => assert.equal(work(), 899997));
       'guard_failed',
     ],
   ])('rewrites node:assert, %s', async (_name, patch, decision) => {
-    const repo = await scriptedLoopRepo(
-      { 'src/lib.mjs': LIB, 'src/index.mjs': index, 'metric/bench.mjs': BENCH, 'test/lib.test.mjs': test },
-      [],
-      'forge-reach-',
-    );
-    await oneDoerLoopRules(repo, [
-      { write: 'src/lib.mjs', content: FASTER },
-      { write: 'src/index.mjs', content: `${patch}${index}` },
-      { say: 'HYPOTHESIS: a faster work()' },
-    ]);
-    const epic = await createValueLoop(repo, 'src/lib.mjs', 'node metric/bench.mjs', [
-      '--guard',
-      'tests=node --test test/',
-    ]);
-    const run = await repo.ralph([epic, '--agent', 'scripted']);
-    expect(run.exitCode, run.stderr).toBe(0);
-    expect((await ledgerDecisions(repo)).map(([iter, d]) => [iter, d])).toEqual([
+    const { decisions, reason } = await guardedIteration(patch);
+    expect(decisions).toEqual([
       [0, 'baseline'],
       [1, decision],
     ]);
-    const reason = (await repo.ledger<{ reason?: string }>())[1]?.reason ?? '';
     expect(reason).toContain(decision === 'tamper' ? 'assert.equal =' : 'guard tests exited with code 1');
-    expect(await readFile(join(repo.dir, 'src', 'lib.mjs'), 'utf8')).toBe(LIB);
   });
 
   // A benchmark that checks the result before it times it. The doer's faster, wrong work() rewrites
