@@ -6,6 +6,7 @@ import type { GuardConfig, Threshold, TrackConfig } from './config.js';
 import type { FailedGuard } from './ledger.js';
 import { extractScore } from './scorers.js';
 import { scoreTolerance } from './score-rules.js';
+import { fewerTestsThanBaseline, passedTests } from './test-summary.js';
 
 export type TrackValues = Record<string, number | null>;
 
@@ -19,6 +20,8 @@ export interface CheckRunOptions {
   signal?: AbortSignal;
   /** Each track's baseline figure, for relative thresholds; at baseline, leave it out. */
   baselineTracks?: TrackValues;
+  /** The tests each guard passed at baseline, as its runner's summary said: none may pass fewer. */
+  baselineGuardTests?: Readonly<Record<string, number>> | undefined;
 }
 
 /** Runs one command (argv, no shell) in `cwd`, killed after `timeoutMs`. */
@@ -37,6 +40,8 @@ export type ChecksOutcome =
       tracks: TrackValues;
       /** Why a track gave no figure, by name. */
       unreadable: Record<string, string>;
+      /** The tests each guard that passed passed, where its runner's summary says (test-summary.ts). */
+      guardTests: Record<string, number>;
     };
 
 /** How much of a failing command's output is kept for the ledger and the strategist. */
@@ -52,11 +57,26 @@ export async function runChecks(
   run: RunCheck,
   options: CheckRunOptions,
 ): Promise<ChecksOutcome> {
+  const guardTests: Record<string, number> = {};
   for (const guard of config.guards) {
     const result = await runOne(run, guard.argv, guard.timeout_seconds, options);
     if (result.aborted) return { aborted: true };
-    const failed = guardFailure(guard.name, result, guard.timeout_seconds);
-    if (failed !== undefined) return { aborted: false, failure: failed, tracks: {}, unreadable: {} };
+    const passed = passedTests(withoutColour(`${result.stdout}\n${result.stderr}`));
+    if (passed !== undefined) guardTests[guard.name] = passed;
+    const fewer = fewerTestsThanBaseline(guard.name, passed, options.baselineGuardTests?.[guard.name]);
+    const failed =
+      guardFailure(guard.name, result, guard.timeout_seconds) ??
+      (fewer === undefined
+        ? undefined
+        : {
+            name: guard.name,
+            kind: 'guard' as const,
+            exit_code: 0,
+            reason: fewer,
+            output_tail: outputTail(result),
+          });
+    if (failed !== undefined)
+      return { aborted: false, failure: failed, tracks: {}, unreadable: {}, guardTests };
   }
   const tracks: TrackValues = {};
   const results = new Map<string, ProcessResult>();
@@ -82,6 +102,7 @@ export async function runChecks(
       aborted: false,
       tracks,
       unreadable: Object.fromEntries(unreadable),
+      guardTests,
       failure: {
         name: track.name,
         kind: 'track',
@@ -91,7 +112,7 @@ export async function runChecks(
       },
     };
   }
-  return { aborted: false, tracks, unreadable: Object.fromEntries(unreadable) };
+  return { aborted: false, tracks, unreadable: Object.fromEntries(unreadable), guardTests };
 }
 
 function runOne(
@@ -130,6 +151,12 @@ export function guardFailure(
     reason: `guard ${name} ${reason}`,
     output_tail: outputTail(result),
   };
+}
+
+/** `text` without the terminal's colour codes, which a runner prints where it is told to (FORCE_COLOR). */
+function withoutColour(text: string): string {
+  // eslint-disable-next-line no-control-regex
+  return text.replace(/\u001b\[[0-9;]*m/g, '');
 }
 
 export function outputTail(result: ProcessResult): string {

@@ -33,6 +33,8 @@ const iterationStateSchema = z.object({
   guard_failure: failedGuardSchema().optional(),
   /** The tracks measured after the doer (for iteration 0: at loop creation). */
   tracks: z.record(z.string(), z.number().nullable()).optional(),
+  /** Iteration 0: the tests each guard passed at loop creation, as its runner's summary said. */
+  guard_tests: z.record(z.string(), z.number()).optional(),
   /** What agents of this iteration changed that was not theirs; a doer's entry makes it a `tamper`. */
   tamper: z
     .array(z.object({ role: z.string(), paths: z.array(z.string()), what: z.string().optional() }))

@@ -133,7 +133,7 @@ export async function setupLoop(
   }
 
   // Guards and tracks are measured on the baseline before anything is created, like the metric.
-  const baselineTracks = await checkBaseline(config, {
+  const { tracks: baselineTracks, guardTests } = await checkBaseline(config, {
     cwd: repo,
     run: (command, run) => exits.run([command.file, ...command.args], run),
   });
@@ -179,6 +179,10 @@ export async function setupLoop(
     epicId: epic.id,
     storeKind: ports.store.kind,
   };
+  // The floor of each guard's passed tests, for the loop's guard step.
+  if (Object.keys(guardTests).length > 0) {
+    await updateIterationState(ports.files, paths.root, 0, (s) => ({ ...s, guard_tests: guardTests }));
+  }
   let baseline: BaselineResult;
   let ended = false;
   if (measured !== undefined) {

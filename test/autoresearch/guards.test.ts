@@ -175,8 +175,50 @@ describe('running the checks', () => {
   it('passes when every guard exits 0 and every track keeps within its threshold', async () => {
     const fake = fakeRun({ size: { stdout: 'bytes: 104\n' } });
     const outcome = await runChecks(config, fake.run, { cwd: '/repo', baselineTracks: { size: 100 } });
-    expect(outcome).toEqual({ aborted: false, tracks: { size: 104 }, unreadable: {} });
+    expect(outcome).toEqual({ aborted: false, tracks: { size: 104 }, unreadable: {}, guardTests: {} });
     expect(fake.ran).toEqual([['tests', '--all'], ['lint'], ['size']]);
+  });
+
+  // A guard is an exit code, and an exit code says nothing of how many tests ran: the runner's
+  // summary does, and the baseline's count is the floor.
+  it('a passing guard that passed fewer tests than the baseline, or printed no count, fails', async () => {
+    const floor = { tests: 5 };
+    const counted = (stdout: string) =>
+      runChecks(config, fakeRun({ tests: { stdout }, size: { stdout: 'bytes: 100\n' } }).run, {
+        cwd: '/repo',
+        baselineTracks: { size: 100 },
+        baselineGuardTests: floor,
+      });
+    // Coloured, as a runner told FORCE_COLOR prints it.
+    expect(await counted('\u001b[32m  5 passing\u001b[39m (3ms)\n')).toEqual({
+      aborted: false,
+      tracks: { size: 100 },
+      unreadable: {},
+      guardTests: { tests: 5 },
+    });
+    expect(await counted('  7 passing (3ms)\n')).toMatchObject({ guardTests: { tests: 7 } });
+    expect(await counted('# pass 3\n# fail 0\n')).toMatchObject({
+      guardTests: { tests: 3 },
+      failure: {
+        name: 'tests',
+        kind: 'guard',
+        exit_code: 0,
+        reason:
+          'guard tests passed 3 tests where the baseline passed 5: a test that no longer runs passes nothing',
+      },
+    });
+    expect(await counted('')).toMatchObject({
+      failure: {
+        reason:
+          'guard tests printed no count of the tests it passed where the baseline passed 5: a test that no longer runs passes nothing',
+      },
+    });
+    // A guard with no floor (lint, or a loop made before floors were kept) is held to its exit code.
+    const unfloored = await runChecks(config, fakeRun({ size: { stdout: 'bytes: 100\n' } }).run, {
+      cwd: '/repo',
+      baselineTracks: { size: 100 },
+    });
+    expect(unfloored).not.toHaveProperty('failure');
   });
 
   it('stops at the first failing guard, with its name, exit code and output tail', async () => {

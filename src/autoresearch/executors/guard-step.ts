@@ -2,7 +2,7 @@
 // before the judge, and records the outcome for the judge (which skips a failed iteration) and the arbiter.
 import type { ExecutionRequest } from '../../loop/types.js';
 import { describeFailedGuard, runChecks } from '../guards.js';
-import { updateIterationState } from '../iteration-state.js';
+import { readIterationState, updateIterationState } from '../iteration-state.js';
 import { loadLedgerSummary } from '../ledger-summary.js';
 import { readLedger, type FailedGuard } from '../ledger.js';
 import { ledgerPath, type AutoresearchContext } from './context.js';
@@ -30,6 +30,8 @@ export async function runGuardStep(
       cwd: request.cwd,
       signal: request.signal,
       baselineTracks: await baselineTracks(context),
+      // Loops made before the floor was kept have none: their guards are held to their exit codes.
+      baselineGuardTests: (await readIterationState(context.files, workspace, 0)).guard_tests,
     },
   );
   if (outcome.aborted) return { aborted: true };

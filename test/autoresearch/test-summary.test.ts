@@ -1,0 +1,57 @@
+// How many tests a run passed, from its runner's summary (src/autoresearch/test-summary.ts), as each
+// runner prints it here or in its documented shape; and the rule that holds a guard to its baseline.
+import { describe, expect, it } from 'vitest';
+import { fewerTestsThanBaseline, passedTests } from '../../src/autoresearch/test-summary.js';
+
+describe('passedTests', () => {
+  it.each([
+    // Printed on this machine: Node 20 (TAP when not a terminal, the spec reporter in one), mocha 11,
+    // Python 3.11's unittest and pytest.
+    ['node --test, TAP', '1..2\n# tests 2\n# suites 0\n# pass 2\n# fail 0\n# skipped 0\n', 2],
+    ['node --test, spec', 'ℹ tests 4\nℹ pass 4\nℹ fail 0\n', 4],
+    ['mocha', '\n  2 passing (2ms)\n  1 pending\n', 2],
+    [
+      'unittest',
+      '..\n----------------------------------------------------------------------\nRan 2 tests in 0.000s\n\nOK\n',
+      2,
+    ],
+    ['pytest', '============================== 2 passed in 0.60s ===============================\n', 2],
+    ['pytest -q', '2 passed, 1 skipped in 0.54s\n', 2],
+    ['jest', 'Tests:       1 skipped, 4 passed, 5 total\n', 4],
+    ['vitest', '      Tests  4 passed | 1 skipped (5)\n', 4],
+    [
+      'cargo test, two binaries',
+      'test result: ok. 3 passed; 0 failed; 1 ignored;\ntest result: ok. 2 passed; 0 failed;\n',
+      5,
+    ],
+    ['rspec', '5 examples, 0 failures\n', 5],
+    ['phpunit', 'OK (6 tests, 9 assertions)\n', 6],
+    ['ava', '  3 tests passed\n', 3],
+    [
+      'go test -v',
+      '=== RUN   TestA\n--- PASS: TestA (0.00s)\n--- PASS: TestB (0.00s)\nok  \tpkg\t0.01s\n',
+      2,
+    ],
+    ['two runners in one script', '  2 passing (2ms)\nRan 3 tests in 0.001s\n', 5],
+  ])('%s', (_runner, output, passed) => {
+    expect(passedTests(output)).toBe(passed);
+  });
+
+  it('knows none in output that holds no summary', () => {
+    expect(passedTests('')).toBeUndefined();
+    expect(passedTests('ok  \tpkg\t0.01s\nall good\n2 passing cars\n')).toBeUndefined();
+  });
+});
+
+describe('fewerTestsThanBaseline', () => {
+  it('holds a guard to the count its baseline passed, when there was one', () => {
+    expect(fewerTestsThanBaseline('unit', 5, 5)).toBeUndefined();
+    expect(fewerTestsThanBaseline('unit', 6, 5)).toBeUndefined();
+    expect(fewerTestsThanBaseline('unit', 4, undefined)).toBeUndefined();
+    expect(fewerTestsThanBaseline('unit', undefined, undefined)).toBeUndefined();
+    expect(fewerTestsThanBaseline('unit', 4, 5)).toBe(
+      'guard unit passed 4 tests where the baseline passed 5: a test that no longer runs passes nothing',
+    );
+    expect(fewerTestsThanBaseline('unit', undefined, 5)).toContain('printed no count of the tests it passed');
+  });
+});
