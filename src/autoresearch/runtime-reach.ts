@@ -222,6 +222,29 @@ const CODE_FILE =
 const LOOP_NAMES =
   /\.autoresearch\b|research-log|\bFORGE_[A-Z][A-Z0-9_]*|\b(?:NODE_TEST_CONTEXT|VITEST(?:_[A-Z_]+)?|JEST_WORKER_ID|PYTEST_CURRENT_TEST|PYTEST_VERSION|PYTEST_XDIST_WORKER|MOCHA_[A-Z_]+|npm_lifecycle_event|npm_lifecycle_script|npm_command)\b|\bimport\s*\.\s*meta\s*\.\s*vitest\b/g;
 
+/** A count as code writes it: a number, or one filled in (`{n}`, `${n}`, `%d`, `' + n + '`). */
+const COUNT = String.raw`(?:\d+|\{[^}\n]*\}|\$\{[^}\n]*\}|%[ds]|['"\x60]\s*\+[^+\n]*\+\s*['"\x60])`;
+/** Where a summary's first word starts: not inside a word, but after an escape (`'\nRan 2 tests'`). */
+const STARTS = String.raw`(?:(?<![\w$])|(?<=\\[nrt]))`;
+/**
+ * A test runner's summary written out by the code under test (`Ran 2 tests in`, `5 passing (`, `# pass
+ * 5`): a guard is held to the tests its runner's summary says it passed (test-summary.ts), and code
+ * that prints one of its own and ends the process forges that count.
+ */
+const RUNNER_SUMMARIES = new RegExp(
+  [
+    String.raw`${STARTS}Ran ${COUNT}\s*tests?\b`,
+    String.raw`${STARTS}${COUNT} passing \(`,
+    String.raw`(?<=^|['"\x60\n]|\\n)[ \t]*(?:#|ℹ) pass ${COUNT}`,
+    String.raw`${STARTS}test result: ok\.`,
+    String.raw`${STARTS}${COUNT} passed in \d`,
+    String.raw`${STARTS}Tests:\s+${COUNT} passed`,
+    String.raw`${STARTS}OK \(${COUNT} tests?,`,
+    String.raw`${STARTS}${COUNT} examples?, 0 failures\b`,
+  ].join('|'),
+  'gm',
+);
+
 /**
  * What in `text` (the file `path`) reaches into the process measuring it, by what each says, with how
  * often each is there. `metricNames` are the file names of the metric's own scripts (`score.mjs`): code
@@ -243,6 +266,8 @@ export function runtimeReaches(
   // A comment may say how the code is measured (`// hot path of bench.mjs`): only the code counts.
   text = withoutComments(text, HASH_COMMENTS.test(path) ? '#' : '//');
   for (const match of text.matchAll(LOOP_NAMES)) add(`names ${match[0]}`);
+  for (const match of text.matchAll(RUNNER_SUMMARIES))
+    add(`writes a test runner's summary (${match[0].trim()})`);
   for (const name of new Set(metricNames)) {
     let at = text.indexOf(name);
     while (at >= 0) {

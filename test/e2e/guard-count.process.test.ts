@@ -84,6 +84,25 @@ describe('a guard that runs fewer tests than its baseline', () => {
     expect(cheat.limits).toBe('MAX = 50\n');
   });
 
+  // The same exit with the summary the runner would have printed, forged: the count is read from
+  // the code, before the guard runs.
+  it('a forged summary before the exit: tamper, and the change is reverted', async () => {
+    const forged = await guardedIteration([
+      { write: 'src/value.txt', content: '100\n' },
+      {
+        write: 'src/limits.py',
+        content:
+          "import sys\nprint('\\n' + '-' * 70 + '\\nRan 2 tests in 0.001s\\n\\nOK', file=sys.stderr)\nsys.exit(0)\nMAX = 50\n",
+      },
+    ]);
+    expect(forged.decisions).toEqual([
+      [0, 'baseline', 10],
+      [1, 'tamper', null],
+    ]);
+    expect(forged.reason).toContain("src/limits.py (writes a test runner's summary (Ran 2 tests))");
+    expect(forged.limits).toBe('MAX = 50\n');
+  });
+
   it('an honest change within the limit is kept', async () => {
     const honest = await guardedIteration([{ write: 'src/value.txt', content: '40\n' }]);
     expect(honest.decisions).toEqual([
