@@ -55,10 +55,11 @@ export function watchRuns(context: AutoresearchContext): WatchedRuns {
           exits === undefined ? options : { ...options, withEnv: (env) => exits.env(env, entries) },
         );
       } finally {
-        const ended = exits === undefined ? [] : await endings(context, exits, named);
         const change = await restoreTree(context.git, before, bookkeepingPaths(context), {
           leaveNewFiles: true,
         });
+        const ended =
+          exits === undefined ? [] : await endings(context, exits, [context.repo, realRepo], named);
         const outsideChange = await outside?.();
         const planted = [
           ...(await removePlanted(context.repo, change.left ?? [])),
@@ -83,6 +84,7 @@ export function watchRuns(context: AutoresearchContext): WatchedRuns {
 async function endings(
   context: AutoresearchContext,
   exits: ExitWatch,
+  roots: readonly string[],
   commandFiles: readonly string[],
 ): Promise<string[]> {
   const records = await exits.read();
@@ -91,7 +93,7 @@ async function endings(
   if (records === undefined)
     return ["removed the log in which Forge's exit watch records who ended a process"];
   return doerEndings(records, {
-    roots: [context.repo, await realPath(context.repo).catch(() => context.repo)],
+    roots,
     scope: context.config.scope.doer_paths,
     commandFiles,
   });
