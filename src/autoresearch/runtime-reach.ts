@@ -235,7 +235,7 @@ const RUNNER_SUMMARIES = new RegExp(
   [
     String.raw`${STARTS}Ran ${COUNT}\s*tests?\b`,
     String.raw`${STARTS}${COUNT} passing \(`,
-    String.raw`(?<=^|['"\x60\n]|\\n)[ \t]*(?:#|ℹ) pass ${COUNT}`,
+    String.raw`(?<=^|['"\x60\n]|\\n)[ \t]*(?:#|\u2139) pass ${COUNT}`,
     String.raw`${STARTS}test result: ok\.`,
     String.raw`${STARTS}${COUNT} passed in \d`,
     String.raw`${STARTS}Tests:\s+${COUNT} passed`,

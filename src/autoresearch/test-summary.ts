@@ -7,8 +7,8 @@
 
 /** Each runner's summary, with the number of tests it passed (or ran, where it says no more) in group 1. */
 const SUMMARIES: readonly { runner: string; pattern: RegExp }[] = [
-  // node --test: the spec reporter (`ℹ pass 5`) and TAP (`# pass 5`); tap's TAP too.
-  { runner: 'node --test', pattern: /^(?:ℹ|#) pass (\d+)\s*$/gm },
+  // node --test: the spec reporter (U+2139, then `pass 5`) and TAP (`# pass 5`); tap's TAP too.
+  { runner: 'node --test', pattern: /^(?:\u2139|#) pass (\d+)\s*$/gm },
   // mocha: `  5 passing (12ms)`.
   { runner: 'mocha', pattern: /^\s*(\d+) passing \(\d/gm },
   // jest (`Tests:       1 skipped, 4 passed, 5 total`) and vitest (`      Tests  4 passed (5)`).
