@@ -54,3 +54,28 @@ export function fewerTestsThanBaseline(
   const now = passed === undefined ? 'printed no count of the tests it passed' : `passed ${passed} tests`;
   return `guard ${name} ${now} where the baseline passed ${floor}: a test that no longer runs passes nothing`;
 }
+
+/**
+ * Flags that have a runner pick the tests by what changed or what failed last (`vitest --changed`,
+ * `jest -o`, `pytest --lf`): such a guard runs fewer tests by design, so no count holds it.
+ */
+const SOME_TESTS = new Set([
+  '--changed',
+  'related',
+  '--onlyChanged',
+  '--changedSince',
+  '--lastCommit',
+  '--findRelatedTests',
+  '--lf',
+  '--last-failed',
+  '--sw',
+  '--stepwise',
+  '--testmon',
+  '--picked',
+]);
+
+/** Whether `argv` runs only the tests a change touches or the last run failed. */
+export function runsSomeTests(argv: readonly string[]): boolean {
+  const jest = argv.some((word) => /(?:^|\/)jest(?:\.js)?$/.test(word));
+  return argv.some((word) => SOME_TESTS.has(word.split('=')[0] ?? '') || (jest && word === '-o'));
+}

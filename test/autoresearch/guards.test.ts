@@ -213,6 +213,17 @@ describe('running the checks', () => {
           'guard tests printed no count of the tests it passed where the baseline passed 5: a test that no longer runs passes nothing',
       },
     });
+    // A guard that picks its tests by what changed runs fewer by design: no count holds it.
+    const changed = parseLoopConfig(
+      { ...base, guards: [{ name: 'tests', command: 'vitest run --changed' }] },
+      FILE,
+    );
+    expect(
+      await runChecks(changed, fakeRun({ vitest: { stdout: '      Tests  1 passed (1)\n' } }).run, {
+        cwd: '/repo',
+        baselineGuardTests: floor,
+      }),
+    ).toEqual({ aborted: false, tracks: {}, unreadable: {}, guardTests: { tests: 1 } });
     // A guard with no floor (lint, or a loop made before floors were kept) is held to its exit code.
     const unfloored = await runChecks(config, fakeRun({ size: { stdout: 'bytes: 100\n' } }).run, {
       cwd: '/repo',

@@ -1,7 +1,7 @@
 // How many tests a run passed, from its runner's summary (src/autoresearch/test-summary.ts), as each
 // runner prints it here or in its documented shape; and the rule that holds a guard to its baseline.
 import { describe, expect, it } from 'vitest';
-import { fewerTestsThanBaseline, passedTests } from '../../src/autoresearch/test-summary.js';
+import { fewerTestsThanBaseline, passedTests, runsSomeTests } from '../../src/autoresearch/test-summary.js';
 
 describe('passedTests', () => {
   it.each([
@@ -53,5 +53,19 @@ describe('fewerTestsThanBaseline', () => {
       'guard unit passed 4 tests where the baseline passed 5: a test that no longer runs passes nothing',
     );
     expect(fewerTestsThanBaseline('unit', undefined, 5)).toContain('printed no count of the tests it passed');
+  });
+});
+
+describe('runsSomeTests', () => {
+  it('knows a guard that picks its tests by what changed or failed last', () => {
+    expect(runsSomeTests(['npx', 'vitest', 'run', '--changed'])).toBe(true);
+    expect(runsSomeTests(['npx', 'vitest', 'related', 'src/a.ts'])).toBe(true);
+    expect(runsSomeTests(['npx', 'jest', '-o'])).toBe(true);
+    expect(runsSomeTests(['node_modules/.bin/jest', '--changedSince=main'])).toBe(true);
+    expect(runsSomeTests(['python3', '-m', 'pytest', '--lf'])).toBe(true);
+    expect(runsSomeTests(['npm', 'test'])).toBe(false);
+    expect(runsSomeTests(['python3', '-m', 'pytest', '-k', 'fast'])).toBe(false);
+    // `-o` is jest's only under jest (pytest's sets an ini option).
+    expect(runsSomeTests(['python3', '-m', 'pytest', '-o', 'addopts='])).toBe(false);
   });
 });
