@@ -35,6 +35,8 @@ const iterationStateSchema = z.object({
   tracks: z.record(z.string(), z.number().nullable()).optional(),
   /** Iteration 0: the tests each guard passed at loop creation, as its runner's summary said. */
   guard_tests: z.record(z.string(), z.number()).optional(),
+  /** Iteration 0: the tests a test metric's baseline ran and passed or failed (its report or summary). */
+  metric_tests: z.number().int().nonnegative().optional(),
   /** What agents of this iteration changed that was not theirs; a doer's entry makes it a `tamper`. */
   tamper: z
     .array(z.object({ role: z.string(), paths: z.array(z.string()), what: z.string().optional() }))

@@ -145,16 +145,20 @@ function fencedBlocks(text: string): JsonCandidate[] {
 
 const RAW_OUTPUT_CHARS = 4000;
 
+/** A hard metric's judge output, with the tests its run counted (ScoreResult.tests). */
+export type HardVerdict = { ok: true; output: JudgeOutput; tests?: number } | { ok: false; reason: string };
+
 /** Turns the metric command's result into a judge output, or a failure the arbiter records as a crash. */
 export function judgeHardMetric(
   metric: Pick<HardMetricConfig, 'score' | 'timeout_seconds'>,
   result: ProcessResult,
-): JudgeVerdict {
+): HardVerdict {
   const score = extractScore(metric.score, result, metric.timeout_seconds);
   if (!score.ok) return score;
   const output = `${result.stdout}${result.stderr === '' ? '' : `\n[stderr]\n${result.stderr}`}`;
   return {
     ok: true,
+    ...(score.tests === undefined ? {} : { tests: score.tests }),
     output: {
       score: score.score,
       findings: [],

@@ -7,9 +7,15 @@ import { findJsonValues } from './json-text.js';
 import { countJunit } from './junit.js';
 import { countTap } from './tap.js';
 import type { Counted } from './test-counts.js';
+import { ranTests } from './test-summary.js';
 
-/** A score with the evidence it was read from, or why there is none (the arbiter records a crash). */
-export type ScoreResult = { ok: true; score: number; evidence: string } | { ok: false; reason: string };
+/**
+ * A score with the evidence it was read from, or why there is none (the arbiter records a crash). `tests`:
+ * the tests a test metric's run ran and passed or failed (a TAP or JUnit report's, or the runner's summary
+ * under an exit code), undefined where the output counts none; the loop holds it to the baseline's.
+ */
+export type ScoreResult =
+  { ok: true; score: number; evidence: string; tests?: number } | { ok: false; reason: string };
 
 /** How much of each stream the metric's runner keeps, as told to the user. */
 const OUTPUT_KEPT = `${Math.round(DEFAULT_KEPT_CHARS / 2 ** 20)} MiB`;
@@ -40,7 +46,7 @@ export function extractScore(
   if (source.from !== 'exit-code' && wasTruncated(result.stdout)) return truncated('stdout', exitCode);
   switch (source.from) {
     case 'exit-code':
-      return { ok: true, score: exitCode === 0 ? 100 : 0, evidence: `exit ${exitCode}` };
+      return exitCodeScore(result, exitCode);
     case 'regex':
       return scoreFromRegex(source.pattern, result, exitCode);
     case 'json':
@@ -50,6 +56,13 @@ export function extractScore(
     case 'junit':
       return percentPassed(countJunit(result.stdout), 'JUnit XML', result, exitCode);
   }
+}
+
+/** 100 for exit 0, else 0; with the tests the runner's summary says ran, where the output has one. */
+function exitCodeScore(result: ProcessResult, exitCode: number): ScoreResult {
+  const score: ScoreResult = { ok: true, score: exitCode === 0 ? 100 : 0, evidence: `exit ${exitCode}` };
+  const tests = ranTests(`${result.stdout}\n${result.stderr}`);
+  return tests === undefined ? score : { ...score, tests };
 }
 
 function truncated(stream: 'stdout' | 'stderr', exitCode: number): ScoreResult {
@@ -201,5 +214,6 @@ function percentPassed(
     ok: true,
     score: (passed / (passed + failed)) * 100,
     evidence: `${passed}/${passed + failed} passed${aside} (${format}, exit ${exitCode})`,
+    tests: passed + failed,
   };
 }

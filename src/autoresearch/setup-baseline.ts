@@ -14,6 +14,8 @@ import { writeArbiterSignal, type ArbiterSignal } from './signals.js';
 export interface MeasuredBaseline {
   output: JudgeOutput;
   durationMs: number;
+  /** The tests a test metric's baseline ran and passed or failed: the floor of every later run. */
+  tests?: number;
 }
 
 /**
@@ -37,7 +39,11 @@ export async function measureHardBaseline(
       hint: `Fix the metric command or --score and run again; nothing was created.${tail === '' ? '' : `\nLast output:\n${tail}`}`,
     });
   }
-  return { output: verdict.output, durationMs: verdict.durationMs };
+  return {
+    output: verdict.output,
+    durationMs: verdict.durationMs,
+    ...(verdict.tests === undefined ? {} : { tests: verdict.tests }),
+  };
 }
 
 export async function recordHardBaseline(

@@ -179,9 +179,14 @@ export async function setupLoop(
     epicId: epic.id,
     storeKind: ports.store.kind,
   };
-  // The floor of each guard's passed tests, for the loop's guard step.
-  if (Object.keys(guardTests).length > 0) {
-    await updateIterationState(ports.files, paths.root, 0, (s) => ({ ...s, guard_tests: guardTests }));
+  // The floor of each guard's passed tests, for the loop's guard step, and of the metric's tests.
+  const metricTests = measured?.tests;
+  if (Object.keys(guardTests).length > 0 || metricTests !== undefined) {
+    await updateIterationState(ports.files, paths.root, 0, (s) => ({
+      ...s,
+      ...(Object.keys(guardTests).length > 0 ? { guard_tests: guardTests } : {}),
+      ...(metricTests === undefined ? {} : { metric_tests: metricTests }),
+    }));
   }
   let baseline: BaselineResult;
   let ended = false;

@@ -319,6 +319,7 @@ describe('extractScore: tap and junit', () => {
       ok: true,
       score: (2 / 3) * 100,
       evidence: '2/3 passed, 1 skipped (TAP, exit 0)',
+      tests: 3,
     });
     expect(score({ from: 'tap' }, { stdout: 'nothing' })).toMatchObject({
       ok: false,
@@ -342,6 +343,7 @@ describe('extractScore: tap and junit', () => {
       ok: true,
       score: 75,
       evidence: '6/8 passed, 2 skipped (JUnit XML, exit 1)',
+      tests: 8,
     });
     const suite = '<testsuite tests="4" failures="2"></testsuite>';
     expect(score({ from: 'junit' }, { stdout: suite, exitCode: 1 })).toMatchObject({ ok: true, score: 50 });

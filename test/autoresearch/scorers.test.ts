@@ -156,7 +156,12 @@ describe('TAP: a crash is never a score', () => {
 
   it('a failing nested subtest under a failing parent counts once, as the parent', () => {
     const stdout = '# Subtest: g\n    ok 1 - x\n    not ok 2 - y\n    1..2\nnot ok 1 - g\nok 2 - h\n1..2\n';
-    expect(score(tap, stdout, 1)).toEqual({ ok: true, score: 50, evidence: '1/2 passed (TAP, exit 1)' });
+    expect(score(tap, stdout, 1)).toEqual({
+      ok: true,
+      score: 50,
+      evidence: '1/2 passed (TAP, exit 1)',
+      tests: 2,
+    });
   });
 
   it('reads trailers with any spacing and checks them against the points', () => {
@@ -183,6 +188,7 @@ describe('TAP: a crash is never a score', () => {
       ok: true,
       score: 50,
       evidence: '1/2 passed, 2 todo (TAP, exit 1)',
+      tests: 2,
     });
   });
 
@@ -277,6 +283,7 @@ describe('JUnit XML: a crash is never a score', () => {
       ok: true,
       score: 50,
       evidence: '2/4 passed, 1 skipped (JUnit XML, exit 1)',
+      tests: 4,
     });
   });
 
@@ -297,5 +304,52 @@ describe('JUnit XML: a crash is never a score', () => {
       '<testsuite tests="4" failures="1"><testsuite tests="2" failures="1"></testsuite>' +
       '<testsuite tests="2" failures="0"></testsuite></testsuite>';
     expect(score(junit, xml, 1)).toMatchObject({ ok: true, score: 75 });
+  });
+});
+
+// A test metric's run says how many tests it counted (ScoreResult.tests); the loop holds later runs to
+// the baseline's. Skipped tests are not among them.
+describe('the tests a score counted', () => {
+  it('a TAP or JUnit pass rate counts the tests that passed or failed', () => {
+    expect(
+      score({ from: 'tap' }, '1..4\nok 1 - a\nnot ok 2 - b\nok 3 - c # SKIP\nok 4 - d\n', 1),
+    ).toMatchObject({
+      ok: true,
+      tests: 3,
+    });
+    const junit =
+      '<testsuite tests="3" failures="0" skipped="2"><testcase name="a"/><testcase name="b"><skipped/></testcase><testcase name="c"><skipped/></testcase></testsuite>';
+    expect(score({ from: 'junit' }, junit)).toMatchObject({ ok: true, score: 100, tests: 1 });
+  });
+
+  it("an exit code counts what the runner's summary says ran, on stdout or stderr", () => {
+    const unittest = {
+      ...result('', 1),
+      stderr:
+        '.F\n----------------------------------------------------------------------\nRan 2 tests in 0.001s\n\nFAILED (failures=1)\n',
+    };
+    expect(extractScore({ from: 'exit-code' }, unittest)).toEqual({
+      ok: true,
+      score: 0,
+      evidence: 'exit 1',
+      tests: 2,
+    });
+    expect(score({ from: 'exit-code' }, '1..2\n# pass 2\n# fail 0\n')).toMatchObject({
+      score: 100,
+      tests: 2,
+    });
+    // A build or a linter prints no summary: its exit code stands alone.
+    expect(score({ from: 'exit-code' }, 'compiled 12 files\n')).toEqual({
+      ok: true,
+      score: 100,
+      evidence: 'exit 0',
+    });
+  });
+
+  it('a score read from a number counts none', () => {
+    expect(score({ from: 'json', path: 'score' }, '{"score": 5}\nRan 2 tests in 0.1s\n')).not.toHaveProperty(
+      'tests',
+    );
+    expect(score({ from: 'regex', pattern: 'ops: (\\d+)' }, 'ops: 7\n')).not.toHaveProperty('tests');
   });
 });

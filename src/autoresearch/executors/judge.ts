@@ -5,7 +5,7 @@ import type { Command, ProcessResult } from '../../infra/process.js';
 import type { Executor, ExecutionResult } from '../../loop/types.js';
 import { judgeOutputPath, parseJudgeAnswer, writeJudgeOutput } from '../judge-output.js';
 import { measureHardMetric } from '../measure.js';
-import { updateIterationState } from '../iteration-state.js';
+import { readIterationState, updateIterationState } from '../iteration-state.js';
 import { withJudgeCheckout, type JudgeCheckout } from '../judge-checkout.js';
 import { describeTreeChange, restoreTree, snapshotTree, type TreeChange } from '../tree-snapshot.js';
 import { recordSpend } from '../spend.js';
@@ -66,8 +66,11 @@ async function judgeWithCommand(
   const metric = context.config.metric;
   if (metric.type !== 'hard') throw new Error('unreachable: hard metric expected');
   const watched = watchRuns(context);
-  const verdict = await measureHardMetric(metric, metric.repeat ?? 1, () =>
-    runHardMetric(context, request, watched.run),
+  const verdict = await measureHardMetric(
+    metric,
+    metric.repeat ?? 1,
+    () => runHardMetric(context, request, watched.run),
+    await metricTestsFloor(context),
   );
   if (!verdict.ok && verdict.aborted)
     return { outcome: 'aborted', message: 'The metric command was stopped.', agent: 'metric' };
@@ -92,6 +95,14 @@ async function judgeWithCommand(
       evidence: verdict.output.evidence,
     },
   };
+}
+
+/**
+ * The tests the metric's baseline counted (iteration 0's `metric_tests`), which every later run must
+ * reach; undefined for a metric that counts none, and for loops made before the floor was kept.
+ */
+export async function metricTestsFloor(context: AutoresearchContext): Promise<number | undefined> {
+  return (await readIterationState(context.files, context.workspace, 0)).metric_tests;
 }
 
 /**

@@ -7,7 +7,7 @@ import type { LedgerSummary } from '../ledger-summary.js';
 import { measureHardMetric } from '../measure.js';
 import { median, needsRemeasure } from '../noise.js';
 import type { AutoresearchContext } from './context.js';
-import { runHardMetric } from './judge.js';
+import { metricTestsFloor, runHardMetric } from './judge.js';
 import { describeChangingRun, watchRuns } from './watched-runs.js';
 
 export type Remeasured =
@@ -45,8 +45,11 @@ export async function remeasureWithinNoise(
   });
   if (!wanted) return unchanged;
   const watched = watchRuns(context);
-  const again = await measureHardMetric(metric, metric.repeat ?? 1, () =>
-    runHardMetric(context, request, watched.run),
+  const again = await measureHardMetric(
+    metric,
+    metric.repeat ?? 1,
+    () => runHardMetric(context, request, watched.run),
+    await metricTestsFloor(context),
   );
   if (!again.ok && again.aborted) return { ok: false, aborted: true };
   // The first score came from code that, measured again, rewrote the tree: neither run counts.
