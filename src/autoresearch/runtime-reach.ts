@@ -9,6 +9,7 @@
 // says so. Pure: the caller hands each file's text as it was at the iteration's base and as the doer
 // left it.
 
+import { outsidePaths } from './outside-paths.js';
 import { countMatches } from './match-counts.js';
 import { isTestFile } from './test-files.js';
 
@@ -139,8 +140,8 @@ const LANGUAGES: readonly Language[] = [
  * where the score is printed: print (a score of its own, before the metric's), end the process (before
  * the metric prints: seen, `console.log('{"value":1e9}'); process.exit(0)` kept at 1e9), have a child
  * print for it, ask who loaded it, keep what it computed where the next run finds it (a home, `/tmp`),
- * or import what no reading can name. Code the metric runs as a program apart (a CLI it spawns) is
- * not read for this: printing and exiting are its job.
+ * import what no reading can name, or read what no commit holds (outside-paths.ts). Code the metric
+ * runs as a program apart (a CLI it spawns) is not read for this: printing and exiting are its job.
  */
 const LOADED: readonly { file: RegExp; comment: '#' | '//'; patterns: readonly RegExp[] }[] = [
   {
@@ -204,6 +205,7 @@ export function loadedCodeReaches(text: string, path: string): Map<string, numbe
     const code = withoutComments(text, language.comment);
     // `console.log(` is said `console.log`.
     countMatches(code, language.patterns, found, /^\s+|[\s([]+$/g);
+    for (const [key, count] of outsidePaths(code, path)) found.set(key, (found.get(key) ?? 0) + count);
   }
   return found;
 }
