@@ -163,10 +163,11 @@ const LOADED: readonly { file: RegExp; comment: '#' | '//'; patterns: readonly R
       /\bstdio\s*:\s*(?:['"`]inherit['"`]|\[[^\]\n]*(?:['"`]inherit['"`]|\b[12]\b|process))/gm,
       /\brequire\s*\.\s*main\b|\bmodule\s*\.\s*(?:parent|children)\b|\bimport\s*\.\s*meta\s*\.\s*main\b/gm,
       /\bError\s*\.\s*(?:captureStackTrace|prepareStackTrace)\b|\bnew\s+Error\s*\([^()\n]*\)\s*\.\s*stack\b/gm,
-      // A place that outlives the run: each run has a temp folder of its own, but not a home or `/tmp`
-      // named outright, where one run can leave what the next reads (its results, cached).
+      // A place that outlives the run: each run has a temp folder of its own, but not a home, `/tmp` or
+      // another writable folder of the machine named outright (`/var/cache`, `/srv`, `/opt`), where one
+      // run, or the doer's turn, can leave what the next reads (its results, cached).
       /\bhomedir\s*\(|\bprocess\s*\.\s*env\s*(?:\.\s*|\[\s*['"`])(?:HOME|USERPROFILE|XDG_\w+)\b/gm,
-      /['"`](?:\/(?:tmp|var\/tmp|dev\/shm)(?:\/|['"`])|~\/)/gm,
+      /['"`](?:\/(?:tmp|var|dev\/shm|run|home|root|srv|opt|mnt|media|Users|Volumes|private)(?:\/|['"`])|~\/)/gm,
       // An import by a name computed as it runs: what it loads, no reading follows.
       /(?<![\w$.])(?:require|import)\s*\(\s*(?!['"][^'"\n]*['"]\s*[,)]|`[^`$\n]*`\s*[,)])/gm,
     ],
@@ -189,7 +190,7 @@ const LOADED: readonly { file: RegExp; comment: '#' | '//'; patterns: readonly R
       /\bimportlib\s*\.\s*(?:import_module|reload|util|machinery)\b/gm,
       // A place that outlives the run (the run's own temp folder does not).
       /\bexpanduser\s*\(|\bPath\s*\.\s*home\s*\(|\b(?:environ|getenv)\b[^\n]{0,12}['"](?:HOME|USERPROFILE|XDG_\w+)['"]/gm,
-      /['"](?:\/(?:tmp|var\/tmp|dev\/shm)(?:\/|['"])|~\/)/gm,
+      /['"](?:\/(?:tmp|var|dev\/shm|run|home|root|srv|opt|mnt|media|Users|Volumes|private)(?:\/|['"])|~\/)/gm,
     ],
   },
 ];

@@ -294,6 +294,11 @@ describe('loadedCodeReaches', () => {
     ['src/a.py', "CACHE = Path.home() / '.work'", 'Path.home'],
     ['src/a.py', "base = os.environ['XDG_CACHE_HOME']", "environ['XDG_CACHE_HOME'"],
     ['src/a.py', "open('/dev/shm/work', 'wb')", "'/dev/shm/"],
+    // Any writable folder of the machine, named outright: the doer's turn can leave a value there.
+    ['src/a.mjs', "readFileSync('/var/cache/work.json')", "'/var/"],
+    ['src/a.mjs', 'readFileSync(`/srv/${name}`)', '`/srv/'],
+    ['src/a.py', "open('/root/.work')", "'/root/"],
+    ['src/a.py', "open('/opt/cache/work')", "'/opt/"],
   ])('%s: finds %s', (path, line, key) => {
     expect(loaded(line, path)).toEqual([key]);
   });
@@ -310,6 +315,8 @@ describe('loadedCodeReaches', () => {
       "/* process.exit(0) */ export const ok = 'console.log';",
       'export function work(items) { return items.map((item) => item * 2); }',
       'const out = [];',
+      "const words = readFileSync('/usr/share/dict/words', 'utf8');",
+      "const cpus = readFileSync('/proc/cpuinfo', 'utf8');",
     ].join('\n');
     expect(loaded(js, 'src/lib.mjs')).toEqual([]);
     const py = [
