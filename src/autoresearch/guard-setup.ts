@@ -59,8 +59,9 @@ function trackFile(track: TrackOptions): NonNullable<LoopConfigFile['tracks']>[n
 export async function checkBaseline(
   config: ChecksConfig,
   options: { cwd: string; run: RunCheck },
-): Promise<{ tracks: TrackValues; guardTests: Record<string, number> }> {
-  if (config.guards.length === 0 && config.tracks.length === 0) return { tracks: {}, guardTests: {} };
+): Promise<{ tracks: TrackValues; guardTests: Record<string, number>; trackTests: Record<string, number> }> {
+  if (config.guards.length === 0 && config.tracks.length === 0)
+    return { tracks: {}, guardTests: {}, trackTests: {} };
   const outcome = await runChecks(config, options.run, { cwd: options.cwd });
   if (outcome.aborted) throw new AppError('The guards were interrupted; nothing was created.');
   const refuse = (message: string, fix: string, tail: string) =>
@@ -91,5 +92,5 @@ export async function checkBaseline(
       '',
     );
   }
-  return { tracks: outcome.tracks, guardTests: outcome.guardTests };
+  return { tracks: outcome.tracks, guardTests: outcome.guardTests, trackTests: outcome.trackTests };
 }

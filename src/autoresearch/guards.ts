@@ -4,6 +4,7 @@
 import type { Command, ProcessResult } from '../infra/process.js';
 import type { GuardConfig, Threshold, TrackConfig } from './config.js';
 import type { FailedGuard } from './ledger.js';
+import { fewerThanBaseline } from './measure.js';
 import { extractScore } from './scorers.js';
 import { scoreTolerance } from './score-rules.js';
 import { fewerTestsThanBaseline, passedTests, runsSomeTests } from './test-summary.js';
@@ -22,6 +23,8 @@ export interface CheckRunOptions {
   baselineTracks?: TrackValues;
   /** The tests each guard passed at baseline, as its runner's summary said: none may pass fewer. */
   baselineGuardTests?: Readonly<Record<string, number>> | undefined;
+  /** The tests each test track counted at baseline (ScoreResult.tests): one that counts fewer has no figure. */
+  baselineTrackTests?: Readonly<Record<string, number>> | undefined;
 }
 
 /** Runs one command (argv, no shell) in `cwd`, killed after `timeoutMs`. */
@@ -42,6 +45,8 @@ export type ChecksOutcome =
       unreadable: Record<string, string>;
       /** The tests each guard that passed passed, where its runner's summary says (test-summary.ts). */
       guardTests: Record<string, number>;
+      /** The tests each track's run counted, passed or failed, where its figure is a test report's. */
+      trackTests: Record<string, number>;
     };
 
 /** How much of a failing command's output is kept for the ledger and the strategist. */
@@ -78,18 +83,25 @@ export async function runChecks(
             output_tail: outputTail(result),
           });
     if (failed !== undefined)
-      return { aborted: false, failure: failed, tracks: {}, unreadable: {}, guardTests };
+      return { aborted: false, failure: failed, tracks: {}, unreadable: {}, guardTests, trackTests: {} };
   }
   const tracks: TrackValues = {};
   const results = new Map<string, ProcessResult>();
   const unreadable = new Map<string, string>();
+  const trackTests: Record<string, number> = {};
   for (const track of config.tracks) {
     const result = await runOne(run, track.argv, track.timeout_seconds, options);
     if (result.aborted) return { aborted: true };
     results.set(track.name, result);
     const score = extractScore(track.score, result, track.timeout_seconds);
-    tracks[track.name] = score.ok ? score.score : null;
+    if (score.ok && score.tests !== undefined) trackTests[track.name] = score.tests;
+    // A test track is a figure over as many tests as its baseline counted (see measureHardMetric).
+    const fewer = score.ok
+      ? fewerThanBaseline(score.tests, options.baselineTrackTests?.[track.name], `the track's run`)
+      : undefined;
+    tracks[track.name] = score.ok && fewer === undefined ? score.score : null;
     if (!score.ok) unreadable.set(track.name, score.reason.replace(/the metric command/g, 'the command'));
+    else if (fewer !== undefined) unreadable.set(track.name, fewer);
   }
   const baseline = options.baselineTracks ?? tracks;
   for (const track of config.tracks) {
@@ -105,6 +117,7 @@ export async function runChecks(
       tracks,
       unreadable: Object.fromEntries(unreadable),
       guardTests,
+      trackTests,
       failure: {
         name: track.name,
         kind: 'track',
@@ -114,7 +127,7 @@ export async function runChecks(
       },
     };
   }
-  return { aborted: false, tracks, unreadable: Object.fromEntries(unreadable), guardTests };
+  return { aborted: false, tracks, unreadable: Object.fromEntries(unreadable), guardTests, trackTests };
 }
 
 function runOne(

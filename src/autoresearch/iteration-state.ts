@@ -37,6 +37,8 @@ const iterationStateSchema = z.object({
   guard_tests: z.record(z.string(), z.number()).optional(),
   /** Iteration 0: the tests a test metric's baseline ran and passed or failed (its report or summary). */
   metric_tests: z.number().int().nonnegative().optional(),
+  /** Iteration 0: the tests each test track (TAP, JUnit, an exit code's summary) counted, by name. */
+  track_tests: z.record(z.string(), z.number()).optional(),
   /** What agents of this iteration changed that was not theirs; a doer's entry makes it a `tamper`. */
   tamper: z
     .array(z.object({ role: z.string(), paths: z.array(z.string()), what: z.string().optional() }))

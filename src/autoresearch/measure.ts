@@ -24,10 +24,14 @@ export type Measurement =
  * over fewer tests is a score of other work: a failing test that no longer runs, or that the code under
  * test turned into a skip, drops out of a pass rate and lets the suite exit 0.
  */
-export function fewerThanBaseline(tests: number | undefined, floor: number | undefined): string | undefined {
+export function fewerThanBaseline(
+  tests: number | undefined,
+  floor: number | undefined,
+  run = "the metric's run",
+): string | undefined {
   if (floor === undefined || (tests !== undefined && tests >= floor)) return undefined;
   const now = tests === undefined ? 'counted no tests' : `counted ${tests} test${tests === 1 ? '' : 's'}`;
-  return `the metric's run ${now} that passed or failed, where the baseline's counted ${floor}: a test that is skipped or no longer runs is no score`;
+  return `${run} ${now} that passed or failed, where the baseline's counted ${floor}: a test that is skipped or no longer runs is no score`;
 }
 
 /**

@@ -133,7 +133,11 @@ export async function setupLoop(
   }
 
   // Guards and tracks are measured on the baseline before anything is created, like the metric.
-  const { tracks: baselineTracks, guardTests } = await checkBaseline(config, {
+  const {
+    tracks: baselineTracks,
+    guardTests,
+    trackTests,
+  } = await checkBaseline(config, {
     cwd: repo,
     run: (command, run) => exits.run([command.file, ...command.args], run),
   });
@@ -179,15 +183,16 @@ export async function setupLoop(
     epicId: epic.id,
     storeKind: ports.store.kind,
   };
-  // The floor of each guard's passed tests, for the loop's guard step, and of the metric's tests.
+  // The floor of each guard's passed tests, for the loop's guard step, and of the metric's and the
+  // tracks' tests.
   const metricTests = measured?.tests;
-  if (Object.keys(guardTests).length > 0 || metricTests !== undefined) {
-    await updateIterationState(ports.files, paths.root, 0, (s) => ({
-      ...s,
-      ...(Object.keys(guardTests).length > 0 ? { guard_tests: guardTests } : {}),
-      ...(metricTests === undefined ? {} : { metric_tests: metricTests }),
-    }));
-  }
+  const floors = {
+    ...(Object.keys(guardTests).length > 0 ? { guard_tests: guardTests } : {}),
+    ...(metricTests === undefined ? {} : { metric_tests: metricTests }),
+    ...(Object.keys(trackTests).length > 0 ? { track_tests: trackTests } : {}),
+  };
+  if (Object.keys(floors).length > 0)
+    await updateIterationState(ports.files, paths.root, 0, (s) => ({ ...s, ...floors }));
   let baseline: BaselineResult;
   let ended = false;
   if (measured !== undefined) {

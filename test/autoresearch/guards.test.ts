@@ -175,7 +175,13 @@ describe('running the checks', () => {
   it('passes when every guard exits 0 and every track keeps within its threshold', async () => {
     const fake = fakeRun({ size: { stdout: 'bytes: 104\n' } });
     const outcome = await runChecks(config, fake.run, { cwd: '/repo', baselineTracks: { size: 100 } });
-    expect(outcome).toEqual({ aborted: false, tracks: { size: 104 }, unreadable: {}, guardTests: {} });
+    expect(outcome).toEqual({
+      aborted: false,
+      tracks: { size: 104 },
+      unreadable: {},
+      guardTests: {},
+      trackTests: {},
+    });
     expect(fake.ran).toEqual([['tests', '--all'], ['lint'], ['size']]);
   });
 
@@ -195,6 +201,7 @@ describe('running the checks', () => {
       tracks: { size: 100 },
       unreadable: {},
       guardTests: { tests: 5 },
+      trackTests: {},
     });
     expect(await counted('  7 passing (3ms)\n')).toMatchObject({ guardTests: { tests: 7 } });
     expect(await counted('# pass 3\n# fail 0\n')).toMatchObject({
@@ -223,13 +230,49 @@ describe('running the checks', () => {
         cwd: '/repo',
         baselineGuardTests: floor,
       }),
-    ).toEqual({ aborted: false, tracks: {}, unreadable: {}, guardTests: { tests: 1 } });
+    ).toEqual({ aborted: false, tracks: {}, unreadable: {}, guardTests: { tests: 1 }, trackTests: {} });
     // A guard with no floor (lint, or a loop made before floors were kept) is held to its exit code.
     const unfloored = await runChecks(config, fakeRun({ size: { stdout: 'bytes: 100\n' } }).run, {
       cwd: '/repo',
       baselineTracks: { size: 100 },
     });
     expect(unfloored).not.toHaveProperty('failure');
+  });
+
+  // A track read from a test report is a figure over as many tests as its baseline counted, like the
+  // metric: one that counts fewer (a failing test turned into a skip) has no figure.
+  it('a test track that counts fewer tests than the baseline has no figure, and fails its threshold', async () => {
+    const tracked = parseLoopConfig(
+      {
+        ...base,
+        tracks: [
+          { name: 'rate', command: 'rate', score: { from: 'tap' }, min: 50 },
+          { name: 'seen', command: 'seen', score: { from: 'tap' } },
+        ],
+      },
+      FILE,
+    );
+    const tap = '1..3\nok 1 - a\nok 2 - b # SKIP\nok 3 - c # SKIP\n';
+    const checked = (floor?: Record<string, number>) =>
+      runChecks(tracked, fakeRun({ rate: { stdout: tap }, seen: { stdout: tap } }).run, {
+        cwd: '/repo',
+        baselineTracks: { rate: 50, seen: 50 },
+        ...(floor === undefined ? {} : { baselineTrackTests: floor }),
+      });
+    expect(await checked()).toEqual({
+      aborted: false,
+      tracks: { rate: 100, seen: 100 },
+      unreadable: {},
+      guardTests: {},
+      trackTests: { rate: 1, seen: 1 },
+    });
+    const fewer = "the track's run counted 1 test that passed or failed, where the baseline's counted 3";
+    const held = await checked({ rate: 3, seen: 3 });
+    expect(held).toMatchObject({
+      tracks: { rate: null, seen: null },
+      unreadable: { seen: expect.stringContaining(fewer) },
+      failure: { name: 'rate', kind: 'track', reason: expect.stringContaining(fewer) },
+    });
   });
 
   it('stops at the first failing guard, with its name, exit code and output tail', async () => {

@@ -47,7 +47,12 @@ const FIXED = 'def one():\n    return 1\n\ndef two():\n    return 2\n\ndef three
 
 beforeAll(assertBuilt);
 
-async function metricIteration(metric: string, score: string, doerWrites: string) {
+async function metricIteration(
+  metric: string,
+  score: string,
+  doerWrites: string,
+  extraArgs: readonly string[] = [],
+) {
   const repo = await scriptedLoopRepo(
     {
       'src/value.py': BASELINE,
@@ -62,16 +67,17 @@ async function metricIteration(metric: string, score: string, doerWrites: string
     { write: 'src/value.py', content: doerWrites },
     { say: 'HYPOTHESIS: the values' },
   ]);
-  const epic = await createValueLoop(repo, 'src/value.py', metric, ['--score', score]);
+  const epic = await createValueLoop(repo, 'src/value.py', metric, ['--score', score, ...extraArgs]);
   const run = await repo.ralph([epic, '--agent', 'scripted']);
   expect(run.exitCode, run.stderr).toBe(0);
   const state = JSON.parse(
     await readFile(join(repo.dir, '.autoresearch', 'iterations', 'iter-0.json'), 'utf8'),
-  ) as { metric_tests?: number };
+  ) as { metric_tests?: number; track_tests?: Record<string, number> };
   return {
     decisions: await ledgerDecisions(repo),
     reason: (await repo.ledger<{ reason?: string }>())[1]?.reason ?? '',
     floor: state.metric_tests,
+    trackFloor: state.track_tests,
     value: await readFile(join(repo.dir, 'src', 'value.py'), 'utf8'),
   };
 }
@@ -98,6 +104,23 @@ describe('a test metric that counts fewer tests than its baseline', () => {
       [1, 'crash', null],
     ]);
     expect(cheat.reason).toContain("counted 1 test that passed or failed, where the baseline's counted 3");
+    expect(cheat.value).toBe(BASELINE);
+  });
+
+  // A track read from the same report is held the same way: with a threshold, the iteration fails it.
+  it('a JUnit track whose failing tests became skips has no figure, and fails its threshold', async () => {
+    const tracked = ['--track', 'rate=python3 metric/score.py', '--track-score', 'rate=junit'];
+    const cheat = await metricIteration('python3 -m unittest tests.test_value', 'exit-code', SKIPPING, [
+      ...tracked,
+      '--track-min',
+      'rate=30',
+    ]);
+    expect(cheat.trackFloor).toEqual({ rate: 3 });
+    expect(cheat.decisions).toEqual([
+      [0, 'baseline', 0],
+      [1, 'guard_failed', null],
+    ]);
+    expect(cheat.reason).toContain("the track's run counted 1 test that passed or failed");
     expect(cheat.value).toBe(BASELINE);
   });
 

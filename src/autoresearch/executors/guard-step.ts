@@ -30,8 +30,8 @@ export async function runGuardStep(
       cwd: request.cwd,
       signal: request.signal,
       baselineTracks: await baselineTracks(context),
-      // Loops made before the floor was kept have none: their guards are held to their exit codes.
-      baselineGuardTests: (await readIterationState(context.files, workspace, 0)).guard_tests,
+      // Loops made before the floors were kept have none: their guards are held to their exit codes.
+      ...(await baselineFloors(context.files, workspace)),
     },
   );
   if (outcome.aborted) return { aborted: true };
@@ -80,5 +80,17 @@ function treeChangeFailure(
     exit_code: null,
     reason: describeChangingRun(run, `${kind} ${name}`),
     output_tail: '',
+  };
+}
+
+/** The tests each guard passed and each test track counted at the baseline (iteration 0's state). */
+async function baselineFloors(
+  files: AutoresearchContext['files'],
+  workspace: string,
+): Promise<{ baselineGuardTests?: Record<string, number>; baselineTrackTests?: Record<string, number> }> {
+  const state = await readIterationState(files, workspace, 0);
+  return {
+    ...(state.guard_tests === undefined ? {} : { baselineGuardTests: state.guard_tests }),
+    ...(state.track_tests === undefined ? {} : { baselineTrackTests: state.track_tests }),
   };
 }
