@@ -218,12 +218,13 @@ const CODE_FILE =
 /**
  * The loop's own files, named in code: the ledger, its signals, its environment; and what a test
  * runner sets in the processes it tests (`NODE_TEST_CONTEXT`, `VITEST`, `JEST_WORKER_ID`,
- * `PYTEST_CURRENT_TEST`, `import.meta.vitest`) or npm in the scripts it runs (`npm_lifecycle_event`:
- * `test` under `npm test`, `bench` under `npm run bench`): code that asks is code that does otherwise
- * when tested, as when it ends the test's process before a failing test runs.
+ * `PYTEST_CURRENT_TEST`, `import.meta.vitest`, vitest's `globalThis.__vitest_worker__`) or npm in the
+ * scripts it runs (`npm_lifecycle_event`: `test` under `npm test`, `bench` under `npm run bench`):
+ * code that asks is code that does otherwise when tested, as when it ends the test's process before a
+ * failing test runs.
  */
 const LOOP_NAMES =
-  /\.autoresearch\b|research-log|\bFORGE_[A-Z][A-Z0-9_]*|\b(?:NODE_TEST_CONTEXT|VITEST(?:_[A-Z_]+)?|JEST_WORKER_ID|PYTEST_CURRENT_TEST|PYTEST_VERSION|PYTEST_XDIST_WORKER|MOCHA_[A-Z_]+|npm_lifecycle_event|npm_lifecycle_script|npm_command)\b|\bimport\s*\.\s*meta\s*\.\s*vitest\b/g;
+  /\.autoresearch\b|research-log|\bFORGE_[A-Z][A-Z0-9_]*|\b(?:NODE_TEST_CONTEXT|VITEST(?:_[A-Z_]+)?|JEST_WORKER_ID|PYTEST_CURRENT_TEST|PYTEST_VERSION|PYTEST_XDIST_WORKER|MOCHA_[A-Z_]+|npm_lifecycle_event|npm_lifecycle_script|npm_command)\b|\bimport\s*\.\s*meta\s*\.\s*vitest\b|\b__vitest_\w+/g;
 
 /** A count as code writes it: a number, or one filled in (`{n}`, `${n}`, `%d`, `' + n + '`). */
 const COUNT = String.raw`(?:\d+|\{[^}\n]*\}|\$\{[^}\n]*\}|%[ds]|['"\x60]\s*\+[^+\n]*\+\s*['"\x60])`;

@@ -161,6 +161,10 @@ describe('runtimeReaches', () => {
         'src/a.mjs',
       ),
     ).toEqual(['names npm_lifecycle_event', 'names import.meta.vitest']);
+    // vitest's worker state, in the global of every process it tests.
+    expect(keys('const worker = globalThis.__vitest_worker__;', 'src/a.mjs')).toEqual([
+      'names __vitest_worker__',
+    ]);
     expect(keys("if (typeof describe === 'function') return slowButRight();", 'src/a.js')).toEqual([
       'typeof describe',
     ]);
