@@ -1,7 +1,9 @@
 // The files git ignores in the loop's tree besides installed dependencies and caches: data, local
 // settings, build outputs. No scope check or revert sees them, yet the metric may read them: a doer
-// that changed the ignored weights the metric multiplies by was kept at ten times its score (seen).
-// So what an agent changes there never reaches the metric: a file it made is removed, one it changed
+// that changed the ignored weights the metric multiplies by was kept at ten times its score (seen). In
+// the doer's own scope too: git keeps no ignored file, so a score resting on one is not the commit's,
+// and a revert would leave it behind (seen: a factor the doer's turn cached in an ignored `src/cache/`,
+// kept at a hundred times its score). So what an agent changes there never reaches the metric: a file it made is removed, one it changed
 // or removed is put back from the runner's copy, or, with no copy, removed when it is a build output
 // its tool writes again. What is left (a large data file changed in place) cannot be undone: the
 // caller makes it the agent's tamper and stops the loop until a person looks.
@@ -54,8 +56,7 @@ export interface IgnoredUndo {
 }
 
 /**
- * Undoes each change from `before` to `after` (paths relative to `root`) outside a doer's scope, as
- * the file header says.
+ * Undoes each change from `before` to `after` (paths relative to `root`), as the file header says.
  */
 export async function undoIgnoredChanges(
   root: string,
@@ -63,21 +64,18 @@ export async function undoIgnoredChanges(
   after: ReadonlyMap<string, string>,
   copies: FileCopies,
   options: {
-    /** A doer's scope: left to it. */
-    allowed?: readonly string[];
     /** Paths the metric writes again itself: removed. */
     rebuilt?: readonly string[];
     /** Files found to hold the same bytes and mode as before: only their times are put back. */
     sameBytes?: ReadonlySet<string>;
   } = {},
 ): Promise<IgnoredUndo> {
-  const { allowed = [], rebuilt = [], sameBytes = new Set<string>() } = options;
+  const { rebuilt = [], sameBytes = new Set<string>() } = options;
   const undo: IgnoredUndo = { restored: [], removed: [], lost: [] };
   const tree = await realPath(root);
   for (const path of changedFiles(before, after)) {
     // A followed link's own entry is named `<dir> ->`.
     const file = path.endsWith(' ->') ? path.slice(0, -3) : path;
-    if (isPathInScope(file, allowed)) continue;
     const at = join(root, file);
     const was = before.get(path);
     const copy = was === undefined ? undefined : copies.get(path, was);

@@ -223,8 +223,8 @@ async function checkIgnored(
     (path) => othersBefore.has(path) && othersAfter.has(path),
   );
   const differ = new Set(await tree.hashes.contentChanged(othersBefore, othersAfter, rewritten));
+  // A doer's scope is no exception: git keeps no ignored file, so what it made there is not its commit's.
   const undo = await undoIgnoredChanges(ctx.cwd, othersBefore, othersAfter, tree.copies, {
-    allowed,
     rebuilt: ctx.config.scope.rebuilt_paths,
     sameBytes: new Set(rewritten.filter((path) => !differ.has(path))),
   });

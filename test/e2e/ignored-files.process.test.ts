@@ -39,15 +39,19 @@ beforeAll(assertBuilt);
 async function loopRepo(
   doerSteps: unknown[],
   loopArgs: string[] = [],
+  files: Record<string, string> = {},
+  weightsLine?: string,
 ): Promise<{ repo: ScriptedLoopRepo; epic: string }> {
+  const metric = weightsLine === undefined ? METRIC : METRIC.replace(/^const weights = .*$/m, weightsLine);
   const repo = await scriptedLoopRepo(
     {
       '.gitignore': '.forge/\n.beads/\n.autoresearch/\ndata/\n',
       'src/value.txt': '10\n',
-      'metric/score.mjs': METRIC,
+      'metric/score.mjs': metric,
       'package.json': '{"type":"module"}\n',
       'data/weights.json': WEIGHTS,
       'data/big.bin': BIG.toString('latin1'),
+      ...files,
     },
     [],
     'forge-ignored-',
@@ -57,6 +61,32 @@ async function loopRepo(
 }
 
 describe('a doer that changes ignored files the metric reads', () => {
+  // Git keeps no ignored file, so a score that rests on one is not the commit's, and a revert would
+  // leave it behind. Seen: src/cache/ ignored in the doer's scope, a value written there by its turn
+  // and read by the code it changed, kept at 1000 from 10.
+  it('in its own scope too: what it made is removed before the metric runs', async () => {
+    const { repo, epic } = await loopRepo(
+      [
+        { write: 'src/value.txt', content: '5\n' },
+        { write: 'src/cache/factor.json', content: '{"factor": 200}\n' },
+        { say: 'HYPOTHESIS: a cached factor' },
+      ],
+      [],
+      { '.gitignore': '.forge/\n.beads/\n.autoresearch/\ndata/\nsrc/cache/\n' },
+      "const weights = existsSync('src/cache/factor.json') ? 'src/cache/factor.json' : existsSync('data/override.json') ? 'data/override.json' : 'data/weights.json';",
+    );
+    const run = await repo.ralph([epic, '--agent', 'scripted']);
+    expect(run.exitCode, run.stderr).toBe(0);
+    expect(await ledgerDecisions(repo)).toEqual([
+      [0, 'baseline', 10],
+      [1, 'revert', 5],
+    ]);
+    expect(run.stderr).toMatch(
+      /removed the ignored files the doer made or changed \(src\/cache\/factor\.json\)/,
+    );
+    await expect(stat(join(repo.dir, 'src/cache/factor.json'))).rejects.toThrow(/ENOENT/);
+  });
+
   it('has what it changed put back, and what it made removed, before the metric runs', async () => {
     const { repo, epic } = await loopRepo([
       { write: 'src/value.txt', content: '5\n' },
