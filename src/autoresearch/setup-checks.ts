@@ -5,6 +5,7 @@ import { realLocation, staysInside } from '../infra/contained-path.js';
 import { fileStat, listEntries } from '../infra/fs-ops.js';
 import { AppError, ExitCode, UsageError } from '../infra/errors.js';
 import type { Git } from '../infra/git.js';
+import { isOtherIgnored } from '../infra/ignored-files.js';
 import { isOwnerLive, parseLockRecord } from '../infra/lock-record.js';
 import type { LoopFiles } from '../infra/loop-files.js';
 import type { LoopConfig } from './config.js';
@@ -134,6 +135,29 @@ export async function uncommittedInScope(
     .join(', ');
   return [
     `Uncommitted changes in scope (${named}${dirty.length > 3 ? ', …' : ''}): commit them so the baseline matches HEAD; the arbiter keeps or reverts relative to commits.`,
+  ];
+}
+
+/**
+ * Ignored data or build outputs under the doer's scope: what the doer writes there is put back before
+ * the metric runs (ignored-guard.ts), since git keeps none of it. A metric that measures a build the
+ * doer makes there must make it itself, or name it with --rebuilt.
+ */
+export async function ignoredInScope(git: Pick<Git, 'ignoredPaths'>, config: LoopConfig): Promise<string[]> {
+  if (git.ignoredPaths === undefined) return [];
+  const scope = config.scope.doer_paths.map(normalizeRelativePath);
+  const rebuilt = config.scope.rebuilt_paths.map(normalizeRelativePath);
+  const under = (dirs: readonly string[], path: string) =>
+    dirs.some((dir) => dir === '.' || dir === '' || path === dir || path.startsWith(`${dir}/`));
+  const found = (await git.ignoredPaths())
+    .map((path) => path.replace(/\/$/, ''))
+    .filter(
+      (path) => under(scope, path) && !under(rebuilt, path) && !path.startsWith('.') && isOtherIgnored(path),
+    );
+  if (found.length === 0) return [];
+  const named = found.slice(0, 3).join(', ');
+  return [
+    `Ignored by git and in the doer's scope (${named}${found.length > 3 ? ', …' : ''}): what the doer writes there is put back before every metric run, since no commit holds it; a metric that measures what the doer builds there must build it itself (or name the path with --rebuilt).`,
   ];
 }
 

@@ -19,6 +19,7 @@ import {
   checkContainment,
   checkLayout,
   checkTestsOutOfScope,
+  ignoredInScope,
   refuseWhenRunning,
   uncommittedInScope,
 } from './setup-checks.js';
@@ -29,7 +30,7 @@ import { configEpicId, registerLoop, resolveWorkspaceDir, workspacePaths } from 
 
 export interface SetupPorts {
   store: BeadStore;
-  git: Pick<Git, 'headSha' | 'statusPorcelain' | 'headState' | 'topLevel'>;
+  git: Pick<Git, 'headSha' | 'statusPorcelain' | 'headState' | 'topLevel' | 'ignoredPaths'>;
   /**
    * Runs the hard metric command (argv, no shell) in `cwd`, killed after `timeoutMs`; with
    * `watchExits`, under the exit watch's preload, as the loop's runs will be (what it costs a Node
@@ -122,6 +123,7 @@ export async function setupLoop(
     });
   }
   warnings.push(...(await uncommittedInScope(ports.git, config)));
+  warnings.push(...(await ignoredInScope(ports.git, config)));
   warnings.push(...(await artifactSpeaksToModels(files, repo, config)));
 
   // A hard baseline is measured before anything is created: a metric that cannot be read fails here,

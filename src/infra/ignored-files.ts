@@ -55,6 +55,19 @@ const segmentsOf = (path: string) => path.replace(/\/$/, '').split('/');
 const inDependencyDir = (path: string) => segmentsOf(path).some((segment) => DEPENDENCY_DIRS.has(segment));
 
 /**
+ * Whether an ignored path is data, a local setting or a build output: in no dependency directory and
+ * no tool's cache (the guard's `others`, which it puts back after every agent run).
+ */
+export function isOtherIgnored(path: string): boolean {
+  const segments = segmentsOf(path);
+  return (
+    !segments.some((segment) => DEPENDENCY_DIRS.has(segment) || CACHE_DIRS.has(segment)) &&
+    !segments.includes(SHARED_CACHE_DIR) &&
+    !isCacheFile(segments[segments.length - 1] ?? '')
+  );
+}
+
+/**
  * Git's ignored paths (`ls-files --others --ignored --directory`) but those that are, or lie in, one of
  * `own` (the runner's state directories, guarded apart).
  */

@@ -201,6 +201,21 @@ describe('a hard loop', () => {
     const result = await setupLoop(repo.dir, HARD, ports);
     expect(result.warnings.join('\n')).toContain('Uncommitted changes in scope (src/limiter.ts)');
   });
+
+  // What the doer writes to an ignored file is put back before the metric runs, in its scope too.
+  it('warns about ignored data or build outputs in scope, not caches', async () => {
+    const { repo, ports } = await fixture();
+    await repo.write('.gitignore', 'src/gen/\n__pycache__/\n');
+    repo.commitAll('ignore the build');
+    await repo.write('src/gen/limiter.js', 'export const x = 1;\n');
+    await repo.write('src/__pycache__/limiter.cpython-311.pyc', 'x');
+    const result = await setupLoop(repo.dir, HARD, ports);
+    const warning = result.warnings.find((line) => line.startsWith('Ignored by git'));
+    expect(warning).toMatch(
+      /^Ignored by git and in the doer's scope \(src\/gen\): what the doer writes there is put back/,
+    );
+    expect(warning).toContain('(or name the path with --rebuilt)');
+  });
 });
 
 describe('a soft loop', () => {
