@@ -186,12 +186,13 @@ export async function setupLoop(
     storeKind: ports.store.kind,
   };
   // The floor of each guard's passed tests, for the loop's guard step, and of the metric's and the
-  // tracks' tests.
-  const metricTests = measured?.tests;
+  // tracks' tests (a baseline that counted none holds nothing to a count).
+  const metricTests = measured?.tests === 0 ? undefined : measured?.tests;
+  const trackFloors = Object.fromEntries(Object.entries(trackTests).filter(([, tests]) => tests > 0));
   const floors = {
     ...(Object.keys(guardTests).length > 0 ? { guard_tests: guardTests } : {}),
     ...(metricTests === undefined ? {} : { metric_tests: metricTests }),
-    ...(Object.keys(trackTests).length > 0 ? { track_tests: trackTests } : {}),
+    ...(Object.keys(trackFloors).length > 0 ? { track_tests: trackFloors } : {}),
   };
   if (Object.keys(floors).length > 0)
     await updateIterationState(ports.files, paths.root, 0, (s) => ({ ...s, ...floors }));

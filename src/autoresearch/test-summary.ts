@@ -117,10 +117,10 @@ const RAN: readonly { runner: string; pattern: RegExp; ran: (match: RegExpMatchA
     pattern: /^\s*Tests:?\s+([^\n]*\d (?:passed|failed)\b[^\n]*)$/gm,
     ran: (m) => sumOf(m[1] ?? '', 'passed|failed'),
   },
-  // pytest: `===== 2 failed, 3 passed, 1 error in 0.12s =====`.
+  // pytest: `===== 2 failed, 3 passed, 1 error in 0.12s =====` (not `Compiled 12 modules in 1.2s`).
   {
     runner: 'pytest',
-    pattern: /^=*\s*((?:\d+ \w+, )*\d+ \w+) in [\d.]+s\b/gm,
+    pattern: /^=*\s*((?:\d+ \w+, )*\d+ \w+) in [\d.]+s\b(?<=\b(?:passed|failed|errors?)\b[^\n]*)/gm,
     ran: (m) => sumOf(m[1] ?? '', 'passed|failed|errors?'),
   },
   // unittest: `Ran 5 tests in 0.001s`, then `FAILED (failures=1, skipped=2)` or `OK (skipped=2)`.

@@ -86,6 +86,8 @@ describe('ranTests', () => {
   it('knows none in output that holds no summary', () => {
     expect(ranTests('')).toBeUndefined();
     expect(ranTests('3 passing cars\nall good\n')).toBeUndefined();
+    // Another tool's line in pytest's shape counts no tests: an exit-code metric that prints it has no floor.
+    expect(ranTests('3 warnings in 0.2s\n')).toBeUndefined();
   });
 });
 
