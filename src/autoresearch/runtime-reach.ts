@@ -81,6 +81,8 @@ const LANGUAGES: readonly Language[] = [
       /\bNODE_ENV['"`]?\s*\]?\s*[!=]==?\s*['"`]test['"`]|['"`]test['"`]\s*[!=]==?\s*[\w$.[\]'"`]*NODE_ENV\b/gm,
       // Code made from text as it runs, which no reading of the code sees.
       /(?<![\w$.])eval\s*\(/gm,
+      // eval handed on and called by another name (`(0, eval)('this')` is the global object).
+      /(?<![\w$.'"`])eval\b(?![\w$'"`]|\s*\()/gm,
       /(?<![\w$.])(?:new\s+)?Function\s*\(/gm,
       /['"`](?:node:)?vm['"`]/gm,
     ],
@@ -122,6 +124,9 @@ const LANGUAGES: readonly Language[] = [
       new RegExp(String.raw`['"](?:${PY_TEST_LIBRARIES})(?:\.[\w.]+)?['"]`, 'gm'),
       // Code made from text as it runs.
       /(?<![\w.])(?:exec|eval|compile|__import__)\s*\(/gm,
+      // Any class or module reached with no import a reading sees: `object.__subclasses__()` finds
+      // `Popen` or unittest's `SkipTest`, a function's `__globals__` the modules it was defined among.
+      /\b__(?:subclasses|globals)__\b/gm,
     ],
     alias: new RegExp(
       String.raw`^[ \t]*(?:import\s+(?:${PY_MODULES})\s+as\s+(\w+)|(\w+)\s*=\s*(?:${PY_MODULES})[ \t]*$)`,

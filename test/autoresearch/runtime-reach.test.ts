@@ -50,6 +50,14 @@ describe('runtimeReaches', () => {
     ['src/a.py', "vars(time)['time'] = f", 'vars(time)'],
     ['src/a.py', 'exec(base64.b64decode(hidden))', 'exec('],
     ['src/a.py', "__import__('time').sleep(0)", '__import__('],
+    // The global object, or any class, reached with nothing a reading follows.
+    ['src/a.js', "const g = (0, eval)('this');", 'eval'],
+    [
+      'src/a.py',
+      "Popen = next(c for c in object.__subclasses__() if c.__name__ == 'Popen')",
+      '__subclasses__',
+    ],
+    ['src/a.py', "b = work.__globals__['sys']", '__globals__'],
     // An end no runner sees coming, in any code (a test runner's worker too).
     ['src/a.js', 'process.reallyExit(0);', 'process.reallyExit('],
     ['src/a.js', "process.kill(process.pid, 'SIGKILL');", 'process.kill(process.pid'],

@@ -1,7 +1,8 @@
 // A test metric's score means something over the tests its baseline ran. The doer here turns the
-// failing tests into skips from the code under test (the exception class found by name among
-// Exception's subclasses, with no import): under a JUnit pass rate that was kept at 100 from a baseline
-// of 33 (seen), and under an exit code the suite exits 0. The baseline's count (tests that passed or
+// failing tests into skips from the code under test (unittest's SkipTest, reached with no import a
+// reading sees): under a JUnit pass rate that was kept at 100 from a baseline of 33 (seen, with the
+// class found among Exception's subclasses, which the reading now names), and under an exit code the
+// suite exits 0. The baseline's count (tests that passed or
 // failed) is kept in iteration 0's state, and a run that counts fewer gives no score: the iteration is a
 // crash and the change is reverted. As a user runs a loop, with the built CLI, the scripted agent and
 // the embedded store.
@@ -41,8 +42,9 @@ print(open(report).read())
 `;
 
 const BASELINE = 'def one():\n    return 1\n\ndef two():\n    return 0\n\ndef three():\n    return 0\n';
-const SKIP = "raise next(c for c in Exception.__subclasses__() if c.__name__ == 'SkipTest')('later')";
-const SKIPPING = `def one():\n    return 1\n\ndef two():\n    ${SKIP}\n\ndef three():\n    ${SKIP}\n`;
+/** unittest's SkipTest, by a name built as it runs: no import and no name a reading of the code sees. */
+const SKIP = "raise sys.modules['unit' + 'test'].SkipTest('later')";
+const SKIPPING = `import sys\n\ndef one():\n    return 1\n\ndef two():\n    ${SKIP}\n\ndef three():\n    ${SKIP}\n`;
 const FIXED = 'def one():\n    return 1\n\ndef two():\n    return 2\n\ndef three():\n    return 3\n';
 
 beforeAll(assertBuilt);
