@@ -72,6 +72,9 @@ const LANGUAGES: readonly Language[] = [
       ),
       /(?<![\w$.])(?:expect\s*\.\s*(?:extend|addSnapshotSerializer)|chai\s*\.\s*(?:use|Assertion|assert|expect)|(?:jest|vi)\s*\.\s*[\w$]+)\b|(?<![\w$.])(?:beforeAll|afterAll|beforeEach|afterEach)\s*\(/gm,
       /(?<![\w$])(?:globalThis|global|window|self)\s*(?:\.\s*|\[\s*['"`])(?:expect|describe|it|test|before|after|beforeEach|afterEach|beforeAll|afterAll|vi|jest|chai|assert)\b/gm,
+      // A value made to pass every comparison: jest's and vitest's \`toEqual\` take any object with an
+      // \`asymmetricMatch\` method for a matcher and ask it.
+      /\basymmetricMatch(?:er)?\b/gm,
       // A test the code under test registers, as the only one (jest's and vitest's \`.only\` is the file's,
       // mocha's the run's) or skipped, through the framework's globals.
       /(?<![\w$.])(?:it|test|describe|suite|specify)\s*\.\s*(?:only|skip|todo|skipIf|runIf|fails)\s*\(|(?<![\w$.])(?:xit|fit|xtest|xdescribe|fdescribe)\s*\(/gm,
@@ -119,6 +122,11 @@ const LANGUAGES: readonly Language[] = [
       /\bsys\s*\.\s*(?:modules\s*\[[^\]\n]*\]\s*=(?!=)|meta_path|path_hooks)/gm,
       /\b__builtins__\b/gm,
       /\bos\s*\.\s*(?:_exit|abort)\s*\(|\bos\s*\.\s*kill(?:pg)?\s*\(\s*os\s*\.\s*get(?:pid|pgid|ppid)\b/gm,
+      // A value made to pass every comparison (seen: \`work()\` returning an object whose \`__eq__\` is
+      // \`return True\` passed both the metric's \`assert r == 500000\` and the guard's \`assertEqual\`,
+      // kept thousands of times faster): a comparison or a truth answered by a constant.
+      /\bdef\s+__(?:eq|ne|lt|le|gt|ge|contains|bool)__\s*\([^)]*\)\s*(?:->[^:\n]*)?:\s*(?:#[^\n]*)?\s*return\s+(?:True|False|1|0)\s*$/gm,
+      /\b__(?:eq|ne|lt|le|gt|ge|contains|bool)__\s*=\s*lambda\b[^:\n]*:\s*(?:True|False|1|0)\s*$/gm,
       // What tests the code, reached from the code under test: pytest's or unittest's machinery.
       new RegExp(String.raw`^[ \t]*(?:import|from)[ \t]+(?:${PY_TEST_LIBRARIES})\b`, 'gm'),
       new RegExp(String.raw`['"](?:${PY_TEST_LIBRARIES})(?:\.[\w.]+)?['"]`, 'gm'),

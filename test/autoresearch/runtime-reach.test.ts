@@ -58,6 +58,14 @@ describe('runtimeReaches', () => {
       '__subclasses__',
     ],
     ['src/a.py', "b = work.__globals__['sys']", '__globals__'],
+    // A value made to pass every comparison.
+    ['src/a.mjs', 'export const work = () => ({ asymmetricMatch: () => true });', 'asymmetricMatch'],
+    [
+      'src/a.py',
+      'class Answer:\n    def __eq__(self, other):\n        return True\n',
+      'def __eq__(self, other): return True',
+    ],
+    ['src/a.py', 'class A:\n    __ne__ = lambda self, other: False\n', '__ne__ = lambda self, other: False'],
     // An end no runner sees coming, in any code (a test runner's worker too).
     ['src/a.js', 'process.reallyExit(0);', 'process.reallyExit('],
     ['src/a.js', "process.kill(process.pid, 'SIGKILL');", 'process.kill(process.pid'],
