@@ -15,20 +15,9 @@ import { extractScore } from '../../src/autoresearch/scorers.js';
 import type { ProcessResult } from '../../src/infra/process.js';
 import { TailBuffer } from '../../src/infra/tail-buffer.js';
 import { createMemoryLoopFiles } from '../support/memory-loop-files.js';
+import { processResult } from '../support/process-result.js';
 
-function result(overrides: Partial<ProcessResult> = {}): ProcessResult {
-  return {
-    exitCode: 0,
-    signal: undefined,
-    stdout: '',
-    stderr: '',
-    timedOut: false,
-    aborted: false,
-    spawnError: undefined,
-    durationMs: 5,
-    ...overrides,
-  };
-}
+const result = processResult;
 
 function score(source: ScoreSource, overrides: Partial<ProcessResult>) {
   return extractScore(source, result(overrides), 600);

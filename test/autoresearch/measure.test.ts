@@ -3,19 +3,9 @@
 import { describe, expect, it } from 'vitest';
 import { fewerThanBaseline, measureHardMetric } from '../../src/autoresearch/measure.js';
 import type { ProcessResult } from '../../src/infra/process.js';
+import { processResult } from '../support/process-result.js';
 
-function run(stdout: string, exitCode = 0): ProcessResult {
-  return {
-    exitCode,
-    signal: undefined,
-    stdout,
-    stderr: '',
-    timedOut: false,
-    aborted: false,
-    spawnError: undefined,
-    durationMs: 5,
-  };
-}
+const run = (stdout: string, exitCode = 0): ProcessResult => processResult({ stdout, exitCode });
 
 /** TAP of `passed` passing and `failed` failing tests, and `skipped` skipped ones. */
 function tap(passed: number, failed: number, skipped = 0): string {

@@ -6,6 +6,7 @@ import { z } from 'zod';
 import type { ScoreSource } from '../../src/autoresearch/config.js';
 import { extractScore } from '../../src/autoresearch/scorers.js';
 import type { ProcessResult } from '../../src/infra/process.js';
+import { processResult } from '../support/process-result.js';
 
 const FIXTURES = join(import.meta.dirname, '..', 'fixtures', 'scorers');
 
@@ -25,18 +26,7 @@ const fixtureSchema = z.object({
 
 const fixtures = z.array(fixtureSchema).parse(JSON.parse(readFileSync(join(FIXTURES, 'index.json'), 'utf8')));
 
-function result(stdout: string, exitCode: number): ProcessResult {
-  return {
-    exitCode,
-    signal: undefined,
-    stdout,
-    stderr: '',
-    timedOut: false,
-    aborted: false,
-    spawnError: undefined,
-    durationMs: 5,
-  };
-}
+const result = (stdout: string, exitCode: number): ProcessResult => processResult({ stdout, exitCode });
 
 function score(source: ScoreSource, stdout: string, exitCode = 0) {
   return extractScore(source, result(stdout, exitCode));
