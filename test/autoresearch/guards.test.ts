@@ -22,6 +22,7 @@ import { checkOptionsFrom } from '../../src/cli/loop-check-options.js';
 import type { ProcessResult } from '../../src/infra/process.js';
 import { ConfigError, UsageError } from '../../src/infra/errors.js';
 import { diskLoopFiles } from '../../src/infra/loop-files.js';
+import { processResult } from '../support/process-result.js';
 
 // These tests keep the loop's files on disk, beside the repository they work on.
 const loopFiles = diskLoopFiles();
@@ -138,17 +139,7 @@ describe('track thresholds', () => {
   });
 });
 
-function result(overrides: Partial<ProcessResult>): ProcessResult {
-  return {
-    exitCode: 0,
-    stdout: '',
-    stderr: '',
-    timedOut: false,
-    aborted: false,
-    durationMs: 1,
-    ...overrides,
-  } as ProcessResult;
-}
+const result = processResult;
 
 /** A process port that answers by program name and records what it ran. */
 function fakeRun(answers: Record<string, Partial<ProcessResult>>) {

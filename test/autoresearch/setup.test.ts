@@ -17,24 +17,15 @@ import type { BeadStore } from '../../src/beads/types.js';
 import { AppError, ConfigError, ExitCode } from '../../src/infra/errors.js';
 import type { ProcessResult } from '../../src/infra/process.js';
 import { createTempRepo, type TempRepo } from '../support/git-repo.js';
+import { processResult as sharedResult } from '../support/process-result.js';
 import { diskLoopFiles } from '../../src/infra/loop-files.js';
 
 // These tests keep the loop's files on disk, beside the repository they work on.
 const loopFiles = diskLoopFiles();
 
-function processResult(overrides: Partial<ProcessResult> = {}): ProcessResult {
-  return {
-    exitCode: 0,
-    signal: undefined,
-    stdout: '',
-    stderr: '',
-    timedOut: false,
-    aborted: false,
-    spawnError: undefined,
-    durationMs: 1234,
-    ...overrides,
-  };
-}
+/** The metric's run, 1,234 ms long (the baseline's recorded duration). */
+const processResult = (overrides: Partial<ProcessResult> = {}): ProcessResult =>
+  sharedResult({ durationMs: 1234, ...overrides });
 
 interface Fixture {
   repo: TempRepo;
