@@ -145,14 +145,15 @@ export async function uncommittedInScope(
  */
 export async function ignoredInScope(git: Pick<Git, 'ignoredPaths'>, config: LoopConfig): Promise<string[]> {
   if (git.ignoredPaths === undefined) return [];
-  const scope = config.scope.doer_paths.map(normalizeRelativePath);
-  const rebuilt = config.scope.rebuilt_paths.map(normalizeRelativePath);
-  const under = (dirs: readonly string[], path: string) =>
-    dirs.some((dir) => dir === '.' || dir === '' || path === dir || path.startsWith(`${dir}/`));
+  const { doer_paths: scope, rebuilt_paths: rebuilt } = config.scope;
   const found = (await git.ignoredPaths())
     .map((path) => path.replace(/\/$/, ''))
     .filter(
-      (path) => under(scope, path) && !under(rebuilt, path) && !path.startsWith('.') && isOtherIgnored(path),
+      (path) =>
+        isPathInScope(path, scope) &&
+        !isPathInScope(path, rebuilt) &&
+        !path.startsWith('.') &&
+        isOtherIgnored(path),
     );
   if (found.length === 0) return [];
   const named = found.slice(0, 3).join(', ');
