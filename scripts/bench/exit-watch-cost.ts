@@ -2,7 +2,9 @@
 // guard or track run starts loads its preload, and the baseline's runs do too, so the cost is in every
 // score alike; this says how large it is. A bare Node start with and without the preload, taken in
 // turns so that the host's load falls on both; one that calls process.exit, whose call is logged; and
-// the watch's own making and removal around each run.
+// the watch's own making and removal around each run. The same for a Python start (python3 -c pass)
+// with and without the read watch's sitecustomize (src/infra/python-watch.ts), which every Python
+// process of a loop's runs loads.
 import { spawnSync } from 'node:child_process';
 import { startExitWatch } from '../../src/infra/exit-watch.js';
 import type { Row } from './report.js';
@@ -17,14 +19,37 @@ export interface ExitWatchCost {
   exiting: Summary;
   /** startExitWatch and remove, around each run. */
   setup: Summary;
+  /** python3 -c pass without and with the read watch; undefined where python3 is missing. */
+  python?: { bare: Summary; watched: Summary };
 }
 
-function startMs(env: Record<string, string | undefined>, code: string): number {
+function startMs(env: Record<string, string | undefined>, code: string, program = process.execPath): number {
   const started = performance.now();
-  const ran = spawnSync(process.execPath, ['-e', code], { env, stdio: 'ignore' });
+  const ran = spawnSync(program, [program === process.execPath ? '-e' : '-c', code], {
+    env,
+    stdio: 'ignore',
+  });
   const took = performance.now() - started;
-  if (ran.status !== 0) throw new Error(`node -e ${code} exited ${String(ran.status)}`);
+  if (ran.status !== 0) throw new Error(`${program} ${code} exited ${String(ran.status)}`);
   return took;
+}
+
+/** Python's start with and without the read watch, in turns; undefined without a python3. */
+function pythonStarts(
+  env: Record<string, string | undefined>,
+  watchedEnv: Record<string, string | undefined>,
+  starts: number,
+): { bare: Summary; watched: Summary } | undefined {
+  if (spawnSync('python3', ['-c', 'pass'], { env, stdio: 'ignore' }).status !== 0) return undefined;
+  const bare: number[] = [];
+  const watched: number[] = [];
+  for (let round = -1; round < starts; round += 1) {
+    const times = [startMs(env, 'pass', 'python3'), startMs(watchedEnv, 'pass', 'python3')];
+    if (round < 0) continue;
+    bare.push(times[0] ?? 0);
+    watched.push(times[1] ?? 0);
+  }
+  return { bare: summarize(bare), watched: summarize(watched) };
 }
 
 export async function measureExitWatchCost(options: { starts: number }): Promise<ExitWatchCost> {
@@ -45,6 +70,7 @@ export async function measureExitWatchCost(options: { starts: number }): Promise
       watched.push(times[1] ?? 0);
       exiting.push(times[2] ?? 0);
     }
+    const python = pythonStarts(env, watch.env(env, [], [dir.path]), options.starts);
     const logged = (await watch.read())?.length ?? 0;
     if (logged !== options.starts + 1)
       throw new Error(`the watch logged ${logged} exits, not ${options.starts + 1}`);
@@ -62,6 +88,7 @@ export async function measureExitWatchCost(options: { starts: number }): Promise
       watched: summarize(watched),
       exiting: summarize(exiting),
       setup: summarize(setup),
+      ...(python === undefined ? {} : { python }),
     };
   } finally {
     await dir.remove();
@@ -87,5 +114,17 @@ export function exitWatchRows(cost: ExitWatchCost, ms: (value: number) => string
       budget: '',
       verdict: '',
     },
+    ...(cost.python === undefined
+      ? []
+      : [
+          {
+            figure: '',
+            measure:
+              'read watch: a Python start (python3 -c pass) without / with its sitecustomize, and the difference',
+            value: `${ms(cost.python.bare.median)} / ${ms(cost.python.watched.median)} (${cost.python.watched.median >= cost.python.bare.median ? '+' : ''}${ms(cost.python.watched.median - cost.python.bare.median)})`,
+            budget: '',
+            verdict: '',
+          },
+        ]),
   ];
 }

@@ -63,7 +63,7 @@ const RUNS_TESTS = [
 ];
 
 /** A frame's file and line (`/a/b.mjs:12`, `node:internal/timers:573`). */
-function splitFrame(frame: string): { file: string; line: string } {
+export function splitFrame(frame: string): { file: string; line: string } {
   const at = frame.lastIndexOf(':');
   return at <= 0 ? { file: frame, line: '0' } : { file: frame.slice(0, at), line: frame.slice(at + 1) };
 }
@@ -74,7 +74,7 @@ function isNodeOwn(file: string): boolean {
 }
 
 /** `file` relative to the first root it lies in, with `/`; undefined outside them all. */
-function inTree(file: string, roots: readonly string[]): string | undefined {
+export function inTree(file: string, roots: readonly string[]): string | undefined {
   if (!isAbsolute(file)) return undefined;
   for (const root of roots) {
     const path = relative(root, file);

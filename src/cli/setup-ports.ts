@@ -38,7 +38,9 @@ export function loopSetupPorts(
           { file: argv[0] ?? '', args: argv.slice(1) },
           {
             cwd: run.cwd,
-            env: exits === undefined ? deps.env : exits.env(deps.env, run.watchExits?.entries),
+            // The trees too, so that the baseline's Python runs load the read watch as the loop's will
+            // (it costs each a few ms at its start, which a timed metric must see on both sides).
+            env: exits === undefined ? deps.env : exits.env(deps.env, run.watchExits?.entries, [repo]),
             timeoutMs: run.timeoutMs,
             sweep: true,
             contain: true,

@@ -6,11 +6,22 @@
 // preload (through NODE_OPTIONS) that writes one line per exit call, with the process's entry, whether
 // it is a test process, and the files on the stack; exit-endings.ts says which were the doer's. In a
 // test process it also freezes node:assert, which code the tests import could otherwise rewrite.
+//
+// The same folder holds a `sitecustomize.py` for the run's Python processes (python-watch.ts), which
+// logs what they read outside the commit.
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { delimiter, join } from 'node:path';
 import { readFileIfExists, writeFileAtomic } from './atomic-file.js';
-import { makeTempDir, removePath } from './fs-ops.js';
+import { makeDir, makeTempDir, removePath } from './fs-ops.js';
 import { ownTempPrefix, removeLeftTempsOnce } from './left-temp.js';
+import {
+  parseReadLog,
+  PYTHON_HOOK,
+  READ_LOG_VAR,
+  WATCH_ROOTS_VAR,
+  withPythonPath,
+  type ReadLog,
+} from './python-watch.js';
 
 /** The preload's log, named to every process of the run. */
 export const EXIT_LOG_VAR = 'FORGE_EXIT_LOG';
@@ -142,12 +153,18 @@ export interface ExitWatch {
   env: (
     env: Readonly<Record<string, string | undefined>>,
     entries?: readonly string[],
+    roots?: readonly string[],
   ) => Record<string, string | undefined>;
   /**
    * The exit calls logged so far (a line that is not one is left out); undefined when the log is gone,
    * which only code of the run can have done.
    */
   read(): Promise<ExitRecord[] | undefined>;
+  /**
+   * What the run's Python processes read and wrote outside the commit (python-watch.ts), when `env`
+   * was given the trees it measures; undefined when the log is gone.
+   */
+  reads(): Promise<ReadLog | undefined>;
   /** Removes the preload and its log. */
   remove(): Promise<void>;
 }
@@ -164,22 +181,38 @@ export async function startExitWatch(base: string = tmpdir()): Promise<ExitWatch
     dir = await makeTempDir(ownTempPrefix(PREFIX), base);
     await writeFileAtomic(join(dir, 'exit-watch.cjs'), HOOK);
     await writeFileAtomic(join(dir, 'exits.jsonl'), '');
+    await makeDir(join(dir, 'python'));
+    await writeFileAtomic(join(dir, 'python', 'sitecustomize.py'), PYTHON_HOOK);
+    await writeFileAtomic(join(dir, 'reads.jsonl'), '');
   } catch {
     return undefined;
   }
   const hook = join(dir, 'exit-watch.cjs');
   const log = join(dir, 'exits.jsonl');
+  const readLog = join(dir, 'reads.jsonl');
   return {
-    env: (env, entries = []) => ({
+    env: (env, entries = [], roots = []) => ({
       ...env,
       NODE_OPTIONS: withRequire(env.NODE_OPTIONS, hook),
       [EXIT_LOG_VAR]: log,
       [EXIT_PARENT_VAR]: undefined,
       [EXIT_ENTRIES_VAR]: entries.length === 0 ? undefined : JSON.stringify(entries),
+      ...(roots.length === 0
+        ? {}
+        : {
+            PYTHONPATH: withPythonPath(env.PYTHONPATH, join(dir, 'python'), delimiter),
+            [READ_LOG_VAR]: readLog,
+            [WATCH_ROOTS_VAR]: roots.join(delimiter),
+          }),
     }),
     async read() {
       const text = await readFileIfExists(log);
       return text === undefined ? undefined : parseExitLog(text.slice(0, MAX_LOG_CHARS));
+    },
+    async reads() {
+      const text = await readFileIfExists(readLog);
+      if (text === undefined) return undefined;
+      return { records: parseReadLog(text.slice(0, MAX_LOG_CHARS)), complete: text.length <= MAX_LOG_CHARS };
     },
     remove: () => removePath(dir, { recursive: true }).catch(() => undefined),
   };

@@ -2,7 +2,7 @@
 import type { ExecutionRequest, ExecutionResult, Executor } from '../../loop/types.js';
 import { decide, type DecideResult } from '../arbiter.js';
 import { judgeOutputPath, readJudgeOutput, type JudgeVerdict } from '../judge-output.js';
-import { readIterationState, totalCost } from '../iteration-state.js';
+import { readIterationState, totalCost, withTamper } from '../iteration-state.js';
 import { applyDecision } from '../keep-revert.js';
 import { loadLedgerSummary, recordLedgerLine } from '../ledger-summary.js';
 import { writeArbiterSignal } from '../signals.js';
@@ -140,7 +140,10 @@ async function decideSingle(
     wallClockElapsedSeconds: Math.max(0, (now - started) / 1000),
     ...(state.doer_started_at === undefined ? {} : { durationMs: now - Date.parse(state.doer_started_at) }),
     guardRevertedPaths: state.guard_reverted_paths,
-    tamper: state.tamper,
+    tamper:
+      measured.tamper === undefined
+        ? state.tamper
+        : withTamper(state, { role: 'doer', ...measured.tamper }).tamper,
     samples: measured.samples,
     ...(measured.remeasured ? { remeasured: true } : {}),
     guardFailure: state.guard_failure,

@@ -2,11 +2,11 @@
 // before the judge, and records the outcome for the judge (which skips a failed iteration) and the arbiter.
 import type { ExecutionRequest } from '../../loop/types.js';
 import { describeFailedGuard, runChecks } from '../guards.js';
-import { readIterationState, updateIterationState } from '../iteration-state.js';
+import { readIterationState, updateIterationState, withTamper } from '../iteration-state.js';
 import { loadLedgerSummary } from '../ledger-summary.js';
 import { readLedger, type FailedGuard } from '../ledger.js';
 import { ledgerPath, type AutoresearchContext } from './context.js';
-import { describeChangingRun, watchRuns, type TreeChangingRun } from './watched-runs.js';
+import { describeChangingRun, readTamper, watchRuns, type TreeChangingRun } from './watched-runs.js';
 
 export type GuardStep = { aborted: true } | { aborted: false; note?: string };
 
@@ -36,9 +36,11 @@ export async function runGuardStep(
   );
   if (outcome.aborted) return { aborted: true };
   // A check whose run changed the tree fails whatever it printed: its pass was on other files.
-  const failure = treeChangeFailure(context, watched.changes()[0]) ?? outcome.failure;
+  const changing = watched.changes()[0];
+  const failure = treeChangeFailure(context, changing) ?? outcome.failure;
+  const tamper = changing === undefined ? undefined : readTamper(changing, checkName(context, changing));
   await updateIterationState(context.files, workspace, iter, (s) => ({
-    ...s,
+    ...(tamper === undefined ? s : withTamper(s, { role: 'doer', ...tamper })),
     ...(Object.keys(outcome.tracks).length === 0 ? {} : { tracks: outcome.tracks }),
     guard_failure: failure ?? s.guard_failure,
   }));
@@ -67,13 +69,7 @@ function treeChangeFailure(
   run: TreeChangingRun | undefined,
 ): FailedGuard | undefined {
   if (run === undefined) return undefined;
-  const argv = [run.command.file, ...run.command.args];
-  const same = (check: { argv: readonly string[] }) =>
-    check.argv.length === argv.length && check.argv.every((arg, i) => arg === argv[i]);
-  const guard = context.config.guards.find(same);
-  const track = guard === undefined ? context.config.tracks.find(same) : undefined;
-  const name = guard?.name ?? track?.name ?? argv.join(' ');
-  const kind = guard === undefined && track !== undefined ? 'track' : 'guard';
+  const { name, kind } = whichCheck(context, run);
   return {
     name,
     kind,
@@ -81,6 +77,28 @@ function treeChangeFailure(
     reason: describeChangingRun(run, `${kind} ${name}`),
     output_tail: '',
   };
+}
+
+/** The guard or track a run was, by its argv. */
+function whichCheck(
+  context: AutoresearchContext,
+  run: TreeChangingRun,
+): { name: string; kind: 'guard' | 'track' } {
+  const argv = [run.command.file, ...run.command.args];
+  const same = (check: { argv: readonly string[] }) =>
+    check.argv.length === argv.length && check.argv.every((arg, i) => arg === argv[i]);
+  const guard = context.config.guards.find(same);
+  const track = guard === undefined ? context.config.tracks.find(same) : undefined;
+  return {
+    name: guard?.name ?? track?.name ?? argv.join(' '),
+    kind: guard === undefined && track !== undefined ? 'track' : 'guard',
+  };
+}
+
+/** The check as the user knows it: `guard unit`. */
+function checkName(context: AutoresearchContext, run: TreeChangingRun): string {
+  const { name, kind } = whichCheck(context, run);
+  return `${kind} ${name}`;
 }
 
 /** The tests each guard passed and each test track counted at the baseline (iteration 0's state). */

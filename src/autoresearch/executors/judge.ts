@@ -5,14 +5,14 @@ import type { Command, ProcessResult } from '../../infra/process.js';
 import type { Executor, ExecutionResult } from '../../loop/types.js';
 import { judgeOutputPath, parseJudgeAnswer, writeJudgeOutput } from '../judge-output.js';
 import { measureHardMetric } from '../measure.js';
-import { readIterationState, updateIterationState } from '../iteration-state.js';
+import { readIterationState, updateIterationState, withTamper } from '../iteration-state.js';
 import { withJudgeCheckout, type JudgeCheckout } from '../judge-checkout.js';
 import { describeTreeChange, restoreTree, snapshotTree, type TreeChange } from '../tree-snapshot.js';
 import { recordSpend } from '../spend.js';
 import { softJudgePrompt } from '../stamp-views.js';
 import { workspacePaths } from '../workspace.js';
 import { bookkeepingPaths, placeInLoop, type AutoresearchContext, type MetricRunOptions } from './context.js';
-import { describeChangingRun, watchRuns } from './watched-runs.js';
+import { describeChangingRun, readTamper, watchRuns } from './watched-runs.js';
 
 /** Soft-judge runs whose answer was unusable (garbage, or the tree changed) before the iteration is a crash. */
 export const SOFT_JUDGE_TRIES = 2;
@@ -78,6 +78,11 @@ async function judgeWithCommand(
   if (changing !== undefined) {
     const changed = describeChangingRun(changing, 'the metric command');
     request.onActivity?.(changed);
+    const tamper = readTamper(changing, 'the metric command');
+    if (tamper !== undefined)
+      await updateIterationState(context.files, context.workspace, iter, (s) =>
+        withTamper(s, { role: 'doer', ...tamper }),
+      );
     return judgeFailed(context, iter, `the metric command gave no score: ${changed}`, 'metric');
   }
   if (!verdict.ok)

@@ -8,7 +8,7 @@ import { measureHardMetric } from '../measure.js';
 import { median, needsRemeasure } from '../noise.js';
 import type { AutoresearchContext } from './context.js';
 import { metricTestsFloor, runHardMetric } from './judge.js';
-import { describeChangingRun, watchRuns } from './watched-runs.js';
+import { describeChangingRun, readTamper, watchRuns } from './watched-runs.js';
 
 export type Remeasured =
   | {
@@ -19,6 +19,8 @@ export type Remeasured =
       remeasured: boolean;
       /** Why a wanted re-measure gave nothing (the first samples decide alone). */
       note?: string;
+      /** The doer's code read what no commit holds while measured again: the iteration is tamper. */
+      tamper?: { paths: string[]; what: string };
     }
   | { ok: false; aborted: true };
 
@@ -55,8 +57,16 @@ export async function remeasureWithinNoise(
   // The first score came from code that, measured again, rewrote the tree: neither run counts.
   const changing = watched.changes()[0];
   if (changing !== undefined) {
-    const reason = describeChangingRun(changing, "the arbiter's second run of the metric command");
-    return { ok: true, judge: { ok: false, reason }, samples: undefined, remeasured: true };
+    const who = "the arbiter's second run of the metric command";
+    const reason = describeChangingRun(changing, who);
+    const tamper = readTamper(changing, who);
+    return {
+      ok: true,
+      judge: { ok: false, reason },
+      samples: undefined,
+      remeasured: true,
+      ...(tamper === undefined ? {} : { tamper }),
+    };
   }
   if (!again.ok) return { ...unchanged, note: `measuring again gave no score (${again.reason})` };
   const samples = [...first, ...again.samples];

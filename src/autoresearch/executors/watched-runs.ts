@@ -10,12 +10,14 @@ import { realPath, removePath } from '../../infra/fs-ops.js';
 import type { Command, ProcessResult } from '../../infra/process.js';
 import { nameSome } from '../dependency-guard.js';
 import { doerEndings } from '../exit-endings.js';
+import { loadLedgerSummary } from '../ledger-summary.js';
+import { doerReads, type DoerReads } from '../outside-reads.js';
 import type { OutsideChange } from '../outside-watch.js';
 import { isLoadedUnasked } from '../silenced-checks.js';
 import { commandFiles } from '../metric-files.js';
 import { snapshotSubmodules } from '../submodules.js';
 import { describeTreeChange, restoreTree, snapshotTree } from '../tree-snapshot.js';
-import { bookkeepingPaths, type AutoresearchContext, type MetricRunOptions } from './context.js';
+import { bookkeepingPaths, ledgerPath, type AutoresearchContext, type MetricRunOptions } from './context.js';
 
 export interface TreeChangingRun {
   command: Command;
@@ -23,6 +25,10 @@ export interface TreeChangingRun {
   what: string;
   /** How the doer's code ended a process that decides the check, as doerEndings puts it. */
   ended: readonly string[];
+  /** What the doer's code read outside the commit, as doerReads puts it. */
+  reached: readonly string[];
+  /** The doer's files that read it. */
+  readers: readonly string[];
 }
 
 export interface WatchedRuns {
@@ -49,17 +55,21 @@ export function watchRuns(context: AutoresearchContext): WatchedRuns {
       const exits = context.config.scope.doer_may_patch_runtime ? undefined : await startExitWatch();
       const realRepo = await realPath(context.repo).catch(() => context.repo);
       const entries = named.map((path) => join(realRepo, path));
+      const roots = [context.repo, realRepo];
       try {
         return await context.runMetric(
           command,
-          exits === undefined ? options : { ...options, withEnv: (env) => exits.env(env, entries) },
+          exits === undefined
+            ? options
+            : { ...options, withEnv: (env) => exits.env(env, entries, [...new Set(roots)]) },
         );
       } finally {
         const change = await restoreTree(context.git, before, bookkeepingPaths(context), {
           leaveNewFiles: true,
         });
-        const ended =
-          exits === undefined ? [] : await endings(context, exits, [context.repo, realRepo], named);
+        const { phrases: reached, readers } =
+          exits === undefined ? { phrases: [], readers: [] } : await reads(context, exits, roots, named);
+        const ended = exits === undefined ? [] : await endings(context, exits, roots, named);
         const outsideChange = await outside?.();
         const planted = [
           ...(await removePlanted(context.repo, change.left ?? [])),
@@ -73,7 +83,8 @@ export function watchRuns(context: AutoresearchContext): WatchedRuns {
         ]
           .filter((part) => part !== undefined)
           .join('; ');
-        if (what !== '' || ended.length > 0) changes.push({ command, what, ended });
+        if (what !== '' || ended.length > 0 || reached.length > 0)
+          changes.push({ command, what, ended, reached, readers });
       }
     },
     changes: () => changes,
@@ -97,6 +108,43 @@ async function endings(
     scope: context.config.scope.doer_paths,
     commandFiles,
   });
+}
+
+/** What the doer's code read outside the commit, from the read watch's log (removed with the exits'). */
+async function reads(
+  context: AutoresearchContext,
+  exits: ExitWatch,
+  roots: readonly string[],
+  commandFiles: readonly string[],
+): Promise<DoerReads> {
+  const log = await exits.reads();
+  if (log === undefined)
+    return {
+      phrases: ["removed the log in which Forge's read watch records what Python code read"],
+      readers: [],
+    };
+  const { summary } = await loadLedgerSummary(context.files, ledgerPath(context.workspace), {
+    direction: context.config.metric.direction,
+    target: context.config.target,
+  });
+  return doerReads(log, {
+    roots,
+    scope: context.config.scope.doer_paths,
+    commandFiles,
+    since: summary.first_ts === null ? undefined : Date.parse(summary.first_ts),
+  });
+}
+
+/**
+ * The doer's tamper for a run whose code read what no commit holds: the arbiter records `tamper`
+ * whatever the run scored. Undefined for any other run.
+ */
+export function readTamper(run: TreeChangingRun, who: string): { paths: string[]; what: string } | undefined {
+  if (run.reached.length === 0) return undefined;
+  return {
+    paths: run.readers.length === 0 ? ['(no file of the repository)'] : [...run.readers],
+    what: `its code ${run.reached.join('; ')} while ${who} ran it`,
+  };
 }
 
 /**
@@ -144,6 +192,11 @@ export function describeChangingRun(run: TreeChangingRun, who: string): string {
       ? []
       : [
           `the doer's code ${run.ended.join('; ')} while ${who} ran it (${argv}); a check whose process the measured code ends passes nothing`,
+        ]),
+    ...(run.reached.length === 0
+      ? []
+      : [
+          `the doer's code ${run.reached.join('; ')} while ${who} ran it (${argv}); a score is the commit's only when the code reads what the commit holds`,
         ]),
   ].join('; and ');
 }

@@ -1,0 +1,105 @@
+// Which of the paths a watched run's Python processes touched outside the commit (infra/python-watch.ts)
+// the doer's code reached for. A file in git's, Forge's or br's folder is never the commit's: code of
+// the doer's scope that reads or writes one scores what its turn left there. A file outside the trees is
+// the machine's (a dataset, a tool's settings) unless it changed after the loop began: only then can a
+// doer's turn have left it, and its ctime says so, which no code can set back. The reader is the
+// innermost file on the stack that is not Python's own: an installed package reading its own settings
+// is not the doer's code. A call handed to Python's own code (a thread, an atexit hook) has no file on
+// its stack at all; nobody honest does that for a read of these places.
+import type { ReadLog, ReadRecord } from '../infra/python-watch.js';
+import { inTree, splitFrame } from './exit-endings.js';
+import { isPathInScope } from './keep-revert.js';
+
+export interface ReadRules {
+  /** The tree's root, and its real path where that differs: the log carries real paths. */
+  roots: readonly string[];
+  /** The doer's scope (`scope.doer_paths`). */
+  scope: readonly string[];
+  /** The files the loop's commands name (its metric, guard and track scripts): not the doer's. */
+  commandFiles: readonly string[];
+  /**
+   * When the loop began (its baseline's ledger line), in ms. Undefined: no file outside the trees is
+   * judged, only git's, Forge's and br's folders.
+   */
+  since?: number | undefined;
+}
+
+/** The most phrases one run's reason names; the rest are counted. */
+const MOST_NAMED = 4;
+
+export interface DoerReads {
+  /** Each path, as a phrase for the ledger's reason (`read .git/cache (from src/lib.py:4)`). */
+  phrases: string[];
+  /** The doer's files that read them, relative to the root. */
+  readers: string[];
+}
+
+/** Each path the doer's code reached for outside the commit, and which of its files did. */
+export function doerReads(log: ReadLog, rules: ReadRules): DoerReads {
+  const phrases: string[] = [];
+  const readers = new Set<string>();
+  for (const record of log.records) {
+    const read = doerRead(record, rules);
+    if (read === undefined) continue;
+    if (!phrases.includes(read.phrase)) phrases.push(read.phrase);
+    if (read.reader !== undefined) readers.add(read.reader);
+  }
+  const named =
+    phrases.length > MOST_NAMED
+      ? [...phrases.slice(0, MOST_NAMED), `${phrases.length - MOST_NAMED} more`]
+      : phrases;
+  // What was not read back may hold anything: a run that logs that much has no score to trust.
+  if (!log.complete) named.push("logged more paths outside the commit than Forge's watch reads back");
+  return { phrases: named, readers: [...readers].sort() };
+}
+
+function doerRead(record: ReadRecord, rules: ReadRules): { phrase: string; reader?: string } | undefined {
+  const frames = record.frames.map(splitFrame);
+  const doers = (file: string) => {
+    if (isInstalled(file)) return undefined;
+    const path = inTree(file, rules.roots);
+    return path !== undefined && !rules.commandFiles.includes(path) && isPathInScope(path, rules.scope)
+      ? path
+      : undefined;
+  };
+  let by: { path: string; line: string } | undefined;
+  if (record.kind === 'state') {
+    for (const frame of frames) {
+      const path = doers(frame.file);
+      if (path !== undefined) {
+        by = { path, line: frame.line };
+        break;
+      }
+    }
+  } else {
+    // A file the loop found there, or none at all: the machine's, whoever reads it.
+    if (record.write || rules.since === undefined) return undefined;
+    if (record.ctimeMs === null || record.ctimeMs <= rules.since) return undefined;
+    const reader = frames[0];
+    const path = reader === undefined ? undefined : doers(reader.file);
+    if (reader !== undefined && path === undefined) return undefined;
+    by = reader === undefined || path === undefined ? undefined : { path, line: reader.line };
+  }
+  if (by === undefined && frames.length > 0) return undefined;
+  const where = inTree(record.path, rules.roots) ?? record.path;
+  const what =
+    record.kind === 'state'
+      ? `${verb(record)} ${where}`
+      : `${verb(record)} ${where}, which changed after the loop began`;
+  const caller =
+    by === undefined
+      ? "handed to Python's own code so that no file of the repository called it"
+      : `from ${by.path}:${by.line}`;
+  return { phrase: `${what} (${caller})`, ...(by === undefined ? {} : { reader: by.path }) };
+}
+
+function verb(record: ReadRecord): string {
+  if (record.event === 'os.listdir' || record.event === 'os.scandir') return 'listed';
+  if (record.event !== 'open') return record.event === 'os.remove' ? 'removed' : 'changed';
+  return record.write ? 'wrote' : 'read';
+}
+
+/** An installed package's file: a virtual environment inside the tree is not the doer's code. */
+function isInstalled(file: string): boolean {
+  return /[\\/](?:site-packages|dist-packages|node_modules)[\\/]/.test(file);
+}

@@ -1,0 +1,274 @@
+// What a Python process of a watched run read and wrote outside what a commit holds. Code the doer
+// changed can read back a value its turn left where git does not look, with a path no reading of the
+// code can see (`Path(__file__).parents[3] / 'cache'`, `'.g' + 'it'`): the score is then the plant's,
+// not the commit's. Python reports every open to its audit hooks (PEP 578), which code cannot remove:
+// a `sitecustomize.py` on PYTHONPATH adds one that logs each open, listing and removal of a path in a
+// folder of git's, Forge's or br's (`.git/`, `.forge/`, `.beads/`), or outside the trees the run
+// measures and outside the places a Python run reads as a matter of course (its own install, the
+// system's folders, the run's own temp directory), with the files on the stack; outside-reads.ts says
+// which of those were the doer's. The hook refuses the run's code a write to its own folder, so that
+// the log cannot be rewritten, and hands over to any other `sitecustomize` (Debian ships one).
+
+/** The read log, named to every process of the run. */
+export const READ_LOG_VAR = 'FORGE_READ_LOG';
+/** The trees the run measures, as absolute paths joined as PYTHONPATH joins its (`:`). */
+export const WATCH_ROOTS_VAR = 'FORGE_WATCH_ROOTS';
+
+/** One path a Python process opened, listed or removed. */
+export interface ReadRecord {
+  pid: number;
+  /** The audit event: `open`, `os.listdir`, `os.scandir`, `os.remove`, … */
+  event: string;
+  /** The real absolute path. */
+  path: string;
+  /** `state`: in a folder of git's, Forge's or br's; `outside`: outside the trees and the usual places. */
+  kind: 'state' | 'outside';
+  /** Opened for writing, or removed, renamed. */
+  write: boolean;
+  /** When the file or folder last changed (its ctime, which no code can set back), in ms; null: absent. */
+  ctimeMs: number | null;
+  /**
+   * The files on the stack, innermost first, as `/abs/file.py:12`: Python's own library and code run
+   * from a string are left out, installed packages are kept.
+   */
+  frames: string[];
+}
+
+// Runs in every Python from 3.8 (older ones have no audit hooks and are left unwatched). Everything it
+// needs is taken when the process starts; nothing it does may throw, except its refusal of a write to
+// its own folder.
+export const PYTHON_HOOK = `# Forge's read watch: written for one run of a loop's checks and removed after it.
+import os as _os
+import sys as _sys
+
+
+def _forge_read_watch():
+    env = _os.environ
+    log = env.get('${READ_LOG_VAR}')
+    if not log or not hasattr(_sys, 'addaudithook'):
+        return
+    import _thread
+    here = _os.path.realpath(_os.path.dirname(log))
+    own_file = _os.path.abspath(__file__)
+    realpath, abspath, join, sep = _os.path.realpath, _os.path.abspath, _os.path.join, _os.sep
+    fspath, fsdecode, getcwd, stat = _os.fspath, _os.fsdecode, _os.getcwd, _os.stat
+    getframe, getpid, ident = _sys._getframe, _os.getpid, _thread.get_ident
+    roots = [realpath(r) for r in (env.get('${WATCH_ROOTS_VAR}') or '').split(_os.pathsep) if r]
+    start_cwd = getcwd()
+
+    def deep(path):
+        return path.count(sep) >= 2
+
+    usual = ['/usr', '/etc', '/proc', '/sys', '/dev', '/lib', '/lib32', '/lib64', '/libx32', '/bin',
+             '/sbin', '/snap', '/nix/store']
+    for p in (_sys.prefix, _sys.base_prefix, _sys.exec_prefix, getattr(_sys, 'base_exec_prefix', '')):
+        if p and deep(realpath(p) + sep):
+            usual.append(realpath(p))
+    temp = env.get('TMPDIR')
+    if temp and deep(realpath(temp)):
+        usual.append(realpath(temp))
+    stdlib = realpath(_os.path.dirname(_os.__file__))
+    sites = []
+    try:
+        import site
+        sites = [realpath(p) for p in site.getsitepackages() + [site.getusersitepackages()]]
+    except Exception:
+        pass
+    usual.extend(sites)
+
+    def under(path, folder):
+        return path == folder or path.startswith(folder.rstrip(sep) + sep)
+
+    def in_root(path):
+        for root in roots:
+            if under(path, root):
+                return root
+        return None
+
+    def kind_of(path):
+        root = in_root(path)
+        parts = (path if root is None else path[len(root):]).split(sep)
+        if '.git' in parts or '.forge' in parts or '.beads' in parts:
+            return 'state'
+        if root is not None:
+            return None
+        for folder in usual:
+            # /dev/shm is a folder anyone writes, as /tmp is (unless it holds the run's temp directory).
+            if under(path, folder) and not (folder == '/dev' and under(path, '/dev/shm')):
+                return None
+        return 'outside'
+
+    def own_frame(file):
+        if file.startswith('<') or file == own_file:
+            return True
+        if not under(file, stdlib):
+            return False
+        for s in sites:
+            if under(file, s):
+                return False
+        return True
+
+    busy = set()
+    WRITES = ('os.remove', 'os.rename', 'os.rmdir', 'os.truncate', 'shutil.rmtree', 'os.chmod',
+              'os.symlink', 'os.link', 'os.utime', 'os.mkdir')
+    LISTS = ('os.listdir', 'os.scandir')
+
+    def paths_of(event, args):
+        if event == 'open' or event in LISTS:
+            return args[:1]
+        if event in ('os.rename', 'os.symlink', 'os.link'):
+            return args[:2]
+        return args[:1]
+
+    def text(value):
+        if value is None or isinstance(value, int):
+            return None
+        try:
+            return fsdecode(fspath(value))
+        except Exception:
+            return None
+
+    def writes(event, args):
+        if event != 'open':
+            return event in WRITES
+        mode = args[1] if len(args) > 1 else None
+        if isinstance(mode, str):
+            return any(c in mode for c in 'wax+')
+        flags = args[2] if len(args) > 2 and isinstance(args[2], int) else 0
+        return bool(flags & (_os.O_WRONLY | _os.O_RDWR | _os.O_CREAT | _os.O_TRUNC | _os.O_APPEND))
+
+    def frames():
+        out = []
+        f = getframe(2)
+        while f is not None and len(out) < 48:
+            file = f.f_code.co_filename
+            if not own_frame(file):
+                out.append(join(start_cwd, file) + ':' + str(f.f_lineno))
+            f = f.f_back
+        return out
+
+    def quote(value):
+        # JSON's string form without importing json (11 ms of every process's start).
+        out = ['"']
+        for c in value:
+            if c == '"' or c == '\\\\':
+                out.append('\\\\' + c)
+            elif c < ' ' or '\\ud800' <= c <= '\\udfff':
+                out.append('\\\\u%04x' % ord(c))
+            else:
+                out.append(c)
+        out.append('"')
+        return ''.join(out)
+
+    def record(line):
+        fd = _os.open(log, _os.O_WRONLY | _os.O_APPEND)
+        try:
+            _os.write(fd, (line + '\\n').encode('utf-8', 'surrogateescape'))
+        finally:
+            _os.close(fd)
+
+    def hook(event, args):
+        if event != 'open' and event not in LISTS and event not in WRITES:
+            return
+        me = ident()
+        if me in busy:
+            return
+        busy.add(me)
+        try:
+            write = writes(event, args)
+            for given in paths_of(event, args):
+                name = text(given)
+                if name is None:
+                    continue
+                path = realpath(join(getcwd(), name))
+                if under(path, here):
+                    refuse = PermissionError(13, "Forge's run watch is not the measured code's", name)
+                    break
+                kind = kind_of(path) or kind_of(abspath(join(getcwd(), name)))
+                if kind is None:
+                    continue
+                try:
+                    changed = stat(path).st_ctime_ns // 1000000
+                except OSError:
+                    changed = None
+                record('{"pid":%d,"event":%s,"path":%s,"kind":"%s","write":%s,"ctimeMs":%s,"frames":[%s]}' % (
+                    getpid(), quote(event), quote(path), kind, 'true' if write else 'false',
+                    'null' if changed is None else str(changed), ','.join(quote(f) for f in frames())))
+            else:
+                refuse = None
+        except Exception:
+            refuse = None
+        finally:
+            busy.discard(me)
+        if refuse is not None:
+            raise refuse
+
+    _sys.addaudithook(hook)
+
+
+try:
+    _forge_read_watch()
+except Exception:
+    pass
+
+
+def _forge_next_sitecustomize():
+    here = _os.path.realpath(_os.path.dirname(_os.path.abspath(__file__)))
+    _sys.path[:] = [p for p in _sys.path if _os.path.realpath(p or '.') != here]
+    # The import system's own modules, loaded already: importlib.util would cost every process's start.
+    spec = _sys.modules['_frozen_importlib_external'].PathFinder.find_spec('sitecustomize', _sys.path)
+    if spec is None or spec.loader is None:
+        return
+    module = _sys.modules['_frozen_importlib'].module_from_spec(spec)
+    _sys.modules['sitecustomize'] = module
+    spec.loader.exec_module(module)
+
+
+_forge_next_sitecustomize()
+`;
+
+/** A run's log as read back: `complete` is false when it held more than was read (the rest is lost). */
+export interface ReadLog {
+  records: ReadRecord[];
+  complete: boolean;
+}
+
+/** PYTHONPATH with `folder` first, ahead of what it held. */
+export function withPythonPath(pythonPath: string | undefined, folder: string, delimiter: string): string {
+  return [folder, ...(pythonPath ?? '').split(delimiter).filter((part) => part !== '')].join(delimiter);
+}
+
+/** The log's lines that are records (a line that is not one is left out). */
+export function parseReadLog(text: string): ReadRecord[] {
+  const records: ReadRecord[] = [];
+  for (const line of text.split('\n')) {
+    if (line.trim() === '') continue;
+    let value: unknown;
+    try {
+      value = JSON.parse(line);
+    } catch {
+      continue;
+    }
+    const record = asReadRecord(value);
+    if (record !== undefined) records.push(record);
+  }
+  return records;
+}
+
+function asReadRecord(value: unknown): ReadRecord | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
+  const v = value as Record<string, unknown>;
+  if (typeof v.pid !== 'number' || typeof v.event !== 'string' || typeof v.path !== 'string')
+    return undefined;
+  if (v.kind !== 'state' && v.kind !== 'outside') return undefined;
+  if (!Array.isArray(v.frames) || !v.frames.every((frame) => typeof frame === 'string')) return undefined;
+  return {
+    pid: v.pid,
+    event: v.event,
+    path: v.path,
+    kind: v.kind,
+    write: v.write === true,
+    ctimeMs: typeof v.ctimeMs === 'number' ? v.ctimeMs : null,
+    frames: v.frames,
+  };
+}

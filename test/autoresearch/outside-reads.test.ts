@@ -1,0 +1,103 @@
+// Which paths the read watch logged were the doer's code reaching outside the commit
+// (src/autoresearch/outside-reads.ts): git's, Forge's and br's folders read from any file of the scope
+// on the stack; a file outside the trees only when it changed after the loop began and the doer's code
+// opened it itself; nothing an installed package or the metric's own script reads.
+import { describe, expect, it } from 'vitest';
+import type { ReadRecord } from '../../src/infra/python-watch.js';
+import { doerReads, type ReadRules } from '../../src/autoresearch/outside-reads.js';
+
+const ROOT = '/w/repo';
+const RULES: ReadRules = {
+  roots: [ROOT, '/real/repo'],
+  scope: ['src/'],
+  commandFiles: ['metric/score.py'],
+  since: 1_000,
+};
+const SITE = '/usr/lib/python3/dist-packages/numpy/lib/npyio.py:80';
+
+function read(overrides: Partial<ReadRecord>): ReadRecord {
+  return {
+    pid: 1,
+    event: 'open',
+    path: `${ROOT}/.git/cache`,
+    kind: 'state',
+    write: false,
+    ctimeMs: 2_000,
+    frames: [`${ROOT}/src/lib.py:4`, `${ROOT}/metric/score.py:3`],
+    ...overrides,
+  };
+}
+
+const phrases = (records: ReadRecord[], rules: ReadRules = RULES) =>
+  doerReads({ records, complete: true }, rules).phrases;
+
+describe("the doer's reads outside the commit", () => {
+  it("names a read of git's folder by a file of the scope, and the file", () => {
+    expect(doerReads({ records: [read({})], complete: true }, RULES)).toEqual({
+      phrases: ['read .git/cache (from src/lib.py:4)'],
+      readers: ['src/lib.py'],
+    });
+    // Through a package the doer's code calls, on a tree known by its real path.
+    const throughPackage = read({ path: '/real/repo/.forge/x', frames: [SITE, '/real/repo/src/lib.py:9'] });
+    expect(phrases([throughPackage])).toEqual(['read .forge/x (from src/lib.py:9)']);
+    expect(phrases([read({ write: true, event: 'open' })])).toEqual(['wrote .git/cache (from src/lib.py:4)']);
+    expect(phrases([read({ event: 'os.listdir', path: `${ROOT}/.beads` })])).toEqual([
+      'listed .beads (from src/lib.py:4)',
+    ]);
+  });
+
+  it("leaves the metric's own script, and code out of the scope, reading git's folder", () => {
+    expect(phrases([read({ frames: [`${ROOT}/metric/score.py:3`] })])).toEqual([]);
+    expect(phrases([read({ frames: [`${ROOT}/tools/version.py:2`, SITE] })])).toEqual([]);
+    expect(phrases([read({ frames: [SITE] })])).toEqual([]);
+    // A scope of the whole tree holds its virtual environment, whose packages are not the doer's code.
+    const venv = `${ROOT}/.venv/lib/python3.11/site-packages/git/repo.py:12`;
+    expect(
+      phrases([read({ frames: [venv, `${ROOT}/metric/score.py:3`] })], { ...RULES, scope: ['.'] }),
+    ).toEqual([]);
+  });
+
+  it("names a read that no file called, handed to Python's own code", () => {
+    expect(phrases([read({ frames: [] })])).toEqual([
+      "read .git/cache (handed to Python's own code so that no file of the repository called it)",
+    ]);
+  });
+
+  it('names a file outside the trees only when it changed after the loop began and the doer opened it', () => {
+    const outside = (o: Partial<ReadRecord>) => read({ kind: 'outside', path: '/var/tmp/plant', ...o });
+    expect(phrases([outside({})])).toEqual([
+      'read /var/tmp/plant, which changed after the loop began (from src/lib.py:4)',
+    ]);
+    // There before the loop: a dataset. Absent: nothing read.
+    expect(phrases([outside({ ctimeMs: 1_000 })])).toEqual([]);
+    expect(phrases([outside({ ctimeMs: null })])).toEqual([]);
+    // An installed package reading its own settings or cache, though the doer's code called it.
+    expect(phrases([outside({ frames: [SITE, `${ROOT}/src/lib.py:4`] })])).toEqual([]);
+    expect(phrases([outside({ frames: [`${ROOT}/metric/score.py:3`] })])).toEqual([]);
+    // Written: the next read is what would count.
+    expect(phrases([outside({ write: true })])).toEqual([]);
+    // No start known: files outside are not judged.
+    const { since: _since, ...noStart } = RULES;
+    expect(phrases([outside({})], noStart)).toEqual([]);
+    expect(phrases([outside({ frames: [] })])).toEqual([
+      "read /var/tmp/plant, which changed after the loop began (handed to Python's own code so that no file of the repository called it)",
+    ]);
+  });
+
+  it('names a few, counts the rest once each, and says when the log was not read to its end', () => {
+    const many = ['a', 'b', 'c', 'd', 'e', 'f', 'a'].map((name) => read({ path: `${ROOT}/.git/${name}` }));
+    const found = doerReads({ records: many, complete: false }, RULES);
+    expect(found.phrases).toEqual([
+      'read .git/a (from src/lib.py:4)',
+      'read .git/b (from src/lib.py:4)',
+      'read .git/c (from src/lib.py:4)',
+      'read .git/d (from src/lib.py:4)',
+      '2 more',
+      "logged more paths outside the commit than Forge's watch reads back",
+    ]);
+    expect(found.readers).toEqual(['src/lib.py']);
+    expect(doerReads({ records: [], complete: false }, RULES).phrases).toEqual([
+      "logged more paths outside the commit than Forge's watch reads back",
+    ]);
+  });
+});

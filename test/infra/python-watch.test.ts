@@ -1,0 +1,158 @@
+// The read watch's `sitecustomize.py` (src/infra/python-watch.ts), run for real by python3: a process
+// started with the watch's env logs what it opens or lists in git's, Forge's and br's folders and
+// outside the trees, with the files on the stack; the tree's own files, the run's temp directory and
+// Python's own install are not logged; the log cannot be rewritten by the code it watches; another
+// `sitecustomize` still runs, and the process's sys.path is the user's.
+import { spawnSync } from 'node:child_process';
+import { stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { describe, expect, it, onTestFinished } from 'vitest';
+import { startExitWatch, type ExitWatch } from '../../src/infra/exit-watch.js';
+import { parseReadLog, withPythonPath, type ReadRecord } from '../../src/infra/python-watch.js';
+import { tempTree } from '../support/temp-tree.js';
+
+async function watch(): Promise<ExitWatch> {
+  const base = await tempTree({}, 'forge-readw-');
+  const started = await startExitWatch(base);
+  if (started === undefined) throw new Error('no watch');
+  onTestFinished(() => started.remove());
+  return started;
+}
+
+async function logged(exits: ExitWatch): Promise<ReadRecord[]> {
+  const log = await exits.reads();
+  if (log === undefined) throw new Error('the read log is gone');
+  expect(log.complete).toBe(true);
+  return log.records;
+}
+
+/** python3 on `script` in `repo`, watched, with a temp directory of its own as a run has. */
+async function python(exits: ExitWatch, repo: string, script: string, env: Record<string, string> = {}) {
+  const temp = await tempTree({}, 'forge-readw-run-');
+  return spawnSync('python3', ['-c', script], {
+    cwd: repo,
+    env: exits.env({ ...process.env, TMPDIR: temp, ...env }, [], [repo]),
+    encoding: 'utf8',
+  });
+}
+
+describe('the read watch', () => {
+  it("logs a read of git's folder by a path built as the code runs, with the file and line that read it", async () => {
+    const exits = await watch();
+    const repo = await tempTree({
+      '.git/probe': '9\n',
+      'src/lib.py':
+        "from pathlib import Path\n\ndef value():\n    return Path('.g' + 'it', 'probe').read_text()\n",
+    });
+    const ran = await python(
+      exits,
+      repo,
+      "import sys; sys.path.insert(0, 'src'); import lib; print(lib.value())",
+    );
+    expect(ran.stderr).toBe('');
+    expect(ran.stdout).toBe('9\n\n');
+    const records = await logged(exits);
+    expect(records).toHaveLength(1);
+    expect(records[0]).toMatchObject({
+      event: 'open',
+      path: join(repo, '.git', 'probe'),
+      kind: 'state',
+      write: false,
+    });
+    // pathlib's frames are Python's own and left out; the string the process ran from is too.
+    expect(records[0]?.frames).toEqual([`${join(repo, 'src', 'lib.py')}:4`]);
+    expect(records[0]?.ctimeMs).toBe(Math.floor((await stat(join(repo, '.git', 'probe'))).ctimeMs));
+  });
+
+  it('logs a file and a folder outside the tree; not the tree, the run temp directory or Python itself', async () => {
+    const exits = await watch();
+    const elsewhere = await tempTree({ 'plant.txt': '5' }, 'forge-readw-out-');
+    const repo = await tempTree({ 'data/own.txt': '1' });
+    const script = [
+      'import os, tempfile, json, decimal',
+      "open('data/own.txt').read()",
+      "with tempfile.NamedTemporaryFile('w') as f: f.write('x')",
+      `open(${JSON.stringify(join(elsewhere, 'plant.txt'))}).read()`,
+      `os.listdir(${JSON.stringify(elsewhere)})`,
+      'open(os.devnull).read()',
+    ].join('\n');
+    const ran = await python(exits, repo, script);
+    expect(ran.stderr).toBe('');
+    const records = await logged(exits);
+    expect(records.map((r) => [r.event, r.path, r.kind])).toEqual([
+      ['open', join(elsewhere, 'plant.txt'), 'outside'],
+      ['os.listdir', elsewhere, 'outside'],
+    ]);
+  });
+
+  it('refuses the watched code a write to its own log, which stays as it was', async () => {
+    const exits = await watch();
+    const repo = await tempTree({ '.git/x': '1' });
+    const script = [
+      'import os',
+      "open('.git/x').read()",
+      'log = os.environ["FORGE_READ_LOG"]',
+      'for attempt in (lambda: open(log, "w"), lambda: os.remove(log), lambda: os.truncate(log, 0)):',
+      '    try:',
+      '        attempt()',
+      '        print("allowed")',
+      '    except PermissionError:',
+      '        print("refused")',
+    ].join('\n');
+    const ran = await python(exits, repo, script);
+    expect(ran.stdout).toBe('refused\nrefused\nrefused\n');
+    expect((await logged(exits)).map((r) => r.path)).toEqual([join(repo, '.git', 'x')]);
+  });
+
+  it("hands over to the user's own sitecustomize, and leaves sys.path as the user's", async () => {
+    const exits = await watch();
+    const repo = await tempTree({
+      'site/sitecustomize.py': "import builtins\nbuiltins.USERS_SITE = 'ran'\n",
+    });
+    const ran = await python(
+      exits,
+      repo,
+      "import sys, os; print(USERS_SITE); print(any('forge-exits-' in p for p in sys.path))",
+      { PYTHONPATH: join(repo, 'site') },
+    );
+    expect(ran.stderr).toBe('');
+    expect(ran.stdout).toBe('ran\nFalse\n');
+  });
+
+  it('is not loaded when the env was given no trees', async () => {
+    const exits = await watch();
+    const env = exits.env({ PYTHONPATH: '/x' });
+    expect(env.PYTHONPATH).toBe('/x');
+    expect(env.FORGE_READ_LOG).toBeUndefined();
+  });
+
+  it('reads back only the lines that are records, and says when the log is gone', async () => {
+    const good = {
+      pid: 1,
+      event: 'open',
+      path: '/a',
+      kind: 'state',
+      write: true,
+      ctimeMs: 5,
+      frames: ['/r/x.py:1'],
+    };
+    const text = ['not json', JSON.stringify({ ...good, kind: 'other' }), JSON.stringify(good), ''].join(
+      '\n',
+    );
+    expect(parseReadLog(text)).toEqual([good]);
+    const exits = await watch();
+    const repo = await tempTree({});
+    const ran = await python(
+      exits,
+      repo,
+      "import shutil, os; shutil.rmtree(os.path.dirname(os.environ['FORGE_READ_LOG']))",
+    );
+    expect(ran.stderr).toContain('PermissionError');
+    expect(await exits.reads()).toBeDefined();
+  });
+
+  it('puts its folder first on PYTHONPATH', () => {
+    expect(withPythonPath(undefined, '/w', ':')).toBe('/w');
+    expect(withPythonPath('/a::/b', '/w', ':')).toBe('/w:/a:/b');
+  });
+});
