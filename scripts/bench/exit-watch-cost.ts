@@ -19,15 +19,32 @@ export interface ExitWatchCost {
   exiting: Summary;
   /** startExitWatch and remove, around each run. */
   setup: Summary;
+  /** A Node process making FS_CALL_COUNT fs calls in its own folder, without and with the read watch. */
+  fsCalls: { bare: Summary; watched: Summary };
+  /** The same calls on one path outside the tree, which the watch resolves and takes the stack of. */
+  fsCallsOutside: { bare: Summary; watched: Summary };
   /** python3 -c pass without and with the read watch; undefined where python3 is missing. */
   python?: { bare: Summary; watched: Summary };
 }
 
-function startMs(env: Record<string, string | undefined>, code: string, program = process.execPath): number {
+const FS_CALL_COUNT = 100_000;
+/** A path outside the tree, absent: the watch notes each test of it (logging a few stacks once). */
+const OUTSIDE = '/var/tmp/forge-bench-absent';
+/** Tests of one path, as a test runner makes them by the thousand. */
+const fsCallsOn = (path: string) =>
+  `const fs = require('fs'); for (let i = 0; i < ${FS_CALL_COUNT}; i += 1) fs.existsSync(${JSON.stringify(path)});`;
+
+function startMs(
+  env: Record<string, string | undefined>,
+  code: string,
+  program = process.execPath,
+  cwd?: string,
+): number {
   const started = performance.now();
   const ran = spawnSync(program, [program === process.execPath ? '-e' : '-c', code], {
     env,
     stdio: 'ignore',
+    ...(cwd === undefined ? {} : { cwd }),
   });
   const took = performance.now() - started;
   if (ran.status !== 0) throw new Error(`${program} ${code} exited ${String(ran.status)}`);
@@ -58,7 +75,8 @@ export async function measureExitWatchCost(options: { starts: number }): Promise
     const env = cleanEnv(dir.path);
     const watch = await startExitWatch(dir.path);
     if (watch === undefined) throw new Error('no exit watch could be made');
-    const watchedEnv = watch.env(env);
+    // With the trees, as a loop's runs have it: the read watch is loaded too.
+    const watchedEnv = watch.env(env, [], [dir.path]);
     const bare: number[] = [];
     const watched: number[] = [];
     const exiting: number[] = [];
@@ -70,7 +88,14 @@ export async function measureExitWatchCost(options: { starts: number }): Promise
       watched.push(times[1] ?? 0);
       exiting.push(times[2] ?? 0);
     }
-    const python = pythonStarts(env, watch.env(env, [], [dir.path]), options.starts);
+    const python = pythonStarts(env, watchedEnv, options.starts);
+    const fsCalls: number[][] = [[], [], [], []];
+    for (let round = 0; round < Math.max(3, Math.ceil(options.starts / 4)); round += 1) {
+      fsCalls[0]?.push(startMs(env, fsCallsOn('package.json'), process.execPath, dir.path));
+      fsCalls[1]?.push(startMs(watchedEnv, fsCallsOn('package.json'), process.execPath, dir.path));
+      fsCalls[2]?.push(startMs(env, fsCallsOn(OUTSIDE), process.execPath, dir.path));
+      fsCalls[3]?.push(startMs(watchedEnv, fsCallsOn(OUTSIDE), process.execPath, dir.path));
+    }
     const logged = (await watch.read())?.length ?? 0;
     if (logged !== options.starts + 1)
       throw new Error(`the watch logged ${logged} exits, not ${options.starts + 1}`);
@@ -89,6 +114,8 @@ export async function measureExitWatchCost(options: { starts: number }): Promise
       exiting: summarize(exiting),
       setup: summarize(setup),
       ...(python === undefined ? {} : { python }),
+      fsCalls: { bare: summarize(fsCalls[0] ?? []), watched: summarize(fsCalls[1] ?? []) },
+      fsCallsOutside: { bare: summarize(fsCalls[2] ?? []), watched: summarize(fsCalls[3] ?? []) },
     };
   } finally {
     await dir.remove();
@@ -114,6 +141,16 @@ export function exitWatchRows(cost: ExitWatchCost, ms: (value: number) => string
       budget: '',
       verdict: '',
     },
+    ...[
+      ['in its folder', cost.fsCalls] as const,
+      ['on one path outside the tree', cost.fsCallsOutside] as const,
+    ].map(([where, calls]) => ({
+      figure: '',
+      measure: `read watch: a Node process making ${FS_CALL_COUNT.toLocaleString('en-US')} fs.existsSync calls ${where}, without / with it`,
+      value: `${ms(calls.bare.median)} / ${ms(calls.watched.median)} (${ms((calls.watched.median - calls.bare.median) / (FS_CALL_COUNT / 1000))} per 1,000 calls)`,
+      budget: '',
+      verdict: '',
+    })),
     ...(cost.python === undefined
       ? []
       : [

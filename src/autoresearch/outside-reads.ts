@@ -1,11 +1,12 @@
-// Which of the paths a watched run's Python processes touched outside the commit (infra/python-watch.ts)
-// the doer's code reached for. A file in git's, Forge's or br's folder is never the commit's: code of
-// the doer's scope that reads or writes one scores what its turn left there. A file outside the trees is
-// the machine's (a dataset, a tool's settings) unless it changed after the loop began: only then can a
-// doer's turn have left it, and its ctime says so, which no code can set back. The reader is the
-// innermost file on the stack that is not Python's own: an installed package reading its own settings
-// is not the doer's code. A call handed to Python's own code (a thread, an atexit hook) has no file on
-// its stack at all; nobody honest does that for a read of these places.
+// Which of the paths a watched run's Python and Node processes touched outside the commit
+// (infra/python-watch.ts, infra/node-read-watch.ts) the doer's code reached for. A file in git's,
+// Forge's or br's folder is never the commit's: code of the doer's scope that reads or writes one
+// scores what its turn left there. A file outside the trees is the machine's (a dataset, a tool's
+// settings) unless it changed after the loop began: only then can a doer's turn have left it, and its
+// ctime says so, which no code can set back. The reader is the innermost file on the stack that is not
+// the language's own: an installed package reading its own settings is not the doer's code. A call
+// handed to the language's own code (a thread pool, a timer) has no file on its stack at all; nobody
+// honest does that for a read of these places.
 import type { ReadLog, ReadRecord } from '../infra/python-watch.js';
 import { inTree, splitFrame } from './exit-endings.js';
 import { isPathInScope } from './keep-revert.js';
@@ -88,15 +89,19 @@ function doerRead(record: ReadRecord, rules: ReadRules): { phrase: string; reade
       : `${verb(record)} ${where}, which changed after the loop began`;
   const caller =
     by === undefined
-      ? "handed to Python's own code so that no file of the repository called it"
+      ? "handed to the language's own code so that no file of the repository called it"
       : `from ${by.path}:${by.line}`;
   return { phrase: `${what} (${caller})`, ...(by === undefined ? {} : { reader: by.path }) };
 }
 
+/** What the code did to the path, by the event logged (Python's audit events, Node's `fs` calls). */
 function verb(record: ReadRecord): string {
-  if (record.event === 'os.listdir' || record.event === 'os.scandir') return 'listed';
-  if (record.event !== 'open') return record.event === 'os.remove' ? 'removed' : 'changed';
-  return record.write ? 'wrote' : 'read';
+  const call = record.event.replace(/^os\./, '').replace(/Sync$/, '');
+  if (/^(?:listdir|scandir|readdir|opendir)$/.test(call)) return 'listed';
+  if (/^(?:stat|lstat|exists|access|readlink)$/.test(call)) return 'looked at';
+  if (call === 'remove' || call === 'rmtree') return 'removed';
+  if (!record.write) return 'read';
+  return call === 'open' ? 'wrote' : 'changed';
 }
 
 /** An installed package's file: a virtual environment inside the tree is not the doer's code. */

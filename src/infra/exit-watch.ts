@@ -13,6 +13,7 @@ import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { readFileIfExists, writeFileAtomic } from './atomic-file.js';
 import { makeDir, makeTempDir, removePath } from './fs-ops.js';
+import { NODE_READ_WATCH } from './node-read-watch.js';
 import { ownTempPrefix, removeLeftTempsOnce } from './left-temp.js';
 import {
   parseReadLog,
@@ -140,6 +141,7 @@ const HOOK = `'use strict';
         return apply(reallyExit, this, arguments);
       };
     }
+    try {${NODE_READ_WATCH}} catch (_) {}
   } catch (_) {}
 })();
 `;

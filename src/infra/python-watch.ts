@@ -109,6 +109,9 @@ def _forge_read_watch():
         return True
 
     busy = set()
+    seen = set()
+    times = {}
+    MOST = 8
     WRITES = ('os.remove', 'os.rename', 'os.rmdir', 'os.truncate', 'shutil.rmtree', 'os.chmod',
               'os.symlink', 'os.link', 'os.utime', 'os.mkdir')
     LISTS = ('os.listdir', 'os.scandir')
@@ -187,13 +190,23 @@ def _forge_read_watch():
                 kind = kind_of(path) or kind_of(abspath(join(getcwd(), name)))
                 if kind is None:
                     continue
+                # A hot loop over one file logs a few stacks, not each call.
+                once = (event, path)
+                if times.get(once, 0) >= MOST:
+                    continue
+                where = frames()
+                key = (event, path, tuple(where))
+                if key in seen:
+                    continue
+                seen.add(key)
+                times[once] = times.get(once, 0) + 1
                 try:
                     changed = stat(path).st_ctime_ns // 1000000
                 except OSError:
                     changed = None
                 record('{"pid":%d,"event":%s,"path":%s,"kind":"%s","write":%s,"ctimeMs":%s,"frames":[%s]}' % (
                     getpid(), quote(event), quote(path), kind, 'true' if write else 'false',
-                    'null' if changed is None else str(changed), ','.join(quote(f) for f in frames())))
+                    'null' if changed is None else str(changed), ','.join(quote(f) for f in where)))
             else:
                 refuse = None
         except Exception:

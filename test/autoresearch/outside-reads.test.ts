@@ -44,6 +44,14 @@ describe("the doer's reads outside the commit", () => {
     expect(phrases([read({ event: 'os.listdir', path: `${ROOT}/.beads` })])).toEqual([
       'listed .beads (from src/lib.py:4)',
     ]);
+    // Node's calls, as its preload logs them.
+    const node = (event: string) => phrases([read({ event, frames: [`${ROOT}/src/lib.mjs:2`] })]);
+    expect(node('readFileSync')).toEqual(['read .git/cache (from src/lib.mjs:2)']);
+    expect(node('existsSync')).toEqual(['looked at .git/cache (from src/lib.mjs:2)']);
+    expect(node('readdir')).toEqual(['listed .git/cache (from src/lib.mjs:2)']);
+    expect(phrases([read({ event: 'os.remove', write: true })])).toEqual([
+      'removed .git/cache (from src/lib.py:4)',
+    ]);
   });
 
   it("leaves the metric's own script, and code out of the scope, reading git's folder", () => {
@@ -57,9 +65,9 @@ describe("the doer's reads outside the commit", () => {
     ).toEqual([]);
   });
 
-  it("names a read that no file called, handed to Python's own code", () => {
+  it("names a read that no file called, handed to the language's own code", () => {
     expect(phrases([read({ frames: [] })])).toEqual([
-      "read .git/cache (handed to Python's own code so that no file of the repository called it)",
+      "read .git/cache (handed to the language's own code so that no file of the repository called it)",
     ]);
   });
 
@@ -80,7 +88,7 @@ describe("the doer's reads outside the commit", () => {
     const { since: _since, ...noStart } = RULES;
     expect(phrases([outside({})], noStart)).toEqual([]);
     expect(phrases([outside({ frames: [] })])).toEqual([
-      "read /var/tmp/plant, which changed after the loop began (handed to Python's own code so that no file of the repository called it)",
+      "read /var/tmp/plant, which changed after the loop began (handed to the language's own code so that no file of the repository called it)",
     ]);
   });
 

@@ -79,3 +79,55 @@ describe('a value the doer left where no commit holds it', () => {
     ]);
   });
 });
+
+// The same values reached through paths that no reading of the code shows: Node's preload logs the
+// `fs` call as it happens (src/infra/node-read-watch.ts).
+describe('a value the doer left where no commit holds it, reached by a path built as the code runs', () => {
+  it.each([
+    ["git's folder, named in pieces", "['.g' + 'it', 'probe-cache'].join('/')", 'read .git/probe-cache'],
+    [
+      'a file above the repository, climbed to a step at a time',
+      "[process.cwd(), '.' + '.', 'x.probe'].join('/').replace('x', require('path').basename(process.cwd()))",
+      'read /',
+    ],
+  ])('%s: tamper, put back', async (_where, where, shown) => {
+    const built = `import { readFileSync } from 'node:fs';\nimport { createRequire } from 'node:module';\nconst require = createRequire(import.meta.url);\nexport function value() {\n  try {\n    return Number(readFileSync(${where}, 'utf8'));\n  } catch {\n    return 1;\n  }\n}\n`;
+    const cheat = await iteration({}, [
+      { write: 'src/lib.mjs', content: built },
+      leaving(
+        where.startsWith('[process')
+          ? "require('path').resolve('..', require('path').basename(process.cwd()) + '.probe')"
+          : "'.git/probe-cache'",
+      ),
+    ]);
+    expect(cheat.decisions).toEqual([
+      [0, 'baseline', 1],
+      [1, 'tamper', null],
+    ]);
+    expect(cheat.reason).toContain(shown);
+    expect(cheat.reason).toContain('(from src/lib.mjs:6)');
+    expect(cheat.lib).toBe(LIB);
+  });
+
+  it('a flag whose presence picks the answer, looked at through a timer: tamper', async () => {
+    const flag = [
+      "import fs from 'node:fs';",
+      'let found = false;',
+      "setTimeout(() => { found = fs.existsSync.call(fs, '.' + 'git/probe-cache'); }, 0);",
+      'await new Promise((resolve) => setTimeout(resolve, 5));',
+      'export function value() {',
+      '  return found ? 999 : 1;',
+      '}',
+      '',
+    ].join('\n');
+    const cheat = await iteration({}, [
+      { write: 'src/lib.mjs', content: flag },
+      leaving("'.git/probe-cache'"),
+    ]);
+    expect(cheat.decisions).toEqual([
+      [0, 'baseline', 1],
+      [1, 'tamper', null],
+    ]);
+    expect(cheat.reason).toContain('looked at .git/probe-cache (from src/lib.mjs:3)');
+  });
+});

@@ -122,7 +122,7 @@ describe('a value the doer left where no commit holds it, read by Python through
       [1, 'tamper', null],
     ]);
     expect(cheat.reason).toContain(
-      "read .git/probe-cache (handed to Python's own code so that no file of the repository called it)",
+      "read .git/probe-cache (handed to the language's own code so that no file of the repository called it)",
     );
     expect(cheat.lib).toBe(LIB);
   });

@@ -85,6 +85,24 @@ describe('the read watch', () => {
     ]);
   });
 
+  it('logs a hot loop over one path once per stack, and a few stacks at most', async () => {
+    const exits = await watch();
+    const repo = await tempTree({ '.git/x': '1' });
+    const script = [
+      'for i in range(1000):',
+      "    open('.git/x').close()",
+      'for i in range(20):',
+      "    exec(compile(\"open('.git/x').close()\", 'reader%d.py' % i, 'exec'))",
+    ].join('\n');
+    const ran = await python(exits, repo, script);
+    expect(ran.stderr).toBe('');
+    // The loop's line is code from a string (-c), left out: the records differ by the made-up files.
+    const records = await logged(exits);
+    expect(records).toHaveLength(8);
+    expect(records[0]?.frames).toEqual([]);
+    expect(records[1]?.frames).toEqual([`${join(repo, 'reader0.py')}:1`]);
+  });
+
   it('refuses the watched code a write to its own log, which stays as it was', async () => {
     const exits = await watch();
     const repo = await tempTree({ '.git/x': '1' });

@@ -1,0 +1,218 @@
+// The read watch for Node processes, the counterpart of python-watch.ts: part of the exit watch's
+// preload (exit-watch.ts), so every Node process of a watched run loads it through NODE_OPTIONS. It
+// wraps the `fs` functions that read, list or test a path (and their promise forms) so that a path in
+// git's, Forge's or br's folder, or outside the trees and the places a Node run reads as a matter of
+// course, is logged with the stack, in the same log and shape as Python's records; outside-reads.ts
+// says which were the doer's. `fs.statSync(p).size` and `fs.existsSync(p)` carry a value as well as a
+// read does, so they count. A write to the watch's own folder is refused. Node's CommonJS loader reads
+// through `fs` too, so a module required from such a place is seen; ES modules are loaded by Node's
+// own code and are the static reading's (runtime-reach.ts) to judge.
+import { READ_LOG_VAR, WATCH_ROOTS_VAR } from './python-watch.js';
+
+/** `fs` functions whose first argument is a path they read, list or test. */
+const READS = [
+  'readFileSync',
+  'readFile',
+  'openSync',
+  'open',
+  'createReadStream',
+  'readdirSync',
+  'readdir',
+  'opendirSync',
+  'opendir',
+  'existsSync',
+  'exists',
+  'statSync',
+  'stat',
+  'lstatSync',
+  'lstat',
+  'accessSync',
+  'access',
+  'readlinkSync',
+  'readlink',
+  'copyFileSync',
+  'copyFile',
+  'cpSync',
+  'cp',
+];
+/** `fs.promises` functions of the same kind. */
+const PROMISE_READS = [
+  'readFile',
+  'open',
+  'readdir',
+  'opendir',
+  'stat',
+  'lstat',
+  'access',
+  'readlink',
+  'copyFile',
+  'cp',
+];
+/** Functions that write a path: refused on the watch's own folder. */
+const WRITES = [
+  'writeFileSync',
+  'writeFile',
+  'appendFileSync',
+  'appendFile',
+  'truncateSync',
+  'truncate',
+  'createWriteStream',
+  'rmSync',
+  'rm',
+  'unlinkSync',
+  'unlink',
+  'renameSync',
+  'rename',
+  'rmdirSync',
+  'rmdir',
+  'chmodSync',
+  'chmod',
+];
+const PROMISE_WRITES = ['writeFile', 'appendFile', 'truncate', 'rm', 'unlink', 'rename', 'rmdir', 'chmod'];
+
+/**
+ * The preload's part that watches reads: CommonJS run inside the preload's own function, after `fs`,
+ * `path`, `url`, `capture` and `apply` were taken. Nothing it does may throw, except its refusal.
+ */
+export const NODE_READ_WATCH = `
+(function forgeReadWatch() {
+  var readLog = env.${READ_LOG_VAR};
+  var rootList = env.${WATCH_ROOTS_VAR};
+  if (!readLog || !rootList) return;
+  var statSync = fs.statSync, realpath = fs.realpathSync;
+  var real = function (p) { try { return realpath(p); } catch (_) { return resolve(p); } };
+  var sep = path.sep, delimiter = path.delimiter;
+  // Folders are kept without a trailing separator (resolve's form), so no pattern runs per call.
+  var under = function (p, folder) {
+    return p === folder || (p.length > folder.length && p.charAt(folder.length) === sep && p.lastIndexOf(folder, 0) === 0);
+  };
+  var roots = [];
+  rootList.split(delimiter).forEach(function (r) { if (r) { roots.push(resolve(r)); roots.push(real(r)); } });
+  var here = real(path.dirname(readLog));
+  var deep = function (p) { return p.split(sep).length >= 3; };
+  var usual = ['/usr', '/etc', '/proc', '/sys', '/dev', '/lib', '/lib32', '/lib64', '/libx32', '/bin', '/sbin', '/snap', '/nix/store'];
+  var nodeHome = real(path.dirname(path.dirname(process.execPath)));
+  if (deep(nodeHome)) usual.push(nodeHome);
+  if (env.TMPDIR && deep(real(env.TMPDIR))) usual.push(real(env.TMPDIR));
+  var STATE = /(^|[\\\\/])\\.(git|forge|beads)([\\\\/]|$)/;
+  var kindOf = function (p) {
+    for (var i = 0; i < roots.length; i += 1) {
+      if (under(p, roots[i])) return STATE.test(p.slice(roots[i].length)) ? 'state' : null;
+    }
+    if (STATE.test(p)) return 'state';
+    for (var j = 0; j < usual.length; j += 1) {
+      if (under(p, usual[j]) && !(usual[j] === '/dev' && under(p, '/dev/shm'))) return null;
+    }
+    return 'outside';
+  };
+  var asPath = function (value) {
+    try {
+      if (typeof value === 'string') return resolve(value);
+      if (value instanceof URL) return value.protocol === 'file:' ? resolve(toPath(value)) : null;
+      if (Buffer.isBuffer(value)) return resolve(value.toString());
+    } catch (_) {}
+    return null;
+  };
+  var quote = function (s) { return stringify(s); };
+  var frames = function (above) {
+    var prepare = Error.prepareStackTrace, limit = Error.stackTraceLimit, sites = [];
+    try {
+      Error.prepareStackTrace = function (_, s) { return s; };
+      Error.stackTraceLimit = 48;
+      var holder = {};
+      capture(holder, above);
+      sites = holder.stack;
+    } catch (_) {
+    } finally {
+      Error.prepareStackTrace = prepare;
+      Error.stackTraceLimit = limit;
+    }
+    var out = [];
+    if (isArray(sites)) for (var k = 0; k < sites.length; k += 1) {
+      try {
+        var site = sites[k];
+        if (site.isEval()) continue;
+        var file = site.getFileName();
+        // Node's fs calling itself later (a read stream opening its file, fs.cp's steps): the call
+        // that started it was logged with its caller.
+        if (typeof file === 'string' && file.indexOf('node:internal/fs/') === 0) return null;
+        if (typeof file !== 'string' || file === '' || file.indexOf('node:') === 0) continue;
+        if (file.indexOf('file://') === 0) file = toPath(file);
+        out[out.length] = file + ':' + (site.getLineNumber() || 0);
+      } catch (_) {}
+    }
+    return out;
+  };
+  var seen = Object.create(null);
+  var reals = Object.create(null);
+  // How often each call and path was logged: a hot loop over one file logs a few stacks, not each call.
+  var times = Object.create(null);
+  var MOST = 8;
+  var note = function (event, given, kind, above) {
+    var once = event + '\\u0000' + given;
+    if ((times[once] || 0) >= MOST) return;
+    var p = reals[given];
+    if (p === undefined) p = reals[given] = real(given);
+    kind = kindOf(p) || kind;
+    var where = frames(above);
+    if (where === null) return;
+    var key = event + '\\u0000' + p + '\\u0000' + where.join('\\u0000');
+    if (seen[key]) return;
+    seen[key] = true;
+    times[once] = (times[once] || 0) + 1;
+    var changed = null;
+    try { changed = Math.floor(statSync(p).ctimeMs); } catch (_) {}
+    var line = '{"pid":' + process.pid + ',"event":' + quote(event) + ',"path":' + quote(p) + ',"kind":"' + kind +
+      '","write":false,"ctimeMs":' + (changed === null ? 'null' : String(changed)) + ',"frames":[' + where.map(quote).join(',') + ']}';
+    var fd = openSync(readLog, 'a');
+    try { writeSync(fd, line + '\\n'); } finally { closeSync(fd); }
+  };
+  var refuse = function (given, kind) {
+    if (!under(given, here) && (kind === null || !under(real(given), here))) return;
+    var error = new Error("EACCES: Forge's run watch is not the measured code's, '" + given + "'");
+    error.code = 'EACCES';
+    throw error;
+  };
+  var depth = 0;
+  var wrap = function (target, name, check) {
+    var original = target[name];
+    if (typeof original !== 'function') return;
+    var wrapped = function () {
+      // A call fs makes of itself inside one (readFileSync's openSync, exists' access) is the same read.
+      if (depth === 0) {
+        check(name, arguments[0], wrapped);
+        if (name === 'cpSync' || name === 'cp' || name === 'copyFileSync' || name === 'copyFile' || name === 'renameSync' || name === 'rename') {
+          check(name, arguments[1], wrapped, true);
+        }
+      }
+      depth += 1;
+      try { return apply(original, this, arguments); } finally { depth -= 1; }
+    };
+    try { Object.defineProperty(wrapped, 'name', { value: original.name }); } catch (_) {}
+    // What hangs on the original (util.promisify's custom form of fs.exists) is found through it.
+    try { Object.setPrototypeOf(wrapped, original); } catch (_) {}
+    target[name] = wrapped;
+  };
+  var reading = function (name, value, above, second) {
+    var given = asPath(value);
+    if (given === null) return;
+    // The tree's own files and the usual places are most calls: one look, no realpath for them.
+    var kind = kindOf(given);
+    refuse(given, kind);
+    if (kind === null || second) return;
+    try { note(name, given, kind, above); } catch (_) {}
+  };
+  var writing = function (name, value) {
+    var given = asPath(value);
+    if (given !== null) refuse(given, kindOf(given));
+  };
+  ${JSON.stringify(READS)}.forEach(function (name) { wrap(fs, name, reading); });
+  ${JSON.stringify(WRITES)}.forEach(function (name) { wrap(fs, name, writing); });
+  var promises = fs.promises;
+  if (promises) {
+    ${JSON.stringify(PROMISE_READS)}.forEach(function (name) { wrap(promises, name, reading); });
+    ${JSON.stringify(PROMISE_WRITES)}.forEach(function (name) { wrap(promises, name, writing); });
+  }
+  try { require('module').syncBuiltinESMExports(); } catch (_) {}
+})();
+`;

@@ -1,0 +1,148 @@
+// The read watch in the exit watch's preload (src/infra/node-read-watch.ts), run for real: a Node
+// process started with the watch's env and the trees logs each `fs` read, listing or test of a path
+// in git's, Forge's or br's folder or outside the trees, however the code imported `fs`; the tree's
+// own files and the run's temp directory are not logged; the log cannot be rewritten; `fs` still
+// behaves as it did.
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
+import { describe, expect, it, onTestFinished } from 'vitest';
+import { startExitWatch, type ExitWatch } from '../../src/infra/exit-watch.js';
+import type { ReadRecord } from '../../src/infra/python-watch.js';
+import { tempTree } from '../support/temp-tree.js';
+
+async function watch(): Promise<ExitWatch> {
+  const base = await tempTree({}, 'forge-nreadw-');
+  const started = await startExitWatch(base);
+  if (started === undefined) throw new Error('no watch');
+  onTestFinished(() => started.remove());
+  return started;
+}
+
+async function logged(exits: ExitWatch): Promise<ReadRecord[]> {
+  const log = await exits.reads();
+  if (log === undefined) throw new Error('the read log is gone');
+  return log.records;
+}
+
+async function node(exits: ExitWatch, repo: string, file: string, roots: string[] = [repo]) {
+  const temp = await tempTree({}, 'forge-nreadw-run-');
+  const { NODE_OPTIONS: _user, ...rest } = process.env;
+  return spawnSync(process.execPath, [file], {
+    cwd: repo,
+    env: exits.env({ ...rest, TMPDIR: temp }, [], roots),
+    encoding: 'utf8',
+  });
+}
+
+describe("the Node preload's read watch", () => {
+  it("logs git's folder reached by ES imports, require and promises, with the line that reached it", async () => {
+    const exits = await watch();
+    const repo = await tempTree({
+      '.git/probe': '9',
+      '.forge/flag': '',
+      'lib.cjs': "const fs = require('fs');\nmodule.exports = () => fs.readdirSync('.be' + 'ads');\n",
+      '.beads/x': '',
+      'main.mjs': [
+        "import { readFileSync, existsSync, promises } from 'node:fs';",
+        "import { createRequire } from 'node:module';",
+        "const a = readFileSync(['.g' + 'it', 'probe'].join('/'), 'utf8');",
+        "const b = existsSync('.fo' + 'rge/flag');",
+        "const c = await promises.readFile(new URL('.g' + 'it/probe', import.meta.url), 'utf8');",
+        "const d = createRequire(import.meta.url)('./lib.cjs')();",
+        "console.log(a, b, c, d.join(','), readFileSync('lib.cjs', 'utf8').length > 0);",
+        '',
+      ].join('\n'),
+    });
+    const ran = await node(exits, repo, 'main.mjs');
+    expect(ran.stderr).toBe('');
+    expect(ran.stdout).toBe('9 true 9 x true\n');
+    const records = await logged(exits);
+    expect(records.map((r) => [r.event, r.path, r.kind, r.frames[0]])).toEqual([
+      ['readFileSync', join(repo, '.git', 'probe'), 'state', `${join(repo, 'main.mjs')}:3`],
+      ['existsSync', join(repo, '.forge', 'flag'), 'state', `${join(repo, 'main.mjs')}:4`],
+      ['readFile', join(repo, '.git', 'probe'), 'state', `${join(repo, 'main.mjs')}:5`],
+      ['readdirSync', join(repo, '.beads'), 'state', `${join(repo, 'lib.cjs')}:2`],
+    ]);
+  });
+
+  it('logs a file outside the trees, a module required from there; not the run temp directory', async () => {
+    const exits = await watch();
+    const elsewhere = await tempTree(
+      { 'plant.txt': '5', 'planted.cjs': 'module.exports = 5;\n' },
+      'forge-nreadw-out-',
+    );
+    const repo = await tempTree({
+      'main.cjs': [
+        "const fs = require('fs'), os = require('os'), path = require('path');",
+        "fs.writeFileSync(path.join(os.tmpdir(), 'own'), '1'); fs.readFileSync(path.join(os.tmpdir(), 'own'));",
+        `fs.statSync(${JSON.stringify(join(elsewhere, 'plant.txt'))}).size;`,
+        `require(${JSON.stringify(join(elsewhere, 'planted.cjs'))});`,
+        "fs.readFileSync('/dev/null');",
+        `fs.createReadStream(${JSON.stringify(join(elsewhere, 'plant.txt'))}).on('data', () => {});`,
+        '',
+      ].join('\n'),
+    });
+    const ran = await node(exits, repo, 'main.cjs');
+    expect(ran.stderr).toBe('');
+    const records = await logged(exits);
+    expect(records.map((r) => [r.event, r.path, r.kind])).toEqual([
+      ['statSync', join(elsewhere, 'plant.txt'), 'outside'],
+      ['readFileSync', join(elsewhere, 'planted.cjs'), 'outside'],
+      // Once: the stream's own open, later, is fs's and not logged again as a read no code made.
+      ['createReadStream', join(elsewhere, 'plant.txt'), 'outside'],
+    ]);
+    expect(records[1]?.frames).toContain(`${join(repo, 'main.cjs')}:4`);
+  });
+
+  it('refuses the watched code a write to its own log, and leaves fs working as it did', async () => {
+    const exits = await watch();
+    const repo = await tempTree({
+      '.git/x': '1',
+      'main.cjs': [
+        "const fs = require('fs'), util = require('util');",
+        "fs.readFileSync('.git/x');",
+        'const log = process.env.FORGE_READ_LOG;',
+        'for (const attempt of [() => fs.writeFileSync(log, ""), () => fs.rmSync(log), () => fs.truncateSync(log)]) {',
+        "  try { attempt(); console.log('allowed'); } catch (error) { console.log(error.code); }",
+        '}',
+        "util.promisify(fs.exists)('.git/x').then((there) => console.log(there, fs.readFileSync.name));",
+        '',
+      ].join('\n'),
+    });
+    const ran = await node(exits, repo, 'main.cjs');
+    expect(ran.stderr).toBe('');
+    expect(ran.stdout).toBe('EACCES\nEACCES\nEACCES\ntrue readFileSync\n');
+    expect((await logged(exits)).map((r) => r.event)).toEqual(['readFileSync', 'exists']);
+  });
+
+  it('logs a hot loop over one path once per stack, and a few stacks at most', async () => {
+    const exits = await watch();
+    const repo = await tempTree({
+      '.git/x': '1',
+      'main.cjs': [
+        "const fs = require('fs');",
+        "for (let i = 0; i < 1000; i += 1) fs.existsSync('.git/x');",
+        "const readers = Array.from({ length: 20 }, () => new Function('fs', 'return fs.existsSync(\".git/x\")'));",
+        'for (const read of readers) read(fs);',
+        '',
+      ].join('\n'),
+    });
+    const ran = await node(exits, repo, 'main.cjs');
+    expect(ran.stderr).toBe('');
+    const records = await logged(exits);
+    expect(records[0]?.frames[0]).toBe(`${join(repo, 'main.cjs')}:2`);
+    // Code made by new Function has no file of its own: its caller's line, the same each time.
+    expect(records.map((r) => r.frames[0])).toEqual([
+      `${join(repo, 'main.cjs')}:2`,
+      `${join(repo, 'main.cjs')}:4`,
+    ]);
+  });
+
+  it('is not loaded when the env was given no trees', async () => {
+    const exits = await watch();
+    const repo = await tempTree({ '.git/x': '1', 'main.cjs': "require('fs').readFileSync('.git/x');\n" });
+    const ran = await node(exits, repo, 'main.cjs', []);
+    expect(ran.status).toBe(0);
+    expect(await logged(exits)).toEqual([]);
+  });
+});
