@@ -12,6 +12,7 @@
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { readFileIfExists, writeFileAtomic } from './atomic-file.js';
+import { parseJsonLines } from './json-object.js';
 import { makeDir, makeTempDir, removePath } from './fs-ops.js';
 import { NODE_READ_WATCH } from './node-read-watch.js';
 import { ownTempPrefix, removeLeftTempsOnce } from './left-temp.js';
@@ -96,7 +97,8 @@ const HOOK = `'use strict';
         if (assert.strict) Object.freeze(assert.strict);
       } catch (_) {}
     }
-    var record = function (via, code, above) {
+    // The stack above the function "above" as V8 call sites (the read watch takes them too); [] if none.
+    var callSites = function (above) {
       var prepare = Error.prepareStackTrace, limit = Error.stackTraceLimit, sites = [];
       try {
         Error.prepareStackTrace = function (_, s) { return s; };
@@ -109,8 +111,12 @@ const HOOK = `'use strict';
         Error.prepareStackTrace = prepare;
         Error.stackTraceLimit = limit;
       }
+      return isArray(sites) ? sites : [];
+    };
+    var record = function (via, code, above) {
+      var sites = callSites(above);
       var frames = [];
-      if (isArray(sites)) for (var j = 0; j < sites.length; j += 1) {
+      for (var j = 0; j < sites.length; j += 1) {
         try {
           var site = sites[j];
           // Code run by eval or new Function: its caller is the next frame.
@@ -228,19 +234,7 @@ export function withRequire(options: string | undefined, file: string): string {
 
 /** The log's lines that are exit records. */
 export function parseExitLog(text: string): ExitRecord[] {
-  const records: ExitRecord[] = [];
-  for (const line of text.split('\n')) {
-    if (line.trim() === '') continue;
-    let value: unknown;
-    try {
-      value = JSON.parse(line);
-    } catch {
-      continue;
-    }
-    const record = asExitRecord(value);
-    if (record !== undefined) records.push(record);
-  }
-  return records;
+  return parseJsonLines(text, asExitRecord);
 }
 
 function asExitRecord(value: unknown): ExitRecord | undefined {

@@ -72,7 +72,7 @@ const PROMISE_WRITES = ['writeFile', 'appendFile', 'truncate', 'rm', 'unlink', '
 
 /**
  * The preload's part that watches reads: CommonJS run inside the preload's own function, after `fs`,
- * `path`, `url`, `capture` and `apply` were taken. Nothing it does may throw, except its refusal.
+ * `path`, `url`, `apply` and its `callSites` were taken. Nothing it does may throw, except its refusal.
  */
 export const NODE_READ_WATCH = `
 (function forgeReadWatch() {
@@ -115,20 +115,9 @@ export const NODE_READ_WATCH = `
   };
   var quote = function (s) { return stringify(s); };
   var frames = function (above) {
-    var prepare = Error.prepareStackTrace, limit = Error.stackTraceLimit, sites = [];
-    try {
-      Error.prepareStackTrace = function (_, s) { return s; };
-      Error.stackTraceLimit = 48;
-      var holder = {};
-      capture(holder, above);
-      sites = holder.stack;
-    } catch (_) {
-    } finally {
-      Error.prepareStackTrace = prepare;
-      Error.stackTraceLimit = limit;
-    }
+    var sites = callSites(above);
     var out = [];
-    if (isArray(sites)) for (var k = 0; k < sites.length; k += 1) {
+    for (var k = 0; k < sites.length; k += 1) {
       try {
         var site = sites[k];
         if (site.isEval()) continue;

@@ -9,6 +9,8 @@
 // which of those were the doer's. The hook refuses the run's code a write to its own folder, so that
 // the log cannot be rewritten, and hands over to any other `sitecustomize` (Debian ships one).
 
+import { parseJsonLines } from './json-object.js';
+
 /** The read log, named to every process of the run. */
 export const READ_LOG_VAR = 'FORGE_READ_LOG';
 /** The trees the run measures, as absolute paths joined as PYTHONPATH joins its (`:`). */
@@ -253,19 +255,7 @@ export function withPythonPath(pythonPath: string | undefined, folder: string, d
 
 /** The log's lines that are records (a line that is not one is left out). */
 export function parseReadLog(text: string): ReadRecord[] {
-  const records: ReadRecord[] = [];
-  for (const line of text.split('\n')) {
-    if (line.trim() === '') continue;
-    let value: unknown;
-    try {
-      value = JSON.parse(line);
-    } catch {
-      continue;
-    }
-    const record = asReadRecord(value);
-    if (record !== undefined) records.push(record);
-  }
-  return records;
+  return parseJsonLines(text, asReadRecord);
 }
 
 function asReadRecord(value: unknown): ReadRecord | undefined {

@@ -5,24 +5,13 @@
 // behaves as it did.
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
-import { describe, expect, it, onTestFinished } from 'vitest';
-import { startExitWatch, type ExitWatch } from '../../src/infra/exit-watch.js';
-import type { ReadRecord } from '../../src/infra/python-watch.js';
+import { describe, expect, it } from 'vitest';
+import type { ExitWatch } from '../../src/infra/exit-watch.js';
+import { loggedReads, startedWatch } from '../support/run-watch.js';
 import { tempTree } from '../support/temp-tree.js';
 
-async function watch(): Promise<ExitWatch> {
-  const base = await tempTree({}, 'forge-nreadw-');
-  const started = await startExitWatch(base);
-  if (started === undefined) throw new Error('no watch');
-  onTestFinished(() => started.remove());
-  return started;
-}
-
-async function logged(exits: ExitWatch): Promise<ReadRecord[]> {
-  const log = await exits.reads();
-  if (log === undefined) throw new Error('the read log is gone');
-  return log.records;
-}
+const watch = () => startedWatch('forge-nreadw-');
+const logged = loggedReads;
 
 async function node(exits: ExitWatch, repo: string, file: string, roots: string[] = [repo]) {
   const temp = await tempTree({}, 'forge-nreadw-run-');

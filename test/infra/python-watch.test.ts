@@ -6,27 +6,15 @@
 import { spawnSync } from 'node:child_process';
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { describe, expect, it, onTestFinished } from 'vitest';
-import { startExitWatch, type ExitWatch } from '../../src/infra/exit-watch.js';
-import { parseReadLog, withPythonPath, type ReadRecord } from '../../src/infra/python-watch.js';
+import { describe, expect, it } from 'vitest';
+import type { ExitWatch } from '../../src/infra/exit-watch.js';
+import { parseReadLog, withPythonPath } from '../../src/infra/python-watch.js';
+import { loggedReads, startedWatch } from '../support/run-watch.js';
 import { tempTree } from '../support/temp-tree.js';
 
-async function watch(): Promise<ExitWatch> {
-  const base = await tempTree({}, 'forge-readw-');
-  const started = await startExitWatch(base);
-  if (started === undefined) throw new Error('no watch');
-  onTestFinished(() => started.remove());
-  return started;
-}
+const watch = () => startedWatch('forge-readw-');
+const logged = loggedReads;
 
-async function logged(exits: ExitWatch): Promise<ReadRecord[]> {
-  const log = await exits.reads();
-  if (log === undefined) throw new Error('the read log is gone');
-  expect(log.complete).toBe(true);
-  return log.records;
-}
-
-/** python3 on `script` in `repo`, watched, with a temp directory of its own as a run has. */
 async function python(exits: ExitWatch, repo: string, script: string, env: Record<string, string> = {}) {
   const temp = await tempTree({}, 'forge-readw-run-');
   return spawnSync('python3', ['-c', script], {
