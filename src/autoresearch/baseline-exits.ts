@@ -2,19 +2,23 @@
 // run whose test process the doer's code ends gives no score; where code in the scope already ends one
 // at the baseline (a module the tests import that exits as it loads), every change would be refused
 // for what the tree did before the doer touched it. Setup says so instead, with the call and the line.
+// The same for the read watches (outside-reads.ts): code of the scope that already reads in git's,
+// Forge's or br's folder would make every iteration tamper.
 import { join } from 'node:path';
 import type { ExitRecord } from '../infra/exit-watch.js';
+import type { ReadLog } from '../infra/python-watch.js';
 import { AppError, ExitCode } from '../infra/errors.js';
 import { realPath } from '../infra/fs-ops.js';
 import type { ProcessResult } from '../infra/process.js';
 import type { LoopConfig } from './config.js';
 import { doerEndings } from './exit-endings.js';
+import { doerReads } from './outside-reads.js';
 import { commandFiles } from './metric-files.js';
 
 export type WatchedRun = (
   argv: readonly string[],
   options: { cwd: string; timeoutMs: number; watchExits?: { entries: readonly string[] } },
-) => Promise<ProcessResult & { exits?: readonly ExitRecord[] }>;
+) => Promise<ProcessResult & { exits?: readonly ExitRecord[]; reads?: ReadLog }>;
 
 export interface BaselineExits {
   /** `run` under the exit watch (unless the loop lets the doer end what it likes), its endings kept. */
@@ -25,27 +29,39 @@ export interface BaselineExits {
 
 export function watchBaselineExits(config: LoopConfig, repo: string, run: WatchedRun): BaselineExits {
   const watched = !config.scope.doer_may_patch_runtime;
-  const found: { argv: readonly string[]; phrase: string }[] = [];
+  const found: { argv: readonly string[]; phrase: string; read: boolean }[] = [];
   return {
     async run(argv, options) {
       const realRepo = await realPath(repo).catch(() => repo);
       const named = await commandFiles(config, repo);
       // As the loop's runs will be: the same preload, the same scripts' processes freezing node:assert.
       const watchExits = watched ? { entries: named.map((path) => join(realRepo, path)) } : undefined;
-      const { exits, ...result } = await run(argv, { ...options, ...(watchExits ? { watchExits } : {}) });
+      const { exits, reads, ...result } = await run(argv, {
+        ...options,
+        ...(watchExits ? { watchExits } : {}),
+      });
+      const rules = { roots: [repo, realRepo], scope: config.scope.doer_paths, commandFiles: named };
       if (watched && exits !== undefined && exits.length > 0) {
-        const phrases = doerEndings(exits, {
-          roots: [repo, realRepo],
-          scope: config.scope.doer_paths,
-          commandFiles: named,
-        });
-        for (const phrase of phrases) found.push({ argv, phrase });
+        for (const phrase of doerEndings(exits, rules)) found.push({ argv, phrase, read: false });
+      }
+      // No start yet: only git's, Forge's and br's folders count, as they will in the loop.
+      if (watched && reads !== undefined) {
+        for (const phrase of doerReads(reads, rules).phrases) found.push({ argv, phrase, read: true });
       }
       return result;
     },
     check() {
       const first = found[0];
       if (first === undefined) return;
+      if (first.read) {
+        throw new AppError(
+          `At the baseline, code in the doer's scope already ${first.phrase} while \`${first.argv.join(' ')}\` ran: in the loop a read of what no commit holds is tamper, so every change would be refused for it.`,
+          {
+            exitCode: ExitCode.usage,
+            hint: "Have that code read what the repository holds (not git's, Forge's or br's folder), keep it out of --scope, or pass --doer-may-patch-runtime to lift the watch; nothing was created.",
+          },
+        );
+      }
       throw new AppError(
         `At the baseline, code in the doer's scope already ${first.phrase} while \`${first.argv.join(' ')}\` ran: in the loop that gives no score, so every change would be refused for it.`,
         {

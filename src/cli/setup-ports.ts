@@ -9,6 +9,7 @@ import { UsageError } from '../infra/errors.js';
 import { createGit } from '../infra/git.js';
 import { isProcessAlive } from '../infra/pid.js';
 import { startExitWatch, type ExitRecord } from '../infra/exit-watch.js';
+import type { ReadLog } from '../infra/python-watch.js';
 import type { ProcessResult } from '../infra/process.js';
 import { runWithOwnTemp } from './own-temp-process.js';
 import type { CliDeps } from './deps.js';
@@ -33,6 +34,7 @@ export function loopSetupPorts(
       const exits = run.watchExits === undefined ? undefined : await startExitWatch();
       let result: ProcessResult;
       let logged: ExitRecord[] | undefined;
+      let reads: ReadLog | undefined;
       try {
         result = await runWithOwnTemp(
           { file: argv[0] ?? '', args: argv.slice(1) },
@@ -47,6 +49,7 @@ export function loopSetupPorts(
           },
         );
         logged = await exits?.read();
+        reads = await exits?.reads();
       } finally {
         await exits?.remove();
       }
@@ -70,7 +73,11 @@ export function loopSetupPorts(
           },
         );
       }
-      return logged === undefined ? result : { ...result, exits: logged };
+      return {
+        ...result,
+        ...(logged === undefined ? {} : { exits: logged }),
+        ...(reads === undefined ? {} : { reads }),
+      };
     },
     now: () => deps.clock.now(),
     host: deps.host,

@@ -94,12 +94,16 @@ export const NODE_READ_WATCH = `
   var nodeHome = real(path.dirname(path.dirname(process.execPath)));
   if (deep(nodeHome)) usual.push(nodeHome);
   if (env.TMPDIR && deep(real(env.TMPDIR))) usual.push(real(env.TMPDIR));
-  var STATE = /(^|[\\\\/])\\.(git|forge|beads)([\\\\/]|$)/;
-  var kindOf = function (p) {
+  // Inside one of those folders, or a listing of one: looking for .git itself is how code finds its
+  // repository (a worktree's .git is a file).
+  var STATE = /(^|[\\\\/])\\.(git|forge|beads)[\\\\/]./;
+  var LISTED = /(^|[\\\\/])\\.(git|forge|beads)([\\\\/]|$)/;
+  var kindOf = function (p, listing) {
+    var state = listing ? LISTED : STATE;
     for (var i = 0; i < roots.length; i += 1) {
-      if (under(p, roots[i])) return STATE.test(p.slice(roots[i].length)) ? 'state' : null;
+      if (under(p, roots[i])) return state.test(p.slice(roots[i].length)) ? 'state' : null;
     }
-    if (STATE.test(p)) return 'state';
+    if (state.test(p)) return 'state';
     for (var j = 0; j < usual.length; j += 1) {
       if (under(p, usual[j]) && !(usual[j] === '/dev' && under(p, '/dev/shm'))) return null;
     }
@@ -137,12 +141,12 @@ export const NODE_READ_WATCH = `
   // How often each call and path was logged: a hot loop over one file logs a few stacks, not each call.
   var times = Object.create(null);
   var MOST = 8;
-  var note = function (event, given, kind, above) {
+  var note = function (event, given, kind, listing, above) {
     var once = event + '\\u0000' + given;
     if ((times[once] || 0) >= MOST) return;
     var p = reals[given];
     if (p === undefined) p = reals[given] = real(given);
-    kind = kindOf(p) || kind;
+    kind = kindOf(p, listing) || kind;
     var where = frames(above);
     if (where === null) return;
     var key = event + '\\u0000' + p + '\\u0000' + where.join('\\u0000');
@@ -186,10 +190,11 @@ export const NODE_READ_WATCH = `
     var given = asPath(value);
     if (given === null) return;
     // The tree's own files and the usual places are most calls: one look, no realpath for them.
-    var kind = kindOf(given);
+    var listing = name.indexOf('readdir') === 0 || name.indexOf('opendir') === 0;
+    var kind = kindOf(given, listing);
     refuse(given, kind);
     if (kind === null || second) return;
-    try { note(name, given, kind, above); } catch (_) {}
+    try { note(name, given, kind, listing, above); } catch (_) {}
   };
   var writing = function (name, value) {
     var given = asPath(value);

@@ -66,6 +66,10 @@ def _forge_read_watch():
     for p in (_sys.prefix, _sys.base_prefix, _sys.exec_prefix, getattr(_sys, 'base_exec_prefix', '')):
         if p and deep(realpath(p) + sep):
             usual.append(realpath(p))
+    # Where bytecode is cached when PYTHONPYCACHEPREFIX moves it out of the tree (the dependency
+    # guard watches what a doer leaves there).
+    if getattr(_sys, 'pycache_prefix', None) and deep(realpath(_sys.pycache_prefix)):
+        usual.append(realpath(_sys.pycache_prefix))
     temp = env.get('TMPDIR')
     if temp and deep(realpath(temp)):
         usual.append(realpath(temp))
@@ -87,9 +91,13 @@ def _forge_read_watch():
                 return root
         return None
 
-    def kind_of(path):
+    def kind_of(path, listing=False):
         root = in_root(path)
+        # Inside one of those folders, or a listing of one: opening .git itself is how code finds
+        # its repository (a worktree's .git is a file).
         parts = (path if root is None else path[len(root):]).split(sep)
+        if not listing:
+            parts = parts[:-1]
         if '.git' in parts or '.forge' in parts or '.beads' in parts:
             return 'state'
         if root is not None:
@@ -189,7 +197,8 @@ def _forge_read_watch():
                 if under(path, here):
                     refuse = PermissionError(13, "Forge's run watch is not the measured code's", name)
                     break
-                kind = kind_of(path) or kind_of(abspath(join(getcwd(), name)))
+                listing = event in LISTS
+                kind = kind_of(path, listing) or kind_of(abspath(join(getcwd(), name)), listing)
                 if kind is None:
                     continue
                 # A hot loop over one file logs a few stacks, not each call.

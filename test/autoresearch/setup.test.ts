@@ -177,6 +177,39 @@ describe('a hard loop', () => {
     expect(await readdir(repo.dir)).not.toContain('.autoresearch');
   });
 
+  it("creates nothing when code in the scope already reads in git's folder at the baseline", async () => {
+    /** The fixture, its metric's one run logging a read of `.git/HEAD` from `frame`. */
+    const reading = async (frame: string) => {
+      const f = await fixture();
+      const record = {
+        pid: 7,
+        event: 'open',
+        path: join(f.repo.dir, '.git', 'HEAD'),
+        kind: 'state' as const,
+        write: false,
+        ctimeMs: 1,
+        frames: [join(f.repo.dir, frame)],
+      };
+      f.ports.runMetric = async () => ({
+        ...processResult({ stdout: 'Score: 58.5\n' }),
+        reads: { records: [record], complete: true },
+      });
+      return f;
+    };
+    // The metric's own script (or any code out of the scope) may: the loop is made.
+    const own = await reading('bench.js:3');
+    await expect(setupLoop(own.repo.dir, HARD, own.ports)).resolves.toBeDefined();
+    const { repo, store, ports } = await reading('src/version.py:4');
+    const error = await setupLoop(repo.dir, HARD, ports).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(AppError);
+    expect((error as Error).message).toBe(
+      "At the baseline, code in the doer's scope already read .git/HEAD (from src/version.py:4) while `node bench.js --json` ran: in the loop a read of what no commit holds is tamper, so every change would be refused for it.",
+    );
+    expect((error as AppError).hint).toContain('--doer-may-patch-runtime');
+    expect(await store.list({ all: true })).toEqual([]);
+    expect(await readdir(repo.dir)).not.toContain('.autoresearch');
+  });
+
   it('a baseline that already meets the target ends the loop: terminal signal, no cycle stamped', async () => {
     const { repo, store, ports } = await fixture('Score: 99\n');
     const result = await setupLoop(repo.dir, HARD, ports);

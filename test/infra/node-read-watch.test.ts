@@ -127,6 +127,26 @@ describe("the Node preload's read watch", () => {
     ]);
   });
 
+  it('leaves code that looks for .git to find its repository, but not a listing of it', async () => {
+    const exits = await watch();
+    const repo = await tempTree({
+      '.git/HEAD': 'ref: refs/heads/main\n',
+      'main.cjs': [
+        "const fs = require('fs'), path = require('path');",
+        "let dir = path.join(process.cwd(), 'src');",
+        "while (!fs.existsSync(path.join(dir, '.git'))) dir = path.dirname(dir);",
+        "fs.statSync(path.join(dir, '.git'));",
+        "fs.readdirSync(path.join(dir, '.git'));",
+        '',
+      ].join('\n'),
+    });
+    const ran = await node(exits, repo, 'main.cjs');
+    expect(ran.stderr).toBe('');
+    expect((await logged(exits)).map((r) => [r.event, r.path])).toEqual([
+      ['readdirSync', join(repo, '.git')],
+    ]);
+  });
+
   it('is not loaded when the env was given no trees', async () => {
     const exits = await watch();
     const repo = await tempTree({ '.git/x': '1', 'main.cjs': "require('fs').readFileSync('.git/x');\n" });

@@ -91,6 +91,18 @@ describe('the read watch', () => {
     expect(records[1]?.frames).toEqual([`${join(repo, 'reader0.py')}:1`]);
   });
 
+  it('leaves code that opens .git itself (a worktree names its git folder there), not a listing of it', async () => {
+    const exits = await watch();
+    const repo = await tempTree({ '.git': 'gitdir: /elsewhere\n' });
+    const ran = await python(
+      exits,
+      repo,
+      "open('.git').read()\nimport os\nos.listdir('.')\ntry:\n    os.listdir('.git')\nexcept OSError:\n    pass",
+    );
+    expect(ran.stderr).toBe('');
+    expect((await logged(exits)).map((r) => [r.event, r.path])).toEqual([['os.listdir', join(repo, '.git')]]);
+  });
+
   it('refuses the watched code a write to its own log, which stays as it was', async () => {
     const exits = await watch();
     const repo = await tempTree({ '.git/x': '1' });
