@@ -7,6 +7,7 @@
 // the language's own: an installed package reading its own settings is not the doer's code. A call
 // handed to the language's own code (a thread pool, a timer) has no file on its stack at all; nobody
 // honest does that for a read of these places.
+import { isAbsolute } from 'node:path';
 import type { ReadLog, ReadRecord } from '../infra/python-watch.js';
 import { inTree, splitFrame } from './exit-endings.js';
 import { isPathInScope } from './keep-revert.js';
@@ -55,7 +56,8 @@ export function doerReads(log: ReadLog, rules: ReadRules): DoerReads {
 }
 
 function doerRead(record: ReadRecord, rules: ReadRules): { phrase: string; reader?: string } | undefined {
-  const frames = record.frames.map(splitFrame);
+  // Code with no file of its own (a worker's eval, `[worker eval]:1`) is no reader: its caller is.
+  const frames = record.frames.map(splitFrame).filter((frame) => isAbsolute(frame.file));
   const doers = (file: string) => {
     if (isInstalled(file)) return undefined;
     const path = inTree(file, rules.roots);

@@ -66,6 +66,10 @@ describe("the doer's reads outside the commit", () => {
   });
 
   it("names a read that no file called, handed to the language's own code", () => {
+    // Code without a file: a worker thread's eval, whose caller is not on its stack.
+    expect(phrases([read({ frames: ['[worker eval]:1', '[worker eval]-wrapper:6'] })])).toEqual([
+      "read .git/cache (handed to the language's own code so that no file of the repository called it)",
+    ]);
     expect(phrases([read({ frames: [] })])).toEqual([
       "read .git/cache (handed to the language's own code so that no file of the repository called it)",
     ]);
