@@ -125,6 +125,9 @@ def _forge_read_watch():
     WRITES = ('os.remove', 'os.rename', 'os.rmdir', 'os.truncate', 'shutil.rmtree', 'os.chmod',
               'os.symlink', 'os.link', 'os.utime', 'os.mkdir')
     LISTS = ('os.listdir', 'os.scandir')
+    # Not audit events: the wrappers below report them, for a file's presence, size or time carries a
+    # value as well as its bytes do (os.path.exists, Path.stat and the import system go through them).
+    TESTS = ('os.stat', 'os.lstat', 'os.access', 'os.readlink')
 
     def paths_of(event, args):
         if event == 'open' or event in LISTS:
@@ -181,7 +184,7 @@ def _forge_read_watch():
             _os.close(fd)
 
     def hook(event, args):
-        if event != 'open' and event not in LISTS and event not in WRITES:
+        if event != 'open' and event not in LISTS and event not in WRITES and event not in TESTS:
             return
         me = ident()
         if me in busy:
@@ -229,6 +232,26 @@ def _forge_read_watch():
 
     _sys.addaudithook(hook)
 
+    import posix
+
+    def tested(name):
+        original = getattr(posix, name, None)
+        if original is None:
+            return
+
+        def wrapped(path, *args, **kwargs):
+            hook('os.' + name, (path,))
+            return original(path, *args, **kwargs)
+
+        wrapped.__name__ = name
+        wrapped.__doc__ = original.__doc__
+        setattr(posix, name, wrapped)
+        if getattr(_os, name, None) is original:
+            setattr(_os, name, wrapped)
+
+    for name in ('stat', 'lstat', 'access', 'readlink'):
+        tested(name)
+
 
 try:
     _forge_read_watch()
@@ -237,8 +260,9 @@ except Exception:
 
 
 def _forge_next_sitecustomize():
-    here = _os.path.realpath(_os.path.dirname(_os.path.abspath(__file__)))
-    _sys.path[:] = [p for p in _sys.path if _os.path.realpath(p or '.') != here]
+    # abspath, not realpath: the watch's own look at each folder is not the code's.
+    here = _os.path.dirname(_os.path.abspath(__file__))
+    _sys.path[:] = [p for p in _sys.path if _os.path.abspath(p or '.') != here]
     # The import system's own modules, loaded already: importlib.util would cost every process's start.
     spec = _sys.modules['_frozen_importlib_external'].PathFinder.find_spec('sitecustomize', _sys.path)
     if spec is None or spec.loader is None:

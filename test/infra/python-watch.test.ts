@@ -73,6 +73,25 @@ describe('the read watch', () => {
     ]);
   });
 
+  it("logs a test of a file's presence or size in git's folder, which no audit event reports", async () => {
+    const exits = await watch();
+    const repo = await tempTree({ '.git/flag': '999', 'src/lib.py': '' });
+    const script = [
+      'import os',
+      'from pathlib import Path',
+      "os.path.isdir('.git')",
+      "print(os.path.exists('.g' + 'it/flag'), Path('.git', 'flag').stat().st_size, os.access('.git/flag', os.R_OK))",
+    ].join('\n');
+    const ran = await python(exits, repo, script);
+    expect(ran.stderr).toBe('');
+    expect(ran.stdout).toBe('True 3 True\n');
+    const flag = join(repo, '.git', 'flag');
+    expect((await logged(exits)).map((r) => [r.event, r.path])).toEqual([
+      ['os.stat', flag],
+      ['os.access', flag],
+    ]);
+  });
+
   it('logs a hot loop over one path once per stack, and a few stacks at most', async () => {
     const exits = await watch();
     const repo = await tempTree({ '.git/x': '1' });
