@@ -87,7 +87,7 @@ describe('a value the doer left where no commit holds it, reached by a path buil
     ["git's folder, named in pieces", "['.g' + 'it', 'probe-cache'].join('/')", 'read .git/probe-cache'],
     [
       'a file above the repository, climbed to a step at a time',
-      "[process.cwd(), '.' + '.', 'x.probe'].join('/').replace('x', require('path').basename(process.cwd()))",
+      "[process.cwd(), '.' + '.', require('path').basename(process.cwd()) + '.probe'].join('/')",
       'read /',
     ],
   ])('%s: tamper, put back', async (_where, where, shown) => {
