@@ -84,6 +84,7 @@ export const NODE_READ_WATCH = `
   var sep = path.sep, delimiter = path.delimiter;
   // Folders are kept without a trailing separator (resolve's form), so no pattern runs per call.
   var under = function (p, folder) {
+    if (folder === sep) return p.charAt(0) === sep;
     return p === folder || (p.length > folder.length && p.charAt(folder.length) === sep && p.lastIndexOf(folder, 0) === 0);
   };
   var roots = [];
@@ -166,6 +167,11 @@ export const NODE_READ_WATCH = `
     error.code = 'EACCES';
     throw error;
   };
+  var TESTS = /^(?:exists|stat|lstat|access|readlink)(?:Sync)?$/;
+  var aboveRoot = function (p) {
+    for (var i = 0; i < roots.length; i += 1) if (under(roots[i], p)) return true;
+    return false;
+  };
   var depth = 0;
   var wrap = function (target, name, check) {
     var original = target[name];
@@ -194,6 +200,8 @@ export const NODE_READ_WATCH = `
     var kind = kindOf(given, listing);
     refuse(given, kind);
     if (kind === null || second) return;
+    // The folders above a tree are looked at by any code that walks up from it (finding a config).
+    if (kind === 'outside' && TESTS.test(name) && aboveRoot(given)) return;
     try { note(name, given, kind, listing, above); } catch (_) {}
   };
   var writing = function (name, value) {

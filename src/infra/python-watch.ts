@@ -85,6 +85,12 @@ def _forge_read_watch():
     def under(path, folder):
         return path == folder or path.startswith(folder.rstrip(sep) + sep)
 
+    def above_root(path):
+        for root in roots:
+            if under(root, path):
+                return True
+        return False
+
     def in_root(path):
         for root in roots:
             if under(path, root):
@@ -203,6 +209,9 @@ def _forge_read_watch():
                 listing = event in LISTS
                 kind = kind_of(path, listing) or kind_of(abspath(join(getcwd(), name)), listing)
                 if kind is None:
+                    continue
+                # The folders above a tree are looked at by every realpath of a path in it.
+                if kind == 'outside' and event in TESTS and above_root(path):
                     continue
                 # A hot loop over one file logs a few stacks, not each call.
                 once = (event, path)

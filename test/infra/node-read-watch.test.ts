@@ -127,7 +127,7 @@ describe("the Node preload's read watch", () => {
     ]);
   });
 
-  it('leaves code that looks for .git to find its repository, but not a listing of it', async () => {
+  it('leaves code that looks for .git to find its repository, or at the folders above, but not a listing of .git', async () => {
     const exits = await watch();
     const repo = await tempTree({
       '.git/HEAD': 'ref: refs/heads/main\n',
@@ -137,6 +137,7 @@ describe("the Node preload's read watch", () => {
         "while (!fs.existsSync(path.join(dir, '.git'))) dir = path.dirname(dir);",
         "fs.statSync(path.join(dir, '.git'));",
         "fs.readdirSync(path.join(dir, '.git'));",
+        'for (let up = process.cwd(); up !== path.dirname(up); up = path.dirname(up)) fs.statSync(up);',
         '',
       ].join('\n'),
     });

@@ -73,7 +73,7 @@ describe('the read watch', () => {
     ]);
   });
 
-  it("logs a test of a file's presence or size in git's folder, which no audit event reports", async () => {
+  it("logs a test of a file's presence or size in git's folder, which no audit event reports; not the folders above the tree", async () => {
     const exits = await watch();
     const repo = await tempTree({ '.git/flag': '999', 'src/lib.py': '' });
     const script = [
@@ -82,7 +82,11 @@ describe('the read watch', () => {
       "os.path.isdir('.git')",
       "print(os.path.exists('.g' + 'it/flag'), Path('.git', 'flag').stat().st_size, os.access('.git/flag', os.R_OK))",
     ].join('\n');
-    const ran = await python(exits, repo, script);
+    const ran = await python(
+      exits,
+      repo,
+      `${script}\nPath('src/lib.py').resolve()\nos.path.isdir(os.path.dirname(os.getcwd()))`,
+    );
     expect(ran.stderr).toBe('');
     expect(ran.stdout).toBe('True 3 True\n');
     const flag = join(repo, '.git', 'flag');
