@@ -17,14 +17,16 @@ const loopFiles = diskLoopFiles();
 
 /**
  * Prints the value plus the next offset of a fixed list: deterministic noise, one offset per run. Run
- * number `rewriteAt` (from 0), if given, also rewrites the user's tracked notes, as measured code could.
+ * number `rewriteAt` (from 0), if given, also rewrites the user's tracked notes, as measured code could;
+ * run `peekAt` calls code of the doer's scope that reads in git's folder.
  */
-const noisyScript = (stateDir: string, rewriteAt = -1) => `const fs = require('node:fs');
+const noisyScript = (stateDir: string, rewriteAt = -1, peekAt = -1) => `const fs = require('node:fs');
 const value = Number(fs.readFileSync('src/value.txt', 'utf8').trim());
 const counter = ${JSON.stringify(join(stateDir, 'runs'))};
 const n = fs.existsSync(counter) ? Number(fs.readFileSync(counter, 'utf8')) : 0;
 fs.writeFileSync(counter, String(n + 1));
 if (n === ${rewriteAt}) fs.writeFileSync('notes.md', 'rewritten\\n');
+if (n === ${peekAt}) require(require('node:path').resolve('src/peek.js'))();
 const offsets = JSON.parse(fs.readFileSync(${JSON.stringify(join(stateDir, 'offsets.json'))}, 'utf8'));
 console.log(JSON.stringify({ score: value + offsets[n] }));
 `;
@@ -36,7 +38,7 @@ interface NoisyLoop {
   iteration(iter: number, value: string): Promise<string>;
 }
 
-async function noisyLoop(offsets: number[], rewriteAt?: number): Promise<NoisyLoop> {
+async function noisyLoop(offsets: number[], rewriteAt?: number, peekAt?: number): Promise<NoisyLoop> {
   const f = await createLoopFixture(
     {
       metric: {
@@ -53,8 +55,12 @@ async function noisyLoop(offsets: number[], rewriteAt?: number): Promise<NoisyLo
   );
   const stateDir = join(f.repo.dir, '.git');
   await writeFile(join(stateDir, 'offsets.json'), JSON.stringify(offsets));
-  await f.repo.write('scripts/noisy.js', noisyScript(stateDir, rewriteAt));
-  f.repo.run('add', 'scripts/noisy.js');
+  await f.repo.write('scripts/noisy.js', noisyScript(stateDir, rewriteAt, peekAt));
+  await f.repo.write(
+    'src/peek.js',
+    "const fs = require('node:fs');\nmodule.exports = () => fs.readFileSync(['.g' + 'it', 'runs'].join('/'), 'utf8');\n",
+  );
+  f.repo.run('add', 'scripts/noisy.js', 'src/peek.js');
   f.repo.run('commit', '-q', '-m', 'noisy metric');
   const labels = (role: string, iter: number) => [`role:${role}`, `iter:${iter}`];
   return {
@@ -164,6 +170,18 @@ describe('a re-measure over code that rewrites the tree', () => {
       "the doer's code changed notes.md while the arbiter's second run of the metric command ran it",
     );
     expect(await loop.f.repo.read('notes.md')).toBe('user notes\n');
+    expect(await loop.f.repo.read('src/value.txt')).toBe('10\n');
+  });
+
+  it("that reads in git's folder from code of the scope: tamper, naming the file and the line", async () => {
+    const loop = await noisyLoop([-1, 0, 1, 1, -1, 0, 1, -1, 0.5], undefined, 7);
+    await loop.f.baseline();
+    expect(await loop.iteration(1, '11')).toMatch(/^tamper/);
+    const lines = await loop.ledger();
+    expect(lines[1]).toMatchObject({ decision: 'tamper', score_after: null });
+    expect(lines[1]!.reason).toContain(
+      "the doer changed src/peek.js (its code read .git/runs (from src/peek.js:2) while the arbiter's second run of the metric command ran it)",
+    );
     expect(await loop.f.repo.read('src/value.txt')).toBe('10\n');
   });
 });

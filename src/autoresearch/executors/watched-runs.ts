@@ -120,7 +120,7 @@ async function reads(
   const log = await exits.reads();
   if (log === undefined)
     return {
-      phrases: ["removed the log in which Forge's read watch records what Python code read"],
+      phrases: ["removed the log in which Forge's read watch records what the measured code read"],
       readers: [],
     };
   const { summary } = await loadLedgerSummary(context.files, ledgerPath(context.workspace), {
