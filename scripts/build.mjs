@@ -27,6 +27,7 @@ import {
   utimesSync,
   writeFileSync,
 } from 'node:fs';
+import { createRequire } from 'node:module';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
@@ -414,7 +415,39 @@ function builtinsRequired() {
   };
 }
 
-/** status-fast.js as one file, its lazy imports of `leaves` left to the split build; adds to `outputs`. */
+/**
+ * In the status build, `import … from 'node:fs'` takes fs through `require`. An ES module imports
+ * Node's module through a facade that reads every export, and fs's `ReadStream` getter then loads
+ * Node's stream modules: ~4 ms of every status, which never streams. fs's plain values are exported
+ * (its getters are not: importing one of them fails the build, naming it).
+ */
+function fsRequired() {
+  const fs = createRequire(import.meta.url)('node:fs');
+  const names = Object.entries(Object.getOwnPropertyDescriptors(fs))
+    .filter(([, descriptor]) => 'value' in descriptor)
+    .map(([name]) => name);
+  return {
+    name: 'fs-required',
+    setup(build) {
+      build.onResolve({ filter: /^node:fs$/ }, (args) =>
+        args.kind === 'import-statement' ? { path: args.path, namespace: 'fs-required' } : undefined,
+      );
+      build.onLoad({ filter: /.*/, namespace: 'fs-required' }, () => ({
+        contents:
+          "import { createRequire } from 'node:module';\n" +
+          "const fs = createRequire(import.meta.url)('node:fs');\n" +
+          `export const { ${names.join(', ')} } = fs;\n`,
+        loader: 'js',
+      }));
+    },
+  };
+}
+
+/**
+ * status-fast.js as one file, its lazy imports of `leaves` left to the split build; adds to `outputs`.
+ * node:fs comes through `require` (fsRequired), and the file is printed again as the program is:
+ * ASCII, without comments or spaces (see bundleProgram).
+ */
 async function bundleStatus(build, common, out, leaves, outputs) {
   const fast = await build({
     ...common,
@@ -422,9 +455,25 @@ async function bundleStatus(build, common, out, leaves, outputs) {
     outfile: join(out, 'status-fast.js'),
     splitting: false,
     packages: 'external',
-    plugins: [leavesFromSplitBuild(leaves)],
+    write: false,
+    plugins: [leavesFromSplitBuild(leaves), fsRequired()],
   });
   checkStatusFast(fast.metafile.outputs, leaves);
+  const { transform } = await import('esbuild');
+  for (const file of fast.outputFiles) {
+    const text = file.path.endsWith('.js')
+      ? (
+          await transform(file.text, {
+            loader: 'js',
+            format: 'esm',
+            charset: 'ascii',
+            minifyWhitespace: true,
+          })
+        ).code
+      : file.text;
+    writeFileSync(`${file.path}.tmp`, text);
+    renameSync(`${file.path}.tmp`, file.path);
+  }
   Object.assign(outputs, fast.metafile.outputs);
 }
 

@@ -9,7 +9,7 @@ import { hostname } from 'node:os';
 import { systemClock } from '../infra/clock.js';
 import { diskLoopFiles } from '../infra/loop-files.js';
 import type { TextSink } from '../infra/text-sink.js';
-import { exitQuietlyOnClosedPipe } from './closed-pipe.js';
+import { writeWholeToFd } from './closed-pipe.js';
 import type { StatusArgs } from './status-shortcut.js';
 import { runStatus } from './status-run.js';
 import { lazyStoreFactories } from './store-factories.js';
@@ -41,8 +41,7 @@ export async function runParsedStatus(parsed: StatusArgs): Promise<boolean> {
     // The full program runs it again and reports the error as it always has.
     return false;
   }
-  exitQuietlyOnClosedPipe();
-  process.stdout.write(out.join(''));
+  writeWholeToFd(1, out.join(''));
   process.exitCode = 0;
   return true;
 }

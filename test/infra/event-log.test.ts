@@ -62,4 +62,18 @@ describe('reading an event log an agent may have written', () => {
     ]);
     expect(await readLogLines(join(dir, 'none.jsonl'))).toBeUndefined();
   });
+
+  it('keeps a character whose bytes straddle two reads, and a last line without its newline', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'forge-events-'));
+    onTestFinished(() => rm(dir, { recursive: true, force: true }));
+    const path = join(dir, 'run.jsonl');
+    // The log is read 64 KiB at a time: the byte at that offset must be inside a '€' (3 bytes).
+    const line = (n: number) => `{"type":"activity","n":${n},"message":"xy${'€'.repeat(30_000)}"}`;
+    const text = `${line(1)}\n${line(2)}\n${line(3)}`;
+    await writeFile(path, text);
+    const bytes = Buffer.from(text);
+    expect(bytes.length).toBeGreaterThan(4 * 64 * 1024);
+    expect(bytes[64 * 1024]! & 0xc0).toBe(0x80);
+    expect(await readLogLines(path)).toEqual([line(1), line(2), line(3)]);
+  });
 });
