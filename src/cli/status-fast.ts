@@ -41,7 +41,14 @@ export async function runParsedStatus(parsed: StatusArgs): Promise<boolean> {
     // The full program runs it again and reports the error as it always has.
     return false;
   }
-  writeWholeToFd(1, out.join(''));
-  process.exitCode = 0;
+  try {
+    writeWholeToFd(1, out.join(''));
+    process.exitCode = 0;
+  } catch (error) {
+    // A full disk or a device that refuses writes: said in one line, not a stack trace.
+    const reason = error instanceof Error ? error.message : String(error);
+    writeWholeToFd(2, `ralph-loop: could not write the status to stdout: ${reason}\n`);
+    process.exitCode = 1;
+  }
   return true;
 }

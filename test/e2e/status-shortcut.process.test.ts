@@ -2,6 +2,7 @@
 // the same stdout, stderr and exit code for the same command line, and the short path loads neither
 // commander nor zod. Lines the short path does not take still reach commander.
 import { execa } from 'execa';
+import { existsSync } from 'node:fs';
 import { cp, mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -254,6 +255,18 @@ describe('ralph-loop status, short path and full program', () => {
     expect(child.stderr).toBe('');
     expect(child.stdout).toBe('0');
   });
+
+  it.runIf(existsSync('/dev/full'))(
+    'says in one line, exit 1, that stdout refused the status (a full disk)',
+    async () => {
+      const line = `${JSON.stringify(process.execPath)} ${JSON.stringify(BIN['ralph-loop'])} status ${loopEpic} > /dev/full`;
+      const child = await execa('bash', ['-c', line], { cwd: loopRepo, reject: false });
+      expect(child.exitCode).toBe(1);
+      expect(child.stderr).toBe(
+        'ralph-loop: could not write the status to stdout: ENOSPC: no space left on device, write',
+      );
+    },
+  );
 
   it('leaves help, unknown flags and bad values to commander, with its own messages', async () => {
     const bogus = await run(BIN['ralph-loop'], ['status', plainEpic, '--bogus'], epicRepo);
