@@ -241,7 +241,7 @@ async function bundle() {
     splitting: true,
     // Loaded only by the commands that need them, and packages that find files beside their own code.
     external: EXTERNAL,
-    plugins: [englishZodOnly(), ...(withStatus ? [importedAsBuilt(STATUS_FAST, './status-fast.js')] : [])],
+    plugins: [englishZodOnly()],
   });
   if (withStatus) await bundleStatus(build, common, out, leaves, made.metafile.outputs);
   const program = existsSync(join(root, PROGRAM_LOADER))
@@ -532,20 +532,6 @@ async function statusLeaves(build, common) {
     }
   }
   return leaves;
-}
-
-/** In the split build, `path` is imported as the file the status build writes beside it. */
-function importedAsBuilt(path, as) {
-  return {
-    name: 'imported-as-built',
-    setup(build) {
-      build.onResolve({ filter: /\.js$/ }, (args) =>
-        args.kind !== 'entry-point' && relative(root, join(args.resolveDir, args.path)) === path
-          ? { path: as, external: true }
-          : undefined,
-      );
-    },
-  };
 }
 
 /** In the status build, a lazy import of a leaf loads the split build's entry for it. */

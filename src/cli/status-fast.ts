@@ -10,9 +10,18 @@ import { systemClock } from '../infra/clock.js';
 import { diskLoopFiles } from '../infra/loop-files.js';
 import type { TextSink } from '../infra/text-sink.js';
 import { writeWholeToFd } from './closed-pipe.js';
-import type { StatusArgs } from './status-shortcut.js';
+import { parseStatusArgs, type StatusArgs } from './status-shortcut.js';
 import { runStatus } from './status-run.js';
 import { lazyStoreFactories } from './store-factories.js';
+
+/**
+ * Runs `argv` (process.argv) through the short path when it can; false when the full program must run
+ * it (nothing was written then). Sets the exit code when it ran. bin/run-built.js calls it.
+ */
+export async function runStatusShortcut(argv: readonly string[]): Promise<boolean> {
+  const parsed = parseStatusArgs(argv.slice(2));
+  return parsed === undefined ? false : runParsedStatus(parsed);
+}
 
 /** Runs status and prints it; false (nothing printed) when it failed, for the full program to report. */
 export async function runParsedStatus(parsed: StatusArgs): Promise<boolean> {

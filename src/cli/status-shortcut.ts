@@ -79,16 +79,3 @@ export function parseStatusArgs(args: readonly string[]): StatusArgs | undefined
   }
   return epicId === undefined ? undefined : { epicId, options, flags };
 }
-
-/**
- * Runs `process.argv` through the short path when it can; false when the full program must run it
- * (nothing was written then). Sets the exit code when it ran.
- */
-export async function runStatusShortcut(argv: readonly string[]): Promise<boolean> {
-  const parsed = parseStatusArgs(argv.slice(2));
-  if (parsed === undefined) return false;
-  // A file of the build that will not load (a half-copied install) is one more status the full
-  // program answers.
-  const fast = await import('./status-fast.js').catch(() => undefined);
-  return fast === undefined ? false : fast.runParsedStatus(parsed);
-}
