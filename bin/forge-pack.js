@@ -1,5 +1,3 @@
 #!/usr/bin/env node
 // See bin/ralph-loop.js: the bundle scripts/build.mjs makes.
-import { runBuilt } from './run-built.js';
-
-await runBuilt('forge-pack');
+require('./run-built.js').runBuilt('forge-pack');

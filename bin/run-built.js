@@ -1,21 +1,33 @@
 // Loads an executable's bundle from dist/bundle/, or says how to build it when it is not there.
-const here = new URL('../dist/bundle/', import.meta.url);
+//
+// The executables are CommonJS (bin/package.json): an ES module entry starts Node's ES module loader,
+// ~8 ms before anything of Forge's runs. `ralph-loop status` (polled while loops run) then needs none
+// of it: its short path is one CommonJS file, required. Every other command imports its bundle.
+'use strict';
+const { join } = require('node:path');
+const { pathToFileURL } = require('node:url');
 
-/** @param {'ralph-loop' | 'forge-pack'} name */
-export async function runBuilt(name) {
+const bundle = join(__dirname, '..', 'dist', 'bundle');
+
+/**
+ * Runs the executable `name`; a failure to load is thrown (Node prints it and exits 1), a program
+ * that is not built is said in two lines and exit 1.
+ * @param {'ralph-loop' | 'forge-pack'} name
+ */
+async function runBuilt(name) {
   if (name === 'ralph-loop' && process.argv.includes('status') && (await shortStatus())) return;
-  const entry = new URL(`${name}.js`, here);
+  const entry = join(bundle, `${name}.js`);
   try {
-    await import(entry.href);
+    await import(pathToFileURL(entry).href);
   } catch (error) {
     const missing =
       error instanceof Error &&
       'code' in error &&
       error.code === 'ERR_MODULE_NOT_FOUND' &&
-      error.message.includes(entry.pathname);
+      error.message.includes(entry);
     if (!missing) throw error;
     process.stderr.write(
-      `${name}: the program is not built (${entry.pathname} is missing).\n` +
+      `${name}: the program is not built (${entry} is missing).\n` +
         'Run `npm ci` (or `npm run build`) in the Forge checkout first.\n',
     );
     process.exitCode = 1;
@@ -23,11 +35,19 @@ export async function runBuilt(name) {
 }
 
 /**
- * `ralph-loop status <epic>` with plain arguments, straight from its own file (polled while loops
- * run: each file Node loads on the way costs it). False when that path does not take the command line,
- * fails, or is not there (a half-copied install): the full program runs it then, and nothing was printed.
+ * `ralph-loop status <epic>` with plain arguments, straight from its own file (each file Node loads on
+ * the way costs it). False when that path does not take the command line, fails, or is not there (a
+ * half-copied install): the full program runs it then, and nothing was printed.
+ * @returns {Promise<boolean>}
  */
 async function shortStatus() {
-  const fast = await import(new URL('status-fast.js', here).href).catch(() => undefined);
-  return fast === undefined ? false : fast.runStatusShortcut(process.argv);
+  let fast;
+  try {
+    fast = require(join(bundle, 'status-fast.cjs'));
+  } catch {
+    return false;
+  }
+  return fast.runStatusShortcut(process.argv);
 }
+
+module.exports = { runBuilt };

@@ -27,7 +27,6 @@ import {
   utimesSync,
   writeFileSync,
 } from 'node:fs';
-import { createRequire } from 'node:module';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
@@ -52,8 +51,10 @@ const KEEP_EARLIER_CHUNKS_MS = 24 * 3600_000;
 const KEEP_EARLIER_PROGRAM_MS = 10 * 60_000;
 /** Left out of the bundle: the queue's (loaded by `--executor queue` and `worker` only) and handlebars. */
 const EXTERNAL = ['bullmq', 'ioredis', 'handlebars', 'uplot'];
-/** The short status path's module: bundled into one file of its own, dist/bundle/status-fast.js. */
+/** The short status path's module: bundled into one file of its own, dist/bundle/status-fast.cjs. */
 const STATUS_FAST = 'dist/cli/status-fast.js';
+/** That file's name in dist/bundle/ (bin/run-built.js requires it). */
+const STATUS_FAST_FILE = 'status-fast.cjs';
 /** Names the split build's entries for what status-fast.js imports from it (see statusLeaves). */
 const LEAF_PREFIX = 'status-leaf-';
 /**
@@ -416,65 +417,58 @@ function builtinsRequired() {
 }
 
 /**
- * In the status build, `import … from 'node:fs'` takes fs through `require`. An ES module imports
- * Node's module through a facade that reads every export, and fs's `ReadStream` getter then loads
- * Node's stream modules: ~4 ms of every status, which never streams. fs's plain values are exported
- * (its getters are not: importing one of them fails the build, naming it).
- */
-function fsRequired() {
-  const fs = createRequire(import.meta.url)('node:fs');
-  const names = Object.entries(Object.getOwnPropertyDescriptors(fs))
-    .filter(([, descriptor]) => 'value' in descriptor)
-    .map(([name]) => name);
-  return {
-    name: 'fs-required',
-    setup(build) {
-      build.onResolve({ filter: /^node:fs$/ }, (args) =>
-        args.kind === 'import-statement' ? { path: args.path, namespace: 'fs-required' } : undefined,
-      );
-      build.onLoad({ filter: /.*/, namespace: 'fs-required' }, () => ({
-        contents:
-          "import { createRequire } from 'node:module';\n" +
-          "const fs = createRequire(import.meta.url)('node:fs');\n" +
-          `export const { ${names.join(', ')} } = fs;\n`,
-        loader: 'js',
-      }));
-    },
-  };
-}
-
-/**
- * status-fast.js as one file, its lazy imports of `leaves` left to the split build; adds to `outputs`.
- * node:fs comes through `require` (fsRequired), and the file is printed again as the program is:
- * ASCII, without comments or spaces (see bundleProgram).
+ * status-fast.js as one CommonJS file, dist/bundle/status-fast.cjs, its lazy imports of `leaves` left to
+ * the split build (import() from CommonJS); adds to `outputs`. bin/run-built.js requires it: no ES module
+ * loader for a status, and Node's own modules come through `require`, not an ES module facade (node:fs's
+ * facade reads fs.ReadStream, which loads the stream modules). Printed again as the program is: ASCII,
+ * without comments or spaces (see bundleProgram).
  */
 async function bundleStatus(build, common, out, leaves, outputs) {
   const fast = await build({
     ...common,
     entryPoints: [STATUS_FAST],
-    outfile: join(out, 'status-fast.js'),
+    outfile: join(out, STATUS_FAST_FILE),
+    format: 'cjs',
     splitting: false,
     packages: 'external',
     write: false,
-    plugins: [leavesFromSplitBuild(leaves), fsRequired()],
+    plugins: [leavesFromSplitBuild(leaves), ownRequire()],
+    // Bundled, a module's import.meta.url is the status file's own (dist/bundle/), as in the split build;
+    // and strict, as ES modules are (CommonJS is not unless it says so first).
+    define: { 'import.meta.url': '__forgeMetaUrl' },
+    banner: { js: '"use strict";\nvar __forgeMetaUrl = require("node:url").pathToFileURL(__filename).href;' },
   });
   checkStatusFast(fast.metafile.outputs, leaves);
   const { transform } = await import('esbuild');
   for (const file of fast.outputFiles) {
-    const text = file.path.endsWith('.js')
-      ? (
-          await transform(file.text, {
-            loader: 'js',
-            format: 'esm',
-            charset: 'ascii',
-            minifyWhitespace: true,
-          })
-        ).code
-      : file.text;
+    const text = (
+      await transform(file.text, { loader: 'js', format: 'cjs', charset: 'ascii', minifyWhitespace: true })
+    ).code;
     writeFileSync(`${file.path}.tmp`, text);
     renameSync(`${file.path}.tmp`, file.path);
   }
   Object.assign(outputs, fast.metafile.outputs);
+}
+
+/**
+ * In the status build, `createRequire` (from node:module) gives the file's own `require`: the one
+ * thing on that path that asks for it loads Node's own modules with it (the embedded store's hash of a
+ * new id), and requiring node:module loads Node's ES module loader, ~3 ms of a status. Any other name
+ * imported from node:module fails the build.
+ */
+function ownRequire() {
+  return {
+    name: 'own-require',
+    setup(build) {
+      build.onResolve({ filter: /^node:module$/ }, (args) =>
+        args.kind === 'import-statement' ? { path: args.path, namespace: 'own-require' } : undefined,
+      );
+      build.onLoad({ filter: /.*/, namespace: 'own-require' }, () => ({
+        contents: 'export const createRequire = () => require;\n',
+        loader: 'js',
+      }));
+    },
+  };
 }
 
 /** Static imports (and requires) of each input of a metafile, and its dynamic ones. */
@@ -548,11 +542,11 @@ function leavesFromSplitBuild(leaves) {
   };
 }
 
-/** status-fast.js may import Node's own modules and, lazily, the leaves: anything else fails the build. */
+/** status-fast.cjs may require Node's own modules and import the leaves lazily: anything else fails the build. */
 function checkStatusFast(outputs, leaves) {
   const names = new Set([...leaves.values()].map((name) => `./${name}.js`));
   for (const [file, output] of Object.entries(outputs)) {
-    if (!file.endsWith('.js')) continue;
+    if (!file.endsWith('.cjs')) continue;
     const wrong = output.imports.filter(
       (i) => !i.path.startsWith('node:') && !(i.kind === 'dynamic-import' && names.has(i.path)),
     );

@@ -36,12 +36,8 @@ beforeAll(async () => {
     "import { count } from '../cli/main.js';\nconst { later } = await import('../cli/later.js');\nconsole.log(count, later);\n",
   );
   await writeFile(join(copy, 'src', 'cli', 'later.ts'), "export const later = 'loaded on demand';\n");
-  // The short status path: one file of its own, but what it loads lazily and brings a package is left to
-  // the split build (a "leaf"), loaded from there.
-  await writeFile(
-    join(copy, 'src', 'bin', 'status.ts'),
-    "const { runParsedStatus } = await import('../cli/status-fast.js');\nconsole.log(await runParsedStatus());\n",
-  );
+  // The short status path: one CommonJS file of its own (bin/run-built.js requires it), but what it loads
+  // lazily and brings a package is left to the split build (a "leaf"), imported from there.
   await writeFile(
     join(copy, 'src', 'cli', 'status-fast.ts'),
     "import { near } from './near.js';\nexport async function runParsedStatus() {\n  const { far } = await import('./far.js');\n  const { plain } = await import('./plain.js');\n  return [near, far, plain].join(' ');\n}\n",
@@ -109,12 +105,17 @@ describe('scripts/build.mjs', () => {
   });
 
   it('builds the short status path as one file, leaving what brings a package to the split build', async () => {
-    const run = await execa(process.execPath, [join(copy, 'dist', 'bundle', 'status.js')], { reject: false });
+    const fastFile = join(copy, 'dist', 'bundle', 'status-fast.cjs');
+    const run = await execa(
+      process.execPath,
+      ['-e', `require(${JSON.stringify(fastFile)}).runParsedStatus().then(console.log)`],
+      { reject: false },
+    );
     expect(run.stdout, run.stderr).toBe('near far tiny plain');
     const meta = JSON.parse(await readFile(join(copy, 'dist', 'bundle', 'meta.json'), 'utf8')) as {
       inputs: Record<string, string[]>;
     };
-    expect([...(meta.inputs['status-fast.js'] ?? [])].sort()).toEqual([
+    expect([...(meta.inputs['status-fast.cjs'] ?? [])].sort()).toEqual([
       'dist/cli/near.js',
       'dist/cli/plain.js',
       'dist/cli/status-fast.js',
@@ -123,7 +124,7 @@ describe('scripts/build.mjs', () => {
       'dist/cli/far.js',
       'node_modules/tiny-pkg/index.js',
     ]);
-    const fast = await readFile(join(copy, 'dist', 'bundle', 'status-fast.js'), 'utf8');
+    const fast = await readFile(fastFile, 'utf8');
     expect(fast).toContain('import("./status-leaf-cli-far.js")');
   });
 
@@ -131,7 +132,7 @@ describe('scripts/build.mjs', () => {
     await expectBuildToFail(
       join(copy, 'src', 'cli', 'status-fast.ts'),
       (before) => `// @ts-nocheck\nimport 'tiny-pkg';\n${before}`,
-      'dist/bundle/status-fast.js imports tiny-pkg (import-statement)',
+      'dist/bundle/status-fast.cjs imports tiny-pkg (require-call)',
     );
   });
 

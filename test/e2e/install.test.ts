@@ -422,6 +422,8 @@ describe('install.sh', () => {
       'bin/forge-pack.js',
       'bin/ralph-loop.js',
       'bin/run-built.js',
+      // The executables are CommonJS by it: no ES module loader before a status.
+      'bin/package.json',
       'dist/cli/main.js',
       'dist/bundle/ralph-loop.js',
       'dist/bundle/forge-pack.js',
@@ -592,6 +594,8 @@ describe('a fresh clone', () => {
         'dist/bundle/program.json',
         'bin/forge-pack.js',
         'bin/run-built.js',
+        'bin/package.json',
+        'dist/bundle/status-fast.cjs',
         'LICENSE',
       ]),
     );

@@ -171,9 +171,9 @@ describe('ralph-loop status, short path and full program', () => {
   it('prints the plain epic it was shown, with a failed and a blocked bead', async () => {
     const short = await run(BIN['ralph-loop'], ['status', plainEpic], epicRepo);
     expect(short.exitCode, short.stderr).toBe(0);
-    // From one file of the build: status-fast.js, the short path built as one file, which bin/run-built.js
-    // loads itself (Node's loader pays per file; split, it took ~50, then 3 through the bundle's entry).
-    expect(short.files).toEqual(['status-fast.js']);
+    // From one file of the build: status-fast.cjs, the short path built as one file, which bin/run-built.js
+    // requires (Node's loader pays per file; split, it took ~50, then 3 through the bundle's entry).
+    expect(short.files).toEqual(['status-fast.cjs']);
     // Not br's adapter: it is a leaf of its own (scripts/build.mjs ALWAYS_LEAVES), not 36 KB more to parse.
     expect(short.modules).toContain('beads/embedded/store.js');
     expect(short.modules.filter((path) => path.startsWith('beads/br/'))).toEqual([]);
@@ -181,14 +181,14 @@ describe('ralph-loop status, short path and full program', () => {
     expect(short.stdout).toContain('the agent exited 1');
   });
 
-  it('falls to the full program when status-fast.js will not load (a half-copied install)', async () => {
+  it('falls to the full program when status-fast.cjs will not load (a half-copied install)', async () => {
     const install = join(base, 'half-copied');
     await cp(join(ROOT, 'bin'), join(install, 'bin'), { recursive: true });
     await cp(join(ROOT, 'package.json'), join(install, 'package.json'));
     const meta = JSON.parse(await readFile(join(ROOT, 'dist', 'bundle', 'meta.json'), 'utf8')) as {
       inputs: Record<string, string[]>;
     };
-    for (const file of Object.keys(meta.inputs).filter((name) => name !== 'status-fast.js')) {
+    for (const file of Object.keys(meta.inputs).filter((name) => name !== 'status-fast.cjs')) {
       await cp(join(ROOT, 'dist', 'bundle', file), join(install, 'dist', 'bundle', file));
     }
     await symlink(join(ROOT, 'node_modules'), join(install, 'node_modules'));
@@ -245,6 +245,8 @@ describe('ralph-loop status, short path and full program', () => {
     // The list is this run's: status reads through fs/promises.
     expect(modules).toContain('fs/promises');
     expect(modules.filter((name) => /(^|\/)(streams?|net|crypto)(\/|$)/.test(name))).toEqual([]);
+    // Nor Node's ES module loader: the executable and status-fast.cjs are CommonJS.
+    expect(modules.filter((name) => name.startsWith('internal/modules/esm/'))).toEqual([]);
   });
 
   it('stops quietly, exit 0, when the reader of its output has gone (EPIPE)', async () => {

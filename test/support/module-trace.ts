@@ -1,5 +1,6 @@
 // Which modules a Node process loads: a resolve hook, given to the child with `--import`, appends the
-// URL of every module it resolves to a trace file. Process tests use it to prove a command stays light.
+// URL of every module it resolves (and a wrapper of Module._load, of every module it requires) to a
+// trace file. Process tests use it to prove a command stays light.
 // The executables run from bundles (dist/bundle/): a bundle file loaded counts as every module built
 // into it, by the inputs scripts/build.mjs records, so a trace names the modules and packages as before.
 import { readFile, writeFile } from 'node:fs/promises';
@@ -39,12 +40,26 @@ export async function moduleTrace(dir: string, name = 'trace'): Promise<ModuleTr
   // The program (dist/bundle/program-*.cjs, see src/cli/program.ts) is one file whose modules each run
   // when first imported: the build has each report its path there, relative to the checkout (for a
   // module of an esbuild plugin's namespace, 'namespace:path'; Node's own, 'node-builtin:node:name').
+  // What is required (the executables and the short status path are CommonJS) is traced through
+  // Module._load, which the resolve hook below does not see on Node 20.
   await writeFile(
     hook,
     `import { appendFileSync } from 'node:fs';
-import { register } from 'node:module';
+import Module, { isBuiltin, register } from 'node:module';
 import { isAbsolute, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+const load = Module._load;
+Module._load = function (request, parent, isMain) {
+  let file;
+  try {
+    file = Module._resolveFilename(request, parent, isMain);
+  } catch {
+    return load.apply(this, arguments);
+  }
+  const url = isBuiltin(file) ? 'node:' + file.replace(/^node:/, '') : pathToFileURL(file).href;
+  appendFileSync(${JSON.stringify(trace)}, url + '\\n');
+  return load.apply(this, arguments);
+};
 globalThis.__forgeModuleInit = (key) => {
   const path = key.replace(/^[a-z-]+:(?!node:)/, '');
   appendFileSync(${JSON.stringify(trace)}, pathToFileURL(isAbsolute(path) ? path : join(${JSON.stringify(ROOT)}, path)).href + '\\n');
