@@ -1,5 +1,5 @@
 // The short status path once its arguments are known (status-shortcut.ts parses them). The build makes
-// this module and what a status reads into one file of its own (dist/bundle/status-fast.js): Node's
+// this module and what a status reads into one file of its own (dist/bundle/status-fast.cjs): Node's
 // loader pays for each file, and a plain epic's status came from ~50 of them. What brings a package
 // (zod: a loop's config, a pipeline's record, br's store) stays in the split build, loaded from there
 // only by the status that needs it (scripts/build.mjs). Those modules' error classes are the split
