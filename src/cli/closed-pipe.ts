@@ -13,7 +13,7 @@ export function exitQuietlyOnClosedPipe(): void {
 /**
  * Writes all of `text` to the file descriptor `fd` (1: stdout) with blocking writes, for a command
  * that prints once and leaves. process.stdout is a stream: its first use loads Node's stream modules
- * (and, to a pipe, net), ~5 ms of a status that takes ~40 ms beyond Node's own start. A reader that
+ * (and, to a pipe, net), ~4 ms of every status. A reader that
  * went away (EPIPE) ends the writing quietly, as exitQuietlyOnClosedPipe does; a descriptor left
  * non-blocking by another process (EAGAIN) is waited on, a millisecond at a time.
  */

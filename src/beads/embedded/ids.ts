@@ -39,13 +39,11 @@ export function hashLengthFor(count: number): number {
   return MAX_HASH_LENGTH;
 }
 
-// node:crypto is loaded by the first new id, not with the store: reading beads never needs it. So is
-// the require that loads it: createRequire loads Node's ES module loader, ~3 ms of a CommonJS status.
-let requireBuiltin: NodeJS.Require | undefined;
+// node:crypto is loaded by the first new id, not with the store: reading beads never needs it.
+const requireBuiltin = createRequire(import.meta.url);
 
 /** base36 of the first 64 bits of SHA-256(seed), its last `length` digits. */
 export function hashId(seed: string, length: number): string {
-  requireBuiltin ??= createRequire(import.meta.url);
   const { createHash } = requireBuiltin('node:crypto') as typeof Crypto;
   const digest = createHash('sha256').update(seed).digest();
   const digits = digest.readBigUInt64BE(0).toString(36).padStart(length, '0');
