@@ -1,7 +1,7 @@
 // Detects and undoes any change a step that must leave the tree alone made to the repository (HEAD,
 // index, working tree): a soft judge, a metric, guard or track run, an agent that is not the doer.
-import type { Git } from '../infra/git.js';
-import { isPathInScope, snapshotWorkingTree, type TakenSnapshot } from './keep-revert.js';
+import type { Git, SavedFile } from '../infra/git.js';
+import { isPathInScope, saveDirtyFiles, snapshotWorkingTree, type TakenSnapshot } from './keep-revert.js';
 
 /** The repository before a read-only step: the working tree's dirty files, plus where HEAD was and the index. */
 export interface TreeSnapshot extends TakenSnapshot {
@@ -44,9 +44,17 @@ async function withWatched(
   taken: TakenSnapshot,
   watched: readonly string[],
 ): Promise<TakenSnapshot> {
-  const extra = watched.filter((path) => !taken.files.has(path));
-  if (extra.length === 0) return taken;
-  return { ...taken, files: new Map([...taken.files, ...(await git.saveFiles(extra))]) };
+  return { ...taken, files: await withWatchedFiles(git, taken.files, watched) };
+}
+
+async function withWatchedFiles(
+  git: Git,
+  files: ReadonlyMap<string, SavedFile>,
+  watched: readonly string[],
+): Promise<ReadonlyMap<string, SavedFile>> {
+  const extra = watched.filter((path) => !files.has(path));
+  if (extra.length === 0) return files;
+  return new Map([...files, ...(await git.saveFiles(extra))]);
 }
 
 /**
@@ -75,11 +83,12 @@ export async function restoreTree(
   const indexChanged = indexNow !== before.indexTree;
   if (indexChanged && before.indexTree !== undefined) await git.readIndexTree(before.indexTree);
 
-  const after = await withWatched(git, await snapshotWorkingTree(git), before.watched);
-  const candidates = new Set([...before.files.keys(), ...after.files.keys()]);
+  // The files only: where HEAD is now was asked above (and put back), so not asked again.
+  const after = await withWatchedFiles(git, await saveDirtyFiles(git), before.watched);
+  const candidates = new Set([...before.files.keys(), ...after.keys()]);
   const differ = [...candidates]
     .filter((path) => !isPathInScope(path, ignored))
-    .filter((path) => before.files.get(path)?.blob !== after.files.get(path)?.blob)
+    .filter((path) => before.files.get(path)?.blob !== after.get(path)?.blob)
     .sort();
   // Files that were clean before are either in HEAD (tracked: they go back to it) or new.
   const cleanBefore = differ.filter((path) => !before.files.has(path));

@@ -1,0 +1,69 @@
+// The read-only step's snapshot and put-back (tree-snapshot.ts) on real temp repositories: what a step
+// changed comes back, what it did not is left alone, and the git calls it takes to find out.
+import { describe, expect, it } from 'vitest';
+import { restoreTree, snapshotTree } from '../../src/autoresearch/tree-snapshot.js';
+import type { Git } from '../../src/infra/git.js';
+import { createTempRepo } from '../support/git-repo.js';
+
+/** `git` with a count of each of its methods' calls (every one runs git at least once). */
+function counted(git: Git): { git: Git; calls: Map<string, number> } {
+  const calls = new Map<string, number>();
+  const wrapped = new Proxy(git, {
+    get(target, key, receiver) {
+      const value: unknown = Reflect.get(target, key, receiver);
+      if (typeof value !== 'function' || typeof key !== 'string') return value;
+      return (...args: unknown[]) => {
+        calls.set(key, (calls.get(key) ?? 0) + 1);
+        return (value as (...a: unknown[]) => unknown).apply(target, args);
+      };
+    },
+  });
+  return { git: wrapped, calls };
+}
+
+describe('restoreTree', () => {
+  it('puts back a step that committed on another branch, edited a tracked file and left a new one', async () => {
+    const repo = await createTempRepo({ 'src/a.ts': 'a\n', 'metric.sh': 'echo 1\n' });
+    await repo.write('notes.md', 'the user’s, uncommitted\n');
+    const base = repo.head();
+    const before = await snapshotTree(repo.git, ['metric.sh']);
+
+    repo.run('switch', '-q', '-c', 'elsewhere');
+    await repo.write('src/a.ts', 'changed by the step\n');
+    const moved = repo.commitAll('the step’s commit');
+    await repo.write('metric.sh', 'echo 99\n');
+    await repo.write('left.txt', 'new\n');
+    await repo.write('notes.md', 'overwritten by the step\n');
+
+    const change = await restoreTree(repo.git, before, []);
+    expect(change).toEqual({
+      paths: ['left.txt', 'metric.sh', 'notes.md', 'src/a.ts'],
+      headMoved: true,
+      movedTo: { sha: moved, branch: 'elsewhere' },
+      // Its commit staged what it committed: with HEAD back at the base, the index still held that.
+      indexChanged: true,
+    });
+    expect(repo.head()).toBe(base);
+    expect(repo.run('symbolic-ref', '--short', 'HEAD').trim()).toBe('main');
+    expect(await repo.read('src/a.ts')).toBe('a\n');
+    expect(await repo.read('metric.sh')).toBe('echo 1\n');
+    expect(await repo.read('notes.md')).toBe('the user’s, uncommitted\n');
+    expect(await repo.exists('left.txt')).toBe(false);
+    expect(repo.run('status', '--porcelain').trim()).toBe('?? notes.md');
+  });
+
+  it('asks where HEAD is once: the files after the step are compared by content only', async () => {
+    const repo = await createTempRepo({ 'src/a.ts': 'a\n' });
+    await repo.write('notes.md', 'dirty\n');
+    const before = await snapshotTree(repo.git);
+    await repo.write('notes.md', 'the step wrote this\n');
+
+    const { git, calls } = counted(repo.git);
+    const change = await restoreTree(git, before, []);
+    expect(change.paths).toEqual(['notes.md']);
+    expect(await repo.read('notes.md')).toBe('dirty\n');
+    expect(calls.get('headState')).toBe(1);
+    expect(calls.get('statusPorcelain')).toBe(1);
+    expect(calls.get('headSha') ?? 0).toBe(0);
+  });
+});
