@@ -35,19 +35,12 @@ export interface TreeChange {
 /** Take it right before the read-only step runs; `watched` files are saved even when git sees no change. */
 export async function snapshotTree(git: Git, watched: readonly string[] = []): Promise<TreeSnapshot> {
   const indexTree = await git.writeIndexTree().catch(() => undefined);
-  return { ...(await withWatched(git, await snapshotWorkingTree(git), watched)), indexTree, watched };
+  const taken = await snapshotWorkingTree(git);
+  return { ...taken, files: await withWatched(git, taken.files, watched), indexTree, watched };
 }
 
 /** A file git ignores is not in its status: a watched one is compared by its content all the same. */
 async function withWatched(
-  git: Git,
-  taken: TakenSnapshot,
-  watched: readonly string[],
-): Promise<TakenSnapshot> {
-  return { ...taken, files: await withWatchedFiles(git, taken.files, watched) };
-}
-
-async function withWatchedFiles(
   git: Git,
   files: ReadonlyMap<string, SavedFile>,
   watched: readonly string[],
@@ -84,7 +77,7 @@ export async function restoreTree(
   if (indexChanged && before.indexTree !== undefined) await git.readIndexTree(before.indexTree);
 
   // The files only: where HEAD is now was asked above (and put back), so not asked again.
-  const after = await withWatchedFiles(git, await saveDirtyFiles(git), before.watched);
+  const after = await withWatched(git, await saveDirtyFiles(git), before.watched);
   const candidates = new Set([...before.files.keys(), ...after.keys()]);
   const differ = [...candidates]
     .filter((path) => !isPathInScope(path, ignored))
