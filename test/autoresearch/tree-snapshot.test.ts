@@ -5,7 +5,7 @@ import { restoreTree, snapshotTree } from '../../src/autoresearch/tree-snapshot.
 import type { Git } from '../../src/infra/git.js';
 import { createTempRepo } from '../support/git-repo.js';
 
-/** `git` with a count of each of its methods' calls (every one runs git at least once). */
+/** `git` with a count of each of its methods' calls. */
 function counted(git: Git): { git: Git; calls: Map<string, number> } {
   const calls = new Map<string, number>();
   const wrapped = new Proxy(git, {
