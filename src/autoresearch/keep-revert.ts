@@ -114,23 +114,19 @@ export interface TakenSnapshot extends WorkingTreeSnapshot {
  * and one `git rev-parse` for HEAD and its branch.
  */
 export async function snapshotWorkingTree(git: Git): Promise<TakenSnapshot> {
-  const dirty = await dirtyPaths(git);
+  const files = await saveDirtyFiles(git);
   const head = await git.headState();
-  return { headSha: head.sha, branch: head.branch, files: await git.saveFiles(dirty) };
+  return { headSha: head.sha, branch: head.branch, files };
 }
 
 /** The files git calls dirty (a rename's both sides), saved: one `git status`, one `git hash-object`. */
 export async function saveDirtyFiles(git: Git): Promise<ReadonlyMap<string, SavedFile>> {
-  return git.saveFiles(await dirtyPaths(git));
-}
-
-async function dirtyPaths(git: Git): Promise<string[]> {
   const dirty = new Set<string>();
   for (const entry of await git.statusPorcelain()) {
     dirty.add(entry.path);
     if (entry.origPath !== undefined) dirty.add(entry.origPath);
   }
-  return [...dirty].sort();
+  return git.saveFiles([...dirty].sort());
 }
 
 export interface GuardOptions {
