@@ -43,6 +43,11 @@ export interface BeadComment {
 }
 
 export interface BeadDetail extends Bead {
+  /**
+   * Until when the bead is deferred (ready only from then on), where the store says: the embedded
+   * store's graph carries it when set.
+   */
+  defer_until?: string;
   /** Issues this bead depends on (its blockers and its parent). */
   dependencies: BeadEdge[];
   /** Issues that depend on this bead (its dependents and its children). */
@@ -136,6 +141,18 @@ export interface BeadStore {
    * this process has written nothing through may skip it (the runner's end of run).
    */
   flush(options?: { onlyIfWritten?: boolean }): Promise<void>;
+  /**
+   * What the store holds, named without reading it: the same token while nothing in it changed. The
+   * embedded store's is its file's identity; undefined where it cannot tell (br: no version).
+   */
+  version?(): Promise<StoreVersion | undefined>;
+}
+
+/** A store's version (BeadStore.version): a token that changes with every change, and when it last did. */
+export interface StoreVersion {
+  token: string;
+  /** The last change, as the file system dates it (ms since the epoch). */
+  changedAtMs: number;
 }
 
 /** br's label rule: letters, digits, `_`, `:` and `-`, 1 to 50 characters. */

@@ -4,6 +4,7 @@ import { DEFAULT_PREFIX, assertValidPrefix } from './ids.js';
 import { RecordDraft } from './draft.js';
 import { IndexedIssues } from './record-index.js';
 import type { IssueMap } from './records.js';
+import type { StoreVersion } from '../types.js';
 
 export interface StoreMeta {
   prefix: string;
@@ -23,6 +24,8 @@ export interface RecordBackend {
    */
   update<T>(mutate: (draft: RecordDraft, meta: StoreMeta) => T): Promise<T>;
   flush(): Promise<void>;
+  /** What the records are now, without reading them (a file's identity); none for memory. */
+  version?(): Promise<StoreVersion | undefined>;
 }
 
 /** Records in a Map: the same engine as on disk, for core tests that need a fast, real store. */

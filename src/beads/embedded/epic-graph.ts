@@ -23,6 +23,7 @@ export function epicGraph(issues: IssueMap, epic: IssueRecord): EpicGraph {
   }
   const detail = (record: IssueRecord): BeadDetail => ({
     ...toBead(record),
+    ...(record.defer_until === undefined ? {} : { defer_until: record.defer_until }),
     dependencies: record.dependencies.map((d) => edgeTo(d.depends_on_id, d.type, issues)),
     dependents: (dependents.get(record.id) ?? []).sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)),
     comments: [...record.comments].sort((a, b) => a.id - b.id).map(toComment),

@@ -1,6 +1,6 @@
 // Records in `.beads/issues.jsonl`: followed by what was appended, changed under the lock file by
 // appending the changed issues, compacted (replaced atomically) when superseded lines pile up or on flush.
-import { mkdir } from 'node:fs/promises';
+import { mkdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { isNotFound, readFileIfExists, writeFileAtomic, writeJsonAtomic } from '../../infra/atomic-file.js';
 import { createSerialQueue } from '../../infra/serial-queue.js';
@@ -149,6 +149,17 @@ export function createFileBackend(options: FileBackendOptions): RecordBackend {
           }),
         ),
       ),
+    // Every change appends to the file (its size and times move) or replaces it by rename (another
+    // inode), and the file is all a read takes the records from.
+    version: async () => {
+      const info = await stat(issuesPath, { bigint: true }).catch(() => undefined);
+      if (info === undefined || !info.isFile()) return undefined;
+      const last = info.ctimeNs > info.mtimeNs ? info.ctimeNs : info.mtimeNs;
+      return {
+        token: `${info.dev}:${info.ino}:${info.size}:${info.mtimeNs}:${info.ctimeNs}`,
+        changedAtMs: Number(last / 1_000_000n),
+      };
+    },
   };
 }
 

@@ -115,6 +115,7 @@ export function createEngineStore(backend: RecordBackend, options: EngineOptions
     removeLabel: (id, label) => backend.update((draft, meta) => removeLabel(draft, id, label, context(meta))),
     comment: (id, text) => backend.update((draft, meta) => addComment(draft, id, text, context(meta))),
     flush: () => backend.flush(),
+    ...(backend.version === undefined ? {} : { version: backend.version.bind(backend) }),
   };
 }
 
