@@ -2,18 +2,12 @@
 // and what failed, as data. Read without disturbing a running loop; rendering is epic-status-text.ts.
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import {
-  compareHybrid,
-  type Bead,
-  type BeadDetail,
-  type BeadStatus,
-  type BeadStore,
-  type EpicGraph,
-} from '../beads/types.js';
+import { compareHybrid, type Bead, type BeadStatus, type BeadStore, type EpicGraph } from '../beads/types.js';
 import { parseEventLines, readLogLines } from '../infra/file-tail.js';
 import { AppError, BeadStoreError, ExitCode } from '../infra/errors.js';
 import { isLockHolderLive, readLockFile } from '../infra/lock-file.js';
 import type { RunDir } from '../infra/run-dir.js';
+import { cacheView, readCachedView, STATUS_CACHE_FILE, type StoreView } from './epic-status-cache.js';
 import { lastGateResults, type GateStatus } from './epic-status-gates.js';
 
 /** The runner's label for a bead that used up its attempts (src/loop/select.ts, not imported: keep status light). */
@@ -23,9 +17,15 @@ const FAILED_LABEL = 'ralph:failed';
 const RUNS_SEARCHED = 20;
 
 export interface EpicStatusPorts {
-  store: Pick<BeadStore, 'graph' | 'ready'>;
+  store: Pick<BeadStore, 'graph' | 'ready' | 'version'>;
   runDir: RunDir;
+  /** The store's clock (a deferred bead comes due by it). */
   now(): number;
+  /**
+   * The file system's clock, for whether the store had settled when it was read (epic-status-cache.ts);
+   * without it, what status reads of the store is not cached.
+   */
+  wallNow?: () => number;
   /** This machine's host name: a lock taken on another host cannot be checked by pid. */
   host: string;
   isProcessAlive(pid: number): boolean;
@@ -103,26 +103,14 @@ export interface EpicStatus {
 }
 
 export async function epicStatus(epicId: string, ports: EpicStatusPorts): Promise<EpicStatus> {
-  const { store, runDir } = ports;
-  // Every read at once (each br call is a process). One read of the epic's graph gives the epic, its
-  // beads and a failed bead's comments, however many failed. The graph is awaited first: ready of an
-  // unknown id fails too, and the race must not decide which error shows.
-  const graphAsked = graphOf(store, epicId);
-  const restAsked = Promise.all([
-    store.ready(epicId, { recursive: true }),
-    readLockFile(runDir.lockPath),
-    listRunFiles(runDir),
-  ]);
+  const { runDir } = ports;
+  // The store and the run files at once. The view is awaited first: an unknown epic is that error.
+  const viewAsked = storeView(epicId, ports);
+  const restAsked = Promise.all([readLockFile(runDir.lockPath), listRunFiles(runDir)]);
   restAsked.catch(() => undefined);
-  const graph = await graphAsked;
-  const [ready, lock, runFiles] = await restAsked;
-  const { epic, beads: children } = graph;
-  const readyIds = new Set(ready.map((bead) => bead.id));
-  // In the order br lists ready work (the graph lists them as it walked), whichever store holds them.
-  const beads = [...children]
-    .sort(compareHybrid)
-    .filter((bead) => bead.id !== epicId && bead.issue_type !== 'epic')
-    .map((bead) => ({ id: bead.id, title: bead.title, status: bead.status, state: stateOf(bead, readyIds) }));
+  const view = await viewAsked;
+  const [lock, runFiles] = await restAsked;
+  const { beads } = view;
   const counts = { total: beads.length, done: 0, open: 0, in_progress: 0, blocked: 0, failed: 0 };
   for (const bead of beads) counts[bead.state] += 1;
 
@@ -140,8 +128,8 @@ export async function epicStatus(epicId: string, ports: EpicStatusPorts): Promis
 
   return {
     epic: epicId,
-    title: epic.title,
-    status: epic.status,
+    title: view.title,
+    status: view.status,
     run_dir: runDir.root,
     counts,
     beads,
@@ -152,7 +140,7 @@ export async function epicStatus(epicId: string, ports: EpicStatusPorts): Promis
         ? null
         : lastRun(newest, join(runDir.runsDir, newest), newestEvents, live ? lock.run_id : undefined),
     failures: await failuresOf(
-      new Map(children.map((bead) => [bead.id, bead])),
+      new Map(view.comments.map((note) => [note.bead, note])),
       beads.filter((bead) => bead.state === 'failed'),
       runDir,
       runFiles,
@@ -161,6 +149,61 @@ export async function epicStatus(epicId: string, ports: EpicStatusPorts): Promis
     gates: lastGateResults(newestEvents),
   };
 }
+
+/**
+ * What status needs of the store: the cached view while the store has not changed since it was made,
+ * else one read of the epic's graph and of its ready beads (kept for the next status when it can be).
+ */
+async function storeView(epicId: string, ports: EpicStatusPorts): Promise<StoreView> {
+  const { store, runDir } = ports;
+  const cachePath = join(runDir.root, STATUS_CACHE_FILE);
+  // Taken before the store is read: a change made while it is read dates later, and misses the cache.
+  const version = ports.wallNow === undefined ? undefined : await store.version?.();
+  const cached = version && (await readCachedView(cachePath, epicId, version, ports.now()));
+  if (cached) return cached;
+  // Every read at once (each br call is a process). One read of the epic's graph gives the epic, its
+  // beads and a failed bead's comments, however many failed. The graph is awaited first: ready of an
+  // unknown id fails too, and the race must not decide which error shows.
+  const graphAsked = graphOf(store, epicId);
+  const readyAsked = store.ready(epicId, { recursive: true });
+  readyAsked.catch(() => undefined);
+  const graph = await graphAsked;
+  const view = viewOf(epicId, graph, await readyAsked, ports.now());
+  if (version !== undefined && ports.wallNow !== undefined)
+    cacheView(cachePath, runDir.trustedRoot, epicId, version, view, ports.wallNow());
+  return view;
+}
+
+function viewOf(epicId: string, graph: EpicGraph, ready: readonly Bead[], now: number): StoreView {
+  const readyIds = new Set(ready.map((bead) => bead.id));
+  // In the order br lists ready work (the graph lists them as it walked), whichever store holds them.
+  const members = [...graph.beads]
+    .sort(compareHybrid)
+    .filter((bead) => bead.id !== epicId && bead.issue_type !== 'epic');
+  const beads = members.map((bead) => ({
+    id: bead.id,
+    title: bead.title,
+    status: bead.status,
+    state: stateOf(bead, readyIds),
+  }));
+  const comments: StoreView['comments'] = [];
+  let validUntil: number | null = null;
+  for (const [i, bead] of members.entries()) {
+    if (beads[i]?.state === 'failed') {
+      const comment = bead.comments.findLast((c) => ATTEMPT_COMMENT.test(c.text));
+      if (comment !== undefined)
+        comments.push({ bead: bead.id, text: comment.text, created_at: comment.created_at });
+    }
+    // A deferred bead is ready once its time comes, with nothing in the store changed.
+    const due =
+      bead.status !== 'open' || bead.defer_until === undefined ? Number.NaN : Date.parse(bead.defer_until);
+    if (due > now && (validUntil === null || due < validUntil)) validUntil = due;
+  }
+  return { title: graph.epic.title, status: graph.epic.status, beads, comments, validUntil };
+}
+
+/** The comment ralph-loop leaves on a bead whose attempt failed, or that it left open. */
+const ATTEMPT_COMMENT = /^ralph-loop (attempt \d+|left this bead open)/;
 
 async function graphOf(store: EpicStatusPorts['store'], epicId: string): Promise<EpicGraph> {
   try {
@@ -247,7 +290,7 @@ function lastRun(
 }
 
 async function failuresOf(
-  details: ReadonlyMap<string, BeadDetail>,
+  comments: ReadonlyMap<string, { text: string; created_at: string }>,
   failed: readonly EpicBead[],
   runDir: RunDir,
   runFiles: readonly string[],
@@ -256,9 +299,7 @@ async function failuresOf(
   const failures: BeadFailure[] = [];
   let older: Record<string, unknown>[][] | undefined;
   for (const bead of failed) {
-    const comment = details
-      .get(bead.id)
-      ?.comments.findLast((c) => /^ralph-loop (attempt \d+|left this bead open)/.test(c.text));
+    const comment = comments.get(bead.id);
     if (comment !== undefined) {
       failures.push({
         bead: bead.id,

@@ -108,6 +108,8 @@ async function showEpicStatus(
     store: await openStatusStore(deps, options, repo, epicId),
     runDir: await runDirFor(repo, epicId),
     now: () => deps.clock.now(),
+    // File times are the system's, whatever clock the store is given.
+    wallNow: () => Date.now(),
     host: deps.host,
     isProcessAlive: deps.isProcessAlive ?? isProcessAlive,
   });

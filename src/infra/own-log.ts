@@ -60,6 +60,23 @@ export function ensureOwnDir(root: string, dir: string): void {
   }
 }
 
+/**
+ * Whether each folder from `root` down to `dir` is a folder, not a link (ensureOwnDir's rule, without
+ * making any): false when one is missing or is something else. For a file Forge would rather not write
+ * than write through a link an agent put there.
+ */
+export function isOwnDir(root: string, dir: string): boolean {
+  const rel = relative(root, dir);
+  if (rel === '..' || rel.startsWith(`..${sep}`) || isAbsolute(rel)) return false;
+  let at = root;
+  for (const part of rel.split(sep)) {
+    if (part === '') continue;
+    at = join(at, part);
+    if (lstatOrUndefined(at)?.isDirectory() !== true) return false;
+  }
+  return true;
+}
+
 function lstatOrUndefined(path: string): ReturnType<typeof lstatSync> | undefined {
   try {
     return lstatSync(path);
