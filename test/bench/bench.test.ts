@@ -189,7 +189,7 @@ describe('bench figures on tiny inputs', () => {
     const e = await measureEpicStatus({ beads: 3, closed: 1, runs: 1 });
     expect(e).toMatchObject({ beads: 3, closed: 1 });
     expect(e.runs).toHaveLength(1);
-    for (const value of [e.ms, e.beyondNodeMs]) finite(value);
+    for (const value of [e.ms, e.beyondNodeMs, e.uncachedMs]) finite(value);
   });
 
   it('figure 3: arbiter rounds append to the ledger and stamping creates cycles', async () => {
