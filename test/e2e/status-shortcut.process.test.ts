@@ -12,6 +12,7 @@ import { createBenchLoop, growLedger } from '../../scripts/bench/loop-fixture.js
 import { loadLedgerSummary } from '../../src/autoresearch/ledger-summary.js';
 import { createBrStore } from '../../src/beads/br/index.js';
 import { createEmbeddedStore } from '../../src/beads/embedded/index.js';
+import { SETTLE_MS, STATUS_CACHE_FILE } from '../../src/cli/epic-status-cache.js';
 import { assertBuilt, BIN, ROOT } from '../support/cli.js';
 import { createFakeBrWorkspace, type FakeBrWorkspace } from '../support/fake-br/fake-br-env.js';
 import { moduleTrace, packagesOf } from '../support/module-trace.js';
@@ -179,6 +180,32 @@ describe('ralph-loop status, short path and full program', () => {
     expect(short.modules.filter((path) => path.startsWith('beads/br/'))).toEqual([]);
     expect(short.stdout).toContain('4 in all: 1 done, 1 open, 0 in progress, 1 blocked, 1 failed');
     expect(short.stdout).toContain('the agent exited 1');
+  });
+
+  it('keeps what it read of a settled store for the next status, and sees the next change', async () => {
+    const repo = join(base, 'cached');
+    await mkdir(repo);
+    const store = createEmbeddedStore({ cwd: repo, actor: 'test' });
+    await store.init({ prefix: 'fx' });
+    const epic = (await store.create({ title: 'cached epic', type: 'epic' })).id;
+    const first = (await store.create({ title: 'first', parent: epic })).id;
+    await store.create({ title: 'after first', parent: epic, dependsOn: [first] });
+    await mkdir(join(repo, '.forge', 'epics', epic, 'runs'), { recursive: true });
+    const cache = join(repo, '.forge', 'epics', epic, STATUS_CACHE_FILE);
+    const early = await run(BIN['ralph-loop'], ['status', epic, '--json'], repo);
+    expect(early.exitCode, early.stderr).toBe(0);
+    // Once the store has settled (epic-status-cache.ts; the in-process tests time the rest).
+    await new Promise((resolve) => setTimeout(resolve, SETTLE_MS + 100));
+    const made = await run(BIN['ralph-loop'], ['status', epic, '--json'], repo);
+    expect(existsSync(cache)).toBe(true);
+    const kept = await run(BIN['ralph-loop'], ['status', epic, '--json'], repo);
+    const full = await run(fullScript, ['status', epic, '--json'], repo);
+    expect(made.stdout).toBe(early.stdout);
+    expect(kept.stdout).toBe(early.stdout);
+    expect(full.stdout).toBe(early.stdout);
+    await store.close(first, 'done');
+    const after = await run(BIN['ralph-loop'], ['status', epic], repo);
+    expect(after.stdout).toContain('2 in all: 1 done, 1 open, 0 in progress, 0 blocked, 0 failed');
   });
 
   it('falls to the full program when status-fast.cjs will not load (a half-copied install)', async () => {
