@@ -11,7 +11,11 @@ export {
 } from '../autoresearch/workspace.js';
 
 export async function runDirFor(cwd: string, epicId: string): Promise<RunDir> {
-  const workspace = await findLoopWorkspace(cwd, epicId);
+  return epicRunDir(cwd, epicId, await findLoopWorkspace(cwd, epicId));
+}
+
+/** runDirFor when the epic's loop workspace is known already (undefined: the epic has none). */
+export function epicRunDir(cwd: string, epicId: string, workspace: string | undefined): RunDir {
   return createRunDir(
     workspace ?? join(cwd, '.forge', 'epics', epicId.replace(/[^A-Za-z0-9._-]/g, '_')),
     cwd,

@@ -99,14 +99,15 @@ async function showEpicStatus(
   repo: string,
   epicId: string,
 ): Promise<void> {
-  const [{ epicStatus }, { renderEpicStatusText }, { runDirFor }] = await Promise.all([
+  const [{ epicStatus }, { renderEpicStatusText }, { epicRunDir }] = await Promise.all([
     import('./epic-status.js'),
     import('./epic-status-text.js'),
     import('./epic-dirs.js'),
   ]);
   const status = await epicStatus(epicId, {
     store: await openStatusStore(deps, options, repo, epicId),
-    runDir: await runDirFor(repo, epicId),
+    // runStatus found no loop workspace for the epic, so its runs are in .forge/epics/<epic>.
+    runDir: epicRunDir(repo, epicId, undefined),
     now: () => deps.clock.now(),
     // File times are the system's, whatever clock the store is given.
     wallNow: () => Date.now(),
