@@ -57,8 +57,8 @@ export async function readCachedView(
 
 /**
  * Keeps `view`, read from the store at `version`, for the next status: only when the store had settled
- * by then (`wallNow`, the file system's clock), and only in a folder of the epic's own below `root` (a
- * symlink there is not written through). A cache that cannot be written is no error.
+ * when the read began (`readAt`, the file system's clock), and only in a folder of the epic's own below
+ * `root` (a symlink there is not written through). A cache that cannot be written is no error.
  */
 export function cacheView(
   path: string,
@@ -66,9 +66,9 @@ export function cacheView(
   epicId: string,
   version: StoreVersion,
   view: StoreView,
-  wallNow: number,
+  readAt: number,
 ): void {
-  if (version.changedAtMs > wallNow - SETTLE_MS) return;
+  if (version.changedAtMs > readAt - SETTLE_MS) return;
   try {
     if (!isOwnDir(root, dirname(path))) return;
     writeJsonAtomicNow(path, { format: FORMAT, epic: epicId, token: version.token, view });

@@ -157,8 +157,10 @@ export async function epicStatus(epicId: string, ports: EpicStatusPorts): Promis
 async function storeView(epicId: string, ports: EpicStatusPorts): Promise<StoreView> {
   const { store, runDir } = ports;
   const cachePath = join(runDir.root, STATUS_CACHE_FILE);
-  // Taken before the store is read: a change made while it is read dates later, and misses the cache.
-  const version = ports.wallNow === undefined ? undefined : await store.version?.();
+  // Both taken before the store is read: a change made while it is read dates later, and misses the
+  // cache; and the store counts as settled only if it was so before the read began.
+  const readAt = ports.wallNow?.();
+  const version = readAt === undefined ? undefined : await store.version?.();
   const cached = version && (await readCachedView(cachePath, epicId, version, ports.now()));
   if (cached) return cached;
   // Every read at once (each br call is a process). One read of the epic's graph gives the epic, its
@@ -169,8 +171,8 @@ async function storeView(epicId: string, ports: EpicStatusPorts): Promise<StoreV
   readyAsked.catch(() => undefined);
   const graph = await graphAsked;
   const view = viewOf(epicId, graph, await readyAsked, ports.now());
-  if (version !== undefined && ports.wallNow !== undefined)
-    cacheView(cachePath, runDir.trustedRoot, epicId, version, view, ports.wallNow());
+  if (version !== undefined && readAt !== undefined)
+    cacheView(cachePath, runDir.trustedRoot, epicId, version, view, readAt);
   return view;
 }
 

@@ -114,6 +114,24 @@ describe('a plain epic’s status of an unchanged embedded store', () => {
     expect(f.reads()).toBe(2);
   });
 
+  it('counts the store settled only if it was before the read began, however long the read took', async () => {
+    const f = await fixture();
+    // A read that took seconds: the store had changed just before it began, and settled during it.
+    let read = false;
+    const store: EpicStatusPorts['store'] = {
+      graph: async (id, options) => {
+        const graph = await f.store.graph(id, options);
+        read = true;
+        return graph;
+      },
+      ready: (id, options) => f.store.ready(id, options),
+      version: () => f.store.version?.() ?? Promise.resolve(undefined),
+    };
+    await f.status(() => Date.now() + (read ? 5_000 : 0), store);
+    expect(read).toBe(true);
+    expect(await exists(cachePath(f))).toBe(false);
+  });
+
   it('sees every change to the store at once: a close unblocks the bead after it', async () => {
     const f = await fixture();
     await f.status();
