@@ -157,11 +157,13 @@ export async function epicStatus(epicId: string, ports: EpicStatusPorts): Promis
 async function storeView(epicId: string, ports: EpicStatusPorts): Promise<StoreView> {
   const { store, runDir } = ports;
   const cachePath = join(runDir.root, STATUS_CACHE_FILE);
-  // Both taken before the store is read: a change made while it is read dates later, and misses the
-  // cache; and the store counts as settled only if it was so before the read began.
+  // All taken before the store is read: a change made while it is read dates later, and misses the
+  // cache; the store counts as settled only if it was so before the read began; and a deferred bead
+  // the read found not yet due is due after `now`, so the view expires by then.
+  const now = ports.now();
   const readAt = ports.wallNow?.();
   const version = readAt === undefined ? undefined : await store.version?.();
-  const cached = version && (await readCachedView(cachePath, epicId, version, ports.now()));
+  const cached = version && (await readCachedView(cachePath, epicId, version, now));
   if (cached) return cached;
   // Every read at once (each br call is a process). One read of the epic's graph gives the epic, its
   // beads and a failed bead's comments, however many failed. The graph is awaited first: ready of an
@@ -170,7 +172,7 @@ async function storeView(epicId: string, ports: EpicStatusPorts): Promise<StoreV
   const readyAsked = store.ready(epicId, { recursive: true });
   readyAsked.catch(() => undefined);
   const graph = await graphAsked;
-  const view = viewOf(epicId, graph, await readyAsked, ports.now());
+  const view = viewOf(epicId, graph, await readyAsked, now);
   if (version !== undefined && readAt !== undefined)
     cacheView(cachePath, runDir.trustedRoot, epicId, version, view, readAt);
   return view;

@@ -35,10 +35,9 @@ interface Fixture {
 }
 
 /** An epic of three beads on the embedded store: one ready, one blocked by it, one failed with a comment. */
-async function fixture(): Promise<Fixture> {
+async function fixture(clock: FakeClock = createFakeClock(Date.now())): Promise<Fixture> {
   const dir = await mkdtemp(join(tmpdir(), 'forge-status-cache-'));
   dirs.push(dir);
-  const clock = createFakeClock(Date.now());
   const store = createEmbeddedStore({ cwd: dir, clock });
   await store.init();
   const epic = (await store.create({ title: 'Epic', type: 'epic' })).id;
@@ -74,6 +73,14 @@ async function fixture(): Promise<Fixture> {
         isProcessAlive: () => false,
       }),
   };
+}
+
+/** The first bead deferred until `due`, as br writes it: a later line for an id replaces the earlier. */
+async function defer(f: Fixture, due: number): Promise<void> {
+  const path = join(f.dir, '.beads', 'issues.jsonl');
+  const lines = (await readFile(path, 'utf8')).trim().split('\n');
+  const line = JSON.parse(lines.findLast((text) => text.includes(`"id":"${f.first}"`)) ?? '{}') as object;
+  await appendFile(path, `${JSON.stringify({ ...line, defer_until: new Date(due).toISOString() })}\n`);
 }
 
 const states = (status: EpicStatus) => status.beads.map((bead) => [bead.title, bead.state]);
@@ -149,20 +156,33 @@ describe('a plain epic’s status of an unchanged embedded store', () => {
 
   it('sees a deferred bead come due, with nothing in the store changed', async () => {
     const f = await fixture();
-    // The bead deferred for an hour, as br writes it: a later line for the same id replaces the first.
-    const lines = (await readFile(join(f.dir, '.beads', 'issues.jsonl'), 'utf8')).trim().split('\n');
-    const line = JSON.parse(lines.findLast((text) => text.includes(`"id":"${f.first}"`)) ?? '{}') as object;
-    const due = new Date(f.clock.now() + 3_600_000).toISOString();
-    await appendFile(
-      join(f.dir, '.beads', 'issues.jsonl'),
-      `${JSON.stringify({ ...line, defer_until: due })}\n`,
-    );
+    await defer(f, f.clock.now() + 3_600_000);
     expect(states(await f.status())[0]).toEqual(['First', 'blocked']);
     expect(states(await f.status())[0]).toEqual(['First', 'blocked']);
     expect(f.reads()).toBe(1);
     f.clock.advance(3_600_001);
     expect(states(await f.status())[0]).toEqual(['First', 'open']);
     expect(f.reads()).toBe(2);
+  });
+
+  it('expires with a deferred bead that comes due while the store is read', async () => {
+    const start = Date.now();
+    let time = start;
+    const clock = { ...createFakeClock(start), now: () => time };
+    const f = await fixture(clock);
+    await defer(f, start + 1_000);
+    // The store's ready finds the bead not yet due; by the time the view is made, it is.
+    const store: EpicStatusPorts['store'] = {
+      graph: (id, options) => f.store.graph(id, options),
+      ready: async (id, options) => {
+        const ready = await f.store.ready(id, options);
+        time = start + 2_000;
+        return ready;
+      },
+      version: () => f.store.version?.() ?? Promise.resolve(undefined),
+    };
+    expect(states(await f.status(settled, store))[0]).toEqual(['First', 'blocked']);
+    expect(states(await f.status())[0]).toEqual(['First', 'open']);
   });
 
   it('does not use a cache that was edited, or made for another epic or store', async () => {
