@@ -39,9 +39,7 @@ export class LinkedLogDirError extends EnvironmentError {
  * missing and not checked; for a `dir` outside it, only `dir` itself is checked.
  */
 export function ensureOwnDir(root: string, dir: string): void {
-  const rel = relative(root, dir);
-  const inside = rel !== '..' && !rel.startsWith(`..${sep}`) && !isAbsolute(rel);
-  let at = inside ? root : dirname(dir);
+  let at = isBelow(root, dir) ? root : dirname(dir);
   mkdirSync(at, { recursive: true });
   for (const part of relative(at, dir).split(sep)) {
     if (part === '') continue;
@@ -66,15 +64,20 @@ export function ensureOwnDir(root: string, dir: string): void {
  * than write through a link an agent put there.
  */
 export function isOwnDir(root: string, dir: string): boolean {
-  const rel = relative(root, dir);
-  if (rel === '..' || rel.startsWith(`..${sep}`) || isAbsolute(rel)) return false;
+  if (!isBelow(root, dir)) return false;
   let at = root;
-  for (const part of rel.split(sep)) {
+  for (const part of relative(root, dir).split(sep)) {
     if (part === '') continue;
     at = join(at, part);
     if (lstatOrUndefined(at)?.isDirectory() !== true) return false;
   }
   return true;
+}
+
+/** Whether `dir` is `root` or lies below it (by name: links are the callers' to check). */
+function isBelow(root: string, dir: string): boolean {
+  const rel = relative(root, dir);
+  return rel !== '..' && !rel.startsWith(`..${sep}`) && !isAbsolute(rel);
 }
 
 function lstatOrUndefined(path: string): ReturnType<typeof lstatSync> | undefined {
