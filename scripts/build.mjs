@@ -55,6 +55,8 @@ const EXTERNAL = ['bullmq', 'ioredis', 'handlebars', 'uplot'];
 const STATUS_FAST = 'dist/cli/status-fast.js';
 /** That file's name in dist/bundle/ (bin/run-built.js requires it). */
 const STATUS_FAST_FILE = 'status-fast.cjs';
+/** What the status build takes for node:fs/promises (see syncFsPromises). */
+const SYNC_FS_PROMISES = 'dist/infra/sync-fs-promises.js';
 /** Names the split build's entries for what status-fast.js imports from it (see statusLeaves). */
 const LEAF_PREFIX = 'status-leaf-';
 /**
@@ -432,7 +434,7 @@ async function bundleStatus(build, common, out, leaves, outputs) {
     splitting: false,
     packages: 'external',
     write: false,
-    plugins: [leavesFromSplitBuild(leaves), ownRequire()],
+    plugins: [leavesFromSplitBuild(leaves), ownRequire(), syncFsPromises()],
     // Bundled, a module's import.meta.url is the status file's own (dist/bundle/), as in the split build;
     // and strict, as ES modules are (CommonJS is not unless it says so first).
     define: { 'import.meta.url': '__forgeMetaUrl' },
@@ -448,6 +450,19 @@ async function bundleStatus(build, common, out, leaves, outputs) {
     renameSync(`${file.path}.tmp`, file.path);
   }
   Object.assign(outputs, fast.metafile.outputs);
+}
+
+/**
+ * In the status build, node:fs/promises is src/infra/sync-fs-promises.ts: the same promises, done
+ * synchronously (that file says why). A name it does not export fails the build.
+ */
+function syncFsPromises() {
+  return {
+    name: 'sync-fs-promises',
+    setup(build) {
+      build.onResolve({ filter: /^node:fs\/promises$/ }, () => ({ path: join(root, SYNC_FS_PROMISES) }));
+    },
+  };
 }
 
 /**
