@@ -43,11 +43,75 @@ async function runBuilt(name) {
 async function shortStatus() {
   let fast;
   try {
-    fast = require(join(bundle, 'status-fast.cjs'));
+    fast = compileStatusFast().exports;
   } catch {
     return false;
   }
   return fast.runStatusShortcut(process.argv);
 }
 
-module.exports = { runBuilt };
+/** The short status path's file, and V8's code for it that the build made (scripts/build.mjs). */
+const STATUS_FAST = join(bundle, 'status-fast.cjs');
+const STATUS_CACHE = `${STATUS_FAST}.cache`;
+/** The cache's first line names the build of the file it was made from; the file ends with the same. */
+const CACHE_HEAD = 'forge-status-cache ';
+const FILE_TAIL = '\n//forge-build ';
+
+/**
+ * Compiles and runs status-fast.cjs, with the code the build cached for it: V8 compiles what it does
+ * not find there as it goes. Compiling the file was ~7 ms of a status, about a third of its time past
+ * Node's own start; with the cache a status ends ~5 ms sooner (bench figure 2b). The cache is offered only when its first line names the build the file ends with,
+ * so a status racing a build never takes the last build's code for this one's text. V8 checks the
+ * rest: its version, its flags and the text's length. No hash of the cache is checked, unlike the
+ * program's (src/cli/program.ts): loading node:crypto costs more than the cache saves.
+ * @param {{ cache?: boolean }} [options] `cache: false` compiles from the text alone (the build does).
+ * @returns {{ exports: { runStatusShortcut(argv: string[]): Promise<boolean> } & Record<string, unknown>, script: import('node:vm').Script, cache: 'used' | 'rejected' | 'stale' | 'missing' }}
+ */
+function compileStatusFast({ cache = true } = {}) {
+  const { readFileSync } = require('node:fs');
+  const { Script } = require('node:vm');
+  // ASCII (the build prints it so): read as Latin-1, one byte a character, no UTF-8 decoding.
+  const source = readFileSync(STATUS_FAST, 'latin1');
+  /** @type {Buffer | undefined} */
+  let cachedData;
+  let stale = false;
+  if (cache) {
+    try {
+      const data = readFileSync(STATUS_CACHE);
+      const end = data.indexOf(10);
+      const head = end < 0 ? '' : data.toString('latin1', 0, end);
+      const build = head.startsWith(CACHE_HEAD) ? head.slice(CACHE_HEAD.length) : '';
+      if (build !== '' && source.endsWith(`${FILE_TAIL}${build}\n`)) cachedData = data.subarray(end + 1);
+      else stale = true;
+    } catch {
+      cachedData = undefined;
+    }
+  }
+  // CommonJS's wrapper, with one more argument: how the file imports the split build's modules. Code
+  // compiled by node:vm has no import() of its own (ERR_VM_DYNAMIC_IMPORT_CALLBACK_MISSING), so this
+  // module imports for it.
+  const script = new Script(
+    `(function (exports, require, module, __filename, __dirname, __forgeImportLeaf) {${source}\n})`,
+    { filename: STATUS_FAST, cachedData },
+  );
+  const module = { exports: {} };
+  script.runInThisContext()(module.exports, require, module, STATUS_FAST, bundle, importLeaf);
+  const used = stale
+    ? 'stale'
+    : cachedData === undefined
+      ? 'missing'
+      : script.cachedDataRejected === true
+        ? 'rejected'
+        : 'used';
+  return { exports: module.exports, script, cache: used };
+}
+
+/**
+ * A module of the split build, by its name beside status-fast.cjs.
+ * @param {string} specifier
+ */
+function importLeaf(specifier) {
+  return import(pathToFileURL(join(bundle, specifier)).href);
+}
+
+module.exports = { runBuilt, compileStatusFast, STATUS_CACHE, CACHE_HEAD, FILE_TAIL };

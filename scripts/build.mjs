@@ -55,6 +55,12 @@ const EXTERNAL = ['bullmq', 'ioredis', 'handlebars', 'uplot'];
 const STATUS_FAST = 'dist/cli/status-fast.js';
 /** That file's name in dist/bundle/ (bin/run-built.js requires it). */
 const STATUS_FAST_FILE = 'status-fast.cjs';
+/** V8's code for status-fast.cjs, beside it (bin/run-built.js reads it; see bundleStatus). */
+const STATUS_CACHE_FILE = `${STATUS_FAST_FILE}.cache`;
+/** Makes that cache for the build, after a warm-up status. */
+const STATUS_WARM_UP = 'dist/cli/status-warm-up.js';
+/** How the child that writes the status cache marks the line saying how it went. */
+const STATUS_CACHE_RESULT = 'forge-status-cache: ';
 /** What the status build takes for node:fs/promises (see syncFsPromises). */
 const SYNC_FS_PROMISES = 'dist/infra/sync-fs-promises.js';
 /** Names the split build's entries for what status-fast.js imports from it (see statusLeaves). */
@@ -263,6 +269,7 @@ async function bundle() {
   const current = new Set([
     ...Object.keys(inputs),
     'meta.json',
+    STATUS_CACHE_FILE,
     ...(program === undefined ? [] : [PROGRAM_MANIFEST, program.cache]),
   ]);
   pruneEarlier(out, current);
@@ -288,7 +295,7 @@ function pruneEarlier(out, current) {
 function currentBuild(out) {
   try {
     const { inputs } = JSON.parse(readFileSync(built, 'utf8'));
-    const current = new Set([...Object.keys(inputs), 'meta.json']);
+    const current = new Set([...Object.keys(inputs), 'meta.json', STATUS_CACHE_FILE]);
     const manifest = join(out, PROGRAM_MANIFEST);
     if (existsSync(manifest)) {
       const { file, cache } = JSON.parse(readFileSync(manifest, 'utf8'));
@@ -420,10 +427,14 @@ function builtinsRequired() {
 
 /**
  * status-fast.js as one CommonJS file, dist/bundle/status-fast.cjs, its lazy imports of `leaves` left to
- * the split build (import() from CommonJS); adds to `outputs`. bin/run-built.js requires it: no ES module
- * loader for a status, and Node's own modules come through `require`, not an ES module facade (node:fs's
- * facade reads fs.ReadStream, which loads the stream modules). Printed again as the program is: ASCII,
- * without comments or spaces (see bundleProgram).
+ * the split build; adds to `outputs`. bin/run-built.js compiles it: no ES module loader for a status, and
+ * Node's own modules come through `require`, not an ES module facade (node:fs's facade reads
+ * fs.ReadStream, which loads the stream modules). Printed again as the program is: ASCII, without
+ * comments or spaces (see bundleProgram). Then V8's code for it, made by a warm-up status (see
+ * writeStatusCache).
+ *
+ * Code compiled by node:vm has no import() of its own, so each import() of a leaf becomes a call of
+ * `__forgeImport`: the loader's import (its sixth argument), or import() when the file is required.
  */
 async function bundleStatus(build, common, out, leaves, outputs) {
   const fast = await build({
@@ -434,22 +445,88 @@ async function bundleStatus(build, common, out, leaves, outputs) {
     splitting: false,
     packages: 'external',
     write: false,
-    plugins: [leavesFromSplitBuild(leaves), ownRequire(), syncFsPromises()],
+    plugins: [leavesFromSplitBuild(leaves), ownRequire(), syncFsPromises(), builtinsRequired()],
     // Bundled, a module's import.meta.url is the status file's own (dist/bundle/), as in the split build;
     // and strict, as ES modules are (CommonJS is not unless it says so first).
     define: { 'import.meta.url': '__forgeMetaUrl' },
     banner: { js: '"use strict";\nvar __forgeMetaUrl = require("node:url").pathToFileURL(__filename).href;' },
   });
   checkStatusFast(fast.metafile.outputs, leaves);
+  if (fast.outputFiles.length !== 1)
+    throw new Error(`the status build made ${fast.outputFiles.length} files, not 1`);
   const { transform } = await import('esbuild');
-  for (const file of fast.outputFiles) {
-    const text = (
-      await transform(file.text, { loader: 'js', format: 'cjs', charset: 'ascii', minifyWhitespace: true })
-    ).code;
-    writeFileSync(`${file.path}.tmp`, text);
-    renameSync(`${file.path}.tmp`, file.path);
-  }
+  const path = join(out, STATUS_FAST_FILE);
+  let text = (
+    await transform(fast.outputFiles[0].text, {
+      loader: 'js',
+      format: 'cjs',
+      charset: 'ascii',
+      minifyWhitespace: true,
+    })
+  ).code;
+  text = leafImportsThroughLoader(text, leaves);
+  // The loader offers the cache only to the file whose last line names the build it was made for.
+  text += `\n//forge-build ${createHash('sha256').update(text).digest('hex').slice(0, 16)}\n`;
+  writeFileSync(`${path}.tmp`, text);
+  renameSync(`${path}.tmp`, path);
   Object.assign(outputs, fast.metafile.outputs);
+  writeStatusCache();
+}
+
+/** Each `import("./<leaf>.js")` in the status file's text as `__forgeImport(…)`; any other import() fails the build. */
+function leafImportsThroughLoader(text, leaves) {
+  const names = new Set([...leaves.values()].map((name) => `./${name}.js`));
+  let rewritten = 0;
+  const out = text.replace(/\bimport\(("[^"]*")\)/g, (call, quoted) => {
+    const specifier = JSON.parse(quoted);
+    if (!names.has(specifier)) {
+      throw new Error(`status-fast.cjs calls ${call}: only the split build's leaves may be imported lazily`);
+    }
+    rewritten += 1;
+    return `__forgeImport(${quoted})`;
+  });
+  if (/\bimport\s*\(/.test(out)) {
+    throw new Error(
+      'status-fast.cjs calls import() with something the build cannot rewrite (see leafImportsThroughLoader)',
+    );
+  }
+  if (rewritten === 0 && names.size > 0) {
+    throw new Error("status-fast.cjs imports no leaf by esbuild's spelling: update leafImportsThroughLoader");
+  }
+  const head = '"use strict";';
+  if (!out.startsWith(head)) throw new Error('status-fast.cjs does not begin with its banner');
+  return `${head}var __forgeImport=typeof __forgeImportLeaf==="function"?__forgeImportLeaf:(s)=>import(s);\n${out.slice(head.length)}`;
+}
+
+/**
+ * V8's code for status-fast.cjs, dist/bundle/status-fast.cjs.cache, made by a Node of its own started
+ * as the executables are, after a warm-up status (src/cli/status-warm-up.ts). A warm-up that fails
+ * leaves a cache with less in it, and says so: a status is slower to start, never different.
+ */
+function writeStatusCache() {
+  if (!existsSync(join(root, STATUS_WARM_UP))) return;
+  const child = spawnSync(
+    process.execPath,
+    [
+      '--input-type=module',
+      '-e',
+      `const { writeStatusCache } = await import(${JSON.stringify(pathToFileURL(join(root, STATUS_WARM_UP)).href)});
+const written = await writeStatusCache();
+(await import('node:fs')).writeSync(1, '\\n${STATUS_CACHE_RESULT}' + JSON.stringify(written) + '\\n');
+process.exit(0);`,
+    ],
+    { stdio: ['ignore', 'pipe', 'inherit'], encoding: 'utf8' },
+  );
+  if (child.status !== 0)
+    throw new Error(`could not write the status code cache (${child.status ?? child.signal})`);
+  const lines = child.stdout.split('\n');
+  const marked = lines.findLast((line) => line.startsWith(STATUS_CACHE_RESULT));
+  const others = lines.filter((line) => line !== marked && line.trim() !== '');
+  if (others.length > 0) console.log(others.join('\n'));
+  if (marked === undefined) throw new Error("the status code cache's child did not say how it went");
+  const { warmUp } = JSON.parse(marked.slice(STATUS_CACHE_RESULT.length));
+  if (!warmUp.ok)
+    console.warn(`build: the status warm-up failed (${warmUp.detail}); its code cache holds less`);
 }
 
 /**

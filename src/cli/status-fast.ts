@@ -25,33 +25,15 @@ export async function runStatusShortcut(argv: readonly string[]): Promise<boolea
 
 /** Runs status and prints it; false (nothing printed) when it failed, for the full program to report. */
 export async function runParsedStatus(parsed: StatusArgs): Promise<boolean> {
-  const out: string[] = [];
-  const stdout: TextSink = {
-    write: (text: string) => {
-      out.push(text);
-    },
-  };
+  let out: string;
   try {
-    await runStatus(
-      {
-        cwd: process.cwd(),
-        env: process.env,
-        stdout,
-        clock: systemClock,
-        host: hostname(),
-        loopFiles: diskLoopFiles(),
-        storeFactories: lazyStoreFactories(),
-      },
-      parsed.options,
-      parsed.epicId,
-      parsed.flags,
-    );
+    out = await statusOutput(parsed, process.cwd());
   } catch {
     // The full program runs it again and reports the error as it always has.
     return false;
   }
   try {
-    writeWholeToFd(1, out.join(''));
+    writeWholeToFd(1, out);
     process.exitCode = 0;
   } catch (error) {
     // A full disk or a device that refuses writes: said in one line, not a stack trace.
@@ -60,4 +42,39 @@ export async function runParsedStatus(parsed: StatusArgs): Promise<boolean> {
     process.exitCode = 1;
   }
   return true;
+}
+
+/** What `status` prints for `parsed` in `cwd`; throws what the status throws. */
+async function statusOutput(parsed: StatusArgs, cwd: string): Promise<string> {
+  const out: string[] = [];
+  const stdout: TextSink = {
+    write: (text: string) => {
+      out.push(text);
+    },
+  };
+  await runStatus(
+    {
+      cwd,
+      env: process.env,
+      stdout,
+      clock: systemClock,
+      host: hostname(),
+      loopFiles: diskLoopFiles(),
+      storeFactories: lazyStoreFactories(),
+    },
+    parsed.options,
+    parsed.epicId,
+    parsed.flags,
+  );
+  return out.join('');
+}
+
+/**
+ * The build's warm-up (src/cli/status-warm-up.ts): what `ralph-loop <args>` prints in `cwd` through this
+ * path, without printing it. Throws when the path does not take `args` or the status fails.
+ */
+export async function statusForWarmUp(args: readonly string[], cwd: string): Promise<string> {
+  const parsed = parseStatusArgs(args);
+  if (parsed === undefined) throw new Error(`the short status path does not take: ${args.join(' ')}`);
+  return statusOutput(parsed, cwd);
 }

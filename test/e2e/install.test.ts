@@ -596,6 +596,7 @@ describe('a fresh clone', () => {
         'bin/run-built.js',
         'bin/package.json',
         'dist/bundle/status-fast.cjs',
+        'dist/bundle/status-fast.cjs.cache',
         'LICENSE',
       ]),
     );

@@ -48,6 +48,7 @@ export async function moduleTrace(dir: string, name = 'trace'): Promise<ModuleTr
 import Module, { isBuiltin, register } from 'node:module';
 import { isAbsolute, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import vm from 'node:vm';
 const load = Module._load;
 Module._load = function (request, parent, isMain) {
   let file;
@@ -59,6 +60,16 @@ Module._load = function (request, parent, isMain) {
   const url = isBuiltin(file) ? 'node:' + file.replace(/^node:/, '') : pathToFileURL(file).href;
   appendFileSync(${JSON.stringify(trace)}, url + '\\n');
   return load.apply(this, arguments);
+};
+// bin/run-built.js compiles status-fast.cjs itself (node:vm, to give V8 the build's code cache).
+const { Script } = vm;
+vm.Script = class extends Script {
+  constructor(code, options) {
+    super(code, options);
+    if (typeof options?.filename === 'string' && isAbsolute(options.filename)) {
+      appendFileSync(${JSON.stringify(trace)}, pathToFileURL(options.filename).href + '\\n');
+    }
+  }
 };
 globalThis.__forgeModuleInit = (key) => {
   const path = key.replace(/^[a-z-]+:(?!node:)/, '');
