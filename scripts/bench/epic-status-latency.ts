@@ -1,11 +1,14 @@
 // Figure 2b: `ralph-loop status` of a plain epic (no autoresearch loop) as a whole process, on the
 // embedded store: an epic of many beads, some closed by a real run whose event log status reads. Timed
 // with the store's view cached (the store settled, as in the morning or between an agent's changes),
-// and with none (right after a change), which reads every bead of the store.
-import { rm, stat } from 'node:fs/promises';
+// and with none (right after a change), which reads every bead of the store. Then with the newest run's
+// log grown as a long run grows it (an agent's activity lines), read on from the digest the last status
+// kept (run-digest.ts) and read whole.
+import { appendFile, readdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { SETTLE_MS, STATUS_CACHE_FILE } from '../../src/cli/epic-status-cache.js';
+import { RUN_DIGESTS_FILE } from '../../src/cli/run-digest.js';
 import { runRalphLoop } from './runner-process.js';
 import { seedEmbeddedEpic } from './seed.js';
 import { median } from './stats.js';
@@ -27,6 +30,8 @@ export interface EpicStatusOptions {
   /** Of which a run closes this many first (its event log is what status reads for the last run). */
   closed: number;
   runs: number;
+  /** The long run's beads (LONG_RUN_BEADS unless said). */
+  longRunBeads?: number;
 }
 
 export interface EpicStatusLatency {
@@ -39,7 +44,20 @@ export interface EpicStatusLatency {
   beyondNodeMs: number;
   /** Median ms with no cached view (status right after a change to the store): every bead is read. */
   uncachedMs: number;
+  /** The newest run's log grown as a long run's beads grow it. */
+  longLog: {
+    beads: number;
+    bytes: number;
+    /** Median ms, the log read on from the digest the last status kept. */
+    keptMs: number;
+    /** Median ms, the log read whole (no kept digest). */
+    wholeMs: number;
+  };
 }
+
+/** The long run: its beads, and an agent's activity lines for each. */
+const LONG_RUN_BEADS = 500;
+const ACTIVITY_PER_BEAD = 100;
 
 export async function measureEpicStatus(options: EpicStatusOptions): Promise<EpicStatusLatency> {
   const dir = await tempDir('epic-status');
@@ -87,6 +105,13 @@ export async function measureEpicStatus(options: EpicStatusOptions): Promise<Epi
       runs.push(ms);
       differences.push(ms - node.ms);
     }
+    const longLog = await measureLongLog(
+      dir.path,
+      seeded.epicId,
+      options.longRunBeads ?? LONG_RUN_BEADS,
+      options.runs,
+      status,
+    );
     return {
       beads: options.beads,
       closed: options.closed,
@@ -94,9 +119,67 @@ export async function measureEpicStatus(options: EpicStatusOptions): Promise<Epi
       runs,
       beyondNodeMs: median(differences),
       uncachedMs: median(uncached),
+      longLog,
     };
   } finally {
     await dir.remove();
     await scratch.remove();
   }
+}
+
+/** Grows the epic's newest run log by `beads` beads' events and activity, then times status on it. */
+async function measureLongLog(
+  cwd: string,
+  epicId: string,
+  beads: number,
+  runs: number,
+  status: () => Promise<number>,
+): Promise<EpicStatusLatency['longLog']> {
+  const epicDir = join(cwd, '.forge', 'epics', epicId);
+  const names = (await readdir(join(epicDir, 'runs'))).filter((name) => name.endsWith('.jsonl')).sort();
+  const newest = names.at(-1);
+  if (newest === undefined) throw new Error(`no run log in ${epicDir}/runs to grow`);
+  const log = join(epicDir, 'runs', newest);
+  const ts = new Date().toISOString();
+  for (let b = 0; b < beads; b += 1) {
+    const bead = `${epicId}.long${b}`;
+    const lines = [
+      JSON.stringify({
+        type: 'bead_started',
+        ts,
+        epic: epicId,
+        bead,
+        title: `bead ${b}`,
+        role: 'doer',
+        attempt: 1,
+      }),
+    ];
+    for (let a = 0; a < ACTIVITY_PER_BEAD; a += 1) {
+      lines.push(
+        JSON.stringify({
+          type: 'activity',
+          ts,
+          epic: epicId,
+          bead,
+          message: `Bash: npm test -- test/some/file-${a}.test.ts`,
+        }),
+      );
+    }
+    lines.push(JSON.stringify({ type: 'bead_closed', ts, epic: epicId, bead }));
+    await appendFile(log, `${lines.join('\n')}\n`);
+  }
+  const kept = join(epicDir, RUN_DIGESTS_FILE);
+  const whole: number[] = [];
+  for (let i = 0; i < runs; i += 1) {
+    await rm(kept, { force: true });
+    whole.push(await status());
+  }
+  const keptRuns: number[] = [];
+  for (let i = 0; i < runs; i += 1) keptRuns.push(await status());
+  return {
+    beads,
+    bytes: (await stat(log)).size,
+    keptMs: median(keptRuns),
+    wholeMs: median(whole),
+  };
 }

@@ -141,6 +141,13 @@ function epicStatusRows(e: EpicStatusLatency): Row[] {
       budget: '',
       verdict: '',
     },
+    {
+      figure: '',
+      measure: `  its newest run's log grown by ${e.longLog.beads} beads' activity (${(e.longLog.bytes / 1e6).toFixed(1)} MB): read on from the kept digest / read whole`,
+      value: `${ms(e.longLog.keptMs)} / ${ms(e.longLog.wholeMs)}`,
+      budget: `≤ ${ms(STATUS_BUDGET_MS)}`,
+      verdict: verdictAtMost(e.longLog.keptMs, STATUS_BUDGET_MS),
+    },
   ];
 }
 

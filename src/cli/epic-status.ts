@@ -3,12 +3,12 @@
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { compareHybrid, type Bead, type BeadStatus, type BeadStore, type EpicGraph } from '../beads/types.js';
-import { parseEventLines, readLogLines } from '../infra/file-tail.js';
 import { AppError, BeadStoreError, ExitCode } from '../infra/errors.js';
 import { isLockHolderLive, readLockFile } from '../infra/lock-file.js';
 import type { RunDir } from '../infra/run-dir.js';
 import { cacheView, readCachedView, STATUS_CACHE_FILE, type StoreView } from './epic-status-cache.js';
 import { lastGateResults, type GateStatus } from './epic-status-gates.js';
+import { emptyDigest, readRunDigest, RUN_DIGESTS_FILE, type RunDigest } from './run-digest.js';
 
 /** The runner's label for a bead that used up its attempts (src/loop/select.ts, not imported: keep status light). */
 const FAILED_LABEL = 'ralph:failed';
@@ -119,11 +119,16 @@ export async function epicStatus(epicId: string, ports: EpicStatusPorts): Promis
     lockValid &&
     (await isLockHolderLive(runDir.lockPath, lock, ports.host, (pid) => ports.isProcessAlive(pid)));
   const newest = runFiles[runFiles.length - 1];
-  const newestEvents = newest === undefined ? [] : await readEvents(join(runDir.runsDir, newest));
-  const liveEvents =
+  // Each log read on from where the last status left it (run-digest.ts): a run's log grows with its beads.
+  const kept = { path: join(runDir.root, RUN_DIGESTS_FILE), root: runDir.trustedRoot };
+  const newestDigest =
+    newest === undefined
+      ? emptyDigest()
+      : ((await readRunDigest(join(runDir.runsDir, newest), kept)) ?? emptyDigest());
+  const liveDigest =
     live && lock.run_id !== undefined && runDir.eventLogPath(lock.run_id) !== pathOf(runDir, newest)
-      ? await readEvents(runDir.eventLogPath(lock.run_id))
-      : newestEvents;
+      ? ((await readRunDigest(runDir.eventLogPath(lock.run_id), kept)) ?? emptyDigest())
+      : newestDigest;
   const now = ports.now();
 
   return {
@@ -133,20 +138,20 @@ export async function epicStatus(epicId: string, ports: EpicStatusPorts): Promis
     run_dir: runDir.root,
     counts,
     beads,
-    live: live ? liveRun(lock, liveEvents, now, ports.host) : null,
+    live: live ? liveRun(lock, liveDigest, now, ports.host) : null,
     stale_lock: lockValid && !live ? { pid: lock.pid, host: lock.host, started_at: lock.started_at } : null,
     last_run:
       newest === undefined
         ? null
-        : lastRun(newest, join(runDir.runsDir, newest), newestEvents, live ? lock.run_id : undefined),
+        : lastRun(newest, join(runDir.runsDir, newest), newestDigest, live ? lock.run_id : undefined),
     failures: await failuresOf(
       new Map(view.comments.map((note) => [note.bead, note])),
       beads.filter((bead) => bead.state === 'failed'),
       runDir,
       runFiles,
-      newestEvents,
+      newestDigest,
     ),
-    gates: lastGateResults(newestEvents),
+    gates: lastGateResults([...newestDigest.gates.values()]),
   };
 }
 
@@ -232,20 +237,14 @@ function stateOf(bead: Bead, readyIds: ReadonlySet<string>): BeadState {
 
 function liveRun(
   lock: NonNullable<Awaited<ReturnType<typeof readLockFile>>>,
-  events: readonly Record<string, unknown>[],
+  digest: RunDigest,
   now: number,
   host: string,
 ): LiveRun {
   // The lock keeps naming a bead after it closes, until the next starts: the events say whether it ended.
-  let started: Record<string, unknown> | undefined;
-  let ended = false;
-  for (const event of events) {
-    if (event.bead !== lock.bead) continue;
-    if (event.type === 'bead_started') {
-      started = event;
-      ended = false;
-    } else if (event.type === 'bead_closed' || event.type === 'bead_failed') ended = true;
-  }
+  const trace = lock.bead === undefined ? undefined : digest.beads.get(lock.bead);
+  const started = trace?.started ?? undefined;
+  const ended = trace?.ended ?? false;
   const bead = lock.bead === undefined || ended ? null : lock.bead;
   return {
     pid: lock.pid,
@@ -266,14 +265,9 @@ function liveRun(
   };
 }
 
-function lastRun(
-  file: string,
-  path: string,
-  events: readonly Record<string, unknown>[],
-  liveRunId: string | undefined,
-): LastRun {
-  const started = events.find((e) => e.type === 'run_started');
-  const finished = events.findLast((e) => e.type === 'run_finished');
+function lastRun(file: string, path: string, digest: RunDigest, liveRunId: string | undefined): LastRun {
+  const started = digest.started ?? undefined;
+  const finished = digest.finished ?? undefined;
   const runId = str(started?.run_id) ?? file.replace(/\.jsonl$/, '');
   const summary = (
     typeof finished?.summary === 'object' && finished.summary !== null ? finished.summary : {}
@@ -298,10 +292,10 @@ async function failuresOf(
   failed: readonly EpicBead[],
   runDir: RunDir,
   runFiles: readonly string[],
-  newestEvents: readonly Record<string, unknown>[],
+  newest: RunDigest,
 ): Promise<BeadFailure[]> {
   const failures: BeadFailure[] = [];
-  let older: Record<string, unknown>[][] | undefined;
+  let older: RunDigest[] | undefined;
   for (const bead of failed) {
     const comment = comments.get(bead.id);
     if (comment !== undefined) {
@@ -319,15 +313,11 @@ async function failuresOf(
       runFiles
         .slice(-RUNS_SEARCHED, -1)
         .reverse()
-        .map((file) => readEvents(join(runDir.runsDir, file))),
+        .map(async (file) => (await readRunDigest(join(runDir.runsDir, file))) ?? emptyDigest()),
     );
     let found: Record<string, unknown> | undefined;
-    for (const events of [newestEvents, ...older]) {
-      found = events.findLast(
-        (e) =>
-          e.bead === bead.id &&
-          (e.type === 'bead_failed' || (e.type === 'attempt_finished' && e.outcome !== 'ok')),
-      );
+    for (const digest of [newest, ...older]) {
+      found = digest.beads.get(bead.id)?.failure ?? undefined;
       if (found !== undefined) break;
     }
     failures.push({
@@ -349,14 +339,6 @@ async function listRunFiles(runDir: RunDir): Promise<string[]> {
 
 function pathOf(runDir: RunDir, file: string | undefined): string | undefined {
   return file === undefined ? undefined : join(runDir.runsDir, file);
-}
-
-/** The events status needs; the many `activity` lines of a long run are skipped unparsed. */
-const WANTED =
-  /"type":"(run_started|run_finished|bead_started|bead_closed|bead_failed|attempt_finished|gate_finished)"/;
-
-async function readEvents(path: string): Promise<Record<string, unknown>[]> {
-  return parseEventLines((await readLogLines(path, (line) => WANTED.test(line))) ?? []).events;
 }
 
 function elapsedSince(iso: string, now: number): number | null {

@@ -186,10 +186,13 @@ describe('bench figures on tiny inputs', () => {
   });
 
   it('figure 2b: status of a plain epic after a run closed some of its beads', async () => {
-    const e = await measureEpicStatus({ beads: 3, closed: 1, runs: 1 });
-    expect(e).toMatchObject({ beads: 3, closed: 1 });
+    const e = await measureEpicStatus({ beads: 3, closed: 1, runs: 1, longRunBeads: 4 });
+    expect(e).toMatchObject({ beads: 3, closed: 1, longLog: { beads: 4 } });
     expect(e.runs).toHaveLength(1);
-    for (const value of [e.ms, e.beyondNodeMs, e.uncachedMs]) finite(value);
+    // 4 beads of 100 activity lines each, on top of the real run's log.
+    expect(e.longLog.bytes).toBeGreaterThan(4 * 100 * 60);
+    for (const value of [e.ms, e.beyondNodeMs, e.uncachedMs, e.longLog.keptMs, e.longLog.wholeMs])
+      finite(value);
   });
 
   it('figure 3: arbiter rounds append to the ledger and stamping creates cycles', async () => {

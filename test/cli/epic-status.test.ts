@@ -159,3 +159,103 @@ describe('epicStatus of a locked epic: the one liveness rule for lock holders', 
     expect(renderEpicStatusText(status)).toContain('2 running: bd-e.1, bd-e.2');
   });
 });
+
+describe('epicStatus of a run whose log grows between statuses', () => {
+  it('reads each log on from where the last status left it, and shows what a whole read shows', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'forge-epic-status-'));
+    dirs.push(dir);
+    const runDir = createRunDir(join(dir, 'run'), dir);
+    const epic = { id: 'bd-e', title: 'E', status: 'open', issue_type: 'epic' } as BeadDetail;
+    const bead = (id: string, labels: string[] = []) =>
+      ({
+        id,
+        title: id,
+        status: 'open',
+        issue_type: 'task',
+        labels,
+        comments: [],
+        created_at: '2026-01-01T00:00:00Z',
+        priority: 2,
+      }) as unknown as BeadDetail;
+    const store = {
+      // bd-e.1 failed with no comment: its message comes from the events.
+      graph: async () => ({
+        epic,
+        beads: [bead('bd-e.1', ['ralph:failed']), bead('bd-e.2')],
+        outside: [],
+        missing: [],
+      }),
+      ready: async () => [],
+    };
+    await mkdir(runDir.runsDir, { recursive: true });
+    await mkdir(dirname(runDir.lockPath), { recursive: true });
+    await writeFile(
+      runDir.lockPath,
+      JSON.stringify({
+        pid: process.pid,
+        host: 'here',
+        started_at: 'x',
+        epic: 'bd-e',
+        run_id: 'r',
+        bead: 'bd-e.2',
+      }),
+    );
+    const log = runDir.eventLogPath('r');
+    const events = (list: Record<string, unknown>[]) => list.map((e) => `${JSON.stringify(e)}\n`).join('');
+    await writeFile(
+      log,
+      events([
+        { type: 'run_started', run_id: 'r', ts: '2026-01-01T00:00:00.000Z' },
+        { type: 'bead_started', bead: 'bd-e.1', title: 'one', ts: '2026-01-01T00:00:01.000Z' },
+        {
+          type: 'bead_failed',
+          bead: 'bd-e.1',
+          message: 'the agent exited 1',
+          ts: '2026-01-01T00:00:02.000Z',
+        },
+        { type: 'bead_started', bead: 'bd-e.2', title: 'two', role: 'doer', ts: '2026-01-01T00:00:03.000Z' },
+      ]),
+    );
+    const ports = {
+      store,
+      runDir,
+      now: () => Date.parse('2026-01-01T00:01:00.000Z'),
+      host: 'here',
+      isProcessAlive: () => true,
+    };
+    const kept = join(runDir.root, 'status-runs.json');
+    const first = await epicStatus('bd-e', ports);
+    expect(first.live).toMatchObject({ bead: 'bd-e.2', title: 'two', role: 'doer' });
+    expect(first.failures).toMatchObject([
+      { bead: 'bd-e.1', message: 'the agent exited 1', source: 'event' },
+    ]);
+    const { appendFile, readFile, rm: remove } = await import('node:fs/promises');
+    expect(JSON.parse(await readFile(kept, 'utf8'))).toMatchObject({ logs: [{ name: 'r.jsonl' }] });
+    await appendFile(
+      log,
+      events([
+        {
+          type: 'gate_finished',
+          gate: 'test',
+          bead: 'bd-e.2',
+          ok: true,
+          exit: 0,
+          ts: '2026-01-01T00:00:04.000Z',
+        },
+        { type: 'bead_closed', bead: 'bd-e.2', ts: '2026-01-01T00:00:05.000Z' },
+        {
+          type: 'run_finished',
+          run_id: 'r',
+          summary: { reason: 'idle', beadsRun: 2 },
+          ts: '2026-01-01T00:00:06.000Z',
+        },
+      ]),
+    );
+    const second = await epicStatus('bd-e', ports);
+    expect(second.live?.bead).toBeNull();
+    expect(second.gates).toMatchObject([{ gate: 'test', ok: true }]);
+    expect(second.last_run).toMatchObject({ state: 'finished', reason: 'idle', beads_run: 2 });
+    await remove(kept);
+    expect(await epicStatus('bd-e', ports)).toEqual(second);
+  });
+});
