@@ -26,6 +26,11 @@ export interface EpicStatusPorts {
    * without it, what status reads of the store is not cached.
    */
   wallNow?: () => number;
+  /**
+   * Whether what this status reads of the run logs is kept beside the epic's runs for the next status
+   * (run-digest.ts): the status command's, not a report's.
+   */
+  keepLogDigests?: boolean;
   /** This machine's host name: a lock taken on another host cannot be checked by pid. */
   host: string;
   isProcessAlive(pid: number): boolean;
@@ -120,7 +125,10 @@ export async function epicStatus(epicId: string, ports: EpicStatusPorts): Promis
     (await isLockHolderLive(runDir.lockPath, lock, ports.host, (pid) => ports.isProcessAlive(pid)));
   const newest = runFiles[runFiles.length - 1];
   // Each log read on from where the last status left it (run-digest.ts): a run's log grows with its beads.
-  const kept = { path: join(runDir.root, RUN_DIGESTS_FILE), root: runDir.trustedRoot };
+  const kept =
+    ports.keepLogDigests === true
+      ? { path: join(runDir.root, RUN_DIGESTS_FILE), root: runDir.trustedRoot }
+      : undefined;
   const newestDigest =
     newest === undefined
       ? emptyDigest()

@@ -111,6 +111,7 @@ async function showEpicStatus(
     now: () => deps.clock.now(),
     // File times are the system's, whatever clock the store is given.
     wallNow: () => Date.now(),
+    keepLogDigests: true,
     host: deps.host,
     isProcessAlive: deps.isProcessAlive ?? isProcessAlive,
   });

@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -222,6 +223,7 @@ describe('epicStatus of a run whose log grows between statuses', () => {
       now: () => Date.parse('2026-01-01T00:01:00.000Z'),
       host: 'here',
       isProcessAlive: () => true,
+      keepLogDigests: true,
     };
     const kept = join(runDir.root, 'status-runs.json');
     const first = await epicStatus('bd-e', ports);
@@ -257,5 +259,9 @@ describe('epicStatus of a run whose log grows between statuses', () => {
     expect(second.last_run).toMatchObject({ state: 'finished', reason: 'idle', beads_run: 2 });
     await remove(kept);
     expect(await epicStatus('bd-e', ports)).toEqual(second);
+    // A status that keeps nothing (a report's) reads the logs whole and writes no digest.
+    await remove(kept);
+    expect(await epicStatus('bd-e', { ...ports, keepLogDigests: false })).toEqual(second);
+    expect(existsSync(kept)).toBe(false);
   });
 });
