@@ -53,19 +53,24 @@ async function shortStatus() {
 /** The short status path's file, and V8's code for it that the build made (scripts/build.mjs). */
 const STATUS_FAST = join(bundle, 'status-fast.cjs');
 const STATUS_CACHE = `${STATUS_FAST}.cache`;
-/** The cache's first line names the build of the file it was made from; the file ends with the same. */
+/** The cache's first line: this, the build of the file it was made from (the file ends with the same), its length. */
 const CACHE_HEAD = 'forge-status-cache ';
 const FILE_TAIL = '\n//forge-build ';
 
 /**
  * Compiles and runs status-fast.cjs, with the code the build cached for it: V8 compiles what it does
  * not find there as it goes. Compiling the file was ~7 ms of a status, about a third of its time past
- * Node's own start; with the cache a status ends ~5 ms sooner (bench figure 2b). The cache is offered only when its first line names the build the file ends with,
- * so a status racing a build never takes the last build's code for this one's text. V8 checks the
- * rest: its version, its flags and the text's length. No hash of the cache is checked, unlike the
- * program's (src/cli/program.ts): loading node:crypto costs more than the cache saves.
+ * Node's own start; with the cache a status ends ~5 ms sooner (bench figure 2b).
+ *
+ * The cache file is a first line naming the build and the cache's length, then the cache twice. It is
+ * offered to V8 only when the build it names is the one the file ends with (a status racing a build
+ * never takes the last build's code for this one's text), and its two copies are the same bytes: V8's
+ * release builds check a cache's version, flags and source length but not its bytes, and one byte
+ * changed in the cache made a status crash (SIGSEGV) or run on. A hash would tell that too, but
+ * loading node:crypto (10 ms) or node:zlib (4 ms) costs more than the cache saves; comparing the
+ * copies costs a read of 170 KB more.
  * @param {{ cache?: boolean }} [options] `cache: false` compiles from the text alone (the build does).
- * @returns {{ exports: { runStatusShortcut(argv: string[]): Promise<boolean> } & Record<string, unknown>, script: import('node:vm').Script, cache: 'used' | 'rejected' | 'stale' | 'missing' }}
+ * @returns {{ exports: { runStatusShortcut(argv: string[]): Promise<boolean> } & Record<string, unknown>, script: import('node:vm').Script, cache: 'used' | 'rejected' | 'stale' | 'damaged' | 'missing' }}
  */
 function compileStatusFast({ cache = true } = {}) {
   const { readFileSync } = require('node:fs');
@@ -74,15 +79,24 @@ function compileStatusFast({ cache = true } = {}) {
   const source = readFileSync(STATUS_FAST, 'latin1');
   /** @type {Buffer | undefined} */
   let cachedData;
-  let stale = false;
+  /** @type {'stale' | 'damaged' | undefined} */
+  let refused;
   if (cache) {
     try {
       const data = readFileSync(STATUS_CACHE);
       const end = data.indexOf(10);
-      const head = end < 0 ? '' : data.toString('latin1', 0, end);
-      const build = head.startsWith(CACHE_HEAD) ? head.slice(CACHE_HEAD.length) : '';
-      if (build !== '' && source.endsWith(`${FILE_TAIL}${build}\n`)) cachedData = data.subarray(end + 1);
-      else stale = true;
+      const head = end < 0 ? [] : data.toString('latin1', 0, end).split(' ');
+      const [mark, build, bytes] = head;
+      const length = Number(bytes);
+      if (head.length !== 3 || `${mark} ` !== CACHE_HEAD || !source.endsWith(`${FILE_TAIL}${build}\n`)) {
+        refused = 'stale';
+      } else if (!Number.isSafeInteger(length) || length <= 0 || data.length !== end + 1 + 2 * length) {
+        refused = 'damaged';
+      } else {
+        const first = data.subarray(end + 1, end + 1 + length);
+        if (first.equals(data.subarray(end + 1 + length))) cachedData = first;
+        else refused = 'damaged';
+      }
     } catch {
       cachedData = undefined;
     }
@@ -96,13 +110,14 @@ function compileStatusFast({ cache = true } = {}) {
   );
   const module = { exports: {} };
   script.runInThisContext()(module.exports, require, module, STATUS_FAST, bundle, importLeaf);
-  const used = stale
-    ? 'stale'
-    : cachedData === undefined
-      ? 'missing'
-      : script.cachedDataRejected === true
-        ? 'rejected'
-        : 'used';
+  const used =
+    refused !== undefined
+      ? refused
+      : cachedData === undefined
+        ? 'missing'
+        : script.cachedDataRejected === true
+          ? 'rejected'
+          : 'used';
   return { exports: module.exports, script, cache: used };
 }
 

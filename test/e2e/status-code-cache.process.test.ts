@@ -1,6 +1,6 @@
 // The status path's code cache (scripts/build.mjs writes it, bin/run-built.js reads it): the build's
-// cache names the build it was made for and V8 takes it; a cache of another build, one V8 refuses, or
-// none at all leaves the status the same, compiled from the text. Each case runs an install holding
+// cache names the build it was made for and V8 takes it; a cache of another build, a damaged one, one
+// V8 refuses, or none at all leaves the status the same, compiled from the text. Each case runs an install holding
 // the executables and the status file alone: a status that fell to the full program would fail there.
 import { execa } from 'execa';
 import { existsSync } from 'node:fs';
@@ -73,10 +73,16 @@ describe('the status code cache', () => {
     expect(existsSync(CACHE)).toBe(true);
     const data = await readFile(CACHE);
     const head = data.toString('latin1', 0, data.indexOf(10));
-    const build = /^forge-status-cache ([0-9a-f]{16})$/.exec(head)?.[1];
+    const [, build, length] = /^forge-status-cache ([0-9a-f]{16}) (\d+)$/.exec(head) ?? [];
     expect(build, head).toBeDefined();
     const text = await readFile(FAST, 'latin1');
     expect(text.endsWith(`\n//forge-build ${build}\n`)).toBe(true);
+    // The cache twice, the same bytes.
+    const start = head.length + 1;
+    expect(data.length).toBe(start + 2 * Number(length));
+    expect(data.subarray(start, start + Number(length)).equals(data.subarray(start + Number(length)))).toBe(
+      true,
+    );
     expect(await cacheState(ROOT)).toBe('used');
     // More than the file's top level: the build's warm-up statuses ran before the cache was taken, so
     // it holds the functions a status calls too (here half as much again at least).
@@ -85,23 +91,31 @@ describe('the status code cache', () => {
       `const { script } = require(${JSON.stringify(join(ROOT, 'bin', 'run-built.js'))}).compileStatusFast({ cache: false });
 process.stdout.write(String(script.createCachedData().length));`,
     ]);
-    expect(data.length - head.length - 1).toBeGreaterThan(Number(topLevel.stdout) * 1.5);
+    expect(Number(length)).toBeGreaterThan(Number(topLevel.stdout) * 1.5);
   });
 
-  it('prints the same status with the cache, without it, from another build, and refused by V8', async () => {
+  it('prints the same status with the cache, without it, from another build, damaged, and refused by V8', async () => {
     const data = await readFile(CACHE);
     const end = data.indexOf(10) + 1;
+    const length = (data.length - end) / 2;
+    const copy = data.subarray(end, end + length);
+    // One byte changed in the first copy, where V8 crashed on it (SIGSEGV) with no copy to compare.
+    const flipped = Buffer.from(copy);
+    flipped[Math.floor(length / 2)]! ^= 0xff;
     const cases = [
       { name: 'kept', cache: data, state: 'used' },
       { name: 'none', cache: undefined, state: 'missing' },
       {
         name: 'another-build',
-        cache: Buffer.concat([Buffer.from('forge-status-cache 0123456789abcdef\n'), data.subarray(end)]),
+        cache: Buffer.concat([Buffer.from(`forge-status-cache 0123456789abcdef ${length}\n`), copy, copy]),
         state: 'stale',
       },
+      { name: 'damaged', cache: Buffer.concat([data.subarray(0, end), flipped, copy]), state: 'damaged' },
+      { name: 'cut-short', cache: data.subarray(0, data.length - 1), state: 'damaged' },
       {
+        // Both copies the same and not V8's: its own checks refuse it.
         name: 'refused',
-        cache: Buffer.concat([data.subarray(0, end), Buffer.alloc(data.length - end, 7)]),
+        cache: Buffer.concat([data.subarray(0, end), Buffer.alloc(2 * length, 7)]),
         state: 'rejected',
       },
     ];

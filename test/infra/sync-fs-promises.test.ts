@@ -81,7 +81,9 @@ describe('sync-fs-promises', () => {
     expect(await outcome(() => sync.unlink(join(dir, 'g')))).toEqual(
       await outcome(() => real.unlink(join(dir, 'g'))),
     );
-    expect(await outcome(() => sync.rm(join(dir, 'x')))).toEqual(await outcome(() => real.rm(join(dir, 'x'))));
+    expect(await outcome(() => sync.rm(join(dir, 'x')))).toEqual(
+      await outcome(() => real.rm(join(dir, 'x'))),
+    );
     await sync.rm(join(dir, 'x'), { recursive: true, force: true });
     expect(existsSync(join(dir, 'x'))).toBe(false);
   });
