@@ -59,8 +59,6 @@ const STATUS_FAST_FILE = 'status-fast.cjs';
 const STATUS_CACHE_FILE = `${STATUS_FAST_FILE}.cache`;
 /** Makes that cache for the build, after a warm-up status. */
 const STATUS_WARM_UP = 'dist/cli/status-warm-up.js';
-/** How the child that writes the status cache marks the line saying how it went. */
-const STATUS_CACHE_RESULT = 'forge-status-cache: ';
 /** What the status build takes for node:fs/promises (see syncFsPromises). */
 const SYNC_FS_PROMISES = 'dist/infra/sync-fs-promises.js';
 /** Names the split build's entries for what status-fast.js imports from it (see statusLeaves). */
@@ -72,8 +70,8 @@ const LEAF_PREFIX = 'status-leaf-';
 const ALWAYS_LEAVES = ['dist/beads/br/index.js'];
 /** Names the program and its cache (src/cli/program.ts reads it). */
 const PROGRAM_MANIFEST = 'program.json';
-/** How the child that writes the program's code cache marks the line saying how it went. */
-const CACHE_RESULT = 'forge-program-cache: ';
+/** How a child that writes a code cache marks the line saying how it went (see cacheChild). */
+const CACHE_RESULT = 'forge-code-cache: ';
 /** Loads the program, and makes its cache for the build. */
 const PROGRAM_LOADER = 'dist/cli/program.js';
 /**
@@ -362,31 +360,12 @@ async function bundleProgram(build, common, out) {
   // Whole or not at all: a runner may be reading the same file, when a build makes it again.
   writeFileSync(join(out, `${file}.tmp`), text);
   renameSync(join(out, `${file}.tmp`), join(out, file));
-  // The cache is made by a Node of its own, started as the executables are (V8 refuses a cache made
-  // under other flags), after a warm-up run of the program (src/cli/program-warm-up.ts). It says how
-  // that went on stdout and leaves at once: the run may leave a handle open.
-  const cached = spawnSync(
-    process.execPath,
-    [
-      '--input-type=module',
-      '-e',
-      `const { writeProgramCache } = await import(${JSON.stringify(pathToFileURL(join(root, PROGRAM_LOADER)).href)});
-const written = await writeProgramCache(${JSON.stringify(join(out, file))}, ${JSON.stringify(join(out, cache))}, ${JSON.stringify(encoding)});
-(await import('node:fs')).writeSync(1, '\\n${CACHE_RESULT}' + JSON.stringify(written) + '\\n');
-process.exit(0);`,
-    ],
-    { stdio: ['ignore', 'pipe', 'inherit'], encoding: 'utf8' },
+  // The cache is made by a Node of its own after a warm-up run of the program (src/cli/program-warm-up.ts).
+  const { warmUp } = cacheChild(
+    "the program's code cache",
+    PROGRAM_LOADER,
+    `writeProgramCache(${JSON.stringify(join(out, file))}, ${JSON.stringify(join(out, cache))}, ${JSON.stringify(encoding)})`,
   );
-  if (cached.status !== 0) {
-    throw new Error(`could not write the program's code cache (${cached.status ?? cached.signal})`);
-  }
-  // The last line the child marked; anything else it printed is passed on.
-  const lines = cached.stdout.split('\n');
-  const marked = lines.findLast((line) => line.startsWith(CACHE_RESULT));
-  const others = lines.filter((line) => line !== marked && line.trim() !== '');
-  if (others.length > 0) console.log(others.join('\n'));
-  if (marked === undefined) throw new Error("the program's code cache child did not say how it went");
-  const { warmUp } = JSON.parse(marked.slice(CACHE_RESULT.length));
   if (warmUp !== undefined && !warmUp.ok) {
     // Not a reason to fail the build: commands run the same, and compile on their way what the cache lacks.
     console.warn(`build: the program's warm-up run failed (${warmUp.detail}); its code cache holds less`);
@@ -505,28 +484,36 @@ function leafImportsThroughLoader(text, leaves) {
  */
 function writeStatusCache() {
   if (!existsSync(join(root, STATUS_WARM_UP))) return;
+  const { warmUp } = cacheChild('the status code cache', STATUS_WARM_UP, 'writeStatusCache()');
+  if (!warmUp.ok)
+    console.warn(`build: the status warm-up failed (${warmUp.detail}); its code cache holds less`);
+}
+
+/**
+ * Awaits `call`, a function of the module at `modulePath` (relative to the root) that writes a code
+ * cache, in a Node of its own started as the executables are (V8 refuses a cache made under other
+ * flags), and returns what it answered. The child says it on a line of its own, marked, and leaves at
+ * once (a warm-up run may leave a handle open); anything else it printed is passed on.
+ */
+function cacheChild(what, modulePath, call) {
   const child = spawnSync(
     process.execPath,
     [
       '--input-type=module',
       '-e',
-      `const { writeStatusCache } = await import(${JSON.stringify(pathToFileURL(join(root, STATUS_WARM_UP)).href)});
-const written = await writeStatusCache();
-(await import('node:fs')).writeSync(1, '\\n${STATUS_CACHE_RESULT}' + JSON.stringify(written) + '\\n');
+      `const made = await (await import(${JSON.stringify(pathToFileURL(join(root, modulePath)).href)})).${call};
+(await import('node:fs')).writeSync(1, '\\n${CACHE_RESULT}' + JSON.stringify(made) + '\\n');
 process.exit(0);`,
     ],
     { stdio: ['ignore', 'pipe', 'inherit'], encoding: 'utf8' },
   );
-  if (child.status !== 0)
-    throw new Error(`could not write the status code cache (${child.status ?? child.signal})`);
+  if (child.status !== 0) throw new Error(`could not write ${what} (${child.status ?? child.signal})`);
   const lines = child.stdout.split('\n');
-  const marked = lines.findLast((line) => line.startsWith(STATUS_CACHE_RESULT));
+  const marked = lines.findLast((line) => line.startsWith(CACHE_RESULT));
   const others = lines.filter((line) => line !== marked && line.trim() !== '');
   if (others.length > 0) console.log(others.join('\n'));
-  if (marked === undefined) throw new Error("the status code cache's child did not say how it went");
-  const { warmUp } = JSON.parse(marked.slice(STATUS_CACHE_RESULT.length));
-  if (!warmUp.ok)
-    console.warn(`build: the status warm-up failed (${warmUp.detail}); its code cache holds less`);
+  if (marked === undefined) throw new Error(`the child that wrote ${what} did not say how it went`);
+  return JSON.parse(marked.slice(CACHE_RESULT.length));
 }
 
 /**

@@ -39,19 +39,10 @@ export async function warmUpProgram(
       detail: `no directory to run in: ${error instanceof Error ? error.message : String(error)}`,
     };
   }
-  const saved = { ...process.env };
+  const restoreEnv = isolateEnv(dir);
   const exitCode = process.exitCode;
   let timer: NodeJS.Timeout | undefined;
   try {
-    const home = join(dir, 'home');
-    // Process-wide: parts of a run read the environment as well as their deps (the containment
-    // setting, os.homedir()). This process is the build's own and ends after the cache is written.
-    Object.assign(process.env, {
-      HOME: home,
-      XDG_CONFIG_HOME: join(home, '.config'),
-      XDG_DATA_HOME: join(home, '.local', 'share'),
-      TMPDIR: dir,
-    });
     const repo = join(dir, 'repo');
     const run = runAll(program, repo);
     const timeout = new Promise<WarmUpOutcome>((resolve) => {
@@ -65,11 +56,31 @@ export async function warmUpProgram(
     return { ok: false, detail: error instanceof Error ? error.message : String(error) };
   } finally {
     if (timer !== undefined) clearTimeout(timer);
-    for (const key of Object.keys(process.env)) if (!(key in saved)) delete process.env[key];
-    Object.assign(process.env, saved);
+    restoreEnv();
     process.exitCode = exitCode;
     rmSync(dir, { recursive: true, force: true, maxRetries: 3 });
   }
+}
+
+/**
+ * Points HOME, the XDG config and data folders and TMPDIR into `dir`, so a warm-up reads or runs
+ * nothing outside it (no user config, hook or agent home); returns what puts the environment back.
+ * Process-wide: parts of a run read the environment as well as their deps (the containment setting,
+ * os.homedir()). A warm-up's process is the build's own and ends after the cache is written.
+ */
+export function isolateEnv(dir: string): () => void {
+  const saved = { ...process.env };
+  const home = join(dir, 'home');
+  Object.assign(process.env, {
+    HOME: home,
+    XDG_CONFIG_HOME: join(home, '.config'),
+    XDG_DATA_HOME: join(home, '.local', 'share'),
+    TMPDIR: dir,
+  });
+  return () => {
+    for (const key of Object.keys(process.env)) if (!(key in saved)) delete process.env[key];
+    Object.assign(process.env, saved);
+  };
 }
 
 async function runAll(program: Program, repo: string): Promise<WarmUpOutcome> {

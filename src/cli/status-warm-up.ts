@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Script } from 'node:vm';
 import { createEmbeddedStore } from '../beads/embedded/index.js';
+import { isolateEnv } from './program-warm-up.js';
 
 /** What bin/run-built.js exports for the status path. */
 interface RunBuilt {
@@ -60,17 +61,10 @@ async function warmUpStatus(
 ): Promise<{ ok: boolean; detail: string }> {
   if (status === undefined) return { ok: false, detail: 'status-fast.cjs exports no statusForWarmUp' };
   let dir: string | undefined;
-  const saved = { ...process.env };
+  let restoreEnv: (() => void) | undefined;
   try {
     dir = mkdtempSync(join(tmpdir(), 'forge-status-warm-up-'));
-    const home = join(dir, 'home');
-    // Process-wide; this process is the build's own and ends once the cache is written.
-    Object.assign(process.env, {
-      HOME: home,
-      XDG_CONFIG_HOME: join(home, '.config'),
-      XDG_DATA_HOME: join(home, '.local', 'share'),
-      TMPDIR: dir,
-    });
+    restoreEnv = isolateEnv(dir);
     const repo = join(dir, 'repo');
     mkdirSync(repo, { recursive: true });
     const store = createEmbeddedStore({ cwd: repo, actor: 'warm-up' });
@@ -103,8 +97,7 @@ async function warmUpStatus(
   } catch (error) {
     return { ok: false, detail: error instanceof Error ? error.message : String(error) };
   } finally {
-    for (const key of Object.keys(process.env)) if (!(key in saved)) delete process.env[key];
-    Object.assign(process.env, saved);
+    restoreEnv?.();
     if (dir !== undefined) rmSync(dir, { recursive: true, force: true, maxRetries: 3 });
   }
 }
