@@ -70,7 +70,7 @@ const FILE_TAIL = '\n//forge-build ';
  * loading node:crypto (10 ms) or node:zlib (4 ms) costs more than the cache saves; comparing the
  * copies costs a read of 170 KB more.
  * @param {{ cache?: boolean }} [options] `cache: false` compiles from the text alone (the build does).
- * @returns {{ exports: { runStatusShortcut(argv: string[]): Promise<boolean> } & Record<string, unknown>, script: import('node:vm').Script, cache: 'used' | 'rejected' | 'stale' | 'damaged' | 'missing' }}
+ * @returns {{ exports: { runStatusShortcut(argv: string[]): Promise<boolean> } & Record<string, unknown>, script: import('node:vm').Script, source: string, cache: 'used' | 'rejected' | 'stale' | 'damaged' | 'missing' }}
  */
 function compileStatusFast({ cache = true } = {}) {
   const { readFileSync } = require('node:fs');
@@ -118,7 +118,7 @@ function compileStatusFast({ cache = true } = {}) {
         : script.cachedDataRejected === true
           ? 'rejected'
           : 'used';
-  return { exports: module.exports, script, cache: used };
+  return { exports: module.exports, script, source, cache: used };
 }
 
 /**

@@ -4,7 +4,7 @@
 // before a status ran, it left the store's read, the epic's view and the printing to be compiled by
 // every status. bin/run-built.js reads the cache (compileStatusFast says when it is taken); only the
 // build writes it.
-import { mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -17,6 +17,8 @@ interface RunBuilt {
   compileStatusFast(options?: { cache?: boolean }): {
     exports: { statusForWarmUp?: (args: readonly string[], cwd: string) => Promise<string> };
     script: Script;
+    /** The text it compiled. */
+    source: string;
   };
   STATUS_CACHE: string;
   CACHE_HEAD: string;
@@ -35,13 +37,13 @@ export interface StatusCacheWritten {
  */
 export async function writeStatusCache(): Promise<StatusCacheWritten> {
   const runBuilt = createRequire(import.meta.url)('../../bin/run-built.js') as RunBuilt;
-  const { exports, script } = runBuilt.compileStatusFast({ cache: false });
+  const { exports, script, source } = runBuilt.compileStatusFast({ cache: false });
+  // The build named by the text compiled, not by the file as it is now: another build may have
+  // written it since.
+  const tail = source.lastIndexOf(runBuilt.FILE_TAIL);
+  const build = tail < 0 ? '' : source.slice(tail + runBuilt.FILE_TAIL.length).trim();
+  if (!/^[0-9a-f]{16}$/.test(build)) throw new Error('status-fast.cjs does not end with the build it is');
   const warmUp = await warmUpStatus(exports.statusForWarmUp);
-  const file = runBuilt.STATUS_CACHE.slice(0, -'.cache'.length);
-  const text = readFileSync(file, 'latin1');
-  const tail = text.lastIndexOf(runBuilt.FILE_TAIL);
-  const build = tail < 0 ? '' : text.slice(tail + runBuilt.FILE_TAIL.length).trim();
-  if (!/^[0-9a-f]{16}$/.test(build)) throw new Error(`${file} does not end with the build it is`);
   const data = script.createCachedData();
   const temp = `${runBuilt.STATUS_CACHE}.${process.pid}.tmp`;
   // Twice: a status compares the copies before V8 sees either (compileStatusFast says why).
