@@ -8,6 +8,7 @@
 // inode), at least as long as the digest's offset, and holds there the same last bytes it held when
 // the digest was made (a log rewritten in place reads again from its start). A torn last line (the
 // runner mid-write) counts for this status, as a whole read counts it, and is read again by the next.
+import type { FileHandle } from 'node:fs/promises';
 import { basename, dirname } from 'node:path';
 import { openIfExists, readFileIfExists, writeJsonAtomicNow } from '../infra/atomic-file.js';
 import { parseEventLines } from '../infra/file-tail.js';
@@ -101,9 +102,9 @@ interface Kept {
 }
 
 /**
- * The digest of the log at `path`, read on from where the digest kept in `keptPath` left off when it
- * can be; undefined when there is no log. The digest read to the log's last whole line is kept for the
- * next status, in `keptPath` when its folder is the epic's own below `root` (never through a symlink);
+ * The digest of the log at `path`, read on from where the digest kept at `kept.path` left off when it
+ * can be; undefined when there is no log. The digest read to the log's last whole line is kept there
+ * for the next status when its folder is the epic's own below `kept.root` (never through a symlink);
  * a digest that cannot be kept is no error.
  */
 export async function readRunDigest(
@@ -127,11 +128,15 @@ export async function readRunDigest(
       offset = before.offset;
       digest = before.digest;
     }
-    const { read, end } = await readOn(handle, offset, digest);
+    const { partial, end } = await readOn(handle, offset, digest);
     if (kept !== undefined && end > offset) {
-      made = { name, file, offset: end, tail: await tailAt(handle, end), digest: copyOf(digest) };
+      made = { name, file, offset: end, tail: await tailAt(handle, end), digest };
     }
-    if (read.partial !== undefined) for (const event of read.partial) foldEvent(digest, event);
+    if (partial !== undefined) {
+      // Counted for this read only: the kept digest stays as the whole lines left it.
+      digest = copyOf(digest);
+      for (const event of partial) foldEvent(digest, event);
+    }
   } finally {
     await handle.close();
   }
@@ -144,10 +149,10 @@ export async function readRunDigest(
  * the events of a last line without its newline (counted for this read, not kept).
  */
 async function readOn(
-  handle: NonNullable<Awaited<ReturnType<typeof openIfExists>>>,
+  handle: FileHandle,
   offset: number,
   digest: RunDigest,
-): Promise<{ read: { partial: Event[] | undefined }; end: number }> {
+): Promise<{ partial: Event[] | undefined; end: number }> {
   let lines: string[] = [];
   const splitter = createLineSplitter((line) => {
     if (DIGEST_EVENTS.test(line)) lines.push(line);
@@ -176,23 +181,17 @@ async function readOn(
   // What is left is a line without its newline yet.
   splitter.end();
   const partial = lines.length === 0 ? undefined : parseEventLines(lines).events;
-  return { read: { partial }, end };
+  return { partial, end };
 }
 
-async function tailAt(
-  handle: NonNullable<Awaited<ReturnType<typeof openIfExists>>>,
-  offset: number,
-): Promise<string> {
+async function tailAt(handle: FileHandle, offset: number): Promise<string> {
   const length = Math.min(TAIL_BYTES, offset);
   const bytes = Buffer.alloc(length);
   const { bytesRead } = await handle.read(bytes, 0, length, offset - length);
   return bytes.subarray(0, bytesRead).toString('base64');
 }
 
-async function tailHolds(
-  handle: NonNullable<Awaited<ReturnType<typeof openIfExists>>>,
-  entry: Kept,
-): Promise<boolean> {
+async function tailHolds(handle: FileHandle, entry: Kept): Promise<boolean> {
   return (await tailAt(handle, entry.offset)) === entry.tail;
 }
 

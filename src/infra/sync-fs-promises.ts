@@ -146,10 +146,6 @@ export async function realpath(path: PathLike, options?: Encoding): Promise<stri
   return realpathSync.native(path, options);
 }
 
-export async function readFile(path: PathLike | number, options?: Encoding): Promise<string | Buffer> {
-  return readFileSync(path, options);
-}
-
 export async function writeFile(path: PathLike, data: Data, options?: WriteFileOptions): Promise<void> {
   writeFileSync(path, data, options);
 }

@@ -136,6 +136,14 @@ describe('readRunDigest', () => {
     writeFileSync(log, line({ type: 'run_started', run_id: 'r' }) + '{"type":"run_finished","run_id":"r"}');
     const torn = await readRunDigest(log, kept);
     expect(torn?.finished).toEqual({ type: 'run_finished', run_id: 'r' });
+    // Kept as the whole lines left it: up to the first line's end, no run_finished yet.
+    const keptNow = JSON.parse(readFileSync(kept.path, 'utf8')) as {
+      logs: { offset: number; finished: unknown }[];
+    };
+    expect(keptNow.logs[0]).toMatchObject({
+      offset: line({ type: 'run_started', run_id: 'r' }).length,
+      finished: null,
+    });
     appendFileSync(log, '\n' + line({ type: 'bead_started', bead: 'b1' }));
     expect(plain(await readRunDigest(log, kept))).toEqual(await whole());
     // A line torn mid-JSON counts for nothing until it is whole.
