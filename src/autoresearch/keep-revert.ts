@@ -95,7 +95,8 @@ export async function keepIteration(options: KeepIterationOptions): Promise<Keep
   }
   const sorted = [...paths].sort();
   const commitSha = await git.commitPaths(sorted, options.message);
-  return { headSha: await git.headSha(), commitSha, paths: sorted };
+  // A commit just made is HEAD (commitPaths moved it there from the HEAD it read): no need to ask again.
+  return { headSha: commitSha ?? (await git.headSha()), commitSha, paths: sorted };
 }
 
 /** The uncommitted files before the doer ran, saved, so the guard can tell the user's work from the doer's. */
@@ -149,6 +150,11 @@ export interface GuardOptions {
 export interface GuardResult extends RestoreResult {
   /** Violations found, with how each path had changed relative to the base. */
   violations: ChangedPath[];
+  /**
+   * The tree's changes from the base (`changedSince`) when the guard wrote nothing, so they still hold;
+   * undefined when it put something back, and the tree must be asked again.
+   */
+  treeChanges: ChangedPath[] | undefined;
 }
 
 /** Finds the doer's changes outside its scope or to protected files and undoes them (one commit if needed). */
@@ -195,7 +201,8 @@ export async function guardDoerChanges(options: GuardOptions): Promise<GuardResu
     options.message,
   );
   await git.writeSavedFiles(userFiles);
-  return { ...restored, violations };
+  const wroteNothing = violations.length === 0 && userFiles.size === 0;
+  return { ...restored, violations, treeChanges: wroteNothing ? treeChanges : undefined };
 }
 
 export interface ApplyDecisionOptions {
@@ -289,5 +296,5 @@ async function restoreToBase(
     sorted.filter((path) => inBase.has(path)),
   );
   const commitSha = await git.commitPaths(sorted, message);
-  return { paths: sorted, commitSha, headSha: await git.headSha() };
+  return { paths: sorted, commitSha, headSha: commitSha ?? (await git.headSha()) };
 }

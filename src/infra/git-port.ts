@@ -58,7 +58,10 @@ export interface Git {
   checkoutPathsFrom(commit: string, paths: readonly string[]): Promise<void>;
   /** Removes `paths` from the index and the working tree, and directories left empty by that. */
   removePaths(paths: readonly string[]): Promise<void>;
-  /** Stages and commits exactly `paths` (other staged work is left staged); undefined when nothing changed. */
+  /**
+   * Stages and commits exactly `paths` (other staged work is left staged) and moves HEAD to the commit,
+   * which it returns; undefined when nothing changed.
+   */
   commitPaths(paths: readonly string[], message: string): Promise<string | undefined>;
   isMergeOrRebaseInProgress(): Promise<boolean>;
   /** Saves the current content of `paths` as blobs, so it can be written back after a restore. */

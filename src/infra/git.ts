@@ -119,12 +119,15 @@ export function createGit(options: GitOptions): Git {
         await rm(indexFile, { force: true });
       }
       if (differ.length === 0) return [];
+      // What the real index shows changed too is an honest change, not a forged entry.
       const seen = new Set(
         splitNul((await git(['diff-files', '--name-only', '-z', '--ignore-submodules'])).stdout),
       );
+      const hidden = differ.filter((path) => !seen.has(path));
+      if (hidden.length === 0) return [];
       // A flagged entry is passed over on purpose (the user's own; those an agent set are set back first).
       const flagged = await indexFlags();
-      const forged = new Set(differ.filter((path) => !seen.has(path) && !flagged.has(path)));
+      const forged = new Set(hidden.filter((path) => !flagged.has(path)));
       if (forged.size === 0) return [];
       // Each entry written again as it is (mode, blob, stage) but with no stat data: from here on every
       // git call hashes the file, and sees what it holds.

@@ -13,6 +13,7 @@ import {
 } from '../../src/autoresearch/keep-revert.js';
 import type { LedgerLine } from '../../src/autoresearch/ledger.js';
 import { GitError, type Git } from '../../src/infra/git.js';
+import { countedMethods } from '../support/counted-git.js';
 import { createTempRepo, type TempRepo } from '../support/git-repo.js';
 
 const SCOPE = ['src/'];
@@ -106,10 +107,19 @@ describe('revertIteration', () => {
     repo.run('add', 'src');
     repo.run('commit', '-q', '-m', 'autoresearch iter 1: try', '--', 'src');
 
-    const result = await revert(repo, base);
+    const { git, calls } = countedMethods(repo.git);
+    const result = await revertIteration({
+      git,
+      baseSha: base,
+      scopePaths: SCOPE,
+      message: `autoresearch iter 1: revert to ${base.slice(0, 7)}`,
+    });
 
     expect(result.paths).toEqual(['src/a.ts']);
     expect(result.commitSha).toBe(repo.head());
+    // The revert commit it made is HEAD: git is not asked for HEAD again.
+    expect(result.headSha).toBe(repo.head());
+    expect(calls.get('headSha') ?? 0).toBe(0);
     expect(repo.log()).toEqual([
       `autoresearch iter 1: revert to ${base.slice(0, 7)}`,
       'autoresearch iter 1: try',
@@ -245,8 +255,9 @@ describe('keepIteration', () => {
     await repo.write('src/a.ts', 'better\n');
     await repo.write('src/new.ts', 'new\n');
     await repo.remove('src/b.ts');
+    const { git, calls } = countedMethods(repo.git);
     const result = await keepIteration({
-      git: repo.git,
+      git,
       scopePaths: SCOPE,
       message: 'autoresearch iter 2: keep',
     });
@@ -255,6 +266,8 @@ describe('keepIteration', () => {
       commitSha: repo.head(),
       paths: ['src/a.ts', 'src/b.ts', 'src/new.ts'],
     });
+    // The commit it made is HEAD: git is not asked for HEAD again.
+    expect(calls.get('headSha') ?? 0).toBe(0);
     expect(repo.run('show', '--name-only', '--format=', 'HEAD').trim().split('\n')).toEqual([
       'src/a.ts',
       'src/b.ts',
@@ -300,6 +313,9 @@ describe('guardDoerChanges', () => {
       { path: 'test/metric.test.ts', change: 'modified' },
     ]);
     expect(result.commitSha).toBe(repo.head());
+    expect(result.headSha).toBe(repo.head());
+    // It put files back: the tree's changes it read before are no longer the tree's.
+    expect(result.treeChanges).toBeUndefined();
     expect(repo.log()[0]).toBe('autoresearch iter 1: guard');
     expect(await repo.read('test/metric.test.ts')).toBe('the metric\n');
     expect(await repo.read('docs/guide.md')).toBe('guide\n');
@@ -351,6 +367,7 @@ describe('guardDoerChanges', () => {
       snapshot,
     });
     expect(result.violations.map((v) => v.path)).toEqual(['notes.md']);
+    expect(result.treeChanges).toBeUndefined();
     expect(repo.run('show', 'HEAD:notes.md')).toBe('user notes\n');
     expect(await repo.read('notes.md')).toBe('user draft\n');
   });
@@ -366,7 +383,15 @@ describe('guardDoerChanges', () => {
       protectedPaths: [],
       message: 'g',
     });
-    expect(result).toEqual({ violations: [], paths: [], commitSha: undefined, headSha: base });
+    // Nothing put back: the tree's changes it read still hold, for the doer's in-scope checks.
+    expect(result).toEqual({
+      violations: [],
+      paths: [],
+      commitSha: undefined,
+      headSha: base,
+      treeChanges: await repo.git.changedSince(base),
+    });
+    expect(result.treeChanges?.map((c) => c.path)).toContain('src/a.ts');
   });
 });
 

@@ -2,24 +2,8 @@
 // changed comes back, what it did not is left alone, and the git calls it takes to find out.
 import { describe, expect, it } from 'vitest';
 import { restoreTree, snapshotTree } from '../../src/autoresearch/tree-snapshot.js';
-import type { Git } from '../../src/infra/git.js';
+import { countedMethods } from '../support/counted-git.js';
 import { createTempRepo } from '../support/git-repo.js';
-
-/** `git` with a count of each of its methods' calls. */
-function counted(git: Git): { git: Git; calls: Map<string, number> } {
-  const calls = new Map<string, number>();
-  const wrapped = new Proxy(git, {
-    get(target, key, receiver) {
-      const value: unknown = Reflect.get(target, key, receiver);
-      if (typeof value !== 'function' || typeof key !== 'string') return value;
-      return (...args: unknown[]) => {
-        calls.set(key, (calls.get(key) ?? 0) + 1);
-        return (value as (...a: unknown[]) => unknown).apply(target, args);
-      };
-    },
-  });
-  return { git: wrapped, calls };
-}
 
 describe('restoreTree', () => {
   it('puts back a step that committed on another branch, edited a tracked file and left a new one', async () => {
@@ -58,7 +42,7 @@ describe('restoreTree', () => {
     const before = await snapshotTree(repo.git);
     await repo.write('notes.md', 'the step wrote this\n');
 
-    const { git, calls } = counted(repo.git);
+    const { git, calls } = countedMethods(repo.git);
     const change = await restoreTree(git, before, []);
     expect(change.paths).toEqual(['notes.md']);
     expect(await repo.read('notes.md')).toBe('dirty\n');

@@ -16,6 +16,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { createGit, GitError } from '../../src/infra/git.js';
+import { countedCommands } from '../support/counted-git.js';
 import { forgeIndexEntry } from '../support/forge-index.js';
 import { createTempRepo } from '../support/git-repo.js';
 
@@ -140,6 +141,35 @@ describe('git: reading state', () => {
     expect(repo.run('show', ':staged.txt')).toBe('b\n');
     expect(repo.run('diff', '--cached', '--name-only')).toBe('staged.txt\n');
     expect(await repo.git.exposeForgedEntries!()).toEqual([]);
+  });
+
+  it('exposeForgedEntries reads the index flags only when a change is hidden from the real index', async () => {
+    const repo = await createTempRepo({ 'a.txt': 'a\n', 'weight.mjs': 'export const WEIGHT = 1;\n' });
+    const { git, subcommands } = await countedCommands(repo.dir, repo.env);
+    // An honest edit: both indexes see it, so there is nothing to explain with flags.
+    await repo.write('a.txt', 'edited\n');
+    await git.headSha(); // where the tree's top is, asked once
+    const asked = (await subcommands()).length;
+    expect(await git.exposeForgedEntries!()).toEqual([]);
+    expect((await subcommands()).slice(asked)).toEqual([
+      'ls-files',
+      'update-index',
+      'update-index',
+      'diff-files',
+      'diff-files',
+    ]);
+    // A forged entry is hidden from the real index: the flags are read to tell it from the user's own.
+    await forgeIndexEntry(repo.dir, 'weight.mjs', 'export const WEIGHT = 10;\n');
+    expect(await git.exposeForgedEntries!()).toEqual(['weight.mjs']);
+    expect((await subcommands()).slice(asked + 5)).toEqual([
+      'ls-files',
+      'update-index',
+      'update-index',
+      'diff-files',
+      'diff-files',
+      'ls-files',
+      'update-index',
+    ]);
   });
 
   it('statusPorcelain parses spaces, newlines-free odd names, renames and untracked files', async () => {

@@ -135,7 +135,7 @@ export function createDoerExecutor(context: AutoresearchContext): Executor {
       }
       // What the doer changed in its scope (the rest is reverted above); the user's own uncommitted
       // files, dirty before the doer started, are theirs.
-      const inScope = (await git.changedSince(baseSha))
+      const inScope = (guard.treeChanges ?? (await git.changedSince(baseSha)))
         .map((change) => change.path)
         .filter(
           (path) =>
