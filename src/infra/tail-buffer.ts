@@ -29,8 +29,12 @@ export class TailBuffer {
   }
 
   value(): string {
-    const text = this.chunks.join('');
-    const tail = text.length > this.max ? text.slice(text.length - this.max) : text;
-    return this.dropped || text.length > this.max ? `${TRUNCATED_MARK}${tail}` : tail;
+    return keptTail(this.chunks.join(''), this.max, this.dropped);
   }
+}
+
+/** The last `max` characters of `text`, marked when anything before them was dropped (here or before). */
+export function keptTail(text: string, max: number, dropped = false): string {
+  const tail = text.length > max ? text.slice(text.length - max) : text;
+  return dropped || text.length > max ? `${TRUNCATED_MARK}${tail}` : tail;
 }

@@ -1,10 +1,10 @@
 // runShortProcess, the runner of br and git calls: runProcess's result for a short command, and its
 // guarantees (own process group, killed whole on a timeout, nothing left in the group once it exits).
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { runShortProcess } from '../../src/infra/short-process.js';
+import { catchOutputIn, runShortProcess } from '../../src/infra/short-process.js';
 import { eventually, isGone } from '../support/fake-agents/harness.js';
 
 const ENV = { PATH: '/usr/local/bin:/usr/bin:/bin' };
@@ -103,5 +103,52 @@ describe('runShortProcess', () => {
     expect(result.stdout.startsWith('[…truncated…]\n')).toBe(true);
     expect(result.stdout.endsWith('4999\n5000\n')).toBe(true);
     expect(result.stdout.length).toBeLessThanOrEqual(100 + '[…truncated…]\n'.length);
+  });
+
+  it('keeps the last characters whole where the kept bytes start inside one', async () => {
+    // 3-byte characters: the tail's bytes start mid-character; what is kept is whole characters only.
+    const result = await runShortProcess(
+      { file: process.execPath, args: ['-e', 'process.stdout.write("€".repeat(1000))'] },
+      { cwd: tmpdir(), env: ENV, maxBufferChars: 100 },
+    );
+    expect(result.stdout).toBe(`[…truncated…]\n${'€'.repeat(100)}`);
+  });
+});
+
+describe('runShortProcess: where the output is caught', () => {
+  const onLinux = process.platform === 'linux';
+
+  it.runIf(onLinux)('in files in memory, unlinked while the command runs, none left after', async () => {
+    const dir = await tempDir();
+    catchOutputIn(dir);
+    onTestFinished(() => catchOutputIn('/dev/shm'));
+    // What the command's stdout and stderr are: a file already deleted, in the directory given.
+    const result = await runShortProcess(
+      sh('readlink /proc/self/fd/1; readlink /proc/self/fd/2 >&2; ls -A "$DIR"'),
+      {
+        cwd: tmpdir(),
+        env: { ...ENV, DIR: dir },
+      },
+    );
+    const [out, listed] = result.stdout.split('\n');
+    expect(out).toMatch(new RegExp(`^${dir}/forge-out-${process.pid}-\\d+-\\w+ \\(deleted\\)$`));
+    expect(result.stderr).toMatch(new RegExp(`^${dir}/forge-out-.* \\(deleted\\)\\n$`));
+    expect(listed).toBe('');
+    expect(await readdir(dir)).toEqual([]);
+  });
+
+  it('in pipes where no file can be made, with the same results', async () => {
+    catchOutputIn(join(await tempDir(), 'no-such-dir'));
+    onTestFinished(() => catchOutputIn('/dev/shm'));
+    const result = await runShortProcess(sh('cat; printf err >&2; exit 3'), {
+      cwd: tmpdir(),
+      env: ENV,
+      input: 'in\n',
+    });
+    expect(result).toMatchObject({ exitCode: 3, stdout: 'in\n', stderr: 'err', spawnError: undefined });
+    if (onLinux) {
+      const piped = await runShortProcess(sh('readlink /proc/self/fd/1'), { cwd: tmpdir(), env: ENV });
+      expect(piped.stdout).toMatch(/^socket:|^pipe:/);
+    }
   });
 });
