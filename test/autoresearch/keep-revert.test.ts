@@ -55,9 +55,9 @@ async function expectScopeAt(repo: TempRepo, base: string): Promise<void> {
   }
 }
 
-function revert(repo: TempRepo, base: string, iter = 1) {
+function revert(repo: TempRepo, base: string, iter = 1, git: Git = repo.git) {
   return revertIteration({
-    git: repo.git,
+    git,
     baseSha: base,
     scopePaths: SCOPE,
     message: `autoresearch iter ${iter}: revert to ${base.slice(0, 7)}`,
@@ -108,12 +108,7 @@ describe('revertIteration', () => {
     repo.run('commit', '-q', '-m', 'autoresearch iter 1: try', '--', 'src');
 
     const { git, calls } = countedMethods(repo.git);
-    const result = await revertIteration({
-      git,
-      baseSha: base,
-      scopePaths: SCOPE,
-      message: `autoresearch iter 1: revert to ${base.slice(0, 7)}`,
-    });
+    const result = await revert(repo, base, 1, git);
 
     expect(result.paths).toEqual(['src/a.ts']);
     expect(result.commitSha).toBe(repo.head());
