@@ -127,6 +127,9 @@ export function createGitCommand(options: GitOptions): GitCommand {
     if (result.spawnError !== undefined) {
       throw new GitError(`could not run git: ${result.spawnError}`);
     }
+    if (result.outputError !== undefined) {
+      throw new GitError(`git ${args[0] ?? ''} failed in ${cwd}: ${result.outputError}`, result.stderr);
+    }
     if (!(extra.ok ?? [0]).includes(result.exitCode ?? -1)) {
       const detail = result.stderr.trim().split('\n').slice(-3).join(' ');
       throw new GitError(
@@ -233,6 +236,9 @@ async function hashStoredObjects(
     { cwd, env, input: objects.map((object) => `${object}\n`).join(''), onStdoutBytes: read },
   );
   if (result.spawnError !== undefined) throw new GitError(`could not run git: ${result.spawnError}`);
+  if (result.outputError !== undefined) {
+    throw new GitError(`git cat-file failed in ${cwd}: ${result.outputError}`, result.stderr);
+  }
   if (result.exitCode !== 0) {
     throw new GitError(`git cat-file failed in ${cwd}: ${result.stderr.trim()}`, result.stderr);
   }

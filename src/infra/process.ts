@@ -56,6 +56,11 @@ export interface ProcessResult {
   aborted: boolean;
   /** The executable could not be started (ENOENT, EACCES). */
   spawnError: string | undefined;
+  /**
+   * runShortProcess: its output could not be caught whole (it could not be read, or it passed what is
+   * kept of it and the command was stopped). The call failed, whatever the exit code says.
+   */
+  outputError?: string | undefined;
   durationMs: number;
   /** With `sweep`: the processes that outlived the child outside its group, which were then ended. */
   swept?: SweptProcess[] | undefined;

@@ -13,7 +13,9 @@
 // 4.1 ms with the files (git rev-parse, 200 calls, measured here), on a path that runs ~100 git calls
 // an iteration. Each file is unlinked as soon as it is open, so nothing is left behind, even after
 // kill -9; it is not on disk, so a full disk fails no read. Where there is no such place, or it has
-// less than 1 GiB free, pipes serve.
+// less than 1 GiB free, pipes serve. A pipe bounds what a runaway command costs to the tail kept; a
+// file in memory does not, so a command whose output passes what could be kept of it is stopped (see
+// outputCapBytes) before it fills the memory the machine's other programs share.
 import { spawn } from 'node:child_process';
 import { closeSync, fstatSync, openSync, readSync, statfsSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
@@ -74,6 +76,20 @@ function memoryFile(): number | undefined {
   return undefined;
 }
 
+/** How often a running command's output files are measured against their cap. */
+const WATCH_MS = 100;
+/** What is kept of each stream of a command stopped for its output. */
+const STOPPED_KEPT_CHARS = 64 * 1024;
+
+/**
+ * The most a command may write to one output file: the bytes its kept tail can come from (4 per
+ * character), and 1 MiB more. Past it, nothing more of the output can be kept, and the file only takes
+ * memory, so the command is stopped and its call fails saying so.
+ */
+export function outputCapBytes(maxChars: number): number {
+  return 4 * maxChars + 1024 ** 2;
+}
+
 /** What a child wrote to an output file, its tail when longer than `maxChars`. */
 function readOutput(fd: number, maxChars: number): string {
   const size = fstatSync(fd).size;
@@ -112,6 +128,8 @@ export function runShortProcess(command: Command, options: ShortProcessOptions):
   const stdout = new TailBuffer(maxChars);
   const stderr = new TailBuffer(maxChars);
   let timedOut = false;
+  /** The stream whose file passed its cap, when one did. */
+  let overflowed: 'stdout' | 'stderr' | undefined;
 
   const onBytes = options.onStdoutBytes;
   // Streamed stdout stays a pipe: its caller takes it chunk by chunk, however long it is.
@@ -145,6 +163,22 @@ export function runShortProcess(command: Command, options: ShortProcessOptions):
             endChildGroup();
           }, options.timeoutMs)
         : undefined;
+    const cap = outputCapBytes(maxChars);
+    const watch =
+      outFile === undefined && errFile === undefined
+        ? undefined
+        : setInterval(() => {
+            for (const [stream, fd] of [
+              ['stdout', outFile],
+              ['stderr', errFile],
+            ] as const) {
+              if (fd === undefined || fstatSync(fd).size <= cap) continue;
+              overflowed = stream;
+              clearInterval(watch);
+              endChildGroup();
+              return;
+            }
+          }, WATCH_MS);
     let settled = false;
     const finish = (
       result: Omit<ProcessResult, 'stdout' | 'stderr' | 'timedOut' | 'aborted' | 'durationMs'>,
@@ -152,22 +186,29 @@ export function runShortProcess(command: Command, options: ShortProcessOptions):
       if (settled) return;
       settled = true;
       if (timer !== undefined) clearTimeout(timer);
+      if (watch !== undefined) clearInterval(watch);
+      // A call stopped for its output fails: what is read of it is for the message only.
+      const readChars = overflowed === undefined ? maxChars : Math.min(maxChars, STOPPED_KEPT_CHARS);
       let caught: { stdout: string; stderr: string; readError?: string };
       try {
         caught = {
-          stdout: outFile === undefined ? stdout.value() : readOutput(outFile, maxChars),
-          stderr: errFile === undefined ? stderr.value() : readOutput(errFile, maxChars),
+          stdout: outFile === undefined ? stdout.value() : readOutput(outFile, readChars),
+          stderr: errFile === undefined ? stderr.value() : readOutput(errFile, readChars),
         };
       } catch (error) {
         caught = { stdout: '', stderr: '', readError: (error as Error).message };
       } finally {
         closeFiles();
       }
+      const outputError =
+        overflowed !== undefined
+          ? `its ${overflowed} passed ${mebibytes(cap)} MiB, more than the ${maxChars.toLocaleString('en-US')} characters kept of it, so it was stopped`
+          : caught.readError === undefined
+            ? undefined
+            : `its output could not be read: ${caught.readError}`;
       resolve({
         ...result,
-        ...(caught.readError === undefined
-          ? {}
-          : { spawnError: result.spawnError ?? `could not read its output: ${caught.readError}` }),
+        ...(outputError === undefined ? {} : { outputError }),
         stdout: caught.stdout,
         stderr: caught.stderr,
         timedOut,
@@ -194,4 +235,8 @@ export function runShortProcess(command: Command, options: ShortProcessOptions):
       finish({ exitCode: code ?? undefined, signal: signal ?? undefined, spawnError: undefined });
     });
   });
+}
+
+function mebibytes(bytes: number): string {
+  return (bytes / 1024 ** 2).toFixed(1).replace(/\.0$/, '');
 }

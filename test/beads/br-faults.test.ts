@@ -285,6 +285,16 @@ describe('broken br', () => {
     expect(error.code).toBe('BR_TIMEOUT');
   });
 
+  it('stops a br whose output has no end, and says why', async () => {
+    const { store, workspace } = await makeBrFixture();
+    await workspace.setFaults([{ command: 'list', action: 'flood' }]);
+    const error = await failure(store.list());
+    expect(error.code).toBe('BR_OUTPUT');
+    expect(error.message).toMatch(
+      /^br list failed: its stdout passed \d+ MiB, more than the [\d,]+ characters kept of it/,
+    );
+  });
+
   it('fails a flush whose report lists errors', async () => {
     const { store, workspace } = await makeBrFixture();
     await workspace.setFaults([

@@ -308,6 +308,17 @@ describe('git: reading state', () => {
     await expect(repo.git.changedSince('not-a-commit')).rejects.toThrow(/git diff failed in .*not-a-commit/);
   });
 
+  it('a git whose output has no end is stopped, and the GitError says why', async () => {
+    const repo = await createTempRepo();
+    // Stands in for a git gone wrong: it prints for ever, whatever it is asked.
+    await repo.write('endless-git', '#!/bin/sh\nexec yes\n');
+    await chmod(join(repo.dir, 'endless-git'), 0o755);
+    const git = createGit({ cwd: repo.dir, env: repo.env, gitBinary: join(repo.dir, 'endless-git') });
+    await expect(git.statusPorcelain()).rejects.toThrow(
+      /^git rev-parse failed in .*: its stdout passed \d+ MiB, more than the [\d,]+ characters kept of it/,
+    );
+  });
+
   it('a missing git binary is a GitError', async () => {
     const repo = await createTempRepo();
     const git = createGit({ cwd: repo.dir, env: repo.env, gitBinary: 'forge-no-such-git' });

@@ -4,7 +4,7 @@ import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { catchOutputIn, runShortProcess } from '../../src/infra/short-process.js';
+import { catchOutputIn, outputCapBytes, runShortProcess } from '../../src/infra/short-process.js';
 import { eventually, isGone } from '../support/fake-agents/harness.js';
 
 const ENV = { PATH: '/usr/local/bin:/usr/bin:/bin' };
@@ -135,6 +135,32 @@ describe('runShortProcess: where the output is caught', () => {
     expect(result.stderr).toMatch(new RegExp(`^${dir}/forge-out-.* \\(deleted\\)\\n$`));
     expect(listed).toBe('');
     expect(await readdir(dir)).toEqual([]);
+  });
+
+  it.runIf(onLinux)('stops a command whose output passes what can be kept of it, and says so', async () => {
+    const dir = await tempDir();
+    catchOutputIn(dir);
+    onTestFinished(() => catchOutputIn('/dev/shm'));
+    // `yes` writes for ever: through a file, nothing would end it until the memory it lives in is full.
+    const endless = await runShortProcess(
+      { file: 'yes', args: [] },
+      { cwd: tmpdir(), env: ENV, maxBufferChars: 1000 },
+    );
+    expect(endless.outputError).toMatch(
+      /^its stdout passed 1 MiB, more than the 1,000 characters kept of it/,
+    );
+    expect(endless.signal).toBe('SIGTERM');
+    expect(endless.stdout).toMatch(/^\[…truncated…\]\n(y\n){500}$/);
+    expect(await readdir(dir)).toEqual([]);
+
+    // Up to the cap, a long output is kept as a pipe keeps it: its tail, marked, and the exit code. It
+    // is written in four parts over ~0.5 s, so the cap is looked at while the command runs.
+    const part = Math.floor((outputCapBytes(1000) - 4096) / 4);
+    const slowly = `for i in 1 2 3 4; do head -c ${part} /dev/zero | tr '\\0' x >&2; sleep 0.15; done; echo done`;
+    const long = await runShortProcess(sh(slowly), { cwd: tmpdir(), env: ENV, maxBufferChars: 1000 });
+    expect(long).toMatchObject({ exitCode: 0, stdout: 'done\n' });
+    expect(long.outputError).toBeUndefined();
+    expect(long.stderr).toBe(`[…truncated…]\n${'x'.repeat(1000)}`);
   });
 
   it('in pipes where no file can be made, with the same results', async () => {

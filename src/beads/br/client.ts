@@ -10,6 +10,7 @@ import {
   fromReport,
   isLockContention,
   notFoundError,
+  outputError,
   spawnFailedError,
   timeoutError,
   usageError,
@@ -112,6 +113,7 @@ export function createBrClient(options: BrClientOptions): BrClient {
         ? notFoundError(info, result.spawnError)
         : spawnFailedError(info, result.spawnError);
     }
+    if (result.outputError !== undefined) throw outputError(info, result.outputError);
     const { stdout, stderr } = result;
     const failure = (error: BrError, report?: BrErrorReport, results: unknown[] = []): BrOutcome => ({
       ok: false,

@@ -127,6 +127,16 @@ export function timeoutError({ argv, command }: BrCallInfo, timeoutMs: number): 
   });
 }
 
+/** Its output could not be caught whole (runShortProcess's outputError): nothing of it is used. */
+export function outputError({ argv, command }: BrCallInfo, detail: string): BrError {
+  return new BrError(`${command} failed: ${detail}.`, {
+    code: 'BR_OUTPUT',
+    brMessage: detail,
+    hint: 'br printed far more than a call of this kind prints; run the same command by hand to see it.',
+    argv,
+  });
+}
+
 /** Database contention: worth waiting out and retrying. */
 export function isLockContention(report: BrErrorReport): boolean {
   if (report.code === 'DATABASE_LOCKED') return true;

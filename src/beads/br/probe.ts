@@ -61,7 +61,7 @@ async function askVersion(path: string, cwd: string, options: ProbeBrOptions): P
       timeoutMs: options.timeoutMs ?? 10_000,
     },
   );
-  if (result.spawnError !== undefined) return undefined;
+  if (result.spawnError !== undefined || result.outputError !== undefined) return undefined;
   const fromJson = extractJsonDocuments(result.stdout)
     .map(parseBrVersion)
     .find((v) => v !== undefined);

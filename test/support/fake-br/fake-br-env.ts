@@ -17,7 +17,7 @@ export interface FakeBrFault {
   command?: string;
   argvIncludes?: string[];
   times?: number;
-  action: 'locked' | 'busy' | 'error' | 'garbage' | 'usage' | 'raw' | 'hang' | 'delay' | 'logs';
+  action: 'locked' | 'busy' | 'error' | 'garbage' | 'usage' | 'raw' | 'hang' | 'flood' | 'delay' | 'logs';
   code?: string;
   message?: string;
   hint?: string;

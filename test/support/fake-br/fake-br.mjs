@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // A fake `br` (beads_rust) for tests: real state in BEADS_DIR, the JSON shapes of the version in
 // FAKE_BR_VERSION (default 0.2.19), faults from FAKE_BR_SCENARIO, and every call logged to FAKE_BR_LOG.
-import { appendFileSync, closeSync, openSync, rmSync } from 'node:fs';
+import { appendFileSync, closeSync, openSync, rmSync, writeSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgv, UsageError, WRITE_COMMANDS } from './cli.mjs';
 import { BrFailure, COMMAND_HANDLERS } from './commands.mjs';
@@ -95,6 +95,16 @@ function applyFault(fault) {
     case 'hang':
       setInterval(() => undefined, 1 << 30);
       return 'hang';
+    case 'flood': {
+      // Output without end (a br gone wrong), in batches, so that a SIGTERM is still taken between them.
+      const chunk = Buffer.from('x'.repeat(64 * 1024));
+      const flood = () => {
+        for (let i = 0; i < 64; i += 1) writeSync(1, chunk);
+        setTimeout(flood, 0);
+      };
+      flood();
+      return 'hang';
+    }
     case 'delay':
       sleepSync(fault.ms ?? 100);
       return true;
