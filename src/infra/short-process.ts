@@ -13,7 +13,7 @@
 // 4.1 ms with the files (git rev-parse, 200 calls, measured here), on a path that runs ~100 git calls
 // an iteration. Each file is unlinked as soon as it is open, so nothing is left behind, even after
 // kill -9; it is not on disk, so a full disk fails no read. Where there is no such place, or it has
-// less than 1 GiB free, pipes serve. A pipe bounds what a runaway command costs to the tail kept; a
+// less than 1 GiB free when a call starts, pipes serve. A pipe bounds what a runaway command costs to the tail kept; a
 // file in memory does not, so a command whose output passes what could be kept of it is stopped (see
 // outputCapBytes) before it fills the memory the machine's other programs share.
 import { spawn } from 'node:child_process';
@@ -27,22 +27,29 @@ import { DEFAULT_KEPT_CHARS, keptTail, TailBuffer } from './tail-buffer.js';
 let memoryDir = '/dev/shm';
 /** Cleared for the rest of the process the first time a file cannot be made there. */
 let memoryFiles = process.platform === 'linux';
-/** Whether the place was looked at: it must have room for any output (Docker's /dev/shm has 64 MB). */
-let roomChecked = false;
-const ROOM_BYTES = 1024 ** 3;
+/**
+ * The room the place must have free when a call starts, or the call uses pipes (Docker's /dev/shm has
+ * 64 MB; other programs can fill it during a night's run). Asked at every call: a statfs costs ~5 µs.
+ */
+export const OUTPUT_ROOM_BYTES = 1024 ** 3;
+let roomBytes = OUTPUT_ROOM_BYTES;
 let made = 0;
 
-/** Tests: catch output in files in `dir` from now on (a place where none can be made: pipes). */
-export function catchOutputIn(dir: string): void {
+/**
+ * Tests: catch output in files in `dir` from now on (a place where none can be made: pipes), when it
+ * has `room` bytes free (default: any room).
+ */
+export function catchOutputIn(dir: string, room = 0): void {
   memoryDir = dir;
   memoryFiles = true;
-  roomChecked = true;
+  roomBytes = room;
 }
 
 function hasRoom(dir: string): boolean {
+  if (roomBytes <= 0) return true;
   try {
     const { bavail, bsize } = statfsSync(dir);
-    return bavail * bsize >= ROOM_BYTES;
+    return bavail * bsize >= roomBytes;
   } catch {
     return false;
   }
@@ -50,10 +57,7 @@ function hasRoom(dir: string): boolean {
 
 /** A file in memory, already unlinked, open for the child to write and for us to read; undefined: use a pipe. */
 function memoryFile(): number | undefined {
-  if (memoryFiles && !roomChecked) {
-    roomChecked = true;
-    memoryFiles = hasRoom(memoryDir);
-  }
+  if (!memoryFiles || !hasRoom(memoryDir)) return undefined;
   // A name nobody can have made first ('wx': O_EXCL, so not a link planted there either).
   for (let tries = 0; memoryFiles && tries < 3; tries += 1) {
     made += 1;

@@ -4,7 +4,12 @@ import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { catchOutputIn, outputCapBytes, runShortProcess } from '../../src/infra/short-process.js';
+import {
+  catchOutputIn,
+  OUTPUT_ROOM_BYTES,
+  outputCapBytes,
+  runShortProcess,
+} from '../../src/infra/short-process.js';
 import { eventually, isGone } from '../support/fake-agents/harness.js';
 
 const ENV = { PATH: '/usr/local/bin:/usr/bin:/bin' };
@@ -121,7 +126,7 @@ describe('runShortProcess: where the output is caught', () => {
   it.runIf(onLinux)('in files in memory, unlinked while the command runs, none left after', async () => {
     const dir = await tempDir();
     catchOutputIn(dir);
-    onTestFinished(() => catchOutputIn('/dev/shm'));
+    onTestFinished(() => catchOutputIn('/dev/shm', OUTPUT_ROOM_BYTES));
     // What the command's stdout and stderr are: a file already deleted, in the directory given.
     const result = await runShortProcess(
       sh('readlink /proc/self/fd/1; readlink /proc/self/fd/2 >&2; ls -A "$DIR"'),
@@ -140,7 +145,7 @@ describe('runShortProcess: where the output is caught', () => {
   it.runIf(onLinux)('stops a command whose output passes what can be kept of it, and says so', async () => {
     const dir = await tempDir();
     catchOutputIn(dir);
-    onTestFinished(() => catchOutputIn('/dev/shm'));
+    onTestFinished(() => catchOutputIn('/dev/shm', OUTPUT_ROOM_BYTES));
     // `yes` writes for ever: through a file, nothing would end it until the memory it lives in is full.
     const endless = await runShortProcess(
       { file: 'yes', args: [] },
@@ -163,9 +168,21 @@ describe('runShortProcess: where the output is caught', () => {
     expect(long.stderr).toBe(`[…truncated…]\n${'x'.repeat(1000)}`);
   });
 
+  it.runIf(onLinux)('in pipes when the place has less room free than a call needs', async () => {
+    const dir = await tempDir();
+    const fdOne = sh('readlink /proc/self/fd/1');
+    catchOutputIn(dir, 1);
+    onTestFinished(() => catchOutputIn('/dev/shm', OUTPUT_ROOM_BYTES));
+    expect((await runShortProcess(fdOne, { cwd: tmpdir(), env: ENV })).stdout).toMatch(/\(deleted\)$/m);
+    // More than any machine has: the room is asked again for this call, and pipes serve.
+    catchOutputIn(dir, 2 ** 60);
+    expect((await runShortProcess(fdOne, { cwd: tmpdir(), env: ENV })).stdout).toMatch(/^socket:|^pipe:/);
+    expect(await readdir(dir)).toEqual([]);
+  });
+
   it('in pipes where no file can be made, with the same results', async () => {
     catchOutputIn(join(await tempDir(), 'no-such-dir'));
-    onTestFinished(() => catchOutputIn('/dev/shm'));
+    onTestFinished(() => catchOutputIn('/dev/shm', OUTPUT_ROOM_BYTES));
     const result = await runShortProcess(sh('cat; printf err >&2; exit 3'), {
       cwd: tmpdir(),
       env: ENV,
