@@ -242,8 +242,10 @@ async function main(): Promise<number> {
     return 0;
   }
   if (values.child === 'memory') {
+    const iterations = Number(values.iterations ?? '1000');
     const figures = await measureMemory({
-      iterations: Number(values.iterations ?? '1000'),
+      iterations,
+      warmUpIterations: Math.min(50, Math.ceil(iterations / 10)),
       store: 'memory',
       ...(values.base === undefined ? {} : { baseDir: values.base }),
     });

@@ -25,6 +25,12 @@ export interface MemoryOptions {
   store: 'embedded' | 'memory';
   /** Where the workspace goes (a tmpfs keeps fsync out of a memory figure). */
   baseDir?: string;
+  /**
+   * A loop of this many iterations run first, its figures dropped: the code every iteration and the
+   * loop's end take is compiled by then (V8 keeps bytecode and feedback in the heap's old space, ~2 MB
+   * here), so the start → end growth is what the run retained, not code compiled on first use.
+   */
+  warmUpIterations?: number;
 }
 
 export interface MemorySample {
@@ -36,6 +42,8 @@ export interface MemorySample {
 
 export interface MemoryFigures {
   iterations: number;
+  /** Iterations of the loop run before this one (MemoryOptions.warmUpIterations). */
+  warmUpIterations: number;
   store: 'embedded' | 'memory';
   baseDir: string;
   beads: number;
@@ -115,6 +123,8 @@ function noopAgents(loop: BenchLoop): Executor {
 }
 
 export async function measureMemory(options: MemoryOptions): Promise<MemoryFigures> {
+  const warmUp = options.warmUpIterations ?? 0;
+  if (warmUp > 0) await measureMemory({ ...options, iterations: warmUp, warmUpIterations: 0 });
   const dir = await tempDir('memory', options.baseDir);
   try {
     const loop = await createBenchLoop(dir.path, {
@@ -245,6 +255,7 @@ export async function measureMemory(options: MemoryOptions): Promise<MemoryFigur
     }
     return {
       iterations: options.iterations,
+      warmUpIterations: warmUp,
       store: options.store,
       baseDir: options.baseDir ?? tmpdir(),
       beads: closed,

@@ -257,7 +257,7 @@ function memoryRows(m: MemoryFigures | { skipped: string }, alongside: boolean):
     },
     {
       figure: '',
-      measure: "growth after GC once the store's beads are let go: heap excl. code / code space",
+      measure: `growth after GC once the store's beads are let go, from after a warm-up loop of ${m.warmUpIterations} iterations: heap excl. code / code space`,
       value: Number.isFinite(objects) ? `${signed(objects)} / ${signed(code)}` : 'n/a',
       budget: `flat (≤ +${MEMORY_SLACK_MB} MB)`,
       verdict: Number.isFinite(objects)

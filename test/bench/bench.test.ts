@@ -205,9 +205,10 @@ describe('bench figures on tiny inputs', () => {
   });
 
   it('figure 4: a few whole autoresearch cycles in process, then the store write probe', async () => {
-    const m = await measureMemory({ iterations: 3, store: 'memory' });
-    // Three cycles of four beads, and the retrospective.
+    const m = await measureMemory({ iterations: 3, warmUpIterations: 2, store: 'memory' });
+    // Three cycles of four beads, and the retrospective: the warm-up loop's beads are not counted.
     expect(m.beads).toBe(13);
+    expect(m.warmUpIterations).toBe(2);
     expect(m.embeddedWrites.map((probe) => probe.beads)).toEqual([2, 14]);
     expect(m.embeddedWrites[1]!.writeMs.n).toBe(9);
     finite(m.max.rssMb);
