@@ -13,9 +13,9 @@
 // 4.1 ms with the files (git rev-parse, 200 calls, measured here), on a path that runs ~100 git calls
 // an iteration. Each file is unlinked as soon as it is open, so nothing is left behind, even after
 // kill -9; it is not on disk, so a full disk fails no read. Where there is no such place, or it has
-// less than 1 GiB free when a call starts, pipes serve. A pipe bounds what a runaway command costs to the tail kept; a
-// file in memory does not, so a command whose output passes what could be kept of it is stopped (see
-// outputCapBytes) before it fills the memory the machine's other programs share.
+// less than 1 GiB free when a call starts, pipes serve. A pipe bounds what a runaway command costs to
+// the tail kept; a file in memory does not, so a command whose output passes what could be kept of it
+// is stopped (see outputCapBytes) before it fills the memory the machine's other programs share.
 import { spawn } from 'node:child_process';
 import { closeSync, fstatSync, openSync, readSync, statfsSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
@@ -92,6 +92,15 @@ const STOPPED_KEPT_CHARS = 64 * 1024;
  */
 export function outputCapBytes(maxChars: number): number {
   return 4 * maxChars + 1024 ** 2;
+}
+
+/** The file's size; 0 when it cannot be told (the watch then waits for the next look, or the exit). */
+function sizeOf(fd: number): number {
+  try {
+    return fstatSync(fd).size;
+  } catch {
+    return 0;
+  }
 }
 
 /** What a child wrote to an output file, its tail when longer than `maxChars`. */
@@ -176,7 +185,7 @@ export function runShortProcess(command: Command, options: ShortProcessOptions):
               ['stdout', outFile],
               ['stderr', errFile],
             ] as const) {
-              if (fd === undefined || fstatSync(fd).size <= cap) continue;
+              if (fd === undefined || sizeOf(fd) <= cap) continue;
               overflowed = stream;
               clearInterval(watch);
               endChildGroup();

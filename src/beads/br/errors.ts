@@ -132,7 +132,7 @@ export function outputError({ argv, command }: BrCallInfo, detail: string): BrEr
   return new BrError(`${command} failed: ${detail}.`, {
     code: 'BR_OUTPUT',
     brMessage: detail,
-    hint: 'br printed far more than a call of this kind prints; run the same command by hand to see it.',
+    hint: 'Run the same br command by hand to see what it prints.',
     argv,
   });
 }
