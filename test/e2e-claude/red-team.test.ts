@@ -52,7 +52,9 @@ const BACKGROUND_TIMEOUT_S = 60;
 const LOOP_RUN_BOUNDS_MS = {
   first: 200_000,
   refused: 120_000,
-  accepted: 280_000,
+  // Nine iterations: in the whole suite here each took ~35 s (two Claude Code runs of 10–15 s, the
+  // arbiter, the guards), and 280 s stopped a healthy run in its eleventh iteration.
+  accepted: 9 * 50_000,
   last: (BACKGROUND_TIMEOUT_S + 60) * 1000,
 };
 /**
