@@ -2,8 +2,8 @@
 //
 // A fault matches on `command` (e.g. "create", "dep add"; any when absent) and `argvIncludes` (every
 // string must be in argv), fires `times` times (always when absent; counted across calls in
-// `<scenario>.hits`), and does `action`: locked | busy | error | garbage | usage | raw | hang | flood | delay |
-// logs.
+// `<scenario>.hits`), and does `action`: locked | busy | error | garbage | usage | raw | hang | flood |
+// delay | logs.
 import { appendFileSync, existsSync, readFileSync } from 'node:fs';
 
 export function pickFault(scenarioPath, command, argv) {
