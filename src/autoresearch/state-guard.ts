@@ -91,11 +91,16 @@ const QUIET_FOR: Record<string, readonly string[]> = {
 /** Roles that never touch the bead store; for them `.beads/` is guarded too. */
 const STORE_GUARDED_ROLES = new Set(['doer', 'judge']);
 /**
- * Roles with full tools whose work is in the loop's files, never in its tree: a tracked file one of
- * them changed would be taken by the next doer for the user's uncommitted work, and scored with it.
- * The doer's tree is the doer's guard's (keep-revert.ts), the soft judge's the judge's (judge.ts).
+ * In a loop only the doer changes the tree. Every other agent bead of its epic works in the loop's files
+ * or nowhere: the strategists, the retrospective, and any bead of another role or none (one a strategist
+ * made with `forge-pack beads create`, which ran between doer-2 and judge-2 and rewrote the artifact
+ * with a score of its own: found by the red team). A tracked file one of them changed would be judged
+ * as the doer's work, or taken by the next doer for the user's, and scored with it. The doer's tree is
+ * the doer's guard's (keep-revert.ts), the soft judge's the judge's (judge.ts).
  */
-const TREE_GUARDED_ROLES = new Set(['strategist', 'resume-strategist', 'retrospective']);
+function treeGuarded(role: string): boolean {
+  return role !== 'doer' && role !== 'judge';
+}
 
 async function guardedFiles(ctx: StateGuardContext): Promise<string[]> {
   const inTree = (await commandFiles(ctx.config, ctx.cwd)).map((path) => resolve(ctx.cwd, path));
@@ -203,9 +208,9 @@ export function guardAgentExecutor(inner: Executor, ctx: StateGuardContext): Exe
       const modes = await readModes([...before.keys()].filter((path) => isGitControlPath(git, path)));
       const markers = await presentMarkers(git);
       const ignoredRound = await ignoredGuard.begin(request.cwd);
-      const treeBefore = TREE_GUARDED_ROLES.has(role) ? await snapshotTree(ctx.git) : undefined;
+      const treeBefore = treeGuarded(role) ? await snapshotTree(ctx.git) : undefined;
       // Their submodules too: git's status passes over a submodule's files (see submodules.ts).
-      const submodulesBefore = TREE_GUARDED_ROLES.has(role)
+      const submodulesBefore = treeGuarded(role)
         ? await snapshotSubmodules(ctx.git, ctx.gitAt, ctx.cwd, 'HEAD', [])
         : undefined;
       const objects = await watchLooseObjects(ctx.git, `the ${role}`);

@@ -1127,7 +1127,9 @@ describe('what agents other than the doer change in the tree', () => {
     ]);
   });
 
-  it.each(['resume-strategist', 'retrospective'])(
+  // `default`: a bead with no role, such as one a strategist made with `forge-pack beads create` to run
+  // between doer-2 and judge-2 (seen: its rewrite of the artifact was judged and kept as the doer's).
+  it.each(['resume-strategist', 'retrospective', 'default', 'reviewer'])(
     'a %s’s edit of a tracked file and a new file in the tree are put back and named as its tamper',
     async (role) => {
       const f = await createLoopFixture();
@@ -1137,8 +1139,9 @@ describe('what agents other than the doer change in the tree', () => {
         await f.repo.write('src/extra.txt', 'planted\n');
         return { outcome: 'ok', message: 'done' };
       };
+      const labels = role === 'default' ? [] : [`role:${role}`, 'iter:1'];
       const result = await f.context.agents.full.execute(
-        f.request({ labels: [`role:${role}`, 'iter:1'], title: `${role}-1: value` }),
+        f.request({ labels, title: `${role}-1: value` }),
       );
       expect(result.tampered).toEqual(['notes.md', 'src/extra.txt']);
       expect(await f.repo.read('notes.md')).toBe('user notes\n');

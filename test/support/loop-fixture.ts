@@ -22,6 +22,7 @@ import { diskLoopFiles, type LoopFiles } from '../../src/infra/loop-files.js';
 import { createGit } from '../../src/infra/git.js';
 import { runProcess } from '../../src/infra/process.js';
 import type { BeadGuard, ExecutionRequest, ExecutionResult, Executor } from '../../src/loop/types.js';
+import { DEFAULT_ROLE } from '../../src/loop/select.js';
 import { createFakeClock, type FakeClock } from './fake-clock.js';
 import { createTempRepo, type TempRepo } from './git-repo.js';
 
@@ -157,7 +158,7 @@ export async function createLoopFixture(
   await recordHead(files, workspace, repo.git);
   const executors = createAutoresearchExecutors(context);
   const request = (bead: Partial<Bead> & { labels: string[] }): ExecutionRequest => {
-    const role = bead.labels.find((label) => label.startsWith('role:'))?.slice(5) ?? 'task';
+    const role = bead.labels.find((label) => label.startsWith('role:'))?.slice(5) ?? DEFAULT_ROLE;
     return {
       bead: {
         id: bead.id ?? `bd-e.${role}`,
