@@ -6,7 +6,7 @@ import { chmod, mkdir, mkdtemp, readdir, readFile, rm, stat, symlink, writeFile 
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { readIterationState } from '../../src/autoresearch/iteration-state.js';
+import { readIterationState, updateIterationState } from '../../src/autoresearch/iteration-state.js';
 import { readLedger } from '../../src/autoresearch/ledger.js';
 import { readTerminalSignal } from '../../src/autoresearch/signals.js';
 import { recordSpend } from '../../src/autoresearch/spend.js';
@@ -308,6 +308,34 @@ describe('the guard before every bead', () => {
       labels: [`role:${role}`, `iter:${iter}`],
     };
   }
+
+  it('will not start an iteration on uncommitted changes of the user’s in the scope, and leaves them as they are', async () => {
+    const f = await createLoopFixture();
+    await f.guard.start();
+    // Seen: the untracked notes went into the doer's commit, then out of the tree with its revert.
+    await f.repo.write('src/value.txt', '12\n');
+    await f.repo.write('src/notes.txt', 'mine\n');
+    await f.repo.write('notes.md', 'outside the scope: not the loop’s\n');
+    const veto = await f.guard.beforeBead(bead('doer', 1), { role: 'doer', builtin: false });
+    expect(veto?.reason).toBe('refused');
+    expect(veto?.message).toContain('uncommitted changes of yours: src/notes.txt, src/value.txt.');
+    expect(veto?.message).toContain('Commit or stash them, then run again (doer bd-e.doer-1 is left open)');
+    expect(await f.repo.read('src/notes.txt')).toBe('mine\n');
+    expect(await f.repo.read('src/value.txt')).toBe('12\n');
+    // Not a doer's bead: nothing to refuse.
+    expect(await f.guard.beforeBead(bead('strategist', 0), { role: 'strategist', builtin: false })).toBeUndefined();
+    // Outside the scope only: the loop goes on.
+    f.repo.run('checkout', '--', 'src/value.txt');
+    await rm(join(f.repo.dir, 'src', 'notes.txt'));
+    expect(await f.guard.beforeBead(bead('doer', 1), { role: 'doer', builtin: false })).toBeUndefined();
+    // Once the iteration began (its base recorded), what is in the scope is its doer's: a rerun goes on.
+    await f.repo.write('src/value.txt', '13\n');
+    await updateIterationState(f.files, f.workspace, 1, (state) => ({
+      ...state,
+      base_sha: f.repo.run('rev-parse', 'HEAD').trim(),
+    }));
+    expect(await f.guard.beforeBead(bead('doer', 1), { role: 'doer', builtin: false })).toBeUndefined();
+  });
 
   it('stops before anything is scored when a person moved HEAD, and goes on when told to accept it', async () => {
     const f = await createLoopFixture();
