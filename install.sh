@@ -91,7 +91,9 @@ if needs_build; then
   (cd "$ROOT" && npm run build)
 elif [ ! -d "$ROOT/node_modules" ]; then
   echo "Installing runtime dependencies (npm install --omit=dev) in $ROOT"
-  (cd "$ROOT" && npm install --omit=dev --no-audit --no-fund)
+  # Built already, so no scripts: npm would run the package's own `prepare` (a build from scripts/,
+  # which a package does not ship), and the runtime dependencies need none of theirs.
+  (cd "$ROOT" && npm install --omit=dev --ignore-scripts --no-audit --no-fund)
 fi
 
 # ---- what goes where ----

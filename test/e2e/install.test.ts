@@ -402,6 +402,23 @@ describe('install.sh', () => {
     expect((await calls()).slice(3)).toEqual(['run build']);
   });
 
+  it('installs from the unpacked package with no node_modules: npm brings the dependencies, and no build runs', async () => {
+    // Seen: `npm install` in the package ran its `prepare` (node scripts/build.mjs), which the package
+    // does not ship, and install.sh failed with "Cannot find module …/scripts/build.mjs".
+    const box = await sandbox({ withNodeModules: false });
+    const bin = join(box.base, 'bin');
+    const result = await box.run('install.sh', {
+      ...(await npmMachineEnv()),
+      npm_config_prefer_offline: 'true',
+      FORGE_BIN_DIR: bin,
+    });
+    expect(result.exitCode, `${result.stdout}\n${result.stderr}`).toBe(0);
+    expect(result.stdout).toContain('Installing runtime dependencies');
+    expect(existsSync(join(box.pkg, 'node_modules', 'zod'))).toBe(true);
+    const version = await execa(join(bin, 'ralph-loop'), ['--version'], { env: box.env, extendEnv: false });
+    expect(version.stdout.trim()).toBe(VERSION);
+  }, 180_000);
+
   it('is not needed with npm: `npm install -g` of the package puts both commands on PATH', async () => {
     const box = await sandbox({ withNodeModules: false });
     const prefix = await installedGlobally();
