@@ -50,6 +50,21 @@ BIN_DIR=${FORGE_BIN_DIR:-$HOME/.local/bin}
 STATE_DIR=${FORGE_STATE_DIR:-${XDG_DATA_HOME:-$HOME/.local/share}/forge}
 MANIFEST=$STATE_DIR/install-manifest.txt
 SKILL_MARKER=.forge-skill
+
+# A skill directory's files, one `sha256  path` line each, sorted, the marker apart: what the marker
+# lists (forge-pack skills install writes the same), so that a copy changed since is left alone.
+skill_listing() {
+  (cd "$1" && find . ! -type d ! -path "./$SKILL_MARKER" -print0 | LC_ALL=C sort -z |
+    xargs -0 -r sha256sum | sed 's|^\([0-9a-f]*\)  \./|\1  |')
+}
+
+# True when the skill at $1 is no longer what its marker lists (a marker that lists nothing: unchanged).
+skill_changed() {
+  local listed
+  listed=$(grep -E '^[0-9a-f]{64}  ' "$1/$SKILL_MARKER" 2>/dev/null || true)
+  [ -n "$listed" ] || return 1
+  [ "$listed" != "$(skill_listing "$1" 2>/dev/null)" ]
+}
 COMMANDS=(ralph-loop forge-pack)
 
 # ---- prerequisites (exit 3: something needed is missing, as Forge's own commands do) ----
@@ -168,18 +183,25 @@ done
 
 for root in ${skill_roots[@]+"${skill_roots[@]}"}; do
   make_dir "$root"
+  placed=0
   for name in ${skills[@]+"${skills[@]}"}; do
     dest=$root/$name
     staging=$root/.$name.forge-install.$$
     rm -rf "$staging"
+    entries+=("$(printf 'skill\t%s' "$dest")")
+    if [ -d "$dest" ] && skill_changed "$dest"; then
+      echo "Left in place (changed since it was installed; move it away to install this version): $dest"
+      continue
+    fi
     cp -R "$ROOT/skills/$name" "$staging"
-    printf 'Installed by Forge install.sh from %s; uninstall.sh removes this directory.\n' "$ROOT" \
-      >"$staging/$SKILL_MARKER"
+    listing=$(skill_listing "$staging")
+    printf 'Installed by Forge install.sh from %s; uninstall.sh removes this directory while it holds these files as they were placed:\n%s\n' \
+      "$ROOT" "$listing" >"$staging/$SKILL_MARKER"
     rm -rf "$dest"
     mv "$staging" "$dest"
-    entries+=("$(printf 'skill\t%s' "$dest")")
+    placed=$((placed + 1))
   done
-  echo "Installed ${#skills[@]} skills into $root"
+  echo "Installed $placed skills into $root"
 done
 if [ ${#skill_roots[@]} -eq 0 ]; then
   echo "Skills not installed: neither ~/.claude nor ~/.codex exists."

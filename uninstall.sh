@@ -11,7 +11,7 @@ Removes the ralph-loop and forge-pack links and the skills that ./install.sh pla
 its manifest (FORGE_STATE_DIR, default ${XDG_DATA_HOME:-~/.local/share}/forge/install-manifest.txt),
 then the manifest itself. Directories install.sh created are removed only when empty. A listed
 path that was changed since (a link pointing elsewhere, a skill directory without Forge's marker
-file) is left in place and reported. Your repositories' .forge/ and .beads/ are never touched.
+file, or with a file added, edited or removed) is left in place and reported. Your repositories' .forge/ and .beads/ are never touched.
 EOF
 }
 
@@ -32,6 +32,21 @@ esac
 STATE_DIR=${FORGE_STATE_DIR:-${XDG_DATA_HOME:-$HOME/.local/share}/forge}
 MANIFEST=$STATE_DIR/install-manifest.txt
 SKILL_MARKER=.forge-skill
+
+# A skill directory's files, one `sha256  path` line each, sorted, the marker apart: what the marker
+# lists (forge-pack skills install writes the same), so that a copy changed since is left alone.
+skill_listing() {
+  (cd "$1" && find . ! -type d ! -path "./$SKILL_MARKER" -print0 | LC_ALL=C sort -z |
+    xargs -0 -r sha256sum | sed 's|^\([0-9a-f]*\)  \./|\1  |')
+}
+
+# True when the skill at $1 is no longer what its marker lists (a marker that lists nothing: unchanged).
+skill_changed() {
+  local listed
+  listed=$(grep -E '^[0-9a-f]{64}  ' "$1/$SKILL_MARKER" 2>/dev/null || true)
+  [ -n "$listed" ] || return 1
+  [ "$listed" != "$(skill_listing "$1" 2>/dev/null)" ]
+}
 
 if [ ! -f "$MANIFEST" ]; then
   echo "Nothing to uninstall: no manifest at $MANIFEST."
@@ -62,7 +77,10 @@ while IFS=$'\t' read -r kind path target; do
       fi
       ;;
     skill)
-      if [ -d "$path" ] && [ ! -L "$path" ] && [ -f "$path/$SKILL_MARKER" ]; then
+      if [ -d "$path" ] && [ ! -L "$path" ] && [ -f "$path/$SKILL_MARKER" ] && skill_changed "$path"; then
+        echo "Left in place (changed since install.sh placed it): $path"
+        kept=$((kept + 1))
+      elif [ -d "$path" ] && [ ! -L "$path" ] && [ -f "$path/$SKILL_MARKER" ]; then
         rm -rf "$path"
         echo "Removed $path"
         removed=$((removed + 1))

@@ -39,6 +39,7 @@ const COUNTED: Record<string, string> = {
   unchanged: 'unchanged',
   removed: 'removed',
   kept: 'left in place (not Forge’s)',
+  changed: 'left in place (changed since Forge placed them)',
   absent: 'not there',
 };
 

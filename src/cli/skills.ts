@@ -1,6 +1,7 @@
 // The packaged skills (`skills/<name>/SKILL.md`) put where Claude Code and Codex read them, recorded in
 // install.sh's manifest, so that uninstall.sh and `forge-pack skills uninstall` remove exactly them.
-import { cp, mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { cp, mkdir, readdir, readFile, rename, rm, stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { dirname, join, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -157,7 +158,8 @@ async function makeDir(dir: string): Promise<string[]> {
 
 // ---- install, list, uninstall ----
 
-export type SkillAction = 'installed' | 'updated' | 'unchanged' | 'removed' | 'absent' | 'kept';
+/** `kept`: not Forge's (no marker); `changed`: Forge's copy, changed since it was placed (left as it is). */
+export type SkillAction = 'installed' | 'updated' | 'unchanged' | 'removed' | 'absent' | 'kept' | 'changed';
 
 export interface TargetReport {
   agent: SkillAgent;
@@ -179,6 +181,49 @@ export type InstallOutcome =
 async function isOurs(path: string, manifest: ManifestEntry[]): Promise<boolean> {
   if (manifest.some((entry) => entry.path === path)) return true;
   return (await stat(join(path, SKILL_MARKER)).catch(() => undefined)) !== undefined;
+}
+
+/**
+ * What a skill directory holds, for its marker: one `sha256  path` line a file (sha256sum's format, so
+ * uninstall.sh checks it with `sha256sum --check`), sorted by path, the marker itself apart.
+ */
+export async function skillListing(dir: string): Promise<string> {
+  const files: string[] = [];
+  const walk = async (sub: string): Promise<void> => {
+    for (const entry of await readdir(join(dir, sub), { withFileTypes: true })) {
+      const path = sub === '' ? entry.name : `${sub}/${entry.name}`;
+      if (entry.isDirectory()) await walk(path);
+      else if (path !== SKILL_MARKER) files.push(path);
+    }
+  };
+  await walk('');
+  files.sort();
+  const lines = await Promise.all(
+    files.map(
+      async (path) =>
+        `${createHash('sha256')
+          .update(await readFile(join(dir, path)))
+          .digest('hex')}  ${path}`,
+    ),
+  );
+  return lines.map((line) => `${line}\n`).join('');
+}
+
+/** The listing a marker holds; undefined for a marker written before markers listed their files. */
+function markerListing(text: string): string | undefined {
+  const lines = text.split('\n').filter((line) => /^[0-9a-f]{64} {2}/.test(line));
+  return lines.length === 0 ? undefined : lines.map((line) => `${line}\n`).join('');
+}
+
+/**
+ * Whether a copy Forge placed was changed since (a file edited, added or removed): then it is yours,
+ * and neither an update nor an uninstall touches it. A marker that lists no files says nothing.
+ */
+export async function changedSinceInstall(dest: string): Promise<boolean> {
+  const marker = await readFileIfExists(join(dest, SKILL_MARKER));
+  const listed = marker === undefined ? undefined : markerListing(marker);
+  if (listed === undefined) return false;
+  return (await skillListing(dest).catch(() => undefined)) !== listed;
 }
 
 async function sameSkill(source: string, dest: string): Promise<boolean> {
@@ -222,7 +267,9 @@ export async function installSkills(
     for (const name of names) {
       const dest = join(target.dir, name);
       const existed = (await stat(dest).catch(() => undefined)) !== undefined;
-      if (existed && (await sameSkill(join(source, name), dest))) {
+      if (existed && (await changedSinceInstall(dest))) {
+        skills.push({ name, action: 'changed' });
+      } else if (existed && (await sameSkill(join(source, name), dest))) {
         skills.push({ name, action: 'unchanged' });
       } else {
         await placeSkill(join(source, name), dest);
@@ -246,7 +293,7 @@ async function placeSkill(from: string, dest: string): Promise<void> {
   await cp(from, staging, { recursive: true });
   await writeFileAtomic(
     join(staging, SKILL_MARKER),
-    `Installed by Forge (forge-pack skills install) from ${from}; forge-pack skills uninstall or uninstall.sh removes this directory.\n`,
+    `Installed by Forge (forge-pack skills install) from ${from}; forge-pack skills uninstall or uninstall.sh removes this directory while it holds these files as they were placed:\n${await skillListing(staging)}`,
   );
   const existed = (await stat(dest).catch(() => undefined)) !== undefined;
   if (existed) await rename(dest, old);
@@ -301,6 +348,8 @@ export async function uninstallSkills(
         skills.push({ name, action: 'absent' });
       } else if ((await stat(join(dest, SKILL_MARKER)).catch(() => undefined)) === undefined) {
         skills.push({ name, action: 'kept' });
+      } else if (await changedSinceInstall(dest)) {
+        skills.push({ name, action: 'changed' });
       } else {
         await rm(dest, { recursive: true, force: true });
         skills.push({ name, action: 'removed' });

@@ -239,6 +239,70 @@ describe('install.sh', () => {
     expect(again.stdout).toContain('Nothing to uninstall');
   });
 
+  it('leaves a skill you changed since it was installed: neither install again nor uninstall touches it', async () => {
+    // Seen: uninstall.sh removed a skill folder with a file of the user's in it, and install replaced an
+    // edited SKILL.md, on the strength of Forge's marker alone.
+    const box = await sandbox();
+    const skills = join(box.home, '.claude', 'skills');
+    await mkdir(join(box.home, '.claude'));
+    expect((await box.run('install.sh')).exitCode).toBe(0);
+    const [edited = '', added = ''] = SKILLS;
+    const shipped = await readFile(join(ROOT, 'skills', edited, 'SKILL.md'), 'utf8');
+    await writeFile(join(skills, edited, 'SKILL.md'), `${shipped}\n# my own note\n`);
+    await writeFile(join(skills, added, 'mine.md'), 'mine\n');
+    const changed = [join(skills, edited), join(skills, added)];
+    const mine = async () => [
+      await readFile(join(skills, edited, 'SKILL.md'), 'utf8'),
+      await readFile(join(skills, added, 'mine.md'), 'utf8'),
+    ];
+    const kept = [`${shipped}\n# my own note\n`, 'mine\n'];
+
+    const again = await box.run('install.sh');
+    expect(again.exitCode, again.stderr).toBe(0);
+    for (const path of changed)
+      expect(again.stdout).toContain(
+        `Left in place (changed since it was installed; move it away to install this version): ${path}`,
+      );
+    expect(again.stdout).toContain(`Installed ${SKILLS.length - 2} skills into ${skills}`);
+    expect(await mine()).toEqual(kept);
+
+    const forgePack = (args: string[]) =>
+      execa(process.execPath, [join(box.pkg, 'bin', 'forge-pack.js'), ...args], {
+        cwd: box.base,
+        env: box.env,
+        extendEnv: false,
+        reject: false,
+      });
+    const actions = (stdout: string) =>
+      Object.fromEntries(
+        (JSON.parse(stdout) as { targets: { skills: { name: string; action: string }[] }[] }).targets
+          .flatMap((target) => target.skills)
+          .map((skill) => [skill.name, skill.action]),
+      );
+    const update = await forgePack(['skills', 'install', '--claude', '--json']);
+    expect(update.exitCode, update.stderr).toBe(0);
+    expect(actions(update.stdout)).toMatchObject({ [edited]: 'changed', [added]: 'changed' });
+    expect(Object.values(actions(update.stdout)).filter((a) => a === 'unchanged')).toHaveLength(
+      SKILLS.length - 2,
+    );
+    expect(await mine()).toEqual(kept);
+
+    const removal = await box.run('uninstall.sh');
+    expect(removal.exitCode, removal.stderr).toBe(0);
+    for (const path of changed)
+      expect(removal.stdout).toContain(`Left in place (changed since install.sh placed it): ${path}`);
+    expect(await readdir(skills)).toEqual([edited, added].sort());
+    expect(await mine()).toEqual(kept);
+
+    // The command agrees: what it placed goes, a copy changed since stays.
+    expect((await forgePack(['skills', 'install', '--claude'])).exitCode).toBe(0);
+    const uninstall = await forgePack(['skills', 'uninstall', '--claude', '--json']);
+    expect(uninstall.exitCode, uninstall.stderr).toBe(0);
+    expect(actions(uninstall.stdout)).toMatchObject({ [edited]: 'changed', [added]: 'changed' });
+    expect(await readdir(skills)).toEqual([edited, added].sort());
+    expect(await mine()).toEqual(kept);
+  });
+
   it('honours FORGE_BIN_DIR, FORGE_SKILLS_DIR and FORGE_STATE_DIR, and removes the directories it created', async () => {
     const box = await sandbox();
     await mkdir(join(box.home, '.claude'));
