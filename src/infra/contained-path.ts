@@ -32,16 +32,25 @@ export async function staysInside(root: string, path: string): Promise<boolean> 
   return inside(await realpath(root), await realLocation(root, path));
 }
 
-/** Of `paths` (relative to `root`), the symlinks whose target leads out of `root`. */
-export async function linksLeadingOut(root: string, paths: readonly string[]): Promise<string[]> {
+/**
+ * Of `paths` (relative to `root`), the symlinks whose target leads out of `root`, or into one of
+ * `closed` (directories inside it that no commit holds: git's own, a tool's state).
+ */
+export async function linksLeadingOut(
+  root: string,
+  paths: readonly string[],
+  closed: readonly string[] = [],
+): Promise<string[]> {
   const realRoot = await realpath(root);
+  const fenced = await Promise.all(closed.map((dir) => realLocation(realRoot, dir)));
   const out: string[] = [];
   for (const path of paths) {
     const absolute = resolve(root, path);
     const stat = await lstat(absolute).catch(() => undefined);
     if (stat?.isSymbolicLink() !== true) continue;
     const target = resolve(await realpath(dirname(absolute)), await readlink(absolute));
-    if (!inside(realRoot, await realLocation(realRoot, target))) out.push(path);
+    const real = await realLocation(realRoot, target);
+    if (!inside(realRoot, real) || fenced.some((dir) => inside(dir, real))) out.push(path);
   }
   return out.sort();
 }

@@ -1,5 +1,6 @@
 // The doer: a full-tools agent makes one improvement; the runner then checks where HEAD went, guards
 // its scope and commits it.
+import { resolve } from 'node:path';
 import type { Executor } from '../../loop/types.js';
 import {
   extractHypothesis,
@@ -284,8 +285,16 @@ async function putBack(context: AutoresearchContext, o: PutBackOptions): Promise
   // state in the workspace, which the put-back leaves alone.
   const changed = (await git.changedSince(o.baseSha)).map((c) => c.path);
   const changedInScope = changed.filter((path) => isPathInScope(path, context.config.scope.doer_paths));
-  const links = await linksLeadingOut(context.repo, changedInScope);
-  if (links.length > 0 && !o.everything) await tamper(links, 'made a link that leads out of the repository');
+  // Into git's own directory or Forge's too: a score resting on `.git/description` (seen: a worse 10
+  // kept as 1000) is no commit's, and no check reads what is there.
+  const closed = [
+    await git.gitDir(),
+    await git.commonDir(),
+    ...o.ignored.map((path) => resolve(context.repo, path)),
+  ];
+  const links = await linksLeadingOut(context.repo, changedInScope, closed);
+  if (links.length > 0 && !o.everything)
+    await tamper(links, 'made a link that leads out of the repository, or into its git or Forge files');
   if (o.everything || links.length > 0) {
     // Scope content back to the base (the user's own uncommitted files as they were).
     const inScope = changed.filter(
