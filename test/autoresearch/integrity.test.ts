@@ -346,7 +346,9 @@ describe('the guard before every bead', () => {
     expect(await f.repo.read('src/notes.txt')).toBe('mine\n');
     expect(await f.repo.read('src/value.txt')).toBe('12\n');
     // Not a doer's bead: nothing to refuse.
-    expect(await f.guard.beforeBead(bead('strategist', 0), { role: 'strategist', builtin: false })).toBeUndefined();
+    expect(
+      await f.guard.beforeBead(bead('strategist', 0), { role: 'strategist', builtin: false }),
+    ).toBeUndefined();
     // Outside the scope only: the loop goes on.
     f.repo.run('checkout', '--', 'src/value.txt');
     await rm(join(f.repo.dir, 'src', 'notes.txt'));
@@ -1191,9 +1193,7 @@ describe('what agents other than the doer change in the tree', () => {
         return { outcome: 'ok', message: 'done' };
       };
       const labels = role === 'default' ? [] : [`role:${role}`, 'iter:1'];
-      const result = await f.context.agents.full.execute(
-        f.request({ labels, title: `${role}-1: value` }),
-      );
+      const result = await f.context.agents.full.execute(f.request({ labels, title: `${role}-1: value` }));
       expect(result.tampered).toEqual(['notes.md', 'src/extra.txt']);
       expect(await f.repo.read('notes.md')).toBe('user notes\n');
       expect(f.repo.run('status', '--porcelain')).toBe('');
