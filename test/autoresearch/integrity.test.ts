@@ -1219,6 +1219,38 @@ describe('what git is told to leave out', () => {
   });
 });
 
+describe('a repository inside the scope', () => {
+  it.each([false, true])(
+    'a doer that makes a git repository in its scope is a tamper, and it goes (committed in the loop’s: %s)',
+    async (committed) => {
+      const f = await createLoopFixture();
+      await f.baseline();
+      const message = await cheatingIteration(f, '50', async () => {
+        const impl = join(f.repo.dir, 'src', 'impl');
+        await mkdir(impl);
+        const git = (...args: string[]) =>
+          execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@e.st', ...args], {
+            cwd: impl,
+            env: { ...process.env, GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null' },
+            stdio: 'pipe',
+          });
+        git('init', '-q');
+        await writeFile(join(impl, 'index.mjs'), 'JSON.stringify = () => "{}";\n');
+        git('add', '-A');
+        git('commit', '-q', '-m', 'hidden');
+        // Committed, the loop's commit holds only a link to a commit no clone can fetch.
+        if (committed) f.repo.commitAll('the implementation');
+      });
+      expect(message).toMatch(/^tamper/);
+      expect((await readIterationState(f.files, f.workspace, 1)).tamper).toEqual([
+        { role: 'doer', paths: ['src/impl'], what: 'made a git repository inside its scope' },
+      ]);
+      expect(await f.repo.exists('src/impl')).toBe(false);
+      expect(await f.repo.read('src/value.txt')).toBe('10\n');
+    },
+  );
+});
+
 describe('submodules in the tree', () => {
   /** A repository of its own at `fixtures/`, holding what the metric would compare against. */
   async function withSubmodule(f: LoopFixture): Promise<string> {

@@ -1,6 +1,6 @@
 // The doer: a full-tools agent makes one improvement; the runner then checks where HEAD went, guards
 // its scope and commits it.
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import type { Executor } from '../../loop/types.js';
 import {
   extractHypothesis,
@@ -23,6 +23,7 @@ import { isTestFile } from '../test-files.js';
 import { loadedInProcess } from '../loaded-code.js';
 import { disallowedSilencing } from '../scope-silencing.js';
 import { linksLeadingOut } from '../../infra/contained-path.js';
+import { fileStat } from '../../infra/fs-ops.js';
 import { bookkeepingPaths, placeInLoop, type AutoresearchContext } from './context.js';
 import { runGuardStep } from './guard-step.js';
 
@@ -194,6 +195,17 @@ export function createDoerExecutor(context: AutoresearchContext): Executor {
           await putBack(context, { ...where, everything: true });
         }
       }
+      // A repository of its own in the scope: git keeps a link to its commit, which no clone can fetch,
+      // and no check reads its files (seen: a JSON.stringify patch committed inside src/impl/ and
+      // imported from src/lib.mjs, kept at 1000 for a worse 5).
+      const nested = await nestedRepositories(context, baseSha, inScope);
+      if (nested.length > 0) {
+        state = await updateIterationState(context.files, workspace, iter, (s) =>
+          withTamper(s, { role: 'doer', paths: nested, what: 'made a git repository inside its scope' }),
+        );
+        request.onActivity?.(`tamper: the doer made a git repository at ${nested.join(', ')}; removed`);
+        await putBack(context, { ...where, everything: true });
+      }
       if (outside.length > 0) {
         request.onActivity?.(
           `guard reverted ${outside.length} change(s) outside scope: ${outside.join(', ')}`,
@@ -316,6 +328,31 @@ async function putBack(context: AutoresearchContext, o: PutBackOptions): Promise
     if (o.everything && user.size > 0) await git.writeSavedFiles(user);
   }
   return notes;
+}
+
+/**
+ * The repositories a doer made in its scope: a changed path that holds a `.git` of its own, and a
+ * gitlink HEAD holds there that the base did not (the scope check's diff passes over gitlinks).
+ */
+async function nestedRepositories(
+  context: AutoresearchContext,
+  baseSha: string,
+  changed: readonly string[],
+): Promise<string[]> {
+  const found = new Set<string>();
+  for (const path of changed) {
+    const dir = path.replace(/\/+$/, '');
+    if ((await fileStat(join(context.repo, dir, '.git'))) !== undefined) found.add(dir);
+  }
+  const scope = context.config.scope.doer_paths;
+  const gitlinks = async (commit: string) =>
+    (await context.git.listTree(commit, scope)).filter((entry) => entry.mode === '160000').map((e) => e.path);
+  const now = await gitlinks('HEAD');
+  if (now.length > 0) {
+    const before = new Set(await gitlinks(baseSha));
+    for (const path of now) if (!before.has(path)) found.add(path);
+  }
+  return [...found].sort();
 }
 
 function firstLine(text: string | undefined): string | undefined {
