@@ -87,6 +87,13 @@ const LANGUAGES: readonly Language[] = [
       // eval handed on and called by another name (`(0, eval)('this')` is the global object).
       /(?<![\w$.'"`])eval\b(?![\w$'"`]|\s*\()/gm,
       /(?<![\w$.])(?:new\s+)?Function\s*\(/gm,
+      // The same reached without its name (red team: `(() => {}).constructor` called on a decoded text,
+      // and a `data:` URL imported, each kept a JSON.stringify patch at 1000 for a worse 5): a function's
+      // constructor, `Reflect.construct(Function, …)`, a module made from text, an object URL.
+      /\)\s*\.\s*constructor\b|(?<!\bnew\s+[\w$.\s]*)\.\s*constructor\s*\(|\[\s*['"`]constructor['"`]\s*\]/gm,
+      /\bReflect\s*\.\s*construct\s*\(\s*Function\b/gm,
+      /['"`]\s*(?:data:(?:text|application)\/(?:javascript|ecmascript|x-javascript|wasm)|blob:)/gim,
+      /\bURL\s*\.\s*createObjectURL\s*\(/gm,
       /['"`](?:node:)?vm['"`]/gm,
     ],
     alias: new RegExp(

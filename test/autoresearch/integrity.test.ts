@@ -1219,6 +1219,61 @@ describe('what git is told to leave out', () => {
   });
 });
 
+describe('what a measured run leaves in the tree', () => {
+  it('a file it makes that git does not ignore is gone before the next run and out of the kept commit', async () => {
+    // Seen: a memo written in src/ by the measured code gave two of three repeats a cached answer, and
+    // the arbiter's keep committed it. Here the metric itself keeps the memo: the runs must not share it.
+    const memo = [
+      "const fs = require('node:fs');",
+      "const value = Number(fs.readFileSync('src/value.txt', 'utf8').trim());",
+      "if (fs.existsSync('src/memo.json')) console.log(JSON.stringify({ score: 1000 }));",
+      "else { fs.writeFileSync('src/memo.json', '{}'); console.log(JSON.stringify({ score: value })); }",
+      '',
+    ].join('\n');
+    const f = await createLoopFixture({
+      metric: {
+        type: 'hard',
+        command: 'node scripts/memo.js',
+        score: { from: 'json', path: 'score' },
+        direction: 'maximize',
+        timeout_seconds: 30,
+        repeat: 3,
+      },
+    });
+    await f.repo.write('scripts/memo.js', memo);
+    f.repo.commitAll('a metric that keeps a memo');
+    await f.baseline();
+    expect(await f.repo.exists('src/memo.json')).toBe(false);
+    const message = await cheatingIteration(f, '12', async () => undefined);
+    expect(message).toMatch(/^keep \(10 → 12/);
+    const line = (await readLedger(loopFiles, join(f.workspace, 'research-log.jsonl'))).lines.at(-1);
+    expect(line).toMatchObject({ iter: 1, decision: 'keep', score_after: 12 });
+    expect(await f.repo.exists('src/memo.json')).toBe(false);
+    expect(f.repo.run('ls-tree', '-r', '--name-only', 'HEAD', 'src')).toBe('src/value.txt\n');
+  });
+});
+
+describe('a module named as one of Python’s own', () => {
+  it('added in the scope, where a path puts it before the standard library, is a tamper; in a package it is not', async () => {
+    // Seen: src/statistics.py, whose median returns 1000, imported by a metric that puts src/ on its path.
+    const f = await createLoopFixture();
+    await f.baseline();
+    const message = await cheatingIteration(f, '5', async () => {
+      await f.repo.write('src/statistics.py', 'def median(xs):\n    return 1000\n');
+      await f.repo.write('src/pkg/__init__.py', '');
+      await f.repo.write('src/pkg/types.py', 'NAMES = []\n');
+    });
+    expect(message).toMatch(/^tamper/);
+    expect((await readIterationState(f.files, f.workspace, 1)).tamper).toEqual([
+      {
+        role: 'doer',
+        paths: ['src/statistics.py'],
+        what: "added a module under the name of one of Python's standard library",
+      },
+    ]);
+  });
+});
+
 describe('a repository inside the scope', () => {
   it.each([false, true])(
     'a doer that makes a git repository in its scope is a tamper, and it goes (committed in the loop’s: %s)',

@@ -45,6 +45,15 @@ describe('runtimeReaches', () => {
     ['src/a.js', 'eval(atob(hidden));', 'eval('],
     ['src/a.js', "const f = new Function('return 1');", 'new Function('],
     ['src/a.js', "import vm from 'node:vm';", "'node:vm'"],
+    // Code made from text without the names above (red team: each kept a patch of JSON.stringify).
+    ['src/a.mjs', 'const F = (() => {}).constructor;', ').constructor'],
+    ['src/a.js', "const F = Object.getPrototypeOf(async () => {}).constructor('return 1');", ').constructor'],
+    ['src/a.js', "const F = fn.constructor('return 1');", '.constructor('],
+    ['src/a.js', "const F = fn['constructor'];", "['constructor']"],
+    ['src/a.js', "Reflect.construct(Function, ['return 1']);", 'Reflect.construct(Function'],
+    ['src/a.mjs', 'import "data:text/javascript;base64,SlNPTg==";', '"data:text/javascript'],
+    ['src/a.mjs', "await import(`data:application/javascript,${code}`);", '`data:application/javascript'],
+    ['src/a.mjs', 'const url = URL.createObjectURL(blob);', 'URL.createObjectURL('],
     ['src/a.py', 'import time as t\nt.perf_counter = lambda: 0', 't.perf_counter ='],
     ['src/a.py', 'clock = time\nsetattr(clock, "time", f)', 'setattr(clock,'],
     ['src/a.py', "vars(time)['time'] = f", 'vars(time)'],
@@ -122,6 +131,10 @@ describe('runtimeReaches', () => {
       'const first = list.only(1);',
       "context.skip('x');",
       'const fit = measure(shape);',
+      'const copy = new this.constructor(options);',
+      'if (value.constructor === Object) return value;',
+      'const kind = this.constructor.name;',
+      "const doc = 'see data:text/plain for the format';",
     ].join('\n');
     expect(keys(js, 'src/a.ts')).toEqual([]);
     const py = [

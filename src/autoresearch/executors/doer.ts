@@ -24,6 +24,7 @@ import { loadedInProcess } from '../loaded-code.js';
 import { disallowedSilencing } from '../scope-silencing.js';
 import { linksLeadingOut } from '../../infra/contained-path.js';
 import { fileStat } from '../../infra/fs-ops.js';
+import { shadowingModules } from '../module-shadows.js';
 import { bookkeepingPaths, placeInLoop, type AutoresearchContext } from './context.js';
 import { runGuardStep } from './guard-step.js';
 
@@ -137,14 +138,13 @@ export function createDoerExecutor(context: AutoresearchContext): Executor {
       }
       // What the doer changed in its scope (the rest is reverted above); the user's own uncommitted
       // files, dirty before the doer started, are theirs.
-      const inScope = (guard.treeChanges ?? (await git.changedSince(baseSha)))
-        .map((change) => change.path)
-        .filter(
-          (path) =>
-            isPathInScope(path, context.config.scope.doer_paths) &&
-            !isPathInScope(path, ignored) &&
-            !snapshot.files.has(path),
-        );
+      const scopeChanges = (guard.treeChanges ?? (await git.changedSince(baseSha))).filter(
+        ({ path }) =>
+          isPathInScope(path, context.config.scope.doer_paths) &&
+          !isPathInScope(path, ignored) &&
+          !snapshot.files.has(path),
+      );
+      const inScope = scopeChanges.map((change) => change.path);
       // The tests are the metric's, wherever they sit: in the scope too, unless the loop says otherwise.
       const tests = context.config.scope.doer_may_change_tests ? [] : inScope.filter(isTestFile);
       if (tests.length > 0) {
@@ -198,6 +198,22 @@ export function createDoerExecutor(context: AutoresearchContext): Executor {
       // A repository of its own in the scope: git keeps a link to its commit, which no clone can fetch,
       // and no check reads its files (seen: a JSON.stringify patch committed inside src/impl/ and
       // imported from src/lib.mjs, kept at 1000 for a worse 5).
+      // A module added under the name of one of Python's own is imported in its place.
+      const added = scopeChanges.filter((c) => c.change === 'added' || c.change === 'untracked');
+      const shadows = await shadowingModules(
+        context.repo,
+        added.map((c) => c.path),
+      );
+      if (shadows.length > 0) {
+        state = await updateIterationState(context.files, workspace, iter, (s) =>
+          withTamper(s, {
+            role: 'doer',
+            paths: shadows,
+            what: "added a module under the name of one of Python's standard library",
+          }),
+        );
+        request.onActivity?.(`tamper: the doer added ${shadows.join(', ')}, named as Python's own modules`);
+      }
       const nested = await nestedRepositories(context, baseSha, inScope);
       if (nested.length > 0) {
         state = await updateIterationState(context.files, workspace, iter, (s) =>

@@ -39,8 +39,8 @@ export interface WatchedRuns {
 }
 
 /**
- * Watches tracked files, HEAD, the index and the files the loop's commands name. A file that appears
- * and was never tracked is left: a build's output or a cache is what such commands write.
+ * Watches tracked files, HEAD, the index and the files the loop's commands name. A file that appears,
+ * was never tracked and is not ignored is removed after the run (removePlanted).
  */
 export function watchRuns(context: AutoresearchContext): WatchedRuns {
   const changes: TreeChangingRun[] = [];
@@ -148,15 +148,16 @@ export function readTamper(run: TreeChangingRun, who: string): { paths: string[]
 }
 
 /**
- * Of the files a run made and left, those a later run would load as tests or as a tool's or a checker's
- * settings (`extra.test.js`, which `node --test` finds on its own; a `conftest.py`; an `.eslintignore`):
- * removed, and named. A
- * build's output stays, for the next command.
+ * Removes the files a run made and left that git does not ignore, and names those a later run would
+ * load as tests or as a tool's or a checker's settings (`extra.test.js`, which `node --test` finds on
+ * its own; a `conftest.py`; an `.eslintignore`): a run that made one measured nothing. The rest go
+ * quietly: the next run (a repeat, the metric after a guard) would read them, and a keep would commit
+ * them (seen: a memo the measured code wrote in `src/` gave two of three repeats a cached answer, and
+ * went into the kept commit). What git ignores (a build's output) stays for the next command.
  */
 export async function removePlanted(repo: string, left: readonly string[]): Promise<string[]> {
-  const planted = left.filter(isLoadedUnasked);
-  for (const path of planted) await removePath(join(repo, path));
-  return planted;
+  for (const path of left) await removePath(join(repo, path));
+  return left.filter(isLoadedUnasked);
 }
 
 /** What a run changed outside what git shows, as phrases for its reason. */
