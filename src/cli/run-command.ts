@@ -77,6 +77,11 @@ function stopControl(runDir: RunDir, runId: string): ControlFiles {
       await runDir.clearStop();
       return `requested at ${request.requested_at} by ${request.by}`;
     },
+    treeBefore: () => runDir.readTreeBefore(),
+    noteTreeBefore: (bead, dirty) => runDir.writeTreeBefore({ bead, dirty }),
+    async clearTreeBefore(bead) {
+      if ((await runDir.readTreeBefore())?.bead === bead) await runDir.clearTreeBefore();
+    },
   };
 }
 
@@ -161,7 +166,11 @@ export async function runEpicCommand(
   const treeChecked =
     flags.dryRun === true || flags.worktree === true || !plainEpic
       ? undefined
-      : refuseUncommittableTree({ cwd: repo, autoCommit, allowDirty: flags.allowDirty === true }, repoGit);
+      : refuseUncommittableTree(
+          { cwd: repo, autoCommit, allowDirty: flags.allowDirty === true },
+          repoGit,
+          runDir.readTreeBefore(),
+        );
   treeChecked?.catch(() => undefined);
   // What the run needs next loads while br answers those reads (loading it sooner would hold up the
   // calls themselves): validation's module and the default agent's adapter.

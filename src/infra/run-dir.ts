@@ -25,10 +25,21 @@ export interface RunDir {
   readStop(): Promise<StopRequest | undefined>;
   requestStop(by: string, runId?: string): Promise<void>;
   clearStop(): Promise<void>;
+  /** The tree before a bead's first attempt under --auto-commit (see ControlFiles.treeBefore). */
+  readTreeBefore(): Promise<TreeBefore | undefined>;
+  writeTreeBefore(record: TreeBefore): Promise<void>;
+  clearTreeBefore(): Promise<void>;
+}
+
+/** A bead, and the paths that were dirty before its first attempt, each with its fingerprint. */
+export interface TreeBefore {
+  bead: string;
+  dirty: ReadonlyMap<string, string>;
 }
 
 export function createRunDir(root: string, trustedRoot: string = root): RunDir {
   const stopPath = join(root, 'stop');
+  const treeBeforePath = join(root, 'tree-before.json');
   const runsDir = join(root, 'runs');
   const logsDir = join(root, 'logs');
   return {
@@ -69,6 +80,26 @@ export function createRunDir(root: string, trustedRoot: string = root): RunDir {
         `${JSON.stringify({ requested_at: new Date().toISOString(), by, run_id: runId })}\n`,
       ),
     clearStop: () => rm(stopPath, { force: true }),
+    readTreeBefore: async () => {
+      const text = await readFileIfExists(treeBeforePath).catch(() => undefined);
+      if (text === undefined) return undefined;
+      try {
+        const value = JSON.parse(text) as { bead?: unknown; dirty?: unknown };
+        if (typeof value.bead !== 'string' || !Array.isArray(value.dirty)) return undefined;
+        const dirty = new Map<string, string>();
+        for (const entry of value.dirty as unknown[]) {
+          if (Array.isArray(entry) && typeof entry[0] === 'string' && typeof entry[1] === 'string')
+            dirty.set(entry[0], entry[1]);
+        }
+        return { bead: value.bead, dirty };
+      } catch {
+        // Unreadable: as if there were none (the user's changes are then refused as ever, never taken).
+        return undefined;
+      }
+    },
+    writeTreeBefore: (record) =>
+      writeFileAtomic(treeBeforePath, `${JSON.stringify({ bead: record.bead, dirty: [...record.dirty] })}\n`),
+    clearTreeBefore: () => rm(treeBeforePath, { force: true }),
   };
 }
 

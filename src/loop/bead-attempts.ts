@@ -33,7 +33,12 @@ export async function runBead(ctx: RunContext, bead: Bead, via?: AttemptVia): Pr
     await dirtyRead?.catch(() => undefined);
     return { kind: 'skipped', message: `Could not claim ${bead.id}: ${claim.reason}` };
   }
-  const dirtyBefore = await dirtyRead;
+  // A bead a killed or interrupted run left unfinished keeps the tree its first attempt found: what that
+  // attempt left is its own, to be committed with it. The record is on disk before the agent starts.
+  const resumed = dirtyRead === undefined ? undefined : await d.control.treeBefore?.().catch(() => undefined);
+  const dirtyBefore = resumed?.bead === bead.id ? resumed.dirty : await dirtyRead;
+  if (resumed?.bead === bead.id) await dirtyRead?.catch(() => undefined);
+  if (dirtyBefore !== undefined) await d.control.noteTreeBefore?.(bead.id, dirtyBefore);
 
   const chosen = agentSpecFor(bead, role, o.agents);
   const agentSpec = executor.builtin === true ? 'built-in' : chosen.spec;
@@ -289,6 +294,7 @@ async function closeBead(
     );
   }
   if (bead.labels.includes(FAILED_LABEL)) await d.store.removeLabel(bead.id, FAILED_LABEL);
+  if (dirtyBefore !== undefined) await d.control.clearTreeBefore?.(bead.id);
   ctx.emit({
     type: 'bead_closed',
     epic: o.epicId,

@@ -1,12 +1,18 @@
 // Before a run claims or writes anything: refuse a work tree no bead could be committed in.
 import { EnvironmentError } from '../infra/errors.js';
 import { namePaths } from './run-context.js';
-import type { RunnerGit, RunnerOptions } from './types.js';
+import type { DirtyPaths, RunnerGit, RunnerOptions } from './types.js';
 
 /** Throws, naming the fix, on a git operation under way, a left index lock, or a dirty tree to auto-commit on. */
 export async function refuseUncommittableTree(
   o: Pick<RunnerOptions, 'cwd' | 'autoCommit' | 'allowDirty'>,
   git: RunnerGit | undefined,
+  /**
+   * The tree before the last bead's first attempt (ControlFiles.treeBefore): a path dirty now that was
+   * not dirty then is that bead's unfinished work, left by a run that was killed or interrupted, and
+   * its rerun commits it; only what was dirty then is the user's.
+   */
+  leftBy?: Promise<{ bead: string; dirty: DirtyPaths } | undefined>,
 ): Promise<void> {
   if (git === undefined) return;
   // Both asked at once (each is a git process); a refusal still names the operation first.
@@ -26,7 +32,10 @@ export async function refuseUncommittableTree(
     );
   }
   if (o.autoCommit && o.allowDirty !== true) {
-    const dirty = [...(await git.dirtyPaths()).keys()];
+    const before = await leftBy?.catch(() => undefined);
+    const dirty = [...(await git.dirtyPaths()).keys()].filter(
+      (path) => before === undefined || before.dirty.has(path),
+    );
     if (dirty.length > 0) {
       throw new EnvironmentError(
         `--auto-commit will not start on a dirty tree: ${namePaths(dirty)} ${dirty.length === 1 ? 'has' : 'have'} uncommitted changes of your own, which Forge never commits.`,

@@ -158,6 +158,14 @@ export interface ControlFiles {
   transcriptPath(beadId: string): string;
   /** The repository the transcripts are in (ExecutionRequest.transcriptRoot). */
   transcriptRoot?: string | undefined;
+  /**
+   * What was dirty before a bead's first attempt under --auto-commit, kept on disk until the bead
+   * closes: a run after a kill or an interrupt takes that bead's leftovers for its own (its commit holds
+   * them when it is done), not for the user's. The record names one bead, the last one started.
+   */
+  treeBefore?(): Promise<{ bead: string; dirty: DirtyPaths } | undefined>;
+  noteTreeBefore?(bead: string, dirty: DirtyPaths): Promise<void>;
+  clearTreeBefore?(bead: string): Promise<void>;
 }
 
 /** Why a guard will not let a bead start: the run stops with this reason and message. */

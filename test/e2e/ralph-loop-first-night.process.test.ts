@@ -127,6 +127,41 @@ describe('--auto-commit commits only what the bead changed', () => {
     expect(status.split('\n').sort()).toEqual([' M user.txt', '?? notes.txt']);
   });
 
+  it('after a kill -9 mid-bead, the rerun takes what the bead left for its own and commits it when done', async () => {
+    // Seen: the rerun refused the dirty tree as the user's ("uncommitted changes of your own"), and
+    // --allow-dirty then closed the bead with its work left out of the commit.
+    const repo = await makeRepo();
+    const { epic, ids } = await repo.epic(['write']);
+    await repo.script({
+      [ids[0]!]: [
+        [{ write: { path: 'work.txt', content: 'half\n' } }, { hang: true }],
+        [{ write: { path: 'more.txt', content: 'done\n' } }],
+      ],
+    });
+    const first = startCli(
+      'ralph-loop',
+      ['--store', 'embedded', epic, '--agent', repo.agent, '--auto-commit'],
+      {
+        cwd: repo.dir,
+        env: repo.env,
+      },
+    );
+    const agent = await waitFor(async () => (await repo.calls())[0]?.pid, 60_000, 'agent started');
+    reap(agent);
+    await waitFor(async () => (existsSync(join(repo.dir, 'work.txt')) ? true : undefined), 10_000, 'written');
+    first.kill('SIGKILL');
+    await first.catch(() => undefined);
+
+    const rerun = await repo.ralph([epic, '--agent', repo.agent, '--auto-commit']);
+    expect(rerun.exitCode, rerun.stderr).toBe(0);
+    expect(await git(repo, 'log', '-1', '--format=%s')).toBe(`ralph-loop: ${ids[0]} write`);
+    expect((await git(repo, 'show', '--name-only', '--format=', 'HEAD')).split('\n').sort()).toEqual([
+      'more.txt',
+      'work.txt',
+    ]);
+    expect(await git(repo, 'status', '--porcelain', '--', 'work.txt', 'more.txt')).toBe('');
+  });
+
   it('refuses outside a git repository (exit 3) instead of silently committing nothing', async () => {
     const repo = await makeRepo('embedded', { git: false });
     const { epic } = await repo.epic(['write']);
