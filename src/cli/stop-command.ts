@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import { UsageError } from '../infra/errors.js';
 import { isLockHolderLive, readLockFile } from '../infra/lock-file.js';
 import { namesMark, RUN_MARK_VAR } from '../infra/run-marks.js';
-import { globals, workingDir } from './common.js';
+import { globals, openStoreFor, workingDir, type GlobalOptions } from './common.js';
 import type { CliDeps } from './deps.js';
 import { runDirFor } from './epic-dirs.js';
 import { printJson, say } from './output.js';
@@ -23,6 +23,9 @@ export function defineStopCommand(command: Command, deps: CliDeps): void {
         },
       );
     }
+    // No runner: a mistyped epic would say "nothing to stop" while the real run goes on. One the store
+    // does not hold is named with the closest it does (exit 2); a store that cannot be read says nothing.
+    if (!running) await refuseUnknownEpic(deps, options, epicId);
     if (running) await runDir.requestStop(`pid ${deps.pid}`, holder.run_id);
     if (options.json)
       printJson(deps, { epic: epicId, stop_requested: running, running, holder: holder ?? null });
@@ -30,6 +33,16 @@ export function defineStopCommand(command: Command, deps: CliDeps): void {
       say(deps, `Asked the loop of ${epicId} (pid ${holder.pid}) to stop after its current bead.`);
     else say(deps, `No runner is live for ${epicId}; nothing to stop.`);
   });
+}
+
+async function refuseUnknownEpic(deps: CliDeps, options: GlobalOptions, epicId: string): Promise<void> {
+  const { showRunTarget } = await import('./run-target.js');
+  try {
+    const { opened, cwd } = await openStoreFor(deps, options);
+    await showRunTarget(opened.store, epicId, 'epic', { dir: cwd, inGitRepo: true });
+  } catch (error) {
+    if (error instanceof UsageError) throw error;
+  }
 }
 
 /**

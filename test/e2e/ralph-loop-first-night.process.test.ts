@@ -360,6 +360,11 @@ describe('faults end cleanly', () => {
     const stop = await repo.ralph(['stop', epic]);
     expect(stop.exitCode).toBe(0);
     expect(stop.stderr).toContain(`No runner is live for ${epic}; nothing to stop.`);
+    // A mistyped epic is not "nothing to stop": the run the user meant may be going on.
+    const typo = `${epic.slice(0, -1)}${epic.endsWith('x') ? 'y' : 'x'}`;
+    const mistyped = await repo.ralph(['stop', typo]);
+    expect(mistyped.exitCode).toBe(2);
+    expect(mistyped.stderr).toContain(`There is no epic ${typo}; did you mean ${epic}?`);
     const run = await repo.ralph([epic, '--agent', repo.agent]);
     expect(run.exitCode, run.stderr).toBe(0);
     for (const id of ids) expect((await repo.show(id)).status).toBe('closed');
