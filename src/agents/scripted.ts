@@ -46,7 +46,7 @@ export function createScriptedRunner(spec: AgentSpec, options: AgentRunnerOption
 }
 
 type Ending = Pick<AgentResult, 'outcome' | 'message'> &
-  Partial<Pick<AgentResult, 'resetAt' | 'retryAfterMs' | 'fatal'>>;
+  Partial<Pick<AgentResult, 'resetAt' | 'retryAfterMs' | 'fatal' | 'environment'>>;
 
 interface RunState {
   request: AgentRequest;
@@ -146,7 +146,9 @@ async function followScript(
     return {
       outcome: 'error',
       message: `The scripted agent needs ${SCRIPTED_AGENT_ENV}=<path to a script .json> in its environment.`,
+      // The run's set-up, not the bead: left open and unlabelled, as for an agent binary that is missing.
       fatal: true,
+      environment: true,
     };
   }
   const path = resolve(request.cwd, scriptPath);
@@ -160,7 +162,8 @@ async function followScript(
     prompt: request.prompt,
   });
   const loaded = await loadScript(path);
-  if (!loaded.ok) return { outcome: 'error', message: `Scripted agent: ${loaded.reason}.`, fatal: true };
+  if (!loaded.ok)
+    return { outcome: 'error', message: `Scripted agent: ${loaded.reason}.`, fatal: true, environment: true };
 
   const rule = await findRule(loaded.script, {
     bead: request.bead,

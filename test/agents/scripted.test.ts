@@ -330,7 +330,8 @@ describe('scripted agent: script problems are fatal and clear', () => {
   it('needs FORGE_SCRIPTED_AGENT', async () => {
     const { run } = await setUp({ rules: [{ steps: [] }] });
     const result = await run(doer(), { env: {} });
-    expect(result).toMatchObject({ outcome: 'error', fatal: true });
+    // The run's set-up, not the bead's fault: the runner stops, the bead left open and unlabelled.
+    expect(result).toMatchObject({ outcome: 'error', fatal: true, environment: true });
     expect(result.message).toContain('FORGE_SCRIPTED_AGENT');
   });
 
@@ -348,7 +349,7 @@ describe('scripted agent: script problems are fatal and clear', () => {
   ])('rejects an invalid script, naming the file and the field', async (script, expected) => {
     const { run } = await setUp(script);
     const result = await run(doer());
-    expect(result).toMatchObject({ outcome: 'error', fatal: true });
+    expect(result).toMatchObject({ outcome: 'error', fatal: true, environment: true });
     expect(result.message).toContain('script.json');
     expect(result.message).toContain(expected);
   });
@@ -359,6 +360,8 @@ describe('scripted agent: script problems are fatal and clear', () => {
     });
     const unknown = await run(doer(1));
     expect(unknown).toMatchObject({ outcome: 'error', fatal: true });
+    // A step this bead cannot take is the bead's failure, not the set-up's.
+    expect(unknown.environment).toBeUndefined();
     expect(unknown.message).toContain('unknown placeholder {{title}}');
     const unavailable = await run({ id: 'bd-1', title: 't', labels: [] });
     expect(unavailable.message).toContain('{{iter}} needs an iter:N label');

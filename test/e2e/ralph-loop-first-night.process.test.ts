@@ -188,6 +188,20 @@ describe('exit codes and messages that say what happened', () => {
     ).toEqual(['1']);
   });
 
+  it('a scripted agent whose script is missing is the set-up’s fault: exit 3, the bead open and unlabelled', async () => {
+    const repo = await makeRepo();
+    const { epic, ids } = await repo.epic(['a']);
+    const run = await runCli('ralph-loop', ['--store', 'embedded', epic, '--agent', 'scripted'], {
+      cwd: repo.dir,
+      env: { ...repo.env, FORGE_SCRIPTED_AGENT: 'no-such-script.json' },
+    });
+    expect(run.exitCode, run.stderr).toBe(3);
+    expect(run.stderr).toContain('no-such-script.json');
+    const bead = await repo.show(ids[0]!);
+    expect(bead.status).toBe('open');
+    expect(bead.labels ?? []).not.toContain('ralph:failed');
+  });
+
   it('a mistyped epic is a usage error that names the closest epic, and leaves nothing behind', async () => {
     const repo = await makeRepo();
     const { epic } = await repo.epic(['a']);
