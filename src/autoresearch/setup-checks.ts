@@ -134,7 +134,7 @@ export async function uncommittedInScope(
     .map((entry) => entry.path)
     .join(', ');
   return [
-    `Uncommitted changes in scope (${named}${dirty.length > 3 ? ', …' : ''}): commit them so the baseline matches HEAD; the arbiter keeps or reverts relative to commits.`,
+    `Uncommitted changes in scope (${named}${dirty.length > 3 ? ', …' : ''}): commit or stash them so the baseline matches HEAD; no doer starts an iteration while they are there, since its commit would take them and a revert remove them.`,
   ];
 }
 

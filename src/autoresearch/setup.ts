@@ -122,6 +122,13 @@ export async function setupLoop(
       cause: error,
     });
   }
+  // A scope that names nothing there yet: a typo reverts every doer's change as out of scope all night.
+  for (const path of config.scope.doer_paths) {
+    if (!(await files.exists(resolve(repo, path))))
+      warnings.push(
+        `The scope ${path} does not exist in the repository: a doer may create it, but every change it makes elsewhere is reverted as out of scope (check the path for a typo).`,
+      );
+  }
   warnings.push(...(await uncommittedInScope(ports.git, config)));
   warnings.push(...(await ignoredInScope(ports.git, config)));
   warnings.push(...(await artifactSpeaksToModels(files, repo, config)));

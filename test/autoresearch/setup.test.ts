@@ -226,6 +226,14 @@ describe('a hard loop', () => {
     expect(result.warnings.join('\n')).toContain('Uncommitted changes in scope (src/limiter.ts)');
   });
 
+  it('warns about a scope that names nothing in the repository (a typo reverts every change)', async () => {
+    const { repo, ports } = await fixture();
+    const result = await setupLoop(repo.dir, { ...HARD, scope: ['srcx/'] }, ports);
+    expect(result.warnings).toContain(
+      'The scope srcx/ does not exist in the repository: a doer may create it, but every change it makes elsewhere is reverted as out of scope (check the path for a typo).',
+    );
+  });
+
   // What the doer writes to an ignored file is put back before the metric runs, in its scope too.
   it('warns about ignored data or build outputs in scope, not caches', async () => {
     const { repo, ports } = await fixture();
