@@ -1253,6 +1253,45 @@ describe('what a measured run leaves in the tree', () => {
   });
 });
 
+describe('Python’s bytecode caches', () => {
+  it('a forged cache of a metric helper, where git ignores caches, is never loaded: removed around each run', async () => {
+    // Seen: the measured code wrote weight's cache as `W = 100`, header matching weight.py's size and
+    // time, during an iteration that was reverted; the next iteration's metric loaded it (5 kept as 500).
+    const score = [
+      'import json, sys',
+      "sys.path.insert(0, 'scripts')",
+      'from weight import W',
+      "print(json.dumps({'score': int(open('src/value.txt').read()) * W}))",
+      '',
+    ].join('\n');
+    const f = await createLoopFixture({ metric: jsonMetric('python3 scripts/score.py') });
+    await f.repo.write('scripts/score.py', score);
+    await f.repo.write('scripts/weight.py', 'W = 1\n');
+    await f.repo.write('.gitignore', '.autoresearch/\n__pycache__/\n');
+    f.repo.commitAll('a Python metric with a weight');
+    await f.baseline();
+    expect(await f.repo.exists('scripts/__pycache__')).toBe(false);
+    const forge = [
+      'import importlib._bootstrap_external as b, importlib.util, os, sys',
+      "st = os.stat('scripts/weight.py')",
+      "code = compile('W = 100\\n', 'scripts/weight.py', 'exec')",
+      "path = importlib.util.cache_from_source('scripts/weight.py')",
+      'os.makedirs(os.path.dirname(path), exist_ok=True)',
+      "open(path, 'wb').write(b._code_to_timestamp_pyc(code, st.st_mtime, st.st_size))",
+    ].join('\n');
+    // Planted after the doer's run, before the judge's (a process the doer left behind would do it).
+    f.full.behaviour = doerWrites(f, '5', async () => undefined);
+    expect((await f.run('doer', 1)).outcome).toBe('ok');
+    execFileSync('python3', ['-c', forge], { cwd: f.repo.dir });
+    const planted = execFileSync('python3', ['scripts/score.py'], { cwd: f.repo.dir, encoding: 'utf8' });
+    expect(planted.trim()).toBe('{"score": 500}');
+    expect((await f.run('judge', 1)).outcome).toBe('ok');
+    const message = (await f.run('arbiter', 1)).message;
+    expect(message).toMatch(/^revert \(10 → 5/);
+    expect(await f.repo.exists('scripts/__pycache__')).toBe(false);
+  });
+});
+
 describe('a module named as one of Python’s own', () => {
   it('added in the scope, where a path puts it before the standard library, is a tamper; in a package it is not', async () => {
     // Seen: src/statistics.py, whose median returns 1000, imported by a metric that puts src/ on its path.

@@ -47,6 +47,8 @@ export function watchRuns(context: AutoresearchContext): WatchedRuns {
   return {
     async run(command, options) {
       const named = await commandFiles(context.config, context.repo);
+      // Before the run too: one a process the doer left wrote since the last run is no cache of ours.
+      await removeBytecodeCaches(context);
       const before = await snapshotTree(context.git, named);
       // A submodule's files are the tree's too (a metric's fixtures may live in one), whatever the scope.
       const submodules = await snapshotSubmodules(context.git, context.gitAt, context.repo, 'HEAD', []);
@@ -67,6 +69,7 @@ export function watchRuns(context: AutoresearchContext): WatchedRuns {
         const change = await restoreTree(context.git, before, bookkeepingPaths(context), {
           leaveNewFiles: true,
         });
+        await removeBytecodeCaches(context);
         const { phrases: reached, readers } =
           exits === undefined ? { phrases: [], readers: [] } : await reads(context, exits, roots, named);
         const ended = exits === undefined ? [] : await endings(context, exits, roots, named);
@@ -89,6 +92,20 @@ export function watchRuns(context: AutoresearchContext): WatchedRuns {
     },
     changes: () => changes,
   };
+}
+
+/**
+ * Python's bytecode caches that git ignores in the tree, removed before and after every measured run. Python loads
+ * a `.pyc` whose header matches its source's size and time without reading the source, so one the
+ * measured code wrote would score every later run (seen: a helper's cache forged as `W = 100` during
+ * an iteration that was reverted, then loaded by the next one's metric: a worse 5 kept as 500). Python
+ * writes them again; a virtual environment's, under a folder git ignores whole, are not listed.
+ */
+async function removeBytecodeCaches(context: AutoresearchContext): Promise<void> {
+  for (const path of (await context.git.ignoredPaths?.()) ?? []) {
+    if (/(?:^|\/)__pycache__\/?$|\.py[co]$/.test(path))
+      await removePath(join(context.repo, path), { recursive: true });
+  }
 }
 
 /** How the doer's code ended the run's processes, from the exit watch's log, which is then removed. */
