@@ -404,7 +404,8 @@ export function createLoopBeadGuard(ctx: StateGuardContext): BeadGuard {
     const paths = new Set<string>();
     for (const entry of await ctx.git.statusPorcelain()) {
       for (const path of [entry.path, entry.origPath]) {
-        if (path !== undefined && isPathInScope(path, scope) && !isPathInScope(path, ignored)) paths.add(path);
+        if (path !== undefined && isPathInScope(path, scope) && !isPathInScope(path, ignored))
+          paths.add(path);
       }
     }
     if (paths.size === 0) return undefined;

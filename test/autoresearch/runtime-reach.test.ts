@@ -52,7 +52,7 @@ describe('runtimeReaches', () => {
     ['src/a.js', "const F = fn['constructor'];", "['constructor']"],
     ['src/a.js', "Reflect.construct(Function, ['return 1']);", 'Reflect.construct(Function'],
     ['src/a.mjs', 'import "data:text/javascript;base64,SlNPTg==";', '"data:text/javascript'],
-    ['src/a.mjs', "await import(`data:application/javascript,${code}`);", '`data:application/javascript'],
+    ['src/a.mjs', 'await import(`data:application/javascript,${code}`);', '`data:application/javascript'],
     ['src/a.mjs', 'const url = URL.createObjectURL(blob);', 'URL.createObjectURL('],
     ['src/a.py', 'import time as t\nt.perf_counter = lambda: 0', 't.perf_counter ='],
     ['src/a.py', 'clock = time\nsetattr(clock, "time", f)', 'setattr(clock,'],
