@@ -7,7 +7,7 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import type { LoopFiles } from '../infra/loop-files.js';
-import { AppError } from '../infra/errors.js';
+import { AppError, ExitCode } from '../infra/errors.js';
 import { describeZodFields } from '../infra/zod-issues.js';
 
 /**
@@ -233,8 +233,9 @@ export function parseLedgerText(content: string, path: string, firstLine: number
 }
 
 export class LedgerError extends AppError {
+  // Bad input, named by file and line, as a malformed config is (exit 4): not an unexpected failure.
   constructor(message: string, hint = 'Fix or remove that line by hand; the ledger is plain JSONL.') {
-    super(message, { hint });
+    super(message, { hint, exitCode: ExitCode.config });
     this.name = 'LedgerError';
   }
 }

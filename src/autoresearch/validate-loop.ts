@@ -138,7 +138,7 @@ export function checkLoop(epicId: string, beads: readonly Bead[], state: LoopSta
     error(
       `${state.workspace}/research-log.jsonl`,
       state.ledgerError,
-      'See ralph-loop status for the ledger; restore it from git if it was edited.',
+      'Fix the line it names by hand (the ledger is plain JSONL, one object a line); status and the run read it as it is.',
     );
 
   const loop = beads.filter((bead) => bead.labels.includes(LOOP_LABEL));

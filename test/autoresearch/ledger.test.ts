@@ -120,6 +120,8 @@ describe('readLedger', () => {
     await writeFile(ledger, `${JSON.stringify(line(0))}\n{"iter":1,"ts"\n${JSON.stringify(line(2))}\n`);
     await expect(readLedger(loopFiles, ledger)).rejects.toThrow(LedgerError);
     await expect(readLedger(loopFiles, ledger)).rejects.toThrow(`${ledger}:2: not valid JSON`);
+    // Bad input named by file and line, as a malformed config is: exit 4, not 1 (an unexpected failure).
+    await expect(readLedger(loopFiles, ledger)).rejects.toMatchObject({ exitCode: 4 });
   });
 
   it('is tamper-evident: a line edited, removed or slipped in after it was written is named', async () => {
