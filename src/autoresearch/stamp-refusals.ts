@@ -25,3 +25,19 @@ export async function refuseWhenAsking(ctx: LoopContext): Promise<void> {
     hint: `Answer the question in that file, then run: ralph-loop resume ${ctx.epicId}`,
   });
 }
+
+/**
+ * The retrospective comes after the loop's end (a terminal signal: goal, cap, plateau, wall clock,
+ * budget). Stamped before it, by a strategist, it ended the night early with the target unmet and no
+ * reason recorded, and the real end then found it used (seen).
+ */
+export async function refuseBeforeTheEnd(ctx: LoopContext): Promise<void> {
+  if ((await ctx.files.readIfExists(ctx.paths.terminalSignal)) !== undefined) return;
+  throw new AppError(
+    `The loop of ${ctx.epicId} has not ended (no terminal signal): its retrospective comes after the end.`,
+    {
+      exitCode: ExitCode.usage,
+      hint: `Stamp the next iteration (forge-pack stamp --epic ${ctx.epicId} --iter <next>), or ask the user (--needs-human <file>); the arbiter ends the loop at its goal, caps or plateau.`,
+    },
+  );
+}

@@ -22,7 +22,7 @@ import {
 import type { LoopContext } from './loop-context.js';
 import { ledgerDigest, metricDigest } from './prompt-digests.js';
 import { stampPopulation } from './population-stamp.js';
-import { refuseWhenAsking, refuseWhenEnded } from './stamp-refusals.js';
+import { refuseBeforeTheEnd, refuseWhenAsking, refuseWhenEnded } from './stamp-refusals.js';
 import { gatherRetrospectiveFacts } from './retrospective-facts.js';
 import {
   arbiterView,
@@ -207,6 +207,7 @@ export async function stampRetrospective(ctx: LoopContext, store: BeadStore): Pr
       redactions: 0,
     };
   }
+  await refuseBeforeTheEnd(ctx);
   const strategists = beads.filter((bead) => {
     const role = loopRoleOf(bead);
     return role === 'strategist' || role === 'resume-strategist';

@@ -429,6 +429,16 @@ export function createLoopBeadGuard(ctx: StateGuardContext): BeadGuard {
       if (changedDependencies !== undefined) return { reason: 'refused', message: changedDependencies };
       const userWork = context.role === 'doer' ? await userWorkInScope(bead) : undefined;
       if (userWork !== undefined) return { reason: 'refused', message: userWork };
+      // A question waits for the user: nothing runs until it is answered, even what a strategist stamped
+      // beside it (seen: iteration 2 ran whole past a question asked with it, and strategist-2 then
+      // failed twice on stamping while asking). The resume-strategist is how an answer comes back.
+      const question = join(ctx.workspace, 'needs-human.md');
+      if (context.role !== 'resume-strategist' && (await ctx.files.exists(question))) {
+        return {
+          reason: 'needs_human',
+          message: `The loop is waiting for your answer in ${relativeName(ctx.repo, question)}. Answer it in that file, then run: ralph-loop resume ${ctx.epicId}`,
+        };
+      }
       const head = await checkHead(
         { workspace: ctx.workspace, files: ctx.files, git: ctx.git, now: ctx.now, accept: acceptHead },
         bead,

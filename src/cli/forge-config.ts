@@ -63,10 +63,16 @@ export const forgeConfigSchema = z.strictObject({
           GATE_NAME,
           'a gate name is 1-40 letters, digits, "_" or "-" (a gates:<name> label must hold it)',
         ),
-      z.union([
-        argvSchema,
-        z.strictObject({ argv: argvSchema, timeout_seconds: z.number().int().positive().optional() }),
-      ]),
+      z.union(
+        [
+          argvSchema,
+          z.strictObject({ argv: argvSchema, timeout_seconds: z.number().int().positive().optional() }),
+        ],
+        {
+          // zod says only "Invalid input" when no shape matches; a string is the usual slip.
+          error: 'expected an argv array (["npm", "test"]) or {"argv": [...], "timeout_seconds": N}; a command is never a shell string',
+        },
+      ),
     )
     .default({}),
   /**

@@ -362,6 +362,25 @@ describe('the guard before every bead', () => {
     expect(await f.guard.beforeBead(bead('doer', 1), { role: 'doer', builtin: false })).toBeUndefined();
   });
 
+  it('runs nothing while a question waits for the user, but the resume-strategist that carries the answer', async () => {
+    // Seen: a strategist stamped iteration 2 and asked a question with it; iteration 2 ran whole, and
+    // strategist-2 then failed twice on stamping while the question waited (exit 5, not 6).
+    const f = await createLoopFixture();
+    await f.guard.start();
+    await writeFile(join(f.workspace, 'needs-human.md'), 'Which way?\n');
+    const veto = await f.guard.beforeBead(bead('doer', 2), { role: 'doer', builtin: false });
+    expect(veto).toEqual({
+      reason: 'needs_human',
+      message: `The loop is waiting for your answer in .autoresearch/needs-human.md. Answer it in that file, then run: ralph-loop resume ${f.epicId}`,
+    });
+    expect((await f.guard.beforeBead(bead('arbiter', 1), { role: 'arbiter', builtin: true }))?.reason).toBe(
+      'needs_human',
+    );
+    expect(
+      await f.guard.beforeBead(bead('resume-strategist', 1), { role: 'resume-strategist', builtin: false }),
+    ).toBeUndefined();
+  });
+
   it('stops before anything is scored when a person moved HEAD, and goes on when told to accept it', async () => {
     const f = await createLoopFixture();
     await f.guard.start();

@@ -250,6 +250,18 @@ describe('soft baseline and retrospective', () => {
     expect(again.created).toEqual([]);
     expect(again.existing.map((b) => b.id)).toEqual([retro.id]);
   });
+
+  it('stamps no retrospective before the loop has ended: a strategist cannot end the night early', async () => {
+    // Seen: strategist-1 stamped the retrospective with the target unmet and no terminal signal; the
+    // loop closed its epic as done, and the real end found the retrospective used.
+    const { ctx, store, epic } = await makeLoop();
+    await stampIteration(ctx, store, { iter: 1 });
+    await expect(stampRetrospective(ctx, store)).rejects.toMatchObject({
+      exitCode: 2,
+      message: `The loop of ${epic} has not ended (no terminal signal): its retrospective comes after the end.`,
+    });
+    expect((await store.children(epic)).map((bead) => bead.title)).not.toContain('retrospective: parser');
+  });
 });
 
 describe('the blind contract', () => {
