@@ -100,14 +100,15 @@ describe('strategist executor (loop state in memory)', () => {
     expect(loop.agent.calls).toBe(1);
   });
 
-  it('succeeds when it stamped the next doer, and books its cost to the next iteration and the spend', async () => {
+  it('succeeds when it stamped the next iteration, and books its cost to the next iteration and the spend', async () => {
     const loop = await memoryLoop();
     loop.agent.behaviour = async () => {
-      await loop.context.store.create({
-        title: 'doer-2',
-        parent: loop.epicId,
-        labels: ['role:doer', 'iter:2'],
-      });
+      for (const role of ['doer', 'judge', 'arbiter', 'strategist'])
+        await loop.context.store.create({
+          title: `${role}-2`,
+          parent: loop.epicId,
+          labels: [`role:${role}`, 'iter:2'],
+        });
       return { outcome: 'ok', message: 'stamped', costUsd: 0.25 };
     };
     const result = await loop.strategist.execute(loop.request(1));
@@ -130,6 +131,7 @@ describe('strategist executor (loop state in memory)', () => {
       await child('doer-2', ['role:doer', 'iter:2']);
       const judge2 = await child('judge-2', ['role:judge', 'iter:2']);
       const arbiter2 = await child('arbiter-2', ['role:arbiter', 'iter:2']);
+      await child('strategist-2', ['role:strategist', 'iter:2']);
       for (const bead of [judge2, arbiter2, arbiter1]) await store.close(bead.id, 'done');
       return { outcome: 'ok', message: 'stamped' };
     };
@@ -144,6 +146,7 @@ describe('strategist executor (loop state in memory)', () => {
       'doer-2': 'open',
       'judge-2': 'open',
       'arbiter-2': 'open',
+      'strategist-2': 'open',
     });
     expect(result.tampered).toHaveLength(3);
     expect(result.tampered?.join(' ')).toMatch(/\(judge-2\).*\(arbiter-2\)|\(arbiter-2\).*\(judge-2\)/);
@@ -157,6 +160,29 @@ describe('strategist executor (loop state in memory)', () => {
       },
     ]);
     expect(other.status).toBe('open');
+  });
+
+  it('fails (to be retried once) when it stamped the next iteration only in part, naming what is missing', async () => {
+    // Seen: a stamp killed after doer-2 was made; the loop ran doer-2 and closed the epic as done.
+    const loop = await memoryLoop();
+    loop.agent.behaviour = async () => {
+      await loop.context.store.create({
+        title: 'doer-2',
+        parent: loop.epicId,
+        labels: ['role:doer', 'iter:2'],
+      });
+      await loop.context.store.create({
+        title: 'judge-2',
+        parent: loop.epicId,
+        labels: ['role:judge', 'iter:2'],
+      });
+      return { outcome: 'ok', message: 'stamped' };
+    };
+    const result = await loop.strategist.execute(loop.request(1));
+    expect(result.outcome).toBe('error');
+    expect(result.message).toBe(
+      `strategist for iteration 1 stamped iteration 2 only in part (no arbiter-2, strategist-2): forge-pack stamp --epic ${loop.epicId} --iter 2 makes the missing beads.`,
+    );
   });
 
   it('a doer stamped for another iteration is not the next step', async () => {

@@ -4,7 +4,7 @@ import type { Executor, ExecutionRequest, ExecutionResult } from '../../loop/typ
 import { updateIterationState, withTamper } from '../iteration-state.js';
 import { recordSpend } from '../spend.js';
 import { iterOf as iterLabel } from '../../infra/labels.js';
-import { loopRoleOf } from '../loop-beads.js';
+import { CYCLE_ROLES, loopRoleOf } from '../loop-beads.js';
 import { placeInLoop, type AutoresearchContext } from './context.js';
 import { recordSpecReentry } from './spec-reentry.js';
 
@@ -37,6 +37,17 @@ export function createStrategistExecutor(
       await recordSpend(context.files, context.workspace, kind, result);
       if (result.outcome !== 'ok') return result;
       const next = await nextStep(context, request.epicId, iter);
+      if (next !== undefined && typeof next !== 'string') {
+        // Seen: a stamp killed after doer-2 was made; the loop ran doer-2, found nothing ready after it
+        // and closed the epic as done, the doer's commit unjudged. Stamping again makes what is missing.
+        return {
+          ...result,
+          outcome: 'error',
+          message:
+            `${kind} for iteration ${iter} stamped iteration ${iter + 1} only in part (no ${next.missing.join(', ')}): ` +
+            `forge-pack stamp --epic ${request.epicId} --iter ${iter + 1} makes the missing beads.`,
+        } satisfies ExecutionResult;
+      }
       if (next !== undefined) return { ...result, closeReason: `${kind}-${iter}: ${next}` };
       return {
         ...result,
@@ -80,10 +91,13 @@ async function nextStep(
   context: AutoresearchContext,
   epicId: string,
   iter: number,
-): Promise<string | undefined> {
+): Promise<string | { missing: string[] } | undefined> {
   const children = await context.store.children(epicId, { recursive: true });
-  const stamped = children.some((bead) => loopRoleOf(bead) === 'doer' && iterLabel(bead) === iter + 1);
-  if (stamped) return `stamped iteration ${iter + 1}`;
+  const roles = new Set(children.filter((bead) => iterLabel(bead) === iter + 1).map(loopRoleOf));
+  if (roles.has('doer')) {
+    const missing = CYCLE_ROLES.filter((role) => !roles.has(role)).map((role) => `${role}-${iter + 1}`);
+    return missing.length === 0 ? `stamped iteration ${iter + 1}` : { missing };
+  }
   if (children.some((bead) => loopRoleOf(bead) === 'retrospective')) return 'stamped the retrospective';
   if (await context.files.exists(join(context.workspace, NEEDS_HUMAN_FILE)))
     return `asked the user (${NEEDS_HUMAN_FILE})`;
