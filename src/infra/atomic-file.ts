@@ -33,14 +33,15 @@ export async function writeFileAtomic(
   const temp = join(dir, `.${basename(path)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
   const handle = await open(temp, 'wx');
   try {
-    await handle.writeFile(content);
-    if (options.durable !== false) await handle.sync();
-  } finally {
-    await handle.close();
-  }
-  try {
+    try {
+      await handle.writeFile(content);
+      if (options.durable !== false) await handle.sync();
+    } finally {
+      await handle.close();
+    }
     await rename(temp, path);
   } catch (error) {
+    // A write that failed (a full disk) leaves no half-written temp file to hold the space it lacked.
     await rm(temp, { force: true });
     throw error;
   }
