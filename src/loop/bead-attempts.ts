@@ -189,8 +189,9 @@ async function runInTree(ctx: RunContext, executor: Executor, spec: AttemptSpec)
     .catch((error: unknown): ExecutionResult => ({
       outcome: 'error',
       message: error instanceof Error ? error.message : String(error),
-      // Forged objects stay forged: another attempt would only find them again.
-      ...(error instanceof ForgedObjectError ? { environment: true } : {}),
+      // Forged objects stay forged, and a full disk stays full: another attempt would only find them
+      // again, and the bead is not at fault (seen: a full disk labelled a bead ralph:failed).
+      ...(error instanceof ForgedObjectError || isMachineFault(error) ? { environment: true } : {}),
     }));
   return checkGates(executed, spec.gates, d.gateProcess, {
     cwd: o.cwd,
@@ -199,6 +200,26 @@ async function runInTree(ctx: RunContext, executor: Executor, spec: AttemptSpec)
     onOutcome: (outcome) =>
       ctx.emit({ type: 'gate_finished', epic: o.epicId, bead: bead.id, attempt, ...outcome }),
   });
+}
+
+/** Error codes of the machine's state, not the bead's: a full disk or quota, a read-only file or disk. */
+const MACHINE_CODES = new Set(['ENOSPC', 'EDQUOT', 'EROFS', 'EPERM', 'EACCES']);
+
+/**
+ * Whether Forge's own step failed on the machine (its disk, its permissions, git with no identity to
+ * commit as), anywhere in the error or its causes: what no retry of the bead can mend.
+ */
+export function isMachineFault(error: unknown): boolean {
+  for (let current = error, depth = 0; current instanceof Error && depth < 5; depth += 1) {
+    const { code } = current as NodeJS.ErrnoException;
+    if (code !== undefined && MACHINE_CODES.has(code)) return true;
+    if (
+      /no space left on device|disk quota exceeded|unable to auto-detect email address/i.test(current.message)
+    )
+      return true;
+    current = current.cause;
+  }
+  return false;
 }
 
 interface AttemptFacts {

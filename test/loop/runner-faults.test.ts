@@ -197,6 +197,39 @@ describe('runner: environment errors and true attempt counts', () => {
     expect(h.events.some((e) => e.type === 'bead_failed')).toBe(false);
   });
 
+  it.each([
+    ['a full disk', Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' })],
+    ['a read-only file', Object.assign(new Error('EPERM: operation not permitted, open'), { code: 'EPERM' })],
+    ['git with no identity', new Error('git commit-tree failed: fatal: unable to auto-detect email address')],
+  ])(
+    '%s under a step of Forge’s own stops the run as an environment error: bead open, no label, 1 attempt',
+    async (_what, error) => {
+      // Seen: a full disk mid-bead labelled the bead ralph:failed after three attempts (exit 5, not 3).
+      const h = createHarness();
+      const { epicId, ids } = await h.epic(['a']);
+      h.behaviours.set('a', () => {
+        throw error;
+      });
+      const summary = await h.run({ epicId, maxAttempts: 3 });
+      expect(summary.reason).toBe('environment');
+      expect(h.requests).toHaveLength(1);
+      const bead = await h.store.show(ids[0]!);
+      expect(bead.status).toBe('open');
+      expect(bead.labels).not.toContain(FAILED_LABEL);
+    },
+  );
+
+  it('an error of Forge’s own step that is not the machine’s is still the bead’s failed attempt', async () => {
+    const h = createHarness();
+    const { epicId } = await h.epic(['a']);
+    h.behaviours.set('a', () => {
+      throw new Error('the judge output is not JSON');
+    });
+    const summary = await h.run({ epicId, maxAttempts: 2, backoffMs: 0 });
+    expect(summary.reason).toBe('failed');
+    expect(h.requests).toHaveLength(2);
+  });
+
   it('a failure retrying cannot help says how many attempts there really were', async () => {
     const h = createHarness();
     const { epicId } = await h.epic(['bad label']);
