@@ -184,13 +184,13 @@ export function checkLoop(epicId: string, beads: readonly Bead[], state: LoopSta
         error(
           bead.id,
           `doer-${iter} (${bead.id}) is stamped, but the ledger ends at iteration ${last}: iteration ${iter - 1} was never decided`,
-          `Restore the ledger (${state.workspace}/research-log.jsonl) from git, or close the beads of iteration ${iter}.`,
+          `ralph-loop ${epicId} --no-validate puts the ledger back from the runner's own copy (in git's folder, once a run has made one); else restore ${state.workspace}/research-log.jsonl from a copy of yours, or close the beads of iteration ${iter}.`,
         );
       if (role === 'arbiter' && !OPEN(bead) && iter > last)
         error(
           bead.id,
           `arbiter-${iter} (${bead.id}) is closed, but the ledger has no iteration ${iter}`,
-          `Restore the ledger from git, or reopen ${bead.id} so the arbiter decides iteration ${iter} again.`,
+          `ralph-loop ${epicId} --no-validate puts the ledger back from the runner's own copy (once a run has made one); else reopen ${bead.id} so the arbiter decides iteration ${iter} again.`,
         );
     }
   }
