@@ -70,7 +70,8 @@ export const forgeConfigSchema = z.strictObject({
         ],
         {
           // zod says only "Invalid input" when no shape matches; a string is the usual slip.
-          error: 'expected an argv array (["npm", "test"]) or {"argv": [...], "timeout_seconds": N}; a command is never a shell string',
+          error:
+            'expected an argv array (["npm", "test"]) or {"argv": [...], "timeout_seconds": N}; a command is never a shell string',
         },
       ),
     )

@@ -36,4 +36,10 @@ describe('gates config', () => {
     );
     expect(() => parse({ runner: { gate_timeout_seconds: 0 } })).toThrow(/runner\.gate_timeout_seconds/);
   });
+
+  it('says what a gate is when one is a shell string, the usual slip (zod alone says "Invalid input")', () => {
+    expect(() => parse({ gates: { test: 'npm test' } })).toThrow(
+      '.forge/config.json: gates.test: expected an argv array (["npm", "test"]) or {"argv": [...], "timeout_seconds": N}; a command is never a shell string',
+    );
+  });
 });
