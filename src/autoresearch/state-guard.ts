@@ -24,7 +24,8 @@ import type { LoopFiles } from '../infra/loop-files.js';
 import type { BeadGuard, Executor, GuardVeto, StopReason } from '../loop/types.js';
 import type { LoopConfig } from './config.js';
 import { readIterationState, updateIterationState, withTamper } from './iteration-state.js';
-import { changedFilesLeft, nameSome } from './dependency-guard.js';
+import { changedFilesLeft } from './dependency-guard.js';
+import { questionWaits, userWorkInScope } from './bead-vetoes.js';
 import { createIgnoredGuard } from './ignored-trees.js';
 import { isPathInScope, revertIteration } from './keep-revert.js';
 import { agentInstructionPaths } from './judge-checkout.js';
@@ -388,36 +389,6 @@ export function createLoopBeadGuard(ctx: StateGuardContext): BeadGuard {
     }
   }
 
-  /**
-   * Why a doer may not start an iteration: uncommitted changes in its scope before the iteration began.
-   * A loop commits what is in the scope after its doer (the doer's commit would hold them, judged as its
-   * work) and brings the scope back to the base when it does not keep it (a revert would remove them):
-   * seen by a new user, whose untracked notes in `src/` went into a doer's commit and then out of the
-   * tree with its revert. Once an iteration began (its base is recorded), what is there is its doer's.
-   */
-  async function userWorkInScope(bead: Bead): Promise<string | undefined> {
-    const iter = iterOf(bead);
-    if (iter === undefined) return undefined;
-    if ((await readIterationState(ctx.files, ctx.workspace, iter)).base_sha !== undefined) return undefined;
-    const scope = ctx.config.scope.doer_paths;
-    const ignored = bookkeepingPaths({ repo: ctx.repo, workspace: ctx.workspace });
-    const paths = new Set<string>();
-    for (const entry of await ctx.git.statusPorcelain()) {
-      for (const path of [entry.path, entry.origPath]) {
-        if (path !== undefined && isPathInScope(path, scope) && !isPathInScope(path, ignored))
-          paths.add(path);
-      }
-    }
-    if (paths.size === 0) return undefined;
-    const sorted = [...paths].sort();
-    return (
-      `The loop's scope (${scope.join(', ')}) holds uncommitted changes of yours: ${nameSome(sorted)}. ` +
-      `A loop commits what is in its scope after each doer and undoes what it does not keep, so they would ` +
-      `be committed as the doer's work or removed with its revert. Commit or stash them, then run again ` +
-      `(doer ${bead.id} is left open).`
-    );
-  }
-
   return {
     async start() {
       await seal.verify('while no runner was watching');
@@ -427,18 +398,9 @@ export function createLoopBeadGuard(ctx: StateGuardContext): BeadGuard {
       // An agent changed the installed dependencies, and they are still as it left it.
       const changedDependencies = context.builtin ? undefined : await changedFilesLeft(ctx);
       if (changedDependencies !== undefined) return { reason: 'refused', message: changedDependencies };
-      const userWork = context.role === 'doer' ? await userWorkInScope(bead) : undefined;
-      if (userWork !== undefined) return { reason: 'refused', message: userWork };
-      // A question waits for the user: nothing runs until it is answered, even what a strategist stamped
-      // beside it (seen: iteration 2 ran whole past a question asked with it, and strategist-2 then
-      // failed twice on stamping while asking). The resume-strategist is how an answer comes back.
-      const question = join(ctx.workspace, 'needs-human.md');
-      if (context.role !== 'resume-strategist' && (await ctx.files.exists(question))) {
-        return {
-          reason: 'needs_human',
-          message: `The loop is waiting for your answer in ${relativeName(ctx.repo, question)}. Answer it in that file, then run: ralph-loop resume ${ctx.epicId}`,
-        };
-      }
+      const waiting =
+        (await userWorkInScope(ctx, bead, context.role)) ?? (await questionWaits(ctx, context.role));
+      if (waiting !== undefined) return waiting;
       const head = await checkHead(
         { workspace: ctx.workspace, files: ctx.files, git: ctx.git, now: ctx.now, accept: acceptHead },
         bead,
