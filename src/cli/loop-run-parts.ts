@@ -16,6 +16,7 @@ import { containmentStatus } from '../infra/containment.js';
 import { createGit } from '../infra/git.js';
 import { journaledLoopFiles } from '../infra/journaled-loop-files.js';
 import { createFileLock, lockRefusalHint, type FileLock } from '../infra/lock-file.js';
+import { claimHost } from '../infra/host-claim.js';
 import type { LoopFiles } from '../infra/loop-files.js';
 import { runWithOwnTemp } from './own-temp-process.js';
 import { LockedError } from '../loop/runner.js';
@@ -121,7 +122,11 @@ export async function autoresearchParts(
     guard: withContainmentNotice(createLoopBeadGuard(guardContext), warn),
     agents,
     deadline: cap > 0 && started !== undefined ? started + cap * 1000 : undefined,
-    treeLock: createFileLock({ path: join(await git.gitDir(), 'forge-loop.lock'), host: deps.host }),
+    treeLock: createFileLock({
+      path: join(await git.gitDir(), 'forge-loop.lock'),
+      host: deps.host,
+      claimHost,
+    }),
   };
 }
 

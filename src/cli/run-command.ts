@@ -4,6 +4,7 @@ import { createEventLogWriter, createNdjsonStream } from '../infra/event-log.js'
 import { containmentStatus, refuseUncontainedRun } from '../infra/containment.js';
 import { AppError, EnvironmentError, ExitCode, type ExitCodeValue } from '../infra/errors.js';
 import { createFileLock } from '../infra/lock-file.js';
+import { claimHost } from '../infra/host-claim.js';
 import { withRunMark } from '../infra/run-marks.js';
 import { withStopSignal } from '../infra/stop-scope.js';
 import type { RunDir } from '../infra/run-dir.js';
@@ -246,6 +247,7 @@ export async function runEpicCommand(
   const fileLock = createFileLock({
     path: runDir.lockPath,
     host: deps.host,
+    claimHost,
     // Loaded only for a takeover: process.js brings execa, which a run loads after its store opens.
     endRun: async (deadRunId) =>
       (await import('../infra/process.js')).sweepMarkedProcesses(deadRunId, { graceMs: 0 }),

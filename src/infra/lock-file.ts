@@ -1,8 +1,9 @@
 // A lock file holding who runs an epic (pid, host, start); stale holders are taken over, live ones refused.
-import { mkdir, open, rename, rm, stat } from 'node:fs/promises';
-import { dirname } from 'node:path';
+import { mkdir, open, realpath, rename, rm, stat } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
 import { isNotFound, readFileIfExists, writeJsonAtomicNow, writeJsonAtomicUnless } from './atomic-file.js';
-import { EnvironmentError } from './errors.js';
+import { AppError, EnvironmentError, ExitCode } from './errors.js';
+import type { HostClaim, HostClaimResult } from './host-claim.js';
 import { createSerialQueue } from './serial-queue.js';
 import { isProcessAlive, processCommandLine, processStartTicks, signalGroup } from './pid.js';
 import {
@@ -43,6 +44,11 @@ export interface FileLockOptions {
    * its agent even when the holder died before recording the agent's pid.
    */
   endRun?: (runId: string) => Promise<unknown>;
+  /**
+   * Holds the lock on this host as well by a claim only the holder's death releases (host-claim.ts):
+   * the runner's locks pass `claimHost`; a lock without it is decided by its file alone.
+   */
+  claimHost?: (realPath: string, answer: () => string) => Promise<HostClaimResult>;
   /** A lock file that cannot be parsed is taken as abandoned once it is this old. */
   unreadableGraceMs?: number;
   now?: () => number;
@@ -115,6 +121,7 @@ export function createFileLock(options: FileLockOptions): FileLock {
   const killGroup = options.killGroup ?? ((pid: number) => signalGroup(pid, 'SIGKILL'));
   const now = options.now ?? Date.now;
   let held: LockRecord | undefined;
+  let hostClaim: HostClaim | undefined;
   // Lock writes are chained so a late write can never land after another, or after release.
   const writes = createSerialQueue();
   /** Updates made, and how many of them the file on disk holds (a `now` write can get ahead). */
@@ -189,61 +196,107 @@ export function createFileLock(options: FileLockOptions): FileLock {
     return pid === undefined ? undefined : processStartTicks(pid);
   }
 
+  /**
+   * The claim on this host, taken before the file: undefined when it is held (or cannot be had here),
+   * the refusal when a live process holds it, whatever the file says or whether it is there at all.
+   */
+  async function claimOnHost(record: LockRecord): Promise<LockAcquireResult | undefined> {
+    if (options.claimHost === undefined || hostClaim !== undefined) return undefined;
+    await mkdir(dirname(options.path), { recursive: true });
+    const real = join(await realpath(dirname(options.path)), basename(options.path));
+    const claimed = await options.claimHost(real, () => `${JSON.stringify(held ?? record)}\n`);
+    if (claimed.kind === 'unsupported') return undefined;
+    if (claimed.kind === 'held') {
+      hostClaim = claimed.claim;
+      return undefined;
+    }
+    const holder = claimed.answer === undefined ? undefined : parseLockRecord(claimed.answer);
+    if (holder !== undefined) return { ok: false, holder };
+    throw new AppError(
+      `Another process on this host holds the lock ${options.path} (its claim, the socket @${claimed.name}) and does not say who it is.`,
+      {
+        exitCode: ExitCode.locked,
+        hint: 'A ralph-loop that is starting or stopping holds it for a moment: run again. Otherwise find the holder with: ss -xlp | grep forge-lock',
+      },
+    );
+  }
+
+  async function dropHostClaim(): Promise<void> {
+    const claim = hostClaim;
+    hostClaim = undefined;
+    await claim?.release();
+  }
+
+  /** The lock file: created, or taken over from a holder that is gone. */
+  async function acquireFile(record: LockRecord): Promise<LockAcquireResult> {
+    for (let round = 0; round < 3; round += 1) {
+      if (await tryCreate(record)) {
+        held = record;
+        return { ok: true };
+      }
+      const holder = await readLockFile(options.path);
+      if (!(await isStale(holder))) {
+        if (holder !== undefined) return { ok: false, holder };
+        continue;
+      }
+      // Move the stale file aside, then check it was the one we judged: another runner may have
+      // taken over between our read and our rename.
+      const aside = `${options.path}.stale-${record.run_id}`;
+      try {
+        await rename(options.path, aside);
+      } catch (error) {
+        if (isNotFound(error)) continue;
+        throw error;
+      }
+      const moved = await readLockFile(aside);
+      if (holder !== undefined && moved?.run_id !== holder.run_id) {
+        await rename(aside, options.path).catch(() => undefined);
+        continue;
+      }
+      const written = (await stat(aside).catch(() => undefined))?.mtimeMs;
+      await rm(aside, { force: true });
+      const agent = holder?.agent_pid;
+      // The agent it left is stopped, unless its pid now belongs to another process.
+      if (
+        agent !== undefined &&
+        holder?.host === options.host &&
+        isRecordedProcess(agent, holder.agent_pid_start, written, isAlive) &&
+        isMarkedAgent(agent, holder.run_id)
+      ) {
+        killGroup(agent);
+      }
+      if (holder !== undefined && holder.host === options.host) await options.endRun?.(holder.run_id);
+      if (await tryCreate(record)) {
+        held = record;
+        return holder === undefined ? { ok: true } : { ok: true, tookOverFrom: holder };
+      }
+    }
+    const holder = await readLockFile(options.path);
+    if (holder !== undefined) return { ok: false, holder };
+    throw new EnvironmentError(
+      `Could not take the lock ${options.path}: it keeps changing or cannot be read.`,
+      {
+        hint: 'If no other ralph-loop is running for this epic, delete that file and run again.',
+      },
+    );
+  }
+
   return {
     path: options.path,
     async acquire(given) {
       const start = withStart(given.pid);
       const record = start === undefined ? given : { ...given, pid_start: start };
-      for (let round = 0; round < 3; round += 1) {
-        if (await tryCreate(record)) {
-          held = record;
-          return { ok: true };
-        }
-        const holder = await readLockFile(options.path);
-        if (!(await isStale(holder))) {
-          if (holder !== undefined) return { ok: false, holder };
-          continue;
-        }
-        // Move the stale file aside, then check it was the one we judged: another runner may have
-        // taken over between our read and our rename.
-        const aside = `${options.path}.stale-${record.run_id}`;
-        try {
-          await rename(options.path, aside);
-        } catch (error) {
-          if (isNotFound(error)) continue;
-          throw error;
-        }
-        const moved = await readLockFile(aside);
-        if (holder !== undefined && moved?.run_id !== holder.run_id) {
-          await rename(aside, options.path).catch(() => undefined);
-          continue;
-        }
-        const written = (await stat(aside).catch(() => undefined))?.mtimeMs;
-        await rm(aside, { force: true });
-        const agent = holder?.agent_pid;
-        // The agent it left is stopped, unless its pid now belongs to another process.
-        if (
-          agent !== undefined &&
-          holder?.host === options.host &&
-          isRecordedProcess(agent, holder.agent_pid_start, written, isAlive) &&
-          isMarkedAgent(agent, holder.run_id)
-        ) {
-          killGroup(agent);
-        }
-        if (holder !== undefined && holder.host === options.host) await options.endRun?.(holder.run_id);
-        if (await tryCreate(record)) {
-          held = record;
-          return holder === undefined ? { ok: true } : { ok: true, tookOverFrom: holder };
-        }
+      const refused = await claimOnHost(record);
+      if (refused !== undefined) return refused;
+      let result: LockAcquireResult;
+      try {
+        result = await acquireFile(record);
+      } catch (error) {
+        await dropHostClaim();
+        throw error;
       }
-      const holder = await readLockFile(options.path);
-      if (holder !== undefined) return { ok: false, holder };
-      throw new EnvironmentError(
-        `Could not take the lock ${options.path}: it keeps changing or cannot be read.`,
-        {
-          hint: 'If no other ralph-loop is running for this epic, delete that file and run again.',
-        },
-      );
+      if (!result.ok) await dropHostClaim();
+      return result;
     },
 
     async update(given, how = {}) {
@@ -284,6 +337,7 @@ export function createFileLock(options: FileLockOptions): FileLock {
       const current = await readLockFile(options.path);
       if (current?.run_id === held.run_id) await rm(options.path, { force: true });
       held = undefined;
+      await dropHostClaim();
     },
   };
 }

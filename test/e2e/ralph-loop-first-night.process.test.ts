@@ -368,6 +368,38 @@ describe('faults end cleanly', () => {
     expect((await repo.show(ids[0]!)).status).toBe('closed');
   });
 
+  it('refuses a second runner while the first lives, even after its lock file was deleted mid-run', async () => {
+    const repo = await makeRepo();
+    const { epic, ids } = await repo.epic(['slow', 'next']);
+    const goAhead = join(repo.dir, '..', `go-${epic}`);
+    onTestFinished(() => rm(goAhead, { force: true }));
+    await repo.script({ [ids[0]!]: [[{ waitFor: goAhead }]], '*': [[]] });
+    const first = startCli('ralph-loop', ['--store', 'embedded', epic, '--agent', repo.agent], {
+      cwd: repo.dir,
+      env: repo.env,
+    });
+    const agent = await waitFor(async () => (await repo.calls())[0]?.pid, 60_000, 'agent started');
+    reap(agent);
+    const lockPath = join(repo.dir, '.forge', 'epics', epic, 'ralph-loop.lock');
+    await rm(lockPath);
+
+    const second = await repo.ralph([epic, '--agent', repo.agent]);
+    expect(second.exitCode, second.stderr).toBe(8);
+    expect(second.stderr).toContain(`(pid ${first.pid} on ${hostname()}`);
+    expect(second.stderr).toContain(`is already running epic ${epic}`);
+    // The second runner reopened nothing and ran nothing: the first's bead is still its own.
+    expect((await repo.show(ids[0]!)).status).toBe('in_progress');
+    expect((await repo.calls()).map((call) => call.bead)).toEqual([ids[0]]);
+
+    await writeFile(goAhead, '');
+    const done = await first;
+    expect(done.exitCode, done.stderr).toBe(0);
+    expect((await repo.calls()).map((call) => call.bead)).toEqual([ids[0], ids[1]]);
+    expect(existsSync(lockPath)).toBe(false);
+    // The claim went with the runner: the next run goes ahead.
+    expect((await repo.ralph([epic, '--agent', repo.agent])).exitCode).toBe(0);
+  });
+
   it('ralph-loop stop with no runner live says so and leaves nothing to halt the next run', async () => {
     const repo = await makeRepo();
     const { epic, ids } = await repo.epic(['a', 'b']);

@@ -2,11 +2,23 @@
 // to a later, unrelated process (a reboot, a container) is told apart from the runner that wrote it.
 import { execa } from 'execa';
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
-import { mkdir, mkdtemp, open, readdir, rm, stat, utimes, writeFile } from 'node:fs/promises';
+import { existsSync, readFileSync } from 'node:fs';
+import {
+  mkdir,
+  mkdtemp,
+  open,
+  readdir,
+  realpath,
+  rm,
+  stat,
+  symlink,
+  utimes,
+  writeFile,
+} from 'node:fs/promises';
 import { hostname, tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { describe, expect, it, onTestFinished, vi } from 'vitest';
+import { claimHost, hostClaimName } from '../../src/infra/host-claim.js';
 import { createFileLock, lockRefusalHint, readLockFile, type LockRecord } from '../../src/infra/lock-file.js';
 import { isProcessAlive, processStartTicks } from '../../src/infra/pid.js';
 import { findMarkedProcesses, RUN_MARK_VAR, sweepMarkedProcesses } from '../../src/infra/process.js';
@@ -480,5 +492,71 @@ describe('what a refused run is told about the lock', () => {
     expect(hint).toBe(
       `${wait}. It runs on elsewhere, which cannot be checked from here: if no runner is live there, delete ${path} and run again.`,
     );
+  });
+});
+
+describe.runIf(onLinux)('lock file: the claim on this host', () => {
+  it('refuses a second holder while the first lives, with the file deleted, and says who holds it', async () => {
+    const path = await lockPath();
+    const first = createFileLock({ path, host: hostname(), claimHost });
+    expect(await first.acquire(record(process.pid, { run_id: 'first' }))).toEqual({ ok: true });
+    await first.update({ bead: 'bd-1' });
+    await rm(path);
+
+    const second = createFileLock({ path, host: hostname(), claimHost });
+    const refused = await second.acquire(record(process.pid, { run_id: 'second' }));
+    expect(refused).toMatchObject({ ok: false, holder: { run_id: 'first', bead: 'bd-1' } });
+    // The refused one wrote nothing: the first's next update puts its own record back.
+    expect(existsSync(path)).toBe(false);
+    await first.update({ bead: 'bd-2' });
+    expect(await readLockFile(path)).toMatchObject({ run_id: 'first', bead: 'bd-2' });
+
+    await first.release();
+    expect((await second.acquire(record(process.pid, { run_id: 'second' }))).ok).toBe(true);
+    await second.release();
+  });
+
+  it('names the same lock by its real path, through a symlinked directory', async () => {
+    const path = await lockPath();
+    const linked = join(dirname(dirname(path)), `${basename(dirname(path))}-link`);
+    await symlink(dirname(path), linked);
+    onTestFinished(() => rm(linked, { force: true }));
+    const first = createFileLock({ path, host: hostname(), claimHost });
+    expect((await first.acquire(record(process.pid))).ok).toBe(true);
+    await rm(path);
+    const through = createFileLock({ path: join(linked, basename(path)), host: hostname(), claimHost });
+    expect((await through.acquire(record(process.pid, { run_id: 'b' }))).ok).toBe(false);
+    await first.release();
+  });
+
+  it('a holder that answers no lock record is refused with the socket named, not taken as free', async () => {
+    const path = await lockPath();
+    const squatter = await claimHost(join(await realpath(dirname(path)), basename(path)), () => 'not json');
+    expect(squatter.kind).toBe('held');
+    onTestFinished(() => (squatter.kind === 'held' ? squatter.claim.release() : undefined));
+    const lock = createFileLock({ path, host: hostname(), claimHost });
+    await expect(lock.acquire(record(process.pid))).rejects.toThrow(/does not say who it is/);
+    expect(existsSync(path)).toBe(false);
+  });
+
+  it('a holder that ends (killed) frees its claim with it', async () => {
+    const path = await lockPath();
+    const real = join(await realpath(dirname(path)), basename(path));
+    const child = spawn(
+      process.execPath,
+      [
+        '-e',
+        `require('net').createServer(s => s.end('x')).listen('\\0' + ${JSON.stringify(hostClaimName(real))}, () => console.log('up'))`,
+      ],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    );
+    onTestFinished(() => void child.kill('SIGKILL'));
+    await new Promise((resolve) => child.stdout.once('data', resolve));
+    const lock = createFileLock({ path, host: hostname(), claimHost });
+    await expect(lock.acquire(record(process.pid))).rejects.toThrow(/does not say who it is/);
+    child.kill('SIGKILL');
+    await new Promise((resolve) => child.once('exit', resolve));
+    expect((await lock.acquire(record(process.pid))).ok).toBe(true);
+    await lock.release();
   });
 });
