@@ -9,6 +9,8 @@ export function defineOnceCommand(command: Command, deps: CliDeps): void {
   command
     .argument('<bead-id>', 'the bead to run')
     .option('--epic <id>', "the lock and logs to use (default: the bead's parent)")
+    // Its help lists them too: `once --help` is where a user looks for how to give the bead its agent.
+    .configureHelp({ ...command.configureHelp(), showGlobalOptions: true })
     .action(async (beadId: string, _local: unknown, cmd: Command) => {
       const flags = cmd.optsWithGlobals<RunFlags & { epic?: string }>();
       const options = globals(cmd);

@@ -19,6 +19,7 @@ export function defineResumeCommand(command: Command, deps: CliDeps): void {
     .option('--answer-file <file>', 'read the answer from a file')
     .option('--no-run', 'stamp the resume strategist but do not start the loop')
     .option('--workspace <dir>', "the loop's workspace (default: the one registered for the epic)")
+    .configureHelp({ ...command.configureHelp(), showGlobalOptions: true })
     .action(async (epicId: string, _local: unknown, cmd: Command) => {
       const flags = cmd.optsWithGlobals<ResumeFlags & GlobalOptions>();
       const options = globals(cmd);

@@ -107,6 +107,15 @@ describe('the built CLIs load a command module only for that command', () => {
     expect(JSON.parse(stop.stdout)).toMatchObject({ epic: 'bd-x', stop_requested: false, running: false });
     expect(stop.loaded.filter((name) => name.endsWith('.js'))).toEqual(['stop-command.js']);
 
+    // `once` and `resume` take the run's own options: their help lists them.
+    for (const command of ['once', 'resume']) {
+      const help = await traced('ralph-loop', [command, '--help']);
+      expect(help.exitCode, help.stderr).toBe(0);
+      expect(help.stdout).toMatch(/^Global Options:$/m);
+      expect(help.stdout).toMatch(/^ {2}--agent <spec> /m);
+      expect(help.stdout).toMatch(/^ {2}--auto-commit /m);
+    }
+
     const logs = await traced('ralph-loop', ['logs', '--help']);
     expect(logs.exitCode, logs.stderr).toBe(0);
     expect(logs.stdout).toContain('Usage: ralph-loop logs [options] <epic-id> [bead-id]');
