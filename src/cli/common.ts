@@ -3,11 +3,13 @@
 //
 // Every command module imports this file, and `ralph-loop status` is polled while loops run: at load
 // time it needs only commander and node:path; the store and config code load inside openStoreFor.
+import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import type { OpenedStore } from '../beads/open-store.js';
 import type { BeadStore } from '../beads/types.js';
 import type { CliDeps } from './deps.js';
+import { UsageError } from '../infra/errors.js';
 import type { ForgeConfig } from './forge-config.js';
 import { workingDir, type GlobalOptions } from './global-options.js';
 
@@ -39,7 +41,29 @@ export function configureProgram(program: Command, deps: CliDeps, actor: string)
     .option('-C, --cwd <dir>', 'run as if started in <dir>')
     .version(deps.version, '-V, --version', 'print the version')
     .addOption(storeOption())
-    .option('--actor <name>', `name recorded on bead changes (default: ${actor})`);
+    .option('--actor <name>', `name recorded on bead changes (default: ${actor})`)
+    .hook('preAction', (_program, action) => refuseMissingCwd(deps, action.optsWithGlobals<GlobalOptions>()));
+}
+
+/**
+ * `-C <dir>` naming no directory is the command line's fault, said as such: without this check each
+ * command met it its own way ("no bead store in <dir>/.beads", create one), sending a user who mistyped
+ * the path off to initialise a project there.
+ */
+function refuseMissingCwd(deps: Pick<CliDeps, 'cwd'>, options: GlobalOptions): void {
+  if (options.cwd === undefined) return;
+  const dir = resolve(deps.cwd, options.cwd);
+  let isDirectory = false;
+  try {
+    isDirectory = statSync(dir).isDirectory();
+  } catch {
+    // Not there (or not readable): said below.
+  }
+  if (!isDirectory) {
+    throw new UsageError(`-C ${options.cwd}: ${dir} is not a directory.`, {
+      hint: 'Give -C the project directory to run in (it must exist).',
+    });
+  }
 }
 
 export function storeOption(): Option {

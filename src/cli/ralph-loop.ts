@@ -15,7 +15,8 @@ import { configureProgram, globals, parseInteger } from './common.js';
 import type { CliDeps } from './deps.js';
 import { addLazyCommand } from './lazy-command.js';
 import type { RunFlags } from './run-flags.js';
-import { AppError, ExitCode } from '../infra/errors.js';
+import { AppError, ExitCode, UsageError } from '../infra/errors.js';
+import { closestId } from './run-target.js';
 
 function addRunOptions(command: Command): Command {
   return command
@@ -105,7 +106,9 @@ export function createRalphLoopProgram(deps: CliDeps): Command {
       "Run an epic's ready beads one at a time, each in a fresh agent process, until none is ready.",
     )
     .argument('[epic-id]', 'the epic whose beads to run')
-    .option('--max-beads <n>', 'stop after running this many beads (default: no cap)', parseInteger(0));
+    .option('--max-beads <n>', 'stop after running this many beads (default: no cap)', parseInteger(0))
+    // Checked in the action, which can tell a mistyped command (`ralph-loop statsu bd-1`) from a slip.
+    .allowExcessArguments();
   addRunOptions(program);
 
   program.action(
@@ -115,6 +118,7 @@ export function createRalphLoopProgram(deps: CliDeps): Command {
           exitCode: ExitCode.usage,
         });
       }
+      if (command.args.length > 1) refuseExtraArguments(command);
       // br's first calls go out from a small module, then the run's code loads while br answers.
       const options = globals(command);
       const { startRunReads } = await import('./run-start.js');
@@ -183,4 +187,25 @@ Files: .forge/epics/<epic>/ (or the loop's workspace): ralph-loop.lock, stop, ru
   // No `help` command: with an action of its own, `ralph-loop help` runs an epic named "help", as ever.
   addCompletionCommand(program, (text) => deps.stdout.write(text));
   return program;
+}
+
+/**
+ * `ralph-loop <epic-id>` takes one argument: more is a command the program does not have, most often
+ * mistyped, named with the nearest one, or else words the user meant for something else.
+ */
+function refuseExtraArguments(program: Command): never {
+  const [first = '', ...rest] = program.args;
+  const commands = program.commands.map((command) => command.name());
+  const near = closestId(first, commands);
+  if (near !== undefined && near !== first) {
+    throw new UsageError(`ralph-loop has no command ${first}; did you mean ${near}?`, {
+      hint: `ralph-loop ${[near, ...rest].join(' ')}  (ralph-loop --help lists the commands)`,
+    });
+  }
+  throw new UsageError(
+    `ralph-loop <epic-id> takes one epic; it was given ${program.args.length} arguments: ${program.args.join(' ')}`,
+    {
+      hint: 'Quote a value that holds spaces (--agent "my-agent --flag"); ralph-loop --help lists the commands.',
+    },
+  );
 }

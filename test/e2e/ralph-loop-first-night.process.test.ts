@@ -416,6 +416,37 @@ describe('faults end cleanly', () => {
     for (const id of ids) expect((await repo.show(id)).status).toBe('closed');
   });
 
+  it('a mistyped command, extra words or a -C that names no directory: exit 2, saying which, running nothing', async () => {
+    const repo = await makeRepo();
+    const { epic, ids } = await repo.epic(['a']);
+    const typo = await repo.ralph(['statsu', epic]);
+    expect(typo.exitCode).toBe(2);
+    expect(typo.stderr).toContain('ralph-loop has no command statsu; did you mean status?');
+    expect(typo.stderr).toContain(`hint: ralph-loop status ${epic}`);
+
+    const extra = await repo.ralph([epic, 'my-agent', '--agent', repo.agent]);
+    expect(extra.exitCode).toBe(2);
+    expect(extra.stderr).toContain(`it was given 2 arguments: ${epic} my-agent`);
+
+    const missing = join(repo.dir, 'no-such-dir');
+    for (const args of [
+      ['-C', missing, epic],
+      ['-C', missing, 'status', epic],
+      ['status', epic, '-C', missing],
+    ]) {
+      const run = await repo.ralph(args);
+      expect(run.exitCode, args.join(' ')).toBe(2);
+      expect(run.stderr).toContain(`${missing} is not a directory`);
+      expect(run.stderr).not.toContain('bead store');
+    }
+    const forge = await repo.forge(['-C', missing, 'doctor']);
+    expect(forge.exitCode).toBe(2);
+    expect(forge.stderr).toContain(`${missing} is not a directory`);
+
+    expect(await repo.calls()).toEqual([]);
+    expect((await repo.show(ids[0]!)).status).toBe('open');
+  });
+
   it('an agent that runs ralph-loop stop on its own run is refused, and the run goes on', async () => {
     const repo = await makeRepo();
     const { epic, ids } = await repo.epic(['a', 'b']);
