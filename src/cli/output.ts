@@ -1,7 +1,7 @@
 // Rendering helpers: JSON to stdout, messages and errors to stderr, colour only where it belongs.
 import pc from 'picocolors';
 import { CommanderError } from 'commander';
-import { AppError, ExitCode, type ExitCodeValue } from '../infra/errors.js';
+import { AppError, diskFullFault, ExitCode, type ExitCodeValue } from '../infra/errors.js';
 import type { CliDeps } from './deps.js';
 
 export function printJson(deps: Pick<CliDeps, 'stdout'>, value: unknown): void {
@@ -30,7 +30,7 @@ export function reportError(
     if (error.code === 'commander.help') return ExitCode.ok;
     return ExitCode.usage;
   }
-  const full = diskFull(error);
+  const full = diskFullFault(error);
   if (full !== undefined) {
     say(deps, `${colors.red(`${program}:`)} ${full}; free some space, then run again.`);
     say(
@@ -55,20 +55,4 @@ export function reportError(
       `${colors.dim('hint:')} run again with --debug to see the stack, and report it if it persists.`,
     );
   return ExitCode.failure;
-}
-
-/** The disk (or the quota) is full somewhere in this error or its causes: what to say, else undefined. */
-function diskFull(error: unknown): string | undefined {
-  for (let current = error, depth = 0; current instanceof Error && depth < 5; depth += 1) {
-    const { code, path } = current as NodeJS.ErrnoException;
-    if (code === 'ENOSPC' || code === 'EDQUOT') {
-      const what = code === 'ENOSPC' ? 'The disk is full' : 'The disk quota is used up';
-      return `${what} (${code}${path === undefined ? '' : ` writing ${path}`})`;
-    }
-    if (/no space left on device|disk quota exceeded/i.test(current.message)) {
-      return `The disk is full (${current.message.trim().split('\n')[0] ?? ''})`;
-    }
-    current = current.cause;
-  }
-  return undefined;
 }

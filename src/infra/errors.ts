@@ -79,3 +79,30 @@ export class BeadStoreError extends AppError {
     this.retryable = options.retryable ?? false;
   }
 }
+
+/** `error` and the errors it was caused by, outermost first (five deep at most: a cycle ends there too). */
+export function causeChain(error: unknown): Error[] {
+  const chain: Error[] = [];
+  for (let current = error; current instanceof Error && chain.length < 5; current = current.cause) {
+    chain.push(current);
+  }
+  return chain;
+}
+
+/**
+ * What to say when the disk (or the quota) is full somewhere in `error`'s chain, else undefined: by the
+ * error's code, or by the words a child process (git, br) printed for it.
+ */
+export function diskFullFault(error: unknown): string | undefined {
+  for (const current of causeChain(error)) {
+    const { code, path } = current as NodeJS.ErrnoException;
+    if (code === 'ENOSPC' || code === 'EDQUOT') {
+      const what = code === 'ENOSPC' ? 'The disk is full' : 'The disk quota is used up';
+      return `${what} (${code}${path === undefined ? '' : ` writing ${path}`})`;
+    }
+    if (/no space left on device|disk quota exceeded/i.test(current.message)) {
+      return `The disk is full (${current.message.trim().split('\n')[0] ?? ''})`;
+    }
+  }
+  return undefined;
+}

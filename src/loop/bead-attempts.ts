@@ -1,6 +1,6 @@
 // One bead from claim to close: its attempts, the gates after each, waits and retries, and how it is left.
 import type { Bead } from '../beads/types.js';
-import { AppError, ExitCode } from '../infra/errors.js';
+import { AppError, causeChain, diskFullFault, ExitCode } from '../infra/errors.js';
 import { ForgedObjectError } from '../infra/git-command.js';
 import { checkGates, executorRunsGates, gateLabelFailure, type GatedAttempt } from './gated-attempt.js';
 import { planGates, type GateCommand } from './gates.js';
@@ -202,24 +202,22 @@ async function runInTree(ctx: RunContext, executor: Executor, spec: AttemptSpec)
   });
 }
 
-/** Error codes of the machine's state, not the bead's: a full disk or quota, a read-only file or disk. */
-const MACHINE_CODES = new Set(['ENOSPC', 'EDQUOT', 'EROFS', 'EPERM', 'EACCES']);
+/** Error codes of the machine's state, not the bead's: a read-only file or disk, permissions. */
+const MACHINE_CODES = new Set(['EROFS', 'EPERM', 'EACCES']);
 
 /**
  * Whether Forge's own step failed on the machine (its disk, its permissions, git with no identity to
  * commit as), anywhere in the error or its causes: what no retry of the bead can mend.
  */
 export function isMachineFault(error: unknown): boolean {
-  for (let current = error, depth = 0; current instanceof Error && depth < 5; depth += 1) {
+  if (diskFullFault(error) !== undefined) return true;
+  return causeChain(error).some((current) => {
     const { code } = current as NodeJS.ErrnoException;
-    if (code !== undefined && MACHINE_CODES.has(code)) return true;
-    if (
-      /no space left on device|disk quota exceeded|unable to auto-detect email address/i.test(current.message)
-    )
-      return true;
-    current = current.cause;
-  }
-  return false;
+    return (
+      (code !== undefined && MACHINE_CODES.has(code)) ||
+      /unable to auto-detect email address/i.test(current.message)
+    );
+  });
 }
 
 interface AttemptFacts {
