@@ -1,7 +1,7 @@
 // `ralph-loop logs`: the events of an epic's runs, or one bead's transcript; --follow watches a live run.
 import type { Command } from 'commander';
 import { readdir } from 'node:fs/promises';
-import { join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { readFileIfExists } from '../infra/atomic-file.js';
 import { AppError, ExitCode } from '../infra/errors.js';
 import { readEventLog } from '../infra/event-log.js';
@@ -10,6 +10,7 @@ import { globals, workingDir } from './common.js';
 import type { CliDeps } from './deps.js';
 import { runDirFor } from './epic-dirs.js';
 import { say } from './output.js';
+import { closestId } from './run-target.js';
 
 export function defineLogsCommand(command: Command, deps: CliDeps): void {
   command
@@ -63,7 +64,7 @@ export async function showLogs(
   if (runs.length === 0) {
     throw new AppError(`No runs recorded for ${epicId} in ${runDir.runsDir}.`, {
       exitCode: ExitCode.failure,
-      hint: `Start one with: ralph-loop ${epicId}`,
+      hint: await noRunsHint(runDir.root, epicId),
     });
   }
   const chosen = all ? runs : runs.slice(-1);
@@ -115,4 +116,27 @@ export function formatEvent(event: Record<string, unknown>): string {
     details.push(`reason=${String(s.reason)}`, `message=${String(s.message)}`);
   }
   return `${ts} ${type}${bead}${details.length > 0 ? `  ${details.join(' ')}` : ''}`;
+}
+
+/**
+ * What to tell a user whose epic has no runs: a mistyped id gets the nearest epic that has some, or the
+ * epics that do; only an epic with none anywhere is one to start.
+ */
+async function noRunsHint(epicRoot: string, epicId: string): Promise<string> {
+  const epicsDir = dirname(epicRoot);
+  // A loop's runs live in its workspace: only a plain epic's folder has others beside it.
+  if (!epicsDir.endsWith(join('.forge', 'epics'))) return `Start one with: ralph-loop ${epicId}`;
+  const withRuns: string[] = [];
+  for (const name of await readdir(epicsDir).catch(() => [] as string[])) {
+    if (name === basename(epicRoot)) continue;
+    const runs = await readdir(join(epicsDir, name, 'runs')).catch(() => [] as string[]);
+    if (runs.some((file) => file.endsWith('.jsonl'))) withRuns.push(name);
+  }
+  const near = closestId(epicId, withRuns);
+  if (near !== undefined) return `Did you mean ${near}? See: ralph-loop logs ${near}`;
+  if (withRuns.length > 0) {
+    const listed = withRuns.sort().slice(0, 10);
+    return `Epics with runs here: ${listed.join(', ')}${withRuns.length > listed.length ? ', …' : ''}. Or start this one: ralph-loop ${epicId}`;
+  }
+  return `Start one with: ralph-loop ${epicId}`;
 }

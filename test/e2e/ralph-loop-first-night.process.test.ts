@@ -416,6 +416,23 @@ describe('faults end cleanly', () => {
     for (const id of ids) expect((await repo.show(id)).status).toBe('closed');
   });
 
+  it('logs for an epic with no runs names the nearest epic that has some, or those that do', async () => {
+    const repo = await makeRepo();
+    const { epic } = await repo.epic(['a']);
+    const none = await repo.ralph(['logs', epic]);
+    expect(none.exitCode).toBe(1);
+    expect(none.stderr).toContain(`hint: Start one with: ralph-loop ${epic}`);
+    expect((await repo.ralph([epic, '--agent', repo.agent])).exitCode).toBe(0);
+
+    const typo = `${epic.slice(0, -1)}${epic.endsWith('x') ? 'y' : 'x'}`;
+    const mistyped = await repo.ralph(['logs', typo]);
+    expect(mistyped.exitCode).toBe(1);
+    expect(mistyped.stderr).toContain(`No runs recorded for ${typo}`);
+    expect(mistyped.stderr).toContain(`hint: Did you mean ${epic}? See: ralph-loop logs ${epic}`);
+    const other = await repo.ralph(['logs', 'qqqqqqqqqqqqqqqqqq']);
+    expect(other.stderr).toContain(`hint: Epics with runs here: ${epic}. Or start this one:`);
+  });
+
   it('a mistyped command, extra words or a -C that names no directory: exit 2, saying which, running nothing', async () => {
     const repo = await makeRepo();
     const { epic, ids } = await repo.epic(['a']);
