@@ -64,7 +64,8 @@ Example pipeline.json:
 
 A loop stage has the fields of forge-pack loop, named as in config.json; its workspace defaults to
 .autoresearch-<stage>. An epic stage runs an existing epic (one imported from a spec plan) to the end,
-with its gates. "passes_when" says what lets the next stage start: goal_reached (the default) or ended
-for a loop, all_closed for an epic. Running this again with the same file creates nothing twice.`,
+with its gates. "passes_when" says what lets the next stage start: for a loop, goal_reached (the
+default), ended, or spec_ready (the loop ended and the spec it names in "spec": "<slug>" passes its
+readiness gate); for an epic, all_closed. Running this again with the same file creates nothing twice.`,
   );
 }

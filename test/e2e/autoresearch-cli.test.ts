@@ -7,6 +7,7 @@ import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it, onTestFinished } from 'vitest';
+import { PASS_CONDITIONS } from '../../src/autoresearch/pipeline-schema.js';
 import { prefersUnicode } from '../../src/cli/status-command.js';
 import { createForgePackProgram } from '../../src/cli/forge-pack.js';
 import { runProgram } from '../../src/cli/main.js';
@@ -172,6 +173,11 @@ describe('forge-pack loop', () => {
     expect(help.code).toBe(0);
     expect(help.stdout).toContain('Examples:');
     expect(help.stdout).toContain('--metric-command');
+
+    // Every condition a pipeline's schema takes is taught by its help (spec_ready once was not).
+    const pipeline = await run(repo, 'forge-pack', ['pipeline', '--help']);
+    expect(pipeline.code).toBe(0);
+    for (const condition of PASS_CONDITIONS) expect(pipeline.stdout).toContain(condition);
   });
 });
 
