@@ -138,7 +138,7 @@ export function checkLoop(epicId: string, beads: readonly Bead[], state: LoopSta
     error(
       `${state.workspace}/research-log.jsonl`,
       state.ledgerError,
-      'Fix the line it names by hand (the ledger is plain JSONL, one object a line); status and the run read it as it is.',
+      `ralph-loop ${epicId} --no-validate puts the ledger back from the runner's own copy (once a run has made one); else fix the line it names by hand (plain JSONL, one object a line).`,
     );
 
   const loop = beads.filter((bead) => bead.labels.includes(LOOP_LABEL));

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { loadLoopConfig, type LoopConfig } from '../autoresearch/config.js';
 import { createAutoresearchExecutors } from '../autoresearch/executors/index.js';
 import { createLoopIdleProbe } from '../autoresearch/idle-probe.js';
+import { LedgerError } from '../autoresearch/ledger.js';
 import { loadLedgerSummary } from '../autoresearch/ledger-summary.js';
 import { createOutsideWatch } from '../autoresearch/outside-watch.js';
 import {
@@ -184,9 +185,30 @@ async function loopStartedAt(
   workspace: string,
   config: LoopConfig,
 ): Promise<number | undefined> {
-  const { summary } = await loadLedgerSummary(files, join(workspace, 'research-log.jsonl'), {
-    direction: config.metric.direction,
-    target: config.target,
-  });
-  return summary.first_ts === null ? undefined : Date.parse(summary.first_ts);
+  const path = join(workspace, 'research-log.jsonl');
+  try {
+    const { summary } = await loadLedgerSummary(files, path, {
+      direction: config.metric.direction,
+      target: config.target,
+    });
+    return summary.first_ts === null ? undefined : Date.parse(summary.first_ts);
+  } catch (error) {
+    // A line changed between runs (a wrong type, a torn edit) is the guard's to put back from the
+    // runner's own copy when the run starts: it must not stop the run before the guard can. The start
+    // is the first line's, read loosely; the guard's own check of the cap reads the ledger it restored.
+    if (!(error instanceof LedgerError)) throw error;
+    return firstLineTime(await files.readIfExists(path));
+  }
+}
+
+/** The `ts` of a ledger's first line, without checking the rest of it. */
+function firstLineTime(text: string | undefined): number | undefined {
+  const first = text?.split('\n', 1)[0] ?? '';
+  try {
+    const ts = (JSON.parse(first) as { ts?: unknown }).ts;
+    const time = typeof ts === 'string' ? Date.parse(ts) : Number.NaN;
+    return Number.isNaN(time) ? undefined : time;
+  } catch {
+    return undefined;
+  }
 }

@@ -253,6 +253,29 @@ describe('caps and trees a loop holds to, as a user runs it', () => {
     expect(await readFile(join(repo.dir, 'src', 'value.txt'), 'utf8')).toBe('10\n');
   });
 
+  it('a ledger line given a wrong type between runs is put back from the runner’s copy by the next run', async () => {
+    const repo = await loopRepo([doer(1, '12')]);
+    const epic = await stampHardLoop(repo);
+    const first = await repo.ralph([epic, '--agent', 'scripted', '--max-beads', '1']);
+    expect(first.exitCode, first.stderr).toBe(0);
+    const path = join(repo.dir, '.autoresearch', 'research-log.jsonl');
+    const written = await readFile(path, 'utf8');
+    expect(written).toContain('"score_after":10,');
+    // Valid JSON, the wrong type: what a hand edit or an agent leaves, not a torn line.
+    await writeFile(path, written.replace('"score_after":10,', '"score_after":"10",'));
+
+    const refused = await repo.ralph([epic, '--agent', 'scripted']);
+    expect(refused.exitCode).toBe(4);
+    const validate = await repo.forge(['validate', epic]);
+    expect(validate.stdout).toContain(`ralph-loop ${epic} --no-validate puts the ledger back`);
+
+    const run = await repo.ralph([epic, '--agent', 'scripted', '--no-validate', '--max-beads', '1']);
+    expect(run.exitCode, run.stderr).toBe(0);
+    expect(run.stderr).toContain('research-log.jsonl changed while no runner was watching');
+    const ledger = await repo.ledger();
+    expect(ledger[0]).toMatchObject({ iter: 0, decision: 'baseline', score_after: 10 });
+  });
+
   it('a doer that plants a git filter and a hook runs neither through the runner: put back, tamper', async () => {
     const repo = await loopRepo([]);
     const marks = join(repo.dir, '..', 'marks');
