@@ -36,7 +36,11 @@ export type LoopPhase =
       final_score: number | null;
       best_score: number | null;
     }
-  | { state: 'idle' };
+  | {
+      state: 'idle';
+      /** An iteration whose doer has started but which no arbiter has decided yet (the run stopped mid-way). */
+      underway_iter: number | null;
+    };
 
 export interface RecentIteration {
   iter: number;

@@ -4,6 +4,7 @@
 // 100k lines: it reads the cached ledger summary and a handful of small files, and loads no schema
 // library unless the cache is stale (then ledger-summary loads the ledger parser by itself) or
 // config.json changed after the ledger did (then the config schema, to say what is wrong with it).
+import { join } from 'node:path';
 import { describeGuardFailure, trackFigures } from './check-figures.js';
 import { AppError, ConfigError, ExitCode } from '../infra/errors.js';
 import type { LoopFiles } from '../infra/loop-files.js';
@@ -80,7 +81,11 @@ export async function loopStatus(
   } else if (terminalText !== undefined) {
     phase = terminalPhase(terminalText, paths.terminalSignal);
   } else {
-    phase = { state: 'idle' };
+    // The runner's record of an iteration it started (the doer's base): read by its name only, as status
+    // loads no schema. One past the last decided iteration, so a baseline's own record never counts.
+    const next = Math.max(0, summary.last_iter) + 1;
+    const started = await files.stat(join(paths.root, 'iterations', `iter-${next}.json`));
+    phase = { state: 'idle', underway_iter: started === undefined ? null : next };
   }
 
   const recentLines = summary.recent;

@@ -130,7 +130,9 @@ function describePhase(phase: LoopPhase, epic: string): string {
     case 'terminated':
       return `terminated: ${phase.reason}${phase.best_score === null ? '' : ` (best ${formatNumber(phase.best_score)})`}`;
     case 'idle':
-      return 'idle (not running)';
+      return phase.underway_iter === null
+        ? 'idle (not running)'
+        : `idle (not running): iteration ${phase.underway_iter} is under way, not yet decided; ralph-loop ${epic} goes on with it`;
   }
 }
 

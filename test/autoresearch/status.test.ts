@@ -106,7 +106,7 @@ describe('loopStatus', () => {
     ]);
     expect(status.trajectory.scores).toEqual(SCORES);
     expect(status.trajectory.sparkline).toBe('▁▄▂·▇▆█');
-    expect(status.phase).toEqual({ state: 'idle' });
+    expect(status.phase).toEqual({ state: 'idle', underway_iter: null });
     expect(status.summary_source).toBe('cache');
   });
 
@@ -175,6 +175,20 @@ describe('loopStatus', () => {
       run_elapsed_ms: null,
       bead: null,
     });
+  });
+
+  it('idle mid-iteration (the run stopped after the doer or the judge) says which iteration waits for its arbiter', async () => {
+    const { repo, paths } = await workspace();
+    await mkdir(join(paths.root, 'iterations'), { recursive: true });
+    // The decided iterations' records are there too: only the one past the ledger's last counts.
+    await writeFile(join(paths.root, 'iterations', 'iter-6.json'), '{"iter":6}');
+    expect((await loopStatus(repo, EPIC, ports())).phase).toEqual({ state: 'idle', underway_iter: null });
+    await writeFile(join(paths.root, 'iterations', 'iter-7.json'), '{"iter":7}');
+    const status = await loopStatus(repo, EPIC, ports());
+    expect(status.phase).toEqual({ state: 'idle', underway_iter: 7 });
+    expect(renderStatusText(status, { unicode: true })).toContain(
+      `idle (not running): iteration 7 is under way, not yet decided; ralph-loop ${EPIC} goes on with it`,
+    );
   });
 
   it('is waiting for a human while needs-human.md exists, else terminated with the reason', async () => {
