@@ -1,7 +1,8 @@
 // `ralph-loop stop`: ask the live runner of an epic to stop after its current bead.
 import type { Command } from 'commander';
 import { UsageError } from '../infra/errors.js';
-import { isLockHolderLive, readLockFile } from '../infra/lock-file.js';
+import { askHostClaim } from '../infra/host-claim.js';
+import { claimedHolder, isLockHolderLive, readLockFile } from '../infra/lock-file.js';
 import { namesMark, RUN_MARK_VAR } from '../infra/run-marks.js';
 import { globals, openStoreFor, workingDir, type GlobalOptions } from './common.js';
 import type { CliDeps } from './deps.js';
@@ -12,7 +13,9 @@ export function defineStopCommand(command: Command, deps: CliDeps): void {
   command.argument('<epic-id>', 'the epic').action(async (epicId: string, _flags: unknown, cmd: Command) => {
     const options = globals(cmd);
     const runDir = await runDirFor(workingDir(deps, options), epicId);
-    const holder = await readLockFile(runDir.lockPath);
+    // A lock file deleted mid-run: the runner still holds its claim on this host, and answers it.
+    const holder =
+      (await readLockFile(runDir.lockPath)) ?? (await claimedHolder(runDir.lockPath, askHostClaim));
     // A request is for the live runner only: left for no one, it would halt the next run unasked.
     const running = holder !== undefined && (await isLockHolderLive(runDir.lockPath, holder, deps.host));
     if (running && insideRun(deps.env, holder.run_id)) {

@@ -56,6 +56,15 @@ function closeServer(server: Server): Promise<void> {
   return new Promise((resolve) => server.close(() => resolve()));
 }
 
+/**
+ * What the holder of the claim on the lock at `realPath` says (its lock record's text), or undefined when
+ * no process holds it or it says nothing in time: how `stop` finds a runner whose lock file is gone.
+ */
+export function askHostClaim(realPath: string): Promise<string | undefined> {
+  if (process.platform !== 'linux') return Promise.resolve(undefined);
+  return askHolder(hostClaimName(realPath));
+}
+
 /** What the holder of `name` answers, or undefined when it says nothing in time. */
 function askHolder(name: string): Promise<string | undefined> {
   return new Promise((resolve) => {

@@ -110,6 +110,20 @@ export function lockRefusalHint(path: string, holder: LockOwner, host: string, w
   return `${wait}. Its lock: ${path}`;
 }
 
+/**
+ * The holder of the lock at `path` as it answers through its claim on this host (host-claim.ts), for
+ * when the file is gone; `ask` is host-claim's askHostClaim, passed in so status never loads node:net.
+ */
+export async function claimedHolder(
+  path: string,
+  ask: (realPath: string) => Promise<string | undefined>,
+): Promise<LockRecord | undefined> {
+  const dir = await realpath(dirname(path)).catch(() => undefined);
+  if (dir === undefined) return undefined;
+  const answer = await ask(join(dir, basename(path)));
+  return answer === undefined ? undefined : parseLockRecord(answer);
+}
+
 /** Reads the lock without taking it (for `status`). */
 export async function readLockFile(path: string): Promise<LockRecord | undefined> {
   const text = await readFileIfExists(path).catch(() => undefined);

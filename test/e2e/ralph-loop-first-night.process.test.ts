@@ -391,13 +391,19 @@ describe('faults end cleanly', () => {
     expect((await repo.show(ids[0]!)).status).toBe('in_progress');
     expect((await repo.calls()).map((call) => call.bead)).toEqual([ids[0]]);
 
+    // `stop` finds it too, through its claim: the file it would read is gone.
+    const stop = await repo.ralph(['stop', epic]);
+    expect(stop.exitCode, stop.stderr).toBe(0);
+    expect(stop.stderr).toContain(`Asked the loop of ${epic} (pid ${first.pid}) to stop`);
+
     await writeFile(goAhead, '');
     const done = await first;
     expect(done.exitCode, done.stderr).toBe(0);
-    expect((await repo.calls()).map((call) => call.bead)).toEqual([ids[0], ids[1]]);
+    expect((await repo.calls()).map((call) => call.bead)).toEqual([ids[0]]);
     expect(existsSync(lockPath)).toBe(false);
     // The claim went with the runner: the next run goes ahead.
     expect((await repo.ralph([epic, '--agent', repo.agent])).exitCode).toBe(0);
+    expect((await repo.calls()).map((call) => call.bead)).toEqual([ids[0], ids[1]]);
   });
 
   it('ralph-loop stop with no runner live says so and leaves nothing to halt the next run', async () => {
