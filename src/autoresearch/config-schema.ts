@@ -75,6 +75,12 @@ const regexScore = z.strictObject({
     const problem = regexProblem(pattern);
     if (problem !== undefined) ctx.addIssue({ code: 'custom', message: problem });
   }),
+  /**
+   * Where the score line is. Unset: stdout, or stderr when stdout has none and the command exited 0 (a
+   * failed command's stderr may be the measured code's own words). "stderr": a tool that prints its
+   * summary there and exits non-zero when tests fail (jest).
+   */
+  stream: z.enum(['stdout', 'stderr'], { error: expected('"stdout" or "stderr"') }).optional(),
 });
 
 const jsonScore = z.strictObject({

@@ -53,7 +53,7 @@ export function describeScoreSource(score: ScoreSource): string {
     case 'exit-code':
       return '100 when it exits with code 0, else 0';
     case 'regex':
-      return `the first capture group of /${score.pattern}/ in its output`;
+      return `the first capture group of /${score.pattern}/ in its ${score.stream === 'stderr' ? 'stderr' : 'output'}`;
     case 'json':
       return `the number at "${score.path}" in its JSON output`;
     case 'tap':

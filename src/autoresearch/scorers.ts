@@ -48,7 +48,7 @@ export function extractScore(
     case 'exit-code':
       return exitCodeScore(result, exitCode);
     case 'regex':
-      return scoreFromRegex(source.pattern, result, exitCode);
+      return scoreFromRegex(source.pattern, source.stream, result, exitCode);
     case 'json':
       return scoreFromJson(source.path, result, exitCode);
     case 'tap':
@@ -88,14 +88,28 @@ function outputTail(result: ProcessResult): string {
   return `its output ends with ${JSON.stringify(tail)}`;
 }
 
-function scoreFromRegex(pattern: string, result: ProcessResult, exitCode: number): ScoreResult {
-  const fromStdout = [...result.stdout.matchAll(new RegExp(pattern, 'gm'))];
-  if (fromStdout.length === 0 && wasTruncated(result.stderr)) return truncated('stderr', exitCode);
-  const matches = fromStdout.length > 0 ? fromStdout : [...result.stderr.matchAll(new RegExp(pattern, 'gm'))];
+function scoreFromRegex(
+  pattern: string,
+  stream: 'stdout' | 'stderr' | undefined,
+  result: ProcessResult,
+  exitCode: number,
+): ScoreResult {
+  const find = (text: string) => [...text.matchAll(new RegExp(pattern, 'gm'))];
+  const fromStdout = stream === 'stderr' ? [] : find(result.stdout);
+  // stderr is read when the config names it, or when stdout has no score and the command succeeded. A
+  // command that failed printed its crash there, and the code it measured can print too: a metric that
+  // crashed before its own line was scored from the artifact's "passed: 8" (found by the red team).
+  const readStderr =
+    stream === 'stderr' || (stream === undefined && fromStdout.length === 0 && exitCode === 0);
+  if (readStderr && wasTruncated(result.stderr)) return truncated('stderr', exitCode);
+  const matches = readStderr ? find(result.stderr) : fromStdout;
   if (matches.length === 0) {
+    const onStderr = stream === undefined && exitCode !== 0 && find(result.stderr).length > 0;
     return {
       ok: false,
-      reason: `the pattern /${pattern}/ did not match the output ${exited(exitCode)}; ${outputTail(result)}`,
+      reason: onStderr
+        ? `the pattern /${pattern}/ did not match stdout ${exited(exitCode)}; it matches stderr, which is not read from a command that failed (the measured code can write there). If your metric prints its score on stderr, set "stream": "stderr" in metric.score of config.json (or --score "regex-stderr:<pattern>")`
+        : `the pattern /${pattern}/ did not match the output ${exited(exitCode)}; ${outputTail(result)}`,
     };
   }
   const scores: number[] = [];

@@ -130,16 +130,17 @@ export function buildConfigFile(options: LoopSetupOptions): LoopConfigFile {
   };
 }
 
-/** `exit-code`, `regex:<pattern>`, `json:<path>`, `tap`, `junit` → the config's score source. */
+/** `exit-code`, `regex:<pattern>`, `regex-stderr:<pattern>`, `json:<path>`, `tap`, `junit` → the config's score source. */
 export function parseScoreOption(text: string): ScoreSourceInput {
   if (text === 'exit-code' || text === 'tap' || text === 'junit') return { from: text };
   const colon = text.indexOf(':');
   const kind = colon === -1 ? text : text.slice(0, colon);
   const rest = colon === -1 ? '' : text.slice(colon + 1);
   if (kind === 'regex' && rest !== '') return { from: 'regex', pattern: rest };
+  if (kind === 'regex-stderr' && rest !== '') return { from: 'regex', pattern: rest, stream: 'stderr' };
   if (kind === 'json' && rest !== '') return { from: 'json', path: rest };
   throw new UsageError(
-    `--score: expected exit-code, regex:<pattern>, json:<path>, tap or junit, got ${JSON.stringify(text)}.`,
+    `--score: expected exit-code, regex:<pattern>, regex-stderr:<pattern>, json:<path>, tap or junit, got ${JSON.stringify(text)}.`,
     { hint: 'Examples: --score "regex:Score: ([0-9.]+)", --score json:numPassedTests' },
   );
 }

@@ -104,7 +104,7 @@ export function defineLoopCommand(command: Command, deps: CliDeps): void {
     .option('--metric-command <cmd>', 'hard metric: a command run without a shell, e.g. "npm test -- --json"')
     .option(
       '--score <source>',
-      'how the hard metric is read: exit-code (0 → 100), regex:<pattern>, json:<path>, tap, junit (the % passed); tap, junit and an exit code with a test summary are held to the tests the baseline ran',
+      'how the hard metric is read: exit-code (0 → 100), regex:<pattern> (regex-stderr:<pattern> for a score printed on stderr), json:<path>, tap, junit (the % passed); tap, junit and an exit code with a test summary are held to the tests the baseline ran',
     )
     .addOption(
       new Option('--direction <direction>', 'whether higher or lower scores are better').choices([

@@ -343,3 +343,29 @@ describe('the tests a score counted', () => {
     expect(score({ from: 'regex', pattern: 'ops: (\\d+)' }, 'ops: 7\n')).not.toHaveProperty('tests');
   });
 });
+
+describe('regex: which stream the score is read from', () => {
+  const source: ScoreSource = { from: 'regex', pattern: '^passed: (\\d+)' };
+  const run = (stdout: string, stderr: string, exitCode: number) =>
+    extractScore(source, processResult({ stdout, stderr, exitCode }));
+
+  it('reads stdout first, and stderr when stdout has none and the command succeeded', () => {
+    expect(run('passed: 3\n', 'passed: 9\n', 1)).toMatchObject({ ok: true, score: 3 });
+    expect(run('', 'passed: 4\n', 0)).toMatchObject({ ok: true, score: 4 });
+  });
+
+  it('never scores a failed command from its stderr, which the measured code can write', () => {
+    // The metric crashed before its own line; the artifact had printed a score of its own.
+    const crashed = run('', 'passed: 8 of 8\nError: thrown\n    at slugify\n', 1);
+    expect(crashed.ok).toBe(false);
+    expect(crashed).toMatchObject({ reason: expect.stringContaining('"stream": "stderr"') });
+  });
+
+  it('with "stream": "stderr", reads stderr alone, whatever the exit (a suite with failures)', () => {
+    const stderrSource: ScoreSource = { ...source, stream: 'stderr' };
+    const read = (stdout: string, stderr: string, exitCode: number) =>
+      extractScore(stderrSource, processResult({ stdout, stderr, exitCode }));
+    expect(read('passed: 99\n', 'passed: 7\n', 1)).toMatchObject({ ok: true, score: 7 });
+    expect(read('passed: 99\n', '', 0).ok).toBe(false);
+  });
+});

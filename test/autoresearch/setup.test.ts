@@ -340,6 +340,11 @@ describe('validation', () => {
   it('parses --score', () => {
     expect(parseScoreOption('exit-code')).toEqual({ from: 'exit-code' });
     expect(parseScoreOption('regex:Score: (\\d+)')).toEqual({ from: 'regex', pattern: 'Score: (\\d+)' });
+    expect(parseScoreOption('regex-stderr:Tests: (\\d+)')).toEqual({
+      from: 'regex',
+      pattern: 'Tests: (\\d+)',
+      stream: 'stderr',
+    });
     expect(parseScoreOption('json:a.b[0]')).toEqual({ from: 'json', path: 'a.b[0]' });
     expect(parseScoreOption('tap')).toEqual({ from: 'tap' });
     expect(() => parseScoreOption('regex:')).toThrow(/--score/);
