@@ -101,10 +101,15 @@ export function decide(input: DecideInput): DecideResult {
   let decision: Decision;
   let reason: string | undefined;
   const doerTamper = input.iter === 0 ? undefined : input.tamper?.find((record) => record.role === 'doer');
+  // The loop's tree changed after it was measured: what a keep would commit is not what was judged.
+  const treeTamper = input.iter === 0 ? undefined : input.tamper?.find((record) => record.role === 'loop');
   if (doerTamper !== undefined) {
     // Whatever the judge said, a doer that changed what decides its score is not kept.
     decision = 'tamper';
     reason = `the doer changed ${doerTamper.paths.join(', ')}${doerTamper.what === undefined ? '' : ` (${doerTamper.what})`}, which decide its score; put back and reverted`;
+  } else if (treeTamper !== undefined) {
+    decision = 'tamper';
+    reason = `${treeTamper.what ?? `the loop's tree changed (${treeTamper.paths.join(', ')})`}: not what was judged; reverted`;
   } else if (input.guardFailure !== undefined && input.iter > 0) {
     // The tree broke something the user guards: not kept whatever it scores, and the judge was not run.
     decision = 'guard_failed';

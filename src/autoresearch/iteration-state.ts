@@ -11,6 +11,8 @@ const iterationStateSchema = z.object({
   branch: z.string().nullable().optional(),
   /** HEAD after the doer's work was committed: what the judge scores. */
   doer_head: z.string().optional(),
+  /** HEAD when the judge measured: the only tree the arbiter may keep. */
+  judged_head: z.string().optional(),
   doer_started_at: z.string().optional(),
   hypothesis: z.string().optional(),
   guard_reverted_paths: z.array(z.string()).default([]),

@@ -1579,3 +1579,61 @@ console.log(JSON.stringify({ score: value }));
     expect(await readFile(join(fixtures, 'cases.json'), 'utf8')).toBe('{"expected": 1}\n');
   });
 });
+
+describe('the tree the arbiter keeps is the tree the judge measured', () => {
+  it('a second doer after the judge is refused, and the judged change is decided as measured', async () => {
+    const f = await createLoopFixture();
+    await f.baseline();
+    f.full.behaviour = doerWrites(f, '12');
+    expect((await f.run('doer', 1)).outcome).toBe('ok');
+    expect((await f.run('judge', 1)).outcome).toBe('ok');
+    // A doer bead another agent made, run between the judge and the arbiter: it would swap in worse code.
+    f.full.behaviour = doerWrites(f, '1');
+    const late = await f.run('doer', 1);
+    expect(late).toMatchObject({ outcome: 'error', fatal: true });
+    expect(late.message).toContain('Iteration 1 was judged already');
+    expect(await f.repo.read('src/value.txt')).toBe('12\n');
+    expect((await f.run('arbiter', 1)).message).toMatch(/^keep/);
+    expect(await ledgerDecisions(f)).toEqual([
+      [0, 'baseline'],
+      [1, 'keep'],
+    ]);
+  });
+
+  it('a commit or an uncommitted change in scope after the judge is tamper: nothing unmeasured is kept', async () => {
+    for (const change of ['commit', 'edit'] as const) {
+      const f = await createLoopFixture();
+      await f.baseline();
+      f.full.behaviour = doerWrites(f, '12');
+      expect((await f.run('doer', 1)).outcome).toBe('ok');
+      expect((await f.run('judge', 1)).outcome).toBe('ok');
+      await f.repo.write('src/value.txt', '1\n');
+      if (change === 'commit') f.repo.run('commit', '-qam', 'late fix');
+      const message = (await f.run('arbiter', 1)).message;
+      expect(message, change).toMatch(/^tamper/);
+      expect(await ledgerDecisions(f)).toEqual([
+        [0, 'baseline'],
+        [1, 'tamper'],
+      ]);
+      expect(await f.repo.read('src/value.txt'), change).toBe('10\n');
+      const line = (await readLedger(loopFiles, join(f.workspace, 'research-log.jsonl'))).lines[1]!;
+      expect(line.reason, change).toContain('after judge-1 measured, before its arbiter');
+    }
+  });
+
+  it('a judge whose doer has not committed, or that finds HEAD moved since, is refused', async () => {
+    const f = await createLoopFixture();
+    await f.baseline();
+    const early = await f.run('judge', 1);
+    expect(early).toMatchObject({ outcome: 'error', fatal: true });
+    expect(early.message).toContain('doer-1 has not committed its work');
+
+    f.full.behaviour = doerWrites(f, '12');
+    expect((await f.run('doer', 1)).outcome).toBe('ok');
+    await f.repo.write('src/value.txt', '99\n');
+    f.repo.run('commit', '-qam', 'between doer and judge');
+    const moved = await f.run('judge', 1);
+    expect(moved).toMatchObject({ outcome: 'error', fatal: true });
+    expect(moved.message).toMatch(/HEAD is [0-9a-f]{10}, not doer-1's commit/);
+  });
+});

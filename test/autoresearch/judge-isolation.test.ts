@@ -9,7 +9,7 @@ import { describe, expect, it, onTestFinished } from 'vitest';
 import { parseLoopConfig } from '../../src/autoresearch/config.js';
 import type { AutoresearchContext } from '../../src/autoresearch/executors/context.js';
 import { createJudgeExecutor } from '../../src/autoresearch/executors/judge.js';
-import { readIterationState } from '../../src/autoresearch/iteration-state.js';
+import { readIterationState, updateIterationState } from '../../src/autoresearch/iteration-state.js';
 import { createJudgeCheckout, withJudgeCheckout } from '../../src/autoresearch/judge-checkout.js';
 import { restoreTree, snapshotTree } from '../../src/autoresearch/tree-snapshot.js';
 import { createMemoryBeadStore } from '../../src/beads/embedded/index.js';
@@ -239,6 +239,8 @@ interface JudgeFixture {
   request: ExecutionRequest;
   notes: string[];
   judge(behaviour: (request: ExecutionRequest) => Promise<ExecutionResult>): void;
+  /** Runs judge-1 on HEAD, as after doer-1 committed it (the judge measures only its doer's commit). */
+  runJudge(): Promise<ExecutionResult>;
 }
 
 async function judgeFixture(): Promise<JudgeFixture> {
@@ -281,6 +283,28 @@ async function judgeFixture(): Promise<JudgeFixture> {
     },
     runMetric: (command, options) => runProcess(command, { ...options, env: repo.env }),
   };
+  const request: ExecutionRequest = {
+    bead: {
+      id: 'bd-e.2',
+      title: 'judge-1: spec',
+      status: 'in_progress',
+      priority: 2,
+      issue_type: 'task',
+      created_at: '2026-11-22T10:00:00Z',
+      updated_at: '2026-11-22T10:00:00Z',
+      labels: ['role:judge', 'iter:1'],
+    },
+    epicId: 'bd-e',
+    role: 'judge',
+    agentSpec: 'fake',
+    agentFromLabel: false,
+    attempt: 1,
+    cwd: repo.dir,
+    signal: new AbortController().signal,
+    timeoutMs: 60_000,
+    transcriptPath: join(repo.dir, '.forge', 'log'),
+    onActivity: (note) => notes.push(note),
+  };
   return {
     repo,
     context,
@@ -288,28 +312,14 @@ async function judgeFixture(): Promise<JudgeFixture> {
     judge: (next) => {
       behaviour = next;
     },
-    request: {
-      bead: {
-        id: 'bd-e.2',
-        title: 'judge-1: spec',
-        status: 'in_progress',
-        priority: 2,
-        issue_type: 'task',
-        created_at: '2026-11-22T10:00:00Z',
-        updated_at: '2026-11-22T10:00:00Z',
-        labels: ['role:judge', 'iter:1'],
-      },
-      epicId: 'bd-e',
-      role: 'judge',
-      agentSpec: 'fake',
-      agentFromLabel: false,
-      attempt: 1,
-      cwd: repo.dir,
-      signal: new AbortController().signal,
-      timeoutMs: 60_000,
-      transcriptPath: join(repo.dir, '.forge', 'log'),
-      onActivity: (note) => notes.push(note),
+    runJudge: async () => {
+      await updateIterationState(context.files, workspace, 1, (state) => ({
+        ...state,
+        doer_head: repo.head(),
+      }));
+      return createJudgeExecutor(context).execute(request);
     },
+    request,
   };
 }
 
@@ -330,7 +340,7 @@ describe('the soft judge executor', () => {
         finalText: JSON.stringify({ score: spec.includes('v2') ? 8 : 1, findings: [] }),
       };
     });
-    const result = await createJudgeExecutor(f.context).execute(f.request);
+    const result = await f.runJudge();
     expect(result).toMatchObject({ outcome: 'ok', closeReason: 'judge-1: score 8' });
     expect(relative(f.repo.dir, cwd).startsWith('..')).toBe(true);
     expect(seen).toEqual(['docs/', 'docs/spec.md', 'rubrics/', 'rubrics/spec.md']);
@@ -346,7 +356,7 @@ describe('the soft judge executor', () => {
       if (round === 1) await writeFile(join(request.cwd, 'docs/spec.md'), 'rewritten by the judge\n');
       return { outcome: 'ok', message: 'ok', finalText: `{"score": ${round}, "findings": []}` };
     });
-    const result = await createJudgeExecutor(f.context).execute(f.request);
+    const result = await f.runJudge();
     expect(result.closeReason).toBe('judge-1: score 2');
     expect(result.message).toMatch(/round 1: the judge changed docs\/spec\.md in its copy/);
     expect(await f.repo.read('docs/spec.md')).toBe('# Spec v1\n');
@@ -365,7 +375,7 @@ describe('the soft judge executor', () => {
       f.repo.run('commit', '-q', '-m', 'judge: better spec');
       return { outcome: 'ok', message: 'ok', finalText: '{"score": 100, "findings": []}' };
     });
-    const result = await createJudgeExecutor(f.context).execute(f.request);
+    const result = await f.runJudge();
 
     expect(f.repo.head()).toBe(before);
     expect(f.repo.run('symbolic-ref', '--short', 'HEAD').trim()).toBe('main');

@@ -189,12 +189,17 @@ describe('extractScore: regex', () => {
     });
   });
 
-  it('looks at stderr when stdout has no match, and scores a failing exit too, on record', () => {
-    expect(score(source, { stdout: 'nothing', stderr: 'Score: -3e2\n', exitCode: 1 })).toEqual({
+  it('looks at stderr when stdout has no match and the command succeeded; a failed one only with "stream": "stderr"', () => {
+    expect(score(source, { stdout: 'nothing', stderr: 'Score: -3e2\n', exitCode: 0 })).toEqual({
       ok: true,
       score: -300,
-      evidence: 'matched -300 with /^Score: ([-0-9.e]+)/ (exit 1)',
+      evidence: 'matched -300 with /^Score: ([-0-9.e]+)/',
     });
+    // A failed command's stderr may be the measured code's own words (the red team's crash-then-score).
+    expect(score(source, { stdout: 'nothing', stderr: 'Score: -3e2\n', exitCode: 1 }).ok).toBe(false);
+    expect(
+      score({ ...source, stream: 'stderr' }, { stdout: 'nothing', stderr: 'Score: -3e2\n', exitCode: 1 }),
+    ).toEqual({ ok: true, score: -300, evidence: 'matched -300 with /^Score: ([-0-9.e]+)/ (exit 1)' });
   });
 
   it('fails when the pattern does not match, naming the exit code and showing the output', () => {

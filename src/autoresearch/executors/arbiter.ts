@@ -2,16 +2,16 @@
 import type { ExecutionRequest, ExecutionResult, Executor } from '../../loop/types.js';
 import { decide, type DecideResult } from '../arbiter.js';
 import { judgeOutputPath, readJudgeOutput, type JudgeVerdict } from '../judge-output.js';
-import { readIterationState, totalCost, withTamper } from '../iteration-state.js';
-import { applyDecision } from '../keep-revert.js';
+import { readIterationState, totalCost, withTamper, type IterationState } from '../iteration-state.js';
+import { applyDecision, isPathInScope } from '../keep-revert.js';
 import { loadLedgerSummary, recordLedgerLine } from '../ledger-summary.js';
 import { writeArbiterSignal } from '../signals.js';
 import { recordHead } from '../loop-head.js';
 import { readSpend } from '../spend.js';
-import { placeInLoop, ledgerPath, type AutoresearchContext } from './context.js';
+import { bookkeepingPaths, placeInLoop, ledgerPath, type AutoresearchContext } from './context.js';
 import { remeasureWithinNoise } from './remeasure.js';
 import { decidePopulation } from './population-arbiter.js';
-import type { CandidateLine, LedgerLine } from '../ledger.js';
+import type { CandidateLine, LedgerLine, TamperRecord } from '../ledger.js';
 
 export function createArbiterExecutor(context: AutoresearchContext): Executor {
   return {
@@ -100,7 +100,12 @@ async function decideSingle(
       ? { ok: false, reason: state.judge_failure }
       : await readJudgeOutput(context.files, judgeOutputPath(workspace, iter));
   const { summary } = await loadLedgerSummary(context.files, ledgerPath(workspace), params);
-  const measured = await remeasureWithinNoise(context, request, iter, summary, judged);
+  // Not for a replay (decided already): the arbiter's own commit may have moved HEAD since.
+  const drift = iter > summary.last_iter ? await changedSinceJudged(context, state, iter) : undefined;
+  const measured =
+    drift === undefined
+      ? await remeasureWithinNoise(context, request, iter, summary, judged)
+      : { ok: true as const, judge: judged, samples: undefined, remeasured: false };
   if (!measured.ok) {
     return {
       ok: false,
@@ -140,10 +145,12 @@ async function decideSingle(
     wallClockElapsedSeconds: Math.max(0, (now - started) / 1000),
     ...(state.doer_started_at === undefined ? {} : { durationMs: now - Date.parse(state.doer_started_at) }),
     guardRevertedPaths: state.guard_reverted_paths,
-    tamper:
-      measured.tamper === undefined
+    tamper: [
+      ...(measured.tamper === undefined
         ? state.tamper
-        : withTamper(state, { role: 'doer', ...measured.tamper }).tamper,
+        : withTamper(state, { role: 'doer', ...measured.tamper }).tamper),
+      ...(drift === undefined ? [] : [drift]),
+    ],
     samples: measured.samples,
     ...(measured.remeasured ? { remeasured: true } : {}),
     guardFailure: state.guard_failure,
@@ -156,6 +163,49 @@ async function decideSingle(
     await recordLedgerLine(context.files, ledgerPath(workspace), line, params);
   }
   return { ok: true, decided: { result, line, remeasured: measured.remeasured, note: measured.note } };
+}
+
+/**
+ * What changed in the loop's tree between the judge's measurement and this arbiter: HEAD moved (but for
+ * this arbiter's own commit, left by a killed run) or the scope holds uncommitted changes, which a keep
+ * would commit unmeasured. Only a bead between the two can do it (one another agent made: red team).
+ */
+async function changedSinceJudged(
+  context: AutoresearchContext,
+  state: IterationState,
+  iter: number,
+): Promise<TamperRecord | undefined> {
+  const judged = state.judged_head;
+  if (iter === 0 || judged === undefined) return undefined;
+  const { git, config } = context;
+  const head = await git.headSha();
+  const moved =
+    head !== judged &&
+    !(
+      (await git.isAncestor(judged, head)) &&
+      (await git.subjectsBetween(judged, head)).every(
+        (subject) => subject === `autoresearch iter ${iter}: arbiter`,
+      )
+    );
+  const ignored = bookkeepingPaths(context);
+  const dirty = (await git.statusPorcelain())
+    .flatMap((entry) => [entry.path, entry.origPath])
+    .filter(
+      (path): path is string =>
+        path !== undefined && isPathInScope(path, config.scope.doer_paths) && !isPathInScope(path, ignored),
+    );
+  if (!moved && dirty.length === 0) return undefined;
+  const what = [
+    moved ? `HEAD moved from ${judged.slice(0, 10)} to ${head.slice(0, 10)}` : undefined,
+    dirty.length > 0 ? `uncommitted changes in the scope` : undefined,
+  ]
+    .filter((part) => part !== undefined)
+    .join(' and ');
+  return {
+    role: 'loop',
+    paths: dirty.length > 0 ? [...new Set(dirty)].sort() : ['HEAD'],
+    what: `${what} after judge-${iter} measured, before its arbiter`,
+  };
 }
 
 function describeCandidates(candidates: readonly CandidateLine[]): string {

@@ -60,6 +60,16 @@ export function createDoerExecutor(context: AutoresearchContext): Executor {
       // The base, the branch and the user's uncommitted work are recorded once per iteration, before its
       // first attempt, so a retried or resumed doer is judged against the tree it really started from.
       let state = await readIterationState(context.files, workspace, iter);
+      // A doer after its iteration's judge (a bead another agent made, or dependencies rewired) would
+      // change the tree the arbiter keeps after it was measured (found by the red team).
+      if (state.judged_head !== undefined) {
+        return {
+          outcome: 'error',
+          fatal: true,
+          agent: 'doer',
+          message: `Iteration ${iter} was judged already (at ${state.judged_head.slice(0, 10)}): a doer after its judge is no part of the cycle. Close ${request.bead.id} (it was not stamped by Forge's cycle, or its dependencies were changed) and run again.`,
+        };
+      }
       if (state.base_sha === undefined || state.user_snapshot === undefined) {
         const taken = await snapshotWorkingTree(git);
         const branch = (await recordedBranch(context.files, workspace, git)) ?? taken.branch ?? null;

@@ -5,7 +5,12 @@ import type { Command, ProcessResult } from '../../infra/process.js';
 import type { Executor, ExecutionResult } from '../../loop/types.js';
 import { judgeOutputPath, parseJudgeAnswer, writeJudgeOutput } from '../judge-output.js';
 import { measureHardMetric } from '../measure.js';
-import { readIterationState, updateIterationState, withTamper } from '../iteration-state.js';
+import {
+  readIterationState,
+  updateIterationState,
+  withTamper,
+  type IterationState,
+} from '../iteration-state.js';
 import { withJudgeCheckout, type JudgeCheckout } from '../judge-checkout.js';
 import { describeTreeChange, restoreTree, snapshotTree, type TreeChange } from '../tree-snapshot.js';
 import { recordSpend } from '../spend.js';
@@ -51,11 +56,40 @@ export function createJudgeExecutor(context: AutoresearchContext): Executor {
           record: { type: 'judged', iter, score: null, failure: 'not judged: a check after the doer failed' },
         };
       }
+      if (iter > 0) {
+        const misplaced = await checkDoerTree(context, state, iter);
+        if (misplaced !== undefined) return misplaced;
+      }
       return context.config.metric.type === 'hard'
         ? judgeWithCommand(context, request, iter)
         : judgeWithAgent(context, request, iter);
     },
   };
+}
+
+/**
+ * A judge measures the tree its doer committed, and records which: the arbiter keeps that tree or none.
+ * A judge whose doer has not committed (dependencies rewired so it runs first), or that finds HEAD moved
+ * since, is refused: it would score a tree no doer of this iteration made (found by the red team).
+ */
+async function checkDoerTree(
+  context: AutoresearchContext,
+  state: IterationState,
+  iter: number,
+): Promise<ExecutionResult | undefined> {
+  const refuse = (why: string): ExecutionResult => ({
+    outcome: 'error',
+    fatal: true,
+    agent: 'judge',
+    message: `judge-${iter} was not run: ${why}. Check the loop's beads (forge-pack validate, ralph-loop status --beads): a bead another agent made, or changed dependencies, can put a judge out of its place.`,
+  });
+  if (state.doer_head === undefined) return refuse(`doer-${iter} has not committed its work`);
+  const head = await context.git.headSha();
+  if (head !== state.doer_head) {
+    return refuse(`HEAD is ${head.slice(0, 10)}, not doer-${iter}'s commit ${state.doer_head.slice(0, 10)}`);
+  }
+  await updateIterationState(context.files, context.workspace, iter, (s) => ({ ...s, judged_head: head }));
+  return undefined;
 }
 
 async function judgeWithCommand(
