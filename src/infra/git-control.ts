@@ -40,6 +40,12 @@ export function gitControlPaths(
     // Other object stores git reads objects from, their packs before this store's loose objects.
     join(commonDir, 'objects', 'info', 'alternates'),
     join(commonDir, 'objects', 'info', 'http-alternates'),
+    // Where git finds the rest of the repository: `commondir` sends every git call (config, refs,
+    // objects, hooks) to another directory, a copy an agent made with its own filters (red team), and a
+    // worktree's `gitdir` names its checkout; `shallow` cuts history off at the commits it lists.
+    join(gitDir, 'commondir'),
+    ...(gitDir === commonDir ? [] : [join(gitDir, 'gitdir')]),
+    join(commonDir, 'shallow'),
   ] as string[];
   // refs/replace/: `git replace` makes every git call read one object as another (Forge's own calls
   // ignore it, git-command.ts; the user's and the metric's would not).

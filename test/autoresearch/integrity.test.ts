@@ -2,7 +2,7 @@
 // tamper, and never turns into a keep. Each test names the cheat it plays.
 import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
-import { chmod, mkdir, mkdtemp, readdir, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
+import { chmod, cp, mkdir, mkdtemp, readdir, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
@@ -683,6 +683,29 @@ describe('what git runs for the runner', () => {
     expect((await stat(join(hooks, 'post-index-change'))).mode & 0o777).toBe(0o644);
     expect(await readFile(join(hooks, 'pre-push'), 'utf8')).toBe(own);
     expect((await stat(join(hooks, 'pre-push'))).mode & 0o777).toBe(0o755);
+  });
+
+  it('a doer that points .git/commondir at a copy of the repository with its own filter: removed, tamper, the loop’s commits in the real one', async () => {
+    const f = await createLoopFixture();
+    await f.baseline();
+    const marks = await marksDir(f);
+    const gitDir = join(f.repo.dir, '.git');
+    const copy = join(marks, '..', 'common-copy');
+    const filter = await tattler(marks, 'filter', 'cat >/dev/null; echo 1000');
+    const message = await cheatingIteration(f, '11', async () => {
+      await cp(gitDir, copy, { recursive: true });
+      execFileSync('git', ['--git-dir', copy, 'config', 'filter.evil.clean', filter]);
+      await writeFile(join(copy, 'info', 'attributes'), 'value.txt filter=evil\n');
+      await writeFile(join(gitDir, 'commondir'), `${copy}\n`);
+    });
+    expect(await readdir(marks), 'agent code the runner’s git ran').toEqual([]);
+    expect(message).toMatch(/^tamper/);
+    expect(await f.repo.exists('.git/commondir')).toBe(false);
+    const state = await readIterationState(f.files, f.workspace, 1);
+    expect(state.tamper.flatMap((t) => t.paths)).toContain('.git/commondir');
+    // The arbiter's revert is a commit of the real repository, on its own branch.
+    expect(f.repo.log()[0]).toMatch(/autoresearch iter 1: arbiter/);
+    expect(await f.repo.read('src/value.txt')).toBe('10\n');
   });
 
   it('lets an honest doer’s iteration through untouched when git’s configuration is left alone', async () => {

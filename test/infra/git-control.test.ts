@@ -47,6 +47,8 @@ describe('gitControlPaths', () => {
       '/r/.git/info/sparse-checkout',
       '/r/.git/objects/info/alternates',
       '/r/.git/objects/info/http-alternates',
+      '/r/.git/commondir',
+      '/r/.git/shallow',
       ...OPERATION_FILES.map((name) => `/r/.git/${name}`),
     ]);
     // Not info/refs, which every repack rewrites for dumb-HTTP clients and nothing else reads.
@@ -77,6 +79,13 @@ describe('gitControlPaths', () => {
     expect(paths.files).toContain('/r/.git/worktrees/w/info/sparse-checkout');
     expect(paths.files).toEqual(
       expect.arrayContaining([
+        '/r/.git/worktrees/w/commondir',
+        '/r/.git/worktrees/w/gitdir',
+        '/r/.git/shallow',
+      ]),
+    );
+    expect(paths.files).toEqual(
+      expect.arrayContaining([
         '/r/.git/worktrees/w/config.worktree',
         '/xdg/git/config',
         '/elsewhere/global',
@@ -95,6 +104,8 @@ describe('gitControlPaths', () => {
       ...['attributes', 'exclude', 'grafts', 'sparse-checkout'].map((name) => `/r/.git/info/${name}`),
       '/r/.git/objects/info/alternates',
       '/r/.git/objects/info/http-alternates',
+      '/r/.git/commondir',
+      '/r/.git/shallow',
       ...OPERATION_FILES.map((name) => `/r/.git/${name}`),
     ]);
   });
