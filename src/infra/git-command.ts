@@ -51,6 +51,8 @@ export interface GitCallOptions {
   env?: NodeJS.ProcessEnv;
   /** Exit codes that are not failures (default: only 0). */
   ok?: number[];
+  /** Each chunk of stdout as the bytes it is (paths that are not UTF-8); the result's stdout is then empty. */
+  onStdoutBytes?: (chunk: Buffer) => void;
 }
 
 export interface RepoLayout {
@@ -122,6 +124,7 @@ export function createGitCommand(options: GitOptions): GitCommand {
         cwd: dir,
         env: { ...env, ...extra.env },
         input: extra.input,
+        onStdoutBytes: extra.onStdoutBytes,
       },
     );
     if (result.spawnError !== undefined) {

@@ -37,6 +37,11 @@ export interface Git {
    */
   ignoredPaths?(): Promise<string[]>;
   /**
+   * Untracked, not ignored entries under `paths` (a wholly untracked folder as one entry ending in `/`,
+   * an empty one too), as the bytes git gives, which need not be UTF-8. Optional, like ignoredPaths.
+   */
+  untrackedBytes?(paths: readonly string[]): Promise<Buffer[]>;
+  /**
    * Tracked paths whose index entry tells git to pass over their content (`update-index
    * --skip-worktree`, `--assume-unchanged`): status and diff show no change there. Optional, like
    * ignoredPaths.

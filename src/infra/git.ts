@@ -88,6 +88,15 @@ export function createGit(options: GitOptions): Git {
         .sort((x, y) => comparePaths(x.path, y.path));
     },
 
+    async untrackedBytes(paths) {
+      if (paths.length === 0) return [];
+      const chunks: Buffer[] = [];
+      await git(['ls-files', '-z', '--others', '--directory', '--exclude-standard', '--', ...paths], {
+        onStdoutBytes: (chunk) => chunks.push(chunk),
+      });
+      return splitNulBytes(Buffer.concat(chunks));
+    },
+
     async ignoredPaths() {
       const { stdout } = await git([
         'ls-files',
@@ -377,4 +386,16 @@ async function pruneEmptyParents(dir: string, root: string): Promise<void> {
     }
     current = dirname(current);
   }
+}
+
+/** NUL-separated entries, as bytes. */
+function splitNulBytes(bytes: Buffer): Buffer[] {
+  const parts: Buffer[] = [];
+  let start = 0;
+  for (let index = bytes.indexOf(0); index !== -1; index = bytes.indexOf(0, start)) {
+    if (index > start) parts.push(bytes.subarray(start, index));
+    start = index + 1;
+  }
+  if (start < bytes.length) parts.push(bytes.subarray(start));
+  return parts;
 }

@@ -1,7 +1,7 @@
 // Agents that try to cheat a loop: every change to what decides a score is put back, recorded as
 // tamper, and never turns into a keep. Each test names the cheat it plays.
 import { execFileSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { chmod, cp, mkdir, mkdtemp, readdir, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -1658,5 +1658,34 @@ describe('the tree the arbiter keeps is the tree the judge measured', () => {
     const moved = await f.run('judge', 1);
     expect(moved).toMatchObject({ outcome: 'error', fatal: true });
     expect(moved.message).toMatch(/HEAD is [0-9a-f]{10}, not doer-1's commit/);
+  });
+});
+
+describe('the judge measures what the doer’s commit holds', () => {
+  it('empty folders and names that are not UTF-8 in the scope are removed after the doer’s commit', async () => {
+    const f = await createLoopFixture();
+    await f.baseline();
+    const raw = (name: string) =>
+      Buffer.concat([Buffer.from(`${f.repo.dir}/src/`), Buffer.from(name, 'latin1')]);
+    f.full.behaviour = doerWrites(f, '11', async () => {
+      // Answers kept where a commit cannot hold them: in folder names, and in a file named t\xff.json.
+      await mkdir(join(f.repo.dir, 'src', 'k', 'hello-world', 'deeper'), { recursive: true });
+      writeFileSync(raw('t\xff.json'), '{"answers": 8}');
+      await mkdir(raw('d\xfe'));
+      // An untracked folder that holds a file of the doer's is committed, not removed.
+      await f.repo.write('src/kept/notes.txt', 'mine\n');
+    });
+    const done = await f.run('doer', 1);
+    expect(done.outcome).toBe('ok');
+    expect(done.message).toContain('removed what git cannot commit:');
+    expect(existsSync(join(f.repo.dir, 'src', 'k'))).toBe(false);
+    expect(existsSync(raw('t\xff.json'))).toBe(false);
+    expect(existsSync(raw('d\xfe'))).toBe(false);
+    expect(f.repo.run('status', '--porcelain', '--untracked-files=all', '--', 'src')).toBe('');
+    expect(f.repo.run('show', '--name-only', '--format=', 'HEAD').split('\n').sort()).toEqual(
+      expect.arrayContaining(['src/kept/notes.txt', 'src/value.txt']),
+    );
+    expect((await f.run('judge', 1)).outcome).toBe('ok');
+    expect((await f.run('arbiter', 1)).message).toMatch(/^keep/);
   });
 });

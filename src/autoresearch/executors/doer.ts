@@ -2,6 +2,7 @@
 // its scope and commits it.
 import { join, resolve } from 'node:path';
 import type { Executor } from '../../loop/types.js';
+import { removeUncommittable } from '../../infra/uncommittable.js';
 import {
   extractHypothesis,
   readIterationState,
@@ -247,6 +248,15 @@ export function createDoerExecutor(context: AutoresearchContext): Executor {
         ignoredPaths: ignored,
       });
       await recordHead(context.files, workspace, git);
+      // The judge measures what the commit holds: what no commit can hold goes (empty folders, names
+      // that are not UTF-8), as a clean clone of it would not have them either.
+      const uncommittable = await removeUncommittable(
+        context.repo,
+        (await git.untrackedBytes?.(context.config.scope.doer_paths)) ?? [],
+      );
+      if (uncommittable.length > 0) {
+        request.onActivity?.(`removed what git cannot commit: ${uncommittable.join(', ')}`);
+      }
       const hypothesis = extractHypothesis(result.finalText) ?? firstLine(result.finalText);
       await updateIterationState(context.files, workspace, iter, (s) => ({
         ...s,
@@ -266,6 +276,7 @@ export function createDoerExecutor(context: AutoresearchContext): Executor {
           ? 'no new changes to commit'
           : `committed ${kept.commitSha.slice(0, 10)}`,
         outside.length > 0 ? `guard reverted ${outside.join(', ')}` : undefined,
+        uncommittable.length > 0 ? `removed what git cannot commit: ${uncommittable.join(', ')}` : undefined,
         touchedMetric.length > 0 ? `metric file(s) put back: ${touchedMetric.join(', ')}` : undefined,
         ...moved,
       ].filter((note) => note !== undefined);

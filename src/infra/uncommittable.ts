@@ -1,0 +1,75 @@
+// What a commit cannot hold but the tree still shows a measured run: directories with no file in them
+// (git records files, never folders) and names that are not UTF-8 (Forge's git calls read paths as
+// text, so such a file is neither committed nor reverted). The red team kept a score with each: answers
+// in the names of empty folders, and in a file named `t\xff.json`, both read by the artifact, neither in
+// the commit a clean clone gets. After a doer's commit they are removed from its scope, so the judge
+// measures what the commit holds.
+import { lstat, readdir, rm, rmdir } from 'node:fs/promises';
+import { join } from 'node:path';
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+/** Whether `name` (a path's bytes) reads as UTF-8. */
+export function isUtf8(name: Buffer): boolean {
+  try {
+    utf8.decode(name);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Removes, of `entries` (untracked and not ignored, as Git.untrackedBytes lists them under `root`), what
+ * no commit can hold: a name that is not UTF-8 (whatever it is), a directory with no file left in it.
+ * Returns what it removed, as text (an undecodable byte shows as U+FFFD), for the bead's notes.
+ */
+export async function removeUncommittable(root: string, entries: readonly Buffer[]): Promise<string[]> {
+  const removed: string[] = [];
+  for (const entry of entries) {
+    const isDir = entry.at(-1) === 0x2f; // '/'
+    const name = isDir ? entry.subarray(0, -1) : entry;
+    const path = Buffer.concat([Buffer.from(`${root}/`), name]);
+    if (!isUtf8(name)) {
+      await rm(path, { recursive: true, force: true });
+      removed.push(name.toString('utf8'));
+    } else if (isDir) {
+      removed.push(...(await sweepDir(path, name.toString('utf8'))));
+    }
+  }
+  return removed;
+}
+
+/**
+ * Inside an untracked directory: removes names that are not UTF-8, then the folders left with no file.
+ * A folder removed whole is reported by its own name only.
+ */
+async function sweepDir(dir: Buffer, shown: string): Promise<string[]> {
+  const { removed, gone } = await sweep(dir, shown);
+  return gone ? [shown] : removed;
+}
+
+async function sweep(dir: Buffer, shown: string): Promise<{ removed: string[]; gone: boolean }> {
+  const removed: string[] = [];
+  let kept = 0;
+  for (const name of await readdir(dir, { encoding: 'buffer' })) {
+    const path = Buffer.concat([dir, Buffer.from('/'), name]);
+    const label = join(shown, name.toString('utf8'));
+    if (!isUtf8(name)) {
+      await rm(path, { recursive: true, force: true });
+      removed.push(label);
+    } else if ((await lstat(path)).isDirectory()) {
+      const inner = await sweep(path, label);
+      if (inner.gone) removed.push(label);
+      else {
+        removed.push(...inner.removed);
+        kept += 1;
+      }
+    } else {
+      kept += 1;
+    }
+  }
+  if (kept > 0) return { removed, gone: false };
+  await rmdir(dir);
+  return { removed, gone: true };
+}
