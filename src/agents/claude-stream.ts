@@ -47,6 +47,8 @@ export class ClaudeStream {
   readonly results: ClaudeResult[] = [];
   model: string | undefined;
   lastAssistantText = '';
+  /** Whether that text came from Claude Code itself (an API error, a limit), not from the model. */
+  private lastTextSynthetic = false;
   lastRetry: ApiRetrySeen | undefined;
   /** A usage-limit message in assistant or result text (never in tool output). */
   usageLimitText: string | undefined;
@@ -74,7 +76,10 @@ export class ClaudeStream {
 
     const result = ClaudeResultSchema.safeParse(json);
     if (result.success) {
-      if (this.results.length === 0) this.checkUsageLimitText(result.data.result);
+      // The result repeats the last text: a limit only when Claude Code wrote it, or marks it an error.
+      if (this.results.length === 0 && (this.lastTextSynthetic || result.data.is_error === true)) {
+        this.checkUsageLimitText(result.data.result);
+      }
       this.results.push(result.data);
       this.messagesSinceResult.clear();
       return 'answered';
@@ -147,7 +152,11 @@ export class ClaudeStream {
       const text = TextBlockSchema.safeParse(raw);
       if (text.success) {
         this.lastAssistantText = text.data.text;
-        this.checkUsageLimitText(text.data.text);
+        // The model's own words are never a limit: a doer whose whole answer was the banner with a
+        // reset 20 days on had the runner sleep for it (red team). Claude Code's own messages (an API
+        // error, a plan limit) carry the model "<synthetic>".
+        this.lastTextSynthetic = message.model === SYNTHETIC_MODEL;
+        if (this.lastTextSynthetic) this.checkUsageLimitText(text.data.text);
         this.options.onActivity({ type: 'text', text: text.data.text.slice(0, 500) });
         continue;
       }
@@ -215,6 +224,9 @@ export class ClaudeStream {
     return undefined;
   }
 }
+
+/** The model Claude Code names on the assistant messages it makes itself (errors, limits), not a model's. */
+const SYNTHETIC_MODEL = '<synthetic>';
 
 function parseJson(line: string): unknown {
   const trimmed = line.trim();

@@ -6,12 +6,16 @@ export interface Clock {
   sleep(ms: number, signal?: AbortSignal): Promise<void>;
 }
 
+/** The longest delay setTimeout keeps. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
 export const systemClock: Clock = {
   now: () => Date.now(),
   sleep: (ms, signal) =>
     new Promise((resolve) => {
       if (signal?.aborted) return resolve();
-      const timer = setTimeout(done, ms);
+      // setTimeout fires at once past 2^31-1 ms (about 24.8 days): a longer wait is capped there.
+      const timer = setTimeout(done, Math.min(Math.max(0, ms), MAX_TIMER_MS));
       function done(): void {
         clearTimeout(timer);
         signal?.removeEventListener('abort', done);

@@ -6,6 +6,11 @@ import type { ExecutionResult, StopReason } from './types.js';
 export const MAX_OVERLOAD_WAITS = 8;
 /** Consecutive rate-limit waits for one bead; past this the limit is not lifting and the loop stops. */
 export const MAX_RATE_LIMIT_WAITS = 48;
+/**
+ * The longest wait for a known reset: a plan's window resets within hours; a limit that lifts days
+ * away (a weekly cap, or a reset time no CLI would give) ends the run instead of sleeping through it.
+ */
+export const MAX_RESET_WAIT_MS = 12 * 3_600_000;
 /** Margin added to a known reset time, so the first call after it is not refused again. */
 export const RESET_MARGIN_MS = 5_000;
 
@@ -90,6 +95,18 @@ export function decideAfterAttempt(beadId: string, facts: AttemptFacts): PolicyA
         result.resetAt !== undefined && result.resetAt > facts.now
           ? result.resetAt - facts.now + RESET_MARGIN_MS
           : undefined;
+      if (untilReset !== undefined && untilReset > MAX_RESET_WAIT_MS) {
+        const at = new Date(result.resetAt ?? facts.now).toISOString();
+        return {
+          decision: {
+            kind: 'stop',
+            reason: 'environment',
+            why: `${why} until ${at}`,
+            message: `The agent's usage limit resets at ${at}, more than ${MAX_RESET_WAIT_MS / 3_600_000} hours away: the run stops rather than wait for it, the bead left open. Run again after the reset (or with another agent).`,
+          },
+          counters: next,
+        };
+      }
       const delay = untilReset ?? backoffDelay(next.rateLimitWaits, facts.backoffMs, facts.maxBackoffMs);
       return { decision: withinWallClock({ kind: 'wait', delayMs: delay, why }, facts), counters: next };
     }

@@ -55,6 +55,12 @@ export function assistantText(text: string, id = 'msg_01TEXT', extra: Record<str
   return assistant(id, [{ type: 'text', text }], extra);
 }
 
+/** Text Claude Code writes itself (an API error, a plan's usage limit): its model is "<synthetic>". */
+export function syntheticText(text: string, id = 'msg_01SYNTH') {
+  const made = assistant(id, [{ type: 'text', text }]);
+  return { ...made, message: { ...made.message, model: '<synthetic>' } };
+}
+
 export function toolUse(toolId: string, name: string, input: Record<string, unknown>, id = `msg_${toolId}`) {
   return assistant(id, [{ type: 'tool_use', id: toolId, name, input }]);
 }
