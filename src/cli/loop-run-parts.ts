@@ -16,13 +16,12 @@ import type { BeadStore } from '../beads/types.js';
 import { containmentStatus } from '../infra/containment.js';
 import { createGit } from '../infra/git.js';
 import { journaledLoopFiles } from '../infra/journaled-loop-files.js';
-import { createFileLock, lockRefusalHint, type FileLock } from '../infra/lock-file.js';
-import { claimHost } from '../infra/host-claim.js';
+import type { FileLock } from '../infra/lock-file.js';
 import type { LoopFiles } from '../infra/loop-files.js';
 import { runWithOwnTemp } from './own-temp-process.js';
-import { LockedError } from '../loop/runner.js';
 import type { BeadGuard, Executor, IdleProbe, LoopEvent } from '../loop/types.js';
 import type { CliDeps } from './deps.js';
+import { createTreeLock } from './tree-lock.js';
 import { findLoopWorkspace } from './epic-dirs.js';
 import type { AgentExecutors } from './executors.js';
 
@@ -123,11 +122,7 @@ export async function autoresearchParts(
     guard: withContainmentNotice(createLoopBeadGuard(guardContext), warn),
     agents,
     deadline: cap > 0 && started !== undefined ? started + cap * 1000 : undefined,
-    treeLock: createFileLock({
-      path: join(await git.gitDir(), 'forge-loop.lock'),
-      host: deps.host,
-      claimHost,
-    }),
+    treeLock: createTreeLock(await git.gitDir(), deps.host),
   };
 }
 
@@ -153,33 +148,6 @@ function withContainmentNotice(guard: BeadGuard, warn: (message: string) => void
   };
 }
 
-/**
- * One loop per working tree: two loops in one tree would revert each other's work. A second is
- * refused with the running one named; separate worktrees (`--worktree`) each get their own lock.
- */
-export async function holdTree(lock: FileLock, epicId: string, deps: CliDeps, runId: string): Promise<void> {
-  const acquired = await lock.acquire({
-    pid: deps.pid,
-    host: deps.host,
-    started_at: new Date(deps.clock.now()).toISOString(),
-    epic: epicId,
-    run_id: runId,
-  });
-  if (acquired.ok) return;
-  const h = acquired.holder;
-  if (h.epic === epicId) return; // the same loop: its own epic lock refuses the second runner
-  throw new LockedError(
-    `Another loop (epic ${h.epic}, pid ${h.pid} on ${h.host}, started ${h.started_at}) is running in this working tree; two loops in one tree would undo each other's work.`,
-    lockRefusalHint(
-      lock.path,
-      h,
-      deps.host,
-      `Run this loop in its own worktree: ralph-loop ${epicId} --worktree (or wait for ${h.epic} to finish)`,
-    ),
-  );
-}
-
-/** When the loop's clock started: its baseline's time in the ledger. */
 async function loopStartedAt(
   files: LoopFiles,
   workspace: string,

@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { createEventLogWriter, createNdjsonStream } from '../infra/event-log.js';
 import { containmentStatus, refuseUncontainedRun } from '../infra/containment.js';
 import { AppError, EnvironmentError, ExitCode, type ExitCodeValue } from '../infra/errors.js';
-import { createFileLock } from '../infra/lock-file.js';
+import { createFileLock, type FileLock } from '../infra/lock-file.js';
 import { claimHost } from '../infra/host-claim.js';
 import { withRunMark } from '../infra/run-marks.js';
 import { withStopSignal } from '../infra/stop-scope.js';
@@ -328,7 +328,15 @@ export async function runEpicCommand(
   const flagWallClock = (flags.wallClock ?? 0) * 1000;
   const wallClockMs =
     loopLeft === undefined ? flagWallClock : flagWallClock > 0 ? Math.min(flagWallClock, loopLeft) : loopLeft;
-  if (loop !== undefined && !flags.dryRun) await loopParts?.holdTree(loop.treeLock, epicId, deps, runId);
+  // A run that commits holds its working tree: a loop always, a plain epic with --auto-commit or
+  // --parallel (tree-lock.ts). Taken once the run's own checks have passed, released at its end.
+  const treeLock = flags.dryRun
+    ? undefined
+    : (loop?.treeLock ?? (autoCommit && git !== undefined ? await plainTreeLock(cwd, deps) : undefined));
+  if (treeLock !== undefined) {
+    const { holdTree } = await import('./tree-lock.js');
+    await holdTree(treeLock, epicId, deps, runId);
+  }
   // The run's interrupt reaches the waits inside the store too: a lock that will not come free must not
   // hold a stop for its whole wait, write after write.
   const inRun = <T>(work: () => Promise<T>): Promise<T> =>
@@ -386,7 +394,7 @@ export async function runEpicCommand(
     stopListening();
     progress.stop();
     syncBack?.report(deps.stderr);
-    if (loop !== undefined && !flags.dryRun) await loop.treeLock.release();
+    await treeLock?.release();
     await log?.flush();
   }
 
@@ -417,6 +425,15 @@ export async function runEpicCommand(
     }
   }
   return { summary, exitCode };
+}
+
+/** The tree lock of a plain epic's committing run, in the git directory of the tree it runs in. */
+async function plainTreeLock(cwd: string, deps: CliDeps): Promise<FileLock> {
+  const [{ createGit }, { createTreeLock }] = await Promise.all([
+    import('../infra/git.js'),
+    import('./tree-lock.js'),
+  ]);
+  return createTreeLock(await createGit({ cwd, env: deps.env }).gitDir(), deps.host);
 }
 
 /** The worktree dispatcher and the run's tree as the integration branch (loaded only for parallel runs). */

@@ -341,7 +341,7 @@ describe('caps and trees a loop holds to, as a user runs it', () => {
     }
     const refused = await repo.ralph([second, '--agent', 'scripted']);
     expect(refused.exitCode).toBe(8);
-    expect(refused.stderr).toContain(`Another loop (epic ${first}`);
+    expect(refused.stderr).toContain(`Another run that commits (epic ${first}`);
     expect(refused.stderr).toContain('--worktree');
     expect(refused.stderr).not.toContain('delete');
     expect((await running).exitCode).toBe(0);

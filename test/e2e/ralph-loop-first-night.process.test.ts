@@ -406,6 +406,37 @@ describe('faults end cleanly', () => {
     expect((await repo.calls()).map((call) => call.bead)).toEqual([ids[0], ids[1]]);
   });
 
+  it('a second epic that commits in the same working tree is refused while the first commits there', async () => {
+    const repo = await makeRepo();
+    const first = await repo.epic(['slow']);
+    const second = await repo.epic(['other']);
+    const goAhead = join(repo.dir, '..', `go-${first.epic}`);
+    onTestFinished(() => rm(goAhead, { force: true }));
+    await repo.script({ [first.ids[0]!]: [[{ waitFor: goAhead }]], '*': [[]] });
+    const running = startCli(
+      'ralph-loop',
+      ['--store', 'embedded', first.epic, '--agent', repo.agent, '--auto-commit'],
+      { cwd: repo.dir, env: repo.env },
+    );
+    const agent = await waitFor(async () => (await repo.calls())[0]?.pid, 60_000, 'agent started');
+    reap(agent);
+
+    for (const flags of [['--auto-commit'], ['--parallel', '2']]) {
+      const refused = await repo.ralph([second.epic, '--agent', repo.agent, ...flags]);
+      expect(refused.exitCode, refused.stderr).toBe(8);
+      expect(refused.stderr).toContain(`Another run that commits (epic ${first.epic}, pid ${running.pid}`);
+      expect(refused.stderr).toContain(`ralph-loop ${second.epic} --worktree`);
+    }
+    expect((await repo.show(second.ids[0]!)).status).toBe('open');
+    // One that commits nothing takes nobody's files: it runs.
+    const plain = await repo.ralph([second.epic, '--agent', repo.agent]);
+    expect(plain.exitCode, plain.stderr).toBe(0);
+
+    await writeFile(goAhead, '');
+    expect((await running).exitCode).toBe(0);
+    expect(existsSync(join(repo.dir, '.git', 'forge-loop.lock'))).toBe(false);
+  });
+
   it('ralph-loop stop with no runner live says so and leaves nothing to halt the next run', async () => {
     const repo = await makeRepo();
     const { epic, ids } = await repo.epic(['a', 'b']);
