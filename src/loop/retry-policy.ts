@@ -74,9 +74,13 @@ export function decideAfterAttempt(beadId: string, facts: AttemptFacts): PolicyA
     case 'budget':
       return stop('terminal', 'the budget is spent', result.message);
     case 'aborted':
-      return facts.interrupted
-        ? stop('interrupted', 'interrupted', 'Interrupted; the bead was left open.')
-        : stop('wall_clock', 'interrupted', 'The wall-clock cap was reached.');
+      if (facts.interrupted)
+        return stop('interrupted', 'interrupted', 'Interrupted; the bead was left open.');
+      if (facts.wallClockLeft <= 0)
+        return stop('wall_clock', 'interrupted', 'The wall-clock cap was reached.');
+      // Stopped by nothing of this run's (a queue worker shut down under it): a lost attempt, retried
+      // within --max-attempts, not a cap that was never set.
+      return failedAttempt(beadId, facts);
     case 'rate_limited': {
       const next = { ...counters, rateLimitWaits: counters.rateLimitWaits + 1 };
       const why = 'rate limited';
