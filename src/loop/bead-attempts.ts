@@ -341,13 +341,31 @@ async function sleepOrStop(
     until: ctx.iso(d.clock.now() + delay),
     why,
   });
-  await d.clock.sleep(delay, o.signal);
-  if (o.signal.aborted) {
-    await leaveOpen(ctx, bead, attempt, result, 'interrupted while waiting');
-    return { kind: 'stop', reason: 'interrupted', message: 'Interrupted; the bead was left open.' };
+  // `ralph-loop stop` is heard during the wait too, not after it: a rate limit waited out for hours, or
+  // a backoff before the next attempt, went on calling the agent long after the user asked to stop.
+  const until = d.clock.now() + delay;
+  const step = Math.max(STOP_POLL_MS, Math.ceil(delay / 200));
+  for (let left = delay; left > 0; left = until - d.clock.now()) {
+    await d.clock.sleep(Math.min(left, step), o.signal);
+    if (o.signal.aborted) {
+      await leaveOpen(ctx, bead, attempt, result, 'interrupted while waiting');
+      return { kind: 'stop', reason: 'interrupted', message: 'Interrupted; the bead was left open.' };
+    }
+    if (await d.control.stopRequested()) {
+      await d.control.clearStop();
+      await leaveOpen(ctx, bead, attempt, result, 'stopped while waiting');
+      return {
+        kind: 'stop',
+        reason: 'stopped',
+        message: `Stopped by ralph-loop stop while waiting (${why}); the bead was left open.`,
+      };
+    }
   }
   return undefined;
 }
+
+/** How often a wait between attempts looks for a stop request (longer waits look 200 times in all). */
+const STOP_POLL_MS = 5_000;
 
 /**
  * The lock's progress (the live bead, its agent's pid) is a record, never a step the bead waits on:

@@ -178,12 +178,34 @@ describe('runner: rate limits and overload', () => {
     const summary = await h.run({ epicId, maxAttempts: 1 });
     expect(summary.reason).toBe('done');
     expect((await h.store.show(ids[0]!)).status).toBe('closed');
-    expect(h.clock.sleeps).toHaveLength(1);
-    expect(h.clock.sleeps[0]).toBeGreaterThanOrEqual(3_600_000);
-    expect(h.clock.sleeps[0]).toBeLessThan(3_600_000 + 60_000);
+    // One wait, slept in steps that look for a stop request between them.
+    const slept = h.clock.sleeps.reduce((sum, ms) => sum + ms, 0);
+    expect(slept).toBeGreaterThanOrEqual(3_600_000);
+    expect(slept).toBeLessThan(3_600_000 + 60_000);
+    expect(h.events.filter((e) => e.type === 'waiting')).toHaveLength(1);
     const waiting = h.events.find((e) => e.type === 'waiting');
     expect(waiting).toMatchObject({ bead: ids[0], why: 'rate limited' });
     expect(h.requests.map((r) => r.attempt)).toEqual([1, 1]);
+  });
+
+  it('ralph-loop stop during a wait ends the run then, the bead left open, with no further attempt', async () => {
+    const h = createHarness();
+    const { epicId, ids } = await h.epic(['limited', 'next']);
+    const resetAt = h.clock.now() + 3_600_000;
+    h.behaviours.set('limited', () => ({ outcome: 'rate_limited', message: 'usage limit', resetAt }));
+    const sleep = h.clock.sleep;
+    h.clock.sleep = async (ms, signal) => {
+      await sleep(ms, signal);
+      if (h.clock.sleeps.length === 3) h.stopFile.requested = true;
+    };
+    const summary = await h.run({ epicId });
+    expect(summary.reason).toBe('stopped');
+    expect(h.requests.map((r) => r.bead.id)).toEqual([ids[0]]);
+    expect(h.clock.sleeps).toHaveLength(3);
+    const bead = await h.store.show(ids[0]!);
+    expect(bead.status).toBe('open');
+    expect(bead.labels).not.toContain(FAILED_LABEL);
+    expect(h.stopFile.requested).toBe(false);
   });
 
   it('backs off exponentially when the reset time is unknown, and on overload', async () => {
