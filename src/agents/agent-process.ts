@@ -1,5 +1,6 @@
 // Runs an agent CLI as a child process: prompt on stdin, transcript as it streams, early stop, abort, and
 // nothing it started left running afterwards, nor anything it left in its temp directory.
+import { timerDelay } from '../infra/clock.js';
 import { runProcess } from '../infra/process.js';
 import type { Command, ProcessResult, SweptProcess } from '../infra/process.js';
 import type { z } from 'zod';
@@ -70,7 +71,7 @@ export async function runAgentProcess(options: AgentProcessOptions): Promise<Age
   const stop: StopAgent = (reason, { afterMs = 0, activity } = {}) => {
     if (stoppedFor !== undefined || controller.signal.aborted) return;
     if (afterMs > 0) {
-      delayedStop ??= setTimeout(() => stop(reason, { activity }), afterMs);
+      delayedStop ??= setTimeout(() => stop(reason, { activity }), timerDelay(afterMs));
       return;
     }
     stoppedFor = reason;

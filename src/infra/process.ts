@@ -1,5 +1,6 @@
 // Runs a child process from an argv array in its own process group, with timeouts that kill the group,
 // and on request ends what the child started outside that group (setsid, daemons) once it is gone.
+import { timerDelay } from './clock.js';
 import { randomUUID } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { execa } from 'execa';
@@ -136,7 +137,7 @@ export async function runProcess(command: Command, options: RunProcessOptions): 
       ? setTimeout(() => {
           timedOut = true;
           killGroup();
-        }, options.timeoutMs)
+        }, timerDelay(options.timeoutMs))
       : undefined;
 
   const onAbort = (): void => {

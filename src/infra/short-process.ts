@@ -16,6 +16,7 @@
 // less than 1 GiB free when a call starts, pipes serve. A pipe bounds what a runaway command costs to
 // the tail kept; a file in memory does not, so a command whose output passes what could be kept of it
 // is stopped (see outputCapBytes) before it fills the memory the machine's other programs share.
+import { timerDelay } from './clock.js';
 import { spawn } from 'node:child_process';
 import { closeSync, fstatSync, openSync, readSync, statfsSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
@@ -174,7 +175,7 @@ export function runShortProcess(command: Command, options: ShortProcessOptions):
         ? setTimeout(() => {
             timedOut = true;
             endChildGroup();
-          }, options.timeoutMs)
+          }, timerDelay(options.timeoutMs))
         : undefined;
     const cap = outputCapBytes(maxChars);
     const watch =

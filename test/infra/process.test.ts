@@ -55,6 +55,17 @@ async function tempDir(): Promise<string> {
   return dir;
 }
 
+describe('runProcess: a timeout longer than a timer holds', () => {
+  it('is no timeout at all, not one that fires at once (a --timeout of 2,200,000 s)', async () => {
+    const dir = await tempDir();
+    const result = await runProcess(
+      { file: 'sh', args: ['-c', 'sleep 0.2; echo done'] },
+      { cwd: dir, env: ENV, timeoutMs: 2_200_000_000 },
+    );
+    expect(result).toMatchObject({ exitCode: 0, timedOut: false, stdout: 'done\n' });
+  });
+});
+
 describe.runIf(linux)('runProcess: sweeping what escaped the group', () => {
   it('ends a setsid/nohup background process that outlived the child, and reports it', async () => {
     const dir = await tempDir();

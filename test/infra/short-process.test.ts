@@ -37,6 +37,17 @@ async function pidIn(file: string): Promise<number> {
 }
 
 describe('runShortProcess', () => {
+  it('a timeout longer than a timer can hold is no timeout at all, not one that fires at once', async () => {
+    const dir = await tempDir();
+    // 2,200,000 s: past 2^31-1 ms, where Node fires a timer at once.
+    const result = await runShortProcess(sh('sleep 0.2; echo done'), {
+      cwd: dir,
+      env: ENV,
+      timeoutMs: 2_200_000_000,
+    });
+    expect(result).toMatchObject({ exitCode: 0, timedOut: false, stdout: 'done\n' });
+  });
+
   it('gives the input on stdin and returns both streams and the exit code as they were', async () => {
     const result = await runShortProcess(sh('cat; printf "%s" "$GREETING" >&2; exit 3'), {
       cwd: tmpdir(),
