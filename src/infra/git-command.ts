@@ -108,6 +108,17 @@ export class ForgedObjectError extends AppError {
   }
 }
 
+/**
+ * What went wrong, from git's stderr: its `fatal:`/`error:` line, which says it (git explains an
+ * index.lock left behind in six lines more, whose last three alone read "are terminated then try
+ * again"), else the last lines.
+ */
+export function gitFailureDetail(stderr: string): string {
+  const lines = stderr.trim().split('\n');
+  const said = lines.find((line) => /^(?:fatal|error): /.test(line));
+  return said ?? lines.slice(-3).join(' ');
+}
+
 export function createGitCommand(options: GitOptions): GitCommand {
   const cwd = options.cwd;
   const file =
@@ -134,7 +145,7 @@ export function createGitCommand(options: GitOptions): GitCommand {
       throw new GitError(`git ${args[0] ?? ''} failed in ${cwd}: ${result.outputError}`, result.stderr);
     }
     if (!(extra.ok ?? [0]).includes(result.exitCode ?? -1)) {
-      const detail = result.stderr.trim().split('\n').slice(-3).join(' ');
+      const detail = gitFailureDetail(result.stderr);
       throw new GitError(
         `git ${args[0] ?? ''} failed in ${cwd}: ${detail || `exit ${String(result.exitCode)}`}`,
         result.stderr,

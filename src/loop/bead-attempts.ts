@@ -207,7 +207,9 @@ const MACHINE_CODES = new Set(['EROFS', 'EPERM', 'EACCES']);
 
 /**
  * Whether Forge's own step failed on the machine (its disk, its permissions, git with no identity to
- * commit as), anywhere in the error or its causes: what no retry of the bead can mend.
+ * commit as, another git process holding the index), anywhere in the error or its causes: what no
+ * retry of the bead mends. Three attempts within a second spent on an editor's background git call
+ * failed a doer whose work was fine (fault injection).
  */
 export function isMachineFault(error: unknown): boolean {
   if (diskFullFault(error) !== undefined) return true;
@@ -215,7 +217,7 @@ export function isMachineFault(error: unknown): boolean {
     const { code } = current as NodeJS.ErrnoException;
     return (
       (code !== undefined && MACHINE_CODES.has(code)) ||
-      /unable to auto-detect email address/i.test(current.message)
+      /unable to auto-detect email address|index\.lock': File exists/i.test(current.message)
     );
   });
 }

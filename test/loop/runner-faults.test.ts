@@ -1,5 +1,6 @@
 // Core runner faults a first night hits: dirty trees and commits, environment errors, true attempt
 // counts, an agent that closes its own bead, a locked index, stale stop requests, `once` and the epic.
+import { gitFailureDetail } from '../../src/infra/git-command.js';
 import { describe, expect, it } from 'vitest';
 import { FAILED_LABEL } from '../../src/loop/select.js';
 import type { DirtyPaths, RunnerGit, LoopEvent } from '../../src/loop/types.js';
@@ -201,6 +202,14 @@ describe('runner: environment errors and true attempt counts', () => {
     ['a full disk', Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' })],
     ['a read-only file', Object.assign(new Error('EPERM: operation not permitted, open'), { code: 'EPERM' })],
     ['git with no identity', new Error('git commit-tree failed: fatal: unable to auto-detect email address')],
+    [
+      'another git process holding the index',
+      new Error(
+        `git add failed in /r: ${gitFailureDetail(
+          "fatal: Unable to create '/r/.git/index.lock': File exists.\n\nAnother git process seems to be running in this repository, e.g.\nan editor opened by 'git commit'. Please make sure all processes\nare terminated then try again. If it still fails, a git process\nmay have crashed in this repository earlier:\nremove the file manually to continue.\n",
+        )}`,
+      ),
+    ],
   ])(
     '%s under a step of Forge’s own stops the run as an environment error: bead open, no label, 1 attempt',
     async (_what, error) => {
@@ -212,6 +221,7 @@ describe('runner: environment errors and true attempt counts', () => {
       });
       const summary = await h.run({ epicId, maxAttempts: 3 });
       expect(summary.reason).toBe('environment');
+      expect(summary.message).not.toContain('are terminated then try again');
       expect(h.requests).toHaveLength(1);
       const bead = await h.store.show(ids[0]!);
       expect(bead.status).toBe('open');
