@@ -3,6 +3,7 @@
 // hears), and the worker side that takes jobs. Everything else speaks in attempt ids and plain data.
 import { Queue, QueueEvents, Worker, type Job } from 'bullmq';
 import { Redis, type RedisOptions } from 'ioredis';
+import { UsageError } from '../../infra/errors.js';
 
 /** Where cancel messages are published; the message is the attempt id. */
 const CANCEL_CHANNEL = 'forge:cancel';
@@ -16,12 +17,12 @@ export function connectionOf(url: string): RedisOptions {
   try {
     parsed = new URL(url);
   } catch {
-    throw new Error(`--redis "${url}" is not a URL (expected redis://host:6379)`);
+    throw new UsageError(`--redis "${url}" is not a URL (expected redis://host:6379)`);
   }
   if (parsed.protocol !== 'redis:' && parsed.protocol !== 'rediss:')
-    throw new Error(`--redis "${url}": expected a redis:// or rediss:// URL`);
+    throw new UsageError(`--redis "${url}": expected a redis:// or rediss:// URL`);
   const db = parsed.pathname.replace(/^\//, '');
-  if (db !== '' && !/^\d+$/.test(db)) throw new Error(`--redis "${url}": the database must be a number`);
+  if (db !== '' && !/^\d+$/.test(db)) throw new UsageError(`--redis "${url}": the database must be a number`);
   return {
     host: parsed.hostname || '127.0.0.1',
     port: parsed.port === '' ? 6379 : Number(parsed.port),

@@ -115,8 +115,11 @@ export function createQueueDispatcher(options: QueueDispatcherOptions): AttemptD
     run(job, hooks) {
       const known = runs.get(job.attemptId);
       if (known !== undefined) return known;
+      // Handing over is the set-up's part (a remote, Redis, a push): its failure is no fault of the
+      // bead's, which is left open and unlabelled while the run stops to have it fixed.
       const started = runOnce(job, hooks.signal).catch((error: unknown): AttemptResult => ({
         outcome: 'error',
+        environment: true,
         message: `could not hand the attempt to the queue: ${error instanceof Error ? error.message : String(error)}`,
       }));
       runs.set(job.attemptId, started);

@@ -7,7 +7,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import type { Bead } from '../../../src/beads/types.js';
-import { openAttemptQueueClient } from '../../../src/dispatch/queue/bullmq-adapter.js';
+import { connectionOf, openAttemptQueueClient } from '../../../src/dispatch/queue/bullmq-adapter.js';
+import { UsageError } from '../../../src/infra/errors.js';
 import { queueNameOf } from '../../../src/dispatch/queue/job-schema.js';
 import { createQueueDispatcher } from '../../../src/dispatch/queue/queue-dispatcher.js';
 import {
@@ -184,6 +185,31 @@ const alive = (pid: number): boolean => {
     return false;
   }
 };
+
+describe('the hand-over to the queue', () => {
+  it('a repository with no remote is the set-up’s fault (environment), not the bead’s', async () => {
+    marks = await mkdtemp(join(tmpdir(), 'forge-marks-'));
+    const repo = await createTempRepo({ 'README.md': 'hello\n' });
+    const queue = createQueueDispatcher({
+      repo: repo.dir,
+      env: repo.env,
+      redisUrl: redis.url,
+      capacity: 1,
+      commands: {},
+    });
+    dispatchers.push(queue);
+    const result = await queue.run(job(repo.head(), 'bd-q.1'), hooks());
+    expect(result).toMatchObject({ outcome: 'error', environment: true });
+    expect(result.message).toContain('could not hand the attempt to the queue');
+  });
+
+  it('a --redis that is not a redis URL is a usage error (exit 2)', async () => {
+    marks = await mkdtemp(join(tmpdir(), 'forge-marks-'));
+    for (const url of ['http://127.0.0.1:6379', 'not a url', 'redis://127.0.0.1:6379/x']) {
+      expect(() => connectionOf(url), url).toThrow(UsageError);
+    }
+  });
+});
 
 describe('queue dispatcher and forge-pack workers', () => {
   it('runs independent beads on two workers and a dependent one on their merged result; the tree matches a serial run', async () => {
