@@ -1,6 +1,6 @@
 // The embedded store under damage and contention: corrupt lines, stale and live locks, racing processes.
 import { spawn } from 'node:child_process';
-import { readFile, rename, symlink, utimes, writeFile } from 'node:fs/promises';
+import { readFile, rename, rm, symlink, utimes, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -341,5 +341,33 @@ describe('embedded store: several processes at once', () => {
       .map((l) => l.id);
     expect(childIds.sort()).toEqual(Array.from({ length: 100 }, (_, i) => `${epic.id}.${i + 1}`).sort());
     expect(await fileExists(lockPath(cwd))).toBe(false);
+  });
+});
+
+describe('embedded store: deleted under a process that uses it', () => {
+  it('is written back as that process last read it, with its next change, and says so', async () => {
+    const cwd = await tempWorkspace();
+    const restored: string[] = [];
+    const store = createEmbeddedStore({ cwd, onRestored: (path) => restored.push(path) });
+    await store.init();
+    const epic = await store.create({ title: 'Epic', type: 'epic' });
+    const child = await store.create({ title: 'child', parent: epic.id });
+    await store.claim(child.id);
+    // What an agent's `git clean -fdx` does to an ignored .beads/ mid-run.
+    await rm(join(cwd, '.beads'), { recursive: true, force: true });
+
+    await store.close(child.id, 'done');
+    expect(restored).toEqual([issuesPath(cwd)]);
+    const again = createEmbeddedStore({ cwd });
+    expect((await again.show(child.id)).status).toBe('closed');
+    expect((await again.show(epic.id)).title).toBe('Epic');
+  });
+
+  it('a store this process never read is not made up: no store, as before', async () => {
+    const cwd = await tempWorkspace();
+    await createEmbeddedStore({ cwd }).init();
+    await rm(join(cwd, '.beads'), { recursive: true, force: true });
+    const fresh = createEmbeddedStore({ cwd, onRestored: () => expect.fail('nothing to restore') });
+    expect((await errorOf(fresh.list({ all: true }))).code).toBe('NOT_INITIALIZED');
   });
 });

@@ -32,6 +32,8 @@ export interface FileBackendOptions {
    * size. Default 256.
    */
   compactAfter?: number | undefined;
+  /** Told when the issues file, gone under this process, was written back (see `refresh`). */
+  onRestored?: ((path: string) => void) | undefined;
 }
 
 const DEFAULT_COMPACT_AFTER = 256;
@@ -49,8 +51,11 @@ export function createFileBackend(options: FileBackendOptions): RecordBackend {
     try {
       return await acquireStoreLock(lockPath, options.lock);
     } catch (error) {
-      if (isNotFound(error)) throw notInitialized(beadsDir);
-      throw error;
+      if (!isNotFound(error)) throw error;
+      // The folder is gone: a store this process has read is put back (refresh), one never read is none.
+      if (state === undefined) throw notInitialized(beadsDir);
+      await mkdir(beadsDir, { recursive: true });
+      return acquireStoreLock(lockPath, options.lock);
     }
   };
 
@@ -69,9 +74,18 @@ export function createFileBackend(options: FileBackendOptions): RecordBackend {
   let state: LogState | undefined;
   const refresh = async (): Promise<LogState> => {
     const next = await refreshLog(issuesPath, state);
-    if (next === undefined) throw notInitialized(beadsDir);
-    state = next;
-    return next;
+    if (next !== undefined) {
+      state = next;
+      return next;
+    }
+    if (state === undefined) throw notInitialized(beadsDir);
+    // Gone under a process that had read it: an agent's `git clean -fdx` or `rm -rf .beads` took every
+    // bead of every epic with it, the run's own included (fault injection). Written back as this
+    // process last read it, with what it changes next: what was lost is only what others wrote since.
+    await mkdir(beadsDir, { recursive: true });
+    await compactLog(issuesPath, state);
+    options.onRestored?.(issuesPath);
+    return state;
   };
   // Without Forge's metadata (a store br created), the prefix most ids use: worked out once per full read.
   const inferred = new WeakMap<object, string>();

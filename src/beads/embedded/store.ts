@@ -41,6 +41,8 @@ export interface EmbeddedStoreOptions extends EngineOptions {
   lock?: StoreLockOptions;
   /** See FileBackendOptions.compactAfter. */
   compactAfter?: number | undefined;
+  /** See FileBackendOptions.onRestored (default: a warning on stderr). */
+  onRestored?: ((path: string) => void) | undefined;
 }
 
 export interface MemoryStoreOptions extends EngineOptions {
@@ -54,6 +56,12 @@ export function createEmbeddedStore(options: EmbeddedStoreOptions): BeadStore {
     beadsDir: join(options.cwd, '.beads'),
     lock: options.lock,
     compactAfter: options.compactAfter,
+    onRestored:
+      options.onRestored ??
+      ((path) =>
+        process.stderr.write(
+          `warning: the bead store ${path} was deleted while this process used it (an agent's git clean?); written back as it last read it.\n`,
+        )),
   });
   return createEngineStore(backend, options);
 }
