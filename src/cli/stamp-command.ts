@@ -1,4 +1,5 @@
 // `forge-pack stamp`: a strategist's last act, stamping the loop's next beads (or asking the user).
+import { join } from 'node:path';
 import type { Command } from 'commander';
 import type { StampResult } from '../autoresearch/stamp.js';
 import {
@@ -57,21 +58,24 @@ export function defineStampCommand(command: Command, deps: CliDeps): void {
         workspace: flags.workspace,
         files: deps.loopFiles,
       });
+      const directive =
+        flags.iter === undefined || flags.directiveFile === undefined
+          ? undefined
+          : {
+              text: await readUserFile(deps, options, flags.directiveFile, 'the directive file'),
+              source: userPath(deps, options, flags.directiveFile),
+            };
+      // One stamp of an epic at a time: the check for what exists and the creates are one step. Six
+      // stamps of one iteration at once (an agent's parallel tool calls) made four doers and five judges.
+      const held = await holdStampLock(repo, flags.epic, deps.env);
       let result: StampResult;
-      if (flags.iter !== undefined) {
-        const directive =
-          flags.directiveFile === undefined
-            ? undefined
-            : {
-                text: await readUserFile(deps, options, flags.directiveFile, 'the directive file'),
-                source: userPath(deps, options, flags.directiveFile),
-              };
-        result = await stampIteration(ctx, store, {
-          iter: flags.iter,
-          directive,
-        });
-      } else {
-        result = await stampRetrospective(ctx, store);
+      try {
+        result =
+          flags.iter === undefined
+            ? await stampRetrospective(ctx, store)
+            : await stampIteration(ctx, store, { iter: flags.iter, directive });
+      } finally {
+        await held.release();
       }
       reportStamp(
         deps,
@@ -93,6 +97,34 @@ created (--json: {"created": [], "existing": [...]}). --iter must be the next it
 retrospective is stamped once the loop has a terminal signal, nor while a question waits for the user.
 Mentions of the metric or rubric in a directive are removed before the doer sees it.`,
   );
+}
+
+/** The stamp lock of `epic`, in the repository's git directory (there for every loop, never committed). */
+async function holdStampLock(
+  repo: string,
+  epic: string,
+  env: NodeJS.ProcessEnv,
+): Promise<{ release(): Promise<void> }> {
+  const [{ createGit }, { acquireStoreLock }, { AppError, BeadStoreError, ExitCode }] = await Promise.all([
+    import('../infra/git.js'),
+    import('../beads/embedded/lock.js'),
+    import('../infra/errors.js'),
+  ]);
+  const path = join(
+    await createGit({ cwd: repo, env }).gitDir(),
+    `forge-stamp-${epic.replace(/[^A-Za-z0-9._-]/g, '_')}.lock`,
+  );
+  try {
+    return await acquireStoreLock(path, { waitMs: 60_000 });
+  } catch (error) {
+    if (error instanceof BeadStoreError && error.code === 'DATABASE_LOCKED') {
+      throw new AppError(`Another forge-pack stamp of ${epic} has held ${path} for a minute.`, {
+        exitCode: ExitCode.locked,
+        hint: `Run it again once that one is done; if no forge-pack stamp is running, delete ${path}.`,
+      });
+    }
+    throw error;
+  }
 }
 
 async function askFromFile(

@@ -274,6 +274,19 @@ describe('forge-pack loop keeps the tests away from the doer', () => {
 });
 
 describe('forge-pack stamp', () => {
+  it('stamps an iteration once when several stamps of it run at once (an agent’s parallel tool calls)', async () => {
+    const repo = await repoWithMetric();
+    const epic = await createHardLoop(repo);
+    const args = ['stamp', '--epic', epic, '--iter', '2', '--json'];
+    const runs = await Promise.all(Array.from({ length: 6 }, () => run(repo, 'forge-pack', args)));
+    for (const one of runs) expect(one.code, one.stderr).toBe(0);
+    const docs = runs.map((one) => JSON.parse(one.stdout) as { created: string[]; existing: string[] });
+    const created = docs.flatMap((doc) => doc.created);
+    expect(created).toHaveLength(4);
+    // Each of the others found those four, and no other.
+    for (const doc of docs) expect([...doc.created, ...doc.existing].sort()).toEqual([...created].sort());
+  });
+
   it('stamps the next iteration once, refuses a skipped one, asks the user, and stamps the retrospective', async () => {
     const repo = await repoWithMetric();
     const epic = await createHardLoop(repo);
