@@ -31,15 +31,27 @@ const PYTHON_STDLIB: ReadonlySet<string> = new Set(
 );
 
 /**
- * Of the files a doer added, those that would be imported in place of a standard-library module: a
- * `name.py` (or `name/__init__.py`) in a folder that is no package of its own (no `__init__.py`), so
- * that the folder is what goes on a path. Sorted.
+ * Of the files a doer added, those that would be imported in place of a standard-library module or of
+ * a package installed in the interpreters' site-packages (`installed`, asked only when an added file is
+ * a Python module): a `name.py` (or `name/__init__.py`) in a folder that is no package of its own (no
+ * `__init__.py`), so that the folder is what goes on a path. Sorted.
  */
-export async function shadowingModules(repo: string, added: readonly string[]): Promise<string[]> {
+export async function shadowingModules(
+  repo: string,
+  added: readonly string[],
+  installed: () => Promise<ReadonlySet<string>> = async () => new Set(),
+): Promise<string[]> {
   const found: string[] = [];
+  let installedNames: ReadonlySet<string> | undefined;
   for (const path of added) {
-    const match = /^(?:(.*)\/)?([A-Za-z_]\w*)(?:\.pyw?|\/__init__\.py|(?:\.[\w-]+)?\.so)$/.exec(path);
-    if (match === null || !PYTHON_STDLIB.has(match[2] ?? '')) continue;
+    const match = /^(?:(.*?)\/)?([A-Za-z_]\w*)(?:\.pyw?|\/__init__\.py|(?:\.[\w-]+)?\.so)$/.exec(path);
+    if (match === null) continue;
+    const name = match[2] ?? '';
+    if (!PYTHON_STDLIB.has(name)) {
+      // Red team: `src/numpy/__init__.py` whose `mean` returns 1000, for a metric that put src/ first.
+      installedNames ??= await installed();
+      if (!installedNames.has(name)) continue;
+    }
     const folder = match[1] ?? '';
     if ((await fileStat(join(repo, folder, '__init__.py'))) !== undefined) continue;
     found.push(path);

@@ -94,6 +94,7 @@ export async function autoresearchParts(
     config,
     store: options.store,
     git,
+    env: deps.env,
     gitAt: (cwd) => createGit({ cwd, env: deps.env }),
     clock: deps.clock,
     agents,

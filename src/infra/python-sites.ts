@@ -2,6 +2,7 @@
 // every `.pth` file at the top of one is run by every Python process as it starts, and a
 // `sitecustomize.py` there is imported. Where the runner runs as root (a container), an agent can write
 // them too. Asked once per runner process and PATH; nothing when no Python is there.
+import { readdir } from 'node:fs/promises';
 import { runProcess } from './process.js';
 
 const ASK = 'import json, site; print(json.dumps(site.getsitepackages()))';
@@ -39,4 +40,23 @@ async function ask(env: Readonly<Record<string, string | undefined>>): Promise<s
     }
   }
   return [...found];
+}
+
+/**
+ * The top-level names the interpreters' site-packages hold (packages, modules, extension modules):
+ * what `import name` finds there. A module of the same name earlier on the path is imported instead.
+ */
+export async function pythonInstalledModules(
+  env: Readonly<Record<string, string | undefined>>,
+): Promise<Set<string>> {
+  const names = new Set<string>();
+  for (const site of await pythonSitePackages(env)) {
+    for (const entry of await readdir(site, { withFileTypes: true }).catch(() => [])) {
+      const name = entry.isDirectory()
+        ? /^([A-Za-z_]\w*)$/.exec(entry.name)?.[1]
+        : /^([A-Za-z_]\w*)(?:\.pyw?|(?:\.[\w-]+)?\.so)$/.exec(entry.name)?.[1];
+      if (name !== undefined) names.add(name);
+    }
+  }
+  return names;
 }

@@ -1349,8 +1349,35 @@ describe('a module named as one of Python’s own', () => {
       {
         role: 'doer',
         paths: ['src/statistics.py'],
-        what: "added a module under the name of one of Python's standard library",
+        what: "added a module under the name of one of Python's standard library or of an installed package",
       },
+    ]);
+  });
+
+  it('so is one named as a package installed in the interpreter’s site-packages', async () => {
+    // Red team: src/numpy/__init__.py whose mean returns 1000, for a metric that put src/ first on its path.
+    const f = await createLoopFixture();
+    await f.baseline();
+    const dir = await mkdtemp(join(tmpdir(), 'forge-site-'));
+    onTestFinished(() => rm(dir, { recursive: true, force: true }));
+    await mkdir(join(dir, 'site', 'numpy'), { recursive: true });
+    await mkdir(join(dir, 'bin'));
+    await writeFile(
+      join(dir, 'bin', 'python3'),
+      `#!/bin/sh\necho '${JSON.stringify([join(dir, 'site')])}'\n`,
+    );
+    await chmod(join(dir, 'bin', 'python3'), 0o755);
+    f.context.env = { PATH: `${join(dir, 'bin')}:/usr/bin:/bin`, HOME: dir };
+    const message = await cheatingIteration(f, '5', async () => {
+      await f.repo.write('src/numpy/__init__.py', 'def mean(xs):\n    return 1000\n');
+      // A package folder under a standard-library name shadows it as a module file does.
+      await f.repo.write('src/json/__init__.py', 'def dumps(x):\n    return "{}"\n');
+      await f.repo.write('src/helpers.py', 'X = 1\n');
+    });
+    expect(message).toMatch(/^tamper/);
+    expect((await readIterationState(f.files, f.workspace, 1)).tamper[0]?.paths).toEqual([
+      'src/json/__init__.py',
+      'src/numpy/__init__.py',
     ]);
   });
 });

@@ -36,6 +36,8 @@ export interface AutoresearchContext {
   config: LoopConfig;
   store: BeadStore;
   git: Git;
+  /** The runner's environment, where Forge asks what is installed (Python's site-packages). Default: none asked. */
+  env?: Readonly<Record<string, string | undefined>>;
   /** A git port for another working tree of the same repository (a population's candidate worktrees). */
   gitAt?: (cwd: string) => Git;
   clock: Clock;

@@ -26,6 +26,7 @@ import { disallowedSilencing } from '../scope-silencing.js';
 import { linksLeadingOut } from '../../infra/contained-path.js';
 import { fileStat } from '../../infra/fs-ops.js';
 import { shadowingModules } from '../module-shadows.js';
+import { pythonInstalledModules } from '../../infra/python-sites.js';
 import { bookkeepingPaths, placeInLoop, type AutoresearchContext } from './context.js';
 import { runGuardStep } from './guard-step.js';
 
@@ -214,13 +215,14 @@ export function createDoerExecutor(context: AutoresearchContext): Executor {
       const shadows = await shadowingModules(
         context.repo,
         added.map((c) => c.path),
+        async () => (context.env === undefined ? new Set() : pythonInstalledModules(context.env)),
       );
       if (shadows.length > 0) {
         state = await updateIterationState(context.files, workspace, iter, (s) =>
           withTamper(s, {
             role: 'doer',
             paths: shadows,
-            what: "added a module under the name of one of Python's standard library",
+            what: "added a module under the name of one of Python's standard library or of an installed package",
           }),
         );
         request.onActivity?.(`tamper: the doer added ${shadows.join(', ')}, named as Python's own modules`);
