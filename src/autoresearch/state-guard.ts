@@ -225,6 +225,12 @@ export function guardAgentExecutor(inner: Executor, ctx: StateGuardContext): Exe
               treeBefore,
               bookkeepingPaths({ repo: ctx.cwd, workspace: ctx.workspace }),
             );
+      if (treeChange?.keptUnder !== undefined) {
+        // Someone else's work can be in it (a commit the user made while the agent ran): never lost.
+        request.onActivity?.(
+          `put back the tree as it was before the ${role}; what was undone is kept under ${treeChange.keptUnder} (git log ${treeChange.keptUnder}/head, git show ${treeChange.keptUnder}/files/…)`,
+        );
+      }
       const treeFindings = [
         ...(treeChange === undefined ? [] : treeChangeNames(treeChange)),
         ...((await submodulesBefore?.restore()) ?? []),

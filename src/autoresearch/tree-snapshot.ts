@@ -24,6 +24,8 @@ export interface TreeChange {
   paths: string[];
   /** HEAD had moved (another commit, or another branch) and was put back. */
   headMoved: boolean;
+  /** Where what was undone is kept (`refs/forge/undone/<stamp>/…`), when anything was. */
+  keptUnder?: string;
   /** Where the step had left HEAD, when it had moved it; `branch` when it had left the branch it was on. */
   movedTo?: { sha: string; branch?: string };
   /** The index had changed (something staged or unstaged) and was put back. */
@@ -63,6 +65,10 @@ export async function restoreTree(
 ): Promise<TreeChange> {
   const { sha, branch } = await git.headState();
   const headMoved = sha !== before.headSha || branch !== before.branch;
+  // What is undone is kept first, under one ref per put-back: whoever made it (an agent, or the user
+  // committing while an agent ran: fault injection), a commit reset away is not left to the reflog.
+  const keep = keeper(git);
+  if (headMoved && sha !== before.headSha) await keep('head', sha);
   if (headMoved) {
     if (before.branch === undefined) {
       await git.detachHead(before.headSha);
@@ -90,7 +96,13 @@ export async function restoreTree(
     options.leaveNewFiles === true
       ? differ.filter((path) => before.files.has(path) || tracked.has(path))
       : differ;
+  for (const path of changed) {
+    const blob = after.get(path)?.blob;
+    if (blob !== undefined && blob !== null) await keep(`files/${keptName(path)}`, blob);
+  }
+  const keptUnder = keep.prefix();
   const change: TreeChange = {
+    ...(keptUnder === undefined ? {} : { keptUnder }),
     paths: changed,
     ...(options.leaveNewFiles === true ? { left: differ.filter((path) => !changed.includes(path)) } : {}),
     headMoved,
@@ -112,6 +124,27 @@ export async function restoreTree(
     ]),
   );
   return change;
+}
+
+/** Keeps objects under one fresh `refs/forge/undone/<stamp>/` prefix, made on first use. */
+function keeper(
+  git: Git,
+): ((name: string, object: string) => Promise<void>) & { prefix(): string | undefined } {
+  let prefix: string | undefined;
+  const keep = async (name: string, object: string): Promise<void> => {
+    if (git.keepRef === undefined) return;
+    prefix ??= `refs/forge/undone/${new Date().toISOString().replace(/[:.]/g, '-')}-${process.pid}`;
+    await git.keepRef(`${prefix}/${name}`, object).catch(() => undefined);
+  };
+  return Object.assign(keep, { prefix: () => prefix });
+}
+
+/** A path as one ref name component: only what refs allow. */
+function keptName(path: string): string {
+  return path
+    .replace(/[^A-Za-z0-9._-]+/g, '_')
+    .replace(/^\.+/, '_')
+    .replace(/\.lock$/, '_lock');
 }
 
 /** One phrase for a message, e.g. `moved HEAD (to 1a2b3c4d5e), changed the index, changed a.md`. */

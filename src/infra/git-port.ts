@@ -106,6 +106,11 @@ export interface Git {
   diffCommits(from: string, to: string): Promise<string[]>;
   /** Points the current branch at `commit`, leaving index and working tree as they are. */
   resetSoft(commit: string): Promise<void>;
+  /**
+   * Points `ref` (under refs/forge/) at `object`, so that git's gc keeps it: what Forge undid, kept
+   * where a user can get it back. Optional: a Git without it keeps nothing.
+   */
+  keepRef?(ref: string, object: string): Promise<void>;
   /** Puts HEAD back on `branch` without touching index or working tree (`git symbolic-ref`). */
   attachHead(branch: string): Promise<void>;
   /**

@@ -340,6 +340,11 @@ export function createGit(options: GitOptions): Git {
       await git(['reset', '--soft', '--quiet', commit]);
     },
 
+    async keepRef(ref, object) {
+      if (!ref.startsWith('refs/forge/')) throw new Error(`not a ref of Forge's own: ${ref}`);
+      await git(['update-ref', ref, object]);
+    },
+
     async attachHead(branch) {
       await git(['symbolic-ref', 'HEAD', `refs/heads/${branch}`]);
     },

@@ -21,12 +21,19 @@ describe('restoreTree', () => {
 
     const change = await restoreTree(repo.git, before, []);
     expect(change).toEqual({
+      keptUnder: expect.stringMatching(/^refs\/forge\/undone\//),
       paths: ['left.txt', 'metric.sh', 'notes.md', 'src/a.ts'],
       headMoved: true,
       movedTo: { sha: moved, branch: 'elsewhere' },
       // Its commit staged what it committed: with HEAD back at the base, the index still held that.
       indexChanged: true,
     });
+    // What was undone is kept where gc keeps it, not only in the reflog: the commit, and each file as it
+    // was left (a user's commit or edit made while an agent ran would be in it).
+    const kept = change.keptUnder!;
+    expect(repo.run('rev-parse', `${kept}/head`).trim()).toBe(moved);
+    expect(repo.run('cat-file', 'blob', `${kept}/files/notes.md`)).toBe('overwritten by the step\n');
+    expect(repo.run('cat-file', 'blob', `${kept}/files/left.txt`)).toBe('new\n');
     expect(repo.head()).toBe(base);
     expect(repo.run('symbolic-ref', '--short', 'HEAD').trim()).toBe('main');
     expect(await repo.read('src/a.ts')).toBe('a\n');
