@@ -53,9 +53,13 @@ export const STOP_EXIT_CODES: Record<StopReason, ExitCodeValue> = {
   environment: ExitCode.environment,
 };
 
-const HINTS: Partial<Record<StopReason, (epic: string, summary: RunSummary) => string>> = {
-  needs_human: (epic) =>
-    `Answer the question in the loop's needs-human.md, then run: ralph-loop resume ${epic}`,
+const HINTS: Partial<Record<StopReason, (epic: string, summary: RunSummary) => string | undefined>> = {
+  // A stop that names its own next command (a pipeline's stage: run the pipeline again, or resume it)
+  // gets no other: the loop's hint sent a user to a needs-human.md that was not there.
+  needs_human: (epic, s) =>
+    /\bralph-loop \S/.test(s.message)
+      ? undefined
+      : `Answer the question in the loop's needs-human.md, then run: ralph-loop resume ${epic}`,
   stalled: (epic) => `See what blocks them: forge-pack beads show <id>; or run: ralph-loop ${epic} --dry-run`,
   failed: (epic, s) =>
     `Read the transcript (ralph-loop logs ${epic} ${s.beadId ?? ''}), fix the cause, then run again: the bead is still open.`,
@@ -64,6 +68,11 @@ const HINTS: Partial<Record<StopReason, (epic: string, summary: RunSummary) => s
   auth: () =>
     "Check the agent's credentials (claude: ANTHROPIC_API_KEY or `claude login`; codex: OPENAI_API_KEY or `codex login`), then run again.",
 };
+
+/** What to tell the user after a run that stopped short, if anything beyond its message. */
+export function stopHint(epicId: string, summary: RunSummary): string | undefined {
+  return HINTS[summary.reason]?.(epicId, summary);
+}
 
 /** A stop request counts for the run it names; one left for a run that has ended is dropped, said so. */
 function stopControl(runDir: RunDir, runId: string): ControlFiles {
@@ -98,7 +107,7 @@ export async function runLoopCommand(
   if (exitCode === ExitCode.ok) {
     deps.stderr.write(`${summary.message}\n`);
   } else {
-    const hint = HINTS[summary.reason]?.(epicId, summary);
+    const hint = stopHint(epicId, summary);
     throw new AppError(summary.message, { exitCode, hint });
   }
 }

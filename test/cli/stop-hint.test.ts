@@ -1,0 +1,28 @@
+// The hint under a run that stopped short: it adds what the message does not already say.
+import { describe, expect, it } from 'vitest';
+import { stopHint } from '../../src/cli/run-command.js';
+import type { RunSummary } from '../../src/loop/types.js';
+
+const summary = (reason: RunSummary['reason'], message: string): RunSummary => ({
+  reason,
+  message,
+  beadsRun: 1,
+  beadsClosed: 0,
+  costUsd: 0,
+});
+
+describe('stopHint', () => {
+  it('a loop waiting for a human is told where the question is and how to resume', () => {
+    expect(stopHint('bd-a', summary('needs_human', 'The strategist asked a question.'))).toBe(
+      "Answer the question in the loop's needs-human.md, then run: ralph-loop resume bd-a",
+    );
+  });
+
+  it('a stop whose message names its next command gets no other (a pipeline stage stopped by hand)', () => {
+    const stopped = summary(
+      'needs_human',
+      'Stage "spec" (bd-s) was stopped by ralph-loop stop; run the pipeline again to go on: ralph-loop bd-p',
+    );
+    expect(stopHint('bd-p', stopped)).toBeUndefined();
+  });
+});
