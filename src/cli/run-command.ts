@@ -35,6 +35,8 @@ import { createProgressRenderer } from './progress.js';
 import { checkRunTarget, readRunGraph } from './run-target.js';
 import { startRunReads, type RunReads } from './run-start.js';
 import { refuseParallelMisuse, type RunFlags } from './run-flags.js';
+import type { AttemptDispatcher } from '../loop/attempt-dispatch.js';
+import type { QueueDispatcherOptions } from '../dispatch/queue/queue-dispatcher.js';
 
 /** Exit code for each way a run can end. */
 export const STOP_EXIT_CODES: Record<StopReason, ExitCodeValue> = {
@@ -445,6 +447,16 @@ async function plainTreeLock(cwd: string, deps: CliDeps): Promise<FileLock> {
   return createTreeLock(await createGit({ cwd, env: deps.env }).gitDir(), deps.host);
 }
 
+/** The queue's dispatcher, once its Redis answers (a run never waits in silence on one that does not). */
+async function queueDispatcher(options: QueueDispatcherOptions): Promise<AttemptDispatcher> {
+  const [{ createQueueDispatcher }, { reachRedis }] = await Promise.all([
+    import('../dispatch/queue/queue-dispatcher.js'),
+    import('../dispatch/queue/bullmq-adapter.js'),
+  ]);
+  await reachRedis(options.redisUrl);
+  return createQueueDispatcher(options);
+}
+
 /** The worktree dispatcher and the run's tree as the integration branch (loaded only for parallel runs). */
 async function parallelPorts(
   cwd: string,
@@ -461,7 +473,7 @@ async function parallelPorts(
   const dispatcher =
     queue === undefined
       ? createWorktreeDispatcher({ repo: cwd, env, capacity, executors })
-      : (await import('../dispatch/queue/queue-dispatcher.js')).createQueueDispatcher({
+      : await queueDispatcher({
           repo: cwd,
           env,
           capacity,

@@ -7,7 +7,7 @@ import { sweepMarkedProcesses } from '../infra/process.js';
 import { withRunMark } from '../infra/run-marks.js';
 import { claimRunRecord } from '../infra/run-records.js';
 import type { Command } from 'commander';
-import { startAttemptWorkers } from '../dispatch/queue/bullmq-adapter.js';
+import { reachRedis, startAttemptWorkers } from '../dispatch/queue/bullmq-adapter.js';
 import { createAttemptProcessor } from '../dispatch/queue/attempt-worker.js';
 import type { QueueJob } from '../dispatch/queue/job-schema.js';
 import { queueNameForKind } from '../dispatch/queue/job-schema.js';
@@ -100,6 +100,7 @@ export function defineWorkerCommand(command: Command, deps: CliDeps): void {
       const queues = new Map(
         [...limits].filter(([, limit]) => limit > 0).map(([kind, limit]) => [queueNameForKind(kind), limit]),
       );
+      await reachRedis(flags.redis);
       const workers = await startAttemptWorkers(flags.redis, {
         queues,
         lockDurationMs: lockMs,

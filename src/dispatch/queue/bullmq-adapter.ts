@@ -3,7 +3,7 @@
 // hears), and the worker side that takes jobs. Everything else speaks in attempt ids and plain data.
 import { Queue, QueueEvents, Worker, type Job } from 'bullmq';
 import { Redis, type RedisOptions } from 'ioredis';
-import { UsageError } from '../../infra/errors.js';
+import { EnvironmentError, UsageError } from '../../infra/errors.js';
 
 /** Where cancel messages are published; the message is the attempt id. */
 const CANCEL_CHANNEL = 'forge:cancel';
@@ -33,6 +33,37 @@ export function connectionOf(url: string): RedisOptions {
     // BullMQ's workers block on Redis; a command must wait for a reconnect rather than fail.
     maxRetriesPerRequest: null,
   };
+}
+
+/** How long a first connection to Redis may take before the queue is called unreachable. */
+const REACH_TIMEOUT_MS = 5_000;
+
+/**
+ * Connects once and pings, or throws an EnvironmentError saying why: BullMQ's clients retry forever
+ * (maxRetriesPerRequest: null), so a Redis that is not there made a runner wait in silence with its
+ * first Ctrl-C unheard, and a worker print a stack a second (seen). Asked before either starts.
+ */
+export async function reachRedis(url: string): Promise<void> {
+  const probe = new Redis({
+    ...connectionOf(url),
+    lazyConnect: true,
+    connectTimeout: REACH_TIMEOUT_MS,
+    maxRetriesPerRequest: 0,
+    retryStrategy: () => null,
+  });
+  let last: Error | undefined;
+  probe.on('error', (error: Error) => (last = error));
+  try {
+    await probe.connect();
+    await probe.ping();
+  } catch (error) {
+    const why = (last ?? (error as Error)).message;
+    throw new EnvironmentError(`Cannot reach Redis at ${url}: ${why}`, {
+      hint: 'Start Redis there (redis-server --port 6379) or pass the --redis URL of one that runs.',
+    });
+  } finally {
+    probe.disconnect();
+  }
 }
 
 export type Settled = { state: 'completed'; value: unknown } | { state: 'failed'; reason: string };

@@ -7,8 +7,12 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import type { Bead } from '../../../src/beads/types.js';
-import { connectionOf, openAttemptQueueClient } from '../../../src/dispatch/queue/bullmq-adapter.js';
-import { UsageError } from '../../../src/infra/errors.js';
+import {
+  connectionOf,
+  openAttemptQueueClient,
+  reachRedis,
+} from '../../../src/dispatch/queue/bullmq-adapter.js';
+import { EnvironmentError, UsageError } from '../../../src/infra/errors.js';
 import { queueNameOf } from '../../../src/dispatch/queue/job-schema.js';
 import { createQueueDispatcher } from '../../../src/dispatch/queue/queue-dispatcher.js';
 import {
@@ -17,7 +21,7 @@ import {
   type AttemptDispatcher,
   type AttemptJob,
 } from '../../../src/loop/attempt-dispatch.js';
-import { assertBuilt, BIN } from '../../support/cli.js';
+import { assertBuilt, BIN, runCli } from '../../support/cli.js';
 import { createTempRepo, type TempRepo } from '../../support/git-repo.js';
 import { startRedis, type RedisServer } from '../../support/redis-server.js';
 
@@ -201,6 +205,22 @@ describe('the hand-over to the queue', () => {
     const result = await queue.run(job(repo.head(), 'bd-q.1'), hooks());
     expect(result).toMatchObject({ outcome: 'error', environment: true });
     expect(result.message).toContain('could not hand the attempt to the queue');
+  });
+
+  it('a Redis that is not there is said at once (exit 3), by the runner’s probe and by a worker', async () => {
+    marks = await mkdtemp(join(tmpdir(), 'forge-marks-'));
+    await expect(reachRedis(redis.url)).resolves.toBeUndefined();
+    // A port no Redis listens on: the probe fails fast rather than retrying forever.
+    const nowhere = 'redis://127.0.0.1:1';
+    await expect(reachRedis(nowhere)).rejects.toThrow(/Cannot reach Redis at redis:\/\/127\.0\.0\.1:1/);
+    await expect(reachRedis(nowhere)).rejects.toBeInstanceOf(EnvironmentError);
+    const worker = await runCli('forge-pack', ['worker', '--redis', nowhere], {
+      cwd: marks,
+      timeoutMs: 30_000,
+    });
+    expect(worker.exitCode, worker.stderr).toBe(3);
+    expect(worker.stderr).toContain('Cannot reach Redis');
+    expect(worker.stderr).not.toContain('Unhandled error event');
   });
 
   it('a --redis that is not a redis URL is a usage error (exit 2)', async () => {
