@@ -40,8 +40,18 @@ export function parseRoleAgents(
 /** What a run chooses agents from: this command line, then (per bead) its label, the config, the built-in. */
 export function runAgentChoices(
   flags: { agent?: string; agents?: Record<string, string> },
-  config: Pick<ForgeConfig, 'agents'>,
+  config: Pick<ForgeConfig, 'agents'> & Partial<Pick<ForgeConfig, 'agent_commands'>>,
 ): AgentChoices {
+  // An agent the run could not start is the command line's fault, said before anything runs (the
+  // config's own are checked as it is read).
+  const given = [
+    ...(flags.agent === undefined ? [] : [['--agent', flags.agent] as const]),
+    ...Object.entries(flags.agents ?? {}).map(([role, spec]) => [`--agents ${role}`, spec] as const),
+  ];
+  for (const [flag, spec] of given) {
+    const parsed = parseAgentSpec(spec, { allowCommand: true, commands: config.agent_commands ?? {} });
+    if (!parsed.ok) throw new UsageError(`${flag} ${spec}: ${parsed.reason}.`);
+  }
   return {
     commandLine: { roles: flags.agents ?? {}, all: flags.agent },
     config: config.agents,

@@ -19,6 +19,24 @@ describe('ralph-loop --agents', () => {
     expect(() => parseRoleAgents(value)).toThrow();
   });
 
+  it('refuses an agent no run could start, on the command line and in the config, before anything runs', () => {
+    // Seen: "gemini-" passed doctor, validate and --dry-run, then failed its first bead (exit 5).
+    for (const flags of [{ agent: 'gemini-' }, { agents: { doer: 'opencode-' } }]) {
+      expect(() => runAgentChoices(flags, { agents: {} })).toThrow(/is not a model name/);
+    }
+    const bad = forgeConfigSchema.safeParse({ agents: { default: 'gemini-' } });
+    expect(bad.success).toBe(false);
+    expect(bad.error?.issues[0]).toMatchObject({ path: ['agents', 'default'] });
+    expect(bad.error?.issues[0]?.message).toMatch(/is not a model name/);
+    // A command, or a name of the user's own, stays fine.
+    expect(
+      config({ agents: { default: 'my-agent --flag', doer: 'mine' }, agent_commands: { mine: ['x'] } }),
+    ).toBeDefined();
+    expect(
+      runAgentChoices({ agent: 'mine' }, { agents: {}, agent_commands: { mine: ['x'] } }).commandLine.all,
+    ).toBe('mine');
+  });
+
   it('puts the command line above the config for the runner', () => {
     expect(
       runAgentChoices({ agent: 'scripted', agents: { doer: 'x' } }, { agents: { default: 'codex' } }),
