@@ -4,6 +4,7 @@
 // branch back, so its merge queue sees the same local branch a worktree attempt leaves.
 import { agentAdapters } from '../../agents/registry.js';
 import { createGitCommand } from '../../infra/git-command.js';
+import { timerDelay } from '../../infra/clock.js';
 import { AttemptGit } from '../attempt-git.js';
 import type { AttemptDispatcher, AttemptJob, AttemptResult } from '../../loop/attempt-dispatch.js';
 import { openAttemptQueueClient, type AttemptQueueClient } from './bullmq-adapter.js';
@@ -26,6 +27,9 @@ export interface QueueDispatcherOptions {
    */
   commands?: Readonly<Record<string, readonly string[]>>;
 }
+
+/** How long past its timeout a taken attempt's worker has to answer before the attempt is cancelled. */
+const TAKEN_GRACE_MS = 60_000;
 
 export function createQueueDispatcher(options: QueueDispatcherOptions): AttemptDispatcher {
   const git = createGitCommand({ cwd: options.repo, env: options.env });
@@ -73,8 +77,31 @@ export function createQueueDispatcher(options: QueueDispatcherOptions): AttemptD
       if (signal.aborted) onAbort();
       else signal.addEventListener('abort', onAbort, { once: true });
     });
+    // The bead's timeout (already cut to the wall clock) holds here too: a job no worker takes in time
+    // is taken back, and one a worker took gets a grace past it to answer (its worker enforces the
+    // timeout on its agent) before it is cancelled. With no worker up, a run ignored both (seen).
+    let timer: NodeJS.Timeout | undefined;
+    const timedOut = new Promise<AttemptResult>((resolve) => {
+      const seconds = Math.round(job.timeoutMs / 1000);
+      timer = setTimeout(() => {
+        void (async () => {
+          if (await client.removeWaiting(queue, job.attemptId)) {
+            resolve({ outcome: 'timeout', message: `no worker took it within ${seconds}s` });
+            return;
+          }
+          timer = setTimeout(() => {
+            void client.cancel(job.attemptId).finally(() =>
+              resolve({
+                outcome: 'timeout',
+                message: `its worker did not answer within ${seconds}s and ${TAKEN_GRACE_MS / 1000}s more`,
+              }),
+            );
+          }, TAKEN_GRACE_MS);
+        })();
+      }, timerDelay(job.timeoutMs));
+    });
     try {
-      const settled = await Promise.race([client.settled(queue, job.attemptId), removed]);
+      const settled = await Promise.race([client.settled(queue, job.attemptId), removed, timedOut]);
       if ('outcome' in settled) return settled;
       const result: AttemptResult =
         settled.state === 'completed'
@@ -83,6 +110,7 @@ export function createQueueDispatcher(options: QueueDispatcherOptions): AttemptD
       if (result.outcome !== 'ok' || result.commit === undefined) return result;
       return { ...result, ...(await fetchAttempt(url, job.branch, result.commit)) };
     } finally {
+      clearTimeout(timer);
       if (onAbort !== undefined) signal.removeEventListener('abort', onAbort);
       await git.git(['push', '--quiet', '--', url, `:${data.baseRef}`], { ok: [0, 1] });
     }

@@ -223,6 +223,13 @@ describe('the hand-over to the queue', () => {
     expect(worker.stderr).not.toContain('Unhandled error event');
   });
 
+  it('with no worker up, the bead’s timeout still holds: the job is taken back and the attempt times out', async () => {
+    const { repo, dispatcher } = await setup();
+    const queue = dispatcher();
+    const result = await queue.run({ ...job(repo.head(), 'bd-q.9'), timeoutMs: 1_500 }, hooks());
+    expect(result).toMatchObject({ outcome: 'timeout', message: 'no worker took it within 2s' });
+  });
+
   it('a --redis that is not a redis URL is a usage error (exit 2)', async () => {
     marks = await mkdtemp(join(tmpdir(), 'forge-marks-'));
     for (const url of ['http://127.0.0.1:6379', 'not a url', 'redis://127.0.0.1:6379/x']) {
