@@ -12,6 +12,7 @@ import {
 } from '../infra/file-vault.js';
 import { removePath } from '../infra/fs-ops.js';
 import type { LoopFiles } from '../infra/loop-files.js';
+import { loadLoopConfig } from './config.js';
 import { appendLedgerEvent } from './ledger.js';
 
 /** What the seal needs of the loop (the state guard's context gives it). */
@@ -136,6 +137,11 @@ export function createLoopSeal(
         paths: settings,
         message,
       });
+      // A config the next bead would fail on is the run's stop, now, as a config error (exit 4): made
+      // invalid while a doer ran, it was found only by the strategist's stamp, blamed on the strategist.
+      if (settings.some((name) => wsRel(name) === 'config.json')) {
+        await loadLoopConfig(ctx.files, join(ctx.workspace, 'config.json'));
+      }
     }
     // What could not be put back (no copy) stands too: recorded once, not once a round.
     return changed.filter((name) => !restored.includes(name));

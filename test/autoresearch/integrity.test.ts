@@ -13,6 +13,7 @@ import { recordSpend } from '../../src/autoresearch/spend.js';
 import { forgeIndexEntry } from '../support/forge-index.js';
 import { FORGE_PACK } from '../support/forge-pack.js';
 import { ForgedObjectError } from '../../src/infra/git-command.js';
+import { ConfigError } from '../../src/infra/errors.js';
 import type { LoopConfigFile } from '../../src/autoresearch/config.js';
 import { createLoopFixture, doerWrites, SCORE_SCRIPT, type LoopFixture } from '../support/loop-fixture.js';
 import { diskLoopFiles } from '../../src/infra/loop-files.js';
@@ -437,6 +438,29 @@ describe('the guard before every bead', () => {
       ['settings_changed', ['.autoresearch/program.md']],
     ]);
     expect(warnings.join('\n')).toMatch(/research-log.jsonl changed while no runner was watching/);
+  });
+
+  it('a config.json changed into one no bead can run with stops the run as a config error, naming it', async () => {
+    const f = await createLoopFixture();
+    await f.baseline();
+    await f.guard.start();
+    const config = join(f.workspace, 'config.json');
+    const valid = await readFile(config, 'utf8');
+    const { createLoopBeadGuard } = await import('../../src/autoresearch/state-guard.js');
+    for (const broken of ['{"subject": ', valid.replace(/"max_iterations":\s*\d+/, '"max_iterations": -1')]) {
+      await writeFile(config, broken);
+      const error = await createLoopBeadGuard(f.guardContext)
+        .start()
+        .then(
+          () => undefined,
+          (thrown: unknown) => thrown,
+        );
+      expect(error, broken).toBeInstanceOf(ConfigError);
+      expect(String((error as Error).message)).toContain('config.json');
+    }
+    // Fixed, the next start goes on (the change is recorded, as any change of settings).
+    await writeFile(config, valid);
+    await createLoopBeadGuard(f.guardContext).start();
   });
 
   it('while a bead ran: the runner’s own writes are kept, a hidden process’s edit of the ledger is put back', async () => {
