@@ -1,6 +1,6 @@
 // Small filesystem operations for the layers above infra, so loop and autoresearch code reaches the
 // disk only through infra (a step towards a LoopFiles port that a test can replace).
-import { mkdir, mkdtemp, readdir, realpath, rename, rm, stat } from 'node:fs/promises';
+import { lstat, mkdir, mkdtemp, readdir, realpath, rename, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openIfExists, readBytesIfExists } from './atomic-file.js';
@@ -72,6 +72,17 @@ export async function fileStat(
 ): Promise<{ size: number; mtimeMs: number; regular: boolean } | undefined> {
   return stat(path).then(
     (stats) => ({ size: stats.size, mtimeMs: stats.mtimeMs, regular: stats.isFile() }),
+    () => undefined,
+  );
+}
+
+/**
+ * What changes whenever a file is written, renamed over or has its mode changed, and that no process
+ * can set back: its inode and ctime. Undefined when it is not there.
+ */
+export async function changeStamp(path: string): Promise<string | undefined> {
+  return lstat(path, { bigint: true }).then(
+    (stats) => `${stats.ino}:${stats.ctimeNs}`,
     () => undefined,
   );
 }

@@ -1188,6 +1188,20 @@ console.log(JSON.stringify({ score: value * weight }));
     },
   );
 
+  it('code that rewrites the metric script and puts its bytes back before the metric ends is a tamper all the same', async () => {
+    // Red team: bash reads its script as it runs; code that wrote a line of its own into the rest of it
+    // through /proc, then copied the original back, left git seeing no change. A write leaves a new ctime.
+    const f = await measuredLoop();
+    const restoring = `const fs = require('node:fs');\nconst path = ${JSON.stringify([...'scripts/run.js'])}.join('');\nfs.writeFileSync(path, fs.readFileSync(path));\nmodule.exports = () => 9;\n`;
+    const message = await cheatingIteration(f, '10', async () => {
+      await f.repo.write('src/value.js', restoring);
+    });
+    expect(message).toMatch(/^tamper/);
+    expect(await f.repo.read('scripts/run.js')).toBe(RUN);
+    const line = (await readLedger(loopFiles, join(f.workspace, 'research-log.jsonl'))).lines[1];
+    expect(line?.reason).toContain('rewrote scripts/run.js, which the command runs, and put the bytes back');
+  });
+
   it('code that rewrites a helper of the metric while a guard runs it fails the guard, and the helper is put back', async () => {
     const f = await measuredLoop({ guards: [{ name: 'unit', command: 'node scripts/check.js' }] });
     const message = await cheatingIteration(f, '10', async () => {

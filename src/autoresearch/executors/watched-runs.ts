@@ -6,7 +6,7 @@
 // (exit-endings.ts).
 import { join } from 'node:path';
 import { startExitWatch, type ExitWatch } from '../../infra/exit-watch.js';
-import { realPath, removePath } from '../../infra/fs-ops.js';
+import { changeStamp, realPath, removePath } from '../../infra/fs-ops.js';
 import type { Command, ProcessResult } from '../../infra/process.js';
 import { nameSome } from '../dependency-guard.js';
 import { doerEndings } from '../exit-endings.js';
@@ -55,6 +55,10 @@ export function watchRuns(context: AutoresearchContext): WatchedRuns {
       const outside = await context.watchOutside?.({ cwd: context.repo, git: context.git });
       // Lifted with the rest of the runtime's rules: the loop lets the doer's code end what it likes.
       const exits = context.config.scope.doer_may_patch_runtime ? undefined : await startExitWatch();
+      // Content put back by the time the run ends is still a rewrite: bash reads its script as it runs,
+      // and code that wrote its own line into the script through /proc, then restored it byte for byte,
+      // had its score kept (red team). A write leaves the file a new ctime, which no process sets back.
+      const stamps = await Promise.all(named.map((path) => changeStamp(join(context.repo, path))));
       const realRepo = await realPath(context.repo).catch(() => context.repo);
       const entries = named.map((path) => join(realRepo, path));
       const roots = [context.repo, realRepo];
@@ -66,12 +70,25 @@ export function watchRuns(context: AutoresearchContext): WatchedRuns {
             : { ...options, withEnv: (env) => exits.env(env, entries, [...new Set(roots)]) },
         );
       } finally {
+        const rewritten: string[] = [];
+        for (const [index, path] of named.entries()) {
+          if ((await changeStamp(join(context.repo, path))) !== stamps[index]) rewritten.push(path);
+        }
         const change = await restoreTree(context.git, before, bookkeepingPaths(context), {
           leaveNewFiles: true,
         });
         await removeBytecodeCaches(context);
-        const { phrases: reached, readers } =
+        const read =
           exits === undefined ? { phrases: [], readers: [] } : await reads(context, exits, roots, named);
+        // A rewrite git still sees is the change above (no score); one whose bytes were put back hid itself.
+        const hidden = rewritten.filter((path) => !change.paths.includes(path));
+        const reached = [
+          ...read.phrases,
+          ...(hidden.length === 0
+            ? []
+            : [`rewrote ${hidden.join(', ')}, which the command runs, and put the bytes back`]),
+        ];
+        const readers = read.readers;
         const ended = exits === undefined ? [] : await endings(context, exits, roots, named);
         const outsideChange = await outside?.();
         const planted = [
