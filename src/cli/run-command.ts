@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { createEventLogWriter, createNdjsonStream } from '../infra/event-log.js';
 import { containmentStatus, refuseUncontainedRun } from '../infra/containment.js';
 import { AppError, EnvironmentError, ExitCode, type ExitCodeValue } from '../infra/errors.js';
-import { createFileLock, type FileLock } from '../infra/lock-file.js';
+import { createFileLock } from '../infra/lock-file.js';
 import { claimHost } from '../infra/host-claim.js';
 import { withRunMark } from '../infra/run-marks.js';
 import { withStopSignal } from '../infra/stop-scope.js';
@@ -15,7 +15,6 @@ import type {
   EpicLock,
   ExecutorRegistry,
   LoopEvent,
-  RunnerDeps,
   RunSummary,
   StopReason,
 } from '../loop/types.js';
@@ -29,14 +28,12 @@ import { configuredGates } from './config-gates.js';
 import { createGateProcess } from './gate-process.js';
 import { createSyncBack } from './import-sync-back.js';
 import { useColor } from './output.js';
-import { queueOptions, type QueueOptions } from './queue-options.js';
+import { queueOptions } from './queue-options.js';
 import { deadlineOf, nestedFlags, pipelineBuiltins } from './pipeline-run.js';
 import { createProgressRenderer } from './progress.js';
 import { checkRunTarget, readRunGraph } from './run-target.js';
 import { startRunReads, type RunReads } from './run-start.js';
 import { refuseParallelMisuse, type RunFlags } from './run-flags.js';
-import type { AttemptDispatcher } from '../loop/attempt-dispatch.js';
-import type { QueueDispatcherOptions } from '../dispatch/queue/queue-dispatcher.js';
 
 /** Exit code for each way a run can end. */
 export const STOP_EXIT_CODES: Record<StopReason, ExitCodeValue> = {
@@ -343,7 +340,10 @@ export async function runEpicCommand(
   // --parallel (tree-lock.ts). Taken once the run's own checks have passed, released at its end.
   const treeLock = flags.dryRun
     ? undefined
-    : (loop?.treeLock ?? (autoCommit && git !== undefined ? await plainTreeLock(cwd, deps) : undefined));
+    : (loop?.treeLock ??
+      (autoCommit && git !== undefined
+        ? await (await import('./tree-lock.js')).plainTreeLock(cwd, deps)
+        : undefined));
   if (treeLock !== undefined) {
     const { holdTree } = await import('./tree-lock.js');
     await holdTree(treeLock, epicId, deps, runId);
@@ -391,7 +391,9 @@ export async function runEpicCommand(
           gateProcess: createGateProcess(deps.env),
           agentGroups,
           ...(dispatched && !flags.dryRun
-            ? await parallelPorts(cwd, deps.env, parallel, executors, queue, commands)
+            ? await (
+                await import('./parallel-ports.js')
+              ).parallelPorts(cwd, deps.env, parallel, executors, queue, commands)
             : {}),
           idle: loop?.idle,
           guard: loop?.guard,
@@ -436,49 +438,4 @@ export async function runEpicCommand(
     }
   }
   return { summary, exitCode };
-}
-
-/** The tree lock of a plain epic's committing run, in the git directory of the tree it runs in. */
-async function plainTreeLock(cwd: string, deps: CliDeps): Promise<FileLock> {
-  const [{ createGit }, { createTreeLock }] = await Promise.all([
-    import('../infra/git.js'),
-    import('./tree-lock.js'),
-  ]);
-  return createTreeLock(await createGit({ cwd, env: deps.env }).gitDir(), deps.host);
-}
-
-/** The queue's dispatcher, once its Redis answers (a run never waits in silence on one that does not). */
-async function queueDispatcher(options: QueueDispatcherOptions): Promise<AttemptDispatcher> {
-  const [{ createQueueDispatcher }, { reachRedis }] = await Promise.all([
-    import('../dispatch/queue/queue-dispatcher.js'),
-    import('../dispatch/queue/bullmq-adapter.js'),
-  ]);
-  await reachRedis(options.redisUrl);
-  return createQueueDispatcher(options);
-}
-
-/** The worktree dispatcher and the run's tree as the integration branch (loaded only for parallel runs). */
-async function parallelPorts(
-  cwd: string,
-  env: NodeJS.ProcessEnv,
-  capacity: number,
-  executors: ExecutorRegistry,
-  queue: QueueOptions | undefined,
-  commands: Readonly<Record<string, readonly string[]>>,
-): Promise<Pick<RunnerDeps, 'dispatcher' | 'integration'>> {
-  const [{ createWorktreeDispatcher }, { createGitIntegration }] = await Promise.all([
-    import('../dispatch/worktree-dispatcher.js'),
-    import('../dispatch/attempt-git.js'),
-  ]);
-  const dispatcher =
-    queue === undefined
-      ? createWorktreeDispatcher({ repo: cwd, env, capacity, executors })
-      : await queueDispatcher({
-          repo: cwd,
-          env,
-          capacity,
-          commands,
-          ...queue,
-        });
-  return { dispatcher, integration: createGitIntegration(cwd, env) };
 }

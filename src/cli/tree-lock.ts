@@ -41,3 +41,9 @@ export async function holdTree(lock: FileLock, epicId: string, deps: CliDeps, ru
     ),
   );
 }
+
+/** The tree lock of a plain epic's committing run, in the git directory of the tree it runs in. */
+export async function plainTreeLock(cwd: string, deps: CliDeps): Promise<FileLock> {
+  const { createGit } = await import('../infra/git.js');
+  return createTreeLock(await createGit({ cwd, env: deps.env }).gitDir(), deps.host);
+}
