@@ -351,10 +351,14 @@ async function waitUntilGone(
  */
 export async function findMarkedProcesses(
   mark: string,
-  options: { startedAfter?: PidStart | undefined } = {},
+  options: {
+    startedAfter?: PidStart | undefined;
+    /** The allocator's counters the window is judged by; read from /proc at the scan when not given. */
+    counters?: PidCounters | undefined;
+  } = {},
 ): Promise<SweptProcess[]> {
   if (process.platform !== 'linux') return [];
-  const counters = options.startedAfter === undefined ? undefined : readPidCounters();
+  const counters = options.startedAfter === undefined ? undefined : (options.counters ?? readPidCounters());
   const from =
     options.startedAfter === undefined || counters === undefined
       ? undefined
