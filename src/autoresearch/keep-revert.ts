@@ -6,6 +6,8 @@
 // scope, and any staged work on them, exactly as it was.
 import type { ChangedPath, Git, SavedFile } from '../infra/git.js';
 import { GitError } from '../infra/git.js';
+import { ForgedObjectError } from '../infra/git-command.js';
+import { keeper, keptFiles } from './kept-refs.js';
 import type { DecideResult } from './arbiter.js';
 import { normalizeRelativePath, WORKSPACE_DIR } from './config-values.js';
 import type { LedgerLine } from './ledger.js';
@@ -155,6 +157,13 @@ export interface GuardResult extends RestoreResult {
    * undefined when it put something back, and the tree must be asked again.
    */
   treeChanges: ChangedPath[] | undefined;
+  /** Where what the guard overwrote is kept (`refs/forge/undone/<stamp>/files/…`), when anything was. */
+  keptUnder?: string;
+  /**
+   * A user's files the guard could not put back, their saved content gone from git's store (its pin
+   * deleted and the objects pruned): left as they were found.
+   */
+  unrestored: string[];
 }
 
 /** Finds the doer's changes outside its scope or to protected files and undoes them (one commit if needed). */
@@ -194,15 +203,49 @@ export async function guardDoerChanges(options: GuardOptions): Promise<GuardResu
     violations.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   }
 
+  // What the put-back overwrites is kept first: a change outside the scope may be the user's own, made
+  // while the doer ran (fault injection), and it is not the runner's to lose.
+  const keep = keeper(git);
+  if (violations.length > 0) await keep(keptFiles(await git.saveFiles(violations.map((v) => v.path))));
+  const unrestored = await missingSaved(git, userFiles);
+  for (const path of unrestored) userFiles.delete(path);
   const restored = await restoreToBase(
     git,
     baseSha,
-    violations.map((v) => v.path),
+    violations.map((v) => v.path).filter((path) => !unrestored.includes(path)),
     options.message,
   );
   await git.writeSavedFiles(userFiles);
   const wroteNothing = violations.length === 0 && userFiles.size === 0;
-  return { ...restored, violations, treeChanges: wroteNothing ? treeChanges : undefined };
+  const keptUnder = keep.prefix();
+  return {
+    ...restored,
+    violations,
+    treeChanges: wroteNothing ? treeChanges : undefined,
+    ...(keptUnder === undefined ? {} : { keptUnder }),
+    unrestored,
+  };
+}
+
+/**
+ * The saved files whose blob git no longer has (sorted). A blob stored as something else is no lost
+ * copy but a forged one: ForgedObjectError, as for any file written from the store.
+ */
+async function missingSaved(git: Git, files: ReadonlyMap<string, SavedFile>): Promise<string[]> {
+  const blobs = new Map<string, string>();
+  for (const [path, file] of files) if (file.blob !== null) blobs.set(file.blob, path);
+  try {
+    await git.checkObjects(blobs);
+    return [];
+  } catch (error) {
+    if (!(error instanceof ForgedObjectError) || error.objects.some((o) => o.found !== 'is missing'))
+      throw error;
+    const gone = new Set(error.objects.map((o) => o.object));
+    return [...files]
+      .filter(([, file]) => file.blob !== null && gone.has(file.blob))
+      .map(([path]) => path)
+      .sort();
+  }
 }
 
 export interface ApplyDecisionOptions {

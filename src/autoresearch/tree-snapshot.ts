@@ -1,6 +1,7 @@
 // Detects and undoes any change a step that must leave the tree alone made to the repository (HEAD,
 // index, working tree): a soft judge, a metric, guard or track run, an agent that is not the doer.
 import type { Git, SavedFile } from '../infra/git.js';
+import { dropPin, keeper, keptFiles, pinStep } from './kept-refs.js';
 import { isPathInScope, saveDirtyFiles, snapshotWorkingTree, type TakenSnapshot } from './keep-revert.js';
 
 /** The repository before a read-only step: the working tree's dirty files, plus where HEAD was and the index. */
@@ -9,6 +10,8 @@ export interface TreeSnapshot extends TakenSnapshot {
   indexTree: string | undefined;
   /** Files saved whatever git says of them (clean, or ignored): a metric's own files. */
   watched: readonly string[];
+  /** The ref keeping the saved blobs from git's gc until the put-back (kept-refs.ts). */
+  pin?: string;
 }
 
 export interface RestoreTreeOptions {
@@ -38,7 +41,10 @@ export interface TreeChange {
 export async function snapshotTree(git: Git, watched: readonly string[] = []): Promise<TreeSnapshot> {
   const indexTree = await git.writeIndexTree().catch(() => undefined);
   const taken = await snapshotWorkingTree(git);
-  return { ...taken, files: await withWatched(git, taken.files, watched), indexTree, watched };
+  const files = await withWatched(git, taken.files, watched);
+  // With no file saved the index is HEAD's tree, which HEAD keeps: nothing to pin then.
+  const pin = await pinStep(git, files, indexTree === undefined ? [] : [indexTree]);
+  return { ...taken, files, indexTree, watched, ...(pin === undefined ? {} : { pin }) };
 }
 
 /** A file git ignores is not in its status: a watched one is compared by its content all the same. */
@@ -63,12 +69,24 @@ export async function restoreTree(
   ignored: readonly string[],
   options: RestoreTreeOptions = {},
 ): Promise<TreeChange> {
+  const change = await putTreeBack(git, before, ignored, options);
+  // Only once put back: a put-back that failed leaves the pin, for the next try (or a day).
+  await dropPin(git, before.pin);
+  return change;
+}
+
+async function putTreeBack(
+  git: Git,
+  before: TreeSnapshot,
+  ignored: readonly string[],
+  options: RestoreTreeOptions,
+): Promise<TreeChange> {
   const { sha, branch } = await git.headState();
   const headMoved = sha !== before.headSha || branch !== before.branch;
   // What is undone is kept first, under one ref per put-back: whoever made it (an agent, or the user
   // committing while an agent ran: fault injection), a commit reset away is not left to the reflog.
   const keep = keeper(git);
-  if (headMoved && sha !== before.headSha) await keep('head', sha);
+  if (headMoved && sha !== before.headSha) await keep(new Map([['head', sha]]));
   if (headMoved) {
     if (before.branch === undefined) {
       await git.detachHead(before.headSha);
@@ -96,10 +114,7 @@ export async function restoreTree(
     options.leaveNewFiles === true
       ? differ.filter((path) => before.files.has(path) || tracked.has(path))
       : differ;
-  for (const path of changed) {
-    const blob = after.get(path)?.blob;
-    if (blob !== undefined && blob !== null) await keep(`files/${keptName(path)}`, blob);
-  }
+  await keep(keptFiles(new Map(changed.flatMap((path) => tracedFile(after, path)))));
   const keptUnder = keep.prefix();
   const change: TreeChange = {
     ...(keptUnder === undefined ? {} : { keptUnder }),
@@ -126,25 +141,10 @@ export async function restoreTree(
   return change;
 }
 
-/** Keeps objects under one fresh `refs/forge/undone/<stamp>/` prefix, made on first use. */
-function keeper(
-  git: Git,
-): ((name: string, object: string) => Promise<void>) & { prefix(): string | undefined } {
-  let prefix: string | undefined;
-  const keep = async (name: string, object: string): Promise<void> => {
-    if (git.keepRef === undefined) return;
-    prefix ??= `refs/forge/undone/${new Date().toISOString().replace(/[:.]/g, '-')}-${process.pid}`;
-    await git.keepRef(`${prefix}/${name}`, object).catch(() => undefined);
-  };
-  return Object.assign(keep, { prefix: () => prefix });
-}
-
-/** A path as one ref name component: only what refs allow. */
-function keptName(path: string): string {
-  return path
-    .replace(/[^A-Za-z0-9._-]+/g, '_')
-    .replace(/^\.+/, '_')
-    .replace(/\.lock$/, '_lock');
+/** `[path, file]` when `files` has it, for building a map of some of them. */
+function tracedFile(files: ReadonlyMap<string, SavedFile>, path: string): [string, SavedFile][] {
+  const file = files.get(path);
+  return file === undefined ? [] : [[path, file]];
 }
 
 /** One phrase for a message, e.g. `moved HEAD (to 1a2b3c4d5e), changed the index, changed a.md`. */

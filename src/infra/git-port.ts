@@ -107,10 +107,19 @@ export interface Git {
   /** Points the current branch at `commit`, leaving index and working tree as they are. */
   resetSoft(commit: string): Promise<void>;
   /**
-   * Points `ref` (under refs/forge/) at `object`, so that git's gc keeps it: what Forge undid, kept
-   * where a user can get it back. Optional: a Git without it keeps nothing.
+   * Points each ref (under refs/forge/) at its object, in one transaction, so that git's gc keeps
+   * them: what Forge undid, kept where a user can get it back. Optional: a Git without it keeps nothing.
    */
-  keepRef?(ref: string, object: string): Promise<void>;
+  keepRefs?(refs: ReadonlyMap<string, string>): Promise<void>;
+  /**
+   * Points `ref` (under refs/forge/) at one tree holding `blobs` and `trees`, so that git's gc keeps
+   * objects nothing else reaches (a snapshot of a user's uncommitted files). Fails when one is missing.
+   */
+  pinObjects?(ref: string, objects: { blobs: readonly string[]; trees: readonly string[] }): Promise<void>;
+  /** Deletes the refs (under refs/forge/); one already gone is no error. */
+  dropRefs?(refs: readonly string[]): Promise<void>;
+  /** The refs under `prefix` (a refs/forge/ folder: whole components, as for-each-ref matches), full names. */
+  listRefs?(prefix: string): Promise<string[]>;
   /** Puts HEAD back on `branch` without touching index or working tree (`git symbolic-ref`). */
   attachHead(branch: string): Promise<void>;
   /**

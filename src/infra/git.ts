@@ -340,9 +340,31 @@ export function createGit(options: GitOptions): Git {
       await git(['reset', '--soft', '--quiet', commit]);
     },
 
-    async keepRef(ref, object) {
-      if (!ref.startsWith('refs/forge/')) throw new Error(`not a ref of Forge's own: ${ref}`);
-      await git(['update-ref', ref, object]);
+    async keepRefs(refs) {
+      if (refs.size === 0) return;
+      const input = [...refs].map(([ref, object]) => `update ${forgeRef(ref)} ${object}\n`).join('');
+      await git(['update-ref', '--stdin'], { input });
+    },
+
+    async pinObjects(ref, { blobs, trees }) {
+      // Entry names only need to be distinct; mktree checks that every object exists.
+      const entries = [
+        ...blobs.map((object, i) => `100644 blob ${object}\tb${i}\n`),
+        ...trees.map((object, i) => `040000 tree ${object}\tt${i}\n`),
+      ];
+      const tree = (await git(['mktree'], { input: entries.join('') })).stdout.trim();
+      await git(['update-ref', forgeRef(ref), tree]);
+    },
+
+    async dropRefs(refs) {
+      if (refs.length === 0) return;
+      const input = refs.map((ref) => `delete ${forgeRef(ref)}\n`).join('');
+      await git(['update-ref', '--stdin'], { input });
+    },
+
+    async listRefs(prefix) {
+      const { stdout } = await git(['for-each-ref', '--format=%(refname)', forgeRef(prefix)]);
+      return stdout.split('\n').filter((line) => line !== '');
     },
 
     async attachHead(branch) {
@@ -403,4 +425,10 @@ function splitNulBytes(bytes: Buffer): Buffer[] {
   }
   if (start < bytes.length) parts.push(bytes.subarray(start));
   return parts;
+}
+
+/** `ref` when it is one of Forge's own (under refs/forge/); anything else is a programming error. */
+function forgeRef(ref: string): string {
+  if (!ref.startsWith('refs/forge/')) throw new Error(`not a ref of Forge's own: ${ref}`);
+  return ref;
 }

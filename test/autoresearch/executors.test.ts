@@ -86,6 +86,35 @@ describe('doer executor', () => {
     ]);
   });
 
+  it('pins the user’s saved files for the iteration: a `git gc --prune=now` while the doer runs loses none', async () => {
+    const f = await fixture();
+    await f.repo.write('mylog.txt', 'line 1, the user’s, untracked\n');
+    await f.repo.write('notes.md', 'user notes, edited before the run\n');
+    const activity: string[] = [];
+    f.full.behaviour = async () => {
+      await f.repo.write('src/value.txt', '11\n');
+      // The user appends while the doer runs, the doer rewrites the notes, and someone collects garbage.
+      await f.repo.write('mylog.txt', 'line 1, the user’s, untracked\nline 2, meanwhile\n');
+      await f.repo.write('notes.md', 'the doer’s\n');
+      f.repo.run('gc', '-q', '--prune=now');
+      return { outcome: 'ok', message: 'ok', finalText: 'HYPOTHESIS: eleven' };
+    };
+    const result = await f.executors.doer!.execute({
+      ...f.request({ labels: ['role:doer', 'iter:1'] }),
+      onActivity: (message) => activity.push(message),
+    });
+    expect(result.outcome).toBe('ok');
+    expect(await f.repo.read('mylog.txt')).toBe('line 1, the user’s, untracked\n');
+    expect(await f.repo.read('notes.md')).toBe('user notes, edited before the run\n');
+    expect(await f.repo.read('src/value.txt')).toBe('11\n');
+    // What the guard put back is kept, and the transcript says where.
+    const kept = /kept under (refs\/forge\/undone\/\S+)/.exec(activity.join('\n'))?.[1];
+    expect(kept, activity.join('\n')).toBeDefined();
+    expect(f.repo.run('cat-file', 'blob', `${kept}/files/mylog.txt`)).toContain('line 2, meanwhile');
+    expect(f.repo.run('cat-file', 'blob', `${kept}/files/notes.md`)).toBe('the doer’s\n');
+    expect((await readIterationState(f.files, f.workspace, 1)).tamper).toEqual([]);
+  });
+
   it('keeps the first base when the doer is retried after a failed attempt', async () => {
     const f = await fixture();
     const base = f.repo.head();

@@ -367,6 +367,59 @@ describe('guardDoerChanges', () => {
     expect(await repo.read('notes.md')).toBe('user draft\n');
   });
 
+  it('keeps what it overwrites under refs/forge/undone: a user’s edit made while the doer ran is not lost', async () => {
+    const { repo, base } = await loopRepo();
+    await repo.write('notes.md', 'line 1\n');
+    const snapshot = await snapshotWorkingTree(repo.git);
+    // The user adds a line while the doer runs, and the doer writes a file outside its scope.
+    await repo.write('notes.md', 'line 1\nline 2, written by the user meanwhile\n');
+    await repo.write('outside.txt', 'the doer’s\n');
+    const result = await guardDoerChanges({
+      git: repo.git,
+      baseSha: base,
+      allowedPaths: SCOPE,
+      protectedPaths: [],
+      message: 'guard',
+      snapshot,
+    });
+    expect(result.violations.map((v) => v.path)).toEqual(['notes.md', 'outside.txt']);
+    expect(await repo.read('notes.md')).toBe('line 1\n');
+    expect(await repo.exists('outside.txt')).toBe(false);
+    const kept = result.keptUnder!;
+    expect(kept).toMatch(/^refs\/forge\/undone\//);
+    expect(repo.run('cat-file', 'blob', `${kept}/files/notes.md`)).toBe(
+      'line 1\nline 2, written by the user meanwhile\n',
+    );
+    expect(repo.run('cat-file', 'blob', `${kept}/files/outside.txt`)).toBe('the doer’s\n');
+    // Kept where gc keeps it.
+    repo.run('gc', '-q', '--prune=now');
+    expect(repo.run('cat-file', 'blob', `${kept}/files/notes.md`)).toContain('line 2');
+  });
+
+  it('leaves a user’s file as found when its saved copy is gone from the store, and says so', async () => {
+    const { repo, base } = await loopRepo();
+    await repo.write('notes.md', 'the user’s draft\n');
+    await repo.write('scratch.txt', 'untracked, the user’s\n');
+    const snapshot = await snapshotWorkingTree(repo.git);
+    await repo.write('notes.md', 'the user’s draft, and more\n');
+    await repo.write('scratch.txt', 'changed meanwhile\n');
+    // Nothing pins this snapshot here (the doer executor does): gc takes its blobs.
+    repo.run('gc', '-q', '--prune=now');
+    const result = await guardDoerChanges({
+      git: repo.git,
+      baseSha: base,
+      allowedPaths: SCOPE,
+      protectedPaths: [],
+      message: 'guard',
+      snapshot,
+    });
+    expect(result.unrestored).toEqual(['notes.md', 'scratch.txt']);
+    // Neither deleted nor put back to the base: what is there now is the newest anyone has.
+    expect(await repo.read('notes.md')).toBe('the user’s draft, and more\n');
+    expect(await repo.read('scratch.txt')).toBe('changed meanwhile\n');
+    expect(repo.head()).toBe(base);
+  });
+
   it('ignores the loop workspace and finds nothing when the doer stayed in scope', async () => {
     const { repo, base } = await loopRepo();
     await repo.write('.autoresearch/research-log.jsonl', '{"iter":0}\n');
@@ -385,6 +438,7 @@ describe('guardDoerChanges', () => {
       commitSha: undefined,
       headSha: base,
       treeChanges: await repo.git.changedSince(base),
+      unrestored: [],
     });
     expect(result.treeChanges?.map((c) => c.path)).toContain('src/a.ts');
   });

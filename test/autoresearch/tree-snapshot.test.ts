@@ -43,6 +43,31 @@ describe('restoreTree', () => {
     expect(repo.run('status', '--porcelain').trim()).toBe('?? notes.md');
   });
 
+  it('pins what it saved while the step runs: a `git gc --prune=now` meanwhile loses nothing', async () => {
+    const repo = await createTempRepo({ 'src/a.ts': 'a\n' });
+    await repo.write('notes.md', 'the user’s, uncommitted\n');
+    await repo.write('src/a.ts', 'staged by the user\n');
+    repo.run('add', 'src/a.ts');
+    await repo.write('src/a.ts', 'and edited again\n');
+    const before = await snapshotTree(repo.git);
+    expect(before.pin).toMatch(/^refs\/forge\/saved\/step-/);
+
+    await repo.write('notes.md', 'the step’s\n');
+    repo.run('reset', '-q');
+    await repo.write('src/a.ts', 'the step’s\n');
+    repo.run('gc', '-q', '--prune=now');
+
+    const change = await restoreTree(repo.git, before, []);
+    expect(change.paths).toEqual(['notes.md', 'src/a.ts']);
+    expect(change.indexChanged).toBe(true);
+    expect(await repo.read('notes.md')).toBe('the user’s, uncommitted\n');
+    expect(await repo.read('src/a.ts')).toBe('and edited again\n');
+    expect(repo.run('show', ':src/a.ts')).toBe('staged by the user\n');
+    // Dropped once put back; what was undone stays kept.
+    expect(repo.run('for-each-ref', 'refs/forge/saved/')).toBe('');
+    expect(repo.run('cat-file', 'blob', `${change.keptUnder}/files/notes.md`)).toBe('the step’s\n');
+  });
+
   it('asks where HEAD is once: the files after the step are compared by content only', async () => {
     const repo = await createTempRepo({ 'src/a.ts': 'a\n' });
     await repo.write('notes.md', 'dirty\n');

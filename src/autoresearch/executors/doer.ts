@@ -20,6 +20,7 @@ import { recordSpend } from '../spend.js';
 import { recordedBranch, recordHead } from '../loop-head.js';
 import { commandFiles } from '../metric-files.js';
 import { snapshotSubmodules } from '../submodules.js';
+import { doerPinRef, pinSaved } from '../kept-refs.js';
 import { isTestFile } from '../test-files.js';
 import { loadedInProcess } from '../loaded-code.js';
 import { disallowedSilencing } from '../scope-silencing.js';
@@ -89,6 +90,10 @@ export function createDoerExecutor(context: AutoresearchContext): Executor {
         headSha: state.user_snapshot?.head_sha ?? baseSha,
         files: new Map(Object.entries(state.user_snapshot?.files ?? {})),
       };
+      // The saved blobs are objects nothing reaches: pinned, so a `git gc` while the doer runs cannot
+      // take the user's files with it (fault injection). Again on each attempt: cheap, and it covers a
+      // run killed between the snapshot and its pin.
+      await pinSaved(git, doerPinRef(workspace), snapshot.files);
       const ignored = bookkeepingPaths(context);
       const protectedPaths = await commandFiles(context.config, context.repo);
 
@@ -139,6 +144,14 @@ export function createDoerExecutor(context: AutoresearchContext): Executor {
         snapshot,
         ignoredPaths: ignored,
       });
+      if (guard.unrestored.length > 0) {
+        // Pinned under refs/forge/saved: gone only when that ref was deleted and the store pruned.
+        const what = 'left files outside its scope whose saved copies were deleted from git';
+        state = await updateIterationState(context.files, workspace, iter, (s) =>
+          withTamper(s, { role: 'doer', paths: guard.unrestored, what }),
+        );
+        request.onActivity?.(`tamper: the doer ${what}: ${guard.unrestored.join(', ')}; left as found`);
+      }
       const metric = new Set(protectedPaths);
       const guarded = guard.violations.map((v) => v.path);
       const touchedMetric = guarded.filter((path) => metric.has(path));
@@ -236,8 +249,9 @@ export function createDoerExecutor(context: AutoresearchContext): Executor {
         await putBack(context, { ...where, everything: true });
       }
       if (outside.length > 0) {
+        const kept = guard.keptUnder === undefined ? '' : `; what was there is kept under ${guard.keptUnder}`;
         request.onActivity?.(
-          `guard reverted ${outside.length} change(s) outside scope: ${outside.join(', ')}`,
+          `guard reverted ${outside.length} change(s) outside scope: ${outside.join(', ')}${kept}`,
         );
       }
       if (touchedMetric.length > 0) {
