@@ -51,8 +51,8 @@ export async function showLogs(
     const transcript = await readFileIfExists(runDir.transcriptPath(beadId));
     if (transcript === undefined) {
       throw new AppError(`No transcript for ${beadId} in ${runDir.logsDir}.`, {
-        exitCode: ExitCode.failure,
-        hint: `Has it run yet? See: ralph-loop logs ${epicId}`,
+        exitCode: ExitCode.usage,
+        hint: await noTranscriptHint(runDir.logsDir, epicId, beadId),
       });
     }
     deps.stdout.write(transcript);
@@ -116,6 +116,20 @@ export function formatEvent(event: Record<string, unknown>): string {
     details.push(`reason=${String(s.reason)}`, `message=${String(s.message)}`);
   }
   return `${ts} ${type}${bead}${details.length > 0 ? `  ${details.join(' ')}` : ''}`;
+}
+
+/** A bead with no transcript: the nearest one that has, or those that have, or that none has run yet. */
+async function noTranscriptHint(logsDir: string, epicId: string, beadId: string): Promise<string> {
+  const ran = (await readdir(logsDir).catch(() => [] as string[]))
+    .filter((name) => name.endsWith('.log'))
+    .map((name) => name.slice(0, -'.log'.length))
+    .sort();
+  if (ran.length === 0) return `No bead of ${epicId} has run yet. See: ralph-loop logs ${epicId}`;
+  // One of the epic's own ids (`bd-a1.4`) may be a bead that has not run: no sibling is suggested for it.
+  const near = beadId.startsWith(`${epicId}.`) ? undefined : closestId(beadId, ran);
+  if (near !== undefined) return `Did you mean ${near}? See: ralph-loop logs ${epicId} ${near}`;
+  const listed = ran.slice(0, 10).join(', ');
+  return `Beads with transcripts: ${listed}${ran.length > 10 ? ', …' : ''}. A bead that has not run yet has none.`;
 }
 
 /**

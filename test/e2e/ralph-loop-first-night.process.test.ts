@@ -455,7 +455,7 @@ describe('faults end cleanly', () => {
 
   it('logs for an epic with no runs names the nearest epic that has some, or those that do', async () => {
     const repo = await makeRepo();
-    const { epic } = await repo.epic(['a']);
+    const { epic, ids } = await repo.epic(['a']);
     const none = await repo.ralph(['logs', epic]);
     expect(none.exitCode).toBe(1);
     expect(none.stderr).toContain(`hint: Start one with: ralph-loop ${epic}`);
@@ -468,6 +468,20 @@ describe('faults end cleanly', () => {
     expect(mistyped.stderr).toContain(`hint: Did you mean ${epic}? See: ralph-loop logs ${epic}`);
     const other = await repo.ralph(['logs', 'qqqqqqqqqqqqqqqqqq']);
     expect(other.stderr).toContain(`hint: Epics with runs here: ${epic}. Or start this one:`);
+
+    // A bead with no transcript is a wrong argument (exit 2): a mistyped one gets the nearest that has
+    // one, the epic's own next id (a bead that may not have run) the list of those that have.
+    const ran = ids[0]!;
+    const typoBead = `x${ran}`;
+    const wrongBead = await repo.ralph(['logs', epic, typoBead]);
+    expect(wrongBead.exitCode).toBe(2);
+    expect(wrongBead.stderr).toContain(`No transcript for ${typoBead}`);
+    expect(wrongBead.stderr).toContain(`hint: Did you mean ${ran}? See: ralph-loop logs ${epic} ${ran}`);
+    const notRun = await repo.ralph(['logs', epic, `${epic}.99`]);
+    expect(notRun.exitCode).toBe(2);
+    expect(notRun.stderr).toContain(
+      `hint: Beads with transcripts: ${ran}. A bead that has not run yet has none.`,
+    );
   });
 
   it('a mistyped command, extra words or a -C that names no directory: exit 2, saying which, running nothing', async () => {
