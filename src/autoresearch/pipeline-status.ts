@@ -1,6 +1,7 @@
 // `ralph-loop status <parent>` of a pipeline: every stage with its bead, its loop or epic, its own phase
 // and score line (a loop's baseline → best → last against its target; an epic's beads done of all).
 import type { BeadStore } from '../beads/types.js';
+import { isOwnerLive, parseLockRecord } from '../infra/lock-record.js';
 import type { PipelineRecord } from './pipeline-state.js';
 import { readStageQuestion } from './pipeline-state.js';
 import { loopStatus, type StatusPorts } from './status.js';
@@ -24,6 +25,11 @@ export interface PipelineStatus {
   epic: string;
   name: string;
   phase: 'waiting_for_human' | 'stopped' | 'done' | 'in_progress';
+  /**
+   * The parent's runner as its lock names it: live (the pipeline is being run now), or a lock left by a
+   * runner that died (kill -9: the next `ralph-loop <parent>` takes it over); null with no lock.
+   */
+  runner: { live: boolean; pid: number; host: string; started_at: string; bead: string | null } | null;
   question: string | null;
   stages: StageStatus[];
 }
@@ -33,6 +39,8 @@ export async function pipelineStatus(
   record: PipelineRecord,
   store: Pick<BeadStore, 'show' | 'children'>,
   ports: StatusPorts,
+  /** The parent's runner lock (`.forge/epics/<parent>/ralph-loop.lock`); unread when not given. */
+  lockPath?: string,
 ): Promise<PipelineStatus> {
   const stages: StageStatus[] = [];
   for (const stage of record.definition.stages) {
@@ -85,15 +93,30 @@ export async function pipelineStatus(
     epic: record.parent,
     name: record.name,
     phase,
+    runner: lockPath === undefined ? null : await runnerOf(lockPath, ports),
     question: question.state === 'none' ? null : question.path,
     stages,
   };
 }
 
+async function runnerOf(lockPath: string, ports: StatusPorts): Promise<PipelineStatus['runner']> {
+  const text = await ports.files.readIfExists(lockPath);
+  const lock = text === undefined ? undefined : parseLockRecord(text);
+  if (lock === undefined) return null;
+  // The lock's last write tells a recycled pid from its holder, on the holder's own host only.
+  const writtenAt = lock.host === ports.host ? (await ports.files.stat(lockPath))?.mtimeMs : undefined;
+  const live = isOwnerLive(lock, ports.host, writtenAt, (pid) => ports.isProcessAlive(pid));
+  return { live, pid: lock.pid, host: lock.host, started_at: lock.started_at, bead: lock.bead ?? null };
+}
+
 const fmt = (n: number | null) => (n === null ? '–' : String(n));
 
 export function renderPipelineStatusText(status: PipelineStatus): string {
-  const lines = [`pipeline ${status.name} (${status.epic}): ${status.phase.replace(/_/g, ' ')}`];
+  const lines = [`pipeline ${status.name} (${status.epic}): ${pipelinePhaseText(status)}`];
+  if (status.runner !== null && !status.runner.live)
+    lines.push(
+      `  (a stale lock of pid ${status.runner.pid} on ${status.runner.host}: the next run takes it over)`,
+    );
   if (status.question !== null)
     lines.push(`  question: ${status.question} (then: ralph-loop resume ${status.epic})`);
   status.stages.forEach((s, index) => {
@@ -109,4 +132,16 @@ export function renderPipelineStatusText(status: PipelineStatus): string {
     );
   });
   return `${lines.join('\n')}\n`;
+}
+
+/** `in progress: running (pid 41 on vm, bead bd-a.3)`, or what goes on with one no runner holds. */
+function pipelinePhaseText(status: PipelineStatus): string {
+  const phase = status.phase.replace(/_/g, ' ');
+  if (status.phase !== 'in_progress') return phase;
+  const runner = status.runner;
+  if (runner?.live === true) {
+    const bead = runner.bead === null ? '' : `, bead ${runner.bead}`;
+    return `${phase}: running (pid ${runner.pid} on ${runner.host}${bead})`;
+  }
+  return `${phase}, not running: ralph-loop ${status.epic} goes on with it`;
 }

@@ -81,12 +81,20 @@ async function showPipelineStatus(
   const record = await readPipeline(repo, epicId);
   if (record === undefined) return false;
   const { pipelineStatus, renderPipelineStatusText } = await import('../autoresearch/pipeline-status.js');
-  const status = await pipelineStatus(repo, record, await openStatusStore(deps, options, repo, epicId), {
-    now: () => deps.clock.now(),
-    host: deps.host,
-    isProcessAlive: deps.isProcessAlive ?? isProcessAlive,
-    files: deps.loopFiles,
-  });
+  const { epicRunDir } = await import('./epic-dirs.js');
+  const status = await pipelineStatus(
+    repo,
+    record,
+    await openStatusStore(deps, options, repo, epicId),
+    {
+      now: () => deps.clock.now(),
+      host: deps.host,
+      isProcessAlive: deps.isProcessAlive ?? isProcessAlive,
+      files: deps.loopFiles,
+    },
+    // A pipeline's parent runs as a plain epic: its lock is in its own run folder.
+    epicRunDir(repo, epicId, undefined).lockPath,
+  );
   if (options.json) printJson(deps, status);
   else deps.stdout.write(renderPipelineStatusText(status));
   return true;

@@ -25,10 +25,16 @@ interface StageJson {
   beads: { done: number; total: number } | null;
 }
 
-async function status(repo: PipelineRepo, parent: string): Promise<{ phase: string; stages: StageJson[] }> {
+interface PipelineJson {
+  phase: string;
+  runner: { live: boolean; pid: number; bead: string | null } | null;
+  stages: StageJson[];
+}
+
+async function status(repo: PipelineRepo, parent: string): Promise<PipelineJson> {
   const shown = await repo.ralph(['status', parent, '--json']);
   expect(shown.exitCode, shown.stderr).toBe(0);
-  return JSON.parse(shown.stdout) as { phase: string; stages: StageJson[] };
+  return JSON.parse(shown.stdout) as PipelineJson;
 }
 
 /** The iteration lines of a stage's ledger (events such as a tamper record left out). */
@@ -168,6 +174,12 @@ describe('pipeline of loops, end to end on the embedded store', () => {
       if (!started) await new Promise((r) => setTimeout(r, 100));
     }
     expect(started, `no ${marker}; the runner: ${exited ?? 'still running'}`).toBe(true);
+    // While it runs, status names its runner.
+    const live = await status(repo, parent);
+    expect(live.runner).toMatchObject({ live: true, pid: child.pid });
+    expect((await repo.ralph(['status', parent])).stdout).toContain(
+      `in progress: running (pid ${child.pid} on `,
+    );
     child.kill('SIGKILL');
     await child;
   }
@@ -187,6 +199,13 @@ describe('pipeline of loops, end to end on the embedded store', () => {
       await runUntilKilled(repo, parent, marker);
       // The stages before this one passed in this run, after the kill in the one before.
       expect((await passed()).slice(0, i), stage).toEqual(Array(i).fill('passed'));
+      // Killed, the pipeline is in progress with no runner: status says so, and what goes on with it.
+      const killed = await status(repo, parent);
+      expect(killed.phase).toBe('in_progress');
+      expect(killed.runner).toMatchObject({ live: false, bead: expect.stringMatching(/^bd-/) });
+      const text = (await repo.ralph(['status', parent])).stdout;
+      expect(text).toContain(`in progress, not running: ralph-loop ${parent} goes on with it`);
+      expect(text).toContain(`(a stale lock of pid ${killed.runner?.pid} on `);
     }
 
     await repo.rules(threeStageRules(repo.dir, [valueDoer(1, '25')]));
@@ -194,6 +213,7 @@ describe('pipeline of loops, end to end on the embedded store', () => {
     expect(rerun.exitCode, rerun.stderr).toBe(0);
     const shown = await status(repo, parent);
     expect(shown.stages.map((s) => s.phase)).toEqual(['passed', 'passed', 'passed']);
+    expect(shown.runner).toBeNull();
     // One loop per stage, one line per iteration.
     const loops = JSON.parse(await readFile(join(repo.dir, '.forge', 'loops.json'), 'utf8')) as object;
     expect(Object.keys(loops)).toHaveLength(2);
