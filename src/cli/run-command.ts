@@ -1,6 +1,6 @@
 // Wires a real run: options and config → runner ports (store, lock, executors, git, events) → runEpic.
 import { randomBytes } from 'node:crypto';
-import { createEventLogWriter, createNdjsonStream } from '../infra/event-log.js';
+import { createEventLogWriter, createNdjsonStream, describeRestoredLog } from '../infra/event-log.js';
 import { containmentStatus, refuseUncontainedRun } from '../infra/containment.js';
 import { AppError, EnvironmentError, ExitCode, type ExitCodeValue } from '../infra/errors.js';
 import { createFileLock } from '../infra/lock-file.js';
@@ -227,7 +227,11 @@ export async function runEpicCommand(
   const cwd = flags.worktree ? await deps.prepareWorktree(repo, epicId) : repo;
   const git = flags.worktree ? await deps.createRunnerGit(cwd) : repoGit;
 
-  const log = flags.dryRun ? undefined : createEventLogWriter(runDir.eventLogPath(runId), runDir.trustedRoot);
+  const log = flags.dryRun
+    ? undefined
+    : createEventLogWriter(runDir.eventLogPath(runId), runDir.trustedRoot, (path, event) =>
+        deps.stderr.write(`warning: ${describeRestoredLog(path, event)}\n`),
+      );
   const stream = options.json ? await createNdjsonStream(deps.stdout) : undefined;
   const progress = createProgressRenderer({
     sink: deps.stderr,

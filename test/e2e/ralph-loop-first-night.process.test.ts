@@ -127,6 +127,26 @@ describe('--auto-commit commits only what the bead changed', () => {
     expect(status.split('\n').sort()).toEqual([' M user.txt', '?? notes.txt']);
   });
 
+  it('an agent’s git clean -fdx (the store, the lock and the event log gone) loses nothing and says by whom', async () => {
+    const repo = await makeRepo();
+    const { epic, ids } = await repo.epic(['a', 'b', 'c']);
+    await repo.script({ [ids[1]!]: [[{ exec: ['git', 'clean', '-fdxq'] }]] });
+    const run = await repo.ralph(['--store', 'embedded', epic, '--agent', repo.agent]);
+    expect(run.exitCode, run.stderr).toBe(0);
+    for (const id of ids) expect((await repo.show(id)).status).toBe('closed');
+    expect(run.stderr).toMatch(new RegExp(`event log \\S+ was deleted while ${ids[1]} ran`));
+    // The run's record holds every bead: what was written before the clean, and after.
+    const runsDir = join(repo.dir, '.forge', 'epics', epic, 'runs');
+    const [log] = await readdir(runsDir);
+    const events = (await readFile(join(runsDir, log!), 'utf8'))
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { type: string; bead?: string });
+    expect(events.filter((e) => e.type === 'bead_closed').map((e) => e.bead)).toEqual(ids);
+    expect(events[0]?.type).toBe('run_started');
+    expect(events.at(-1)?.type).toBe('run_finished');
+  });
+
   it('after a kill -9 mid-bead, the rerun takes what the bead left for its own and commits it when done', async () => {
     // Seen: the rerun refused the dirty tree as the user's ("uncommitted changes of your own"), and
     // --allow-dirty then closed the bead with its work left out of the commit.

@@ -1,11 +1,11 @@
 // The run's event log: created with its first event, and a failed write (a full disk) never escapes as
 // an unhandled rejection (a stack trace and exit 1): flush() reports it.
 import { existsSync } from 'node:fs';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { createEventLogWriter, readEventLog } from '../../src/infra/event-log.js';
+import { createEventLogWriter, describeRestoredLog, readEventLog } from '../../src/infra/event-log.js';
 import { readLogLines } from '../../src/infra/file-tail.js';
 import { MAX_LINE_CHARS } from '../../src/infra/line-splitter.js';
 
@@ -40,6 +40,58 @@ describe('event log writer', () => {
       expect(leaked).toEqual([]);
     },
   );
+});
+
+describe('an event log deleted under the run', () => {
+  /** Waits until the log holds `lines` lines: the writes are chained, and flush() would close it. */
+  async function landed(path: string, lines: number): Promise<void> {
+    for (let i = 0; i < 500; i += 1) {
+      const text = await readFile(path, 'utf8').catch(() => '');
+      if (text.split('\n').length - 1 >= lines) return;
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    throw new Error(`${path} never held ${lines} lines`);
+  }
+
+  it('with its folders (git clean -fdx) is written back whole from the open file, and says by which bead', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'forge-events-'));
+    onTestFinished(() => rm(dir, { recursive: true, force: true }));
+    const root = join(dir, '.forge');
+    const path = join(root, 'epics', 'bd-a', 'runs', 'run-1.jsonl');
+    const restored: [string, object][] = [];
+    const log = createEventLogWriter(path, dir, (at, event) => restored.push([at, event]));
+    log.write({ type: 'run_started' });
+    log.write({ type: 'bead_started', bead: 'bd-a.1' });
+    await landed(path, 2);
+    await rm(root, { recursive: true });
+    log.write({ type: 'attempt_finished', bead: 'bd-a.1' });
+    log.write({ type: 'run_finished' });
+    await log.flush();
+    expect((await readEventLog(path)).events).toEqual([
+      { type: 'run_started' },
+      { type: 'bead_started', bead: 'bd-a.1' },
+      { type: 'attempt_finished', bead: 'bd-a.1' },
+      { type: 'run_finished' },
+    ]);
+    expect(restored).toEqual([[path, { type: 'attempt_finished', bead: 'bd-a.1' }]]);
+    expect(describeRestoredLog(path, restored[0]![1])).toBe(
+      `this run's event log ${path} was deleted while bd-a.1 ran (an agent's git clean?) and written back from the run's open copy.`,
+    );
+  });
+
+  it('and another file put at its path: that one is not the run’s, and the log ends with an error', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'forge-events-'));
+    onTestFinished(() => rm(dir, { recursive: true, force: true }));
+    const path = join(dir, 'runs', 'run-1.jsonl');
+    const log = createEventLogWriter(path, dir, () => expect.unreachable('not written back'));
+    log.write({ type: 'run_started' });
+    await landed(path, 1);
+    await rm(path);
+    await writeFile(path, '{"type":"forged"}\n');
+    log.write({ type: 'bead_started' });
+    await expect(log.flush()).rejects.toMatchObject({ code: 'ELOGREPLACED', path });
+    expect(await readFile(path, 'utf8')).toBe('{"type":"forged"}\n');
+  });
 });
 
 describe('reading an event log an agent may have written', () => {
