@@ -156,6 +156,9 @@ Examples:
   ralph-loop stop bd-a1b                    # end after the current bead
   ralph-loop logs bd-a1b bd-a1b.3           # one bead's transcript
 
+Epics, loops and pipelines are made with forge-pack (forge-pack beads create, forge-pack loop,
+forge-pack pipeline <file>): each prints the epic id ralph-loop then runs.
+
 Routing: a bead's role:<role> label picks the executor (role:judge runs read-only).
 Which agent runs a bead, first match wins (--dry-run shows each choice and where it came from):
   1. --agents <role>=<spec>   this command line, for beads of that role
@@ -189,12 +192,31 @@ Files: .forge/epics/<epic>/ (or the loop's workspace): ralph-loop.lock, stop, ru
   return program;
 }
 
+/** forge-pack's commands (forge-pack.ts), named here so that a mistaken `ralph-loop pipeline f.json` says where it lives. */
+export const FORGE_PACK_COMMANDS: ReadonlySet<string> = new Set([
+  'init',
+  'doctor',
+  'loop',
+  'pipeline',
+  'stamp',
+  'validate',
+  'beads',
+  'skills',
+  'spec',
+  'worker',
+]);
+
 /**
  * `ralph-loop <epic-id>` takes one argument: more is a command the program does not have, most often
  * mistyped, named with the nearest one, or else words the user meant for something else.
  */
 function refuseExtraArguments(program: Command): never {
   const [first = '', ...rest] = program.args;
+  if (FORGE_PACK_COMMANDS.has(first)) {
+    throw new UsageError(`${first} is a forge-pack command, not ralph-loop's.`, {
+      hint: `forge-pack ${program.args.join(' ')}${first === 'pipeline' || first === 'loop' ? '  (it prints the epic id; run it with: ralph-loop <epic-id>)' : ''}`,
+    });
+  }
   const commands = program.commands.map((command) => command.name());
   const near = closestId(first, commands);
   if (near !== undefined && near !== first) {
