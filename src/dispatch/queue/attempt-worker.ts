@@ -4,13 +4,13 @@
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { createGitCommand } from '../../infra/git-command.js';
-import { fileStat, makeDir } from '../../infra/fs-ops.js';
+import { fileStat, makeDir, openRangeReader } from '../../infra/fs-ops.js';
 import { runProcess } from '../../infra/process.js';
 import type { ExecutionResult, ExecutorRegistry } from '../../loop/types.js';
 import { AttemptGit } from '../attempt-git.js';
 import { executeAttempt } from '../execute-attempt.js';
 import type { TakenJob } from './bullmq-adapter.js';
-import { queueJobSchema, type QueueJob, type QueueResult } from './job-schema.js';
+import { queueJobSchema, TRANSCRIPT_BACK_BYTES, type QueueJob, type QueueResult } from './job-schema.js';
 
 export interface AttemptWorkerDeps {
   /** Mirrors, worktrees and transcripts live here. */
@@ -73,7 +73,7 @@ export function createAttemptProcessor(deps: AttemptWorkerDeps): (job: TakenJob)
       const result = await executeAttempt(deps.executors(job), job, {
         cwd,
         signal: taken.signal,
-        transcriptPath: join(deps.cacheDir, 'transcripts', `${safe(job.attemptId)}.jsonl`),
+        transcriptPath: transcriptOf(job),
         transcriptRoot: deps.cacheDir,
         onSpawn: (pid) => deps.onSpawn?.(job.attemptId, pid),
       });
@@ -92,6 +92,9 @@ export function createAttemptProcessor(deps: AttemptWorkerDeps): (job: TakenJob)
     }
   }
 
+  const transcriptOf = (job: QueueJob): string =>
+    join(deps.cacheDir, 'transcripts', `${safe(job.attemptId)}.jsonl`);
+
   return async (taken) => {
     const parsed = queueJobSchema.safeParse(taken.data);
     if (!parsed.success) {
@@ -106,7 +109,9 @@ export function createAttemptProcessor(deps: AttemptWorkerDeps): (job: TakenJob)
     if (taken.signal.aborted)
       return { outcome: 'aborted', message: 'cancelled before it started', worker: deps.worker };
     try {
-      return toWireResult(await run(parsed.data, taken), deps.worker);
+      const wire = toWireResult(await run(parsed.data, taken), deps.worker);
+      const transcript = await transcriptBack(transcriptOf(parsed.data));
+      return transcript === undefined ? wire : { ...wire, transcript };
     } catch (error) {
       return {
         outcome: 'error',
@@ -115,6 +120,28 @@ export function createAttemptProcessor(deps: AttemptWorkerDeps): (job: TakenJob)
       };
     }
   };
+}
+
+/** The end of the transcript at `path`, cut at a line start when cut; undefined when there is none. */
+async function transcriptBack(path: string): Promise<QueueResult['transcript']> {
+  const reader = await openRangeReader(path).catch(() => undefined);
+  if (reader === undefined) return undefined;
+  try {
+    const size = await reader.size();
+    const from = Math.max(0, size - TRANSCRIPT_BACK_BYTES);
+    let bytes = await reader.read(from, size);
+    let omitted = from;
+    if (from > 0) {
+      // From the first whole line on: neither half a line nor half a character.
+      const start = bytes.indexOf(0x0a) + 1;
+      bytes = bytes.subarray(start);
+      omitted += start;
+    }
+    // No more characters than bytes (a byte that is not UTF-8 decodes to one U+FFFD): within the bound.
+    return { text: bytes.toString('utf8'), path, omitted };
+  } finally {
+    await reader.close().catch(() => undefined);
+  }
 }
 
 /** The fields a result carries back (nothing the runner fills in itself, no undefined values). */

@@ -58,6 +58,9 @@ export const queueJobSchema = z.object({
 
 export type QueueJob = z.infer<typeof queueJobSchema>;
 
+/** How much of an attempt's transcript a worker sends back: its end, where a failure is told. */
+export const TRANSCRIPT_BACK_BYTES = 256 * 1024;
+
 const outcomes = [
   'ok',
   'error',
@@ -92,6 +95,19 @@ export const queueResultSchema = z.object({
     .optional(),
   /** `host:pid` of the worker process. */
   worker: z.string().regex(/^[^\s:]+:\d+$/, 'host:pid'),
+  /**
+   * The attempt's transcript as the worker wrote it (its last TRANSCRIPT_BACK_BYTES), for the runner's
+   * own `logs/<bead>.log`: a failure's hint names `ralph-loop logs`, on the runner's machine.
+   */
+  transcript: z
+    .object({
+      text: z.string().max(TRANSCRIPT_BACK_BYTES),
+      /** Where the whole of it stays, on the worker. */
+      path: z.string(),
+      /** Bytes left out from its start. */
+      omitted: z.number().int().nonnegative(),
+    })
+    .optional(),
 });
 
 export type QueueResult = z.infer<typeof queueResultSchema>;

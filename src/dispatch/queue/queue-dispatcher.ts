@@ -2,13 +2,26 @@
 // agent kind) that `forge-pack worker` processes on any machine. The runner pushes the base commit to
 // the shared remote first; the worker pushes its commit to the attempt branch; the runner fetches that
 // branch back, so its merge queue sees the same local branch a worktree attempt leaves.
+import { closeSync, writeSync } from 'node:fs';
 import { agentAdapters } from '../../agents/registry.js';
 import { createGitCommand } from '../../infra/git-command.js';
 import { timerDelay } from '../../infra/clock.js';
+import { openOwnLogSync } from '../../infra/own-log.js';
 import { AttemptGit } from '../attempt-git.js';
-import type { AttemptDispatcher, AttemptJob, AttemptResult } from '../../loop/attempt-dispatch.js';
+import type {
+  AttemptDispatcher,
+  AttemptHooks,
+  AttemptJob,
+  AttemptResult,
+} from '../../loop/attempt-dispatch.js';
 import { openAttemptQueueClient, type AttemptQueueClient } from './bullmq-adapter.js';
-import { fromWorkerResult, queueNameForKind, queueNameOf, toQueueJob } from './job-schema.js';
+import {
+  fromWorkerResult,
+  queueNameForKind,
+  queueNameOf,
+  toQueueJob,
+  type QueueResult,
+} from './job-schema.js';
 
 export interface QueueDispatcherOptions {
   /** The run's cwd, inside the integration tree. */
@@ -54,7 +67,8 @@ export function createQueueDispatcher(options: QueueDispatcherOptions): AttemptD
   let prefix: Promise<string> | undefined;
   const subdir = (): Promise<string> => (prefix ??= new AttemptGit(options.repo, options.env).subdir());
 
-  async function runOnce(job: AttemptJob, signal: AbortSignal): Promise<AttemptResult> {
+  async function runOnce(job: AttemptJob, hooks: AttemptHooks): Promise<AttemptResult> {
+    const { signal } = hooks;
     const url = await remoteUrl();
     const named = options.commands ?? {};
     const command = Object.hasOwn(named, job.agentSpec.trim()) ? named[job.agentSpec.trim()] : undefined;
@@ -103,10 +117,12 @@ export function createQueueDispatcher(options: QueueDispatcherOptions): AttemptD
     try {
       const settled = await Promise.race([client.settled(queue, job.attemptId), removed, timedOut]);
       if ('outcome' in settled) return settled;
-      const result: AttemptResult =
+      const answered: AttemptResult & { transcript?: QueueResult['transcript'] } =
         settled.state === 'completed'
           ? fromWorkerResult(settled.value)
           : { outcome: 'error', message: `the queue gave up on the attempt: ${settled.reason}` };
+      const { transcript, ...result } = answered;
+      if (transcript !== undefined) keepTranscript(hooks, transcript, result.worker);
       if (result.outcome !== 'ok' || result.commit === undefined) return result;
       return { ...result, ...(await fetchAttempt(url, job.branch, result.commit)) };
     } finally {
@@ -145,7 +161,7 @@ export function createQueueDispatcher(options: QueueDispatcherOptions): AttemptD
       if (known !== undefined) return known;
       // Handing over is the set-up's part (a remote, Redis, a push): its failure is no fault of the
       // bead's, which is left open and unlabelled while the run stops to have it fixed.
-      const started = runOnce(job, hooks.signal).catch((error: unknown): AttemptResult => ({
+      const started = runOnce(job, hooks).catch((error: unknown): AttemptResult => ({
         outcome: 'error',
         environment: true,
         message: `could not hand the attempt to the queue: ${error instanceof Error ? error.message : String(error)}`,
@@ -176,4 +192,34 @@ export function createQueueDispatcher(options: QueueDispatcherOptions): AttemptD
       await client.close();
     },
   };
+}
+
+/**
+ * The worker's transcript, appended to the runner's own for the bead (`ralph-loop logs <epic> <bead>`),
+ * after a line saying whose it is and where the whole of it stays. Best-effort: a transcript that
+ * cannot be written costs the attempt nothing.
+ */
+function keepTranscript(
+  hooks: AttemptHooks,
+  transcript: NonNullable<QueueResult['transcript']>,
+  worker: string | undefined,
+): void {
+  const header = {
+    forge: 'worker_transcript',
+    worker: worker ?? 'unknown',
+    path: transcript.path,
+    ...(transcript.omitted > 0 ? { omitted_bytes: transcript.omitted } : {}),
+  };
+  let fd: number | undefined;
+  try {
+    fd = openOwnLogSync(hooks.transcriptPath, hooks.transcriptRoot);
+    writeSync(
+      fd,
+      `${JSON.stringify(header)}\n${transcript.text}${transcript.text.endsWith('\n') ? '' : '\n'}`,
+    );
+  } catch {
+    // The result stands without it.
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
 }

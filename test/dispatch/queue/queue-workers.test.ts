@@ -316,6 +316,33 @@ describe('queue dispatcher and forge-pack workers', () => {
     expect(repo.run('show', '--name-only', '--format=', result.commit ?? '').trim()).toBe('bd-named.txt');
   }, 60_000);
 
+  it('a failed attempt’s transcript comes back to the runner’s own logs/<bead>.log, saying whose it is', async () => {
+    const { repo, dispatcher } = await setup();
+    const worker = await startWorker(repo);
+    await worker.ready;
+    const logs = await mkdtemp(join(tmpdir(), 'forge-logs-'));
+    onTestFinished(() => rm(logs, { recursive: true, force: true }));
+    const transcriptPath = join(logs, 'logs', 'bd-fail.log');
+    const result = await dispatcher().run(job(repo.head(), 'bd-fail'), {
+      signal: new AbortController().signal,
+      transcriptPath,
+      transcriptRoot: logs,
+    });
+    expect(result.outcome).toBe('error');
+    expect(result).not.toHaveProperty('transcript');
+    const [header, ...rest] = (await readFile(transcriptPath, 'utf8')).split('\n');
+    expect(JSON.parse(header!)).toEqual({
+      forge: 'worker_transcript',
+      worker: `${result.worker?.split(':')[0]}:${worker.child.pid}`,
+      path: join(
+        worker.cache,
+        'transcripts',
+        `${job(repo.head(), 'bd-fail').attemptId.replace(/[^A-Za-z0-9._-]/g, '_')}.jsonl`,
+      ),
+    });
+    expect(rest.join('\n')).toContain('bd-fail: the build broke on line 12');
+  }, 60_000);
+
   it('hands the attempt of a worker killed mid-bead (kill -9) to the other worker, once', async () => {
     const { repo, dispatcher } = await setup();
     const workers = [await startWorker(repo), await startWorker(repo)];
