@@ -5,11 +5,12 @@ import { isNotFound, readFileIfExists, writeJsonAtomicNow, writeJsonAtomicUnless
 import { AppError, EnvironmentError, ExitCode } from './errors.js';
 import type { HostClaim, HostClaimResult } from './host-claim.js';
 import { createSerialQueue } from './serial-queue.js';
-import { isProcessAlive, processCommandLine, processStartTicks, signalGroup } from './pid.js';
+import { isProcessAlive, pidNamespace, processCommandLine, processStartTicks, signalGroup } from './pid.js';
 import {
   isOutOfDate,
   isOwnerLive,
   isRecordedProcess,
+  ownerMarks,
   parseLockRecord,
   type LockOwner,
   type LockRecord,
@@ -202,6 +203,10 @@ export function createFileLock(options: FileLockOptions): FileLock {
       const info = await stat(options.path).catch(() => undefined);
       return info === undefined || isOutOfDate(info.mtimeMs, options.unreadableGraceMs ?? 10_000, now());
     }
+    // A holder in another PID namespace here (a ralph-loop an agent ran) cannot be checked by its pid;
+    // the claim can: held by this process now, no live runner on this host holds the lock.
+    const elsewhere = holder.pid_ns !== undefined && holder.pid_ns !== pidNamespace();
+    if (holder.host === options.host && hostClaim !== undefined && elsewhere) return true;
     return !(await isLockHolderLive(options.path, holder, options.host, isAlive));
   }
 
@@ -298,8 +303,7 @@ export function createFileLock(options: FileLockOptions): FileLock {
   return {
     path: options.path,
     async acquire(given) {
-      const start = withStart(given.pid);
-      const record = start === undefined ? given : { ...given, pid_start: start };
+      const record = { ...given, ...ownerMarks(given.pid) };
       const refused = await claimOnHost(record);
       if (refused !== undefined) return refused;
       let result: LockAcquireResult;

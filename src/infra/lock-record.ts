@@ -1,6 +1,6 @@
 // What a lock file says about its holder (one parser for every lock Forge reads) and the one rule
 // for whether that holder is gone: on this host, its process ended; on another host, never by pid.
-import { isProcessAlive, processIsZombie, processStartedAt, processStartTicks } from './pid.js';
+import { isProcessAlive, pidNamespace, processIsZombie, processStartedAt, processStartTicks } from './pid.js';
 
 /** Who holds a lock: enough to tell, on the holder's own host, whether it still runs. */
 export interface LockOwner {
@@ -9,6 +9,8 @@ export interface LockOwner {
   started_at: string;
   /** The holder's start in clock ticks since boot (Linux): a live pid with another start is someone else. */
   pid_start?: number;
+  /** The holder's PID namespace (pidNamespace): in another one, its pid names nobody here. */
+  pid_ns?: string;
 }
 
 /** The runner's lock (one per epic, and one per working tree): its owner, run and live bead. */
@@ -66,13 +68,15 @@ function ownerOf(fields: ReadonlyMap<string, unknown>): LockOwner | undefined {
   const pid = fields.get('pid');
   const host = fields.get('host');
   const pidStart = optional(fields, 'pid_start', isInteger);
-  if (!isPid(pid) || !isString(host) || pidStart === BAD) return undefined;
+  const pidNs = optional(fields, 'pid_ns', isString);
+  if (!isPid(pid) || !isString(host) || pidStart === BAD || pidNs === BAD) return undefined;
   const startedAt = fields.get('started_at');
   return {
     pid,
     host,
     started_at: isString(startedAt) ? startedAt : '',
     ...(pidStart === undefined ? {} : { pid_start: pidStart }),
+    ...(pidNs === undefined ? {} : { pid_ns: pidNs }),
   };
 }
 
@@ -137,17 +141,30 @@ export function isRecordedProcess(
 }
 
 /**
- * The stale-lock rule for every lock: an owner on another host is live (its pid cannot be checked
- * from here); on this host it is live while the process it recorded runs.
+ * The stale-lock rule for every lock: an owner on another host, or in another PID namespace on this
+ * one (an agent's `forge-pack` under `unshare --pid`), is live (its pid cannot be checked from here:
+ * such a lock is judged by its age); otherwise it is live while the process it recorded runs.
  */
 export function isOwnerLive(
   owner: LockOwner,
   host: string,
   lockWrittenAt: number | undefined,
   isAlive: (pid: number) => boolean = isProcessAlive,
+  ownPidNs: string | undefined = pidNamespace(),
 ): boolean {
   if (owner.host !== host) return true;
+  if (owner.pid_ns !== undefined && ownPidNs !== undefined && owner.pid_ns !== ownPidNs) return true;
   return isRecordedProcess(owner.pid, owner.pid_start, lockWrittenAt, isAlive);
+}
+
+/** The owner fields a lock records for this process: its pid, its start and its PID namespace. */
+export function ownerMarks(pid: number): Pick<LockOwner, 'pid_start' | 'pid_ns'> {
+  const start = processStartTicks(pid);
+  const ns = pid === process.pid ? pidNamespace() : undefined;
+  return {
+    ...(start === undefined ? {} : { pid_start: start }),
+    ...(ns === undefined ? {} : { pid_ns: ns }),
+  };
 }
 
 /**

@@ -1,6 +1,6 @@
 // Process liveness, start times and group signals, without pulling in the process runner (kept light
 // for `status`).
-import { readFileSync } from 'node:fs';
+import { readFileSync, readlinkSync } from 'node:fs';
 
 /** True when a process with this pid exists (on this host). */
 export function isProcessAlive(pid: number): boolean {
@@ -116,4 +116,22 @@ export function processStartedAt(pid: number): number | undefined {
   } catch {
     return undefined;
   }
+}
+
+let ownPidNamespace: string | null | undefined;
+
+/**
+ * This process's PID namespace (`pid:[4026531836]`, Linux), or undefined where /proc does not say. A
+ * pid means a process only inside its namespace: an agent's `forge-pack` run under `unshare --pid`
+ * records pids the runner outside would read as others'.
+ */
+export function pidNamespace(): string | undefined {
+  if (ownPidNamespace === undefined) {
+    try {
+      ownPidNamespace = readlinkSync('/proc/self/ns/pid');
+    } catch {
+      ownPidNamespace = null;
+    }
+  }
+  return ownPidNamespace ?? undefined;
 }

@@ -5,7 +5,7 @@ import { mkdir, readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { writeJsonAtomic } from './atomic-file.js';
 import { isLockHolderLive, readLockFile, type LockRecord } from './lock-file.js';
-import { processStartTicks } from './pid.js';
+import { ownerMarks } from './lock-record.js';
 
 export interface RunRecordOptions {
   dir: string;
@@ -41,14 +41,13 @@ export async function claimRunRecord(options: RunRecordOptions): Promise<RunReco
     ended.push(`${record.host}:${record.pid}`);
   }
   const own = join(options.dir, `${options.host}-${options.pid}.json`);
-  const start = processStartTicks(options.pid);
   const record: LockRecord = {
     pid: options.pid,
     host: options.host,
     started_at: options.startedAt,
     epic: 'worker',
     run_id: options.mark,
-    ...(start === undefined ? {} : { pid_start: start }),
+    ...ownerMarks(options.pid),
   };
   await writeJsonAtomic(own, record);
   return { ended, release: () => rm(own, { force: true }) };

@@ -9,6 +9,7 @@ import { createEmbeddedStore } from '../../src/beads/embedded/index.js';
 import { breakStaleLock, observeLock } from '../../src/beads/embedded/lock.js';
 import type { BeadStore } from '../../src/beads/types.js';
 import { BeadStoreError } from '../../src/infra/errors.js';
+import { pidNamespace } from '../../src/infra/pid.js';
 import { withStopSignal } from '../../src/infra/stop-scope.js';
 import { parseBrJsonl } from '../support/embedded/br-issue-line.js';
 import { issuesPath, readIssues, tempWorkspace } from '../support/embedded/workspace.js';
@@ -16,6 +17,7 @@ import { deadPid } from '../support/pids.js';
 
 const REPO_ROOT = resolve(import.meta.dirname, '../..');
 const CREATE_MANY = join(REPO_ROOT, 'test/support/embedded/create-many.ts');
+const HOLD_LOCK = join(REPO_ROOT, 'test/support/embedded/hold-store-lock.ts');
 
 async function errorOf(promise: Promise<unknown>): Promise<BeadStoreError> {
   const error = await promise.then(
@@ -130,6 +132,44 @@ describe('embedded store: the lock file', () => {
     expect(takeovers).toEqual([expect.stringContaining(`pid ${pid} is not running`)]);
     expect(await fileExists(lockPath(cwd))).toBe(false);
   });
+
+  // An agent's `forge-pack beads …` runs in the agent's PID namespace (containment): its pid names
+  // some other process outside, or none, and was taken for a dead holder's while the agent wrote.
+  it.runIf(process.platform === 'linux' && process.getuid?.() === 0)(
+    'waits for a live holder in another PID namespace rather than taking its lock over',
+    async () => {
+      const { cwd, store, takeovers } = await initialised();
+      const holder = spawn(
+        'unshare',
+        ['--pid', '--fork', '--mount-proc', process.execPath, '--import', 'tsx', HOLD_LOCK, lockPath(cwd)],
+        { cwd: REPO_ROOT, stdio: ['pipe', 'pipe', 'inherit'] },
+      );
+      const ended = new Promise((resolve) => holder.once('exit', resolve));
+      try {
+        const lines = createInterface({ input: holder.stdout! });
+        await new Promise<void>((resolve, reject) => {
+          lines.once('line', (line) => (line === 'held' ? resolve() : reject(new Error(line))));
+          holder.once('exit', (code) => reject(new Error(`the holder exited (${String(code)})`)));
+        });
+        const seen = await observeLock(lockPath(cwd));
+        expect(seen?.holder?.pid_ns).toMatch(/^pid:\[\d+\]$/);
+        expect(seen?.holder?.pid_ns).not.toBe(pidNamespace());
+        const error = await store.create({ title: 'while the agent writes' }).then(
+          () => undefined,
+          (caught: unknown) => caught,
+        );
+        expect(error).toBeInstanceOf(BeadStoreError);
+        expect((error as BeadStoreError).code).toBe('DATABASE_LOCKED');
+        expect(takeovers).toEqual([]);
+      } finally {
+        holder.stdin?.end();
+        await ended;
+      }
+      // Let go, the lock is the runner's again.
+      const bead = await store.create({ title: 'after the agent' });
+      expect((await store.show(bead.id)).title).toBe('after the agent');
+    },
+  );
 
   it('takes over a lock abandoned long ago on another host, or left unreadable', async () => {
     const { cwd, store, takeovers } = await initialised();

@@ -19,6 +19,7 @@ import { hostname, tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { describe, expect, it, onTestFinished, vi } from 'vitest';
 import { claimHost, hostClaimName } from '../../src/infra/host-claim.js';
+import { pidNamespace } from '../../src/infra/pid.js';
 import { createFileLock, lockRefusalHint, readLockFile, type LockRecord } from '../../src/infra/lock-file.js';
 import { isProcessAlive, processStartTicks } from '../../src/infra/pid.js';
 import { findMarkedProcesses, RUN_MARK_VAR, sweepMarkedProcesses } from '../../src/infra/process.js';
@@ -514,6 +515,27 @@ describe.runIf(onLinux)('lock file: the claim on this host', () => {
     await first.release();
     expect((await second.acquire(record(process.pid, { run_id: 'second' }))).ok).toBe(true);
     await second.release();
+  });
+
+  it('a holder from another PID namespace here: refused while its claim lives, taken over once it is gone', async () => {
+    // A ralph-loop an agent ran in its own PID namespace: its pid (1 there) names init here.
+    const path = await lockPath();
+    const nested = { ...record(1, { run_id: 'nested' }), pid_ns: 'pid:[4026599999]' };
+    const real = join(await realpath(dirname(path)), basename(path));
+    const live = await claimHost(real, () => `${JSON.stringify(nested)}\n`);
+    expect(live.kind).toBe('held');
+    await writeFile(path, JSON.stringify(nested));
+    const lock = createFileLock({ path, host: hostname(), claimHost, endRun: async () => [] });
+    expect(await lock.acquire(record(process.pid, { run_id: 'next' }))).toMatchObject({
+      ok: false,
+      holder: { run_id: 'nested' },
+    });
+    if (live.kind === 'held') await live.claim.release();
+    const taken = await lock.acquire(record(process.pid, { run_id: 'next' }));
+    expect(taken).toMatchObject({ ok: true, tookOverFrom: { run_id: 'nested', pid_ns: 'pid:[4026599999]' } });
+    // The taker records its own namespace, for whoever reads the lock from another.
+    expect(await readLockFile(path)).toMatchObject({ run_id: 'next', pid_ns: pidNamespace() });
+    await lock.release();
   });
 
   it('names the same lock by its real path, through a symlinked directory', async () => {

@@ -99,6 +99,11 @@ describe('parseStoreLockHolder', () => {
       text: '{"pid":1,"host":"h","token":"k","pid_start":5,"epic":"e"}',
       parsed: { pid: 1, host: 'h', started_at: '', token: 'k', pid_start: 5 },
     },
+    {
+      text: '{"pid":1,"host":"h","token":"k","pid_ns":"pid:[4026532999]"}',
+      parsed: { pid: 1, host: 'h', started_at: '', token: 'k', pid_ns: 'pid:[4026532999]' },
+    },
+    { text: '{"pid":1,"host":"h","token":"k","pid_ns":7}', parsed: undefined },
     { text: '{"pid":1.5,"host":"h","token":"k"}', parsed: undefined },
     { text: '', parsed: undefined },
   ])('$text', ({ text, parsed }) => {
@@ -108,13 +113,36 @@ describe('parseStoreLockHolder', () => {
 
 describe('isOwnerLive', () => {
   const here = hostname();
-  it.each([
+  it.each<{
+    name: string;
+    owner: { pid: number; host: string; pid_ns?: string };
+    alive: number[];
+    live: boolean;
+  }>([
     { name: 'this host, process running', owner: { pid: 7, host: here }, alive: [7], live: true },
     { name: 'this host, process gone', owner: { pid: 7, host: here }, alive: [], live: false },
     { name: 'another host, whatever its pid', owner: { pid: 7, host: 'elsewhere' }, alive: [], live: true },
+    {
+      name: 'another PID namespace here, whatever its pid',
+      owner: { pid: 7, host: here, pid_ns: 'pid:[4026532999]' },
+      alive: [],
+      live: true,
+    },
+    {
+      name: 'this PID namespace, process gone',
+      owner: { pid: 7, host: here, pid_ns: 'pid:[4026531836]' },
+      alive: [],
+      live: false,
+    },
   ])('$name', ({ owner, alive, live }) => {
-    expect(isOwnerLive({ ...owner, started_at: '' }, here, undefined, (pid) => alive.includes(pid))).toBe(
-      live,
-    );
+    expect(
+      isOwnerLive(
+        { ...owner, started_at: '' },
+        here,
+        undefined,
+        (pid) => alive.includes(pid),
+        'pid:[4026531836]',
+      ),
+    ).toBe(live);
   });
 });

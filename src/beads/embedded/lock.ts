@@ -5,6 +5,7 @@ import { isNotFound, openRegularFile } from '../../infra/atomic-file.js';
 import {
   isOutOfDate,
   isOwnerLive,
+  ownerMarks,
   parseStoreLockHolder,
   type StoreLockHolder,
 } from '../../infra/lock-record.js';
@@ -65,6 +66,8 @@ export async function acquireStoreLock(path: string, options: StoreLockOptions =
     pid: process.pid,
     host: hostname(),
     started_at: new Date().toISOString(),
+    // An agent's forge-pack in a PID namespace of its own: the runner outside judges its lock by age.
+    ...ownerMarks(process.pid),
     token: randomBytes(8).toString('hex'),
   };
   let delay = FIRST_DELAY_MS;
