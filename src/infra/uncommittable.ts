@@ -10,7 +10,7 @@ import { join } from 'node:path';
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
 /** Whether `name` (a path's bytes) reads as UTF-8. */
-export function isUtf8(name: Buffer): boolean {
+function isUtf8(name: Buffer): boolean {
   try {
     utf8.decode(name);
     return true;
