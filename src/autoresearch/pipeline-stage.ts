@@ -22,6 +22,9 @@ import type { LoopSetupOptions } from './setup-options.js';
 import { readTerminalSignal } from './signals.js';
 import { configEpicId } from './workspace.js';
 
+/** A stage's stop names its own next command (or that there is none) in its message: no other hint. */
+const NAMED_IN_MESSAGE = '';
+
 export interface StagePorts {
   repo: string;
   /** The loops' own files (the stage's terminal signal is read through them). */
@@ -64,12 +67,14 @@ async function executeStage(ports: StagePorts, request: ExecutionRequest): Promi
   if (question.state !== 'none') {
     return {
       outcome: 'needs_human',
+      hint: NAMED_IN_MESSAGE,
       message: `The pipeline waits for your answer in ${question.path} (stage "${question.stage}"): write again, accept or stop under "## Answer", then run: ralph-loop resume ${record.parent}`,
     };
   }
   if (state.answer === 'stop') {
     return {
       outcome: 'needs_human',
+      hint: NAMED_IN_MESSAGE,
       message: `The pipeline was stopped at stage "${stage.name}" by your answer; nothing more of it runs.`,
     };
   }
@@ -164,6 +169,7 @@ async function afterShortEnd(
     case 'needs_human':
       return {
         outcome: 'needs_human',
+        hint: NAMED_IN_MESSAGE,
         message: `Stage "${stage.name}" (${epic}) waits for a human: ${summary.message} Then run: ralph-loop ${record.parent}`,
       };
     case 'auth':
@@ -178,6 +184,7 @@ async function afterShortEnd(
       // Someone ran ralph-loop stop on the stage's epic: the pipeline waits for them to run it again.
       return {
         outcome: 'needs_human',
+        hint: NAMED_IN_MESSAGE,
         message: `Stage "${stage.name}" (${epic}) was stopped by ralph-loop stop; run the pipeline again to go on: ralph-loop ${record.parent}`,
       };
     case 'failed':
@@ -197,6 +204,7 @@ async function afterShortEnd(
       );
       return {
         outcome: 'needs_human',
+        hint: NAMED_IN_MESSAGE,
         message: `Stage "${stage.name}" ended short: ${why}. Answer again, accept or stop in ${path}, then run: ralph-loop resume ${record.parent}`,
       };
     }

@@ -53,12 +53,8 @@ export const STOP_EXIT_CODES: Record<StopReason, ExitCodeValue> = {
 };
 
 const HINTS: Partial<Record<StopReason, (epic: string, summary: RunSummary) => string | undefined>> = {
-  // A stop that names its own next command (a pipeline's stage: run the pipeline again, or resume it)
-  // gets no other: the loop's hint sent a user to a needs-human.md that was not there.
-  needs_human: (epic, s) =>
-    /\bralph-loop \S/.test(s.message)
-      ? undefined
-      : `Answer the question in the loop's needs-human.md, then run: ralph-loop resume ${epic}`,
+  needs_human: (epic) =>
+    `Answer the question in the loop's needs-human.md, then run: ralph-loop resume ${epic}`,
   stalled: (epic) => `See what blocks them: forge-pack beads show <id>; or run: ralph-loop ${epic} --dry-run`,
   failed: (epic, s) =>
     `Read the transcript (ralph-loop logs ${epic} ${s.beadId ?? ''}), fix the cause, then run again: the bead is still open.`,
@@ -70,6 +66,9 @@ const HINTS: Partial<Record<StopReason, (epic: string, summary: RunSummary) => s
 
 /** What to tell the user after a run that stopped short, if anything beyond its message. */
 export function stopHint(epicId: string, summary: RunSummary): string | undefined {
+  // A stop whose executor said what comes next (a pipeline's stage: run the pipeline again, or resume
+  // it) gets that, not the reason's: the loop's hint sent a user to a needs-human.md that was not there.
+  if (summary.hint !== undefined) return summary.hint === '' ? undefined : summary.hint;
   return HINTS[summary.reason]?.(epicId, summary);
 }
 

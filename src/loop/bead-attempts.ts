@@ -120,7 +120,13 @@ export async function runBead(ctx: RunContext, bead: Bead, via?: AttemptVia): Pr
         await d.store.comment(bead.id, attemptComment(attempt, result));
       }
       await leaveOpen(ctx, bead, attempt, result, decision.why);
-      return { kind: 'stop', reason: decision.reason, message: decision.message, costUsd: spent };
+      return {
+        kind: 'stop',
+        reason: decision.reason,
+        message: decision.message,
+        ...(decision.hint === undefined ? {} : { hint: decision.hint }),
+        costUsd: spent,
+      };
     }
     await d.store.comment(bead.id, attemptComment(attempt, result));
     if (decision.kind === 'fail') {

@@ -22,7 +22,7 @@ export interface RetryCounters {
 }
 
 export interface AttemptFacts {
-  result: Pick<ExecutionResult, 'outcome' | 'message' | 'fatal' | 'environment' | 'resetAt'>;
+  result: Pick<ExecutionResult, 'outcome' | 'message' | 'fatal' | 'environment' | 'resetAt' | 'hint'>;
   /** The bead's true attempt number (waits do not raise it). */
   attempt: number;
   maxAttempts: number;
@@ -44,7 +44,15 @@ export type AttemptDecision =
    * Leave the bead open (commenting `why`) and end the run; `failedAttempt`: the attempt failed and
    * is commented as such first (a retry whose wait would pass the wall-clock cap).
    */
-  | { kind: 'stop'; reason: StopReason; why: string; message: string; failedAttempt?: true }
+  | {
+      kind: 'stop';
+      reason: StopReason;
+      why: string;
+      message: string;
+      failedAttempt?: true;
+      /** The result's own hint (ExecutionResult.hint), when it has one. */
+      hint?: string;
+    }
   /** Sleep, then run the same attempt again: no attempt or failure is spent. */
   | { kind: 'wait'; delayMs: number; why: string }
   /** Comment the failed attempt, sleep, then run the next attempt. */
@@ -61,7 +69,13 @@ export interface PolicyAnswer {
 export function decideAfterAttempt(beadId: string, facts: AttemptFacts): PolicyAnswer {
   const { result, counters } = facts;
   const stop = (reason: StopReason, why: string, message: string): PolicyAnswer => ({
-    decision: { kind: 'stop', reason, why, message },
+    decision: {
+      kind: 'stop',
+      reason,
+      why,
+      message,
+      ...(result.hint === undefined ? {} : { hint: result.hint }),
+    },
     counters,
   });
   switch (result.outcome) {

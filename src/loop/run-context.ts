@@ -5,13 +5,14 @@ import type { LoopEvent, RunnerDeps, RunnerOptions, StopReason } from './types.j
 export type BeadOutcome =
   | { kind: 'closed'; costUsd: number }
   | { kind: 'skipped'; message: string }
-  | { kind: 'stop'; reason: StopReason; message: string; costUsd: number };
+  | { kind: 'stop'; reason: StopReason; message: string; hint?: string; costUsd: number };
 
 /** Why a run ends, before its summary is taken (a parallel run first lets its beads in flight finish). */
 export interface RunEnd {
   reason: StopReason;
   message: string;
   beadId?: string | undefined;
+  hint?: string | undefined;
 }
 
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;

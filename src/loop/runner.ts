@@ -224,7 +224,8 @@ class Runner {
       this.skipped.add(bead.id);
       ctx.warn(outcome.message, bead.id);
     }
-    if (outcome.kind === 'stop') return end(outcome.reason, outcome.message, bead.id);
+    if (outcome.kind === 'stop')
+      return { ...end(outcome.reason, outcome.message, bead.id), hint: outcome.hint };
     return Promise.resolve(undefined);
   }
 
@@ -338,10 +339,10 @@ class Runner {
   }
 
   private finishWith(why: RunEnd): RunSummary {
-    return this.finish(why.reason, why.message, why.beadId);
+    return this.finish(why.reason, why.message, why.beadId, why.hint);
   }
 
-  private finish(reason: StopReason, message: string, beadId?: string): RunSummary {
+  private finish(reason: StopReason, message: string, beadId?: string, hint?: string): RunSummary {
     const { ctx } = this;
     const summary: RunSummary = {
       reason,
@@ -351,6 +352,7 @@ class Runner {
       costUsd: ctx.costUsd,
       ...(ctx.gateMs > 0 ? { gateMs: ctx.gateMs } : {}),
       beadId,
+      ...(hint === undefined ? {} : { hint }),
     };
     ctx.emit({ type: 'run_finished', epic: this.o.epicId, run_id: this.o.runId, summary });
     return summary;

@@ -24,6 +24,11 @@ export interface ExecutionResult {
   outcome: ExecutionOutcome;
   /** One sentence for a person. */
   message: string;
+  /**
+   * When this result stops the run: what the user does next, where the executor knows it better than
+   * the stop's reason does (a pipeline stage names its own command); '' for nothing beyond the message.
+   */
+  hint?: string | undefined;
   agent?: string | undefined;
   model?: string | undefined;
   scripted?: boolean | undefined;
@@ -245,6 +250,8 @@ export interface RunSummary {
   gateMs?: number | undefined;
   /** Bead that failed or needs attention, when there is one. */
   beadId?: string | undefined;
+  /** What to do next, from the executor that stopped the run (ExecutionResult.hint); '' for nothing. */
+  hint?: string | undefined;
 }
 
 export type LoopEvent =

@@ -428,10 +428,13 @@ describe('the role:loop stage executor', () => {
     const stopped = await h.execute('spec');
     expect(stopped.outcome).toBe('needs_human');
     expect(stopped.message).toContain('was stopped by ralph-loop stop');
+    // The message names the command that goes on: the run adds no hint of its own.
+    expect(stopped.hint).toBe('');
     h.onRun = async () => 'needs_human';
     const asked = await h.execute('spec');
     expect(asked.outcome).toBe('needs_human');
     expect(asked.message).toContain('waits for a human');
+    expect(asked.hint).toBe('');
   });
 
   it('refuses a role:loop bead that is no stage of a pipeline', async () => {

@@ -165,6 +165,19 @@ describe('runner: failures and retries', () => {
     expect((await h.store.show(ids[0]!)).status).toBe('open');
     expect((await h.store.show(ids[0]!)).labels).not.toContain(FAILED_LABEL);
   });
+
+  it('carries the hint of the result that stopped it to the summary; without one, the summary has none', async () => {
+    const h = createHarness();
+    const { epicId } = await h.epic(['asks', 'other']);
+    h.behaviours.set('asks', () => ({
+      outcome: 'needs_human',
+      message: 'Stage "spec" waits; then run: ralph-loop bd-p',
+      hint: '',
+    }));
+    expect(await h.run({ epicId })).toMatchObject({ reason: 'needs_human', hint: '' });
+    h.behaviours.set('asks', () => ({ outcome: 'needs_human', message: 'A question.' }));
+    expect(await h.run({ epicId })).not.toHaveProperty('hint');
+  });
 });
 
 describe('runner: rate limits and overload', () => {
