@@ -2,25 +2,15 @@
 // that command lives, and how its epic is then run. The list it knows must be forge-pack's own.
 import { tmpdir } from 'node:os';
 import { describe, expect, it } from 'vitest';
-import { createForgePackProgram } from '../../src/cli/forge-pack.js';
-import { runProgram } from '../../src/cli/main.js';
-import { createRalphLoopProgram, FORGE_PACK_COMMANDS } from '../../src/cli/ralph-loop.js';
+import { FORGE_PACK_COMMANDS } from '../../src/cli/ralph-loop.js';
+import { runCliInProcess } from '../support/cli.js';
 
 async function run(
   program: 'forge-pack' | 'ralph-loop',
   args: string[],
 ): Promise<{ code: number; out: string; err: string }> {
-  let out = '';
-  let err = '';
-  const create = program === 'forge-pack' ? createForgePackProgram : createRalphLoopProgram;
-  const code = await runProgram(program, create, ['node', program, ...args], {
-    cwd: tmpdir(),
-    env: { NO_COLOR: '1' },
-    stdout: { write: (t: string) => void (out += t) },
-    stderr: { write: (t: string) => void (err += t) },
-    stderrIsTTY: false,
-  });
-  return { code, out, err };
+  const result = await runCliInProcess(program, args, { cwd: tmpdir(), env: {}, extendEnv: false });
+  return { code: result.exitCode, out: result.stdout, err: result.stderr };
 }
 
 describe('ralph-loop given a forge-pack command', () => {
