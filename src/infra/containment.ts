@@ -29,6 +29,12 @@ export type Containment =
   { kind: 'pid-namespace'; unshare: string; flags: readonly string[] } | { kind: 'none'; why: string };
 
 const PID_FLAGS = ['--pid', '--fork', '--kill-child'] as const;
+/**
+ * System V IPC of the namespace's own: a shared-memory segment or semaphore outlives every process (seen:
+ * a doer's `ipcmk -M` segment read by the artifact as the judge measured it, a flag no commit holds);
+ * the namespace's go with it.
+ */
+const IPC_FLAGS = ['--ipc'] as const;
 /** A /proc of the namespace's own; refused where the host's /proc has masked entries (Docker, Podman). */
 const PROC_FLAGS = ['--mount', '--mount-proc'] as const;
 /**
@@ -127,6 +133,8 @@ async function probe(): Promise<Containment> {
 export function containmentCandidates(root: boolean): string[][] {
   const users = [...(root ? [[]] : []), ...userFlagSets()];
   return users.flatMap((user) => [
+    [...user, ...PID_FLAGS, ...IPC_FLAGS, ...PROC_FLAGS],
+    [...user, ...PID_FLAGS, ...IPC_FLAGS],
     [...user, ...PID_FLAGS, ...PROC_FLAGS],
     [...user, ...PID_FLAGS],
   ]);

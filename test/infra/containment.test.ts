@@ -175,17 +175,39 @@ describe('containment', () => {
     await expect(refuseUncontainedRun({ [CONTAINMENT_ENV]: 'off' }, unavailable)).resolves.toBeUndefined();
   });
 
-  it('tries the best flags first: no user namespace as root, a /proc of its own before none', () => {
+  it('tries the best flags first: no user namespace as root, IPC and a /proc of their own before none', () => {
     const pid = ['--pid', '--fork', '--kill-child'];
+    const ipc = ['--ipc'];
     const proc = ['--mount', '--mount-proc'];
-    const mapped = [`--map-user=${process.getuid?.() ?? 0}`, `--map-group=${process.getgid?.() ?? 0}`];
-    const asUser = [
-      ['--user', '--map-current-user', ...pid, ...proc],
-      ['--user', '--map-current-user', ...pid],
-      ['--user', ...mapped, ...pid, ...proc],
-      ['--user', ...mapped, ...pid],
+    const sets = (user: string[]) => [
+      [...user, ...pid, ...ipc, ...proc],
+      [...user, ...pid, ...ipc],
+      [...user, ...pid, ...proc],
+      [...user, ...pid],
     ];
+    const mapped = [`--map-user=${process.getuid?.() ?? 0}`, `--map-group=${process.getgid?.() ?? 0}`];
+    const asUser = [...sets(['--user', '--map-current-user']), ...sets(['--user', ...mapped])];
     expect(containmentCandidates(false)).toEqual(asUser);
-    expect(containmentCandidates(true)).toEqual([[...pid, ...proc], pid, ...asUser]);
+    expect(containmentCandidates(true)).toEqual([...sets([]), ...asUser]);
+  });
+
+  it('gives a contained command System V IPC of its own: a segment it makes goes with it', async () => {
+    const segments = async () =>
+      new Set(
+        (await runProcess({ file: 'ipcs', args: ['-m'] }, { cwd: dir, env })).stdout
+          .split('\n')
+          .map((line) => line.trim().split(/\s+/)[1] ?? '')
+          .filter((id) => /^\d+$/.test(id)),
+      );
+    const before = await segments();
+    const made = await runProcess(
+      { file: '/bin/sh', args: ['-c', 'ipcmk -M 4096 -p 0600'] },
+      { cwd: dir, env, contain: true },
+    );
+    const left = [...(await segments())].filter((id) => !before.has(id));
+    for (const id of left) await runProcess({ file: 'ipcrm', args: ['-m', id] }, { cwd: dir, env });
+    expect(made, made.stderr).toMatchObject({ exitCode: 0, contained: true });
+    expect(made.stdout).toContain('Shared memory id');
+    expect(left).toEqual([]);
   });
 });
