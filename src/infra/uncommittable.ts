@@ -4,6 +4,7 @@
 // in the names of empty folders, and in a file named `t\xff.json`, both read by the artifact, neither in
 // the commit a clean clone gets. After a doer's commit they are removed from its scope, so the judge
 // measures what the commit holds.
+import type { Dirent } from 'node:fs';
 import { lstat, readdir, rm, rmdir } from 'node:fs/promises';
 import { join } from 'node:path';
 
@@ -72,4 +73,42 @@ async function sweep(dir: Buffer, shown: string): Promise<{ removed: string[]; g
   if (kept > 0) return { removed, gone: false };
   await rmdir(dir);
   return { removed, gone: true };
+}
+
+/**
+ * Removes the special files (FIFOs, sockets, device nodes) under `scope` (paths relative to `root`):
+ * git neither lists nor commits them, yet an artifact can test for one (seen: `mkfifo src/mode` as a
+ * flag the judge's run found and a clean clone does not have). Git's own folders are not entered.
+ * Returns the removed paths, relative to `root`.
+ */
+export async function removeSpecialFiles(root: string, scope: readonly string[]): Promise<string[]> {
+  const removed: string[] = [];
+  const visit = async (relative: string): Promise<void> => {
+    let entries: Dirent[];
+    try {
+      entries = await readdir(join(root, relative), { withFileTypes: true });
+    } catch {
+      return; // gone, or not a folder
+    }
+    for (const entry of entries) {
+      const path = relative === '' ? entry.name : `${relative}/${entry.name}`;
+      if (entry.isDirectory()) {
+        if (entry.name !== '.git') await visit(path);
+      } else if (entry.isFIFO() || entry.isSocket() || entry.isCharacterDevice() || entry.isBlockDevice()) {
+        await rm(join(root, path), { force: true });
+        removed.push(path);
+      }
+    }
+  };
+  for (const top of scope) {
+    const relative = top.replace(/^\.\/?/, '').replace(/\/+$/, '');
+    const info = await lstat(join(root, relative)).catch(() => undefined);
+    if (info === undefined) continue;
+    if (info.isDirectory()) await visit(relative);
+    else if (info.isFIFO() || info.isSocket() || info.isCharacterDevice() || info.isBlockDevice()) {
+      await rm(join(root, relative), { force: true });
+      removed.push(relative);
+    }
+  }
+  return removed.sort();
 }

@@ -1753,4 +1753,20 @@ describe('the judge measures what the doer’s commit holds', () => {
     expect((await f.run('judge', 1)).outcome).toBe('ok');
     expect((await f.run('arbiter', 1)).message).toMatch(/^keep/);
   });
+
+  it('FIFOs and sockets in the scope, which git neither lists nor commits, are removed too', async () => {
+    const f = await createLoopFixture();
+    await f.baseline();
+    f.full.behaviour = doerWrites(f, '11', async () => {
+      // A flag the artifact can test for (red team: `mkfifo src/mode`), at the top and deeper down.
+      execFileSync('mkfifo', [join(f.repo.dir, 'src', 'mode')]);
+      await mkdir(join(f.repo.dir, 'src', 'lib'), { recursive: true });
+      execFileSync('mkfifo', [join(f.repo.dir, 'src', 'lib', 'flag')]);
+    });
+    const done = await f.run('doer', 1);
+    expect(done.outcome).toBe('ok');
+    expect(done.message).toMatch(/removed what git cannot commit: [^;]*src\/mode/);
+    expect(existsSync(join(f.repo.dir, 'src', 'mode'))).toBe(false);
+    expect(existsSync(join(f.repo.dir, 'src', 'lib', 'flag'))).toBe(false);
+  });
 });

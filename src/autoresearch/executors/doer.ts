@@ -2,7 +2,7 @@
 // its scope and commits it.
 import { join, resolve } from 'node:path';
 import type { Executor } from '../../loop/types.js';
-import { removeUncommittable } from '../../infra/uncommittable.js';
+import { removeSpecialFiles, removeUncommittable } from '../../infra/uncommittable.js';
 import {
   extractHypothesis,
   readIterationState,
@@ -266,10 +266,13 @@ export function createDoerExecutor(context: AutoresearchContext): Executor {
       await recordHead(context.files, workspace, git);
       // The judge measures what the commit holds: what no commit can hold goes (empty folders, names
       // that are not UTF-8), as a clean clone of it would not have them either.
-      const uncommittable = await removeUncommittable(
-        context.repo,
-        (await git.untrackedBytes?.(context.config.scope.doer_paths)) ?? [],
-      );
+      const uncommittable = [
+        ...(await removeUncommittable(
+          context.repo,
+          (await git.untrackedBytes?.(context.config.scope.doer_paths)) ?? [],
+        )),
+        ...(await removeSpecialFiles(context.repo, context.config.scope.doer_paths)),
+      ];
       if (uncommittable.length > 0) {
         request.onActivity?.(`removed what git cannot commit: ${uncommittable.join(', ')}`);
       }
