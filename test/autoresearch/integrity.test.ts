@@ -249,22 +249,23 @@ describe('where HEAD goes', () => {
 
   // Seen: a doer wrote 1000 to .git/description and made src/value.txt a link to it; a worse change
   // was kept at 1000 with no tamper, the kept commit holding only the link.
-  it.each(['.git/description', '.autoresearch/score.txt'])(
-    'a link made in scope into %s, which no commit holds, is removed and is a tamper',
+  // And onto the metric's own file (red team: src/table.json → ../metric/cases.json, the answer key).
+  it.each(['.git/description', '.autoresearch/score.txt', 'scripts/score.js'])(
+    'a link made in scope into %s, which no commit holds or the metric owns, is removed and is a tamper',
     async (target) => {
       const f = await createLoopFixture();
       await f.baseline();
       const message = await cheatingIteration(f, '5', async () => {
-        await writeFile(join(f.repo.dir, target), '1000\n');
+        if (!target.startsWith('scripts/')) await writeFile(join(f.repo.dir, target), '1000\n');
         await rm(join(f.repo.dir, 'src', 'value.txt'));
         await symlink(join('..', target), join(f.repo.dir, 'src', 'value.txt'));
       });
       expect(message).toMatch(/^tamper/);
       // (A write into the workspace is the doer's tamper of its own as well: the loop's files are guarded.)
-      const [record] = (await readIterationState(f.files, f.workspace, 1)).tamper;
-      expect(record?.paths).toContain('src/value.txt');
-      expect(record?.what).toContain(
-        'made a link that leads out of the repository, or into its git or Forge files',
+      const { tamper } = await readIterationState(f.files, f.workspace, 1);
+      const record = tamper.find((r) => r.paths.includes('src/value.txt'));
+      expect(record?.what, JSON.stringify(tamper)).toContain(
+        "made a link that leads out of the repository, into its git or Forge files, or onto the metric's",
       );
       expect(await f.repo.read('src/value.txt')).toBe('10\n');
     },

@@ -354,15 +354,20 @@ async function putBack(context: AutoresearchContext, o: PutBackOptions): Promise
   const changed = (await git.changedSince(o.baseSha)).map((c) => c.path);
   const changedInScope = changed.filter((path) => isPathInScope(path, context.config.scope.doer_paths));
   // Into git's own directory or Forge's too: a score resting on `.git/description` (seen: a worse 10
-  // kept as 1000) is no commit's, and no check reads what is there.
+  // kept as 1000) is no commit's, and no check reads what is there. Nor onto the metric's own files:
+  // `src/table.json → ../metric/cases.json` read the answer key under a name of the scope (red team).
   const closed = [
     await git.gitDir(),
     await git.commonDir(),
     ...o.ignored.map((path) => resolve(context.repo, path)),
+    ...o.protectedPaths.map((path) => resolve(context.repo, path)),
   ];
   const links = await linksLeadingOut(context.repo, changedInScope, closed);
   if (links.length > 0 && !o.everything)
-    await tamper(links, 'made a link that leads out of the repository, or into its git or Forge files');
+    await tamper(
+      links,
+      "made a link that leads out of the repository, into its git or Forge files, or onto the metric's",
+    );
   if (o.everything || links.length > 0) {
     // Scope content back to the base (the user's own uncommitted files as they were).
     const inScope = changed.filter(
