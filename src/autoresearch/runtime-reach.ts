@@ -362,6 +362,22 @@ export function metricNames(metricFiles: readonly string[]): string[] {
 }
 
 /**
+ * The folders of the metric's scripts (tests the metric names excepted: they sit among the project's),
+ * less those `heldByScope` says hold the doer's scope: each holds the metric's own files alone.
+ */
+export function metricFolders(
+  metricFiles: readonly string[],
+  heldByScope: (folder: string) => boolean,
+): string[] {
+  const folders = new Set(
+    metricFiles
+      .filter((path) => CODE_FILE.test(path) && path.includes('/') && !isTestFile(path))
+      .map((path) => path.slice(0, path.lastIndexOf('/'))),
+  );
+  return [...folders].filter((folder) => !heldByScope(folder)).sort();
+}
+
+/**
  * The names of the files kept beside the metric's scripts, in a folder of their own: the cases a
  * metric checks, with their answers (seen: a solver that read `../metric/cases.json` and returned
  * each case's expected answer, kept at 100 from 33). Code that names one reads the metric's key. Not
@@ -375,16 +391,12 @@ export function metricFolderNames(
   inScope: (path: string) => boolean,
 ): string[] {
   const folders = new Set(
-    metricFiles
-      // A test the metric names sits among the project's tests: their folder is no key of the metric's.
-      .filter((path) => CODE_FILE.test(path) && path.includes('/') && !isTestFile(path))
-      .map((path) => path.slice(0, path.lastIndexOf('/'))),
+    metricFolders(
+      metricFiles,
+      (folder) => tree.some((path) => path.startsWith(`${folder}/`) && inScope(path)) || inScope(folder),
+    ),
   );
   const inFolder = (path: string) => [...folders].some((folder) => path.startsWith(`${folder}/`));
-  for (const folder of folders) {
-    const holdsScope = tree.some((path) => path.startsWith(`${folder}/`) && inScope(path));
-    if (holdsScope || inScope(folder)) folders.delete(folder);
-  }
   const elsewhere = new Set(tree.filter((path) => !inFolder(path)).map((path) => baseName(path)));
   // The folder too, as the tree's root names it (`metric/`) and as a sibling does (`../metric`).
   const names = [...folders].flatMap((folder) => [`${folder}/`, `../${baseName(folder)}`]);

@@ -27,6 +27,8 @@ import { disallowedSilencing } from '../scope-silencing.js';
 import { linksLeadingOut } from '../../infra/contained-path.js';
 import { fileStat } from '../../infra/fs-ops.js';
 import { shadowingModules } from '../module-shadows.js';
+import { copiedMetricFiles } from '../metric-copies.js';
+import { metricFolders } from '../runtime-reach.js';
 import { pythonInstalledModules } from '../../infra/python-sites.js';
 import { bookkeepingPaths, placeInLoop, type AutoresearchContext } from './context.js';
 import { runGuardStep } from './guard-step.js';
@@ -177,6 +179,24 @@ export function createDoerExecutor(context: AutoresearchContext): Executor {
           withTamper(s, { role: 'doer', paths: tests, what: 'added, changed or removed test files' }),
         );
         request.onActivity?.(`tamper: the doer changed test file(s) ${tests.join(', ')}`);
+      }
+      // The metric's files copied in: its cases with their answers, read under a name of the scope's.
+      const copies = await copiedMetricFiles(
+        git,
+        context.repo,
+        baseSha,
+        inScope,
+        protectedPaths,
+        metricKeyFolders(context, protectedPaths),
+      );
+      if (copies.length > 0) {
+        const what = "copied the metric's own files into its scope";
+        state = await updateIterationState(context.files, workspace, iter, (s) =>
+          withTamper(s, { role: 'doer', paths: copies.map((copy) => copy.path), what }),
+        );
+        request.onActivity?.(
+          `tamper: the doer ${what}: ${copies.map((copy) => `${copy.path} holds ${copy.holds}`).join(', ')}`,
+        );
       }
       // A checker told to look away (a suppression comment, its settings) counts less without the code
       // getting better, and a guard that runs one passes the same way (silenced-checks.ts).
@@ -361,6 +381,7 @@ async function putBack(context: AutoresearchContext, o: PutBackOptions): Promise
     await git.commonDir(),
     ...o.ignored.map((path) => resolve(context.repo, path)),
     ...o.protectedPaths.map((path) => resolve(context.repo, path)),
+    ...metricKeyFolders(context, o.protectedPaths).map((path) => resolve(context.repo, path)),
   ];
   const links = await linksLeadingOut(context.repo, changedInScope, closed);
   if (links.length > 0 && !o.everything)
@@ -430,4 +451,15 @@ function judgedBySoftJudge(config: AutoresearchContext['config']): (path: string
   if (metric.type !== 'soft') return () => false;
   const read = [...config.scope.judge_paths, metric.artifact_path];
   return (path) => isPathInScope(path, read);
+}
+
+/** The folders that hold the metric's scripts and nothing of the doer's scope: the metric's own files. */
+function metricKeyFolders(context: AutoresearchContext, protectedPaths: readonly string[]): string[] {
+  const scope = context.config.scope.doer_paths;
+  return metricFolders(
+    protectedPaths,
+    (folder) =>
+      isPathInScope(folder, scope) ||
+      scope.some((path) => path.replace(/^\.\//, '').startsWith(`${folder}/`)),
+  );
 }
