@@ -303,6 +303,22 @@ describe('where HEAD goes', () => {
     expect((await f.run('arbiter', 1)).message).toMatch(/^tamper/);
   });
 
+  it('bytecode with no source (src/x.pyc) is a tamper; Python’s own __pycache__ is not', async () => {
+    const f = await createLoopFixture();
+    await f.baseline();
+    const message = await cheatingIteration(f, '12', async () => {
+      await f.repo.write('src/slugify.pyc', 'compiled\n');
+      await f.repo.write('src/__pycache__/helper.cpython-311.pyc', 'a cache\n');
+    });
+    expect(message).toMatch(/^tamper/);
+    const { tamper } = await readIterationState(f.files, f.workspace, 1);
+    expect(tamper).toContainEqual({
+      role: 'doer',
+      paths: ['src/slugify.pyc'],
+      what: 'added compiled Python (.pyc) that no check reads',
+    });
+  });
+
   it('a file of the scope that merely shares a line with the metric’s is no copy', async () => {
     const f = await createLoopFixture();
     await f.baseline();

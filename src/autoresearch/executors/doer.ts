@@ -180,6 +180,17 @@ export function createDoerExecutor(context: AutoresearchContext): Executor {
         );
         request.onActivity?.(`tamper: the doer changed test file(s) ${tests.join(', ')}`);
       }
+      // Bytecode with no source beside it: Python imports `name.pyc` where no `name.py` is, and no check
+      // reads it (seen: a committed slugify.pyc that printed the metric's line and exited, kept at 8/8).
+      // Python's own caches live in __pycache__/, which it never imports without their source.
+      const bytecode = inScope.filter((path) => /\.py[co]$/i.test(path) && !path.includes('__pycache__/'));
+      if (bytecode.length > 0) {
+        const what = 'added compiled Python (.pyc) that no check reads';
+        state = await updateIterationState(context.files, workspace, iter, (s) =>
+          withTamper(s, { role: 'doer', paths: bytecode, what }),
+        );
+        request.onActivity?.(`tamper: the doer ${what}: ${bytecode.join(', ')}`);
+      }
       // The metric's files copied in: its cases with their answers, read under a name of the scope's.
       const copies = await copiedMetricFiles(
         git,
