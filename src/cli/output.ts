@@ -1,7 +1,7 @@
 // Rendering helpers: JSON to stdout, messages and errors to stderr, colour only where it belongs.
 import pc from 'picocolors';
 import { CommanderError } from 'commander';
-import { AppError, diskFullFault, ExitCode, type ExitCodeValue } from '../infra/errors.js';
+import { AppError, diskFullFault, ExitCode, readOnlyFault, type ExitCodeValue } from '../infra/errors.js';
 import type { CliDeps } from './deps.js';
 
 export function printJson(deps: Pick<CliDeps, 'stdout'>, value: unknown): void {
@@ -36,6 +36,16 @@ export function reportError(
     say(
       deps,
       `${colors.dim('hint:')} Forge writes its files whole or not at all: the bead store and a loop's ledger are as they were before the failed write.`,
+    );
+    if (debug && error instanceof Error && error.stack !== undefined) say(deps, error.stack);
+    return ExitCode.environment;
+  }
+  const readOnly = error instanceof AppError ? undefined : readOnlyFault(error);
+  if (readOnly !== undefined) {
+    say(deps, `${colors.red(`${program}:`)} ${readOnly}.`);
+    say(
+      deps,
+      `${colors.dim('hint:')} Make it writable again (chmod, chattr -i, a read-write mount), then run again: the bead is left open, and Forge's files are as they were before the failed write.`,
     );
     if (debug && error instanceof Error && error.stack !== undefined) say(deps, error.stack);
     return ExitCode.environment;

@@ -90,6 +90,23 @@ export function causeChain(error: unknown): Error[] {
 }
 
 /**
+ * What to say when a file Forge writes is read-only or not its to write (EROFS, EPERM, EACCES with the
+ * path the system names) somewhere in `error`'s chain, else undefined (seen: the store made immutable
+ * with `chattr +i` mid-run ended in "unexpected error", exit 1).
+ */
+export function readOnlyFault(error: unknown): string | undefined {
+  for (const current of causeChain(error)) {
+    const { code, path, syscall } = current as NodeJS.ErrnoException;
+    if ((code === 'EROFS' || code === 'EPERM' || code === 'EACCES') && path !== undefined) {
+      const why =
+        code === 'EROFS' ? 'on a read-only file system' : 'not writable by this user (or immutable)';
+      return `Could not ${syscall ?? 'write'} ${path}: it is ${why} (${code})`;
+    }
+  }
+  return undefined;
+}
+
+/**
  * What to say when the disk (or the quota) is full somewhere in `error`'s chain, else undefined: by the
  * error's code, or by the words a child process (git, br) printed for it.
  */
