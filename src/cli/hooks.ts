@@ -67,7 +67,12 @@ export async function runHooks(options: RunHooksOptions): Promise<HookRun[]> {
       FORGE_COST_USD: summary.costUsd.toFixed(4),
       ...(summary.beadId === undefined ? {} : { FORGE_BEAD: summary.beadId }),
     };
-    const result = await run({ file, args }, { cwd: options.cwd, env, timeoutMs });
+    // What a hook leaves running (a daemon holding its output) must not hold the run's exit past the
+    // hook's timeout (fault injection: a setsid child kept ralph-loop alive for as long as it lived).
+    const result = await run(
+      { file, args },
+      { cwd: options.cwd, env, timeoutMs, sweep: true, contain: true },
+    );
     const problem = hookProblem(result, timeoutMs);
     results.push({ event, argv, ok: problem === undefined, problem });
   }

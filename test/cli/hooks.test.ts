@@ -124,4 +124,23 @@ appendFileSync(process.argv[2], JSON.stringify({ hook: process.env.FORGE_HOOK, e
     });
     expect(missing[0]?.problem).toMatch(/^could not start/);
   });
+
+  // Seen (fault injection): a hook that ignores SIGTERM and leaves a setsid child holding its output
+  // kept ralph-loop from exiting for as long as the child lived. The child sleeps past the test's own
+  // timeout: only the end of the hook's processes lets runHooks return in time.
+  it('a hook past its timeout is ended with what it left holding its output', async () => {
+    const cwd = await dir();
+    const script = join(cwd, 'hook.sh');
+    await writeFile(script, "trap '' TERM\nsetsid sleep 600 &\nsleep 600\n");
+    const ran = await runHooks({
+      hooks: { on_end: ['/bin/bash', script], timeout_seconds: 1 },
+      summary: summary('done'),
+      epicId: 'bd-e',
+      runId: 'r1',
+      exitCode: 0,
+      cwd,
+      env: { PATH: process.env.PATH },
+    });
+    expect(ran).toEqual([expect.objectContaining({ event: 'end', ok: false, problem: 'stopped after 1 s' })]);
+  }, 30_000);
 });
