@@ -223,7 +223,12 @@ export function isMachineFault(error: unknown): boolean {
     const { code } = current as NodeJS.ErrnoException;
     return (
       (code !== undefined && MACHINE_CODES.has(code)) ||
-      /unable to auto-detect email address|index\.lock': File exists/i.test(current.message)
+      /unable to auto-detect email address|index\.lock': File exists/i.test(current.message) ||
+      // Git could not make a lock or temp file: its folder (TMPDIR, for Forge's scratch index) is gone,
+      // read-only or not ours (fault injection: a missing TMPDIR spent a doer's three attempts).
+      /unable to create '[^']*': (?:no such file or directory|permission denied|read-only file system)/i.test(
+        current.message,
+      )
     );
   });
 }

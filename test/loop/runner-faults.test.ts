@@ -210,6 +210,18 @@ describe('runner: environment errors and true attempt counts', () => {
         )}`,
       ),
     ],
+    [
+      'a full TMPDIR, as git says it',
+      new Error(
+        "git update-index failed in /r: fatal: sha1 file '/full/forge-index-1a2b.lock' write error. Out of diskspace",
+      ),
+    ],
+    [
+      'a missing TMPDIR, where Forge’s scratch index goes',
+      new Error(
+        "git update-index failed in /r: fatal: Unable to create '/gone/forge-index-1a2b.lock': No such file or directory",
+      ),
+    ],
   ])(
     '%s under a step of Forge’s own stops the run as an environment error: bead open, no label, 1 attempt',
     async (_what, error) => {
