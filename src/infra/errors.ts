@@ -117,7 +117,7 @@ export function diskFullFault(error: unknown): string | undefined {
       const what = code === 'ENOSPC' ? 'The disk is full' : 'The disk quota is used up';
       return `${what} (${code}${path === undefined ? '' : ` writing ${path}`})`;
     }
-    // Git says it its own way too: "sha1 file … write error. Out of diskspace".
+    // Git words it its own way too: "sha1 file … write error. Out of diskspace".
     if (/no space left on device|disk quota exceeded|out of diskspace/i.test(current.message)) {
       return `The disk is full (${current.message.trim().split('\n')[0] ?? ''})`;
     }
