@@ -1476,6 +1476,21 @@ describe('a module named as one of Python’s own', () => {
       'src/numpy/__init__.py',
     ]);
   });
+
+  it('so is one named as a module of the metric’s own (its script, or a .py beside it)', async () => {
+    // Red team: a metric that put src/ first on its path imported its own expected.py: the doer's came first.
+    const f = await createLoopFixture();
+    await f.repo.write('scripts/expected.py', 'ANSWERS = ["hello-world"]\n');
+    f.repo.commitAll('the metric’s answers');
+    await f.baseline();
+    const message = await cheatingIteration(f, '5', async () => {
+      await f.repo.write('src/expected.py', 'ANSWERS = []\n');
+      await f.repo.write('src/score.py', 'X = 1\n');
+      await f.repo.write('src/helpers.py', 'X = 1\n');
+    });
+    expect(message).toMatch(/^tamper/);
+    expect((await readIterationState(f.files, f.workspace, 1)).tamper[0]?.paths).toEqual(['src/expected.py']);
+  });
 });
 
 describe('a repository inside the scope', () => {

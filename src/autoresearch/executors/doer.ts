@@ -259,7 +259,13 @@ export function createDoerExecutor(context: AutoresearchContext): Executor {
       const shadows = await shadowingModules(
         context.repo,
         added.map((c) => c.path),
-        async () => (context.env === undefined ? new Set() : pythonInstalledModules(context.env)),
+        async () =>
+          new Set([
+            ...(context.env === undefined ? [] : await pythonInstalledModules(context.env)),
+            // The metric's own modules too: a metric that puts the scope first on its path and then
+            // imports its own `expected.py` gets the doer's (red team: the answers, written by the doer).
+            ...(await metricModules(git, baseSha, protectedPaths, metricKeyFolders(context, protectedPaths))),
+          ]),
       );
       if (shadows.length > 0) {
         state = await updateIterationState(context.files, workspace, iter, (s) =>
@@ -473,4 +479,19 @@ function metricKeyFolders(context: AutoresearchContext, protectedPaths: readonly
       isPathInScope(folder, scope) ||
       scope.some((path) => path.replace(/^\.\//, '').startsWith(`${folder}/`)),
   );
+}
+
+/** The Python module names of the metric's own files: its scripts, and the `.py` files beside them. */
+async function metricModules(
+  git: AutoresearchContext['git'],
+  base: string,
+  metricFiles: readonly string[],
+  folders: readonly string[],
+): Promise<string[]> {
+  const paths = [...metricFiles];
+  if (folders.length > 0) paths.push(...(await git.listTree(base, folders)).map((entry) => entry.path));
+  return paths.flatMap((path) => {
+    const name = /(?:^|\/)([A-Za-z_]\w*)\.py$/.exec(path)?.[1];
+    return name === undefined ? [] : [name];
+  });
 }
