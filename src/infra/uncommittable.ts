@@ -112,3 +112,25 @@ export async function removeSpecialFiles(root: string, scope: readonly string[])
   }
   return removed.sort();
 }
+
+/** A path component git refuses to add (`.GIT`, `git~1`, NTFS and its trailing dots or spaces). */
+const REFUSED_COMPONENT = /^(?:\.git|git~1)[ .]*$/i;
+
+/**
+ * Removes, of `entries` (untracked, as Git.untrackedBytes lists them under `root`), those git refuses
+ * to add, from the component it refuses on (seen: a doer's `src/git~1/flag`: `git add` failed on it,
+ * three attempts were spent and the loop stopped). Returns the removed paths.
+ */
+export async function removeRefusedPaths(root: string, entries: readonly Buffer[]): Promise<string[]> {
+  const removed = new Set<string>();
+  for (const entry of entries) {
+    const parts = entry.toString('utf8').replace(/\/$/, '').split('/');
+    const at = parts.findIndex((part) => REFUSED_COMPONENT.test(part));
+    if (at < 0) continue;
+    const path = parts.slice(0, at + 1).join('/');
+    if (removed.has(path)) continue;
+    await rm(join(root, path), { recursive: true, force: true });
+    removed.add(path);
+  }
+  return [...removed].sort();
+}

@@ -1827,6 +1827,21 @@ describe('the judge measures what the doer’s commit holds', () => {
     expect((await f.run('arbiter', 1)).message).toMatch(/^keep/);
   });
 
+  it('names git refuses to add (src/git~1/, src/.GIT/) are removed before the commit, which they failed', async () => {
+    const f = await createLoopFixture();
+    await f.baseline();
+    f.full.behaviour = doerWrites(f, '11', async () => {
+      await f.repo.write('src/git~1/flag', 'on\n');
+      await f.repo.write('src/.GIT/answers', '8\n');
+    });
+    const done = await f.run('doer', 1);
+    expect(done.outcome, done.message).toBe('ok');
+    expect(done.message).toMatch(/removed what git cannot commit: src\/.GIT, src\/git~1/);
+    expect(await f.repo.exists('src/git~1')).toBe(false);
+    expect(await f.repo.exists('src/.GIT')).toBe(false);
+    expect(f.repo.run('show', '--name-only', '--format=', 'HEAD').trim()).toBe('src/value.txt');
+  });
+
   it('FIFOs and sockets in the scope, which git neither lists nor commits, are removed too', async () => {
     const f = await createLoopFixture();
     await f.baseline();

@@ -2,7 +2,7 @@
 // its scope and commits it.
 import { join, resolve } from 'node:path';
 import type { Executor } from '../../loop/types.js';
-import { removeSpecialFiles, removeUncommittable } from '../../infra/uncommittable.js';
+import { removeRefusedPaths, removeSpecialFiles, removeUncommittable } from '../../infra/uncommittable.js';
 import {
   extractHypothesis,
   readIterationState,
@@ -294,6 +294,13 @@ export function createDoerExecutor(context: AutoresearchContext): Executor {
       if (touchedMetric.length > 0) {
         request.onActivity?.(`tamper: the doer changed metric file(s) ${touchedMetric.join(', ')}; put back`);
       }
+      // Names git refuses to add (`src/git~1/…`) would fail the commit, attempt after attempt: they go.
+      const refused = await removeRefusedPaths(
+        context.repo,
+        ((await git.untrackedBytes?.(context.config.scope.doer_paths)) ?? []).filter(
+          (entry) => !snapshot.files.has(entry.toString('utf8')),
+        ),
+      );
       const kept = await keepIteration({
         git,
         scopePaths: context.config.scope.doer_paths,
@@ -304,6 +311,7 @@ export function createDoerExecutor(context: AutoresearchContext): Executor {
       // The judge measures what the commit holds: what no commit can hold goes (empty folders, names
       // that are not UTF-8), as a clean clone of it would not have them either.
       const uncommittable = [
+        ...refused,
         ...(await removeUncommittable(
           context.repo,
           (await git.untrackedBytes?.(context.config.scope.doer_paths)) ?? [],
