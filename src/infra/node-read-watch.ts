@@ -110,11 +110,25 @@ export const NODE_READ_WATCH = `
     }
     return 'outside';
   };
+  // A path through /proc/<pid>/root or /proc/<pid>/cwd names a file elsewhere: read as /proc, it passed
+  // for one of the usual folders (red team: ../flag read as /proc/self/root + its path). Taken apart
+  // before resolve(), which would drop the cwd of /proc/self/cwd/../flag.
+  var unmagic = function (p) {
+    if (p.lastIndexOf('/proc/', 0) !== 0) return p;
+    var parts = p.split('/');
+    var link = parts[3];
+    if (link !== 'root' && link !== 'cwd') return p;
+    var rest = parts.slice(4).join('/');
+    if (link === 'root') return '/' + rest;
+    var own = parts[2] === 'self' || parts[2] === 'thread-self' || parts[2] === String(process.pid);
+    // Another process's working folder is not known here: its files count as outside.
+    return (own ? process.cwd() : '/(another process)') + '/' + rest;
+  };
   var asPath = function (value) {
     try {
-      if (typeof value === 'string') return resolve(value);
-      if (value instanceof URL) return value.protocol === 'file:' ? resolve(toPath(value)) : null;
-      if (Buffer.isBuffer(value)) return resolve(value.toString());
+      if (typeof value === 'string') return resolve(unmagic(value));
+      if (value instanceof URL) return value.protocol === 'file:' ? resolve(unmagic(toPath(value))) : null;
+      if (Buffer.isBuffer(value)) return resolve(unmagic(value.toString()));
     } catch (_) {}
     return null;
   };

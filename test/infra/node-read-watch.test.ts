@@ -83,6 +83,30 @@ describe("the Node preload's read watch", () => {
     expect(records[1]?.frames).toContain(`${join(repo, 'main.cjs')}:4`);
   });
 
+  it('logs a file outside the trees reached through /proc/self/root or /proc/self/cwd', async () => {
+    // Red team: ../flag read as '/proc/self/root' + its path passed for a read of /proc.
+    const exits = await watch();
+    const elsewhere = await tempTree({ flag: 'on' }, 'forge-nreadw-proc-');
+    const repo = await tempTree({
+      'main.cjs': [
+        "const fs = require('fs'), path = require('path');",
+        `fs.readFileSync('/proc/self/root' + ${JSON.stringify(join(elsewhere, 'flag'))});`,
+        `fs.existsSync('/proc/thread-self/root' + ${JSON.stringify(join(elsewhere, 'flag'))});`,
+        `fs.readFileSync('/proc/self/cwd/' + path.relative(process.cwd(), ${JSON.stringify(join(elsewhere, 'flag'))}));`,
+        "fs.readFileSync('/proc/self/status');",
+        '',
+      ].join('\n'),
+    });
+    const ran = await node(exits, repo, 'main.cjs');
+    expect(ran.stderr).toBe('');
+    const records = await logged(exits);
+    expect(records.map((r) => [r.event, r.path, r.kind])).toEqual([
+      ['readFileSync', join(elsewhere, 'flag'), 'outside'],
+      ['existsSync', join(elsewhere, 'flag'), 'outside'],
+      ['readFileSync', join(elsewhere, 'flag'), 'outside'],
+    ]);
+  });
+
   it('refuses the watched code a write to its own log, and leaves fs working as it did', async () => {
     const exits = await watch();
     const repo = await tempTree({
