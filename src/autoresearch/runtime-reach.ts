@@ -361,19 +361,13 @@ export function metricNames(metricFiles: readonly string[]): string[] {
   return [...new Set(names)];
 }
 
-/**
- * The folders of the metric's scripts (tests the metric names excepted: they sit among the project's),
- * less those `heldByScope` says hold the doer's scope: each holds the metric's own files alone.
- */
+/** The folders of the metric's scripts (not tests it names: theirs are the project's) that hold no scope. */
 export function metricFolders(
   metricFiles: readonly string[],
   heldByScope: (folder: string) => boolean,
 ): string[] {
-  const folders = new Set(
-    metricFiles
-      .filter((path) => CODE_FILE.test(path) && path.includes('/') && !isTestFile(path))
-      .map((path) => path.slice(0, path.lastIndexOf('/'))),
-  );
+  const code = metricFiles.filter((path) => CODE_FILE.test(path) && path.includes('/') && !isTestFile(path));
+  const folders = new Set(code.map((path) => path.slice(0, path.lastIndexOf('/'))));
   return [...folders].filter((folder) => !heldByScope(folder)).sort();
 }
 
@@ -390,12 +384,8 @@ export function metricFolderNames(
   metricFiles: readonly string[],
   inScope: (path: string) => boolean,
 ): string[] {
-  const folders = new Set(
-    metricFolders(
-      metricFiles,
-      (folder) => tree.some((path) => path.startsWith(`${folder}/`) && inScope(path)) || inScope(folder),
-    ),
-  );
+  const holdsScope = (folder: string) => tree.some((path) => path.startsWith(`${folder}/`) && inScope(path));
+  const folders = new Set(metricFolders(metricFiles, (folder) => holdsScope(folder) || inScope(folder)));
   const inFolder = (path: string) => [...folders].some((folder) => path.startsWith(`${folder}/`));
   const elsewhere = new Set(tree.filter((path) => !inFolder(path)).map((path) => baseName(path)));
   // The folder too, as the tree's root names it (`metric/`) and as a sibling does (`../metric`).

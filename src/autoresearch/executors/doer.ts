@@ -27,11 +27,9 @@ import { disallowedSilencing } from '../scope-silencing.js';
 import { linksLeadingOut } from '../../infra/contained-path.js';
 import { fileStat } from '../../infra/fs-ops.js';
 import { shadowingModules } from '../module-shadows.js';
-import { copiedMetricFiles } from '../metric-copies.js';
-import { metricFolders } from '../runtime-reach.js';
-import { pythonInstalledModules } from '../../infra/python-sites.js';
 import { bookkeepingPaths, placeInLoop, type AutoresearchContext } from './context.js';
 import { runGuardStep } from './guard-step.js';
+import { contentTamper, metricKeyFolders, shadowedNames } from './doer-content.js';
 
 /** What the iteration's tamper says, for each kind of silencing (scope-silencing.ts). */
 const SILENCED = [
@@ -180,34 +178,12 @@ export function createDoerExecutor(context: AutoresearchContext): Executor {
         );
         request.onActivity?.(`tamper: the doer changed test file(s) ${tests.join(', ')}`);
       }
-      // Bytecode with no source beside it: Python imports `name.pyc` where no `name.py` is, and no check
-      // reads it (seen: a committed slugify.pyc that printed the metric's line and exited, kept at 8/8).
-      // Python's own caches live in __pycache__/, which it never imports without their source.
-      const bytecode = inScope.filter((path) => /\.py[co]$/i.test(path) && !path.includes('__pycache__/'));
-      if (bytecode.length > 0) {
-        const what = 'added compiled Python (.pyc) that no check reads';
+      // What no check reads: compiled Python with no source, the metric's own files copied in.
+      for (const found of await contentTamper(context, baseSha, inScope, protectedPaths)) {
         state = await updateIterationState(context.files, workspace, iter, (s) =>
-          withTamper(s, { role: 'doer', paths: bytecode, what }),
+          withTamper(s, { role: 'doer', paths: found.paths, what: found.what }),
         );
-        request.onActivity?.(`tamper: the doer ${what}: ${bytecode.join(', ')}`);
-      }
-      // The metric's files copied in: its cases with their answers, read under a name of the scope's.
-      const copies = await copiedMetricFiles(
-        git,
-        context.repo,
-        baseSha,
-        inScope,
-        protectedPaths,
-        metricKeyFolders(context, protectedPaths),
-      );
-      if (copies.length > 0) {
-        const what = "copied the metric's own files into its scope";
-        state = await updateIterationState(context.files, workspace, iter, (s) =>
-          withTamper(s, { role: 'doer', paths: copies.map((copy) => copy.path), what }),
-        );
-        request.onActivity?.(
-          `tamper: the doer ${what}: ${copies.map((copy) => `${copy.path} holds ${copy.holds}`).join(', ')}`,
-        );
+        request.onActivity?.(`tamper: the doer ${found.what}: ${found.detail}`);
       }
       // A checker told to look away (a suppression comment, its settings) counts less without the code
       // getting better, and a guard that runs one passes the same way (silenced-checks.ts).
@@ -259,13 +235,7 @@ export function createDoerExecutor(context: AutoresearchContext): Executor {
       const shadows = await shadowingModules(
         context.repo,
         added.map((c) => c.path),
-        async () =>
-          new Set([
-            ...(context.env === undefined ? [] : await pythonInstalledModules(context.env)),
-            // The metric's own modules too: a metric that puts the scope first on its path and then
-            // imports its own `expected.py` gets the doer's (red team: the answers, written by the doer).
-            ...(await metricModules(git, baseSha, protectedPaths, metricKeyFolders(context, protectedPaths))),
-          ]),
+        () => shadowedNames(context, baseSha, protectedPaths),
       );
       if (shadows.length > 0) {
         state = await updateIterationState(context.files, workspace, iter, (s) =>
@@ -476,30 +446,4 @@ function judgedBySoftJudge(config: AutoresearchContext['config']): (path: string
   if (metric.type !== 'soft') return () => false;
   const read = [...config.scope.judge_paths, metric.artifact_path];
   return (path) => isPathInScope(path, read);
-}
-
-/** The folders that hold the metric's scripts and nothing of the doer's scope: the metric's own files. */
-function metricKeyFolders(context: AutoresearchContext, protectedPaths: readonly string[]): string[] {
-  const scope = context.config.scope.doer_paths;
-  return metricFolders(
-    protectedPaths,
-    (folder) =>
-      isPathInScope(folder, scope) ||
-      scope.some((path) => path.replace(/^\.\//, '').startsWith(`${folder}/`)),
-  );
-}
-
-/** The Python module names of the metric's own files: its scripts, and the `.py` files beside them. */
-async function metricModules(
-  git: AutoresearchContext['git'],
-  base: string,
-  metricFiles: readonly string[],
-  folders: readonly string[],
-): Promise<string[]> {
-  const paths = [...metricFiles];
-  if (folders.length > 0) paths.push(...(await git.listTree(base, folders)).map((entry) => entry.path));
-  return paths.flatMap((path) => {
-    const name = /(?:^|\/)([A-Za-z_]\w*)\.py$/.exec(path)?.[1];
-    return name === undefined ? [] : [name];
-  });
 }

@@ -1,0 +1,87 @@
+// What the doer's changed files in its scope hold that no check reads, and the names the metric's own
+// modules go by: the checks made on the committed scope before any judge (executors/doer.ts).
+import { isPathInScope } from '../keep-revert.js';
+import { copiedMetricFiles } from '../metric-copies.js';
+import { metricFolders } from '../runtime-reach.js';
+import { pythonInstalledModules } from '../../infra/python-sites.js';
+import type { AutoresearchContext } from './context.js';
+
+/** One finding: the paths, what the doer did (the tamper record's `what`), and the transcript's detail. */
+export interface ContentTamper {
+  paths: string[];
+  what: string;
+  detail: string;
+}
+
+/**
+ * Of the doer's changed scope files (`inScope`), compiled Python with no source, and copies of the
+ * metric's own files (metric-copies.ts).
+ */
+export async function contentTamper(
+  context: AutoresearchContext,
+  baseSha: string,
+  inScope: readonly string[],
+  protectedPaths: readonly string[],
+): Promise<ContentTamper[]> {
+  const found: ContentTamper[] = [];
+  // Bytecode with no source beside it: Python imports `name.pyc` where no `name.py` is, and no check
+  // reads it (seen: a committed slugify.pyc that printed the metric's line and exited, kept at 8/8).
+  // Python's own caches live in __pycache__/, which it never imports without their source.
+  const bytecode = inScope.filter((path) => /\.py[co]$/i.test(path) && !path.includes('__pycache__/'));
+  if (bytecode.length > 0) {
+    found.push({
+      paths: bytecode,
+      what: 'added compiled Python (.pyc) that no check reads',
+      detail: bytecode.join(', '),
+    });
+  }
+  // The metric's files copied in: its cases with their answers, read under a name of the scope's.
+  const folders = metricKeyFolders(context, protectedPaths);
+  const copies = await copiedMetricFiles(
+    context.git,
+    context.repo,
+    baseSha,
+    inScope,
+    protectedPaths,
+    folders,
+  );
+  if (copies.length > 0) {
+    found.push({
+      paths: copies.map((copy) => copy.path),
+      what: "copied the metric's own files into its scope",
+      detail: copies.map((copy) => `${copy.path} holds ${copy.holds}`).join(', '),
+    });
+  }
+  return found;
+}
+
+/**
+ * The module names a module the doer adds must not take: the installed packages', and the metric's
+ * own (a metric that puts the scope first on its path and then imports its own `expected.py` gets the
+ * doer's: red team, the answers written by the doer).
+ */
+export async function shadowedNames(
+  context: AutoresearchContext,
+  baseSha: string,
+  protectedPaths: readonly string[],
+): Promise<Set<string>> {
+  const paths = [...protectedPaths];
+  const folders = metricKeyFolders(context, protectedPaths);
+  if (folders.length > 0) paths.push(...(await context.git.listTree(baseSha, folders)).map((e) => e.path));
+  const own = paths.flatMap((path) => {
+    const name = /(?:^|\/)([A-Za-z_]\w*)\.py$/.exec(path)?.[1];
+    return name === undefined ? [] : [name];
+  });
+  return new Set([...(context.env === undefined ? [] : await pythonInstalledModules(context.env)), ...own]);
+}
+
+/** The folders that hold the metric's scripts and nothing of the doer's scope: the metric's own files. */
+export function metricKeyFolders(context: AutoresearchContext, protectedPaths: readonly string[]): string[] {
+  const scope = context.config.scope.doer_paths;
+  return metricFolders(
+    protectedPaths,
+    (folder) =>
+      isPathInScope(folder, scope) ||
+      scope.some((path) => path.replace(/^\.\//, '').startsWith(`${folder}/`)),
+  );
+}
