@@ -146,7 +146,7 @@ describe('embedded store: the lock file', () => {
       );
       const ended = new Promise((resolve) => holder.once('exit', resolve));
       try {
-        const lines = createInterface({ input: holder.stdout! });
+        const lines = createInterface({ input: holder.stdout });
         await new Promise<void>((resolve, reject) => {
           lines.once('line', (line) => (line === 'held' ? resolve() : reject(new Error(line))));
           holder.once('exit', (code) => reject(new Error(`the holder exited (${String(code)})`)));
