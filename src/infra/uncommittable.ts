@@ -81,9 +81,16 @@ async function sweep(dir: Buffer, shown: string): Promise<{ removed: string[]; g
  * flag the judge's run found and a clean clone does not have). Git's own folders are not entered.
  * Returns the removed paths, relative to `root`.
  */
-export async function removeSpecialFiles(root: string, scope: readonly string[]): Promise<string[]> {
+export async function removeSpecialFiles(
+  root: string,
+  scope: readonly string[],
+  /** Folders (relative to `root`) never entered: the runner's own, where its stop file may be a FIFO. */
+  skipped: readonly string[] = [],
+): Promise<string[]> {
   const removed: string[] = [];
+  const skip = new Set(skipped.map((path) => path.replace(/^\.(?:\/|$)/, '').replace(/\/+$/, '')));
   const visit = async (relative: string): Promise<void> => {
+    if (skip.has(relative)) return;
     let entries: Dirent[];
     try {
       entries = await readdir(join(root, relative), { withFileTypes: true });
@@ -101,7 +108,7 @@ export async function removeSpecialFiles(root: string, scope: readonly string[])
     }
   };
   for (const top of scope) {
-    const relative = top.replace(/^\.\/?/, '').replace(/\/+$/, '');
+    const relative = top.replace(/^\.(?:\/|$)/, '').replace(/\/+$/, '');
     const info = await lstat(join(root, relative)).catch(() => undefined);
     if (info === undefined) continue;
     if (info.isDirectory()) await visit(relative);

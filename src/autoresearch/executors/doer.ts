@@ -286,7 +286,7 @@ export function createDoerExecutor(context: AutoresearchContext): Executor {
           context.repo,
           (await git.untrackedBytes?.(context.config.scope.doer_paths)) ?? [],
         )),
-        ...(await removeSpecialFiles(context.repo, context.config.scope.doer_paths)),
+        ...(await removeSpecialFiles(context.repo, context.config.scope.doer_paths, ignored)),
       ];
       if (uncommittable.length > 0) {
         request.onActivity?.(`removed what git cannot commit: ${uncommittable.join(', ')}`);
