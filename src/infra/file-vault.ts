@@ -3,7 +3,7 @@
 //
 // In a watched directory, the runner's live working files (lock, stop request, event logs,
 // transcripts, archives, temp files) are not watched: the runner itself writes them during a step.
-import { readdir, rm } from 'node:fs/promises';
+import { lstat, readdir, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import {
   isNotFound,
@@ -116,6 +116,8 @@ export function changedPaths(before: Snapshot, after: Snapshot): string[] {
 /** Puts `paths` back as they were in `before`: rewritten atomically, or removed if they did not exist. */
 export async function restoreSnapshot(before: Snapshot, paths: readonly string[]): Promise<void> {
   for (const path of paths) {
+    // A device node is the system's: never removed or replaced by a file, whatever was read there.
+    if (await isDevice(path)) continue;
     const content = before.get(path) ?? null;
     if (content === null) await rm(path, { force: true, recursive: true });
     else await writeFileAtomic(path, content);
@@ -232,4 +234,9 @@ export async function restoreFromSeal(vault: SealedVault, names: readonly string
     restored.push(name);
   }
   return restored;
+}
+
+async function isDevice(path: string): Promise<boolean> {
+  const info = await lstat(path).catch(() => undefined);
+  return info !== undefined && (info.isCharacterDevice() || info.isBlockDevice());
 }

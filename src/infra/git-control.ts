@@ -32,7 +32,11 @@ export function gitControlPaths(
     join(gitDir, 'config.worktree'),
     ...(home === undefined ? [] : [join(home, '.gitconfig')]),
     ...(xdg === undefined ? [] : ['config', 'attributes', 'ignore'].map((name) => join(xdg, 'git', name))),
-    ...[env.GIT_CONFIG_GLOBAL, env.GIT_CONFIG_SYSTEM].filter((path) => path !== undefined && path !== ''),
+    // `/dev/null` (or any device) is "no config", never a file to put back: restoring it as one removed
+    // the machine's /dev/null (seen in a test run, after something wrote a config through it).
+    ...[env.GIT_CONFIG_GLOBAL, env.GIT_CONFIG_SYSTEM].filter(
+      (path) => path !== undefined && path !== '' && !/^\/dev\/(?!shm\/)/.test(path),
+    ),
     '/etc/gitconfig',
     // The files git reads from info/ (what else is there, `git update-server-info`'s refs list written
     // by every repack, nothing reads but a dumb-HTTP client), in the repository's and the worktree's.

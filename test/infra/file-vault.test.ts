@@ -1,6 +1,6 @@
 // Snapshots of named files, most of which do not exist: what each holds, and what changed after.
 import { execFileSync } from 'node:child_process';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
@@ -56,4 +56,22 @@ describe('takeSnapshot of named files', () => {
     await restoreSnapshot(before, changed);
     expect(changedPaths(before, await takeSnapshot({ repo: dir, dirs: [], files }))).toEqual([]);
   });
+
+  // Seen in a test run: /dev/null, watched as GIT_CONFIG_GLOBAL and found "changed", was removed.
+  it.runIf(process.platform === 'linux' && process.getuid?.() === 0)(
+    'never removes or replaces a device node, whatever the snapshot says was there',
+    async () => {
+      try {
+        await restoreSnapshot(new Map([['/dev/null', null]]), ['/dev/null']);
+        await restoreSnapshot(new Map([['/dev/null', Buffer.from('[user]\n')]]), ['/dev/null']);
+        expect((await stat('/dev/null')).isCharacterDevice()).toBe(true);
+      } finally {
+        // Should it ever regress, the machine gets its /dev/null back.
+        if (!(await stat('/dev/null').catch(() => undefined))?.isCharacterDevice()) {
+          await rm('/dev/null', { force: true });
+          execFileSync('mknod', ['-m', '666', '/dev/null', 'c', '1', '3']);
+        }
+      }
+    },
+  );
 });

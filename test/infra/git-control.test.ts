@@ -95,6 +95,12 @@ describe('gitControlPaths', () => {
     expect(paths.files).not.toContain('/home/u/.config/git/config');
   });
 
+  it('takes GIT_CONFIG_GLOBAL=/dev/null for no config, never a file to put back', () => {
+    // Put back as a file, the machine's /dev/null was removed (seen in a test run).
+    const paths = gitControlPaths('/r/.git', '/r/.git', { GIT_CONFIG_GLOBAL: '/dev/null' });
+    expect(paths.files.filter((path) => path.startsWith('/dev/'))).toEqual([]);
+  });
+
   it('without a HOME, still the repository’s and the system’s', () => {
     const paths = gitControlPaths('/r/.git', '/r/.git', {});
     expect(paths.files).toEqual([
