@@ -133,7 +133,6 @@ export interface AgentWorldOptions {
 }
 
 const GIT_IDENTITY = {
-  GIT_CONFIG_GLOBAL: '/dev/null',
   GIT_CONFIG_NOSYSTEM: '1',
   GIT_AUTHOR_NAME: 'Forge E2E',
   GIT_AUTHOR_EMAIL: 'e2e@forge.test',
@@ -194,6 +193,7 @@ export async function createAgentWorld(options: AgentWorldOptions = {}): Promise
     await chmod(join(bin, program), 0o755);
   }
 
+  await writeFile(join(home, '.gitconfig'), '');
   const env: Record<string, string> = {
     PATH: [bin, systemPath()].join(delimiter),
     HOME: home,
@@ -201,6 +201,9 @@ export async function createAgentWorld(options: AgentWorldOptions = {}): Promise
     LANG: 'C.UTF-8',
     NO_COLOR: '1',
     ...GIT_IDENTITY,
+    // A file of the world's own, not /dev/null: a git config written through /dev/null (by anything the
+    // agent runs) replaces the machine's /dev/null with a file (seen: a whole test run failing after).
+    GIT_CONFIG_GLOBAL: join(home, '.gitconfig'),
     ANTHROPIC_BASE_URL: server.url,
     ANTHROPIC_API_KEY: 'test-key',
     OPENAI_API_KEY: 'test-key',
