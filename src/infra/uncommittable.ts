@@ -5,7 +5,7 @@
 // the commit a clean clone gets. After a doer's commit they are removed from its scope, so the judge
 // measures what the commit holds.
 import type { Dirent } from 'node:fs';
-import { lstat, readdir, rm, rmdir } from 'node:fs/promises';
+import { lstat, readdir, realpath, rm, rmdir } from 'node:fs/promises';
 import { join } from 'node:path';
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
@@ -89,6 +89,12 @@ export async function removeSpecialFiles(
 ): Promise<string[]> {
   const removed: string[] = [];
   const skip = new Set(skipped.map((path) => path.replace(/^\.(?:\/|$)/, '').replace(/\/+$/, '')));
+  // Never a node outside the tree, whatever link a folder on the way is (a device there is the system's).
+  const top = await realpath(root).catch(() => undefined);
+  const inside = async (path: string): Promise<boolean> => {
+    const real = await realpath(join(root, path)).catch(() => undefined);
+    return top !== undefined && real !== undefined && real.startsWith(`${top}/`);
+  };
   const visit = async (relative: string): Promise<void> => {
     if (skip.has(relative)) return;
     let entries: Dirent[];
@@ -102,6 +108,7 @@ export async function removeSpecialFiles(
       if (entry.isDirectory()) {
         if (entry.name !== '.git') await visit(path);
       } else if (entry.isFIFO() || entry.isSocket() || entry.isCharacterDevice() || entry.isBlockDevice()) {
+        if (!(await inside(path))) continue;
         await rm(join(root, path), { force: true });
         removed.push(path);
       }
@@ -113,6 +120,7 @@ export async function removeSpecialFiles(
     if (info === undefined) continue;
     if (info.isDirectory()) await visit(relative);
     else if (info.isFIFO() || info.isSocket() || info.isCharacterDevice() || info.isBlockDevice()) {
+      if (!(await inside(relative))) continue;
       await rm(join(root, relative), { force: true });
       removed.push(relative);
     }

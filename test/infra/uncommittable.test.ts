@@ -2,7 +2,7 @@
 // scope go, the runner's own folders are never entered, git's neither.
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { removeSpecialFiles } from '../../src/infra/uncommittable.js';
@@ -26,5 +26,14 @@ describe('removeSpecialFiles', () => {
     // Regular files are never touched; a scope that is not there is nothing.
     expect(existsSync(join(root, 'src', 'deep', 'b.txt'))).toBe(true);
     expect(await removeSpecialFiles(root, ['missing/'])).toEqual([]);
+  });
+
+  it('never removes a node outside the tree, reached through a linked folder on the scope’s way', async () => {
+    const root = await tempTree({ 'src/a.txt': 'a\n' });
+    const outside = await tempTree({ 'keep.txt': 'k\n' }, 'forge-outside-');
+    execFileSync('mkfifo', [join(outside, 'fifo')]);
+    await symlink(outside, join(root, 'linked'));
+    expect(await removeSpecialFiles(root, ['linked/fifo'])).toEqual([]);
+    expect(existsSync(join(outside, 'fifo'))).toBe(true);
   });
 });
