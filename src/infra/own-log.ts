@@ -111,6 +111,12 @@ export function openOwnLogSync(path: string, root: string = dirname(dirname(path
     if (info.isFile() && info.nlink === 1) return fd;
     closeSync(fd);
   }
+  // A device node is the system's, never a name an agent left: removed, /dev/null went with it (a test
+  // handed it as a transcript path, and the whole test run after failed).
+  const there = lstatSync(path, { throwIfNoEntry: false });
+  if (there?.isCharacterDevice() === true || there?.isBlockDevice() === true) {
+    throw new EnvironmentError(`${path} is a device, not a log file: nothing is written there.`);
+  }
   unlinkSync(path);
   return openSync(path, OWN_LOG_CREATE, 0o644);
 }

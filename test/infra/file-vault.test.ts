@@ -1,10 +1,12 @@
 // Snapshots of named files, most of which do not exist: what each holds, and what changed after.
 import { execFileSync } from 'node:child_process';
+import { rmSync, statSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { changedPaths, restoreSnapshot, takeSnapshot } from '../../src/infra/file-vault.js';
+import { openOwnLogSync } from '../../src/infra/own-log.js';
 
 async function tempDir(): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), 'forge-vault-'));
@@ -69,6 +71,23 @@ describe('takeSnapshot of named files', () => {
         // Should it ever regress, the machine gets its /dev/null back.
         if (!(await stat('/dev/null').catch(() => undefined))?.isCharacterDevice()) {
           await rm('/dev/null', { force: true });
+          execFileSync('mknod', ['-m', '666', '/dev/null', 'c', '1', '3']);
+        }
+      }
+    },
+  );
+
+  // Seen: a queue test handed /dev/null as a transcript path; the log opener took it for a link an agent
+  // left, removed it and made a file there, and every later spawn and git call of the run failed.
+  it.runIf(process.platform === 'linux' && process.getuid?.() === 0)(
+    'a log opened at a device path leaves the device, and refuses',
+    () => {
+      try {
+        expect(() => openOwnLogSync('/dev/null', '/')).toThrow(/is a device, not a log file/);
+        expect(statSync('/dev/null').isCharacterDevice()).toBe(true);
+      } finally {
+        if (!statSync('/dev/null', { throwIfNoEntry: false })?.isCharacterDevice()) {
+          rmSync('/dev/null', { force: true });
           execFileSync('mknod', ['-m', '666', '/dev/null', 'c', '1', '3']);
         }
       }
