@@ -1,6 +1,6 @@
 // The embedded store under damage and contention: corrupt lines, stale and live locks, racing processes.
 import { spawn } from 'node:child_process';
-import { readFile, rename, rm, symlink, utimes, writeFile } from 'node:fs/promises';
+import { lstat, readFile, rename, rm, symlink, utimes, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -401,6 +401,52 @@ describe('embedded store: deleted under a process that uses it', () => {
     const again = createEmbeddedStore({ cwd });
     expect((await again.show(child.id)).status).toBe('closed');
     expect((await again.show(epic.id)).title).toBe('Epic');
+  });
+
+  it.each([
+    ['emptied in place', async (path: string) => writeFile(path, '')],
+    [
+      'swapped for a link to an empty file',
+      async (path: string) => {
+        await writeFile(`${path}.empty`, '');
+        await rm(path);
+        await symlink(`${path}.empty`, path);
+      },
+    ],
+    [
+      'cut to one of its lines',
+      async (path: string) => {
+        const lines = (await readFile(path, 'utf8')).split('\n').filter((line) => line !== '');
+        await writeFile(`${path}.cut`, `${lines[0]}\n`);
+        await rename(`${path}.cut`, path);
+      },
+    ],
+  ])('%s: the beads it lost are written back, with its next change, and it says so', async (_, damage) => {
+    const cwd = await tempWorkspace();
+    const restored: [string, number | undefined][] = [];
+    const store = createEmbeddedStore({ cwd, onRestored: (path, lost) => restored.push([path, lost]) });
+    await store.init();
+    const epic = await store.create({ title: 'Epic', type: 'epic' });
+    const child = await store.create({ title: 'child', parent: epic.id });
+    await store.create({ title: 'sibling', parent: epic.id });
+    await store.claim(child.id);
+    // What an agent's `: > .beads/issues.jsonl` or `ln -sf empty .beads/issues.jsonl` does mid-run.
+    await damage(issuesPath(cwd));
+
+    await store.close(child.id, 'done');
+    expect(restored).toHaveLength(1);
+    expect(restored[0]?.[0]).toBe(issuesPath(cwd));
+    expect(restored[0]?.[1]).toBeGreaterThanOrEqual(2);
+    const again = createEmbeddedStore({ cwd });
+    expect((await again.show(child.id)).status).toBe('closed');
+    expect((await again.show(epic.id)).title).toBe('Epic');
+    expect((await again.list({ all: true })).map((b) => b.title).sort()).toEqual([
+      'Epic',
+      'child',
+      'sibling',
+    ]);
+    // A regular file again, not the link: what a link pointed at is not written through.
+    expect((await lstat(issuesPath(cwd))).isFile()).toBe(true);
   });
 
   it('a store this process never read is not made up: no store, as before', async () => {

@@ -32,8 +32,11 @@ export interface FileBackendOptions {
    * size. Default 256.
    */
   compactAfter?: number | undefined;
-  /** Told when the issues file, gone under this process, was written back (see `refresh`). */
-  onRestored?: ((path: string) => void) | undefined;
+  /**
+   * Told when the issues file, gone under this process, was written back (`lost` undefined), or when
+   * beads this process had read vanished from it and were written back (`lost`: how many). See `refresh`.
+   */
+  onRestored?: ((path: string, lost?: number) => void) | undefined;
 }
 
 const DEFAULT_COMPACT_AFTER = 256;
@@ -73,9 +76,11 @@ export function createFileBackend(options: FileBackendOptions): RecordBackend {
   const reads = createSerialQueue();
   let state: LogState | undefined;
   const refresh = async (): Promise<LogState> => {
+    const before = state;
     const next = await refreshLog(issuesPath, state);
     if (next !== undefined) {
       state = next;
+      if (before !== undefined && next !== before) await writeBackVanished(before, next);
       return next;
     }
     if (state === undefined) throw notInitialized(beadsDir);
@@ -86,6 +91,20 @@ export function createFileBackend(options: FileBackendOptions): RecordBackend {
     await compactLog(issuesPath, state);
     options.onRestored?.(issuesPath);
     return state;
+  };
+  // A whole new read (the file was replaced or edited, not appended to) that lacks beads this process
+  // had read: no store writer drops a bead (a delete leaves a tombstone line, compaction keeps every
+  // id), so the file was truncated or swapped by something else, an agent's `: > issues.jsonl` or a
+  // link to an empty file (fault injection: the run died on "Issue not found" and the store stayed
+  // empty). The vanished beads are put back beside what the file holds now, and the file rewritten
+  // (a link is replaced, not written through). Kept here rather than lost: a bead the file still has
+  // is taken as the file says, whoever changed it.
+  const writeBackVanished = async (before: LogState, now: LogState): Promise<void> => {
+    const vanished = [...before.issues.map.values()].filter((record) => !now.issues.map.has(record.id));
+    if (vanished.length === 0) return;
+    now.issues.put(vanished);
+    await compactLog(issuesPath, now);
+    options.onRestored?.(issuesPath, vanished.length);
   };
   // Without Forge's metadata (a store br created), the prefix most ids use: worked out once per full read.
   const inferred = new WeakMap<object, string>();

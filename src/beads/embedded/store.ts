@@ -42,7 +42,7 @@ export interface EmbeddedStoreOptions extends EngineOptions {
   /** See FileBackendOptions.compactAfter. */
   compactAfter?: number | undefined;
   /** See FileBackendOptions.onRestored (default: a warning on stderr). */
-  onRestored?: ((path: string) => void) | undefined;
+  onRestored?: ((path: string, lost?: number) => void) | undefined;
 }
 
 export interface MemoryStoreOptions extends EngineOptions {
@@ -58,9 +58,11 @@ export function createEmbeddedStore(options: EmbeddedStoreOptions): BeadStore {
     compactAfter: options.compactAfter,
     onRestored:
       options.onRestored ??
-      ((path) =>
+      ((path, lost) =>
         process.stderr.write(
-          `warning: the bead store ${path} was deleted while this process used it (an agent's git clean?); written back as it last read it.\n`,
+          lost === undefined
+            ? `warning: the bead store ${path} was deleted while this process used it (an agent's git clean?); written back as it last read it.\n`
+            : `warning: ${lost} bead${lost === 1 ? '' : 's'} vanished from the bead store ${path} while this process used it (the file was emptied or replaced, not changed by a store command: an agent?); written back as this process last read ${lost === 1 ? 'it' : 'them'}.\n`,
         )),
   });
   return createEngineStore(backend, options);
