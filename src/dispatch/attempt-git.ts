@@ -195,18 +195,23 @@ export function createGitIntegration(repo: string, env: NodeJS.ProcessEnv): Inte
     async undo(commit) {
       await git(['reset', '--quiet', '--hard', commit]);
     },
-    async landed(beadId) {
+    async landed(beadId, runId) {
+      const bead = `${BEAD_TRAILER}: ${beadId}`;
+      const attemptOfRun = `${ATTEMPT_TRAILER}: ${runId}.${beadId}.`;
+      const ofRun = (line: string): boolean =>
+        line.startsWith(attemptOfRun) && /^\d+$/.test(line.slice(attemptOfRun.length));
       const { stdout } = await git([
         'log',
         '--format=%H%x00%B%x1e',
         '--fixed-strings',
-        `--grep=${BEAD_TRAILER}: ${beadId}`,
+        `--grep=${bead}`,
         'HEAD',
       ]);
       for (const record of stdout.split('\x1e')) {
         const [sha, body] = record.trim().split('\0');
         if (sha === undefined || body === undefined) continue;
-        if (body.split('\n').some((line) => line.trim() === `${BEAD_TRAILER}: ${beadId}`)) return sha;
+        const lines = body.split('\n').map((line) => line.trim());
+        if (lines.includes(bead) && lines.some(ofRun)) return sha;
       }
       return undefined;
     },

@@ -12,6 +12,9 @@ export interface Integration {
   undo(commit: string): Promise<void>;
   /** The parent of `commit`. */
   parentOf(commit: string): Promise<string>;
-  /** The newest commit of the integration branch that carries `bead`'s trailer, if any. */
-  landed(beadId: string): Promise<string | undefined>;
+  /**
+   * The newest commit of the integration branch that carries `bead`'s trailer from an attempt of run
+   * `runId`, if any: a result of the bead's earlier life (closed, then reopened) is not this one.
+   */
+  landed(beadId: string, runId: string): Promise<string | undefined>;
 }

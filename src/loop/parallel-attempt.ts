@@ -120,9 +120,13 @@ async function runAndApply(
 
 /**
  * A bead a dead runner left in progress may have landed already (its commit made, the bead not yet
- * closed): it is closed on that commit, never applied twice. Only the branch's head can be a result
- * whose gates never finished (a later one is applied only after them): that one is gated again, and
- * undone when red so the bead runs again.
+ * closed): it is closed on that commit, never applied twice. Only that runner's attempts count, known
+ * by the run id its lock named: a commit of the bead's earlier life (closed, its result reverted, the
+ * bead reopened to be redone) carries the same bead trailer, and closing on it closed the redo
+ * without running it (fault injection). With no lock taken over, no run is known: the bead runs
+ * again, on a head that holds whatever did land. Only the branch's head can be a result whose gates
+ * never finished (a later one is applied only after them): that one is gated again, and undone when
+ * red so the bead runs again.
  */
 async function landedBefore(
   ctx: RunContext,
@@ -130,7 +134,8 @@ async function landedBefore(
   spec: AttemptSpec,
   turn: Promise<void>,
 ): Promise<LandedAttempt | undefined> {
-  const sha = await ports.integration.landed(spec.bead.id);
+  const dead = ctx.recoveredFrom;
+  const sha = dead === undefined ? undefined : await ports.integration.landed(spec.bead.id, dead);
   if (sha === undefined) return undefined;
   await turn;
   const done: ExecutionResult = {

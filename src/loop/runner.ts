@@ -86,6 +86,7 @@ class Runner {
         );
       }
       await d.guard?.start();
+      ctx.recoveredFrom = acquired.tookOverFrom?.run_id;
       await this.recover(acquired.tookOverFrom !== undefined);
       const ports = this.parallelPorts();
       return await (ports === undefined ? this.loop() : this.parallelLoop(ports));

@@ -7,7 +7,13 @@ import { createRunnerGit } from '../../src/cli/runner-git.js';
 import { createGitIntegration } from '../../src/dispatch/attempt-git.js';
 import { createWorktreeDispatcher } from '../../src/dispatch/worktree-dispatcher.js';
 import type { GateProcess } from '../../src/loop/gates.js';
-import type { ExecutionRequest, ExecutionResult, Executor, LoopEvent } from '../../src/loop/types.js';
+import type {
+  ExecutionRequest,
+  ExecutionResult,
+  Executor,
+  LockHolder,
+  LoopEvent,
+} from '../../src/loop/types.js';
 import { createTempRepo, type TempRepo } from '../support/git-repo.js';
 import { createHarness, type Harness } from '../loop/harness.js';
 
@@ -116,6 +122,14 @@ const beadTrailers = (repo: TempRepo) =>
     .run('log', '--format=%(trailers:key=Forge-Bead,valueonly)')
     .split('\n')
     .filter((line) => line !== '');
+/** The lock a dead runner of `runId` left: the next run takes it over, and so knows whose results may have landed. */
+const deadHolder = (epic: string, runId: string): LockHolder => ({
+  pid: 999_999,
+  host: 'test-host',
+  started_at: '2026-01-01T00:00:00Z',
+  epic,
+  run_id: runId,
+});
 const ofType = <T extends LoopEvent['type']>(events: LoopEvent[], type: T) =>
   events.filter((e): e is Extract<LoopEvent, { type: T }> => e.type === type);
 
@@ -259,6 +273,7 @@ describe('ralph-loop --parallel', () => {
     const { epicId, ids } = await h.epic(['landed', 'fresh']);
     // The dead run: both claimed; `landed`'s commit made on the branch, the bead not yet closed.
     for (const id of ids) await h.store.claim(id);
+    h.lockState.holder = deadHolder(epicId, 'old');
     await repo.write('landed.txt', 'landed\n');
     repo.run('add', 'landed.txt');
     repo.run(
@@ -274,6 +289,43 @@ describe('ralph-loop --parallel', () => {
     expect(await repo.read('landed.txt')).toBe('landed\n');
     expect(beadTrailers(repo).filter((id) => id === ids[0])).toHaveLength(1);
     expect((await h.store.show(ids[0]!)).status).toBe('closed');
+  });
+
+  it.each([
+    [
+      'a commit of its earlier life (closed, reverted, reopened) is not its result: the redo runs',
+      'older',
+      'old',
+    ],
+    [
+      'with no lock left to name the dead run, nothing is taken for its result: the bead runs again',
+      'old',
+      undefined,
+    ],
+  ])('%s', async (_, commitRun, deadRun) => {
+    const repo = await createTempRepo();
+    const h = createHarness();
+    const { epicId, ids } = await h.epic(['redo']);
+    const id = ids[0]!;
+    // Its first life: landed as run `commitRun`, then the user reverted the commit and reopened the bead.
+    await repo.write('redo.txt', 'first\n');
+    repo.run('add', 'redo.txt');
+    repo.run(
+      'commit',
+      '-q',
+      '-m',
+      `ralph-loop: ${id} redo\n\nForge-Bead: ${id}\nForge-Attempt: ${commitRun}.${id}.1`,
+    );
+    repo.run('revert', '--no-edit', 'HEAD');
+    // The redo's runner claimed it and died before its result landed.
+    await h.store.claim(id);
+    if (deadRun !== undefined) h.lockState.holder = deadHolder(epicId, deadRun);
+    const agent = fileAgent();
+    const summary = await parallelRun(h, repo, epicId, agent.executor);
+    expect(summary).toMatchObject({ reason: 'done', beadsClosed: 1 });
+    expect(agent.seen.map((entry) => entry.title)).toEqual(['redo']);
+    expect(await repo.exists('redo.txt')).toBe(true);
+    expect(beadTrailers(repo).filter((trailer) => trailer === id)).toHaveLength(2);
   });
 
   it('each agent at work is known by its process group until its attempt ends, for a quit that cannot wait', async () => {
