@@ -100,7 +100,12 @@ function doerRead(record: ReadRecord, rules: ReadRules): { phrase: string; reade
 function verb(record: ReadRecord): string {
   const call = record.event.replace(/^os\./, '').replace(/Sync$/, '');
   if (/^(?:listdir|scandir|readdir|opendir)$/.test(call)) return 'listed';
-  if (/^(?:stat|lstat|exists|access|readlink)$/.test(call)) return 'looked at';
+  if (
+    /^(?:stat|lstat|exists|access|readlink|realpath|statfs|statvfs|pathconf|getxattr|listxattr|chdir)(?:\.native)?$/.test(
+      call,
+    )
+  )
+    return 'looked at';
   if (call === 'remove' || call === 'rmtree') return 'removed';
   if (!record.write) return 'read';
   return call === 'open' ? 'wrote' : 'changed';

@@ -30,6 +30,15 @@ const READS = [
   'access',
   'readlinkSync',
   'readlink',
+  // What a path resolves to, or the file system it is on, says whether it is there (red team: a
+  // doer-left ../flag tested with realpathSync passed unseen).
+  'realpathSync',
+  'realpath',
+  'statfsSync',
+  'statfs',
+  'watch',
+  'watchFile',
+  'openAsBlob',
   'copyFileSync',
   'copyFile',
   'cpSync',
@@ -45,9 +54,14 @@ const PROMISE_READS = [
   'lstat',
   'access',
   'readlink',
+  'realpath',
+  'statfs',
+  'watch',
   'copyFile',
   'cp',
 ];
+/** The realpath functions' `native` forms, by the name they are logged under. */
+const NATIVE_FORMS = ['realpathSync', 'realpath'];
 /** Functions that write a path: refused on the watch's own folder. */
 const WRITES = [
   'writeFileSync',
@@ -181,21 +195,22 @@ export const NODE_READ_WATCH = `
     error.code = 'EACCES';
     throw error;
   };
-  var TESTS = /^(?:exists|stat|lstat|access|readlink)(?:Sync)?$/;
+  var TESTS = /^(?:exists|stat|lstat|access|readlink|realpath|statfs)(?:Sync)?(?:\\.native)?$/;
   var aboveRoot = function (p) {
     for (var i = 0; i < roots.length; i += 1) if (under(roots[i], p)) return true;
     return false;
   };
   var depth = 0;
-  var wrap = function (target, name, check) {
-    var original = target[name];
+  var wrap = function (target, name, check, label) {
+    var original = target && target[name];
+    var logged = label || name;
     if (typeof original !== 'function') return;
     var wrapped = function () {
       // A call fs makes of itself inside one (readFileSync's openSync, exists' access) is the same read.
       if (depth === 0) {
-        check(name, arguments[0], wrapped);
+        check(logged, arguments[0], wrapped);
         if (name === 'cpSync' || name === 'cp' || name === 'copyFileSync' || name === 'copyFile' || name === 'renameSync' || name === 'rename') {
-          check(name, arguments[1], wrapped, true);
+          check(logged, arguments[1], wrapped, true);
         }
       }
       depth += 1;
@@ -224,10 +239,13 @@ export const NODE_READ_WATCH = `
   };
   ${JSON.stringify(READS)}.forEach(function (name) { wrap(fs, name, reading); });
   ${JSON.stringify(WRITES)}.forEach(function (name) { wrap(fs, name, writing); });
+  // fs.realpathSync.native hangs on the original: the wrapped function finds it through its prototype.
+  ${JSON.stringify(NATIVE_FORMS)}.forEach(function (name) { wrap(fs[name], 'native', reading, name + '.native'); });
   var promises = fs.promises;
   if (promises) {
     ${JSON.stringify(PROMISE_READS)}.forEach(function (name) { wrap(promises, name, reading); });
     ${JSON.stringify(PROMISE_WRITES)}.forEach(function (name) { wrap(promises, name, writing); });
+    wrap(promises.realpath, 'native', reading, 'realpath.native');
   }
   try { require('module').syncBuiltinESMExports(); } catch (_) {}
 })();

@@ -133,7 +133,11 @@ def _forge_read_watch():
     LISTS = ('os.listdir', 'os.scandir')
     # Not audit events: the wrappers below report them, for a file's presence, size or time carries a
     # value as well as its bytes do (os.path.exists, Path.stat and the import system go through them).
-    TESTS = ('os.stat', 'os.lstat', 'os.access', 'os.readlink')
+    # os.statvfs and os.pathconf answer for the file system a path is on, and fail when it is not there
+    # (red team: a doer-left ../flag tested with os.statvfs passed unseen); extended attributes and
+    # a change of folder are audit events of their own.
+    TESTS = ('os.stat', 'os.lstat', 'os.access', 'os.readlink', 'os.statvfs', 'os.pathconf',
+             'os.getxattr', 'os.listxattr', 'os.chdir')
 
     def paths_of(event, args):
         if event == 'open' or event in LISTS:
@@ -258,7 +262,7 @@ def _forge_read_watch():
         if getattr(_os, name, None) is original:
             setattr(_os, name, wrapped)
 
-    for name in ('stat', 'lstat', 'access', 'readlink'):
+    for name in ('stat', 'lstat', 'access', 'readlink', 'statvfs', 'pathconf'):
         tested(name)
 
 

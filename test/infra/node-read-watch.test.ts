@@ -76,11 +76,14 @@ describe("the Node preload's read watch", () => {
     const records = await logged(exits);
     expect(records.map((r) => [r.event, r.path, r.kind])).toEqual([
       ['statSync', join(elsewhere, 'plant.txt'), 'outside'],
+      // require resolves the module's real path, then reads it: two calls, both from main.cjs:4.
+      ['realpathSync', join(elsewhere, 'planted.cjs'), 'outside'],
       ['readFileSync', join(elsewhere, 'planted.cjs'), 'outside'],
       // Once: the stream's own open, later, is fs's and not logged again as a read no code made.
       ['createReadStream', join(elsewhere, 'plant.txt'), 'outside'],
     ]);
     expect(records[1]?.frames).toContain(`${join(repo, 'main.cjs')}:4`);
+    expect(records[2]?.frames).toContain(`${join(repo, 'main.cjs')}:4`);
   });
 
   it('logs a file outside the trees reached through /proc/self/root or /proc/self/cwd', async () => {
@@ -104,6 +107,36 @@ describe("the Node preload's read watch", () => {
       ['readFileSync', join(elsewhere, 'flag'), 'outside'],
       ['existsSync', join(elsewhere, 'flag'), 'outside'],
       ['readFileSync', join(elsewhere, 'flag'), 'outside'],
+    ]);
+  });
+
+  it('logs a path outside the trees that code only resolves, or asks the file system of', async () => {
+    // Red team: a doer-left ../flag tested with fs.realpathSync passed unseen; its other forms say as much.
+    const exits = await watch();
+    const elsewhere = await tempTree({ flag: 'on' }, 'forge-nreadw-real-');
+    const flag = JSON.stringify(join(elsewhere, 'flag'));
+    const repo = await tempTree({
+      'main.cjs': [
+        "const fs = require('fs');",
+        `fs.realpathSync(${flag});`,
+        `fs.realpathSync.native(${flag});`,
+        `fs.statfsSync(${flag});`,
+        `fs.watch(${flag}).close();`,
+        `fs.realpath.native(${flag}, () => fs.promises.realpath(${flag}).then(() => console.log(typeof fs.realpathSync.native)));`,
+        '',
+      ].join('\n'),
+    });
+    const ran = await node(exits, repo, 'main.cjs');
+    expect(ran.stderr).toBe('');
+    expect(ran.stdout).toBe('function\n');
+    const records = await logged(exits);
+    expect(records.map((r) => [r.event, r.path, r.kind])).toEqual([
+      ['realpathSync', join(elsewhere, 'flag'), 'outside'],
+      ['realpathSync.native', join(elsewhere, 'flag'), 'outside'],
+      ['statfsSync', join(elsewhere, 'flag'), 'outside'],
+      ['watch', join(elsewhere, 'flag'), 'outside'],
+      ['realpath.native', join(elsewhere, 'flag'), 'outside'],
+      ['realpath', join(elsewhere, 'flag'), 'outside'],
     ]);
   });
 

@@ -96,6 +96,35 @@ describe('the read watch', () => {
     ]);
   });
 
+  it('logs a path outside the tree that code asks the file system of, or goes into', async () => {
+    // Red team: a doer-left ../flag tested with os.statvfs passed unseen; os.pathconf, the extended
+    // attributes and a chdir there say as much of it.
+    const exits = await watch();
+    const elsewhere = await tempTree({ flag: 'on' }, 'forge-readw-fs-');
+    const repo = await tempTree({ 'src/lib.py': '' });
+    const flag = JSON.stringify(join(elsewhere, 'flag'));
+    const script = [
+      'import os',
+      `os.statvfs(${flag})`,
+      `os.pathconf(${flag}, 'PC_NAME_MAX')`,
+      `os.listxattr(${flag})`,
+      `try:\n    os.getxattr(${flag}, 'user.forge')\nexcept OSError:\n    pass`,
+      `os.chdir(${JSON.stringify(elsewhere)})`,
+      "print('ran')",
+    ].join('\n');
+    const ran = await python(exits, repo, script);
+    expect(ran.stderr).toBe('');
+    expect(ran.stdout).toBe('ran\n');
+    const path = join(elsewhere, 'flag');
+    expect((await logged(exits)).map((r) => [r.event, r.path, r.kind])).toEqual([
+      ['os.statvfs', path, 'outside'],
+      ['os.pathconf', path, 'outside'],
+      ['os.listxattr', path, 'outside'],
+      ['os.getxattr', path, 'outside'],
+      ['os.chdir', elsewhere, 'outside'],
+    ]);
+  });
+
   it('logs a hot loop over one path once per stack, and a few stacks at most', async () => {
     const exits = await watch();
     const repo = await tempTree({ '.git/x': '1' });
