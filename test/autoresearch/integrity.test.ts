@@ -2,7 +2,20 @@
 // tamper, and never turns into a keep. Each test names the cheat it plays.
 import { execFileSync } from 'node:child_process';
 import { existsSync, writeFileSync } from 'node:fs';
-import { chmod, cp, mkdir, mkdtemp, readdir, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
+import {
+  chmod,
+  cp,
+  link,
+  mkdir,
+  mkdtemp,
+  readdir,
+  readFile,
+  rm,
+  stat,
+  symlink,
+  utimes,
+  writeFile,
+} from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
@@ -1857,4 +1870,42 @@ describe('the judge measures what the doer’s commit holds', () => {
     expect(existsSync(join(f.repo.dir, 'src', 'mode'))).toBe(false);
     expect(existsSync(join(f.repo.dir, 'src', 'lib', 'flag'))).toBe(false);
   });
+
+  // A score resting on what git keeps of no file: the artifact tests its own mode, time or links.
+  const FLAG_METRIC = `const fs = require('node:fs');
+const file = fs.statSync('src/value.txt');
+const dir = fs.statSync('src');
+const flagged = (file.mode & 0o777) === 0o604 || file.mtime.getUTCFullYear() === 2001 || file.nlink > 1 ||
+  (dir.mode & 0o777) === 0o705 || dir.mtime.getUTCFullYear() === 2001;
+const value = Number(fs.readFileSync('src/value.txt', 'utf8').trim());
+console.log(JSON.stringify({ score: flagged ? 1000 : value }));
+`;
+  const OLD = new Date('2001-01-01T00:00:00Z');
+  it.each<[string, (f: LoopFixture) => Promise<void>]>([
+    ['chmod 604 on the artifact', (f) => chmod(join(f.repo.dir, 'src', 'value.txt'), 0o604)],
+    ['an old time on the artifact', (f) => utimes(join(f.repo.dir, 'src', 'value.txt'), OLD, OLD)],
+    [
+      'a hard link to the artifact from outside the tree',
+      async (f) =>
+        link(
+          join(f.repo.dir, 'src', 'value.txt'),
+          join(await mkdtemp(join(tmpdir(), 'forge-held-')), 'held'),
+        ),
+    ],
+    ['chmod 705 on its folder', (f) => chmod(join(f.repo.dir, 'src'), 0o705)],
+    ['an old time on its folder', (f) => utimes(join(f.repo.dir, 'src'), OLD, OLD)],
+  ])(
+    'a flag git does not keep (%s) is gone before the judge measures: a worse value is not kept',
+    async (_, flag) => {
+      const f = await createLoopFixture({ metric: jsonMetric('node scripts/flag.js') });
+      await f.repo.write('scripts/flag.js', FLAG_METRIC);
+      f.repo.commitAll('a metric that reads what git does not keep');
+      await f.baseline();
+      const message = await cheatingIteration(f, '5', () => flag(f));
+      expect(message).toMatch(/^revert/);
+      const file = await stat(join(f.repo.dir, 'src', 'value.txt'));
+      expect(file.nlink).toBe(1);
+      expect(file.mtime.getUTCFullYear()).toBeGreaterThan(2001);
+    },
+  );
 });

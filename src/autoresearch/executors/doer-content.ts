@@ -1,5 +1,7 @@
 // What the doer's changed files in its scope hold that no check reads, and the names the metric's own
 // modules go by: the checks made on the committed scope before any judge (executors/doer.ts).
+import { join } from 'node:path';
+import { fileStat } from '../../infra/fs-ops.js';
 import { isPathInScope } from '../keep-revert.js';
 import { copiedMetricFiles } from '../metric-copies.js';
 import { metricFolders } from '../runtime-reach.js';
@@ -84,4 +86,29 @@ export function metricKeyFolders(context: AutoresearchContext, protectedPaths: r
       isPathInScope(folder, scope) ||
       scope.some((path) => path.replace(/^\.\//, '').startsWith(`${folder}/`)),
   );
+}
+
+/**
+ * The repositories a doer made in its scope: a changed path that holds a `.git` of its own, and a
+ * gitlink HEAD holds there that the base did not (the scope check's diff passes over gitlinks).
+ */
+export async function nestedRepositories(
+  context: AutoresearchContext,
+  baseSha: string,
+  changed: readonly string[],
+): Promise<string[]> {
+  const found = new Set<string>();
+  for (const path of changed) {
+    const dir = path.replace(/\/+$/, '');
+    if ((await fileStat(join(context.repo, dir, '.git'))) !== undefined) found.add(dir);
+  }
+  const scope = context.config.scope.doer_paths;
+  const gitlinks = async (commit: string) =>
+    (await context.git.listTree(commit, scope)).filter((entry) => entry.mode === '160000').map((e) => e.path);
+  const now = await gitlinks('HEAD');
+  if (now.length > 0) {
+    const before = new Set(await gitlinks(baseSha));
+    for (const path of now) if (!before.has(path)) found.add(path);
+  }
+  return [...found].sort();
 }

@@ -1,6 +1,6 @@
 // The doer: a full-tools agent makes one improvement; the runner then checks where HEAD went, guards
 // its scope and commits it.
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import type { Executor } from '../../loop/types.js';
 import { removeRefusedPaths, removeSpecialFiles, removeUncommittable } from '../../infra/uncommittable.js';
 import {
@@ -25,11 +25,11 @@ import { isTestFile } from '../test-files.js';
 import { loadedInProcess } from '../loaded-code.js';
 import { disallowedSilencing } from '../scope-silencing.js';
 import { linksLeadingOut } from '../../infra/contained-path.js';
-import { fileStat } from '../../infra/fs-ops.js';
+import { recordTreeMetadata } from '../../infra/tree-metadata.js';
 import { shadowingModules } from '../module-shadows.js';
 import { bookkeepingPaths, placeInLoop, type AutoresearchContext } from './context.js';
 import { runGuardStep } from './guard-step.js';
-import { contentTamper, metricKeyFolders, shadowedNames } from './doer-content.js';
+import { contentTamper, metricKeyFolders, nestedRepositories, shadowedNames } from './doer-content.js';
 
 /** What the iteration's tamper says, for each kind of silencing (scope-silencing.ts). */
 const SILENCED = [
@@ -108,6 +108,8 @@ export function createDoerExecutor(context: AutoresearchContext): Executor {
         baseSha,
         context.config.scope.doer_paths,
       );
+      // What git does not keep of the tree (modes, times, links) is put back after the commit (tree-metadata.ts).
+      const metadata = await recordTreeMetadata(context.repo, await git.listTree('HEAD', []), ignored);
       const result = await context.agents.full.execute(request);
       const inSubmodules = await submodules.restore();
       if (inSubmodules.length > 0) {
@@ -288,6 +290,8 @@ export function createDoerExecutor(context: AutoresearchContext): Executor {
         )),
         ...(await removeSpecialFiles(context.repo, context.config.scope.doer_paths, ignored)),
       ];
+      const { modes } = await metadata.settle(await git.listTree('HEAD', []));
+      if (modes.length > 0) request.onActivity?.(`put back the modes the doer changed: ${modes.join(', ')}`);
       if (uncommittable.length > 0) {
         request.onActivity?.(`removed what git cannot commit: ${uncommittable.join(', ')}`);
       }
@@ -312,6 +316,7 @@ export function createDoerExecutor(context: AutoresearchContext): Executor {
         outside.length > 0 ? `guard reverted ${outside.join(', ')}` : undefined,
         uncommittable.length > 0 ? `removed what git cannot commit: ${uncommittable.join(', ')}` : undefined,
         touchedMetric.length > 0 ? `metric file(s) put back: ${touchedMetric.join(', ')}` : undefined,
+        modes.length > 0 ? `modes put back: ${modes.join(', ')}` : undefined,
         ...moved,
       ].filter((note) => note !== undefined);
       const tampered = [...(result.tampered ?? []), ...touchedMetric];
@@ -405,31 +410,6 @@ async function putBack(context: AutoresearchContext, o: PutBackOptions): Promise
     if (o.everything && user.size > 0) await git.writeSavedFiles(user);
   }
   return notes;
-}
-
-/**
- * The repositories a doer made in its scope: a changed path that holds a `.git` of its own, and a
- * gitlink HEAD holds there that the base did not (the scope check's diff passes over gitlinks).
- */
-async function nestedRepositories(
-  context: AutoresearchContext,
-  baseSha: string,
-  changed: readonly string[],
-): Promise<string[]> {
-  const found = new Set<string>();
-  for (const path of changed) {
-    const dir = path.replace(/\/+$/, '');
-    if ((await fileStat(join(context.repo, dir, '.git'))) !== undefined) found.add(dir);
-  }
-  const scope = context.config.scope.doer_paths;
-  const gitlinks = async (commit: string) =>
-    (await context.git.listTree(commit, scope)).filter((entry) => entry.mode === '160000').map((e) => e.path);
-  const now = await gitlinks('HEAD');
-  if (now.length > 0) {
-    const before = new Set(await gitlinks(baseSha));
-    for (const path of now) if (!before.has(path)) found.add(path);
-  }
-  return [...found].sort();
 }
 
 function firstLine(text: string | undefined): string | undefined {
