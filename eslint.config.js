@@ -16,7 +16,8 @@ const LAYERS = {
 
 /**
  * Subprocesses go through src/infra (argv arrays, explicit cwd and env), nowhere else: process.ts
- * (runProcess, the one place execa is used) and short-process.ts (br and git calls).
+ * (runProcess, the one place execa is used) and short-process.ts (br and git calls); spawn-failures.ts
+ * watches what both start for a spawn Node fails without a listener.
  */
 const SUBPROCESSES_THROUGH_INFRA = [
   {
@@ -60,7 +61,7 @@ const layerRules = [
     rules: { 'no-restricted-imports': layerRule(layer, { execa: true }) },
   })),
   {
-    files: ['src/infra/process.ts', 'src/infra/short-process.ts'],
+    files: ['src/infra/process.ts', 'src/infra/short-process.ts', 'src/infra/spawn-failures.ts'],
     rules: { 'no-restricted-imports': layerRule('infra', { execa: false }) },
   },
 ];

@@ -9,6 +9,9 @@ import { carriesMark, currentRunMarks, RUN_MARK_VAR } from './run-marks.js';
 import { endGroup, processCommandLine, processStartTicks, processStillRuns, signalGroup } from './pid.js';
 import { createLineSplitter } from './line-splitter.js';
 import { DEFAULT_KEPT_CHARS, TailBuffer } from './tail-buffer.js';
+import { takeSpawnFailure, watchSpawnFailures } from './spawn-failures.js';
+
+watchSpawnFailures();
 
 export { isProcessAlive, signalGroup } from './pid.js';
 
@@ -87,20 +90,27 @@ export async function runProcess(command: Command, options: RunProcessOptions): 
       : { command, contained: false };
   // Where the pid allocator stands before the child is forked, so its sweep can skip older processes.
   const forksBefore = mark === undefined ? undefined : readPidCounters()?.forks;
-  const child = execa(launch.command.file, [...launch.command.args], {
-    cwd: options.cwd,
-    env,
-    extendEnv: false,
-    detached: true,
-    reject: false,
-    stripFinalNewline: false,
-    buffer: false,
-    encoding: 'utf8',
-    ...(options.input === undefined ? { stdin: 'ignore' as const } : { input: options.input }),
-    stdout: 'pipe',
-    stderr: 'pipe',
-    cleanup: true,
-  });
+  takeSpawnFailure(); // one an earlier spawn left is not this one's
+  let child: ReturnType<typeof launchChild>;
+  try {
+    child = launchChild(launch.command, options, env);
+  } catch (error) {
+    // Out of file descriptors, execa throws where Node only failed the spawn (spawn-failures.ts).
+    const failure = takeSpawnFailure();
+    if (failure === undefined) throw error;
+    return {
+      exitCode: undefined,
+      signal: undefined,
+      stdout: '',
+      stderr: '',
+      timedOut: false,
+      aborted: false,
+      spawnError: failure,
+      durationMs: Date.now() - started,
+      ...(mark === undefined ? {} : { swept: [] }),
+      ...(options.contain === true ? { contained: launch.contained } : {}),
+    };
+  }
 
   if (child.pid !== undefined) options.onSpawn?.(child.pid);
 
@@ -194,6 +204,24 @@ export async function runProcess(command: Command, options: RunProcessOptions): 
     swept,
     ...(options.contain === true ? { contained: launch.contained } : {}),
   };
+}
+
+/** The child, through execa: its own process group, output as pipes, never rejecting. */
+function launchChild(command: Command, options: RunProcessOptions, env: NodeJS.ProcessEnv) {
+  return execa(command.file, [...command.args], {
+    cwd: options.cwd,
+    env,
+    extendEnv: false,
+    detached: true,
+    reject: false,
+    stripFinalNewline: false,
+    buffer: false,
+    encoding: 'utf8',
+    ...(options.input === undefined ? { stdin: 'ignore' as const } : { input: options.input }),
+    stdout: 'pipe',
+    stderr: 'pipe',
+    cleanup: true,
+  });
 }
 
 export { RUN_MARK_VAR } from './run-marks.js';

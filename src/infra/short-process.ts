@@ -21,6 +21,7 @@ import { spawn } from 'node:child_process';
 import { closeSync, fstatSync, openSync, readSync, statfsSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { endGroup } from './pid.js';
+import { spawnErrorText } from './spawn-failures.js';
 import type { Command, ProcessResult } from './process.js';
 import { DEFAULT_KEPT_CHARS, keptTail, TailBuffer } from './tail-buffer.js';
 
@@ -243,7 +244,7 @@ export function runShortProcess(command: Command, options: ShortProcessOptions):
     // the call from ending: it goes when the leader does, as under runProcess.
     child.once('exit', endChildGroup);
     child.once('error', (error) => {
-      finish({ exitCode: undefined, signal: undefined, spawnError: error.message });
+      finish({ exitCode: undefined, signal: undefined, spawnError: spawnErrorText(error) });
     });
     child.once('close', (code, signal) => {
       finish({ exitCode: code ?? undefined, signal: signal ?? undefined, spawnError: undefined });

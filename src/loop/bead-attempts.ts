@@ -208,8 +208,11 @@ async function runInTree(ctx: RunContext, executor: Executor, spec: AttemptSpec)
   });
 }
 
-/** Error codes of the machine's state, not the bead's: a read-only file or disk, permissions. */
-const MACHINE_CODES = new Set(['EROFS', 'EPERM', 'EACCES']);
+/**
+ * Error codes of the machine's state, not the bead's: a read-only file or disk, permissions, a process
+ * out of file descriptors (its `ulimit -n`: seen failing a doer three times over on `spawn git EMFILE`).
+ */
+const MACHINE_CODES = new Set(['EROFS', 'EPERM', 'EACCES', 'EMFILE', 'ENFILE']);
 
 /**
  * Whether Forge's own step failed on the machine (its disk, its permissions, git with no identity to
@@ -223,7 +226,9 @@ export function isMachineFault(error: unknown): boolean {
     const { code } = current as NodeJS.ErrnoException;
     return (
       (code !== undefined && MACHINE_CODES.has(code)) ||
-      /unable to auto-detect email address|index\.lock': File exists/i.test(current.message) ||
+      /unable to auto-detect email address|index\.lock': File exists|\bspawn \S+ E[MN]FILE\b/i.test(
+        current.message,
+      ) ||
       // Git could not make a lock or temp file: its folder (TMPDIR, for Forge's scratch index) is gone,
       // read-only or not ours (fault injection: a missing TMPDIR spent a doer's three attempts).
       /unable to create '[^']*': (?:no such file or directory|permission denied|read-only file system)/i.test(
