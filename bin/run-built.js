@@ -11,7 +11,7 @@ const bundle = join(__dirname, '..', 'dist', 'bundle');
 
 /**
  * Runs the executable `name`; a failure to load is thrown (Node prints it and exits 1), a program
- * that is not built is said in two lines and exit 1.
+ * that is not built is said in two lines and exit 1, one out of file descriptors the same and exit 3.
  * @param {'ralph-loop' | 'forge-pack'} name
  */
 async function runBuilt(name) {
@@ -25,6 +25,18 @@ async function runBuilt(name) {
       'code' in error &&
       error.code === 'ERR_MODULE_NOT_FOUND' &&
       error.message.includes(entry);
+    // Out of file descriptors, Node cannot read the program's own files: said plainly, as an
+    // environment failure (exit 3), not as a stack trace (fault injection: `ulimit -n 18`).
+    const starved =
+      error instanceof Error && 'code' in error && (error.code === 'EMFILE' || error.code === 'ENFILE');
+    if (starved) {
+      process.stderr.write(
+        `${name}: could not load the program: this process is out of file descriptors (${error.code}).\n` +
+          'hint: Raise the limit (ulimit -n; 1024 is plenty) and run again.\n',
+      );
+      process.exitCode = 3;
+      return;
+    }
     if (!missing) throw error;
     process.stderr.write(
       `${name}: the program is not built (${entry} is missing).\n` +

@@ -421,4 +421,29 @@ console.log(JSON.stringify({ rejected: script.cachedDataRejected, exported: Obje
       await rm(bare, { recursive: true, force: true });
     }
   });
+
+  it('an executable that cannot load its program for want of file descriptors says so, exit 3, no trace', async () => {
+    const bare = await mkdtemp(join(tmpdir(), 'forge-starved-'));
+    try {
+      await cp(join(ROOT, 'bin'), join(bare, 'bin'), { recursive: true });
+      await writeFile(join(bare, 'package.json'), '{"type":"module"}\n');
+      // What Node's loader throws when a chunk of the bundle cannot be opened (seen under ulimit -n 18).
+      await mkdir(join(bare, 'dist', 'bundle'), { recursive: true });
+      await writeFile(
+        join(bare, 'dist', 'bundle', 'ralph-loop.js'),
+        "throw Object.assign(new Error('EMFILE: too many open files, open chunk.js'), { code: 'EMFILE' });\n",
+      );
+      const run = await execa(process.execPath, [join(bare, 'bin', 'ralph-loop.js'), '--version'], {
+        reject: false,
+      });
+      expect(run.exitCode).toBe(3);
+      expect(run.stderr).toContain(
+        'ralph-loop: could not load the program: this process is out of file descriptors (EMFILE)',
+      );
+      expect(run.stderr).toContain('ulimit -n');
+      expect(run.stderr).not.toMatch(/^\s+at /m);
+    } finally {
+      await rm(bare, { recursive: true, force: true });
+    }
+  });
 });
