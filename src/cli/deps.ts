@@ -43,7 +43,7 @@ export interface CliDeps {
   /** How doctor tells a live lock holder from a dead one. */
   isProcessAlive?: (pid: number) => boolean;
   /** Makes (or reuses) the loop's worktree on branch ralph-loop/<epic>; returns its path. */
-  prepareWorktree(repo: string, epicId: string): Promise<string>;
+  prepareWorktree(repo: string, epicId: string, onNote?: (text: string) => void): Promise<string>;
   /** Where autoresearch reads and writes a loop's state (tests may keep it in memory). */
   loopFiles: LoopFiles;
 }
@@ -65,8 +65,13 @@ export function createDeps(overrides: Partial<CliDeps> = {}): CliDeps {
     killProcessGroup: (pid) => signalGroup(pid, 'SIGKILL'),
     agentFactory: createAgentFactory(),
     createRunnerGit: async (cwd) => (await import('./runner-git.js')).createRunnerGit({ cwd, env: deps.env }),
-    prepareWorktree: async (repo, epicId) =>
-      (await import('./runner-git.js')).prepareLoopWorktree({ repo, epicId, env: deps.env }),
+    prepareWorktree: async (repo, epicId, onNote) =>
+      (await import('./runner-git.js')).prepareLoopWorktree({
+        repo,
+        epicId,
+        env: deps.env,
+        ...(onNote === undefined ? {} : { onNote }),
+      }),
     loopFiles: diskLoopFiles(),
     ...overrides,
   };

@@ -223,7 +223,9 @@ export async function runEpicCommand(
     });
   }
   const runId = `${new Date(deps.clock.now()).toISOString().replace(/[:.]/g, '-')}-${randomBytes(3).toString('hex')}`;
-  const cwd = flags.worktree ? await deps.prepareWorktree(repo, epicId) : repo;
+  const cwd = flags.worktree
+    ? await deps.prepareWorktree(repo, epicId, (text) => deps.stderr.write(`warning: ${text}\n`))
+    : repo;
   const git = flags.worktree ? await deps.createRunnerGit(cwd) : repoGit;
 
   const log = flags.dryRun

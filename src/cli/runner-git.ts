@@ -1,6 +1,6 @@
 // The runner's git port (refuse mid-merge or on a locked index, commits of only what a bead changed)
 // and the loop worktree, over infra/git.
-import { access, lstat } from 'node:fs/promises';
+import { lstat, rename } from 'node:fs/promises';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { readLoopsRegistry } from '../autoresearch/workspace.js';
 import { pathExists } from '../infra/atomic-file.js';
@@ -83,11 +83,17 @@ export async function createRunnerGit(options: {
   };
 }
 
-/** Creates (or reuses) `.forge/worktrees/<epic>` on branch `ralph-loop/<epic>` and returns its path. */
+/**
+ * Creates (or reuses) `.forge/worktrees/<epic>` on branch `ralph-loop/<epic>` and returns its path. A
+ * worktree whose checkout went (deleted while or after a run) is made again from its branch, which
+ * holds every commit the loop made; what was left in its folder is moved aside first, never deleted.
+ */
 export async function prepareLoopWorktree(options: {
   repo: string;
   epicId: string;
   env: NodeJS.ProcessEnv;
+  /** Told what was repaired, for a warning. */
+  onNote?: (text: string) => void;
 }): Promise<string> {
   const git = createGit({ cwd: options.repo, env: options.env });
   const safe = options.epicId.replace(/[^A-Za-z0-9._-]/g, '_');
@@ -102,14 +108,21 @@ export async function prepareLoopWorktree(options: {
       cause: error,
     });
   }
-  const existing = worktrees.find((entry) => resolve(entry.path) === path);
-  if (existing !== undefined) return path;
+  const registered = worktrees.some((entry) => resolve(entry.path) === path);
+  if (await pathExists(join(path, '.git'))) return path;
+  if (await pathExists(path)) {
+    // Not a checkout (its .git went): git would take it for a folder of the repository around it.
+    const aside = `${path}.left-${new Date().toISOString().replace(/[:.]/g, '-')}`;
+    await rename(path, aside);
+    options.onNote?.(
+      `the loop's worktree ${path} had lost its .git; what was in it is kept in ${aside}, and the worktree is made again from ${branch}`,
+    );
+  } else if (registered) {
+    options.onNote?.(`the loop's worktree ${path} was gone; it is made again from ${branch}`);
+  }
+  // The entry of a checkout that is gone would refuse the new one ("missing but already registered").
+  if (registered) await git.worktreeRemove(path);
   const branchExists = (await git.resolveCommit(`refs/heads/${branch}`)) !== undefined;
-  const present = await access(join(path, '.git')).then(
-    () => true,
-    () => false,
-  );
-  if (present) return path;
   if (branchExists) await git.worktreeAdd(path, { base: branch });
   else await git.worktreeAdd(path, { branch });
   return path;

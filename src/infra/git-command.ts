@@ -1,6 +1,7 @@
 // Running git for a Git: argv at the top of the working tree, an env that keeps output stable and
 // nothing prompting, exit codes turned into GitError, and long path lists cut into chunks.
 import { createHash, type Hash } from 'node:crypto';
+import { dirname } from 'node:path';
 import { AppError, ExitCode } from './errors.js';
 import type { GitOptions } from './git-port.js';
 import { outsideTree } from './trusted-path.js';
@@ -172,7 +173,16 @@ export function createGitCommand(options: GitOptions): GitCommand {
       },
     ));
   const root = async () => (await layout()).top;
-  const git = async (args: readonly string[], extra: GitCallOptions = {}) => run(await root(), args, extra);
+  // Once the top is known, git never looks above it for a repository: where its `.git` went (a linked
+  // worktree deleted while a run went on, then written into again), every call climbed to the repository
+  // around the tree and worked on that one (seen: the main checkout switched to the loop's branch).
+  const git = async (args: readonly string[], extra: GitCallOptions = {}) => {
+    const top = await root();
+    const ceiling = [dirname(top), options.env.GIT_CEILING_DIRECTORIES].filter(
+      (dir) => dir !== undefined && dir !== '',
+    );
+    return run(top, args, { ...extra, env: { GIT_CEILING_DIRECTORIES: ceiling.join(':'), ...extra.env } });
+  };
 
   async function forChunks(paths: readonly string[], run: (chunk: string[]) => Promise<void>): Promise<void> {
     for (let i = 0; i < paths.length; i += PATHS_PER_CALL) await run(paths.slice(i, i + PATHS_PER_CALL));

@@ -9,7 +9,7 @@ import { carriesMark, currentRunMarks, RUN_MARK_VAR } from './run-marks.js';
 import { endGroup, processCommandLine, processStartTicks, processStillRuns, signalGroup } from './pid.js';
 import { createLineSplitter } from './line-splitter.js';
 import { DEFAULT_KEPT_CHARS, TailBuffer } from './tail-buffer.js';
-import { takeSpawnFailure, watchSpawnFailures } from './spawn-failures.js';
+import { spawnErrorText, takeSpawnFailure, watchSpawnFailures } from './spawn-failures.js';
 
 watchSpawnFailures();
 
@@ -186,7 +186,7 @@ export async function runProcess(command: Command, options: RunProcessOptions): 
   const spawnError =
     result.failed && result.exitCode === undefined && result.signal === undefined
       ? result.cause instanceof Error
-        ? result.cause.message
+        ? spawnErrorText(result.cause, options.cwd)
         : result.shortMessage
       : undefined;
 

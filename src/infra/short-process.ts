@@ -244,7 +244,7 @@ export function runShortProcess(command: Command, options: ShortProcessOptions):
     // the call from ending: it goes when the leader does, as under runProcess.
     child.once('exit', endChildGroup);
     child.once('error', (error) => {
-      finish({ exitCode: undefined, signal: undefined, spawnError: spawnErrorText(error) });
+      finish({ exitCode: undefined, signal: undefined, spawnError: spawnErrorText(error, options.cwd) });
     });
     child.once('close', (code, signal) => {
       finish({ exitCode: code ?? undefined, signal: signal ?? undefined, spawnError: undefined });

@@ -6,6 +6,7 @@
 // this process starts is watched for that case here: the event is taken, and the failure is kept for
 // the caller, which reports it as the spawn error it is.
 import { ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { constants } from 'node:os';
 import { getSystemErrorName } from 'node:util';
 
@@ -51,7 +52,13 @@ export function takeSpawnFailure(): string | undefined {
 
 const REMEDY = 'this process is out of file descriptors (raise its limit: ulimit -n)';
 
-/** A spawn's error event as a sentence: one for want of descriptors says so, and what to do. */
-export function spawnErrorText(error: NodeJS.ErrnoException): string {
-  return error.code === 'EMFILE' || error.code === 'ENFILE' ? `${error.message}: ${REMEDY}` : error.message;
+/**
+ * A spawn's error event as a sentence: one for want of descriptors says so, and what to do; an ENOENT
+ * whose program is there but whose folder `cwd` is not (Node names the program either way) names the folder.
+ */
+export function spawnErrorText(error: NodeJS.ErrnoException, cwd?: string): string {
+  if (error.code === 'EMFILE' || error.code === 'ENFILE') return `${error.message}: ${REMEDY}`;
+  if (error.code === 'ENOENT' && cwd !== undefined && !existsSync(cwd))
+    return `${error.message}: the folder it was to run in is gone (${cwd})`;
+  return error.message;
 }

@@ -229,6 +229,8 @@ export function isMachineFault(error: unknown): boolean {
       /unable to auto-detect email address|index\.lock': File exists|\bspawn \S+ E[MN]FILE\b/i.test(
         current.message,
       ) ||
+      // The tree itself went (a deleted worktree): git finds no repository, a program no folder to run in.
+      /fatal: not a git repository|the folder it was to run in is gone/i.test(current.message) ||
       // Git could not make a lock or temp file: its folder (TMPDIR, for Forge's scratch index) is gone,
       // read-only or not ours (fault injection: a missing TMPDIR spent a doer's three attempts).
       /unable to create '[^']*': (?:no such file or directory|permission denied|read-only file system)/i.test(

@@ -3,7 +3,7 @@
 // process; the rest runs its program in the test's process.
 import { execa } from 'execa';
 import { existsSync } from 'node:fs';
-import { readFile, writeFile, readdir } from 'node:fs/promises';
+import { readFile, rm, writeFile, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { isProcessAlive } from '../../src/infra/process.js';
@@ -329,5 +329,40 @@ describe('ralph-loop process: git', () => {
     expect(second.exitCode, second.stderr).toBe(0);
     expect((await repo.calls())[1]!.cwd).toBe(worktree);
     expect((await repo.show(ids[1]!)).status).toBe('closed');
+  });
+
+  it('--worktree makes the worktree again from its branch when its checkout went, keeping what was left', async () => {
+    const repo = await makeRepo();
+    const { epic, ids } = await repo.epic(['first', 'second', 'third']);
+    await repo.script({ '*': [[{ write: { path: 'made-here.txt', content: 'x\n' } }]] });
+    const once = ['--agent', repo.agent, '--worktree', '--max-beads', '1', '--auto-commit'];
+    expect((await repo.ralph([epic, ...once])).exitCode).toBe(0);
+    const worktree = join(repo.dir, '.forge', 'worktrees', epic);
+
+    // The whole checkout deleted: git still lists it, and its branch holds the loop's commit.
+    await rm(worktree, { recursive: true, force: true });
+    const second = await repo.ralph([epic, ...once]);
+    expect(second.exitCode, second.stderr).toBe(0);
+    expect(second.stderr).toContain(
+      `the loop's worktree ${worktree} was gone; it is made again from ralph-loop/${epic}`,
+    );
+    expect((await repo.calls())[1]!.cwd).toBe(worktree);
+    expect((await repo.show(ids[1]!)).status).toBe('closed');
+    expect(await git(repo, 'branch', '--show-current')).toBe('main');
+
+    // Only its .git gone, a file of the user's left in it: moved aside, never deleted, nor taken for
+    // a folder of the repository around it.
+    await rm(join(worktree, '.git'));
+    await writeFile(join(worktree, 'notes.txt'), 'mine\n');
+    const third = await repo.ralph([epic, ...once]);
+    expect(third.exitCode, third.stderr).toBe(0);
+    const aside = /what was in it is kept in (\S+),/.exec(third.stderr)?.[1];
+    expect(aside).toBeDefined();
+    expect(await readFile(join(aside!, 'notes.txt'), 'utf8')).toBe('mine\n');
+    expect((await repo.show(ids[2]!)).status).toBe('closed');
+    expect(await execa('git', ['branch', '--show-current'], { cwd: worktree }).then((r) => r.stdout)).toBe(
+      `ralph-loop/${epic}`,
+    );
+    expect(await git(repo, 'branch', '--show-current')).toBe('main');
   });
 });

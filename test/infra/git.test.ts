@@ -21,6 +21,20 @@ import { forgeIndexEntry } from '../support/forge-index.js';
 import { createTempRepo } from '../support/git-repo.js';
 
 describe('git: reading state', () => {
+  it('a tree whose .git went is no repository: its calls never climb to the repository around it', async () => {
+    const repo = await createTempRepo();
+    // A linked worktree inside the repository, as --worktree makes one under .forge/worktrees/.
+    const path = join(repo.dir, '.forge', 'worktrees', 'e');
+    await repo.git.worktreeAdd(path, { branch: 'ralph-loop/e' });
+    const inTree = createGit({ cwd: path, env: repo.env });
+    expect(await inTree.headState()).toEqual({ sha: repo.head(), branch: 'ralph-loop/e' });
+    // Its .git deleted while the Git is in use (an agent's rm -rf, a cleanup script).
+    await rm(join(path, '.git'));
+    await expect(inTree.headState()).rejects.toThrow(/not a git repository/);
+    await expect(inTree.attachHead('ralph-loop/e')).rejects.toThrow(/not a git repository/);
+    expect(await repo.git.headState()).toEqual({ sha: repo.head(), branch: 'main' });
+  });
+
   it('headSha and resolveCommit', async () => {
     const repo = await createTempRepo();
     expect(await repo.git.headSha()).toBe(repo.head());

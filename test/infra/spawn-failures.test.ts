@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { runProcess } from '../../src/infra/process.js';
+import { runShortProcess } from '../../src/infra/short-process.js';
 import { isMachineFault } from '../../src/loop/bead-attempts.js';
 
 const ENV = { PATH: '/usr/local/bin:/usr/bin:/bin' };
@@ -57,9 +58,35 @@ describe('a spawn that fails for want of file descriptors', () => {
     expect(report.after).toBe(0);
   });
 
+  it('a folder to run in that is gone is named as such, not as a missing program', async () => {
+    const gone = join(tmpdir(), 'forge-no-such-folder', 'deeper');
+    const viaExeca = await runProcess({ file: 'true', args: [] }, { cwd: gone, env: ENV });
+    const viaNode = await runShortProcess({ file: 'true', args: [] }, { cwd: gone, env: ENV });
+    for (const result of [viaExeca, viaNode]) {
+      expect(result.spawnError).toMatch(
+        /ENOENT: the folder it was to run in is gone \(.*forge-no-such-folder\/deeper\)$/,
+      );
+      expect(isMachineFault(new Error(`could not run git: ${result.spawnError ?? ''}`))).toBe(true);
+    }
+    // A program that is not there, in a folder that is: no such words.
+    const missing = await runShortProcess(
+      { file: 'forge-no-such-program', args: [] },
+      { cwd: tmpdir(), env: ENV },
+    );
+    expect(missing.spawnError).toMatch(/ENOENT$/);
+  });
+
   it('is the machine’s fault, not the bead’s: no attempt is spent on it', () => {
     expect(isMachineFault(new Error('could not run git: spawn /usr/bin/git EMFILE'))).toBe(true);
     expect(isMachineFault(Object.assign(new Error('too many open files'), { code: 'ENFILE' }))).toBe(true);
     expect(isMachineFault(new Error('could not run git: spawn /usr/bin/git ENOENT'))).toBe(false);
+    // A tree whose .git went: Forge's own git call finds no repository there.
+    expect(
+      isMachineFault(
+        new Error(
+          'git ls-files failed in /r/.forge/worktrees/e: fatal: not a git repository (or any of the parent directories): .git',
+        ),
+      ),
+    ).toBe(true);
   });
 });
