@@ -91,7 +91,7 @@ async function putTreeBack(
     if (before.branch === undefined) {
       await git.detachHead(before.headSha);
     } else {
-      if (branch !== before.branch) await git.attachHead(before.branch);
+      if (branch !== before.branch) await git.attachHead(before.branch, before.headSha);
       await git.resetSoft(before.headSha);
     }
   }

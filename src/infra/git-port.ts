@@ -120,8 +120,12 @@ export interface Git {
   dropRefs?(refs: readonly string[]): Promise<void>;
   /** The refs under `prefix` (a refs/forge/ folder: whole components, as for-each-ref matches), full names. */
   listRefs?(prefix: string): Promise<string[]>;
-  /** Puts HEAD back on `branch` without touching index or working tree (`git symbolic-ref`). */
-  attachHead(branch: string): Promise<void>;
+  /**
+   * Puts HEAD back on `branch` without touching index or working tree (`git symbolic-ref`). A branch
+   * that is gone (an agent renamed or deleted it) is made again at `orAt` first, where one is given:
+   * HEAD on a branch that does not exist has no commit, and every later call fails.
+   */
+  attachHead(branch: string, orAt?: string): Promise<void>;
   /**
    * Throws ForgedObjectError unless each object (name → what it is, for the message) is stored as its
    * name says: its type, size and bytes hash to that name.

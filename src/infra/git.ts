@@ -367,8 +367,11 @@ export function createGit(options: GitOptions): Git {
       return stdout.split('\n').filter((line) => line !== '');
     },
 
-    async attachHead(branch) {
-      await git(['symbolic-ref', 'HEAD', `refs/heads/${branch}`]);
+    async attachHead(branch, orAt) {
+      const ref = `refs/heads/${branch}`;
+      if (orAt !== undefined && (await api.resolveCommit(ref)) === undefined)
+        await git(['update-ref', ref, orAt]);
+      await git(['symbolic-ref', 'HEAD', ref]);
     },
 
     checkObjects: (objects) => command.checkObjects(objects),

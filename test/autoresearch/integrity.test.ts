@@ -225,6 +225,32 @@ describe('where HEAD goes', () => {
     );
   });
 
+  it.each([
+    ['renames it', ['branch', '-m', 'main', 'renamed']],
+    ['deletes it from another branch', ['switch', '-q', '-c', 'other'], ['branch', '-q', '-D', 'main']],
+  ])(
+    'a doer that %s has the loop’s branch made again where it was; the loop goes on',
+    async (_, ...calls) => {
+      const f = await createLoopFixture();
+      await f.baseline();
+      const base = f.repo.head();
+      // Seen: HEAD put on a branch that no longer existed, with no commit; every later call failed on it.
+      const message = await cheatingIteration(f, '12', async () => {
+        for (const call of calls) f.repo.run(...call);
+      });
+      expect(f.repo.run('symbolic-ref', '--short', 'HEAD').trim()).toBe('main');
+      expect(message).toMatch(/^tamper/);
+      expect((await readIterationState(f.files, f.workspace, 1)).tamper[0]?.what).toMatch(
+        /renamed or deleted main/,
+      );
+      expect(f.repo.run('merge-base', '--is-ancestor', base, 'HEAD')).toBe('');
+      expect(await f.repo.read('src/value.txt')).toBe('10\n');
+      // The next iteration runs on it.
+      f.full.behaviour = doerWrites(f, '13');
+      expect((await f.run('doer', 2)).outcome).toBe('ok');
+    },
+  );
+
   it('a doer that amends the base commit gets its history undone; its iteration is a tamper', async () => {
     const f = await createLoopFixture();
     await f.baseline();

@@ -6,6 +6,20 @@ import { countedMethods } from '../support/counted-git.js';
 import { createTempRepo } from '../support/git-repo.js';
 
 describe('restoreTree', () => {
+  it('puts back a step that renamed the branch it was on: the branch is there again, at its commit', async () => {
+    const repo = await createTempRepo({ 'src/a.ts': 'a\n' });
+    const base = repo.head();
+    const before = await snapshotTree(repo.git, []);
+    repo.run('branch', '-m', 'main', 'renamed');
+    await repo.write('src/a.ts', 'changed\n');
+    repo.commitAll('the step’s commit');
+    const change = await restoreTree(repo.git, before, []);
+    expect(change.headMoved).toBe(true);
+    expect(repo.run('symbolic-ref', '--short', 'HEAD').trim()).toBe('main');
+    expect(repo.head()).toBe(base);
+    expect(await repo.read('src/a.ts')).toBe('a\n');
+  });
+
   it('puts back a step that committed on another branch, edited a tracked file and left a new one', async () => {
     const repo = await createTempRepo({ 'src/a.ts': 'a\n', 'metric.sh': 'echo 1\n' });
     await repo.write('notes.md', 'the user’s, uncommitted\n');

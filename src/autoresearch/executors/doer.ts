@@ -359,8 +359,11 @@ async function putBack(context: AutoresearchContext, o: PutBackOptions): Promise
   const current = state.branch ?? null;
   let head = state.sha;
   if (o.branch !== null && current !== o.branch) {
-    await git.attachHead(o.branch);
-    if (!o.everything) await tamper([`HEAD (${current ?? 'detached'})`], `switched away from ${o.branch}`);
+    // The loop's branch renamed or deleted: made again where HEAD is (history past the base is undone below).
+    const gone = (await git.resolveCommit(`refs/heads/${o.branch}`)) === undefined;
+    await git.attachHead(o.branch, head);
+    const what = gone ? `renamed or deleted ${o.branch}` : `switched away from ${o.branch}`;
+    if (!o.everything) await tamper([`HEAD (${current ?? 'detached'})`], what);
     head = await git.headSha(); // the branch's own commit, now that HEAD is on it again
   }
   if (head !== o.baseSha && !(await git.isAncestor(o.baseSha, head))) {
