@@ -11,6 +11,7 @@ import type { CliDeps } from './deps.js';
 import { runDirFor } from './epic-dirs.js';
 import { say } from './output.js';
 import { closestId } from './run-target.js';
+import { terminalText } from '../infra/terminal-text.js';
 
 export function defineLogsCommand(command: Command, deps: CliDeps): void {
   command
@@ -55,7 +56,8 @@ export async function showLogs(
         hint: await noTranscriptHint(runDir.logsDir, epicId, beadId),
       });
     }
-    deps.stdout.write(transcript);
+    // An agent's own words: shown, never obeyed by the terminal (terminal-text.ts).
+    deps.stdout.write(terminalText(transcript));
     return;
   }
   const runs = (await readdir(runDir.runsDir).catch(() => [] as string[]))
@@ -85,7 +87,7 @@ export async function showLogs(
       deps,
       `Run ${chosen[0]?.replace(/\.jsonl$/, '')} (${runs.length} run(s) recorded; --all for every one)`,
     );
-  for (const event of events) deps.stdout.write(`${formatEvent(event)}\n`);
+  for (const event of events) deps.stdout.write(`${terminalText(formatEvent(event))}\n`);
 }
 
 /** One event as a plain line: its time, type, bead and fields (`ralph-loop logs`). */

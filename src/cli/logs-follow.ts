@@ -15,6 +15,7 @@ import { runDirFor } from './epic-dirs.js';
 import { formatEvent } from './logs-command.js';
 import { say } from './output.js';
 import { createProgressRenderer } from './progress.js';
+import { terminalText } from '../infra/terminal-text.js';
 
 export interface FollowOptions {
   /** Follow this bead's transcript only; by default the live bead's, switching as beads start. */
@@ -168,10 +169,10 @@ function createEventPrinter(deps: CliDeps, json: boolean): EventPrinter {
         renderer.render(event as unknown as LoopEvent);
       } catch {
         // A line from another version of Forge, missing a field the renderer reads.
-        deps.stdout.write(`${formatEvent(event)}\n`);
+        deps.stdout.write(`${terminalText(formatEvent(event))}\n`);
       }
     },
-    transcript: (bead, line) => deps.stdout.write(`  ${bead} | ${line}\n`),
+    transcript: (bead, line) => deps.stdout.write(`  ${bead} | ${terminalText(line)}\n`),
   };
 }
 

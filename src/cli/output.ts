@@ -2,6 +2,7 @@
 import pc from 'picocolors';
 import { CommanderError } from 'commander';
 import { AppError, diskFullFault, ExitCode, readOnlyFault, type ExitCodeValue } from '../infra/errors.js';
+import { terminalText } from '../infra/terminal-text.js';
 import type { CliDeps } from './deps.js';
 
 export function printJson(deps: Pick<CliDeps, 'stdout'>, value: unknown): void {
@@ -51,14 +52,15 @@ export function reportError(
     return ExitCode.environment;
   }
   if (error instanceof AppError) {
-    say(deps, `${colors.red(`${program}:`)} ${error.message}`);
-    if (error.hint !== undefined) say(deps, `${colors.dim('hint:')} ${error.hint}`);
-    if (debug && error.stack !== undefined) say(deps, error.stack);
+    // A message can carry a bead's title or an agent's words: shown, never obeyed (terminal-text.ts).
+    say(deps, `${colors.red(`${program}:`)} ${terminalText(error.message)}`);
+    if (error.hint !== undefined) say(deps, `${colors.dim('hint:')} ${terminalText(error.hint)}`);
+    if (debug && error.stack !== undefined) say(deps, terminalText(error.stack));
     return error.exitCode;
   }
-  const message = error instanceof Error ? error.message : String(error);
+  const message = terminalText(error instanceof Error ? error.message : String(error));
   say(deps, `${colors.red(`${program}:`)} unexpected error: ${message}`);
-  if (debug && error instanceof Error && error.stack !== undefined) say(deps, error.stack);
+  if (debug && error instanceof Error && error.stack !== undefined) say(deps, terminalText(error.stack));
   else
     say(
       deps,

@@ -5,6 +5,7 @@ import { formatNumber } from './loop-status-text.js';
 import type { Decision } from '../autoresearch/ledger.js';
 import type { LoopEvent } from '../loop/types.js';
 import type { TextSink } from '../infra/text-sink.js';
+import { terminalValue } from '../infra/terminal-text.js';
 
 export interface ProgressOptions {
   sink: TextSink;
@@ -63,7 +64,9 @@ export function createProgressRenderer(options: ProgressOptions): ProgressRender
   };
 
   return {
-    render(event) {
+    render(raw) {
+      // Titles, messages and reasons come from beads and agents: shown, never obeyed (terminal-text.ts).
+      const event = terminalValue(raw);
       switch (event.type) {
         case 'run_started':
           line(

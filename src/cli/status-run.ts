@@ -4,6 +4,7 @@
 // autoresearch readers) loads inside the branch that needs it.
 import type { LoopStatus } from '../autoresearch/status.js';
 import { isProcessAlive } from '../infra/pid.js';
+import { terminalText } from '../infra/terminal-text.js';
 import type { CliDeps } from './deps.js';
 import { workingDir, type GlobalOptions } from './global-options.js';
 import { readStoreSettings, openStoreWith } from './store-settings.js';
@@ -54,7 +55,7 @@ export async function runStatus(
   if (options.json) printJson(deps, status);
   else
     deps.stdout.write(
-      renderStatusText(status, { unicode: flags.ascii !== true && prefersUnicode(deps.env) }),
+      terminalText(renderStatusText(status, { unicode: flags.ascii !== true && prefersUnicode(deps.env) })),
     );
 }
 
@@ -96,7 +97,7 @@ async function showPipelineStatus(
     epicRunDir(repo, epicId, undefined).lockPath,
   );
   if (options.json) printJson(deps, status);
-  else deps.stdout.write(renderPipelineStatusText(status));
+  else deps.stdout.write(terminalText(renderPipelineStatusText(status)));
   return true;
 }
 
@@ -124,7 +125,7 @@ async function showEpicStatus(
     isProcessAlive: deps.isProcessAlive ?? isProcessAlive,
   });
   if (options.json) printJson(deps, status);
-  else deps.stdout.write(renderEpicStatusText(status));
+  else deps.stdout.write(terminalText(renderEpicStatusText(status)));
 }
 
 /** As output.ts's printJson, which this light module does not import (it loads commander). */

@@ -48,6 +48,22 @@ describe('progress renderer', () => {
     expect(out).toContain('✓ bd-e.1 ok (1m23s · 12.3k tokens · $0.4123)');
   });
 
+  it('shows what a bead or an agent wrote as escapes, never as terminal commands', () => {
+    // A title that retitles the window and hides the rest of the line; a message that prints over itself.
+    const title = 'Fix \u001b]0;pwned\u0007the \u001b[8mhidden\u001b[0m parser \u202eevil';
+    const out = render(false, [
+      { ...started, title },
+      { ...finished, outcome: 'error', message: 'boom\r✓ bd-e.1 ok' },
+      { type: 'activity', ts: 't', epic: 'bd-e', bead: 'bd-e.1', message: 'note\u009b2J' },
+    ]);
+    expect(out).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202e]/);
+    expect(out).toContain(
+      '▶ bd-e.1 Fix \\u001b]0;pwned\\u0007the \\u001b[8mhidden\\u001b[0m parser \\u202eevil',
+    );
+    expect(out).toContain(': boom\\r✓ bd-e.1 ok');
+    expect(out).toContain('note\\u009b2J');
+  });
+
   it('draws a live line with the elapsed time on a TTY and clears it before the next line', () => {
     let clock = 0;
     let out = '';

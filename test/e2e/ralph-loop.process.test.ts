@@ -299,6 +299,20 @@ describe('ralph-loop process: git', () => {
     expect((await repo.show(ids[0]!)).status).toBe('open');
   });
 
+  it('prints what a bead’s title and an agent’s words hold as escapes, never as terminal commands', async () => {
+    const repo = await makeRepo();
+    // Made by an agent with the bead tool: retitle the window, hide text, print over the line.
+    const { epic } = await repo.epic(['Fix \u001b]0;pwned\u0007 the \u001b[8mparser\u001b[0m\r✓ done']);
+    await repo.script({ '*': [[{ say: 'worked \u001b[2J\u202e on it' }]] });
+    const run = await repo.ralph([epic, '--agent', repo.agent]);
+    expect(run.exitCode, run.stderr).toBe(0);
+    const status = await repo.ralph(['status', epic]);
+    for (const out of [run.stderr, run.stdout, status.stdout, status.stderr]) {
+      expect(out).not.toMatch(/[\u001b\u202e]|\r(?!\n)/);
+    }
+    expect(run.stderr).toContain('Fix \\u001b]0;pwned\\u0007 the \\u001b[8mparser\\u001b[0m\\r✓ done');
+  });
+
   it('--worktree runs the agents in .forge/worktrees/<epic> on branch ralph-loop/<epic>, and reuses it', async () => {
     const repo = await makeRepo();
     const { epic, ids } = await repo.epic(['first', 'second']);
