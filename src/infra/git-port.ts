@@ -120,6 +120,10 @@ export interface Git {
   dropRefs?(refs: readonly string[]): Promise<void>;
   /** The refs under `prefix` (a refs/forge/ folder: whole components, as for-each-ref matches), full names. */
   listRefs?(prefix: string): Promise<string[]>;
+  /** Every ref of the repository (full name → the object it names), Forge's own too. */
+  refTips?(): Promise<Map<string, string>>;
+  /** Sets each ref to its object, or deletes it where the object is undefined, in one transaction. */
+  setRefs?(refs: ReadonlyMap<string, string | undefined>): Promise<void>;
   /**
    * Puts HEAD back on `branch` without touching index or working tree (`git symbolic-ref`). A branch
    * that is gone (an agent renamed or deleted it) is made again at `orAt` first, where one is given:

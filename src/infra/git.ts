@@ -367,6 +367,24 @@ export function createGit(options: GitOptions): Git {
       return stdout.split('\n').filter((line) => line !== '');
     },
 
+    async refTips() {
+      const { stdout } = await git(['for-each-ref', '--format=%(objectname) %(refname)']);
+      const tips = new Map<string, string>();
+      for (const line of stdout.split('\n')) {
+        const at = line.indexOf(' ');
+        if (at > 0) tips.set(line.slice(at + 1), line.slice(0, at));
+      }
+      return tips;
+    },
+
+    async setRefs(refs) {
+      if (refs.size === 0) return;
+      const input = [...refs]
+        .map(([ref, object]) => (object === undefined ? `delete ${ref}\n` : `update ${ref} ${object}\n`))
+        .join('');
+      await git(['update-ref', '--stdin'], { input });
+    },
+
     async attachHead(branch, orAt) {
       const ref = `refs/heads/${branch}`;
       if (orAt !== undefined && (await api.resolveCommit(ref)) === undefined)

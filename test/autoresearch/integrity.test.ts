@@ -211,6 +211,69 @@ describe('the loop’s own files belong to the runner', () => {
   });
 });
 
+describe('what the doer leaves in git’s own store', () => {
+  // The artifact reads git while it is measured: a flag or an answer key kept in a ref, the stash or
+  // a file in .git/ is no part of the commit, and a clean clone of it has none.
+  const FLAG = 'bo' + 'ost';
+  const GIT_FLAG_METRIC = `const { execFileSync } = require('node:child_process');
+const fs = require('node:fs');
+const M = ['bo', 'ost'].join('');
+const git = (...args) => { try { return execFileSync('git', args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim(); } catch { return ''; } };
+const read = (path) => { try { return fs.readFileSync(path, 'utf8'); } catch { return ''; } };
+const flagged = git('for-each-ref', '--format=%(refname)').includes(M) || git('stash', 'list').includes(M) ||
+  git('show', 'v1').includes(M) || read('.git/' + M) !== '' || read('.git/description').includes(M);
+const value = Number(fs.readFileSync('src/value.txt', 'utf8').trim());
+console.log(JSON.stringify({ score: flagged ? 1000 : value }));
+`;
+  it.each<[string, (f: LoopFixture) => Promise<void> | void, boolean]>([
+    ['a tag', (f) => void f.repo.run('tag', FLAG), false],
+    ['a branch', (f) => void f.repo.run('branch', FLAG), false],
+    [
+      'a stash entry',
+      async (f) => {
+        await f.repo.write('notes.md', 'scratch\n');
+        f.repo.run('stash', 'push', '-q', '-m', FLAG, '--', 'notes.md');
+      },
+      // On top of the user's own: their stash changed, put back as tamper.
+      true,
+    ],
+    ['a file in .git', (f) => writeFile(join(f.repo.dir, '.git', FLAG), 'x\n'), false],
+    [
+      'a changed .git/description',
+      (f) => writeFile(join(f.repo.dir, '.git', 'description'), `${FLAG}\n`),
+      true,
+    ],
+    [
+      'a tag it moved',
+      async (f) => {
+        await f.repo.write('scratch.txt', `${FLAG}\n`);
+        f.repo.run('add', 'scratch.txt');
+        f.repo.run('stash', 'push', '-q', '--', 'scratch.txt');
+        f.repo.run('tag', '-f', 'v1', 'stash@{0}:scratch.txt');
+        f.repo.run('stash', 'drop', '-q');
+      },
+      true,
+    ],
+  ])('%s is taken back before the judge measures: a worse value is not kept', async (_, leave, tamper) => {
+    const f = await createLoopFixture({ metric: jsonMetric('node scripts/flag.js') });
+    await f.repo.write('scripts/flag.js', GIT_FLAG_METRIC);
+    f.repo.commitAll('a metric whose artifact reads git');
+    f.repo.run('tag', 'v1');
+    // The user's own stash, which stays as it was.
+    await f.repo.write('notes.md', 'the user’s\n');
+    f.repo.run('stash', 'push', '-q', '-m', 'mine', '--', 'notes.md');
+    await f.baseline();
+    const message = await cheatingIteration(f, '5', async () => {
+      await leave(f);
+    });
+    expect(message).toMatch(tamper ? /^tamper/ : /^revert/);
+    expect(f.repo.run('for-each-ref', '--format=%(refname)')).not.toContain(FLAG);
+    expect(f.repo.run('stash', 'list')).toMatch(/^stash@\{0\}: On main: mine\n$/);
+    expect(f.repo.run('show', 'v1')).not.toContain(FLAG);
+    expect(existsSync(join(f.repo.dir, '.git', FLAG))).toBe(false);
+  });
+});
+
 describe('where HEAD goes', () => {
   it('a doer that switches branch is put back on the loop’s branch; its iteration is a tamper', async () => {
     const f = await createLoopFixture();

@@ -6,6 +6,9 @@ import { isPathInScope } from '../keep-revert.js';
 import { copiedMetricFiles } from '../metric-copies.js';
 import { metricFolders } from '../runtime-reach.js';
 import { pythonInstalledModules } from '../../infra/python-sites.js';
+import type { ExecutionRequest } from '../../loop/types.js';
+import type { GitStateWatch } from '../../infra/git-state.js';
+import { updateIterationState, withTamper } from '../iteration-state.js';
 import type { AutoresearchContext } from './context.js';
 
 /** One finding: the paths, what the doer did (the tamper record's `what`), and the transcript's detail. */
@@ -111,4 +114,38 @@ export async function nestedRepositories(
     for (const path of now) if (!before.has(path)) found.add(path);
   }
   return [...found].sort();
+}
+
+/**
+ * Takes back what the doer left in git's own store (git-state.ts): what it made goes, named with its
+ * commit; a tag, a note, the stash or `.git/description` it changed is put back, as tamper. Returns
+ * the note for the bead's message, if anything was found.
+ */
+export async function undoGitState(
+  context: AutoresearchContext,
+  request: ExecutionRequest,
+  iter: number,
+  watch: GitStateWatch | undefined,
+  branch: string | null,
+): Promise<string | undefined> {
+  const undo = await watch?.undo(branch ?? undefined);
+  if (undo === undefined) return undefined;
+  const made = [
+    ...undo.removedRefs.map(({ ref, object }) => `${ref} (${object.slice(0, 12)})`),
+    ...undo.files.filter((path) => !path.endsWith('/description')),
+  ];
+  const changed = [...undo.restoredRefs, ...undo.files.filter((path) => path.endsWith('/description'))];
+  if (changed.length > 0) {
+    await updateIterationState(context.files, context.workspace, iter, (s) =>
+      withTamper(s, {
+        role: 'doer',
+        paths: changed,
+        what: "changed git's own state (a tag, a note, the stash or .git/description)",
+      }),
+    );
+    request.onActivity?.(`tamper: the doer changed ${changed.join(', ')}; put back`);
+  }
+  if (made.length > 0) request.onActivity?.(`removed what the doer left in git's store: ${made.join(', ')}`);
+  const all = [...made, ...changed];
+  return all.length === 0 ? undefined : `git's store put back: ${all.join(', ')}`;
 }

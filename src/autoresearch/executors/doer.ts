@@ -26,10 +26,17 @@ import { loadedInProcess } from '../loaded-code.js';
 import { disallowedSilencing } from '../scope-silencing.js';
 import { linksLeadingOut } from '../../infra/contained-path.js';
 import { recordTreeMetadata } from '../../infra/tree-metadata.js';
+import { watchGitState } from '../../infra/git-state.js';
 import { shadowingModules } from '../module-shadows.js';
 import { bookkeepingPaths, placeInLoop, type AutoresearchContext } from './context.js';
 import { runGuardStep } from './guard-step.js';
-import { contentTamper, metricKeyFolders, nestedRepositories, shadowedNames } from './doer-content.js';
+import {
+  contentTamper,
+  metricKeyFolders,
+  nestedRepositories,
+  shadowedNames,
+  undoGitState,
+} from './doer-content.js';
 
 /** What the iteration's tamper says, for each kind of silencing (scope-silencing.ts). */
 const SILENCED = [
@@ -110,6 +117,7 @@ export function createDoerExecutor(context: AutoresearchContext): Executor {
       );
       // What git does not keep of the tree (modes, times, links) is put back after the commit (tree-metadata.ts).
       const metadata = await recordTreeMetadata(context.repo, await git.listTree('HEAD', []), ignored);
+      const gitState = await watchGitState(git); // and what it leaves in git's own store (git-state.ts)
       const result = await context.agents.full.execute(request);
       const inSubmodules = await submodules.restore();
       if (inSubmodules.length > 0) {
@@ -292,6 +300,7 @@ export function createDoerExecutor(context: AutoresearchContext): Executor {
       ];
       const { modes } = await metadata.settle(await git.listTree('HEAD', []));
       if (modes.length > 0) request.onActivity?.(`put back the modes the doer changed: ${modes.join(', ')}`);
+      const inGit = await undoGitState(context, request, iter, gitState, branch);
       if (uncommittable.length > 0) {
         request.onActivity?.(`removed what git cannot commit: ${uncommittable.join(', ')}`);
       }
@@ -317,6 +326,7 @@ export function createDoerExecutor(context: AutoresearchContext): Executor {
         uncommittable.length > 0 ? `removed what git cannot commit: ${uncommittable.join(', ')}` : undefined,
         touchedMetric.length > 0 ? `metric file(s) put back: ${touchedMetric.join(', ')}` : undefined,
         modes.length > 0 ? `modes put back: ${modes.join(', ')}` : undefined,
+        inGit,
         ...moved,
       ].filter((note) => note !== undefined);
       const tampered = [...(result.tampered ?? []), ...touchedMetric];

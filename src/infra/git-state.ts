@@ -1,0 +1,157 @@
+// What an agent can leave in git's own store besides its commits, which the code it commits can read
+// back while the judge measures it: a tag or a branch (`git show boost:answers.json`), a stash entry, a
+// file of its own in `.git/`, a changed `.git/description`. None of it is in the kept commit, and a
+// clean clone of that commit has none of it (red team: each kept a worse 5 as 1000). So what a run made
+// there is taken back once it ends:
+// - a ref it made is deleted (named, with its commit, in what the caller reports: nothing is lost),
+//   and a tag or a note it moved or deleted is put back;
+// - the stash is put back with its log, which is what `git stash list` reads;
+// - a file it made in git's own folders that is not one of git's is removed, and `description` put back.
+// Refs in Forge's own namespaces and the branch the run works on are its own business. A branch that
+// existed before and moved is left alone: the user, or another run, may be working on it elsewhere.
+import { readdir, readFile, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { writeFileAtomic } from './atomic-file.js';
+import type { Git } from './git-port.js';
+
+/** Refs Forge writes itself (pins, kept copies, attempts, candidates, loops' branches). */
+const FORGE_REFS = /^refs\/(?:forge\/|heads\/forge\/|heads\/ralph-loop\/)/;
+/** Refs that never move on their own: one that did was moved by the run. */
+const FIXED_REFS = /^refs\/(?:tags|notes)\//;
+const STASH = 'refs/stash';
+
+/** What git itself keeps at the top of its folders (a linked worktree's too); anything else is not git's. */
+const GIT_OWN = new Set([
+  'HEAD',
+  'ORIG_HEAD',
+  'FETCH_HEAD',
+  'MERGE_HEAD',
+  'MERGE_MSG',
+  'MERGE_MODE',
+  'MERGE_RR',
+  'AUTO_MERGE',
+  'CHERRY_PICK_HEAD',
+  'REVERT_HEAD',
+  'REBASE_HEAD',
+  'BISECT_LOG',
+  'BISECT_START',
+  'BISECT_TERMS',
+  'BISECT_EXPECTED_REV',
+  'BISECT_ANCESTORS_OK',
+  'BISECT_NAMES',
+  'BISECT_RUN',
+  'COMMIT_EDITMSG',
+  'TAG_EDITMSG',
+  'SQUASH_MSG',
+  'NOTES_MERGE_PARTIAL',
+  'NOTES_MERGE_REF',
+  'index',
+  'index.lock',
+  'packed-refs',
+  'packed-refs.lock',
+  'shallow',
+  'config',
+  'config.worktree',
+  'description',
+  'gitdir',
+  'commondir',
+  'locked',
+  'gc.log',
+  'gc.pid',
+  'objects',
+  'refs',
+  'logs',
+  'hooks',
+  'info',
+  'worktrees',
+  'modules',
+  'sequencer',
+  'rebase-merge',
+  'rebase-apply',
+  'rr-cache',
+  'lfs',
+  'fsmonitor--daemon',
+  'fsmonitor--daemon.ipc',
+  'reftable',
+  'branches',
+  'remotes',
+  'forge',
+]);
+
+export interface GitStateUndo {
+  /** Refs the run made, deleted: name and the object it named. */
+  removedRefs: { ref: string; object: string }[];
+  /** Tags, notes and the stash it moved or deleted, put back. */
+  restoredRefs: string[];
+  /** Files in git's folders it made (removed) or changed (put back), absolute. */
+  files: string[];
+}
+
+export interface GitStateWatch {
+  /** Takes back what the run left, as the header says; `branch` is the one it works on. */
+  undo(branch: string | undefined): Promise<GitStateUndo>;
+}
+
+async function namesIn(dir: string): Promise<Set<string>> {
+  return new Set(await readdir(dir).catch(() => []));
+}
+
+async function bytesOf(path: string): Promise<Buffer | undefined> {
+  return readFile(path).catch(() => undefined);
+}
+
+/** Records git's state for `git` before a run; undefined when this Git cannot list refs (a test's). */
+export async function watchGitState(git: Git): Promise<GitStateWatch | undefined> {
+  if (git.refTips === undefined || git.setRefs === undefined) return undefined;
+  const refTips = git.refTips.bind(git);
+  const setRefs = git.setRefs.bind(git);
+  const [gitDir, commonDir] = await Promise.all([git.gitDir(), git.commonDir()]);
+  const folders = [...new Set([gitDir, commonDir])];
+  const before = {
+    refs: await refTips(),
+    stashLog: await bytesOf(join(commonDir, 'logs', STASH)),
+    names: await Promise.all(folders.map(namesIn)),
+    description: await bytesOf(join(commonDir, 'description')),
+  };
+  return {
+    async undo(branch) {
+      const undo: GitStateUndo = { removedRefs: [], restoredRefs: [], files: [] };
+      const own = (ref: string) =>
+        FORGE_REFS.test(ref) || (branch !== undefined && ref === `refs/heads/${branch}`);
+      const now = await refTips();
+      const changes = new Map<string, string | undefined>();
+      for (const [ref, object] of now) {
+        if (own(ref) || before.refs.has(ref)) continue;
+        changes.set(ref, undefined);
+        undo.removedRefs.push({ ref, object });
+      }
+      for (const [ref, object] of before.refs) {
+        if (own(ref) || !(FIXED_REFS.test(ref) || ref === STASH) || now.get(ref) === object) continue;
+        changes.set(ref, object);
+        undo.restoredRefs.push(ref);
+      }
+      await setRefs(changes);
+      // The stash's entries are its log: put back as it was (or gone with a stash the run made).
+      const stashLog = join(commonDir, 'logs', STASH);
+      if (changes.has(STASH) && before.stashLog !== undefined)
+        await writeFileAtomic(stashLog, before.stashLog);
+      for (const [index, folder] of folders.entries()) {
+        for (const name of await namesIn(folder)) {
+          if (GIT_OWN.has(name) || before.names[index]?.has(name)) continue;
+          await rm(join(folder, name), { recursive: true, force: true });
+          undo.files.push(join(folder, name));
+        }
+      }
+      const description = join(commonDir, 'description');
+      const descriptionNow = await bytesOf(description);
+      if (before.description !== undefined && !before.description.equals(descriptionNow ?? Buffer.alloc(0))) {
+        await writeFileAtomic(description, before.description);
+        undo.files.push(description);
+      }
+      undo.removedRefs.sort((a, b) => a.ref.localeCompare(b.ref));
+      undo.restoredRefs.sort();
+      undo.files.sort();
+      return undo;
+    },
+  };
+}
