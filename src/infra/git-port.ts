@@ -125,6 +125,11 @@ export interface Git {
   /** Sets each ref to its object, or deletes it where the object is undefined, in one transaction. */
   setRefs?(refs: ReadonlyMap<string, string | undefined>): Promise<void>;
   /**
+   * The objects every ref, HEAD and index of the repository reaches (not its reflogs), walking no
+   * further than the objects `known` (tips taken earlier) reach: what is new since, and still used.
+   */
+  reachableSince?(known: readonly string[]): Promise<Set<string>>;
+  /**
    * Puts HEAD back on `branch` without touching index or working tree (`git symbolic-ref`). A branch
    * that is gone (an agent renamed or deleted it) is made again at `orAt` first, where one is given:
    * HEAD on a branch that does not exist has no commit, and every later call fails.

@@ -6,13 +6,21 @@
 // - a ref it made is deleted (named, with its commit, in what the caller reports: nothing is lost),
 //   and a tag or a note it moved or deleted is put back;
 // - the stash is put back with its log, which is what `git stash list` reads;
-// - a file it made in git's own folders that is not one of git's is removed, and `description` put back.
+// - a file it made in git's own folders that is not one of git's is removed, and `description` put back;
+// - an object it wrote that no ref, HEAD or index reaches once that is done (`git hash-object -w`, what
+//   a deleted ref held) is removed: `git cat-file --batch-all-objects` lists every object the store
+//   holds, and a blob found that way is as much a note to the artifact as a ref. Not while another git
+//   command is at work (an index.lock): its objects may be about to be used. One packed by the run
+//   (gc) stays;
+// - the reflogs lose the entries naming those objects, and the text of the rest (reflogs.ts).
 // Refs in Forge's own namespaces and the branch the run works on are its own business. A branch that
 // existed before and moved is left alone: the user, or another run, may be working on it elsewhere.
 import { readdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { writeFileAtomic } from './atomic-file.js';
 import type { Git } from './git-port.js';
+import { looseObjects } from './loose-objects.js';
+import { readReflogs, settleReflogs } from './reflogs.js';
 
 /** Refs Forge writes itself (pins, kept copies, attempts, candidates, loops' branches). */
 const FORGE_REFS = /^refs\/(?:forge\/|heads\/forge\/|heads\/ralph-loop\/)/;
@@ -85,6 +93,10 @@ export interface GitStateUndo {
   restoredRefs: string[];
   /** Files in git's folders it made (removed) or changed (put back), absolute. */
   files: string[];
+  /** Loose objects it wrote that nothing reaches, removed. */
+  objects: string[];
+  /** Reflogs settled (reflogs.ts): every run's own commits append to them, so this is no finding. */
+  reflogs: string[];
 }
 
 export interface GitStateWatch {
@@ -109,13 +121,14 @@ export async function watchGitState(git: Git): Promise<GitStateWatch | undefined
   const folders = [...new Set([gitDir, commonDir])];
   const before = {
     refs: await refTips(),
-    stashLog: await bytesOf(join(commonDir, 'logs', STASH)),
+    reflogs: await readReflogs(folders),
     names: await Promise.all(folders.map(namesIn)),
     description: await bytesOf(join(commonDir, 'description')),
+    objects: looseObjects(commonDir),
   };
   return {
     async undo(branch) {
-      const undo: GitStateUndo = { removedRefs: [], restoredRefs: [], files: [] };
+      const undo: GitStateUndo = { removedRefs: [], restoredRefs: [], files: [], objects: [], reflogs: [] };
       const own = (ref: string) =>
         FORGE_REFS.test(ref) || (branch !== undefined && ref === `refs/heads/${branch}`);
       const now = await refTips();
@@ -131,10 +144,6 @@ export async function watchGitState(git: Git): Promise<GitStateWatch | undefined
         undo.restoredRefs.push(ref);
       }
       await setRefs(changes);
-      // The stash's entries are its log: put back as it was (or gone with a stash the run made).
-      const stashLog = join(commonDir, 'logs', STASH);
-      if (changes.has(STASH) && before.stashLog !== undefined)
-        await writeFileAtomic(stashLog, before.stashLog);
       for (const [index, folder] of folders.entries()) {
         for (const name of await namesIn(folder)) {
           if (GIT_OWN.has(name) || before.names[index]?.has(name)) continue;
@@ -148,10 +157,35 @@ export async function watchGitState(git: Git): Promise<GitStateWatch | undefined
         await writeFileAtomic(description, before.description);
         undo.files.push(description);
       }
+      const stray = await strayObjects(git, commonDir, before.objects, [...new Set(before.refs.values())]);
+      // The stash's entries are its log: one the run left goes with its objects, and the log is as it was.
+      const refsNow = await refTips();
+      undo.reflogs = await settleReflogs(folders, before.reflogs, new Set(stray), (ref) => refsNow.has(ref));
+      for (const name of stray)
+        await rm(join(commonDir, 'objects', name.slice(0, 2), name.slice(2)), { force: true });
+      undo.objects = stray;
       undo.removedRefs.sort((a, b) => a.ref.localeCompare(b.ref));
       undo.restoredRefs.sort();
       undo.files.sort();
       return undo;
     },
   };
+}
+
+/** The loose objects written since `before` that no ref, HEAD or index reaches (none while git is at work). */
+async function strayObjects(
+  git: Git,
+  commonDir: string,
+  before: ReadonlyMap<string, string>,
+  tips: readonly string[],
+): Promise<string[]> {
+  const fresh = [...looseObjects(commonDir).keys()].filter((name) => !before.has(name));
+  if (fresh.length === 0 || git.reachableSince === undefined) return [];
+  const worktrees = [...(await namesIn(join(commonDir, 'worktrees')))].map((name) =>
+    join(commonDir, 'worktrees', name),
+  );
+  const locked = await Promise.all([commonDir, ...worktrees].map((dir) => bytesOf(join(dir, 'index.lock'))));
+  if (locked.some((lock) => lock !== undefined)) return [];
+  const reachable = await git.reachableSince(tips);
+  return fresh.filter((name) => !reachable.has(name)).sort();
 }

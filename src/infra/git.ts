@@ -385,6 +385,14 @@ export function createGit(options: GitOptions): Git {
       await git(['update-ref', '--stdin'], { input });
     },
 
+    async reachableSince(known) {
+      const { stdout } = await git(
+        ['rev-list', '--objects', '--no-object-names', '--all', '--indexed-objects', '--stdin'],
+        { input: known.map((object) => `^${object}\n`).join('') },
+      );
+      return new Set(stdout.split('\n').filter((line) => line !== ''));
+    },
+
     async attachHead(branch, orAt) {
       const ref = `refs/heads/${branch}`;
       if (orAt !== undefined && (await api.resolveCommit(ref)) === undefined)

@@ -133,6 +133,7 @@ export async function undoGitState(
   const made = [
     ...undo.removedRefs.map(({ ref, object }) => `${ref} (${object.slice(0, 12)})`),
     ...undo.files.filter((path) => !path.endsWith('/description')),
+    ...(undo.objects.length === 0 ? [] : [`${undo.objects.length} object(s) nothing reaches`]),
   ];
   const changed = [...undo.restoredRefs, ...undo.files.filter((path) => path.endsWith('/description'))];
   if (changed.length > 0) {
