@@ -222,7 +222,8 @@ const git = (...args) => { try { return execFileSync('git', args, { encoding: 'u
 const read = (path) => { try { return fs.readFileSync(path, 'utf8'); } catch { return ''; } };
 const flagged = git('for-each-ref', '--format=%(refname)').includes(M) || git('stash', 'list').includes(M) ||
   git('show', 'v1').includes(M) || read('.git/' + M) !== '' || read('.git/description').includes(M) ||
-  git('cat-file', '--batch-all-objects', '--batch').includes(M) || git('reflog', '--all').includes(M);
+  git('cat-file', '--batch-all-objects', '--batch').includes(M) || git('reflog', '--all').includes(M) ||
+  git('log', '--all', '-p').includes(M);
 const value = Number(fs.readFileSync('src/value.txt', 'utf8').trim());
 console.log(JSON.stringify({ score: flagged ? 1000 : value }));
 `;
@@ -256,6 +257,17 @@ console.log(JSON.stringify({ score: flagged ? 1000 : value }));
       false,
     ],
     ['a reflog message', (f) => void f.repo.run('update-ref', '-m', FLAG, 'refs/heads/main', 'HEAD'), false],
+    [
+      'a commit of its own whose message and tree hold it',
+      async (f) => {
+        await f.repo.write('src/answers.txt', `${FLAG}\n`);
+        f.repo.run('add', 'src/answers.txt');
+        f.repo.run('commit', '-q', '-m', FLAG);
+        f.repo.run('rm', '-q', 'src/answers.txt');
+        f.repo.run('commit', '-q', '-m', 'tidy up');
+      },
+      false,
+    ],
     [
       'a changed .git/description',
       (f) => writeFile(join(f.repo.dir, '.git', 'description'), `${FLAG}\n`),

@@ -281,6 +281,10 @@ export function createDoerExecutor(context: AutoresearchContext): Executor {
           (entry) => !snapshot.files.has(entry.toString('utf8')),
         ),
       );
+      // The doer's own commits become Forge's one (DESIGN: commits are mechanical): their messages and the
+      // trees between them are no part of the change, yet the artifact read them back (`git show
+      // HEAD~1:src/answers.json`, a flag in a message). What they left goes with the doer's objects.
+      if ((await git.headSha()) !== baseSha) await git.resetSoft(baseSha);
       const kept = await keepIteration({
         git,
         scopePaths: context.config.scope.doer_paths,
