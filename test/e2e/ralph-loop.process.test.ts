@@ -303,14 +303,16 @@ describe('ralph-loop process: git', () => {
     const repo = await makeRepo();
     // Made by an agent with the bead tool: retitle the window, hide text, print over the line.
     const { epic } = await repo.epic(['Fix \u001b]0;pwned\u0007 the \u001b[8mparser\u001b[0m\r✓ done']);
-    await repo.script({ '*': [[{ say: 'worked \u001b[2J\u202e on it' }]] });
-    const run = await repo.ralph([epic, '--agent', repo.agent]);
+    // Its first attempt fails, printing escapes of its own: the error line quotes what it printed.
+    await repo.script({ '*': [[{ stdout: 'worked \u001b[2J\u202e on it\n' }, { exit: 1 }], [{ exit: 0 }]] });
+    const run = await repo.ralph([epic, '--agent', repo.agent, '--backoff', '0']);
     expect(run.exitCode, run.stderr).toBe(0);
     const status = await repo.ralph(['status', epic]);
     for (const out of [run.stderr, run.stdout, status.stdout, status.stderr]) {
       expect(out).not.toMatch(/[\u001b\u202e]|\r(?!\n)/);
     }
     expect(run.stderr).toContain('Fix \\u001b]0;pwned\\u0007 the \\u001b[8mparser\\u001b[0m\\r✓ done');
+    expect(run.stderr).toContain('exited 1: worked \\u001b[2J\\u202e on it');
   });
 
   it('--worktree runs the agents in .forge/worktrees/<epic> on branch ralph-loop/<epic>, and reuses it', async () => {
