@@ -13,17 +13,26 @@
 //   command is at work (an index.lock): its objects may be about to be used. One packed by the run
 //   (gc) stays;
 // - the reflogs lose the entries naming those objects, and the text of the rest (reflogs.ts).
-// Refs in Forge's own namespaces and the branch the run works on are its own business. A branch that
-// existed before and moved is left alone: the user, or another run, may be working on it elsewhere.
+// The branch the run works on and what the runner kept meanwhile are the runner's; refs of the shapes
+// Forge makes stay while another Forge run is at work. A branch that existed before and moved is left
+// alone: the user, or another run, may be working on it elsewhere.
+import { readdirSync, readFileSync } from 'node:fs';
 import { readdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { writeFileAtomic } from './atomic-file.js';
 import type { Git } from './git-port.js';
 import { looseObjects } from './loose-objects.js';
+import { processCommandLine } from './pid.js';
 import { readReflogs, settleReflogs } from './reflogs.js';
 
-/** Refs Forge writes itself (pins, kept copies, attempts, candidates, loops' branches). */
-const FORGE_REFS = /^refs\/(?:forge\/|heads\/forge\/|heads\/ralph-loop\/)/;
+/**
+ * Refs Forge writes itself, by shape: kept copies, pins, attempts' bases, attempts' and candidates'
+ * branches, loops' branches. One of these a run made is another Forge run's while one is at work (a
+ * parallel run, another loop's worktree), so it stays then; anything else under refs/forge/ is no
+ * ref Forge makes, and goes like any other.
+ */
+const FORGE_REFS =
+  /^refs\/(?:forge\/(?:undone|saved|bases)\/|heads\/forge\/(?:attempts|candidates)\/|heads\/ralph-loop\/)/;
 /** Refs that never move on their own: one that did was moved by the run. */
 const FIXED_REFS = /^refs\/(?:tags|notes)\//;
 const STASH = 'refs/stash';
@@ -100,8 +109,45 @@ export interface GitStateUndo {
 }
 
 export interface GitStateWatch {
-  /** Takes back what the run left, as the header says; `branch` is the one it works on. */
-  undo(branch: string | undefined): Promise<GitStateUndo>;
+  /**
+   * Takes back what the run left, as the header says. `branch` is the one it works on; refs under
+   * `own` (the prefix of what the runner kept since the run began) are the runner's.
+   */
+  undo(branch: string | undefined, own?: readonly string[]): Promise<GitStateUndo>;
+}
+
+/**
+ * Whether another Forge runner is at work on this machine (a process whose command line names
+ * ralph-loop, not this one nor one it runs under): then refs of Forge's shapes may be its. Where
+ * /proc cannot be read, one is taken to be.
+ */
+export function otherRunnerLive(): boolean {
+  let pids: string[];
+  try {
+    pids = readdirSync('/proc').filter((name) => /^\d+$/.test(name));
+  } catch {
+    return true;
+  }
+  const ours = new Set<number>();
+  for (
+    let pid: number | undefined = process.pid;
+    pid !== undefined && pid > 1 && !ours.has(pid);
+    pid = parentOf(pid)
+  )
+    ours.add(pid);
+  return pids.some(
+    (name) => !ours.has(Number(name)) && /ralph-loop/.test(processCommandLine(Number(name)) ?? ''),
+  );
+}
+
+function parentOf(pid: number): number | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const parent = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+    return Number.isInteger(parent) ? parent : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 async function namesIn(dir: string): Promise<Set<string>> {
@@ -127,14 +173,17 @@ export async function watchGitState(git: Git): Promise<GitStateWatch | undefined
     objects: looseObjects(commonDir),
   };
   return {
-    async undo(branch) {
+    async undo(branch, ownPrefixes = []) {
       const undo: GitStateUndo = { removedRefs: [], restoredRefs: [], files: [], objects: [], reflogs: [] };
       const own = (ref: string) =>
-        FORGE_REFS.test(ref) || (branch !== undefined && ref === `refs/heads/${branch}`);
+        (branch !== undefined && ref === `refs/heads/${branch}`) ||
+        ownPrefixes.some((prefix) => ref.startsWith(`${prefix}/`));
       const now = await refTips();
       const changes = new Map<string, string | undefined>();
+      let others: boolean | undefined;
+      const anotherRun = (ref: string) => FORGE_REFS.test(ref) && (others ??= otherRunnerLive());
       for (const [ref, object] of now) {
-        if (own(ref) || before.refs.has(ref)) continue;
+        if (own(ref) || before.refs.has(ref) || anotherRun(ref)) continue;
         changes.set(ref, undefined);
         undo.removedRefs.push({ ref, object });
       }

@@ -230,6 +230,8 @@ console.log(JSON.stringify({ score: flagged ? 1000 : value }));
   it.each<[string, (f: LoopFixture) => Promise<void> | void, boolean]>([
     ['a tag', (f) => void f.repo.run('tag', FLAG), false],
     ['a branch', (f) => void f.repo.run('branch', FLAG), false],
+    // Forge's own namespace is no hiding place: only the shapes Forge makes are its.
+    ['a ref under refs/forge/', (f) => void f.repo.run('update-ref', `refs/forge/${FLAG}`, 'HEAD'), false],
     [
       'a stash entry',
       async (f) => {

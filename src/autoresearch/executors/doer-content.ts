@@ -127,8 +127,9 @@ export async function undoGitState(
   iter: number,
   watch: GitStateWatch | undefined,
   branch: string | null,
+  own: readonly string[],
 ): Promise<string | undefined> {
-  const undo = await watch?.undo(branch ?? undefined);
+  const undo = await watch?.undo(branch ?? undefined, own);
   if (undo === undefined) return undefined;
   const made = [
     ...undo.removedRefs.map(({ ref, object }) => `${ref} (${object.slice(0, 12)})`),

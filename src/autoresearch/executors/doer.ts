@@ -304,7 +304,8 @@ export function createDoerExecutor(context: AutoresearchContext): Executor {
       ];
       const { modes } = await metadata.settle(await git.listTree('HEAD', []));
       if (modes.length > 0) request.onActivity?.(`put back the modes the doer changed: ${modes.join(', ')}`);
-      const inGit = await undoGitState(context, request, iter, gitState, branch);
+      const keptNow = guard.keptUnder === undefined ? [] : [guard.keptUnder];
+      const inGit = await undoGitState(context, request, iter, gitState, branch, keptNow);
       if (uncommittable.length > 0) {
         request.onActivity?.(`removed what git cannot commit: ${uncommittable.join(', ')}`);
       }
