@@ -235,6 +235,8 @@ async function strayObjects(
   );
   const locked = await Promise.all([commonDir, ...worktrees].map((dir) => bytesOf(join(dir, 'index.lock'))));
   if (locked.some((lock) => lock !== undefined)) return [];
-  const reachable = await git.reachableSince(tips);
+  // A store missing what a ref names cannot say what is reached: nothing is removed then.
+  const reachable = await git.reachableSince(tips).catch(() => undefined);
+  if (reachable === undefined) return [];
   return fresh.filter((name) => !reachable.has(name)).sort();
 }
