@@ -195,11 +195,11 @@ export function createGitIntegration(repo: string, env: NodeJS.ProcessEnv): Inte
     async undo(commit) {
       await git(['reset', '--quiet', '--hard', commit]);
     },
-    async landed(beadId, runId) {
+    async landed(beadId, runIds) {
       const bead = `${BEAD_TRAILER}: ${beadId}`;
-      const attemptOfRun = `${ATTEMPT_TRAILER}: ${runId}.${beadId}.`;
+      const attemptsOfRuns = runIds.map((runId) => `${ATTEMPT_TRAILER}: ${runId}.${beadId}.`);
       const ofRun = (line: string): boolean =>
-        line.startsWith(attemptOfRun) && /^\d+$/.test(line.slice(attemptOfRun.length));
+        attemptsOfRuns.some((prefix) => line.startsWith(prefix) && /^\d+$/.test(line.slice(prefix.length)));
       const { stdout } = await git([
         'log',
         '--format=%H%x00%B%x1e',

@@ -23,6 +23,11 @@ export interface LockRecord extends LockOwner {
   agent_pid_start?: number | undefined;
   /** A `--parallel` run's beads in flight, in pick order (absent in serial runs and older records). */
   running?: string[] | undefined;
+  /**
+   * The runs whose unfinished beads this run took on, newest first: the one whose lock it took over,
+   * then those that one had taken on. A run that takes over this one's lock knows the whole line.
+   */
+  recovered?: string[] | undefined;
 }
 
 /** The embedded bead store's short-lived write lock: its owner and a token only it knows. */
@@ -93,6 +98,7 @@ export function parseLockRecord(text: string): LockRecord | undefined {
   const agentPidStart = optional(fields, 'agent_pid_start', isInteger);
   // An unreadable list of running beads costs only the list: a newer field must not void the lock.
   const running = optional(fields, 'running', isStringList);
+  const recovered = optional(fields, 'recovered', isStringList);
   if (!isString(epic) || !isString(runId)) return undefined;
   if (bead === BAD || beadStartedAt === BAD || agentPid === BAD || agentPidStart === BAD) return undefined;
   const record: LockRecord = { ...owner, epic, run_id: runId };
@@ -101,6 +107,7 @@ export function parseLockRecord(text: string): LockRecord | undefined {
   if (agentPid !== undefined) record.agent_pid = agentPid;
   if (agentPidStart !== undefined) record.agent_pid_start = agentPidStart;
   if (running !== undefined && running !== BAD) record.running = running;
+  if (recovered !== undefined && recovered !== BAD) record.recovered = recovered;
   return record;
 }
 

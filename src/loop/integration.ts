@@ -13,8 +13,8 @@ export interface Integration {
   /** The parent of `commit`. */
   parentOf(commit: string): Promise<string>;
   /**
-   * The newest commit of the integration branch that carries `bead`'s trailer from an attempt of run
-   * `runId`, if any: a result of the bead's earlier life (closed, then reopened) is not this one.
+   * The newest commit of the integration branch that carries `bead`'s trailer from an attempt of one of
+   * the runs `runIds`, if any: a result of the bead's earlier life (closed, then reopened) is not this one.
    */
-  landed(beadId: string, runId: string): Promise<string | undefined>;
+  landed(beadId: string, runIds: readonly string[]): Promise<string | undefined>;
 }

@@ -30,8 +30,11 @@ export class RunContext {
   closedAtStart = 0;
   /** Beads a dead runner left in progress, reopened by this run (a parallel run checks they did not land). */
   readonly recovered = new Set<string>();
-  /** The run id of the dead runner whose lock this run took over, when it left one: whose results may have landed. */
-  recoveredFrom: string | undefined;
+  /**
+   * The run ids of the dead runner whose lock this run took over and of the runs it had taken on in
+   * turn (its lock's `recovered`), when it left one: whose results may have landed.
+   */
+  recoveredFrom: readonly string[] | undefined;
   /**
    * Told just before a bead's close is asked of the store, once its agent, gates and commit are done:
    * the runner may start a read beside the close that only the close itself can outdate.

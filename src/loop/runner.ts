@@ -25,6 +25,8 @@ export async function runEpic(options: RunnerOptions, deps: RunnerDeps): Promise
 }
 
 const end = (reason: StopReason, message: string, beadId?: string): RunEnd => ({ reason, message, beadId });
+/** How many runs back a lock remembers whose work a run took on: each takeover adds one. */
+const RECOVERED_KEPT = 32;
 
 class Runner {
   private readonly ctx: RunContext;
@@ -86,7 +88,12 @@ class Runner {
         );
       }
       await d.guard?.start();
-      ctx.recoveredFrom = acquired.tookOverFrom?.run_id;
+      const dead = acquired.tookOverFrom;
+      // A runner that takes this one's lock over after it dies in turn knows every run whose work is here.
+      ctx.recoveredFrom =
+        dead === undefined ? undefined : [dead.run_id, ...(dead.recovered ?? [])].slice(0, RECOVERED_KEPT);
+      if (ctx.recoveredFrom !== undefined)
+        await d.lock.update({ recovered: [...ctx.recoveredFrom] }, { now: true });
       await this.recover(acquired.tookOverFrom !== undefined);
       const ports = this.parallelPorts();
       return await (ports === undefined ? this.loop() : this.parallelLoop(ports));

@@ -42,10 +42,13 @@ describe('git integration', () => {
     expect(await repo.read('notes.txt')).toBe('one\nfrom the attempt\n');
     expect(await repo.read('README.md')).toBe('hello again\n');
     expect(repo.run('log', '-1', '--format=%an|%s').trim()).toBe('Attempt Author|ralph-loop: bd-2 add notes');
-    expect(await integration.landed('bd-2', 'r1')).toBe(landed.sha);
+    expect(await integration.landed('bd-2', ['r1'])).toBe(landed.sha);
     // Only the named run's attempts: another run's, or an id that merely starts the same, are not it.
-    expect(await integration.landed('bd-2', 'r0')).toBeUndefined();
-    expect(await integration.landed('bd-2', 'r')).toBeUndefined();
+    expect(await integration.landed('bd-2', ['r0'])).toBeUndefined();
+    expect(await integration.landed('bd-2', ['r'])).toBeUndefined();
+    // Any of the runs named: the line of runs whose work a run took on.
+    expect(await integration.landed('bd-2', ['r0', 'r1'])).toBe(landed.sha);
+    expect(await integration.landed('bd-2', [])).toBeUndefined();
     expect(repo.run('status', '--porcelain').trim()).toBe('');
     expect(base).not.toBe(landed.sha);
   });

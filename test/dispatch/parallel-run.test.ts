@@ -291,6 +291,38 @@ describe('ralph-loop --parallel', () => {
     expect((await h.store.show(ids[0]!)).status).toBe('closed');
   });
 
+  it('a result that landed two takeovers back is found: each lock names the runs whose work it took on', async () => {
+    const repo = await createTempRepo();
+    const h = createHarness();
+    const { epicId, ids } = await h.epic(['landed', 'fresh']);
+    for (const id of ids) await h.store.claim(id);
+    // Run `old` landed the result and died; run `middle` took its lock over and died before closing it.
+    h.lockState.holder = { ...deadHolder(epicId, 'middle'), recovered: ['old'] };
+    await repo.write('landed.txt', 'landed\n');
+    repo.run('add', 'landed.txt');
+    repo.run(
+      'commit',
+      '-q',
+      '-m',
+      `ralph-loop: ${ids[0]} landed\n\nForge-Bead: ${ids[0]}\nForge-Attempt: old.${ids[0]}.1`,
+    );
+    const agent = fileAgent();
+    const lockSeen: (string[] | undefined)[] = [];
+    const executor: Executor = {
+      ...agent.executor,
+      execute: (request) => {
+        lockSeen.push(h.lockState.holder?.recovered);
+        return agent.executor.execute(request);
+      },
+    };
+    const summary = await parallelRun(h, repo, epicId, executor);
+    expect(summary).toMatchObject({ reason: 'done', beadsClosed: 2 });
+    expect(agent.seen.map((entry) => entry.title)).toEqual(['fresh']);
+    expect(beadTrailers(repo).filter((id) => id === ids[0])).toHaveLength(1);
+    // This run's lock names the line, for the next one should it die too.
+    expect(lockSeen).toEqual([['middle', 'old']]);
+  });
+
   it.each([
     [
       'a commit of its earlier life (closed, reverted, reopened) is not its result: the redo runs',

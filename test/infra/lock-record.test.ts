@@ -24,6 +24,16 @@ describe('parseLockRecord', () => {
       parsed: { ...runner, running: ['bd-1.2', 'bd-1.3'] },
     },
     {
+      name: 'the runs whose work it took on',
+      text: JSON.stringify({ ...runner, recovered: ['r2', 'r1'] }),
+      parsed: { ...runner, recovered: ['r2', 'r1'] },
+    },
+    {
+      name: 'a list of recovered runs that is not one costs only the list',
+      text: JSON.stringify({ ...runner, recovered: 'r2' }),
+      parsed: runner,
+    },
+    {
       name: 'a running list that is not a list of ids costs only the list',
       text: JSON.stringify({ ...runner, bead: 'bd-1.2', running: ['bd-1.2', 7] }),
       parsed: { ...runner, bead: 'bd-1.2' },
