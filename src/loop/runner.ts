@@ -93,7 +93,11 @@ class Runner {
       ctx.recoveredFrom =
         dead === undefined ? undefined : [dead.run_id, ...(dead.recovered ?? [])].slice(0, RECOVERED_KEPT);
       if (ctx.recoveredFrom !== undefined)
-        await d.lock.update({ recovered: [...ctx.recoveredFrom] }, { now: true });
+        await d.lock
+          .update({ recovered: [...ctx.recoveredFrom] }, { now: true })
+          .catch((error: unknown) =>
+            ctx.warn(`Could not record the runs taken over in the lock: ${String(error)}`),
+          );
       await this.recover(acquired.tookOverFrom !== undefined);
       const ports = this.parallelPorts();
       return await (ports === undefined ? this.loop() : this.parallelLoop(ports));
