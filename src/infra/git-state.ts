@@ -14,10 +14,11 @@
 //   (gc) stays;
 // - the reflogs lose the entries naming those objects, and the text of the rest (reflogs.ts).
 // The branch the run works on and what the runner kept meanwhile are the runner's; refs of the shapes
-// Forge makes stay while another Forge run is at work. A branch that existed before and moved is left
-// alone: the user, or another run, may be working on it elsewhere.
+// Forge makes stay while another Forge run is at work. What the user does in another worktree of the
+// repository meanwhile is theirs and stays: a branch checked out there, a stash made there. A branch
+// that existed before and moved is left alone too: the user, or another run, may be working on it.
 import { readdirSync, readFileSync } from 'node:fs';
-import { readdir, readFile, rm } from 'node:fs/promises';
+import { readdir, readFile, realpath, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { writeFileAtomic } from './atomic-file.js';
 import type { Git } from './git-port.js';
@@ -182,13 +183,23 @@ export async function watchGitState(git: Git): Promise<GitStateWatch | undefined
       const changes = new Map<string, string | undefined>();
       let others: boolean | undefined;
       const anotherRun = (ref: string) => FORGE_REFS.test(ref) && (others ??= otherRunnerLive());
+      // What the user does in another worktree meanwhile is theirs: a branch checked out there, a stash
+      // made there (its commit's parent is where that worktree stands).
+      const elsewhere = await otherWorktrees(git);
+      const stashNow = now.get(STASH);
+      const usersStash =
+        stashNow !== undefined &&
+        stashNow !== before.refs.get(STASH) &&
+        elsewhere.heads.has((await git.resolveCommit(`${stashNow}^1`)) ?? '');
+      const users = (ref: string) => elsewhere.branches.has(ref) || (ref === STASH && usersStash);
       for (const [ref, object] of now) {
-        if (own(ref) || before.refs.has(ref) || anotherRun(ref)) continue;
+        if (own(ref) || before.refs.has(ref) || anotherRun(ref) || users(ref)) continue;
         changes.set(ref, undefined);
         undo.removedRefs.push({ ref, object });
       }
       for (const [ref, object] of before.refs) {
-        if (own(ref) || !(FIXED_REFS.test(ref) || ref === STASH) || now.get(ref) === object) continue;
+        if (own(ref) || users(ref) || !(FIXED_REFS.test(ref) || ref === STASH) || now.get(ref) === object)
+          continue;
         changes.set(ref, object);
         undo.restoredRefs.push(ref);
       }
@@ -209,7 +220,13 @@ export async function watchGitState(git: Git): Promise<GitStateWatch | undefined
       const stray = await strayObjects(git, commonDir, before.objects, [...new Set(before.refs.values())]);
       // The stash's entries are its log: one the run left goes with its objects, and the log is as it was.
       const refsNow = await refTips();
-      undo.reflogs = await settleReflogs(folders, before.reflogs, new Set(stray), (ref) => refsNow.has(ref));
+      undo.reflogs = await settleReflogs(
+        folders,
+        before.reflogs,
+        new Set(stray),
+        (ref) => refsNow.has(ref),
+        users,
+      );
       for (const name of stray)
         await rm(join(commonDir, 'objects', name.slice(0, 2), name.slice(2)), { force: true });
       undo.objects = stray;
@@ -219,6 +236,19 @@ export async function watchGitState(git: Git): Promise<GitStateWatch | undefined
       return undo;
     },
   };
+}
+
+/** The branches checked out in the repository's other worktrees, and the commits they stand at. */
+async function otherWorktrees(git: Git): Promise<{ branches: Set<string>; heads: Set<string> }> {
+  const top = await realpath(await git.topLevel()).catch(() => undefined);
+  const branches = new Set<string>();
+  const heads = new Set<string>();
+  for (const entry of await git.worktreeList().catch(() => [])) {
+    if ((await realpath(entry.path).catch(() => entry.path)) === top) continue;
+    if (entry.branch !== null) branches.add(entry.branch);
+    if (entry.head !== null) heads.add(entry.head);
+  }
+  return { branches, heads };
 }
 
 /** The loose objects written since `before` that no ref, HEAD or index reaches (none while git is at work). */

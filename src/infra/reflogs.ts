@@ -51,6 +51,8 @@ export async function settleReflogs(
   before: ReadonlyMap<string, Buffer>,
   stray: ReadonlySet<string>,
   exists: (ref: string) => boolean,
+  /** Refs whose logs are someone else's (the user's, in another worktree): left as they are. */
+  theirs: (ref: string) => boolean = () => false,
 ): Promise<string[]> {
   const changed: string[] = [];
   const now = await readReflogs(dirs);
@@ -62,6 +64,7 @@ export async function settleReflogs(
     const was = before.get(path);
     if (was !== undefined && bytes.equals(was)) continue;
     const ref = name(path).replace(/^logs\//, '');
+    if (theirs(ref)) continue;
     if (was === undefined && ref !== 'HEAD' && !exists(ref)) {
       await rm(path, { force: true });
       changed.push(path);

@@ -1,7 +1,9 @@
 // What a run leaves in git's own store (git-state.ts), on a real repository: refs of Forge's shapes
 // stay only while another Forge runner is at work, and the runner's own kept copies always.
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
+import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
+import { createGit } from '../../src/infra/git.js';
 import { otherRunnerLive, watchGitState } from '../../src/infra/git-state.js';
 import { createTempRepo } from '../support/git-repo.js';
 
@@ -18,6 +20,30 @@ describe('watchGitState', () => {
     const left = repo.run('for-each-ref', '--format=%(refname)');
     expect(left).toContain('refs/forge/undone/20261203-1/files/a.txt');
     expect(left).toContain('refs/heads/main');
+  });
+
+  it('leaves what the user does meanwhile in another worktree: a branch checked out there, a stash made there', async () => {
+    const repo = await createTempRepo({ 'a.txt': 'a\n' });
+    const loop = join(repo.dir, '.forge', 'worktrees', 'e');
+    await repo.git.worktreeAdd(loop, { branch: 'ralph-loop/e' });
+    const inLoop = createGit({ cwd: loop, env: repo.env });
+    const watch = await watchGitState(inLoop);
+    // The user, in the main checkout: a new branch with a commit, and a stash.
+    repo.run('switch', '-q', '-c', 'fix');
+    await repo.write('a.txt', 'fixed\n');
+    const fix = repo.commitAll('the user’s fix');
+    await repo.write('a.txt', 'half done\n');
+    repo.run('stash', 'push', '-q', '-m', 'the user’s');
+    // The doer, in the loop's worktree: a tag.
+    execFileSync('git', ['tag', 'flag'], { cwd: loop, env: repo.env });
+    const undo = await watch!.undo('ralph-loop/e');
+    expect(undo.removedRefs.map((r) => r.ref)).toEqual(['refs/tags/flag']);
+    expect(undo.restoredRefs).toEqual([]);
+    expect(repo.run('rev-parse', 'fix').trim()).toBe(fix);
+    expect(repo.run('cat-file', '-t', fix).trim()).toBe('commit');
+    expect(repo.run('stash', 'list')).toContain('the user’s');
+    repo.run('stash', 'pop', '-q');
+    expect(await repo.read('a.txt')).toBe('half done\n');
   });
 
   it('sees another runner at work: a process whose command line names ralph-loop', async () => {
