@@ -10,14 +10,14 @@
 // - an object it wrote that no ref, HEAD or index reaches once that is done (`git hash-object -w`, what
 //   a deleted ref held) is removed: `git cat-file --batch-all-objects` lists every object the store
 //   holds, and a blob found that way is as much a note to the artifact as a ref. Not while another git
-//   command is at work (an index.lock): its objects may be about to be used. One packed by the run
-//   (gc) stays;
+//   command is at work (an index.lock, a git process: an editor's fetch writes objects before the refs
+//   that name them): those may be about to be used. One packed by the run (gc) stays;
 // - the reflogs lose the entries naming those objects, and the text of the rest (reflogs.ts).
 // The branch the run works on and what the runner kept meanwhile are the runner's; refs of the shapes
 // Forge makes stay while another Forge run is at work. What the user does in another worktree of the
 // repository meanwhile is theirs and stays: a branch checked out there, a stash made there. A branch
 // that existed before and moved is left alone too: the user, or another run, may be working on it.
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { readdir, readFile, realpath, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { writeFileAtomic } from './atomic-file.js';
@@ -139,6 +139,34 @@ export function otherRunnerLive(): boolean {
   return pids.some(
     (name) => !ours.has(Number(name)) && /ralph-loop/.test(processCommandLine(Number(name)) ?? ''),
   );
+}
+
+/**
+ * Whether a git process of someone else's is at work in this repository (in one of its worktrees, or
+ * its git folder: an editor's background fetch, the user's commit in another worktree): it may have
+ * written objects it has not yet named in a ref, which are no stray. The doer's own are gone by now
+ * (its processes end with it). Where /proc cannot be read, one is taken to be.
+ */
+export function otherGitAtWork(places: readonly string[]): boolean {
+  let pids: string[];
+  try {
+    pids = readdirSync('/proc').filter((name) => /^\d+$/.test(name));
+  } catch {
+    return true;
+  }
+  return pids.some((name) => {
+    const pid = Number(name);
+    if (pid === process.pid) return false;
+    const program = (processCommandLine(pid) ?? '').split(' ')[0] ?? '';
+    if (!/(?:^|\/)git(?:-[a-z-]+)?$/.test(program)) return false;
+    let cwd: string;
+    try {
+      cwd = readlinkSync(`/proc/${pid}/cwd`);
+    } catch {
+      return true; // not ours to read: it may be at work here
+    }
+    return places.some((place) => cwd === place || cwd.startsWith(`${place}/`));
+  });
 }
 
 function parentOf(pid: number): number | undefined {
@@ -265,6 +293,9 @@ async function strayObjects(
   );
   const locked = await Promise.all([commonDir, ...worktrees].map((dir) => bytesOf(join(dir, 'index.lock'))));
   if (locked.some((lock) => lock !== undefined)) return [];
+  const trees = (await git.worktreeList().catch(() => [])).map((entry) => entry.path);
+  const places = await Promise.all([commonDir, ...trees].map((path) => realpath(path).catch(() => path)));
+  if (otherGitAtWork(places)) return [];
   // A store missing what a ref names cannot say what is reached: nothing is removed then.
   const reachable = await git.reachableSince(tips).catch(() => undefined);
   if (reachable === undefined) return [];

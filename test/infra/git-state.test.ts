@@ -4,8 +4,9 @@ import { execFileSync, spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { createGit } from '../../src/infra/git.js';
-import { otherRunnerLive, watchGitState } from '../../src/infra/git-state.js';
+import { otherGitAtWork, otherRunnerLive, watchGitState } from '../../src/infra/git-state.js';
 import { createTempRepo } from '../support/git-repo.js';
+import { tempTree } from '../support/temp-tree.js';
 
 describe('watchGitState', () => {
   it('deletes refs the run made, the runner’s own kept copies and the loop’s branch aside', async () => {
@@ -44,6 +45,31 @@ describe('watchGitState', () => {
     expect(repo.run('stash', 'list')).toContain('the user’s');
     repo.run('stash', 'pop', '-q');
     expect(await repo.read('a.txt')).toBe('half done\n');
+  });
+
+  it('removes an object nothing reaches, but not while someone else’s git is at work in the repository', async () => {
+    const repo = await createTempRepo({ 'a.txt': 'a\n' });
+    const blob = () =>
+      execFileSync('git', ['hash-object', '-w', '--stdin'], { cwd: repo.dir, input: `${Math.random()}` })
+        .toString()
+        .trim();
+    const first = await watchGitState(repo.git);
+    const lone = blob();
+    expect((await first!.undo('main')).objects).toEqual([lone]);
+    expect(() => repo.run('cat-file', '-e', lone)).toThrow();
+    // An editor's git at work here (it may have written objects it has not named yet): nothing goes.
+    const editor = spawn('git', ['cat-file', '--batch'], {
+      cwd: repo.dir,
+      stdio: ['pipe', 'ignore', 'ignore'],
+    });
+    onTestFinished(() => void editor.kill('SIGKILL'));
+    await new Promise((done) => editor.once('spawn', done));
+    const second = await watchGitState(repo.git);
+    const kept = blob();
+    expect((await second!.undo('main')).objects).toEqual([]);
+    expect(repo.run('cat-file', '-t', kept).trim()).toBe('blob');
+    expect(otherGitAtWork([repo.dir])).toBe(true);
+    expect(otherGitAtWork([await tempTree({}, 'forge-nobody-')])).toBe(false);
   });
 
   it('sees another runner at work: a process whose command line names ralph-loop', async () => {
