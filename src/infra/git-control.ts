@@ -86,7 +86,7 @@ export async function presentMarkers(control: GitControlPaths): Promise<Set<stri
  * loop stopped with the doer's edit uncommitted) is removed, one it changes is put back. A merge the
  * user had under way before the agent ran is theirs, and still stops the loop as before.
  */
-const OPERATION_FILES = [
+export const OPERATION_FILES = [
   'MERGE_HEAD',
   'MERGE_MSG',
   'MERGE_MODE',
@@ -106,7 +106,7 @@ const OPERATION_FILES = [
   'BISECT_FIRST_PARENT',
 ];
 /** Per worktree too, in its own git directory (refs/bisect/ is a worktree's own refs). */
-const OPERATION_DIRS = ['rebase-merge', 'rebase-apply', 'sequencer', 'refs/bisect'];
+export const OPERATION_DIRS = ['rebase-merge', 'rebase-apply', 'sequencer', 'refs/bisect'];
 
 /** The permission bits of each file that exists (a hook runs only when executable). */
 export async function readModes(paths: readonly string[]): Promise<Map<string, number>> {

@@ -21,6 +21,7 @@ import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { readdir, readFile, realpath, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { writeFileAtomic } from './atomic-file.js';
+import { OPERATION_DIRS, OPERATION_FILES } from './git-control.js';
 import type { Git } from './git-port.js';
 import { looseObjects } from './loose-objects.js';
 import { processCommandLine } from './pid.js';
@@ -40,24 +41,12 @@ const STASH = 'refs/stash';
 
 /** What git itself keeps at the top of its folders (a linked worktree's too); anything else is not git's. */
 const GIT_OWN = new Set([
+  // The markers of an operation under way (git-control.ts), and the rest of git's own.
+  ...OPERATION_FILES,
+  ...OPERATION_DIRS,
   'HEAD',
   'ORIG_HEAD',
   'FETCH_HEAD',
-  'MERGE_HEAD',
-  'MERGE_MSG',
-  'MERGE_MODE',
-  'MERGE_RR',
-  'AUTO_MERGE',
-  'CHERRY_PICK_HEAD',
-  'REVERT_HEAD',
-  'REBASE_HEAD',
-  'BISECT_LOG',
-  'BISECT_START',
-  'BISECT_TERMS',
-  'BISECT_EXPECTED_REV',
-  'BISECT_ANCESTORS_OK',
-  'BISECT_NAMES',
-  'BISECT_RUN',
   'COMMIT_EDITMSG',
   'TAG_EDITMSG',
   'SQUASH_MSG',
@@ -83,9 +72,6 @@ const GIT_OWN = new Set([
   'info',
   'worktrees',
   'modules',
-  'sequencer',
-  'rebase-merge',
-  'rebase-apply',
   'rr-cache',
   'lfs',
   'fsmonitor--daemon',
