@@ -23,6 +23,7 @@ import { measureHomeGuardCost } from './bench/home-guard-cost.js';
 import { measureExitWatchCost } from './bench/exit-watch-cost.js';
 import { hostSpeedNote, measureHostSpeed } from './bench/host-speed.js';
 import { measureIgnoredGuardCost } from './bench/ignored-guard-cost.js';
+import { measureDoerSettleCost } from './bench/doer-settle-cost.js';
 import { measureQueueRun } from './bench/queue-run.js';
 import { BUILT_MAIN, droppedCostlyEnv, ROOT } from './bench/support.js';
 
@@ -41,7 +42,8 @@ Needs the build (npm run bench builds first). Nothing leaves 127.0.0.1.
                        executor with 4 workers,
                        12 the guard of ignored files around an agent run,
                        13 the guard of the agent CLIs' files in HOME around an agent run,
-                       14 the exit watch's preload in a Node start of a measured run)
+                       14 the exit watch's preload in a Node start of a measured run,
+                       15 a doer's commit settled: tree metadata and git's store)
   --compare "<cmd>"    also run the same no-op epic through another runner command on the same
                        fake br and print the ratio; placeholders {epic} {agent} {agent_script}
                        {node} {root} {beads_dir}, e.g.
@@ -90,6 +92,8 @@ interface Plan {
   homeGuard: { homes: [number, number][]; rounds: number };
   /** Figure 14: Node starts with and without the exit watch's preload. */
   exitWatchStarts: number;
+  /** Figure 15: tracked files of the repository, rounds. */
+  doerSettle: { files: number; rounds: number };
 }
 
 const DEFAULT_PLAN: Plan = {
@@ -133,6 +137,7 @@ const DEFAULT_PLAN: Plan = {
     rounds: 15,
   },
   exitWatchStarts: 30,
+  doerSettle: { files: 50_000, rounds: 5 },
 };
 
 const QUICK_PLAN: Plan = {
@@ -173,6 +178,7 @@ const QUICK_PLAN: Plan = {
     rounds: 3,
   },
   exitWatchStarts: 8,
+  doerSettle: { files: 5_000, rounds: 2 },
 };
 
 const started = performance.now();
@@ -259,7 +265,7 @@ async function main(): Promise<number> {
 
   const plan = values.quick ? QUICK_PLAN : DEFAULT_PLAN;
   const only = new Set(
-    (values.only ?? '1,2,3,4,5,6,7,8,9,10,11,12,13,14').split(',').map((part) => part.trim()),
+    (values.only ?? '1,2,3,4,5,6,7,8,9,10,11,12,13,14,15').split(',').map((part) => part.trim()),
   );
   const loadAtStart = loadavg()[0] ?? Number.NaN;
   progress('process starts on this host (bare Node, `true`)');
@@ -393,6 +399,11 @@ async function main(): Promise<number> {
   if (only.has('14')) {
     progress("figure 14: the exit watch's preload in every Node start of a measured run");
     figures.exitWatch = await measureExitWatchCost({ starts: plan.exitWatchStarts });
+  }
+
+  if (only.has('15')) {
+    progress(`figure 15: a doer's commit settled, ${plan.doerSettle.files} tracked files`);
+    figures.doerSettle = await measureDoerSettleCost(plan.doerSettle);
   }
 
   let promptTokens: PromptTokens | { skipped: string } | undefined;

@@ -4,6 +4,7 @@ import { cpus, loadavg, release, totalmem } from 'node:os';
 import { reportRenderRows, type ReportRender } from './report-render.js';
 import { validateRows, type ValidateCost } from './validate-cost.js';
 import { exitWatchRows, type ExitWatchCost } from './exit-watch-cost.js';
+import { doerSettleRows, type DoerSettleCost } from './doer-settle-cost.js';
 import { homeGuardRows, type HomeGuardCost } from './home-guard-cost.js';
 import { ignoredGuardRows, type IgnoredGuardCost } from './ignored-guard-cost.js';
 import type { ArbiterStamp } from './arbiter-stamp.js';
@@ -64,6 +65,7 @@ export interface BenchFigures {
   ignoredGuard?: IgnoredGuardCost;
   homeGuard?: HomeGuardCost;
   exitWatch?: ExitWatchCost;
+  doerSettle?: DoerSettleCost;
 }
 
 // ---- formatting ----
@@ -387,6 +389,7 @@ export function buildRows(figures: BenchFigures): Row[] {
     ...(figures.ignoredGuard === undefined ? [] : ignoredGuardRows(figures.ignoredGuard, ms)),
     ...(figures.homeGuard === undefined ? [] : homeGuardRows(figures.homeGuard, ms)),
     ...(figures.exitWatch === undefined ? [] : exitWatchRows(figures.exitWatch, ms)),
+    ...(figures.doerSettle === undefined ? [] : doerSettleRows(figures.doerSettle, ms)),
   ];
 }
 
