@@ -22,6 +22,9 @@ export interface DoerSettleCost {
   watchMs: Summary;
   /** Taking back what the doer left there (here: nothing but its commit). */
   undoMs: Summary;
+  /** Of the last round: files the settle wrote anew (1: the doer's), and objects the undo removed (0). */
+  rewritten: number;
+  removedObjects: number;
 }
 
 const FILES_PER_FOLDER = 100;
@@ -47,6 +50,8 @@ export async function measureDoerSettleCost(options: {
     run('add', '-A');
     run('commit', '-q', '-m', 'the tree');
     run('gc', '-q');
+    // Files written within the settle's clock slack of the agent's start count as the agent's.
+    await new Promise((done) => setTimeout(done, 250));
     const git = createGit({ cwd: repo, env });
     const samples = {
       recordMs: [] as number[],
@@ -54,6 +59,8 @@ export async function measureDoerSettleCost(options: {
       watchMs: [] as number[],
       undoMs: [] as number[],
     };
+    let rewritten = 0;
+    let removedObjects = 0;
     for (let round = 0; round < options.rounds; round += 1) {
       let at = performance.now();
       const metadata = await recordTreeMetadata(repo, await git.listTree('HEAD', []));
@@ -64,10 +71,10 @@ export async function measureDoerSettleCost(options: {
       await writeFile(join(repo, 'src', 'd0', 'f0.txt'), `round ${round}\n`);
       run('commit', '-q', '-a', '-m', `round ${round}`);
       at = performance.now();
-      await metadata.settle(await git.listTree('HEAD', []));
+      rewritten = (await metadata.settle(await git.listTree('HEAD', []))).rewritten.length;
       samples.settleMs.push(performance.now() - at);
       at = performance.now();
-      await store?.undo('main');
+      removedObjects = (await store?.undo('main'))?.objects.length ?? 0;
       samples.undoMs.push(performance.now() - at);
     }
     return {
@@ -76,6 +83,8 @@ export async function measureDoerSettleCost(options: {
       settleMs: summarize(samples.settleMs),
       watchMs: summarize(samples.watchMs),
       undoMs: summarize(samples.undoMs),
+      rewritten,
+      removedObjects,
     };
   } finally {
     await dir.remove();

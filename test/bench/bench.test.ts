@@ -17,6 +17,7 @@ import { measureEpicStatus } from '../../scripts/bench/epic-status-latency.js';
 import { measureValidateCost, validateRows } from '../../scripts/bench/validate-cost.js';
 import { homeGuardRows, measureHomeGuardCost } from '../../scripts/bench/home-guard-cost.js';
 import { exitWatchRows, measureExitWatchCost } from '../../scripts/bench/exit-watch-cost.js';
+import { doerSettleRows, measureDoerSettleCost } from '../../scripts/bench/doer-settle-cost.js';
 import { hostSpeedNote, measureHostSpeed } from '../../scripts/bench/host-speed.js';
 import { ignoredGuardRows, measureIgnoredGuardCost } from '../../scripts/bench/ignored-guard-cost.js';
 import { BIN, NODE, ROOT } from '../../scripts/bench/support.js';
@@ -321,5 +322,14 @@ describe('bench figures on tiny inputs', () => {
     const rows = exitWatchRows(cost, (n) => `${n}`);
     expect(rows[0]!.figure).toBe('14');
     expect(rows[0]!.measure).toContain('median of 2');
+  });
+
+  it("figure 15: a doer's commit settled: the file it wrote rewritten, nothing of its commit removed", async () => {
+    const cost = await measureDoerSettleCost({ files: 150, rounds: 2 });
+    for (const summary of [cost.recordMs, cost.settleMs, cost.watchMs, cost.undoMs]) finite(summary.median);
+    expect([cost.rewritten, cost.removedObjects]).toEqual([1, 0]);
+    const rows = doerSettleRows(cost, (n) => `${n}`);
+    expect(rows[0]!.figure).toBe('15');
+    expect(rows[0]!.measure).toContain('150 tracked files');
   });
 });
