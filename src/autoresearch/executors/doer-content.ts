@@ -7,6 +7,7 @@ import { copiedMetricFiles } from '../metric-copies.js';
 import { metricFolders } from '../runtime-reach.js';
 import { pythonInstalledModules } from '../../infra/python-sites.js';
 import type { ExecutionRequest } from '../../loop/types.js';
+import { namePaths } from '../../loop/run-context.js';
 import type { GitStateWatch } from '../../infra/git-state.js';
 import { updateIterationState, withTamper } from '../iteration-state.js';
 import type { AutoresearchContext } from './context.js';
@@ -145,9 +146,10 @@ export async function undoGitState(
         what: "changed git's own state (a tag, a note, the stash or .git/description)",
       }),
     );
-    request.onActivity?.(`tamper: the doer changed ${changed.join(', ')}; put back`);
+    request.onActivity?.(`tamper: the doer changed ${namePaths(changed, 10)}; put back`);
   }
-  if (made.length > 0) request.onActivity?.(`removed what the doer left in git's store: ${made.join(', ')}`);
+  if (made.length > 0)
+    request.onActivity?.(`removed what the doer left in git's store: ${namePaths(made, 10)}`);
   const all = [...made, ...changed];
-  return all.length === 0 ? undefined : `git's store put back: ${all.join(', ')}`;
+  return all.length === 0 ? undefined : `git's store put back: ${namePaths(all, 10)}`;
 }

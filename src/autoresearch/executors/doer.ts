@@ -2,6 +2,7 @@
 // its scope and commits it.
 import { resolve } from 'node:path';
 import type { Executor } from '../../loop/types.js';
+import { namePaths } from '../../loop/run-context.js';
 import { removeRefusedPaths, removeSpecialFiles, removeUncommittable } from '../../infra/uncommittable.js';
 import {
   extractHypothesis,
@@ -303,7 +304,8 @@ export function createDoerExecutor(context: AutoresearchContext): Executor {
         ...(await removeSpecialFiles(context.repo, context.config.scope.doer_paths, ignored)),
       ];
       const { modes } = await metadata.settle(await git.listTree('HEAD', []));
-      if (modes.length > 0) request.onActivity?.(`put back the modes the doer changed: ${modes.join(', ')}`);
+      if (modes.length > 0)
+        request.onActivity?.(`put back the modes the doer changed: ${namePaths(modes, 10)}`);
       const keptNow = guard.keptUnder === undefined ? [] : [guard.keptUnder];
       const inGit = await undoGitState(context, request, iter, gitState, branch, keptNow);
       if (uncommittable.length > 0) {
@@ -330,7 +332,7 @@ export function createDoerExecutor(context: AutoresearchContext): Executor {
         outside.length > 0 ? `guard reverted ${outside.join(', ')}` : undefined,
         uncommittable.length > 0 ? `removed what git cannot commit: ${uncommittable.join(', ')}` : undefined,
         touchedMetric.length > 0 ? `metric file(s) put back: ${touchedMetric.join(', ')}` : undefined,
-        modes.length > 0 ? `modes put back: ${modes.join(', ')}` : undefined,
+        modes.length > 0 ? `modes put back: ${namePaths(modes, 10)}` : undefined,
         inGit,
         ...moved,
       ].filter((note) => note !== undefined);
