@@ -56,6 +56,7 @@ describe('progress renderer', () => {
       { ...finished, outcome: 'error', message: 'boom\r✓ bd-e.1 ok' },
       { type: 'activity', ts: 't', epic: 'bd-e', bead: 'bd-e.1', message: 'note\u009b2J' },
     ]);
+    // eslint-disable-next-line no-control-regex -- control characters are what it looks for
     expect(out).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202e]/);
     expect(out).toContain(
       '▶ bd-e.1 Fix \\u001b]0;pwned\\u0007the \\u001b[8mhidden\\u001b[0m parser \\u202eevil',

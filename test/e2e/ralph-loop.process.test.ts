@@ -309,6 +309,7 @@ describe('ralph-loop process: git', () => {
     expect(run.exitCode, run.stderr).toBe(0);
     const status = await repo.ralph(['status', epic]);
     for (const out of [run.stderr, run.stdout, status.stdout, status.stderr]) {
+      // eslint-disable-next-line no-control-regex -- control characters are what it looks for
       expect(out).not.toMatch(/[\u001b\u202e]|\r(?!\n)/);
     }
     expect(run.stderr).toContain('Fix \\u001b]0;pwned\\u0007 the \\u001b[8mparser\\u001b[0m\\r✓ done');
