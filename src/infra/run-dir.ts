@@ -79,7 +79,9 @@ export function createRunDir(root: string, trustedRoot: string = root): RunDir {
         stopPath,
         `${JSON.stringify({ requested_at: new Date().toISOString(), by, run_id: runId })}\n`,
       ),
-    clearStop: () => rm(stopPath, { force: true }),
+    // Whatever is there: a folder an agent made at the stop file's place ended every run on EISDIR.
+    // A link goes as a link (rm never follows one).
+    clearStop: () => rm(stopPath, { force: true, recursive: true }),
     readTreeBefore: async () => {
       const text = await readFileIfExists(treeBeforePath).catch(() => undefined);
       if (text === undefined) return undefined;

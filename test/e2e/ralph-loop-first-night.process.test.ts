@@ -568,6 +568,20 @@ describe('faults end cleanly', () => {
     expect((await repo.show(ids[0]!)).status).toBe('closed');
     expect(existsSync(join(runDir, 'stop'))).toBe(false);
   });
+
+  it('a folder where the stop file goes is dropped the same way, not the end of every run', async () => {
+    const repo = await makeRepo();
+    const { epic, ids } = await repo.epic(['a']);
+    // An agent's mkdir -p there: every run ended at once in "unexpected error: rm returned EISDIR".
+    const stopDir = join(repo.dir, '.forge', 'epics', epic, 'stop', 'inner');
+    await mkdir(stopDir, { recursive: true });
+    await writeFile(join(stopDir, 'note.txt'), 'x\n');
+    const run = await repo.ralph([epic, '--agent', repo.agent]);
+    expect(run.exitCode, run.stderr).toBe(0);
+    expect(run.stderr).toContain('Dropped a stop request');
+    expect((await repo.show(ids[0]!)).status).toBe('closed');
+    expect(existsSync(join(repo.dir, '.forge', 'epics', epic, 'stop'))).toBe(false);
+  });
 });
 
 describe('a full disk', () => {
