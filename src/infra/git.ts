@@ -18,6 +18,7 @@ import {
   type ChangedPath,
 } from './git-parse.js';
 import { createGitCommand } from './git-command.js';
+import { refMethods } from './git-refs.js';
 import type { Git, GitOptions, IndexFlags, SavedFile } from './git-port.js';
 import { commitExactly, exportFiles, temporaryIndexPath, writeSavedFiles } from './git-scratch-index.js';
 
@@ -367,31 +368,7 @@ export function createGit(options: GitOptions): Git {
       return stdout.split('\n').filter((line) => line !== '');
     },
 
-    async refTips() {
-      const { stdout } = await git(['for-each-ref', '--format=%(objectname) %(refname)']);
-      const tips = new Map<string, string>();
-      for (const line of stdout.split('\n')) {
-        const at = line.indexOf(' ');
-        if (at > 0) tips.set(line.slice(at + 1), line.slice(0, at));
-      }
-      return tips;
-    },
-
-    async setRefs(refs) {
-      if (refs.size === 0) return;
-      const input = [...refs]
-        .map(([ref, object]) => (object === undefined ? `delete ${ref}\n` : `update ${ref} ${object}\n`))
-        .join('');
-      await git(['update-ref', '--stdin'], { input });
-    },
-
-    async reachableSince(known) {
-      const { stdout } = await git(
-        ['rev-list', '--objects', '--no-object-names', '--all', '--indexed-objects', '--stdin'],
-        { input: known.map((object) => `^${object}\n`).join('') },
-      );
-      return new Set(stdout.split('\n').filter((line) => line !== ''));
-    },
+    ...refMethods(git),
 
     async attachHead(branch, orAt) {
       const ref = `refs/heads/${branch}`;
