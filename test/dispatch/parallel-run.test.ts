@@ -130,6 +130,26 @@ const deadHolder = (epic: string, runId: string): LockHolder => ({
   epic,
   run_id: runId,
 });
+/**
+ * Beads `landed` and `fresh`, both claimed by a run `old` that landed `landed`'s result as a commit and
+ * died before closing it; the lock it leaves is `holder`'s.
+ */
+async function landedByDeadRun(holder: (epic: string) => LockHolder) {
+  const repo = await createTempRepo();
+  const h = createHarness();
+  const { epicId, ids } = await h.epic(['landed', 'fresh']);
+  for (const id of ids) await h.store.claim(id);
+  h.lockState.holder = holder(epicId);
+  await repo.write('landed.txt', 'landed\n');
+  repo.run('add', 'landed.txt');
+  repo.run(
+    'commit',
+    '-q',
+    '-m',
+    `ralph-loop: ${ids[0]} landed\n\nForge-Bead: ${ids[0]}\nForge-Attempt: old.${ids[0]}.1`,
+  );
+  return { repo, h, epicId, ids };
+}
 const ofType = <T extends LoopEvent['type']>(events: LoopEvent[], type: T) =>
   events.filter((e): e is Extract<LoopEvent, { type: T }> => e.type === type);
 
@@ -268,20 +288,8 @@ describe('ralph-loop --parallel', () => {
   });
 
   it('a bead whose result landed before its runner died is closed on that commit, never applied twice', async () => {
-    const repo = await createTempRepo();
-    const h = createHarness();
-    const { epicId, ids } = await h.epic(['landed', 'fresh']);
     // The dead run: both claimed; `landed`'s commit made on the branch, the bead not yet closed.
-    for (const id of ids) await h.store.claim(id);
-    h.lockState.holder = deadHolder(epicId, 'old');
-    await repo.write('landed.txt', 'landed\n');
-    repo.run('add', 'landed.txt');
-    repo.run(
-      'commit',
-      '-q',
-      '-m',
-      `ralph-loop: ${ids[0]} landed\n\nForge-Bead: ${ids[0]}\nForge-Attempt: old.${ids[0]}.1`,
-    );
+    const { repo, h, epicId, ids } = await landedByDeadRun((epic) => deadHolder(epic, 'old'));
     const agent = fileAgent();
     const summary = await parallelRun(h, repo, epicId, agent.executor);
     expect(summary).toMatchObject({ reason: 'done', beadsClosed: 2 });
@@ -292,20 +300,11 @@ describe('ralph-loop --parallel', () => {
   });
 
   it('a result that landed two takeovers back is found: each lock names the runs whose work it took on', async () => {
-    const repo = await createTempRepo();
-    const h = createHarness();
-    const { epicId, ids } = await h.epic(['landed', 'fresh']);
-    for (const id of ids) await h.store.claim(id);
     // Run `old` landed the result and died; run `middle` took its lock over and died before closing it.
-    h.lockState.holder = { ...deadHolder(epicId, 'middle'), recovered: ['old'] };
-    await repo.write('landed.txt', 'landed\n');
-    repo.run('add', 'landed.txt');
-    repo.run(
-      'commit',
-      '-q',
-      '-m',
-      `ralph-loop: ${ids[0]} landed\n\nForge-Bead: ${ids[0]}\nForge-Attempt: old.${ids[0]}.1`,
-    );
+    const { repo, h, epicId, ids } = await landedByDeadRun((epic) => ({
+      ...deadHolder(epic, 'middle'),
+      recovered: ['old'],
+    }));
     const agent = fileAgent();
     const lockSeen: (string[] | undefined)[] = [];
     const executor: Executor = {
