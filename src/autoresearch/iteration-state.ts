@@ -41,6 +41,11 @@ const iterationStateSchema = z.object({
   metric_tests: z.number().int().nonnegative().optional(),
   /** Iteration 0: the tests each test track (TAP, JUnit, an exit code's summary) counted, by name. */
   track_tests: z.record(z.string(), z.number()).optional(),
+  /**
+   * Iteration 0: the files the loop's commands name that git ignores and that their own runs write (a
+   * build's output), relative to the tree: a later run may write them (run-outputs.ts).
+   */
+  run_outputs: z.array(z.string()).optional(),
   /** What agents of this iteration changed that was not theirs; a doer's entry makes it a `tamper`. */
   tamper: z
     .array(z.object({ role: z.string(), paths: z.array(z.string()), what: z.string().optional() }))

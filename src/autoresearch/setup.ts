@@ -6,6 +6,7 @@ import { AppError, ExitCode, EnvironmentError, UsageError } from '../infra/error
 import type { Git } from '../infra/git.js';
 import type { LoopFiles } from '../infra/loop-files.js';
 import { parseLoopConfig, type LoopConfig } from './config.js';
+import { watchOutputs } from './run-outputs.js';
 import { watchBaselineExits, type WatchedRun } from './baseline-exits.js';
 import { artifactSpeaksToModels } from './judge-address.js';
 import { checkBaseline } from './guard-setup.js';
@@ -137,8 +138,18 @@ export async function setupLoop(
   // with nothing to clean up, rather than as a loop without a baseline.
   let measured: MeasuredBaseline | undefined;
   const exits = watchBaselineExits(config, repo, ports.runMetric);
+  // What the baseline's runs write of the files the commands name is their build's (run-outputs.ts).
+  const outputs = watchOutputs(config, repo, ports.git);
+  const runBaseline: typeof exits.run = async (argv, run) => {
+    await outputs.before();
+    try {
+      return await exits.run(argv, run);
+    } finally {
+      await outputs.after({ written: true });
+    }
+  };
   if (config.metric.type === 'hard') {
-    measured = await measureHardBaseline(repo, config.metric, (argv, run) => exits.run(argv, run));
+    measured = await measureHardBaseline(repo, config.metric, runBaseline);
   }
 
   // Guards and tracks are measured on the baseline before anything is created, like the metric.
@@ -148,7 +159,7 @@ export async function setupLoop(
     trackTests,
   } = await checkBaseline(config, {
     cwd: repo,
-    run: (command, run) => exits.run([command.file, ...command.args], run),
+    run: (command, run) => runBaseline([command.file, ...command.args], run),
   });
   exits.check();
 
@@ -201,8 +212,13 @@ export async function setupLoop(
     ...(metricTests === undefined ? {} : { metric_tests: metricTests }),
     ...(Object.keys(trackFloors).length > 0 ? { track_tests: trackFloors } : {}),
   };
-  if (Object.keys(floors).length > 0)
-    await updateIterationState(ports.files, paths.root, 0, (s) => ({ ...s, ...floors }));
+  const runOutputs = outputs.found();
+  if (Object.keys(floors).length > 0 || runOutputs.length > 0)
+    await updateIterationState(ports.files, paths.root, 0, (s) => ({
+      ...s,
+      ...floors,
+      ...(runOutputs.length > 0 ? { run_outputs: runOutputs } : {}),
+    }));
   let baseline: BaselineResult;
   let ended = false;
   if (measured !== undefined) {

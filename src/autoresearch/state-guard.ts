@@ -31,7 +31,7 @@ import { isPathInScope, revertIteration } from './keep-revert.js';
 import { agentInstructionPaths } from './judge-checkout.js';
 import { watchLooseObjects } from '../infra/loose-objects.js';
 import { loadLedgerSummary } from './ledger-summary.js';
-import { commandFiles } from './metric-files.js';
+import { heldCommandFiles } from './run-outputs.js';
 import { createLoopSeal, workspaceRelative } from './loop-seal.js';
 import { writeTerminalSignal } from './signals.js';
 import { readSpend } from './spend.js';
@@ -104,7 +104,9 @@ function treeGuarded(role: string): boolean {
 }
 
 async function guardedFiles(ctx: StateGuardContext): Promise<string[]> {
-  const inTree = (await commandFiles(ctx.config, ctx.cwd)).map((path) => resolve(ctx.cwd, path));
+  // A build's output the loop's runs write is not the metric's: what an agent does to it is the ignored guard's.
+  const held = await heldCommandFiles({ ...ctx, tree: ctx.cwd });
+  const inTree = held.map((path) => resolve(ctx.cwd, path));
   return [...inTree, join(ctx.repo, '.forge', 'config.json'), join(ctx.repo, '.forge', 'loops.json')];
 }
 

@@ -19,7 +19,7 @@ import {
 } from '../keep-revert.js';
 import { recordSpend } from '../spend.js';
 import { recordedBranch, recordHead } from '../loop-head.js';
-import { commandFiles } from '../metric-files.js';
+import { heldCommandFiles } from '../run-outputs.js';
 import { snapshotSubmodules } from '../submodules.js';
 import { doerPinRef, pinSaved } from '../kept-refs.js';
 import { isTestFile } from '../test-files.js';
@@ -103,7 +103,8 @@ export function createDoerExecutor(context: AutoresearchContext): Executor {
       // run killed between the snapshot and its pin.
       await pinSaved(git, doerPinRef(workspace), snapshot.files);
       const ignored = bookkeepingPaths(context);
-      const protectedPaths = await commandFiles(context.config, context.repo);
+      // Less the runs' outputs (a build's), which the doer may build: the ignored guard puts them back.
+      const protectedPaths = await heldCommandFiles({ ...context, tree: context.repo });
 
       const where = { baseSha, branch, snapshot, ignored, protectedPaths, iter };
       // Every attempt starts from the iteration's base: what an earlier attempt left is undone first.

@@ -15,6 +15,7 @@ import { doerReads, type DoerReads } from '../outside-reads.js';
 import type { OutsideChange } from '../outside-watch.js';
 import { isLoadedUnasked } from '../silenced-checks.js';
 import { commandFiles } from '../metric-files.js';
+import { heldCommandFiles, readRunOutputs, recordRunOutputs, watchOutputs } from '../run-outputs.js';
 import { snapshotSubmodules } from '../submodules.js';
 import { describeTreeChange, restoreTree, snapshotTree } from '../tree-snapshot.js';
 import { bookkeepingPaths, ledgerPath, type AutoresearchContext, type MetricRunOptions } from './context.js';
@@ -44,12 +45,21 @@ export interface WatchedRuns {
  */
 export function watchRuns(context: AutoresearchContext): WatchedRuns {
   const changes: TreeChangingRun[] = [];
+  // Read once, before the first run: the seal vouched for it when the bead began, and a run's code
+  // that added a dataset to it would have the next run let that dataset be rewritten.
+  let recorded: Promise<Set<string>> | undefined;
+  const outputs = watchOutputs(context.config, context.repo, context.git);
   return {
     async run(command, options) {
+      recorded ??= readRunOutputs(context.files, context.workspace);
+      const known = await recorded;
       const named = await commandFiles(context.config, context.repo);
+      // A build's output the runs write (run-outputs.ts) is not held; what git does not ignore always is.
+      const held = await heldCommandFiles({ ...context, tree: context.repo }, known);
+      await outputs.before();
       // Before the run too: one a process the doer left wrote since the last run is no cache of ours.
       await removeBytecodeCaches(context);
-      const before = await snapshotTree(context.git, named);
+      const before = await snapshotTree(context.git, held);
       // A submodule's files are the tree's too (a metric's fixtures may live in one), whatever the scope.
       const submodules = await snapshotSubmodules(context.git, context.gitAt, context.repo, 'HEAD', []);
       const outside = await context.watchOutside?.({ cwd: context.repo, git: context.git });
@@ -58,7 +68,7 @@ export function watchRuns(context: AutoresearchContext): WatchedRuns {
       // Content put back by the time the run ends is still a rewrite: bash reads its script as it runs,
       // and code that wrote its own line into the script through /proc, then restored it byte for byte,
       // had its score kept (red team). A write leaves the file a new ctime, which no process sets back.
-      const stamps = await Promise.all(named.map((path) => changeStamp(join(context.repo, path))));
+      const stamps = await Promise.all(held.map((path) => changeStamp(join(context.repo, path))));
       const realRepo = await realPath(context.repo).catch(() => context.repo);
       const entries = named.map((path) => join(realRepo, path));
       const roots = [context.repo, realRepo];
@@ -71,12 +81,18 @@ export function watchRuns(context: AutoresearchContext): WatchedRuns {
         );
       } finally {
         const rewritten: string[] = [];
-        for (const [index, path] of named.entries()) {
+        for (const [index, path] of held.entries()) {
           if ((await changeStamp(join(context.repo, path))) !== stamps[index]) rewritten.push(path);
         }
         const change = await restoreTree(context.git, before, bookkeepingPaths(context), {
           leaveNewFiles: true,
         });
+        // One the run made where none was (its build's first output in this tree) is the runs' too.
+        const made = (await outputs.after({ written: false })).filter((path) => !known.has(path));
+        if (made.length > 0) {
+          await recordRunOutputs(context.files, context.workspace, made);
+          for (const path of made) known.add(path);
+        }
         await removeBytecodeCaches(context);
         const read =
           exits === undefined ? { phrases: [], readers: [] } : await reads(context, exits, roots, named);

@@ -1,0 +1,104 @@
+// The files a loop's commands name that their own runs write: a build's output (`cc -o build/app src/*.c`
+// then `./build/app`; `cargo build --release` then `./target/release/app`). The watch around measured
+// runs (executors/watched-runs.ts) holds every file the commands name to what it was before the run, so
+// that code which rewrites what measures it scores nothing; a build's output is rewritten by every honest
+// run, and each iteration of a compiled loop gave no score (seen: "changed build/app while the metric
+// command ran it", every iteration, whatever the doer did). Only a run no doer's code can have touched
+// says which files those are: the baseline's, measured when the loop is made. Of the files the commands
+// name, those git ignores that its runs made or wrote are the runs' outputs, recorded in iteration 0's
+// state (which the loop's seal keeps); a later run may write them, and one that makes another such file
+// (absent before it) adds it. A file that was there and that the baseline left as it was (a dataset, the
+// expected answers, a checker kept out of git) stays held: the doer's code that rewrites it scores nothing.
+import { join } from 'node:path';
+import { changeStamp } from '../infra/fs-ops.js';
+import type { Git } from '../infra/git.js';
+import type { LoopFiles } from '../infra/loop-files.js';
+import type { LoopConfig } from './config.js';
+import { readIterationState, updateIterationState } from './iteration-state.js';
+import { commandFiles } from './metric-files.js';
+
+type IgnoringGit = Pick<Git, 'ignoredPaths'>;
+
+/** Of `paths` (relative to the tree), those git ignores, from `git ls-files --ignored --directory`. */
+export async function ignoredOf(git: IgnoringGit, paths: readonly string[]): Promise<string[]> {
+  if (paths.length === 0) return [];
+  const ignored = (await git.ignoredPaths?.()) ?? [];
+  return paths.filter((path) =>
+    ignored.some((entry) => entry === path || (entry.endsWith('/') && path.startsWith(entry))),
+  );
+}
+
+/** Each path's inode and change time (undefined: not there); a write changes the one or the other. */
+async function stamps(tree: string, paths: readonly string[]): Promise<Map<string, string | undefined>> {
+  return new Map(
+    await Promise.all(paths.map(async (path) => [path, await changeStamp(join(tree, path))] as const)),
+  );
+}
+
+/** Watches the files the loop's commands name across runs, for those the runs make or write. */
+export interface OutputsWatch {
+  /** Before a run: what the commands name and git ignores, as it is. */
+  before(): Promise<void>;
+  /**
+   * After it: the files the run made (absent before) or, with `written`, also those it wrote, which
+   * git ignores. Each call adds to `found`.
+   */
+  after(options: { written: boolean }): Promise<string[]>;
+  /** Every output found so far, sorted. */
+  found(): string[];
+}
+
+export function watchOutputs(config: LoopConfig, tree: string, git: IgnoringGit): OutputsWatch {
+  const found = new Set<string>();
+  let seen = new Map<string, string | undefined>();
+  const named = async () => ignoredOf(git, await commandFiles(config, tree));
+  return {
+    async before() {
+      seen = await stamps(tree, await named());
+    },
+    async after({ written }) {
+      const now = await stamps(tree, await named());
+      const outputs = [...now].filter(([path, stamp]) =>
+        seen.has(path) ? written && seen.get(path) !== stamp : stamp !== undefined,
+      );
+      for (const [path] of outputs) found.add(path);
+      return outputs.map(([path]) => path);
+    },
+    found: () => [...found].sort(),
+  };
+}
+
+/**
+ * The files the loop's commands name (metric-files.ts) less the runs' outputs that git ignores: those the
+ * watches hold as they were. `outputs` when the caller read them already.
+ */
+export async function heldCommandFiles(
+  ctx: { config: LoopConfig; tree: string; git: IgnoringGit; files: LoopFiles; workspace: string },
+  outputs?: ReadonlySet<string>,
+): Promise<string[]> {
+  const named = await commandFiles(ctx.config, ctx.tree);
+  const known = outputs ?? (await readRunOutputs(ctx.files, ctx.workspace));
+  const candidates = named.filter((path) => known.has(path));
+  if (candidates.length === 0) return named;
+  const ignored = new Set(await ignoredOf(ctx.git, candidates));
+  return named.filter((path) => !ignored.has(path));
+}
+
+/** The outputs iteration 0's state records; none for a loop made before they were recorded. */
+export async function readRunOutputs(files: LoopFiles, workspace: string): Promise<Set<string>> {
+  return new Set((await readIterationState(files, workspace, 0)).run_outputs ?? []);
+}
+
+/** Adds `paths` to the outputs iteration 0's state records (no write when it holds them all). */
+export async function recordRunOutputs(
+  files: LoopFiles,
+  workspace: string,
+  paths: readonly string[],
+): Promise<void> {
+  const known = await readRunOutputs(files, workspace);
+  if (paths.every((path) => known.has(path))) return;
+  await updateIterationState(files, workspace, 0, (state) => ({
+    ...state,
+    run_outputs: [...new Set([...(state.run_outputs ?? []), ...paths])].sort(),
+  }));
+}
