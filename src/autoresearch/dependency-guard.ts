@@ -36,7 +36,7 @@ import { isPathInScope } from './keep-revert.js';
 export interface DependencyGuardContext {
   /** The working tree the agents work in and the metric measures. */
   cwd: string;
-  git: Git;
+  git: Pick<Git, 'ignoredPaths'>;
   /** Where the runner keeps its own records, outside anything an agent is meant to write. */
   vaultDir: string;
   /** The environment the loop runs in: an active virtualenv or conda environment is watched too. */

@@ -24,6 +24,8 @@ import {
   type DependencyGuardContext,
 } from './dependency-guard.js';
 import { agentInstructionPaths } from './judge-checkout.js';
+import { createDataWatch } from './measured-data.js';
+import { fingerprintOutside } from './outside-data.js';
 import { isLoadedUnasked } from './silenced-checks.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -40,7 +42,13 @@ export interface OutsideWatchOptions {
    * The loop's tree as the dependency guard sees it: its installed dependencies and programs are
    * watched too, and the ignored files a run makes. Without it, neither is.
    */
-  dependencies?: DependencyGuardContext & { allowed: readonly string[] };
+  dependencies?: DependencyGuardContext & {
+    allowed: readonly string[];
+    /** The paths the loop names as its metric's to write again (`scope.rebuilt_paths`). */
+    rebuilt?: readonly string[];
+    /** The data outside the trees the commands name (outside-data.ts), held as the tree's is. */
+    outsideData?: () => Promise<string[]>;
+  };
 }
 
 /** What a run changed outside what git shows, once it is undone as far as it can be. */
@@ -53,6 +61,10 @@ export interface OutsideChange {
   dependencies: string[];
   /** Of those, the files in a package store in the home (package-stores.ts). */
   stored?: string[];
+  /** Ignored files of the tree the run reads, changed by it: put back, or (`lost`) left as found (measured-data.ts). */
+  data?: { putBack: string[]; lost: string[] };
+  /** Ignored files the run made where none was, outside build outputs: the runs' own (run-outputs.ts). */
+  made?: string[];
 }
 
 /** Ends a watch: undoes what the run changed and says what that was. */
@@ -63,7 +75,14 @@ export type EndOutsideWatch = () => Promise<OutsideChange>;
  * run in another working tree of the repository (a population's candidate worktree) names it: the
  * ignored files the run makes there are watched too.
  */
-export type OutsideWatch = (tree?: { cwd: string; git: Git }) => Promise<EndOutsideWatch>;
+export type OutsideWatch = (
+  tree?: { cwd: string; git: Git },
+  /**
+   * The ignored files the loop's runs write (run-outputs.ts): not held as data. Without them, no
+   * ignored file of the tree is held (a loop whose outputs were never recorded).
+   */
+  outputs?: ReadonlySet<string>,
+) => Promise<EndOutsideWatch>;
 
 export function createOutsideWatch(options: OutsideWatchOptions): OutsideWatch {
   const { git, trees, env, dependencies } = options;
@@ -78,7 +97,14 @@ export function createOutsideWatch(options: OutsideWatchOptions): OutsideWatch {
   // What the last run left, for the next one's start: an agent's changes between the two are its own
   // guard's to find, and a fingerprint of the dependencies costs a lstat a file.
   let last: IgnoredFiles | undefined;
-  return async (tree) => {
+  const data =
+    dependencies === undefined ? undefined : createDataWatch(dependencies.cwd, dependencies.rebuilt ?? []);
+  const outsideData =
+    dependencies?.outsideData === undefined
+      ? undefined
+      : { list: dependencies.outsideData, watch: createDataWatch('/', [], { outside: true }) };
+
+  return async (tree, outputs) => {
     const commonDir = await git.commonDir();
     // Another tree's ignored files alone: what lies outside the trees is the loop's watch's own.
     const other =
@@ -102,7 +128,13 @@ export function createOutsideWatch(options: OutsideWatchOptions): OutsideWatch {
     const modes = await readModes([...before.keys()].filter((path) => isGitControlPath(control, path)));
     const home = await readContents(homeAgentConfig(env, options.etc));
     const ignored = dependencies === undefined ? undefined : (last ?? (await snapshotIgnored(dependencies)));
-    if (ignored !== undefined) await contents?.prime(ignored.dependencies);
+    if (ignored !== undefined) {
+      await contents?.prime(ignored.dependencies);
+      if (outputs !== undefined) await data?.prime(ignored.others, outputs);
+    }
+    const named = outputs === undefined ? undefined : await outsideData?.list();
+    const outsideBefore = named === undefined ? undefined : fingerprintOutside(named);
+    if (outsideBefore !== undefined) await outsideData?.watch.prime(outsideBefore, outputs!);
     return async () => {
       const modesNow = await readModes([...modes.keys()]);
       const changed = [
@@ -130,6 +162,17 @@ export function createOutsideWatch(options: OutsideWatchOptions): OutsideWatch {
           ? []
           : await removeIgnoredPlanted(other.cwd, otherBefore, otherAfter)),
       ];
+      const measured =
+        outputs === undefined || data === undefined
+          ? { putBack: [], lost: [], timesBack: [], made: [] }
+          : await data.settle(ignored.others, after.others, outputs);
+      if (named !== undefined && outsideBefore !== undefined && outsideData !== undefined) {
+        const outside = await outsideData.watch.settle(outsideBefore, fingerprintOutside(named), outputs!);
+        measured.putBack.push(...outside.putBack);
+        measured.lost.push(...outside.lost);
+      }
+      // What was put back has a new identity: the next run's start is taken afresh.
+      if (measured.putBack.length + measured.lost.length + measured.timesBack.length > 0) last = undefined;
       const stored = changedStoreFiles(dependencies, ignored, after);
       const lost = [
         ...forbiddenChanges(
@@ -139,9 +182,25 @@ export function createOutsideWatch(options: OutsideWatchOptions): OutsideWatch {
         ...changedFiles(ignored.programs, after.programs),
         ...stored,
       ];
-      if (lost.length > 0)
-        await noteChangedFiles(dependencies, "doer's code", 'installed dependencies', lost);
-      return { putBack, planted, dependencies: lost, stored };
+      if (lost.length > 0 || measured.lost.length > 0)
+        await noteChangedFiles(
+          dependencies,
+          "doer's code",
+          lost.length === 0
+            ? 'ignored files'
+            : measured.lost.length === 0
+              ? 'installed dependencies'
+              : 'installed dependencies and ignored files',
+          [...lost, ...measured.lost],
+        );
+      return {
+        putBack,
+        planted,
+        dependencies: lost,
+        stored,
+        data: { putBack: measured.putBack, lost: measured.lost },
+        made: measured.made,
+      };
     };
   };
 }

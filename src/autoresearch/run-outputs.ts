@@ -15,6 +15,7 @@ import type { Git } from '../infra/git.js';
 import type { LoopFiles } from '../infra/loop-files.js';
 import type { LoopConfig } from './config.js';
 import { readIterationState, updateIterationState } from './iteration-state.js';
+import { isRunWritten } from './measured-data.js';
 import { commandFiles } from './metric-files.js';
 
 type IgnoringGit = Pick<Git, 'ignoredPaths'>;
@@ -48,21 +49,43 @@ export interface OutputsWatch {
   found(): string[];
 }
 
-export function watchOutputs(config: LoopConfig, tree: string, git: IgnoringGit): OutputsWatch {
+/**
+ * `ignored`, when given, lists the tree's other ignored files with their identities (dependency-guard's
+ * `snapshotIgnored(…).others`), and those of the data outside it the commands name (outside-data.ts):
+ * what the runs make or write there, build outputs apart (measured-data.ts), is theirs too (a coverage
+ * run's `.coverage`, a results file).
+ */
+export function watchOutputs(
+  config: LoopConfig,
+  tree: string,
+  git: IgnoringGit,
+  ignored?: () => Promise<ReadonlyMap<string, string> | undefined>,
+): OutputsWatch {
   const found = new Set<string>();
   let seen = new Map<string, string | undefined>();
+  let seenIgnored: ReadonlyMap<string, string> | undefined;
   const named = async () => ignoredOf(git, await commandFiles(config, tree));
   return {
     async before() {
       seen = await stamps(tree, await named());
+      seenIgnored = await ignored?.();
     },
     async after({ written }) {
       const now = await stamps(tree, await named());
-      const outputs = [...now].filter(([path, stamp]) =>
-        seen.has(path) ? written && seen.get(path) !== stamp : stamp !== undefined,
-      );
-      for (const [path] of outputs) found.add(path);
-      return outputs.map(([path]) => path);
+      const outputs = [...now]
+        .filter(([path, stamp]) =>
+          seen.has(path) ? written && seen.get(path) !== stamp : stamp !== undefined,
+        )
+        .map(([path]) => path);
+      const nowIgnored = seenIgnored === undefined ? undefined : await ignored?.();
+      for (const [path, id] of nowIgnored ?? []) {
+        // Absolute: a file of the data outside the repository the commands name (outside-data.ts).
+        if (path.endsWith(' ->') || isRunWritten(path, config.scope.rebuilt_paths)) continue;
+        const was = seenIgnored?.get(path);
+        if ((was === undefined || (written && was !== id)) && !outputs.includes(path)) outputs.push(path);
+      }
+      for (const path of outputs) found.add(path);
+      return outputs;
     },
     found: () => [...found].sort(),
   };
@@ -77,16 +100,21 @@ export async function heldCommandFiles(
   outputs?: ReadonlySet<string>,
 ): Promise<string[]> {
   const named = await commandFiles(ctx.config, ctx.tree);
-  const known = outputs ?? (await readRunOutputs(ctx.files, ctx.workspace));
+  const known = outputs ?? (await readRunOutputs(ctx.files, ctx.workspace)) ?? new Set<string>();
   const candidates = named.filter((path) => known.has(path));
   if (candidates.length === 0) return named;
   const ignored = new Set(await ignoredOf(ctx.git, candidates));
   return named.filter((path) => !ignored.has(path));
 }
 
-/** The outputs iteration 0's state records; none for a loop made before they were recorded. */
-export async function readRunOutputs(files: LoopFiles, workspace: string): Promise<Set<string>> {
-  return new Set((await readIterationState(files, workspace, 0)).run_outputs ?? []);
+/**
+ * The outputs iteration 0's state records; undefined for a loop made before they were recorded, whose
+ * runs' outputs nobody saw made (its ignored data is not held: every run that writes a results file
+ * would give no score).
+ */
+export async function readRunOutputs(files: LoopFiles, workspace: string): Promise<Set<string> | undefined> {
+  const recorded = (await readIterationState(files, workspace, 0)).run_outputs;
+  return recorded === undefined ? undefined : new Set(recorded);
 }
 
 /** Adds `paths` to the outputs iteration 0's state records (no write when it holds them all). */
@@ -96,7 +124,7 @@ export async function recordRunOutputs(
   paths: readonly string[],
 ): Promise<void> {
   const known = await readRunOutputs(files, workspace);
-  if (paths.every((path) => known.has(path))) return;
+  if (known === undefined || paths.every((path) => known.has(path))) return;
   await updateIterationState(files, workspace, 0, (state) => ({
     ...state,
     run_outputs: [...new Set([...(state.run_outputs ?? []), ...paths])].sort(),

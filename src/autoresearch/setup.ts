@@ -6,6 +6,8 @@ import { AppError, ExitCode, EnvironmentError, UsageError } from '../infra/error
 import type { Git } from '../infra/git.js';
 import type { LoopFiles } from '../infra/loop-files.js';
 import { parseLoopConfig, type LoopConfig } from './config.js';
+import { snapshotIgnored } from './dependency-guard.js';
+import { fingerprintOutside, namedOutsidePaths } from './outside-data.js';
 import { watchOutputs } from './run-outputs.js';
 import { watchBaselineExits, type WatchedRun } from './baseline-exits.js';
 import { artifactSpeaksToModels } from './judge-address.js';
@@ -139,7 +141,18 @@ export async function setupLoop(
   let measured: MeasuredBaseline | undefined;
   const exits = watchBaselineExits(config, repo, ports.runMetric);
   // What the baseline's runs write of the files the commands name is their build's (run-outputs.ts).
-  const outputs = watchOutputs(config, repo, ports.git);
+  const outputs = watchOutputs(config, repo, ports.git, async () => {
+    const ignored = await snapshotIgnored({
+      cwd: repo,
+      git: ports.git,
+      vaultDir: '',
+      workspace: paths.root,
+      outside: false,
+    });
+    if (ignored === undefined) return undefined;
+    // And the data outside the repository the commands name: what the baseline writes there is its output.
+    return new Map([...ignored.others, ...fingerprintOutside(await namedOutsidePaths(config, repo, [repo]))]);
+  });
   const runBaseline: typeof exits.run = async (argv, run) => {
     await outputs.before();
     try {
@@ -212,13 +225,12 @@ export async function setupLoop(
     ...(metricTests === undefined ? {} : { metric_tests: metricTests }),
     ...(Object.keys(trackFloors).length > 0 ? { track_tests: trackFloors } : {}),
   };
-  const runOutputs = outputs.found();
-  if (Object.keys(floors).length > 0 || runOutputs.length > 0)
-    await updateIterationState(ports.files, paths.root, 0, (s) => ({
-      ...s,
-      ...floors,
-      ...(runOutputs.length > 0 ? { run_outputs: runOutputs } : {}),
-    }));
+  // Recorded even when there are none: a loop without the record is one made before it (run-outputs.ts).
+  await updateIterationState(ports.files, paths.root, 0, (s) => ({
+    ...s,
+    ...floors,
+    run_outputs: outputs.found(),
+  }));
   let baseline: BaselineResult;
   let ended = false;
   if (measured !== undefined) {

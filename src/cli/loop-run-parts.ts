@@ -6,6 +6,7 @@ import { createAutoresearchExecutors } from '../autoresearch/executors/index.js'
 import { createLoopIdleProbe } from '../autoresearch/idle-probe.js';
 import { LedgerError } from '../autoresearch/ledger.js';
 import { loadLedgerSummary } from '../autoresearch/ledger-summary.js';
+import { namedOutsidePaths } from '../autoresearch/outside-data.js';
 import { createOutsideWatch } from '../autoresearch/outside-watch.js';
 import {
   createLoopBeadGuard,
@@ -112,7 +113,12 @@ export async function autoresearchParts(
       git,
       trees: [options.cwd, options.repo],
       env: deps.env,
-      dependencies: { ...guardContext, allowed: config.scope.doer_paths },
+      dependencies: {
+        ...guardContext,
+        allowed: config.scope.doer_paths,
+        rebuilt: config.scope.rebuilt_paths,
+        outsideData: () => namedOutsidePaths(config, options.cwd, [options.cwd, options.repo]),
+      },
     }),
   });
   const started = await loopStartedAt(deps.loopFiles, workspace, config);

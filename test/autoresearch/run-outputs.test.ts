@@ -12,7 +12,7 @@ import {
   recordRunOutputs,
   watchOutputs,
 } from '../../src/autoresearch/run-outputs.js';
-import { iterationStatePath } from '../../src/autoresearch/iteration-state.js';
+import { iterationStatePath, updateIterationState } from '../../src/autoresearch/iteration-state.js';
 import { tempTree } from '../support/temp-tree.js';
 
 /** A config whose metric runs `metric/run.sh build/app data/input.txt` (only what the walk reads of it). */
@@ -79,13 +79,25 @@ describe('the record in iteration 0', () => {
   it('adds to what is recorded, and leaves the state untouched when it holds them all', async () => {
     const workspace = await tempTree({});
     const files = diskLoopFiles();
-    expect([...(await readRunOutputs(files, workspace))]).toEqual([]);
+    await updateIterationState(files, workspace, 0, (state) => ({ ...state, run_outputs: [] }));
+    expect([...((await readRunOutputs(files, workspace)) ?? ['none'])]).toEqual([]);
     await recordRunOutputs(files, workspace, ['build/app']);
     await recordRunOutputs(files, workspace, ['target/release/app', 'build/app']);
-    expect([...(await readRunOutputs(files, workspace))]).toEqual(['build/app', 'target/release/app']);
+    expect([...((await readRunOutputs(files, workspace)) ?? [])]).toEqual([
+      'build/app',
+      'target/release/app',
+    ]);
     const text = await readFile(iterationStatePath(workspace, 0), 'utf8');
     await recordRunOutputs(files, workspace, ['build/app']);
     expect(await readFile(iterationStatePath(workspace, 0), 'utf8')).toBe(text);
+  });
+
+  it('records nothing for a loop made before the record: its outputs were never seen made', async () => {
+    const workspace = await tempTree({});
+    const files = diskLoopFiles();
+    expect(await readRunOutputs(files, workspace)).toBeUndefined();
+    await recordRunOutputs(files, workspace, ['build/app']);
+    expect(await readRunOutputs(files, workspace)).toBeUndefined();
   });
 
   it('holds every file the commands name but the recorded outputs git ignores', async () => {

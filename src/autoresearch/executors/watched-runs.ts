@@ -4,7 +4,7 @@
 // is what it changes outside the tree that later runs load (git's config, tools' settings: see
 // outside-watch.ts). And a run whose test process the doer's code ended early measured nothing
 // (exit-endings.ts).
-import { join } from 'node:path';
+import { isAbsolute, join } from 'node:path';
 import { startExitWatch, type ExitWatch } from '../../infra/exit-watch.js';
 import { changeStamp, realPath, removePath } from '../../infra/fs-ops.js';
 import type { Command, ProcessResult } from '../../infra/process.js';
@@ -47,12 +47,14 @@ export function watchRuns(context: AutoresearchContext): WatchedRuns {
   const changes: TreeChangingRun[] = [];
   // Read once, before the first run: the seal vouched for it when the bead began, and a run's code
   // that added a dataset to it would have the next run let that dataset be rewritten.
-  let recorded: Promise<Set<string>> | undefined;
+  let recorded: Promise<Set<string> | undefined> | undefined;
   const outputs = watchOutputs(context.config, context.repo, context.git);
   return {
     async run(command, options) {
       recorded ??= readRunOutputs(context.files, context.workspace);
-      const known = await recorded;
+      // A loop made before its runs' outputs were recorded (run-outputs.ts) holds no ignored data.
+      const record = await recorded;
+      const known = record ?? new Set<string>();
       const named = await commandFiles(context.config, context.repo);
       // A build's output the runs write (run-outputs.ts) is not held; what git does not ignore always is.
       const held = await heldCommandFiles({ ...context, tree: context.repo }, known);
@@ -62,7 +64,7 @@ export function watchRuns(context: AutoresearchContext): WatchedRuns {
       const before = await snapshotTree(context.git, held);
       // A submodule's files are the tree's too (a metric's fixtures may live in one), whatever the scope.
       const submodules = await snapshotSubmodules(context.git, context.gitAt, context.repo, 'HEAD', []);
-      const outside = await context.watchOutside?.({ cwd: context.repo, git: context.git });
+      const outside = await context.watchOutside?.({ cwd: context.repo, git: context.git }, record);
       // Lifted with the rest of the runtime's rules: the loop lets the doer's code end what it likes.
       const exits = context.config.scope.doer_may_patch_runtime ? undefined : await startExitWatch();
       // Content put back by the time the run ends is still a rewrite: bash reads its script as it runs,
@@ -107,6 +109,19 @@ export function watchRuns(context: AutoresearchContext): WatchedRuns {
         const readers = read.readers;
         const ended = exits === undefined ? [] : await endings(context, exits, roots, named);
         const outsideChange = await outside?.();
+        // A file the commands name is put back and named by the tree's watch above already.
+        if (outsideChange?.data !== undefined) {
+          const unnamed = (paths: string[]) => paths.filter((path) => !held.includes(path));
+          outsideChange.data = {
+            putBack: unnamed(outsideChange.data.putBack),
+            lost: unnamed(outsideChange.data.lost),
+          };
+        }
+        const madeData = (outsideChange?.made ?? []).filter((path) => !known.has(path));
+        if (madeData.length > 0) {
+          await recordRunOutputs(context.files, context.workspace, madeData);
+          for (const path of madeData) known.add(path);
+        }
         const planted = [
           ...(await removePlanted(context.repo, change.left ?? [])),
           ...(outsideChange?.planted ?? []),
@@ -215,8 +230,24 @@ export function describeOutsideChange(change: OutsideChange | undefined): string
   if (change === undefined) return [];
   const stored = change.stored ?? [];
   const installed = change.dependencies.filter((path) => !stored.includes(path));
+  const data = change.data ?? { putBack: [], lost: [] };
+  // The tree's ignored files are named relative to it; the data outside it that the commands name, absolute.
+  const dataPhrases = (paths: readonly string[], tail: string) => {
+    const ignored = paths.filter((path) => !isAbsolute(path));
+    const outside = paths.filter((path) => isAbsolute(path));
+    return [
+      ...(ignored.length === 0
+        ? []
+        : [`changed ${nameSome(ignored)}, which git ignores and the measured runs read${tail}`]),
+      ...(outside.length === 0
+        ? []
+        : [`changed ${nameSome(outside)}, data outside the repository that the commands name${tail}`]),
+    ];
+  };
   return [
     ...(change.putBack.length === 0 ? [] : [`changed ${change.putBack.join(', ')}`]),
+    ...dataPhrases(data.putBack, ''),
+    ...dataPhrases(data.lost, ', and of which Forge keeps no copy to put back (over 1 MB)'),
     ...(installed.length === 0
       ? []
       : [

@@ -1,0 +1,144 @@
+// The files git ignores in the tree that a measured run reads and must leave as it found them: the data a
+// metric compares against (a test set, the expected answers, a model's weights) is kept out of git when
+// it is large, so no tree check sees a change to it. Seen: code the doer changed that, while the metric
+// ran it, wrote its own answer over the ignored `data/expected.txt` the metric then compared with: 0
+// became 100, kept. Around every metric, guard and track run (outside-watch.ts), each such file that
+// was there before the run and that it changed or removed is put back from the runner's copy (times and
+// mode too), and the run measures nothing; one too large to copy is left as found and holds the loop
+// until a person looks (dependency-guard.ts's record). A file rewritten with the same bytes only gets
+// its times back. Not held: what the loop's runs write themselves (run-outputs.ts: what the baseline's
+// runs wrote, what a run made), build outputs, scratch and logs (ignored-guard.ts's `isDerived`), and
+// the paths the loop names as rebuilt by its metric (`scope.rebuilt_paths`).
+import { isAbsolute, join } from 'node:path';
+import { ContentHashes } from '../infra/content-hashes.js';
+import { readBytesIfReadable } from '../infra/fs-ops.js';
+import { FileCopies, MAX_COPIED_FILE, putBack, putTimesBack } from '../infra/file-copies.js';
+import { changedFiles } from '../infra/ignored-files.js';
+import { modeOf, sizeOf } from '../infra/verified-read.js';
+import { isDerived } from './ignored-guard.js';
+import { isPathInScope } from './keep-revert.js';
+
+/** How much of the held files too large to copy is hashed ahead, per runner process. */
+const MAX_HASHED_DATA = 1 << 30;
+
+/** What one run did to the held files, once undone as far as it can be. */
+export interface DataChange {
+  /** Changed or removed, and put back from the copy. */
+  putBack: string[];
+  /** Changed or removed, with no copy to put back: left as found. */
+  lost: string[];
+  /** Rewritten with the same bytes and mode: only their times were put back. */
+  timesBack: string[];
+  /** Made by the run where no file was (not held: the runs' own, for the record of outputs). */
+  made: string[];
+}
+
+export interface DataWatch {
+  /** Before a run, with the ignored files as they are: copies and hashes of the held ones brought up to date. */
+  prime(before: ReadonlyMap<string, string>, outputs: ReadonlySet<string>): Promise<void>;
+  /** After it: undoes what it changed of the held files, and says what that was. */
+  settle(
+    before: ReadonlyMap<string, string>,
+    after: ReadonlyMap<string, string>,
+    outputs: ReadonlySet<string>,
+  ): Promise<DataChange>;
+}
+
+/** Whether an ignored file (relative to the tree) is the runs' own to write rather than what they read. */
+export function isRunWritten(path: string, rebuilt: readonly string[]): boolean {
+  return isDerived(path) || isPathInScope(path, rebuilt);
+}
+
+/** The ignored files of the tree itself: not an environment outside it, nor a followed link's own entry. */
+function inTree(path: string): boolean {
+  return !isAbsolute(path) && !path.endsWith(' ->');
+}
+
+/**
+ * The watch of the ignored files of the tree at `cwd`, named relative to it; with `outside`, of the files
+ * outside the trees that the commands name (outside-data.ts), named by their absolute paths.
+ */
+export function createDataWatch(
+  cwd: string,
+  rebuilt: readonly string[],
+  options: { outside?: boolean } = {},
+): DataWatch {
+  const copies = new FileCopies(cwd);
+  const hashes = new ContentHashes(cwd, MAX_HASHED_DATA);
+  const ours = (path: string) =>
+    options.outside === true ? isAbsolute(path) && !path.endsWith(' ->') : inTree(path);
+  const held = (files: ReadonlyMap<string, string>, outputs: ReadonlySet<string>) =>
+    new Map([...files].filter(([path]) => ours(path) && !isRunWritten(path, rebuilt) && !outputs.has(path)));
+  return {
+    async prime(before, outputs) {
+      const files = held(before, outputs);
+      await copies.prime(files);
+      await hashes.prime(new Map([...files].filter(([, id]) => sizeOf(id) > MAX_COPIED_FILE)));
+    },
+    async settle(before, after, outputs) {
+      const was = held(before, outputs);
+      const now = held(after, outputs);
+      // A file that appeared is the run's own; only what was there and changed is held.
+      const changed = changedFiles(was, now).filter((path) => was.has(path));
+      const rewritten = changed.filter((path) => now.has(path));
+      // The same bytes and mode again: a small file against its copy, a large one against its hash.
+      const copied = rewritten.filter((path) => copies.get(path, was.get(path)!) !== undefined);
+      const differ = new Set([
+        ...(await hashes.contentChanged(
+          was,
+          now,
+          rewritten.filter((path) => !copied.includes(path)),
+        )),
+        ...(await differingFromCopies(cwd, copied, was, now, copies)),
+      ]);
+      const change: DataChange = { putBack: [], lost: [], timesBack: [], made: [] };
+      for (const path of changed) {
+        const id = was.get(path)!;
+        const at = isAbsolute(path) ? path : join(cwd, path);
+        const copy = copies.get(path, id);
+        if (now.has(path) && !differ.has(path)) {
+          await putTimesBack(at, id); // the same bytes and mode: a touch, or the same output written again
+          change.timesBack.push(path);
+        } else if (copy !== undefined) {
+          await putBack(at, copy);
+          change.putBack.push(path);
+        } else {
+          change.lost.push(path);
+        }
+      }
+      // Outside the trees, a file the run made is not held (the runs' output, or nobody's business).
+      change.made =
+        options.outside === true
+          ? []
+          : [...after.keys()]
+              .filter((path) => inTree(path) && !before.has(path) && !isRunWritten(path, rebuilt))
+              .sort();
+      return change;
+    },
+  };
+}
+
+/** Of `paths` (each with a copy at its identity before), those whose bytes or mode now differ from it. */
+async function differingFromCopies(
+  cwd: string,
+  paths: readonly string[],
+  before: ReadonlyMap<string, string>,
+  after: ReadonlyMap<string, string>,
+  copies: FileCopies,
+): Promise<string[]> {
+  const differ: string[] = [];
+  for (const path of paths) {
+    const copy = copies.get(path, before.get(path)!)!;
+    const id = after.get(path)!;
+    const bytes = Buffer.isBuffer(copy.content)
+      ? await readBytesIfReadable(isAbsolute(path) ? path : join(cwd, path))
+      : undefined;
+    const same =
+      bytes !== undefined &&
+      Buffer.isBuffer(copy.content) &&
+      modeOf(id) === copy.mode &&
+      bytes.equals(copy.content);
+    if (!same) differ.push(path);
+  }
+  return differ;
+}

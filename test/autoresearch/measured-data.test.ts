@@ -1,0 +1,79 @@
+// The ignored files a measured run reads: what it changed of them is put back from the copy, or left and
+// named when too large to copy; the same bytes written again get their times back; what the runs write
+// themselves (build outputs, the recorded outputs, the paths the loop names as rebuilt) is not held.
+import { readFile, rm, stat, utimes, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { createDataWatch } from '../../src/autoresearch/measured-data.js';
+import { MAX_COPIED_FILE } from '../../src/infra/file-copies.js';
+import { identityAt } from '../../src/infra/ignored-files.js';
+import { tempTree } from '../support/temp-tree.js';
+
+/** The identities of `paths` in `dir`, as the dependency guard's snapshot gives them. */
+async function fingerprint(dir: string, paths: readonly string[]): Promise<Map<string, string>> {
+  const found = new Map<string, string>();
+  for (const path of paths) {
+    const id = await identityAt(join(dir, path));
+    if (id !== null) found.set(path, id);
+  }
+  return found;
+}
+
+const PATHS = ['data/key.txt', 'data/big.bin', 'build/app', 'gen/table.txt', 'results.json', 'data/new.txt'];
+
+async function setUp() {
+  const dir = await tempTree({
+    'data/key.txt': '7\n',
+    'data/big.bin': Buffer.alloc(MAX_COPIED_FILE + 1, 1),
+    'build/app': 'old build\n',
+    'gen/table.txt': 'generated\n',
+    'results.json': '{}\n',
+  });
+  // An old time, as a dataset has: what is put back must have it again.
+  await utimes(join(dir, 'data', 'key.txt'), new Date('2020-01-01'), new Date('2020-01-01'));
+  const watch = createDataWatch(dir, ['gen/']);
+  const outputs = new Set(['results.json']);
+  const before = await fingerprint(dir, PATHS);
+  await watch.prime(before, outputs);
+  return { dir, watch, outputs, before };
+}
+
+describe('createDataWatch', () => {
+  it('puts back what a run changed or removed of the data, with its times; names what it cannot', async () => {
+    const { dir, watch, outputs, before } = await setUp();
+    await writeFile(join(dir, 'data', 'key.txt'), '3\n');
+    await writeFile(join(dir, 'data', 'big.bin'), 'x');
+    const change = await watch.settle(before, await fingerprint(dir, PATHS), outputs);
+    expect(change.putBack).toEqual(['data/key.txt']);
+    expect(change.lost).toEqual(['data/big.bin']);
+    expect(await readFile(join(dir, 'data', 'key.txt'), 'utf8')).toBe('7\n');
+    expect((await stat(join(dir, 'data', 'key.txt'))).mtime.toISOString()).toBe('2020-01-01T00:00:00.000Z');
+
+    const removed = await fingerprint(dir, PATHS);
+    await watch.prime(removed, outputs);
+    await rm(join(dir, 'data', 'key.txt'));
+    expect((await watch.settle(removed, await fingerprint(dir, PATHS), outputs)).putBack).toEqual([
+      'data/key.txt',
+    ]);
+    expect(await readFile(join(dir, 'data', 'key.txt'), 'utf8')).toBe('7\n');
+  });
+
+  it('gives the same bytes written again their times back, and holds nothing of it', async () => {
+    const { dir, watch, outputs, before } = await setUp();
+    await writeFile(join(dir, 'data', 'key.txt'), '7\n');
+    const change = await watch.settle(before, await fingerprint(dir, PATHS), outputs);
+    expect(change).toEqual({ putBack: [], lost: [], timesBack: ['data/key.txt'], made: [] });
+    expect((await stat(join(dir, 'data', 'key.txt'))).mtime.toISOString()).toBe('2020-01-01T00:00:00.000Z');
+  });
+
+  it('leaves build outputs, the rebuilt paths and the recorded outputs to the runs; names what they made', async () => {
+    const { dir, watch, outputs, before } = await setUp();
+    await writeFile(join(dir, 'build', 'app'), 'new build\n');
+    await writeFile(join(dir, 'gen', 'table.txt'), 'regenerated\n');
+    await writeFile(join(dir, 'results.json'), '{"score": 1}\n');
+    await writeFile(join(dir, 'data', 'new.txt'), 'made\n');
+    const change = await watch.settle(before, await fingerprint(dir, PATHS), outputs);
+    expect(change).toEqual({ putBack: [], lost: [], timesBack: [], made: ['data/new.txt'] });
+    expect(await readFile(join(dir, 'build', 'app'), 'utf8')).toBe('new build\n');
+  });
+});

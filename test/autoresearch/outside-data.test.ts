@@ -1,0 +1,32 @@
+// Which absolute paths the loop's commands name are data outside the repository: in their argv
+// (`--data=/x` too) and in the scripts they run; never the system's folders, a tree or a folder above
+// one, nor what is not there.
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { LoopConfig } from '../../src/autoresearch/config.js';
+import { fingerprintOutside, namedOutsidePaths } from '../../src/autoresearch/outside-data.js';
+import { tempTree } from '../support/temp-tree.js';
+
+const loop = (argv: string[]) =>
+  ({ metric: { type: 'hard', argv }, scope: { doer_paths: ['src/'] } }) as unknown as LoopConfig;
+
+describe('namedOutsidePaths', () => {
+  it('takes what the argv and the scripts name that exists outside the trees', async () => {
+    const data = await tempTree({ 'val.csv': 'a\n', 'set/x.csv': 'b\n', 'set/y.csv': 'c\n' });
+    const repo = await tempTree({
+      'metric/score.sh': `#!/bin/sh\npython3 /usr/bin/true "${join(data, 'set')}/" /no/such/file\n`,
+    });
+    const config = loop(['sh', 'metric/score.sh', `--data=${join(data, 'val.csv')}`, join(repo, 'metric')]);
+    expect(await namedOutsidePaths(config, repo, [repo])).toEqual([join(data, 'set'), join(data, 'val.csv')]);
+    expect([...fingerprintOutside([join(data, 'set')]).keys()].sort()).toEqual([
+      join(data, 'set', 'x.csv'),
+      join(data, 'set', 'y.csv'),
+    ]);
+  });
+
+  it('never a folder holding a tree (the home the repository is in), nor the system’s own', async () => {
+    const repo = await tempTree({ 'metric/score.sh': '#!/bin/sh\ncat /etc/hostname /dev/null\n' });
+    const config = loop(['sh', 'metric/score.sh', join(repo, '..'), '/', '/usr/share']);
+    expect(await namedOutsidePaths(config, repo, [repo])).toEqual([]);
+  });
+});
