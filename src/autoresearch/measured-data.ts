@@ -5,15 +5,15 @@
 // became 100, kept. Around every metric, guard and track run (outside-watch.ts), each such file that
 // was there before the run and that it changed or removed is put back from the runner's copy (times and
 // mode too), and the run measures nothing; one too large to copy is left as found and holds the loop
-// until a person looks (dependency-guard.ts's record). A file rewritten with the same bytes only gets
-// its times back. Not held: what the loop's runs write themselves (run-outputs.ts: what the baseline's
+// until a person looks (dependency-guard.ts's record). One written again with the same bytes gets its
+// times back, and the run measures nothing all the same: the metric may have read other bytes between. Not held: what the loop's runs write themselves (run-outputs.ts: what the baseline's
 // runs wrote, what a run made), build outputs, scratch and logs (ignored-guard.ts's `isDerived`), and
 // the paths the loop names as rebuilt by its metric (`scope.rebuilt_paths`).
 import { isAbsolute, join } from 'node:path';
 import { ContentHashes } from '../infra/content-hashes.js';
 import { readBytesIfReadable } from '../infra/fs-ops.js';
 import { FileCopies, MAX_COPIED_FILE, putBack, putTimesBack } from '../infra/file-copies.js';
-import { changedFiles } from '../infra/ignored-files.js';
+import { changedFiles, identityAt } from '../infra/ignored-files.js';
 import { modeOf, sizeOf } from '../infra/verified-read.js';
 import { isDerived } from './ignored-guard.js';
 import { isPathInScope } from './keep-revert.js';
@@ -27,21 +27,26 @@ export interface DataChange {
   putBack: string[];
   /** Changed or removed, with no copy to put back: left as found. */
   lost: string[];
-  /** Rewritten with the same bytes and mode: only their times were put back. */
-  timesBack: string[];
+  /**
+   * Written during the run and holding the same bytes and mode at its end: its times are put back. The
+   * metric may have read other bytes meanwhile (code that writes its answer over the key and puts the
+   * key back once it was read); no honest run writes the data it reads (a step that makes it again
+   * made it at the baseline too, and is the runs' output).
+   */
+  rewritten: string[];
   /** Made by the run where no file was (not held: the runs' own, for the record of outputs). */
   made: string[];
 }
 
 export interface DataWatch {
-  /** Before a run, with the ignored files as they are: copies and hashes of the held ones brought up to date. */
-  prime(before: ReadonlyMap<string, string>, outputs: ReadonlySet<string>): Promise<void>;
-  /** After it: undoes what it changed of the held files, and says what that was. */
-  settle(
-    before: ReadonlyMap<string, string>,
-    after: ReadonlyMap<string, string>,
-    outputs: ReadonlySet<string>,
-  ): Promise<DataChange>;
+  /**
+   * Before a run, with the ignored files as a snapshot lists them: the held ones are looked at again
+   * (the snapshot may be the last run's, and an agent's guard put files back since), their copies and
+   * hashes brought up to date.
+   */
+  prime(listed: ReadonlyMap<string, string>, outputs: ReadonlySet<string>): Promise<void>;
+  /** After it, with the files as they are now: undoes what it changed of the held files, and says what. */
+  settle(after: ReadonlyMap<string, string>, outputs: ReadonlySet<string>): Promise<DataChange>;
 }
 
 /** Whether an ignored file (relative to the tree) is the runs' own to write rather than what they read. */
@@ -69,36 +74,43 @@ export function createDataWatch(
     options.outside === true ? isAbsolute(path) && !path.endsWith(' ->') : inTree(path);
   const held = (files: ReadonlyMap<string, string>, outputs: ReadonlySet<string>) =>
     new Map([...files].filter(([path]) => ours(path) && !isRunWritten(path, rebuilt) && !outputs.has(path)));
+  let start = new Map<string, string>();
+  let listedBefore = new Set<string>();
   return {
-    async prime(before, outputs) {
-      const files = held(before, outputs);
-      await copies.prime(files);
-      await hashes.prime(new Map([...files].filter(([, id]) => sizeOf(id) > MAX_COPIED_FILE)));
+    async prime(listed, outputs) {
+      listedBefore = new Set(listed.keys());
+      start = new Map();
+      for (const path of held(listed, outputs).keys()) {
+        const id = await identityAt(isAbsolute(path) ? path : join(cwd, path));
+        if (id !== null) start.set(path, id);
+      }
+      await copies.prime(start);
+      await hashes.prime(new Map([...start].filter(([, id]) => sizeOf(id) > MAX_COPIED_FILE)));
     },
-    async settle(before, after, outputs) {
-      const was = held(before, outputs);
+    async settle(after, outputs) {
+      const was = new Map([...start].filter(([path]) => !outputs.has(path)));
       const now = held(after, outputs);
       // A file that appeared is the run's own; only what was there and changed is held.
       const changed = changedFiles(was, now).filter((path) => was.has(path));
-      const rewritten = changed.filter((path) => now.has(path));
+      const written = changed.filter((path) => now.has(path));
       // The same bytes and mode again: a small file against its copy, a large one against its hash.
-      const copied = rewritten.filter((path) => copies.get(path, was.get(path)!) !== undefined);
+      const copied = written.filter((path) => copies.get(path, was.get(path)!) !== undefined);
       const differ = new Set([
         ...(await hashes.contentChanged(
           was,
           now,
-          rewritten.filter((path) => !copied.includes(path)),
+          written.filter((path) => !copied.includes(path)),
         )),
         ...(await differingFromCopies(cwd, copied, was, now, copies)),
       ]);
-      const change: DataChange = { putBack: [], lost: [], timesBack: [], made: [] };
+      const change: DataChange = { putBack: [], lost: [], rewritten: [], made: [] };
       for (const path of changed) {
         const id = was.get(path)!;
         const at = isAbsolute(path) ? path : join(cwd, path);
         const copy = copies.get(path, id);
         if (now.has(path) && !differ.has(path)) {
-          await putTimesBack(at, id); // the same bytes and mode: a touch, or the same output written again
-          change.timesBack.push(path);
+          await putTimesBack(at, id);
+          change.rewritten.push(path);
         } else if (copy !== undefined) {
           await putBack(at, copy);
           change.putBack.push(path);
@@ -111,7 +123,7 @@ export function createDataWatch(
         options.outside === true
           ? []
           : [...after.keys()]
-              .filter((path) => inTree(path) && !before.has(path) && !isRunWritten(path, rebuilt))
+              .filter((path) => inTree(path) && !listedBefore.has(path) && !isRunWritten(path, rebuilt))
               .sort();
       return change;
     },

@@ -62,7 +62,7 @@ export interface OutsideChange {
   /** Of those, the files in a package store in the home (package-stores.ts). */
   stored?: string[];
   /** Ignored files of the tree the run reads, changed by it: put back, or (`lost`) left as found (measured-data.ts). */
-  data?: { putBack: string[]; lost: string[] };
+  data?: { putBack: string[]; lost: string[]; rewritten: string[] };
   /** Ignored files the run made where none was, outside build outputs: the runs' own (run-outputs.ts). */
   made?: string[];
 }
@@ -164,15 +164,16 @@ export function createOutsideWatch(options: OutsideWatchOptions): OutsideWatch {
       ];
       const measured =
         outputs === undefined || data === undefined
-          ? { putBack: [], lost: [], timesBack: [], made: [] }
-          : await data.settle(ignored.others, after.others, outputs);
+          ? { putBack: [], lost: [], rewritten: [], made: [] }
+          : await data.settle(after.others, outputs);
       if (named !== undefined && outsideBefore !== undefined && outsideData !== undefined) {
-        const outside = await outsideData.watch.settle(outsideBefore, fingerprintOutside(named), outputs!);
+        const outside = await outsideData.watch.settle(fingerprintOutside(named), outputs!);
         measured.putBack.push(...outside.putBack);
         measured.lost.push(...outside.lost);
+        measured.rewritten.push(...outside.rewritten);
       }
       // What was put back has a new identity: the next run's start is taken afresh.
-      if (measured.putBack.length + measured.lost.length + measured.timesBack.length > 0) last = undefined;
+      if (measured.putBack.length + measured.lost.length + measured.rewritten.length > 0) last = undefined;
       const stored = changedStoreFiles(dependencies, ignored, after);
       const lost = [
         ...forbiddenChanges(
@@ -198,7 +199,7 @@ export function createOutsideWatch(options: OutsideWatchOptions): OutsideWatch {
         planted,
         dependencies: lost,
         stored,
-        data: { putBack: measured.putBack, lost: measured.lost },
+        data: { putBack: measured.putBack, lost: measured.lost, rewritten: measured.rewritten },
         made: measured.made,
       };
     };

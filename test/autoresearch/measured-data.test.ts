@@ -35,15 +35,15 @@ async function setUp() {
   const outputs = new Set(['results.json']);
   const before = await fingerprint(dir, PATHS);
   await watch.prime(before, outputs);
-  return { dir, watch, outputs, before };
+  return { dir, watch, outputs };
 }
 
 describe('createDataWatch', () => {
   it('puts back what a run changed or removed of the data, with its times; names what it cannot', async () => {
-    const { dir, watch, outputs, before } = await setUp();
+    const { dir, watch, outputs } = await setUp();
     await writeFile(join(dir, 'data', 'key.txt'), '3\n');
     await writeFile(join(dir, 'data', 'big.bin'), 'x');
-    const change = await watch.settle(before, await fingerprint(dir, PATHS), outputs);
+    const change = await watch.settle(await fingerprint(dir, PATHS), outputs);
     expect(change.putBack).toEqual(['data/key.txt']);
     expect(change.lost).toEqual(['data/big.bin']);
     expect(await readFile(join(dir, 'data', 'key.txt'), 'utf8')).toBe('7\n');
@@ -52,28 +52,36 @@ describe('createDataWatch', () => {
     const removed = await fingerprint(dir, PATHS);
     await watch.prime(removed, outputs);
     await rm(join(dir, 'data', 'key.txt'));
-    expect((await watch.settle(removed, await fingerprint(dir, PATHS), outputs)).putBack).toEqual([
-      'data/key.txt',
-    ]);
+    expect((await watch.settle(await fingerprint(dir, PATHS), outputs)).putBack).toEqual(['data/key.txt']);
     expect(await readFile(join(dir, 'data', 'key.txt'), 'utf8')).toBe('7\n');
   });
 
-  it('gives the same bytes written again their times back, and holds nothing of it', async () => {
-    const { dir, watch, outputs, before } = await setUp();
+  it('names the same bytes written again, and gives them their times back', async () => {
+    const { dir, watch, outputs } = await setUp();
     await writeFile(join(dir, 'data', 'key.txt'), '7\n');
-    const change = await watch.settle(before, await fingerprint(dir, PATHS), outputs);
-    expect(change).toEqual({ putBack: [], lost: [], timesBack: ['data/key.txt'], made: [] });
+    const change = await watch.settle(await fingerprint(dir, PATHS), outputs);
+    expect(change).toEqual({ putBack: [], lost: [], rewritten: ['data/key.txt'], made: [] });
     expect((await stat(join(dir, 'data', 'key.txt'))).mtime.toISOString()).toBe('2020-01-01T00:00:00.000Z');
   });
 
   it('leaves build outputs, the rebuilt paths and the recorded outputs to the runs; names what they made', async () => {
-    const { dir, watch, outputs, before } = await setUp();
+    const { dir, watch, outputs } = await setUp();
     await writeFile(join(dir, 'build', 'app'), 'new build\n');
     await writeFile(join(dir, 'gen', 'table.txt'), 'regenerated\n');
     await writeFile(join(dir, 'results.json'), '{"score": 1}\n');
     await writeFile(join(dir, 'data', 'new.txt'), 'made\n');
-    const change = await watch.settle(before, await fingerprint(dir, PATHS), outputs);
-    expect(change).toEqual({ putBack: [], lost: [], timesBack: [], made: ['data/new.txt'] });
+    const change = await watch.settle(await fingerprint(dir, PATHS), outputs);
+    expect(change).toEqual({ putBack: [], lost: [], rewritten: [], made: ['data/new.txt'] });
     expect(await readFile(join(dir, 'build', 'app'), 'utf8')).toBe('new build\n');
+  });
+
+  it('takes the start afresh: a file put back between two runs (by an agent’s guard) is no change of the next', async () => {
+    const { dir, watch, outputs } = await setUp();
+    const listed = await fingerprint(dir, PATHS);
+    // Written and put back after the listing was taken, before the run: a new identity, the same bytes.
+    await writeFile(join(dir, 'data', 'key.txt'), '7\n');
+    await watch.prime(listed, outputs);
+    const change = await watch.settle(await fingerprint(dir, PATHS), outputs);
+    expect(change).toEqual({ putBack: [], lost: [], rewritten: [], made: [] });
   });
 });

@@ -127,8 +127,8 @@ describe('the ignored data a metric reads, rewritten by the code it measures', (
     expect(honest.key).toBe(KEY);
   });
 
-  it('the key rewritten with the bytes it held: kept, its times put back', async () => {
-    const honest = await iteration(
+  it('the key written over and its bytes put back before the run ended: no score', async () => {
+    const cheat = await iteration(
       [
         'def predict():',
         "    key = open('data/expected.txt').read()",
@@ -137,10 +137,13 @@ describe('the ignored data a metric reads, rewritten by the code it measures', (
         '',
       ].join('\n'),
     );
-    expect(honest.decisions).toEqual([
+    expect(cheat.decisions).toEqual([
       [0, 'baseline', 0],
-      [1, 'keep', 100],
+      [1, 'crash', null],
     ]);
+    expect(cheat.reason).toContain(
+      "the doer's code rewrote data/expected.txt, which git ignores and the measured runs read, and wrote its bytes back before the run ended",
+    );
   });
 });
 

@@ -115,6 +115,7 @@ export function watchRuns(context: AutoresearchContext): WatchedRuns {
           outsideChange.data = {
             putBack: unnamed(outsideChange.data.putBack),
             lost: unnamed(outsideChange.data.lost),
+            rewritten: unnamed(outsideChange.data.rewritten),
           };
         }
         const madeData = (outsideChange?.made ?? []).filter((path) => !known.has(path));
@@ -230,7 +231,7 @@ export function describeOutsideChange(change: OutsideChange | undefined): string
   if (change === undefined) return [];
   const stored = change.stored ?? [];
   const installed = change.dependencies.filter((path) => !stored.includes(path));
-  const data = change.data ?? { putBack: [], lost: [] };
+  const data = change.data ?? { putBack: [], lost: [], rewritten: [] };
   // The tree's ignored files are named relative to it; the data outside it that the commands name, absolute.
   const dataPhrases = (paths: readonly string[], tail: string) => {
     const ignored = paths.filter((path) => !isAbsolute(path));
@@ -248,6 +249,9 @@ export function describeOutsideChange(change: OutsideChange | undefined): string
     ...(change.putBack.length === 0 ? [] : [`changed ${change.putBack.join(', ')}`]),
     ...dataPhrases(data.putBack, ''),
     ...dataPhrases(data.lost, ', and of which Forge keeps no copy to put back (over 1 MB)'),
+    ...dataPhrases(data.rewritten, ', and wrote its bytes back before the run ended').map((phrase) =>
+      phrase.replace(/^changed /, 'rewrote '),
+    ),
     ...(installed.length === 0
       ? []
       : [
