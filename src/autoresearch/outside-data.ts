@@ -4,7 +4,7 @@
 // kept, and the user's dataset left holding its answer). measured-data.ts holds these files too: each
 // absolute path the commands or their scripts name, outside the trees and the system's own folders,
 // that exists (a folder: every file in it).
-import { isAbsolute, join, normalize, relative, sep } from 'node:path';
+import { isAbsolute, join, normalize, relative, resolve, sep } from 'node:path';
 import { changeStamp, fileStat, readBytesIfReadable } from '../infra/fs-ops.js';
 import { fingerprintFiles } from '../infra/ignored-files.js';
 import type { LoopConfig } from './config.js';
@@ -36,8 +36,12 @@ const SYSTEM_DIRS = [
 ];
 /** A script past this size is not read for paths. */
 const MAX_SCRIPT_BYTES = 256 * 1024;
-/** An absolute path as written in a script: `/` and at least one name, quoted or bare. */
-const ABSOLUTE_PATH = /(?<![\w.~$/-])\/(?:[\w.@+-]+\/)*[\w.@+-]+\/?/g;
+/**
+ * A path out of the tree as written in a script: absolute (`/` and at least one name), from the home
+ * (`~/`, `$HOME/`, `${HOME}/`) or above the folder the commands run in (`../`), quoted or bare.
+ */
+const OUTSIDE_PATH = /(?<![\w.~$/-])(?:~|\$HOME|\$\{HOME\}|(?:\.\.\/)*\.\.)?\/(?:[\w.@+-]+\/)*[\w.@+-]+\/?/g;
+  /(?:(?<![\w.~$/-])|(?:~|\$HOME|\$\{HOME\})(?=\/)|(?<![\w.~$/-])(?:\.\.\/)+)\/?(?:[\w.@+-]+\/)*[\w.@+-]+\/?/g;
 
 function under(path: string, dir: string): boolean {
   const rel = relative(dir, path);
@@ -52,25 +56,38 @@ function mayBeData(path: string, trees: readonly string[]): boolean {
 }
 
 /**
- * The absolute paths the loop's commands name, in their argv (`--data=/x` too) and in the text of the
- * scripts they run, that exist and may be data (see mayBeData), sorted.
+ * The paths out of the trees the loop's commands name, in their argv (`--data=/x`, `../data` too) and in
+ * the text of the scripts they run (`~/` and `$HOME/` read from `home`), that exist and may be data
+ * (see mayBeData), absolute and sorted.
  */
 export async function namedOutsidePaths(
   config: LoopConfig,
   cwd: string,
   trees: readonly string[],
+  home?: string,
 ): Promise<string[]> {
   const words = loopCommands(config).flatMap((argv) =>
     argv.flatMap((arg) => [arg, ...(arg.includes('=') ? [arg.slice(arg.indexOf('=') + 1)] : [])]),
   );
   for (const file of await commandFiles(config, cwd)) {
     const text = await readScript(join(cwd, file));
-    if (text !== undefined) words.push(...(text.match(ABSOLUTE_PATH) ?? []));
+    if (text !== undefined) words.push(...(text.match(OUTSIDE_PATH) ?? []));
   }
   const found = new Set<string>();
   for (const word of words) {
-    if (!isAbsolute(word)) continue;
-    const path = normalize(word).replace(/(.)\/$/, '$1');
+    const homeRelative = /^(?:~|\$HOME|\$\{HOME\})(\/.*)$/.exec(word)?.[1];
+    const resolved =
+      homeRelative !== undefined
+        ? home === undefined || !isAbsolute(home)
+          ? undefined
+          : join(home, homeRelative)
+        : isAbsolute(word)
+          ? word
+          : word.startsWith('../')
+            ? resolve(cwd, word)
+            : undefined;
+    if (resolved === undefined) continue;
+    const path = normalize(resolved).replace(/(.)\/$/, '$1');
     if (found.has(path) || !mayBeData(path, trees)) continue;
     if ((await changeStamp(path)) !== undefined) found.add(path);
   }

@@ -46,6 +46,8 @@ export interface SetupPorts {
   isProcessAlive(pid: number): boolean;
   /** The loop's state files (its workspace, `.forge/loops.json`): on disk, or in memory in tests. */
   files: LoopFiles;
+  /** The home the commands run with: a script's `~/data` is read from it (outside-data.ts). */
+  home?: string | undefined;
 }
 
 export type BaselineResult =
@@ -151,7 +153,10 @@ export async function setupLoop(
     });
     if (ignored === undefined) return undefined;
     // And the data outside the repository the commands name: what the baseline writes there is its output.
-    return new Map([...ignored.others, ...fingerprintOutside(await namedOutsidePaths(config, repo, [repo]))]);
+    return new Map([
+      ...ignored.others,
+      ...fingerprintOutside(await namedOutsidePaths(config, repo, [repo], ports.home)),
+    ]);
   });
   const runBaseline: typeof exits.run = async (argv, run) => {
     await outputs.before();

@@ -1,6 +1,7 @@
 // Which absolute paths the loop's commands name are data outside the repository: in their argv
 // (`--data=/x` too) and in the scripts they run; never the system's folders, a tree or a folder above
 // one, nor what is not there.
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { LoopConfig } from '../../src/autoresearch/config.js';
@@ -28,5 +29,29 @@ describe('namedOutsidePaths', () => {
     const repo = await tempTree({ 'metric/score.sh': '#!/bin/sh\ncat /etc/hostname /dev/null\n' });
     const config = loop(['sh', 'metric/score.sh', join(repo, '..'), '/', '/usr/share']);
     expect(await namedOutsidePaths(config, repo, [repo])).toEqual([]);
+  });
+
+  it('reads `~/`, `$HOME/` and `../` in a script, and `../` in the argv, from the home and the tree', async () => {
+    const home = await tempTree({ 'ds/a.csv': 'a\n', 'ds/b.csv': 'b\n', 'ds/c.csv': 'c\n' });
+    const parent = await tempTree({ 'repo/metric/score.py': '', 'sibling/d.csv': 'd\n', 'e.csv': 'e\n' });
+    const repo = join(parent, 'repo');
+    await writeFile(
+      join(repo, 'metric', 'score.py'),
+      'A = "~/ds/a.csv"\nB = f"$HOME/ds/b.csv"\nC = "${HOME}/ds/c.csv"\nD = "../sibling/d.csv"\nU = "https://example.org/x"\n',
+    );
+    const config = loop(['python3', 'metric/score.py', '../e.csv']);
+    expect(await namedOutsidePaths(config, repo, [repo], home)).toEqual(
+      [
+        join(home, 'ds', 'a.csv'),
+        join(home, 'ds', 'b.csv'),
+        join(home, 'ds', 'c.csv'),
+        join(parent, 'e.csv'),
+        join(parent, 'sibling', 'd.csv'),
+      ].sort(),
+    );
+    // No home given: its paths are not guessed.
+    expect(await namedOutsidePaths(config, repo, [repo])).toEqual(
+      [join(parent, 'e.csv'), join(parent, 'sibling', 'd.csv')].sort(),
+    );
   });
 });
