@@ -41,7 +41,6 @@ const MAX_SCRIPT_BYTES = 256 * 1024;
  * (`~/`, `$HOME/`, `${HOME}/`) or above the folder the commands run in (`../`), quoted or bare.
  */
 const OUTSIDE_PATH = /(?<![\w.~$/-])(?:~|\$HOME|\$\{HOME\}|(?:\.\.\/)*\.\.)?\/(?:[\w.@+-]+\/)*[\w.@+-]+\/?/g;
-  /(?:(?<![\w.~$/-])|(?:~|\$HOME|\$\{HOME\})(?=\/)|(?<![\w.~$/-])(?:\.\.\/)+)\/?(?:[\w.@+-]+\/)*[\w.@+-]+\/?/g;
 
 function under(path: string, dir: string): boolean {
   const rel = relative(dir, path);
