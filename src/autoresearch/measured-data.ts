@@ -13,7 +13,7 @@ import { isAbsolute, join } from 'node:path';
 import { ContentHashes } from '../infra/content-hashes.js';
 import { readBytesIfReadable } from '../infra/fs-ops.js';
 import { FileCopies, MAX_COPIED_FILE, putBack, putTimesBack } from '../infra/file-copies.js';
-import { changedFiles, identityAt } from '../infra/ignored-files.js';
+import { changedFiles, identitiesNow } from '../infra/ignored-files.js';
 import { modeOf, sizeOf } from '../infra/verified-read.js';
 import { isDerived } from './ignored-guard.js';
 import { isPathInScope } from './keep-revert.js';
@@ -79,11 +79,7 @@ export function createDataWatch(
   return {
     async prime(listed, outputs) {
       listedBefore = new Set(listed.keys());
-      start = new Map();
-      for (const path of held(listed, outputs).keys()) {
-        const id = await identityAt(isAbsolute(path) ? path : join(cwd, path));
-        if (id !== null) start.set(path, id);
-      }
+      start = identitiesNow(cwd, held(listed, outputs).keys());
       await copies.prime(start);
       await hashes.prime(new Map([...start].filter(([, id]) => sizeOf(id) > MAX_COPIED_FILE)));
     },
