@@ -49,9 +49,43 @@ export interface DataWatch {
   settle(after: ReadonlyMap<string, string>, outputs: ReadonlySet<string>): Promise<DataChange>;
 }
 
+/**
+ * Folders where tools and editors keep their own state, which they rewrite whenever they like (an IDE
+ * open on the tree all night writes `.idea/workspace.xml`; Hypothesis its example database, Gradle its
+ * file hashes): no metric reads them as its data.
+ */
+const TOOL_STATE_DIRS = new Set([
+  '.idea',
+  '.vscode',
+  '.vs',
+  '.fleet',
+  '.history',
+  '.hypothesis',
+  '.benchmarks',
+  '.gradle',
+  '.dart_tool',
+  '.stack-work',
+  '.angular',
+  '.nx',
+  '.terraform',
+  '.serverless',
+  '.expo',
+  '.docusaurus',
+  '.sass-cache',
+  '.ropeproject',
+]);
+
+/** An editor's swap, backup or lock file (`.x.swp`, `x~`, `.#x`, `#x#`), or a folder's `.DS_Store`. */
+const EDITOR_FILE = /(?:^|\/)(?:\.[^/]*\.sw[a-p]|[^/]*~|\.#[^/]*|#[^/]*#|\.DS_Store)$/;
+
 /** Whether an ignored file (relative to the tree) is the runs' own to write rather than what they read. */
 export function isRunWritten(path: string, rebuilt: readonly string[]): boolean {
-  return isDerived(path) || isPathInScope(path, rebuilt);
+  return (
+    isDerived(path) ||
+    isPathInScope(path, rebuilt) ||
+    path.split('/').some((segment) => TOOL_STATE_DIRS.has(segment)) ||
+    EDITOR_FILE.test(path)
+  );
 }
 
 /** The ignored files of the tree itself: not an environment outside it, nor a followed link's own entry. */

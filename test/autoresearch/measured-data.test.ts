@@ -4,7 +4,7 @@
 import { readFile, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { createDataWatch } from '../../src/autoresearch/measured-data.js';
+import { createDataWatch, isRunWritten } from '../../src/autoresearch/measured-data.js';
 import { MAX_COPIED_FILE } from '../../src/infra/file-copies.js';
 import { identityAt } from '../../src/infra/ignored-files.js';
 import { tempTree } from '../support/temp-tree.js';
@@ -83,5 +83,22 @@ describe('createDataWatch', () => {
     await watch.prime(listed, outputs);
     const change = await watch.settle(await fingerprint(dir, PATHS), outputs);
     expect(change).toEqual({ putBack: [], lost: [], rewritten: [], made: [] });
+  });
+
+  it("leaves tools' and editors' own state alone: an IDE's workspace file, Hypothesis' database, a swap file", async () => {
+    for (const path of [
+      '.idea/workspace.xml',
+      'sub/.hypothesis/examples/ab',
+      '.gradle/8.5/fileHashes.bin',
+      'data/.key.txt.swp',
+      'notes.md~',
+      '.DS_Store',
+    ]) {
+      expect(isRunWritten(path, []), path).toBe(true);
+    }
+    for (const path of ['data/key.txt', 'idea/workspace.xml', 'data/swp.txt', 'models/weights.bin']) {
+      expect(isRunWritten(path, []), path).toBe(false);
+    }
+    expect(isRunWritten('gen/table.txt', ['gen/'])).toBe(true);
   });
 });
