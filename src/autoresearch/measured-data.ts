@@ -17,6 +17,7 @@ import { changedFiles, identitiesNow } from '../infra/ignored-files.js';
 import { modeOf, sizeOf } from '../infra/verified-read.js';
 import { isDerived } from './ignored-guard.js';
 import { isPathInScope } from './keep-revert.js';
+import { isOutput } from './run-outputs.js';
 
 /** How much of the held files too large to copy is hashed ahead, per runner process. */
 const MAX_HASHED_DATA = 1 << 30;
@@ -107,7 +108,9 @@ export function createDataWatch(
   const ours = (path: string) =>
     options.outside === true ? isAbsolute(path) && !path.endsWith(' ->') : inTree(path);
   const held = (files: ReadonlyMap<string, string>, outputs: ReadonlySet<string>) =>
-    new Map([...files].filter(([path]) => ours(path) && !isRunWritten(path, rebuilt) && !outputs.has(path)));
+    new Map(
+      [...files].filter(([path]) => ours(path) && !isRunWritten(path, rebuilt) && !isOutput(outputs, path)),
+    );
   let start = new Map<string, string>();
   let listedBefore = new Set<string>();
   return {
@@ -118,7 +121,7 @@ export function createDataWatch(
       await hashes.prime(new Map([...start].filter(([, id]) => sizeOf(id) > MAX_COPIED_FILE)));
     },
     async settle(after, outputs) {
-      const was = new Map([...start].filter(([path]) => !outputs.has(path)));
+      const was = new Map([...start].filter(([path]) => !isOutput(outputs, path)));
       const now = held(after, outputs);
       // A file that appeared is the run's own; only what was there and changed is held.
       const changed = changedFiles(was, now).filter((path) => was.has(path));
@@ -152,9 +155,12 @@ export function createDataWatch(
       change.made =
         options.outside === true
           ? []
-          : [...after.keys()]
-              .filter((path) => inTree(path) && !listedBefore.has(path) && !isRunWritten(path, rebuilt))
-              .sort();
+          : madeByRun(
+              listedBefore,
+              [...after.keys()].filter(
+                (path) => inTree(path) && !listedBefore.has(path) && !isRunWritten(path, rebuilt),
+              ),
+            );
       return change;
     },
   };
@@ -183,4 +189,29 @@ async function differingFromCopies(
     if (!same) differ.push(path);
   }
   return differ;
+}
+
+/**
+ * The files a run made, each as the topmost folder above it that held no file before the run
+ * (`results/run-7/`, recorded whole), or as itself in a folder that did; sorted, each once.
+ */
+function madeByRun(before: ReadonlySet<string>, made: readonly string[]): string[] {
+  const folders = new Set<string>();
+  for (const path of before) {
+    for (let at = path.indexOf('/'); at > 0; at = path.indexOf('/', at + 1))
+      folders.add(path.slice(0, at + 1));
+  }
+  const found = new Set<string>();
+  for (const path of made) {
+    let entry = path;
+    for (let at = path.indexOf('/'); at > 0; at = path.indexOf('/', at + 1)) {
+      const folder = path.slice(0, at + 1);
+      if (!folders.has(folder)) {
+        entry = folder;
+        break;
+      }
+    }
+    found.add(entry);
+  }
+  return [...found].sort();
 }

@@ -101,11 +101,30 @@ export async function heldCommandFiles(
 ): Promise<string[]> {
   const named = await commandFiles(ctx.config, ctx.tree);
   const known = outputs ?? (await readRunOutputs(ctx.files, ctx.workspace)) ?? new Set<string>();
-  const candidates = named.filter((path) => known.has(path));
+  const candidates = named.filter((path) => isOutput(known, path));
   if (candidates.length === 0) return named;
   const ignored = new Set(await ignoredOf(ctx.git, candidates));
   return named.filter((path) => !ignored.has(path));
 }
+
+/**
+ * Whether `path` is among the runs' outputs: named itself, or under a folder recorded whole (`results/run-7/`,
+ * a folder a run made).
+ */
+export function isOutput(outputs: ReadonlySet<string>, path: string): boolean {
+  if (outputs.has(path)) return true;
+  for (let at = path.indexOf('/'); at > 0; at = path.indexOf('/', at + 1)) {
+    if (outputs.has(path.slice(0, at + 1))) return true;
+  }
+  return false;
+}
+
+/**
+ * The most outputs recorded: a metric that writes a file of a new name every run (a timestamped result)
+ * would grow the record by one a run; past this, what runs make is not recorded (a later run that
+ * rewrites one of those gives no score, and names `--rebuilt`).
+ */
+export const MAX_RECORDED_OUTPUTS = 5_000;
 
 /**
  * The outputs iteration 0's state records; undefined for a loop made before they were recorded, whose
@@ -124,9 +143,11 @@ export async function recordRunOutputs(
   paths: readonly string[],
 ): Promise<void> {
   const known = await readRunOutputs(files, workspace);
-  if (known === undefined || paths.every((path) => known.has(path))) return;
+  if (known === undefined || known.size >= MAX_RECORDED_OUTPUTS) return;
+  const added = paths.filter((path) => !isOutput(known, path)).slice(0, MAX_RECORDED_OUTPUTS - known.size);
+  if (added.length === 0) return;
   await updateIterationState(files, workspace, 0, (state) => ({
     ...state,
-    run_outputs: [...new Set([...(state.run_outputs ?? []), ...paths])].sort(),
+    run_outputs: [...new Set([...(state.run_outputs ?? []), ...added])].sort(),
   }));
 }

@@ -1,7 +1,7 @@
 // The ignored files a measured run reads: what it changed of them is put back from the copy, or left and
 // named when too large to copy; the same bytes written again get their times back; what the runs write
 // themselves (build outputs, the recorded outputs, the paths the loop names as rebuilt) is not held.
-import { readFile, rm, stat, utimes, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createDataWatch, isRunWritten } from '../../src/autoresearch/measured-data.js';
@@ -100,5 +100,16 @@ describe('createDataWatch', () => {
       expect(isRunWritten(path, []), path).toBe(false);
     }
     expect(isRunWritten('gen/table.txt', ['gen/'])).toBe(true);
+  });
+
+  it('names a folder a run made whole, and a file it made in a folder that was there by itself', async () => {
+    const { dir, watch, outputs } = await setUp();
+    await mkdir(join(dir, 'results', 'run-7'), { recursive: true });
+    await writeFile(join(dir, 'results', 'run-7', 'a.json'), '{}');
+    await writeFile(join(dir, 'results', 'run-7', 'b.json'), '{}');
+    await writeFile(join(dir, 'data', 'extra.txt'), 'x');
+    const paths = [...PATHS, 'results/run-7/a.json', 'results/run-7/b.json', 'data/extra.txt'];
+    const change = await watch.settle(await fingerprint(dir, paths), outputs);
+    expect(change.made).toEqual(['data/extra.txt', 'results/']);
   });
 });

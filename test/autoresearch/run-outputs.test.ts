@@ -8,6 +8,8 @@ import type { LoopConfig } from '../../src/autoresearch/config.js';
 import {
   heldCommandFiles,
   ignoredOf,
+  isOutput,
+  MAX_RECORDED_OUTPUTS,
   readRunOutputs,
   recordRunOutputs,
   watchOutputs,
@@ -111,5 +113,25 @@ describe('the record in iteration 0', () => {
       'metric/run.sh',
       'data/input.txt',
     ]);
+  });
+
+  it('takes a folder recorded whole for every file under it', () => {
+    const outputs = new Set(['results/', 'build/app']);
+    expect(isOutput(outputs, 'results/run-7/a.json')).toBe(true);
+    expect(isOutput(outputs, 'build/app')).toBe(true);
+    expect(isOutput(outputs, 'build/app2')).toBe(false);
+    expect(isOutput(outputs, 'results-old/a.json')).toBe(false);
+  });
+
+  it('records no more than its bound, however many a metric makes', async () => {
+    const workspace = await tempTree({});
+    const files = diskLoopFiles();
+    await updateIterationState(files, workspace, 0, (state) => ({ ...state, run_outputs: [] }));
+    const many = Array.from({ length: MAX_RECORDED_OUTPUTS + 10 }, (_, i) => `results/${i}.json`);
+    await recordRunOutputs(files, workspace, many);
+    await recordRunOutputs(files, workspace, ['results/late.json']);
+    const recorded = (await readRunOutputs(files, workspace)) ?? new Set();
+    expect(recorded.size).toBe(MAX_RECORDED_OUTPUTS);
+    expect(recorded.has('results/late.json')).toBe(false);
   });
 });

@@ -15,7 +15,13 @@ import { doerReads, type DoerReads } from '../outside-reads.js';
 import type { OutsideChange } from '../outside-watch.js';
 import { isLoadedUnasked } from '../silenced-checks.js';
 import { commandFiles } from '../metric-files.js';
-import { heldCommandFiles, readRunOutputs, recordRunOutputs, watchOutputs } from '../run-outputs.js';
+import {
+  heldCommandFiles,
+  isOutput,
+  readRunOutputs,
+  recordRunOutputs,
+  watchOutputs,
+} from '../run-outputs.js';
 import { snapshotSubmodules } from '../submodules.js';
 import { describeTreeChange, restoreTree, snapshotTree } from '../tree-snapshot.js';
 import { bookkeepingPaths, ledgerPath, type AutoresearchContext, type MetricRunOptions } from './context.js';
@@ -90,7 +96,7 @@ export function watchRuns(context: AutoresearchContext): WatchedRuns {
           leaveNewFiles: true,
         });
         // One the run made where none was (its build's first output in this tree) is the runs' too.
-        const made = (await outputs.after({ written: false })).filter((path) => !known.has(path));
+        const made = (await outputs.after({ written: false })).filter((path) => !isOutput(known, path));
         if (made.length > 0) {
           await recordRunOutputs(context.files, context.workspace, made);
           for (const path of made) known.add(path);
@@ -118,7 +124,7 @@ export function watchRuns(context: AutoresearchContext): WatchedRuns {
             rewritten: unnamed(outsideChange.data.rewritten),
           };
         }
-        const madeData = (outsideChange?.made ?? []).filter((path) => !known.has(path));
+        const madeData = (outsideChange?.made ?? []).filter((path) => !isOutput(known, path));
         if (madeData.length > 0) {
           await recordRunOutputs(context.files, context.workspace, madeData);
           for (const path of madeData) known.add(path);
@@ -239,7 +245,9 @@ export function describeOutsideChange(change: OutsideChange | undefined): string
     return [
       ...(ignored.length === 0
         ? []
-        : [`changed ${nameSome(ignored)}, which git ignores and the measured runs read${tail}`]),
+        : [
+            `changed ${nameSome(ignored)}, which git ignores and the measured runs read${tail} (one the metric writes again itself belongs in --rebuilt)`,
+          ]),
       ...(outside.length === 0
         ? []
         : [`changed ${nameSome(outside)}, data outside the repository that the commands name${tail}`]),
