@@ -68,6 +68,11 @@ export interface SetupResult {
   archived?: string | undefined;
   /** Things the user should know; nothing was refused for them. */
   warnings: string[];
+  /**
+   * The files the baseline's runs made or wrote that git ignores, or outside the repository (a build's
+   * output, a results file): later runs may write them; every other such file is held (measured-data.ts).
+   */
+  run_outputs: string[];
 }
 
 export async function setupLoop(
@@ -277,6 +282,7 @@ export async function setupLoop(
     beads,
     archived,
     warnings,
+    run_outputs: outputs.found(),
   };
 }
 

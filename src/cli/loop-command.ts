@@ -343,6 +343,7 @@ function reportSetup(deps: CliDeps, options: GlobalOptions, result: SetupResult)
       beads: result.beads,
       archived: result.archived ?? null,
       warnings: result.warnings,
+      run_outputs: result.run_outputs,
       run: `ralph-loop ${result.epic}`,
     });
   } else {
@@ -360,6 +361,14 @@ function reportSetup(deps: CliDeps, options: GlobalOptions, result: SetupResult)
       ? `Baseline: ${result.baseline.score} (measured now; ${result.baseline.judge_output}).`
       : `Baseline: judged when the loop starts (${result.baseline.beads.map((b) => `${b.title.split(':')[0]} ${b.id}`).join(', ')}).`,
   );
+  if (result.run_outputs.length > 0) {
+    const shown = result.run_outputs.slice(0, 5).join(', ');
+    const more = result.run_outputs.length > 5 ? ` and ${result.run_outputs.length - 5} more` : '';
+    say(
+      deps,
+      `The baseline's runs wrote ${shown}${more}: later runs may write them too; a run that changes another file git ignores, or one the commands name outside the repository, gives no score.`,
+    );
+  }
   if (result.beads.length > 0) {
     say(deps, `Cycle 1: ${result.beads.map((b) => `${b.title.split(':')[0]} ${b.id}`).join(', ')}.`);
   }

@@ -11,10 +11,10 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { assertBuilt } from '../support/cli.js';
 import {
-  createValueLoop,
   ledgerDecisions,
   oneDoerLoopRules,
   scriptedLoopRepo,
+  valueLoopArgs,
 } from '../support/loop-script.js';
 
 const APP = '#!/bin/sh\necho 1\n';
@@ -56,7 +56,11 @@ async function iteration(steps: unknown[], args: readonly string[] = []) {
     'forge-outputs-',
   );
   await oneDoerLoopRules(repo, [...steps, { say: 'HYPOTHESIS: a larger value' }]);
-  const epic = await createValueLoop(repo, 'src/app.part', 'sh metric/score.sh data/bonus.txt', args);
+  const created = await repo.forge(valueLoopArgs('src/app.part', 'sh metric/score.sh data/bonus.txt', args));
+  expect(created.exitCode, created.stderr).toBe(0);
+  // Said when the loop is made: what its runs may write.
+  expect(created.stderr).toContain("The baseline's runs wrote build/app: later runs may write them too");
+  const epic = created.stdout.trim();
   const run = await repo.ralph([epic, '--agent', 'scripted']);
   expect(run.exitCode, run.stderr).toBe(0);
   const ledger = await repo.ledger<{ decision?: string; reason?: string; kind?: string }>();
