@@ -7,7 +7,7 @@
 // or removed is put back from the runner's copy, or, with no copy, removed when it is a build output
 // its tool writes again. What is left (a large data file changed in place) cannot be undone: the
 // caller makes it the agent's tamper and stops the loop until a person looks.
-import { dirname, join } from 'node:path';
+import { dirname, isAbsolute, join } from 'node:path';
 import { insideTree, putBack, putTimesBack, type FileCopies } from '../infra/file-copies.js';
 import { realPath, removePath } from '../infra/fs-ops.js';
 import { changedFiles } from '../infra/ignored-files.js';
@@ -76,13 +76,19 @@ export async function undoIgnoredChanges(
   for (const path of changedFiles(before, after)) {
     // A followed link's own entry is named `<dir> ->`.
     const file = path.endsWith(' ->') ? path.slice(0, -3) : path;
-    const at = join(root, file);
+    // Absolute: the data outside the repository that the loop's commands name (outside-data.ts).
+    const outside = isAbsolute(file);
+    const at = outside ? file : join(root, file);
     const was = before.get(path);
     const copy = was === undefined ? undefined : copies.get(path, was);
     // Nothing is written or removed through a directory an agent turned into a link out of the tree.
-    if (!(await insideTree(tree, dirname(at)))) {
+    if (!outside && !(await insideTree(tree, dirname(at)))) {
       undo.lost.push(path);
-    } else if (was === undefined || isPathInScope(file, rebuilt) || (copy === undefined && isDerived(file))) {
+    } else if (
+      was === undefined ||
+      isPathInScope(file, rebuilt) ||
+      (copy === undefined && !outside && isDerived(file))
+    ) {
       await removePath(at, { recursive: true });
       undo.removed.push(path);
     } else if (copy !== undefined) {

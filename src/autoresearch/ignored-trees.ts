@@ -21,6 +21,7 @@ import {
   type ChangedKind,
 } from './dependency-guard.js';
 import { undoIgnoredChanges } from './ignored-guard.js';
+import { fingerprintOutside, namedOutsidePaths } from './outside-data.js';
 import type { StateGuardContext } from './state-guard.js';
 
 /** What the guard found once an agent ended. */
@@ -126,13 +127,29 @@ const MAX_HASHED_OTHERS = 1 << 30;
 
 /** A tree's ignored files before an agent runs, with their hashes and copies brought up to date. */
 async function primeIgnored(tree: IgnoredTree): Promise<IgnoredFiles | undefined> {
-  const ignored = await snapshotIgnored(tree.guard);
+  const ignored = await snapshotWithData(tree);
   if (ignored !== undefined) {
     await tree.contents.prime(ignored.dependencies);
     await tree.copies.prime(ignored.others);
     await tree.hashes.prime(new Map([...ignored.others].filter(([, id]) => sizeOf(id) > MAX_COPIED_FILE)));
   }
   return ignored;
+}
+
+/**
+ * The tree's ignored files, and for the loop's own tree the data outside the repository that the
+ * loop's commands name (outside-data.ts), as absolute paths among the others: an agent that edits the
+ * dataset the metric reads (seen: a doer that wrote its answer into the answer key outside the
+ * repository, kept at 100 from 0, the user's dataset left holding it) has it put back as it would a
+ * file git ignores.
+ */
+async function snapshotWithData(tree: IgnoredTree): Promise<IgnoredFiles | undefined> {
+  const files = await snapshotIgnored(tree.guard);
+  if (files === undefined || !tree.main) return files;
+  const ctx = tree.guard;
+  const named = await namedOutsidePaths(ctx.config, ctx.cwd, [ctx.cwd, ctx.repo], ctx.env?.HOME);
+  for (const [path, id] of fingerprintOutside(named)) files.others.set(path, id);
+  return files;
 }
 
 /** A tree's index flags; undefined when its git cannot say. */
@@ -196,7 +213,7 @@ async function checkIgnored(
   say: (line: string) => void,
 ): Promise<{ dependencies: string[]; others: string[] } | undefined> {
   const ctx = tree.guard;
-  const after = before === undefined ? undefined : await snapshotIgnored(ctx);
+  const after = before === undefined ? undefined : await snapshotWithData(tree);
   if (before === undefined || after === undefined) return undefined;
   const allowed = role === 'doer' ? ctx.config.scope.doer_paths : [];
   const named = (paths: readonly string[]) =>
@@ -206,7 +223,7 @@ async function checkIgnored(
   const unguarded = (files: ReadonlyMap<string, string>) =>
     new Map(
       [...files].filter(([path]) => {
-        const at = join(ctx.cwd, path);
+        const at = isAbsolute(path) ? path : join(ctx.cwd, path);
         return !vaultFiles.has(at) && !vault.dirs.some((dir) => at.startsWith(dir + sep));
       }),
     );

@@ -81,6 +81,9 @@ const EDITOR_FILE = /(?:^|\/)(?:\.[^/]*\.sw[a-p]|[^/]*~|\.#[^/]*|#[^/]*#|\.DS_St
 
 /** Whether an ignored file (relative to the tree) is the runs' own to write rather than what they read. */
 export function isRunWritten(path: string, rebuilt: readonly string[]): boolean {
+  // Outside the repository (a dataset the commands name) only what a run was seen to write is its own:
+  // `/tmp/datasets/` or `~/logs/` is no build output of the tree's.
+  if (isAbsolute(path)) return false;
   return (
     isDerived(path) ||
     isPathInScope(path, rebuilt) ||

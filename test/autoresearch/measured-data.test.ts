@@ -100,6 +100,8 @@ describe('createDataWatch', () => {
       expect(isRunWritten(path, []), path).toBe(false);
     }
     expect(isRunWritten('gen/table.txt', ['gen/'])).toBe(true);
+    // Outside the repository no folder's name makes a file a build's.
+    expect(isRunWritten('/tmp/datasets/build/key.txt', [])).toBe(false);
   });
 
   it('names a folder a run made whole, and a file it made in a folder that was there by itself', async () => {

@@ -170,7 +170,7 @@ const outsideMetric = (where: string) =>
     '',
   ].join('\n');
 
-async function outsideIteration(metric: string, command: string, lib: string) {
+async function outsideIteration(metric: string, command: string, lib: string, also: unknown[] = []) {
   const repo = await scriptedLoopRepo(
     { 'src/lib.py': 'def predict(key):\n    return 1\n', 'metric/score.py': metric },
     [],
@@ -178,6 +178,7 @@ async function outsideIteration(metric: string, command: string, lib: string) {
   );
   await oneDoerLoopRules(repo, [
     { write: 'src/lib.py', content: lib },
+    ...also,
     { say: 'HYPOTHESIS: a better prediction' },
   ]);
   const epic = await createValueLoop(repo, 'src/lib.py', command);
@@ -239,5 +240,21 @@ describe('the data outside the repository that the commands name, rewritten by t
       [1, 'keep', 100],
     ]);
     expect(JSON.parse(await readFile(join(dir, 'result.json'), 'utf8'))).toEqual({ p: 7 });
+  });
+
+  it('edited by the doer in its turn: put back before the judge measures, the change not kept', async () => {
+    const dir = await datasetsFolder();
+    const key = join(dir, 'expected.txt');
+    const cheat = await outsideIteration(
+      outsideMetric('sys.argv[1]'),
+      `python3 metric/score.py ${key}`,
+      'def predict(key):\n    return 3\n',
+      [{ run: ['node', '-e', `require('fs').writeFileSync(${JSON.stringify(key)}, '3')`] }],
+    );
+    expect(cheat.decisions).toEqual([
+      [0, 'baseline', 0],
+      [1, 'revert', 0],
+    ]);
+    expect(await readFile(key, 'utf8')).toBe(KEY);
   });
 });
