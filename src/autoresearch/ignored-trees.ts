@@ -147,7 +147,7 @@ async function snapshotWithData(tree: IgnoredTree): Promise<IgnoredFiles | undef
   const files = await snapshotIgnored(tree.guard);
   if (files === undefined || !tree.main) return files;
   const ctx = tree.guard;
-  const named = await namedOutsidePaths(ctx.config, ctx.cwd, [ctx.cwd, ctx.repo], ctx.env?.HOME);
+  const named = await namedOutsidePaths(ctx.config, ctx.cwd, [ctx.cwd, ctx.repo], ctx.env);
   for (const [path, id] of fingerprintOutside(named)) files.others.set(path, id);
   return files;
 }

@@ -37,10 +37,14 @@ const SYSTEM_DIRS = [
 /** A script past this size is not read for paths. */
 const MAX_SCRIPT_BYTES = 256 * 1024;
 /**
- * A path out of the tree as written in a script: absolute (`/` and at least one name), from the home
- * (`~/`, `$HOME/`, `${HOME}/`) or above the folder the commands run in (`../`), quoted or bare.
+ * A path out of the tree as written in a script: absolute (`/` and at least one name), from the home or
+ * a variable (`~/`, `$HOME/`, `${DATA_DIR}/`) or above the folder the commands run in (`../`), quoted or
+ * bare.
  */
-const OUTSIDE_PATH = /(?<![\w.~$/-])(?:~|\$HOME|\$\{HOME\}|(?:\.\.\/)*\.\.)?\/(?:[\w.@+-]+\/)*[\w.@+-]+\/?/g;
+const OUTSIDE_PATH =
+  /(?<![\w.~$/-])(?:~|\$[A-Za-z_]\w*|\$\{[A-Za-z_]\w*\}|(?:\.\.\/)*\.\.)?\/(?:[\w.@+-]+\/)*[\w.@+-]+\/?/g;
+/** `~`, `$NAME` or `${NAME}` at a path's start, and the rest of it. */
+const FROM_VARIABLE = /^(?:~|\$([A-Za-z_]\w*)|\$\{([A-Za-z_]\w*)\})(\/.*)$/;
 
 function under(path: string, dir: string): boolean {
   const rel = relative(dir, path);
@@ -56,14 +60,14 @@ function mayBeData(path: string, trees: readonly string[]): boolean {
 
 /**
  * The paths out of the trees the loop's commands name, in their argv (`--data=/x`, `../data` too) and in
- * the text of the scripts they run (`~/` and `$HOME/` read from `home`), that exist and may be data
- * (see mayBeData), absolute and sorted.
+ * the text of the scripts they run (`~/`, `$HOME/`, `${DATA_DIR}/` read from `env`, the environment
+ * the commands run with), that exist and may be data (see mayBeData), absolute and sorted.
  */
 export async function namedOutsidePaths(
   config: LoopConfig,
   cwd: string,
   trees: readonly string[],
-  home?: string,
+  env: Readonly<Record<string, string | undefined>> = {},
 ): Promise<string[]> {
   const words = loopCommands(config).flatMap((argv) =>
     argv.flatMap((arg) => [arg, ...(arg.includes('=') ? [arg.slice(arg.indexOf('=') + 1)] : [])]),
@@ -74,12 +78,13 @@ export async function namedOutsidePaths(
   }
   const found = new Set<string>();
   for (const word of words) {
-    const homeRelative = /^(?:~|\$HOME|\$\{HOME\})(\/.*)$/.exec(word)?.[1];
+    const variable = FROM_VARIABLE.exec(word);
+    const base = variable === null ? undefined : env[variable[1] ?? variable[2] ?? 'HOME'];
     const resolved =
-      homeRelative !== undefined
-        ? home === undefined || !isAbsolute(home)
+      variable !== null
+        ? base === undefined || !isAbsolute(base)
           ? undefined
-          : join(home, homeRelative)
+          : join(base, variable[3] ?? '')
         : isAbsolute(word)
           ? word
           : word.startsWith('../')

@@ -46,8 +46,8 @@ export interface SetupPorts {
   isProcessAlive(pid: number): boolean;
   /** The loop's state files (its workspace, `.forge/loops.json`): on disk, or in memory in tests. */
   files: LoopFiles;
-  /** The home the commands run with: a script's `~/data` is read from it (outside-data.ts). */
-  home?: string | undefined;
+  /** The environment the commands run with: a script's `~/data` or `$DATA_DIR/x` is read from it (outside-data.ts). */
+  env?: Readonly<Record<string, string | undefined>> | undefined;
 }
 
 export type BaselineResult =
@@ -160,7 +160,7 @@ export async function setupLoop(
     // And the data outside the repository the commands name: what the baseline writes there is its output.
     return new Map([
       ...ignored.others,
-      ...fingerprintOutside(await namedOutsidePaths(config, repo, [repo], ports.home)),
+      ...fingerprintOutside(await namedOutsidePaths(config, repo, [repo], ports.env)),
     ]);
   });
   const runBaseline: typeof exits.run = async (argv, run) => {

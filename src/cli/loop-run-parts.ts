@@ -117,7 +117,7 @@ export async function autoresearchParts(
         ...guardContext,
         allowed: config.scope.doer_paths,
         rebuilt: config.scope.rebuilt_paths,
-        outsideData: () => namedOutsidePaths(config, options.cwd, [options.cwd, options.repo], deps.env.HOME),
+        outsideData: () => namedOutsidePaths(config, options.cwd, [options.cwd, options.repo], deps.env),
       },
     }),
   });

@@ -25,7 +25,7 @@ export function loopSetupPorts(
     store,
     git,
     files: deps.loopFiles,
-    home: deps.env.HOME,
+    env: deps.env,
     // The metric command is an argv array from the loop's config, never a shell line.
     async runMetric(argv, run) {
       // In the loop, a metric, guard or track run that changes the tree is no score (watched-runs.ts);

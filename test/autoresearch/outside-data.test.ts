@@ -40,7 +40,7 @@ describe('namedOutsidePaths', () => {
       'A = "~/ds/a.csv"\nB = f"$HOME/ds/b.csv"\nC = "${HOME}/ds/c.csv"\nD = "../sibling/d.csv"\nU = "https://example.org/x"\n',
     );
     const config = loop(['python3', 'metric/score.py', '../e.csv']);
-    expect(await namedOutsidePaths(config, repo, [repo], home)).toEqual(
+    expect(await namedOutsidePaths(config, repo, [repo], { HOME: home })).toEqual(
       [
         join(home, 'ds', 'a.csv'),
         join(home, 'ds', 'b.csv'),
@@ -53,5 +53,17 @@ describe('namedOutsidePaths', () => {
     expect(await namedOutsidePaths(config, repo, [repo])).toEqual(
       [join(parent, 'e.csv'), join(parent, 'sibling', 'd.csv')].sort(),
     );
+  });
+
+  it('reads a variable of the environment the commands run with; one not set, or relative, names nothing', async () => {
+    const data = await tempTree({ 'val.csv': 'a\n' });
+    const repo = await tempTree({
+      'metric/score.sh':
+        '#!/bin/sh\ncat "$DATA_DIR/val.csv" ${DATA_DIR}/val.csv $UNSET/val.csv $REL/val.csv\n',
+    });
+    const config = loop(['sh', 'metric/score.sh']);
+    expect(await namedOutsidePaths(config, repo, [repo], { DATA_DIR: data, REL: 'data' })).toEqual([
+      join(data, 'val.csv'),
+    ]);
   });
 });
