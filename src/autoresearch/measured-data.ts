@@ -11,7 +11,8 @@
 // the paths the loop names as rebuilt by its metric (`scope.rebuilt_paths`).
 import { isAbsolute, join } from 'node:path';
 import { ContentHashes } from '../infra/content-hashes.js';
-import { readBytesIfReadable } from '../infra/fs-ops.js';
+import { readFileIfExists, writeJsonAtomic } from '../infra/atomic-file.js';
+import { readBytesIfReadable, removePath } from '../infra/fs-ops.js';
 import { FileCopies, MAX_COPIED_FILE, putBack, putTimesBack } from '../infra/file-copies.js';
 import { changedFiles, identitiesNow } from '../infra/ignored-files.js';
 import { modeOf, sizeOf } from '../infra/verified-read.js';
@@ -43,9 +44,10 @@ export interface DataWatch {
   /**
    * Before a run, with the ignored files as a snapshot lists them: the held ones are looked at again
    * (the snapshot may be the last run's, and an agent's guard put files back since), their copies and
-   * hashes brought up to date.
+   * hashes brought up to date. Returns the held files that changed while a run was measuring and the
+   * runner was killed (the marker it left says what they were; their copies died with it).
    */
-  prime(listed: ReadonlyMap<string, string>, outputs: ReadonlySet<string>): Promise<void>;
+  prime(listed: ReadonlyMap<string, string>, outputs: ReadonlySet<string>): Promise<string[]>;
   /** After it, with the files as they are now: undoes what it changed of the held files, and says what. */
   settle(after: ReadonlyMap<string, string>, outputs: ReadonlySet<string>): Promise<DataChange>;
 }
@@ -101,10 +103,41 @@ function inTree(path: string): boolean {
  * The watch of the ignored files of the tree at `cwd`, named relative to it; with `outside`, of the files
  * outside the trees that the commands name (outside-data.ts), named by their absolute paths.
  */
+/** Past this many held files no marker is written: a killed run's changes there go unseen. */
+const MAX_MARKED = 50_000;
+
+/**
+ * The held files, as a run's marker names them, that are not as it found them; none without a marker.
+ * A marker that cannot be read names none (nothing of Forge's wrote it whole).
+ */
+async function changedSinceMarker(cwd: string, marker: string): Promise<string[]> {
+  const text = await readFileIfExists(marker);
+  if (text === undefined) return [];
+  let files: Record<string, string> = {};
+  try {
+    const parsed = JSON.parse(text) as { files?: unknown };
+    if (typeof parsed.files === 'object' && parsed.files !== null)
+      files = parsed.files as Record<string, string>;
+  } catch {
+    return [];
+  }
+  const now = identitiesNow(cwd, Object.keys(files));
+  return Object.entries(files)
+    .filter(([path, id]) => now.get(path) !== id)
+    .map(([path]) => path)
+    .sort();
+}
+
+/**
+ * The watch of the ignored files of the tree at `cwd`, named relative to it; with `outside`, of the files
+ * outside the trees that the commands name (outside-data.ts), named by their absolute paths. With
+ * `marker` (a file in the runner's own records), each run leaves the held files' identities there while
+ * it measures: a runner killed meanwhile loses its copies, and the next run's start finds what changed.
+ */
 export function createDataWatch(
   cwd: string,
   rebuilt: readonly string[],
-  options: { outside?: boolean } = {},
+  options: { outside?: boolean; marker?: string } = {},
 ): DataWatch {
   const copies = new FileCopies(cwd);
   const hashes = new ContentHashes(cwd, MAX_HASHED_DATA);
@@ -118,10 +151,18 @@ export function createDataWatch(
   let listedBefore = new Set<string>();
   return {
     async prime(listed, outputs) {
+      const { marker } = options;
+      const interrupted = marker === undefined ? [] : await changedSinceMarker(cwd, marker);
       listedBefore = new Set(listed.keys());
       start = identitiesNow(cwd, held(listed, outputs).keys());
       await copies.prime(start);
       await hashes.prime(new Map([...start].filter(([, id]) => sizeOf(id) > MAX_COPIED_FILE)));
+      if (marker !== undefined) {
+        if (start.size > 0 && start.size <= MAX_MARKED)
+          await writeJsonAtomic(marker, { files: Object.fromEntries(start) });
+        else await removePath(marker);
+      }
+      return interrupted;
     },
     async settle(after, outputs) {
       const was = new Map([...start].filter(([path]) => !isOutput(outputs, path)));
@@ -154,6 +195,7 @@ export function createDataWatch(
           change.lost.push(path);
         }
       }
+      if (options.marker !== undefined) await removePath(options.marker);
       // Outside the trees, a file the run made is not held (the runs' output, or nobody's business).
       change.made =
         options.outside === true

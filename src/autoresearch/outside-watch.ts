@@ -62,7 +62,13 @@ export interface OutsideChange {
   /** Of those, the files in a package store in the home (package-stores.ts). */
   stored?: string[];
   /** Ignored files of the tree the run reads, changed by it: put back, or (`lost`) left as found (measured-data.ts). */
-  data?: { putBack: string[]; lost: string[]; rewritten: string[] };
+  data?: {
+    putBack: string[];
+    lost: string[];
+    rewritten: string[];
+    /** Found changed at the start: a run measuring when its runner was killed left them so. */
+    interrupted?: string[];
+  };
   /** Ignored files the run made where none was, outside build outputs: the runs' own (run-outputs.ts). */
   made?: string[];
 }
@@ -98,11 +104,21 @@ export function createOutsideWatch(options: OutsideWatchOptions): OutsideWatch {
   // guard's to find, and a fingerprint of the dependencies costs a lstat a file.
   let last: IgnoredFiles | undefined;
   const data =
-    dependencies === undefined ? undefined : createDataWatch(dependencies.cwd, dependencies.rebuilt ?? []);
+    dependencies === undefined
+      ? undefined
+      : createDataWatch(dependencies.cwd, dependencies.rebuilt ?? [], {
+          marker: join(dependencies.vaultDir, 'measuring-data.json'),
+        });
   const outsideData =
     dependencies?.outsideData === undefined
       ? undefined
-      : { list: dependencies.outsideData, watch: createDataWatch('/', [], { outside: true }) };
+      : {
+          list: dependencies.outsideData,
+          watch: createDataWatch('/', [], {
+            outside: true,
+            marker: join(dependencies.vaultDir, 'measuring-outside-data.json'),
+          }),
+        };
 
   return async (tree, outputs) => {
     const commonDir = await git.commonDir();
@@ -128,13 +144,16 @@ export function createOutsideWatch(options: OutsideWatchOptions): OutsideWatch {
     const modes = await readModes([...before.keys()].filter((path) => isGitControlPath(control, path)));
     const home = await readContents(homeAgentConfig(env, options.etc));
     const ignored = dependencies === undefined ? undefined : (last ?? (await snapshotIgnored(dependencies)));
+    // Held files a run that was killed while it measured left changed: their copies died with it.
+    const interrupted: string[] = [];
     if (ignored !== undefined) {
       await contents?.prime(ignored.dependencies);
-      if (outputs !== undefined) await data?.prime(ignored.others, outputs);
+      if (outputs !== undefined) interrupted.push(...((await data?.prime(ignored.others, outputs)) ?? []));
     }
     const named = outputs === undefined ? undefined : await outsideData?.list();
     const outsideBefore = named === undefined ? undefined : fingerprintOutside(named);
-    if (outsideBefore !== undefined) await outsideData?.watch.prime(outsideBefore, outputs!);
+    if (outsideBefore !== undefined)
+      interrupted.push(...((await outsideData?.watch.prime(outsideBefore, outputs!)) ?? []));
     return async () => {
       const modesNow = await readModes([...modes.keys()]);
       const changed = [
@@ -183,23 +202,24 @@ export function createOutsideWatch(options: OutsideWatchOptions): OutsideWatch {
         ...changedFiles(ignored.programs, after.programs),
         ...stored,
       ];
-      if (lost.length > 0 || measured.lost.length > 0)
+      const unrecoverable = [...measured.lost, ...interrupted];
+      if (lost.length > 0 || unrecoverable.length > 0)
         await noteChangedFiles(
           dependencies,
           "doer's code",
           lost.length === 0
             ? 'ignored files'
-            : measured.lost.length === 0
+            : unrecoverable.length === 0
               ? 'installed dependencies'
               : 'installed dependencies and ignored files',
-          [...lost, ...measured.lost],
+          [...lost, ...unrecoverable],
         );
       return {
         putBack,
         planted,
         dependencies: lost,
         stored,
-        data: { putBack: measured.putBack, lost: measured.lost, rewritten: measured.rewritten },
+        data: { putBack: measured.putBack, lost: measured.lost, rewritten: measured.rewritten, interrupted },
         made: measured.made,
       };
     };

@@ -114,4 +114,23 @@ describe('createDataWatch', () => {
     const change = await watch.settle(await fingerprint(dir, paths), outputs);
     expect(change.made).toEqual(['data/extra.txt', 'results/']);
   });
+
+  it('finds at the next start what a run killed while it measured left changed; nothing after a clean kill', async () => {
+    const { dir, outputs } = await setUp();
+    const marker = join(dir, 'measuring.json');
+    const listed = await fingerprint(dir, PATHS);
+    // A runner killed during a run that changed the key: its copies die with it, its marker stays.
+    await createDataWatch(dir, [], { marker }).prime(listed, outputs);
+    await writeFile(join(dir, 'data', 'key.txt'), '3\n');
+    const next = createDataWatch(dir, [], { marker });
+    expect(await next.prime(await fingerprint(dir, PATHS), outputs)).toEqual(['data/key.txt']);
+    await next.settle(await fingerprint(dir, PATHS), outputs);
+    await expect(stat(marker)).rejects.toThrow();
+
+    // Killed during a run that changed nothing: the next start finds nothing.
+    await createDataWatch(dir, [], { marker }).prime(await fingerprint(dir, PATHS), outputs);
+    expect(await createDataWatch(dir, [], { marker }).prime(await fingerprint(dir, PATHS), outputs)).toEqual(
+      [],
+    );
+  });
 });

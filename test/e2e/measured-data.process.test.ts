@@ -257,4 +257,37 @@ describe('the data outside the repository that the commands name, rewritten by t
     ]);
     expect(await readFile(key, 'utf8')).toBe(KEY);
   });
+
+  it('a kill -9 of the runner while the measured code had changed the key: the rerun holds the loop and names it', async () => {
+    const dir = await datasetsFolder();
+    const key = join(dir, 'expected.txt');
+    const killed = join(dir, 'killed-once');
+    // The machine's fault, not the doer's: the metric kills the runner once, after the code it measures ran.
+    const metric = outsideMetric('sys.argv[1]').replace(
+      'p = lib.predict(KEY)\n',
+      `p = lib.predict(KEY)\nimport os, signal\nif not os.path.exists(${JSON.stringify(killed)}):\n    open(${JSON.stringify(killed)}, 'w').close()\n    os.kill(os.getppid(), signal.SIGKILL)\n`,
+    );
+    const repo = await scriptedLoopRepo(
+      { 'src/lib.py': 'def predict(key):\n    return 1\n', 'metric/score.py': metric },
+      [],
+      'forge-data-kill-',
+    );
+    await oneDoerLoopRules(repo, [
+      { write: 'src/lib.py', content: OVERWRITE },
+      { say: 'HYPOTHESIS: a better prediction' },
+    ]);
+    await writeFile(killed, ''); // the baseline is not killed
+    const epic = await createValueLoop(repo, 'src/lib.py', `python3 metric/score.py ${key}`);
+    await rm(killed);
+    const first = await repo.ralphProcess([epic, '--agent', 'scripted']);
+    expect(first.exitCode).toBe(-1); // killed by a signal
+    expect(await readFile(key, 'utf8')).toBe('3');
+    const rerun = await repo.ralphProcess([epic, '--agent', 'scripted']);
+    expect(rerun.exitCode, rerun.stderr).toBe(3);
+    expect(rerun.stderr).toContain(key);
+    const ledger = await repo.ledger<{ iter?: number; decision?: string; reason?: string }>();
+    const line = ledger.find((entry) => entry.iter === 1);
+    expect(line?.decision).toBe('crash');
+    expect(line?.reason).toContain('changed in a run that was measuring when its runner was killed');
+  });
 });

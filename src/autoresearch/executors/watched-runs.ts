@@ -122,6 +122,7 @@ export function watchRuns(context: AutoresearchContext): WatchedRuns {
             putBack: unnamed(outsideChange.data.putBack),
             lost: unnamed(outsideChange.data.lost),
             rewritten: unnamed(outsideChange.data.rewritten),
+            interrupted: outsideChange.data.interrupted ?? [],
           };
         }
         const madeData = (outsideChange?.made ?? []).filter((path) => !isOutput(known, path));
@@ -257,6 +258,11 @@ export function describeOutsideChange(change: OutsideChange | undefined): string
     ...(change.putBack.length === 0 ? [] : [`changed ${change.putBack.join(', ')}`]),
     ...dataPhrases(data.putBack, ''),
     ...dataPhrases(data.lost, ', and of which Forge keeps no copy to put back (over 1 MB)'),
+    ...(data.interrupted === undefined || data.interrupted.length === 0
+      ? []
+      : [
+          `left ${nameSome(data.interrupted)} changed in a run that was measuring when its runner was killed (the copy died with the runner)`,
+        ]),
     ...dataPhrases(data.rewritten, ', and wrote its bytes back before the run ended').map((phrase) =>
       phrase.replace(/^changed /, 'rewrote '),
     ),
