@@ -9,6 +9,7 @@ import { FileCopies, MAX_COPIED_FILE } from '../infra/file-copies.js';
 import type { VaultLayout } from '../infra/file-vault.js';
 import type { IndexFlags } from '../infra/git.js';
 import { changedFiles, type IgnoredFiles } from '../infra/ignored-files.js';
+import { removePath } from '../infra/fs-ops.js';
 import { sizeOf } from '../infra/verified-read.js';
 import {
   changedDependencies,
@@ -21,6 +22,7 @@ import {
   type ChangedKind,
 } from './dependency-guard.js';
 import { undoIgnoredChanges } from './ignored-guard.js';
+import { changedSinceMarker, isRunWritten, writeMarker } from './measured-data.js';
 import { fingerprintOutside, namedOutsidePaths } from './outside-data.js';
 import type { StateGuardContext } from './state-guard.js';
 
@@ -85,20 +87,35 @@ export function createIgnoredGuard(ctx: StateGuardContext): {
   return {
     async begin(agentCwd) {
       const trees = await ignoredTrees(agentCwd);
+      // What a runner killed during an agent run left changed of the loop's tree's data (its copies died
+      // with it: seen, a doer that wrote the answer key and killed the runner was kept at 100 on the rerun).
+      const marker = agentRunMarker(ctx);
+      const interrupted = await changedSinceMarker(ctx.cwd, marker);
       const ignored = await Promise.all(trees.map((tree) => primeIgnored(tree)));
       const flags = await Promise.all(trees.map((tree) => readIndexFlags(tree)));
+      const data = ignored[0]?.others;
+      if (data !== undefined)
+        await writeMarker(
+          marker,
+          new Map([...data].filter(([path]) => !isRunWritten(path, ctx.config.scope.rebuilt_paths))),
+        );
       return {
         async end(role, vault, say) {
           // Index flags an agent set (or cleared) are set back first: what they hid, git sees again.
           const hidden: string[] = [];
           for (const [index, tree] of trees.entries())
             hidden.push(...(await restoreIndexFlags(tree, flags[index])));
-          const lost = { dependencies: new Set<string>(), others: new Set<string>() };
+          const lost = { dependencies: new Set<string>(), others: new Set<string>(interrupted) };
+          if (interrupted.length > 0)
+            say(
+              `found ${nameSome(interrupted)} changed by an agent run whose runner was killed: the copies died with it`,
+            );
           for (const [index, tree] of trees.entries()) {
             const found = await checkIgnored(tree, role, ignored[index], vault, say);
             found?.dependencies.forEach((path) => lost.dependencies.add(path));
             found?.others.forEach((path) => lost.others.add(path));
           }
+          await removePath(marker);
           return { hidden, lost: lostFindings(ctx, role, [...lost.dependencies], [...lost.others]) };
         },
         async forged() {
@@ -109,6 +126,14 @@ export function createIgnoredGuard(ctx: StateGuardContext): {
       };
     },
   };
+}
+
+/**
+ * Where the loop's tree's data identities wait while an agent runs (the runner's own, written and
+ * removed around the run: no agent's change).
+ */
+export function agentRunMarker(ctx: Pick<StateGuardContext, 'vaultDir'>): string {
+  return join(ctx.vaultDir, 'agent-run-data.json');
 }
 
 /** A tree whose ignored files are guarded, and what the runner keeps of them. */

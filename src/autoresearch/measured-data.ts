@@ -99,6 +99,13 @@ function inTree(path: string): boolean {
   return !isAbsolute(path) && !path.endsWith(' ->');
 }
 
+/** Leaves `files`' identities at `marker` while they are guarded (none past MAX_MARKED: the marker goes). */
+export async function writeMarker(marker: string, files: ReadonlyMap<string, string>): Promise<void> {
+  if (files.size > 0 && files.size <= MAX_MARKED)
+    await writeJsonAtomic(marker, { files: Object.fromEntries(files) });
+  else await removePath(marker);
+}
+
 /**
  * The watch of the ignored files of the tree at `cwd`, named relative to it; with `outside`, of the files
  * outside the trees that the commands name (outside-data.ts), named by their absolute paths.
@@ -110,7 +117,7 @@ const MAX_MARKED = 50_000;
  * The held files, as a run's marker names them, that are not as it found them; none without a marker.
  * A marker that cannot be read names none (nothing of Forge's wrote it whole).
  */
-async function changedSinceMarker(cwd: string, marker: string): Promise<string[]> {
+export async function changedSinceMarker(cwd: string, marker: string): Promise<string[]> {
   const text = await readFileIfExists(marker);
   if (text === undefined) return [];
   let files: Record<string, string> = {};
@@ -157,11 +164,7 @@ export function createDataWatch(
       start = identitiesNow(cwd, held(listed, outputs).keys());
       await copies.prime(start);
       await hashes.prime(new Map([...start].filter(([, id]) => sizeOf(id) > MAX_COPIED_FILE)));
-      if (marker !== undefined) {
-        if (start.size > 0 && start.size <= MAX_MARKED)
-          await writeJsonAtomic(marker, { files: Object.fromEntries(start) });
-        else await removePath(marker);
-      }
+      if (marker !== undefined) await writeMarker(marker, start);
       return interrupted;
     },
     async settle(after, outputs) {

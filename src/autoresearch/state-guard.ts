@@ -26,7 +26,7 @@ import type { LoopConfig } from './config.js';
 import { readIterationState, updateIterationState, withTamper } from './iteration-state.js';
 import { changedFilesLeft } from './dependency-guard.js';
 import { questionWaits, userWorkInScope } from './bead-vetoes.js';
-import { createIgnoredGuard } from './ignored-trees.js';
+import { agentRunMarker, createIgnoredGuard } from './ignored-trees.js';
 import { isPathInScope, revertIteration } from './keep-revert.js';
 import { agentInstructionPaths } from './judge-checkout.js';
 import { watchLooseObjects } from '../infra/loose-objects.js';
@@ -256,7 +256,7 @@ export function guardAgentExecutor(inner: Executor, ctx: StateGuardContext): Exe
         ]),
       ]
         .sort()
-        .filter((path) => !mayWrite(ctx, role, path, AGENT_WRITES));
+        .filter((path) => !mayWrite(ctx, role, path, AGENT_WRITES) && path !== agentRunMarker(ctx));
       await restoreSnapshot(before, changed);
       await restoreModes(modes, changed);
       // Each loose object the agent wrote, or rewrote, is what it is named: git would check a rewritten

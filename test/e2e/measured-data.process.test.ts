@@ -65,6 +65,44 @@ async function iteration(lib: string, key = KEY) {
 }
 
 describe('the ignored data a metric reads, rewritten by the code it measures', () => {
+  it('written by a doer that then kills the runner: the rerun finds it, tamper, and the loop holds', async () => {
+    const repo = await scriptedLoopRepo(
+      {
+        '.gitignore': '.forge/\n.beads/\n.autoresearch/\ndata/\nresults/\n.metric-cache\n',
+        'src/lib.py': LIB,
+        'metric/score.py': METRIC,
+        'data/expected.txt': KEY,
+      },
+      [],
+      'forge-data-killer-',
+    );
+    const killed = join(repo.base, 'killed-once');
+    // Without a PID namespace of its own (the suite runs agents so), an agent can reach the runner.
+    const writeAndKill = [
+      "const fs = require('fs');",
+      "fs.writeFileSync('data/expected.txt', '3');",
+      `if (!fs.existsSync(${JSON.stringify(killed)})) {`,
+      `  fs.writeFileSync(${JSON.stringify(killed)}, '');`,
+      "  process.kill(process.ppid, 'SIGKILL');",
+      '}',
+    ].join('\n');
+    await oneDoerLoopRules(repo, [
+      { write: 'src/lib.py', content: 'def predict():\n    return 3\n' },
+      { run: ['node', '-e', writeAndKill] },
+      { say: 'HYPOTHESIS: a better prediction' },
+    ]);
+    const epic = await createValueLoop(repo, 'src/lib.py', 'python3 metric/score.py');
+    const first = await repo.ralphProcess([epic, '--agent', 'scripted']);
+    expect(first.exitCode).toBe(-1); // killed by a signal
+    const rerun = await repo.ralphProcess([epic, '--agent', 'scripted']);
+    expect(rerun.exitCode, rerun.stderr).toBe(3);
+    expect(rerun.stderr).toContain('data/expected.txt');
+    expect(await ledgerDecisions(repo)).toEqual([
+      [0, 'baseline', 0],
+      [1, 'tamper', null],
+    ]);
+  });
+
   it("an answer key overwritten with the code's own answer: no score, put back, reverted", async () => {
     const cheat = await iteration(
       "def predict():\n    open('data/expected.txt', 'w').write('3')\n    return 3\n",
