@@ -24,6 +24,7 @@ import {
 import { undoIgnoredChanges } from './ignored-guard.js';
 import { changedSinceMarker, isRunWritten, writeMarker } from './measured-data.js';
 import { fingerprintOutside, namedOutsidePaths } from './outside-data.js';
+import { isOutput, readRunOutputs } from './run-outputs.js';
 import type { StateGuardContext } from './state-guard.js';
 
 /** What the guard found once an agent ended. */
@@ -93,11 +94,18 @@ export function createIgnoredGuard(ctx: StateGuardContext): {
       const interrupted = await changedSinceMarker(ctx.cwd, marker);
       const ignored = await Promise.all(trees.map((tree) => primeIgnored(tree)));
       const flags = await Promise.all(trees.map((tree) => readIndexFlags(tree)));
-      const data = ignored[0]?.others;
-      if (data !== undefined)
+      // What the loop's runs write (run-outputs.ts; a doer runs the metric by hand) is no data of its.
+      // A loop made before the record holds no data, so leaves no marker.
+      const outputs = await readRunOutputs(ctx.files, ctx.workspace);
+      const data = outputs === undefined ? undefined : ignored[0]?.others;
+      if (data !== undefined && outputs !== undefined)
         await writeMarker(
           marker,
-          new Map([...data].filter(([path]) => !isRunWritten(path, ctx.config.scope.rebuilt_paths))),
+          new Map(
+            [...data].filter(
+              ([path]) => !isRunWritten(path, ctx.config.scope.rebuilt_paths) && !isOutput(outputs, path),
+            ),
+          ),
         );
       return {
         async end(role, vault, say) {
