@@ -243,7 +243,7 @@ async function differingFromCopies(
  * The files a run made, each as the topmost folder above it that held no file before the run
  * (`results/run-7/`, recorded whole), or as itself in a folder that did; sorted, each once.
  */
-function madeByRun(before: ReadonlySet<string>, made: readonly string[]): string[] {
+export function madeByRun(before: ReadonlySet<string>, made: readonly string[]): string[] {
   const folders = new Set<string>();
   for (const path of before) {
     for (let at = path.indexOf('/'); at > 0; at = path.indexOf('/', at + 1))

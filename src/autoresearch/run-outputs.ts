@@ -9,13 +9,13 @@
 // state (which the loop's seal keeps); a later run may write them, and one that makes another such file
 // (absent before it) adds it. A file that was there and that the baseline left as it was (a dataset, the
 // expected answers, a checker kept out of git) stays held: the doer's code that rewrites it scores nothing.
-import { join } from 'node:path';
+import { isAbsolute, join } from 'node:path';
 import { changeStamp } from '../infra/fs-ops.js';
 import type { Git } from '../infra/git.js';
 import type { LoopFiles } from '../infra/loop-files.js';
 import type { LoopConfig } from './config.js';
 import { readIterationState, updateIterationState } from './iteration-state.js';
-import { isRunWritten } from './measured-data.js';
+import { isRunWritten, madeByRun } from './measured-data.js';
 import { commandFiles } from './metric-files.js';
 
 type IgnoringGit = Pick<Git, 'ignoredPaths'>;
@@ -78,12 +78,19 @@ export function watchOutputs(
         )
         .map(([path]) => path);
       const nowIgnored = seenIgnored === undefined ? undefined : await ignored?.();
+      const made: string[] = [];
       for (const [path, id] of nowIgnored ?? []) {
         // Absolute: a file of the data outside the repository the commands name (outside-data.ts).
         if (path.endsWith(' ->') || isRunWritten(path, config.scope.rebuilt_paths)) continue;
         const was = seenIgnored?.get(path);
-        if ((was === undefined || (written && was !== id)) && !outputs.includes(path)) outputs.push(path);
+        if (was === undefined) made.push(path);
+        else if (written && was !== id && !outputs.includes(path)) outputs.push(path);
       }
+      // A folder the run made is recorded whole, as a later run's is (measured-data.ts).
+      const before = new Set(seenIgnored?.keys() ?? []);
+      const relative = made.filter((path) => !isAbsolute(path));
+      for (const path of [...madeByRun(before, relative), ...made.filter((path) => isAbsolute(path))])
+        if (!outputs.includes(path)) outputs.push(path);
       for (const path of outputs) found.add(path);
       return outputs;
     },

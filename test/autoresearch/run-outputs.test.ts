@@ -20,7 +20,7 @@ import { tempTree } from '../support/temp-tree.js';
 /** A config whose metric runs `metric/run.sh build/app data/input.txt` (only what the walk reads of it). */
 const config = {
   metric: { type: 'hard', argv: ['sh', 'metric/run.sh', 'build/app', 'data/input.txt'] },
-  scope: { doer_paths: ['src/'] },
+  scope: { doer_paths: ['src/'], rebuilt_paths: [] },
 } as unknown as LoopConfig;
 
 /** `git ls-files --ignored --directory` as a port: `build/` and `data/` whole, one file by name. */
@@ -133,5 +133,16 @@ describe('the record in iteration 0', () => {
     const recorded = (await readRunOutputs(files, workspace)) ?? new Set();
     expect(recorded.size).toBe(MAX_RECORDED_OUTPUTS);
     expect(recorded.has('results/late.json')).toBe(false);
+  });
+
+  it('takes a folder the baseline made whole, and a file it made in a folder that was there by itself', async () => {
+    const dir = await tree();
+    const files = new Map<string, string>([['data/input.txt', '1']]);
+    const watch = watchOutputs(config, dir, git, async () => new Map(files));
+    await watch.before();
+    files.set('results/run-1/a.json', 'a');
+    files.set('results/run-1/b.json', 'b');
+    files.set('data/cache.bin', 'c');
+    expect((await watch.after({ written: true })).sort()).toEqual(['data/cache.bin', 'results/']);
   });
 });
