@@ -6,9 +6,12 @@
 // was there before the run and that it changed or removed is put back from the runner's copy (times and
 // mode too), and the run measures nothing; one too large to copy is left as found and holds the loop
 // until a person looks (dependency-guard.ts's record). One written again with the same bytes gets its
-// times back, and the run measures nothing all the same: the metric may have read other bytes between. Not held: what the loop's runs write themselves (run-outputs.ts: what the baseline's
-// runs wrote, what a run made), build outputs, scratch and logs (ignored-guard.ts's `isDerived`), and
-// the paths the loop names as rebuilt by its metric (`scope.rebuilt_paths`).
+// times back, and the run measures nothing all the same: the metric may have read other bytes between.
+// The copies live in memory: while a run measures, the held files' identities wait in a marker file, so
+// a runner killed meanwhile has the next run find what changed (the agent-run guard leaves the same).
+// Not held: what the loop's runs write themselves (run-outputs.ts: what the baseline's runs wrote, what
+// a run made), build outputs, scratch and logs (ignored-guard.ts's `isDerived`), tools' and editors'
+// own state, and the paths the loop names as rebuilt by its metric (`scope.rebuilt_paths`).
 import { isAbsolute, join } from 'node:path';
 import { ContentHashes } from '../infra/content-hashes.js';
 import { readFileIfExists, writeJsonAtomic } from '../infra/atomic-file.js';
@@ -106,10 +109,6 @@ export async function writeMarker(marker: string, files: ReadonlyMap<string, str
   else await removePath(marker);
 }
 
-/**
- * The watch of the ignored files of the tree at `cwd`, named relative to it; with `outside`, of the files
- * outside the trees that the commands name (outside-data.ts), named by their absolute paths.
- */
 /** Past this many held files no marker is written: a killed run's changes there go unseen. */
 const MAX_MARKED = 50_000;
 

@@ -1,14 +1,15 @@
-// The files a loop's commands name that their own runs write: a build's output (`cc -o build/app src/*.c`
-// then `./build/app`; `cargo build --release` then `./target/release/app`). The watch around measured
-// runs (executors/watched-runs.ts) holds every file the commands name to what it was before the run, so
-// that code which rewrites what measures it scores nothing; a build's output is rewritten by every honest
-// run, and each iteration of a compiled loop gave no score (seen: "changed build/app while the metric
-// command ran it", every iteration, whatever the doer did). Only a run no doer's code can have touched
-// says which files those are: the baseline's, measured when the loop is made. Of the files the commands
-// name, those git ignores that its runs made or wrote are the runs' outputs, recorded in iteration 0's
-// state (which the loop's seal keeps); a later run may write them, and one that makes another such file
-// (absent before it) adds it. A file that was there and that the baseline left as it was (a dataset, the
-// expected answers, a checker kept out of git) stays held: the doer's code that rewrites it scores nothing.
+// The files a loop's own runs write: a build's output (`cc -o build/app src/*.c` then `./build/app`;
+// `cargo build --release` then `./target/release/app`), a results file, `.coverage`. The watches around
+// measured runs hold the files the commands name (executors/watched-runs.ts) and the data git ignores or
+// the commands name outside the repository (measured-data.ts) to what they were before the run, so that
+// code which rewrites what measures it scores nothing; a build's output is rewritten by every honest run,
+// and each iteration of a compiled loop gave no score (seen: "changed build/app while the metric command
+// ran it", every iteration, whatever the doer did). Only a run no doer's code can have touched says which
+// files those are: the baseline's, measured when the loop is made. What its runs made or rewrote there
+// is the runs' output, recorded in iteration 0's state (which the loop's seal keeps); a later run may
+// write it, and one that makes a file where none was adds it (a folder it made, whole). A file that was
+// there and that the baseline left as it was (a dataset, the expected answers, a checker kept out of
+// git) stays held: the code that rewrites it scores nothing.
 import { isAbsolute, join } from 'node:path';
 import { changeStamp } from '../infra/fs-ops.js';
 import type { Git } from '../infra/git.js';

@@ -155,7 +155,7 @@ export function defineLoopCommand(command: Command, deps: CliDeps): void {
     .option('--scope <path>', 'a path the doer may change (repeatable; default: --artifact)', collect)
     .option(
       '--rebuilt <path>',
-      'an ignored path the metric command writes again itself, e.g. dist/ (repeatable): what an agent changes there is removed, not put back',
+      'an ignored path the metric command writes again itself, e.g. dist/ (repeatable): what an agent changes there is removed, not put back, and a run that rewrites it still scores',
       collect,
     )
     .option(
