@@ -1,26 +1,28 @@
-// `npm run test:durations`: rewrites test/support/file-durations.json, the seconds each test file took,
-// from the JSON report the last `npm test` wrote (test-results.json). vitest hands out the longest files
-// first by it (test/support/longest-first.ts); refresh it when files are added or grow.
-import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
-import { writeFileAtomic } from '../src/infra/atomic-file.js';
-import { DURATIONS_FILE, durationsFromReport, ROOT } from '../test/support/longest-first.js';
+// `npm run test:durations [-- <report>]`: rewrites test/support/file-durations.json, the seconds each test
+// file took, from a JSON report `npm test` wrote (test-results.json; by default this checkout's). vitest
+// hands out the longest files first by it (test/support/longest-first.ts); refresh it when files are
+// added or grow. A clean clone's report (a CI run's, the times that matter most) serves as well: its
+// files are read relative to the clone.
+import { join, resolve } from 'node:path';
+import { DURATIONS_FILE, refreshDurations, ROOT } from '../test/support/longest-first.js';
 
-const reportPath = join(ROOT, 'test-results.json');
-let report: Parameters<typeof durationsFromReport>[0];
+const args = process.argv.slice(2);
+if (args.length > 1 || args[0]?.startsWith('-')) {
+  process.stderr.write(
+    'usage: npm run test:durations [-- <test-results.json>]\n' +
+      "Rewrites test/support/file-durations.json from a report `npm test` wrote (default: this checkout's).\n",
+  );
+  process.exit(args[0] === '--help' || args[0] === '-h' ? 0 : 2);
+}
+const reportPath = args[0] === undefined ? join(ROOT, 'test-results.json') : resolve(args[0]);
 try {
-  report = JSON.parse(await readFile(reportPath, 'utf8')) as typeof report;
+  const { written, leftOut } = await refreshDurations(reportPath);
+  const left = leftOut.length === 0 ? '' : ` (left out ${leftOut.length} this checkout does not have)`;
+  process.stdout.write(`wrote ${written} file durations to ${DURATIONS_FILE}${left}\n`);
 } catch (error) {
   process.stderr.write(
-    `test:durations: cannot read ${reportPath} (${(error as Error).message}).\nRun \`npm test\` first: it writes that report.\n`,
+    `test:durations: cannot use ${reportPath}: ${(error as Error).message}\n` +
+      'Run `npm test` first: it writes that report. The table is left as it was.\n',
   );
   process.exit(1);
 }
-const durations = durationsFromReport(report);
-const files = Object.keys(durations).length;
-if (files === 0) {
-  process.stderr.write(`test:durations: ${reportPath} holds no test file; the table is left as it was.\n`);
-  process.exit(1);
-}
-await writeFileAtomic(DURATIONS_FILE, `${JSON.stringify(durations, null, 2)}\n`);
-process.stdout.write(`wrote ${files} file durations to ${DURATIONS_FILE}\n`);

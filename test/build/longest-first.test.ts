@@ -1,6 +1,6 @@
 // The order test files are handed to vitest's workers (test/support/longest-first.ts).
 import { existsSync } from 'node:fs';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -8,6 +8,7 @@ import {
   durationsFromReport,
   longestFirst,
   readDurations,
+  refreshDurations,
   ROOT as REPO_ROOT,
 } from '../support/longest-first.js';
 
@@ -67,6 +68,9 @@ describe('longest test file first', () => {
       ['test/slow.test.ts', 43],
       ['test/quick.test.ts', 0.2],
     ]);
+    // Read from that clone's report (`npm run test:durations -- /tmp/ci-clone/test-results.json`), its
+    // files are keyed under the clone, and this checkout's are the strangers.
+    expect(durationsFromReport(report, '/tmp/ci-clone')).toEqual({ 'test/slow.test.ts': 89 });
 
     const dir = await mkdtemp(join(tmpdir(), 'forge-durations-'));
     try {
@@ -78,6 +82,46 @@ describe('longest test file first', () => {
       await writeFile(file, '{"test/a.test.ts": 3, "test/b.test.ts": "slow"}');
       expect(readDurations(file)).toEqual({ 'test/a.test.ts': 3 });
       expect(readDurations(join(dir, 'missing.json'))).toEqual({});
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("refreshes the table from a clean clone's report: its files keyed under the clone, those this checkout lacks left out; a bad report leaves the table", async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'forge-durations-'));
+    try {
+      const clone = join(dir, 'ci-clone');
+      const checkout = join(dir, 'main');
+      await mkdir(join(checkout, 'test'), { recursive: true });
+      await writeFile(join(checkout, 'test', 'slow.test.ts'), '');
+      await writeFile(join(checkout, 'test', 'quick.test.ts'), '');
+      await mkdir(clone);
+      const report = join(clone, 'test-results.json');
+      await writeFile(
+        report,
+        JSON.stringify({
+          testResults: [
+            { name: join(clone, 'test', 'quick.test.ts'), startTime: 0, endTime: 1_500 },
+            { name: join(clone, 'test', 'slow.test.ts'), startTime: 0, endTime: 60_000 },
+            // Only in the clone (a file this checkout deleted since), and one of neither.
+            { name: join(clone, 'test', 'gone.test.ts'), startTime: 0, endTime: 9_000 },
+            { name: join(checkout, 'test', 'slow.test.ts'), startTime: 0, endTime: 99_000 },
+          ],
+        }),
+      );
+      const table = join(checkout, 'file-durations.json');
+      expect(await refreshDurations(report, table, checkout)).toEqual({
+        written: 2,
+        leftOut: ['test/gone.test.ts'],
+      });
+      const written = await readFile(table, 'utf8');
+      expect(JSON.parse(written)).toEqual({ 'test/slow.test.ts': 60, 'test/quick.test.ts': 1.5 });
+
+      await writeFile(report, '{"testResults": [');
+      await expect(refreshDurations(report, table, checkout)).rejects.toThrow(/JSON/);
+      await writeFile(report, JSON.stringify({ testResults: [] }));
+      await expect(refreshDurations(report, table, checkout)).rejects.toThrow(/holds no test file/);
+      expect(await readFile(table, 'utf8')).toBe(written);
     } finally {
       await rm(dir, { recursive: true, force: true });
     }

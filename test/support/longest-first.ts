@@ -7,10 +7,12 @@
 // and ended the run alone. Longest first is the usual greedy schedule for a pool: the long files
 // start at once and the short ones fill in around them. A file the table does not know yet goes
 // first, as vitest does with one it has no result for: it may be long, and a new test fails early.
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { dirname, isAbsolute, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
+import { writeFileAtomic } from '../../src/infra/atomic-file.js';
 
 /** The repository's root: test file paths in the table are relative to it. */
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -71,4 +73,24 @@ export function durationsFromReport(
     );
   rows.sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
   return Object.fromEntries(rows);
+}
+
+/**
+ * Rewrites the table at `table` from the JSON report at `reportPath` (`npm run test:durations`). The
+ * report's files are read relative to its own directory, the checkout whose `npm test` wrote it (a clean
+ * clone's, for CI's times); those `root` does not have are left out, so the table names only files that
+ * exist. Throws when the report cannot be read or names no test file; the table is then as it was.
+ */
+export async function refreshDurations(
+  reportPath: string,
+  table = DURATIONS_FILE,
+  root = ROOT,
+): Promise<{ written: number; leftOut: string[] }> {
+  const report = JSON.parse(await readFile(reportPath, 'utf8')) as Parameters<typeof durationsFromReport>[0];
+  const durations = durationsFromReport(report, dirname(reportPath));
+  if (Object.keys(durations).length === 0) throw new Error(`${reportPath} holds no test file`);
+  const leftOut = Object.keys(durations).filter((path) => !existsSync(join(root, path)));
+  for (const path of leftOut) delete durations[path];
+  await writeFileAtomic(table, `${JSON.stringify(durations, null, 2)}\n`);
+  return { written: Object.keys(durations).length, leftOut };
 }
