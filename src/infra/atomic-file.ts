@@ -10,6 +10,7 @@
 import { access, mkdir, open, rename, rm, stat, writeFile, type FileHandle } from 'node:fs/promises';
 import { constants, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, basename, join } from 'node:path';
+import { EnvironmentError } from './errors.js';
 
 export interface AtomicWriteOptions {
   /**
@@ -238,7 +239,7 @@ const APPEND_FLAGS =
   (constants.O_NOFOLLOW ?? 0);
 
 /** Something other than a regular file where Forge reads one: it is not read, nor waited on. */
-export class NotRegularFileError extends Error {
+export class NotRegularFileError extends EnvironmentError {
   /** EISDIR for a directory, as reading one says; ENOTREGULAR for the rest. */
   readonly code: 'EISDIR' | 'ENOTREGULAR';
 
@@ -247,8 +248,11 @@ export class NotRegularFileError extends Error {
     info: { isFIFO(): boolean; isDirectory(): boolean },
   ) {
     const kind = info.isFIFO() ? 'a FIFO' : info.isDirectory() ? 'a directory' : 'a device or socket';
+    // An expected failure (exit 3, said plainly), not an "unexpected error" to report: Forge makes only
+    // files at its paths, so someone or something else put this one there.
     super(
       `${path} is ${kind}, not a regular file: Forge does not read it. Remove it if you did not put it there.`,
+      { hint: 'Forge makes only files there: move it out of the way (look inside first) and run again.' },
     );
     this.name = 'NotRegularFileError';
     this.code = info.isDirectory() ? 'EISDIR' : 'ENOTREGULAR';

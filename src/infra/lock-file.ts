@@ -131,6 +131,27 @@ export async function readLockFile(path: string): Promise<LockRecord | undefined
   return text === undefined ? undefined : parseLockRecord(text);
 }
 
+/**
+ * Throws when what is at the lock's path is no file (through a link too): a directory, a FIFO, a
+ * socket or a device. No runner makes one, so nothing of a runner's is there to judge: it is never taken
+ * over (a directory moved aside and removed could hold someone's files), and a FIFO is never read (the
+ * read would wait for a writer forever).
+ */
+async function refuseNonFile(path: string): Promise<void> {
+  const found = await stat(path).catch(() => undefined);
+  if (found === undefined || found.isFile()) return;
+  const kind = found.isDirectory()
+    ? 'a directory'
+    : found.isFIFO()
+      ? 'a named pipe (FIFO)'
+      : found.isSocket()
+        ? 'a socket'
+        : 'a device or other special file';
+  throw new EnvironmentError(`The lock ${path} is ${kind}, not a lock file: ralph-loop never makes one.`, {
+    hint: "Nothing was changed. Move it out of the way (look inside first: it is not Forge's) and run again.",
+  });
+}
+
 export function createFileLock(options: FileLockOptions): FileLock {
   const isAlive = options.isAlive ?? isProcessAlive;
   const killGroup = options.killGroup ?? ((pid: number) => signalGroup(pid, 'SIGKILL'));
@@ -253,6 +274,7 @@ export function createFileLock(options: FileLockOptions): FileLock {
         held = record;
         return { ok: true };
       }
+      await refuseNonFile(options.path);
       const holder = await readLockFile(options.path);
       if (!(await isStale(holder))) {
         if (holder !== undefined) return { ok: false, holder };

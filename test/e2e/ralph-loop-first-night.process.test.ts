@@ -582,6 +582,30 @@ describe('faults end cleanly', () => {
     expect((await repo.show(ids[0]!)).status).toBe('closed');
     expect(existsSync(join(repo.dir, '.forge', 'epics', epic, 'stop'))).toBe(false);
   });
+
+  it("a folder where the runner's lock or the store's lock goes: exit 3 naming it, the folder as it was, nothing run", async () => {
+    const repo = await makeRepo();
+    const { epic, ids } = await repo.epic(['a']);
+    const old = new Date(Date.now() - 3_600_000);
+    for (const lock of [
+      join(repo.dir, '.forge', 'epics', epic, 'ralph-loop.lock'),
+      join(repo.dir, '.beads', 'forge-embedded.lock'),
+    ]) {
+      // Someone's folder, with a file in it, older than any lock a runner would take over.
+      await mkdir(lock, { recursive: true });
+      await writeFile(join(lock, 'note.txt'), 'mine\n');
+      await utimes(lock, old, old);
+      const run = await repo.ralph([epic, '--agent', repo.agent]);
+      expect(run.exitCode, run.stderr).toBe(3);
+      expect(run.stderr).toContain(`${lock} is a directory`);
+      expect(run.stderr).not.toMatch(/unexpected error|report it/);
+      expect(await readFile(join(lock, 'note.txt'), 'utf8')).toBe('mine\n');
+      expect((await repo.show(ids[0]!)).status).toBe('open');
+      await rm(lock, { recursive: true });
+    }
+    const run = await repo.ralph([epic, '--agent', repo.agent]);
+    expect(run.exitCode, run.stderr).toBe(0);
+  });
 });
 
 describe('a full disk', () => {

@@ -432,6 +432,42 @@ describe('lock file: who may take it', () => {
     );
   });
 
+  it('refuses a directory, a FIFO or a link to a directory at its path, young or old, and leaves it as it was', async () => {
+    const path = await lockPath();
+    const old = new Date(Date.now() - 3_600_000);
+    const refused = async (kind: RegExp) => {
+      for (const now of [Date.now, () => Date.now() + 3_600_000]) {
+        const lock = createFileLock({ path, host: hostname(), now });
+        const error = await lock.acquire(record(process.pid)).then(
+          () => undefined,
+          (e: unknown) => e as { message: string; hint?: string; exitCode?: number },
+        );
+        expect(error?.message).toMatch(kind);
+        expect(error?.hint).toMatch(/Nothing was changed/);
+        expect(error?.exitCode).toBe(3);
+      }
+      expect(await readdir(dirname(path))).toEqual([basename(path)]);
+    };
+    // A folder someone made there, with a file in it: neither moved aside nor removed.
+    await mkdir(path);
+    await writeFile(join(path, 'notes.md'), 'mine\n');
+    await utimes(path, old, old);
+    await refused(/is a directory, not a lock file/);
+    expect(readFileSync(join(path, 'notes.md'), 'utf8')).toBe('mine\n');
+    await rm(path, { recursive: true });
+
+    // A link to a folder elsewhere.
+    const elsewhere = await mkdtemp(join(tmpdir(), 'forge-lock-target-'));
+    onTestFinished(() => rm(elsewhere, { recursive: true, force: true }));
+    await symlink(elsewhere, path);
+    await refused(/is a directory, not a lock file/);
+    await rm(path);
+
+    // A named pipe: never opened to be read, which would wait for a writer.
+    await execa('mkfifo', [path]);
+    await refused(/is a named pipe \(FIFO\), not a lock file/);
+  });
+
   it('releases only its own lock: one taken over meanwhile by another run stays', async () => {
     const path = await lockPath();
     const mine = createFileLock({ path, host: hostname() });
