@@ -1,8 +1,10 @@
 // Running git for a Git: argv at the top of the working tree, an env that keeps output stable and
 // nothing prompting, exit codes turned into GitError, and long path lists cut into chunks.
 import { createHash, type Hash } from 'node:crypto';
-import { dirname } from 'node:path';
+import { lstat, rm } from 'node:fs/promises';
+import { basename, dirname, sep } from 'node:path';
 import { AppError, ExitCode } from './errors.js';
+import { fifoError, type FifoWait } from './fifo-wait.js';
 import type { GitOptions } from './git-port.js';
 import { outsideTree } from './trusted-path.js';
 import type { ProcessResult } from './process.js';
@@ -120,6 +122,25 @@ export function gitFailureDetail(stderr: string): string {
   return said ?? lines.slice(-3).join(' ');
 }
 
+/** The files of the tree git reads as its own settings, by name, in any folder. */
+const GIT_READ_NAMES = new Set(['.gitignore', '.gitattributes', '.gitmodules', '.mailmap']);
+/** How many such FIFOs one call removes before it gives up and says so. */
+const MAX_FIFOS_REMOVED = 8;
+
+/**
+ * Removes the FIFO git waited on when it is one of the tree's settings files (GIT_READ_NAMES, not under
+ * a `.git` folder) and still a FIFO; true when it did.
+ */
+async function removeTreeFifo(wait: FifoWait): Promise<boolean> {
+  const path = wait.path;
+  if (path === undefined || !GIT_READ_NAMES.has(basename(path))) return false;
+  if (path.split(sep).includes('.git')) return false;
+  const info = await lstat(path).catch(() => undefined);
+  if (info === undefined || !info.isFIFO()) return false;
+  await rm(path, { force: true });
+  return true;
+}
+
 export function createGitCommand(options: GitOptions): GitCommand {
   const cwd = options.cwd;
   const file =
@@ -130,18 +151,28 @@ export function createGitCommand(options: GitOptions): GitCommand {
   const env = { ...options.env, GIT_LITERAL_PATHSPECS: '1', GIT_TERMINAL_PROMPT: '0', LC_ALL: 'C' };
 
   async function run(dir: string, args: readonly string[], extra: GitCallOptions) {
-    const result: ProcessResult = await runShortProcess(
-      { file: await file, args: [...GIT_HARDENING, ...args] },
-      {
-        cwd: dir,
-        env: { ...env, ...extra.env },
-        input: extra.input,
-        onStdoutBytes: extra.onStdoutBytes,
-      },
-    );
+    const binary = await file;
+    const call = () =>
+      runShortProcess(
+        { file: binary, args: [...GIT_HARDENING, ...args] },
+        {
+          cwd: dir,
+          env: { ...env, ...extra.env },
+          input: extra.input,
+          onStdoutBytes: extra.onStdoutBytes,
+        },
+      );
+    let result: ProcessResult = await call();
+    // A FIFO where git reads a file of the tree (.gitignore, …) is removed and the call made again; git
+    // never tracks one, so nothing of the tree's is lost. Anywhere else (its config, .git/) it is said.
+    for (let removed = 0; result.fifoWait !== undefined && removed < MAX_FIFOS_REMOVED; removed += 1) {
+      if (!(await removeTreeFifo(result.fifoWait))) break;
+      result = await call();
+    }
     if (result.spawnError !== undefined) {
       throw new GitError(`could not run git: ${result.spawnError}`);
     }
+    if (result.fifoWait !== undefined) throw fifoError(`git ${args[0] ?? ''}`, dir, result.fifoWait);
     if (result.outputError !== undefined) {
       throw new GitError(`git ${args[0] ?? ''} failed in ${cwd}: ${result.outputError}`, result.stderr);
     }
@@ -260,6 +291,7 @@ async function hashStoredObjects(
     { cwd, env, input: objects.map((object) => `${object}\n`).join(''), onStdoutBytes: read },
   );
   if (result.spawnError !== undefined) throw new GitError(`could not run git: ${result.spawnError}`);
+  if (result.fifoWait !== undefined) throw fifoError('git cat-file', cwd, result.fifoWait);
   if (result.outputError !== undefined) {
     throw new GitError(`git cat-file failed in ${cwd}: ${result.outputError}`, result.stderr);
   }

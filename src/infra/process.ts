@@ -5,6 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { execa } from 'execa';
 import { containCommand, signalOfContainedExit } from './containment.js';
+import type { FifoWait } from './fifo-wait.js';
 import { carriesMark, currentRunMarks, RUN_MARK_VAR } from './run-marks.js';
 import { endGroup, processCommandLine, processStartTicks, processStillRuns, signalGroup } from './pid.js';
 import { createLineSplitter } from './line-splitter.js';
@@ -65,6 +66,8 @@ export interface ProcessResult {
    * kept of it and the command was stopped). The call failed, whatever the exit code says.
    */
   outputError?: string | undefined;
+  /** runShortProcess: the command waited on a FIFO nothing writes (fifo-wait.ts), so it was stopped. */
+  fifoWait?: FifoWait | undefined;
   durationMs: number;
   /** With `sweep`: the processes that outlived the child outside its group, which were then ended. */
   swept?: SweptProcess[] | undefined;

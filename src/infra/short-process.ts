@@ -20,6 +20,7 @@ import { timerDelay } from './clock.js';
 import { spawn } from 'node:child_process';
 import { closeSync, fstatSync, openSync, readSync, statfsSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
+import { fifoWaitOf, type FifoWait } from './fifo-wait.js';
 import { endGroup } from './pid.js';
 import { spawnErrorText } from './spawn-failures.js';
 import type { Command, ProcessResult } from './process.js';
@@ -84,6 +85,12 @@ function memoryFile(): number | undefined {
 
 /** How often a running command's output files are measured against their cap. */
 const WATCH_MS = 100;
+/**
+ * How long a command runs before it is first asked whether it waits on a FIFO (fifo-wait.ts), and how
+ * often after: a git or br call takes milliseconds, and one that waits on a FIFO waits for ever.
+ */
+const FIFO_CHECK_MS = 1000;
+const FIFO_RECHECK_MS = 250;
 /** What is kept of each stream of a command stopped for its output. */
 const STOPPED_KEPT_CHARS = 64 * 1024;
 
@@ -178,6 +185,17 @@ export function runShortProcess(command: Command, options: ShortProcessOptions):
             endChildGroup();
           }, timerDelay(options.timeoutMs))
         : undefined;
+    // A FIFO where the command reads (an agent's `mkfifo src/.gitignore`) holds it for ever: it is
+    // stopped, and the result names the FIFO.
+    let fifoWait: FifoWait | undefined;
+    let fifoTimer: NodeJS.Timeout | undefined;
+    const checkFifo = (): void => {
+      const pid = child.pid;
+      fifoWait = pid === undefined ? undefined : fifoWaitOf(pid);
+      if (fifoWait !== undefined) endChildGroup();
+      else fifoTimer = setTimeout(checkFifo, FIFO_RECHECK_MS);
+    };
+    fifoTimer = setTimeout(checkFifo, FIFO_CHECK_MS);
     const cap = outputCapBytes(maxChars);
     const watch =
       outFile === undefined && errFile === undefined
@@ -201,6 +219,7 @@ export function runShortProcess(command: Command, options: ShortProcessOptions):
       if (settled) return;
       settled = true;
       if (timer !== undefined) clearTimeout(timer);
+      clearTimeout(fifoTimer);
       if (watch !== undefined) clearInterval(watch);
       // A call stopped for its output fails: what is read of it is for the message only.
       const readChars = overflowed === undefined ? maxChars : Math.min(maxChars, STOPPED_KEPT_CHARS);
@@ -224,6 +243,7 @@ export function runShortProcess(command: Command, options: ShortProcessOptions):
       resolve({
         ...result,
         ...(outputError === undefined ? {} : { outputError }),
+        ...(fifoWait === undefined ? {} : { fifoWait }),
         stdout: caught.stdout,
         stderr: caught.stderr,
         timedOut,

@@ -1992,6 +1992,28 @@ describe('the judge measures what the doer’s commit holds', () => {
     expect(existsSync(join(f.repo.dir, 'src', 'lib', 'flag'))).toBe(false);
   });
 
+  it('a FIFO where git reads its settings (src/.gitignore, a .gitattributes deeper down) ends no git call: removed, the iteration goes on and is scored', async () => {
+    const f = await createLoopFixture();
+    await f.baseline();
+    f.full.behaviour = doerWrites(f, '12', async () => {
+      // One line of shell, and every later `git status` of the runner waited for ever (seen).
+      execFileSync('mkfifo', [join(f.repo.dir, 'src', '.gitignore')]);
+      await mkdir(join(f.repo.dir, 'src', 'lib'), { recursive: true });
+      execFileSync('mkfifo', [join(f.repo.dir, 'src', 'lib', '.gitattributes')]);
+    });
+    const done = await f.run('doer', 1);
+    expect(done.outcome, done.message).toBe('ok');
+    expect(existsSync(join(f.repo.dir, 'src', '.gitignore'))).toBe(false);
+    expect(existsSync(join(f.repo.dir, 'src', 'lib', '.gitattributes'))).toBe(false);
+    expect(f.repo.run('show', '--name-only', '--format=', 'HEAD').trim()).toBe('src/value.txt');
+    expect((await f.run('judge', 1)).outcome).toBe('ok');
+    expect((await f.run('arbiter', 1)).message).toMatch(/keep/);
+    expect(await ledgerDecisions(f)).toEqual([
+      [0, 'baseline'],
+      [1, 'keep'],
+    ]);
+  });
+
   // A score resting on what git keeps of no file: the artifact tests its own mode, time or links.
   const FLAG_METRIC = `const fs = require('node:fs');
 const file = fs.statSync('src/value.txt');

@@ -3,6 +3,7 @@
 import { resolve } from 'node:path';
 import type { Clock } from '../../infra/clock.js';
 import { runShortProcess } from '../../infra/short-process.js';
+import { fifoError } from '../../infra/fifo-wait.js';
 import type { BrCallInfo, BrError } from './errors.js';
 import {
   badOutputError,
@@ -113,6 +114,7 @@ export function createBrClient(options: BrClientOptions): BrClient {
         ? notFoundError(info, result.spawnError)
         : spawnFailedError(info, result.spawnError);
     }
+    if (result.fifoWait !== undefined) throw fifoError(info.command, cwd, result.fifoWait);
     if (result.outputError !== undefined) throw outputError(info, result.outputError);
     const { stdout, stderr } = result;
     const failure = (error: BrError, report?: BrErrorReport, results: unknown[] = []): BrOutcome => ({

@@ -1,0 +1,102 @@
+// A FIFO where git reads a file: one line of an agent's shell (`mkfifo src/.gitignore`) made every later
+// git call of the runner wait for ever (seen: a loop hung in git status after its doer). Each call is
+// stopped once it waits on one; a FIFO among the tree's git settings is removed and the call made again,
+// one anywhere else (git's own folder, its config) is named in an error, exit 3.
+import { execFileSync, spawn } from 'node:child_process';
+import { existsSync, lstatSync } from 'node:fs';
+import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it, onTestFinished } from 'vitest';
+import { createBrClient } from '../../src/beads/br/client.js';
+import { systemClock } from '../../src/infra/clock.js';
+import { fifoWaitOf } from '../../src/infra/fifo-wait.js';
+import { createGit } from '../../src/infra/git.js';
+import { createTempRepo } from '../support/git-repo.js';
+
+const onLinux = process.platform === 'linux';
+const mkfifo = (path: string) => execFileSync('mkfifo', [path]);
+
+describe.runIf(onLinux)('a FIFO where git reads a file', () => {
+  it('tells a process waiting to open one, and which, from one that is not', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'forge-fifo-'));
+    onTestFinished(() => rm(dir, { recursive: true, force: true }));
+    mkfifo(join(dir, 'pipe'));
+    const reader = spawn('cat', ['pipe'], { cwd: dir, stdio: 'ignore' });
+    onTestFinished(() => void reader.kill('SIGKILL'));
+    let wait;
+    for (let i = 0; i < 100 && wait === undefined; i += 1) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      wait = fifoWaitOf(reader.pid!);
+    }
+    expect(wait).toEqual({ path: join(dir, 'pipe') });
+    expect(fifoWaitOf(process.pid)).toBeUndefined();
+    expect(fifoWaitOf(2 ** 22 + 7)).toBeUndefined();
+  });
+
+  it('in the tree (.gitignore, .gitattributes, deep down): removed, and git answers', async () => {
+    const repo = await createTempRepo({ 'src/a.txt': 'a\n', 'src/lib/b.txt': 'b\n' });
+    await repo.write('src/new.txt', 'new\n');
+    mkfifo(join(repo.dir, 'src', '.gitignore'));
+    mkfifo(join(repo.dir, 'src', 'lib', '.gitattributes'));
+    const status = await repo.git.statusPorcelain();
+    expect(status.map((entry) => entry.path)).toEqual(['src/new.txt']);
+    expect(existsSync(join(repo.dir, 'src', '.gitignore'))).toBe(false);
+    // .gitattributes is read for the paths a command handles: a diff of the file beside it.
+    await repo.write('src/lib/b.txt', 'b2\n');
+    expect(await repo.git.changedSince('HEAD')).toEqual([
+      { path: 'src/lib/b.txt', change: 'modified' },
+      { path: 'src/new.txt', change: 'untracked' },
+    ]);
+    expect(existsSync(join(repo.dir, 'src', 'lib', '.gitattributes'))).toBe(false);
+  });
+
+  it("in git's own folder or its config: the call is stopped within about a second, naming it, exit 3, and it stays", async () => {
+    const repo = await createTempRepo();
+    const exclude = join(repo.dir, '.git', 'info', 'exclude');
+    await mkdir(join(repo.dir, '.git', 'info'), { recursive: true });
+    await rm(exclude, { force: true });
+    mkfifo(exclude);
+    const error = await repo.git.statusPorcelain().then(
+      () => undefined,
+      (e: unknown) => e as { message: string; hint?: string; exitCode?: number },
+    );
+    expect(error?.message).toContain(`waited on ${exclude}, a FIFO (named pipe) that nothing writes`);
+    expect(error?.hint).toContain(`rm ${exclude}`);
+    expect(error?.exitCode).toBe(3);
+    expect(lstatSync(exclude).isFIFO()).toBe(true);
+    await rm(exclude);
+
+    const config = join(repo.dir, 'global-config');
+    mkfifo(config);
+    const git = createGit({ cwd: repo.dir, env: { ...repo.env, GIT_CONFIG_GLOBAL: config } });
+    await expect(git.statusPorcelain()).rejects.toThrow(`waited on ${config}, a FIFO`);
+    expect(lstatSync(config).isFIFO()).toBe(true);
+  });
+
+  it('where br reads: the call is stopped and named the same way, not waited on', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'forge-fifo-br-'));
+    onTestFinished(() => rm(dir, { recursive: true, force: true }));
+    await mkdir(join(dir, '.beads'));
+    const store = join(dir, '.beads', 'issues.jsonl');
+    mkfifo(store);
+    // A br that reads its store with a plain open, as any program does.
+    const br = join(dir, 'br');
+    await writeFile(br, `#!/bin/sh\nexec cat ${store}\n`);
+    await chmod(br, 0o755);
+    const client = createBrClient({
+      cwd: dir,
+      env: { PATH: process.env.PATH },
+      actor: 'forge',
+      brPath: br,
+      clock: systemClock,
+      timeoutMs: 60_000,
+      lockTimeoutMs: 1000,
+      retry: { attempts: 1, baseDelayMs: 10, maxDelayMs: 10 },
+      version: '0.2.19',
+    });
+    await expect(client.run({ command: ['ready'] })).rejects.toThrow(
+      `br ready waited on ${store}, a FIFO (named pipe) that nothing writes`,
+    );
+  });
+});
