@@ -1,7 +1,14 @@
 // Rendering helpers: JSON to stdout, messages and errors to stderr, colour only where it belongs.
 import pc from 'picocolors';
 import { CommanderError } from 'commander';
-import { AppError, diskFullFault, ExitCode, readOnlyFault, type ExitCodeValue } from '../infra/errors.js';
+import {
+  AppError,
+  diskFullFault,
+  ExitCode,
+  pathShapeFault,
+  readOnlyFault,
+  type ExitCodeValue,
+} from '../infra/errors.js';
 import { terminalText } from '../infra/terminal-text.js';
 import type { CliDeps } from './deps.js';
 
@@ -49,6 +56,16 @@ export function reportError(
       `${colors.dim('hint:')} Make it writable again (chmod, chattr -i, a read-write mount), then run again: the bead is left open, and Forge's files are as they were before the failed write.`,
     );
     if (debug && error instanceof Error && error.stack !== undefined) say(deps, error.stack);
+    return ExitCode.environment;
+  }
+  const shape = error instanceof AppError ? undefined : pathShapeFault(error);
+  if (shape !== undefined) {
+    say(deps, `${colors.red(`${program}:`)} ${terminalText(shape)}.`);
+    say(
+      deps,
+      `${colors.dim('hint:')} Forge makes that path itself: move what is in the way aside (look at it first: it is not Forge's), then run again.`,
+    );
+    if (debug && error instanceof Error && error.stack !== undefined) say(deps, terminalText(error.stack));
     return ExitCode.environment;
   }
   if (error instanceof AppError) {

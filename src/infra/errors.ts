@@ -1,4 +1,6 @@
 // Typed application errors and the exit codes both programs use.
+import { statSync, type Stats } from 'node:fs';
+import { dirname } from 'node:path';
 import type { FieldProblem } from './zod-issues.js';
 
 export const ExitCode = {
@@ -121,6 +123,55 @@ export function diskFullFault(error: unknown): string | undefined {
     if (/no space left on device|disk quota exceeded|out of diskspace/i.test(current.message)) {
       return `The disk is full (${current.message.trim().split('\n')[0] ?? ''})`;
     }
+  }
+  return undefined;
+}
+
+/** What is at a path, in words, for a path-shape fault; undefined when nothing is there. */
+function kindAt(path: string): { folder: boolean; words: string } | undefined {
+  let info: Stats;
+  try {
+    info = statSync(path);
+  } catch {
+    return undefined;
+  }
+  if (info.isDirectory()) return { folder: true, words: 'a folder' };
+  const words = info.isFIFO()
+    ? 'a FIFO (named pipe)'
+    : info.isSocket()
+      ? 'a socket'
+      : info.isFile()
+        ? 'a file'
+        : 'a device or other special file';
+  return { folder: false, words };
+}
+
+/**
+ * What to say when a path Forge makes has the wrong kind of thing in its way, somewhere in `error`'s
+ * chain (ENOTDIR, EEXIST from mkdir, EISDIR), else undefined: a file where `.forge/` or `.beads/` (or a
+ * folder under them) goes, or a folder where a file goes. Seen: an agent's `touch .forge/epics`, after
+ * which every run ended in "unexpected error: ENOTDIR", exit 1.
+ */
+export function pathShapeFault(error: unknown): string | undefined {
+  for (const current of causeChain(error)) {
+    const { code, path, syscall } = current as NodeJS.ErrnoException;
+    if (path === undefined) continue;
+    if (code === 'ENOTDIR') {
+      // The first folder on the way that is not one.
+      for (let dir = dirname(path); dir !== dirname(dir); dir = dirname(dir)) {
+        const found = kindAt(dir);
+        if (found !== undefined && !found.folder)
+          return `Could not ${syscall ?? 'open'} ${path}: ${dir} is ${found.words}, where a folder must be (ENOTDIR)`;
+      }
+      return `Could not ${syscall ?? 'open'} ${path}: a part of it is not a folder (ENOTDIR)`;
+    }
+    if (code === 'EEXIST' && syscall === 'mkdir') {
+      const found = kindAt(path);
+      if (found !== undefined && !found.folder)
+        return `Could not make the folder ${path}: ${found.words} is there (EEXIST)`;
+    }
+    if (code === 'EISDIR')
+      return `Could not ${syscall ?? 'open'} ${path}: it is a folder, where a file must be (EISDIR)`;
   }
   return undefined;
 }

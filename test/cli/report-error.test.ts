@@ -1,5 +1,9 @@
 // What a person sees when a command fails: one sentence and a hint, the right exit code, no stack.
-import { describe, expect, it } from 'vitest';
+import { execFileSync } from 'node:child_process';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { reportError } from '../../src/cli/output.js';
 
 function capture() {
@@ -55,6 +59,48 @@ describe('reportError', () => {
       syscall: 'kill',
     });
     expect(reportError(deps, 'ralph-loop', error, false)).toBe(1);
+    expect(text()).toContain('unexpected error');
+  });
+
+  it('a file or a FIFO where a folder of Forge’s goes, or a folder where a file goes: one sentence naming what is in the way, exit 3', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'forge-shape-'));
+    onTestFinished(() => rm(dir, { recursive: true, force: true }));
+    await writeFile(join(dir, '.forge'), 'x\n');
+    execFileSync('mkfifo', [join(dir, '.beads')]);
+    await mkdir(join(dir, 'config.json'));
+    const fault = (code: string, syscall: string, path: string) =>
+      new Error('could not start', {
+        cause: Object.assign(new Error(`${code}: ${syscall} '${path}'`), { code, syscall, path }),
+      });
+    const cases: [Error, string][] = [
+      [
+        fault('ENOTDIR', 'mkdir', join(dir, '.forge', 'epics', 'bd-e')),
+        `ralph-loop: Could not mkdir ${join(dir, '.forge', 'epics', 'bd-e')}: ${join(dir, '.forge')} is a file, where a folder must be (ENOTDIR).`,
+      ],
+      [
+        fault('ENOTDIR', 'open', join(dir, '.beads', 'issues.jsonl')),
+        `ralph-loop: Could not open ${join(dir, '.beads', 'issues.jsonl')}: ${join(dir, '.beads')} is a FIFO (named pipe), where a folder must be (ENOTDIR).`,
+      ],
+      [
+        fault('EEXIST', 'mkdir', join(dir, '.forge')),
+        `ralph-loop: Could not make the folder ${join(dir, '.forge')}: a file is there (EEXIST).`,
+      ],
+      [
+        fault('EISDIR', 'read', join(dir, 'config.json')),
+        `ralph-loop: Could not read ${join(dir, 'config.json')}: it is a folder, where a file must be (EISDIR).`,
+      ],
+    ];
+    for (const [error, said] of cases) {
+      const { deps, text } = capture();
+      expect(reportError(deps, 'ralph-loop', error, false)).toBe(3);
+      const lines = text().trim().split('\n');
+      expect(lines[0]).toBe(said);
+      expect(lines[1]).toMatch(/^hint: Forge makes that path itself: move what is in the way aside/);
+      expect(text()).not.toContain('unexpected');
+    }
+    // EEXIST from anything but mkdir (an O_EXCL create that lost a race) is not this fault.
+    const { deps, text } = capture();
+    expect(reportError(deps, 'ralph-loop', fault('EEXIST', 'open', join(dir, '.forge')), false)).toBe(1);
     expect(text()).toContain('unexpected error');
   });
 });

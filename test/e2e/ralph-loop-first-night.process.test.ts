@@ -606,6 +606,21 @@ describe('faults end cleanly', () => {
     const run = await repo.ralph([epic, '--agent', repo.agent]);
     expect(run.exitCode, run.stderr).toBe(0);
   });
+
+  it("a file where the runner's folders go (an agent's `touch .forge/epics`): exit 3 naming it, not an unexpected error", async () => {
+    const repo = await makeRepo();
+    const { epic, ids } = await repo.epic(['a']);
+    const epics = join(repo.dir, '.forge', 'epics');
+    await rm(epics, { recursive: true, force: true });
+    await mkdir(join(repo.dir, '.forge'), { recursive: true });
+    await writeFile(epics, 'not a folder\n');
+    const run = await repo.ralph([epic, '--agent', repo.agent]);
+    expect(run.exitCode, run.stderr).toBe(3);
+    expect(run.stderr).toContain(`${epics} is a file, where a folder must be (ENOTDIR)`);
+    expect(run.stderr).not.toMatch(/unexpected error|report it/);
+    expect(await readFile(epics, 'utf8')).toBe('not a folder\n');
+    expect((await repo.show(ids[0]!)).status).toBe('open');
+  });
 });
 
 describe('a full disk', () => {
