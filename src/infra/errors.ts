@@ -135,15 +135,15 @@ function kindAt(path: string): { folder: boolean; words: string } | undefined {
   } catch {
     return undefined;
   }
-  if (info.isDirectory()) return { folder: true, words: 'a folder' };
-  const words = info.isFIFO()
-    ? 'a FIFO (named pipe)'
-    : info.isSocket()
-      ? 'a socket'
-      : info.isFile()
-        ? 'a file'
-        : 'a device or other special file';
-  return { folder: false, words };
+  return { folder: info.isDirectory(), words: kindWords(info) };
+}
+
+/** What a path's stat says is there, in words: "a folder", "a FIFO (named pipe)", … */
+export function kindWords(info: Pick<Stats, 'isDirectory' | 'isFIFO' | 'isSocket' | 'isFile'>): string {
+  if (info.isDirectory()) return 'a folder';
+  if (info.isFIFO()) return 'a FIFO (named pipe)';
+  if (info.isSocket()) return 'a socket';
+  return info.isFile() ? 'a file' : 'a device or other special file';
 }
 
 /**

@@ -2,7 +2,7 @@
 import { mkdir, open, realpath, rename, rm, stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { isNotFound, readFileIfExists, writeJsonAtomicNow, writeJsonAtomicUnless } from './atomic-file.js';
-import { AppError, EnvironmentError, ExitCode } from './errors.js';
+import { AppError, EnvironmentError, ExitCode, kindWords } from './errors.js';
 import type { HostClaim, HostClaimResult } from './host-claim.js';
 import { createSerialQueue } from './serial-queue.js';
 import { isProcessAlive, pidNamespace, processCommandLine, processStartTicks, signalGroup } from './pid.js';
@@ -140,13 +140,7 @@ export async function readLockFile(path: string): Promise<LockRecord | undefined
 async function refuseNonFile(path: string): Promise<void> {
   const found = await stat(path).catch(() => undefined);
   if (found === undefined || found.isFile()) return;
-  const kind = found.isDirectory()
-    ? 'a directory'
-    : found.isFIFO()
-      ? 'a named pipe (FIFO)'
-      : found.isSocket()
-        ? 'a socket'
-        : 'a device or other special file';
+  const kind = found.isDirectory() ? 'a directory' : kindWords(found);
   throw new EnvironmentError(`The lock ${path} is ${kind}, not a lock file: ralph-loop never makes one.`, {
     hint: "Nothing was changed. Move it out of the way (look inside first: it is not Forge's) and run again.",
   });

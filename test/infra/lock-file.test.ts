@@ -465,7 +465,7 @@ describe('lock file: who may take it', () => {
 
     // A named pipe: never opened to be read, which would wait for a writer.
     await execa('mkfifo', [path]);
-    await refused(/is a named pipe \(FIFO\), not a lock file/);
+    await refused(/is a FIFO \(named pipe\), not a lock file/);
   });
 
   it('releases only its own lock: one taken over meanwhile by another run stays', async () => {
