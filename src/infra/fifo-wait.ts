@@ -91,3 +91,17 @@ export function fifoError(what: string, cwd: string, wait: FifoWait): AppError {
     },
   );
 }
+
+/** Who hears of a FIFO removed from the tree (the runner, for its log): none, outside a run. */
+const removedListeners = new Set<(path: string) => void>();
+
+/** Calls `listener` with each FIFO removed from a tree from now on; returns what stops it. */
+export function onFifoRemoved(listener: (path: string) => void): () => void {
+  removedListeners.add(listener);
+  return () => removedListeners.delete(listener);
+}
+
+/** Says that the FIFO at `path` was removed (git-command.ts, once it is gone). */
+export function fifoRemoved(path: string): void {
+  for (const listener of removedListeners) listener(path);
+}

@@ -4,7 +4,7 @@ import { createHash, type Hash } from 'node:crypto';
 import { lstat, rm } from 'node:fs/promises';
 import { basename, dirname, sep } from 'node:path';
 import { AppError, ExitCode } from './errors.js';
-import { fifoError, type FifoWait } from './fifo-wait.js';
+import { fifoError, fifoRemoved, type FifoWait } from './fifo-wait.js';
 import type { GitOptions } from './git-port.js';
 import { outsideTree } from './trusted-path.js';
 import type { ProcessResult } from './process.js';
@@ -138,6 +138,7 @@ async function removeTreeFifo(wait: FifoWait): Promise<boolean> {
   const info = await lstat(path).catch(() => undefined);
   if (info === undefined || !info.isFIFO()) return false;
   await rm(path, { force: true });
+  fifoRemoved(path);
   return true;
 }
 

@@ -10,6 +10,7 @@ import { runParallelLoop } from './parallel-run.js';
 import { namePaths, RunContext, type BeadOutcome, type RunEnd } from './run-context.js';
 import { pickNextBead, roleOf } from './select.js';
 import type { RunnerDeps, RunnerOptions, RunSummary, StopReason } from './types.js';
+import { onFifoRemoved } from '../infra/fifo-wait.js';
 
 export class LockedError extends AppError {
   constructor(message: string, hint: string) {
@@ -80,6 +81,12 @@ class Runner {
       );
     }
 
+    // Said in the run's log: nothing else records it, and the FIFO was put there by someone.
+    const stopHearing = onFifoRemoved((path) =>
+      ctx.warn(
+        `Removed ${path}, a FIFO (named pipe) where git reads its settings: every git call would have waited on it for ever. Git tracks no FIFO, so nothing of the tree's was lost.`,
+      ),
+    );
     try {
       const dropped = await d.control.dropStaleStop?.();
       if (dropped !== undefined) {
@@ -102,6 +109,7 @@ class Runner {
       const ports = this.parallelPorts();
       return await (ports === undefined ? this.loop() : this.parallelLoop(ports));
     } finally {
+      stopHearing();
       // A stop request this run did not get to was meant for it alone: it must not halt the next run.
       await d.control.clearStop().catch(() => undefined);
       await d.lock.release();

@@ -76,6 +76,36 @@ describe('--auto-commit commits only what the bead changed', () => {
     ]);
   });
 
+  it("a FIFO the bead made where git reads its settings (src/.gitignore): removed, the commit made, the run's log says so", async () => {
+    const repo = await makeRepo();
+    const { epic, ids } = await repo.epic(['write', 'after']);
+    await repo.script({
+      [ids[0]!]: [
+        [
+          { write: { path: 'src/feature.txt', content: 'new\n' } },
+          // One line of an agent's shell, after which every git status waited for ever (seen).
+          { exec: ['mkfifo', 'src/.gitignore'] },
+        ],
+      ],
+    });
+    const run = await repo.ralph([epic, '--agent', repo.agent, '--auto-commit']);
+    expect(run.exitCode, run.stderr).toBe(0);
+    expect((await repo.show(ids[1]!)).status).toBe('closed');
+    expect(existsSync(join(repo.dir, 'src', '.gitignore'))).toBe(false);
+    expect((await git(repo, 'log', '--name-only', '--format=', '-2')).split('\n')).toContain(
+      'src/feature.txt',
+    );
+    const runs = join(repo.dir, '.forge', 'epics', epic, 'runs');
+    const [log] = await readdir(runs);
+    const warnings = (await readFile(join(runs, log!), 'utf8'))
+      .split('\n')
+      .filter((line) => line.includes('"warning"'))
+      .map((line) => (JSON.parse(line) as { message: string }).message);
+    expect(warnings).toContainEqual(
+      expect.stringContaining(`Removed ${join(repo.dir, 'src', '.gitignore')}, a FIFO (named pipe)`),
+    );
+  });
+
   it('refuses to start on a dirty tree, naming the paths and --allow-dirty, and creates nothing', async () => {
     const repo = await makeRepo();
     const { epic, ids } = await repo.epic(['write']);
