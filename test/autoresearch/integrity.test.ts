@@ -2014,6 +2014,22 @@ describe('the judge measures what the doer’s commit holds', () => {
     ]);
   });
 
+  it('a FIFO in place of the artifact, which git cannot add, fails no commit: removed, the iteration scores nothing and is undone', async () => {
+    const f = await createLoopFixture();
+    await f.baseline();
+    f.full.behaviour = doerWrites(f, '12', async () => {
+      await rm(join(f.repo.dir, 'src', 'value.txt'));
+      execFileSync('mkfifo', [join(f.repo.dir, 'src', 'value.txt')]);
+    });
+    const done = await f.run('doer', 1);
+    expect(done.outcome, done.message).toBe('ok');
+    expect(done.message).toMatch(/removed what git cannot commit: [^;]*src\/value\.txt/);
+    expect((await f.run('judge', 1)).message).toMatch(/no score/);
+    await f.run('arbiter', 1);
+    expect((await ledgerDecisions(f)).at(-1)).toEqual([1, 'crash']);
+    expect(await f.repo.read('src/value.txt')).toBe('10\n');
+  });
+
   // A score resting on what git keeps of no file: the artifact tests its own mode, time or links.
   const FLAG_METRIC = `const fs = require('node:fs');
 const file = fs.statSync('src/value.txt');

@@ -276,6 +276,9 @@ export function createDoerExecutor(context: AutoresearchContext): Executor {
       if (touchedMetric.length > 0) {
         request.onActivity?.(`tamper: the doer changed metric file(s) ${touchedMetric.join(', ')}; put back`);
       }
+      // As would a FIFO, socket or device node in place of a tracked file ("can only add regular files"):
+      // git neither commits nor lists one, so it goes before the commit, which then has the file deleted.
+      const special = await removeSpecialFiles(context.repo, context.config.scope.doer_paths, ignored);
       // Names git refuses to add (`src/git~1/…`) would fail the commit, attempt after attempt: they go.
       const refused = await removeRefusedPaths(
         context.repo,
@@ -302,7 +305,7 @@ export function createDoerExecutor(context: AutoresearchContext): Executor {
           context.repo,
           (await git.untrackedBytes?.(context.config.scope.doer_paths)) ?? [],
         )),
-        ...(await removeSpecialFiles(context.repo, context.config.scope.doer_paths, ignored)),
+        ...special,
       ];
       const { modes } = await metadata.settle(await git.listTree('HEAD', []));
       if (modes.length > 0)
