@@ -63,14 +63,20 @@ function openedPath(pid: number): string | undefined {
   }
 }
 
-/** The NUL-ended string at `address` in `pid`'s memory (at most 4 KiB). */
+/** The NUL-ended string at `address` in `pid`'s memory (at most PATH_MAX, 4 KiB). */
 function readCString(pid: number, address: number): string | undefined {
   if (!Number.isSafeInteger(address) || address <= 0) return undefined;
   const fd = openSync(`/proc/${pid}/mem`, 'r');
   try {
+    // The rest of the page first: the next one may not be mapped, and a read across it fails whole.
     const bytes = Buffer.alloc(4096);
-    const read = readSync(fd, bytes, 0, bytes.length, address);
-    const end = bytes.subarray(0, read).indexOf(0);
+    const first = 4096 - (address % 4096);
+    let read = readSync(fd, bytes, 0, first, address);
+    let end = bytes.subarray(0, read).indexOf(0);
+    if (end < 0 && read === first && first < bytes.length) {
+      read += readSync(fd, bytes, first, bytes.length - first, address + first);
+      end = bytes.subarray(0, read).indexOf(0);
+    }
     return end < 0 ? undefined : bytes.toString('utf8', 0, end);
   } finally {
     closeSync(fd);
