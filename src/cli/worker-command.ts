@@ -117,7 +117,7 @@ export function defineWorkerCommand(command: Command, deps: CliDeps): void {
       say(
         `worker ${worker} on ${flags.redis}: ${[...limits].map(([kind, limit]) => `${kind}=${limit}`).join(',')}; cache ${cacheDir}`,
       );
-      await new Promise<void>((resolve) => {
+      const dropped = await new Promise<boolean>((resolve) => {
         const off = deps.onInterrupt((count) => {
           if (count > 1) {
             for (const pid of pids) deps.killProcessGroup(pid);
@@ -129,6 +129,12 @@ export function defineWorkerCommand(command: Command, deps: CliDeps): void {
         });
       });
       await record.release();
-      say('stopped');
+      if (!dropped) {
+        say('stopped');
+        return;
+      }
+      // Redis had gone: what the queue library still retries would keep this process for ever.
+      say('stopped (Redis did not answer; its connections were dropped)');
+      deps.exitNow(ExitCode.ok);
     });
 }

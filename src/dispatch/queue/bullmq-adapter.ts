@@ -204,8 +204,29 @@ export interface AttemptWorkerOptions {
 }
 
 export interface AttemptWorkers {
-  /** Takes nothing new, aborts the jobs under way, waits for their processors to return, disconnects. */
-  close(): Promise<void>;
+  /**
+   * Takes nothing new, aborts the jobs under way, waits for their processors to return, disconnects.
+   * True when Redis did not answer in time and the connections were dropped: their retries may still
+   * hold the process, which then has to end itself.
+   */
+  close(): Promise<boolean>;
+}
+
+/** How long a worker's stop waits on Redis before it drops the connections. */
+const REDIS_CLOSE_GRACE_MS = 5000;
+
+/** True when `work` settled by `deadline` (epoch ms); false when that came first (the work goes on). */
+function settledBy(work: Promise<unknown>, deadline: number): Promise<boolean> {
+  work.catch(() => undefined);
+  return Promise.race([
+    work.then(
+      () => true,
+      () => true,
+    ),
+    new Promise<boolean>((resolve) =>
+      setTimeout(() => resolve(false), Math.max(0, deadline - Date.now())).unref(),
+    ),
+  ]);
 }
 
 export async function startAttemptWorkers(
@@ -214,8 +235,13 @@ export async function startAttemptWorkers(
 ): Promise<AttemptWorkers> {
   const connection = connectionOf(url);
   const running = new Map<string, AbortController>();
+  /** The processors under way: a stop waits for them, whatever Redis does. */
+  const inFlight = new Set<Promise<unknown>>();
   const client = new Redis(connection);
   const subscriber = new Redis(connection);
+  // A Redis that went away is said once a retry by the workers' own error events; without a listener,
+  // ioredis printed a stack for each of these two connections at every retry.
+  for (const connected of [client, subscriber]) connected.on('error', () => undefined);
   await subscriber.subscribe(CANCEL_CHANNEL);
   subscriber.on('message', (_channel: string, attemptId: string) => {
     running.get(attemptId)?.abort(new Error('the runner cancelled the attempt'));
@@ -232,7 +258,9 @@ export async function startAttemptWorkers(
           try {
             if ((await client.exists(cancelKey(attemptId))) === 1)
               controller.abort(new Error('the runner cancelled the attempt'));
-            return await options.process({ attemptId, data: job.data, signal: controller.signal });
+            const processing = options.process({ attemptId, data: job.data, signal: controller.signal });
+            inFlight.add(processing);
+            return await processing.finally(() => inFlight.delete(processing));
           } finally {
             running.delete(attemptId);
           }
@@ -250,16 +278,38 @@ export async function startAttemptWorkers(
   for (const worker of workers) worker.on('error', (error) => options.onError?.(error));
   await Promise.all(workers.map((worker) => worker.waitUntilReady()));
 
-  let closing: Promise<void> | undefined;
+  let closing: Promise<boolean> | undefined;
   return {
     close() {
       closing ??= (async () => {
-        // Pause first so nothing new is taken while the running ones are stopped.
-        await Promise.all(workers.map((worker) => worker.pause(true).catch(() => undefined)));
+        // Pause first so nothing new is taken while the running ones are stopped (a pause that waits
+        // on a Redis that has gone is waited for no longer than the grace).
+        const deadline = Date.now() + REDIS_CLOSE_GRACE_MS;
+        await settledBy(
+          Promise.all(workers.map((worker) => worker.pause(true).catch(() => undefined))),
+          deadline,
+        );
         for (const controller of running.values()) controller.abort(new Error('the worker is stopping'));
-        await Promise.all(workers.map((worker) => worker.close()));
-        await subscriber.quit().catch(() => undefined);
-        await client.quit().catch(() => undefined);
+        await Promise.allSettled([...inFlight]);
+        // The grace counts from here too: the processors' own time is theirs, not Redis's.
+        const redisDeadline = Math.max(deadline, Date.now() + REDIS_CLOSE_GRACE_MS / 2);
+        // What is left needs Redis (the jobs' last words, the quits), and waits for it to come back
+        // when it has gone: past a grace, the connections are dropped instead (seen: a worker told to
+        // stop after its Redis went away waited for ever).
+        const graceful = (async () => {
+          await Promise.all(workers.map((worker) => worker.close()));
+          await subscriber.quit().catch(() => undefined);
+          await client.quit().catch(() => undefined);
+        })();
+        if (await settledBy(graceful, redisDeadline)) return false;
+        {
+          await settledBy(Promise.all(workers.map((worker) => worker.close(true))), Date.now() + 1000);
+          // Their connections too, or their retries keep the process alive once the command is done.
+          await settledBy(Promise.all(workers.map((worker) => worker.disconnect())), Date.now() + 1000);
+          subscriber.disconnect();
+          client.disconnect();
+        }
+        return true;
       })();
       return closing;
     },
