@@ -153,16 +153,21 @@ export function createGitCommand(options: GitOptions): GitCommand {
 
   async function run(dir: string, args: readonly string[], extra: GitCallOptions) {
     const binary = await file;
-    const call = () =>
-      runShortProcess(
+    // Streamed stdout is handed on once the attempt that made it is the one kept: what a call stopped
+    // on a FIFO printed before it would otherwise reach the caller twice.
+    let streamed: Buffer[] = [];
+    const call = () => {
+      streamed = [];
+      return runShortProcess(
         { file: binary, args: [...GIT_HARDENING, ...args] },
         {
           cwd: dir,
           env: { ...env, ...extra.env },
           input: extra.input,
-          onStdoutBytes: extra.onStdoutBytes,
+          onStdoutBytes: extra.onStdoutBytes === undefined ? undefined : (chunk) => streamed.push(chunk),
         },
       );
+    };
     let result: ProcessResult = await call();
     // A FIFO where git reads a file of the tree (.gitignore, …) is removed and the call made again; git
     // never tracks one, so nothing of the tree's is lost. Anywhere else (its config, .git/) it is said.
@@ -174,6 +179,7 @@ export function createGitCommand(options: GitOptions): GitCommand {
       throw new GitError(`could not run git: ${result.spawnError}`);
     }
     if (result.fifoWait !== undefined) throw fifoError(`git ${args[0] ?? ''}`, dir, result.fifoWait);
+    for (const chunk of streamed) extra.onStdoutBytes?.(chunk);
     if (result.outputError !== undefined) {
       throw new GitError(`git ${args[0] ?? ''} failed in ${cwd}: ${result.outputError}`, result.stderr);
     }

@@ -276,10 +276,9 @@ export function createDoerExecutor(context: AutoresearchContext): Executor {
       if (touchedMetric.length > 0) {
         request.onActivity?.(`tamper: the doer changed metric file(s) ${touchedMetric.join(', ')}; put back`);
       }
-      // As would a FIFO, socket or device node in place of a tracked file ("can only add regular files"):
-      // git neither commits nor lists one, so it goes before the commit, which then has the file deleted.
+      // What would fail the commit attempt after attempt goes: a FIFO or socket in place of a tracked
+      // file (the commit then has it deleted), names git refuses to add (`src/git~1/…`).
       const special = await removeSpecialFiles(context.repo, context.config.scope.doer_paths, ignored);
-      // Names git refuses to add (`src/git~1/…`) would fail the commit, attempt after attempt: they go.
       const refused = await removeRefusedPaths(
         context.repo,
         ((await git.untrackedBytes?.(context.config.scope.doer_paths)) ?? []).filter(
