@@ -276,8 +276,7 @@ export function createDoerExecutor(context: AutoresearchContext): Executor {
       if (touchedMetric.length > 0) {
         request.onActivity?.(`tamper: the doer changed metric file(s) ${touchedMetric.join(', ')}; put back`);
       }
-      // What would fail the commit attempt after attempt goes: a FIFO or socket in place of a tracked
-      // file (the commit then has it deleted), names git refuses to add (`src/git~1/…`).
+      // What fails the commit attempt after attempt goes: a FIFO for a tracked file, a name like `git~1`.
       const special = await removeSpecialFiles(context.repo, context.config.scope.doer_paths, ignored);
       const refused = await removeRefusedPaths(
         context.repo,
@@ -296,8 +295,7 @@ export function createDoerExecutor(context: AutoresearchContext): Executor {
         ignoredPaths: ignored,
       });
       await recordHead(context.files, workspace, git);
-      // The judge measures what the commit holds: what no commit can hold goes (empty folders, names
-      // that are not UTF-8), as a clean clone of it would not have them either.
+      // No commit holds empty folders or non-UTF-8 names: they go, as a clean clone lacks them too.
       const uncommittable = [
         ...refused,
         ...(await removeUncommittable(
