@@ -455,11 +455,13 @@ describe('queue dispatcher and forge-pack workers', () => {
     const worker = await startWorker(repo, [], undefined, own.url);
     await worker.ready;
     await own.stop();
-    const exited = new Promise<number | null>((resolve) => worker.child.once('exit', resolve));
+    const exited = new Promise<string>((resolve) =>
+      worker.child.once('exit', (code, signal) => resolve(`${String(code)} ${String(signal)}`)),
+    );
     worker.child.kill('SIGTERM');
     // Before, it waited on the disconnect for ever (seen: the bench's queue figure left two workers
     // and the bench itself running for an hour after it had printed its results).
-    expect(await exited, worker.output()).toBe(0);
+    expect(await exited, worker.output()).toBe('0 null');
     expect(worker.output()).toContain('stopped (Redis did not answer; its connections were dropped)');
     // Said by the worker's own error lines, not as a stack per connection and retry.
     expect(worker.output()).not.toContain('Unhandled error event');
