@@ -40,6 +40,12 @@ export async function countedCommands(
     (await readFile(log, 'utf8').catch(() => ''))
       .split('\n')
       .filter((line) => line !== '')
-      .map((line) => line.split('--no-replace-objects ')[1]?.split(' ')[0] ?? line);
+      .map((line) => {
+        // The subcommand, past a call's own `-c name=value` options.
+        const words = line.split('--no-replace-objects ')[1]?.split(' ') ?? [line];
+        let at = 0;
+        while (words[at] === '-c') at += 2;
+        return words[at] ?? line;
+      });
   return { git: createGit({ cwd: dir, env, gitBinary: wrapper }), subcommands };
 }
