@@ -7,6 +7,7 @@
 import { isAbsolute, join } from 'node:path';
 import { startExitWatch, type ExitWatch } from '../../infra/exit-watch.js';
 import { changeStamp, realPath, removePath } from '../../infra/fs-ops.js';
+import type { Git } from '../../infra/git.js';
 import type { Command, ProcessResult } from '../../infra/process.js';
 import { nameSome } from '../dependency-guard.js';
 import { doerEndings } from '../exit-endings.js';
@@ -54,7 +55,11 @@ export function watchRuns(context: AutoresearchContext): WatchedRuns {
   // Read once, before the first run: the seal vouched for it when the bead began, and a run's code
   // that added a dataset to it would have the next run let that dataset be rewritten.
   let recorded: Promise<Set<string> | undefined> | undefined;
-  const outputs = watchOutputs(context.config, context.repo, context.git);
+  // What git ignores, listed once a moment (before a run, after it): the held files, the outputs' watch
+  // and the bytecode sweep each ask, and nothing between them writes (two git calls fewer a run).
+  let listing: Promise<string[]> | undefined;
+  const ignoring = { ignoredPaths: () => (listing ??= context.git.ignoredPaths?.() ?? Promise.resolve([])) };
+  const outputs = watchOutputs(context.config, context.repo, ignoring);
   return {
     async run(command, options) {
       recorded ??= readRunOutputs(context.files, context.workspace);
@@ -63,10 +68,12 @@ export function watchRuns(context: AutoresearchContext): WatchedRuns {
       const known = record ?? new Set<string>();
       const named = await commandFiles(context.config, context.repo);
       // A build's output the runs write (run-outputs.ts) is not held; what git does not ignore always is.
-      const held = await heldCommandFiles({ ...context, tree: context.repo }, known);
+      listing = undefined;
+      const held = await heldCommandFiles({ ...context, git: ignoring, tree: context.repo }, known);
       await outputs.before();
       // Before the run too: one a process the doer left wrote since the last run is no cache of ours.
-      await removeBytecodeCaches(context);
+      await removeBytecodeCaches(context, ignoring);
+      listing = undefined;
       const before = await snapshotTree(context.git, held);
       // A submodule's files are the tree's too (a metric's fixtures may live in one), whatever the scope.
       const submodules = await snapshotSubmodules(context.git, context.gitAt, context.repo, 'HEAD', []);
@@ -96,12 +103,14 @@ export function watchRuns(context: AutoresearchContext): WatchedRuns {
           leaveNewFiles: true,
         });
         // One the run made where none was (its build's first output in this tree) is the runs' too.
+        listing = undefined;
         const made = (await outputs.after({ written: false })).filter((path) => !isOutput(known, path));
         if (made.length > 0) {
           await recordRunOutputs(context.files, context.workspace, made);
           for (const path of made) known.add(path);
         }
-        await removeBytecodeCaches(context);
+        await removeBytecodeCaches(context, ignoring);
+        listing = undefined;
         const read =
           exits === undefined ? { phrases: [], readers: [] } : await reads(context, exits, roots, named);
         // A rewrite git still sees is the change above (no score); one whose bytes were put back hid itself.
@@ -157,8 +166,11 @@ export function watchRuns(context: AutoresearchContext): WatchedRuns {
  * an iteration that was reverted, then loaded by the next one's metric: a worse 5 kept as 500). Python
  * writes them again; a virtual environment's, under a folder git ignores whole, are not listed.
  */
-async function removeBytecodeCaches(context: AutoresearchContext): Promise<void> {
-  for (const path of (await context.git.ignoredPaths?.()) ?? []) {
+async function removeBytecodeCaches(
+  context: AutoresearchContext,
+  git: Required<Pick<Git, 'ignoredPaths'>>,
+): Promise<void> {
+  for (const path of await git.ignoredPaths()) {
     if (/(?:^|\/)__pycache__\/?$|\.py[co]$/.test(path))
       await removePath(join(context.repo, path), { recursive: true });
   }
