@@ -1,7 +1,7 @@
 // Temp git repositories for tests: isolated from the user's git config, removed when the test ends.
 import { execFileSync } from 'node:child_process';
 import { appendFileSync } from 'node:fs';
-import { mkdtemp, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { lstat, mkdtemp, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { onTestFinished } from 'vitest';
@@ -58,12 +58,12 @@ export async function createTempRepo(
       await writeFile(join(dir, path), content);
     },
     read: (path) => readFile(join(dir, path), 'utf8'),
-    async exists(path) {
-      return readFile(join(dir, path)).then(
+    // Anything at the path, a folder or a dangling link too (a read would miss both).
+    exists: (path) =>
+      lstat(join(dir, path)).then(
         () => true,
         () => false,
-      );
-    },
+      ),
     remove: (path) => rm(join(dir, path), { recursive: true, force: true }),
     commitAll(message) {
       run('add', '-A');
