@@ -65,7 +65,8 @@ export async function startRedis(): Promise<RedisServer> {
     url: `redis://127.0.0.1:${port}`,
     async stop() {
       child.removeAllListeners('exit');
-      if (child.exitCode === null) {
+      // Once only: a server killed already has a signal, not an exit code, and no second exit to wait for.
+      if (child.exitCode === null && child.signalCode === null) {
         const exited = new Promise((resolve) => child.once('exit', resolve));
         child.kill('SIGKILL');
         await exited;

@@ -170,12 +170,22 @@ export function openAttemptQueueClient(url: string): AttemptQueueClient {
     },
 
     async close() {
-      for (const ready of events.values()) await (await ready).close();
-      for (const queue of queues.values()) await queue.close();
-      await control?.quit().catch(() => undefined);
+      const opened = { events: [...events.values()], queues: [...queues.values()], control };
       control = undefined;
       events.clear();
       queues.clear();
+      // A close waits for Redis to take its quits, and for ever when it has gone (a call it holds, or
+      // a QueueEvents that never got ready): past a grace the connections are dropped instead.
+      const graceful = (async () => {
+        for (const ready of opened.events) await (await ready).close();
+        for (const queue of opened.queues) await queue.close();
+        await opened.control?.quit().catch(() => undefined);
+      })();
+      if (await settledBy(graceful, Date.now() + REDIS_CLOSE_GRACE_MS)) return;
+      const drop = async (ready: Promise<QueueEvents>) => (await ready).disconnect();
+      await settledBy(Promise.all(opened.events.map(drop)), Date.now() + 1000);
+      await settledBy(Promise.all(opened.queues.map((queue) => queue.disconnect())), Date.now() + 1000);
+      opened.control?.disconnect();
     },
   };
 }

@@ -39,10 +39,14 @@ export interface QueueDispatcherOptions {
    * since a worker on another machine has not got this project's config.
    */
   commands?: Readonly<Record<string, readonly string[]>>;
+  /** How long Redis may be silent on a call that hands over or ends an attempt (default 30 s). */
+  redisAnswerMs?: number;
 }
 
 /** How long past its timeout a taken attempt's worker has to answer before the attempt is cancelled. */
 const TAKEN_GRACE_MS = 60_000;
+/** How long Redis has to answer the hand-over, or a call that ends an attempt, before the run stops. */
+const REDIS_ANSWER_MS = 30_000;
 
 export function createQueueDispatcher(options: QueueDispatcherOptions): AttemptDispatcher {
   const git = createGitCommand({ cwd: options.repo, env: options.env });
@@ -76,16 +80,61 @@ export function createQueueDispatcher(options: QueueDispatcherOptions): AttemptD
     // The base must be where the worker can fetch it, whatever branch it is on (or none).
     await git.git(['push', '--quiet', '--force', '--', url, `${job.base}:${data.baseRef}`]);
     const queue = queueNameOf(job.agentSpec);
-    await client.add(queue, job.attemptId, data);
+
+    // A Redis that has gone leaves each call waiting for it to come back (BullMQ's clients retry for
+    // ever): the hand-over, and the calls that end an attempt (its timeout, a stop), wait no longer
+    // than the grace. Past it the attempt ends as `silent`, an environment error that stops the run
+    // (seen: a run whose Redis went away waited past the bead's timeout, for good).
+    const grace = options.redisAnswerMs ?? REDIS_ANSWER_MS;
+    const timers = new Set<NodeJS.Timeout>();
+    let sayGone: (why: string) => void = () => undefined;
+    const silent = new Promise<AttemptResult>((resolve) => {
+      sayGone = (why) =>
+        resolve({
+          outcome: 'error',
+          environment: true,
+          message: `Redis at ${options.redisUrl} ${why}: the attempt ${job.attemptId} is left to the queue (start Redis again, then run again: the rerun takes it back)`,
+        });
+    });
+    /** The call's answer, or undefined when Redis failed it or was silent for the grace (said by `silent`). */
+    const answer = async <T>(call: Promise<T>, when: string): Promise<{ value: T } | undefined> => {
+      let timer: NodeJS.Timeout | undefined;
+      const late = new Promise<undefined>((resolve) => {
+        timer = setTimeout(() => resolve(undefined), grace);
+        timers.add(timer);
+      });
+      const answered = await Promise.race([
+        call.then(
+          (value) => ({ value }),
+          (error: unknown) => error as Error,
+        ),
+        late,
+      ]);
+      if (timer !== undefined) {
+        clearTimeout(timer);
+        timers.delete(timer);
+      }
+      if (answered !== undefined && !(answered instanceof Error)) return answered;
+      sayGone(
+        answered === undefined
+          ? `did not answer within ${Math.round(grace / 1000)}s ${when}`
+          : `failed ${when}: ${answered.message}`,
+      );
+      return undefined;
+    };
+
+    if ((await answer(client.add(queue, job.attemptId, data), 'when handed the attempt')) === undefined)
+      return silent;
 
     let onAbort: (() => void) | undefined;
     const removed = new Promise<AttemptResult>((resolve) => {
       onAbort = () => {
         void (async () => {
           // Not taken yet: gone from the queue. Taken: the worker kills its agent and reports 'aborted'.
-          if (await client.removeWaiting(queue, job.attemptId))
+          const waiting = await answer(client.removeWaiting(queue, job.attemptId), 'when the run stopped');
+          if (waiting?.value === true)
             resolve({ outcome: 'aborted', message: 'stopped before a worker took it' });
-          else await client.cancel(job.attemptId);
+          else if (waiting !== undefined) await answer(client.cancel(job.attemptId), 'when the run stopped');
         })();
       };
       if (signal.aborted) onAbort();
@@ -99,12 +148,17 @@ export function createQueueDispatcher(options: QueueDispatcherOptions): AttemptD
       const seconds = Math.round(job.timeoutMs / 1000);
       timer = setTimeout(() => {
         void (async () => {
-          if (await client.removeWaiting(queue, job.attemptId)) {
+          const waiting = await answer(
+            client.removeWaiting(queue, job.attemptId),
+            `when the attempt's ${seconds}s were up`,
+          );
+          if (waiting === undefined) return;
+          if (waiting.value) {
             resolve({ outcome: 'timeout', message: `no worker took it within ${seconds}s` });
             return;
           }
           timer = setTimeout(() => {
-            void client.cancel(job.attemptId).finally(() =>
+            void answer(client.cancel(job.attemptId), 'when its worker did not answer').finally(() =>
               resolve({
                 outcome: 'timeout',
                 message: `its worker did not answer within ${seconds}s and ${TAKEN_GRACE_MS / 1000}s more`,
@@ -115,7 +169,7 @@ export function createQueueDispatcher(options: QueueDispatcherOptions): AttemptD
       }, timerDelay(job.timeoutMs));
     });
     try {
-      const settled = await Promise.race([client.settled(queue, job.attemptId), removed, timedOut]);
+      const settled = await Promise.race([client.settled(queue, job.attemptId), removed, timedOut, silent]);
       if ('outcome' in settled) return settled;
       const answered: AttemptResult & { transcript?: QueueResult['transcript'] } =
         settled.state === 'completed'
@@ -127,6 +181,7 @@ export function createQueueDispatcher(options: QueueDispatcherOptions): AttemptD
       return { ...result, ...(await fetchAttempt(url, job.branch, result.commit)) };
     } finally {
       clearTimeout(timer);
+      for (const pending of timers) clearTimeout(pending);
       if (onAbort !== undefined) signal.removeEventListener('abort', onAbort);
       await git.git(['push', '--quiet', '--', url, `:${data.baseRef}`], { ok: [0, 1] });
     }

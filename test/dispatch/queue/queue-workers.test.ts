@@ -235,6 +235,44 @@ describe('the hand-over to the queue', () => {
     expect(result).toMatchObject({ outcome: 'timeout', message: 'no worker took it within 2s' });
   });
 
+  it('a Redis gone while an attempt waits stops the run at the attempt’s timeout (exit 3), naming Redis; the dispatcher closes', async () => {
+    const own = await startRedis();
+    onTestFinished(() => own.stop());
+    const { repo } = await setup();
+    const queue = createQueueDispatcher({
+      repo: repo.dir,
+      env: repo.env,
+      redisUrl: own.url,
+      capacity: 1,
+      redisAnswerMs: 1_000,
+    });
+    const probe = openAttemptQueueClient(own.url);
+    const waiting = { ...job(repo.head(), 'bd-q.8'), timeoutMs: 1_500 };
+    const running = queue.run(waiting, hooks());
+    const stop = new AbortController();
+    const stopped = queue.run({ ...job(repo.head(), 'bd-q.6'), timeoutMs: 600_000 }, hooks(stop.signal));
+    await waitFor('both jobs in the queue', async () =>
+      (await probe.unfinished([queueNameOf(waiting.agentSpec)])).length === 2 ? true : undefined,
+    );
+    await probe.close();
+    await own.stop();
+    const result = await running;
+    expect(result).toMatchObject({ outcome: 'error', environment: true });
+    expect(result.message).toContain(
+      `Redis at ${own.url} did not answer within 1s when the attempt's 2s were up`,
+    );
+    // Stopped (Ctrl-C) while Redis is gone: the stop is not left waiting for Redis either.
+    stop.abort();
+    const ended = await stopped;
+    expect(ended).toMatchObject({ outcome: 'error', environment: true });
+    expect(ended.message).toContain('did not answer within 1s when the run stopped');
+    // Handed a bead while Redis is still gone: the hand-over gives up the same way.
+    const next = await queue.run({ ...job(repo.head(), 'bd-q.7'), timeoutMs: 60_000 }, hooks());
+    expect(next).toMatchObject({ outcome: 'error', environment: true });
+    expect(next.message).toContain('did not answer within 1s when handed the attempt');
+    await queue.close();
+  });
+
   it('a --redis that is not a redis URL is a usage error (exit 2)', async () => {
     marks = await mkdtemp(join(tmpdir(), 'forge-marks-'));
     for (const url of ['http://127.0.0.1:6379', 'not a url', 'redis://127.0.0.1:6379/x']) {
