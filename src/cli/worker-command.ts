@@ -114,22 +114,28 @@ export function defineWorkerCommand(command: Command, deps: CliDeps): void {
           return result;
         },
       });
-      say(
-        `worker ${worker} on ${flags.redis}: ${[...limits].map(([kind, limit]) => `${kind}=${limit}`).join(',')}; cache ${cacheDir}`,
-      );
-      const dropped = await new Promise<boolean>((resolve) => {
-        const off = deps.onInterrupt((count) => {
+      // Listening before the line that says it is up: a SIGTERM sent on seeing that line could land
+      // before a handler was in place, and end the worker as SIGTERM's default does (seen under load).
+      // Still listening while it stops: a second signal ends its agents and it at once.
+      let off = (): void => undefined;
+      const dropped = new Promise<boolean>((resolve) => {
+        off = deps.onInterrupt((count) => {
           if (count > 1) {
             for (const pid of pids) deps.killProcessGroup(pid);
             deps.exitNow(ExitCode.interrupted);
+            return;
           }
           say('stopping: no new attempts; the running ones are stopped');
-          off();
           void workers.close().then(resolve);
         });
       });
+      say(
+        `worker ${worker} on ${flags.redis}: ${[...limits].map(([kind, limit]) => `${kind}=${limit}`).join(',')}; cache ${cacheDir}`,
+      );
+      const wasDropped = await dropped;
+      off();
       await record.release();
-      if (!dropped) {
+      if (!wasDropped) {
         say('stopped');
         return;
       }

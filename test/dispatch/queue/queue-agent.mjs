@@ -12,6 +12,8 @@ if (bead.includes('fail')) {
   process.stdout.write(`${bead}: the build broke on line 12\n`);
   process.exit(1);
 }
+// One whose id holds "stubborn" ignores SIGTERM (only SIGKILL ends it).
+if (bead.includes('stubborn')) process.on('SIGTERM', () => undefined);
 if (bead.includes('slow')) {
   const file = join(marks, `${bead}.starts`);
   const before = existsSync(file) ? readFileSync(file, 'utf8') : '';

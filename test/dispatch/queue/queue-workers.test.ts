@@ -505,6 +505,30 @@ describe('queue dispatcher and forge-pack workers', () => {
     expect(worker.output()).not.toContain('Unhandled error event');
   }, 60_000);
 
+  it('a second SIGTERM while it stops ends its agent and the worker at once (exit 130)', async () => {
+    // A Redis of its own: the attempt the worker leaves behind is no later test's to take.
+    const own = await startRedis();
+    onTestFinished(() => own.stop());
+    const { repo } = await setup();
+    const worker = await startWorker(repo, [], undefined, own.url);
+    await worker.ready;
+    const queue = createQueueDispatcher({ repo: repo.dir, env: repo.env, redisUrl: own.url, capacity: 1 });
+    dispatchers.push(queue);
+    void queue.run(job(repo.head(), 'bd-slow-stubborn'), hooks());
+    const first = await waitFor('the agent start', async () => (await starts('bd-slow-stubborn'))[0]);
+    const agentPid = Number(first.split(' ')[0]);
+    const exited = new Promise<string>((resolve) =>
+      worker.child.once('exit', (code, signal) => resolve(`${String(code)} ${String(signal)}`)),
+    );
+    worker.child.kill('SIGTERM');
+    await waitFor('the stop', async () => (worker.output().includes('stopping:') ? true : undefined));
+    // Its agent ignores SIGTERM, so the stop waits on it; a second signal does not.
+    expect(alive(agentPid)).toBe(true);
+    worker.child.kill('SIGTERM');
+    expect(await exited, worker.output()).toBe('130 null');
+    await waitFor('the agent killed', async () => (alive(agentPid) ? undefined : true));
+  }, 60_000);
+
   it('SIGTERM: the worker takes nothing new, kills its agent and exits', async () => {
     const { repo, dispatcher } = await setup();
     const worker = await startWorker(repo);
