@@ -8,6 +8,8 @@ import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { assertBuilt, BIN, startCli, waitFor } from '../support/cli.js';
+import { openAttemptQueueClient } from '../../src/dispatch/queue/bullmq-adapter.js';
+import { queueNameOf } from '../../src/dispatch/queue/job-schema.js';
 import { startRedis, type RedisServer } from '../support/redis-server.js';
 import { makeRepo, type Action, type Repo } from '../support/runner-repo.js';
 
@@ -167,6 +169,36 @@ describe('ralph-loop --executor queue process', () => {
     expect(landed.sort()).toEqual([...ids].sort());
     expect(await git(repo, 'status', '--porcelain', '--', '.', ':!.beads', ':!.forge')).toBe('');
   }, 180_000);
+
+  it('a Redis gone while a bead waits: the run stops at the bead’s timeout and its grace (exit 3), naming Redis, the bead open', async () => {
+    const own = await startRedis();
+    onTestFinished(() => own.stop());
+    const repo = await makeRepo('embedded');
+    const remote = `${repo.dir}-remote.git`;
+    onTestFinished(() => rm(remote, { recursive: true, force: true }));
+    await execa('git', ['init', '-q', '--bare', remote], { env: repo.env });
+    await git(repo, 'remote', 'add', 'origin', remote);
+    const { epic, ids } = await repo.epic(['waits']);
+    // No worker: the attempt waits in the queue, and Redis goes away under it.
+    const args = [epic, '--agent', repo.agent, '--executor', 'queue', '--redis', own.url, '--timeout', '2'];
+    const run = startCli('ralph-loop', ['--store', 'embedded', ...args], { cwd: repo.dir, env: repo.env });
+    const probe = openAttemptQueueClient(own.url);
+    try {
+      await waitFor(
+        async () => ((await probe.unfinished([queueNameOf(repo.agent)])).length > 0 ? true : undefined),
+        60_000,
+        'the attempt in the queue',
+      );
+    } finally {
+      await probe.close();
+    }
+    await own.stop();
+    // Its wait ends 30 s past the timeout, and the process too: no connection is left retrying.
+    const ended = await run;
+    expect(ended.exitCode, ended.stderr).toBe(3);
+    expect(ended.stderr).toMatch(/Redis at redis:\/\/127\.0\.0\.1:\d+ did not answer within 30s/);
+    expect(await statuses(repo, ids)).toEqual(['open']);
+  }, 150_000);
 
   it('refuses --executor queue without --redis, and an unknown executor', async () => {
     const repo = await makeRepo('embedded');

@@ -94,7 +94,7 @@ export function openAttemptQueueClient(url: string): AttemptQueueClient {
   const connection = connectionOf(url);
   const queues = new Map<string, Queue>();
   let control: Redis | undefined;
-  const events = new Map<string, Promise<QueueEvents>>();
+  const events = new Map<string, { queueEvents: QueueEvents; ready: Promise<QueueEvents> }>();
   const queueOf = (name: string): Queue => {
     let queue = queues.get(name);
     if (queue === undefined) {
@@ -104,13 +104,13 @@ export function openAttemptQueueClient(url: string): AttemptQueueClient {
     return queue;
   };
   const eventsOf = (name: string): Promise<QueueEvents> => {
-    let ready = events.get(name);
-    if (ready === undefined) {
+    let opened = events.get(name);
+    if (opened === undefined) {
       const queueEvents = new QueueEvents(name, { connection });
-      ready = queueEvents.waitUntilReady().then(() => queueEvents);
-      events.set(name, ready);
+      opened = { queueEvents, ready: queueEvents.waitUntilReady().then(() => queueEvents) };
+      events.set(name, opened);
     }
-    return ready;
+    return opened.ready;
   };
 
   return {
@@ -176,15 +176,16 @@ export function openAttemptQueueClient(url: string): AttemptQueueClient {
       queues.clear();
       // A close waits for Redis to take its quits, and for ever when it has gone (a call it holds, or
       // a QueueEvents that never got ready): past a grace the connections are dropped instead.
+      // Each connection is dropped then, one that never got ready too: its retries alone would keep
+      // the runner's process alive after the run had ended.
       const graceful = (async () => {
-        for (const ready of opened.events) await (await ready).close();
+        for (const { queueEvents } of opened.events) await queueEvents.close();
         for (const queue of opened.queues) await queue.close();
         await opened.control?.quit().catch(() => undefined);
       })();
       if (await settledBy(graceful, Date.now() + REDIS_CLOSE_GRACE_MS)) return;
-      const drop = async (ready: Promise<QueueEvents>) => (await ready).disconnect();
-      await settledBy(Promise.all(opened.events.map(drop)), Date.now() + 1000);
-      await settledBy(Promise.all(opened.queues.map((queue) => queue.disconnect())), Date.now() + 1000);
+      const bases = [...opened.events.map(({ queueEvents }) => queueEvents), ...opened.queues];
+      await settledBy(Promise.all(bases.map((base) => base.disconnect())), Date.now() + 1000);
       opened.control?.disconnect();
     },
   };
