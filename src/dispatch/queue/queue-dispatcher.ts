@@ -106,7 +106,7 @@ export function createQueueDispatcher(options: QueueDispatcherOptions): AttemptD
       const answered = await Promise.race([
         call.then(
           (value) => ({ value }),
-          (error: unknown) => error as Error,
+          (error: unknown) => ({ failed: error instanceof Error ? error.message : String(error) }),
         ),
         late,
       ]);
@@ -114,11 +114,11 @@ export function createQueueDispatcher(options: QueueDispatcherOptions): AttemptD
         clearTimeout(timer);
         timers.delete(timer);
       }
-      if (answered !== undefined && !(answered instanceof Error)) return answered;
+      if (answered !== undefined && 'value' in answered) return answered;
       sayGone(
         answered === undefined
           ? `did not answer within ${Math.round(grace / 1000)}s ${when}`
-          : `failed ${when}: ${answered.message}`,
+          : `failed ${when}: ${answered.failed}`,
       );
       return undefined;
     };

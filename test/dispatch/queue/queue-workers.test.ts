@@ -9,6 +9,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, onTestFinished } 
 import type { Bead } from '../../../src/beads/types.js';
 import {
   connectionOf,
+  type AttemptQueueClient,
   openAttemptQueueClient,
   reachRedis,
 } from '../../../src/dispatch/queue/bullmq-adapter.js';
@@ -270,6 +271,33 @@ describe('the hand-over to the queue', () => {
     const next = await queue.run({ ...job(repo.head(), 'bd-q.7'), timeoutMs: 60_000 }, hooks());
     expect(next).toMatchObject({ outcome: 'error', environment: true });
     expect(next.message).toContain('did not answer within 1s when handed the attempt');
+    await queue.close();
+  });
+
+  it('a Redis call that fails, whatever it throws, ends the attempt the same way, saying what failed', async () => {
+    const { repo } = await setup();
+    const client: AttemptQueueClient = {
+      add: async () => undefined,
+      settled: () => new Promise<never>(() => undefined),
+      // Not an Error: what is under test is that any rejection is said as the call's failure.
+      // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors
+      removeWaiting: () => Promise.reject("READONLY You can't write against a read only replica."),
+      cancel: async () => undefined,
+      unfinished: async () => [],
+      close: async () => undefined,
+    };
+    const queue = createQueueDispatcher({
+      repo: repo.dir,
+      env: repo.env,
+      redisUrl: redis.url,
+      capacity: 1,
+      client,
+    });
+    const result = await queue.run({ ...job(repo.head(), 'bd-q.5'), timeoutMs: 1_000 }, hooks());
+    expect(result).toMatchObject({ outcome: 'error', environment: true });
+    expect(result.message).toContain(
+      "failed when the attempt's 1s were up: READONLY You can't write against a read only replica.",
+    );
     await queue.close();
   });
 
