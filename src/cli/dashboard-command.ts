@@ -79,15 +79,22 @@ export function defineDashboardCommand(command: Command, deps: CliDeps): void {
       const address = server.address() as AddressInfo;
       const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
       const url = `http://${host}:${address.port}/`;
-      if (options.json) printJson(deps, { url, host: address.address, port: address.port });
-      say(deps, `Dashboard of ${repo} at ${url} (read-only); Ctrl-C stops it.`);
-      await new Promise<void>((resolve) => {
-        const unsubscribe = deps.onInterrupt(() => {
-          unsubscribe();
-          server.closeAllConnections();
-          server.close(() => resolve());
-        });
+      // Listening for Ctrl-C before the address is printed: whoever stops it on seeing the address (a
+      // script, a test) finds it listening. A second signal leaves at once, without waiting for the close.
+      let stop!: () => void;
+      const stopped = new Promise<void>((resolve) => (stop = resolve));
+      const unsubscribe = deps.onInterrupt((count) => {
+        if (count > 1) deps.exitNow(130);
+        server.closeAllConnections();
+        server.close(() => stop());
       });
+      try {
+        if (options.json) printJson(deps, { url, host: address.address, port: address.port });
+        say(deps, `Dashboard of ${repo} at ${url} (read-only); Ctrl-C stops it.`);
+        await stopped;
+      } finally {
+        unsubscribe();
+      }
       say(deps, 'Dashboard stopped.');
     });
   command.addHelpText(
@@ -101,6 +108,7 @@ Examples:
 The first page lists the loops of .forge/loops.json and the epics that have run here. An epic's page
 is its report (see ralph-loop report) and follows the live run: it asks for news every --interval
 ms and redraws when a bead starts or an iteration is decided, with the live bead, its agent and how
-long it has run. The dashboard only reads: it changes no file and takes no lock.`,
+long it has run. The dashboard only reads: it changes no file and takes no lock. Ctrl-C (or SIGTERM)
+stops it, closing the pages' connections; a second one leaves at once, with exit 130.`,
   );
 }
