@@ -35,6 +35,7 @@ export function createIdleGit(cwd: string): Git {
     headSha: async () => head,
     resolveCommit: async (rev) => (rev === head || rev === 'HEAD' ? head : undefined),
     statusPorcelain: async () => [],
+    statusWithHead: async () => ({ head: { sha: head, branch: 'main' }, entries: [] }),
     changedSince: async () => [],
     pathsInCommit: async () => new Set<string>(),
     checkoutPathsFrom: async () => undefined,

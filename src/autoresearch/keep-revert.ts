@@ -4,7 +4,7 @@
 // that as one new commit. It does not care how the doer got there (no commit, one, several, a reset,
 // uncommitted edits, new or deleted files), never rewrites history, and leaves every path outside the
 // scope, and any staged work on them, exactly as it was.
-import type { ChangedPath, Git, SavedFile } from '../infra/git.js';
+import type { ChangedPath, Git, SavedFile, StatusEntry } from '../infra/git.js';
 import { GitError } from '../infra/git.js';
 import { ForgedObjectError } from '../infra/git-command.js';
 import { keeper, keptFiles } from './kept-refs.js';
@@ -113,19 +113,26 @@ export interface TakenSnapshot extends WorkingTreeSnapshot {
 }
 
 /**
- * Take it right before the doer runs. Costs one `git status`, one `git hash-object` over dirty files
- * and one `git rev-parse` for HEAD and its branch.
+ * Take it right before the doer runs. Costs one `git status` (which says where HEAD is too) and one
+ * `git hash-object` over dirty files.
  */
 export async function snapshotWorkingTree(git: Git): Promise<TakenSnapshot> {
-  const files = await saveDirtyFiles(git);
-  const head = await git.headState();
-  return { headSha: head.sha, branch: head.branch, files };
+  const { head, entries } = await git.statusWithHead();
+  return { headSha: head.sha, branch: head.branch, files: await saveDirty(git, entries) };
 }
 
 /** The files git calls dirty (a rename's both sides), saved: one `git status`, one `git hash-object`. */
 export async function saveDirtyFiles(git: Git): Promise<ReadonlyMap<string, SavedFile>> {
+  return saveDirty(git, await git.statusPorcelain());
+}
+
+/** The files of these status entries (a rename's both sides), saved. */
+export function saveDirty(
+  git: Git,
+  entries: readonly StatusEntry[],
+): Promise<ReadonlyMap<string, SavedFile>> {
   const dirty = new Set<string>();
-  for (const entry of await git.statusPorcelain()) {
+  for (const entry of entries) {
     dirty.add(entry.path);
     if (entry.origPath !== undefined) dirty.add(entry.origPath);
   }

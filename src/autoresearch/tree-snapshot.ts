@@ -2,7 +2,7 @@
 // index, working tree): a soft judge, a metric, guard or track run, an agent that is not the doer.
 import type { Git, SavedFile } from '../infra/git.js';
 import { dropPin, keeper, keptFiles, pinStep } from './kept-refs.js';
-import { isPathInScope, saveDirtyFiles, snapshotWorkingTree, type TakenSnapshot } from './keep-revert.js';
+import { isPathInScope, saveDirty, snapshotWorkingTree, type TakenSnapshot } from './keep-revert.js';
 
 /** The repository before a read-only step: the working tree's dirty files, plus where HEAD was and the index. */
 export interface TreeSnapshot extends TakenSnapshot {
@@ -81,7 +81,10 @@ async function putTreeBack(
   ignored: readonly string[],
   options: RestoreTreeOptions,
 ): Promise<TreeChange> {
-  const { sha, branch } = await git.headState();
+  // Where HEAD is and what is dirty, in one call: the files' list serves below unless HEAD or the index
+  // has to be put back first.
+  const found = await git.statusWithHead();
+  const { sha, branch } = found.head;
   const headMoved = sha !== before.headSha || branch !== before.branch;
   // What is undone is kept first, under one ref per put-back: whoever made it (an agent, or the user
   // committing while an agent ran: fault injection), a commit reset away is not left to the reflog.
@@ -100,8 +103,9 @@ async function putTreeBack(
   const indexChanged = indexNow !== before.indexTree;
   if (indexChanged && before.indexTree !== undefined) await git.readIndexTree(before.indexTree);
 
-  // The files only: where HEAD is now was asked above (and put back), so not asked again.
-  const after = await withWatched(git, await saveDirtyFiles(git), before.watched);
+  // With HEAD or the index put back, git is asked again what is dirty against them.
+  const dirty = headMoved || indexChanged ? await git.statusPorcelain() : found.entries;
+  const after = await withWatched(git, await saveDirty(git, dirty), before.watched);
   const candidates = new Set([...before.files.keys(), ...after.keys()]);
   const differ = [...candidates]
     .filter((path) => !isPathInScope(path, ignored))

@@ -1,6 +1,6 @@
 // Pure parsers of git's machine output (-z, porcelain) and builders of its stdin: no process, no disk.
 
-/** One entry of `git status --porcelain=v1 -z`: X (index) and Y (working tree) status letters. */
+/** One entry of `git status`: X (index) and Y (working tree) status letters as v1 prints them. */
 export interface StatusEntry {
   index: string;
   worktree: string;
@@ -68,18 +68,45 @@ export function nulTerminated(paths: readonly string[]): string {
   return paths.map((path) => `${path}\0`).join('');
 }
 
-/** `git status --porcelain=v1 -z`: `XY path`, and for a rename or copy the source in the next field. */
-export function parseStatusPorcelain(stdout: string): StatusEntry[] {
+/** Fields before the path in each kind of `git status --porcelain=v2` entry (`1`, `2`, `u`, `?`, `!`). */
+const V2_FIELDS: Record<string, number> = { '1': 8, '2': 9, u: 10, '?': 1, '!': 1 };
+
+/**
+ * `git status --porcelain=v2 -z --branch`: the entries as v1 gives them (XY, path, a rename's source),
+ * and HEAD from its header: `sha` undefined when HEAD has no commit yet, `branch` undefined when git
+ * printed `(detached)` (which a branch may be named too: ask `headState` then).
+ */
+export function parseStatusV2(stdout: string): {
+  head: { sha: string | undefined; branch: string | undefined };
+  entries: StatusEntry[];
+} {
   const fields = stdout.split('\0');
   const entries: StatusEntry[] = [];
+  let sha: string | undefined;
+  let branch: string | undefined;
   for (let i = 0; i < fields.length; i++) {
     const field = fields[i] ?? '';
-    if (field.length < 4) continue;
-    const entry: StatusEntry = { index: field.charAt(0), worktree: field.charAt(1), path: field.slice(3) };
-    if (entry.index === 'R' || entry.index === 'C') entry.origPath = fields[++i] ?? '';
+    if (field.startsWith('# ')) {
+      const [, key = '', value = ''] = /^# (\S+) (.*)$/s.exec(field) ?? [];
+      if (key === 'branch.oid' && value !== '(initial)') sha = value;
+      if (key === 'branch.head' && value !== '(detached)') branch = value;
+      continue;
+    }
+    const count = V2_FIELDS[field.charAt(0)];
+    if (count === undefined) continue;
+    let at = 0;
+    for (let n = 0; n < count && at !== -1; n++) at = field.indexOf(' ', at + (n === 0 ? 0 : 1));
+    if (at === -1) throw new Error(`git status answered an entry it should not: ${JSON.stringify(field)}`);
+    // v2 marks an unchanged side `.`, where v1 (and so every caller) has a space.
+    const xy = count === 1 ? `${field.charAt(0)}${field.charAt(0)}` : field.slice(2, 4).replaceAll('.', ' ');
+    const entry: StatusEntry = { index: xy.charAt(0), worktree: xy.charAt(1), path: field.slice(at + 1) };
+    if (field.charAt(0) === '2') entry.origPath = fields[++i] ?? '';
     entries.push(entry);
   }
-  return entries;
+  if (sha !== undefined && !/^[0-9a-f]{40}(?:[0-9a-f]{24})?$/.test(sha)) {
+    throw new Error(`git status answered ${JSON.stringify(sha)} for HEAD's commit`);
+  }
+  return { head: { sha, branch }, entries };
 }
 
 /** `git diff --name-status -z --no-renames`: letter and path fields in turn, as a map of path to change. */

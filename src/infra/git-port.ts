@@ -29,6 +29,8 @@ export interface Git {
   /** The commit a revision names, or undefined when it names none. */
   resolveCommit(rev: string): Promise<string | undefined>;
   statusPorcelain(): Promise<StatusEntry[]>;
+  /** The status and where HEAD is, from one git call (`headState`'s error when HEAD has no commit). */
+  statusWithHead(): Promise<{ head: HeadState; entries: StatusEntry[] }>;
   /** Everything that differs from `base`: committed since, staged, unstaged, and untracked (not ignored). */
   changedSince(base: string): Promise<ChangedPath[]>;
   /**

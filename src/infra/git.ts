@@ -9,7 +9,7 @@ import {
   parseLsTree,
   parseHeadState,
   parseNameStatus,
-  parseStatusPorcelain,
+  parseStatusV2,
   parseWorktreeList,
   splitLines,
   splitNul,
@@ -52,6 +52,14 @@ export function createGit(options: GitOptions): Git {
     return flags;
   }
 
+  // One call for the tree's status and where HEAD is (`--no-ahead-behind`: no walk to the upstream).
+  const status = async () => {
+    const { stdout } = await git(
+      ['status', '--porcelain=v2', '-z', '--branch', '--no-ahead-behind', '--untracked-files=all'],
+      { env: { GIT_OPTIONAL_LOCKS: '0' } },
+    );
+    return parseStatusV2(stdout);
+  };
   const api: Git = {
     cwd,
 
@@ -65,10 +73,15 @@ export function createGit(options: GitOptions): Git {
     },
 
     async statusPorcelain() {
-      const { stdout } = await git(['status', '--porcelain=v1', '-z', '--untracked-files=all'], {
-        env: { GIT_OPTIONAL_LOCKS: '0' },
-      });
-      return parseStatusPorcelain(stdout);
+      return (await status()).entries;
+    },
+
+    async statusWithHead() {
+      const { head, entries } = await status();
+      // With no commit yet, or detached (or on a branch named `(detached)`): asked the usual way.
+      const sha = head.sha;
+      if (sha === undefined || head.branch === undefined) return { head: await api.headState(), entries };
+      return { head: { sha, branch: head.branch }, entries };
     },
 
     async changedSince(base) {

@@ -82,18 +82,30 @@ describe('restoreTree', () => {
     expect(repo.run('cat-file', 'blob', `${change.keptUnder}/files/notes.md`)).toBe('the step’s\n');
   });
 
-  it('asks where HEAD is once: the files after the step are compared by content only', async () => {
+  it('asks git once for HEAD and the status together, again for the status only after putting HEAD back', async () => {
     const repo = await createTempRepo({ 'src/a.ts': 'a\n' });
     await repo.write('notes.md', 'dirty\n');
-    const before = await snapshotTree(repo.git);
+    const counted = countedMethods(repo.git);
+    const before = await snapshotTree(counted.git);
+    expect(counted.calls.get('statusWithHead')).toBe(1);
     await repo.write('notes.md', 'the step wrote this\n');
 
     const { git, calls } = countedMethods(repo.git);
     const change = await restoreTree(git, before, []);
     expect(change.paths).toEqual(['notes.md']);
     expect(await repo.read('notes.md')).toBe('dirty\n');
-    expect(calls.get('headState')).toBe(1);
-    expect(calls.get('statusPorcelain')).toBe(1);
-    expect(calls.get('headSha') ?? 0).toBe(0);
+    expect(calls.get('statusWithHead')).toBe(1);
+    for (const method of ['headState', 'statusPorcelain', 'headSha']) expect(calls.get(method) ?? 0).toBe(0);
+
+    // A step that committed: its commit undone first, then what is dirty is asked against HEAD.
+    const again = await snapshotTree(repo.git);
+    await repo.write('notes.md', 'committed by the step\n');
+    repo.commitAll('the step');
+    const moved = countedMethods(repo.git);
+    const undone = await restoreTree(moved.git, again, []);
+    expect(undone.headMoved).toBe(true);
+    expect(undone.paths).toEqual(['notes.md']);
+    expect(await repo.read('notes.md')).toBe('dirty\n');
+    expect(moved.calls.get('statusPorcelain')).toBe(1);
   });
 });

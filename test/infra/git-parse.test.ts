@@ -9,7 +9,7 @@ import {
   parseHeadState,
   parseLsTree,
   parseNameStatus,
-  parseStatusPorcelain,
+  parseStatusV2,
   parseWorktreeList,
   splitLines,
   splitNul,
@@ -38,42 +38,65 @@ describe('parseHeadState', () => {
   });
 });
 
-describe('parseStatusPorcelain', () => {
+describe('parseStatusV2', () => {
+  const sha = 'a'.repeat(40);
+  const blob = 'b'.repeat(40);
+  const modes = '100644 100644 100644';
+  const head = `# branch.oid ${sha}\0# branch.head main\0`;
   it.each([
-    { name: 'nothing', stdout: '', entries: [] },
+    { name: 'nothing', stdout: head, entries: [] },
     {
-      name: 'a modified file',
-      stdout: ' M a.txt\0',
+      name: 'a modified file, its unchanged side a space as in v1',
+      stdout: `${head}1 .M N... ${modes} ${blob} ${blob} a.txt\0`,
       entries: [{ index: ' ', worktree: 'M', path: 'a.txt' }],
     },
     {
-      name: 'a rename takes its source from the next field',
-      stdout: 'R  new name.txt\0old name.txt\0?? x\0',
+      name: 'a rename takes its source from the next field; untracked and ignored as ?? and !!',
+      stdout: `${head}2 R. N... ${modes} ${blob} ${blob} R100 new name.txt\0old name.txt\0? x\0! build/\0`,
       entries: [
         { index: 'R', worktree: ' ', path: 'new name.txt', origPath: 'old name.txt' },
         { index: '?', worktree: '?', path: 'x' },
+        { index: '!', worktree: '!', path: 'build/' },
       ],
     },
     {
-      name: 'a copy too',
-      stdout: 'C  b\0a\0',
-      entries: [{ index: 'C', worktree: ' ', path: 'b', origPath: 'a' }],
+      name: 'an unmerged file',
+      stdout: `${head}u UU N... 100644 100644 100644 100644 ${blob} ${blob} ${blob} f\0`,
+      entries: [{ index: 'U', worktree: 'U', path: 'f' }],
     },
     {
-      name: 'spaces, quotes, arrows and unicode stay literal',
-      stdout: '?? dir with space/ünï "q" -> x.txt\0',
-      entries: [{ index: '?', worktree: '?', path: 'dir with space/ünï "q" -> x.txt' }],
-    },
-    {
-      name: 'a name that looks like a status line is still a path',
-      stdout: 'A  M  b\0 D gone\0',
+      name: 'spaces, quotes, arrows, unicode and a name that looks like an entry stay literal',
+      stdout: `${head}? dir with space/ünï "q" -> x.txt\0? M  b\x001 A. N... ${modes} ${blob} ${blob} 1 .M x\0`,
       entries: [
-        { index: 'A', worktree: ' ', path: 'M  b' },
-        { index: ' ', worktree: 'D', path: 'gone' },
+        { index: '?', worktree: '?', path: 'dir with space/ünï "q" -> x.txt' },
+        { index: '?', worktree: '?', path: 'M  b' },
+        { index: 'A', worktree: ' ', path: '1 .M x' },
       ],
     },
   ])('$name', ({ stdout, entries }) => {
-    expect(parseStatusPorcelain(stdout)).toEqual(entries);
+    expect(parseStatusV2(stdout)).toEqual({ head: { sha, branch: 'main' }, entries });
+  });
+
+  it('reads HEAD from the header: a branch with a slash, detached, no commit yet, a SHA-256 commit', () => {
+    expect(parseStatusV2(`# branch.oid ${sha}\0# branch.head feat/x\0`).head).toEqual({
+      sha,
+      branch: 'feat/x',
+    });
+    expect(parseStatusV2(`# branch.oid ${sha}\0# branch.head (detached)\0`).head).toEqual({
+      sha,
+      branch: undefined,
+    });
+    expect(parseStatusV2('# branch.oid (initial)\0# branch.head main\0').head).toEqual({
+      sha: undefined,
+      branch: 'main',
+    });
+    const long = 'c'.repeat(64);
+    expect(parseStatusV2(`# branch.oid ${long}\0# branch.head main\0`).head.sha).toBe(long);
+  });
+
+  it('refuses a commit that is no hash and an entry short of its fields', () => {
+    expect(() => parseStatusV2('# branch.oid HEAD\0')).toThrow(/for HEAD's commit/);
+    expect(() => parseStatusV2(`${head}1 .M N... x\0`)).toThrow(/an entry it should not/);
   });
 });
 

@@ -56,6 +56,37 @@ describe('git: reading state', () => {
     await expect(repo.git.headState()).rejects.toBeInstanceOf(GitError);
   });
 
+  it('statusWithHead: the status and where HEAD is in one call, as statusPorcelain and headState say', async () => {
+    const repo = await createTempRepo({ 'a.txt': 'a\n', 'old name.txt': 'o\n' });
+    await repo.write('a.txt', 'changed\n');
+    repo.run('mv', 'old name.txt', 'new name.txt');
+    await repo.write('dir/u n.txt', 'new\n');
+    const both = async () => ({
+      head: await repo.git.headState(),
+      entries: await repo.git.statusPorcelain(),
+    });
+    const { git, subcommands } = await countedCommands(repo.dir, repo.env);
+    const found = await git.statusWithHead();
+    expect(await subcommands()).toEqual(['rev-parse', 'status']); // the tree's top, asked once
+    expect(found).toEqual(await both());
+    expect(found.head).toEqual({ sha: repo.head(), branch: 'main' });
+    expect(found.entries).toEqual([
+      { index: ' ', worktree: 'M', path: 'a.txt' },
+      { index: 'R', worktree: ' ', path: 'new name.txt', origPath: 'old name.txt' },
+      { index: '?', worktree: '?', path: 'dir/u n.txt' },
+    ]);
+    // Detached, and a branch named as git prints a detached HEAD: each told apart.
+    repo.run('checkout', '-q', '--detach');
+    expect((await repo.git.statusWithHead()).head).toEqual({ sha: repo.head(), branch: undefined });
+    repo.run('checkout', '-q', '-b', '(detached)');
+    expect((await repo.git.statusWithHead()).head).toEqual({ sha: repo.head(), branch: '(detached)' });
+    expect(await repo.git.statusWithHead()).toEqual(await both());
+    // No commit yet: the status alone still answers; with HEAD, headState's error.
+    repo.run('checkout', '-q', '--orphan', 'fresh');
+    expect((await repo.git.statusPorcelain()).length).toBeGreaterThan(0);
+    await expect(repo.git.statusWithHead()).rejects.toBeInstanceOf(GitError);
+  });
+
   it('reads objects as they are: a replace ref (git replace) does not change what it sees', async () => {
     const repo = await createTempRepo({ 'metric/helpers.mjs': 'export const bonus = 0;\n' });
     const base = repo.head();

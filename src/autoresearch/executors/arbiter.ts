@@ -178,7 +178,8 @@ async function changedSinceJudged(
   const judged = state.judged_head;
   if (iter === 0 || judged === undefined) return undefined;
   const { git, config } = context;
-  const head = await git.headSha();
+  const { head: at, entries } = await git.statusWithHead();
+  const head = at.sha;
   const moved =
     head !== judged &&
     !(
@@ -188,7 +189,7 @@ async function changedSinceJudged(
       )
     );
   const ignored = bookkeepingPaths(context);
-  const dirty = (await git.statusPorcelain())
+  const dirty = entries
     .flatMap((entry) => [entry.path, entry.origPath])
     .filter(
       (path): path is string =>
