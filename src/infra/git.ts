@@ -10,7 +10,6 @@ import {
   parseHeadState,
   parseNameStatus,
   parseStatusV2,
-  parseWorktreeList,
   splitLines,
   splitNul,
   stagedEntryPath,
@@ -19,6 +18,7 @@ import {
 } from './git-parse.js';
 import { createGitCommand } from './git-command.js';
 import { refMethods } from './git-refs.js';
+import { worktreeMethods } from './git-worktrees.js';
 import type { Git, GitOptions, IndexFlags, SavedFile } from './git-port.js';
 import { commitExactly, exportFiles, temporaryIndexPath, writeSavedFiles } from './git-scratch-index.js';
 
@@ -315,27 +315,7 @@ export function createGit(options: GitOptions): Git {
       await git(['update-index', '-q', '--refresh'], { ok: [0, 1] });
     },
 
-    async worktreeAdd(path, opts = {}) {
-      const args = ['worktree', 'add', '--quiet'];
-      if (opts.branch !== undefined) args.push('-b', opts.branch);
-      args.push('--', resolve(cwd, path));
-      if (opts.base !== undefined) args.push(opts.base);
-      await git(args);
-    },
-
-    async worktreeList() {
-      const { stdout } = await git(['worktree', 'list', '--porcelain', '-z']);
-      return parseWorktreeList(stdout);
-    },
-
-    async worktreeRemove(path) {
-      await git(['worktree', 'remove', '--force', '--force', '--', resolve(cwd, path)], { ok: [0, 128] });
-      await git(['worktree', 'prune']);
-    },
-
-    async deleteBranch(name) {
-      await git(['branch', '-D', '--', name], { ok: [0, 1] });
-    },
+    ...worktreeMethods(git, cwd),
 
     async headState() {
       // One call for both: the commit, then HEAD's full symbolic name (`HEAD` itself when detached).
