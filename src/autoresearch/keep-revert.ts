@@ -121,12 +121,7 @@ export async function snapshotWorkingTree(git: Git): Promise<TakenSnapshot> {
   return { headSha: head.sha, branch: head.branch, files: await saveDirty(git, entries) };
 }
 
-/** The files git calls dirty (a rename's both sides), saved: one `git status`, one `git hash-object`. */
-export async function saveDirtyFiles(git: Git): Promise<ReadonlyMap<string, SavedFile>> {
-  return saveDirty(git, await git.statusPorcelain());
-}
-
-/** The files of these status entries (a rename's both sides), saved. */
+/** The files of these status entries (a rename's both sides), saved: one `git hash-object`. */
 export function saveDirty(
   git: Git,
   entries: readonly StatusEntry[],
