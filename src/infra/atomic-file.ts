@@ -8,7 +8,16 @@
 // read takes only a regular file (NotRegularFileError otherwise); temp files are created, never
 // reopened (O_EXCL).
 import { access, mkdir, open, rename, rm, stat, writeFile, type FileHandle } from 'node:fs/promises';
-import { constants, renameSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  closeSync,
+  constants,
+  fstatSync,
+  openSync,
+  readSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { dirname, basename, join } from 'node:path';
 import { EnvironmentError } from './errors.js';
 
@@ -277,6 +286,30 @@ export async function openRegularFile(path: string): Promise<FileHandle> {
     throw error;
   }
   return handle;
+}
+
+/**
+ * The text of the regular file at `path` when it holds fewer than `maxBytes` bytes, read at once
+ * (`READ_FLAGS`: a FIFO there is never waited on) and without following a link there; undefined for
+ * anything else, or nothing. For a small file read on a hot path (git's HEAD, after each git call).
+ */
+export function readSmallRegularFileSync(path: string, maxBytes: number): string | undefined {
+  let fd: number;
+  try {
+    fd = openSync(path, READ_FLAGS | (constants.O_NOFOLLOW ?? 0));
+  } catch {
+    return undefined;
+  }
+  try {
+    if (!fstatSync(fd).isFile()) return undefined;
+    const bytes = Buffer.alloc(maxBytes);
+    const read = readSync(fd, bytes, 0, maxBytes, 0);
+    return read === maxBytes ? undefined : bytes.toString('utf8', 0, read);
+  } catch {
+    return undefined;
+  } finally {
+    closeSync(fd);
+  }
 }
 
 /** openRegularFile, or undefined when nothing is at `path`. */

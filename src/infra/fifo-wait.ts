@@ -98,16 +98,22 @@ export function fifoError(what: string, cwd: string, wait: FifoWait): AppError {
   );
 }
 
-/** Who hears of a FIFO removed from the tree (the runner, for its log): none, outside a run. */
-const removedListeners = new Set<(path: string) => void>();
+/**
+ * What took a FIFO's place: nothing (one in the tree, where git reads its settings), or the file as this
+ * process last read it (one in place of a git directory's HEAD or the branch it names).
+ */
+export type FifoRemedy = 'removed' | 'put back';
 
-/** Calls `listener` with each FIFO removed from a tree from now on; returns what stops it. */
-export function onFifoRemoved(listener: (path: string) => void): () => void {
+/** Who hears of a FIFO taken away (the runner, for its log): none, outside a run. */
+const removedListeners = new Set<(path: string, remedy: FifoRemedy) => void>();
+
+/** Calls `listener` with each FIFO taken away from now on; returns what stops it. */
+export function onFifoRemoved(listener: (path: string, remedy: FifoRemedy) => void): () => void {
   removedListeners.add(listener);
   return () => removedListeners.delete(listener);
 }
 
-/** Says that the FIFO at `path` was removed (git-command.ts, once it is gone). */
-export function fifoRemoved(path: string): void {
-  for (const listener of removedListeners) listener(path);
+/** Says that the FIFO at `path` was taken away (git-command.ts, once it is gone), and what is there now. */
+export function fifoRemoved(path: string, remedy: FifoRemedy = 'removed'): void {
+  for (const listener of removedListeners) listener(path, remedy);
 }

@@ -2,7 +2,8 @@
 // nothing prompting, exit codes turned into GitError, and long path lists cut into chunks.
 import { createHash, type Hash } from 'node:crypto';
 import { lstat, rm } from 'node:fs/promises';
-import { basename, dirname, sep } from 'node:path';
+import { basename, dirname, join, sep } from 'node:path';
+import { readSmallRegularFileSync, writeFileAtomic } from './atomic-file.js';
 import { AppError, ExitCode } from './errors.js';
 import { fifoError, fifoRemoved, type FifoWait } from './fifo-wait.js';
 import type { GitOptions } from './git-port.js';
@@ -142,6 +143,9 @@ async function removeTreeFifo(wait: FifoWait): Promise<boolean> {
   return true;
 }
 
+/** HEAD and a branch's file are a line: a symbolic ref or an object name. */
+const HEAD_MAX_BYTES = 4096;
+
 export function createGitCommand(options: GitOptions): GitCommand {
   const cwd = options.cwd;
   const file =
@@ -170,9 +174,10 @@ export function createGitCommand(options: GitOptions): GitCommand {
     };
     let result: ProcessResult = await call();
     // A FIFO where git reads a file of the tree (.gitignore, …) is removed and the call made again; git
-    // never tracks one, so nothing of the tree's is lost. Anywhere else (its config, .git/) it is said.
+    // never tracks one, so nothing of the tree's is lost. One in place of HEAD or its branch's file is
+    // that file as last read (restoreRead). Anywhere else (its config, the rest of .git/) it is said.
     for (let removed = 0; result.fifoWait !== undefined && removed < MAX_FIFOS_REMOVED; removed += 1) {
-      if (!(await removeTreeFifo(result.fifoWait))) break;
+      if (!(await removeTreeFifo(result.fifoWait)) && !(await restoreRead(result.fifoWait))) break;
       result = await call();
     }
     if (result.spawnError !== undefined) {
@@ -211,6 +216,36 @@ export function createGitCommand(options: GitOptions): GitCommand {
       },
     ));
   const root = async () => (await layout()).top;
+
+  // What this working tree's HEAD, and the branch's file it names, held when a call last ended, read
+  // again after each (a few µs): every git call reads HEAD first to know it is in a repository, and most
+  // then the branch, so a FIFO put in place of either (an agent's `mkfifo .git/HEAD`) held every later
+  // call, the runner's included, and the run could only stop. The FIFO is replaced by the file as it was;
+  // whatever the agent did to HEAD or the branch before is then seen and judged as any such change is.
+  let lastRead = new Map<string, string>();
+  const noteHead = ({ gitDir, commonDir }: RepoLayout): void => {
+    const read = new Map<string, string>();
+    const headPath = join(gitDir, 'HEAD');
+    const head = readSmallRegularFileSync(headPath, HEAD_MAX_BYTES);
+    if (head === undefined) return;
+    read.set(headPath, head);
+    // A branch's loose file (a packed one is in packed-refs, which is not kept here).
+    const branch = /^ref: (refs\/heads\/\S+)\n?$/.exec(head)?.[1];
+    const branchPath = branch === undefined ? undefined : join(commonDir, ...branch.split('/'));
+    const tip = branchPath === undefined ? undefined : readSmallRegularFileSync(branchPath, HEAD_MAX_BYTES);
+    if (branchPath !== undefined && tip !== undefined) read.set(branchPath, tip);
+    lastRead = read;
+  };
+  async function restoreRead(wait: FifoWait): Promise<boolean> {
+    const text = wait.path === undefined ? undefined : lastRead.get(wait.path);
+    if (wait.path === undefined || text === undefined) return false;
+    const info = await lstat(wait.path).catch(() => undefined);
+    if (info === undefined || !info.isFIFO()) return false;
+    // A rename over it: the FIFO goes and the file is back in one step.
+    await writeFileAtomic(wait.path, text);
+    fifoRemoved(wait.path, 'put back');
+    return true;
+  }
   // Once the top is known, git never looks above it for a repository: where its `.git` went (a linked
   // worktree deleted while a run went on, then written into again), every call climbed to the repository
   // around the tree and worked on that one (seen: the main checkout switched to the loop's branch).
@@ -219,7 +254,12 @@ export function createGitCommand(options: GitOptions): GitCommand {
     const ceiling = [dirname(top), options.env.GIT_CEILING_DIRECTORIES].filter(
       (dir) => dir !== undefined && dir !== '',
     );
-    return run(top, args, { ...extra, env: { GIT_CEILING_DIRECTORIES: ceiling.join(':'), ...extra.env } });
+    const result = await run(top, args, {
+      ...extra,
+      env: { GIT_CEILING_DIRECTORIES: ceiling.join(':'), ...extra.env },
+    });
+    noteHead(await layout());
+    return result;
   };
 
   async function forChunks(paths: readonly string[], run: (chunk: string[]) => Promise<void>): Promise<void> {

@@ -82,9 +82,11 @@ class Runner {
     }
 
     // Said in the run's log: nothing else records it, and the FIFO was put there by someone.
-    const stopHearing = onFifoRemoved((path) =>
+    const stopHearing = onFifoRemoved((path, remedy) =>
       ctx.warn(
-        `Removed ${path}, a FIFO (named pipe) where git reads its settings: every git call would have waited on it for ever. Git tracks no FIFO, so nothing of the tree's was lost.`,
+        remedy === 'put back'
+          ? `Put ${path} back as Forge last read it: a FIFO (named pipe) was there, and every git call would have waited on it for ever.`
+          : `Removed ${path}, a FIFO (named pipe) where git reads its settings: every git call would have waited on it for ever. Git tracks no FIFO, so nothing of the tree's was lost.`,
       ),
     );
     try {

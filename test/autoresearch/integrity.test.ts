@@ -1,7 +1,7 @@
 // Agents that try to cheat a loop: every change to what decides a score is put back, recorded as
 // tamper, and never turns into a keep. Each test names the cheat it plays.
 import { execFileSync } from 'node:child_process';
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, writeFileSync } from 'node:fs';
 import {
   chmod,
   cp,
@@ -2005,6 +2005,29 @@ describe('the judge measures what the doer’s commit holds', () => {
     expect(done.outcome, done.message).toBe('ok');
     expect(existsSync(join(f.repo.dir, 'src', '.gitignore'))).toBe(false);
     expect(existsSync(join(f.repo.dir, 'src', 'lib', '.gitattributes'))).toBe(false);
+    expect(f.repo.run('show', '--name-only', '--format=', 'HEAD').trim()).toBe('src/value.txt');
+    expect((await f.run('judge', 1)).outcome).toBe('ok');
+    expect((await f.run('arbiter', 1)).message).toMatch(/keep/);
+    expect(await ledgerDecisions(f)).toEqual([
+      [0, 'baseline'],
+      [1, 'keep'],
+    ]);
+  });
+
+  it('a FIFO in place of .git/HEAD, where every git call reads first, ends no git call: HEAD is put back as it was, the iteration goes on and is scored', async () => {
+    const f = await createLoopFixture();
+    await f.baseline();
+    const headFile = join(f.repo.dir, '.git', 'HEAD');
+    const head = await readFile(headFile, 'utf8');
+    f.full.behaviour = doerWrites(f, '12', async () => {
+      // Every git call opens HEAD to know it is in a repository, and a FIFO there holds it for ever.
+      await rm(headFile);
+      execFileSync('mkfifo', [headFile]);
+    });
+    const done = await f.run('doer', 1);
+    expect(done.outcome, done.message).toBe('ok');
+    expect(lstatSync(headFile).isFile()).toBe(true);
+    expect(await readFile(headFile, 'utf8')).toBe(head);
     expect(f.repo.run('show', '--name-only', '--format=', 'HEAD').trim()).toBe('src/value.txt');
     expect((await f.run('judge', 1)).outcome).toBe('ok');
     expect((await f.run('arbiter', 1)).message).toMatch(/keep/);

@@ -2,7 +2,7 @@
 // changed; exits and messages say what happened; faults (a self-closed bead, a locked index, a full disk,
 // a closed terminal, a reused pid, a stale stop) end cleanly; `once` closes a finished epic.
 import { execa } from 'execa';
-import { existsSync } from 'node:fs';
+import { existsSync, lstatSync } from 'node:fs';
 import { mkdir, mkdtemp, readdir, readFile, rm, utimes, writeFile } from 'node:fs/promises';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -104,6 +104,38 @@ describe('--auto-commit commits only what the bead changed', () => {
     expect(warnings).toContainEqual(
       expect.stringContaining(`Removed ${join(repo.dir, 'src', '.gitignore')}, a FIFO (named pipe)`),
     );
+  });
+
+  it("a FIFO the bead made in place of .git/HEAD: HEAD put back as it was, the commit made, the run's log says so", async () => {
+    const repo = await makeRepo();
+    const { epic, ids } = await repo.epic(['write', 'after']);
+    const head = join(repo.dir, '.git', 'HEAD');
+    const before = await readFile(head, 'utf8');
+    await repo.script({
+      [ids[0]!]: [
+        [
+          { write: { path: 'src/feature.txt', content: 'new\n' } },
+          // Every git call opens HEAD first: with a FIFO there, each waited for ever.
+          { exec: ['rm', '.git/HEAD'] },
+          { exec: ['mkfifo', '.git/HEAD'] },
+        ],
+      ],
+    });
+    const run = await repo.ralph([epic, '--agent', repo.agent, '--auto-commit']);
+    expect(run.exitCode, run.stderr).toBe(0);
+    expect((await repo.show(ids[1]!)).status).toBe('closed');
+    expect(lstatSync(head).isFile()).toBe(true);
+    expect(await readFile(head, 'utf8')).toBe(before);
+    expect((await git(repo, 'log', '--name-only', '--format=', '-2')).split('\n')).toContain(
+      'src/feature.txt',
+    );
+    const runs = join(repo.dir, '.forge', 'epics', epic, 'runs');
+    const [log] = await readdir(runs);
+    const warnings = (await readFile(join(runs, log!), 'utf8'))
+      .split('\n')
+      .filter((line) => line.includes('"warning"'))
+      .map((line) => (JSON.parse(line) as { message: string }).message);
+    expect(warnings).toContainEqual(expect.stringContaining(`Put ${head} back as Forge last read it`));
   });
 
   it('refuses to start on a dirty tree, naming the paths and --allow-dirty, and creates nothing', async () => {

@@ -4,9 +4,9 @@
 // one anywhere else (git's own folder, its config) is named in an error, exit 3.
 import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, lstatSync } from 'node:fs';
-import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { createBrClient } from '../../src/beads/br/client.js';
 import { systemClock } from '../../src/infra/clock.js';
@@ -49,6 +49,51 @@ describe.runIf(onLinux)('a FIFO where git reads a file', () => {
       { path: 'src/new.txt', change: 'untracked' },
     ]);
     expect(existsSync(join(repo.dir, 'src', 'lib', '.gitattributes'))).toBe(false);
+  });
+
+  it('in place of HEAD or its branch, once this Git has read them: as they were, in a linked worktree too; never read: stopped and named', async () => {
+    const repo = await createTempRepo({ 'a.txt': 'a\n' });
+    const worktree = join(await mkdtemp(join(tmpdir(), 'forge-fifo-head-')), 'wt');
+    onTestFinished(() => rm(dirname(worktree), { recursive: true, force: true }));
+    execFileSync('git', ['worktree', 'add', '-q', '-b', 'side', worktree], { cwd: repo.dir, env: repo.env });
+    for (const [dir, head] of [
+      [repo.dir, join(repo.dir, '.git', 'HEAD')],
+      [worktree, join(repo.dir, '.git', 'worktrees', 'wt', 'HEAD')],
+    ] as const) {
+      const git = createGit({ cwd: dir, env: repo.env });
+      const before = await git.statusWithHead();
+      const text = await readFile(head, 'utf8');
+      await rm(head);
+      mkfifo(head);
+      expect(await git.statusWithHead()).toEqual(before);
+      expect(lstatSync(head).isFile()).toBe(true);
+      expect(await readFile(head, 'utf8')).toBe(text);
+
+      // The branch's own file, which git reads next: put back as it was too.
+      const branch = join(
+        repo.dir,
+        '.git',
+        ...text
+          .replace(/^ref: /, '')
+          .trim()
+          .split('/'),
+      );
+      const tip = await readFile(branch, 'utf8');
+      await rm(branch);
+      mkfifo(branch);
+      expect(await git.statusWithHead()).toEqual(before);
+      expect(lstatSync(branch).isFile()).toBe(true);
+      expect(await readFile(branch, 'utf8')).toBe(tip);
+
+      // A Git that never read it has nothing to put back: the call is stopped, naming it, as before.
+      await rm(head);
+      mkfifo(head);
+      const fresh = createGit({ cwd: dir, env: repo.env });
+      await expect(fresh.statusWithHead()).rejects.toThrow(`waited on ${head}, a FIFO`);
+      expect(lstatSync(head).isFIFO()).toBe(true);
+      await rm(head);
+      await writeFile(head, text);
+    }
   });
 
   it("in git's own folder or its config: the call is stopped within about a second, naming it, exit 3, and it stays", async () => {
