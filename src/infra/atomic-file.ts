@@ -289,11 +289,11 @@ export async function openRegularFile(path: string): Promise<FileHandle> {
 }
 
 /**
- * The text of the regular file at `path` when it holds fewer than `maxBytes` bytes, read at once
+ * The bytes of the regular file at `path` when it holds fewer than `maxBytes`, read at once
  * (`READ_FLAGS`: a FIFO there is never waited on) and without following a link there; undefined for
- * anything else, or nothing. For a small file read on a hot path (git's HEAD, after each git call).
+ * anything else, or nothing. For small files read on a hot path (git's HEAD, after each git call).
  */
-export function readSmallRegularFileSync(path: string, maxBytes: number): string | undefined {
+export function readSmallRegularFileSync(path: string, maxBytes: number): Buffer | undefined {
   let fd: number;
   try {
     fd = openSync(path, READ_FLAGS | (constants.O_NOFOLLOW ?? 0));
@@ -302,9 +302,9 @@ export function readSmallRegularFileSync(path: string, maxBytes: number): string
   }
   try {
     if (!fstatSync(fd).isFile()) return undefined;
-    const bytes = Buffer.alloc(maxBytes);
+    const bytes = Buffer.allocUnsafe(maxBytes);
     const read = readSync(fd, bytes, 0, maxBytes, 0);
-    return read === maxBytes ? undefined : bytes.toString('utf8', 0, read);
+    return read === maxBytes ? undefined : Buffer.from(bytes.subarray(0, read));
   } catch {
     return undefined;
   } finally {

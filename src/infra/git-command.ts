@@ -143,8 +143,8 @@ async function removeTreeFifo(wait: FifoWait): Promise<boolean> {
   return true;
 }
 
-/** HEAD and a branch's file are a line: a symbolic ref or an object name. */
-const HEAD_MAX_BYTES = 4096;
+/** The most of a file git reads on every call that is kept to put back over a FIFO (restoreRead). */
+const READ_KEPT_MAX_BYTES = 64 * 1024;
 
 export function createGitCommand(options: GitOptions): GitCommand {
   const cwd = options.cwd;
@@ -174,8 +174,9 @@ export function createGitCommand(options: GitOptions): GitCommand {
     };
     let result: ProcessResult = await call();
     // A FIFO where git reads a file of the tree (.gitignore, …) is removed and the call made again; git
-    // never tracks one, so nothing of the tree's is lost. One in place of HEAD or its branch's file is
-    // that file as last read (restoreRead). Anywhere else (its config, the rest of .git/) it is said.
+    // never tracks one, so nothing of the tree's is lost. One in place of HEAD, its branch's file, the
+    // config, packed refs or excludes is that file as last read (restoreRead). Anywhere else (the rest of
+    // .git/, the user's config) it is said.
     for (let removed = 0; result.fifoWait !== undefined && removed < MAX_FIFOS_REMOVED; removed += 1) {
       if (!(await removeTreeFifo(result.fifoWait)) && !(await restoreRead(result.fifoWait))) break;
       result = await call();
@@ -217,32 +218,35 @@ export function createGitCommand(options: GitOptions): GitCommand {
     ));
   const root = async () => (await layout()).top;
 
-  // What this working tree's HEAD, and the branch's file it names, held when a call last ended, read
-  // again after each (a few µs): every git call reads HEAD first to know it is in a repository, and most
-  // then the branch, so a FIFO put in place of either (an agent's `mkfifo .git/HEAD`) held every later
-  // call, the runner's included, and the run could only stop. The FIFO is replaced by the file as it was;
-  // whatever the agent did to HEAD or the branch before is then seen and judged as any such change is.
-  let lastRead = new Map<string, string>();
-  const noteHead = ({ gitDir, commonDir }: RepoLayout): void => {
-    const read = new Map<string, string>();
-    const headPath = join(gitDir, 'HEAD');
-    const head = readSmallRegularFileSync(headPath, HEAD_MAX_BYTES);
-    if (head === undefined) return;
-    read.set(headPath, head);
-    // A branch's loose file (a packed one is in packed-refs, which is not kept here).
-    const branch = /^ref: (refs\/heads\/\S+)\n?$/.exec(head)?.[1];
-    const branchPath = branch === undefined ? undefined : join(commonDir, ...branch.split('/'));
-    const tip = branchPath === undefined ? undefined : readSmallRegularFileSync(branchPath, HEAD_MAX_BYTES);
-    if (branchPath !== undefined && tip !== undefined) read.set(branchPath, tip);
+  // What the small files git reads on every call held when a call last ended, read again after each
+  // (~17 µs a file): this working tree's HEAD, which git opens first to know it is in a repository, the
+  // branch's loose file it names, the repository's config, packed refs and excludes. A FIFO put in place
+  // of one (an agent's `mkfifo .git/HEAD`) held every later git call, the runner's included, and the run
+  // could only stop. The FIFO is replaced by the file as it was; whatever the agent did to the file
+  // before is then seen and judged as any such change is (the config's by the git-control watch).
+  let lastRead = new Map<string, Buffer>();
+  const noteReads = ({ gitDir, commonDir }: RepoLayout): void => {
+    const read = new Map<string, Buffer>();
+    const note = (path: string): Buffer | undefined => {
+      const bytes = readSmallRegularFileSync(path, READ_KEPT_MAX_BYTES);
+      if (bytes !== undefined) read.set(path, bytes);
+      return bytes;
+    };
+    const head = note(join(gitDir, 'HEAD'));
+    // A branch's loose file (a packed one is in packed-refs).
+    const branch =
+      head === undefined ? undefined : /^ref: (refs\/heads\/\S+)\n?$/.exec(head.toString('latin1'))?.[1];
+    if (branch !== undefined) note(join(commonDir, ...branch.split('/')));
+    for (const name of ['config', 'packed-refs', join('info', 'exclude')]) note(join(commonDir, name));
     lastRead = read;
   };
   async function restoreRead(wait: FifoWait): Promise<boolean> {
-    const text = wait.path === undefined ? undefined : lastRead.get(wait.path);
-    if (wait.path === undefined || text === undefined) return false;
+    const bytes = wait.path === undefined ? undefined : lastRead.get(wait.path);
+    if (wait.path === undefined || bytes === undefined) return false;
     const info = await lstat(wait.path).catch(() => undefined);
     if (info === undefined || !info.isFIFO()) return false;
     // A rename over it: the FIFO goes and the file is back in one step.
-    await writeFileAtomic(wait.path, text);
+    await writeFileAtomic(wait.path, bytes);
     fifoRemoved(wait.path, 'put back');
     return true;
   }
@@ -258,7 +262,7 @@ export function createGitCommand(options: GitOptions): GitCommand {
       ...extra,
       env: { GIT_CEILING_DIRECTORIES: ceiling.join(':'), ...extra.env },
     });
-    noteHead(await layout());
+    noteReads(await layout());
     return result;
   };
 

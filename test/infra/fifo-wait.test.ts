@@ -51,41 +51,42 @@ describe.runIf(onLinux)('a FIFO where git reads a file', () => {
     expect(existsSync(join(repo.dir, 'src', 'lib', '.gitattributes'))).toBe(false);
   });
 
-  it('in place of HEAD or its branch, once this Git has read them: as they were, in a linked worktree too; never read: stopped and named', async () => {
+  it('in place of a file git reads on every call (HEAD, its branch, the config, packed refs, excludes), once this Git has read it: as it was, in a linked worktree too; never read: stopped and named', async () => {
     const repo = await createTempRepo({ 'a.txt': 'a\n' });
+    const common = join(repo.dir, '.git');
+    await mkdir(join(common, 'info'), { recursive: true });
+    await writeFile(join(common, 'info', 'exclude'), 'build/\n');
     const worktree = join(await mkdtemp(join(tmpdir(), 'forge-fifo-head-')), 'wt');
     onTestFinished(() => rm(dirname(worktree), { recursive: true, force: true }));
     execFileSync('git', ['worktree', 'add', '-q', '-b', 'side', worktree], { cwd: repo.dir, env: repo.env });
-    for (const [dir, head] of [
-      [repo.dir, join(repo.dir, '.git', 'HEAD')],
-      [worktree, join(repo.dir, '.git', 'worktrees', 'wt', 'HEAD')],
+    for (const [dir, head, branch] of [
+      [repo.dir, join(common, 'HEAD'), 'main'],
+      [worktree, join(common, 'worktrees', 'wt', 'HEAD'), 'side'],
     ] as const) {
       const git = createGit({ cwd: dir, env: repo.env });
       const before = await git.statusWithHead();
-      const text = await readFile(head, 'utf8');
-      await rm(head);
-      mkfifo(head);
-      expect(await git.statusWithHead()).toEqual(before);
-      expect(lstatSync(head).isFile()).toBe(true);
-      expect(await readFile(head, 'utf8')).toBe(text);
-
-      // The branch's own file, which git reads next: put back as it was too.
-      const branch = join(
-        repo.dir,
-        '.git',
-        ...text
-          .replace(/^ref: /, '')
-          .trim()
-          .split('/'),
-      );
-      const tip = await readFile(branch, 'utf8');
-      await rm(branch);
-      mkfifo(branch);
-      expect(await git.statusWithHead()).toEqual(before);
-      expect(lstatSync(branch).isFile()).toBe(true);
-      expect(await readFile(branch, 'utf8')).toBe(tip);
+      /** A FIFO in place of `path`: the next call answers as before, and the file is back as it was. */
+      const putBack = async (path: string): Promise<void> => {
+        const bytes = await readFile(path);
+        await rm(path);
+        mkfifo(path);
+        expect(await git.statusWithHead()).toEqual(before);
+        expect(lstatSync(path).isFile()).toBe(true);
+        expect(await readFile(path)).toEqual(bytes);
+      };
+      await putBack(head);
+      await putBack(join(common, 'refs', 'heads', branch));
+      await putBack(join(common, 'config'));
+      await putBack(join(common, 'info', 'exclude'));
+      if (dir === worktree) {
+        // Last: the branches' loose files go into packed-refs.
+        execFileSync('git', ['pack-refs', '--all'], { cwd: dir, env: repo.env });
+        await git.statusWithHead();
+        await putBack(join(common, 'packed-refs'));
+      }
 
       // A Git that never read it has nothing to put back: the call is stopped, naming it, as before.
+      const text = await readFile(head, 'utf8');
       await rm(head);
       mkfifo(head);
       const fresh = createGit({ cwd: dir, env: repo.env });
