@@ -145,6 +145,19 @@ async function removeTreeFifo(wait: FifoWait): Promise<boolean> {
 
 /** The most of a file git reads on every call that is kept to put back over a FIFO (restoreRead). */
 const READ_KEPT_MAX_BYTES = 64 * 1024;
+/** How many working trees' files are kept (a runner works in one or a few; a test process in thousands). */
+const LAST_READS_KEPT = 64;
+/** Each working tree's (by git directory) files as a call last left them, oldest first: see noteReads. */
+const lastReads = new Map<string, Map<string, Buffer>>();
+
+/** What `path` held when a git call of this process last read it, by any Git; undefined if none did. */
+function lastRead(path: string): Buffer | undefined {
+  for (const read of [...lastReads.values()].reverse()) {
+    const bytes = read.get(path);
+    if (bytes !== undefined) return bytes;
+  }
+  return undefined;
+}
 
 export function createGitCommand(options: GitOptions): GitCommand {
   const cwd = options.cwd;
@@ -218,13 +231,14 @@ export function createGitCommand(options: GitOptions): GitCommand {
     ));
   const root = async () => (await layout()).top;
 
-  // What the small files git reads on every call held when a call last ended, read again after each
-  // (~17 µs a file): this working tree's HEAD, which git opens first to know it is in a repository, the
-  // branch's loose file it names, the repository's config, packed refs and excludes. A FIFO put in place
-  // of one (an agent's `mkfifo .git/HEAD`) held every later git call, the runner's included, and the run
-  // could only stop. The FIFO is replaced by the file as it was; whatever the agent did to the file
-  // before is then seen and judged as any such change is (the config's by the git-control watch).
-  let lastRead = new Map<string, Buffer>();
+  // What the small files git reads on every call held when a call last ended (restoreRead), read again
+  // after each (~17 µs a file): this working tree's HEAD, which git opens first to know it is in a
+  // repository, the branch's loose file it names, the repository's config, packed refs and excludes. A
+  // FIFO put in place of one (an agent's `mkfifo .git/HEAD`) held every later git call, the runner's
+  // included, and the run could only stop. The FIFO is replaced by the file as it was; whatever the agent
+  // did to the file before is then seen and judged as any such change is (the config's by the
+  // git-control watch). Kept per working tree for the whole process, not per Git: what one Git last
+  // read is what another one made (a commit moves the branch), not a Git's own older look.
   const noteReads = ({ gitDir, commonDir }: RepoLayout): void => {
     const read = new Map<string, Buffer>();
     const note = (path: string): Buffer | undefined => {
@@ -238,10 +252,16 @@ export function createGitCommand(options: GitOptions): GitCommand {
       head === undefined ? undefined : /^ref: (refs\/heads\/\S+)\n?$/.exec(head.toString('latin1'))?.[1];
     if (branch !== undefined) note(join(commonDir, ...branch.split('/')));
     for (const name of ['config', 'packed-refs', join('info', 'exclude')]) note(join(commonDir, name));
-    lastRead = read;
+    // Last in the map: the newest look, where worktrees share a file (the config, packed refs).
+    lastReads.delete(gitDir);
+    lastReads.set(gitDir, read);
+    for (const oldest of lastReads.keys()) {
+      if (lastReads.size <= LAST_READS_KEPT) break;
+      lastReads.delete(oldest);
+    }
   };
   async function restoreRead(wait: FifoWait): Promise<boolean> {
-    const bytes = wait.path === undefined ? undefined : lastRead.get(wait.path);
+    const bytes = wait.path === undefined ? undefined : lastRead(wait.path);
     if (wait.path === undefined || bytes === undefined) return false;
     const info = await lstat(wait.path).catch(() => undefined);
     if (info === undefined || !info.isFIFO()) return false;

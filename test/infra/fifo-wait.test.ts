@@ -51,7 +51,7 @@ describe.runIf(onLinux)('a FIFO where git reads a file', () => {
     expect(existsSync(join(repo.dir, 'src', 'lib', '.gitattributes'))).toBe(false);
   });
 
-  it('in place of a file git reads on every call (HEAD, its branch, the config, packed refs, excludes), once this Git has read it: as it was, in a linked worktree too; never read: stopped and named', async () => {
+  it('in place of a file git reads on every call (HEAD, its branch, the config, packed refs, excludes), once this process has read it: as it was, in a linked worktree too; never read: stopped and named', async () => {
     const repo = await createTempRepo({ 'a.txt': 'a\n' });
     const common = join(repo.dir, '.git');
     await mkdir(join(common, 'info'), { recursive: true });
@@ -85,16 +85,26 @@ describe.runIf(onLinux)('a FIFO where git reads a file', () => {
         await putBack(join(common, 'packed-refs'));
       }
 
-      // A Git that never read it has nothing to put back: the call is stopped, naming it, as before.
+      // A Git made after the FIFO, whose first call waits on it, puts back what this process last read.
       const text = await readFile(head, 'utf8');
       await rm(head);
       mkfifo(head);
-      const fresh = createGit({ cwd: dir, env: repo.env });
-      await expect(fresh.statusWithHead()).rejects.toThrow(`waited on ${head}, a FIFO`);
-      expect(lstatSync(head).isFIFO()).toBe(true);
-      await rm(head);
-      await writeFile(head, text);
+      expect(await createGit({ cwd: dir, env: repo.env }).statusWithHead()).toEqual(before);
+      expect(await readFile(head, 'utf8')).toBe(text);
     }
+    // In a repository this process never read, there is nothing to put back: the call is stopped and
+    // names it, as before.
+    const other = await createTempRepo({ 'a.txt': 'a\n' });
+    const head = join(other.dir, '.git', 'HEAD');
+    const text = await readFile(head, 'utf8');
+    await rm(head);
+    mkfifo(head);
+    await expect(createGit({ cwd: other.dir, env: other.env }).statusWithHead()).rejects.toThrow(
+      `waited on ${head}, a FIFO`,
+    );
+    expect(lstatSync(head).isFIFO()).toBe(true);
+    await rm(head);
+    await writeFile(head, text);
   });
 
   it("in git's own folder or its config: the call is stopped within about a second, naming it, exit 3, and it stays", async () => {
