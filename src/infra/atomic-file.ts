@@ -301,10 +301,13 @@ export function readSmallRegularFileSync(path: string, maxBytes: number): Buffer
     return undefined;
   }
   try {
-    if (!fstatSync(fd).isFile()) return undefined;
-    const bytes = Buffer.allocUnsafe(maxBytes);
-    const read = readSync(fd, bytes, 0, maxBytes, 0);
-    return read === maxBytes ? undefined : Buffer.from(bytes.subarray(0, read));
+    const info = fstatSync(fd);
+    if (!info.isFile() || info.size >= maxBytes) return undefined;
+    // One byte more than it holds: a file that grew meanwhile fills it, and is not taken as read whole.
+    // Not from Node's shared pool, which a kept slice would hold on to whole.
+    const bytes = Buffer.allocUnsafeSlow(info.size + 1);
+    const read = readSync(fd, bytes, 0, bytes.length, 0);
+    return read === bytes.length ? undefined : bytes.subarray(0, read);
   } catch {
     return undefined;
   } finally {

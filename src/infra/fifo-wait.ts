@@ -100,7 +100,7 @@ export function fifoError(what: string, cwd: string, wait: FifoWait): AppError {
 
 /**
  * What took a FIFO's place: nothing (one in the tree, where git reads its settings), or the file as this
- * process last read it (one in place of a git directory's HEAD or the branch it names).
+ * process last read it (one in place of a file git reads on every call: HEAD, its branch, the config).
  */
 export type FifoRemedy = 'removed' | 'put back';
 

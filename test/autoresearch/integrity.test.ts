@@ -42,6 +42,16 @@ async function ledgerDecisions(f: LoopFixture): Promise<[number, string][]> {
 }
 
 /** doer-1 with `cheat`, then judge-1 and arbiter-1; returns the arbiter's message. */
+/** Iteration 1 is judged and kept: the ledger holds the baseline and that keep. */
+async function judgedAndKept(f: LoopFixture): Promise<void> {
+  expect((await f.run('judge', 1)).outcome).toBe('ok');
+  expect((await f.run('arbiter', 1)).message).toMatch(/keep/);
+  expect(await ledgerDecisions(f)).toEqual([
+    [0, 'baseline'],
+    [1, 'keep'],
+  ]);
+}
+
 async function cheatingIteration(f: LoopFixture, value: string, cheat: () => Promise<void>): Promise<string> {
   f.full.behaviour = doerWrites(f, value, cheat);
   expect((await f.run('doer', 1)).outcome).toBe('ok');
@@ -2006,12 +2016,7 @@ describe('the judge measures what the doer’s commit holds', () => {
     expect(existsSync(join(f.repo.dir, 'src', '.gitignore'))).toBe(false);
     expect(existsSync(join(f.repo.dir, 'src', 'lib', '.gitattributes'))).toBe(false);
     expect(f.repo.run('show', '--name-only', '--format=', 'HEAD').trim()).toBe('src/value.txt');
-    expect((await f.run('judge', 1)).outcome).toBe('ok');
-    expect((await f.run('arbiter', 1)).message).toMatch(/keep/);
-    expect(await ledgerDecisions(f)).toEqual([
-      [0, 'baseline'],
-      [1, 'keep'],
-    ]);
+    await judgedAndKept(f);
   });
 
   it('a FIFO in place of .git/HEAD, where every git call reads first, ends no git call: HEAD is put back as it was, the iteration goes on and is scored', async () => {
@@ -2029,12 +2034,7 @@ describe('the judge measures what the doer’s commit holds', () => {
     expect(lstatSync(headFile).isFile()).toBe(true);
     expect(await readFile(headFile, 'utf8')).toBe(head);
     expect(f.repo.run('show', '--name-only', '--format=', 'HEAD').trim()).toBe('src/value.txt');
-    expect((await f.run('judge', 1)).outcome).toBe('ok');
-    expect((await f.run('arbiter', 1)).message).toMatch(/keep/);
-    expect(await ledgerDecisions(f)).toEqual([
-      [0, 'baseline'],
-      [1, 'keep'],
-    ]);
+    await judgedAndKept(f);
   });
 
   it('a FIFO in place of the artifact, which git cannot add, fails no commit: removed, the iteration scores nothing and is undone', async () => {

@@ -18,6 +18,16 @@ const git = (repo: Repo, ...args: string[]) =>
   execa('git', args, { cwd: repo.dir, env: repo.env }).then((r) => r.stdout);
 
 /** A process that has nothing to do with Forge, killed when the test ends. */
+/** The warnings of the epic's one run, from its log. */
+async function runWarnings(repo: Repo, epic: string): Promise<string[]> {
+  const runs = join(repo.dir, '.forge', 'epics', epic, 'runs');
+  const [log] = await readdir(runs);
+  return (await readFile(join(runs, log!), 'utf8'))
+    .split('\n')
+    .filter((line) => line.includes('"warning"'))
+    .map((line) => (JSON.parse(line) as { message: string }).message);
+}
+
 function unrelatedProcess(): number {
   const child = execa(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { reject: false });
   onTestFinished(() => void child.kill('SIGKILL'));
@@ -95,12 +105,7 @@ describe('--auto-commit commits only what the bead changed', () => {
     expect((await git(repo, 'log', '--name-only', '--format=', '-2')).split('\n')).toContain(
       'src/feature.txt',
     );
-    const runs = join(repo.dir, '.forge', 'epics', epic, 'runs');
-    const [log] = await readdir(runs);
-    const warnings = (await readFile(join(runs, log!), 'utf8'))
-      .split('\n')
-      .filter((line) => line.includes('"warning"'))
-      .map((line) => (JSON.parse(line) as { message: string }).message);
+    const warnings = await runWarnings(repo, epic);
     expect(warnings).toContainEqual(
       expect.stringContaining(`Removed ${join(repo.dir, 'src', '.gitignore')}, a FIFO (named pipe)`),
     );
@@ -129,12 +134,7 @@ describe('--auto-commit commits only what the bead changed', () => {
     expect((await git(repo, 'log', '--name-only', '--format=', '-2')).split('\n')).toContain(
       'src/feature.txt',
     );
-    const runs = join(repo.dir, '.forge', 'epics', epic, 'runs');
-    const [log] = await readdir(runs);
-    const warnings = (await readFile(join(runs, log!), 'utf8'))
-      .split('\n')
-      .filter((line) => line.includes('"warning"'))
-      .map((line) => (JSON.parse(line) as { message: string }).message);
+    const warnings = await runWarnings(repo, epic);
     expect(warnings).toContainEqual(expect.stringContaining(`Put ${head} back as Forge last read it`));
   });
 
