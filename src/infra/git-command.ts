@@ -145,18 +145,24 @@ async function removeTreeFifo(wait: FifoWait): Promise<boolean> {
 
 /** The most of a file git reads on every call that is kept to put back over a FIFO (restoreRead). */
 const READ_KEPT_MAX_BYTES = 64 * 1024;
-/** How many working trees' files are kept (a runner works in one or a few; a test process in thousands). */
-const LAST_READS_KEPT = 64;
-/** Each working tree's (by git directory) files as a call last left them, oldest first: see noteReads. */
-const lastReads = new Map<string, Map<string, Buffer>>();
+/** How many files' last looks are kept: five a working tree (a runner works in a few, a test process in thousands). */
+const LAST_READ_KEPT = 320;
+/** What each file git reads on every call held at this process's newest look at it, by any Git (noteReads). */
+const lastRead = new Map<string, Buffer>();
+/** Each HEAD's path → the loose file of the branch it named at the last look. */
+const namedBranch = new Map<string, string>();
 
-/** What `path` held when a git call of this process last read it, by any Git; undefined if none did. */
-function lastRead(path: string): Buffer | undefined {
-  for (const read of [...lastReads.values()].reverse()) {
-    const bytes = read.get(path);
-    if (bytes !== undefined) return bytes;
-  }
-  return undefined;
+/** Looks at `path` again: what it holds now replaces the last look, or, when it is no file, drops it. */
+function look(path: string): Buffer | undefined {
+  const bytes = readSmallRegularFileSync(path, READ_KEPT_MAX_BYTES);
+  lastRead.delete(path);
+  if (bytes !== undefined) lastRead.set(path, bytes);
+  return bytes;
+}
+
+/** The branch a HEAD's bytes name (`ref: refs/heads/…`), or undefined when it names none. */
+function branchOf(head: Buffer): string | undefined {
+  return /^ref: (refs\/heads\/\S+)\n?$/.exec(head.toString('latin1'))?.[1];
 }
 
 export function createGitCommand(options: GitOptions): GitCommand {
@@ -237,37 +243,42 @@ export function createGitCommand(options: GitOptions): GitCommand {
   // FIFO put in place of one (an agent's `mkfifo .git/HEAD`) held every later git call, the runner's
   // included, and the run could only stop. The FIFO is replaced by the file as it was; whatever the agent
   // did to the file before is then seen and judged as any such change is (the config's by the
-  // git-control watch). Kept per working tree for the whole process, not per Git: what one Git last
-  // read is what another one made (a commit moves the branch), not a Git's own older look.
+  // git-control watch). Kept per file for the whole process, not per Git: the newest look by any Git
+  // (another may have moved the branch since this one looked), and a file found gone is forgotten.
   const noteReads = ({ gitDir, commonDir }: RepoLayout): void => {
-    const read = new Map<string, Buffer>();
-    const note = (path: string): Buffer | undefined => {
-      const bytes = readSmallRegularFileSync(path, READ_KEPT_MAX_BYTES);
-      if (bytes !== undefined) read.set(path, bytes);
-      return bytes;
-    };
-    const head = note(join(gitDir, 'HEAD'));
-    // A branch's loose file (a packed one is in packed-refs).
-    const branch =
-      head === undefined ? undefined : /^ref: (refs\/heads\/\S+)\n?$/.exec(head.toString('latin1'))?.[1];
-    if (branch !== undefined) note(join(commonDir, ...branch.split('/')));
-    for (const name of ['config', 'packed-refs', join('info', 'exclude')]) note(join(commonDir, name));
-    // Last in the map: the newest look, where worktrees share a file (the config, packed refs).
-    lastReads.delete(gitDir);
-    lastReads.set(gitDir, read);
-    for (const oldest of lastReads.keys()) {
-      if (lastReads.size <= LAST_READS_KEPT) break;
-      lastReads.delete(oldest);
+    const headPath = join(gitDir, 'HEAD');
+    const head = look(headPath);
+    const branch = head === undefined ? undefined : branchOf(head);
+    // A branch's loose file (a packed one is in packed-refs), kept only while a HEAD names it: one left
+    // behind by a switch may move since, unseen, and putting it back would move it back.
+    const branchPath = branch === undefined ? undefined : join(commonDir, ...branch.split('/'));
+    const named = namedBranch.get(headPath);
+    if (named !== undefined && named !== branchPath) lastRead.delete(named);
+    namedBranch.delete(headPath);
+    if (branchPath !== undefined) {
+      namedBranch.set(headPath, branchPath);
+      look(branchPath);
+    }
+    for (const name of ['config', 'packed-refs', join('info', 'exclude')]) look(join(commonDir, name));
+    for (const [map, kept] of [
+      [lastRead, LAST_READ_KEPT],
+      [namedBranch, LAST_READ_KEPT / 5],
+    ] as const) {
+      for (const oldest of map.keys()) {
+        if (map.size <= kept) break;
+        map.delete(oldest);
+      }
     }
   };
   async function restoreRead(wait: FifoWait): Promise<boolean> {
-    const bytes = wait.path === undefined ? undefined : lastRead(wait.path);
-    if (wait.path === undefined || bytes === undefined) return false;
-    const info = await lstat(wait.path).catch(() => undefined);
+    const path = wait.path;
+    const bytes = path === undefined ? undefined : lastRead.get(path);
+    if (path === undefined || bytes === undefined) return false;
+    const info = await lstat(path).catch(() => undefined);
     if (info === undefined || !info.isFIFO()) return false;
     // A rename over it: the FIFO goes and the file is back in one step.
-    await writeFileAtomic(wait.path, bytes);
-    fifoRemoved(wait.path, 'put back');
+    await writeFileAtomic(path, bytes);
+    fifoRemoved(path, 'put back');
     return true;
   }
   // Once the top is known, git never looks above it for a repository: where its `.git` went (a linked

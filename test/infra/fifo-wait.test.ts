@@ -83,6 +83,12 @@ describe.runIf(onLinux)('a FIFO where git reads a file', () => {
         execFileSync('git', ['pack-refs', '--all'], { cwd: dir, env: repo.env });
         await git.statusWithHead();
         await putBack(join(common, 'packed-refs'));
+        // The branch's loose file is gone with it, and what it held is no longer kept: a FIFO there,
+        // once packed refs have moved the branch on, gets nothing stale put back; it stops the call.
+        const loose = join(common, 'refs', 'heads', branch);
+        mkfifo(loose);
+        await expect(git.statusWithHead()).rejects.toThrow(`waited on ${loose}, a FIFO`);
+        await rm(loose);
       }
 
       // A Git made after the FIFO, whose first call waits on it, puts back what this process last read.
