@@ -165,6 +165,53 @@ function branchOf(head: Buffer): string | undefined {
   return /^ref: (refs\/heads\/\S+)\n?$/.exec(head.toString('latin1'))?.[1];
 }
 
+// What the small files git reads on every call held when a call last ended (restoreRead), read again
+// after each (~17 µs a file): this working tree's HEAD, which git opens first to know it is in a
+// repository, the branch's loose file it names, the repository's config, packed refs and excludes. A
+// FIFO put in place of one (an agent's `mkfifo .git/HEAD`) held every later git call, the runner's
+// included, and the run could only stop. The FIFO is replaced by the file as it was; whatever the agent
+// did to the file before is then seen and judged as any such change is (the config's by the
+// git-control watch). Kept per file for the whole process, not per Git: the newest look by any Git
+// (another may have moved the branch since this one looked), and a file found gone is forgotten.
+function noteReads({ gitDir, commonDir }: RepoLayout): void {
+  const headPath = join(gitDir, 'HEAD');
+  const head = look(headPath);
+  const branch = head === undefined ? undefined : branchOf(head);
+  // A branch's loose file (a packed one is in packed-refs), kept only while a HEAD names it: one left
+  // behind by a switch may move since, unseen, and putting it back would move it back.
+  const branchPath = branch === undefined ? undefined : join(commonDir, ...branch.split('/'));
+  const named = namedBranch.get(headPath);
+  if (named !== undefined && named !== branchPath) lastRead.delete(named);
+  namedBranch.delete(headPath);
+  if (branchPath !== undefined) {
+    namedBranch.set(headPath, branchPath);
+    look(branchPath);
+  }
+  for (const name of ['config', 'packed-refs', join('info', 'exclude')]) look(join(commonDir, name));
+  for (const [map, kept] of [
+    [lastRead, LAST_READ_KEPT],
+    [namedBranch, LAST_READ_KEPT / 5],
+  ] as const) {
+    for (const oldest of map.keys()) {
+      if (map.size <= kept) break;
+      map.delete(oldest);
+    }
+  }
+}
+
+/** Puts back over the FIFO git waited on the file it replaced, when a look of this process saw it last. */
+async function restoreRead(wait: FifoWait): Promise<boolean> {
+  const path = wait.path;
+  const bytes = path === undefined ? undefined : lastRead.get(path);
+  if (path === undefined || bytes === undefined) return false;
+  const info = await lstat(path).catch(() => undefined);
+  if (info === undefined || !info.isFIFO()) return false;
+  // A rename over it: the FIFO goes and the file is back in one step.
+  await writeFileAtomic(path, bytes);
+  fifoRemoved(path, 'put back');
+  return true;
+}
+
 export function createGitCommand(options: GitOptions): GitCommand {
   const cwd = options.cwd;
   const file =
@@ -237,50 +284,6 @@ export function createGitCommand(options: GitOptions): GitCommand {
     ));
   const root = async () => (await layout()).top;
 
-  // What the small files git reads on every call held when a call last ended (restoreRead), read again
-  // after each (~17 µs a file): this working tree's HEAD, which git opens first to know it is in a
-  // repository, the branch's loose file it names, the repository's config, packed refs and excludes. A
-  // FIFO put in place of one (an agent's `mkfifo .git/HEAD`) held every later git call, the runner's
-  // included, and the run could only stop. The FIFO is replaced by the file as it was; whatever the agent
-  // did to the file before is then seen and judged as any such change is (the config's by the
-  // git-control watch). Kept per file for the whole process, not per Git: the newest look by any Git
-  // (another may have moved the branch since this one looked), and a file found gone is forgotten.
-  const noteReads = ({ gitDir, commonDir }: RepoLayout): void => {
-    const headPath = join(gitDir, 'HEAD');
-    const head = look(headPath);
-    const branch = head === undefined ? undefined : branchOf(head);
-    // A branch's loose file (a packed one is in packed-refs), kept only while a HEAD names it: one left
-    // behind by a switch may move since, unseen, and putting it back would move it back.
-    const branchPath = branch === undefined ? undefined : join(commonDir, ...branch.split('/'));
-    const named = namedBranch.get(headPath);
-    if (named !== undefined && named !== branchPath) lastRead.delete(named);
-    namedBranch.delete(headPath);
-    if (branchPath !== undefined) {
-      namedBranch.set(headPath, branchPath);
-      look(branchPath);
-    }
-    for (const name of ['config', 'packed-refs', join('info', 'exclude')]) look(join(commonDir, name));
-    for (const [map, kept] of [
-      [lastRead, LAST_READ_KEPT],
-      [namedBranch, LAST_READ_KEPT / 5],
-    ] as const) {
-      for (const oldest of map.keys()) {
-        if (map.size <= kept) break;
-        map.delete(oldest);
-      }
-    }
-  };
-  async function restoreRead(wait: FifoWait): Promise<boolean> {
-    const path = wait.path;
-    const bytes = path === undefined ? undefined : lastRead.get(path);
-    if (path === undefined || bytes === undefined) return false;
-    const info = await lstat(path).catch(() => undefined);
-    if (info === undefined || !info.isFIFO()) return false;
-    // A rename over it: the FIFO goes and the file is back in one step.
-    await writeFileAtomic(path, bytes);
-    fifoRemoved(path, 'put back');
-    return true;
-  }
   // Once the top is known, git never looks above it for a repository: where its `.git` went (a linked
   // worktree deleted while a run went on, then written into again), every call climbed to the repository
   // around the tree and worked on that one (seen: the main checkout switched to the loop's branch).

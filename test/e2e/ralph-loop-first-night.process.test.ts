@@ -17,7 +17,6 @@ beforeAll(assertBuilt);
 const git = (repo: Repo, ...args: string[]) =>
   execa('git', args, { cwd: repo.dir, env: repo.env }).then((r) => r.stdout);
 
-/** A process that has nothing to do with Forge, killed when the test ends. */
 /** The warnings of the epic's one run, from its log. */
 async function runWarnings(repo: Repo, epic: string): Promise<string[]> {
   const runs = join(repo.dir, '.forge', 'epics', epic, 'runs');
@@ -28,6 +27,7 @@ async function runWarnings(repo: Repo, epic: string): Promise<string[]> {
     .map((line) => (JSON.parse(line) as { message: string }).message);
 }
 
+/** A process that has nothing to do with Forge, killed when the test ends. */
 function unrelatedProcess(): number {
   const child = execa(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { reject: false });
   onTestFinished(() => void child.kill('SIGKILL'));
