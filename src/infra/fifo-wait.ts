@@ -99,10 +99,26 @@ export function fifoError(what: string, cwd: string, wait: FifoWait): AppError {
 }
 
 /**
- * What took a FIFO's place: nothing (one in the tree, where git reads its settings), or the file as this
- * process last read it (one in place of a file git reads on every call: HEAD, its branch, the config).
+ * What took a FIFO's place (git-fifo.ts): nothing (`removed`: one in the tree, where git reads its
+ * settings; `removed from git`: one in git's own folders), the file as this process last read it (`put
+ * back`: HEAD, its branch, the config), or the index of HEAD (`rebuilt`).
  */
-export type FifoRemedy = 'removed' | 'put back';
+export type FifoRemedy = 'removed' | 'removed from git' | 'put back' | 'rebuilt';
+
+/** What the run's log says of a FIFO taken away. */
+export function fifoRemedyText(path: string, remedy: FifoRemedy): string {
+  const held = 'every git call would have waited on it for ever';
+  switch (remedy) {
+    case 'put back':
+      return `Put ${path} back as Forge last read it: a FIFO (named pipe) was there, and ${held}.`;
+    case 'rebuilt':
+      return `Rebuilt git's index ${path} from HEAD: a FIFO (named pipe) was there, and ${held}. The working tree's files are as they were; what was staged and not committed there is no longer staged.`;
+    case 'removed from git':
+      return `Removed ${path}, a FIFO (named pipe) in git's own folder: ${held}. Git makes none there; it now finds no file at that path, as if the file it replaced had been deleted.`;
+    case 'removed':
+      return `Removed ${path}, a FIFO (named pipe) where git reads its settings: ${held}. Git tracks no FIFO, so nothing of the tree's was lost.`;
+  }
+}
 
 /** Who hears of a FIFO taken away (the runner, for its log): none, outside a run. */
 const removedListeners = new Set<(path: string, remedy: FifoRemedy) => void>();

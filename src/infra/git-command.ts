@@ -1,11 +1,10 @@
 // Running git for a Git: argv at the top of the working tree, an env that keeps output stable and
 // nothing prompting, exit codes turned into GitError, and long path lists cut into chunks.
 import { createHash, type Hash } from 'node:crypto';
-import { lstat, rm } from 'node:fs/promises';
-import { basename, dirname, join, sep } from 'node:path';
-import { readSmallRegularFileSync, writeFileAtomic } from './atomic-file.js';
+import { dirname } from 'node:path';
 import { AppError, ExitCode } from './errors.js';
-import { fifoError, fifoRemoved, type FifoWait } from './fifo-wait.js';
+import { fifoError } from './fifo-wait.js';
+import { MAX_FIFOS_REMOVED, noteReads, takeAwayFifo, type GitFolders } from './git-fifo.js';
 import type { GitOptions } from './git-port.js';
 import { outsideTree } from './trusted-path.js';
 import type { ProcessResult } from './process.js';
@@ -59,12 +58,9 @@ export interface GitCallOptions {
   onStdoutBytes?: (chunk: Buffer) => void;
 }
 
-export interface RepoLayout {
+/** Where a repository is: its top, and its own folders (git-fifo.ts). */
+export interface RepoLayout extends GitFolders {
   top: string;
-  /** This working tree's git directory (`.git`, or `.git/worktrees/<name>` in a linked worktree). */
-  gitDir: string;
-  /** The directory every worktree of the repository shares (`.git`). */
-  commonDir: string;
 }
 
 /** How a Git runs its commands (shared with git-scratch-index.ts). */
@@ -123,95 +119,6 @@ export function gitFailureDetail(stderr: string): string {
   return said ?? lines.slice(-3).join(' ');
 }
 
-/** The files of the tree git reads as its own settings, by name, in any folder. */
-const GIT_READ_NAMES = new Set(['.gitignore', '.gitattributes', '.gitmodules', '.mailmap']);
-/** How many such FIFOs one call removes before it gives up and says so. */
-const MAX_FIFOS_REMOVED = 8;
-
-/**
- * Removes the FIFO git waited on when it is one of the tree's settings files (GIT_READ_NAMES, not under
- * a `.git` folder) and still a FIFO; true when it did.
- */
-async function removeTreeFifo(wait: FifoWait): Promise<boolean> {
-  const path = wait.path;
-  if (path === undefined || !GIT_READ_NAMES.has(basename(path))) return false;
-  if (path.split(sep).includes('.git')) return false;
-  const info = await lstat(path).catch(() => undefined);
-  if (info === undefined || !info.isFIFO()) return false;
-  await rm(path, { force: true });
-  fifoRemoved(path);
-  return true;
-}
-
-/** The most of a file git reads on every call that is kept to put back over a FIFO (restoreRead). */
-const READ_KEPT_MAX_BYTES = 64 * 1024;
-/** How many files' last looks are kept: five a working tree (a runner works in a few, a test process in thousands). */
-const LAST_READ_KEPT = 320;
-/** What each file git reads on every call held at this process's newest look at it, by any Git (noteReads). */
-const lastRead = new Map<string, Buffer>();
-/** Each HEAD's path → the loose file of the branch it named at the last look. */
-const namedBranch = new Map<string, string>();
-
-/** Looks at `path` again: what it holds now replaces the last look, or, when it is no file, drops it. */
-function look(path: string): Buffer | undefined {
-  const bytes = readSmallRegularFileSync(path, READ_KEPT_MAX_BYTES);
-  lastRead.delete(path);
-  if (bytes !== undefined) lastRead.set(path, bytes);
-  return bytes;
-}
-
-/** The branch a HEAD's bytes name (`ref: refs/heads/…`), or undefined when it names none. */
-function branchOf(head: Buffer): string | undefined {
-  return /^ref: (refs\/heads\/\S+)\n?$/.exec(head.toString('latin1'))?.[1];
-}
-
-// What the small files git reads on every call held when a call last ended (restoreRead), read again
-// after each (~17 µs a file): this working tree's HEAD, which git opens first to know it is in a
-// repository, the branch's loose file it names, the repository's config, packed refs and excludes. A
-// FIFO put in place of one (an agent's `mkfifo .git/HEAD`) held every later git call, the runner's
-// included, and the run could only stop. The FIFO is replaced by the file as it was; whatever the agent
-// did to the file before is then seen and judged as any such change is (the config's by the
-// git-control watch). Kept per file for the whole process, not per Git: the newest look by any Git
-// (another may have moved the branch since this one looked), and a file found gone is forgotten.
-function noteReads({ gitDir, commonDir }: RepoLayout): void {
-  const headPath = join(gitDir, 'HEAD');
-  const head = look(headPath);
-  const branch = head === undefined ? undefined : branchOf(head);
-  // A branch's loose file (a packed one is in packed-refs), kept only while a HEAD names it: one left
-  // behind by a switch may move since, unseen, and putting it back would move it back.
-  const branchPath = branch === undefined ? undefined : join(commonDir, ...branch.split('/'));
-  const named = namedBranch.get(headPath);
-  if (named !== undefined && named !== branchPath) lastRead.delete(named);
-  namedBranch.delete(headPath);
-  if (branchPath !== undefined) {
-    namedBranch.set(headPath, branchPath);
-    look(branchPath);
-  }
-  for (const name of ['config', 'packed-refs', join('info', 'exclude')]) look(join(commonDir, name));
-  for (const [map, kept] of [
-    [lastRead, LAST_READ_KEPT],
-    [namedBranch, LAST_READ_KEPT / 5],
-  ] as const) {
-    for (const oldest of map.keys()) {
-      if (map.size <= kept) break;
-      map.delete(oldest);
-    }
-  }
-}
-
-/** Puts back over the FIFO git waited on the file it replaced, when a look of this process saw it last. */
-async function restoreRead(wait: FifoWait): Promise<boolean> {
-  const path = wait.path;
-  const bytes = path === undefined ? undefined : lastRead.get(path);
-  if (path === undefined || bytes === undefined) return false;
-  const info = await lstat(path).catch(() => undefined);
-  if (info === undefined || !info.isFIFO()) return false;
-  // A rename over it: the FIFO goes and the file is back in one step.
-  await writeFileAtomic(path, bytes);
-  fifoRemoved(path, 'put back');
-  return true;
-}
-
 export function createGitCommand(options: GitOptions): GitCommand {
   const cwd = options.cwd;
   const file =
@@ -220,6 +127,17 @@ export function createGitCommand(options: GitOptions): GitCommand {
       : Promise.resolve(options.gitBinary);
   // Paths are file names, never patterns; nothing may prompt; our parsing needs stable output.
   const env = { ...options.env, GIT_LITERAL_PATHSPECS: '1', GIT_TERMINAL_PROMPT: '0', LC_ALL: 'C' };
+  /** The repository's own folders once asked (layout): where a FIFO is git's to take away. */
+  let folders: RepoLayout | undefined;
+
+  /** HEAD's index for the git folder `gitDir`, written to `indexFile` (a FIFO had the index's place). */
+  const buildIndex = async (gitDir: string, indexFile: string): Promise<boolean> => {
+    const made = await runShortProcess(
+      { file: await file, args: [...GIT_HARDENING, `--git-dir=${gitDir}`, 'read-tree', 'HEAD'] },
+      { cwd, env: { ...env, GIT_INDEX_FILE: indexFile } },
+    );
+    return made.exitCode === 0 && made.fifoWait === undefined && made.spawnError === undefined;
+  };
 
   async function run(dir: string, args: readonly string[], extra: GitCallOptions) {
     const binary = await file;
@@ -239,12 +157,10 @@ export function createGitCommand(options: GitOptions): GitCommand {
       );
     };
     let result: ProcessResult = await call();
-    // A FIFO where git reads a file of the tree (.gitignore, …) is removed and the call made again; git
-    // never tracks one, so nothing of the tree's is lost. One in place of HEAD, its branch's file, the
-    // config, packed refs or excludes is that file as last read (restoreRead). Anywhere else (the rest of
-    // .git/, the user's config) it is said.
+    // A FIFO where git reads a file is taken away and the call made again (git-fifo.ts); where nothing
+    // can take its place, the call stops and names it.
     for (let removed = 0; result.fifoWait !== undefined && removed < MAX_FIFOS_REMOVED; removed += 1) {
-      if (!(await removeTreeFifo(result.fifoWait)) && !(await restoreRead(result.fifoWait))) break;
+      if (!(await takeAwayFifo(result.fifoWait, folders, buildIndex))) break;
       result = await call();
     }
     if (result.spawnError !== undefined) {
@@ -276,7 +192,7 @@ export function createGitCommand(options: GitOptions): GitCommand {
       ['rev-parse', '--path-format=absolute', '--show-toplevel', '--git-dir', '--git-common-dir'],
       {},
     ).then(
-      (r) => parseLayout(r.stdout),
+      (r) => (folders = parseLayout(r.stdout)),
       (error: unknown) => {
         asked = undefined; // not a repository yet: ask again next time
         throw error;

@@ -10,7 +10,7 @@ import { runParallelLoop } from './parallel-run.js';
 import { namePaths, RunContext, type BeadOutcome, type RunEnd } from './run-context.js';
 import { pickNextBead, roleOf } from './select.js';
 import type { RunnerDeps, RunnerOptions, RunSummary, StopReason } from './types.js';
-import { onFifoRemoved } from '../infra/fifo-wait.js';
+import { fifoRemedyText, onFifoRemoved } from '../infra/fifo-wait.js';
 
 export class LockedError extends AppError {
   constructor(message: string, hint: string) {
@@ -82,13 +82,7 @@ class Runner {
     }
 
     // Said in the run's log: nothing else records it, and the FIFO was put there by someone.
-    const stopHearing = onFifoRemoved((path, remedy) =>
-      ctx.warn(
-        remedy === 'put back'
-          ? `Put ${path} back as Forge last read it: a FIFO (named pipe) was there, and every git call would have waited on it for ever.`
-          : `Removed ${path}, a FIFO (named pipe) where git reads its settings: every git call would have waited on it for ever. Git tracks no FIFO, so nothing of the tree's was lost.`,
-      ),
-    );
+    const stopHearing = onFifoRemoved((path, remedy) => ctx.warn(fifoRemedyText(path, remedy)));
     try {
       const dropped = await d.control.dropStaleStop?.();
       if (dropped !== undefined) {

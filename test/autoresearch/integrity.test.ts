@@ -41,7 +41,6 @@ async function ledgerDecisions(f: LoopFixture): Promise<[number, string][]> {
   ]);
 }
 
-/** doer-1 with `cheat`, then judge-1 and arbiter-1; returns the arbiter's message. */
 /** Iteration 1 is judged and kept: the ledger holds the baseline and that keep. */
 async function judgedAndKept(f: LoopFixture): Promise<void> {
   expect((await f.run('judge', 1)).outcome).toBe('ok');
@@ -52,6 +51,7 @@ async function judgedAndKept(f: LoopFixture): Promise<void> {
   ]);
 }
 
+/** doer-1 with `cheat`, then judge-1 and arbiter-1; returns the arbiter's message. */
 async function cheatingIteration(f: LoopFixture, value: string, cheat: () => Promise<void>): Promise<string> {
   f.full.behaviour = doerWrites(f, value, cheat);
   expect((await f.run('doer', 1)).outcome).toBe('ok');
@@ -2034,6 +2034,25 @@ describe('the judge measures what the doer’s commit holds', () => {
     expect(lstatSync(headFile).isFile()).toBe(true);
     expect(await readFile(headFile, 'utf8')).toBe(head);
     expect(f.repo.run('show', '--name-only', '--format=', 'HEAD').trim()).toBe('src/value.txt');
+    await judgedAndKept(f);
+  });
+
+  it('a FIFO in place of .git/index, which most git calls read, ends no git call: the index is rebuilt from HEAD, the iteration goes on and is scored', async () => {
+    const f = await createLoopFixture();
+    await f.baseline();
+    const indexFile = join(f.repo.dir, '.git', 'index');
+    f.full.behaviour = doerWrites(f, '12', async () => {
+      // Its change staged first: the rebuilt index no longer stages it, and the commit is made from the tree.
+      f.repo.run('add', 'src/value.txt');
+      await rm(indexFile);
+      execFileSync('mkfifo', [indexFile]);
+    });
+    const done = await f.run('doer', 1);
+    expect(done.outcome, done.message).toBe('ok');
+    expect(lstatSync(indexFile).isFile()).toBe(true);
+    expect(f.repo.run('show', '--name-only', '--format=', 'HEAD').trim()).toBe('src/value.txt');
+    expect(f.repo.run('show', 'HEAD:src/value.txt')).toBe('12\n');
+    expect(f.repo.run('status', '--porcelain')).toBe('');
     await judgedAndKept(f);
   });
 

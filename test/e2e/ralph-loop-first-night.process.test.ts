@@ -111,32 +111,42 @@ describe('--auto-commit commits only what the bead changed', () => {
     );
   });
 
-  it("a FIFO the bead made in place of .git/HEAD: HEAD put back as it was, the commit made, the run's log says so", async () => {
+  /** A bead that makes .git/<file> a FIFO: the run goes on, the commit is made, and its log says `said`. */
+  async function fifoInGitFolder(file: string, said: (path: string) => string): Promise<void> {
     const repo = await makeRepo();
     const { epic, ids } = await repo.epic(['write', 'after']);
-    const head = join(repo.dir, '.git', 'HEAD');
-    const before = await readFile(head, 'utf8');
+    const path = join(repo.dir, '.git', file);
+    const before = await readFile(path);
     await repo.script({
       [ids[0]!]: [
         [
           { write: { path: 'src/feature.txt', content: 'new\n' } },
-          // Every git call opens HEAD first: with a FIFO there, each waited for ever.
-          { exec: ['rm', '.git/HEAD'] },
-          { exec: ['mkfifo', '.git/HEAD'] },
+          { exec: ['rm', `.git/${file}`] },
+          { exec: ['mkfifo', `.git/${file}`] },
         ],
       ],
     });
     const run = await repo.ralph([epic, '--agent', repo.agent, '--auto-commit']);
     expect(run.exitCode, run.stderr).toBe(0);
     expect((await repo.show(ids[1]!)).status).toBe('closed');
-    expect(lstatSync(head).isFile()).toBe(true);
-    expect(await readFile(head, 'utf8')).toBe(before);
+    expect(lstatSync(path).isFile()).toBe(true);
+    if (file === 'HEAD') expect(await readFile(path)).toEqual(before);
     expect((await git(repo, 'log', '--name-only', '--format=', '-2')).split('\n')).toContain(
       'src/feature.txt',
     );
+    // Nothing staged or changed that the commit left out.
+    expect(await git(repo, 'status', '--porcelain', '--untracked-files=no')).toBe('');
     const warnings = await runWarnings(repo, epic);
-    expect(warnings).toContainEqual(expect.stringContaining(`Put ${head} back as Forge last read it`));
-  });
+    expect(warnings).toContainEqual(expect.stringContaining(said(path)));
+  }
+
+  // Every git call opens HEAD first: with a FIFO there, each waited for ever.
+  it("a FIFO the bead made in place of .git/HEAD: HEAD put back as it was, the commit made, the run's log says so", () =>
+    fifoInGitFolder('HEAD', (path) => `Put ${path} back as Forge last read it`));
+
+  // Most git calls read the index.
+  it("a FIFO the bead made in place of .git/index: the index rebuilt from HEAD, the commit made, the run's log says so", () =>
+    fifoInGitFolder('index', (path) => `Rebuilt git's index ${path} from HEAD`));
 
   it('refuses to start on a dirty tree, naming the paths and --allow-dirty, and creates nothing', async () => {
     const repo = await makeRepo();

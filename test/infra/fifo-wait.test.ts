@@ -1,17 +1,19 @@
 // A FIFO where git reads a file: one line of an agent's shell (`mkfifo src/.gitignore`) made every later
 // git call of the runner wait for ever (seen: a loop hung in git status after its doer). Each call is
-// stopped once it waits on one; a FIFO among the tree's git settings is removed and the call made again,
-// one anywhere else (git's own folder, its config) is named in an error, exit 3.
+// stopped once it waits on one and the FIFO taken away (src/infra/git-fifo.ts): removed among the tree's
+// git settings and in git's own folders, put back as last read for the files git reads on every call,
+// the index rebuilt from HEAD; where nothing can take its place (the user's config) it is named in an
+// error, exit 3.
 import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, lstatSync } from 'node:fs';
 import { chmod, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { createBrClient } from '../../src/beads/br/client.js';
 import { systemClock } from '../../src/infra/clock.js';
 import { fifoWaitOf } from '../../src/infra/fifo-wait.js';
-import { createGit } from '../../src/infra/git.js';
+import { createGit, type Git } from '../../src/infra/git.js';
 import { createTempRepo } from '../support/git-repo.js';
 
 const onLinux = process.platform === 'linux';
@@ -78,17 +80,23 @@ describe.runIf(onLinux)('a FIFO where git reads a file', () => {
       await putBack(join(common, 'refs', 'heads', branch));
       await putBack(join(common, 'config'));
       await putBack(join(common, 'info', 'exclude'));
+      // This working tree's index: made again from HEAD.
+      const index = join(dirname(head), 'index');
+      await rm(index);
+      mkfifo(index);
+      expect(await git.statusWithHead()).toEqual(before);
+      expect(lstatSync(index).isFile()).toBe(true);
       if (dir === worktree) {
         // Last: the branches' loose files go into packed-refs.
         execFileSync('git', ['pack-refs', '--all'], { cwd: dir, env: repo.env });
         await git.statusWithHead();
         await putBack(join(common, 'packed-refs'));
-        // The branch's loose file is gone with it, and what it held is no longer kept: a FIFO there,
-        // once packed refs have moved the branch on, gets nothing stale put back; it stops the call.
+        // The branch's loose file is gone with it, and what it held is no longer kept: a FIFO there gets
+        // nothing stale put back. It is removed, as any such file of git's, and git reads the packed branch.
         const loose = join(common, 'refs', 'heads', branch);
         mkfifo(loose);
-        await expect(git.statusWithHead()).rejects.toThrow(`waited on ${loose}, a FIFO`);
-        await rm(loose);
+        expect(await git.statusWithHead()).toEqual(before);
+        expect(existsSync(loose)).toBe(false);
       }
 
       // A Git made after the FIFO, whose first call waits on it, puts back what this process last read.
@@ -113,21 +121,72 @@ describe.runIf(onLinux)('a FIFO where git reads a file', () => {
     await writeFile(head, text);
   });
 
-  it("in git's own folder or its config: the call is stopped within about a second, naming it, exit 3, and it stays", async () => {
-    const repo = await createTempRepo();
-    const exclude = join(repo.dir, '.git', 'info', 'exclude');
-    await mkdir(join(repo.dir, '.git', 'info'), { recursive: true });
-    await rm(exclude, { force: true });
-    mkfifo(exclude);
-    const error = await repo.git.statusPorcelain().then(
-      () => undefined,
-      (e: unknown) => e as { message: string; hint?: string; exitCode?: number },
-    );
-    expect(error?.message).toContain(`waited on ${exclude}, a FIFO (named pipe) that nothing writes`);
-    expect(error?.hint).toContain(`rm ${exclude}`);
-    expect(error?.exitCode).toBe(3);
-    expect(lstatSync(exclude).isFIFO()).toBe(true);
-    await rm(exclude);
+  it("in git's own folder: the index rebuilt from HEAD, any other file removed; HEAD or the config with nothing kept to put back, or the user's config: stopped within about a second, naming it, exit 3", async () => {
+    const repo = await createTempRepo({ 'a.txt': 'a\n', 'b.txt': 'b\n' });
+    const gitDir = join(repo.dir, '.git');
+    // The index: staged work is unstaged, the files are as they were, and git sees them so.
+    await repo.write('a.txt', 'a2\n');
+    repo.run('add', 'a.txt');
+    await repo.write('b.txt', 'b2\n');
+    const index = join(gitDir, 'index');
+    await rm(index);
+    mkfifo(index);
+    const changes = async (git: Git) =>
+      (await git.statusPorcelain()).map((entry) => `${entry.index}${entry.worktree} ${entry.path}`);
+    expect(await changes(repo.git)).toEqual([' M a.txt', ' M b.txt']);
+    expect(lstatSync(index).isFile()).toBe(true);
+    expect(await repo.read('a.txt')).toBe('a2\n');
+    expect(repo.run('diff', '--cached', '--name-only')).toBe('');
+
+    // Alternates where there were none, another branch's ref, HEAD's log: git reads each, makes none a
+    // FIFO, and does without them.
+    repo.run('branch', 'other');
+    const alternates = join(gitDir, 'objects', 'info', 'alternates');
+    const other = join(gitDir, 'refs', 'heads', 'other');
+    const log = join(gitDir, 'logs', 'HEAD');
+    await rm(other);
+    await rm(log);
+    for (const path of [alternates, other, log]) mkfifo(path);
+    const removed = createGit({ cwd: repo.dir, env: repo.env });
+    expect(await changes(removed)).toEqual([' M a.txt', ' M b.txt']);
+    expect(existsSync(alternates)).toBe(false);
+    expect([...((await removed.refTips?.()) ?? []).keys()]).toEqual(['refs/heads/main']);
+    expect(existsSync(other)).toBe(false);
+    // Many at once: taken away together once git waits on one, not one a call (a call takes away eight).
+    const many = Array.from({ length: 12 }, (_, n) => join(gitDir, 'refs', 'heads', `b${n}`));
+    for (const path of many) {
+      repo.run('branch', basename(path));
+      await rm(path);
+      mkfifo(path);
+    }
+    expect([...((await removed.refTips?.()) ?? []).keys()]).toEqual(['refs/heads/main']);
+    for (const path of many) expect(existsSync(path)).toBe(false);
+    // HEAD's log, which a commit opens to append to.
+    expect(await removed.commitPaths(['a.txt'], 'second')).toBe(repo.head());
+    expect(lstatSync(log).isFile()).toBe(true);
+
+    // HEAD and the config where this process kept nothing to put back (a repository never read; a
+    // config too large to keep, in one it works in): without them git would read another repository, or
+    // this one wrong. Stopped and named, and they stay for the user.
+    for (const name of ['HEAD', 'config']) {
+      const other = await createTempRepo();
+      const path = join(other.dir, '.git', name);
+      const git = createGit({ cwd: other.dir, env: other.env });
+      if (name === 'config') {
+        await writeFile(path, `${await readFile(path, 'utf8')}# ${'x'.repeat(70_000)}\n`);
+        await git.statusPorcelain();
+      }
+      await rm(path);
+      mkfifo(path);
+      const error = await git.statusPorcelain().then(
+        () => undefined,
+        (e: unknown) => e as { message: string; hint?: string; exitCode?: number },
+      );
+      expect(error?.message).toContain(`waited on ${path}, a FIFO (named pipe) that nothing writes`);
+      expect(error?.hint).toContain(`rm ${path}`);
+      expect(error?.exitCode).toBe(3);
+      expect(lstatSync(path).isFIFO()).toBe(true);
+    }
 
     const config = join(repo.dir, 'global-config');
     mkfifo(config);
