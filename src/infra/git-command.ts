@@ -4,6 +4,7 @@ import { createHash, type Hash } from 'node:crypto';
 import { dirname } from 'node:path';
 import { AppError, ExitCode } from './errors.js';
 import { fifoError } from './fifo-wait.js';
+import { userGitFiles } from './git-control.js';
 import { MAX_FIFOS_REMOVED, noteReads, takeAwayFifo, type GitFolders } from './git-fifo.js';
 import type { GitOptions } from './git-port.js';
 import { outsideTree } from './trusted-path.js';
@@ -127,6 +128,8 @@ export function createGitCommand(options: GitOptions): GitCommand {
       : Promise.resolve(options.gitBinary);
   // Paths are file names, never patterns; nothing may prompt; our parsing needs stable output.
   const env = { ...options.env, GIT_LITERAL_PATHSPECS: '1', GIT_TERMINAL_PROMPT: '0', LC_ALL: 'C' };
+  /** The user's and the system's git config, read as the repository's files are (noteReads). */
+  const userFiles = userGitFiles(options.env);
   /** The repository's own folders once asked (layout): where a FIFO is git's to take away. */
   let folders: RepoLayout | undefined;
 
@@ -212,7 +215,7 @@ export function createGitCommand(options: GitOptions): GitCommand {
       ...extra,
       env: { GIT_CEILING_DIRECTORIES: ceiling.join(':'), ...extra.env },
     });
-    noteReads(await layout());
+    noteReads(await layout(), userFiles);
     return result;
   };
 

@@ -16,6 +16,25 @@ export interface GitControlPaths {
 }
 
 /**
+ * The user's and the system's git files, as git finds them from `env`: config, and the attributes and
+ * excludes beside it under XDG_CONFIG_HOME.
+ */
+export function userGitFiles(env: Readonly<Record<string, string | undefined>>): string[] {
+  const home = env.HOME === undefined || env.HOME === '' ? undefined : env.HOME;
+  const xdg = env.XDG_CONFIG_HOME || (home === undefined ? undefined : join(home, '.config'));
+  return [
+    ...(home === undefined ? [] : [join(home, '.gitconfig')]),
+    ...(xdg === undefined ? [] : ['config', 'attributes', 'ignore'].map((name) => join(xdg, 'git', name))),
+    // `/dev/null` (or any device) is "no config", never a file to put back: restoring it as one removed
+    // the machine's /dev/null (seen in a test run, after something wrote a config through it).
+    ...[env.GIT_CONFIG_GLOBAL, env.GIT_CONFIG_SYSTEM].filter(
+      (path): path is string => path !== undefined && path !== '' && !/^\/dev\/(?!shm\/)/.test(path),
+    ),
+    '/etc/gitconfig',
+  ];
+}
+
+/**
  * The paths for a working tree whose git directory is `gitDir` (a linked worktree's own) and whose
  * common directory is `commonDir`, with the user's and the system's config as `env` locates them.
  */
@@ -24,20 +43,11 @@ export function gitControlPaths(
   commonDir: string,
   env: Readonly<Record<string, string | undefined>>,
 ): GitControlPaths {
-  const home = env.HOME === undefined || env.HOME === '' ? undefined : env.HOME;
-  const xdg = env.XDG_CONFIG_HOME || (home === undefined ? undefined : join(home, '.config'));
   const files = [
     join(commonDir, 'config'),
     join(commonDir, 'config.worktree'),
     join(gitDir, 'config.worktree'),
-    ...(home === undefined ? [] : [join(home, '.gitconfig')]),
-    ...(xdg === undefined ? [] : ['config', 'attributes', 'ignore'].map((name) => join(xdg, 'git', name))),
-    // `/dev/null` (or any device) is "no config", never a file to put back: restoring it as one removed
-    // the machine's /dev/null (seen in a test run, after something wrote a config through it).
-    ...[env.GIT_CONFIG_GLOBAL, env.GIT_CONFIG_SYSTEM].filter(
-      (path) => path !== undefined && path !== '' && !/^\/dev\/(?!shm\/)/.test(path),
-    ),
-    '/etc/gitconfig',
+    ...userGitFiles(env),
     // The files git reads from info/ (what else is there, `git update-server-info`'s refs list written
     // by every repack, nothing reads but a dumb-HTTP client), in the repository's and the worktree's.
     ...[commonDir, gitDir].flatMap((dir) => INFO_FILES.map((name) => join(dir, 'info', name))),

@@ -182,14 +182,15 @@ function branchOf(head: Buffer): string | undefined {
  * What the small files git reads on every call held when a call last ended (restoreRead), read again
  * after each (~17 µs a file): this working tree's HEAD, which git opens first to know it is in a
  * repository, the branch's loose file it names, the repository's config, packed refs, excludes and
- * alternates, and a linked worktree's way to the repository (`commondir`, `gitdir`). A FIFO put in place
+ * alternates, a linked worktree's way to the repository (`commondir`, `gitdir`), and the user's and the
+ * system's config (`userFiles`, git-control.ts: agents share the user's HOME). A FIFO put in place
  * of one (an agent's `mkfifo .git/HEAD`) held every later git call, the runner's included, and the run
  * could only stop. The FIFO is replaced by the file as it was; whatever the agent did to the file before
  * is then seen and judged as any such change is (the config's by the git-control watch). Kept per file
  * for the whole process, not per Git: the newest look by any Git (another may have moved the branch
  * since this one looked), and a file found gone is forgotten.
  */
-export function noteReads({ gitDir, commonDir }: GitFolders): void {
+export function noteReads({ gitDir, commonDir }: GitFolders, userFiles: readonly string[]): void {
   const headPath = join(gitDir, 'HEAD');
   const head = look(headPath);
   const branch = head === undefined ? undefined : branchOf(head);
@@ -206,6 +207,7 @@ export function noteReads({ gitDir, commonDir }: GitFolders): void {
   const shared = ['config', 'packed-refs', join('info', 'exclude'), join('objects', 'info', 'alternates')];
   for (const name of shared) look(join(commonDir, name));
   if (gitDir !== commonDir) for (const name of ['commondir', 'gitdir']) look(join(gitDir, name));
+  for (const path of userFiles) look(path);
   for (const [map, kept] of [
     [lastRead, LAST_READ_KEPT],
     [namedBranch, LAST_READ_KEPT / 5],

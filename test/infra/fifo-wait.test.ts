@@ -121,7 +121,7 @@ describe.runIf(onLinux)('a FIFO where git reads a file', () => {
     await writeFile(head, text);
   });
 
-  it("in git's own folder: the index rebuilt from HEAD, any other file removed; HEAD or the config with nothing kept to put back, or the user's config: stopped within about a second, naming it, exit 3", async () => {
+  it("in git's own folder: the index rebuilt from HEAD, any other file removed; HEAD or the config with nothing kept to put back, or the user's config with none: stopped within about a second, naming it, exit 3", async () => {
     const repo = await createTempRepo({ 'a.txt': 'a\n', 'b.txt': 'b\n' });
     const gitDir = join(repo.dir, '.git');
     // The index: staged work is unstaged, the files are as they were, and git sees them so.
@@ -188,11 +188,20 @@ describe.runIf(onLinux)('a FIFO where git reads a file', () => {
       expect(lstatSync(path).isFIFO()).toBe(true);
     }
 
+    // The user's own config: as last read, where this process read it; else stopped and named.
     const config = join(repo.dir, 'global-config');
-    mkfifo(config);
+    await writeFile(config, '[user]\n\tname = Someone\n');
     const git = createGit({ cwd: repo.dir, env: { ...repo.env, GIT_CONFIG_GLOBAL: config } });
-    await expect(git.statusPorcelain()).rejects.toThrow(`waited on ${config}, a FIFO`);
-    expect(lstatSync(config).isFIFO()).toBe(true);
+    const seen = await changes(git);
+    await rm(config);
+    mkfifo(config);
+    expect(await changes(git)).toEqual(seen);
+    expect(await readFile(config, 'utf8')).toBe('[user]\n\tname = Someone\n');
+    const unread = join(repo.dir, 'other-config');
+    mkfifo(unread);
+    const unreadGit = createGit({ cwd: repo.dir, env: { ...repo.env, GIT_CONFIG_GLOBAL: unread } });
+    await expect(unreadGit.statusPorcelain()).rejects.toThrow(`waited on ${unread}, a FIFO`);
+    expect(lstatSync(unread).isFIFO()).toBe(true);
   });
 
   it('where br reads: the call is stopped and named the same way, not waited on', async () => {
