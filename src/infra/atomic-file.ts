@@ -12,11 +12,13 @@ import {
   closeSync,
   constants,
   fstatSync,
+  lstatSync,
   openSync,
   readSync,
   renameSync,
   rmSync,
   writeFileSync,
+  type Stats,
 } from 'node:fs';
 import { dirname, basename, join } from 'node:path';
 import { EnvironmentError } from './errors.js';
@@ -290,15 +292,26 @@ export async function openRegularFile(path: string): Promise<FileHandle> {
 
 /**
  * The bytes of the regular file at `path` when it holds fewer than `maxBytes`, read at once
- * (`READ_FLAGS`: a FIFO there is never waited on) and without following a link there; undefined for
- * anything else, or nothing. For small files read on a hot path (git's HEAD, after each git call).
+ * (`READ_FLAGS`: a FIFO there is never waited on) and without following a link there; null when nothing
+ * is there, undefined for anything else. For small files read on a hot path (git's HEAD, after each git
+ * call).
  */
-export function readSmallRegularFileSync(path: string, maxBytes: number): Buffer | undefined {
+export function readSmallRegularFileSync(path: string, maxBytes: number): Buffer | null | undefined {
+  // A look first, which says "nothing there" without an exception (most of git's optional files are
+  // absent, and a thrown ENOENT costs ~10 µs); the file opened is checked again below.
+  let seen: Stats | undefined;
+  try {
+    seen = lstatSync(path, { throwIfNoEntry: false });
+  } catch {
+    return undefined;
+  }
+  if (seen === undefined) return null;
+  if (!seen.isFile() || seen.size >= maxBytes) return undefined;
   let fd: number;
   try {
     fd = openSync(path, READ_FLAGS | (constants.O_NOFOLLOW ?? 0));
-  } catch {
-    return undefined;
+  } catch (error) {
+    return isNotFound(error) ? null : undefined;
   }
   try {
     const info = fstatSync(fd);

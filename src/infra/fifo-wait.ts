@@ -100,10 +100,11 @@ export function fifoError(what: string, cwd: string, wait: FifoWait): AppError {
 
 /**
  * What took a FIFO's place (git-fifo.ts): nothing (`removed`: one in the tree, where git reads its
- * settings; `removed from git`: one in git's own folders), the file as this process last read it (`put
- * back`: HEAD, its branch, the config), or the index of HEAD (`rebuilt`).
+ * settings; `removed from git`: one in git's own folders; `none before`: where this process last found
+ * no file), the file as this process last read it (`put back`: HEAD, its branch, the config), or the
+ * index of HEAD (`rebuilt`).
  */
-export type FifoRemedy = 'removed' | 'removed from git' | 'put back' | 'rebuilt';
+export type FifoRemedy = 'removed' | 'removed from git' | 'put back' | 'none before' | 'rebuilt';
 
 /** What the run's log says of a FIFO taken away. */
 export function fifoRemedyText(path: string, remedy: FifoRemedy): string {
@@ -111,6 +112,8 @@ export function fifoRemedyText(path: string, remedy: FifoRemedy): string {
   switch (remedy) {
     case 'put back':
       return `Put ${path} back as Forge last read it: a FIFO (named pipe) was there, and ${held}.`;
+    case 'none before':
+      return `Removed ${path}, a FIFO (named pipe) where git reads a file and Forge last found none: ${held}.`;
     case 'rebuilt':
       return `Rebuilt git's index ${path} from HEAD: a FIFO (named pipe) was there, and ${held}. The working tree's files are as they were; what was staged and not committed there is no longer staged.`;
     case 'removed from git':

@@ -158,15 +158,24 @@ async function rebuildIndex(gitDir: string, path: string, buildIndex: IndexBuild
 
 /** The most of a file git reads on every call that is kept to put back over a FIFO (restoreRead). */
 const READ_KEPT_MAX_BYTES = 64 * 1024;
-/** How many files' last looks are kept: five a working tree (a runner works in a few, a test process in thousands). */
-const LAST_READ_KEPT = 320;
-/** What each file git reads on every call held at this process's newest look at it, by any Git (noteReads). */
-const lastRead = new Map<string, Buffer>();
+/**
+ * How many files' last looks are kept: about ten a working tree, and the user's config (a runner works
+ * in a few trees, a test process in thousands).
+ */
+const LAST_READ_KEPT = 640;
+/**
+ * What each file git reads on every call held at this process's newest look at it, by any Git
+ * (noteReads): its bytes, or null where nothing was.
+ */
+const lastRead = new Map<string, Buffer | null>();
 /** Each HEAD's path → the loose file of the branch it named at the last look. */
 const namedBranch = new Map<string, string>();
 
-/** Looks at `path` again: what it holds now replaces the last look, or, when it is no file, drops it. */
-function look(path: string): Buffer | undefined {
+/**
+ * Looks at `path` again: what it holds now (or that nothing is there) replaces the last look; anything
+ * but a small file drops it.
+ */
+function look(path: string): Buffer | null | undefined {
   const bytes = readSmallRegularFileSync(path, READ_KEPT_MAX_BYTES);
   lastRead.delete(path);
   if (bytes !== undefined) lastRead.set(path, bytes);
@@ -193,7 +202,7 @@ function branchOf(head: Buffer): string | undefined {
 export function noteReads({ gitDir, commonDir }: GitFolders, userFiles: readonly string[]): void {
   const headPath = join(gitDir, 'HEAD');
   const head = look(headPath);
-  const branch = head === undefined ? undefined : branchOf(head);
+  const branch = head instanceof Buffer ? branchOf(head) : undefined;
   // A branch's loose file (a packed one is in packed-refs), kept only while a HEAD names it: one left
   // behind by a switch may move since, unseen, and putting it back would move it back.
   const branchPath = branch === undefined ? undefined : join(commonDir, ...branch.split('/'));
@@ -224,10 +233,18 @@ async function restoreRead(wait: FifoWait): Promise<boolean> {
   return wait.path !== undefined && restoreAt(wait.path);
 }
 
-/** Puts back over the FIFO at `path` the file a look of this process saw there last, if one did. */
+/**
+ * Puts back over the FIFO at `path` what a look of this process saw there last, if one did: the file, or
+ * nothing (packed refs a repository has none of yet, a user with no `~/.gitconfig`).
+ */
 async function restoreAt(path: string): Promise<boolean> {
   const bytes = lastRead.get(path);
   if (bytes === undefined || !(await isFifo(path))) return false;
+  if (bytes === null) {
+    await rm(path, { force: true });
+    fifoRemoved(path, 'none before');
+    return true;
+  }
   // A rename over it: the FIFO goes and the file is back in one step.
   await writeFileAtomic(path, bytes);
   fifoRemoved(path, 'put back');

@@ -38,7 +38,7 @@ describe('writeFileAtomic', () => {
 });
 
 describe('readSmallRegularFileSync', () => {
-  it('reads a regular file under the limit as its bytes; anything else is undefined, a FIFO never waited on', async () => {
+  it('reads a regular file under the limit as its bytes; nothing there is null, anything else undefined, a FIFO never waited on', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'forge-small-read-'));
     onTestFinished(() => rm(dir, { recursive: true, force: true }));
     const bytes = Buffer.from([0x72, 0x65, 0x66, 0xff, 0x0a]);
@@ -49,7 +49,7 @@ describe('readSmallRegularFileSync', () => {
     expect(readSmallRegularFileSync(join(dir, 'HEAD'), bytes.length)).toBeUndefined();
     await writeFile(join(dir, 'empty'), '');
     expect(readSmallRegularFileSync(join(dir, 'empty'), 64)).toEqual(Buffer.alloc(0));
-    expect(readSmallRegularFileSync(join(dir, 'missing'), 64)).toBeUndefined();
+    expect(readSmallRegularFileSync(join(dir, 'missing'), 64)).toBeNull();
     await mkdir(join(dir, 'folder'));
     expect(readSmallRegularFileSync(join(dir, 'folder'), 64)).toBeUndefined();
     await symlink(join(dir, 'HEAD'), join(dir, 'link'));

@@ -121,7 +121,7 @@ describe.runIf(onLinux)('a FIFO where git reads a file', () => {
     await writeFile(head, text);
   });
 
-  it("in git's own folder: the index rebuilt from HEAD, any other file removed; HEAD or the config with nothing kept to put back, or the user's config with none: stopped within about a second, naming it, exit 3", async () => {
+  it("in git's own folder: the index rebuilt from HEAD, any other file removed, one last found absent removed; HEAD or the config with nothing kept to put back, or the user's config with none: stopped within about a second, naming it, exit 3", async () => {
     const repo = await createTempRepo({ 'a.txt': 'a\n', 'b.txt': 'b\n' });
     const gitDir = join(repo.dir, '.git');
     // The index: staged work is unstaged, the files are as they were, and git sees them so.
@@ -164,6 +164,18 @@ describe.runIf(onLinux)('a FIFO where git reads a file', () => {
     // HEAD's log, which a commit opens to append to.
     expect(await removed.commitPaths(['a.txt'], 'second')).toBe(repo.head());
     expect(lstatSync(log).isFile()).toBe(true);
+
+    // Packed refs, and the user's own config, where this process last found none: nothing again.
+    const packed = join(gitDir, 'packed-refs');
+    const noConfig = join(repo.dir, 'no-config');
+    const withoutConfig = createGit({ cwd: repo.dir, env: { ...repo.env, GIT_CONFIG_GLOBAL: noConfig } });
+    const unpacked = await changes(withoutConfig);
+    for (const path of [packed, noConfig]) {
+      expect(existsSync(path)).toBe(false);
+      mkfifo(path);
+      expect(await changes(withoutConfig)).toEqual(unpacked);
+      expect(existsSync(path)).toBe(false);
+    }
 
     // HEAD and the config where this process kept nothing to put back (a repository never read; a
     // config too large to keep, in one it works in): without them git would read another repository, or
