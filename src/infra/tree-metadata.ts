@@ -12,16 +12,17 @@ import {
   chmod,
   lstat,
   open,
-  readFile,
   readlink,
   realpath,
   rename,
   rm,
   symlink,
   utimes,
+  type FileHandle,
 } from 'node:fs/promises';
 import { lstatSync, type Stats } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { openRegularFile } from './atomic-file.js';
 import type { TreeEntry } from './git-parse.js';
 
 /** A ctime a little before the start still counts: the kernel's clock for it runs up to a tick behind. */
@@ -147,12 +148,11 @@ async function settleEntry(
   const modeChanged = wanted !== undefined && (info.mode & 0o7777) !== wanted;
   if (info.ctimeMs < since && !modeChanged) return none;
   if (!(await isInside(root, path))) return none;
-  const bytes = await readFile(path);
   const temp = tempBeside(path);
   // Created with git's mode (the umask applies), then given the one it had.
   const handle = await open(temp, 'wx', executable ? 0o777 : 0o666);
   try {
-    await handle.writeFile(bytes);
+    await copyInto(path, handle);
     if (wanted !== undefined) await handle.chmod(wanted);
     await handle.sync();
   } finally {
@@ -160,6 +160,34 @@ async function settleEntry(
   }
   await replace(temp, path, info);
   return { rewritten: true, mode: modeChanged };
+}
+
+/** How much of a file is copied at a time (copyInto). */
+const COPY_CHUNK = 1024 * 1024;
+
+/**
+ * The bytes of the regular file at `path` written into `target`, a piece at a time: a file of any size
+ * (one over 2 GiB, which a doer can leave in its scope, threw from a whole read and ended the run with
+ * an unexpected error), in constant memory. A piece of zeros is left a hole, so a sparse file stays
+ * sparse rather than filling the disk.
+ */
+async function copyInto(path: string, target: FileHandle): Promise<void> {
+  const source = await openRegularFile(path);
+  try {
+    const buffer = Buffer.allocUnsafe(COPY_CHUNK);
+    const zeros = Buffer.alloc(COPY_CHUNK);
+    let at = 0;
+    for (;;) {
+      const { bytesRead } = await source.read(buffer, 0, COPY_CHUNK, at);
+      if (bytesRead === 0) break;
+      const piece = buffer.subarray(0, bytesRead);
+      if (!piece.equals(zeros.subarray(0, bytesRead))) await target.write(piece, 0, bytesRead, at);
+      at += bytesRead;
+    }
+    await target.truncate(at);
+  } finally {
+    await source.close();
+  }
 }
 
 /** Renames `temp` over `path` unless `path` changed since `seen` (a person saving it now): then drops it. */

@@ -1,7 +1,7 @@
 // What git does not keep of a tracked tree (tree-metadata.ts), on a real temp tree: a mode, a time or a
 // link an agent gave a tracked file or folder is gone after settle(), and what it did not touch is left
 // as it was, inode and all.
-import { chmod, link, lstat, mkdir, symlink, utimes, writeFile } from 'node:fs/promises';
+import { chmod, link, lstat, mkdir, open, readFile, symlink, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { TreeEntry } from '../../src/infra/git-parse.js';
@@ -95,5 +95,41 @@ describe('recordTreeMetadata', () => {
     expect(settled.rewritten).not.toContain('away/data.txt');
     const after = await lstat(join(outside, 'data.txt'));
     expect([after.ino, after.mode, after.mtimeMs]).toEqual([before.ino, before.mode, before.mtimeMs]);
+  });
+
+  it('rewrites a file of any size in constant memory, a sparse one staying sparse', async () => {
+    const root = await tempTree({});
+    // Past what one read can hold (2 GiB): a doer that left one in its scope ended the run with a
+    // RangeError. Made sparse: two words and a hole between.
+    const big = join(root, 'src', 'big.bin');
+    const size = 2 ** 31 + 4096;
+    await mkdir(join(root, 'src'));
+    const handle = await open(big, 'wx');
+    await handle.write('head', 0);
+    await handle.write('tail', size - 4);
+    await handle.close();
+    // Zeros between other bytes, over more than one piece of the copy.
+    const mixed = Buffer.concat([Buffer.from('a'), Buffer.alloc(3 * 1024 * 1024), Buffer.from('b')]);
+    await writeFile(join(root, 'src', 'mixed.bin'), mixed);
+    const tracked = [file('src/big.bin'), file('src/mixed.bin')];
+    const metadata = await recordTreeMetadata(root, tracked);
+    await chmod(big, 0o604);
+    await chmod(join(root, 'src', 'mixed.bin'), 0o604);
+
+    const settled = await metadata.settle(tracked);
+    expect(settled.rewritten).toEqual(['src/big.bin', 'src/mixed.bin']);
+    const info = await lstat(big);
+    expect(info.mode & 0o777).toBe(0o644);
+    expect(info.size).toBe(size);
+    // On disk: the two pieces of the copy that hold the words, not 2 GiB of zeros.
+    expect(info.blocks * 512).toBeLessThan(4 * 1024 * 1024);
+    const words = await open(big, 'r');
+    const word = Buffer.alloc(4);
+    await words.read(word, 0, 4, 0);
+    expect(word.toString()).toBe('head');
+    await words.read(word, 0, 4, size - 4);
+    expect(word.toString()).toBe('tail');
+    await words.close();
+    expect(await readFile(join(root, 'src', 'mixed.bin'))).toEqual(mixed);
   });
 });
