@@ -8,11 +8,13 @@ import { basename, dirname, join } from 'node:path';
 import {
   isNotFound,
   isNotRegularFile,
+  openIfExists,
   readBytesIfExists,
   readFileIfExists,
   writeFileAtomic,
   writeJsonAtomic,
 } from './atomic-file.js';
+import { AppError, ExitCode } from './errors.js';
 import { intentsPath, leftByRunner, readJournal, relativeName, sha256 } from './seal-journal.js';
 
 /** Absolute path → content; null when the file does not exist. */
@@ -90,14 +92,57 @@ async function readTree(dir: string, top: boolean, into: Snapshot): Promise<void
   }
 }
 
+/**
+ * The most of one guarded file a snapshot holds (a loop's config, ledger, program and metric files are
+ * kilobytes to tens of megabytes; a 100,000-line ledger is 50 MB).
+ */
+export const MAX_HELD_BYTES = 1024 * 1024 * 1024;
+
+/**
+ * What a snapshot holds for a file larger than MAX_HELD_BYTES: not its bytes (Node reads no more than
+ * 2 GiB at once; a doer that grew the ledger past that ended the run with a RangeError), but a mark of
+ * its identity and size. Two marks are equal while the file is untouched, and a file grown into one
+ * differs from what it was, so it is put back; a mark is never written as a file's content.
+ */
+const oversized = new WeakSet<Buffer>();
+
+function oversizedMark(info: { ino: number; size: number; ctimeMs: number; mtimeMs: number }): Buffer {
+  const mark = Buffer.from(
+    `\0forge: larger than a snapshot holds ${info.ino} ${info.size} ${info.ctimeMs} ${info.mtimeMs}`,
+  );
+  oversized.add(mark);
+  return mark;
+}
+
 /** A file's bytes; null when there is none, or something other than a regular file (never waited on). */
 async function readOrNull(path: string): Promise<Buffer | null> {
   try {
-    return (await readBytesIfExists(path)) ?? null;
+    const handle = await openIfExists(path);
+    if (handle === undefined) return null;
+    try {
+      const info = await handle.stat();
+      return info.size > MAX_HELD_BYTES ? oversizedMark(info) : await handle.readFile();
+    } finally {
+      await handle.close();
+    }
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (isNotRegularFile(error) || code === 'ELOOP') return null;
     throw error;
+  }
+}
+
+/** A guarded file over MAX_HELD_BYTES that changed, where no copy of what it was is held. */
+export class OversizedFileError extends AppError {
+  constructor(path: string) {
+    super(
+      `${path} is larger than Forge holds of a loop's file (${MAX_HELD_BYTES / 1024 ** 3} GiB), and it changed: there is no copy of it to put back.`,
+      {
+        exitCode: ExitCode.environment,
+        hint: 'A loop file that large was made by an agent or a process it left: remove it or bring it back from git, then run again.',
+      },
+    );
+    this.name = 'OversizedFileError';
   }
 }
 
@@ -119,6 +164,7 @@ export async function restoreSnapshot(before: Snapshot, paths: readonly string[]
     // A device node is the system's: never removed or replaced by a file, whatever was read there.
     if (await isDevice(path)) continue;
     const content = before.get(path) ?? null;
+    if (content !== null && oversized.has(content)) throw new OversizedFileError(path);
     if (content === null) await rm(path, { force: true, recursive: true });
     else await writeFileAtomic(path, content);
   }
@@ -165,6 +211,11 @@ export async function writeSeal(vault: SealedVault, snapshot: Snapshot): Promise
   for (const [path, content] of snapshot) {
     if (content === null) continue;
     const name = relativeName(vault.layout.repo, path);
+    // Too large to copy: what the seal had of it stands (and is put back at the next check).
+    if (oversized.has(content)) {
+      if (previous[name] !== undefined) files[name] = previous[name];
+      continue;
+    }
     const hash = sha256(content);
     files[name] = hash;
     if (previous[name] !== hash) await writeFileAtomic(copyPath(vault, name), content);

@@ -125,6 +125,26 @@ describe('the loop’s own files belong to the runner', () => {
     );
   });
 
+  it('puts back loop files a doer grew past what one read holds (3 GB, sparse), and decides tamper', async () => {
+    const f = await createLoopFixture();
+    await f.baseline();
+    // The ledger, the config and the metric's script: a read of any of them threw a RangeError, and
+    // the run ended with an unexpected error, the files left as the doer made them.
+    const grown = ['.autoresearch/research-log.jsonl', '.autoresearch/config.json', 'scripts/score.js'];
+    const before = new Map<string, string>();
+    for (const path of grown) before.set(path, await f.repo.read(path));
+    f.full.behaviour = doerWrites(f, '11', async () => {
+      for (const path of grown) execFileSync('truncate', ['-s', '3G', join(f.repo.dir, path)]);
+    });
+    const done = await f.run('doer', 1);
+    expect(done.outcome, done.message).toBe('ok');
+    for (const [path, content] of before) expect(await f.repo.read(path), path).toBe(content);
+    expect((await f.run('judge', 1)).message).toMatch(/^not judged: the doer changed/);
+    expect((await f.run('arbiter', 1)).message).toMatch(/^tamper/);
+    const line = (await readLedger(loopFiles, join(f.workspace, 'research-log.jsonl'))).lines[1]!;
+    expect(line.tamper?.[0]?.paths).toEqual(expect.arrayContaining(grown));
+  });
+
   it('a judge output written by the doer never reaches the arbiter: the judge writes its own', async () => {
     const f = await createLoopFixture();
     await f.baseline();
@@ -640,6 +660,31 @@ describe('the guard before every bead', () => {
       ['settings_changed', ['.autoresearch/program.md']],
     ]);
     expect(warnings.join('\n')).toMatch(/research-log.jsonl changed while no runner was watching/);
+  });
+
+  it('between runs: a ledger grown past what a snapshot holds (3 GB) is put back from the copy; a program so grown is no copy', async () => {
+    const f = await createLoopFixture();
+    await f.baseline();
+    await f.guard.start(); // seals the files as the runner leaves them
+    const ledger = join(f.workspace, 'research-log.jsonl');
+    const written = await readFile(ledger, 'utf8');
+    execFileSync('truncate', ['-s', '3G', ledger]);
+    // The program is the user's to change between runs (a settings change), but not copied when so large.
+    const program = join(f.workspace, 'program.md');
+    const copy = join(f.guardContext.vaultDir, 'files', '.autoresearch', 'program.md');
+    const sealed = await readFile(copy, 'utf8');
+    execFileSync('truncate', ['-s', '3G', program]);
+    const { createLoopBeadGuard } = await import('../../src/autoresearch/state-guard.js');
+    const guard = createLoopBeadGuard(f.guardContext);
+    await guard.start();
+    const read = await readLedger(loopFiles, ledger);
+    expect(read.lines.map((line) => line.decision)).toEqual(['baseline']);
+    expect(read.events.map((e) => [e.kind, e.paths])).toEqual([
+      ['tamper_between_runs', ['.autoresearch/research-log.jsonl']],
+      ['settings_changed', ['.autoresearch/program.md']],
+    ]);
+    expect((await readFile(ledger, 'utf8')).startsWith(written)).toBe(true);
+    expect(await readFile(copy, 'utf8')).toBe(sealed);
   });
 
   it('a config.json changed into one no bead can run with stops the run as a config error, naming it', async () => {

@@ -1,11 +1,17 @@
 // Snapshots of named files, most of which do not exist: what each holds, and what changed after.
 import { execFileSync } from 'node:child_process';
 import { rmSync, statSync } from 'node:fs';
-import { mkdir, mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { changedPaths, restoreSnapshot, takeSnapshot } from '../../src/infra/file-vault.js';
+import {
+  changedPaths,
+  MAX_HELD_BYTES,
+  OversizedFileError,
+  restoreSnapshot,
+  takeSnapshot,
+} from '../../src/infra/file-vault.js';
 import { openOwnLogSync } from '../../src/infra/own-log.js';
 
 async function tempDir(): Promise<string> {
@@ -57,6 +63,27 @@ describe('takeSnapshot of named files', () => {
     expect(changed).toEqual([...files].sort());
     await restoreSnapshot(before, changed);
     expect(changedPaths(before, await takeSnapshot({ repo: dir, dirs: [], files }))).toEqual([]);
+  });
+
+  it('holds a file past MAX_HELD_BYTES as a mark of it: unchanged while untouched, put back once grown into one, and one already that large is never written over', async () => {
+    const dir = await tempDir();
+    const files = [join(dir, 'ledger'), join(dir, 'big')];
+    await writeFile(files[0]!, 'small\n');
+    execFileSync('truncate', ['-s', String(MAX_HELD_BYTES + 1), files[1]!]);
+    const layout = { repo: dir, dirs: [], files };
+    const before = await takeSnapshot(layout);
+    expect(before.get(files[1]!)!.length).toBeLessThan(200);
+    expect(changedPaths(before, await takeSnapshot(layout))).toEqual([]);
+    // Grown past it (3 GB, past what one read of Node holds): seen as changed, and put back.
+    execFileSync('truncate', ['-s', '3G', files[0]!]);
+    execFileSync('truncate', ['-s', '3G', files[1]!]);
+    const changed = changedPaths(before, await takeSnapshot(layout));
+    expect(changed).toEqual([...files].sort());
+    await expect(restoreSnapshot(before, [files[0]!])).resolves.toBeUndefined();
+    expect(await readFile(files[0]!, 'utf8')).toBe('small\n');
+    // No copy of what the large one was: said, and it is left as it is.
+    await expect(restoreSnapshot(before, [files[1]!])).rejects.toThrow(OversizedFileError);
+    expect((await stat(files[1]!)).size).toBe(3 * 1024 ** 3);
   });
 
   // Seen in a test run: /dev/null, watched as GIT_CONFIG_GLOBAL and found "changed", was removed.
