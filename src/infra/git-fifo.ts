@@ -4,12 +4,13 @@
 // FIFO in a tree it tracks nor in its own folders, so what takes the FIFO's place is what git would find
 // there had the FIFO never been made, as near as Forge knows it:
 // - in the tree, a `.gitignore` or another of git's settings files: nothing (git tracks no FIFO);
-// - a small file git reads on every call (HEAD, its branch, the config, packed refs, excludes): the file
-//   as this process last read it (noteReads);
+// - a small file git reads on every call (HEAD, its branch, the config, packed refs, excludes, the
+//   user's config): the file as this process last read it, or nothing where it last found none
+//   (noteReads);
 // - the index: the index of HEAD, rebuilt;
 // - anything else in the repository's own folders (a loose ref, a log, `info/attributes`): nothing.
-// Where none of these applies (HEAD or the config of a repository this process never read, the user's
-// own git config) the call stops and names the FIFO (fifoError).
+// Where none of these applies (HEAD or the config of a repository this process never read, a user's
+// config it never read) the call stops and names the FIFO (fifoError).
 import { lstat, readdir, realpath, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join, sep } from 'node:path';
 import { readSmallRegularFileSync, writeFileAtomic } from './atomic-file.js';
@@ -96,14 +97,22 @@ async function clearGitFolderFifo(
   // The others there are taken away now, not one a git call, each after a second's wait for it.
   for (const root of roots) {
     if (roots.some((other) => root.startsWith(`${other}${sep}`))) continue;
-    const entries = await readdir(root, { recursive: true, withFileTypes: true }).catch(() => []);
-    for (const entry of entries) {
-      if (!entry.isFIFO()) continue;
-      const fifo = join(entry.parentPath, entry.name);
+    for (const fifo of await fifosUnder(root)) {
       if (!(await restoreAt(fifo))) await clearFolderFifo(fifo, roots, buildIndex);
     }
   }
   return true;
+}
+
+/** Every FIFO under `dir`, no link followed. */
+async function fifosUnder(dir: string, found: string[] = []): Promise<string[]> {
+  const entries = await readdir(dir, { withFileTypes: true }).catch(() => []);
+  for (const entry of entries) {
+    const path = join(dir, entry.name);
+    if (entry.isFIFO()) found.push(path);
+    else if (entry.isDirectory()) await fifosUnder(path, found);
+  }
+  return found;
 }
 
 /** Takes away the FIFO at `fifo` when it is in one of `roots` (real paths), by the rules above. */
