@@ -22,7 +22,7 @@ import {
 } from 'node:fs/promises';
 import { lstatSync, type Stats } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { openRegularFile } from './atomic-file.js';
+import { isNotFound, isNotRegularFile, openRegularFile } from './atomic-file.js';
 import type { TreeEntry } from './git-parse.js';
 
 /** A ctime a little before the start still counts: the kernel's clock for it runs up to a tick behind. */
@@ -148,15 +148,29 @@ async function settleEntry(
   const modeChanged = wanted !== undefined && (info.mode & 0o7777) !== wanted;
   if (info.ctimeMs < since && !modeChanged) return none;
   if (!(await isInside(root, path))) return none;
+  // Opened before anything is made beside it: one gone, or no longer a file, since the look above (a
+  // process the agent left) is not written anew here, and the guards after it see what it is.
+  const source = await openRegularFile(path).catch((error: unknown) => {
+    if (isNotFound(error) || isNotRegularFile(error)) return undefined;
+    throw error;
+  });
+  if (source === undefined) return none;
   const temp = tempBeside(path);
-  // Created with git's mode (the umask applies), then given the one it had.
-  const handle = await open(temp, 'wx', executable ? 0o777 : 0o666);
   try {
-    await copyInto(path, handle);
-    if (wanted !== undefined) await handle.chmod(wanted);
-    await handle.sync();
+    // Created with git's mode (the umask applies), then given the one it had.
+    const handle = await open(temp, 'wx', executable ? 0o777 : 0o666);
+    try {
+      await copyInto(source, handle);
+      if (wanted !== undefined) await handle.chmod(wanted);
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+  } catch (error) {
+    await rm(temp, { force: true });
+    throw error;
   } finally {
-    await handle.close();
+    await source.close();
   }
   await replace(temp, path, info);
   return { rewritten: true, mode: modeChanged };
@@ -166,28 +180,23 @@ async function settleEntry(
 const COPY_CHUNK = 1024 * 1024;
 
 /**
- * The bytes of the regular file at `path` written into `target`, a piece at a time: a file of any size
+ * The bytes of `source` written into `target`, a piece at a time: a file of any size
  * (one over 2 GiB, which a doer can leave in its scope, threw from a whole read and ended the run with
  * an unexpected error), in constant memory. A piece of zeros is left a hole, so a sparse file stays
  * sparse rather than filling the disk.
  */
-async function copyInto(path: string, target: FileHandle): Promise<void> {
-  const source = await openRegularFile(path);
-  try {
-    const buffer = Buffer.allocUnsafe(COPY_CHUNK);
-    const zeros = Buffer.alloc(COPY_CHUNK);
-    let at = 0;
-    for (;;) {
-      const { bytesRead } = await source.read(buffer, 0, COPY_CHUNK, at);
-      if (bytesRead === 0) break;
-      const piece = buffer.subarray(0, bytesRead);
-      if (!piece.equals(zeros.subarray(0, bytesRead))) await target.write(piece, 0, bytesRead, at);
-      at += bytesRead;
-    }
-    await target.truncate(at);
-  } finally {
-    await source.close();
+async function copyInto(source: FileHandle, target: FileHandle): Promise<void> {
+  const buffer = Buffer.allocUnsafe(COPY_CHUNK);
+  const zeros = Buffer.alloc(COPY_CHUNK);
+  let at = 0;
+  for (;;) {
+    const { bytesRead } = await source.read(buffer, 0, COPY_CHUNK, at);
+    if (bytesRead === 0) break;
+    const piece = buffer.subarray(0, bytesRead);
+    if (!piece.equals(zeros.subarray(0, bytesRead))) await target.write(piece, 0, bytesRead, at);
+    at += bytesRead;
   }
+  await target.truncate(at);
 }
 
 /** Renames `temp` over `path` unless `path` changed since `seen` (a person saving it now): then drops it. */
