@@ -2064,41 +2064,38 @@ describe('the judge measures what the doer’s commit holds', () => {
     await judgedAndKept(f);
   });
 
-  it('a FIFO in place of .git/HEAD, where every git call reads first, ends no git call: HEAD is put back as it was, the iteration goes on and is scored', async () => {
+  /**
+   * doer-1 writes 12, does `first`, then makes `.git/<file>` a FIFO: the iteration goes on, the file is
+   * a file again, the change is committed and scored.
+   */
+  async function fifoInGitFile(file: string, first: (f: LoopFixture) => void = () => undefined) {
     const f = await createLoopFixture();
     await f.baseline();
-    const headFile = join(f.repo.dir, '.git', 'HEAD');
-    const head = await readFile(headFile, 'utf8');
+    const path = join(f.repo.dir, '.git', file);
     f.full.behaviour = doerWrites(f, '12', async () => {
-      // Every git call opens HEAD to know it is in a repository, and a FIFO there holds it for ever.
-      await rm(headFile);
-      execFileSync('mkfifo', [headFile]);
+      first(f);
+      await rm(path);
+      execFileSync('mkfifo', [path]);
     });
     const done = await f.run('doer', 1);
     expect(done.outcome, done.message).toBe('ok');
-    expect(lstatSync(headFile).isFile()).toBe(true);
-    expect(await readFile(headFile, 'utf8')).toBe(head);
-    expect(f.repo.run('show', '--name-only', '--format=', 'HEAD').trim()).toBe('src/value.txt');
-    await judgedAndKept(f);
-  });
-
-  it('a FIFO in place of .git/index, which most git calls read, ends no git call: the index is rebuilt from HEAD, the iteration goes on and is scored', async () => {
-    const f = await createLoopFixture();
-    await f.baseline();
-    const indexFile = join(f.repo.dir, '.git', 'index');
-    f.full.behaviour = doerWrites(f, '12', async () => {
-      // Its change staged first: the rebuilt index no longer stages it, and the commit is made from the tree.
-      f.repo.run('add', 'src/value.txt');
-      await rm(indexFile);
-      execFileSync('mkfifo', [indexFile]);
-    });
-    const done = await f.run('doer', 1);
-    expect(done.outcome, done.message).toBe('ok');
-    expect(lstatSync(indexFile).isFile()).toBe(true);
+    expect(lstatSync(path).isFile()).toBe(true);
     expect(f.repo.run('show', '--name-only', '--format=', 'HEAD').trim()).toBe('src/value.txt');
     expect(f.repo.run('show', 'HEAD:src/value.txt')).toBe('12\n');
     expect(f.repo.run('status', '--porcelain')).toBe('');
     await judgedAndKept(f);
+    return path;
+  }
+
+  it('a FIFO in place of .git/HEAD, where every git call reads first, ends no git call: HEAD is put back as it was, the iteration goes on and is scored', async () => {
+    // Every git call opens HEAD to know it is in a repository, and a FIFO there holds it for ever.
+    const headFile = await fifoInGitFile('HEAD');
+    expect(await readFile(headFile, 'utf8')).toBe('ref: refs/heads/main\n');
+  });
+
+  it('a FIFO in place of .git/index, which most git calls read, ends no git call: the index is rebuilt from HEAD, the iteration goes on and is scored', async () => {
+    // Its change staged first: the rebuilt index no longer stages it, and the commit is made from the tree.
+    await fifoInGitFile('index', (f) => f.repo.run('add', 'src/value.txt'));
   });
 
   it('a FIFO in place of the artifact, which git cannot add, fails no commit: removed, the iteration scores nothing and is undone', async () => {
