@@ -181,9 +181,9 @@ describe.runIf(onLinux)('a FIFO where git reads a file', () => {
     // config too large to keep, in one it works in): without them git would read another repository, or
     // this one wrong. Stopped and named, and they stay for the user.
     for (const name of ['HEAD', 'config']) {
-      const other = await createTempRepo();
-      const path = join(other.dir, '.git', name);
-      const git = createGit({ cwd: other.dir, env: other.env });
+      const unkept = await createTempRepo();
+      const path = join(unkept.dir, '.git', name);
+      const git = createGit({ cwd: unkept.dir, env: unkept.env });
       if (name === 'config') {
         await writeFile(path, `${await readFile(path, 'utf8')}# ${'x'.repeat(70_000)}\n`);
         await git.statusPorcelain();
