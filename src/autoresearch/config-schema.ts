@@ -2,6 +2,7 @@
 // `caps.max_iterations: expected …, got "x"`. The types of the config file and the validated config.
 import { z } from 'zod';
 import { splitCommandLine } from '../infra/command-line.js';
+import { DEFAULT_MAX_CHANGE_BYTES, DEFAULT_MAX_FILE_BYTES } from '../infra/size-limits.js';
 import {
   defaultCheckName,
   normalizeRelativePath,
@@ -277,10 +278,21 @@ const scope = z.strictObject(
      * is tamper (judge-address.ts). On for an artifact that speaks to models (a prompt) or to graders.
      */
     doer_may_address_judge: z.boolean({ error: expected('true or false') }).default(false),
+    /**
+     * The largest file a doer's change may hold, in bytes (0 = no limit). A larger one is not committed:
+     * removed, or put back as the base had it (size-limits.ts). GitHub refuses files over 100 MiB.
+     */
+    max_file_bytes: nonNegativeInt('a non-negative integer number of bytes (0 = no limit)').default(
+      DEFAULT_MAX_FILE_BYTES,
+    ),
+    /** All the files a doer's change holds together, in bytes (0 = no limit): past it, the largest go. */
+    max_change_bytes: nonNegativeInt('a non-negative integer number of bytes (0 = no limit)').default(
+      DEFAULT_MAX_CHANGE_BYTES,
+    ),
   },
   {
     error: expected(
-      'an object with "doer_paths" (and optionally "judge_paths", "rebuilt_paths", "doer_may_change_tests", "doer_may_silence_checks", "doer_may_patch_runtime", "doer_may_address_judge")',
+      'an object with "doer_paths" (and optionally "judge_paths", "rebuilt_paths", "doer_may_change_tests", "doer_may_silence_checks", "doer_may_patch_runtime", "doer_may_address_judge", "max_file_bytes", "max_change_bytes")',
     ),
   },
 );

@@ -27,7 +27,7 @@ export async function disallowedSilencing(
   repo: string,
   base: string,
   paths: readonly string[],
-  scope: LoopConfig['scope'],
+  scope: Omit<LoopConfig['scope'], 'max_file_bytes' | 'max_change_bytes'>,
   metricFiles: readonly string[] = [],
   loadedWith?: (then: ReadonlyMap<string, string | undefined>) => Promise<ReadonlySet<string>>,
   judged: (path: string) => boolean = () => false,

@@ -52,6 +52,10 @@ export interface LoopSetupOptions {
   doerMayPatchRuntime?: boolean | undefined;
   /** What the soft judge reads may hold text for it (`scope.doer_may_address_judge`). */
   doerMayAddressJudge?: boolean | undefined;
+  /** The largest file a doer's change may hold, in bytes (`scope.max_file_bytes`; 0 = no limit). */
+  maxFileBytes?: number | undefined;
+  /** All of a doer's changed files together, in bytes (`scope.max_change_bytes`; 0 = no limit). */
+  maxChangeBytes?: number | undefined;
   /** Agent per role: doer, judge, strategist, retrospective, resume_strategist. */
   agents?: Readonly<Record<string, string>> | undefined;
   /** The workspace directory, relative to the repository root (default `.autoresearch`). */
@@ -121,6 +125,8 @@ export function buildConfigFile(options: LoopSetupOptions): LoopConfigFile {
       ...(options.doerMaySilenceChecks === true ? { doer_may_silence_checks: true } : {}),
       ...(options.doerMayPatchRuntime === true ? { doer_may_patch_runtime: true } : {}),
       ...(options.doerMayAddressJudge === true ? { doer_may_address_judge: true } : {}),
+      ...(options.maxFileBytes === undefined ? {} : { max_file_bytes: options.maxFileBytes }),
+      ...(options.maxChangeBytes === undefined ? {} : { max_change_bytes: options.maxChangeBytes }),
     },
     agents: options.agents === undefined ? undefined : { ...options.agents },
     confirmation_rounds: options.confirmationRounds,

@@ -10,6 +10,7 @@ import type { OpenedStore } from '../beads/open-store.js';
 import type { BeadStore } from '../beads/types.js';
 import type { CliDeps } from './deps.js';
 import { UsageError } from '../infra/errors.js';
+import { parseSize } from '../infra/size-limits.js';
 import type { ForgeConfig } from './forge-config.js';
 import { workingDir, type GlobalOptions } from './global-options.js';
 
@@ -155,6 +156,15 @@ export function parseNumberArg(value: string): number {
     throw new InvalidArgumentError(`expected a number, got '${value}'.`);
   }
   return Number(value);
+}
+
+/** A size option, `100M`, `1.5G`, `0` (binary units; see parseSize), to whole bytes. */
+export function parseSizeArg(value: string): number {
+  const bytes = parseSize(value);
+  if (bytes === undefined) {
+    throw new InvalidArgumentError(`expected a size such as 100M, 2G or a number of bytes, got '${value}'.`);
+  }
+  return bytes;
 }
 
 /** Reads a text file the user named (see userPath); a usage error naming the file when it cannot. */

@@ -7,6 +7,7 @@ import {
   globals,
   openStoreFor,
   parseNumberArg,
+  parseSizeArg,
   readUserFile,
   workingDir,
   type GlobalOptions,
@@ -58,6 +59,8 @@ interface LoopFlags extends CheckFlags {
   doerMaySilenceChecks?: boolean;
   doerMayPatchRuntime?: boolean;
   doerMayAddressJudge?: boolean;
+  maxFileSize?: number;
+  maxChangeSize?: number;
   agents?: Record<string, string>;
   workspace?: string;
   force?: boolean;
@@ -89,6 +92,8 @@ const FLAG_FOR_FIELD: Record<string, string> = {
   'scope.doer_may_silence_checks': '--doer-may-silence-checks',
   'scope.doer_may_patch_runtime': '--doer-may-patch-runtime',
   'scope.doer_may_address_judge': '--doer-may-address-judge',
+  'scope.max_file_bytes': '--max-file-size',
+  'scope.max_change_bytes': '--max-change-size',
   agents: '--agents',
   confirmation_rounds: '--confirmation-rounds',
   population: '--population',
@@ -173,6 +178,16 @@ export function defineLoopCommand(command: Command, deps: CliDeps): void {
     .option(
       '--doer-may-address-judge',
       'what a soft judge reads may hold text the doer adds for the judge (an instruction, a note to a model or a grader, a score, a turn of a chat, hidden characters): for an artifact that is a prompt; otherwise that is tamper',
+    )
+    .option(
+      '--max-file-size <size>',
+      "the largest file a doer's change may hold, e.g. 100M, 2G; one larger is not committed (removed, or put back as the base had it). 0: no limit (default 100M, GitHub's limit)",
+      parseSizeArg,
+    )
+    .option(
+      '--max-change-size <size>',
+      "the most a doer's changed files may hold together; past it the largest are not committed. 0: no limit (default 1G)",
+      parseSizeArg,
     )
     .option(
       '--agents <pairs>',
@@ -305,6 +320,8 @@ async function loopOptionsFrom(
     doerMaySilenceChecks: flags.doerMaySilenceChecks,
     doerMayPatchRuntime: flags.doerMayPatchRuntime,
     doerMayAddressJudge: flags.doerMayAddressJudge,
+    maxFileBytes: flags.maxFileSize,
+    maxChangeBytes: flags.maxChangeSize,
     agents: flags.agents,
     workspace: flags.workspace,
     force: flags.force,

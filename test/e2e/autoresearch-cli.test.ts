@@ -163,6 +163,27 @@ describe('forge-pack loop', () => {
     expect(noMetric.stderr).toContain('The loop needs a metric');
   });
 
+  it('takes the size limits as sizes people write, and refuses what is not one (exit 2)', async () => {
+    const repo = await repoWithMetric();
+    const bad = await run(repo, 'forge-pack', [...HARD_ARGS, '--max-file-size', '5 parsecs']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain("expected a size such as 100M, 2G or a number of bytes, got '5 parsecs'");
+    await expect(access(join(repo.dir, '.autoresearch'))).rejects.toThrow();
+    const made = await run(repo, 'forge-pack', [
+      ...HARD_ARGS,
+      '--max-file-size',
+      '5M',
+      '--max-change-size',
+      '0',
+    ]);
+    expect(made.code, made.stderr).toBe(0);
+    const config = JSON.parse(await repo.read('.autoresearch/config.json')) as { scope: object };
+    expect(config.scope).toMatchObject({
+      max_file_bytes: 5 * 2 ** 20,
+      max_change_bytes: 0,
+    });
+  });
+
   it('refuses to overwrite a loop, and --help teaches with examples', async () => {
     const repo = await repoWithMetric();
     await createHardLoop(repo);

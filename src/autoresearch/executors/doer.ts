@@ -31,6 +31,7 @@ import { watchGitState } from '../../infra/git-state.js';
 import { shadowingModules } from '../module-shadows.js';
 import { bookkeepingPaths, placeInLoop, type AutoresearchContext } from './context.js';
 import { runGuardStep } from './guard-step.js';
+import { keepOutOversized } from './doer-size.js';
 import {
   contentTamper,
   metricKeyFolders,
@@ -147,6 +148,9 @@ export function createDoerExecutor(context: AutoresearchContext): Executor {
 
       // Where HEAD went: a doer may commit on the loop's branch, nothing else.
       const moved = await putBack(context, { ...where, everything: false });
+      // Before any guard or commit reads them whole: files past the loop's size limits (doer-size.ts).
+      const oversized = await keepOutOversized(context, { ...where, userFiles: snapshot.files });
+      if (oversized !== undefined) request.onActivity?.(oversized);
       const guard = await guardDoerChanges({
         git,
         baseSha,
@@ -332,6 +336,7 @@ export function createDoerExecutor(context: AutoresearchContext): Executor {
           : `committed ${kept.commitSha.slice(0, 10)}`,
         outside.length > 0 ? `guard reverted ${outside.join(', ')}` : undefined,
         uncommittable.length > 0 ? `removed what git cannot commit: ${uncommittable.join(', ')}` : undefined,
+        oversized,
         touchedMetric.length > 0 ? `metric file(s) put back: ${touchedMetric.join(', ')}` : undefined,
         modes.length > 0 ? `modes put back: ${namePaths(modes, 10)}` : undefined,
         inGit,

@@ -1,0 +1,50 @@
+// What a doer leaves past the loop's size limits (`scope.max_file_bytes`, `scope.max_change_bytes`)
+// goes before anything reads it whole: git hashes every byte of a file each guard or commit adds, so a
+// 3 GB sparse file (made in an instant) cost minutes, and nothing bounded a 300 GB one (size-limits.ts).
+import {
+  describeOverLimits,
+  overLimits,
+  regularFileSizes,
+  type SizeLimits,
+} from '../../infra/size-limits.js';
+import { isPathInScope } from '../keep-revert.js';
+import type { AutoresearchContext } from './context.js';
+
+export interface SizeCheck {
+  baseSha: string;
+  /** The loop's bookkeeping: the file vault's, never this check's. */
+  ignored: readonly string[];
+  /** The metric's files: a change there is tamper, which the guard records and puts back. */
+  protectedPaths: readonly string[];
+  /** The user's files, dirty before the doer started: theirs, left as they are. */
+  userFiles: { has(path: string): boolean };
+}
+
+/**
+ * Takes away, of what the doer changed since the base (in its scope or not), each file over a limit:
+ * one the base had is put back as it was, one it did not is removed. Returns what the bead's notes
+ * say of them, or undefined when none was.
+ */
+export async function keepOutOversized(
+  context: AutoresearchContext,
+  o: SizeCheck,
+): Promise<string | undefined> {
+  const { scope } = context.config;
+  const limits: SizeLimits = { file: scope.max_file_bytes, total: scope.max_change_bytes };
+  if (limits.file === 0 && limits.total === 0) return undefined;
+  const metric = new Set(o.protectedPaths);
+  const changed = (await context.git.changedSince(o.baseSha))
+    .filter(({ path, change }) => change !== 'deleted' && !metric.has(path) && !o.userFiles.has(path))
+    .map(({ path }) => path)
+    .filter((path) => !isPathInScope(path, o.ignored));
+  const over = overLimits(await regularFileSizes(context.repo, changed), limits);
+  if (over.length === 0) return undefined;
+  const paths = over.map(({ path }) => path);
+  const inBase = await context.git.pathsInCommit(o.baseSha, paths);
+  await context.git.checkoutPathsFrom(
+    o.baseSha,
+    paths.filter((path) => inBase.has(path)),
+  );
+  await context.git.removePaths(paths.filter((path) => !inBase.has(path)));
+  return `not committed, over the loop's size limits: ${describeOverLimits(over, limits)}`;
+}
