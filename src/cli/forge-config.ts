@@ -44,6 +44,10 @@ export const forgeConfigSchema = z
         bead_timeout_seconds: z.number().int().positive().optional(),
         max_attempts: z.number().int().positive().optional(),
         auto_commit: z.boolean().optional(),
+        /** With auto_commit: the largest file a commit takes, in bytes (default 100 MiB; 0: no limit). */
+        max_file_bytes: z.number().int().min(0).optional(),
+        /** With auto_commit: what one bead's commit takes in all, in bytes (default 1 GiB; 0: no limit). */
+        max_change_bytes: z.number().int().min(0).optional(),
         /** Plain agent beads run at once, each in a worktree (default 1); --parallel wins. */
         parallel: z.number().int().min(1).max(64).optional(),
         /** Run the gates after each code-writing bead (default true); --gates/--no-gates win. */

@@ -7,6 +7,7 @@ import { pathExists } from '../infra/atomic-file.js';
 import { EnvironmentError } from '../infra/errors.js';
 import { isForgeStatePath } from '../infra/forge-state.js';
 import { createGit } from '../infra/git.js';
+import { overLimits, regularFileSizes, type SizeLimits } from '../infra/size-limits.js';
 import type { DirtyPaths, RunnerGit } from '../loop/types.js';
 
 /** The runner's git, or undefined when `cwd` is not inside a git work tree. */
@@ -70,15 +71,28 @@ export async function createRunnerGit(options: {
       const paths = await changedPaths();
       return new Map(await Promise.all(paths.map(async (path) => [path, await fingerprint(path)] as const)));
     },
-    async commitChanges(message, before: DirtyPaths) {
+    async commitChanges(message, before: DirtyPaths, limits?: SizeLimits) {
       const now = await changedPaths();
       const leftOut: string[] = [];
       for (const [path, print] of before) {
         if (now.includes(path) && (await fingerprint(path)) !== print) leftOut.push(path);
       }
-      const own = now.filter((path) => !before.has(path));
+      // Past the limits, a file stays as the bead left it, uncommitted: the bead's work, for the user to
+      // decide on, never read whole by git on the way to a commit a host would refuse (size-limits.ts).
+      const tooLarge =
+        limits === undefined
+          ? []
+          : overLimits(
+              await regularFileSizes(
+                top,
+                now.filter((p) => !before.has(p)),
+              ),
+              limits,
+            );
+      const held = new Set(tooLarge.map(({ path }) => path));
+      const own = now.filter((path) => !before.has(path) && !held.has(path));
       const sha = own.length === 0 ? undefined : await git.commitPaths(own, message);
-      return { sha, leftOut };
+      return { sha, leftOut, ...(tooLarge.length > 0 ? { tooLarge } : {}) };
     },
   };
 }

@@ -6,6 +6,7 @@ import { EnvironmentError } from '../infra/errors.js';
 import { isForgeStatePath } from '../infra/forge-state.js';
 import { removePath } from '../infra/fs-ops.js';
 import { runSerialised } from '../infra/serial-queue.js';
+import { overLimits, regularFileSizes, type OverLimit, type SizeLimits } from '../infra/size-limits.js';
 import type { Integration } from '../loop/integration.js';
 
 /** The trailer lines that tie a commit to its bead and attempt (the duplicate check reads them). */
@@ -87,15 +88,28 @@ export class AttemptGit {
   }
 
   /**
-   * Commits everything the attempt changed in `worktree` (Forge's own files left out) on its branch,
-   * with the bead and attempt as trailers; undefined when it changed nothing.
+   * Commits everything the attempt changed in `worktree` (Forge's own files and what passes `limits`
+   * left out) on its branch, with the bead and attempt as trailers; `sha` undefined when it changed
+   * nothing. Files past the limits go before git reads them: the worktree is the attempt's alone.
    */
   async commitAttempt(
     worktree: string,
     message: string,
     trailers: { beadId: string; attemptId: string },
-  ): Promise<string | undefined> {
+    /** The limits, and the commit the attempt started from (what it changed is measured against it). */
+    sizes?: { limits: SizeLimits; base: string },
+  ): Promise<{ sha: string | undefined; tooLarge: OverLimit[] }> {
     const at = createGitCommand({ cwd: worktree, env: this.env });
+    const tooLarge = sizes === undefined ? [] : await dropOverLimits(at, worktree, sizes.limits, sizes.base);
+    const sha = await this.commitAll(at, message, trailers);
+    return { sha, tooLarge };
+  }
+
+  private async commitAll(
+    at: GitCommand,
+    message: string,
+    trailers: { beadId: string; attemptId: string },
+  ): Promise<string | undefined> {
     await at.git(['add', '--all', '--', '.']);
     // Forge's own state never goes into an attempt's commit, at the top or in the folder the run is in.
     const added = (await at.git(['diff', '--cached', '--name-only', '-z'])).stdout.split('\0');
@@ -216,4 +230,36 @@ export function createGitIntegration(repo: string, env: NodeJS.ProcessEnv): Inte
       return undefined;
     },
   };
+}
+
+/**
+ * Takes out of `worktree` each file changed since `base` (in the tree, or in a commit the agent made)
+ * that passes `limits`: one `base` has goes back to it, one it lacks is removed.
+ */
+async function dropOverLimits(
+  at: GitCommand,
+  worktree: string,
+  limits: SizeLimits,
+  base: string,
+): Promise<OverLimit[]> {
+  const split = (text: string): string[] => text.split('\0').filter((path) => path !== '');
+  const diff = split((await at.git(['diff', '--name-status', '--no-renames', '-z', base, '--'])).stdout);
+  const inBase = new Set<string>();
+  const changed: string[] = [];
+  for (let i = 0; i + 1 < diff.length; i += 2) {
+    const [status, path] = [diff[i]!, diff[i + 1]!];
+    if (status === 'D') continue;
+    changed.push(path);
+    if (status !== 'A') inBase.add(path);
+  }
+  changed.push(...split((await at.git(['ls-files', '--others', '--exclude-standard', '-z'])).stdout));
+  const over = overLimits(await regularFileSizes(worktree, changed), limits);
+  const back = over.filter(({ path }) => inBase.has(path)).map(({ path }) => path);
+  if (back.length > 0) {
+    await at.git(['checkout', base, '--pathspec-from-file=-', '--pathspec-file-nul'], {
+      input: back.join('\0'),
+    });
+  }
+  for (const { path } of over) if (!inBase.has(path)) await removePath(join(worktree, path));
+  return over;
 }

@@ -41,11 +41,18 @@ export function createWorktreeDispatcher(options: WorktreeDispatcherOptions): At
         onSpawn: hooks.onSpawn,
       });
       if (result.outcome !== 'ok') return { ...result, worker: 'local' };
-      const commit = await git.commitAttempt(path, `ralph-loop: ${job.bead.id} ${job.bead.title}`, {
-        beadId: job.bead.id,
-        attemptId: job.attemptId,
-      });
-      return { ...result, commit, worker: 'local' };
+      const made = await git.commitAttempt(
+        path,
+        `ralph-loop: ${job.bead.id} ${job.bead.title}`,
+        { beadId: job.bead.id, attemptId: job.attemptId },
+        job.sizeLimits === undefined ? undefined : { limits: job.sizeLimits, base: job.base },
+      );
+      return {
+        ...result,
+        commit: made.sha,
+        worker: 'local',
+        ...(made.tooLarge.length > 0 ? { tooLarge: made.tooLarge } : {}),
+      };
     } finally {
       // The commit lives on the branch: the worktree is no longer needed, whatever happens next.
       await git.removeWorktree(path);

@@ -3,6 +3,7 @@
 // the attempt in the runner's own tree (serial, today's behaviour), in a worktree of this machine
 // (`--parallel N`), or on a worker elsewhere (`--executor queue`); it never claims, closes or comments.
 import type { Bead } from '../beads/types.js';
+import type { OverLimit, SizeLimits } from '../infra/size-limits.js';
 import type { ExecutionResult } from './types.js';
 
 /** One attempt of one bead, as data: everything a worker needs, nothing secret (workers use their own env). */
@@ -29,6 +30,8 @@ export interface AttemptJob {
   base: string;
   /** The branch the attempt's changes are committed to (`forge/attempts/<epic>/<bead>-<attempt>`). */
   branch: string;
+  /** What the attempt's commit may hold; files past it are left out (size-limits.ts). */
+  sizeLimits?: SizeLimits | undefined;
 }
 
 /** What an attempt produced: the execution result, and the commit holding its changes. */
@@ -37,6 +40,8 @@ export interface AttemptResult extends ExecutionResult {
   commit?: string | undefined;
   /** Who ran it, for logs and status: `local`, or a worker's `host:pid`. */
   worker?: string | undefined;
+  /** Files the attempt left past `job.sizeLimits`, not in its commit. */
+  tooLarge?: OverLimit[] | undefined;
 }
 
 /** What the runner passes along with a job; none of it travels to another machine. */

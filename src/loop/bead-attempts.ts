@@ -6,7 +6,7 @@ import { checkGates, executorRunsGates, gateLabelFailure, type GatedAttempt } fr
 import { planGates, type GateCommand } from './gates.js';
 import { decideAfterAttempt, type RetryCounters } from './retry-policy.js';
 import { agentSpecFor, FAILED_LABEL, roleOf } from './select.js';
-import { namePaths, type BeadOutcome, type RunContext } from './run-context.js';
+import { namePaths, tooLargeWarning, type BeadOutcome, type RunContext } from './run-context.js';
 import type { DirtyPaths, ExecutionResult, Executor, LockHolder } from './types.js';
 
 type StopOutcome = Omit<Extract<BeadOutcome, { kind: 'stop' }>, 'costUsd'>;
@@ -304,8 +304,11 @@ async function closeBead(
   const { o, d } = ctx;
   let commit = landed;
   if (dirtyBefore !== undefined && d.git !== undefined) {
-    const made = await d.git.commitChanges(`ralph-loop: ${bead.id} ${bead.title}`, dirtyBefore);
+    const made = await d.git.commitChanges(`ralph-loop: ${bead.id} ${bead.title}`, dirtyBefore, o.sizeLimits);
     commit = made.sha;
+    if (made.tooLarge !== undefined && o.sizeLimits !== undefined) {
+      ctx.warn(tooLargeWarning(bead.id, made.tooLarge, o.sizeLimits, true), bead.id);
+    }
     if (made.leftOut.length > 0) {
       ctx.warn(
         `${namePaths(made.leftOut)} had uncommitted changes of yours before ${bead.id} started and the bead changed ${made.leftOut.length === 1 ? 'it' : 'them'} too: not committed; review and commit ${made.leftOut.length === 1 ? 'it' : 'them'} yourself.`,

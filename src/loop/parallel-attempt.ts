@@ -4,7 +4,7 @@ import { attemptBranchOf, attemptIdOf, type AttemptDispatcher } from './attempt-
 import type { AttemptSpec, AttemptVia, LandedAttempt } from './bead-attempts.js';
 import { checkGates, type GatedAttempt } from './gated-attempt.js';
 import type { Integration } from './integration.js';
-import type { RunContext } from './run-context.js';
+import { tooLargeWarning, type RunContext } from './run-context.js';
 import type { ExecutionResult } from './types.js';
 
 export interface ParallelPorts {
@@ -68,6 +68,7 @@ async function runAndApply(
         timeoutMs: spec.timeoutMs,
         base: await integration.head(),
         branch: attemptBranchOf(o.epicId, bead.id, attempt),
+        ...(o.sizeLimits === undefined ? {} : { sizeLimits: o.sizeLimits }),
       },
       {
         signal: o.signal,
@@ -85,11 +86,15 @@ async function runAndApply(
       message: error instanceof Error ? error.message : String(error),
       commit: undefined,
       worker: undefined,
+      tooLarge: undefined,
     }))
     .finally(() => {
       for (const pid of groups) d.agentGroups?.delete(pid);
     });
-  const { commit, worker: _worker, ...result } = returned;
+  const { commit, worker: _worker, tooLarge, ...result } = returned;
+  if (tooLarge !== undefined && tooLarge.length > 0 && o.sizeLimits !== undefined) {
+    ctx.warn(tooLargeWarning(bead.id, tooLarge, o.sizeLimits, false), bead.id);
+  }
   await turn;
   if (result.outcome !== 'ok' || commit === undefined) return gate(ctx, spec, result);
 

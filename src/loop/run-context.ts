@@ -1,5 +1,6 @@
 // What one run shares between its loop and its beads: options, ports, running tallies, and its events.
 import type { LoopEvent, RunnerDeps, RunnerOptions, StopReason } from './types.js';
+import { describeOverLimits, type OverLimit, type SizeLimits } from '../infra/size-limits.js';
 
 /** How one bead ended, as the run loop needs to know it. */
 export type BeadOutcome =
@@ -76,4 +77,18 @@ export class RunContext {
 export function namePaths(paths: readonly string[], limit = 5): string {
   const named = paths.slice(0, limit).join(', ');
   return paths.length > limit ? `${named} and ${paths.length - limit} more` : named;
+}
+
+/** The warning for files a bead left past the commit size limits; `kept`: still in the user's tree. */
+export function tooLargeWarning(
+  beadId: string,
+  over: readonly OverLimit[],
+  limits: SizeLimits,
+  kept: boolean,
+): string {
+  const one = over.length === 1;
+  const left = kept
+    ? `left as ${one ? 'it is' : 'they are'}; commit, ignore or remove ${one ? 'it' : 'them'} yourself`
+    : `gone with the attempt's worktree`;
+  return `${describeOverLimits(over, limits)}: ${beadId} left ${one ? 'it' : 'them'} past the commit size limits (runner.max_file_bytes, runner.max_change_bytes in .forge/config.json): not committed, ${left}.`;
 }

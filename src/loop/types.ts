@@ -4,6 +4,7 @@ import type { Integration } from './integration.js';
 import type { Bead, BeadStore, EpicGraph } from '../beads/types.js';
 import type { Clock } from '../infra/clock.js';
 import type { LockRecord, LockUpdateHow } from '../infra/lock-file.js';
+import type { OverLimit, SizeLimits } from '../infra/size-limits.js';
 import type { GateOutcome, GateProcess, GatesSettings } from './gates.js';
 import type { AgentChoices } from './select.js';
 
@@ -207,6 +208,8 @@ export interface CommitOutcome {
   sha?: string | undefined;
   /** Paths dirty before the bead started that it changed too: the user's, so left uncommitted. */
   leftOut: string[];
+  /** Files the bead made or changed past the size limits: left uncommitted, as they are. */
+  tooLarge?: OverLimit[];
 }
 
 /**
@@ -220,8 +223,11 @@ export interface RunnerGit {
   indexLock(): Promise<string | undefined>;
   /** What is changed or untracked now, Forge's own files (.forge/, .beads/, loop workspaces) left out. */
   dirtyPaths(): Promise<DirtyPaths>;
-  /** Commits what changed since `before` was taken, never a path in `before`, nor Forge's own files. */
-  commitChanges(message: string, before: DirtyPaths): Promise<CommitOutcome>;
+  /**
+   * Commits what changed since `before` was taken, never a path in `before`, nor Forge's own files,
+   * nor a file past `limits`.
+   */
+  commitChanges(message: string, before: DirtyPaths, limits?: SizeLimits): Promise<CommitOutcome>;
 }
 
 export type StopReason =
@@ -368,6 +374,8 @@ export interface RunnerOptions {
   /** Cap of any single backoff or unknown-reset wait. */
   maxBackoffMs: number;
   autoCommit: boolean;
+  /** With autoCommit: what one commit may hold (`runner.max_file_bytes`, `runner.max_change_bytes`). */
+  sizeLimits?: SizeLimits | undefined;
   /** The repo's gates, run after each code-writing bead's success; absent: none (--no-gates). */
   gates?: GatesSettings | undefined;
   /** With autoCommit: start on a dirty tree, and leave the paths dirty then out of every commit. */

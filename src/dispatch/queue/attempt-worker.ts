@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { createGitCommand } from '../../infra/git-command.js';
 import { fileStat, makeDir, openRangeReader } from '../../infra/fs-ops.js';
 import { runProcess } from '../../infra/process.js';
+import type { OverLimit } from '../../infra/size-limits.js';
 import type { ExecutionResult, ExecutorRegistry } from '../../loop/types.js';
 import { AttemptGit } from '../attempt-git.js';
 import { executeAttempt } from '../execute-attempt.js';
@@ -60,7 +61,7 @@ export function createAttemptProcessor(deps: AttemptWorkerDeps): (job: TakenJob)
     });
   }
 
-  async function run(job: QueueJob, taken: TakenJob): Promise<ExecutionResult & { commit?: string }> {
+  async function run(job: QueueJob, taken: TakenJob): Promise<WorkerResult> {
     const mirror = await mirrorOf(job);
     const attemptGit = new AttemptGit(mirror, deps.env);
     const path = join(deps.cacheDir, 'worktrees', safe(job.attemptId));
@@ -78,14 +79,17 @@ export function createAttemptProcessor(deps: AttemptWorkerDeps): (job: TakenJob)
         onSpawn: (pid) => deps.onSpawn?.(job.attemptId, pid),
       });
       if (result.outcome !== 'ok') return result;
-      const commit = await attemptGit.commitAttempt(path, `ralph-loop: ${job.bead.id} ${job.bead.title}`, {
-        beadId: job.bead.id,
-        attemptId: job.attemptId,
-      });
-      if (commit === undefined) return result;
+      const made = await attemptGit.commitAttempt(
+        path,
+        `ralph-loop: ${job.bead.id} ${job.bead.title}`,
+        { beadId: job.bead.id, attemptId: job.attemptId },
+        job.sizeLimits === undefined ? undefined : { limits: job.sizeLimits, base: job.base },
+      );
+      const tooLarge = made.tooLarge.length > 0 ? { tooLarge: made.tooLarge } : {};
+      if (made.sha === undefined) return { ...result, ...tooLarge };
       const git = createGitCommand({ cwd: mirror, env: deps.env });
-      await git.git(['push', '--quiet', '--force', '--', job.remote, `${commit}:refs/heads/${job.branch}`]);
-      return { ...result, commit };
+      await git.git(['push', '--quiet', '--force', '--', job.remote, `${made.sha}:refs/heads/${job.branch}`]);
+      return { ...result, commit: made.sha, ...tooLarge };
     } finally {
       await attemptGit.removeWorktree(path);
       await attemptGit.deleteBranch(job.branch);
@@ -144,8 +148,11 @@ async function transcriptBack(path: string): Promise<QueueResult['transcript']> 
   }
 }
 
+/** What an attempt on this worker comes to: its result, the commit, and what the commit left out. */
+type WorkerResult = ExecutionResult & { commit?: string; tooLarge?: OverLimit[] };
+
 /** The fields a result carries back (nothing the runner fills in itself, no undefined values). */
-function toWireResult(result: ExecutionResult & { commit?: string }, worker: string): QueueResult {
+function toWireResult(result: WorkerResult, worker: string): QueueResult {
   const wire: QueueResult = { outcome: result.outcome, message: result.message, worker };
   const copy = <K extends keyof QueueResult>(key: K, value: QueueResult[K] | undefined): void => {
     if (value !== undefined) wire[key] = value;
@@ -164,6 +171,7 @@ function toWireResult(result: ExecutionResult & { commit?: string }, worker: str
   copy('environment', result.environment);
   copy('detail', result.detail);
   copy('commit', result.commit);
+  copy('tooLarge', result.tooLarge);
   return wire;
 }
 

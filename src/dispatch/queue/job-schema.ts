@@ -54,6 +54,10 @@ export const queueJobSchema = z.object({
    * runs under that name; a bead label still only names it.
    */
   agentCommand: z.array(z.string()).min(1).optional(),
+  /** What the attempt's commit may hold, in bytes (0: no limit): the runner's, never the worker's. */
+  sizeLimits: z
+    .object({ file: z.number().int().nonnegative(), total: z.number().int().nonnegative() })
+    .optional(),
 });
 
 export type QueueJob = z.infer<typeof queueJobSchema>;
@@ -92,6 +96,16 @@ export const queueResultSchema = z.object({
   commit: z
     .string()
     .regex(/^[0-9a-f]{40}([0-9a-f]{24})?$/)
+    .optional(),
+  /** Files the attempt left past the job's size limits, not in its commit. */
+  tooLarge: z
+    .array(
+      z.object({
+        path: z.string(),
+        size: z.number().nonnegative(),
+        limit: z.enum(['file', 'total']),
+      }),
+    )
     .optional(),
   /** `host:pid` of the worker process. */
   worker: z.string().regex(/^[^\s:]+:\d+$/, 'host:pid'),

@@ -48,6 +48,19 @@ describe('queue job and result schemas', () => {
     expect(baseRefOf('r/1 x')).toBe('refs/forge/bases/r_1_x');
   });
 
+  it("carries the runner's size limits there and the files past them back", () => {
+    const job = toQueueJob({ ...attempt, sizeLimits: { file: 100, total: 0 } }, '/srv/repo.git');
+    expect(job.sizeLimits).toEqual({ file: 100, total: 0 });
+    const back = { outcome: 'ok', message: 'done', worker: 'h:1' };
+    const tooLarge = [{ path: 'w.bin', size: 200, limit: 'file' }];
+    expect(fromWorkerResult({ ...back, tooLarge }).tooLarge).toEqual(tooLarge);
+    expect(
+      fromWorkerResult({ ...back, tooLarge: [{ path: 'w.bin', size: -1, limit: 'file' }] }),
+    ).toMatchObject({
+      outcome: 'error',
+    });
+  });
+
   it('refuses a job whose base is not a commit id', () => {
     expect(() => toQueueJob({ ...attempt, base: 'main' }, '/srv/repo.git')).toThrow(/full commit id/);
   });

@@ -374,6 +374,20 @@ describe('queue dispatcher and forge-pack workers', () => {
     );
   }, 60_000);
 
+  it("keeps the runner's size limits: a file past them stays out of the worker's commit and is named back", async () => {
+    const { repo, dispatcher } = await setup();
+    const worker = await startWorker(repo);
+    await worker.ready;
+    // The agent writes `done by bd-size\n` (16 bytes) to bd-size.txt: past a 10-byte limit.
+    const result = await dispatcher().run(
+      { ...job(repo.head(), 'bd-size'), sizeLimits: { file: 10, total: 0 } },
+      hooks(),
+    );
+    expect(result.outcome, result.message).toBe('ok');
+    expect(result.commit).toBeUndefined();
+    expect(result.tooLarge).toEqual([{ path: 'bd-size.txt', size: 16, limit: 'file' }]);
+  }, 60_000);
+
   it("runs the user's named agent (agent_commands) that a bead's label names, with the runner's argv", async () => {
     // The worker has no .forge/config.json of this project: the job brings the argv for the name.
     const { repo, dispatcher } = await setup('', { 'house-agent': [process.execPath, AGENT] });

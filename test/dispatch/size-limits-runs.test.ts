@@ -1,0 +1,107 @@
+// A plain epic's --auto-commit leaves out of its commits what a bead left past the size limits
+// (`runner.max_file_bytes`, `runner.max_change_bytes`): serial, the file stays in the user's tree,
+// uncommitted; in parallel, it never leaves the attempt's worktree. Either way the run warns.
+import { execFileSync } from 'node:child_process';
+import { stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { createRunnerGit } from '../../src/cli/runner-git.js';
+import { createGitIntegration } from '../../src/dispatch/attempt-git.js';
+import { createWorktreeDispatcher } from '../../src/dispatch/worktree-dispatcher.js';
+import {
+  DEFAULT_MAX_CHANGE_BYTES,
+  DEFAULT_MAX_FILE_BYTES,
+  type SizeLimits,
+} from '../../src/infra/size-limits.js';
+import type { ExecutionRequest, Executor, LoopEvent } from '../../src/loop/types.js';
+import { createTempRepo, type TempRepo } from '../support/git-repo.js';
+import { createHarness } from '../loop/harness.js';
+
+/** An agent that writes `small.txt` and makes `big.bin` of `size` (sparse: instant at any size). */
+function bigFileAgent(size: string, also?: (request: ExecutionRequest) => void): Executor {
+  return {
+    kind: 'fake',
+    writesCode: true,
+    async execute(request) {
+      execFileSync('sh', ['-c', 'printf "small\\n" > small.txt'], { cwd: request.cwd });
+      execFileSync('truncate', ['-s', size, 'big.bin'], { cwd: request.cwd });
+      also?.(request);
+      return { outcome: 'ok', message: 'done', agent: 'fake' };
+    },
+  };
+}
+
+const warnings = (events: LoopEvent[]) =>
+  events.flatMap((event) => (event.type === 'warning' ? [event.message] : []));
+
+const committedPaths = (repo: TempRepo) =>
+  repo.run('ls-tree', '-r', '--name-only', 'HEAD').trim().split('\n');
+
+async function run(
+  repo: TempRepo,
+  executor: Executor,
+  sizeLimits: SizeLimits,
+  parallel: boolean,
+): Promise<LoopEvent[]> {
+  const h = createHarness();
+  const { epicId } = await h.epic(['weights']);
+  const executors = { resolve: () => executor };
+  const summary = await h.run(
+    { epicId, cwd: repo.dir, autoCommit: true, sizeLimits },
+    {
+      executors,
+      git: await createRunnerGit({ cwd: repo.dir, env: repo.env }),
+      ...(parallel
+        ? {
+            dispatcher: createWorktreeDispatcher({ repo: repo.dir, env: repo.env, capacity: 2, executors }),
+            integration: createGitIntegration(repo.dir, repo.env),
+          }
+        : {}),
+    },
+  );
+  expect(summary).toMatchObject({ reason: 'done', beadsClosed: 1 });
+  return h.events;
+}
+
+const DEFAULTS = { file: DEFAULT_MAX_FILE_BYTES, total: DEFAULT_MAX_CHANGE_BYTES };
+
+describe('--auto-commit and the size limits', () => {
+  it('serial: a 3 GB file is left in the tree, uncommitted, and the rest committed', async () => {
+    const repo = await createTempRepo();
+    const events = await run(repo, bigFileAgent('3G'), DEFAULTS, false);
+    expect(committedPaths(repo)).toEqual(['README.md', 'small.txt']);
+    expect((await stat(join(repo.dir, 'big.bin'))).size).toBe(3 * 2 ** 30);
+    expect(repo.run('status', '--porcelain')).toBe('?? big.bin\n');
+    expect(warnings(events)).toEqual([
+      expect.stringMatching(
+        /^big\.bin \(3 GiB, over 100 MiB a file\): bd-\S+ left it past the commit size limits .*: not committed, left as it is; commit, ignore or remove it yourself\.$/,
+      ),
+    ]);
+  });
+
+  it('serial: no limit (0) commits it', async () => {
+    const repo = await createTempRepo();
+    const events = await run(repo, bigFileAgent('2K'), { file: 0, total: 0 }, false);
+    expect(committedPaths(repo)).toEqual(['README.md', 'big.bin', 'small.txt']);
+    expect(warnings(events)).toEqual([]);
+  });
+
+  it('parallel: the file stays out of the attempt commit, a tracked one grown as the base had it', async () => {
+    const repo = await createTempRepo({ 'README.md': 'hello\n', 'data.bin': 'base\n' });
+    const grow = (request: ExecutionRequest) => {
+      execFileSync('truncate', ['-s', '3K', 'data.bin'], { cwd: request.cwd });
+      // Committed by the agent itself: what the attempt changed is measured from its base.
+      execFileSync('git', ['add', 'data.bin'], { cwd: request.cwd, env: repo.env });
+      execFileSync('git', ['commit', '-q', '-m', 'agent'], { cwd: request.cwd, env: repo.env });
+    };
+    const events = await run(repo, bigFileAgent('2K', grow), { file: 1024, total: 0 }, true);
+    expect(committedPaths(repo)).toEqual(['README.md', 'data.bin', 'small.txt']);
+    expect(repo.run('show', 'HEAD:data.bin')).toBe('base\n');
+    expect(await repo.exists('big.bin')).toBe(false);
+    expect(warnings(events)).toEqual([
+      expect.stringMatching(
+        /^big\.bin \(2 KiB, over 1 KiB a file\), data\.bin \(3 KiB, over 1 KiB a file\): bd-\S+ left them past .*: not committed, gone with the attempt's worktree\.$/,
+      ),
+    ]);
+  });
+});
