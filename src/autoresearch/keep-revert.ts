@@ -7,6 +7,7 @@
 import type { ChangedPath, Git, SavedFile, StatusEntry } from '../infra/git.js';
 import { GitError } from '../infra/git.js';
 import { ForgedObjectError } from '../infra/git-command.js';
+import { isMark } from '../infra/file-marks.js';
 import { keeper, keptFiles } from './kept-refs.js';
 import type { DecideResult } from './arbiter.js';
 import { normalizeRelativePath, WORKSPACE_DIR } from './config-values.js';
@@ -235,16 +236,18 @@ export async function guardDoerChanges(options: GuardOptions): Promise<GuardResu
  */
 async function missingSaved(git: Git, files: ReadonlyMap<string, SavedFile>): Promise<string[]> {
   const blobs = new Map<string, string>();
-  for (const [path, file] of files) if (file.blob !== null) blobs.set(file.blob, path);
+  // A file saved as a mark (too large to copy, file-marks.ts) has no copy to go back to either.
+  const marks = [...files].filter(([, file]) => isMark(file.blob)).map(([path]) => path);
+  for (const [path, file] of files) if (file.blob !== null && !isMark(file.blob)) blobs.set(file.blob, path);
   try {
     await git.checkObjects(blobs);
-    return [];
+    return marks.sort();
   } catch (error) {
     if (!(error instanceof ForgedObjectError) || error.objects.some((o) => o.found !== 'is missing'))
       throw error;
     const gone = new Set(error.objects.map((o) => o.object));
     return [...files]
-      .filter(([, file]) => file.blob !== null && gone.has(file.blob))
+      .filter(([, file]) => isMark(file.blob) || (file.blob !== null && gone.has(file.blob)))
       .map(([path]) => path)
       .sort();
   }

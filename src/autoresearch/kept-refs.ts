@@ -8,6 +8,7 @@
 // A put-back writes a user's file from its saved blob: a blob pruned meanwhile (seen: `git gc
 // --prune=now` during a doer) left the file deleted.
 import { createHash } from 'node:crypto';
+import { isMark } from '../infra/file-marks.js';
 import type { Git, SavedFile } from '../infra/git.js';
 
 /** Put-backs older than this are pruned from refs/forge/undone (when a later step keeps something). */
@@ -44,7 +45,9 @@ export function keeper(git: Git, now: () => number = Date.now): Keeper {
 /** What a put-back is about to overwrite: the files' present blobs, named `files/<path>`. */
 export function keptFiles(files: ReadonlyMap<string, SavedFile>): Map<string, string> {
   const kept = new Map<string, string>();
-  for (const [path, file] of files) if (file.blob !== null) kept.set(`files/${keptName(path)}`, file.blob);
+  for (const [path, file] of files) {
+    if (file.blob !== null && !isMark(file.blob)) kept.set(`files/${keptName(path)}`, file.blob);
+  }
   return kept;
 }
 
@@ -67,7 +70,11 @@ export async function pinSaved(
   trees: readonly string[] = [],
 ): Promise<string | undefined> {
   if (git.pinObjects === undefined) return undefined;
-  const blobs = [...new Set([...files.values()].flatMap((file) => (file.blob === null ? [] : [file.blob])))];
+  const blobs = [
+    ...new Set(
+      [...files.values()].flatMap((file) => (file.blob === null || isMark(file.blob) ? [] : [file.blob])),
+    ),
+  ];
   if (blobs.length === 0) return undefined;
   try {
     await git.pinObjects(ref, { blobs, trees });

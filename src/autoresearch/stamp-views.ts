@@ -4,6 +4,7 @@ import { resolve } from 'node:path';
 import { ConfigError } from '../infra/errors.js';
 import { shellWords } from '../infra/command-line.js';
 import { describeProblem } from '../infra/zod-issues.js';
+import { formatSize } from '../infra/size-limits.js';
 import { loadLedgerSummary, type LedgerSummary } from './ledger-summary.js';
 import { beadLabels } from './loop-beads.js';
 import type { LoopContext } from './loop-context.js';
@@ -82,6 +83,7 @@ export async function renderDoer(
     scope: [...ctx.config.scope.doer_paths],
     may_change_tests: ctx.config.scope.doer_may_change_tests,
     may_silence_checks: ctx.config.scope.doer_may_silence_checks,
+    max_file_size: ctx.config.scope.max_file_bytes === 0 ? null : formatSize(ctx.config.scope.max_file_bytes),
     history: blindHistory(summary.recent),
     history_omitted: Math.max(0, summary.lines - summary.recent.length),
     counts: { kept: summary.kept, reverted: summary.reverted, crashed: summary.crashed },

@@ -64,6 +64,7 @@ export const SAMPLE_VIEWS: ViewFor = {
     scope: ['src/'],
     may_change_tests: false,
     may_silence_checks: false,
+    max_file_size: '100 MiB',
     history: [{ iter: 1, outcome: 'kept', hypothesis: 'sample hypothesis' }],
     history_omitted: 0,
     counts: { kept: 1, reverted: 0, crashed: 0 },

@@ -56,6 +56,8 @@ export interface DoerView extends BeadView {
   may_change_tests: boolean;
   /** The doer may add checker suppressions and change checkers' settings (`scope.doer_may_silence_checks`). */
   may_silence_checks: boolean;
+  /** The largest file the doer's commit takes (`scope.max_file_bytes`, as `100 MiB`); null: no limit. */
+  max_file_size: string | null;
   history: BlindHistoryLine[];
   /** Earlier iterations not listed. */
   history_omitted: number;

@@ -5,6 +5,7 @@ import { createGitCommand, type GitCommand } from '../infra/git-command.js';
 import { EnvironmentError } from '../infra/errors.js';
 import { isForgeStatePath } from '../infra/forge-state.js';
 import { removePath } from '../infra/fs-ops.js';
+import { parseNameStatus, splitNul } from '../infra/git-parse.js';
 import { runSerialised } from '../infra/serial-queue.js';
 import { overLimits, regularFileSizes, type OverLimit, type SizeLimits } from '../infra/size-limits.js';
 import type { Integration } from '../loop/integration.js';
@@ -242,17 +243,12 @@ async function dropOverLimits(
   limits: SizeLimits,
   base: string,
 ): Promise<OverLimit[]> {
-  const split = (text: string): string[] => text.split('\0').filter((path) => path !== '');
-  const diff = split((await at.git(['diff', '--name-status', '--no-renames', '-z', base, '--'])).stdout);
-  const inBase = new Set<string>();
-  const changed: string[] = [];
-  for (let i = 0; i + 1 < diff.length; i += 2) {
-    const [status, path] = [diff[i]!, diff[i + 1]!];
-    if (status === 'D') continue;
-    changed.push(path);
-    if (status !== 'A') inBase.add(path);
-  }
-  changed.push(...split((await at.git(['ls-files', '--others', '--exclude-standard', '-z'])).stdout));
+  const diff = parseNameStatus(
+    (await at.git(['diff', '--name-status', '--no-renames', '-z', base, '--'])).stdout,
+  );
+  const inBase = new Set([...diff].filter(([, change]) => change !== 'added').map(([path]) => path));
+  const changed = [...diff].filter(([, change]) => change !== 'deleted').map(([path]) => path);
+  changed.push(...splitNul((await at.git(['ls-files', '--others', '--exclude-standard', '-z'])).stdout));
   const over = overLimits(await regularFileSizes(worktree, changed), limits);
   const back = over.filter(({ path }) => inBase.has(path)).map(({ path }) => path);
   if (back.length > 0) {

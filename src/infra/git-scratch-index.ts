@@ -15,6 +15,7 @@ import {
   type TreeEntry,
 } from './git-parse.js';
 import type { SavedFile } from './git-port.js';
+import { isMark, markNow, NoCopyError } from './file-marks.js';
 
 /** Stages and commits exactly `paths` on HEAD (see Git.commitPaths); undefined when nothing changed. */
 export async function commitExactly(
@@ -81,13 +82,23 @@ export async function commitExactly(
   }
 }
 
-/** Writes saved content back to the working tree (see Git.writeSavedFiles). */
+/**
+ * Writes saved content back to the working tree (see Git.writeSavedFiles). NoCopyError, before any
+ * write, when a file saved as a mark has changed.
+ */
 export async function writeSavedFiles(
   { git, root, checkObjects }: GitCommand,
   files: ReadonlyMap<string, SavedFile>,
 ): Promise<void> {
-  const toWrite = [...files].filter(([, file]) => file.blob !== null);
   const dir = await root();
+  // A mark is a file too large to have been copied: untouched, it needs nothing; changed, it cannot
+  // be put back, and nothing else is written before that is said.
+  const changedMarks: string[] = [];
+  for (const [path, file] of files) {
+    if (isMark(file.blob) && (await markNow(join(dir, path))) !== file.blob) changedMarks.push(path);
+  }
+  if (changedMarks.length > 0) throw new NoCopyError(changedMarks);
+  const toWrite = [...files].filter(([, file]) => file.blob !== null && !isMark(file.blob));
   for (const [path, file] of files) if (file.blob === null) await rm(join(dir, path), { force: true });
   if (toWrite.length === 0) return;
   await checkObjects(new Map(toWrite.map(([path, file]) => [file.blob ?? '', path])));

@@ -17,6 +17,7 @@ import {
   type ChangedPath,
 } from './git-parse.js';
 import { createGitCommand } from './git-command.js';
+import { markOf, SAVED_MAX_BYTES } from './file-marks.js';
 import { refMethods } from './git-refs.js';
 import { worktreeMethods } from './git-worktrees.js';
 import type { Git, GitOptions, IndexFlags, SavedFile } from './git-port.js';
@@ -246,10 +247,15 @@ export function createGit(options: GitOptions): Git {
       const present: string[] = [];
       const dir = await root();
       for (const path of paths) {
-        const info = await stat(join(dir, path)).catch(() => undefined);
+        const info = await stat(join(dir, path), { bigint: true }).catch(() => undefined);
         if (info?.isFile()) {
-          present.push(path);
-          saved.set(path, { blob: null, mode: (info.mode & 0o111) !== 0 ? '100755' : '100644' });
+          const mode = (info.mode & 0o111n) !== 0n ? '100755' : '100644';
+          // Too large to copy into the store: held as a mark of what it is (file-marks.ts).
+          if (info.size > BigInt(SAVED_MAX_BYTES)) saved.set(path, { blob: markOf(info), mode });
+          else {
+            present.push(path);
+            saved.set(path, { blob: null, mode });
+          }
         } else {
           saved.set(path, { blob: null, mode: '100644' });
         }

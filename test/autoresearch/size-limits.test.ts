@@ -162,3 +162,36 @@ describe('the size limits leave the guards their own cases', () => {
     expect((await stat(join(f.repo.dir, 'scripts/score.js'))).size).toBeLessThan(1024);
   });
 });
+
+describe("a user's file too large to copy is never copied into git", () => {
+  const objectSizes = (f: LoopFixture) =>
+    f.repo.run('cat-file', '--batch-all-objects', '--batch-check=%(objectsize)').split('\n');
+
+  it('an untracked 3 GB file of yours beside the loop stays out of git through an iteration', async () => {
+    const f = await createLoopFixture();
+    grow(f, 'dataset.bin', '3G'); // yours, never committed: before, each step hashed it into .git
+    await f.baseline();
+    await iteration(f, () => undefined);
+    expect((await stat(join(f.repo.dir, 'dataset.bin'))).size).toBe(3 * GIB);
+    expect(objectSizes(f)).not.toContain(String(3 * GIB));
+  });
+
+  it('one the doer changes is its tamper, left as found: there is no copy to put back', async () => {
+    const f = await createLoopFixture();
+    grow(f, 'dataset.bin', '200M');
+    await f.baseline();
+    f.full.behaviour = doerWrites(f, '11', async () => grow(f, 'dataset.bin', '300M'));
+    expect((await f.run('doer', 1)).outcome).toBe('ok');
+    const { tamper } = await readIterationState(f.files, f.workspace, 1);
+    expect(tamper).toEqual([
+      {
+        role: 'doer',
+        paths: ['dataset.bin'],
+        what: 'changed files of yours outside its scope that Forge has no copy of to put back',
+      },
+    ]);
+    expect((await stat(join(f.repo.dir, 'dataset.bin'))).size).toBe(300 * 2 ** 20);
+    expect((await f.run('judge', 1)).message).toMatch(/^not judged: the doer changed/);
+    expect((await f.run('arbiter', 1)).message).toMatch(/^tamper/);
+  });
+});

@@ -85,6 +85,7 @@ const VIEWS: ViewFor = {
     scope: ['src/parser/'],
     may_change_tests: false,
     may_silence_checks: false,
+    max_file_size: '100 MiB',
     history: [{ iter: 1, outcome: 'kept', hypothesis: 'cache the parse' }],
     history_omitted: 0,
     counts: { kept: 1, reverted: 0, crashed: 0 },
@@ -248,6 +249,13 @@ describe('shipped templates', () => {
     });
     expect(lenient).not.toContain('Changing a test');
     expect(lenient).not.toContain('suppression');
+  });
+
+  it('the doer hears of the file size its commit takes, and of none when the loop sets no limit', async () => {
+    const limited = await renderTemplate('doer', VIEWS.doer);
+    expect(limited).toMatch(/the runner commits your\s+change when you finish, less any file over 100 MiB\./);
+    const unlimited = await renderTemplate('doer', { ...VIEWS.doer, max_file_size: null });
+    expect(unlimited).toMatch(/the runner commits your\s+change when you finish\./);
   });
 
   it('the doer without a directive says so, and without history says it is the first iteration', async () => {

@@ -3,7 +3,7 @@
 // uncommitted; in parallel, it never leaves the attempt's worktree. Either way the run warns.
 import { execFileSync } from 'node:child_process';
 import { stat } from 'node:fs/promises';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createRunnerGit } from '../../src/cli/runner-git.js';
 import { createGitIntegration } from '../../src/dispatch/attempt-git.js';
@@ -17,14 +17,15 @@ import type { ExecutionRequest, Executor, LoopEvent } from '../../src/loop/types
 import { createTempRepo, type TempRepo } from '../support/git-repo.js';
 import { createHarness } from '../loop/harness.js';
 
-/** An agent that writes `small.txt` and makes `big.bin` of `size` (sparse: instant at any size). */
-function bigFileAgent(size: string, also?: (request: ExecutionRequest) => void): Executor {
+/** An agent that writes `small.txt` and makes `big.bin` (or `name`) of `size` (sparse: instant at any size). */
+function bigFileAgent(size: string, also?: (request: ExecutionRequest) => void, name = 'big.bin'): Executor {
   return {
     kind: 'fake',
     writesCode: true,
     async execute(request) {
       execFileSync('sh', ['-c', 'printf "small\\n" > small.txt'], { cwd: request.cwd });
-      execFileSync('truncate', ['-s', size, 'big.bin'], { cwd: request.cwd });
+      execFileSync('mkdir', ['-p', dirname(name)], { cwd: request.cwd });
+      execFileSync('truncate', ['-s', size, name], { cwd: request.cwd });
       also?.(request);
       return { outcome: 'ok', message: 'done', agent: 'fake' };
     },
@@ -68,13 +69,14 @@ const DEFAULTS = { file: DEFAULT_MAX_FILE_BYTES, total: DEFAULT_MAX_CHANGE_BYTES
 describe('--auto-commit and the size limits', () => {
   it('serial: a 3 GB file is left in the tree, uncommitted, and the rest committed', async () => {
     const repo = await createTempRepo();
-    const events = await run(repo, bigFileAgent('3G'), DEFAULTS, false);
+    // In a folder of its own: git's status names the folder alone, unless asked for every file.
+    const events = await run(repo, bigFileAgent('3G', undefined, 'models/big.bin'), DEFAULTS, false);
     expect(committedPaths(repo)).toEqual(['README.md', 'small.txt']);
-    expect((await stat(join(repo.dir, 'big.bin'))).size).toBe(3 * 2 ** 30);
-    expect(repo.run('status', '--porcelain')).toBe('?? big.bin\n');
+    expect((await stat(join(repo.dir, 'models/big.bin'))).size).toBe(3 * 2 ** 30);
+    expect(repo.run('status', '--porcelain')).toBe('?? models/\n');
     expect(warnings(events)).toEqual([
       expect.stringMatching(
-        /^big\.bin \(3 GiB, over 100 MiB a file\): bd-\S+ left it past the commit size limits .*: not committed, left as it is; commit, ignore or remove it yourself\.$/,
+        /^models\/big\.bin \(3 GiB, over 100 MiB a file\): bd-\S+ left it past the commit size limits .*: not committed, left as it is; commit, ignore or remove it yourself\.$/,
       ),
     ]);
   });

@@ -161,8 +161,9 @@ export function createDoerExecutor(context: AutoresearchContext): Executor {
         ignoredPaths: ignored,
       });
       if (guard.unrestored.length > 0) {
-        // Pinned under refs/forge/saved: gone only when that ref was deleted and the store pruned.
-        const what = 'left files outside its scope whose saved copies were deleted from git';
+        // Pinned under refs/forge/saved: gone only when that ref was deleted and the store pruned; or
+        // never copied, being too large (file-marks.ts).
+        const what = 'changed files of yours outside its scope that Forge has no copy of to put back';
         state = await updateIterationState(context.files, workspace, iter, (s) =>
           withTamper(s, { role: 'doer', paths: guard.unrestored, what }),
         );
