@@ -14,7 +14,9 @@ export const REPORT_CLIENT_SCRIPT = String.raw`(function () {
     tamper: 'tamper', guard_failed: 'guard failed' };
   var ROLE_COLORS = { doer: '#2563eb', judge: '#16a34a', arbiter: '#ea580c', strategist: '#9333ea' };
   var ROLES = ['doer', 'judge', 'arbiter', 'strategist'];
-  var ROWS_SHOWN = 500;
+  // The table's first view: the latest hundred. Laying out 500 rows took 400 ms of a 10,000-iteration
+  // page's 1.4 s load in chromium here; 100 take 40.
+  var ROWS_SHOWN = 100;
   var state = { charts: {}, text: null, page: null, liveAt: 0 };
   window.forgeReport = state;
 

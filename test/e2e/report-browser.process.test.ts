@@ -201,7 +201,7 @@ describe('a long loop in the report', () => {
         "[...document.querySelectorAll('tr[data-iter]')].map((row) => Number(row.getAttribute('data-iter')))",
         z.array(z.number()),
       );
-    expect(await iters()).toEqual(Array.from({ length: 500 }, (_, k) => 100 + k));
+    expect(await iters()).toEqual(Array.from({ length: 100 }, (_, k) => 500 + k));
     // The chart draws every one of them all along.
     expect((await inPage(page, 'forgeReport.charts.score.data[0]', z.array(z.number()))).length).toBe(600);
     await page.click('[data-testid="more-rows"] button');
