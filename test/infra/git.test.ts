@@ -475,6 +475,16 @@ describe('git: trees, the index and HEAD (judge isolation)', () => {
     expect((await repo.git.listTree(head, ['./docs/'])).map((e) => e.path)).toEqual(['docs/x.md']);
   });
 
+  it('listTree takes more paths than one command line holds (a doer that made 100,000 files)', async () => {
+    const repo = await createTempRepo({ 'a.txt': 'a\n', 'gen/b.txt': 'b\n', 'gen/c.txt': 'c\n' });
+    const head = repo.head();
+    // 20,000 paths of 120 bytes, 2.4 MB of arguments: over Linux's limit (E2BIG) when passed at once.
+    const many = Array.from({ length: 20_000 }, (_, k) => `gen/${String(k).padStart(116, '0')}`);
+    const listed = await repo.git.listTree(head, [...many, 'gen/c.txt', 'gen/', 'a.txt']);
+    // Each entry once, in path order, though found by more than one piece.
+    expect(listed.map((e) => e.path)).toEqual(['a.txt', 'gen/b.txt', 'gen/c.txt']);
+  });
+
   it('exportFiles writes a commit’s bytes and modes elsewhere, leaving index and tree alone', async () => {
     const repo = await createTempRepo();
     const binary = Uint8Array.from([0, 255, 10, 13, 128]);
