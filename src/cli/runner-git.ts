@@ -79,18 +79,10 @@ export async function createRunnerGit(options: {
       }
       // Past the limits, a file stays as the bead left it, uncommitted: the bead's work, for the user to
       // decide on, never read whole by git on the way to a commit a host would refuse (size-limits.ts).
-      const tooLarge =
-        limits === undefined
-          ? []
-          : overLimits(
-              await regularFileSizes(
-                top,
-                now.filter((p) => !before.has(p)),
-              ),
-              limits,
-            );
+      const made = now.filter((path) => !before.has(path));
+      const tooLarge = limits === undefined ? [] : overLimits(await regularFileSizes(top, made), limits);
       const held = new Set(tooLarge.map(({ path }) => path));
-      const own = now.filter((path) => !before.has(path) && !held.has(path));
+      const own = made.filter((path) => !held.has(path));
       const sha = own.length === 0 ? undefined : await git.commitPaths(own, message);
       return { sha, leftOut, ...(tooLarge.length > 0 ? { tooLarge } : {}) };
     },
