@@ -39,7 +39,7 @@ export class NoCopyError extends EnvironmentError {
   constructor(paths: readonly string[]) {
     const one = paths.length === 1;
     super(
-      `${paths.join(', ')} changed while an agent ran, and Forge holds no copy of ${one ? 'it' : 'them'} to put back: over ${formatSize(SAVED_MAX_BYTES)}, ${one ? 'it is' : 'they are'} never copied into git.`,
+      `${paths.join(', ')} changed while a step ran (an agent, or the metric command), and Forge holds no copy of ${one ? 'it' : 'them'} to put back: over ${formatSize(SAVED_MAX_BYTES)}, ${one ? 'it is' : 'they are'} never copied into git.`,
       {
         hint: `Check ${one ? 'it' : 'them'} (yours, uncommitted); bring ${one ? 'it' : 'them'} back from where you keep ${one ? 'it' : 'them'} if need be, then run again.`,
       },
