@@ -7,7 +7,7 @@ import { createFileLock } from '../infra/lock-file.js';
 import { claimHost } from '../infra/host-claim.js';
 import { withRunMark } from '../infra/run-marks.js';
 import { withStopSignal } from '../infra/stop-scope.js';
-import { DEFAULT_MAX_CHANGE_BYTES, DEFAULT_MAX_FILE_BYTES } from '../infra/size-limits.js';
+import { sizeLimitsOf } from '../infra/size-limits.js';
 import type { RunDir } from '../infra/run-dir.js';
 import { refuseUncommittableTree } from '../loop/preflight.js';
 import { runEpic } from '../loop/runner.js';
@@ -376,10 +376,7 @@ export async function runEpicCommand(
           backoffMs: (flags.backoff ?? 10) * 1000,
           maxBackoffMs: 10 * 60 * 1000,
           autoCommit,
-          sizeLimits: {
-            file: config.runner.max_file_bytes ?? DEFAULT_MAX_FILE_BYTES,
-            total: config.runner.max_change_bytes ?? DEFAULT_MAX_CHANGE_BYTES,
-          },
+          sizeLimits: sizeLimitsOf(config.runner),
           // The flag wins over the config; left undefined by commander unless given.
           ...((flags.gates ?? config.runner.run_gates ?? true)
             ? { gates: { commands: configuredGates(config) } }

@@ -19,6 +19,17 @@ export const DEFAULT_MAX_FILE_BYTES = 100 * 2 ** 20;
 /** A change ten times that: more than any one improvement needs, small enough to commit in seconds. */
 export const DEFAULT_MAX_CHANGE_BYTES = 2 ** 30;
 
+/** The limits a config gives (each field left out takes its default). */
+export function sizeLimitsOf(given: {
+  max_file_bytes?: number | undefined;
+  max_change_bytes?: number | undefined;
+}): SizeLimits {
+  return {
+    file: given.max_file_bytes ?? DEFAULT_MAX_FILE_BYTES,
+    total: given.max_change_bytes ?? DEFAULT_MAX_CHANGE_BYTES,
+  };
+}
+
 /** A changed file a limit keeps out of the commit. */
 export interface OverLimit {
   path: string;

@@ -5,6 +5,7 @@ import {
   describeOverLimits,
   overLimits,
   regularFileSizes,
+  sizeLimitsOf,
   type SizeLimits,
 } from '../../infra/size-limits.js';
 import { isPathInScope } from '../keep-revert.js';
@@ -28,9 +29,10 @@ export interface SizeCheck {
 export async function keepOutOversized(
   context: AutoresearchContext,
   o: SizeCheck,
+  /** Told what was taken away, as the bead's activity. */
+  request: { onActivity?: ((message: string) => void) | undefined },
 ): Promise<string | undefined> {
-  const { scope } = context.config;
-  const limits: SizeLimits = { file: scope.max_file_bytes, total: scope.max_change_bytes };
+  const limits: SizeLimits = sizeLimitsOf(context.config.scope);
   if (limits.file === 0 && limits.total === 0) return undefined;
   const metric = new Set(o.protectedPaths);
   const changed = (await context.git.changedSince(o.baseSha))
@@ -46,5 +48,7 @@ export async function keepOutOversized(
     paths.filter((path) => inBase.has(path)),
   );
   await context.git.removePaths(paths.filter((path) => !inBase.has(path)));
-  return `not committed, over the loop's size limits: ${describeOverLimits(over, limits)}`;
+  const note = `not committed, over the loop's size limits: ${describeOverLimits(over, limits)}`;
+  request.onActivity?.(note);
+  return note;
 }

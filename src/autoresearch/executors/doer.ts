@@ -148,9 +148,8 @@ export function createDoerExecutor(context: AutoresearchContext): Executor {
 
       // Where HEAD went: a doer may commit on the loop's branch, nothing else.
       const moved = await putBack(context, { ...where, everything: false });
-      // Before any guard or commit reads them whole: files past the loop's size limits (doer-size.ts).
-      const oversized = await keepOutOversized(context, { ...where, userFiles: snapshot.files });
-      if (oversized !== undefined) request.onActivity?.(oversized);
+      // Before any guard or commit reads them whole.
+      const oversized = await keepOutOversized(context, { ...where, userFiles: snapshot.files }, request);
       const guard = await guardDoerChanges({
         git,
         baseSha,
@@ -161,8 +160,7 @@ export function createDoerExecutor(context: AutoresearchContext): Executor {
         ignoredPaths: ignored,
       });
       if (guard.unrestored.length > 0) {
-        // Pinned under refs/forge/saved: gone only when that ref was deleted and the store pruned; or
-        // never copied, being too large (file-marks.ts).
+        // Pinned under refs/forge/saved (gone only if that ref was deleted and pruned), or too large to copy.
         const what = 'changed files of yours outside its scope that Forge has no copy of to put back';
         state = await updateIterationState(context.files, workspace, iter, (s) =>
           withTamper(s, { role: 'doer', paths: guard.unrestored, what }),
@@ -314,9 +312,8 @@ export function createDoerExecutor(context: AutoresearchContext): Executor {
         request.onActivity?.(`put back the modes the doer changed: ${namePaths(modes, 10)}`);
       const keptNow = guard.keptUnder === undefined ? [] : [guard.keptUnder];
       const inGit = await undoGitState(context, request, iter, gitState, branch, keptNow);
-      if (uncommittable.length > 0) {
+      if (uncommittable.length > 0)
         request.onActivity?.(`removed what git cannot commit: ${uncommittable.join(', ')}`);
-      }
       const hypothesis = extractHypothesis(result.finalText) ?? firstLine(result.finalText);
       await updateIterationState(context.files, workspace, iter, (s) => ({
         ...s,
