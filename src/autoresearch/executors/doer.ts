@@ -121,12 +121,15 @@ export function createDoerExecutor(context: AutoresearchContext): Executor {
       // What git does not keep of the tree (modes, times, links) is put back after the commit (tree-metadata.ts).
       const metadata = await recordTreeMetadata(context.repo, await git.listTree('HEAD', []), ignored);
       const gitState = await watchGitState(git); // and what it leaves in git's own store (git-state.ts)
+      // A finding of this iteration's doer, recorded as tamper in its state.
+      const tamper = (paths: string[], what: string) =>
+        updateIterationState(context.files, workspace, iter, (s) =>
+          withTamper(s, { role: 'doer', paths, what }),
+        );
       const result = await context.agents.full.execute(request);
       const inSubmodules = await submodules.restore();
       if (inSubmodules.length > 0) {
-        state = await updateIterationState(context.files, workspace, iter, (s) =>
-          withTamper(s, { role: 'doer', paths: inSubmodules, what: 'changed a submodule outside its scope' }),
-        );
+        await tamper(inSubmodules, 'changed a submodule outside its scope');
         request.onActivity?.(`tamper: the doer changed ${inSubmodules.join('; ')}; put back`);
       }
       const homeTamper = result.tampered ?? [];
@@ -162,9 +165,7 @@ export function createDoerExecutor(context: AutoresearchContext): Executor {
       if (guard.unrestored.length > 0) {
         // Pinned under refs/forge/saved (gone only if that ref was deleted and pruned), or too large to copy.
         const what = 'changed files of yours outside its scope that Forge has no copy of to put back';
-        state = await updateIterationState(context.files, workspace, iter, (s) =>
-          withTamper(s, { role: 'doer', paths: guard.unrestored, what }),
-        );
+        await tamper(guard.unrestored, what);
         request.onActivity?.(`tamper: the doer ${what}: ${guard.unrestored.join(', ')}; left as found`);
       }
       const metric = new Set(protectedPaths);
@@ -172,9 +173,7 @@ export function createDoerExecutor(context: AutoresearchContext): Executor {
       const touchedMetric = guarded.filter((path) => metric.has(path));
       const outside = guarded.filter((path) => !metric.has(path));
       if (touchedMetric.length > 0) {
-        state = await updateIterationState(context.files, workspace, iter, (s) =>
-          withTamper(s, { role: 'doer', paths: touchedMetric, what: 'changed a metric file' }),
-        );
+        await tamper(touchedMetric, 'changed a metric file');
       }
       // What the doer changed in its scope (the rest is reverted above); the user's own uncommitted
       // files, dirty before the doer started, are theirs.
@@ -188,16 +187,12 @@ export function createDoerExecutor(context: AutoresearchContext): Executor {
       // The tests are the metric's, wherever they sit: in the scope too, unless the loop says otherwise.
       const tests = context.config.scope.doer_may_change_tests ? [] : inScope.filter(isTestFile);
       if (tests.length > 0) {
-        state = await updateIterationState(context.files, workspace, iter, (s) =>
-          withTamper(s, { role: 'doer', paths: tests, what: 'added, changed or removed test files' }),
-        );
+        await tamper(tests, 'added, changed or removed test files');
         request.onActivity?.(`tamper: the doer changed test file(s) ${tests.join(', ')}`);
       }
       // What no check reads: compiled Python with no source, the metric's own files copied in.
       for (const found of await contentTamper(context, baseSha, inScope, protectedPaths)) {
-        state = await updateIterationState(context.files, workspace, iter, (s) =>
-          withTamper(s, { role: 'doer', paths: found.paths, what: found.what }),
-        );
+        await tamper(found.paths, found.what);
         request.onActivity?.(`tamper: the doer ${found.what}: ${found.detail}`);
       }
       // A checker told to look away (a suppression comment, its settings) counts less without the code
@@ -219,22 +214,14 @@ export function createDoerExecutor(context: AutoresearchContext): Executor {
       for (const [kind, what] of SILENCED) {
         const paths = silenced.filter((found) => found.kind === kind).map((found) => found.path);
         if (paths.length === 0) continue;
-        state = await updateIterationState(context.files, workspace, iter, (s) =>
-          withTamper(s, { role: 'doer', paths, what }),
-        );
+        await tamper(paths, what);
         request.onActivity?.(`tamper: the doer ${what}: ${paths.join(', ')}`);
       }
       // What git ignores decides what is committed: a doer that ignored the file holding its work had
       // the judge measure a tree the kept commit did not hold (found by the red team).
       const rules = inScope.filter((path) => /(?:^|\/)\.git(?:ignore|attributes)$/.test(path));
       if (rules.length > 0) {
-        state = await updateIterationState(context.files, workspace, iter, (s) =>
-          withTamper(s, {
-            role: 'doer',
-            paths: rules,
-            what: 'changed what git ignores or how it reads files',
-          }),
-        );
+        await tamper(rules, 'changed what git ignores or how it reads files');
         request.onActivity?.(`tamper: the doer changed ${rules.join(', ')}`);
         // Undone now, with what the rules hid: the first pass takes a rule away, and only then does git
         // show the files it hid, for the second to remove (no revert would ever see them).
@@ -253,20 +240,15 @@ export function createDoerExecutor(context: AutoresearchContext): Executor {
         () => shadowedNames(context, baseSha, protectedPaths),
       );
       if (shadows.length > 0) {
-        state = await updateIterationState(context.files, workspace, iter, (s) =>
-          withTamper(s, {
-            role: 'doer',
-            paths: shadows,
-            what: "added a module under the name of one of Python's standard library or of an installed package",
-          }),
+        await tamper(
+          shadows,
+          "added a module under the name of one of Python's standard library or of an installed package",
         );
         request.onActivity?.(`tamper: the doer added ${shadows.join(', ')}, named as Python's own modules`);
       }
       const nested = await nestedRepositories(context, baseSha, inScope);
       if (nested.length > 0) {
-        state = await updateIterationState(context.files, workspace, iter, (s) =>
-          withTamper(s, { role: 'doer', paths: nested, what: 'made a git repository inside its scope' }),
-        );
+        await tamper(nested, 'made a git repository inside its scope');
         request.onActivity?.(`tamper: the doer made a git repository at ${nested.join(', ')}; removed`);
         await putBack(context, { ...where, everything: true });
       }
