@@ -1,6 +1,7 @@
 // Whether a path stays inside a directory once every symlink on the way is followed.
 import { lstat, readlink, realpath } from 'node:fs/promises';
 import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
+import { mapConcurrent } from './concurrent.js';
 
 function inside(root: string, path: string): boolean {
   const rel = relative(root, path);
@@ -43,14 +44,13 @@ export async function linksLeadingOut(
 ): Promise<string[]> {
   const realRoot = await realpath(root);
   const fenced = await Promise.all(closed.map((dir) => realLocation(realRoot, dir)));
-  const out: string[] = [];
-  for (const path of paths) {
+  const leading = await mapConcurrent(paths, async (path) => {
     const absolute = resolve(root, path);
     const stat = await lstat(absolute).catch(() => undefined);
-    if (stat?.isSymbolicLink() !== true) continue;
+    if (stat?.isSymbolicLink() !== true) return false;
     const target = resolve(await realpath(dirname(absolute)), await readlink(absolute));
     const real = await realLocation(realRoot, target);
-    if (!inside(realRoot, real) || fenced.some((dir) => inside(dir, real))) out.push(path);
-  }
-  return out.sort();
+    return !inside(realRoot, real) || fenced.some((dir) => inside(dir, real));
+  });
+  return paths.filter((_, index) => leading[index]).sort();
 }

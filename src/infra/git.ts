@@ -3,6 +3,7 @@
 import { rm, rmdir, stat } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { pathExists } from './atomic-file.js';
+import { mapConcurrent } from './concurrent.js';
 import {
   comparePaths,
   nulTerminated as nul,
@@ -224,11 +225,11 @@ export function createGit(options: GitOptions): Git {
         },
       );
       const dir = await root();
-      for (const path of paths) {
-        const absolute = resolve(dir, path);
-        await rm(absolute, { force: true, recursive: true });
-        await pruneEmptyParents(dirname(absolute), dir);
-      }
+      const absolute = paths.map((path) => resolve(dir, path));
+      await mapConcurrent(absolute, (path) => rm(path, { force: true, recursive: true }));
+      // Each folder once, the deepest first, so a parent is tried after its children have gone.
+      const parents = [...new Set(absolute.map((path) => dirname(path)))].sort((a, b) => b.length - a.length);
+      for (const parent of parents) await pruneEmptyParents(parent, dir);
     },
 
     async commitPaths(paths, message) {
