@@ -2,7 +2,11 @@
 // `caps.max_iterations: expected …, got "x"`. The types of the config file and the validated config.
 import { z } from 'zod';
 import { splitCommandLine } from '../infra/command-line.js';
-import { DEFAULT_MAX_CHANGE_BYTES, DEFAULT_MAX_FILE_BYTES } from '../infra/size-limits.js';
+import {
+  DEFAULT_MAX_CHANGE_BYTES,
+  DEFAULT_MAX_CHANGE_FILES,
+  DEFAULT_MAX_FILE_BYTES,
+} from '../infra/size-limits.js';
 import {
   defaultCheckName,
   normalizeRelativePath,
@@ -289,10 +293,17 @@ const scope = z.strictObject(
     max_change_bytes: nonNegativeInt('a non-negative integer number of bytes (0 = no limit)').default(
       DEFAULT_MAX_CHANGE_BYTES,
     ),
+    /**
+     * How many files a doer's change may add, change or remove (0 = no limit): past it, none of the
+     * change is committed; it is put back as the base had it.
+     */
+    max_change_files: nonNegativeInt('a non-negative integer number of files (0 = no limit)').default(
+      DEFAULT_MAX_CHANGE_FILES,
+    ),
   },
   {
     error: expected(
-      'an object with "doer_paths" (and optionally "judge_paths", "rebuilt_paths", "doer_may_change_tests", "doer_may_silence_checks", "doer_may_patch_runtime", "doer_may_address_judge", "max_file_bytes", "max_change_bytes")',
+      'an object with "doer_paths" (and optionally "judge_paths", "rebuilt_paths", "doer_may_change_tests", "doer_may_silence_checks", "doer_may_patch_runtime", "doer_may_address_judge", "max_file_bytes", "max_change_bytes", "max_change_files")',
     ),
   },
 );

@@ -27,7 +27,7 @@ export async function disallowedSilencing(
   repo: string,
   base: string,
   paths: readonly string[],
-  scope: Omit<LoopConfig['scope'], 'max_file_bytes' | 'max_change_bytes'>,
+  scope: Omit<LoopConfig['scope'], 'max_file_bytes' | 'max_change_bytes' | 'max_change_files'>,
   metricFiles: readonly string[] = [],
   loadedWith?: (then: ReadonlyMap<string, string | undefined>) => Promise<ReadonlySet<string>>,
   judged: (path: string) => boolean = () => false,

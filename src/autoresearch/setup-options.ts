@@ -56,6 +56,8 @@ export interface LoopSetupOptions {
   maxFileBytes?: number | undefined;
   /** All of a doer's changed files together, in bytes (`scope.max_change_bytes`; 0 = no limit). */
   maxChangeBytes?: number | undefined;
+  /** How many files a doer's change may hold (`scope.max_change_files`; 0 = no limit). */
+  maxChangeFiles?: number | undefined;
   /** Agent per role: doer, judge, strategist, retrospective, resume_strategist. */
   agents?: Readonly<Record<string, string>> | undefined;
   /** The workspace directory, relative to the repository root (default `.autoresearch`). */
@@ -127,6 +129,7 @@ export function buildConfigFile(options: LoopSetupOptions): LoopConfigFile {
       ...(options.doerMayAddressJudge === true ? { doer_may_address_judge: true } : {}),
       ...(options.maxFileBytes === undefined ? {} : { max_file_bytes: options.maxFileBytes }),
       ...(options.maxChangeBytes === undefined ? {} : { max_change_bytes: options.maxChangeBytes }),
+      ...(options.maxChangeFiles === undefined ? {} : { max_change_files: options.maxChangeFiles }),
     },
     agents: options.agents === undefined ? undefined : { ...options.agents },
     confirmation_rounds: options.confirmationRounds,

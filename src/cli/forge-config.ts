@@ -48,6 +48,8 @@ export const forgeConfigSchema = z
         max_file_bytes: z.number().int().min(0).optional(),
         /** With auto_commit: what one bead's commit takes in all, in bytes (default 1 GiB; 0: no limit). */
         max_change_bytes: z.number().int().min(0).optional(),
+        /** With auto_commit: how many files one bead's commit takes (default 10,000; 0: no limit). */
+        max_change_files: z.number().int().min(0).optional(),
         /** Plain agent beads run at once, each in a worktree (default 1); --parallel wins. */
         parallel: z.number().int().min(1).max(64).optional(),
         /** Run the gates after each code-writing bead (default true); --gates/--no-gates win. */

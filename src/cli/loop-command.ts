@@ -6,6 +6,7 @@ import { parseRoleAgents } from './agent-options.js';
 import {
   globals,
   openStoreFor,
+  parseInteger,
   parseNumberArg,
   parseSizeArg,
   readUserFile,
@@ -61,6 +62,7 @@ interface LoopFlags extends CheckFlags {
   doerMayAddressJudge?: boolean;
   maxFileSize?: number;
   maxChangeSize?: number;
+  maxChangeFiles?: number;
   agents?: Record<string, string>;
   workspace?: string;
   force?: boolean;
@@ -94,6 +96,7 @@ const FLAG_FOR_FIELD: Record<string, string> = {
   'scope.doer_may_address_judge': '--doer-may-address-judge',
   'scope.max_file_bytes': '--max-file-size',
   'scope.max_change_bytes': '--max-change-size',
+  'scope.max_change_files': '--max-change-files',
   agents: '--agents',
   confirmation_rounds: '--confirmation-rounds',
   population: '--population',
@@ -188,6 +191,11 @@ export function defineLoopCommand(command: Command, deps: CliDeps): void {
       '--max-change-size <size>',
       "the most a doer's changed files may hold together; past it the largest are not committed. 0: no limit (default 1G)",
       parseSizeArg,
+    )
+    .option(
+      '--max-change-files <n>',
+      "how many files a doer's change may add, change or remove; past it none of the change is committed. 0: no limit (default 10000)",
+      parseInteger(0),
     )
     .option(
       '--agents <pairs>',
@@ -321,6 +329,7 @@ async function loopOptionsFrom(
     doerMayPatchRuntime: flags.doerMayPatchRuntime,
     doerMayAddressJudge: flags.doerMayAddressJudge,
     maxFileBytes: flags.maxFileSize,
+    maxChangeFiles: flags.maxChangeFiles,
     maxChangeBytes: flags.maxChangeSize,
     agents: flags.agents,
     workspace: flags.workspace,

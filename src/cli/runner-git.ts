@@ -7,7 +7,7 @@ import { pathExists } from '../infra/atomic-file.js';
 import { EnvironmentError } from '../infra/errors.js';
 import { isForgeStatePath } from '../infra/forge-state.js';
 import { createGit } from '../infra/git.js';
-import { overLimits, regularFileSizes, type SizeLimits } from '../infra/size-limits.js';
+import { overFileCount, overLimits, regularFileSizes, type SizeLimits } from '../infra/size-limits.js';
 import type { DirtyPaths, RunnerGit } from '../loop/types.js';
 
 /** The runner's git, or undefined when `cwd` is not inside a git work tree. */
@@ -80,7 +80,11 @@ export async function createRunnerGit(options: {
       // Past the limits, a file stays as the bead left it, uncommitted: the bead's work, for the user to
       // decide on, never read whole by git on the way to a commit a host would refuse (size-limits.ts).
       const made = now.filter((path) => !before.has(path));
-      const tooLarge = limits === undefined ? [] : overLimits(await regularFileSizes(top, made), limits);
+      const tooMany = limits === undefined ? [] : overFileCount(made, limits);
+      const tooLarge =
+        limits === undefined || tooMany.length > 0
+          ? tooMany
+          : overLimits(await regularFileSizes(top, made), limits);
       const held = new Set(tooLarge.map(({ path }) => path));
       const own = made.filter((path) => !held.has(path));
       const sha = own.length === 0 ? undefined : await git.commitPaths(own, message);

@@ -4,10 +4,17 @@ import { join, relative, resolve, sep } from 'node:path';
 import { createGitCommand, type GitCommand } from '../infra/git-command.js';
 import { EnvironmentError } from '../infra/errors.js';
 import { isForgeStatePath } from '../infra/forge-state.js';
+import { mapConcurrent } from '../infra/concurrent.js';
 import { removePath } from '../infra/fs-ops.js';
 import { parseNameStatus, splitNul } from '../infra/git-parse.js';
 import { runSerialised } from '../infra/serial-queue.js';
-import { overLimits, regularFileSizes, type OverLimit, type SizeLimits } from '../infra/size-limits.js';
+import {
+  overFileCount,
+  overLimits,
+  regularFileSizes,
+  type OverLimit,
+  type SizeLimits,
+} from '../infra/size-limits.js';
 import type { Integration } from '../loop/integration.js';
 
 /** The trailer lines that tie a commit to its bead and attempt (the duplicate check reads them). */
@@ -249,13 +256,18 @@ async function dropOverLimits(
   const inBase = new Set([...diff].filter(([, change]) => change !== 'added').map(([path]) => path));
   const changed = [...diff].filter(([, change]) => change !== 'deleted').map(([path]) => path);
   changed.push(...splitNul((await at.git(['ls-files', '--others', '--exclude-standard', '-z'])).stdout));
-  const over = overLimits(await regularFileSizes(worktree, changed), limits);
+  const deleted = [...diff].filter(([, change]) => change === 'deleted').map(([path]) => path);
+  const tooMany = overFileCount([...changed, ...deleted], limits);
+  const over = tooMany.length > 0 ? tooMany : overLimits(await regularFileSizes(worktree, changed), limits);
   const back = over.filter(({ path }) => inBase.has(path)).map(({ path }) => path);
   if (back.length > 0) {
     await at.git(['checkout', base, '--pathspec-from-file=-', '--pathspec-file-nul'], {
       input: back.join('\0'),
     });
   }
-  for (const { path } of over) if (!inBase.has(path)) await removePath(join(worktree, path));
+  await mapConcurrent(
+    over.filter(({ path }) => !inBase.has(path)),
+    ({ path }) => removePath(join(worktree, path)),
+  );
   return over;
 }

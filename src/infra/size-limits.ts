@@ -2,9 +2,12 @@
 // adds, and Forge's guards add a changed file more than once (saving it, committing it, measuring its
 // commit): a doer that left a 3 GB sparse file (`truncate -s 3G`, instant) in its scope took 14 s to
 // commit, 27 s to judge and 90 s to keep, and nothing bounded a 300 GB one. Nor would a host take
-// it: GitHub refuses a file over 100 MiB. So what passes a limit is never committed.
+// it: GitHub refuses a file over 100 MiB. So what passes a limit is never committed. The number of
+// files is bounded too: each one costs a hash, a stat and a guard's look, and a doer that made 100,000
+// small files (one `npm install` into its scope does) held its iteration for 5 minutes.
 import { lstat } from 'node:fs/promises';
 import { join } from 'node:path';
+import { mapConcurrent } from './concurrent.js';
 
 /** Limits on what one change may hold, in bytes; 0 is no limit. */
 export interface SizeLimits {
@@ -12,21 +15,27 @@ export interface SizeLimits {
   file: number;
   /** All the changed files together. */
   total: number;
+  /** How many files one change may add, change or remove: past it, none of the change is committed. */
+  files: number;
 }
 
 /** GitHub's limit on one file. */
 export const DEFAULT_MAX_FILE_BYTES = 100 * 2 ** 20;
 /** A change ten times that: more than any one improvement needs, small enough to commit in seconds. */
 export const DEFAULT_MAX_CHANGE_BYTES = 2 ** 30;
+/** Far more than one improvement touches (a rename across a large tree stays under it), and seconds to undo. */
+export const DEFAULT_MAX_CHANGE_FILES = 10_000;
 
 /** The limits a config gives (each field left out takes its default). */
 export function sizeLimitsOf(given: {
   max_file_bytes?: number | undefined;
   max_change_bytes?: number | undefined;
+  max_change_files?: number | undefined;
 }): SizeLimits {
   return {
     file: given.max_file_bytes ?? DEFAULT_MAX_FILE_BYTES,
     total: given.max_change_bytes ?? DEFAULT_MAX_CHANGE_BYTES,
+    files: given.max_change_files ?? DEFAULT_MAX_CHANGE_FILES,
   };
 }
 
@@ -34,17 +43,27 @@ export function sizeLimitsOf(given: {
 export interface OverLimit {
   path: string;
   size: number;
-  /** Over the limit on one file, or pushed out by the limit on the whole change. */
-  limit: 'file' | 'total';
+  /**
+   * Over the limit on one file, pushed out by the limit on the whole change, or one of a change of
+   * more files than the limit (`size` is then the number of files the change holds).
+   */
+  limit: 'file' | 'total' | 'files';
+}
+
+/** Every one of `paths` (a change's, deletions too) when there are more than the limit allows, else none. */
+export function overFileCount(paths: readonly string[], limits: SizeLimits): OverLimit[] {
+  if (limits.files === 0 || paths.length <= limits.files) return [];
+  return [...paths].sort().map((path) => ({ path, size: paths.length, limit: 'files' as const }));
 }
 
 /** The size of each of `paths` (relative to `root`) that is a regular file; links, folders and the gone are left out. */
 export async function regularFileSizes(root: string, paths: readonly string[]): Promise<Map<string, number>> {
+  const infos = await mapConcurrent(paths, (path) => lstat(join(root, path)).catch(() => undefined));
   const sizes = new Map<string, number>();
-  for (const path of paths) {
-    const info = await lstat(join(root, path)).catch(() => undefined);
+  paths.forEach((path, index) => {
+    const info = infos[index];
     if (info?.isFile() === true) sizes.set(path, info.size);
-  }
+  });
   return sizes;
 }
 
@@ -96,8 +115,19 @@ export function parseSize(text: string): number | undefined {
   return Number.isSafeInteger(bytes) ? bytes : undefined;
 }
 
-/** What a note says of the files a limit kept out: `src/big.bin (3 GiB, over 100 MiB a file)`. */
+/**
+ * What a note says of the files a limit kept out: `src/big.bin (3 GiB, over 100 MiB a file)`; for a
+ * change of too many files, how many and the first few by name.
+ */
 export function describeOverLimits(over: readonly OverLimit[], limits: SizeLimits): string {
+  const many = over.filter(({ limit }) => limit === 'files');
+  if (many.length > 0) {
+    const shown = 5;
+    const named = many.slice(0, shown).map(({ path }) => path);
+    if (many.length > shown) named.push(`${(many.length - shown).toLocaleString('en-US')} more`);
+    const count = (many[0]?.size ?? many.length).toLocaleString('en-US');
+    return `${count} changed files (${named.join(', ')}), over ${limits.files.toLocaleString('en-US')} files a change`;
+  }
   return over
     .map(
       ({ path, size, limit }) =>

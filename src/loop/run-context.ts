@@ -87,8 +87,10 @@ export function tooLargeWarning(
   kept: boolean,
 ): string {
   const one = over.length === 1;
+  const settings =
+    over[0]?.limit === 'files' ? 'runner.max_change_files' : 'runner.max_file_bytes, runner.max_change_bytes';
   const left = kept
     ? `left as ${one ? 'it is' : 'they are'}; commit, ignore or remove ${one ? 'it' : 'them'} yourself`
     : `gone with the attempt's worktree`;
-  return `${describeOverLimits(over, limits)}: ${beadId} left ${one ? 'it' : 'them'} past the commit size limits (runner.max_file_bytes, runner.max_change_bytes in .forge/config.json): not committed, ${left}.`;
+  return `${describeOverLimits(over, limits)}: ${beadId} left ${one ? 'it' : 'them'} past the commit size limits (${settings} in .forge/config.json): not committed, ${left}.`;
 }

@@ -374,7 +374,7 @@ export interface RunnerOptions {
   /** Cap of any single backoff or unknown-reset wait. */
   maxBackoffMs: number;
   autoCommit: boolean;
-  /** With autoCommit: what one commit may hold (`runner.max_file_bytes`, `runner.max_change_bytes`). */
+  /** With autoCommit: what one commit may hold (`runner.max_file_bytes`, `max_change_bytes`, `max_change_files`). */
   sizeLimits?: SizeLimits | undefined;
   /** The repo's gates, run after each code-writing bead's success; absent: none (--no-gates). */
   gates?: GatesSettings | undefined;

@@ -90,6 +90,7 @@ describe('loop config: valid files', () => {
         doer_may_address_judge: false,
         max_file_bytes: 100 * 2 ** 20,
         max_change_bytes: 2 ** 30,
+        max_change_files: 10_000,
       },
       agents: {
         doer: 'claude-opus',
@@ -185,7 +186,7 @@ describe('loop config: errors name the file and the field path', () => {
       `${FILE}: subject: missing: expected a non-empty subject`,
       `${FILE}: metric.rubric_path: missing: expected the path of the rubric file`,
       `${FILE}: metric.artifact_path: missing: expected the path of the artifact the judge reads`,
-      `${FILE}: scope: missing: expected an object with "doer_paths" (and optionally "judge_paths", "rebuilt_paths", "doer_may_change_tests", "doer_may_silence_checks", "doer_may_patch_runtime", "doer_may_address_judge", "max_file_bytes", "max_change_bytes")`,
+      `${FILE}: scope: missing: expected an object with "doer_paths" (and optionally "judge_paths", "rebuilt_paths", "doer_may_change_tests", "doer_may_silence_checks", "doer_may_patch_runtime", "doer_may_address_judge", "max_file_bytes", "max_change_bytes", "max_change_files")`,
     ]);
   });
 

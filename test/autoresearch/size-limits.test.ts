@@ -2,7 +2,7 @@
 // over `scope.max_change_bytes` in all. Sparse files (`truncate -s`) make each in an instant; before the
 // limits, a 3 GB one took 131 s from doer to keep and went into the kept commit.
 import { execFileSync } from 'node:child_process';
-import { stat } from 'node:fs/promises';
+import { stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { readIterationState } from '../../src/autoresearch/iteration-state.js';
@@ -29,9 +29,9 @@ async function iteration(
   return done.message;
 }
 
-/** The paths of the kept commit (HEAD), each with its size in it. */
-function committed(f: LoopFixture): Map<string, number> {
-  const listing = f.repo.run('ls-tree', '-r', '-l', 'HEAD');
+/** The paths of the kept commit (HEAD, or `rev`), each with its size in it. */
+function committed(f: LoopFixture, rev = 'HEAD'): Map<string, number> {
+  const listing = f.repo.run('ls-tree', '-r', '-l', rev);
   return new Map(
     listing
       .trim()
@@ -193,5 +193,62 @@ describe("a user's file too large to copy is never copied into git", () => {
     expect((await stat(join(f.repo.dir, 'dataset.bin'))).size).toBe(300 * 2 ** 20);
     expect((await f.run('judge', 1)).message).toMatch(/^not judged: the doer changed/);
     expect((await f.run('arbiter', 1)).message).toMatch(/^tamper/);
+  });
+});
+
+describe('a change of more files than scope.max_change_files is not committed at all', () => {
+  /** `count` new files under `dir`, made in one process. */
+  const make = (f: LoopFixture, dir: string, count: number) => {
+    execFileSync('mkdir', ['-p', join(f.repo.dir, dir)]);
+    execFileSync(
+      'touch',
+      Array.from({ length: count }, (_, k) => `${dir}/f${k}.txt`),
+      { cwd: f.repo.dir },
+    );
+  };
+
+  it('puts the whole change back, in the scope and out of it, and the iteration is reverted', async () => {
+    const f = await loop({ max_change_files: 20 });
+    const head = f.repo.head();
+    const message = await iteration(
+      f,
+      () => {
+        make(f, 'src/gen', 25);
+        make(f, 'junk', 1);
+      },
+      /^revert \(10 → 10/,
+    );
+    expect(message).toContain(
+      "none of the change committed, over the loop's size limits: 27 changed files (junk/f0.txt, src/gen/f0.txt, src/gen/f1.txt, src/gen/f10.txt, src/gen/f11.txt, 22 more), over 20 files a change",
+    );
+    expect(await f.repo.exists('src/gen')).toBe(false);
+    expect(await f.repo.exists('junk')).toBe(false);
+    expect(await f.repo.read('src/value.txt')).toBe('10\n');
+    expect(committed(f)).toEqual(committed(f, head));
+  });
+
+  it('keeps a change of as many files as the limit', async () => {
+    const f = await loop({ max_change_files: 20 });
+    const message = await iteration(f, () => make(f, 'src/gen', 19));
+    expect(message).not.toContain('size limits');
+    expect(committed(f).has('src/gen/f18.txt')).toBe(true);
+    expect(await f.repo.read('src/value.txt')).toBe('11\n');
+  });
+
+  it("a metric file changed among them is still the doer's tamper", async () => {
+    const f = await createLoopFixture(
+      { scope: { doer_paths: ['src/'], judge_paths: ['src/'], max_change_files: 5 } },
+      { guarded: false },
+    );
+    await f.baseline();
+    f.full.behaviour = doerWrites(f, '11', async () => {
+      make(f, 'src/gen', 10);
+      await writeFile(join(f.repo.dir, 'scripts/score.js'), 'console.log(100)\n');
+    });
+    const done = await f.run('doer', 1);
+    expect(done.message).toContain('none of the change committed');
+    const { tamper } = await readIterationState(f.files, f.workspace, 1);
+    expect(tamper).toEqual([{ role: 'doer', paths: ['scripts/score.js'], what: 'changed a metric file' }]);
+    expect(await f.repo.exists('src/gen')).toBe(false);
   });
 });

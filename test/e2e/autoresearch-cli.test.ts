@@ -175,12 +175,15 @@ describe('forge-pack loop', () => {
       '5M',
       '--max-change-size',
       '0',
+      '--max-change-files',
+      '500',
     ]);
     expect(made.code, made.stderr).toBe(0);
     const config = JSON.parse(await repo.read('.autoresearch/config.json')) as { scope: object };
     expect(config.scope).toMatchObject({
       max_file_bytes: 5 * 2 ** 20,
       max_change_bytes: 0,
+      max_change_files: 500,
     });
   });
 

@@ -54,9 +54,16 @@ export const queueJobSchema = z.object({
    * runs under that name; a bead label still only names it.
    */
   agentCommand: z.array(z.string()).min(1).optional(),
-  /** What the attempt's commit may hold, in bytes (0: no limit): the runner's, never the worker's. */
+  /**
+   * What the attempt's commit may hold, in bytes and files (0: no limit): the runner's, never the
+   * worker's. A job from a runner that sets no limit on files has none.
+   */
   sizeLimits: z
-    .object({ file: z.number().int().nonnegative(), total: z.number().int().nonnegative() })
+    .object({
+      file: z.number().int().nonnegative(),
+      total: z.number().int().nonnegative(),
+      files: z.number().int().nonnegative().default(0),
+    })
     .optional(),
 });
 
@@ -103,7 +110,7 @@ export const queueResultSchema = z.object({
       z.object({
         path: z.string(),
         size: z.number().nonnegative(),
-        limit: z.enum(['file', 'total']),
+        limit: z.enum(['file', 'total', 'files']),
       }),
     )
     .optional(),

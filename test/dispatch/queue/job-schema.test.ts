@@ -49,10 +49,16 @@ describe('queue job and result schemas', () => {
   });
 
   it("carries the runner's size limits there and the files past them back", () => {
-    const job = toQueueJob({ ...attempt, sizeLimits: { file: 100, total: 0 } }, '/srv/repo.git');
-    expect(job.sizeLimits).toEqual({ file: 100, total: 0 });
+    const job = toQueueJob({ ...attempt, sizeLimits: { file: 100, total: 0, files: 7 } }, '/srv/repo.git');
+    expect(queueJobSchema.parse(job).sizeLimits).toEqual({ file: 100, total: 0, files: 7 });
+    // A runner from before the limit on files sends none: the worker holds to none.
+    const older = { ...job, sizeLimits: { file: 100, total: 0 } };
+    expect(queueJobSchema.parse(older).sizeLimits).toEqual({ file: 100, total: 0, files: 0 });
     const back = { outcome: 'ok', message: 'done', worker: 'h:1' };
-    const tooLarge = [{ path: 'w.bin', size: 200, limit: 'file' }];
+    const tooLarge = [
+      { path: 'w.bin', size: 200, limit: 'file' },
+      { path: 'gen/a', size: 8, limit: 'files' },
+    ];
     expect(fromWorkerResult({ ...back, tooLarge }).tooLarge).toEqual(tooLarge);
     expect(
       fromWorkerResult({ ...back, tooLarge: [{ path: 'w.bin', size: -1, limit: 'file' }] }),

@@ -380,7 +380,7 @@ describe('queue dispatcher and forge-pack workers', () => {
     await worker.ready;
     // The agent writes `done by bd-size\n` (16 bytes) to bd-size.txt: past a 10-byte limit.
     const result = await dispatcher().run(
-      { ...job(repo.head(), 'bd-size'), sizeLimits: { file: 10, total: 0 } },
+      { ...job(repo.head(), 'bd-size'), sizeLimits: { file: 10, total: 0, files: 0 } },
       hooks(),
     );
     expect(result.outcome, result.message).toBe('ok');
