@@ -1,20 +1,95 @@
 // `ralph-loop report` as a person sees it: the built CLI writes the page, a real headless chromium
 // opens it from disk, and the views are checked against the known ledger of report-fixture.ts.
-import { readFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { z } from 'zod';
-import { appendLedgerLine } from '../../src/autoresearch/ledger.js';
+import { appendLedgerLine, type LedgerLine } from '../../src/autoresearch/ledger.js';
+import { readLoopReport } from '../../src/autoresearch/report-read.js';
+import { renderReportHtml, type ReportPage } from '../../src/cli/report-html.js';
 import { diskLoopFiles } from '../../src/infra/loop-files.js';
 import { inPage, launchBrowser, screenshot, watchedPage } from '../support/browser.js';
 import { assertBuilt, runCli } from '../support/cli.js';
 import { makeRepo } from '../support/runner-repo.js';
-import { createReportFixture, INJECTION, REPORT_EPIC, ROWS, TOTAL_COST } from '../support/report-fixture.js';
+import {
+  createReportFixture,
+  INJECTION,
+  REPORT_EPIC,
+  ROWS,
+  TOTAL_COST,
+  type ReportFixture,
+} from '../support/report-fixture.js';
 
 beforeAll(assertBuilt);
 
 const SERIES = z.array(z.array(z.number().nullable()));
+/** The page's data element as the CLI wrote it: plain JSON, or gzipped in base64 past 64 KiB of JSON. */
+const PLAIN_DATA = '<script type="application/json" id="forge-data">';
+const PACKED_DATA =
+  /<script type="application\/octet-stream" id="forge-data" data-encoding="gzip\+base64">([^<]*)<\/script>/;
+/** What the tests compare of a page's data: the loop's totals and iterations, the rest as it is. */
+const REPORT_JSON = z.looseObject({
+  report: z.looseObject({
+    generated_at: z.string(),
+    totals: z.looseObject({
+      iterations: z.number(),
+      kept: z.number(),
+      reverted: z.number(),
+      crashed: z.number(),
+      guard_failed: z.number(),
+      tampered: z.number(),
+    }),
+    iterations: z.array(z.looseObject({ iter: z.number(), decision: z.string() })),
+  }),
+});
+/**
+ * Run before the page's script: what the page holds each time #app is marked data-rendered (seen in the
+ * microtask after, so a mark set before the views are drawn is caught however fast they follow).
+ */
+const WATCH_DRAWINGS = `window.__drawings = [];
+new MutationObserver(function (records) {
+  records.forEach(function () {
+    window.__drawings.push({ charts: document.querySelectorAll('[data-chart] canvas').length,
+      rows: document.querySelectorAll('tr[data-iter]').length });
+  });
+}).observe(document, { subtree: true, attributeFilter: ['data-rendered'] });`;
+const DRAWINGS = z.array(z.object({ charts: z.number(), rows: z.number() }));
+
+/** The fixture's ledger continued up to `until` iterations, each decided by `decide`. */
+async function appendIterations(
+  fixture: ReportFixture,
+  until: number,
+  decide: (iter: number) => LedgerLine['decision'],
+): Promise<void> {
+  const ledger = join(fixture.workspace, 'research-log.jsonl');
+  let best = 18;
+  for (let iter = ROWS.length; iter < until; iter += 1) {
+    const decision = decide(iter);
+    const score = decision === 'keep' ? best + 1 : decision === 'revert' ? best - 1 : null;
+    const before = best;
+    if (decision === 'keep') best += 1;
+    await appendLedgerLine(diskLoopFiles(), ledger, {
+      iter,
+      ts: '2026-11-22T09:00:00.000Z',
+      score_before: before,
+      score_after: score,
+      best_before: before,
+      best_after: best,
+      delta: score === null ? null : score - before,
+      decision,
+      base_sha: null,
+      sha: null,
+      findings_count: 0,
+      hypothesis: `try ${iter}`,
+      cost_usd: 0,
+      duration_ms: 1,
+    });
+  }
+}
 
 describe('ralph-loop report of a loop, in chromium', () => {
   it('draws every iteration with its decision, the best-kept line and the target, and the totals', async () => {
@@ -25,7 +100,11 @@ describe('ralph-loop report of a loop, in chromium', () => {
     });
     expect(written.exitCode, written.stderr).toBe(0);
     expect(written.stderr).toContain(out);
-    expect(await readFile(out, 'utf8')).toContain('<!doctype html>');
+    const html = await readFile(out, 'utf8');
+    expect(html).toContain('<!doctype html>');
+    // A small report keeps its data as JSON a person can read in the page's source.
+    expect(html).toContain(PLAIN_DATA);
+    expect(html).not.toMatch(PACKED_DATA);
 
     const browser = await launchBrowser();
     const { page, errors } = await watchedPage(browser);
@@ -169,25 +248,7 @@ describe('ralph-loop report of a plain epic, in chromium', () => {
 describe('a long loop in the report', () => {
   it('lists its last 100 iterations and every one after Show all, in ledger order', async () => {
     const fixture = await createReportFixture();
-    const ledger = join(fixture.workspace, 'research-log.jsonl');
-    for (let iter = ROWS.length; iter < 600; iter += 1) {
-      await appendLedgerLine(diskLoopFiles(), ledger, {
-        iter,
-        ts: '2026-11-22T09:00:00.000Z',
-        score_before: 18,
-        score_after: 17,
-        best_before: 18,
-        best_after: 18,
-        delta: -1,
-        decision: 'revert',
-        base_sha: null,
-        sha: null,
-        findings_count: 0,
-        hypothesis: `try ${iter}`,
-        cost_usd: 0,
-        duration_ms: 1,
-      });
-    }
+    await appendIterations(fixture, 600, () => 'revert');
     const out = join(fixture.dir, 'long.html');
     const written = await runCli('ralph-loop', ['report', REPORT_EPIC, '-o', out], { cwd: fixture.dir });
     expect(written.exitCode, written.stderr).toBe(0);
@@ -208,5 +269,164 @@ describe('a long loop in the report', () => {
     expect(await iters()).toEqual(Array.from({ length: 600 }, (_, k) => k));
     expect(await page.$('[data-testid="more-rows"]')).toBeNull();
     expect(errors).toEqual([]);
+  });
+});
+
+describe('a long loop, its data compressed in the page', () => {
+  it('draws every view from the compressed data, with the counts and data of --json', async () => {
+    const fixture = await createReportFixture();
+    const decisions = ['revert', 'keep', 'crash', 'revert', 'guard_failed', 'tamper'] as const;
+    await appendIterations(fixture, 400, (iter) => decisions[iter % decisions.length]!);
+    const json = await runCli('ralph-loop', ['report', REPORT_EPIC, '--json'], { cwd: fixture.dir });
+    expect(json.exitCode, json.stderr).toBe(0);
+    const expected = REPORT_JSON.parse(JSON.parse(json.stdout));
+    const out = join(fixture.dir, 'long.html');
+    const written = await runCli('ralph-loop', ['report', REPORT_EPIC, '-o', out], { cwd: fixture.dir });
+    expect(written.exitCode, written.stderr).toBe(0);
+    const html = await readFile(out, 'utf8');
+    expect(html).toMatch(PACKED_DATA);
+    expect(html).not.toContain(PLAIN_DATA);
+
+    const browser = await launchBrowser();
+    const { page, errors } = await watchedPage(browser);
+    const requests: string[] = [];
+    page.on('request', (request) => requests.push(request.url()));
+    await page.addInitScript(WATCH_DRAWINGS);
+    await page.goto(pathToFileURL(out).href);
+    await page.waitForSelector('#app[data-rendered]');
+    expect(requests).toEqual([pathToFileURL(out).href]);
+    // Marked drawn once, when the charts and the table were there (the data is decoded first).
+    expect(await inPage(page, 'window.__drawings', DRAWINGS)).toEqual([{ charts: 3, rows: 100 }]);
+
+    // The page holds what --json prints (read a moment apart: only the time of reading differs).
+    const shown = REPORT_JSON.parse(await inPage(page, 'forgeReport.page', z.unknown()));
+    expect({ ...shown, report: { ...shown.report, generated_at: '' } }).toEqual({
+      ...expected,
+      report: { ...expected.report, generated_at: '' },
+    });
+    const { totals, iterations } = expected.report;
+    const card = (id: string) => page.textContent(`[data-testid="${id}"]`);
+    expect(await card('iterations')).toBe(String(totals.iterations));
+    expect(await card('kept')).toBe(String(totals.kept));
+    expect(await card('reverted')).toBe(String(totals.reverted));
+    expect(await card('crashed')).toBe(String(totals.crashed));
+    expect(await card('guard_failed')).toBe(String(totals.guard_failed));
+    expect(await card('tampered')).toBe(String(totals.tampered));
+    expect(await card('retrospective')).toContain('values above 15 help');
+
+    // Each decision's series has a point for exactly its iterations.
+    const chart = await inPage(
+      page,
+      '({ labels: forgeReport.charts.score.series.map((s) => s.label), data: forgeReport.charts.score.data })',
+      z.object({ labels: z.array(z.string()), data: SERIES }),
+    );
+    expect(chart.data[0]).toEqual(iterations.map((i) => i.iter));
+    const label = { keep: 'kept', revert: 'reverted', crash: 'crash', guard_failed: 'guard failed' };
+    for (const [decision, name] of Object.entries(label)) {
+      const points = chart.data[chart.labels.indexOf(name)]!.filter((value) => value !== null).length;
+      expect(points, name).toBe(iterations.filter((i) => i.decision === decision).length);
+    }
+    for (const name of ['score', 'time', 'cost'])
+      expect(await page.$(`[data-chart="${name}"] canvas`)).not.toBeNull();
+    const rows = await inPage(
+      page,
+      "[...document.querySelectorAll('tr[data-iter]')].map((row) => row.getAttribute('data-decision'))",
+      z.array(z.string()),
+    );
+    expect(rows).toEqual(iterations.slice(-100).map((i) => i.decision));
+    expect(await page.textContent('[data-testid="more-rows"]')).toContain('of 400 iterations');
+    expect(errors).toEqual([]);
+  });
+
+  it('says what went wrong and where the same data is, never a blank page, when its data is cut short', async () => {
+    const fixture = await createReportFixture();
+    await appendIterations(fixture, 400, () => 'revert');
+    const out = join(fixture.dir, 'long.html');
+    const written = await runCli('ralph-loop', ['report', REPORT_EPIC, '-o', out], { cwd: fixture.dir });
+    expect(written.exitCode, written.stderr).toBe(0);
+    const html = await readFile(out, 'utf8');
+    const packed = PACKED_DATA.exec(html)![1]!;
+    const browser = await launchBrowser();
+    // Cut at a multiple of 4 the base64 still decodes and the gzip stream ends early; one more
+    // character and the base64 itself is broken.
+    const half = packed.length / 2 - ((packed.length / 2) % 4);
+    for (const cut of [half, half + 1]) {
+      const damaged = join(fixture.dir, `damaged-${cut}.html`);
+      await writeFile(damaged, html.replace(packed, packed.slice(0, cut)));
+      const { page, errors } = await watchedPage(browser);
+      await page.goto(pathToFileURL(damaged).href);
+      await expectUnreadable(page, /could not be read; the file may be cut short or damaged/);
+      expect(errors).toEqual([]);
+    }
+  });
+
+  it('says so when the browser cannot decompress', async () => {
+    const fixture = await createReportFixture();
+    await appendIterations(fixture, 400, () => 'revert');
+    const out = join(fixture.dir, 'long.html');
+    const written = await runCli('ralph-loop', ['report', REPORT_EPIC, '-o', out], { cwd: fixture.dir });
+    expect(written.exitCode, written.stderr).toBe(0);
+    const browser = await launchBrowser();
+    const { page, errors } = await watchedPage(browser);
+    await page.addInitScript('delete window.DecompressionStream');
+    await page.goto(pathToFileURL(out).href);
+    await expectUnreadable(page, /cannot decompress it \(it has no DecompressionStream/);
+    expect(errors).toEqual([]);
+  });
+});
+
+/** The page shows why it has no views, how to get the data instead, and no view at all. */
+async function expectUnreadable(page: Page, why: RegExp): Promise<void> {
+  await page.waitForSelector('[data-testid="unreadable"]');
+  const text = await page.textContent('#app');
+  expect(text).toContain('This report could not be shown: ');
+  expect(text).toMatch(why);
+  expect(text).toContain(`ralph-loop report ${REPORT_EPIC} --json prints the same data as JSON.`);
+  expect(await page.$('#app[data-rendered]')).toBeNull();
+  expect(await page.$$('[data-chart], table, [data-testid="iterations"]')).toHaveLength(0);
+}
+
+describe('the report page on the dashboard', () => {
+  it('keeps its drawing when a poll brings the data it shows, and redraws when one brings news', async () => {
+    const fixture = await createReportFixture();
+    const read = () =>
+      readLoopReport(fixture.dir, REPORT_EPIC, {
+        now: () => Date.parse('2026-11-23T08:00:00Z'),
+        host: 'h',
+        isProcessAlive: () => false,
+        files: diskLoopFiles(),
+      });
+    // Small, with the agent's `</script>` in it, then long enough to be compressed.
+    const small: ReportPage = { report: await read(), live: null };
+    await appendIterations(fixture, 400, () => 'revert');
+    const long: ReportPage = { report: await read(), live: null };
+    const browser = await launchBrowser();
+    for (const shown of [small, long]) {
+      const html = await renderReportHtml(shown, { api: '/api', intervalMs: 100 });
+      expect(html.includes(PLAIN_DATA)).toBe(shown === small);
+      let answer = JSON.stringify(shown);
+      let polls = 0;
+      const server = createServer((request, response) => {
+        if (request.url === '/api') polls += 1;
+        response.writeHead(200, {
+          'Content-Type': request.url === '/api' ? 'application/json' : 'text/html',
+        });
+        response.end(request.url === '/api' ? answer : html);
+      });
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      onTestFinished(() => new Promise<void>((resolve) => server.close(() => resolve())));
+      const { port } = server.address() as AddressInfo;
+      const { page, errors } = await watchedPage(browser);
+      await page.addInitScript(WATCH_DRAWINGS);
+      await page.goto(`http://127.0.0.1:${port}/`);
+      await page.waitForSelector('#app[data-rendered]');
+      // Two polls asked: the answer to the first has been handled.
+      await expect.poll(() => polls).toBeGreaterThanOrEqual(2);
+      expect(await inPage(page, 'window.__drawings', DRAWINGS)).toHaveLength(1);
+      answer = JSON.stringify({ ...shown, report: { ...shown.report, retrospective: 'news of the night' } });
+      await page.locator('[data-testid="retrospective"]', { hasText: 'news of the night' }).waitFor();
+      expect(await inPage(page, 'window.__drawings', DRAWINGS)).toHaveLength(2);
+      expect(errors).toEqual([]);
+    }
   });
 });
