@@ -91,6 +91,19 @@ async function appendIterations(
   }
 }
 
+/** The fixture's loop continued to `until` iterations, its report written by the CLI to long.html. */
+async function longReport(
+  until: number,
+  decide: (iter: number) => LedgerLine['decision'] = () => 'revert',
+): Promise<{ fixture: ReportFixture; out: string }> {
+  const fixture = await createReportFixture();
+  await appendIterations(fixture, until, decide);
+  const out = join(fixture.dir, 'long.html');
+  const written = await runCli('ralph-loop', ['report', REPORT_EPIC, '-o', out], { cwd: fixture.dir });
+  expect(written.exitCode, written.stderr).toBe(0);
+  return { fixture, out };
+}
+
 describe('ralph-loop report of a loop, in chromium', () => {
   it('draws every iteration with its decision, the best-kept line and the target, and the totals', async () => {
     const fixture = await createReportFixture();
@@ -247,11 +260,7 @@ describe('ralph-loop report of a plain epic, in chromium', () => {
 
 describe('a long loop in the report', () => {
   it('lists its last 100 iterations and every one after Show all, in ledger order', async () => {
-    const fixture = await createReportFixture();
-    await appendIterations(fixture, 600, () => 'revert');
-    const out = join(fixture.dir, 'long.html');
-    const written = await runCli('ralph-loop', ['report', REPORT_EPIC, '-o', out], { cwd: fixture.dir });
-    expect(written.exitCode, written.stderr).toBe(0);
+    const { out } = await longReport(600);
     const browser = await launchBrowser();
     const { page, errors } = await watchedPage(browser);
     await page.goto(pathToFileURL(out).href);
@@ -274,15 +283,11 @@ describe('a long loop in the report', () => {
 
 describe('a long loop, its data compressed in the page', () => {
   it('draws every view from the compressed data, with the counts and data of --json', async () => {
-    const fixture = await createReportFixture();
     const decisions = ['revert', 'keep', 'crash', 'revert', 'guard_failed', 'tamper'] as const;
-    await appendIterations(fixture, 400, (iter) => decisions[iter % decisions.length]!);
+    const { fixture, out } = await longReport(400, (iter) => decisions[iter % decisions.length]!);
     const json = await runCli('ralph-loop', ['report', REPORT_EPIC, '--json'], { cwd: fixture.dir });
     expect(json.exitCode, json.stderr).toBe(0);
     const expected = REPORT_JSON.parse(JSON.parse(json.stdout));
-    const out = join(fixture.dir, 'long.html');
-    const written = await runCli('ralph-loop', ['report', REPORT_EPIC, '-o', out], { cwd: fixture.dir });
-    expect(written.exitCode, written.stderr).toBe(0);
     const html = await readFile(out, 'utf8');
     expect(html).toMatch(PACKED_DATA);
     expect(html).not.toContain(PLAIN_DATA);
@@ -339,11 +344,7 @@ describe('a long loop, its data compressed in the page', () => {
   });
 
   it('says what went wrong and where the same data is, never a blank page, when its data is cut short', async () => {
-    const fixture = await createReportFixture();
-    await appendIterations(fixture, 400, () => 'revert');
-    const out = join(fixture.dir, 'long.html');
-    const written = await runCli('ralph-loop', ['report', REPORT_EPIC, '-o', out], { cwd: fixture.dir });
-    expect(written.exitCode, written.stderr).toBe(0);
+    const { fixture, out } = await longReport(400);
     const html = await readFile(out, 'utf8');
     const packed = PACKED_DATA.exec(html)![1]!;
     const browser = await launchBrowser();
@@ -361,11 +362,7 @@ describe('a long loop, its data compressed in the page', () => {
   });
 
   it('says so when the browser cannot decompress', async () => {
-    const fixture = await createReportFixture();
-    await appendIterations(fixture, 400, () => 'revert');
-    const out = join(fixture.dir, 'long.html');
-    const written = await runCli('ralph-loop', ['report', REPORT_EPIC, '-o', out], { cwd: fixture.dir });
-    expect(written.exitCode, written.stderr).toBe(0);
+    const { out } = await longReport(400);
     const browser = await launchBrowser();
     const { page, errors } = await watchedPage(browser);
     await page.addInitScript('delete window.DecompressionStream');
