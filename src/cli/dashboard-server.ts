@@ -7,6 +7,7 @@ import { AppError } from '../infra/errors.js';
 import { readLoopsRegistry } from './epic-dirs.js';
 import { escapeHtml, renderReportHtml, type ReportPage } from './report-html.js';
 import type { LiveFollower } from './report-live.js';
+import { pageParts } from './report-page.js';
 
 export interface DashboardSources {
   repo: string;
@@ -61,23 +62,31 @@ async function handle(
     send(response, 200, 'application/json', JSON.stringify(await listEpics(sources.repo)));
     return;
   }
-  const match = /^\/(api\/)?epic\/([^/]+)$/.exec(path);
-  const epicId = match?.[2] === undefined ? undefined : safeDecode(match[2]);
+  // /epic/<id>: the page; /api/epic/<id>: its report as JSON (the same as `ralph-loop report --json`);
+  // /api/epic/<id>/page: what the page polls, the head of that report (report-page.ts).
+  const match = /^\/(?:(api\/)epic\/([^/]+?)(\/page)?|epic\/([^/]+))$/.exec(path);
+  const rawId = match?.[2] ?? match?.[4];
+  const epicId = rawId === undefined ? undefined : safeDecode(rawId);
   if (match === null || epicId === undefined || !EPIC_ID.test(epicId)) {
     send(response, 404, 'text/plain; charset=utf-8', 'Not found. The list of epics is at /.\n');
     return;
   }
   const page = await pageOf(epicId);
   if (match[1] !== undefined) {
-    send(response, 200, 'application/json', JSON.stringify(page));
+    send(
+      response,
+      200,
+      'application/json',
+      JSON.stringify(match[3] === undefined ? page : pageParts(page).head),
+    );
     return;
   }
-  const api = `/api/epic/${encodeURIComponent(epicId)}`;
+  const full = `/api/epic/${encodeURIComponent(epicId)}`;
   send(
     response,
     200,
     'text/html; charset=utf-8',
-    await renderReportHtml(page, { api, intervalMs: sources.intervalMs }),
+    await renderReportHtml(page, { api: `${full}/page`, full, intervalMs: sources.intervalMs }),
   );
 }
 

@@ -1,13 +1,18 @@
-// The script a report page runs in the browser: it reads the page's embedded JSON (gzipped in a long
-// loop's page), builds the views with DOM calls (text always through textContent, so no agent-written
-// string is ever parsed as HTML) and draws the charts with uPlot. On the dashboard it polls the JSON
-// again and redraws.
+// The script a report page runs in the browser: it reads the page's embedded head (report-page.ts;
+// gzipped in a long loop's page), builds the views with DOM calls (text always through textContent, so
+// no agent-written string is ever parsed as HTML) and draws the charts with uPlot. The older rows are
+// read when asked for. On the dashboard it polls the head again and redraws.
 //
 // Plain ES5-level JavaScript kept as a string: it is inlined into the page, not run by Node. Its
 // non-ASCII characters are \u escapes (the browser reads the same strings): the bundled program stays
 // ASCII, which Node reads fastest (see src/cli/program.ts).
 export const REPORT_CLIENT_SCRIPT = String.raw`(function () {
   'use strict';
+  // Intl back as it was (see UPLOT_INTL_STAND_IN).
+  if (window.forgeIntl) {
+    window.Intl = window.forgeIntl;
+    delete window.forgeIntl;
+  }
   var config = JSON.parse(document.getElementById('forge-config').textContent);
   var COLORS = { baseline: '#2563eb', keep: '#16a34a', revert: '#ea580c', crash: '#dc2626',
     tamper: '#9333ea', guard_failed: '#a16207' };
@@ -15,9 +20,6 @@ export const REPORT_CLIENT_SCRIPT = String.raw`(function () {
     tamper: 'tamper', guard_failed: 'guard failed' };
   var ROLE_COLORS = { doer: '#2563eb', judge: '#16a34a', arbiter: '#ea580c', strategist: '#9333ea' };
   var ROLES = ['doer', 'judge', 'arbiter', 'strategist'];
-  // The table's first view: the latest hundred. Laying out 500 rows took 400 ms of a 10,000-iteration
-  // page's 1.4 s load in chromium here; 100 take 40.
-  var ROWS_SHOWN = 100;
   var state = { charts: {}, text: null, page: null, liveAt: 0 };
   window.forgeReport = state;
 
@@ -61,8 +63,11 @@ export const REPORT_CLIENT_SCRIPT = String.raw`(function () {
   // Iterations and bead positions are whole numbers: no tick at 0.5.
   var WHOLE = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000, 20000, 50000];
   function width(box) { return Math.max(280, box.clientWidth || 600); }
+  // Every chart is as wide as the first: measured once, as each measure lays the page out again.
+  var chartWidth = null;
   function plot(name, box, opts, data) {
-    opts.width = width(box);
+    if (chartWidth === null) chartWidth = width(box);
+    opts.width = chartWidth;
     opts.height = opts.height || 280;
     state.charts[name] = new uPlot(opts, data, box);
   }
@@ -119,24 +124,25 @@ export const REPORT_CLIENT_SCRIPT = String.raw`(function () {
     card(cards, 'cost per kept improvement', usd(t.cost_per_keep_usd), 'cost_per_keep');
     card(cards, 'time', ms(t.duration_ms), 'duration');
 
-    var its = r.iterations;
-    var xs = its.map(function (i) { return i.iter; });
-    var decisions = Object.keys(LABELS).filter(function (d) {
-      return its.some(function (i) { return i.decision === d; });
-    });
+    var cols = r.columns;
+    var xs = cols.iter;
+    var count = xs.length;
+    var decisions = Object.keys(LABELS).filter(function (d) { return cols.decision.indexOf(d) !== -1; });
     var series = [{ label: 'iteration' }];
     var data = [xs];
     decisions.forEach(function (d) {
       series.push(pointSeries(LABELS[d], COLORS[d]));
       // An iteration without a score (a crash) is drawn at the bar it failed to beat.
-      data.push(its.map(function (i) { return i.decision === d ? (i.score === null ? i.best : i.score) : null; }));
+      data.push(xs.map(function (_, k) {
+        return cols.decision[k] !== d ? null : cols.score[k] === null ? cols.best[k] : cols.score[k];
+      }));
     });
     series.push({ label: 'best kept', stroke: '#111827', width: 2, paths: uPlot.paths.stepped({ align: 1 }),
       points: { show: false } });
-    data.push(its.map(function (i) { return i.best; }));
+    data.push(cols.best);
     if (r.target !== null) {
       series.push({ label: 'target', stroke: '#6b7280', dash: [6, 4], width: 1, points: { show: false } });
-      data.push(its.map(function () { return r.target; }));
+      data.push(xs.map(function () { return r.target; }));
     }
     var scoreBox = chartBox(section(root, 'Score over iterations'), 'score');
     plot('score', scoreBox, { scales: { x: { time: false } }, series: series,
@@ -146,10 +152,14 @@ export const REPORT_CLIENT_SCRIPT = String.raw`(function () {
     var roleSeries = [{ label: 'iteration' }];
     var timeData = [xs];
     var costData = [xs];
+    var none = null;
     ROLES.forEach(function (role) {
-      roleSeries.push({ label: role, stroke: ROLE_COLORS[role], width: 1.5, points: { show: its.length < 200 } });
-      timeData.push(its.map(function (i) { return i.roles[role] ? i.roles[role].ms / 1000 : null; }));
-      costData.push(its.map(function (i) { return i.roles[role] ? i.roles[role].cost_usd : null; }));
+      roleSeries.push({ label: role, stroke: ROLE_COLORS[role], width: 1.5, points: { show: count < 200 } });
+      var figures = cols.roles[role];
+      // A role no run log covers is not in the data: its series is empty.
+      if (!figures) none = none || xs.map(function () { return null; });
+      timeData.push(figures ? figures.ms.map(function (v) { return v === null ? null : v / 1000; }) : none);
+      costData.push(figures ? figures.cost_usd : none);
     });
     var roleCards = add(roleBox, el('div', 'cards'));
     ROLES.forEach(function (role) { card(roleCards, role + ' per iteration', ms(t.time_per_iteration_ms[role])); });
@@ -158,20 +168,19 @@ export const REPORT_CLIENT_SCRIPT = String.raw`(function () {
     plot('cost', chartBox(roleBox, 'cost'), { height: 220, scales: { x: { time: false } },
       series: roleSeries.map(function (s) { return Object.assign({}, s); }), axes: [{ incrs: WHOLE }, { label: 'USD' }] }, costData);
 
-    // Built detached and attached once: 10,000 rows cost one layout, not one each.
+    // Built detached and attached once: the rows cost one layout, not one each.
     var tableSection = section(root, 'Every iteration');
-    var scroll = el('div', 'scroll');
+    var scroll = el('div', 'scroll rows');
+    // Its height until it is laid out (see .rows): about a row's, each.
+    scroll.style.containIntrinsicSize = 'auto ' + (40 + 56 * r.latest.length) + 'px';
     var table = add(scroll, el('table', 'iterations'));
     var headRow = add(add(table, el('thead')), el('tr'));
     ['#', 'decision', 'score', '\u0394', 'hypothesis and findings', 'commit', 'cost', 'time'].forEach(function (h) {
       add(headRow, el('th', null, h));
     });
     var body = add(table, el('tbody'));
-    // A long loop's table shows its latest iterations; the rest are one click away. (Laying out ten
-    // thousand rows costs seconds; the charts above already show every one of them.)
-    var shown = Math.min(its.length, ROWS_SHOWN);
-    var addRow = function (i) {
-      var row = add(body, el('tr'));
+    var addRow = function (parent, i) {
+      var row = add(parent, el('tr'));
       row.setAttribute('data-iter', String(i.iter));
       row.setAttribute('data-decision', i.decision);
       add(row, el('td', 'n', i.iter));
@@ -191,23 +200,28 @@ export const REPORT_CLIENT_SCRIPT = String.raw`(function () {
       add(row, el('td', 'n', usd(i.cost_usd)));
       add(row, el('td', 'n', ms(i.duration_ms)));
     };
-    var fill = function (from, to) {
+    var rowsAbove = function (list) {
       var rows = document.createDocumentFragment();
-      var save = body;
-      body = rows;
-      its.slice(from, to).forEach(addRow);
-      body = save;
+      list.forEach(function (i) { addRow(rows, i); });
       body.insertBefore(rows, body.firstChild);
     };
-    fill(its.length - shown, its.length);
-    if (shown < its.length) {
+    // A long loop's table shows its latest iterations; the rest are one click away. (Laying out ten
+    // thousand rows costs seconds; the charts above already show every one of them.)
+    rowsAbove(r.latest);
+    if (r.latest.length < count) {
       var more = add(tableSection, el('p', 'more'));
       more.setAttribute('data-testid', 'more-rows');
-      add(more, el('span', null, 'Showing the last ' + shown + ' of ' + its.length + ' iterations. '));
+      add(more, el('span', null, 'Showing the last ' + r.latest.length + ' of ' + count + ' iterations. '));
       var all = add(more, el('button', null, 'Show all'));
       all.addEventListener('click', function () {
-        fill(0, its.length - shown);
-        more.remove();
+        all.disabled = true;
+        olderRows(r.latest[0].iter).then(function (older) {
+          rowsAbove(older);
+          more.remove();
+        }, function (error) {
+          all.disabled = false;
+          add(more, el('span', 'reason', ' The older rows could not be read (' + error.message + ').'));
+        });
       });
     }
     add(tableSection, scroll);
@@ -270,6 +284,7 @@ export const REPORT_CLIENT_SCRIPT = String.raw`(function () {
   function render(page) {
     Object.keys(state.charts).forEach(function (k) { state.charts[k].destroy(); });
     state.charts = {};
+    chartWidth = null;
     state.page = page;
     var root = document.getElementById('app');
     root.textContent = '';
@@ -297,16 +312,31 @@ export const REPORT_CLIENT_SCRIPT = String.raw`(function () {
     };
     return reader.read().then(next);
   }
+  // One of the page's data elements as its text (what polls are compared with) and its value.
+  function readData(node) {
+    if (node.getAttribute('data-encoding') !== 'gzip+base64') {
+      var value = JSON.parse(node.textContent);
+      // Polls are compared with the dashboard's JSON of the same data; this copy has its < escaped.
+      return { text: JSON.stringify(value), value: value };
+    }
+    return inflate(node.textContent).then(function (text) {
+      return { text: text, value: JSON.parse(text) };
+    });
+  }
   var embedded = document.getElementById('forge-data');
   var packed = embedded.getAttribute('data-encoding') === 'gzip+base64';
-  function firstData() {
-    if (!packed) {
-      var page = JSON.parse(embedded.textContent);
-      // Polls are compared with the dashboard's JSON of the same data; this copy has its < escaped.
-      return { text: JSON.stringify(page), page: page };
-    }
-    return inflate(embedded.textContent).then(function (text) {
-      return { text: text, page: JSON.parse(text) };
+  // The iterations before the first row shown, oldest first: from the page itself, or on the
+  // dashboard from its JSON of the whole report (the page's own may be older than the last poll).
+  function olderRows(before) {
+    var read = config.full
+      ? fetch(config.full, { cache: 'no-store' }).then(function (response) {
+        if (!response.ok) throw new Error('HTTP ' + response.status);
+        return response.json();
+      }).then(function (page) { return page.report.iterations; })
+      : new Promise(function (resolve) { resolve(readData(document.getElementById('forge-older'))); })
+        .then(function (data) { return data.value; });
+    return read.then(function (rows) {
+      return rows.filter(function (i) { return i.iter < before; });
     });
   }
   // Never a blank page: what went wrong, and where the same data can be had.
@@ -323,9 +353,9 @@ export const REPORT_CLIENT_SCRIPT = String.raw`(function () {
   var first = packed && typeof DecompressionStream === 'undefined'
     ? Promise.resolve(unreadable('its data is compressed and this browser cannot decompress it (it has no ' +
       'DecompressionStream; Chrome 80, Firefox 113 and Safari 16.4 have it).'))
-    : new Promise(function (resolve) { resolve(firstData()); }).then(function (data) {
+    : new Promise(function (resolve) { resolve(readData(embedded)); }).then(function (data) {
       state.text = data.text;
-      render(data.page);
+      render(data.value);
     }, function (error) {
       unreadable('its data could not be read; the file may be cut short or damaged (' + error.message + ')');
     });
@@ -351,5 +381,29 @@ export const REPORT_CLIENT_SCRIPT = String.raw`(function () {
     // After the first data is drawn, so a poll never lands under it.
     first.then(function () { setTimeout(poll, config.interval_ms); });
   }
+})();
+`;
+
+/**
+ * Run just before uPlot's script: while it loads, uPlot sees a stand-in for Intl. uPlot builds an
+ * Intl.NumberFormat and reads the time zone from Intl as it loads, and the first Intl object a chromium
+ * page makes loads ICU's data: 30-40 ms of a fresh page here, for nothing else on this page uses Intl
+ * (it writes its own numbers and has no time axis). The stand-in's numbers are what Intl's en-US
+ * format gives: grouped thousands, at most three decimals. The page's script puts Intl back first thing.
+ */
+export const UPLOT_INTL_STAND_IN = String.raw`(function () {
+  'use strict';
+  function grouped(value) {
+    if (typeof value !== 'number' || !isFinite(value)) return String(value);
+    var fixed = Math.abs(value).toFixed(3).replace(/\.?0+$/, '');
+    var parts = fixed.split('.');
+    var whole = parts[0].replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+    return (value < 0 && Number(fixed) !== 0 ? '-' : '') + whole + (parts[1] ? '.' + parts[1] : '');
+  }
+  window.forgeIntl = window.Intl;
+  window.Intl = {
+    NumberFormat: function () { return { format: grouped }; },
+    DateTimeFormat: function () { return { resolvedOptions: function () { return { timeZone: 'UTC' }; } }; }
+  };
 })();
 `;

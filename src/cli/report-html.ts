@@ -5,7 +5,8 @@ import { createRequire } from 'node:module';
 import { gzipSync } from 'node:zlib';
 import type { LoopReport } from '../autoresearch/report-model.js';
 import type { EpicReport } from './report-epic.js';
-import { REPORT_CLIENT_SCRIPT } from './report-client.js';
+import { REPORT_CLIENT_SCRIPT, UPLOT_INTL_STAND_IN } from './report-client.js';
+import { pageParts, type PageParts } from './report-page.js';
 
 /** The bead a runner is working on right now, as the lock and the run's events tell. */
 export interface LiveBead {
@@ -26,8 +27,10 @@ export interface ReportPage {
 }
 
 export interface PageOptions {
-  /** The dashboard's JSON address for this page; the page polls it and redraws. */
+  /** The dashboard's address of this page's head (report-page.ts); the page polls it and redraws. */
   api?: string;
+  /** The dashboard's address of the whole report as JSON, read when someone asks for every row. */
+  full?: string;
   intervalMs?: number;
 }
 
@@ -50,6 +53,7 @@ export async function renderReportHtml(page: ReportPage, options: PageOptions = 
   const chart = await loadChartLibrary();
   const config = {
     api: options.api ?? null,
+    full: options.full ?? null,
     interval_ms: options.intervalMs ?? 1500,
     epic: page.report.epic,
   };
@@ -68,7 +72,8 @@ export async function renderReportHtml(page: ReportPage, options: PageOptions = 
 <main id="app"><p>This report draws its views with JavaScript; enable it to see them.</p></main>
 <p id="status" role="status"></p>
 <script type="application/json" id="forge-config">${jsonForScript(config)}</script>
-${dataElement(page)}
+${dataElements(pageParts(page))}
+<script>${UPLOT_INTL_STAND_IN}</script>
 <script>${chart.script}</script>
 <script>${REPORT_CLIENT_SCRIPT}</script>
 </body>
@@ -77,26 +82,37 @@ ${dataElement(page)}
 }
 
 /**
- * From this much JSON on (about 200 loop iterations), the page carries its data gzip-compressed. Below
- * it the JSON is smaller than the rest of the page (74 KB, uPlot most of it) and chromium reads it in
- * a few milliseconds, so it stays plain for a person reading the source. Above it the JSON is what
- * grows: 3 MB at 10,000 iterations, 250 ms of chromium's time before any script runs.
+ * From this much JSON on (about 200 loop iterations), a page carries its data gzip-compressed. Below it
+ * the JSON is smaller than the rest of the page (74 KB, uPlot most of it) and chromium reads it in a few
+ * milliseconds, so it stays plain for a person reading the source. Above it the JSON is what grows:
+ * 3 MB at 10,000 iterations, 250 ms of chromium's time before any script ran when it was plain.
  */
 export const COMPRESS_FROM_BYTES = 64 * 1024;
 
 /**
- * The page's data element: plain JSON for a small report; for a large one the same JSON gzipped and
- * base64-encoded (base64 holds no `<`, so it needs no escaping), which the page's script decompresses.
- * Level 1: 5 ms for the 3 MB of a 10,000-iteration loop against the default level's 11, for 17% more
- * bytes (on varied hypotheses 14 ms against 72, for 36% more).
+ * The page's data elements: `forge-data`, the head it draws from, and `forge-older`, the older rows
+ * (report-page.ts). Both plain JSON when together they are smaller than `COMPRESS_FROM_BYTES`; else
+ * both gzipped and base64-encoded (base64 holds no `<`, so it needs no escaping), which the page's
+ * script decompresses. Level 1: 5 ms for the 3 MB of a 10,000-iteration loop against the default
+ * level's 11, for 17% more bytes (on varied hypotheses 14 ms against 72, for 36% more).
  */
-export function dataElement(page: ReportPage): string {
-  const json = JSON.stringify(page);
-  const bytes = Buffer.from(json, 'utf8');
-  if (bytes.length < COMPRESS_FROM_BYTES)
-    return `<script type="application/json" id="forge-data">${scriptSafe(json)}</script>`;
-  const packed = gzipSync(bytes, { level: 1 }).toString('base64');
-  return `<script type="application/octet-stream" id="forge-data" data-encoding="gzip+base64">${packed}</script>`;
+export function dataElements(parts: PageParts): string {
+  const elements = [
+    { id: 'forge-data', json: JSON.stringify(parts.head) },
+    { id: 'forge-older', json: JSON.stringify(parts.older) },
+  ];
+  const bytes = elements.reduce((sum, element) => sum + Buffer.byteLength(element.json, 'utf8'), 0);
+  if (bytes < COMPRESS_FROM_BYTES) {
+    return elements
+      .map(({ id, json }) => `<script type="application/json" id="${id}">${scriptSafe(json)}</script>`)
+      .join('\n');
+  }
+  return elements
+    .map(({ id, json }) => {
+      const packed = gzipSync(json, { level: 1 }).toString('base64');
+      return `<script type="application/octet-stream" id="${id}" data-encoding="gzip+base64">${packed}</script>`;
+    })
+    .join('\n');
 }
 
 /**
@@ -145,6 +161,9 @@ h2 { font-size: 1.1rem; margin: 28px 0 8px; }
 .card-value { font-size: 1.2rem; font-weight: 600; font-variant-numeric: tabular-nums; }
 .chart { background: #fff; border: 1px solid var(--line); border-radius: 8px; padding: 8px 0; margin: 8px 0; overflow: hidden; }
 .scroll { overflow-x: auto; background: #fff; border: 1px solid var(--line); border-radius: 8px; }
+/* The iterations' table is laid out when it comes near the screen, not before the views above it show
+   (the page's script gives it a height to stand in until then). */
+.rows { content-visibility: auto; }
 table { border-collapse: collapse; width: 100%; }
 th, td { text-align: left; vertical-align: top; padding: 6px 8px; border-bottom: 1px solid var(--line); }
 th { position: sticky; top: 0; background: #fff; font-size: 0.85rem; color: var(--muted); }

@@ -1,17 +1,19 @@
-// The report page's data element: a large report's JSON gzipped and base64-encoded so the page stays
-// small, a small report's JSON left plain so a person reading the source sees it.
-import { gunzipSync } from 'node:zlib';
+// The report page's data elements (the head it draws from, the older rows it reads when asked): a large
+// one's JSON gzipped and base64-encoded so the page stays small, a small one's left plain so a person
+// reading the source sees it.
+import { gunzipSync, gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import type { LoopReport } from '../../src/autoresearch/report-model.js';
 import { readLoopReport } from '../../src/autoresearch/report-read.js';
 import { diskLoopFiles } from '../../src/infra/loop-files.js';
 import {
   COMPRESS_FROM_BYTES,
-  dataElement,
+  dataElements,
   jsonForScript,
   renderReportHtml,
   type ReportPage,
 } from '../../src/cli/report-html.js';
+import { pageParts, type PageParts } from '../../src/cli/report-page.js';
 import { createReportFixture, INJECTION, REPORT_EPIC } from '../support/report-fixture.js';
 
 const ports = { now: () => Date.parse('2026-11-23T08:00:00Z'), host: 'h', isProcessAlive: () => false };
@@ -31,49 +33,68 @@ function longLoop(report: LoopReport, count: number): ReportPage {
   return { report: { ...report, iterations }, live: null };
 }
 
-/** The one data element of a rendered page: its opening tag and its content. */
-function dataOf(html: string): { tag: string; content: string } {
-  const found = [...html.matchAll(/(<script[^>]*id="forge-data"[^>]*>)([^]*?)<\/script>/g)];
+/** The data element `id` of a rendered page (there is one of each): its opening tag and its content. */
+function dataOf(html: string, id: 'forge-data' | 'forge-older'): { tag: string; content: string } {
+  const found = [...html.matchAll(new RegExp(`(<script[^>]*id="${id}"[^>]*>)([^]*?)</script>`, 'g'))];
   expect(found).toHaveLength(1);
   return { tag: found[0]![1]!, content: found[0]![2]! };
 }
 
+const PACKED = (id: string) =>
+  `<script type="application/octet-stream" id="${id}" data-encoding="gzip+base64">`;
+
 describe('the report page data', () => {
-  it('embeds a large report gzipped in base64, which inflates to exactly the JSON, with nothing that can close the script', async () => {
+  it('embeds a long loop’s head and older rows gzipped in base64, each inflating to exactly its JSON, with nothing that can close the script', async () => {
     const page = longLoop(await fixtureReport(), 2000);
-    const json = JSON.stringify(page);
-    expect(json.length).toBeGreaterThan(COMPRESS_FROM_BYTES);
-    const { tag, content } = dataOf(await renderReportHtml(page));
-    expect(tag).toBe('<script type="application/octet-stream" id="forge-data" data-encoding="gzip+base64">');
-    expect(content).toMatch(/^[A-Za-z0-9+/]+=*$/);
-    expect(content).not.toContain('<');
-    expect(gunzipSync(Buffer.from(content, 'base64')).toString('utf8')).toBe(json);
-    // The page a person mails is a fraction of the JSON it carries.
-    expect(content.length).toBeLessThan(json.length / 4);
+    const parts = pageParts(page);
+    const html = await renderReportHtml(page);
+    for (const [id, value] of [
+      ['forge-data', parts.head],
+      ['forge-older', parts.older],
+    ] as const) {
+      const json = JSON.stringify(value);
+      const { tag, content } = dataOf(html, id);
+      expect(tag).toBe(PACKED(id));
+      expect(content).toMatch(/^[A-Za-z0-9+/]+=*$/);
+      expect(content).not.toContain('<');
+      expect(gunzipSync(Buffer.from(content, 'base64')).toString('utf8')).toBe(json);
+      // The page a person mails is a fraction of the JSON it carries.
+      expect(content.length, id).toBeLessThan(json.length / 4);
+    }
+    // What the page reads before drawing is a fraction of the report.
+    expect(JSON.stringify(parts.head).length).toBeLessThan(JSON.stringify(page).length / 4);
   });
 
   it('keeps a small report plain JSON, escaped as before, so its source reads as data', async () => {
     const page: ReportPage = { report: await fixtureReport(), live: null };
-    const { tag, content } = dataOf(await renderReportHtml(page));
-    expect(tag).toBe('<script type="application/json" id="forge-data">');
-    expect(content).toBe(jsonForScript(page));
-    expect(content).not.toContain('<');
-    expect(JSON.parse(content)).toEqual(page);
+    const html = await renderReportHtml(page);
+    const head = dataOf(html, 'forge-data');
+    expect(head.tag).toBe('<script type="application/json" id="forge-data">');
+    expect(head.content).toBe(jsonForScript(pageParts(page).head));
+    expect(head.content).not.toContain('<');
+    expect(JSON.parse(head.content)).toEqual(pageParts(page).head);
+    expect(dataOf(html, 'forge-older')).toEqual({
+      tag: '<script type="application/json" id="forge-older">',
+      content: '[]',
+    });
   });
 
-  it('compresses from the threshold on: one byte of JSON below it stays plain', async () => {
+  it('compresses from the threshold on, both elements by their JSON together: one byte below it stays plain', async () => {
     const report = await fixtureReport();
-    const sized = (bytes: number): ReportPage => {
-      const page: ReportPage = { report: { ...report, retrospective: '' }, live: null };
-      const pad = bytes - Buffer.byteLength(JSON.stringify(page), 'utf8');
-      return { report: { ...report, retrospective: 'x'.repeat(pad) }, live: null };
+    const sized = (bytes: number): PageParts => {
+      const parts = pageParts({ report: { ...report, retrospective: '' }, live: null });
+      const pad = bytes - Buffer.byteLength(JSON.stringify(parts.head) + JSON.stringify(parts.older), 'utf8');
+      return pageParts({ report: { ...report, retrospective: 'x'.repeat(pad) }, live: null });
     };
     const below = sized(COMPRESS_FROM_BYTES - 1);
     const at = sized(COMPRESS_FROM_BYTES);
-    expect(Buffer.byteLength(JSON.stringify(below), 'utf8')).toBe(COMPRESS_FROM_BYTES - 1);
-    expect(dataElement(below)).toBe(
-      `<script type="application/json" id="forge-data">${jsonForScript(below)}</script>`,
+    expect(dataElements(below)).toBe(
+      `<script type="application/json" id="forge-data">${jsonForScript(below.head)}</script>\n` +
+        `<script type="application/json" id="forge-older">[]</script>`,
     );
-    expect(dataElement(at)).toContain('data-encoding="gzip+base64"');
+    const packed = (value: unknown) => gzipSync(JSON.stringify(value), { level: 1 }).toString('base64');
+    expect(dataElements(at)).toBe(
+      `${PACKED('forge-data')}${packed(at.head)}</script>\n${PACKED('forge-older')}${packed([])}</script>`,
+    );
   });
 });

@@ -41,6 +41,17 @@ async function startDashboard(dir: string, env: Record<string, string>) {
   return { child, url };
 }
 
+const ITERATION = z.looseObject({ iter: z.number() });
+const WHOLE_JSON = z.object({ report: z.looseObject({ iterations: z.array(ITERATION) }) }).loose();
+const HEAD_JSON = z
+  .object({
+    report: z.looseObject({
+      latest: z.array(ITERATION),
+      columns: z.looseObject({ iter: z.array(z.number()) }),
+    }),
+  })
+  .loose();
+
 describe('ralph-loop dashboard, in chromium', () => {
   it('shows a running loop live: the live bead and its agent, then the new iteration, without a reload', async () => {
     const repo = await scriptedLoopRepo({ 'src/value.txt': '10\n', 'metric/score.mjs': VALUE_METRIC });
@@ -75,6 +86,15 @@ describe('ralph-loop dashboard, in chromium', () => {
     // Read-only: nothing but GET and HEAD.
     expect((await fetch(`${dashboard.url}api/epic/${epic}`, { method: 'POST' })).status).toBe(405);
     expect((await fetch(`${dashboard.url}epic/..%2F..%2Fetc`)).status).toBe(404);
+    // Its JSON: the whole report, as `ralph-loop report --json` prints it, and the head the page polls
+    // (every iteration's figures for the charts, the newest rows; report-page.ts).
+    const whole = WHOLE_JSON.parse(await (await fetch(`${dashboard.url}api/epic/${epic}`)).json());
+    const head = HEAD_JSON.parse(await (await fetch(`${dashboard.url}api/epic/${epic}/page`)).json());
+    expect(whole.report.iterations.length).toBeGreaterThan(0);
+    expect(head.report.columns.iter).toEqual(whole.report.iterations.map((i) => i.iter));
+    expect(head.report.latest).toEqual(whole.report.iterations.slice(-100));
+    expect((await fetch(`${dashboard.url}api/epic/${epic}/other`)).status).toBe(404);
+    expect((await fetch(`${dashboard.url}epic/${epic}/page`)).status).toBe(404);
 
     const browser = await launchBrowser();
     const { page, errors } = await watchedPage(browser);

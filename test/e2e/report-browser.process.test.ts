@@ -11,6 +11,7 @@ import { z } from 'zod';
 import { appendLedgerLine, type LedgerLine } from '../../src/autoresearch/ledger.js';
 import { readLoopReport } from '../../src/autoresearch/report-read.js';
 import { renderReportHtml, type ReportPage } from '../../src/cli/report-html.js';
+import { pageParts } from '../../src/cli/report-page.js';
 import { diskLoopFiles } from '../../src/infra/loop-files.js';
 import { inPage, launchBrowser, screenshot, watchedPage } from '../support/browser.js';
 import { assertBuilt, runCli } from '../support/cli.js';
@@ -31,6 +32,8 @@ const SERIES = z.array(z.array(z.number().nullable()));
 const PLAIN_DATA = '<script type="application/json" id="forge-data">';
 const PACKED_DATA =
   /<script type="application\/octet-stream" id="forge-data" data-encoding="gzip\+base64">([^<]*)<\/script>/;
+const PACKED_OLDER =
+  /<script type="application\/octet-stream" id="forge-older" data-encoding="gzip\+base64">([^<]*)<\/script>/;
 /** What the tests compare of a page's data: the loop's totals and iterations, the rest as it is. */
 const REPORT_JSON = z.looseObject({
   report: z.looseObject({
@@ -44,6 +47,14 @@ const REPORT_JSON = z.looseObject({
       tampered: z.number(),
     }),
     iterations: z.array(z.looseObject({ iter: z.number(), decision: z.string() })),
+  }),
+});
+/** The head a page draws from (report-page.ts): the report without its iterations, then theirs. */
+const PAGE_HEAD = z.looseObject({
+  report: z.looseObject({
+    generated_at: z.string(),
+    latest: z.array(z.looseObject({ iter: z.number(), decision: z.string() })),
+    columns: z.looseObject({ iter: z.array(z.number()), decision: z.array(z.string()) }),
   }),
 });
 /**
@@ -155,6 +166,22 @@ describe('ralph-loop report of a loop, in chromium', () => {
     expect(series('tamper')).toEqual([null, null, null, null, null, 15, null]);
     expect(series('best kept')).toEqual(ROWS.map((row) => row.best_after));
     expect(series('target')).toEqual(ROWS.map(() => 20));
+    // uPlot loaded beside a stand-in for Intl (report-client.ts): its numbers read as Intl's en-US would
+    // write them, and the page has the browser's own Intl again.
+    expect(
+      await inPage(
+        page,
+        '[1234567.891, 1000, 999, -0.5, -1234.5, 0.1 + 0.2, 2.0004, 0].map((n) => uPlot.fmtNum(n))',
+        z.array(z.string()),
+      ),
+    ).toEqual(['1,234,567.891', '1,000', '999', '-0.5', '-1,234.5', '0.3', '2', '0']);
+    expect(
+      await inPage(
+        page,
+        "String(Intl.NumberFormat).includes('[native code]') && !('forgeIntl' in window)",
+        z.boolean(),
+      ),
+    ).toBe(true);
 
     const decisions = await inPage(
       page,
@@ -275,8 +302,9 @@ describe('a long loop in the report', () => {
     // The chart draws every one of them all along.
     expect((await inPage(page, 'forgeReport.charts.score.data[0]', z.array(z.number()))).length).toBe(600);
     await page.click('[data-testid="more-rows"] button');
+    // The older rows are read from the page when asked for, then the note goes.
+    await page.waitForSelector('[data-testid="more-rows"]', { state: 'detached' });
     expect(await iters()).toEqual(Array.from({ length: 600 }, (_, k) => k));
-    expect(await page.$('[data-testid="more-rows"]')).toBeNull();
     expect(errors).toEqual([]);
   });
 });
@@ -303,13 +331,19 @@ describe('a long loop, its data compressed in the page', () => {
     // Marked drawn once, when the charts and the table were there (the data is decoded first).
     expect(await inPage(page, 'window.__drawings', DRAWINGS)).toEqual([{ charts: 3, rows: 100 }]);
 
-    // The page holds what --json prints (read a moment apart: only the time of reading differs).
-    const shown = REPORT_JSON.parse(await inPage(page, 'forgeReport.page', z.unknown()));
-    expect({ ...shown, report: { ...shown.report, generated_at: '' } }).toEqual({
+    // The page holds what --json prints (read a moment apart: only the time of reading differs): all of
+    // it but the rows before the newest 100, and every iteration's figures for the charts.
+    const shown = PAGE_HEAD.parse(await inPage(page, 'forgeReport.page', z.unknown()));
+    const { latest, columns, ...rest } = shown.report;
+    const { iterations, ...expectedRest } = expected.report;
+    expect({ ...shown, report: { ...rest, generated_at: '' } }).toEqual({
       ...expected,
-      report: { ...expected.report, generated_at: '' },
+      report: { ...expectedRest, generated_at: '' },
     });
-    const { totals, iterations } = expected.report;
+    expect(latest).toEqual(iterations.slice(-100));
+    expect(columns.iter).toEqual(iterations.map((i) => i.iter));
+    expect(columns.decision).toEqual(iterations.map((i) => i.decision));
+    const { totals } = expected.report;
     const card = (id: string) => page.textContent(`[data-testid="${id}"]`);
     expect(await card('iterations')).toBe(String(totals.iterations));
     expect(await card('kept')).toBe(String(totals.kept));
@@ -340,6 +374,15 @@ describe('a long loop, its data compressed in the page', () => {
     );
     expect(rows).toEqual(iterations.slice(-100).map((i) => i.decision));
     expect(await page.textContent('[data-testid="more-rows"]')).toContain('of 400 iterations');
+    // The older rows, from their own compressed element, each as --json has it.
+    await page.click('[data-testid="more-rows"] button');
+    await page.waitForSelector('[data-testid="more-rows"]', { state: 'detached' });
+    const all = await inPage(
+      page,
+      "[...document.querySelectorAll('tr[data-iter]')].map((row) => [Number(row.getAttribute('data-iter')), row.getAttribute('data-decision')])",
+      z.array(z.tuple([z.number(), z.string()])),
+    );
+    expect(all).toEqual(iterations.map((i) => [i.iter, i.decision]));
     expect(errors).toEqual([]);
   });
 
@@ -359,6 +402,30 @@ describe('a long loop, its data compressed in the page', () => {
       await expectUnreadable(page, /could not be read; the file may be cut short or damaged/);
       expect(errors).toEqual([]);
     }
+  });
+
+  it('keeps its views and says so when only the older rows are damaged, asked for', async () => {
+    const { fixture, out } = await longReport(400);
+    const html = await readFile(out, 'utf8');
+    const older = PACKED_OLDER.exec(html)![1]!;
+    const damaged = join(fixture.dir, 'damaged-older.html');
+    await writeFile(
+      damaged,
+      html.replace(older, older.slice(0, older.length / 2 - ((older.length / 2) % 4))),
+    );
+    const browser = await launchBrowser();
+    const { page, errors } = await watchedPage(browser);
+    await page.goto(pathToFileURL(damaged).href);
+    await page.waitForSelector('#app[data-rendered]');
+    await page.click('[data-testid="more-rows"] button');
+    await page
+      .locator('[data-testid="more-rows"]', { hasText: 'The older rows could not be read' })
+      .waitFor();
+    // The newest rows and the charts stay; the button can be tried again.
+    expect(await page.$$('tr[data-iter]')).toHaveLength(100);
+    expect(await page.$$('[data-chart] canvas')).toHaveLength(3);
+    expect(await page.isEnabled('[data-testid="more-rows"] button')).toBe(true);
+    expect(errors).toEqual([]);
   });
 
   it('says so when the browser cannot decompress', async () => {
@@ -384,7 +451,7 @@ async function expectUnreadable(page: Page, why: RegExp): Promise<void> {
 }
 
 describe('the report page on the dashboard', () => {
-  it('keeps its drawing when a poll brings the data it shows, and redraws when one brings news', async () => {
+  it('keeps its drawing when a poll brings the data it shows, redraws when one brings news, and reads older rows from the whole report', async () => {
     const fixture = await createReportFixture();
     const read = () =>
       readLoopReport(fixture.dir, REPORT_EPIC, {
@@ -396,19 +463,28 @@ describe('the report page on the dashboard', () => {
     // Small, with the agent's `</script>` in it, then long enough to be compressed.
     const small: ReportPage = { report: await read(), live: null };
     await appendIterations(fixture, 400, () => 'revert');
-    const long: ReportPage = { report: await read(), live: null };
+    const longRead = await read();
+    const long: ReportPage = { report: longRead, live: null };
+    // The whole report a moment later: one iteration more than the page has drawn.
+    const newest = longRead.iterations.at(-1)!;
+    const later: ReportPage = {
+      report: { ...longRead, iterations: [...longRead.iterations, { ...newest, iter: newest.iter + 1 }] },
+      live: null,
+    };
     const browser = await launchBrowser();
     for (const shown of [small, long]) {
-      const html = await renderReportHtml(shown, { api: '/api', intervalMs: 100 });
+      const html = await renderReportHtml(shown, { api: '/api', full: '/full', intervalMs: 100 });
       expect(html.includes(PLAIN_DATA)).toBe(shown === small);
-      let answer = JSON.stringify(shown);
+      // The page polls the head it draws from (report-page.ts), not the whole report.
+      let answer = JSON.stringify(pageParts(shown).head);
       let polls = 0;
       const server = createServer((request, response) => {
         if (request.url === '/api') polls += 1;
-        response.writeHead(200, {
-          'Content-Type': request.url === '/api' ? 'application/json' : 'text/html',
-        });
-        response.end(request.url === '/api' ? answer : html);
+        const json = request.url === '/api' || request.url === '/full';
+        response.writeHead(200, { 'Content-Type': json ? 'application/json' : 'text/html' });
+        response.end(
+          request.url === '/api' ? answer : request.url === '/full' ? JSON.stringify(later) : html,
+        );
       });
       await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
       onTestFinished(() => new Promise<void>((resolve) => server.close(() => resolve())));
@@ -420,9 +496,21 @@ describe('the report page on the dashboard', () => {
       // Two polls asked: the answer to the first has been handled.
       await expect.poll(() => polls).toBeGreaterThanOrEqual(2);
       expect(await inPage(page, 'window.__drawings', DRAWINGS)).toHaveLength(1);
-      answer = JSON.stringify({ ...shown, report: { ...shown.report, retrospective: 'news of the night' } });
+      const head = pageParts(shown).head;
+      answer = JSON.stringify({ ...head, report: { ...head.report, retrospective: 'news of the night' } });
       await page.locator('[data-testid="retrospective"]', { hasText: 'news of the night' }).waitFor();
       expect(await inPage(page, 'window.__drawings', DRAWINGS)).toHaveLength(2);
+      if (shown === long) {
+        // Every row before the newest hundred, from the whole report; none twice, none the page lacks.
+        await page.click('[data-testid="more-rows"] button');
+        await page.waitForSelector('[data-testid="more-rows"]', { state: 'detached' });
+        const iters = await inPage(
+          page,
+          "[...document.querySelectorAll('tr[data-iter]')].map((row) => Number(row.getAttribute('data-iter')))",
+          z.array(z.number()),
+        );
+        expect(iters).toEqual(Array.from({ length: 400 }, (_, k) => k));
+      }
       expect(errors).toEqual([]);
     }
   });
