@@ -170,9 +170,7 @@ export const REPORT_CLIENT_SCRIPT = String.raw`(function () {
 
     // Built detached and attached once: the rows cost one layout, not one each.
     var tableSection = section(root, 'Every iteration');
-    var scroll = el('div', 'scroll rows');
-    // Its height until it is laid out (see .rows): about a row's, each.
-    scroll.style.containIntrinsicSize = 'auto ' + (40 + 56 * r.latest.length) + 'px';
+    var scroll = el('div', 'scroll');
     var table = add(scroll, el('table', 'iterations'));
     var headRow = add(add(table, el('thead')), el('tr'));
     ['#', 'decision', 'score', '\u0394', 'hypothesis and findings', 'commit', 'cost', 'time'].forEach(function (h) {

@@ -161,9 +161,6 @@ h2 { font-size: 1.1rem; margin: 28px 0 8px; }
 .card-value { font-size: 1.2rem; font-weight: 600; font-variant-numeric: tabular-nums; }
 .chart { background: #fff; border: 1px solid var(--line); border-radius: 8px; padding: 8px 0; margin: 8px 0; overflow: hidden; }
 .scroll { overflow-x: auto; background: #fff; border: 1px solid var(--line); border-radius: 8px; }
-/* The iterations' table is laid out when it comes near the screen, not before the views above it show
-   (the page's script gives it a height to stand in until then). */
-.rows { content-visibility: auto; }
 table { border-collapse: collapse; width: 100%; }
 th, td { text-align: left; vertical-align: top; padding: 6px 8px; border-bottom: 1px solid var(--line); }
 th { position: sticky; top: 0; background: #fff; font-size: 0.85rem; color: var(--muted); }
