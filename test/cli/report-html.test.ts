@@ -4,8 +4,6 @@
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import type { LoopReport } from '../../src/autoresearch/report-model.js';
-import { readLoopReport } from '../../src/autoresearch/report-read.js';
-import { diskLoopFiles } from '../../src/infra/loop-files.js';
 import {
   COMPRESS_FROM_BYTES,
   dataElements,
@@ -14,23 +12,11 @@ import {
   type ReportPage,
 } from '../../src/cli/report-html.js';
 import { pageParts, type PageParts } from '../../src/cli/report-page.js';
-import { createReportFixture, INJECTION, REPORT_EPIC } from '../support/report-fixture.js';
-
-const ports = { now: () => Date.parse('2026-11-23T08:00:00Z'), host: 'h', isProcessAlive: () => false };
-
-async function fixtureReport(): Promise<LoopReport> {
-  const fixture = await createReportFixture();
-  return readLoopReport(fixture.dir, REPORT_EPIC, { ...ports, files: diskLoopFiles() });
-}
+import { INJECTION, lengthenedReport, readFixtureReport } from '../support/report-fixture.js';
 
 /** The fixture's iterations repeated `count` times over, each hypothesis still the one that tries to break out. */
 function longLoop(report: LoopReport, count: number): ReportPage {
-  const iterations = Array.from({ length: count }, (_, k) => ({
-    ...report.iterations[k % report.iterations.length]!,
-    iter: k,
-    hypothesis: `${INJECTION} \u2028 \u2029 ${k}`,
-  }));
-  return { report: { ...report, iterations }, live: null };
+  return { report: lengthenedReport(report, count, (k) => `${INJECTION} \u2028 \u2029 ${k}`), live: null };
 }
 
 /** The data element `id` of a rendered page (there is one of each): its opening tag and its content. */
@@ -45,7 +31,7 @@ const PACKED = (id: string) =>
 
 describe('the report page data', () => {
   it('embeds a long loop’s head and older rows gzipped in base64, each inflating to exactly its JSON, with nothing that can close the script', async () => {
-    const page = longLoop(await fixtureReport(), 2000);
+    const page = longLoop(await readFixtureReport(), 2000);
     const parts = pageParts(page);
     const html = await renderReportHtml(page);
     for (const [id, value] of [
@@ -66,7 +52,7 @@ describe('the report page data', () => {
   });
 
   it('keeps a small report plain JSON, escaped as before, so its source reads as data', async () => {
-    const page: ReportPage = { report: await fixtureReport(), live: null };
+    const page: ReportPage = { report: await readFixtureReport(), live: null };
     const html = await renderReportHtml(page);
     const head = dataOf(html, 'forge-data');
     expect(head.tag).toBe('<script type="application/json" id="forge-data">');
@@ -80,7 +66,7 @@ describe('the report page data', () => {
   });
 
   it('compresses from the threshold on, both elements by their JSON together: one byte below it stays plain', async () => {
-    const report = await fixtureReport();
+    const report = await readFixtureReport();
     const sized = (bytes: number): PageParts => {
       const parts = pageParts({ report: { ...report, retrospective: '' }, live: null });
       const pad = bytes - Buffer.byteLength(JSON.stringify(parts.head) + JSON.stringify(parts.older), 'utf8');

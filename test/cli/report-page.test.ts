@@ -1,29 +1,11 @@
 // The page's two parts: the head it draws from (totals, the charts' columns, the newest rows) and the
 // older rows it reads only when asked. Together they are the report, field for field.
 import { describe, expect, it } from 'vitest';
-import type { LoopReport, ReportIteration } from '../../src/autoresearch/report-model.js';
-import { readLoopReport } from '../../src/autoresearch/report-read.js';
-import { diskLoopFiles } from '../../src/infra/loop-files.js';
+import type { ReportIteration } from '../../src/autoresearch/report-model.js';
 import type { EpicReport } from '../../src/cli/report-epic.js';
 import type { ReportPage } from '../../src/cli/report-html.js';
 import { CHART_ROLES, pageParts, ROWS_SHOWN, type LoopPageReport } from '../../src/cli/report-page.js';
-import { createReportFixture, REPORT_EPIC } from '../support/report-fixture.js';
-
-const ports = { now: () => Date.parse('2026-11-23T08:00:00Z'), host: 'h', isProcessAlive: () => false };
-
-async function fixtureReport(): Promise<LoopReport> {
-  const fixture = await createReportFixture();
-  return readLoopReport(fixture.dir, REPORT_EPIC, { ...ports, files: diskLoopFiles() });
-}
-
-/** The fixture's iterations repeated to `count`, numbered 0…count-1. */
-function lengthened(report: LoopReport, count: number): LoopReport {
-  const iterations = Array.from({ length: count }, (_, k) => ({
-    ...report.iterations[k % report.iterations.length]!,
-    iter: k,
-  }));
-  return { ...report, iterations };
-}
+import { lengthenedReport, readFixtureReport } from '../support/report-fixture.js';
 
 function loopHead(parts: ReturnType<typeof pageParts>): LoopPageReport {
   const report = parts.head.report;
@@ -33,7 +15,7 @@ function loopHead(parts: ReturnType<typeof pageParts>): LoopPageReport {
 
 describe('pageParts', () => {
   it('keeps every field of the report: the older rows and the newest are its iterations, in order', async () => {
-    const report = lengthened(await fixtureReport(), 250);
+    const report = lengthenedReport(await readFixtureReport(), 250);
     const live = {
       run_id: 'r1',
       pid: 7,
@@ -56,7 +38,7 @@ describe('pageParts', () => {
   });
 
   it('carries every iteration in the charts’ columns, each role’s time and cost where a run log had it', async () => {
-    const report = lengthened(await fixtureReport(), 250);
+    const report = lengthenedReport(await readFixtureReport(), 250);
     const { columns } = loopHead(pageParts({ report, live: null }));
     const its = report.iterations;
     expect(columns.iter).toEqual(its.map((i) => i.iter));
@@ -75,7 +57,7 @@ describe('pageParts', () => {
   });
 
   it('has no older rows for a short loop, and no role figures where no run log covers any iteration', async () => {
-    const report = await fixtureReport();
+    const report = await readFixtureReport();
     const short = pageParts({ report, live: null });
     expect(short.older).toEqual([]);
     expect(loopHead(short).latest).toEqual(report.iterations);

@@ -6,6 +6,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { onTestFinished } from 'vitest';
 import { appendLedgerLine, type LedgerLine } from '../../src/autoresearch/ledger.js';
+import type { LoopReport } from '../../src/autoresearch/report-model.js';
+import { readLoopReport } from '../../src/autoresearch/report-read.js';
 import { diskLoopFiles } from '../../src/infra/loop-files.js';
 
 export const REPORT_EPIC = 'bd-rpt';
@@ -157,4 +159,28 @@ export async function createReportFixture(): Promise<ReportFixture> {
   );
   await writeFile(join(workspace, 'retrospective.md'), '# What we learned\n<i>values above 15 help</i>\n');
   return { dir, workspace };
+}
+
+/** A fresh fixture's loop read as `ralph-loop report` reads it, at a fixed time, with no runner live. */
+export async function readFixtureReport(): Promise<LoopReport> {
+  const fixture = await createReportFixture();
+  return readLoopReport(fixture.dir, REPORT_EPIC, {
+    now: () => Date.parse('2026-11-23T08:00:00Z'),
+    host: 'h',
+    isProcessAlive: () => false,
+    files: diskLoopFiles(),
+  });
+}
+
+/** The report's iterations repeated to `count`, numbered 0…count-1; `hypothesis` writes each one's. */
+export function lengthenedReport(
+  report: LoopReport,
+  count: number,
+  hypothesis?: (iter: number) => string,
+): LoopReport {
+  const iterations = Array.from({ length: count }, (_, k) => {
+    const iteration = { ...report.iterations[k % report.iterations.length]!, iter: k };
+    return hypothesis === undefined ? iteration : { ...iteration, hypothesis: hypothesis(k) };
+  });
+  return { ...report, iterations };
 }
