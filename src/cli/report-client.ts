@@ -213,7 +213,7 @@ export const REPORT_CLIENT_SCRIPT = String.raw`(function () {
       var all = add(more, el('button', null, 'Show all'));
       all.addEventListener('click', function () {
         all.disabled = true;
-        olderRows(r.latest[0].iter).then(function (older) {
+        olderRows(count - r.latest.length).then(function (older) {
           rowsAbove(older);
           more.remove();
         }, function (error) {
@@ -323,19 +323,18 @@ export const REPORT_CLIENT_SCRIPT = String.raw`(function () {
   }
   var embedded = document.getElementById('forge-data');
   var packed = embedded.getAttribute('data-encoding') === 'gzip+base64';
-  // The iterations before the first row shown, oldest first: from the page itself, or on the
-  // dashboard from its JSON of the whole report (the page's own may be older than the last poll).
-  function olderRows(before) {
-    var read = config.full
-      ? fetch(config.full, { cache: 'no-store' }).then(function (response) {
-        if (!response.ok) throw new Error('HTTP ' + response.status);
-        return response.json();
-      }).then(function (page) { return page.report.iterations; })
-      : new Promise(function (resolve) { resolve(readData(document.getElementById('forge-older'))); })
+  // The first count iterations (those before the rows shown), oldest first: from the page itself, or
+  // on the dashboard from its JSON of the whole report, which may have grown since the last poll (the
+  // ledger only ever grows at its end).
+  function olderRows(count) {
+    if (!config.full) {
+      return new Promise(function (resolve) { resolve(readData(document.getElementById('forge-older'))); })
         .then(function (data) { return data.value; });
-    return read.then(function (rows) {
-      return rows.filter(function (i) { return i.iter < before; });
-    });
+    }
+    return fetch(config.full, { cache: 'no-store' }).then(function (response) {
+      if (!response.ok) throw new Error('HTTP ' + response.status);
+      return response.json();
+    }).then(function (page) { return page.report.iterations.slice(0, count); });
   }
   // Never a blank page: what went wrong, and where the same data can be had.
   function unreadable(why) {
