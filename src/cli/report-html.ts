@@ -72,7 +72,7 @@ export async function renderReportHtml(page: ReportPage, options: PageOptions = 
 <main id="app"><p>This report draws its views with JavaScript; enable it to see them.</p></main>
 <p id="status" role="status"></p>
 <script type="application/json" id="forge-config">${jsonForScript(config)}</script>
-${dataElements(pageParts(page))}
+${dataElements(pageParts(page), options.full === undefined)}
 <script>${UPLOT_INTL_STAND_IN}</script>
 <script>${chart.script}</script>
 <script>${REPORT_CLIENT_SCRIPT}</script>
@@ -91,15 +91,17 @@ export const COMPRESS_FROM_BYTES = 64 * 1024;
 
 /**
  * The page's data elements: `forge-data`, the head it draws from, and `forge-older`, the older rows
- * (report-page.ts). Both plain JSON when together they are smaller than `COMPRESS_FROM_BYTES`; else
+ * (report-page.ts; `withOlder` false leaves them out, for the dashboard's page, which reads them from
+ * the server). Both plain JSON when together they are smaller than `COMPRESS_FROM_BYTES`; else
  * both gzipped and base64-encoded (base64 holds no `<`, so it needs no escaping), which the page's
  * script decompresses. Level 1: 5 ms for the 3 MB of a 10,000-iteration loop against the default
  * level's 11, for 17% more bytes (on varied hypotheses 14 ms against 72, for 36% more).
  */
-export function dataElements(parts: PageParts): string {
+export function dataElements(parts: PageParts, withOlder = true): string {
   const elements = [
     { id: 'forge-data', json: JSON.stringify(parts.head) },
-    { id: 'forge-older', json: JSON.stringify(parts.older) },
+    // A dashboard's page reads them from its server (`full`), fresher than any copy here.
+    { id: 'forge-older', json: withOlder ? JSON.stringify(parts.older) : '[]' },
   ];
   const bytes = elements.reduce((sum, element) => sum + Buffer.byteLength(element.json, 'utf8'), 0);
   if (bytes < COMPRESS_FROM_BYTES) {

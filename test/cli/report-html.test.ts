@@ -51,6 +51,18 @@ describe('the report page data', () => {
     expect(JSON.stringify(parts.head).length).toBeLessThan(JSON.stringify(page).length / 4);
   });
 
+  it('leaves the older rows out of a dashboard’s page, which reads them from its server', async () => {
+    const page = longLoop(await readFixtureReport(), 2000);
+    const html = await renderReportHtml(page, { api: '/api/epic/x/page', full: '/api/epic/x' });
+    const head = dataOf(html, 'forge-data');
+    expect(gunzipSync(Buffer.from(head.content, 'base64')).toString('utf8')).toBe(
+      JSON.stringify(pageParts(page).head),
+    );
+    const older = dataOf(html, 'forge-older');
+    expect(gunzipSync(Buffer.from(older.content, 'base64')).toString('utf8')).toBe('[]');
+    expect(html).toContain('"full":"/api/epic/x"');
+  });
+
   it('keeps a small report plain JSON, escaped as before, so its source reads as data', async () => {
     const page: ReportPage = { report: await readFixtureReport(), live: null };
     const html = await renderReportHtml(page);

@@ -460,9 +460,10 @@ describe('the report page on the dashboard', () => {
         isProcessAlive: () => false,
         files: diskLoopFiles(),
       });
-    // Small, with the agent's `</script>` in it, then long enough to be compressed.
+    // Small, with the agent's `</script>` in it, then long enough for its head alone to be compressed
+    // (a dashboard's page carries no older rows).
     const small: ReportPage = { report: await read(), live: null };
-    await appendIterations(fixture, 400, () => 'revert');
+    await appendIterations(fixture, 2000, () => 'revert');
     const longRead = await read();
     const long: ReportPage = { report: longRead, live: null };
     // The whole report a moment later: one iteration more than the page has drawn.
@@ -509,7 +510,7 @@ describe('the report page on the dashboard', () => {
           "[...document.querySelectorAll('tr[data-iter]')].map((row) => Number(row.getAttribute('data-iter')))",
           z.array(z.number()),
         );
-        expect(iters).toEqual(Array.from({ length: 400 }, (_, k) => k));
+        expect(iters).toEqual(Array.from({ length: 2000 }, (_, k) => k));
       }
       expect(errors).toEqual([]);
     }
