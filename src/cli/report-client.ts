@@ -76,8 +76,8 @@ export const REPORT_CLIENT_SCRIPT = String.raw`(function () {
       points: { show: true, size: 8, fill: color, stroke: color } };
   }
 
-  function renderLive(root, live, phase) {
-    var box = add(root, el('div', 'live'));
+  function liveBox(live, phase) {
+    var box = el('div', 'live');
     box.setAttribute('data-testid', 'live');
     if (live && live.bead) {
       add(box, el('strong', null, 'Live: '));
@@ -86,13 +86,14 @@ export const REPORT_CLIENT_SCRIPT = String.raw`(function () {
       var elapsed = add(box, el('span', 'live-elapsed', ''));
       elapsed.setAttribute('data-base', String(live.bead_elapsed_ms || 0));
       state.liveAt = Date.now();
-      tickElapsed();
     } else if (live) {
       box.textContent = 'Running (run ' + live.run_id + '), between beads.';
     } else {
       box.textContent = phase ? 'Not running (' + phase + ').' : 'Not running.';
     }
+    return box;
   }
+  function livePhase(report) { return report.kind === 'loop' ? report.phase.state.replace(/_/g, ' ') : null; }
   function tickElapsed() {
     var node = document.querySelector('.live-elapsed');
     if (!node) return;
@@ -109,7 +110,8 @@ export const REPORT_CLIENT_SCRIPT = String.raw`(function () {
       var end = add(head, el('p', 'terminal', 'Ended: ' + r.terminal_reason));
       end.setAttribute('data-testid', 'terminal');
     }
-    renderLive(root, live, r.phase.state.replace(/_/g, ' '));
+    add(root, liveBox(live, livePhase(r)));
+    tickElapsed();
     var t = r.totals;
     var cards = add(root, el('div', 'cards'));
     card(cards, 'iterations', t.iterations, 'iterations');
@@ -238,7 +240,8 @@ export const REPORT_CLIENT_SCRIPT = String.raw`(function () {
     add(head, el('p', 'sub', 'Epic ' + r.epic + ' \u00b7 ' + r.runs + ' runs \u00b7 report of ' + r.generated_at));
     if (r.last_run && r.last_run.reason) add(head, el('p', 'terminal', 'Last run: ' + r.last_run.reason +
       (r.last_run.message ? ' \u2013 ' + r.last_run.message : ''))).setAttribute('data-testid', 'terminal');
-    renderLive(root, live, null);
+    add(root, liveBox(live, null));
+    tickElapsed();
     var cards = add(root, el('div', 'cards'));
     ['done', 'open', 'in_progress', 'blocked', 'failed'].forEach(function (k) {
       card(cards, k.replace('_', ' '), r.counts[k], k);
@@ -362,6 +365,10 @@ export const REPORT_CLIENT_SCRIPT = String.raw`(function () {
       chart.setSize({ width: width(chart.root.parentNode), height: chart.height });
     });
   });
+  function sameReport(a, b) {
+    var timeless = function (report) { return JSON.stringify(Object.assign({}, report, { generated_at: null })); };
+    return timeless(a) === timeless(b);
+  }
   if (config.api) {
     setInterval(tickElapsed, 1000);
     var poll = function () {
@@ -370,7 +377,17 @@ export const REPORT_CLIENT_SCRIPT = String.raw`(function () {
         return response.text();
       }).then(function (text) {
         document.getElementById('status').textContent = '';
-        if (text !== state.text) { state.text = text; render(JSON.parse(text)); }
+        if (text === state.text) return;
+        var page = JSON.parse(text);
+        state.text = text;
+        var shown = document.querySelector('[data-testid="live"]');
+        // Only the live bead moved (its time, the report's own time): that box alone is drawn again, so
+        // a long loop's page keeps its charts, its rows (Show all too) and where it was scrolled to.
+        if (state.page && shown && sameReport(page.report, state.page.report)) {
+          state.page = page;
+          shown.replaceWith(liveBox(page.live, livePhase(page.report)));
+          tickElapsed();
+        } else render(page);
       }).catch(function (error) {
         document.getElementById('status').textContent = 'Dashboard unreachable: ' + error.message;
       }).then(function () { setTimeout(poll, config.interval_ms); });

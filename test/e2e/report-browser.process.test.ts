@@ -450,6 +450,18 @@ async function expectUnreadable(page: Page, why: RegExp): Promise<void> {
   expect(await page.$$('[data-chart], table, [data-testid="iterations"]')).toHaveLength(0);
 }
 
+/** A runner at work on a doer bead, as the dashboard's JSON says it. */
+const LIVE = {
+  run_id: 'run-1',
+  pid: 4242,
+  bead: 'bd-rpt.7',
+  title: 'doer-7: value',
+  role: 'doer',
+  agent: 'scripted',
+  attempt: 1,
+  bead_elapsed_ms: 5_000,
+};
+
 describe('the report page on the dashboard', () => {
   it('keeps its drawing when a poll brings the data it shows, redraws when one brings news, and reads older rows from the whole report', async () => {
     const fixture = await createReportFixture();
@@ -498,6 +510,24 @@ describe('the report page on the dashboard', () => {
       await expect.poll(() => polls).toBeGreaterThanOrEqual(2);
       expect(await inPage(page, 'window.__drawings', DRAWINGS)).toHaveLength(1);
       const head = pageParts(shown).head;
+      const rowCount = async () => (await page.$$('tr[data-iter]')).length;
+      if (shown === long) {
+        await page.click('[data-testid="more-rows"] button');
+        await page.waitForSelector('[data-testid="more-rows"]', { state: 'detached' });
+        expect(await rowCount()).toBe(2000);
+      }
+      // A poll that brings only a live bead and a later time of reading: the live box alone is drawn
+      // again; the views, and the rows Show all brought, stay.
+      answer = JSON.stringify({
+        ...head,
+        report: { ...head.report, generated_at: '2026-11-23T09:00:00.000Z' },
+        live: { ...LIVE, bead_elapsed_ms: 65_000 },
+      });
+      await page
+        .locator('[data-testid="live"]', { hasText: /doer-7: value · doer on scripted · 1m \d+s/ })
+        .waitFor();
+      expect(await inPage(page, 'window.__drawings', DRAWINGS)).toHaveLength(1);
+      expect(await rowCount()).toBe(shown === long ? 2000 : ROWS.length);
       answer = JSON.stringify({ ...head, report: { ...head.report, retrospective: 'news of the night' } });
       await page.locator('[data-testid="retrospective"]', { hasText: 'news of the night' }).waitFor();
       expect(await inPage(page, 'window.__drawings', DRAWINGS)).toHaveLength(2);
