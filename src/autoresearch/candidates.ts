@@ -46,6 +46,7 @@ export function candidateFiles(
   return {
     locate: (path) => files.locate(to(path)),
     readIfExists: (path) => files.readIfExists(to(path)),
+    readLines: (path, keep) => files.readLines(to(path), keep),
     writeText: (path, text) => files.writeText(to(path), text),
     writeJson: (path, value) => files.writeJson(to(path), value),
     appendJsonLine: (path, value) => files.appendJsonLine(to(path), value),

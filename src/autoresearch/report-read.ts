@@ -45,6 +45,9 @@ export async function readLoopReport(repo: string, epicId: string, ports: Status
   });
 }
 
+/** What every line of an attempt's end holds, however it is spaced (a line without it is not one). */
+const ATTEMPT_FINISHED = '"attempt_finished"';
+
 async function readRoleShares(
   files: LoopFiles,
   runsDir: string,
@@ -52,8 +55,10 @@ async function readRoleShares(
   const shares = new Map<number, Record<string, RoleShare>>();
   const names = ((await files.list(runsDir)) ?? []).filter((name) => name.endsWith('.jsonl'));
   for (const name of names) {
-    const text = await files.readIfExists(join(runsDir, name));
-    if (text !== undefined) foldRoleShares(shares, parseEventLines(text.split('\n')).events);
+    // Only the attempts' ends are parsed: a long loop's run logs are mostly its agents' activity (a
+    // line per tool call), hundreds of MB that JSON.parse would otherwise read whole.
+    const lines = await files.readLines(join(runsDir, name), (line) => line.includes(ATTEMPT_FINISHED));
+    if (lines !== undefined) foldRoleShares(shares, parseEventLines(lines).events);
   }
   return shares;
 }

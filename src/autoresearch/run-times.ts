@@ -17,33 +17,41 @@ export async function readRunTimes(files: LoopFiles, runsDir: string): Promise<R
   if (names.length === 0) return undefined;
   const times: RunTimes = { role_ms: {}, run_ms: 0, runs: 0 };
   for (const name of names.sort()) {
-    const text = await files.readIfExists(join(runsDir, name));
-    if (text === undefined) continue;
-    foldRunLog(times, text);
+    // Read a piece at a time, keeping only the attempts' ends and the first and last events: a long
+    // loop's logs are mostly its agents' activity (a line per tool call), tens of MB read whole before.
+    let first: number | undefined;
+    let last = '';
+    let beforeLast = '';
+    const attempts = await files.readLines(join(runsDir, name), (line) => {
+      if (line.trim() === '') return false;
+      first ??= timeOf(line);
+      beforeLast = last;
+      last = line;
+      return line.includes(ATTEMPT_FINISHED);
+    });
+    if (attempts === undefined) continue;
+    // The last line may be one still being written: then the one before it ends the run so far.
+    foldRun(times, attempts, first, timeOf(last) ?? timeOf(beforeLast));
   }
   return times;
 }
 
+const ATTEMPT_FINISHED = '"type":"attempt_finished"';
+
 /**
- * Adds one run's events to the tally. This is on the `status` path, over logs of thousands of events:
- * only `attempt_finished` lines are read, and the run's span is read off its first and last events.
+ * Adds one run to the tally: its attempts' ends (lines holding ATTEMPT_FINISHED) by role, and its span
+ * from the times of its first and last events.
  */
-export function foldRunLog(times: RunTimes, text: string): void {
-  const lines = text.split('\n');
-  for (const line of lines) {
-    if (!line.includes('"type":"attempt_finished"')) continue;
+function foldRun(times: RunTimes, attempts: readonly string[], first?: number, last?: number): void {
+  for (const line of attempts) {
     // Keys read by pattern, not by parsing the whole event: inside a JSON string value a quote is
-    // escaped, so `"role":"` can only be the key itself.
+    // escaped, so \`"role":"\` can only be the key itself.
     const role = ROLE.exec(line)?.[1];
     const duration = Number(DURATION.exec(line)?.[1]);
     if (role === undefined || !Number.isFinite(duration)) continue;
     const key = role === 'arbiter-script' ? 'arbiter' : role;
     times.role_ms[key] = (times.role_ms[key] ?? 0) + Math.max(0, duration);
   }
-  let first: number | undefined;
-  for (let i = 0; first === undefined && i < lines.length; i += 1) first = timeOf(lines[i]);
-  let last: number | undefined;
-  for (let i = lines.length - 1; last === undefined && i >= 0; i -= 1) last = timeOf(lines[i]);
   if (first === undefined || last === undefined) return;
   times.runs += 1;
   times.run_ms += Math.max(0, last - first);

@@ -22,6 +22,7 @@ import {
   renamePath,
   type RangeReader,
 } from './fs-ops.js';
+import { readLogLines } from './file-tail.js';
 
 export type { RangeReader } from './fs-ops.js';
 
@@ -54,6 +55,11 @@ export interface LoopFiles {
    * completed with its newline when it is whole JSON, so the file stays one JSON value per line.
    */
   appendJsonLine(path: string, value: unknown): Promise<void>;
+  /**
+   * The file's lines that `keep` takes, or undefined when there is no file: read a piece at a time, so a
+   * run log of any size is read in the memory of the lines kept (a line past MAX_LINE_CHARS is cut).
+   */
+  readLines(path: string, keep: (line: string) => boolean): Promise<string[] | undefined>;
   /** The last complete line as `appendJsonLine` would leave it; undefined for an empty or missing file. */
   readLastLine(path: string): Promise<string | undefined>;
   /** Byte ranges of the file (a ledger read from where a cache left off); undefined when it is missing. */
@@ -80,6 +86,7 @@ export function diskLoopFiles(): LoopFiles {
   return {
     locate: (path) => ({ store: DISK, path: resolve(path) }),
     readIfExists: readFileIfExists,
+    readLines: readLogLines,
     writeText: writeFileAtomic,
     writeJson: writeJsonAtomic,
     appendJsonLine,

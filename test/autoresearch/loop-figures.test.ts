@@ -1,7 +1,12 @@
 // What a loop cost and earned: a table of ledger counts, spend and run times against the figures.
-import { describe, expect, it } from 'vitest';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { loopFigures, type FiguresInput, type LoopFigures } from '../../src/autoresearch/loop-figures.js';
-import { foldRunLog, type RunTimes } from '../../src/autoresearch/run-times.js';
+import { readRunTimes } from '../../src/autoresearch/run-times.js';
+import { diskLoopFiles } from '../../src/infra/loop-files.js';
+import { createMemoryLoopFiles } from '../support/memory-loop-files.js';
 
 const input = (over: Partial<FiguresInput>): FiguresInput => ({
   direction: 'maximize',
@@ -72,21 +77,26 @@ describe('loopFigures', () => {
 });
 
 describe('run times from the event log', () => {
-  it('sums attempts by role (an alias under its role) and a run from its first event to its last, skipping a torn line', () => {
-    const times: RunTimes = { role_ms: {}, run_ms: 0, runs: 0 };
+  it('sums attempts by role (an alias under its role) and a run from its first event to its last, skipping a torn line and reading past a huge one, from disk and memory alike', async () => {
     const events = [
       { type: 'run_started', ts: '2026-01-01T00:00:00.000Z' },
       { type: 'attempt_finished', ts: '2026-01-01T00:01:00.000Z', role: 'doer', duration_ms: 50_000 },
+      { type: 'activity', ts: '2026-01-01T00:01:05.000Z', message: 'x'.repeat(3 * 1024 * 1024) },
       { type: 'attempt_finished', ts: '2026-01-01T00:01:10.000Z', role: 'judge', duration_ms: 9_000 },
       { type: 'attempt_finished', ts: '2026-01-01T00:02:00.000Z', role: 'doer', duration_ms: 40_000 },
       { type: 'attempt_finished', ts: '2026-01-01T00:02:01.000Z', role: 'arbiter-script', duration_ms: 20 },
       { type: 'run_finished', ts: '2026-01-01T00:03:00.000Z' },
     ];
-    foldRunLog(times, `${events.map((e) => JSON.stringify(e)).join('\n')}\n{"type":"attem`);
-    expect(times).toEqual({
-      role_ms: { doer: 90_000, judge: 9_000, arbiter: 20 },
-      run_ms: 180_000,
-      runs: 1,
-    });
+    const text = `${events.map((e) => JSON.stringify(e)).join('\n')}\n{"type":"attem`;
+    const dir = await mkdtemp(join(tmpdir(), 'forge-run-times-'));
+    onTestFinished(() => rm(dir, { recursive: true, force: true }));
+    await mkdir(join(dir, 'runs'));
+    await writeFile(join(dir, 'runs', 'r1.jsonl'), text);
+    const memory = createMemoryLoopFiles();
+    await memory.writeText(join(dir, 'runs', 'r1.jsonl'), text);
+    const expected = { role_ms: { doer: 90_000, judge: 9_000, arbiter: 20 }, run_ms: 180_000, runs: 1 };
+    expect(await readRunTimes(diskLoopFiles(), join(dir, 'runs'))).toEqual(expected);
+    expect(await readRunTimes(memory, join(dir, 'runs'))).toEqual(expected);
+    expect(await readRunTimes(diskLoopFiles(), join(dir, 'none'))).toBeUndefined();
   });
 });

@@ -1,5 +1,7 @@
 // The report's data without a browser: the loop report read from a known workspace, the role shares
 // folded from run logs, a plain epic's bead table, and the JSON that sits inside the page's script tag.
+import { readdir, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { readLoopReport } from '../../src/autoresearch/report-read.js';
 import { foldRoleShares, type RoleShare } from '../../src/autoresearch/report-model.js';
@@ -7,6 +9,7 @@ import { diskLoopFiles } from '../../src/infra/loop-files.js';
 import { buildEpicReport } from '../../src/cli/report-epic.js';
 import type { EpicStatus } from '../../src/cli/epic-status.js';
 import { jsonForScript } from '../../src/cli/report-html.js';
+import { createMemoryLoopFiles } from '../support/memory-loop-files.js';
 import { createReportFixture, REPORT_EPIC, ROWS, TOTAL_COST } from '../support/report-fixture.js';
 
 const ports = { now: () => Date.parse('2026-11-23T08:00:00Z'), host: 'h', isProcessAlive: () => false };
@@ -40,6 +43,46 @@ describe('loop report data', () => {
     });
     expect(report.iterations[3]!.reason).toBe('the metric command crashed');
     expect(report.generated_at).toBe('2026-11-23T08:00:00.000Z');
+  });
+});
+
+describe('the run logs a loop report reads', () => {
+  it('takes each attempt’s end among whatever else a log holds, from disk and from memory alike', async () => {
+    const fixture = await createReportFixture();
+    const runs = join(fixture.workspace, 'runs');
+    const ended = (iter: number, role: string, ms: number) => ({
+      type: 'attempt_finished',
+      title: `${role}-${iter}: value`,
+      role,
+      duration_ms: ms,
+      cost_usd: 0.01,
+    });
+    await writeFile(
+      join(runs, '2026-11-22T02-00-00-000Z-2.jsonl'),
+      [
+        JSON.stringify({ type: 'activity', bead: 'b', message: 'x'.repeat(3 * 1024 * 1024) }),
+        JSON.stringify({ type: 'activity', bead: 'b', message: 'says "attempt_finished" in passing' }),
+        '{"type":"attempt_finished", torn',
+        // Written by hand, spaced: still an attempt's end.
+        JSON.stringify(ended(5, 'doer', 7_000), null, 1).replace(/\n/g, ''),
+        JSON.stringify(ended(6, 'judge', 3_000)),
+        '',
+      ].join('\n'),
+    );
+    const fromDisk = await readLoopReport(fixture.dir, REPORT_EPIC, { ...ports, files: diskLoopFiles() });
+    expect(fromDisk.iterations[5]!.roles).toEqual({ doer: { ms: 7_000, cost_usd: 0.01 } });
+    expect(fromDisk.iterations[6]!.roles).toEqual({ judge: { ms: 3_000, cost_usd: 0.01 } });
+    // The fixture's own log still counts beside it.
+    expect(fromDisk.iterations[1]!.roles.doer).toEqual({ ms: 120_000, cost_usd: 0.4 });
+
+    const memory = createMemoryLoopFiles();
+    for (const name of (await readdir(runs)).sort()) {
+      await memory.writeText(join(runs, name), await readFile(join(runs, name), 'utf8'));
+    }
+    const files = diskLoopFiles();
+    const mixed = { ...files, list: memory.list, readLines: memory.readLines };
+    const fromMemory = await readLoopReport(fixture.dir, REPORT_EPIC, { ...ports, files: mixed });
+    expect(fromMemory.iterations.map((i) => i.roles)).toEqual(fromDisk.iterations.map((i) => i.roles));
   });
 });
 

@@ -49,6 +49,16 @@ export function createMemoryLoopFiles(options: { now?: () => number } = {}): Mem
       if (isDir(target)) throw fsError('EISDIR', target);
       return text(target);
     },
+    async readLines(path, keep) {
+      const target = norm(path);
+      if (isDir(target)) throw fsError('EISDIR', target);
+      const content = text(target);
+      if (content === undefined) return undefined;
+      // As the disk reads them: no empty line after the last newline.
+      const lines = content.split('\n');
+      if (content.endsWith('\n')) lines.pop();
+      return lines.filter((line) => keep(line));
+    },
     writeText,
     writeJson: (path, value) => writeText(path, `${JSON.stringify(value, null, 2)}\n`),
     async appendJsonLine(path, value) {
