@@ -1,5 +1,6 @@
-// Figure 9: the morning report of a 10,000-iteration loop: `ralph-loop report` writing the page (a
-// process, as a user runs it) plus Debian's chromium loading it until every view is drawn.
+// Figure 9: the morning report of a 10,000-iteration loop with its run logs (41 MB, mostly agent
+// activity): `ralph-loop report` writing the page (a process, as a user runs it) plus Debian's chromium
+// loading it until every view is drawn.
 import { execFile } from 'node:child_process';
 import { mkdir, mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -108,7 +109,7 @@ export function reportRenderRows(figures: ReportRender | { skipped: string }): R
   return [
     {
       figure: '9',
-      measure: `report of ${figures.iterations.toLocaleString('en-US')} iterations: ralph-loop report + chromium load (median of ${figures.runs})`,
+      measure: `report of ${figures.iterations.toLocaleString('en-US')} iterations and their run logs: ralph-loop report + chromium load (median of ${figures.runs})`,
       value: `${ms(figures.median_total_ms)} (${ms(median(figures.generate_ms))} + ${ms(median(figures.load_ms))}), ${(figures.html_bytes / 1e6).toFixed(1)} MB`,
       budget: '≤ 1 s',
       verdict: verdictAtMost(figures.median_total_ms, BUDGET_MS),
@@ -166,4 +167,58 @@ export async function writeLoop(dir: string, iterations: number): Promise<void> 
     );
   }
   await writeFile(join(workspace, 'research-log.jsonl'), `${lines.join('\n')}\n`);
+  await writeRunLogs(join(workspace, 'runs'), iterations);
+}
+
+/** Runs of a thousand iterations each, this many lines of agent activity per cycle bead. */
+const ITERATIONS_PER_RUN = 1000;
+const ACTIVITY_LINES: Record<string, number> = { doer: 12, judge: 4, arbiter: 0, strategist: 2 };
+
+/**
+ * The run logs of such a loop, as a runner writes them: each iteration's four beads started, their
+ * agents' activity (a line per tool call), each attempt's end with its time and cost. (The report
+ * charts time and cost per role from the attempts' ends; the rest is what it reads past.)
+ */
+async function writeRunLogs(runs: string, iterations: number): Promise<void> {
+  for (let first = 1; first <= iterations; first += ITERATIONS_PER_RUN) {
+    const events: string[] = [];
+    const last = Math.min(iterations, first + ITERATIONS_PER_RUN - 1);
+    for (let iter = first; iter <= last; iter += 1) {
+      const ts = new Date(Date.UTC(2026, 10, 1) + iter * 60_000).toISOString();
+      for (const [role, activity] of Object.entries(ACTIVITY_LINES)) {
+        const bead = `${EPIC}.${iter * 4 + Object.keys(ACTIVITY_LINES).indexOf(role)}`;
+        const title = `${role}-${iter}: bench`;
+        events.push(JSON.stringify({ type: 'bead_started', ts, epic: EPIC, bead, title, role }));
+        for (let k = 0; k < activity; k += 1)
+          events.push(
+            JSON.stringify({
+              type: 'activity',
+              ts,
+              epic: EPIC,
+              bead,
+              message: `Edit src/hot-loop.ts (step ${k})`,
+            }),
+          );
+        events.push(
+          JSON.stringify({
+            type: 'attempt_finished',
+            ts,
+            epic: EPIC,
+            bead,
+            title,
+            role,
+            agent: role === 'arbiter' ? 'builtin' : 'claude',
+            attempt: 1,
+            outcome: 'ok',
+            duration_ms: role === 'doer' ? 40_000 : 5_000,
+            cost_usd: role === 'doer' ? 0.1 : role === 'arbiter' ? 0 : 0.01,
+            message: 'ok',
+            transcript: `.autoresearch/transcripts/${bead}.jsonl`,
+          }),
+        );
+      }
+    }
+    const name = `${new Date(Date.UTC(2026, 10, 1) + first * 60_000).toISOString().replace(/[:.]/g, '-')}-${first}.jsonl`;
+    await writeFile(join(runs, name), `${events.join('\n')}\n`);
+  }
 }
