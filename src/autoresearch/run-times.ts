@@ -36,6 +36,7 @@ export async function readRunTimes(files: LoopFiles, runsDir: string): Promise<R
   return times;
 }
 
+/** An attempt's end as Forge writes its events (compact JSON): these lines are read by pattern, not parsed. */
 const ATTEMPT_FINISHED = '"type":"attempt_finished"';
 
 /**
@@ -45,7 +46,7 @@ const ATTEMPT_FINISHED = '"type":"attempt_finished"';
 function foldRun(times: RunTimes, attempts: readonly string[], first?: number, last?: number): void {
   for (const line of attempts) {
     // Keys read by pattern, not by parsing the whole event: inside a JSON string value a quote is
-    // escaped, so \`"role":"\` can only be the key itself.
+    // escaped, so `"role":"` can only be the key itself.
     const role = ROLE.exec(line)?.[1];
     const duration = Number(DURATION.exec(line)?.[1]);
     if (role === undefined || !Number.isFinite(duration)) continue;
