@@ -46,7 +46,7 @@ export function candidateFiles(
   return {
     locate: (path) => files.locate(to(path)),
     readIfExists: (path) => files.readIfExists(to(path)),
-    readLines: (path, keep) => files.readLines(to(path), keep),
+    scanLog: (path, query) => files.scanLog(to(path), query),
     writeText: (path, text) => files.writeText(to(path), text),
     writeJson: (path, value) => files.writeJson(to(path), value),
     appendJsonLine: (path, value) => files.appendJsonLine(to(path), value),

@@ -57,8 +57,8 @@ async function readRoleShares(
   for (const name of names) {
     // Only the attempts' ends are parsed: a long loop's run logs are mostly its agents' activity (a
     // line per tool call), hundreds of MB that JSON.parse would otherwise read whole.
-    const lines = await files.readLines(join(runsDir, name), (line) => line.includes(ATTEMPT_FINISHED));
-    if (lines !== undefined) foldRoleShares(shares, parseEventLines(lines).events);
+    const scan = await files.scanLog(join(runsDir, name), { needle: ATTEMPT_FINISHED });
+    if (scan !== undefined) foldRoleShares(shares, parseEventLines(scan.matches).events);
   }
   return shares;
 }

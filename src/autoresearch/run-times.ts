@@ -17,21 +17,17 @@ export async function readRunTimes(files: LoopFiles, runsDir: string): Promise<R
   if (names.length === 0) return undefined;
   const times: RunTimes = { role_ms: {}, run_ms: 0, runs: 0 };
   for (const name of names.sort()) {
-    // Read a piece at a time, keeping only the attempts' ends and the first and last events: a long
-    // loop's logs are mostly its agents' activity (a line per tool call), tens of MB read whole before.
-    let first: number | undefined;
-    let last = '';
-    let beforeLast = '';
-    const attempts = await files.readLines(join(runsDir, name), (line) => {
-      if (line.trim() === '') return false;
-      first ??= timeOf(line);
-      beforeLast = last;
-      last = line;
-      return line.includes(ATTEMPT_FINISHED);
+    // Only the attempts' ends and the first and last events are read: a long loop's logs are mostly
+    // its agents' activity (a line per tool call), tens of MB.
+    const scan = await files.scanLog(join(runsDir, name), {
+      needle: ATTEMPT_FINISHED,
+      first: (line) => timeOf(line) !== undefined,
+      last: 2,
     });
-    if (attempts === undefined) continue;
+    if (scan === undefined) continue;
     // The last line may be one still being written: then the one before it ends the run so far.
-    foldRun(times, attempts, first, timeOf(last) ?? timeOf(beforeLast));
+    const [beforeLast, last] = scan.last.length === 2 ? scan.last : [undefined, scan.last[0]];
+    foldRun(times, scan.matches, timeOf(scan.first), timeOf(last) ?? timeOf(beforeLast));
   }
   return times;
 }

@@ -22,9 +22,10 @@ import {
   renamePath,
   type RangeReader,
 } from './fs-ops.js';
-import { readLogLines } from './file-tail.js';
+import { scanLog, type LogQuery, type LogScan } from './log-scan.js';
 
 export type { RangeReader } from './fs-ops.js';
+export type { LogQuery, LogScan } from './log-scan.js';
 
 export interface FileStat {
   /** Bytes in the file. */
@@ -56,10 +57,11 @@ export interface LoopFiles {
    */
   appendJsonLine(path: string, value: unknown): Promise<void>;
   /**
-   * The file's lines that `keep` takes, or undefined when there is no file: read a piece at a time, so a
-   * run log of any size is read in the memory of the lines kept (a line past MAX_LINE_CHARS is cut).
+   * The lines of a log that `query` asks for (those holding its needle, the first its test takes, the
+   * last few), or undefined when there is no file: only those lines are ever decoded, so a run log of
+   * any size is read in the memory of what is found (a line past MAX_SCANNED_LINE_BYTES is passed over).
    */
-  readLines(path: string, keep: (line: string) => boolean): Promise<string[] | undefined>;
+  scanLog(path: string, query: LogQuery): Promise<LogScan | undefined>;
   /** The last complete line as `appendJsonLine` would leave it; undefined for an empty or missing file. */
   readLastLine(path: string): Promise<string | undefined>;
   /** Byte ranges of the file (a ledger read from where a cache left off); undefined when it is missing. */
@@ -86,7 +88,7 @@ export function diskLoopFiles(): LoopFiles {
   return {
     locate: (path) => ({ store: DISK, path: resolve(path) }),
     readIfExists: readFileIfExists,
-    readLines: readLogLines,
+    scanLog: (path, query) => scanLog(path, query),
     writeText: writeFileAtomic,
     writeJson: writeJsonAtomic,
     appendJsonLine,

@@ -80,7 +80,7 @@ describe('the run logs a loop report reads', () => {
       await memory.writeText(join(runs, name), await readFile(join(runs, name), 'utf8'));
     }
     const files = diskLoopFiles();
-    const mixed = { ...files, list: memory.list, readLines: memory.readLines };
+    const mixed = { ...files, list: memory.list, scanLog: memory.scanLog };
     const fromMemory = await readLoopReport(fixture.dir, REPORT_EPIC, { ...ports, files: mixed });
     expect(fromMemory.iterations.map((i) => i.roles)).toEqual(fromDisk.iterations.map((i) => i.roles));
   });

@@ -1,6 +1,7 @@
 // LoopFiles in memory, for tests that only need a loop's state and no real tree: the same contract as
 // the disk implementation (test/infra/loop-files.contract.ts runs against both), no temp directories.
 import { dirname, posix, resolve } from 'node:path';
+import { scanLogText } from '../../src/infra/log-scan.js';
 import type { FileStat, LoopFiles, RangeReader } from '../../src/infra/loop-files.js';
 
 export interface MemoryLoopFiles extends LoopFiles {
@@ -49,15 +50,11 @@ export function createMemoryLoopFiles(options: { now?: () => number } = {}): Mem
       if (isDir(target)) throw fsError('EISDIR', target);
       return text(target);
     },
-    async readLines(path, keep) {
+    async scanLog(path, query) {
       const target = norm(path);
       if (isDir(target)) throw fsError('EISDIR', target);
       const content = text(target);
-      if (content === undefined) return undefined;
-      // As the disk reads them: no empty line after the last newline.
-      const lines = content.split('\n');
-      if (content.endsWith('\n')) lines.pop();
-      return lines.filter((line) => keep(line));
+      return content === undefined ? undefined : scanLogText(content, query);
     },
     writeText,
     writeJson: (path, value) => writeText(path, `${JSON.stringify(value, null, 2)}\n`),
