@@ -12,6 +12,7 @@ import {
   type LoopReport,
   type RoleShare,
 } from './report-model.js';
+import { RUN_LOG_QUERY } from './run-times.js';
 import { loopStatus, type StatusPorts } from './status.js';
 import { requireLoopWorkspace } from './workspace.js';
 
@@ -45,9 +46,6 @@ export async function readLoopReport(repo: string, epicId: string, ports: Status
   });
 }
 
-/** What every line of an attempt's end holds, however it is spaced (a line without it is not one). */
-const ATTEMPT_FINISHED = '"attempt_finished"';
-
 async function readRoleShares(
   files: LoopFiles,
   runsDir: string,
@@ -57,7 +55,7 @@ async function readRoleShares(
   for (const name of names) {
     // Only the attempts' ends are parsed: a long loop's run logs are mostly its agents' activity (a
     // line per tool call), hundreds of MB that JSON.parse would otherwise read whole.
-    const scan = await files.scanLog(join(runsDir, name), { needle: ATTEMPT_FINISHED });
+    const scan = await files.scanLog(join(runsDir, name), RUN_LOG_QUERY);
     if (scan !== undefined) foldRoleShares(shares, parseEventLines(scan.matches).events);
   }
   return shares;

@@ -1,7 +1,7 @@
 // Time spent by role and in all, read from a loop's run event logs (`runs/<run>.jsonl`): each attempt's
 // `attempt_finished` event carries its role and duration; a run lasts from its first event to its last.
 import { join } from 'node:path';
-import type { LoopFiles } from '../infra/loop-files.js';
+import type { LogQuery, LoopFiles } from '../infra/loop-files.js';
 
 export interface RunTimes {
   /** Milliseconds by role, summed over every attempt. */
@@ -19,21 +19,30 @@ export async function readRunTimes(files: LoopFiles, runsDir: string): Promise<R
   for (const name of names.sort()) {
     // Only the attempts' ends and the first and last events are read: a long loop's logs are mostly
     // its agents' activity (a line per tool call), tens of MB.
-    const scan = await files.scanLog(join(runsDir, name), {
-      needle: ATTEMPT_FINISHED,
-      first: (line) => timeOf(line) !== undefined,
-      last: 2,
-    });
+    const scan = await files.scanLog(join(runsDir, name), RUN_LOG_QUERY);
     if (scan === undefined) continue;
     // The last line may be one still being written: then the one before it ends the run so far.
     const [beforeLast, last] = scan.last.length === 2 ? scan.last : [undefined, scan.last[0]];
-    foldRun(times, scan.matches, timeOf(scan.first), timeOf(last) ?? timeOf(beforeLast));
+    const attempts = scan.matches.filter((line) => line.includes(ATTEMPT_FINISHED));
+    foldRun(times, attempts, timeOf(scan.first), timeOf(last) ?? timeOf(beforeLast));
   }
   return times;
 }
 
 /** An attempt's end as Forge writes its events (compact JSON): these lines are read by pattern, not parsed. */
 const ATTEMPT_FINISHED = '"type":"attempt_finished"';
+
+/**
+ * What status and the report read of a run log: the lines that may be attempts' ends (however spaced:
+ * the report parses them), the first event with a time, and the last two lines. One query for both:
+ * where scans are remembered (the dashboard, see rememberingScans), a log is then read once, each poll
+ * going on from where the last stopped.
+ */
+export const RUN_LOG_QUERY: LogQuery = Object.freeze({
+  needle: '"attempt_finished"',
+  first: (line: string) => timeOf(line) !== undefined,
+  last: 2,
+});
 
 /**
  * Adds one run to the tally: its attempts' ends (lines holding ATTEMPT_FINISHED) by role, and its span

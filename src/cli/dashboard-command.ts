@@ -2,6 +2,7 @@
 import type { AddressInfo } from 'node:net';
 import type { Command } from 'commander';
 import { AppError, ExitCode } from '../infra/errors.js';
+import { rememberingScans } from '../infra/loop-files.js';
 import { isProcessAlive } from '../infra/pid.js';
 import { globals, openStoreFor, parseInteger, workingDir } from './common.js';
 import type { CliDeps } from './deps.js';
@@ -49,13 +50,15 @@ export function defineDashboardCommand(command: Command, deps: CliDeps): void {
         host: deps.host,
         isProcessAlive: deps.isProcessAlive ?? isProcessAlive,
       };
+      // Every poll reads the loops' run logs again: each goes on from where the last read stopped.
+      const pageDeps = { ...deps, loopFiles: rememberingScans(deps.loopFiles) };
       const server = createDashboardServer({
         repo,
         intervalMs: flags.interval,
         page: async (epicId, follower) => {
           const runDir = await runDirFor(repo, epicId);
           const live = follower ?? createLiveFollower(runDir, ports);
-          const page = await readReportPage(deps, {
+          const page = await readReportPage(pageDeps, {
             repo,
             epicId,
             runDir,

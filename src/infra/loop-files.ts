@@ -22,7 +22,7 @@ import {
   renamePath,
   type RangeReader,
 } from './fs-ops.js';
-import { scanLog, type LogQuery, type LogScan } from './log-scan.js';
+import { createLogScans, scanLog, type LogQuery, type LogScan } from './log-scan.js';
 
 export type { RangeReader } from './fs-ops.js';
 export type { LogQuery, LogScan } from './log-scan.js';
@@ -83,12 +83,16 @@ export interface LoopFiles {
 /** The real disk: the store every disk port locates its files in. */
 const DISK: object = Object.freeze({ store: 'disk' });
 
-/** The loop's files on the real disk: atomic writes (temp file, fsync, rename) through infra. */
-export function diskLoopFiles(): LoopFiles {
-  return {
+/**
+ * The loop's files on the real disk: atomic writes (temp file, fsync, rename) through infra. Each log
+ * scan reads its log whole unless `rememberScans` (see rememberingScans).
+ */
+export function diskLoopFiles(options: { rememberScans?: boolean } = {}): LoopFiles {
+  const scans = options.rememberScans === true ? createLogScans() : { scan: scanLog };
+  const files: LoopFiles = {
     locate: (path) => ({ store: DISK, path: resolve(path) }),
     readIfExists: readFileIfExists,
-    scanLog: (path, query) => scanLog(path, query),
+    scanLog: (path, query) => scans.scan(path, query),
     writeText: writeFileAtomic,
     writeJson: writeJsonAtomic,
     appendJsonLine,
@@ -103,4 +107,17 @@ export function diskLoopFiles(): LoopFiles {
     rename: renamePath,
     remove: (path) => removePath(path, { recursive: true }),
   };
+  DISK_FILES.add(files);
+  return files;
+}
+
+const DISK_FILES = new WeakSet<LoopFiles>();
+
+/**
+ * The same files for a process that lives on and reads the same logs again and again (the dashboard):
+ * on the disk, each log's next scan goes on from where the last stopped (see createLogScans); any other
+ * store as it is.
+ */
+export function rememberingScans(files: LoopFiles): LoopFiles {
+  return DISK_FILES.has(files) ? diskLoopFiles({ rememberScans: true }) : files;
 }

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { readLoopReport } from '../../src/autoresearch/report-read.js';
 import { foldRoleShares, type RoleShare } from '../../src/autoresearch/report-model.js';
-import { diskLoopFiles } from '../../src/infra/loop-files.js';
+import { diskLoopFiles, type LogQuery, type LoopFiles } from '../../src/infra/loop-files.js';
 import { buildEpicReport } from '../../src/cli/report-epic.js';
 import type { EpicStatus } from '../../src/cli/epic-status.js';
 import { jsonForScript } from '../../src/cli/report-html.js';
@@ -83,6 +83,26 @@ describe('the run logs a loop report reads', () => {
     const mixed = { ...files, list: memory.list, scanLog: memory.scanLog };
     const fromMemory = await readLoopReport(fixture.dir, REPORT_EPIC, { ...ports, files: mixed });
     expect(fromMemory.iterations.map((i) => i.roles)).toEqual(fromDisk.iterations.map((i) => i.roles));
+  });
+
+  it('asks one query of each log for status and the report, which a remembering disk answers once (the dashboard)', async () => {
+    const fixture = await createReportFixture();
+    const disk = diskLoopFiles();
+    const asked: { path: string; query: LogQuery }[] = [];
+    const files: LoopFiles = {
+      ...disk,
+      scanLog: (path, query) => {
+        asked.push({ path, query });
+        return disk.scanLog(path, query);
+      },
+    };
+    const report = await readLoopReport(fixture.dir, REPORT_EPIC, { ...ports, files });
+    expect(report.iterations[1]!.roles.doer).toEqual({ ms: 120_000, cost_usd: 0.4 });
+    const logs = new Set(asked.map((ask) => ask.path));
+    expect(logs.size).toBeGreaterThan(0);
+    // Each log twice (status's times, the report's shares), always with the same query.
+    expect(asked).toHaveLength(logs.size * 2);
+    expect(new Set(asked.map((ask) => ask.query)).size).toBe(1);
   });
 });
 

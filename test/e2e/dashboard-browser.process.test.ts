@@ -43,6 +43,7 @@ async function startDashboard(dir: string, env: Record<string, string>) {
 
 const ITERATION = z.looseObject({ iter: z.number() });
 const WHOLE_JSON = z.object({ report: z.looseObject({ iterations: z.array(ITERATION) }) }).loose();
+const LOOP_TOTALS = z.looseObject({ time_per_iteration_ms: z.record(z.string(), z.number().nullable()) });
 const HEAD_JSON = z
   .object({
     report: z.looseObject({
@@ -126,6 +127,18 @@ describe('ralph-loop dashboard, in chromium', () => {
     await page.waitForSelector('[data-testid=terminal]', { timeout: 30_000 });
     expect(await page.textContent('[data-testid=terminal]')).toContain('iteration_cap');
     expect(errors).toEqual([]);
+    // The dashboard read the run logs as they grew, each poll going on from the last: its figures are
+    // those a fresh read of the finished logs gives.
+    const fresh = await runCli('ralph-loop', ['--store', 'embedded', 'report', epic, '--json'], {
+      cwd: repo.dir,
+      env: repo.env,
+    });
+    expect(fresh.exitCode, fresh.stderr).toBe(0);
+    const byReport = WHOLE_JSON.parse(JSON.parse(fresh.stdout));
+    const served = WHOLE_JSON.parse(await (await fetch(`${dashboard.url}api/epic/${epic}`)).json());
+    expect(served.report.iterations).toEqual(byReport.report.iterations);
+    expect(served.report.totals).toEqual(byReport.report.totals);
+    expect(LOOP_TOTALS.parse(served.report.totals).time_per_iteration_ms.doer).toBeGreaterThan(0);
 
     dashboard.child.kill('SIGINT');
     const stopped = await dashboard.child;

@@ -1,8 +1,14 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { appendFile, mkdtemp, open, rename, rm, truncate, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MAX_SCANNED_LINE_BYTES, scanLog, scanLogText, type LogQuery } from '../../src/infra/log-scan.js';
+import {
+  createLogScans,
+  MAX_SCANNED_LINE_BYTES,
+  scanLog,
+  scanLogText,
+  type LogQuery,
+} from '../../src/infra/log-scan.js';
 
 let dir: string;
 beforeAll(async () => {
@@ -139,5 +145,106 @@ describe('scanLog', () => {
     const path = await onDisk('any.jsonl', 'x\n');
     await expect(scanLog(path, { needle: 'a\nb' })).rejects.toThrow(/one line/);
     await expect(scanLog(path, { needle: '' })).rejects.toThrow(/non-empty/);
+  });
+});
+
+describe('createLogScans', () => {
+  const query: LogQuery = { needle: NEEDLE, first: startsJson, last: 2 };
+
+  it('finds what a whole scan finds after each append, however the appends cut lines and characters', async () => {
+    const next = random(42);
+    let compared = 0;
+    for (let round = 0; round < 60; round += 1) {
+      const whole = Buffer.from(Array.from({ length: 4 }, () => randomLog(next)).join('\n'));
+      const path = await onDisk(`grown-${round}.jsonl`, '');
+      const scans = createLogScans();
+      for (let at = 0; at < whole.length;) {
+        const to = Math.min(whole.length, at + 1 + Math.floor(next() * 40));
+        await appendFile(path, whole.subarray(at, to));
+        at = to;
+        const expected = scanLogText(whole.subarray(0, to).toString('utf8'), query);
+        expect(await scans.scan(path, query, 1 + Math.floor(next() * 16)), `round ${round} at ${to}`).toEqual(
+          expected,
+        );
+        compared += 1;
+      }
+    }
+    expect(compared).toBeGreaterThan(500);
+  });
+
+  it('goes on from where it stopped: earlier lines are not read again', async () => {
+    const first = `{${NEEDLE},"n":1}\n${'{"type":"activity"}\n'.repeat(40)}`;
+    const path = await onDisk('resumed.jsonl', first);
+    const scans = createLogScans();
+    expect((await scans.scan(path, query))?.matches).toEqual([`{${NEEDLE},"n":1}`]);
+    // Changed in place, far before where the scan stopped: a scan going on from there does not see it.
+    const handle = await open(path, 'r+');
+    await handle.write(Buffer.from('{"type":"changed_finished"'), 0, undefined, 1);
+    await handle.close();
+    await appendFile(path, `{${NEEDLE},"n":2}\n`);
+    expect((await scans.scan(path, query))?.matches).toEqual([`{${NEEDLE},"n":1}`, `{${NEEDLE},"n":2}`]);
+    expect((await scanLog(path, query))?.matches).toEqual([`{${NEEDLE},"n":2}`]);
+  });
+
+  it('answers scans of one log at the same time each whole', async () => {
+    const path = await onDisk('together.jsonl', `{${NEEDLE},"n":1}\n`);
+    const scans = createLogScans();
+    await scans.scan(path, query);
+    await appendFile(path, `{${NEEDLE},"n":2}\n{${NEEDLE},"n":3}\n`);
+    const whole = await scanLog(path, query);
+    expect(whole?.matches).toHaveLength(3);
+    expect(await Promise.all([scans.scan(path, query, 8), scans.scan(path, query, 8)])).toEqual([
+      whole,
+      whole,
+    ]);
+    expect(await scans.scan(path, query)).toEqual(whole);
+  });
+
+  it('scans again from the start a log that was replaced, shrank, or changed just before where it stopped', async () => {
+    const path = await onDisk('changed.jsonl', `{${NEEDLE},"n":1}\n{"ts":1}\n`);
+    const scans = createLogScans();
+    const check = async (): Promise<void> => {
+      const whole = await scanLog(path, query);
+      expect(await scans.scan(path, query)).toEqual(whole);
+    };
+    await check();
+    // Replaced by a rename (another file), longer than before.
+    const other = await onDisk('other.jsonl', `{"ts":2}\n{${NEEDLE},"n":3}\n{"ts":4}\n`);
+    await rename(other, path);
+    await check();
+    expect((await scans.scan(path, query))?.matches).toEqual([`{${NEEDLE},"n":3}`]);
+    // Shrank.
+    await truncate(path, 9);
+    await check();
+    expect((await scans.scan(path, query))?.matches).toEqual([]);
+    // Rewritten in place, the same length and then longer: the bytes before the stop differ.
+    await writeFile(path, `{"ts":2}\n{${NEEDLE},"n":5}\n{"ts":6}\n`);
+    await check();
+    const handle = await open(path, 'r+');
+    await handle.write(Buffer.from('{"tz":'), 0, undefined, 0);
+    await handle.close();
+    await appendFile(path, '{"ts":7}\n');
+    await check();
+    expect((await scans.scan(path, query))?.last).toEqual(['{"ts":6}', '{"ts":7}']);
+    expect((await scans.scan(path, query))?.first).toBe('{"tz":2}');
+    // Replaced by another file whose last bytes before the stop are the same: its earlier ones are not.
+    const activity = '{"type":"activity"}\n'.repeat(20);
+    await writeFile(path, `{${NEEDLE},"n":8}\n${activity}`);
+    await check();
+    const replaced = await onDisk(
+      'replaced.jsonl',
+      `{${NEEDLE.replace('attempt', 'attemXt')},"n":8}\n${activity}{"ts":9}\n`,
+    );
+    await rename(replaced, path);
+    await check();
+    expect((await scans.scan(path, query))?.matches).toEqual([]);
+    // Nothing complete when it stopped, then a byte-order mark: it is dropped as at any start.
+    await writeFile(path, '{"ts"');
+    await check();
+    await writeFile(path, '\uFEFF{"ts":10}\n');
+    await check();
+    expect((await scans.scan(path, query))?.first).toBe('{"ts":10}');
+    await rm(path);
+    expect(await scans.scan(path, query)).toBeUndefined();
   });
 });

@@ -182,6 +182,31 @@ export function defineLoopFilesContract(name: string, make: () => Promise<LoopFi
       const { files, root } = await make();
       await files.mkdir(`${root}/d`);
       await expect(files.readIfExists(`${root}/d`)).rejects.toMatchObject({ code: 'EISDIR' });
+      await expect(files.scanLog(`${root}/d`, { needle: 'x' })).rejects.toMatchObject({ code: 'EISDIR' });
+    });
+
+    it('scans a log for the lines holding a needle, the first a test takes and the last ones, as it grows', async () => {
+      const { files, root } = await make();
+      const log = `${root}/runs/r.jsonl`;
+      const query = { needle: '"end"', first: (line: string) => line.includes('"ts"'), last: 2 };
+      expect(await files.scanLog(log, query)).toBeUndefined();
+      await files.appendJsonLine(log, { type: 'start' });
+      await files.appendJsonLine(log, { type: 'end', n: 1, ts: 1 });
+      await files.appendJsonLine(log, { type: 'note', text: 'ünïcode "end" quoted' });
+      expect(await files.scanLog(log, query)).toEqual({
+        matches: ['{"type":"end","n":1,"ts":1}'],
+        first: '{"type":"end","n":1,"ts":1}',
+        last: ['{"type":"end","n":1,"ts":1}', '{"type":"note","text":"ünïcode \\"end\\" quoted"}'],
+      });
+      await files.appendJsonLine(log, { type: 'end', n: 2 });
+      const grown = await files.scanLog(log, query);
+      expect(grown?.matches).toEqual(['{"type":"end","n":1,"ts":1}', '{"type":"end","n":2}']);
+      expect(grown?.last).toEqual([
+        '{"type":"note","text":"ünïcode \\"end\\" quoted"}',
+        '{"type":"end","n":2}',
+      ]);
+      await files.writeText(log, '{"type":"end","n":3}\n');
+      expect((await files.scanLog(log, query))?.matches).toEqual(['{"type":"end","n":3}']);
     });
   });
 }
