@@ -1,7 +1,7 @@
 // Figure 9: the morning report of a 10,000-iteration loop with its run logs (41 MB, mostly agent
 // activity): `ralph-loop report` writing the page (a process, as a user runs it) plus Debian's chromium
 // loading it until every view is drawn.
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { mkdir, mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,7 +9,7 @@ import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import type { Row } from './report.js';
 import { ms, verdictAtMost } from './report.js';
-import { BIN } from './support.js';
+import { BIN, cleanEnv } from './support.js';
 
 const run = promisify(execFile);
 const EPIC = 'bd-bench';
@@ -33,6 +33,10 @@ export interface ReportRender {
   load_ms: number[];
   total_ms: number[];
   median_total_ms: number;
+  /** `ralph-loop status` of the same loop, a process each. */
+  status_ms: number[];
+  /** The dashboard's poll of the same loop (what its page asks every 1.5 s), after a first one. */
+  poll_ms: number[];
 }
 
 export async function measureReportRender(options: {
@@ -53,6 +57,10 @@ export async function measureReportRender(options: {
   const dir = await mkdtemp(join(tmpdir(), 'forge-bench-report-'));
   try {
     await writeLoop(dir, options.iterations);
+    // As every other figure's children: nothing inherited (NODE_EXTRA_CA_CERTS alone costs each start).
+    const home = join(dir, 'home');
+    await mkdir(home);
+    const env = cleanEnv(home);
     const { chromium } = await import('playwright-core');
     const browser = await chromium.launch({ executablePath: executable, args: ['--no-sandbox'] });
     const figures: ReportRender = {
@@ -63,12 +71,14 @@ export async function measureReportRender(options: {
       load_ms: [],
       total_ms: [],
       median_total_ms: Number.NaN,
+      status_ms: [],
+      poll_ms: [],
     };
     try {
       for (let round = 0; round < options.runs; round += 1) {
         const out = join(dir, `report-${round}.html`);
         const started = performance.now();
-        await run(process.execPath, [BIN.ralphLoop, 'report', EPIC, '-o', out], { cwd: dir });
+        await run(process.execPath, [BIN.ralphLoop, 'report', EPIC, '-o', out], { cwd: dir, env });
         const generated = performance.now();
         const page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
         const loadStart = performance.now();
@@ -84,11 +94,48 @@ export async function measureReportRender(options: {
     } finally {
       await browser.close();
     }
+    for (let round = 0; round < options.runs; round += 1) {
+      const started = performance.now();
+      await run(process.execPath, [BIN.ralphLoop, 'status', EPIC], { cwd: dir, env });
+      figures.status_ms.push(performance.now() - started);
+    }
+    figures.poll_ms = await dashboardPolls(dir, env, options.runs);
     const sorted = [...figures.total_ms].sort((a, b) => a - b);
     figures.median_total_ms = sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
     return figures;
   } finally {
     await rm(dir, { recursive: true, force: true });
+  }
+}
+
+/** The dashboard on a free port, polled for the loop's page `polls` times after a first poll. */
+async function dashboardPolls(dir: string, env: Record<string, string>, polls: number): Promise<number[]> {
+  const child = spawn(process.execPath, [BIN.ralphLoop, '--json', 'dashboard', '--port', '0'], {
+    cwd: dir,
+    env,
+    stdio: ['ignore', 'pipe', 'ignore'],
+  });
+  try {
+    let printed = '';
+    const url = await new Promise<string>((resolve, reject) => {
+      child.stdout.on('data', (chunk: Buffer) => {
+        printed += chunk.toString('utf8');
+        const end = printed.indexOf('}');
+        if (end !== -1) resolve((JSON.parse(printed.slice(0, end + 1)) as { url: string }).url);
+      });
+      child.once('exit', () => reject(new Error('the dashboard exited before printing its address')));
+    });
+    const times: number[] = [];
+    for (let poll = 0; poll <= polls; poll += 1) {
+      const started = performance.now();
+      const response = await fetch(`${url}api/epic/${EPIC}/page`);
+      if (!response.ok) throw new Error(`the dashboard answered ${response.status}`);
+      await response.arrayBuffer();
+      if (poll > 0) times.push(performance.now() - started);
+    }
+    return times;
+  } finally {
+    child.kill('SIGINT');
   }
 }
 
@@ -113,6 +160,20 @@ export function reportRenderRows(figures: ReportRender | { skipped: string }): R
       value: `${ms(figures.median_total_ms)} (${ms(median(figures.generate_ms))} + ${ms(median(figures.load_ms))}), ${(figures.html_bytes / 1e6).toFixed(1)} MB`,
       budget: '≤ 1 s',
       verdict: verdictAtMost(figures.median_total_ms, BUDGET_MS),
+    },
+    {
+      figure: '9',
+      measure: `  ralph-loop status of that loop, its run logs read (median of ${figures.runs})`,
+      value: ms(median(figures.status_ms)),
+      budget: '',
+      verdict: '',
+    },
+    {
+      figure: '9',
+      measure: `  the dashboard's poll of that loop after its first (the page asks every 1.5 s; median of ${figures.runs})`,
+      value: ms(median(figures.poll_ms)),
+      budget: '',
+      verdict: '',
     },
   ];
 }
