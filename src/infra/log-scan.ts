@@ -45,7 +45,7 @@ export async function scanLog(
   query: LogQuery,
   chunkBytes = CHUNK_BYTES,
 ): Promise<LogScan | undefined> {
-  return (await scanFrom(path, query, undefined, chunkBytes))?.scan;
+  return (await scanFrom(path, query, undefined, chunkBytes, false))?.scan;
 }
 
 /** Scans that go on from where the last one of the same log and query stopped. */
@@ -56,9 +56,9 @@ export interface LogScans {
 /**
  * scanLog, remembering for each log and query (by identity) where it stopped: the next scan of a log
  * that only grew reads what was added since. A log that was replaced, that shrank, or whose last bytes
- * before that point changed is scanned again from its start. For a process that lives on (the dashboard
- * asks every few seconds): what is remembered costs a one-shot command more than it saves (status on a
- * 10,000-iteration loop's logs took 50 ms longer, the garbage collector copying the lines kept).
+ * before that point changed is scanned again from its start. Meant for a process that lives on (the
+ * dashboard polls every few seconds): in a one-shot command, what is kept costs more than a second read
+ * saves (status of a 10,000-iteration loop took 50 ms longer, the garbage collector copying those lines).
  */
 export function createLogScans(): LogScans {
   const points = new WeakMap<LogQuery, Map<string, ScanPoint>>();
@@ -70,9 +70,8 @@ export function createLogScans(): LogScans {
       // Taken out while in use: the scan going on from it adds to its lists.
       const point = byPath.get(key);
       byPath.delete(key);
-      const done = await scanFrom(path, query, point, chunkBytes);
-      if (done === undefined) byPath.delete(key);
-      else byPath.set(key, done.point);
+      const done = await scanFrom(path, query, point, chunkBytes, true);
+      if (done?.point !== undefined) byPath.set(key, done.point);
       return done?.scan;
     },
   };
@@ -102,7 +101,8 @@ async function scanFrom(
   query: LogQuery,
   point: ScanPoint | undefined,
   chunkBytes: number,
-): Promise<{ scan: LogScan; point: ScanPoint } | undefined> {
+  remember: boolean,
+): Promise<{ scan: LogScan; point: ScanPoint | undefined } | undefined> {
   const handle = await openIfExists(path);
   if (handle === undefined) return undefined;
   const chunk = Buffer.allocUnsafe(Math.max(chunkBytes, TAIL_BYTES, BOM.length));
@@ -127,11 +127,17 @@ async function scanFrom(
       scan.push(chunk.subarray(0, bytesRead));
       position += bytesRead;
     }
-    const offset = position - scan.heldBytes;
-    const tail = Buffer.from(
-      await bytesAt(handle, chunk, Math.max(0, offset - TAIL_BYTES), Math.min(offset, TAIL_BYTES)),
-    );
-    const next: ScanPoint = { dev, ino, offset, tail, ...scan.state() };
+    let next: ScanPoint | undefined;
+    if (remember) {
+      const offset = position - scan.heldBytes;
+      const tail = await bytesAt(
+        handle,
+        chunk,
+        Math.max(0, offset - TAIL_BYTES),
+        Math.min(offset, TAIL_BYTES),
+      );
+      next = { dev, ino, offset, tail: Buffer.from(tail), ...scan.state() };
+    }
     scan.end();
     return { scan: scan.result(), point: next };
   } finally {
