@@ -79,20 +79,16 @@ export function parseEventLines(lines: readonly string[]): {
 const READ_CHUNK_BYTES = 64 * 1024;
 
 /**
- * The lines of the log at `path` that `keep` takes (all by default), or undefined when there is no
- * file. Read a chunk at a time, a line past MAX_LINE_CHARS cut (and so no longer JSON: skipped): an
+ * The lines of the log at `path`, or undefined when there is no file. Read a chunk at a time, a line past MAX_LINE_CHARS cut (and so no longer JSON: skipped): an
  * agent can write the logs, and one 600 MB line made `status` fail ("Invalid string length") and `logs`
  * crash in readline (found by the red team).
  */
-export async function readLogLines(
-  path: string,
-  keep: (line: string) => boolean = () => true,
-): Promise<string[] | undefined> {
+export async function readLogLines(path: string): Promise<string[] | undefined> {
   const handle = await openIfExists(path);
   if (handle === undefined) return undefined;
   const lines: string[] = [];
   const splitter = createLineSplitter((line) => {
-    if (keep(line)) lines.push(line);
+    lines.push(line);
   });
   // A read loop, not handle.createReadStream(): the stream loaded Node's stream modules, ~4 ms of
   // every status.

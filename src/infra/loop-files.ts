@@ -107,10 +107,11 @@ export function diskLoopFiles(options: { rememberScans?: boolean } = {}): LoopFi
     rename: renamePath,
     remove: (path) => removePath(path, { recursive: true }),
   };
-  DISK_FILES.add(files);
+  if (options.rememberScans !== true) DISK_FILES.add(files);
   return files;
 }
 
+/** The disk's files whose scans read each log whole (those rememberingScans gives the same with memory). */
 const DISK_FILES = new WeakSet<LoopFiles>();
 
 /**

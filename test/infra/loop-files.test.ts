@@ -45,6 +45,8 @@ describe('rememberingScans', () => {
       '{"type":"end","n":2}',
     ]);
     expect((await plain.scanLog(log, query))?.matches).toEqual(['{"type":"end","n":2}']);
+    // Already remembering: the same files, and so the same memory.
+    expect(rememberingScans(remembering)).toBe(remembering);
     const memory = createMemoryLoopFiles();
     expect(rememberingScans(memory)).toBe(memory);
   });
