@@ -79,9 +79,9 @@ export function parseEventLines(lines: readonly string[]): {
 const READ_CHUNK_BYTES = 64 * 1024;
 
 /**
- * The lines of the log at `path`, or undefined when there is no file. Read a chunk at a time, a line past MAX_LINE_CHARS cut (and so no longer JSON: skipped): an
- * agent can write the logs, and one 600 MB line made `status` fail ("Invalid string length") and `logs`
- * crash in readline (found by the red team).
+ * The lines of the log at `path`, or undefined when there is no file. Read a chunk at a time, a line
+ * past MAX_LINE_CHARS cut (and so no longer JSON: skipped): an agent can write the logs, and one 600 MB
+ * line made `status` fail ("Invalid string length") and `logs` crash in readline (found by the red team).
  */
 export async function readLogLines(path: string): Promise<string[] | undefined> {
   const handle = await openIfExists(path);
