@@ -419,7 +419,9 @@ describe('claude adapter: classification', () => {
   it('calls a timeout during 429 retries rate_limited, not a plain timeout', async () => {
     const { result: run } = await runClaude(
       [...lines(init(), apiRetry(429, 'rate_limit', 4)), { hang: true }],
-      { timeoutMs: 800 },
+      // Long enough for the retry line to be read first on a loaded machine (a fake agent's start took
+      // over 500 ms in a run of the whole suite): this is a timeout after it, not one before it.
+      { timeoutMs: 5000 },
       { killGraceMs: 200 },
     );
     expect(run.outcome).toBe('rate_limited');
@@ -536,7 +538,9 @@ describe('claude adapter: the first result ends the run', () => {
   it('calls a run whose timeout struck after its answer by its answer, not a timeout', async () => {
     const { result: run } = await runClaude(
       [...lines(init(), result()), { hang: true }],
-      { timeoutMs: 500 },
+      // The answer must come first, as it does in the field; a fake agent under a whole suite's load
+      // took longer than 500 ms to print it, and that run's timeout was rightly a timeout.
+      { timeoutMs: 5000 },
       { resultGraceMs: 30_000, killGraceMs: 200 },
     );
     expect(run).toMatchObject({ outcome: 'ok', finalText: 'Done: wrote notes.md.', exitCode: null });
