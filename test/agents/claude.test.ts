@@ -592,7 +592,8 @@ describe('claude adapter: stopping', () => {
       cwd: fakes.work,
       env: fakes.env([{ grandchild: pidFile }, { ignoreSigterm: true }, { line: init() }, { hang: true }]),
       mode: 'full',
-      timeoutMs: 1000,
+      // The grandchild's pid is written before the timeout, however loaded the machine.
+      timeoutMs: 5000,
     });
     expect(run.outcome).toBe('timeout');
     expect(run.exitCode).toBeNull();

@@ -209,7 +209,8 @@ describe('codex adapter: classification', () => {
       ...lines(threadStarted(), error('Reconnecting... 1/5 (stream error: 429 Too Many Requests)')),
       { hang: true },
     ];
-    const { result, activity } = await runCodex(actions, { timeoutMs: 800 }, { killGraceMs: 200 });
+    // Long enough that the reconnect line is read before the timeout on a loaded machine.
+    const { result, activity } = await runCodex(actions, { timeoutMs: 5000 }, { killGraceMs: 200 });
     expect(result.outcome).toBe('rate_limited');
     expect(activity).toContainEqual({
       type: 'retry',
@@ -249,7 +250,8 @@ describe('codex adapter: classification', () => {
       cwd: fakes.work,
       env: fakes.env([{ grandchild: pidFile }, { hang: true }]),
       mode: 'full',
-      timeoutMs: 800,
+      // The grandchild's pid is written before the timeout, however loaded the machine.
+      timeoutMs: 5000,
     });
     expect(result.outcome).toBe('timeout');
     expect(await eventually(async () => isGone(Number(await readFile(pidFile, 'utf8'))))).toBe(true);

@@ -122,7 +122,8 @@ describe('command adapter', () => {
       cwd: fakes.work,
       env: fakes.env([{ grandchild: pidFile }, { hang: true }]),
       mode: 'full',
-      timeoutMs: 800,
+      // The grandchild's pid is written before the timeout, however loaded the machine.
+      timeoutMs: 5000,
     });
     expect(result.outcome).toBe('timeout');
     expect(await eventually(async () => isGone(Number(await readFile(pidFile, 'utf8'))))).toBe(true);
