@@ -13,13 +13,15 @@ import { cleanEnv, tempDir } from './support.js';
 
 export interface ExitWatchCost {
   starts: number;
+  /** The fs calls each process of fsCalls and fsCallsOutside makes. */
+  fsCallCount: number;
   bare: Summary;
   watched: Summary;
   /** A watched start that calls process.exit(0): its call is logged, with its stack. */
   exiting: Summary;
   /** startExitWatch and remove, around each run. */
   setup: Summary;
-  /** A Node process making FS_CALL_COUNT fs calls in its own folder, without and with the read watch. */
+  /** A Node process making fsCallCount fs calls in its own folder, without and with the read watch. */
   fsCalls: { bare: Summary; watched: Summary };
   /** The same calls on one path outside the tree, which the watch resolves and takes the stack of. */
   fsCallsOutside: { bare: Summary; watched: Summary };
@@ -30,9 +32,9 @@ export interface ExitWatchCost {
 const FS_CALL_COUNT = 100_000;
 /** A path outside the tree, absent: the watch notes each test of it (logging a few stacks once). */
 const OUTSIDE = '/var/tmp/forge-bench-absent';
-/** Tests of one path, as a test runner makes them by the thousand. */
-const fsCallsOn = (path: string) =>
-  `const fs = require('fs'); for (let i = 0; i < ${FS_CALL_COUNT}; i += 1) fs.existsSync(${JSON.stringify(path)});`;
+/** `count` tests of one path, as a test runner makes them by the thousand. */
+const fsCallsOn = (path: string, count: number) =>
+  `const fs = require('fs'); for (let i = 0; i < ${count}; i += 1) fs.existsSync(${JSON.stringify(path)});`;
 
 function startMs(
   env: Record<string, string | undefined>,
@@ -69,7 +71,15 @@ function pythonStarts(
   return { bare: summarize(bare), watched: summarize(watched) };
 }
 
-export async function measureExitWatchCost(options: { starts: number }): Promise<ExitWatchCost> {
+/**
+ * `fsCalls`: the calls each fs-call process makes (default 100,000; the tests take fewer, as they
+ * check the figure's making, not its size).
+ */
+export async function measureExitWatchCost(options: {
+  starts: number;
+  fsCalls?: number;
+}): Promise<ExitWatchCost> {
+  const fsCallCount = options.fsCalls ?? FS_CALL_COUNT;
   const dir = await tempDir('exit-watch');
   try {
     const env = cleanEnv(dir.path);
@@ -91,10 +101,12 @@ export async function measureExitWatchCost(options: { starts: number }): Promise
     const python = pythonStarts(env, watchedEnv, options.starts);
     const fsCalls: number[][] = [[], [], [], []];
     for (let round = 0; round < Math.max(3, Math.ceil(options.starts / 4)); round += 1) {
-      fsCalls[0]?.push(startMs(env, fsCallsOn('package.json'), process.execPath, dir.path));
-      fsCalls[1]?.push(startMs(watchedEnv, fsCallsOn('package.json'), process.execPath, dir.path));
-      fsCalls[2]?.push(startMs(env, fsCallsOn(OUTSIDE), process.execPath, dir.path));
-      fsCalls[3]?.push(startMs(watchedEnv, fsCallsOn(OUTSIDE), process.execPath, dir.path));
+      const inTree = fsCallsOn('package.json', fsCallCount);
+      const outside = fsCallsOn(OUTSIDE, fsCallCount);
+      fsCalls[0]?.push(startMs(env, inTree, process.execPath, dir.path));
+      fsCalls[1]?.push(startMs(watchedEnv, inTree, process.execPath, dir.path));
+      fsCalls[2]?.push(startMs(env, outside, process.execPath, dir.path));
+      fsCalls[3]?.push(startMs(watchedEnv, outside, process.execPath, dir.path));
     }
     const logged = (await watch.read())?.length ?? 0;
     if (logged !== options.starts + 1)
@@ -109,6 +121,7 @@ export async function measureExitWatchCost(options: { starts: number }): Promise
     }
     return {
       starts: options.starts,
+      fsCallCount,
       bare: summarize(bare),
       watched: summarize(watched),
       exiting: summarize(exiting),
@@ -146,8 +159,8 @@ export function exitWatchRows(cost: ExitWatchCost, ms: (value: number) => string
       ['on one path outside the tree', cost.fsCallsOutside] as const,
     ].map(([where, calls]) => ({
       figure: '',
-      measure: `read watch: a Node process making ${FS_CALL_COUNT.toLocaleString('en-US')} fs.existsSync calls ${where}, without / with it`,
-      value: `${ms(calls.bare.median)} / ${ms(calls.watched.median)} (${ms((calls.watched.median - calls.bare.median) / (FS_CALL_COUNT / 1000))} per 1,000 calls)`,
+      measure: `read watch: a Node process making ${cost.fsCallCount.toLocaleString('en-US')} fs.existsSync calls ${where}, without / with it`,
+      value: `${ms(calls.bare.median)} / ${ms(calls.watched.median)} (${ms((calls.watched.median - calls.bare.median) / (cost.fsCallCount / 1000))} per 1,000 calls)`,
       budget: '',
       verdict: '',
     })),

@@ -314,7 +314,7 @@ describe('bench figures on tiny inputs', () => {
 
   it('figure 14: Node starts with and without the exit watch, each exit logged', async () => {
     // It throws when the watch logged another number of exits than the starts that called one.
-    const cost = await measureExitWatchCost({ starts: 2 });
+    const cost = await measureExitWatchCost({ starts: 2, fsCalls: 2000 });
     finite(cost.bare.median);
     finite(cost.watched.median);
     finite(cost.exiting.median);
@@ -322,6 +322,7 @@ describe('bench figures on tiny inputs', () => {
     const rows = exitWatchRows(cost, (n) => `${n}`);
     expect(rows[0]!.figure).toBe('14');
     expect(rows[0]!.measure).toContain('median of 2');
+    expect(rows.filter((row) => row.measure.includes('making 2,000 fs.existsSync calls'))).toHaveLength(2);
   });
 
   it("figure 15: a doer's commit settled: the file it wrote rewritten, nothing of its commit removed", async () => {
