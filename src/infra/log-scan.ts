@@ -2,6 +2,7 @@
 // byte by byte), the first line a test takes, and the last lines. A long loop's run logs are tens of MB
 // of its agents' activity, and status and the report want a few thousand lines of them: decoding every
 // line into a string was most of their time and memory.
+import { readSync } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { openIfExists } from './atomic-file.js';
@@ -121,8 +122,11 @@ async function scanFrom(
       : (await bytesAt(handle, chunk, 0, BOM.length)).equals(BOM)
         ? BOM.length
         : 0;
+    // Read in turn on this thread: a regular file (openIfExists) in the page cache is read in tens of
+    // µs a chunk, and each read handed to libuv's pool left this thread idle 0.3-8 ms waiting for it
+    // (97 ms of a report's 680 over a 10,000-iteration loop's 41 MB of logs; 763 -> 710 ms measured).
     for (;;) {
-      const { bytesRead } = await handle.read(chunk, 0, chunkBytes, position);
+      const bytesRead = readSync(handle.fd, chunk, 0, chunkBytes, position);
       if (bytesRead === 0) break;
       scan.push(chunk.subarray(0, bytesRead));
       position += bytesRead;
