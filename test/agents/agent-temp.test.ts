@@ -80,7 +80,8 @@ describe('an agent run’s temp directory', () => {
     const { result } = await world.run(
       [{ writeTempFile: { name: 'scratch', content: 'half done' } }, { hang: true }],
       {},
-      { timeoutMs: 800 },
+      // Long enough that the agent has written its file and is hanging when the timeout strikes.
+      { timeoutMs: 5000 },
     );
     expect(result.outcome).toBe('timeout');
     expect(await readdir(world.base)).toEqual([]);

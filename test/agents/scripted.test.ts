@@ -300,7 +300,8 @@ describe('scripted agent: stopping', () => {
         },
       ],
     });
-    const result = await run(doer(), { timeoutMs: 1000 });
+    // Long enough that the step's node has written its pid under a loaded machine's slow starts.
+    const result = await run(doer(), { timeoutMs: 5000 });
     expect(result.outcome).toBe('timeout');
     const pid = Number(await read(join(work, 'pid')));
     expect(await eventually(() => isGone(pid))).toBe(true);

@@ -104,7 +104,8 @@ describe.runIf(linux)('runProcess: sweeping what escaped the group', () => {
     const pidFile = join(dir, 'watcher.pid');
     const result = await runProcess(
       { file: 'sh', args: ['-c', `${escape(pidFile)}; sleep 300`] },
-      { cwd: dir, env: ENV, sweep: true, timeoutMs: 500, killGraceMs: 200 },
+      // The escape has written its pid long before this timeout, even on a loaded machine.
+      { cwd: dir, env: ENV, sweep: true, timeoutMs: 3000, killGraceMs: 200 },
     );
     const escaped = Number(await readFile(pidFile, 'utf8'));
     onTestFinished(() => killQuietly(escaped));

@@ -91,7 +91,8 @@ describe('runShortProcess', () => {
     const result = await runShortProcess(sh(`sleep 300 & echo $! > ${pidFile}; wait`), {
       cwd: dir,
       env: ENV,
-      timeoutMs: 300,
+      // Long enough that the sleeper's pid is written first, even on a loaded machine.
+      timeoutMs: 3000,
       killGraceMs: 200,
     });
     expect(result.timedOut).toBe(true);

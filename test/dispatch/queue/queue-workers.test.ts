@@ -248,7 +248,8 @@ describe('the hand-over to the queue', () => {
       redisAnswerMs: 1_000,
     });
     const probe = openAttemptQueueClient(own.url);
-    const waiting = { ...job(repo.head(), 'bd-q.8'), timeoutMs: 1_500 };
+    // Long enough that both jobs are queued and Redis is stopped before it runs out, on a loaded machine.
+    const waiting = { ...job(repo.head(), 'bd-q.8'), timeoutMs: 5_000 };
     const running = queue.run(waiting, hooks());
     const stop = new AbortController();
     const stopped = queue.run({ ...job(repo.head(), 'bd-q.6'), timeoutMs: 600_000 }, hooks(stop.signal));
@@ -260,7 +261,7 @@ describe('the hand-over to the queue', () => {
     const result = await running;
     expect(result).toMatchObject({ outcome: 'error', environment: true });
     expect(result.message).toContain(
-      `Redis at ${own.url} did not answer within 1s when the attempt's 2s were up`,
+      `Redis at ${own.url} did not answer within 1s when the attempt's 5s were up`,
     );
     // Stopped (Ctrl-C) while Redis is gone: the stop is not left waiting for Redis either.
     stop.abort();
