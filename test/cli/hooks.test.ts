@@ -100,7 +100,8 @@ appendFileSync(process.argv[2], JSON.stringify({ hook: process.env.FORGE_HOOK, e
       hooks: {
         on_needs_human: [process.execPath, '-e', 'process.stderr.write("no webhook\\n"); process.exit(3)'],
         on_end: [process.execPath, '-e', 'setTimeout(() => {}, 600000)'],
-        timeout_seconds: 1,
+        // Long enough that the first hook's node has started and exited 3 on a loaded machine.
+        timeout_seconds: 3,
       },
       summary: summary('needs_human'),
       epicId: 'bd-e',
@@ -111,7 +112,7 @@ appendFileSync(process.argv[2], JSON.stringify({ hook: process.env.FORGE_HOOK, e
     });
     expect(ran).toEqual([
       expect.objectContaining({ event: 'needs_human', ok: false, problem: 'exited 3: no webhook' }),
-      expect.objectContaining({ event: 'end', ok: false, problem: 'stopped after 1 s' }),
+      expect.objectContaining({ event: 'end', ok: false, problem: 'stopped after 3 s' }),
     ]);
     const missing = await runHooks({
       hooks: { on_end: ['/nonexistent/forge-hook'] },

@@ -179,8 +179,9 @@ describe('ralph-loop --executor queue process', () => {
     await execa('git', ['init', '-q', '--bare', remote], { env: repo.env });
     await git(repo, 'remote', 'add', 'origin', remote);
     const { epic, ids } = await repo.epic(['waits']);
-    // No worker: the attempt waits in the queue, and Redis goes away under it.
-    const args = [epic, '--agent', repo.agent, '--executor', 'queue', '--redis', own.url, '--timeout', '2'];
+    // No worker: the attempt waits in the queue, and Redis goes away under it (before the timeout, which
+    // leaves a loaded machine time to queue it and stop Redis).
+    const args = [epic, '--agent', repo.agent, '--executor', 'queue', '--redis', own.url, '--timeout', '5'];
     const run = startCli('ralph-loop', ['--store', 'embedded', ...args], { cwd: repo.dir, env: repo.env });
     const probe = openAttemptQueueClient(own.url);
     try {

@@ -160,7 +160,8 @@ describe('ralph-loop process: failures', () => {
     const { epic, ids } = await repo.epic(['slow', 'never']);
     // The agent sleeps past the test's timeout: only the wall clock can end the run in time.
     await repo.script({ '*': [[{ sleepMs: 600_000 }]] });
-    const run = await repo.ralph([epic, '--agent', repo.agent, '--wall-clock', '2']);
+    // Time enough for the first bead to start on a loaded machine: the clock must strike inside it.
+    const run = await repo.ralph([epic, '--agent', repo.agent, '--wall-clock', '4']);
     expect(run.exitCode).toBe(0);
     expect(run.stderr).toContain('stopped: wall_clock');
     expect((await repo.show(ids[0]!)).status).toBe('open');
