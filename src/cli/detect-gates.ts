@@ -17,14 +17,15 @@ const NODE_SCRIPTS = ['test', 'lint', 'typecheck', 'build'] as const;
 const NPM_PLACEHOLDER_TEST = /no test specified/;
 
 /**
- * Gates from package.json (scripts), pyproject.toml (pytest, ruff, mypy), Cargo.toml (cargo test,
- * clippy) and go.mod (go test, go vet). When two ecosystems offer the same gate, the first keeps the
- * plain name and the next is prefixed with its tool (`cargo-test`).
+ * Gates from package.json (scripts), Python's settings (pytest, ruff, mypy: pyproject.toml, then each
+ * tool's own files), Cargo.toml (cargo test, clippy) and go.mod (go test, go vet). When two ecosystems
+ * offer the same gate, the first keeps the plain name and the next is prefixed with its tool
+ * (`cargo-test`).
  */
 export async function detectGates(cwd: string): Promise<DetectedGate[]> {
   const found = [
     ...(await fromPackageJson(cwd)),
-    ...(await fromPyproject(cwd)),
+    ...(await fromPython(cwd)),
     ...(await fromCargo(cwd)),
     ...(await fromGoMod(cwd)),
   ];
@@ -75,18 +76,49 @@ async function packageManager(cwd: string): Promise<string> {
   return 'npm';
 }
 
-async function fromPyproject(cwd: string): Promise<Candidate[]> {
-  const text = await readFileIfExists(join(cwd, 'pyproject.toml'));
-  if (text === undefined) return [];
-  const source = 'pyproject.toml';
-  const out: Candidate[] = [];
-  // Configured as a tool section, or named as a dependency (any quoted requirement starting with it).
-  const uses = (tool: string): boolean =>
-    new RegExp(`^\\s*\\[tool\\.${tool}[.\\]]`, 'm').test(text) || new RegExp(`["']${tool}\\b`).test(text);
-  if (uses('pytest')) out.push({ kind: 'test', tool: 'pytest', argv: ['pytest'], source });
-  if (uses('ruff')) out.push({ kind: 'lint', tool: 'ruff', argv: ['ruff', 'check', '.'], source });
-  if (uses('mypy')) out.push({ kind: 'typecheck', tool: 'mypy', argv: ['mypy', '.'], source });
-  return out;
+/** Python's checkers: each gate from the first file that configures (or requires) its tool. */
+const PYTHON_TOOLS = [
+  { tool: 'pytest', kind: 'test', argv: ['pytest'] },
+  { tool: 'ruff', kind: 'lint', argv: ['ruff', 'check', '.'] },
+  { tool: 'mypy', kind: 'typecheck', argv: ['mypy', '.'] },
+] as const;
+
+/**
+ * Where each tool's own settings can live besides pyproject.toml (a repo without one still runs
+ * pytest from pytest.ini, pytest.toml, tox.ini or setup.cfg): a file of its own counts whatever it holds (pytest
+ * reads an empty pytest.ini), a shared one by its section.
+ */
+const PYTHON_CONFIGS: readonly { file: string; tool: string; section?: RegExp }[] = [
+  { file: 'pytest.ini', tool: 'pytest' },
+  { file: 'pytest.toml', tool: 'pytest' },
+  { file: 'tox.ini', tool: 'pytest', section: /^\s*\[pytest\]/m },
+  { file: 'setup.cfg', tool: 'pytest', section: /^\s*\[tool:pytest\]/m },
+  { file: 'ruff.toml', tool: 'ruff' },
+  { file: '.ruff.toml', tool: 'ruff' },
+  { file: 'mypy.ini', tool: 'mypy' },
+  { file: '.mypy.ini', tool: 'mypy' },
+  { file: 'setup.cfg', tool: 'mypy', section: /^\s*\[mypy\]/m },
+];
+
+async function fromPython(cwd: string): Promise<Candidate[]> {
+  const found = new Map<string, string>();
+  const pyproject = await readFileIfExists(join(cwd, 'pyproject.toml'));
+  if (pyproject !== undefined) {
+    // Configured as a tool section, or named as a dependency (any quoted requirement starting with it).
+    const uses = (tool: string): boolean =>
+      new RegExp(`^\\s*\\[tool\\.${tool}[.\\]]`, 'm').test(pyproject) ||
+      new RegExp(`["']${tool}\\b`).test(pyproject);
+    for (const { tool } of PYTHON_TOOLS) if (uses(tool)) found.set(tool, 'pyproject.toml');
+  }
+  for (const { file, tool, section } of PYTHON_CONFIGS) {
+    if (found.has(tool)) continue;
+    const text = await readFileIfExists(join(cwd, file));
+    if (text !== undefined && (section === undefined || section.test(text))) found.set(tool, file);
+  }
+  return PYTHON_TOOLS.flatMap(({ tool, kind, argv }) => {
+    const source = found.get(tool);
+    return source === undefined ? [] : [{ kind, tool, argv: [...argv], source }];
+  });
 }
 
 async function fromCargo(cwd: string): Promise<Candidate[]> {

@@ -64,6 +64,31 @@ describe('detectGates', () => {
     expect(await gates({ 'pyproject.toml': '[project]\nname = "x"\n' })).toEqual({});
   });
 
+  it('finds pytest, ruff and mypy in their own settings files when pyproject.toml does not name them', async () => {
+    expect(await gates({ 'pytest.ini': '' })).toEqual({ test: ['pytest'] });
+    expect(await gates({ 'pytest.toml': '[pytest]\n' })).toEqual({ test: ['pytest'] });
+    expect(await gates({ 'tox.ini': '[tox]\nenvlist = py312\n\n[pytest]\naddopts = -q\n' })).toEqual({
+      test: ['pytest'],
+    });
+    expect(await gates({ 'tox.ini': '[tox]\nenvlist = py312\n' })).toEqual({});
+    expect(
+      await gates({ 'setup.cfg': '[metadata]\nname = x\n[tool:pytest]\ntestpaths = tests\n[mypy]\n' }),
+    ).toEqual({ test: ['pytest'], typecheck: ['mypy', '.'] });
+    expect(await gates({ 'setup.cfg': '[metadata]\nname = x\n' })).toEqual({});
+    expect(await gates({ '.ruff.toml': 'line-length = 100\n', 'mypy.ini': '[mypy]\n' })).toEqual({
+      lint: ['ruff', 'check', '.'],
+      typecheck: ['mypy', '.'],
+    });
+    // Said once, from the first file that shows it: pyproject.toml first.
+    const both = await detectGates(
+      await project({ 'pyproject.toml': '[tool.pytest.ini_options]\n', 'pytest.ini': '', 'ruff.toml': '' }),
+    );
+    expect(both.map((g) => [g.name, g.source])).toEqual([
+      ['test', 'pyproject.toml'],
+      ['lint', 'ruff.toml'],
+    ]);
+  });
+
   it('uses cargo for Cargo.toml and go for go.mod', async () => {
     expect(await gates({ 'Cargo.toml': '[package]\nname = "x"\n' })).toEqual({
       test: ['cargo', 'test'],
