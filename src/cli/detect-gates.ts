@@ -18,7 +18,8 @@ const NPM_PLACEHOLDER_TEST = /no test specified/;
 
 /**
  * Gates from package.json (scripts), Python's settings (pytest, ruff, mypy: pyproject.toml, then each
- * tool's own files), Cargo.toml (cargo test, clippy) and go.mod (go test, go vet). When two ecosystems
+ * tool's own files), Cargo.toml (cargo test, clippy), go.mod (go test, go vet), and with no test among them a
+ * Makefile's test (or check) target. When two ecosystems
  * offer the same gate, the first keeps the plain name and the next is prefixed with its tool
  * (`cargo-test`).
  */
@@ -29,6 +30,9 @@ export async function detectGates(cwd: string): Promise<DetectedGate[]> {
     ...(await fromCargo(cwd)),
     ...(await fromGoMod(cwd)),
   ];
+  // A Makefile's test target most often wraps a manifest's own test command: only a repo with no
+  // other test gets it, so no bead's tests run twice.
+  if (!found.some((gate) => gate.kind === 'test')) found.push(...(await fromMakefile(cwd)));
   const taken = new Set<string>();
   return found.map(({ kind, tool, argv, source }) => {
     const name = taken.has(kind) ? `${tool}-${kind}` : kind;
@@ -119,6 +123,23 @@ async function fromPython(cwd: string): Promise<Candidate[]> {
     const source = found.get(tool);
     return source === undefined ? [] : [{ kind, tool, argv: [...argv], source }];
   });
+}
+
+/** The names GNU make looks for, in its order. */
+const MAKEFILES = ['GNUmakefile', 'makefile', 'Makefile'];
+
+/** `make test`, else `make check` (autotools' name), when the Makefile has that target. */
+async function fromMakefile(cwd: string): Promise<Candidate[]> {
+  for (const file of MAKEFILES) {
+    const text = await readFileIfExists(join(cwd, file));
+    if (text === undefined) continue;
+    // A rule's target at the start of a line; `test := …` (or `::=`, `:::=`) sets a variable instead.
+    const target = ['test', 'check'].find((name) =>
+      new RegExp(`^${name}(?:[ \\t][^:=\\n]*)?[ \\t]*::?(?!:?=)`, 'm').test(text),
+    );
+    return target === undefined ? [] : [{ kind: 'test', tool: 'make', argv: ['make', target], source: file }];
+  }
+  return [];
 }
 
 async function fromCargo(cwd: string): Promise<Candidate[]> {

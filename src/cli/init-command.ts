@@ -25,7 +25,8 @@ Examples:
   forge-pack init --force --yes      # regenerate .forge/config.json from what is detected now
 
 Writes .forge/config.json (store, agents per role, gates detected from package.json, pyproject.toml
-or pytest.ini/tox.ini/setup.cfg/ruff.toml/mypy.ini, Cargo.toml and go.mod) unless one exists: an existing config is kept as it is unless --force.
+or pytest.ini/tox.ini/setup.cfg/ruff.toml/mypy.ini, Cargo.toml, go.mod, else a Makefile's test)
+unless one exists: an existing config is kept as it is unless --force.
 The gates run after each code-writing bead of ralph-loop (a red one fails the attempt; --no-gates
 skips them, a bead's gates:none label too); forge-pack doctor checks their programs exist.
 The store is pinned to the one initialised, so installing br later does not hide existing beads.

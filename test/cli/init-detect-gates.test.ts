@@ -111,6 +111,23 @@ describe('detectGates', () => {
     ]);
   });
 
+  it("takes a Makefile's test or check target when nothing else offers a test", async () => {
+    expect(await gates({ Makefile: 'all: build\n\ntest: all\n\t./run-tests\n' })).toEqual({
+      test: ['make', 'test'],
+    });
+    expect(await gates({ makefile: 'check:\n\t./configure && ./run-tests\n' })).toEqual({
+      test: ['make', 'check'],
+    });
+    expect(await gates({ GNUmakefile: 'test check:: all\n' })).toEqual({ test: ['make', 'test'] });
+    // A variable named test, a target that only starts with the name, a recipe line: no target.
+    expect(await gates({ Makefile: 'test := unit\ntests: x\n\ttest: y\ntest ::= z\n' })).toEqual({});
+    // With a manifest's test, the Makefile's (most often the same tests) is left out.
+    const both = await detectGates(
+      await project({ 'package.json': JSON.stringify({ scripts: { test: 'vitest' } }), Makefile: 'test:\n' }),
+    );
+    expect(both.map((g) => g.argv)).toEqual([['npm', 'test']]);
+  });
+
   it('finds nothing in an empty directory', async () => {
     expect(await detectGates(await project({}))).toEqual([]);
   });
