@@ -18,10 +18,9 @@ const NPM_PLACEHOLDER_TEST = /no test specified/;
 
 /**
  * Gates from package.json (scripts), Python's settings (pytest, ruff, mypy: pyproject.toml, then each
- * tool's own files), Cargo.toml (cargo test, clippy), go.mod (go test, go vet), and with no test among them a
- * Makefile's test (or check) target. When two ecosystems
- * offer the same gate, the first keeps the plain name and the next is prefixed with its tool
- * (`cargo-test`).
+ * tool's own files), Cargo.toml (cargo test, clippy), go.mod (go test, go vet), and with no test among
+ * them a Makefile's test (or check) target. When two ecosystems offer the same gate, the first keeps
+ * the plain name and the next is prefixed with its tool (`cargo-test`).
  */
 export async function detectGates(cwd: string): Promise<DetectedGate[]> {
   const found = [
@@ -89,8 +88,8 @@ const PYTHON_TOOLS = [
 
 /**
  * Where each tool's own settings can live besides pyproject.toml (a repo without one still runs
- * pytest from pytest.ini, pytest.toml, tox.ini or setup.cfg): a file of its own counts whatever it holds (pytest
- * reads an empty pytest.ini), a shared one by its section.
+ * pytest from pytest.ini, pytest.toml, tox.ini or setup.cfg): a file of its own counts whatever it
+ * holds (pytest reads an empty pytest.ini), a shared one by its section.
  */
 const PYTHON_CONFIGS: readonly { file: string; tool: string; section?: RegExp }[] = [
   { file: 'pytest.ini', tool: 'pytest' },
@@ -135,7 +134,7 @@ async function fromMakefile(cwd: string): Promise<Candidate[]> {
     if (text === undefined) continue;
     // A rule's target at the start of a line; `test := …` (or `::=`, `:::=`) sets a variable instead.
     const target = ['test', 'check'].find((name) =>
-      new RegExp(`^${name}(?:[ \\t][^:=\\n]*)?[ \\t]*::?(?!:?=)`, 'm').test(text),
+      new RegExp(`^${name}(?:[ \\t][^:=\\n]*)?[ \\t]*::?(?!:*=)`, 'm').test(text),
     );
     return target === undefined ? [] : [{ kind: 'test', tool: 'make', argv: ['make', target], source: file }];
   }

@@ -120,7 +120,9 @@ describe('detectGates', () => {
     });
     expect(await gates({ GNUmakefile: 'test check:: all\n' })).toEqual({ test: ['make', 'test'] });
     // A variable named test, a target that only starts with the name, a recipe line: no target.
-    expect(await gates({ Makefile: 'test := unit\ntests: x\n\ttest: y\ntest ::= z\n' })).toEqual({});
+    expect(await gates({ Makefile: 'test := unit\ntests: x\n\ttest: y\ntest ::= z\ntest :::= w\n' })).toEqual(
+      {},
+    );
     // With a manifest's test, the Makefile's (most often the same tests) is left out.
     const both = await detectGates(
       await project({ 'package.json': JSON.stringify({ scripts: { test: 'vitest' } }), Makefile: 'test:\n' }),
