@@ -46,7 +46,7 @@ export async function runDoctorChecks(ctx: DoctorContext): Promise<DoctorCheck[]
     checkStore(ctx, config),
     checkLocks(ctx),
     checkLoops(cwd, deps.loopFiles),
-    checkGatePrograms(config, cwd, deps.env),
+    checkGatePrograms(config, cwd, deps.env, { configFile: configCheck.config !== undefined }),
     containmentStatus(deps.env),
   ]);
   return [

@@ -13,6 +13,7 @@ import type { LoopFiles } from '../infra/loop-files.js';
 import type { DoctorCheck, DoctorContext } from './doctor-types.js';
 import { FORGE_CONFIG_PATH, forgeConfigSchema, parseConfigText, type ForgeConfig } from './forge-config.js';
 import { configuredGates } from './config-gates.js';
+import { detectGates } from './detect-gates.js';
 
 export async function checkConfig(cwd: string): Promise<{ check: DoctorCheck; config?: ForgeConfig }> {
   const text = await readFileIfExists(join(cwd, FORGE_CONFIG_PATH));
@@ -184,15 +185,18 @@ export async function checkLoops(cwd: string, files: LoopFiles): Promise<DoctorC
 
 /**
  * Each gate's program must exist (on PATH, or a path taken from the repo): a missing one stops every
- * run at the first code-writing bead. Undefined when no gate is configured.
+ * run at the first code-writing bead. With no gate in a config of its own, the gates init would find
+ * now are named (a config written before the repo had its tests, or by an init that knew fewer
+ * settings files, runs none); undefined when there are none either.
  */
 export async function checkGatePrograms(
   config: ForgeConfig,
   cwd: string,
   env: NodeJS.ProcessEnv,
+  options: { configFile: boolean },
 ): Promise<DoctorCheck | undefined> {
   const gates = configuredGates(config);
-  if (gates.length === 0) return undefined;
+  if (gates.length === 0) return options.configFile ? gatesToDetect(cwd) : undefined;
   const found = await Promise.all(
     gates.map(async (gate) => ({
       gate: gate.name,
@@ -211,5 +215,19 @@ export async function checkGatePrograms(
     summary,
     fix: `Install ${missing.map((g) => `\`${g.program}\``).join(' and ')} or put it on PATH, or fix the gate${missing.length > 1 ? 's' : ''} ${missing.map((g) => g.gate).join(', ')} in ${FORGE_CONFIG_PATH} "gates" (a relative path is taken from ${cwd}); until then ralph-loop stops at the first code-writing bead (or run it with --no-gates).`,
     details: { gates: found },
+  };
+}
+
+async function gatesToDetect(cwd: string): Promise<DoctorCheck | undefined> {
+  const detected = await detectGates(cwd);
+  if (detected.length === 0) return undefined;
+  const named = detected.map((gate) => `${gate.name} (${gate.argv.join(' ')}, from ${gate.source})`);
+  const json = JSON.stringify(Object.fromEntries(detected.map((gate) => [gate.name, gate.argv])));
+  return {
+    name: 'gates',
+    status: 'info',
+    summary: `none configured, so code-writing beads close untested; this repo has ${named.join(', ')}`,
+    fix: `To run them after each code-writing bead, add "gates": ${json} to ${FORGE_CONFIG_PATH}.`,
+    details: { gates: [], detected },
   };
 }

@@ -264,6 +264,27 @@ describe('forge-pack doctor', () => {
     expect((await doctor(ws)).check('gates')).toMatchObject({ status: 'ok' });
   });
 
+  it('names the gates init would find when the config has none, and how to add them', async () => {
+    const ws = await workspace();
+    await ws.write('pytest.ini', '[pytest]\n');
+    await ws.write('Makefile', 'test:\n\tpytest\n');
+    // No config of its own: the config check says to run init, and no gates line repeats it.
+    expect((await doctor(ws)).report.checks.some((c) => c.name === 'gates')).toBe(false);
+    await ws.write('.forge/config.json', JSON.stringify({ store: 'embedded' }));
+    const run = await doctor(ws);
+    expect(run.check('gates')).toMatchObject({
+      status: 'info',
+      summary:
+        'none configured, so code-writing beads close untested; this repo has test (pytest, from pytest.ini)',
+      fix: 'To run them after each code-writing bead, add "gates": {"test":["pytest"]} to .forge/config.json.',
+    });
+    await ws.write(
+      '.forge/config.json',
+      JSON.stringify({ store: 'embedded', gates: { test: ['node', 'x.mjs'] } }),
+    );
+    expect((await doctor(ws)).check('gates')).toMatchObject({ status: 'ok', summary: 'test → node' });
+  });
+
   it('finds installed skills and says when they are out of date', async () => {
     const ws = await workspace();
     const skills = join(ws.env.HOME ?? '', '.claude', 'skills');
