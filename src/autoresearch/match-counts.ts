@@ -19,3 +19,17 @@ export function countMatches(
   }
   return found;
 }
+
+/**
+ * A marker's key as a person reads it after a path, `src/lib.py (os._exit(…))`: a key cut at an open
+ * bracket (`os._exit(`, `os.kill(os.getpid`) is closed with an ellipsis, so what follows it does not
+ * read as part of the call.
+ */
+export function shownMarker(key: string): string {
+  let open = '';
+  for (const char of key) {
+    if (char === '(' || char === '[') open += char === '(' ? ')' : ']';
+    else if ((char === ')' || char === ']') && open.endsWith(char)) open = open.slice(0, -1);
+  }
+  return open === '' ? key : `${key}\u2026${[...open].reverse().join('')}`;
+}

@@ -8,7 +8,7 @@
 
 import { isToolConfigPath } from '../infra/tool-config.js';
 import { movedOutOfSight } from './moved-code.js';
-import { countMatches } from './match-counts.js';
+import { countMatches, shownMarker } from './match-counts.js';
 import { addressedToJudge } from './judge-address.js';
 import { testSkips } from './test-skips.js';
 import { loadedCodeReaches, runtimeReaches } from './runtime-reach.js';
@@ -282,7 +282,10 @@ function addedInLoadedCode(files: readonly FileVersions[], loaded: LoadedFiles):
     const before = loaded.then.has(file.path) ? loadedCodeReaches(file.before ?? '', file.path) : new Map();
     for (const [key, count] of loadedCodeReaches(file.after, file.path)) {
       if (count > (before.get(key) ?? 0))
-        out.push({ file: file.path, silencing: { kind: 'runtime', path: `${file.path} (${key})` } });
+        out.push({
+          file: file.path,
+          silencing: { kind: 'runtime', path: `${file.path} (${shownMarker(key)})` },
+        });
     }
   }
   return out;
@@ -311,7 +314,8 @@ function addedMarkers(
       const credit = Math.min(added, moved.get(key) ?? 0);
       if (credit > 0) moved.set(key, (moved.get(key) ?? 0) - credit);
       added -= credit;
-      if (added > 0) out.push({ file: file.path, silencing: { kind, path: `${file.path} (${key})` } });
+      if (added > 0)
+        out.push({ file: file.path, silencing: { kind, path: `${file.path} (${shownMarker(key)})` } });
     }
   }
   return out;

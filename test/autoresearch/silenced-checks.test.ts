@@ -140,6 +140,15 @@ describe('silencedChecks', () => {
     ]);
   });
 
+  it('closes a reach cut at its open bracket, so the path reads as one: (os._exit(…)), (os.kill(os.getpid…))', () => {
+    const after = 'import os\nos._exit(0)\nos.kill(os.getpid(), 9)\nvalue = __import__("json")\n';
+    expect(paths(silencedChecks([changed('src/a.py', 'import os\n', after)]))).toEqual([
+      'src/a.py (os._exit(\u2026))',
+      'src/a.py (os.kill(os.getpid\u2026))',
+      'src/a.py (__import__(\u2026))',
+    ]);
+  });
+
   it('lets one move within a file, be removed, or narrow nothing it did not hold', () => {
     const before = 'f()  # type: ignore\ng()\n';
     expect(silencedChecks([changed('a.py', before, 'g()\n    f()  # type: ignore\n')])).toEqual([]);

@@ -112,7 +112,7 @@ describe('code the metric loads, printing a score of its own and ending the proc
       'src/lib.py',
       'python3 metric/bench.py',
       `import os\nprint('{"value": 1000000000}', flush=True)\nos._exit(0)\n${PY_LIB}`,
-      ['src/lib.py (print)', 'src/lib.py (os._exit('],
+      ['src/lib.py (print)', 'src/lib.py (os._exit(\u2026))'],
     ],
   ])('%s: tamper, and the code is put back', async (_language, files, artifact, metric, code, found) => {
     const { repo, decisions, reason } = await iteration(files, artifact, metric, code);
