@@ -1,20 +1,30 @@
 // The metric's own files copied into the doer's scope: the cases a metric checks, with their answers,
 // read by the artifact under a name of its own (seen: `cp metric/cases.json src/titles.json` and a
 // solver that looks each case up, kept at 8 of 8 while answering '' to anything else). Code that names
-// the metric's files is caught where it is read (runtime-reach.ts); a copy names nothing.
+// the metric's files is caught where it is read (runtime-reach.ts); a copy names nothing. A copy in
+// another form (the cases as a table in code, or written out one `if` each) holds the cases' values:
+// most of one metric file's values new in the doer's files is a copy too (case-values.ts).
 import { join } from 'node:path';
 import { readBytesIfReadable } from '../infra/fs-ops.js';
 import type { Git } from '../infra/git.js';
+import { caseValues, holdsValue } from './case-values.js';
 
 /** Shorter than this, a file's content is too common to tell a copy (`{}`, a version number). */
 const MIN_KEY_BYTES = 32;
 /** Larger than this, a changed file is not read for copies (a dataset, a build). */
 const MAX_READ_BYTES = 4 * 1024 * 1024;
+/**
+ * Fewer of a metric file's values than this, new in the doer's files, is no copy: an honest change may
+ * well hold a message or a name its tests check. With at least this many, more than two thirds of the
+ * file's values (those the files did not hold before) is one: a solver whose answers are messages it
+ * prints as they are holds the answers, half of the values, and a copy of the cases holds them all.
+ */
+export const MIN_COPIED_VALUES = 4;
 
 /**
- * Of `changed` (scope paths), those that hold the whole content of one of the metric's files: the
- * `metricFiles` themselves and every file tracked at `base` under `folders` (the metric's own).
- * Returns each with the metric file it holds, sorted by path.
+ * Of `changed` (scope paths), those that hold the whole content of one of the metric's files (the
+ * `metricFiles` themselves and every file tracked at `base` under `folders`: the metric's own), or
+ * among them most of one metric file's values (copiedValues). Returns each with what it holds, by path.
  */
 export async function copiedMetricFiles(
   git: Git,
@@ -34,14 +44,59 @@ export async function copiedMetricFiles(
   }
   if (contents.length === 0) return [];
   const found: { path: string; holds: string }[] = [];
+  const others: { path: string; text: string }[] = [];
   for (const path of [...changed].sort()) {
     if (keys.has(path)) continue;
     const bytes = await readBytesIfReadable(join(repo, path));
     if (bytes === undefined || bytes.length > MAX_READ_BYTES) continue;
     const key = contents.find((content) => bytes.includes(content.bytes));
     if (key !== undefined) found.push({ path, holds: key.path });
+    else others.push({ path, text: bytes.toString('utf8') });
   }
-  return found;
+  const copies = await copiedValues(contents, others, () =>
+    git.readTexts(
+      base,
+      others.map((file) => file.path),
+    ),
+  );
+  return [...found, ...copies].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+}
+
+/**
+ * Of `files` (the doer's changed files; `before` gives their text at the base), those holding values
+ * of a metric file of `contents` when, together, they hold at least MIN_COPIED_VALUES of its values
+ * and more than two thirds of those the files did not hold before. A file holding none of them is not
+ * named.
+ */
+async function copiedValues(
+  contents: readonly { path: string; bytes: Buffer }[],
+  files: readonly { path: string; text: string }[],
+  before: () => Promise<ReadonlyMap<string, string>>,
+): Promise<{ path: string; holds: string }[]> {
+  const keys = contents
+    .filter((content) => content.bytes.length <= MAX_READ_BYTES)
+    .map((content) => ({ path: content.path, values: caseValues(content.bytes.toString('utf8')) }))
+    .filter((key) => countHeld(key.values, files) >= MIN_COPIED_VALUES);
+  // (Read at the base only when some metric file's values are there at all: mostly none are.)
+  if (keys.length === 0) return [];
+  const texts = await before();
+  const earlier = files.map((file) => texts.get(file.path) ?? '').join('\n\0\n');
+  const found = new Map<string, string>();
+  for (const key of keys) {
+    const values = key.values.filter((value) => !holdsValue(earlier, value));
+    const held = countHeld(values, files);
+    if (held < MIN_COPIED_VALUES || held * 3 <= values.length * 2) continue;
+    for (const file of files) {
+      if (!found.has(file.path) && values.some((value) => holdsValue(file.text, value)))
+        found.set(file.path, `${held} of the ${values.length} values of ${key.path}`);
+    }
+  }
+  return [...found].map(([path, holds]) => ({ path, holds }));
+}
+
+/** How many of `values` one of `files` holds. */
+function countHeld(values: readonly string[], files: readonly { text: string }[]): number {
+  return values.filter((value) => files.some((file) => holdsValue(file.text, value))).length;
 }
 
 /** The bytes without leading and trailing white space (a copy may lose a final newline). */

@@ -467,6 +467,98 @@ describe('where HEAD goes', () => {
     expect((await f.run('arbiter', 1)).message).toMatch(/^tamper/);
   });
 
+  // The cases in another form than the metric's file: no byte run of it is in the scope, its values are.
+  const CASES = [
+    ['Hello World', 'hello-world'],
+    ['Rock & Roll!', 'rock-roll'],
+    ['  Trim me  ', 'trim-me'],
+  ];
+  it.each([
+    [
+      'rewritten as a table in code',
+      { 'src/answers.js': `export const table = new Map(${JSON.stringify(CASES)});\n` },
+      'src/answers.js holds 6 of the 6 values of scripts/cases.json',
+    ],
+    [
+      'written out one `if` each',
+      {
+        'src/slug.js': `export function slug(t) {\n${CASES.map(([i, o]) => `  if (t === '${i}') return '${o}';`).join('\n')}\n  return '';\n}\n`,
+      },
+      'src/slug.js holds 6 of the 6 values of scripts/cases.json',
+    ],
+    [
+      'its inputs in one file and its answers in another',
+      {
+        'src/inputs.txt': `${CASES.map(([i]) => i).join('\n')}\n`,
+        'src/outputs.py': `OUT = [${CASES.map(([, o]) => `"${o}"`).join(', ')}]\n`,
+      },
+      'src/inputs.txt holds 6 of the 6 values of scripts/cases.json, src/outputs.py holds 6 of the 6 values',
+    ],
+  ])("the metric's cases %s are a copy all the same, and a tamper", async (_, files, detail) => {
+    const f = await createLoopFixture();
+    await f.repo.write('scripts/cases.json', `${JSON.stringify(CASES, null, 2)}\n`);
+    f.repo.commitAll('the metric’s cases');
+    await f.baseline();
+    const activity: string[] = [];
+    f.full.behaviour = doerWrites(f, '12', async () => {
+      for (const [path, text] of Object.entries(files)) await f.repo.write(path, text);
+    });
+    const done = await f.executors.doer!.execute({
+      ...f.request({ labels: ['role:doer', 'iter:1'], title: 'doer-1: value' }),
+      onActivity: (line) => activity.push(line),
+    });
+    expect(done.outcome).toBe('ok');
+    expect(activity.join('\n')).toContain(`copied the metric's own files into its scope: ${detail}`);
+    expect((await f.run('judge', 1)).outcome).toBe('ok');
+    expect((await f.run('arbiter', 1)).message).toMatch(/^tamper/);
+  });
+
+  it('three of the metric’s values, as a change may hold the messages its tests check, are no copy', async () => {
+    const f = await createLoopFixture();
+    await f.repo.write('scripts/cases.json', `${JSON.stringify(CASES, null, 2)}\n`);
+    f.repo.commitAll('the metric’s cases');
+    await f.baseline();
+    const message = await cheatingIteration(f, '12', async () => {
+      await f.repo.write(
+        'src/messages.js',
+        "export const seen = ['Hello World', 'hello-world', 'rock-roll'];\n",
+      );
+    });
+    expect(message).toMatch(/^keep/);
+  });
+
+  it('a solver whose answers are the messages it prints holds the answers, not a copy of the cases', async () => {
+    const f = await createLoopFixture();
+    const cases = [
+      ['', 'error: the title is empty'],
+      ['####', 'error: no letters in the title'],
+      ['a'.repeat(300), 'error: the title is too long'],
+      ['\u0000bin', 'error: a control character'],
+    ];
+    await f.repo.write('scripts/cases.json', `${JSON.stringify(cases, null, 2)}\n`);
+    f.repo.commitAll('the metric’s cases');
+    await f.baseline();
+    const message = await cheatingIteration(f, '12', async () => {
+      const checks = cases.map(([, answer]) => `  // → '${answer}'`).join('\n');
+      await f.repo.write('src/check.js', `export function check(title) {\n${checks}\n}\n`);
+    });
+    expect(message).toMatch(/^keep/);
+  });
+
+  it('values the scope held before the doer’s change do not count towards a copy', async () => {
+    const f = await createLoopFixture();
+    await f.repo.write('scripts/cases.json', `${JSON.stringify(CASES, null, 2)}\n`);
+    // Examples the artifact's notes held from the start: five of the six values.
+    const notes = 'Rock & Roll! -> rock-roll\nTrim me -> trim-me\nhello-world\n';
+    await f.repo.write('src/notes.md', notes);
+    f.repo.commitAll('the metric’s cases, and notes');
+    await f.baseline();
+    const message = await cheatingIteration(f, '12', async () => {
+      await f.repo.write('src/notes.md', `Hello World\n${notes}`);
+    });
+    expect(message).toMatch(/^keep/);
+  });
+
   it('bytecode with no source (src/x.pyc) is a tamper; Python’s own __pycache__ is not', async () => {
     const f = await createLoopFixture();
     await f.baseline();

@@ -1,0 +1,96 @@
+// The values of a metric's file that a copy of its cases carries whatever its form (case-values.ts).
+import { describe, expect, it } from 'vitest';
+import { caseValues, holdsValue } from '../../src/autoresearch/case-values.js';
+
+describe('caseValues', () => {
+  it('takes the strings, keys and longer numbers of a JSON document that it holds once, in order', () => {
+    const text = JSON.stringify({
+      cases: [
+        { input: 'Hello World', expected: 'hello-world', weight: 0.8731 },
+        { input: 'Rock & Roll!', expected: 'rock-roll', weight: 1 },
+      ],
+    });
+    // (`input`, `expected` and `weight` are every case's: names, not a case.)
+    expect(caseValues(text)).toEqual([
+      'cases',
+      'Hello World',
+      'hello-world',
+      '0.8731',
+      'Rock & Roll!',
+      'rock-roll',
+    ]);
+  });
+
+  it('leaves out a label every case shares: a classifier names its labels honestly', () => {
+    const labels = 'positive\nnegative\npositive\nneutral\nnegative\nneutral\nmixed\nmixed\n';
+    expect(caseValues(labels)).toEqual([]);
+    const cases = [
+      { text: 'I loved it', label: 'positive' },
+      { text: 'Never again', label: 'negative' },
+      { text: 'Fine I guess', label: 'positive' },
+    ];
+    expect(caseValues(cases.map((c) => JSON.stringify(c)).join('\n'))).toEqual([
+      'I loved it',
+      'Never again',
+      'negative',
+      'Fine I guess',
+    ]);
+  });
+
+  it('reads a document a line (NDJSON) as JSON too', () => {
+    expect(caseValues('{"q":"2 + 2","a":"four"}\n\n{"q":"3 * 3","a":"nine"}\n')).toEqual([
+      '2 + 2',
+      'four',
+      '3 * 3',
+      'nine',
+    ]);
+  });
+
+  it('takes the quoted literals of code, with any quote, leaving out modules, paths, flags and encodings', () => {
+    const script = [
+      "import { readFileSync } from 'node:fs';",
+      'const cases = [["Hello World", "hello-world"], [`Forge Loops`, \'forge-loops\']];',
+      "const text = readFileSync('./src/out.txt', 'utf8');",
+      "run(['--input-type=module', 'don\\'t stop']);",
+    ].join('\n');
+    expect(caseValues(script)).toEqual([
+      'Hello World',
+      'hello-world',
+      'Forge Loops',
+      'forge-loops',
+      "don\\'t stop",
+    ]);
+  });
+
+  it('takes each field of each line of a file with no quotes: a list of answers, CSV, TSV', () => {
+    expect(caseValues('input,expected\nHello World,hello-world\nabc\tdef|ghi;jkl\n')).toEqual([
+      'input',
+      'expected',
+      'Hello World',
+      'hello-world',
+      'abc',
+      'def',
+      'ghi',
+      'jkl',
+    ]);
+  });
+
+  it('leaves out values too short or too long to tell a case by, and stops at 2,000', () => {
+    expect(caseValues('["ab", "abc", "", 12, 123, 1234, "' + 'x'.repeat(401) + '"]')).toEqual([
+      'abc',
+      '1234',
+    ]);
+    const many = JSON.stringify(Array.from({ length: 3000 }, (_, i) => `case ${i}`));
+    const values = caseValues(many);
+    expect(values).toHaveLength(2000);
+    expect(values.at(-1)).toBe('case 1999');
+  });
+});
+
+describe('holdsValue', () => {
+  it('finds a value as written or as JSON escapes it inside a string', () => {
+    expect(holdsValue('const t = "Hello World";', 'Hello World')).toBe(true);
+    expect(holdsValue('{"say":"a \\"quoted\\" word"}', 'a "quoted" word')).toBe(true);
+    expect(holdsValue('const t = "Hello";', 'Hello World')).toBe(false);
+  });
+});
