@@ -2,6 +2,7 @@
 // them is found whatever form the copy takes: a JSON file of cases rewritten as a table in code, or
 // the cases of a script written out as `if (title === 'Hello World') return 'hello-world'` (a doer
 // that does either scores every case the metric checks and nothing else). metric-copies.ts compares.
+import { gunzipSync, inflateRawSync, inflateSync } from 'node:zlib';
 
 /** Shorter than this (trimmed), a value is too common to tell anything (`a`, `ok`, `10`). */
 const MIN_VALUE_CHARS = 3;
@@ -89,4 +90,59 @@ function collectJson(value: unknown, add: (value: string) => void): void {
       for (const [key, inner] of Object.entries(next).reverse()) stack.push(inner, key);
     }
   }
+}
+
+/** A run of base64 (or base64url) long enough to hide a value in, with its padding. */
+const BASE64_RUN = /[A-Za-z0-9+/_-]{24,}={0,2}/g;
+/** A run of hex digits, a byte each pair. */
+const HEX_RUN = /(?:[0-9a-fA-F]{2}){12,}/g;
+/** A run of four or more escapes in a literal: `\x48`, `\u0048`, `\u{48}`. */
+const ESCAPE_RUN = /(?:\\x[0-9a-fA-F]{2}|\\u[0-9a-fA-F]{4}|\\u\{[0-9a-fA-F]{1,6}\}){4,}/g;
+/** Eight or more character codes in a row: `String.fromCharCode(72, 101, …)`, `bytes([104, …])`. */
+const CHAR_CODES = /\b\d{1,7}(?:\s*,\s*\d{1,7}){7,}/g;
+/** The most bytes of a text read for what it hides (a doer's file is read up to 4 MB). */
+const MAX_DECODED_BYTES = 16 * 1024 * 1024;
+
+/**
+ * What `text` holds in a form a person does not read as it is, decoded, a piece a line: base64 and hex
+ * runs (and gzip or zlib data inside them), escapes, character codes, and the whole text reversed. A
+ * copy of the cases hidden so is a copy all the same; its values are found here.
+ */
+export function hiddenText(text: string): string {
+  const pieces: string[] = [[...text].reverse().join('')];
+  let budget = MAX_DECODED_BYTES;
+  const keep = (piece: string) => {
+    if (budget <= 0) return;
+    budget -= piece.length;
+    pieces.push(piece);
+  };
+  for (const [run] of text.matchAll(BASE64_RUN)) keep(decodedBytes(Buffer.from(run, 'base64')));
+  for (const [run] of text.matchAll(HEX_RUN)) keep(decodedBytes(Buffer.from(run, 'hex')));
+  for (const [run] of text.matchAll(ESCAPE_RUN)) keep(unescaped(run));
+  for (const [run] of text.matchAll(CHAR_CODES)) {
+    const codes = run.split(',').map((code) => Number(code.trim()));
+    if (codes.every((code) => code <= 0x10ffff))
+      keep(codes.map((code) => String.fromCodePoint(code)).join(''));
+  }
+  return pieces.join('\n');
+}
+
+/** Decoded bytes as UTF-8, inflated first when they are gzip, zlib or raw deflate data. */
+function decodedBytes(bytes: Buffer): string {
+  for (const inflate of [gunzipSync, inflateSync, inflateRawSync]) {
+    try {
+      return inflate(bytes, { maxOutputLength: MAX_DECODED_BYTES }).toString('utf8');
+    } catch {
+      // Not this format: the next, or the bytes as they are.
+    }
+  }
+  return bytes.toString('utf8');
+}
+
+/** A run of escapes as the characters they stand for. */
+function unescaped(run: string): string {
+  return run.replace(
+    /\\x([0-9a-fA-F]{2})|\\u([0-9a-fA-F]{4})|\\u\{([0-9a-fA-F]{1,6})\}/g,
+    (_, x, u, braced) => String.fromCodePoint(Math.min(0x10ffff, parseInt(String(x ?? u ?? braced), 16))),
+  );
 }

@@ -7,7 +7,7 @@
 import { join } from 'node:path';
 import { readBytesIfReadable } from '../infra/fs-ops.js';
 import type { Git } from '../infra/git.js';
-import { caseValues, holdsValue } from './case-values.js';
+import { caseValues, hiddenText, holdsValue } from './case-values.js';
 
 /** Shorter than this, a file's content is too common to tell a copy (`{}`, a version number). */
 const MIN_KEY_BYTES = 32;
@@ -51,7 +51,11 @@ export async function copiedMetricFiles(
     if (bytes === undefined || bytes.length > MAX_READ_BYTES) continue;
     const key = contents.find((content) => bytes.includes(content.bytes));
     if (key !== undefined) found.push({ path, holds: key.path });
-    else others.push({ path, text: bytes.toString('utf8') });
+    else {
+      // With what it hides decoded: cases kept as base64, hex, escapes or reversed are a copy too.
+      const text = bytes.toString('utf8');
+      others.push({ path, text: `${text}\n${hiddenText(text)}` });
+    }
   }
   const copies = await copiedValues(contents, others, () =>
     git.readTexts(
@@ -80,7 +84,10 @@ async function copiedValues(
   // (Read at the base only when some metric file's values are there at all: mostly none are.)
   if (keys.length === 0) return [];
   const texts = await before();
-  const earlier = files.map((file) => texts.get(file.path) ?? '').join('\n\0\n');
+  const earlier = files
+    .map((file) => texts.get(file.path) ?? '')
+    .map((text) => `${text}\n${hiddenText(text)}`)
+    .join('\n\0\n');
   const found = new Map<string, string>();
   for (const key of keys) {
     const values = key.values.filter((value) => !holdsValue(earlier, value));

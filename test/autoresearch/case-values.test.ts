@@ -1,6 +1,7 @@
 // The values of a metric's file that a copy of its cases carries whatever its form (case-values.ts).
+import { deflateRawSync, deflateSync, gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { caseValues, holdsValue } from '../../src/autoresearch/case-values.js';
+import { caseValues, hiddenText, holdsValue } from '../../src/autoresearch/case-values.js';
 
 describe('caseValues', () => {
   it('takes the strings, keys and longer numbers of a JSON document that it holds once, in order', () => {
@@ -92,5 +93,43 @@ describe('holdsValue', () => {
     expect(holdsValue('const t = "Hello World";', 'Hello World')).toBe(true);
     expect(holdsValue('{"say":"a \\"quoted\\" word"}', 'a "quoted" word')).toBe(true);
     expect(holdsValue('const t = "Hello";', 'Hello World')).toBe(false);
+  });
+});
+
+describe('hiddenText', () => {
+  const cases = JSON.stringify([['Hello World', 'hello-world']]);
+  const forms: [string, string][] = [
+    ['base64', `atob('${Buffer.from(cases).toString('base64')}')`],
+    ['base64url', `'${Buffer.from(cases).toString('base64url')}'`],
+    ['hex', `bytes.fromhex("${Buffer.from(cases).toString('hex')}")`],
+    ['gzip in base64', `'${gzipSync(cases).toString('base64')}'`],
+    ['zlib in base64', `'${deflateSync(cases).toString('base64')}'`],
+    ['raw deflate in hex', `'${deflateRawSync(cases).toString('hex')}'`],
+    [
+      '\\x escapes',
+      `"${[...cases].map((c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`).join('')}"`,
+    ],
+    [
+      '\\u escapes',
+      `"${[...cases].map((c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`).join('')}"`,
+    ],
+    ['\\u{} escapes', `"${[...cases].map((c) => `\\u{${c.charCodeAt(0).toString(16)}}`).join('')}"`],
+    ['character codes', `String.fromCharCode(${[...cases].map((c) => c.charCodeAt(0)).join(', ')})`],
+    ['reversed', `'${[...cases].reverse().join('')}'.split('').reverse().join('')`],
+  ];
+  it.each(forms)('decodes cases kept as %s', (_, text) => {
+    expect(holdsValue(text, 'Hello World')).toBe(false);
+    const decoded = hiddenText(text);
+    expect(holdsValue(decoded, 'Hello World')).toBe(true);
+    expect(holdsValue(decoded, 'hello-world')).toBe(true);
+  });
+
+  it('takes what is no encoding for garbage, and a code past Unicode for no text', () => {
+    const text =
+      'const a_very_long_identifier_name_here = deadbeefdeadbeefdeadbeefdeadbeef; [1,2,3,4,5,6,7,99999999]';
+    expect(() => hiddenText(text)).not.toThrow();
+    // (Only the text reversed: 5600000 is no character, so the codes are none.)
+    const codes = '12, 34, 56, 78, 90, 12, 34, 5600000';
+    expect(hiddenText(codes)).toBe([...codes].reverse().join(''));
   });
 });

@@ -18,6 +18,7 @@ import {
 } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { gzipSync } from 'node:zlib';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { readIterationState, updateIterationState } from '../../src/autoresearch/iteration-state.js';
 import { readLedger } from '../../src/autoresearch/ledger.js';
@@ -485,6 +486,13 @@ describe('where HEAD goes', () => {
         'src/slug.js': `export function slug(t) {\n${CASES.map(([i, o]) => `  if (t === '${i}') return '${o}';`).join('\n')}\n  return '';\n}\n`,
       },
       'src/slug.js holds 6 of the 6 values of scripts/cases.json',
+    ],
+    [
+      'kept as base64 of gzip, to be decoded as it runs',
+      {
+        'src/answers.js': `export const packed = '${gzipSync(JSON.stringify(CASES)).toString('base64')}';\n`,
+      },
+      'src/answers.js holds 6 of the 6 values of scripts/cases.json',
     ],
     [
       'its inputs in one file and its answers in another',
