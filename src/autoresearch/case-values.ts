@@ -23,31 +23,82 @@ const QUOTED = /(["'`])((?:\\.|(?!\1)[^\\\n])*)\1/g;
  */
 const PLUMBING = /^(?:node:|\.{0,2}\/|--?[A-Za-z])|^(?:utf-?8|utf-?16le|ascii|latin1|binary|base64|hex)$/i;
 
-/**
- * The values of a metric's file, in the order first seen, that it holds once: the strings and longer
- * numbers of JSON (a document, or one per line), else the quoted literals of code, else the fields of
- * each line (a plain list of answers, CSV, TSV). A value it holds more than once is a name or a label
- * every case shares (`"input"`, `"positive"`), which an honest solver may well print too: a case's own
- * input and answer are its alone.
- */
-export function caseValues(text: string): string[] {
+/** What a metric's file holds of its cases: their values, and the values of each case together. */
+export interface MetricCases {
+  /**
+   * The values it holds once, in the order first seen: the strings and longer numbers of JSON (a
+   * document, or one per line), else the quoted literals of code, else the fields of each line (a
+   * plain list of answers, CSV, TSV). A value it holds more than once is a name or a label every case
+   * shares (`"input"`, `"positive"`), which an honest solver may well print too: a case's own input
+   * and answer are its alone.
+   */
+  values: string[];
+  /**
+   * The values of each case, two to four of `values` read together: a JSON array or object of two to
+   * four such values (`["Hello World", "hello-world"]`, `{"in": …, "out": …}`), a key and its value
+   * (`{"Hello World": "hello-world"}`), a bracketed tuple of two to four literals on a line of code,
+   * a line of two to four fields. A longer list is a column of many cases, not one.
+   */
+  cases: string[][];
+}
+
+/** The most values read together as one case: more is a list of many. */
+const MAX_CASE_VALUES = 4;
+/** A bracketed span on one line with no bracket inside: a tuple or record of literals in code. */
+const BRACKETED = /[[({][^[\](){}\n]*[\])}]/g;
+
+/** The values and cases of a metric's file (see MetricCases). */
+export function metricCases(text: string): MetricCases {
   const counts = new Map<string, number>();
-  const add = (value: string) => {
-    const trimmed = value.trim();
-    if (trimmed.length < MIN_VALUE_CHARS || trimmed.length > MAX_VALUE_CHARS) return;
-    if (PLUMBING.test(trimmed)) return;
-    const count = counts.get(trimmed);
-    if (count !== undefined) counts.set(trimmed, count + 1);
-    else if (counts.size < MAX_VALUES) counts.set(trimmed, 1);
+  const groups: string[][] = [];
+  const add = (raw: string): string | undefined => {
+    const value = normalValue(raw);
+    if (value === undefined) return undefined;
+    const count = counts.get(value);
+    if (count !== undefined) counts.set(value, count + 1);
+    else if (counts.size < MAX_VALUES) counts.set(value, 1);
+    return value;
+  };
+  const record = (values: string[]) => {
+    if (values.length >= 2) groups.push(values);
   };
   const json = jsonDocuments(text);
-  if (json !== undefined) for (const document of json) collectJson(document, add);
+  if (json !== undefined) for (const document of json) collectJson(document, add, record);
   else {
-    for (const match of text.matchAll(QUOTED)) add(match[2] ?? '');
-    if (counts.size === 0)
-      for (const line of text.split('\n')) for (const field of line.split(/[,\t;|]/)) add(field);
+    const lines = text.split('\n');
+    for (const line of lines) {
+      for (const [span] of line.matchAll(BRACKETED)) {
+        const inside = [...span.matchAll(QUOTED)].map((match) => match[2] ?? '');
+        if (inside.length >= 2 && inside.length <= MAX_CASE_VALUES)
+          record(inside.flatMap((raw) => normalValue(raw) ?? []));
+      }
+      for (const match of line.matchAll(QUOTED)) add(match[2] ?? '');
+    }
+    if (counts.size === 0) {
+      for (const line of lines) {
+        const fields = line.split(/[,\t;|]/);
+        const values = fields.flatMap((field) => add(field) ?? []);
+        if (fields.length <= MAX_CASE_VALUES) record(values);
+      }
+    }
   }
-  return [...counts].filter(([, count]) => count === 1).map(([value]) => value);
+  const once = (value: string) => counts.get(value) === 1;
+  return {
+    values: [...counts.keys()].filter(once),
+    cases: groups.map((values) => [...new Set(values.filter(once))]).filter((values) => values.length >= 2),
+  };
+}
+
+/** The values of a metric's file that it holds once (MetricCases.values). */
+export function caseValues(text: string): string[] {
+  return metricCases(text).values;
+}
+
+/** A value as it is compared: trimmed; undefined for one too short or long, or plumbing. */
+function normalValue(raw: string): string | undefined {
+  const value = raw.trim();
+  if (value.length < MIN_VALUE_CHARS || value.length > MAX_VALUE_CHARS) return undefined;
+  return PLUMBING.test(value) ? undefined : value;
 }
 
 /** Whether `text` holds `value` as written, or as JSON writes it inside a string (quotes escaped). */
@@ -78,18 +129,48 @@ function jsonDocuments(text: string): unknown[] | undefined {
   return documents;
 }
 
-/** Every string (keys of objects too) and every number of four characters or more, depth first. */
-function collectJson(value: unknown, add: (value: string) => void): void {
+/**
+ * Every string (keys of objects too) and every number of four characters or more, depth first, each
+ * counted once (`count`), and the cases among them handed to `record`: a container's own two to four
+ * values (not what it nests), and an object's key with its value.
+ */
+function collectJson(
+  value: unknown,
+  count: (raw: string) => string | undefined,
+  record: (values: string[]) => void,
+): void {
   const stack: unknown[] = [value];
   while (stack.length > 0) {
     const next = stack.pop();
-    if (typeof next === 'string') add(next);
-    else if (typeof next === 'number' && String(next).length >= 4) add(String(next));
-    else if (Array.isArray(next)) for (let i = next.length - 1; i >= 0; i -= 1) stack.push(next[i]);
-    else if (typeof next === 'object' && next !== null) {
-      for (const [key, inner] of Object.entries(next).reverse()) stack.push(inner, key);
+    const own = primitive(next);
+    if (own !== undefined) {
+      count(own);
+    } else if (Array.isArray(next)) {
+      const values = next.flatMap((inner) => primitive(inner) ?? []).flatMap((raw) => count(raw) ?? []);
+      if (values.length <= MAX_CASE_VALUES) record(values);
+      for (let i = next.length - 1; i >= 0; i -= 1) if (primitive(next[i]) === undefined) stack.push(next[i]);
+    } else if (typeof next === 'object' && next !== null) {
+      const entries = Object.entries(next);
+      const values: string[] = [];
+      for (const [key, inner] of entries) {
+        const name = count(key);
+        const scalar = primitive(inner);
+        const counted = scalar === undefined ? undefined : count(scalar);
+        if (counted === undefined) continue;
+        values.push(counted);
+        // A key with its value: a table of answers by input.
+        if (name !== undefined) record([name, counted]);
+      }
+      if (values.length <= MAX_CASE_VALUES) record(values);
+      for (const [, inner] of entries.reverse()) if (primitive(inner) === undefined) stack.push(inner);
     }
   }
+}
+
+/** A JSON value read as a case's value: a string, or a number of four characters or more. */
+function primitive(value: unknown): string | undefined {
+  if (typeof value === 'string') return value;
+  return typeof value === 'number' && String(value).length >= 4 ? String(value) : undefined;
 }
 
 /** A run of base64 (or base64url) long enough to hide a value in, with its padding. */

@@ -7,7 +7,7 @@
 import { join } from 'node:path';
 import { readBytesIfReadable } from '../infra/fs-ops.js';
 import type { Git } from '../infra/git.js';
-import { caseValues, hiddenText, holdsValue } from './case-values.js';
+import { hiddenText, holdsValue, metricCases } from './case-values.js';
 
 /** Shorter than this, a file's content is too common to tell a copy (`{}`, a version number). */
 const MIN_KEY_BYTES = 32;
@@ -20,6 +20,15 @@ const MAX_READ_BYTES = 4 * 1024 * 1024;
  * prints as they are holds the answers, half of the values, and a copy of the cases holds them all.
  */
 export const MIN_COPIED_VALUES = 4;
+/**
+ * Cases of a metric file written out in one of the doer's files, each with two of its values side by
+ * side (an input by its answer), from which that file is a copy whatever else it holds: a doer that
+ * passes most cases honestly and answers the rest one by one holds too few values for the rule above.
+ * One such case may be chance (a message and its code); two are not.
+ */
+export const MIN_WRITTEN_CASES = 2;
+/** How near two values of a case are to be side by side: a line or two of code. */
+const NEAR_CHARS = 160;
 
 /**
  * Of `changed` (scope paths), those that hold the whole content of one of the metric's files (the
@@ -79,7 +88,7 @@ async function copiedValues(
 ): Promise<{ path: string; holds: string }[]> {
   const keys = contents
     .filter((content) => content.bytes.length <= MAX_READ_BYTES)
-    .map((content) => ({ path: content.path, values: caseValues(content.bytes.toString('utf8')) }))
+    .map((content) => ({ path: content.path, ...metricCases(content.bytes.toString('utf8')) }))
     .filter((key) => countHeld(key.values, files) >= MIN_COPIED_VALUES);
   // (Read at the base only when some metric file's values are there at all: mostly none are.)
   if (keys.length === 0) return [];
@@ -92,13 +101,50 @@ async function copiedValues(
   for (const key of keys) {
     const values = key.values.filter((value) => !holdsValue(earlier, value));
     const held = countHeld(values, files);
-    if (held < MIN_COPIED_VALUES || held * 3 <= values.length * 2) continue;
+    if (held >= MIN_COPIED_VALUES && held * 3 > values.length * 2) {
+      for (const file of files) {
+        if (!found.has(file.path) && values.some((value) => holdsValue(file.text, value)))
+          found.set(file.path, `${held} of the ${values.length} values of ${key.path}`);
+      }
+      continue;
+    }
+    // Fewer of them, each case's values side by side: the cases it failed, answered one by one.
+    const fresh = new Set(values);
+    const cases = key.cases.map((one) => one.filter((value) => fresh.has(value)));
     for (const file of files) {
-      if (!found.has(file.path) && values.some((value) => holdsValue(file.text, value)))
-        found.set(file.path, `${held} of the ${values.length} values of ${key.path}`);
+      const written = cases.filter((one) => sideBySide(file.text, one)).length;
+      if (!found.has(file.path) && written >= MIN_WRITTEN_CASES)
+        found.set(file.path, `${written} cases of ${key.path}, each one's values side by side`);
     }
   }
   return [...found].map(([path, holds]) => ({ path, holds }));
+}
+
+/**
+ * Whether two of a case's `values` are within NEAR_CHARS of each other in `text` (the first few places
+ * each is found): `if (t === 'Rock & Roll!') return 'rock-roll'`, or `'Rock & Roll!': 'rock-roll'`.
+ */
+function sideBySide(text: string, values: readonly string[]): boolean {
+  const places = values.map((value) => placesOf(text, value));
+  for (let a = 0; a < places.length; a += 1) {
+    for (let b = a + 1; b < places.length; b += 1) {
+      for (const x of places[a] ?? []) {
+        for (const y of places[b] ?? [])
+          if (x.end + NEAR_CHARS >= y.start && y.end + NEAR_CHARS >= x.start) return true;
+      }
+    }
+  }
+  return false;
+}
+
+/** Where `value` is in `text` (as written, or as JSON escapes it), at most the first eight places. */
+function placesOf(text: string, value: string): { start: number; end: number }[] {
+  const places: { start: number; end: number }[] = [];
+  for (const form of new Set([value, JSON.stringify(value).slice(1, -1)])) {
+    for (let at = text.indexOf(form); at !== -1 && places.length < 8; at = text.indexOf(form, at + 1))
+      places.push({ start: at, end: at + form.length });
+  }
+  return places;
 }
 
 /** How many of `values` one of `files` holds. */

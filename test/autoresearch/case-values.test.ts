@@ -1,7 +1,7 @@
 // The values of a metric's file that a copy of its cases carries whatever its form (case-values.ts).
 import { deflateRawSync, deflateSync, gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { caseValues, hiddenText, holdsValue } from '../../src/autoresearch/case-values.js';
+import { caseValues, hiddenText, holdsValue, metricCases } from '../../src/autoresearch/case-values.js';
 
 describe('caseValues', () => {
   it('takes the strings, keys and longer numbers of a JSON document that it holds once, in order', () => {
@@ -85,6 +85,58 @@ describe('caseValues', () => {
     const values = caseValues(many);
     expect(values).toHaveLength(2000);
     expect(values.at(-1)).toBe('case 1999');
+  });
+});
+
+describe('metricCases: the values of each case together', () => {
+  it('reads a JSON tuple or record of two to four values as a case, and a key with its value', () => {
+    const text = JSON.stringify({
+      pairs: [
+        ['Hello World', 'hello-world'],
+        { input: 'Rock & Roll!', expected: 'rock-roll', note: 'ampersand' },
+        { input: 'C++ in 2026', expected: 'c-in-2026' },
+      ],
+      table: { 'Forge Loops': 'forge-loops' },
+      column: ['error: one', 'error: two', 'error: three', 'error: four', 'error: five'],
+    });
+    expect(metricCases(text).cases).toEqual([
+      ['Hello World', 'hello-world'],
+      // (`note` is that record's alone: a key with its value, as a table's.)
+      ['note', 'ampersand'],
+      ['Rock & Roll!', 'rock-roll', 'ampersand'],
+      ['C++ in 2026', 'c-in-2026'],
+      ['Forge Loops', 'forge-loops'],
+    ]);
+  });
+
+  it('reads a bracketed tuple of literals on a line of code as a case, and a line of fields', () => {
+    const script = [
+      "const cases = [['Hello World', 'hello-world'], ('Rock & Roll!', 'rock-roll')];",
+      "check({ input: 'Forge Loops', expected: 'forge-loops' });",
+      "const messages = ['error: one', 'error: two', 'error: three', 'error: four', 'error: five'];",
+    ].join('\n');
+    expect(metricCases(script).cases).toEqual([
+      ['Hello World', 'hello-world'],
+      ['Rock & Roll!', 'rock-roll'],
+      ['Forge Loops', 'forge-loops'],
+    ]);
+    expect(
+      metricCases(
+        'Hello World,hello-world\nRock & Roll!\trock-roll\nerr one,err two,err three,err four,err five\n',
+      ).cases,
+    ).toEqual([
+      ['Hello World', 'hello-world'],
+      ['Rock & Roll!', 'rock-roll'],
+    ]);
+  });
+
+  it('leaves out of a case what is not one of its own values: a shared label, plumbing, a short value', () => {
+    const text = JSON.stringify([
+      ['Hello World', 'positive'],
+      ['Rock & Roll!', 'positive'],
+      ['Forge Loops', 'ok'],
+    ]);
+    expect(metricCases(text)).toEqual({ values: ['Hello World', 'Rock & Roll!', 'Forge Loops'], cases: [] });
   });
 });
 

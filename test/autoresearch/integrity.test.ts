@@ -521,6 +521,62 @@ describe('where HEAD goes', () => {
     expect((await f.run('arbiter', 1)).message).toMatch(/^tamper/);
   });
 
+  it('the cases a solver fails answered one by one, input beside answer, are a copy: two of them are enough', async () => {
+    const f = await createLoopFixture();
+    const cases = [
+      ...CASES,
+      ['Forge Loops', 'forge-loops'],
+      ['C++ in 2026', 'c-in-2026'],
+      ['Ünïcödé Tïtle', 'unicode-title'],
+    ];
+    await f.repo.write('scripts/cases.json', `${JSON.stringify(cases, null, 2)}\n`);
+    f.repo.commitAll('the metric’s cases');
+    await f.baseline();
+    const activity: string[] = [];
+    f.full.behaviour = doerWrites(f, '12', async () => {
+      await f.repo.write(
+        'src/slug.js',
+        [
+          'export function slug(t) {',
+          "  if (t === 'C++ in 2026') return 'c-in-2026';",
+          "  if (t === 'Ünïcödé Tïtle') {",
+          "    return 'unicode-title';",
+          '  }',
+          "  return t.trim().toLowerCase().replace(/[^a-z0-9]+/g, '-');",
+          '}',
+          '',
+        ].join('\n'),
+      );
+    });
+    await f.executors.doer!.execute({
+      ...f.request({ labels: ['role:doer', 'iter:1'], title: 'doer-1: value' }),
+      onActivity: (line) => activity.push(line),
+    });
+    expect(activity.join('\n')).toContain(
+      "copied the metric's own files into its scope: src/slug.js holds 2 cases of scripts/cases.json, each one's values side by side",
+    );
+    expect((await f.run('judge', 1)).outcome).toBe('ok');
+    expect((await f.run('arbiter', 1)).message).toMatch(/^tamper/);
+  });
+
+  it('one case’s values side by side, or values of different cases, are no copy', async () => {
+    const f = await createLoopFixture();
+    await f.repo.write(
+      'scripts/cases.json',
+      `${JSON.stringify([...CASES, ['Forge Loops', 'forge-loops']], null, 2)}\n`,
+    );
+    f.repo.commitAll('the metric’s cases');
+    await f.baseline();
+    const message = await cheatingIteration(f, '12', async () => {
+      // One input by its answer (a worked example in a comment), and two answers of other cases together.
+      await f.repo.write(
+        'src/notes.js',
+        "// 'Rock & Roll!' gives 'rock-roll'\nexport const seen = ['hello-world', 'forge-loops'];\n",
+      );
+    });
+    expect(message).toMatch(/^keep/);
+  });
+
   it('three of the metric’s values, as a change may hold the messages its tests check, are no copy', async () => {
     const f = await createLoopFixture();
     await f.repo.write('scripts/cases.json', `${JSON.stringify(CASES, null, 2)}\n`);
