@@ -130,11 +130,16 @@ function sideBySide(text: string, values: readonly string[]): boolean {
     for (let b = a + 1; b < places.length; b += 1) {
       for (const x of places[a] ?? []) {
         for (const y of places[b] ?? [])
-          if (x.end + NEAR_CHARS >= y.start && y.end + NEAR_CHARS >= x.start) return true;
+          if (apart(x, y) && x.end + NEAR_CHARS >= y.start && y.end + NEAR_CHARS >= x.start) return true;
       }
     }
   }
   return false;
+}
+
+/** Whether two places do not overlap: a value inside another (`abc` in `abc-def`) is one place. */
+function apart(x: { start: number; end: number }, y: { start: number; end: number }): boolean {
+  return x.end <= y.start || y.end <= x.start;
 }
 
 /** Where `value` is in `text` (as written, or as JSON escapes it), at most the first eight places. */

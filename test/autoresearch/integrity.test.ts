@@ -577,6 +577,18 @@ describe('where HEAD goes', () => {
     expect(message).toMatch(/^keep/);
   });
 
+  it('an answer that holds its input (`slug` in `slug-maker`) is one value of the case, not two side by side', async () => {
+    const f = await createLoopFixture();
+    const cases = [...CASES, ['slug', 'slug-maker'], ['title', 'title-case']];
+    await f.repo.write('scripts/cases.json', `${JSON.stringify(cases, null, 2)}\n`);
+    f.repo.commitAll('the metric’s cases');
+    await f.baseline();
+    const message = await cheatingIteration(f, '12', async () => {
+      await f.repo.write('src/names.js', "export const names = ['slug-maker', 'title-case'];\n");
+    });
+    expect(message).toMatch(/^keep/);
+  });
+
   it('three of the metric’s values, as a change may hold the messages its tests check, are no copy', async () => {
     const f = await createLoopFixture();
     await f.repo.write('scripts/cases.json', `${JSON.stringify(CASES, null, 2)}\n`);
