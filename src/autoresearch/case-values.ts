@@ -183,14 +183,36 @@ const ESCAPE_RUN = /(?:\\x[0-9a-fA-F]{2}|\\u[0-9a-fA-F]{4}|\\u\{[0-9a-fA-F]{1,6}
 const CHAR_CODES = /\b\d{1,7}(?:\s*,\s*\d{1,7}){7,}/g;
 /** The most bytes of a text read for what it hides (a doer's file is read up to 4 MB). */
 const MAX_DECODED_BYTES = 16 * 1024 * 1024;
+/** A quoted literal that may run past a line (a template literal may), as the pieces below are. */
+const PIECE = String.raw`"(?:\\.|[^"\\\n])*"|'(?:\\.|[^'\\\n])*'|\`(?:\\.|[^\`\\])*\``;
+/**
+ * Two or more literals joined as the code runs: by `+` (JavaScript, Python), `..` (Lua), `.` (PHP,
+ * Perl), or side by side (Python's and C's implicit joining); or listed and joined with nothing
+ * between them, `['Hel', 'lo'].join('')` or `''.join(['Hel', 'lo'])`.
+ */
+const JOINED_PIECES = new RegExp(
+  [
+    String.raw`(?:${PIECE})(?:\s*(?:(?:\+|\.\.?)\s*)?(?:${PIECE}))+`,
+    String.raw`\[\s*(?:${PIECE})(?:\s*,\s*(?:${PIECE}))*\s*,?\s*\]\s*\.join\(\s*(?:''|""|\`\`)\s*\)`,
+    String.raw`(?:''|"")\s*\.join\(\s*[[(]\s*(?:${PIECE})(?:\s*,\s*(?:${PIECE}))*\s*,?\s*[\])]\s*\)`,
+  ].join('|'),
+  'g',
+);
+/** One literal of such a run, its content captured. */
+const ONE_PIECE = /"((?:\\.|[^"\\\n])*)"|'((?:\\.|[^'\\\n])*)'|`((?:\\.|[^`\\])*)`/g;
 
 /**
- * What `text` holds in a form a person does not read as it is, decoded, a piece a line: base64 and hex
- * runs (and gzip or zlib data inside them), escapes, character codes, and the whole text reversed. A
- * copy of the cases hidden so is a copy all the same; its values are found here.
+ * What `whole` holds in a form a person does not read as it is, decoded, a piece a line: the text with
+ * its literals joined where the code joins them, then of both base64 and hex runs (and gzip or zlib
+ * data inside them), escapes, character codes, and the text reversed. A copy of the cases hidden so is
+ * a copy all the same; its values are found here.
  */
-export function hiddenText(text: string): string {
-  const pieces: string[] = [[...text].reverse().join('')];
+export function hiddenText(whole: string): string {
+  // Values split into literals joined as the code runs (`'Hel' + 'lo World'`) are read joined.
+  const joined = joinedLiterals(whole);
+  const text = joined === whole ? whole : `${whole}\n${joined}`;
+  const pieces: string[] = joined === whole ? [] : [joined];
+  pieces.push([...text].reverse().join(''));
   let budget = MAX_DECODED_BYTES;
   const keep = (piece: string) => {
     if (budget <= 0) return;
@@ -206,6 +228,14 @@ export function hiddenText(text: string): string {
       keep(codes.map((code) => String.fromCodePoint(code)).join(''));
   }
   return pieces.join('\n');
+}
+
+/** `text` with each run of literals joined as the code runs (JOINED_PIECES) written as one literal. */
+function joinedLiterals(text: string): string {
+  return text.replace(JOINED_PIECES, (run) => {
+    const parts = [...run.matchAll(ONE_PIECE)].map((m) => m[1] ?? m[2] ?? m[3] ?? '');
+    return `'${parts.join('')}'`;
+  });
 }
 
 /** Decoded bytes as UTF-8, inflated first when they are gzip, zlib or raw deflate data. */

@@ -168,12 +168,25 @@ describe('hiddenText', () => {
     ['\\u{} escapes', `"${[...cases].map((c) => `\\u{${c.charCodeAt(0).toString(16)}}`).join('')}"`],
     ['character codes', `String.fromCharCode(${[...cases].map((c) => c.charCodeAt(0)).join(', ')})`],
     ['reversed', `'${[...cases].reverse().join('')}'.split('').reverse().join('')`],
+    ['pieces joined by +', `if (t === 'Hel' + 'lo World') return 'hello' + "-" +\n  \`world\`;`],
+    ['pieces side by side (Python, C)', `TABLE = {("Hel" "lo World"): ("hello-" "world")}`],
+    ['pieces joined by . and ..', `$a = 'Hel' . 'lo World'; local b = "hello-".."world"`],
+    ['a list joined with nothing', `['Hel', 'lo World'].join(''); ''.join(('hello', '-world'))`],
+    ['one character a piece', `${[...'Hello World hello-world'].map((c) => `"${c}"`).join('+')}`],
   ];
   it.each(forms)('decodes cases kept as %s', (_, text) => {
     expect(holdsValue(text, 'Hello World')).toBe(false);
     const decoded = hiddenText(text);
     expect(holdsValue(decoded, 'Hello World')).toBe(true);
     expect(holdsValue(decoded, 'hello-world')).toBe(true);
+  });
+
+  it('joins no literals that are not joined: listed, or apart', () => {
+    const text =
+      "const list = ['Hel', 'lo World'];\nconst tuple = ('hello', '-world');\nf('Hel', 'lo World');";
+    const decoded = hiddenText(text);
+    expect(holdsValue(decoded, 'Hello World')).toBe(false);
+    expect(holdsValue(decoded, 'hello-world')).toBe(false);
   });
 
   it('takes what is no encoding for garbage, and a code past Unicode for no text', () => {

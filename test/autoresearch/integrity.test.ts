@@ -495,6 +495,13 @@ describe('where HEAD goes', () => {
       'src/answers.js holds 6 of the 6 values of scripts/cases.json',
     ],
     [
+      'each value split in two, joined as it runs',
+      {
+        'src/slug.js': `export function slug(t) {\n${CASES.map(([i, o]) => `  if (t === '${i.slice(0, 3)}' + '${i.slice(3)}') return '${o.slice(0, 2)}' + '${o.slice(2)}';`).join('\n')}\n  return '';\n}\n`,
+      },
+      'src/slug.js holds 6 of the 6 values of scripts/cases.json',
+    ],
+    [
       'its inputs in one file and its answers in another',
       {
         'src/inputs.txt': `${CASES.map(([i]) => i).join('\n')}\n`,
