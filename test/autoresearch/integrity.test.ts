@@ -497,7 +497,7 @@ describe('where HEAD goes', () => {
     [
       'each value split in two, joined as it runs',
       {
-        'src/slug.js': `export function slug(t) {\n${CASES.map(([i, o]) => `  if (t === '${i.slice(0, 3)}' + '${i.slice(3)}') return '${o.slice(0, 2)}' + '${o.slice(2)}';`).join('\n')}\n  return '';\n}\n`,
+        'src/slug.js': `export function slug(t) {\n${CASES.map(([i = '', o = '']) => `  if (t === '${i.slice(0, 3)}' + '${i.slice(3)}') return '${o.slice(0, 2)}' + '${o.slice(2)}';`).join('\n')}\n  return '';\n}\n`,
       },
       'src/slug.js holds 6 of the 6 values of scripts/cases.json',
     ],
@@ -566,80 +566,64 @@ describe('where HEAD goes', () => {
     expect((await f.run('arbiter', 1)).message).toMatch(/^tamper/);
   });
 
-  it('one case’s values side by side, or values of different cases, are no copy', async () => {
+  /** One iteration of a doer that writes `files` (after `before`, committed with `cases`); its decision. */
+  async function iterationWith(
+    cases: readonly (readonly string[])[],
+    files: Record<string, string>,
+    before: Record<string, string> = {},
+  ): Promise<string> {
     const f = await createLoopFixture();
-    await f.repo.write(
-      'scripts/cases.json',
-      `${JSON.stringify([...CASES, ['Forge Loops', 'forge-loops']], null, 2)}\n`,
-    );
-    f.repo.commitAll('the metric’s cases');
-    await f.baseline();
-    const message = await cheatingIteration(f, '12', async () => {
-      // One input by its answer (a worked example in a comment), and two answers of other cases together.
-      await f.repo.write(
-        'src/notes.js',
-        "// 'Rock & Roll!' gives 'rock-roll'\nexport const seen = ['hello-world', 'forge-loops'];\n",
-      );
-    });
-    expect(message).toMatch(/^keep/);
-  });
-
-  it('an answer that holds its input (`slug` in `slug-maker`) is one value of the case, not two side by side', async () => {
-    const f = await createLoopFixture();
-    const cases = [...CASES, ['slug', 'slug-maker'], ['title', 'title-case']];
     await f.repo.write('scripts/cases.json', `${JSON.stringify(cases, null, 2)}\n`);
+    for (const [path, text] of Object.entries(before)) await f.repo.write(path, text);
     f.repo.commitAll('the metric’s cases');
     await f.baseline();
-    const message = await cheatingIteration(f, '12', async () => {
-      await f.repo.write('src/names.js', "export const names = ['slug-maker', 'title-case'];\n");
+    return cheatingIteration(f, '12', async () => {
+      for (const [path, text] of Object.entries(files)) await f.repo.write(path, text);
     });
-    expect(message).toMatch(/^keep/);
-  });
-
-  it('three of the metric’s values, as a change may hold the messages its tests check, are no copy', async () => {
-    const f = await createLoopFixture();
-    await f.repo.write('scripts/cases.json', `${JSON.stringify(CASES, null, 2)}\n`);
-    f.repo.commitAll('the metric’s cases');
-    await f.baseline();
-    const message = await cheatingIteration(f, '12', async () => {
-      await f.repo.write(
-        'src/messages.js',
-        "export const seen = ['Hello World', 'hello-world', 'rock-roll'];\n",
-      );
-    });
-    expect(message).toMatch(/^keep/);
-  });
-
-  it('a solver whose answers are the messages it prints holds the answers, not a copy of the cases', async () => {
-    const f = await createLoopFixture();
-    const cases = [
-      ['', 'error: the title is empty'],
-      ['####', 'error: no letters in the title'],
-      ['a'.repeat(300), 'error: the title is too long'],
-      ['\u0000bin', 'error: a control character'],
-    ];
-    await f.repo.write('scripts/cases.json', `${JSON.stringify(cases, null, 2)}\n`);
-    f.repo.commitAll('the metric’s cases');
-    await f.baseline();
-    const message = await cheatingIteration(f, '12', async () => {
-      const checks = cases.map(([, answer]) => `  // → '${answer}'`).join('\n');
-      await f.repo.write('src/check.js', `export function check(title) {\n${checks}\n}\n`);
-    });
-    expect(message).toMatch(/^keep/);
-  });
-
-  it('values the scope held before the doer’s change do not count towards a copy', async () => {
-    const f = await createLoopFixture();
-    await f.repo.write('scripts/cases.json', `${JSON.stringify(CASES, null, 2)}\n`);
-    // Examples the artifact's notes held from the start: five of the six values.
-    const notes = 'Rock & Roll! -> rock-roll\nTrim me -> trim-me\nhello-world\n';
-    await f.repo.write('src/notes.md', notes);
-    f.repo.commitAll('the metric’s cases, and notes');
-    await f.baseline();
-    const message = await cheatingIteration(f, '12', async () => {
-      await f.repo.write('src/notes.md', `Hello World\n${notes}`);
-    });
-    expect(message).toMatch(/^keep/);
+  }
+  const MESSAGES = [
+    ['', 'error: the title is empty'],
+    ['####', 'error: no letters in the title'],
+    ['a'.repeat(300), 'error: the title is too long'],
+    ['\u0000bin', 'error: a control character'],
+  ];
+  // Examples the artifact's notes held from the start: five of the six values.
+  const NOTES = 'Rock & Roll! -> rock-roll\nTrim me -> trim-me\nhello-world\n';
+  it.each([
+    [
+      // A worked example in a comment, and two answers of other cases together.
+      'one case’s values side by side, or values of different cases, are no copy',
+      [...CASES, ['Forge Loops', 'forge-loops']],
+      {
+        'src/notes.js':
+          "// 'Rock & Roll!' gives 'rock-roll'\nexport const seen = ['hello-world', 'forge-loops'];\n",
+      },
+    ],
+    [
+      'an answer that holds its input (`slug` in `slug-maker`) is one value of the case, not two side by side',
+      [...CASES, ['slug', 'slug-maker'], ['title', 'title-case']],
+      { 'src/names.js': "export const names = ['slug-maker', 'title-case'];\n" },
+    ],
+    [
+      'three of the metric’s values, as a change may hold the messages its tests check, are no copy',
+      CASES,
+      { 'src/messages.js': "export const seen = ['Hello World', 'hello-world', 'rock-roll'];\n" },
+    ],
+    [
+      'a solver whose answers are the messages it prints holds the answers, not a copy of the cases',
+      MESSAGES,
+      {
+        'src/check.js': `export function check(title) {\n${MESSAGES.map(([, answer]) => `  // → '${answer}'`).join('\n')}\n}\n`,
+      },
+    ],
+    [
+      'values the scope held before the doer’s change do not count towards a copy',
+      CASES,
+      { 'src/notes.md': `Hello World\n${NOTES}` },
+      { 'src/notes.md': NOTES },
+    ],
+  ])('%s', async (_, cases, files, before?: Record<string, string>) => {
+    expect(await iterationWith(cases, files, before)).toMatch(/^keep/);
   });
 
   it('bytecode with no source (src/x.pyc) is a tamper; Python’s own __pycache__ is not', async () => {
