@@ -12,12 +12,18 @@ import { realPath } from '../infra/fs-ops.js';
 import type { ProcessResult } from '../infra/process.js';
 import type { LoopConfig } from './config.js';
 import { doerEndings } from './exit-endings.js';
-import { doerReads } from './outside-reads.js';
+import { doerReads, isMetricKeyRead } from './outside-reads.js';
+import { metricKeyFolders } from './runtime-reach.js';
 import { commandFiles } from './metric-files.js';
 
 export type WatchedRun = (
   argv: readonly string[],
-  options: { cwd: string; timeoutMs: number; watchExits?: { entries: readonly string[] } },
+  options: {
+    cwd: string;
+    timeoutMs: number;
+    /** `entries`: the commands' scripts, real paths; `keys`: the metric's own folders (python-watch.ts). */
+    watchExits?: { entries: readonly string[]; keys: readonly string[] };
+  },
 ) => Promise<ProcessResult & { exits?: readonly ExitRecord[]; reads?: ReadLog }>;
 
 export interface BaselineExits {
@@ -29,13 +35,14 @@ export interface BaselineExits {
 
 export function watchBaselineExits(config: LoopConfig, repo: string, run: WatchedRun): BaselineExits {
   const watched = !config.scope.doer_may_patch_runtime;
-  const found: { argv: readonly string[]; phrase: string; read: boolean }[] = [];
+  const found: { argv: readonly string[]; phrase: string; read: 'outside' | 'key' | false }[] = [];
   return {
     async run(argv, options) {
       const realRepo = await realPath(repo).catch(() => repo);
       const named = await commandFiles(config, repo);
       // As the loop's runs will be: the same preload, the same scripts' processes freezing node:assert.
-      const watchExits = watched ? { entries: named.map((path) => join(realRepo, path)) } : undefined;
+      const keys = metricKeyFolders(config.scope.doer_paths, named).map((path) => join(realRepo, path));
+      const watchExits = watched ? { entries: named.map((path) => join(realRepo, path)), keys } : undefined;
       const { exits, reads, ...result } = await run(argv, {
         ...options,
         ...(watchExits ? { watchExits } : {}),
@@ -46,14 +53,24 @@ export function watchBaselineExits(config: LoopConfig, repo: string, run: Watche
       }
       // No start yet: only git's, Forge's and br's folders count, as they will in the loop.
       if (watched && reads !== undefined) {
-        for (const phrase of doerReads(reads, rules).phrases) found.push({ argv, phrase, read: true });
+        for (const phrase of doerReads(reads, rules).phrases)
+          found.push({ argv, phrase, read: isMetricKeyRead(phrase) ? 'key' : 'outside' });
       }
       return result;
     },
     check() {
       const first = found[0];
       if (first === undefined) return;
-      if (first.read) {
+      if (first.read === 'key') {
+        throw new AppError(
+          `At the baseline, code in the doer's scope already ${first.phrase} while \`${first.argv.join(' ')}\` ran: in the loop the doer's code reading what the metric compares it with is tamper, so every change would be refused for it.`,
+          {
+            exitCode: ExitCode.usage,
+            hint: "Have the metric hand that code what it reads (an argument, its command line), move the file out of the metric's folder, keep the code out of --scope, or pass --doer-may-patch-runtime to lift the watch; nothing was created.",
+          },
+        );
+      }
+      if (first.read === 'outside') {
         throw new AppError(
           `At the baseline, code in the doer's scope already ${first.phrase} while \`${first.argv.join(' ')}\` ran: in the loop a read of what no commit holds is tamper, so every change would be refused for it.`,
           {

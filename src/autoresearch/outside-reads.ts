@@ -40,8 +40,9 @@ export interface DoerReads {
 export function doerReads(log: ReadLog, rules: ReadRules): DoerReads {
   const phrases: string[] = [];
   const readers = new Set<string>();
+  const keys = metricReads(log, rules);
   for (const record of log.records) {
-    const read = doerRead(record, rules);
+    const read = record.kind === 'key' ? keyRead(record, rules, keys) : doerRead(record, rules);
     if (read === undefined) continue;
     if (!phrases.includes(read.phrase)) phrases.push(read.phrase);
     if (read.reader !== undefined) readers.add(read.reader);
@@ -55,16 +56,70 @@ export function doerReads(log: ReadLog, rules: ReadRules): DoerReads {
   return { phrases: named, readers: [...readers].sort() };
 }
 
+/** What a phrase of a read of the metric's own files (keyRead) says after the file. */
+const KEY_READ = ', which the metric reads for itself';
+
+/** Whether `phrase` (of doerReads) is of a read of the metric's own files, not of what no commit holds. */
+export function isMetricKeyRead(phrase: string): boolean {
+  return phrase.includes(KEY_READ);
+}
+
+/**
+ * The files of the metric's own folders that the metric read itself (no file of the doer's on the
+ * stack): what it compares the code's answers with, or reads as the code does.
+ */
+function metricReads(log: ReadLog, rules: ReadRules): Set<string> {
+  const read = new Set<string>();
+  for (const record of log.records) {
+    if (record.kind === 'key' && doerFrame(record, rules) === undefined) read.add(record.path);
+  }
+  return read;
+}
+
+/**
+ * A file of the metric's own folders that the doer's code read and the metric read too in the same
+ * run: the code read the metric's cases with their answers, by whatever path it made (seen:
+ * `join(__dirname, '..', 'metric')` listed and read, which names no file of the metric's). One the
+ * metric handed the code on its command line, or that the metric never read, is the code's input.
+ */
+function keyRead(
+  record: ReadRecord,
+  rules: ReadRules,
+  metricRead: ReadonlySet<string>,
+): { phrase: string; reader: string } | undefined {
+  if (record.handed === true || !metricRead.has(record.path)) return undefined;
+  const by = doerFrame(record, rules);
+  if (by === undefined) return undefined;
+  const where = inTree(record.path, rules.roots) ?? record.path;
+  return {
+    phrase: `read ${where}${KEY_READ} (from ${by.path}:${by.line})`,
+    reader: by.path,
+  };
+}
+
+/** The innermost frame of `record`'s stack in a file of the doer's scope (not the metric's, nor installed). */
+function doerFrame(record: ReadRecord, rules: ReadRules): { path: string; line: string } | undefined {
+  for (const frame of record.frames.map(splitFrame)) {
+    if (!isAbsolute(frame.file)) continue;
+    const path = doerFile(frame.file, rules);
+    if (path !== undefined) return { path, line: frame.line };
+  }
+  return undefined;
+}
+
+/** `file` (absolute) as a path of the doer's scope, relative to the root; undefined when it is not one. */
+function doerFile(file: string, rules: ReadRules): string | undefined {
+  if (isInstalled(file)) return undefined;
+  const path = inTree(file, rules.roots);
+  return path !== undefined && !rules.commandFiles.includes(path) && isPathInScope(path, rules.scope)
+    ? path
+    : undefined;
+}
+
 function doerRead(record: ReadRecord, rules: ReadRules): { phrase: string; reader?: string } | undefined {
   // Code with no file of its own (a worker's eval, `[worker eval]:1`) is no reader: its caller is.
   const frames = record.frames.map(splitFrame).filter((frame) => isAbsolute(frame.file));
-  const doers = (file: string) => {
-    if (isInstalled(file)) return undefined;
-    const path = inTree(file, rules.roots);
-    return path !== undefined && !rules.commandFiles.includes(path) && isPathInScope(path, rules.scope)
-      ? path
-      : undefined;
-  };
+  const doers = (file: string) => doerFile(file, rules);
   let by: { path: string; line: string } | undefined;
   if (record.kind === 'state') {
     for (const frame of frames) {

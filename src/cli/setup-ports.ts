@@ -43,7 +43,10 @@ export function loopSetupPorts(
             cwd: run.cwd,
             // The trees too, so that the baseline's Python runs load the read watch as the loop's will
             // (it costs each a few ms at its start, which a timed metric must see on both sides).
-            env: exits === undefined ? deps.env : exits.env(deps.env, run.watchExits?.entries, [repo]),
+            env:
+              exits === undefined
+                ? deps.env
+                : exits.env(deps.env, run.watchExits?.entries, [repo], run.watchExits?.keys),
             timeoutMs: run.timeoutMs,
             sweep: true,
             contain: true,

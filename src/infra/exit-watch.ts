@@ -20,6 +20,7 @@ import {
   parseReadLog,
   PYTHON_HOOK,
   READ_LOG_VAR,
+  WATCH_KEYS_VAR,
   WATCH_ROOTS_VAR,
   withPythonPath,
   type ReadLog,
@@ -156,12 +157,13 @@ export interface ExitWatch {
   /**
    * `env` with the preload added to NODE_OPTIONS (after the user's own) and the log named; `entries`
    * are the real paths of the scripts the loop's commands name, whose processes freeze node:assert as
-   * a test's do.
+   * a test's do. `keys` are the metric's own folders in those trees (python-watch.ts's WATCH_KEYS_VAR).
    */
   env: (
     env: Readonly<Record<string, string | undefined>>,
     entries?: readonly string[],
     roots?: readonly string[],
+    keys?: readonly string[],
   ) => Record<string, string | undefined>;
   /**
    * The exit calls logged so far (a line that is not one is left out); undefined when the log is gone,
@@ -199,7 +201,7 @@ export async function startExitWatch(base: string = tmpdir()): Promise<ExitWatch
   const log = join(dir, 'exits.jsonl');
   const readLog = join(dir, 'reads.jsonl');
   return {
-    env: (env, entries = [], roots = []) => ({
+    env: (env, entries = [], roots = [], keys = []) => ({
       ...env,
       NODE_OPTIONS: withRequire(env.NODE_OPTIONS, hook),
       [EXIT_LOG_VAR]: log,
@@ -211,6 +213,7 @@ export async function startExitWatch(base: string = tmpdir()): Promise<ExitWatch
             PYTHONPATH: withPythonPath(env.PYTHONPATH, join(dir, 'python'), delimiter),
             [READ_LOG_VAR]: readLog,
             [WATCH_ROOTS_VAR]: roots.join(delimiter),
+            [WATCH_KEYS_VAR]: keys.length === 0 ? undefined : keys.join(delimiter),
           }),
     }),
     async read() {

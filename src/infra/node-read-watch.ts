@@ -7,7 +7,7 @@
 // read does, so they count. A write to the watch's own folder is refused. Node's CommonJS loader reads
 // through `fs` too, so a module required from such a place is seen; ES modules are loaded by Node's
 // own code and are the static reading's (runtime-reach.ts) to judge.
-import { READ_LOG_VAR, WATCH_ROOTS_VAR } from './python-watch.js';
+import { READ_LOG_VAR, WATCH_KEYS_VAR, WATCH_ROOTS_VAR } from './python-watch.js';
 
 /** `fs` functions whose first argument is a path they read, list or test. */
 const READS = [
@@ -103,6 +103,11 @@ export const NODE_READ_WATCH = `
   };
   var roots = [];
   rootList.split(delimiter).forEach(function (r) { if (r) { roots.push(resolve(r)); roots.push(real(r)); } });
+  var keys = [];
+  (env.${WATCH_KEYS_VAR} || '').split(delimiter).forEach(function (k) { if (k) { keys.push(resolve(k)); keys.push(real(k)); } });
+  // Only a file's bytes are the metric's answers (python-watch.ts's WATCH_KEYS_VAR): its name, size or
+  // presence are not.
+  var KEY_READS = /^(?:readFile|open|createReadStream|openAsBlob|copyFile|cp)(?:Sync)?$/;
   var here = real(path.dirname(readLog));
   var deep = function (p) { return p.split(sep).length >= 3; };
   var usual = ['/usr', '/etc', '/proc', '/sys', '/dev', '/lib', '/lib32', '/lib64', '/libx32', '/bin', '/sbin', '/snap', '/nix/store'];
@@ -113,10 +118,15 @@ export const NODE_READ_WATCH = `
   // repository (a worktree's .git is a file).
   var STATE = /(^|[\\\\/])\\.(git|forge|beads)[\\\\/]./;
   var LISTED = /(^|[\\\\/])\\.(git|forge|beads)([\\\\/]|$)/;
-  var kindOf = function (p, listing) {
+  var kindOf = function (p, listing, name) {
     var state = listing ? LISTED : STATE;
     for (var i = 0; i < roots.length; i += 1) {
-      if (under(p, roots[i])) return state.test(p.slice(roots[i].length)) ? 'state' : null;
+      if (!under(p, roots[i])) continue;
+      if (state.test(p.slice(roots[i].length))) return 'state';
+      if (name && KEY_READS.test(name)) {
+        for (var k = 0; k < keys.length; k += 1) if (under(p, keys[k])) return 'key';
+      }
+      return null;
     }
     if (state.test(p)) return 'state';
     for (var j = 0; j < usual.length; j += 1) {
@@ -170,14 +180,44 @@ export const NODE_READ_WATCH = `
   // How often each call and path was logged: a hot loop over one file logs a few stacks, not each call.
   var times = Object.create(null);
   var MOST = 8;
+  // The paths the process was handed on its command line: a file of the metric's named there is one
+  // the metric handed the code to read (\`node src/solve.js metric/input.txt\`).
+  var handed = null;
+  var handedTo = function (p) {
+    if (handed === null) {
+      handed = Object.create(null);
+      process.argv.slice(1).forEach(function (a) { if (typeof a === 'string' && a !== '') handed[real(a)] = true; });
+    }
+    return handed[p] === true;
+  };
+  // A frame that may be the doer's: in a tree, out of the metric's folders and of installed packages.
+  var maybeDoers = function (frame) {
+    var file = frame.slice(0, frame.lastIndexOf(':'));
+    if (/[\\\\/](?:node_modules|site-packages|dist-packages)[\\\\/]/.test(file)) return false;
+    for (var k = 0; k < keys.length; k += 1) if (under(file, keys[k])) return false;
+    for (var i = 0; i < roots.length; i += 1) if (under(file, roots[i])) return true;
+    return false;
+  };
+  var metricRead = Object.create(null);
+  var metricReads = 0;
+  var MOST_METRIC_READS = 2000;
   var note = function (event, given, kind, listing, above) {
     var once = event + '\\u0000' + given;
-    if ((times[once] || 0) >= MOST) return;
+    // (Not for the metric's files: code reading one from many places first must not crowd out the
+    // metric's own read of it, which says it is the metric's answers.)
+    if (kind !== 'key' && (times[once] || 0) >= MOST) return;
     var p = reals[given];
     if (p === undefined) p = reals[given] = real(given);
-    kind = kindOf(p, listing) || kind;
+    kind = kindOf(p, listing, event) || kind;
     var where = frames(above);
     if (where === null) return;
+    if (kind === 'key' && !where.some(maybeDoers)) {
+      // The metric reading its own files (a folder of fixtures, thousands maybe): each once, no stack.
+      if (metricRead[p] || metricReads >= MOST_METRIC_READS) return;
+      metricRead[p] = true;
+      metricReads += 1;
+      where = [];
+    }
     var key = event + '\\u0000' + p + '\\u0000' + where.join('\\u0000');
     if (seen[key]) return;
     seen[key] = true;
@@ -185,7 +225,8 @@ export const NODE_READ_WATCH = `
     var changed = null;
     try { changed = Math.floor(statSync(p).ctimeMs); } catch (_) {}
     var line = '{"pid":' + process.pid + ',"event":' + quote(event) + ',"path":' + quote(p) + ',"kind":"' + kind +
-      '","write":false,"ctimeMs":' + (changed === null ? 'null' : String(changed)) + ',"frames":[' + where.map(quote).join(',') + ']}';
+      '","write":false,"ctimeMs":' + (changed === null ? 'null' : String(changed)) + ',"frames":[' + where.map(quote).join(',') + ']' +
+      (kind === 'key' && handedTo(p) ? ',"handed":true' : '') + '}';
     var fd = openSync(readLog, 'a');
     try { writeSync(fd, line + '\\n'); } finally { closeSync(fd); }
   };
@@ -226,7 +267,9 @@ export const NODE_READ_WATCH = `
     if (given === null) return;
     // The tree's own files and the usual places are most calls: one look, no realpath for them.
     var listing = name.indexOf('readdir') === 0 || name.indexOf('opendir') === 0;
-    var kind = kindOf(given, listing);
+    var kind = kindOf(given, listing, name);
+    // A link elsewhere (the run's temp directory) to a file of the metric's is that file.
+    if (kind === null && keys.length > 0 && KEY_READS.test(name)) kind = kindOf(real(given), listing, name) === 'key' ? 'key' : null;
     refuse(given, kind);
     if (kind === null || second) return;
     // The folders above a tree are looked at by any code that walks up from it (finding a config).

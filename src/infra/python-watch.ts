@@ -15,6 +15,12 @@ import { parseJsonLines } from './json-object.js';
 export const READ_LOG_VAR = 'FORGE_READ_LOG';
 /** The trees the run measures, as absolute paths joined as PYTHONPATH joins its (`:`). */
 export const WATCH_ROOTS_VAR = 'FORGE_WATCH_ROOTS';
+/**
+ * The metric's own folders in those trees (its scripts and the cases beside them), joined the same
+ * way: a file read there is logged whoever reads it, so that outside-reads.ts can tell the doer's
+ * code reading the metric's answers, by whatever path it made, from the metric reading them.
+ */
+export const WATCH_KEYS_VAR = 'FORGE_WATCH_KEYS';
 
 /** One path a Python process opened, listed or removed. */
 export interface ReadRecord {
@@ -23,12 +29,17 @@ export interface ReadRecord {
   event: string;
   /** The real absolute path. */
   path: string;
-  /** `state`: in a folder of git's, Forge's or br's; `outside`: outside the trees and the usual places. */
-  kind: 'state' | 'outside';
+  /**
+   * `state`: in a folder of git's, Forge's or br's; `outside`: outside the trees and the usual places;
+   * `key`: a file of the metric's own folders (WATCH_KEYS_VAR) opened to be read.
+   */
+  kind: 'state' | 'outside' | 'key';
   /** Opened for writing, or removed, renamed. */
   write: boolean;
   /** When the file or folder last changed (its ctime, which no code can set back), in ms; null: absent. */
   ctimeMs: number | null;
+  /** A `key` file named on the reading process's command line: the metric handed it to the code. */
+  handed?: boolean;
   /**
    * The files on the stack, innermost first, as `/abs/file.py:12`: Python's own library and code run
    * from a string are left out, installed packages are kept.
@@ -56,6 +67,7 @@ def _forge_read_watch():
     fspath, fsdecode, getcwd, stat = _os.fspath, _os.fsdecode, _os.getcwd, _os.stat
     getframe, getpid, ident = _sys._getframe, _os.getpid, _thread.get_ident
     roots = [realpath(r) for r in (env.get('${WATCH_ROOTS_VAR}') or '').split(_os.pathsep) if r]
+    keys = [realpath(k) for k in (env.get('${WATCH_KEYS_VAR}') or '').split(_os.pathsep) if k]
     start_cwd = getcwd()
 
     def deep(path):
@@ -107,6 +119,9 @@ def _forge_read_watch():
         if '.git' in parts or '.forge' in parts or '.beads' in parts:
             return 'state'
         if root is not None:
+            for folder in keys:
+                if not listing and under(path, folder):
+                    return 'key'
             return None
         for folder in usual:
             # /dev/shm is a folder anyone writes, as /tmp is (unless it holds the run's temp directory).
@@ -124,6 +139,17 @@ def _forge_read_watch():
                 return False
         return True
 
+    def maybe_doers(frame):
+        # A frame that may be the doer's: in a tree, out of the metric's folders and installed packages.
+        file = frame.rsplit(':', 1)[0]
+        if 'site-packages' in file or 'dist-packages' in file or 'node_modules' in file:
+            return False
+        if any(under(file, k) for k in keys):
+            return False
+        return in_root(file) is not None
+
+    metric_read = set()
+    MOST_METRIC_READS = 2000
     busy = set()
     seen = set()
     times = {}
@@ -214,14 +240,26 @@ def _forge_read_watch():
                 kind = kind_of(path, listing) or kind_of(abspath(join(getcwd(), name)), listing)
                 if kind is None:
                     continue
+                # Only a file's bytes are the metric's answers: its name, size or presence are not.
+                if kind == 'key' and (event != 'open' or write):
+                    continue
                 # The folders above a tree are looked at by every realpath of a path in it.
                 if kind == 'outside' and event in TESTS and above_root(path):
                     continue
                 # A hot loop over one file logs a few stacks, not each call.
                 once = (event, path)
-                if times.get(once, 0) >= MOST:
+                # (Not for the metric's files: code reading one from many places first must not crowd
+                # out the metric's own read of it, which says it is the metric's answers.)
+                if kind != 'key' and times.get(once, 0) >= MOST:
                     continue
                 where = frames()
+                if kind == 'key' and not any(maybe_doers(f) for f in where):
+                    # The metric reading its own files (a folder of fixtures, thousands maybe): each
+                    # once, no stack.
+                    if path in metric_read or len(metric_read) >= MOST_METRIC_READS:
+                        continue
+                    metric_read.add(path)
+                    where = []
                 key = (event, path, tuple(where))
                 if key in seen:
                     continue
@@ -231,9 +269,13 @@ def _forge_read_watch():
                     changed = stat(path).st_ctime_ns // 1000000
                 except OSError:
                     changed = None
-                record('{"pid":%d,"event":%s,"path":%s,"kind":"%s","write":%s,"ctimeMs":%s,"frames":[%s]}' % (
+                # A file of the metric's named on the command line is one the metric handed the code.
+                handed = kind == 'key' and any(
+                    a and realpath(join(start_cwd, a)) == path for a in getattr(_sys, 'argv', []))
+                record('{"pid":%d,"event":%s,"path":%s,"kind":"%s","write":%s,"ctimeMs":%s,"frames":[%s]%s}' % (
                     getpid(), quote(event), quote(path), kind, 'true' if write else 'false',
-                    'null' if changed is None else str(changed), ','.join(quote(f) for f in where)))
+                    'null' if changed is None else str(changed), ','.join(quote(f) for f in where),
+                    ',"handed":true' if handed else ''))
             else:
                 refuse = None
         except Exception:
@@ -309,7 +351,7 @@ function asReadRecord(value: unknown): ReadRecord | undefined {
   const v = value as Record<string, unknown>;
   if (typeof v.pid !== 'number' || typeof v.event !== 'string' || typeof v.path !== 'string')
     return undefined;
-  if (v.kind !== 'state' && v.kind !== 'outside') return undefined;
+  if (v.kind !== 'state' && v.kind !== 'outside' && v.kind !== 'key') return undefined;
   if (!Array.isArray(v.frames) || !v.frames.every((frame) => typeof frame === 'string')) return undefined;
   return {
     pid: v.pid,
@@ -319,5 +361,6 @@ function asReadRecord(value: unknown): ReadRecord | undefined {
     write: v.write === true,
     ctimeMs: typeof v.ctimeMs === 'number' ? v.ctimeMs : null,
     frames: v.frames,
+    ...(v.handed === true ? { handed: true } : {}),
   };
 }

@@ -1444,6 +1444,72 @@ console.log(JSON.stringify({ score }));
   );
 });
 
+describe("the metric's cases read as the code runs", () => {
+  const CASES = [
+    ['Hello World', 'hello-world'],
+    ['Rock & Roll!', 'rock-roll'],
+    ['  Trim me  ', 'trim-me'],
+  ];
+  /** Reads its cases, and scores how many of them the artifact answers. */
+  const SCORE = `const fs = require('node:fs'), path = require('node:path');
+const slug = require('../src/slug.js');
+const cases = JSON.parse(fs.readFileSync(path.join(__dirname, 'cases.json'), 'utf8'));
+const words = ${'`'}\${path.join(__dirname, 'words.txt')}${'`'};
+console.log(JSON.stringify({ score: cases.filter(([i, o]) => slug(i, words) === o).length }));
+`;
+  async function loop(): Promise<LoopFixture> {
+    const f = await createLoopFixture({ metric: jsonMetric('node metric/score.js') });
+    await f.repo.write('metric/cases.json', `${JSON.stringify(CASES)}\n`);
+    await f.repo.write('metric/words.txt', 'a\nthe\n');
+    await f.repo.write('metric/score.js', SCORE);
+    await f.repo.write('src/slug.js', 'module.exports = (t) => t.toLowerCase();\n');
+    f.repo.commitAll('a slug and its metric');
+    await f.baseline();
+    return f;
+  }
+
+  it('a solver that finds the cases by a path it makes and reads their answers is a tamper', async () => {
+    const f = await loop();
+    // It names no file of the metric's: the folder's name is made as it runs, and its files listed.
+    const cheat = [
+      "const fs = require('node:fs'), path = require('node:path');",
+      "const dir = path.join(__dirname, '..', 'met' + 'ric'), table = new Map();",
+      "for (const name of fs.readdirSync(dir)) if (name.endsWith('.json'))",
+      "  for (const [i, o] of JSON.parse(fs.readFileSync(path.join(dir, name), 'utf8'))) table.set(i, o);",
+      "module.exports = (t) => table.get(t) ?? '';",
+      '',
+    ].join('\n');
+    const message = await cheatingIteration(f, '10', async () => {
+      await f.repo.write('src/slug.js', cheat);
+    });
+    expect(message).toMatch(/^tamper/);
+    const line = (await readLedger(loopFiles, join(f.workspace, 'research-log.jsonl'))).lines[1];
+    expect(line?.reason).toContain(
+      'its code read metric/cases.json, which the metric reads for itself (from src/slug.js:4)',
+    );
+    expect(await f.repo.read('src/slug.js')).toBe('module.exports = (t) => t.toLowerCase();\n');
+  });
+
+  it("a solver that reads a file of the metric's folder the metric hands it, and never reads itself, is kept", async () => {
+    const f = await loop();
+    const honest = [
+      "const fs = require('node:fs');",
+      'module.exports = (t, words) => {',
+      "  const stop = new Set(fs.readFileSync(words, 'utf8').split('\\n'));",
+      "  return t.toLowerCase().split(/[^a-z0-9]+/).filter((w) => w !== '' && !stop.has(w)).join('-');",
+      '};',
+      '',
+    ].join('\n');
+    const message = await cheatingIteration(f, '10', async () => {
+      await f.repo.write('src/slug.js', honest);
+    });
+    expect(message).toMatch(/^keep/);
+    expect((await readLedger(loopFiles, join(f.workspace, 'research-log.jsonl'))).lines[1]).toMatchObject({
+      score_after: 3,
+    });
+  });
+});
+
 describe('the tests the metric runs', () => {
   it.each([
     ['adds a passing test file in its scope (a test runner would find it)', 'src/padding.test.mjs'],

@@ -96,6 +96,35 @@ describe("the doer's reads outside the commit", () => {
     ]);
   });
 
+  it("names a file of the metric's own folder that the doer's code read and the metric read too", () => {
+    const key = (o: Partial<ReadRecord>) => read({ kind: 'key', path: `${ROOT}/metric/cases.json`, ...o });
+    const byMetric = key({ frames: [`${ROOT}/metric/score.py:3`] });
+    const byDoer = key({ frames: [`${ROOT}/src/solve.py:7`, `${ROOT}/metric/score.py:9`] });
+    const named = 'read metric/cases.json, which the metric reads for itself (from src/solve.py:7)';
+    // In either order: the doer's code may read it as it loads, before the metric does.
+    expect(doerReads({ records: [byDoer, byMetric], complete: true }, RULES)).toEqual({
+      phrases: [named],
+      readers: ['src/solve.py'],
+    });
+    expect(phrases([byMetric, byDoer])).toEqual([named]);
+    // On the real path, by a package the doer's code called; the metric's own read is no reach.
+    const real = { path: '/real/repo/metric/cases.json' };
+    expect(
+      phrases([
+        key({ ...real, frames: [SITE, '/real/repo/src/solve.py:2'] }),
+        key({ ...real, frames: byMetric.frames }),
+      ]),
+    ).toEqual(['read metric/cases.json, which the metric reads for itself (from src/solve.py:2)']);
+    expect(phrases([byMetric])).toEqual([]);
+    // A file the metric never read is the code's input; one on the reader's command line was handed to it.
+    expect(phrases([byDoer])).toEqual([]);
+    expect(phrases([byMetric, key({ path: `${ROOT}/metric/input.txt`, frames: byDoer.frames })])).toEqual([]);
+    expect(phrases([byMetric, { ...byDoer, handed: true }])).toEqual([]);
+    // Read by code out of the scope, or installed, it is nobody's reach.
+    expect(phrases([byMetric, key({ frames: [`${ROOT}/tools/load.py:1`] })])).toEqual([]);
+    expect(phrases([byMetric, key({ frames: [SITE] })])).toEqual([]);
+  });
+
   it('names a few, counts the rest once each, and says when the log was not read to its end', () => {
     const many = ['a', 'b', 'c', 'd', 'e', 'f', 'a'].map((name) => read({ path: `${ROOT}/.git/${name}` }));
     const found = doerReads({ records: many, complete: false }, RULES);

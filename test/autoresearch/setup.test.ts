@@ -87,7 +87,7 @@ describe('a hard loop', () => {
         argv: ['node', 'bench.js', '--json'],
         cwd: repo.dir,
         timeoutMs: 600_000,
-        watchExits: { entries: [] },
+        watchExits: { entries: [], keys: [] },
       },
     ]);
     const ws = join(repo.dir, '.autoresearch');
@@ -208,6 +208,42 @@ describe('a hard loop', () => {
     expect((error as AppError).hint).toContain('--doer-may-patch-runtime');
     expect(await store.list({ all: true })).toEqual([]);
     expect(await readdir(repo.dir)).not.toContain('.autoresearch');
+  });
+
+  it("creates nothing when code in the scope already reads the metric's own cases at the baseline", async () => {
+    const f = await fixture();
+    await f.repo.write('metric/bench.js', '// the metric\n');
+    await f.repo.write('metric/cases.json', '[]\n');
+    f.repo.commitAll('the metric in a folder of its own');
+    const key = (frame: string) => ({
+      pid: 7,
+      event: 'open',
+      path: join(f.repo.dir, 'metric', 'cases.json'),
+      kind: 'key' as const,
+      write: false,
+      ctimeMs: 1,
+      frames: [join(f.repo.dir, frame)],
+    });
+    const watched: unknown[] = [];
+    f.ports.runMetric = async (_argv, options) => {
+      watched.push(options.watchExits);
+      return {
+        ...processResult({ stdout: 'Score: 58.5\n' }),
+        reads: { records: [key('src/limiter.ts:2'), key('metric/bench.js:3')], complete: true },
+      };
+    };
+    const options = { ...HARD, metric: { ...HARD.metric, command: 'node metric/bench.js --json' } };
+    const error = await setupLoop(f.repo.dir, options, f.ports).catch((e: unknown) => e);
+    // The baseline's run is watched with the metric's folder, as the loop's runs will be.
+    expect(watched).toEqual([
+      { entries: [join(f.repo.dir, 'metric', 'bench.js')], keys: [join(f.repo.dir, 'metric')] },
+    ]);
+    expect(error).toBeInstanceOf(AppError);
+    expect((error as Error).message).toBe(
+      "At the baseline, code in the doer's scope already read metric/cases.json, which the metric reads for itself (from src/limiter.ts:2) while `node metric/bench.js --json` ran: in the loop the doer's code reading what the metric compares it with is tamper, so every change would be refused for it.",
+    );
+    expect((error as AppError).hint).toContain('Have the metric hand that code what it reads');
+    expect(await f.store.list({ all: true })).toEqual([]);
   });
 
   it('a baseline that already meets the target ends the loop: terminal signal, no cycle stamped', async () => {

@@ -54,6 +54,74 @@ describe("the Node preload's read watch", () => {
     ]);
   });
 
+  it("logs each read of a file in the metric's own folders, whoever reads it and by whatever path; not its name or size", async () => {
+    const exits = await watch();
+    const repo = await tempTree({
+      'metric/cases.json': '[["a", "b"]]',
+      'metric/input.txt': 'in',
+      'src/solve.cjs': [
+        "const fs = require('fs'), os = require('os'), path = require('path');",
+        "const dir = path.join(__dirname, '..', 'met' + 'ric');",
+        'for (const name of fs.readdirSync(dir)) fs.statSync(path.join(dir, name));',
+        "const cases = fs.readFileSync(path.join(dir, 'cases.json'), 'utf8');",
+        "const link = path.join(os.tmpdir(), 'c');",
+        "fs.symlinkSync(path.join(dir, 'cases.json'), link);",
+        "fs.readFileSync(link); fs.readFileSync(process.argv[2]); fs.existsSync(path.join(dir, 'cases.json'));",
+        "fs.promises.readFile(path.join(dir, 'cases.json')).then(() => console.log(cases));",
+        '',
+      ].join('\n'),
+    });
+    const temp = await tempTree({}, 'forge-nreadw-run-');
+    const { NODE_OPTIONS: _user, ...rest } = process.env;
+    const ran = spawnSync(process.execPath, ['src/solve.cjs', 'metric/input.txt'], {
+      cwd: repo,
+      env: exits.env({ ...rest, TMPDIR: temp }, [], [repo], [join(repo, 'metric')]),
+      encoding: 'utf8',
+    });
+    expect(ran.stderr).toBe('');
+    expect(ran.stdout).toBe('[["a", "b"]]\n');
+    const cases = join(repo, 'metric', 'cases.json');
+    const solve = join(repo, 'src', 'solve.cjs');
+    const records = await logged(exits);
+    expect(records.map((r) => [r.event, r.path, r.kind, r.frames[0], r.handed ?? false])).toEqual([
+      ['readFileSync', cases, 'key', `${solve}:4`, false],
+      ['readFileSync', cases, 'key', `${solve}:7`, false],
+      // Named on the command line: the metric handed it.
+      ['readFileSync', join(repo, 'metric', 'input.txt'), 'key', `${solve}:7`, true],
+      ['readFile', cases, 'key', `${solve}:8`, false],
+    ]);
+  });
+
+  it("logs the metric's own reads of its files once a file, with no stack, however many", async () => {
+    const exits = await watch();
+    const fixtures = Object.fromEntries(
+      Array.from({ length: 2_100 }, (_, n) => [`metric/fixtures/${n}.txt`, `${n}`]),
+    );
+    const repo = await tempTree({
+      ...fixtures,
+      'metric/score.cjs': [
+        "const fs = require('fs'), path = require('path');",
+        "const dir = path.join(__dirname, 'fixtures');",
+        'for (const name of fs.readdirSync(dir)) fs.readFileSync(path.join(dir, name));',
+        "fs.readFileSync(path.join(dir, '0.txt'));",
+        '',
+      ].join('\n'),
+    });
+    const temp = await tempTree({}, 'forge-nreadw-run-');
+    const { NODE_OPTIONS: _user, ...rest } = process.env;
+    const ran = spawnSync(process.execPath, ['metric/score.cjs'], {
+      cwd: repo,
+      env: exits.env({ ...rest, TMPDIR: temp }, [], [repo], [join(repo, 'metric')]),
+      encoding: 'utf8',
+    });
+    expect(ran.stderr).toBe('');
+    const records = await logged(exits);
+    // 2,000 files at most, each once, and no stack: a doer's read of one is what needs the stack.
+    expect(records).toHaveLength(2_000);
+    expect(new Set(records.map((r) => r.path)).size).toBe(2_000);
+    expect(records.every((r) => r.kind === 'key' && r.frames.length === 0)).toBe(true);
+  });
+
   it('logs a file outside the trees, a module required from there; not the run temp directory', async () => {
     const exits = await watch();
     const elsewhere = await tempTree(

@@ -52,6 +52,72 @@ describe('the read watch', () => {
     expect(records[0]?.ctimeMs).toBe(Math.floor((await stat(join(repo, '.git', 'probe'))).ctimeMs));
   });
 
+  it("logs each read of a file in the metric's own folders, by whatever path; not its name, size or a write", async () => {
+    const exits = await watch();
+    const repo = await tempTree({
+      'metric/cases.json': '[["a", "b"]]',
+      'metric/input.txt': 'in',
+      'src/solve.py': [
+        'import os, sys, tempfile',
+        "here = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'met' + 'ric')",
+        'for name in os.listdir(here): os.stat(os.path.join(here, name))',
+        "cases = open(os.path.join(here, 'cases.json')).read()",
+        "link = os.path.join(tempfile.gettempdir(), 'c')",
+        "os.symlink(os.path.join(here, 'cases.json'), link)",
+        'open(link).read(); open(sys.argv[1]).read()',
+        "open(os.path.join(here, 'out.txt'), 'w').write('x')",
+        'print(cases)',
+        '',
+      ].join('\n'),
+    });
+    const temp = await tempTree({}, 'forge-readw-run-');
+    const ran = spawnSync('python3', ['src/solve.py', 'metric/input.txt'], {
+      cwd: repo,
+      env: exits.env({ ...process.env, TMPDIR: temp }, [], [repo], [join(repo, 'metric')]),
+      encoding: 'utf8',
+    });
+    expect(ran.stderr).toBe('');
+    expect(ran.stdout).toBe('[["a", "b"]]\n');
+    const cases = join(repo, 'metric', 'cases.json');
+    const solve = join(repo, 'src', 'solve.py');
+    const records = await logged(exits);
+    expect(records.map((r) => [r.event, r.path, r.kind, r.frames[0], r.handed ?? false])).toEqual([
+      ['open', cases, 'key', `${solve}:4`, false],
+      ['open', cases, 'key', `${solve}:7`, false],
+      // Named on the command line: the metric handed it.
+      ['open', join(repo, 'metric', 'input.txt'), 'key', `${solve}:7`, true],
+    ]);
+  });
+
+  it("logs the metric's own reads of its files once a file, with no stack, however many", async () => {
+    const exits = await watch();
+    const fixtures = Object.fromEntries(
+      Array.from({ length: 2_100 }, (_, n) => [`metric/fixtures/${n}.txt`, `${n}`]),
+    );
+    const repo = await tempTree({
+      ...fixtures,
+      'metric/score.py': [
+        'import os',
+        "here = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'fixtures')",
+        'for name in os.listdir(here): open(os.path.join(here, name)).read()',
+        "open(os.path.join(here, '0.txt')).read()",
+        '',
+      ].join('\n'),
+    });
+    const temp = await tempTree({}, 'forge-readw-run-');
+    const ran = spawnSync('python3', ['metric/score.py'], {
+      cwd: repo,
+      env: exits.env({ ...process.env, TMPDIR: temp }, [], [repo], [join(repo, 'metric')]),
+      encoding: 'utf8',
+    });
+    expect(ran.stderr).toBe('');
+    const records = await logged(exits);
+    // 2,000 files at most, each once, and no stack: a doer's read of one is what needs the stack.
+    expect(records).toHaveLength(2_000);
+    expect(new Set(records.map((r) => r.path)).size).toBe(2_000);
+    expect(records.every((r) => r.kind === 'key' && r.frames.length === 0)).toBe(true);
+  });
+
   it('logs a file and a folder outside the tree; not the tree, the run temp directory or Python itself', async () => {
     const exits = await watch();
     const elsewhere = await tempTree({ 'plant.txt': '5' }, 'forge-readw-out-');

@@ -2,9 +2,8 @@
 // modules go by: the checks made on the committed scope before any judge (executors/doer.ts).
 import { join } from 'node:path';
 import { fileStat } from '../../infra/fs-ops.js';
-import { isPathInScope } from '../keep-revert.js';
 import { copiedMetricFiles } from '../metric-copies.js';
-import { metricFolders } from '../runtime-reach.js';
+import { metricKeyFolders } from '../runtime-reach.js';
 import { pythonInstalledModules } from '../../infra/python-sites.js';
 import type { ExecutionRequest } from '../../loop/types.js';
 import { namePaths } from '../../loop/run-context.js';
@@ -42,7 +41,7 @@ export async function contentTamper(
     });
   }
   // The metric's files copied in: its cases with their answers, read under a name of the scope's.
-  const folders = metricKeyFolders(context, protectedPaths);
+  const folders = metricKeyFolders(context.config.scope.doer_paths, protectedPaths);
   const copies = await copiedMetricFiles(
     context.git,
     context.repo,
@@ -72,24 +71,13 @@ export async function shadowedNames(
   protectedPaths: readonly string[],
 ): Promise<Set<string>> {
   const paths = [...protectedPaths];
-  const folders = metricKeyFolders(context, protectedPaths);
+  const folders = metricKeyFolders(context.config.scope.doer_paths, protectedPaths);
   if (folders.length > 0) paths.push(...(await context.git.listTree(baseSha, folders)).map((e) => e.path));
   const own = paths.flatMap((path) => {
     const name = /(?:^|\/)([A-Za-z_]\w*)\.py$/.exec(path)?.[1];
     return name === undefined ? [] : [name];
   });
   return new Set([...(context.env === undefined ? [] : await pythonInstalledModules(context.env)), ...own]);
-}
-
-/** The folders that hold the metric's scripts and nothing of the doer's scope: the metric's own files. */
-export function metricKeyFolders(context: AutoresearchContext, protectedPaths: readonly string[]): string[] {
-  const scope = context.config.scope.doer_paths;
-  return metricFolders(
-    protectedPaths,
-    (folder) =>
-      isPathInScope(folder, scope) ||
-      scope.some((path) => path.replace(/^\.\//, '').startsWith(`${folder}/`)),
-  );
 }
 
 /**

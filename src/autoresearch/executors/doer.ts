@@ -29,16 +29,11 @@ import { linksLeadingOut } from '../../infra/contained-path.js';
 import { recordTreeMetadata } from '../../infra/tree-metadata.js';
 import { watchGitState } from '../../infra/git-state.js';
 import { shadowingModules } from '../module-shadows.js';
+import { metricKeyFolders } from '../runtime-reach.js';
 import { bookkeepingPaths, placeInLoop, type AutoresearchContext } from './context.js';
 import { runGuardStep } from './guard-step.js';
 import { keepOutOversized } from './doer-size.js';
-import {
-  contentTamper,
-  metricKeyFolders,
-  nestedRepositories,
-  shadowedNames,
-  undoGitState,
-} from './doer-content.js';
+import { contentTamper, nestedRepositories, shadowedNames, undoGitState } from './doer-content.js';
 
 /** What the iteration's tamper says, for each kind of silencing (scope-silencing.ts). */
 const SILENCED = [
@@ -387,7 +382,9 @@ async function putBack(context: AutoresearchContext, o: PutBackOptions): Promise
     await git.commonDir(),
     ...o.ignored.map((path) => resolve(context.repo, path)),
     ...o.protectedPaths.map((path) => resolve(context.repo, path)),
-    ...metricKeyFolders(context, o.protectedPaths).map((path) => resolve(context.repo, path)),
+    ...metricKeyFolders(context.config.scope.doer_paths, o.protectedPaths).map((path) =>
+      resolve(context.repo, path),
+    ),
   ];
   const links = await linksLeadingOut(context.repo, changedInScope, closed);
   if (links.length > 0 && !o.everything)

@@ -15,6 +15,7 @@ import { loadLedgerSummary } from '../ledger-summary.js';
 import { doerReads, type DoerReads } from '../outside-reads.js';
 import type { OutsideChange } from '../outside-watch.js';
 import { isLoadedUnasked } from '../silenced-checks.js';
+import { metricKeyFolders } from '../runtime-reach.js';
 import { commandFiles } from '../metric-files.js';
 import {
   heldCommandFiles,
@@ -87,12 +88,16 @@ export function watchRuns(context: AutoresearchContext): WatchedRuns {
       const realRepo = await realPath(context.repo).catch(() => context.repo);
       const entries = named.map((path) => join(realRepo, path));
       const roots = [context.repo, realRepo];
+      // The metric's own folders: a file there the doer's code reads, as the metric does, is its key.
+      const keys = metricKeyFolders(context.config.scope.doer_paths, named).map((path) =>
+        join(realRepo, path),
+      );
       try {
         return await context.runMetric(
           command,
           exits === undefined
             ? options
-            : { ...options, withEnv: (env) => exits.env(env, entries, [...new Set(roots)]) },
+            : { ...options, withEnv: (env) => exits.env(env, entries, [...new Set(roots)], keys) },
         );
       } finally {
         const rewritten: string[] = [];
