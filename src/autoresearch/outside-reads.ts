@@ -87,12 +87,16 @@ function keyRead(
   rules: ReadRules,
   metricRead: ReadonlySet<string>,
 ): { phrase: string; reader: string } | undefined {
-  if (record.handed === true || !metricRead.has(record.path)) return undefined;
+  // A process it started was given the file, or a folder holding one (`cat`, `grep -r`: unwatched).
+  const started = record.event === 'spawn';
+  const read = (path: string) =>
+    metricRead.has(path) || (started && [...metricRead].some((file) => file.startsWith(`${path}/`)));
+  if (record.handed === true || !read(record.path)) return undefined;
   const by = doerFrame(record, rules);
   if (by === undefined) return undefined;
   const where = inTree(record.path, rules.roots) ?? record.path;
   return {
-    phrase: `read ${where}${KEY_READ} (from ${by.path}:${by.line})`,
+    phrase: `${started ? 'gave a process it started' : 'read'} ${where}${KEY_READ} (from ${by.path}:${by.line})`,
     reader: by.path,
   };
 }

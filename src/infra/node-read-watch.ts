@@ -7,7 +7,7 @@
 // read does, so they count. A write to the watch's own folder is refused. Node's CommonJS loader reads
 // through `fs` too, so a module required from such a place is seen; ES modules are loaded by Node's
 // own code and are the static reading's (runtime-reach.ts) to judge.
-import { READ_LOG_VAR, WATCH_KEYS_VAR, WATCH_ROOTS_VAR } from './python-watch.js';
+import { READ_LOG_VAR, WATCH_BY_VAR, WATCH_KEYS_VAR, WATCH_ROOTS_VAR } from './python-watch.js';
 
 /** `fs` functions whose first argument is a path they read, list or test. */
 const READS = [
@@ -198,6 +198,7 @@ export const NODE_READ_WATCH = `
     for (var i = 0; i < roots.length; i += 1) if (under(file, roots[i])) return true;
     return false;
   };
+  var spawnedBy = env.${WATCH_BY_VAR} || null;
   var metricRead = Object.create(null);
   var metricReads = 0;
   var MOST_METRIC_READS = 2000;
@@ -211,6 +212,8 @@ export const NODE_READ_WATCH = `
     kind = kindOf(p, listing, event) || kind;
     var where = frames(above);
     if (where === null) return;
+    // Started by the doer's code: that call is on every stack of this process, outermost.
+    if (spawnedBy) where = where.concat([spawnedBy]);
     if (kind === 'key' && !where.some(maybeDoers)) {
       // The metric reading its own files (a folder of fixtures, thousands maybe): each once, no stack.
       if (metricRead[p] || metricReads >= MOST_METRIC_READS) return;
@@ -289,6 +292,56 @@ export const NODE_READ_WATCH = `
     ${JSON.stringify(PROMISE_READS)}.forEach(function (name) { wrap(promises, name, reading); });
     ${JSON.stringify(PROMISE_WRITES)}.forEach(function (name) { wrap(promises, name, writing); });
     wrap(promises.realpath, 'native', reading, 'realpath.native');
+  }
+  // A process the doer's code starts is the doer's: it is told so (WATCH_BY_VAR), and a file of the
+  // metric's named on its command line (\`cat metric/cases.json\`, which no watch sees read) is logged.
+  var spawner = function (above) {
+    if (spawnedBy) return spawnedBy;
+    var where = frames(above) || [];
+    for (var i = 0; i < where.length; i += 1) if (maybeDoers(where[i])) return where[i];
+    return null;
+  };
+  var named = function (words, cwd, by, above) {
+    if (keys.length === 0 || !by) return;
+    for (var i = 0; i < words.length; i += 1) {
+      if (typeof words[i] !== 'string') continue;
+      var parts = words[i].split(/[\\s'"=]+/);
+      for (var j = 0; j < parts.length; j += 1) {
+        if (parts[j] === '') continue;
+        var p = real(resolve(cwd || process.cwd(), parts[j]));
+        var inKeys = false;
+        for (var k = 0; k < keys.length; k += 1) if (under(p, keys[k])) inKeys = true;
+        if (inKeys) try { note('spawn', p, 'key', false, above); } catch (_) {}
+      }
+    }
+  };
+  var BY_PAIR = '${WATCH_BY_VAR}=';
+  // Every child Node starts, sync or not, however child_process was imported, is started by these two
+  // bindings with its environment listed (\`envPairs\`): wrapped there, at no cost to a process's start
+  // (loading child_process would be some milliseconds of every one).
+  var started = function (options, above) {
+    var by = spawner(above);
+    if (isArray(options.envPairs)) {
+      options.envPairs = options.envPairs.filter(function (pair) { return String(pair).indexOf(BY_PAIR) !== 0; });
+      if (by) options.envPairs.push(BY_PAIR + by);
+    }
+    if (isArray(options.args)) named(options.args.slice(1), options.cwd, by, above);
+  };
+  var bindings = [['process_wrap', 'Process'], ['spawn_sync', null]];
+  for (var b = 0; b < bindings.length; b += 1) {
+    try {
+      var binding = process.binding(bindings[b][0]);
+      var holder = bindings[b][1] ? binding[bindings[b][1]].prototype : binding;
+      var original = holder.spawn;
+      if (typeof original !== 'function') continue;
+      holder.spawn = (function (original) {
+        var spawn = function (options) {
+          try { if (options && typeof options === 'object') started(options, spawn); } catch (_) {}
+          return apply(original, this, arguments);
+        };
+        return spawn;
+      })(original);
+    } catch (_) {}
   }
   try { require('module').syncBuiltinESMExports(); } catch (_) {}
 })();

@@ -21,6 +21,11 @@ export const WATCH_ROOTS_VAR = 'FORGE_WATCH_ROOTS';
  * code reading the metric's answers, by whatever path it made, from the metric reading them.
  */
 export const WATCH_KEYS_VAR = 'FORGE_WATCH_KEYS';
+/**
+ * Set in a process the doer's code started, to the frame that started it (`/abs/src/x.py:3`): its
+ * reads are the doer's, whatever code it runs (`python3 -c …`, `node -e …`, which have no file).
+ */
+export const WATCH_BY_VAR = 'FORGE_WATCH_BY';
 
 /** One path a Python process opened, listed or removed. */
 export interface ReadRecord {
@@ -68,6 +73,7 @@ def _forge_read_watch():
     getframe, getpid, ident = _sys._getframe, _os.getpid, _thread.get_ident
     roots = [realpath(r) for r in (env.get('${WATCH_ROOTS_VAR}') or '').split(_os.pathsep) if r]
     keys = [realpath(k) for k in (env.get('${WATCH_KEYS_VAR}') or '').split(_os.pathsep) if k]
+    spawned_by = env.get('${WATCH_BY_VAR}') or None
     start_cwd = getcwd()
 
     def deep(path):
@@ -150,6 +156,45 @@ def _forge_read_watch():
 
     metric_read = set()
     MOST_METRIC_READS = 2000
+    # A process the doer's code starts is the doer's: it is told so (WATCH_BY_VAR), and a file of the
+    # metric's named on its command line (\`cat metric/cases.json\`, which no watch sees read) is logged.
+    SPAWNS = {'subprocess.Popen': 3, 'os.system': None, 'os.posix_spawn': 2, 'os.exec': 2, 'os.spawn': 3}
+
+    def words_of(event, args):
+        given = args[0] if event == 'os.system' else (args[1] if event in ('subprocess.Popen', 'os.posix_spawn', 'os.exec') else args[2])
+        items = [given] if isinstance(given, (str, bytes)) else list(given or [])
+        out = []
+        for item in items:
+            word = text(item)
+            if word is not None:
+                out.extend(word.replace('"', ' ').replace("'", ' ').replace('=', ' ').split())
+        return out
+
+    def spawned(event, args):
+        where = frames()
+        if spawned_by:
+            where.append(spawned_by)
+        by = spawned_by or next((f for f in where if maybe_doers(f)), None)
+        at = SPAWNS[event]
+        target = args[at] if at is not None and len(args) > at and args[at] is not None else _os.environ
+        try:
+            if by:
+                target['${WATCH_BY_VAR}'] = by
+            else:
+                target.pop('${WATCH_BY_VAR}', None)
+        except Exception:
+            pass
+        if not by or not keys:
+            return
+        cwd = text(args[2]) if event == 'subprocess.Popen' and len(args) > 2 and args[2] is not None else None
+        for word in words_of(event, args):
+            path = realpath(join(cwd or getcwd(), word))
+            if not any(under(path, k) for k in keys) or ('spawn', path) in seen:
+                continue
+            seen.add(('spawn', path))
+            record('{"pid":%d,"event":"spawn","path":%s,"kind":"key","write":false,"ctimeMs":null,"frames":[%s]}' % (
+                getpid(), quote(path), ','.join(quote(f) for f in where)))
+
     busy = set()
     seen = set()
     times = {}
@@ -220,13 +265,16 @@ def _forge_read_watch():
             _os.close(fd)
 
     def hook(event, args):
-        if event != 'open' and event not in LISTS and event not in WRITES and event not in TESTS:
+        if event != 'open' and event not in LISTS and event not in WRITES and event not in TESTS and event not in SPAWNS:
             return
         me = ident()
         if me in busy:
             return
         busy.add(me)
         try:
+            if event in SPAWNS:
+                spawned(event, args)
+                return
             write = writes(event, args)
             for given in paths_of(event, args):
                 name = text(given)
@@ -253,6 +301,8 @@ def _forge_read_watch():
                 if kind != 'key' and times.get(once, 0) >= MOST:
                     continue
                 where = frames()
+                if spawned_by:
+                    where.append(spawned_by)
                 if kind == 'key' and not any(maybe_doers(f) for f in where):
                     # The metric reading its own files (a folder of fixtures, thousands maybe): each
                     # once, no stack.

@@ -1490,6 +1490,41 @@ console.log(JSON.stringify({ score: cases.filter(([i, o]) => slug(i, words) === 
     expect(await f.repo.read('src/slug.js')).toBe('module.exports = (t) => t.toLowerCase();\n');
   });
 
+  it('a program the metric runs apart that has a process of its own read the cases (`cat`, `node -e`) is a tamper', async () => {
+    // The artifact is a command line the metric runs once a case: printing is its job, so no reading
+    // of its code objects to the processes it starts.
+    const f = await createLoopFixture({ metric: jsonMetric('node metric/score.js') });
+    await f.repo.write('metric/cases.json', `${JSON.stringify(CASES)}\n`);
+    await f.repo.write(
+      'metric/score.js',
+      `const { execFileSync } = require('node:child_process');
+const cases = JSON.parse(require('node:fs').readFileSync(require('node:path').join(__dirname, 'cases.json'), 'utf8'));
+const answer = (i) => execFileSync(process.execPath, ['src/slug.js', i], { encoding: 'utf8' }).trim();
+console.log(JSON.stringify({ score: cases.filter(([i, o]) => answer(i) === o).length }));
+`,
+    );
+    await f.repo.write('src/slug.js', 'console.log(process.argv[2].toLowerCase());\n');
+    f.repo.commitAll('a slug command and its metric');
+    await f.baseline();
+    const cheat = [
+      "const { execSync, execFileSync } = require('node:child_process');",
+      "const one = JSON.parse(execSync('cat met' + 'ric/ca' + 'ses.json', { encoding: 'utf8' }));",
+      "const code = \"process.stdout.write(require('fs').readFileSync(require('path').join('met' + 'ric', 'ca' + 'ses.json')))\";",
+      "const two = JSON.parse(execFileSync(process.execPath, ['-e', code], { encoding: 'utf8' }));",
+      'const table = new Map([...one, ...two]);',
+      "console.log(table.get(process.argv[2]) ?? '');",
+      '',
+    ].join('\n');
+    const message = await cheatingIteration(f, '10', async () => {
+      await f.repo.write('src/slug.js', cheat);
+    });
+    expect(message).toMatch(/^tamper/);
+    const line = (await readLedger(loopFiles, join(f.workspace, 'research-log.jsonl'))).lines[1];
+    expect(line?.reason).toContain(
+      'its code gave a process it started metric/cases.json, which the metric reads for itself (from src/slug.js:2); read metric/cases.json, which the metric reads for itself (from src/slug.js:4)',
+    );
+  });
+
   it("a solver that reads a file of the metric's folder the metric hands it, and never reads itself, is kept", async () => {
     const f = await loop();
     const honest = [

@@ -120,6 +120,14 @@ describe("the doer's reads outside the commit", () => {
     expect(phrases([byDoer])).toEqual([]);
     expect(phrases([byMetric, key({ path: `${ROOT}/metric/input.txt`, frames: byDoer.frames })])).toEqual([]);
     expect(phrases([byMetric, { ...byDoer, handed: true }])).toEqual([]);
+    // A process the doer's code started was given the file, or a folder holding one the metric read.
+    const spawned = (path: string) => key({ event: 'spawn', path: `${ROOT}/${path}`, frames: byDoer.frames });
+    expect(phrases([byMetric, spawned('metric')])).toEqual([
+      'gave a process it started metric, which the metric reads for itself (from src/solve.py:7)',
+    ]);
+    expect(phrases([byMetric, spawned('metric/cases.json')])).toHaveLength(1);
+    expect(phrases([byMetric, spawned('metric/fixtures')])).toEqual([]);
+    expect(phrases([byMetric, key({ path: `${ROOT}/metric`, frames: byDoer.frames })])).toEqual([]);
     // Read by code out of the scope, or installed, it is nobody's reach.
     expect(phrases([byMetric, key({ frames: [`${ROOT}/tools/load.py:1`] })])).toEqual([]);
     expect(phrases([byMetric, key({ frames: [SITE] })])).toEqual([]);

@@ -4,7 +4,7 @@
 // own files and the run's temp directory are not logged; the log cannot be rewritten; `fs` still
 // behaves as it did.
 import { spawnSync } from 'node:child_process';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { ExitWatch } from '../../src/infra/exit-watch.js';
 import { loggedReads, startedWatch } from '../support/run-watch.js';
@@ -89,6 +89,52 @@ describe("the Node preload's read watch", () => {
       // Named on the command line: the metric handed it.
       ['readFileSync', join(repo, 'metric', 'input.txt'), 'key', `${solve}:7`, true],
       ['readFile', cases, 'key', `${solve}:8`, false],
+    ]);
+  });
+
+  it("logs the metric's files read by a process the doer's code started, or named on its command line, as the doer's", async () => {
+    const exits = await watch();
+    const repo = await tempTree({
+      'metric/cases.json': '[["a", "b"]]',
+      'metric/score.cjs': [
+        "const { execFileSync } = require('child_process');",
+        "execFileSync(process.execPath, ['-e', \"require('fs').readFileSync('metric/cases.json')\"]);",
+        "require('../src/solve.cjs');",
+        '',
+      ].join('\n'),
+      'src/solve.cjs': [
+        "const { execFileSync, execSync, spawn } = require('child_process');",
+        "const inline = \"require('fs').readFileSync('metric/' + 'cases.json')\";",
+        "execFileSync(process.execPath, ['-e', inline], { env: { PATH: process.env.PATH, ...process.env } });",
+        "execSync('cat ' + 'met' + 'ric/cases.json');",
+        "execFileSync('python3', ['-c', \"open('metric/' + 'cases.json').read()\"]);",
+        "spawn('cat', ['metric'], { stdio: 'ignore' }).on('exit', () => execFileSync(process.execPath, ['-e', '0']));",
+        '',
+      ].join('\n'),
+    });
+    const temp = await tempTree({}, 'forge-nreadw-run-');
+    const { NODE_OPTIONS: _user, ...rest } = process.env;
+    const ran = spawnSync(process.execPath, ['metric/score.cjs'], {
+      cwd: repo,
+      env: exits.env({ ...rest, TMPDIR: temp }, [], [repo], [join(repo, 'metric')]),
+      encoding: 'utf8',
+    });
+    expect(ran.stderr).toBe('');
+    const solve = (line: number) => `${join(repo, 'src', 'solve.cjs')}:${line}`;
+    const records = await logged(exits);
+    // Each with the doer's frame that started it, if any (the child's own frames have no file).
+    const doers = (frames: string[]) => frames.find((frame) => frame.includes('/src/')) ?? null;
+    expect(records.map((r) => [r.event, relative(repo, r.path), doers(r.frames)])).toEqual([
+      // The metric's own script and child, which reads its cases: the metric's reads, no stack.
+      ['readFileSync', 'metric/score.cjs', null],
+      ['readFileSync', 'metric/cases.json', null],
+      // The folder named in the child's code (`'metric/' + …`); then the child's read.
+      ['spawn', 'metric', solve(3)],
+      ['readFileSync', 'metric/cases.json', solve(3)],
+      ['spawn', 'metric/cases.json', solve(4)],
+      ['spawn', 'metric', solve(5)],
+      ['open', 'metric/cases.json', solve(5)],
+      ['spawn', 'metric', solve(6)],
     ]);
   });
 

@@ -5,7 +5,7 @@
 // `sitecustomize` still runs, and the process's sys.path is the user's.
 import { spawnSync } from 'node:child_process';
 import { stat } from 'node:fs/promises';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { ExitWatch } from '../../src/infra/exit-watch.js';
 import { parseReadLog, withPythonPath } from '../../src/infra/python-watch.js';
@@ -86,6 +86,48 @@ describe('the read watch', () => {
       ['open', cases, 'key', `${solve}:7`, false],
       // Named on the command line: the metric handed it.
       ['open', join(repo, 'metric', 'input.txt'), 'key', `${solve}:7`, true],
+    ]);
+  });
+
+  it("logs the metric's files read by a process the doer's code started, or named on its command line, as the doer's", async () => {
+    const exits = await watch();
+    const repo = await tempTree({
+      'metric/cases.json': '[["a", "b"]]',
+      'metric/score.py': [
+        'import subprocess, sys',
+        "subprocess.run([sys.executable, '-c', \"open('metric/cases.json').read()\"], check=True)",
+        "sys.path.insert(0, 'src')",
+        'import solve',
+        '',
+      ].join('\n'),
+      'src/solve.py': [
+        'import os, subprocess, sys',
+        "subprocess.run([sys.executable, '-c', \"open('met' + 'ric/cases.json').read()\"], check=True)",
+        "subprocess.run('cat met' + 'ric/cases.json > /dev/null', shell=True, check=True)",
+        "os.system('ls ' + os.path.join('met' + 'ric') + ' > /dev/null')",
+        "subprocess.run(['node', '-e', \"require('fs').readFileSync('met' + 'ric/cases.json')\"], env=dict(os.environ), check=True)",
+        '',
+      ].join('\n'),
+    });
+    const temp = await tempTree({}, 'forge-readw-run-');
+    const { NODE_OPTIONS: _user, ...rest } = process.env;
+    const ran = spawnSync('python3', ['metric/score.py'], {
+      cwd: repo,
+      env: exits.env({ ...rest, TMPDIR: temp }, [], [repo], [join(repo, 'metric')]),
+      encoding: 'utf8',
+    });
+    expect(ran.stderr).toBe('');
+    const solve = (line: number) => `${join(repo, 'src', 'solve.py')}:${line}`;
+    const records = await logged(exits);
+    const doers = (frames: string[]) => frames.find((frame) => frame.includes('/src/')) ?? null;
+    expect(records.map((r) => [r.event, relative(repo, r.path), doers(r.frames)])).toEqual([
+      // The metric's own script and child, which reads its cases: the metric's reads, no stack.
+      ['open', 'metric/score.py', null],
+      ['open', 'metric/cases.json', null],
+      ['open', 'metric/cases.json', solve(2)],
+      ['spawn', 'metric/cases.json', solve(3)],
+      ['spawn', 'metric', solve(4)],
+      ['readFileSync', 'metric/cases.json', solve(5)],
     ]);
   });
 
