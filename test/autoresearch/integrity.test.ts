@@ -1457,69 +1457,70 @@ const cases = JSON.parse(fs.readFileSync(path.join(__dirname, 'cases.json'), 'ut
 const words = ${'`'}\${path.join(__dirname, 'words.txt')}${'`'};
 console.log(JSON.stringify({ score: cases.filter(([i, o]) => slug(i, words) === o).length }));
 `;
-  async function loop(): Promise<LoopFixture> {
+  /** The same, with the artifact a command line it runs once a case. */
+  const SCORE_APART = `const { execFileSync } = require('node:child_process');
+const cases = JSON.parse(require('node:fs').readFileSync(require('node:path').join(__dirname, 'cases.json'), 'utf8'));
+const answer = (i) => execFileSync(process.execPath, ['src/slug.js', i], { encoding: 'utf8' }).trim();
+console.log(JSON.stringify({ score: cases.filter(([i, o]) => answer(i) === o).length }));
+`;
+  const LOWER = 'module.exports = (t) => t.toLowerCase();\n';
+  async function loop(score = SCORE, slug = LOWER): Promise<LoopFixture> {
     const f = await createLoopFixture({ metric: jsonMetric('node metric/score.js') });
     await f.repo.write('metric/cases.json', `${JSON.stringify(CASES)}\n`);
     await f.repo.write('metric/words.txt', 'a\nthe\n');
-    await f.repo.write('metric/score.js', SCORE);
-    await f.repo.write('src/slug.js', 'module.exports = (t) => t.toLowerCase();\n');
+    await f.repo.write('metric/score.js', score);
+    await f.repo.write('src/slug.js', slug);
     f.repo.commitAll('a slug and its metric');
     await f.baseline();
     return f;
+  }
+  /** Iteration 1 with `source` as the doer's src/slug.js: the arbiter's message and the ledger's line. */
+  async function slugIteration(f: LoopFixture, source: string) {
+    const message = await cheatingIteration(f, '10', async () => {
+      await f.repo.write('src/slug.js', source);
+    });
+    const line = (await readLedger(loopFiles, join(f.workspace, 'research-log.jsonl'))).lines[1];
+    return { message, line };
   }
 
   it('a solver that finds the cases by a path it makes and reads their answers is a tamper', async () => {
     const f = await loop();
     // It names no file of the metric's: the folder's name is made as it runs, and its files listed.
-    const cheat = [
-      "const fs = require('node:fs'), path = require('node:path');",
-      "const dir = path.join(__dirname, '..', 'met' + 'ric'), table = new Map();",
-      "for (const name of fs.readdirSync(dir)) if (name.endsWith('.json'))",
-      "  for (const [i, o] of JSON.parse(fs.readFileSync(path.join(dir, name), 'utf8'))) table.set(i, o);",
-      "module.exports = (t) => table.get(t) ?? '';",
-      '',
-    ].join('\n');
-    const message = await cheatingIteration(f, '10', async () => {
-      await f.repo.write('src/slug.js', cheat);
-    });
+    const { message, line } = await slugIteration(
+      f,
+      [
+        "const fs = require('node:fs'), path = require('node:path');",
+        "const dir = path.join(__dirname, '..', 'met' + 'ric'), table = new Map();",
+        "for (const name of fs.readdirSync(dir)) if (name.endsWith('.json'))",
+        "  for (const [i, o] of JSON.parse(fs.readFileSync(path.join(dir, name), 'utf8'))) table.set(i, o);",
+        "module.exports = (t) => table.get(t) ?? '';",
+        '',
+      ].join('\n'),
+    );
     expect(message).toMatch(/^tamper/);
-    const line = (await readLedger(loopFiles, join(f.workspace, 'research-log.jsonl'))).lines[1];
     expect(line?.reason).toContain(
       'its code read metric/cases.json, which the metric reads for itself (from src/slug.js:4)',
     );
-    expect(await f.repo.read('src/slug.js')).toBe('module.exports = (t) => t.toLowerCase();\n');
+    expect(await f.repo.read('src/slug.js')).toBe(LOWER);
   });
 
   it('a program the metric runs apart that has a process of its own read the cases (`cat`, `node -e`) is a tamper', async () => {
     // The artifact is a command line the metric runs once a case: printing is its job, so no reading
     // of its code objects to the processes it starts.
-    const f = await createLoopFixture({ metric: jsonMetric('node metric/score.js') });
-    await f.repo.write('metric/cases.json', `${JSON.stringify(CASES)}\n`);
-    await f.repo.write(
-      'metric/score.js',
-      `const { execFileSync } = require('node:child_process');
-const cases = JSON.parse(require('node:fs').readFileSync(require('node:path').join(__dirname, 'cases.json'), 'utf8'));
-const answer = (i) => execFileSync(process.execPath, ['src/slug.js', i], { encoding: 'utf8' }).trim();
-console.log(JSON.stringify({ score: cases.filter(([i, o]) => answer(i) === o).length }));
-`,
+    const f = await loop(SCORE_APART, 'console.log(process.argv[2].toLowerCase());\n');
+    const { message, line } = await slugIteration(
+      f,
+      [
+        "const { execSync, execFileSync } = require('node:child_process');",
+        "const one = JSON.parse(execSync('cat met' + 'ric/ca' + 'ses.json', { encoding: 'utf8' }));",
+        "const code = \"process.stdout.write(require('fs').readFileSync(require('path').join('met' + 'ric', 'ca' + 'ses.json')))\";",
+        "const two = JSON.parse(execFileSync(process.execPath, ['-e', code], { encoding: 'utf8' }));",
+        'const table = new Map([...one, ...two]);',
+        "console.log(table.get(process.argv[2]) ?? '');",
+        '',
+      ].join('\n'),
     );
-    await f.repo.write('src/slug.js', 'console.log(process.argv[2].toLowerCase());\n');
-    f.repo.commitAll('a slug command and its metric');
-    await f.baseline();
-    const cheat = [
-      "const { execSync, execFileSync } = require('node:child_process');",
-      "const one = JSON.parse(execSync('cat met' + 'ric/ca' + 'ses.json', { encoding: 'utf8' }));",
-      "const code = \"process.stdout.write(require('fs').readFileSync(require('path').join('met' + 'ric', 'ca' + 'ses.json')))\";",
-      "const two = JSON.parse(execFileSync(process.execPath, ['-e', code], { encoding: 'utf8' }));",
-      'const table = new Map([...one, ...two]);',
-      "console.log(table.get(process.argv[2]) ?? '');",
-      '',
-    ].join('\n');
-    const message = await cheatingIteration(f, '10', async () => {
-      await f.repo.write('src/slug.js', cheat);
-    });
     expect(message).toMatch(/^tamper/);
-    const line = (await readLedger(loopFiles, join(f.workspace, 'research-log.jsonl'))).lines[1];
     expect(line?.reason).toContain(
       'its code gave a process it started metric/cases.json, which the metric reads for itself (from src/slug.js:2); read metric/cases.json, which the metric reads for itself (from src/slug.js:4)',
     );
@@ -1527,21 +1528,19 @@ console.log(JSON.stringify({ score: cases.filter(([i, o]) => answer(i) === o).le
 
   it("a solver that reads a file of the metric's folder the metric hands it, and never reads itself, is kept", async () => {
     const f = await loop();
-    const honest = [
-      "const fs = require('node:fs');",
-      'module.exports = (t, words) => {',
-      "  const stop = new Set(fs.readFileSync(words, 'utf8').split('\\n'));",
-      "  return t.toLowerCase().split(/[^a-z0-9]+/).filter((w) => w !== '' && !stop.has(w)).join('-');",
-      '};',
-      '',
-    ].join('\n');
-    const message = await cheatingIteration(f, '10', async () => {
-      await f.repo.write('src/slug.js', honest);
-    });
+    const { message, line } = await slugIteration(
+      f,
+      [
+        "const fs = require('node:fs');",
+        'module.exports = (t, words) => {',
+        "  const stop = new Set(fs.readFileSync(words, 'utf8').split('\\n'));",
+        "  return t.toLowerCase().split(/[^a-z0-9]+/).filter((w) => w !== '' && !stop.has(w)).join('-');",
+        '};',
+        '',
+      ].join('\n'),
+    );
     expect(message).toMatch(/^keep/);
-    expect((await readLedger(loopFiles, join(f.workspace, 'research-log.jsonl'))).lines[1]).toMatchObject({
-      score_after: 3,
-    });
+    expect(line).toMatchObject({ score_after: 3 });
   });
 });
 

@@ -23,6 +23,17 @@ async function node(exits: ExitWatch, repo: string, file: string, roots: string[
   });
 }
 
+/** `argv` run by node in `repo`, watched as a loop's run with `metric/` as the metric's own folder. */
+async function measured(exits: ExitWatch, repo: string, argv: string[]) {
+  const temp = await tempTree({}, 'forge-nreadw-run-');
+  const { NODE_OPTIONS: _user, ...rest } = process.env;
+  return spawnSync(process.execPath, argv, {
+    cwd: repo,
+    env: exits.env({ ...rest, TMPDIR: temp }, [], [repo], [join(repo, 'metric')]),
+    encoding: 'utf8',
+  });
+}
+
 describe("the Node preload's read watch", () => {
   it("logs git's folder reached by ES imports, require and promises, with the line that reached it", async () => {
     const exits = await watch();
@@ -71,13 +82,7 @@ describe("the Node preload's read watch", () => {
         '',
       ].join('\n'),
     });
-    const temp = await tempTree({}, 'forge-nreadw-run-');
-    const { NODE_OPTIONS: _user, ...rest } = process.env;
-    const ran = spawnSync(process.execPath, ['src/solve.cjs', 'metric/input.txt'], {
-      cwd: repo,
-      env: exits.env({ ...rest, TMPDIR: temp }, [], [repo], [join(repo, 'metric')]),
-      encoding: 'utf8',
-    });
+    const ran = await measured(exits, repo, ['src/solve.cjs', 'metric/input.txt']);
     expect(ran.stderr).toBe('');
     expect(ran.stdout).toBe('[["a", "b"]]\n');
     const cases = join(repo, 'metric', 'cases.json');
@@ -112,13 +117,7 @@ describe("the Node preload's read watch", () => {
         '',
       ].join('\n'),
     });
-    const temp = await tempTree({}, 'forge-nreadw-run-');
-    const { NODE_OPTIONS: _user, ...rest } = process.env;
-    const ran = spawnSync(process.execPath, ['metric/score.cjs'], {
-      cwd: repo,
-      env: exits.env({ ...rest, TMPDIR: temp }, [], [repo], [join(repo, 'metric')]),
-      encoding: 'utf8',
-    });
+    const ran = await measured(exits, repo, ['metric/score.cjs']);
     expect(ran.stderr).toBe('');
     const solve = (line: number) => `${join(repo, 'src', 'solve.cjs')}:${line}`;
     const records = await logged(exits);
@@ -153,13 +152,7 @@ describe("the Node preload's read watch", () => {
         '',
       ].join('\n'),
     });
-    const temp = await tempTree({}, 'forge-nreadw-run-');
-    const { NODE_OPTIONS: _user, ...rest } = process.env;
-    const ran = spawnSync(process.execPath, ['metric/score.cjs'], {
-      cwd: repo,
-      env: exits.env({ ...rest, TMPDIR: temp }, [], [repo], [join(repo, 'metric')]),
-      encoding: 'utf8',
-    });
+    const ran = await measured(exits, repo, ['metric/score.cjs']);
     expect(ran.stderr).toBe('');
     const records = await logged(exits);
     // 2,000 files at most, each once, and no stack: a doer's read of one is what needs the stack.

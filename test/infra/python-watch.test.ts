@@ -24,6 +24,17 @@ async function python(exits: ExitWatch, repo: string, script: string, env: Recor
   });
 }
 
+/** `argv` run by python3 in `repo`, watched as a loop's run with `metric/` as the metric's own folder. */
+async function measured(exits: ExitWatch, repo: string, argv: string[]) {
+  const temp = await tempTree({}, 'forge-readw-run-');
+  const { NODE_OPTIONS: _user, ...rest } = process.env;
+  return spawnSync('python3', argv, {
+    cwd: repo,
+    env: exits.env({ ...rest, TMPDIR: temp }, [], [repo], [join(repo, 'metric')]),
+    encoding: 'utf8',
+  });
+}
+
 describe('the read watch', () => {
   it("logs a read of git's folder by a path built as the code runs, with the file and line that read it", async () => {
     const exits = await watch();
@@ -70,12 +81,7 @@ describe('the read watch', () => {
         '',
       ].join('\n'),
     });
-    const temp = await tempTree({}, 'forge-readw-run-');
-    const ran = spawnSync('python3', ['src/solve.py', 'metric/input.txt'], {
-      cwd: repo,
-      env: exits.env({ ...process.env, TMPDIR: temp }, [], [repo], [join(repo, 'metric')]),
-      encoding: 'utf8',
-    });
+    const ran = await measured(exits, repo, ['src/solve.py', 'metric/input.txt']);
     expect(ran.stderr).toBe('');
     expect(ran.stdout).toBe('[["a", "b"]]\n');
     const cases = join(repo, 'metric', 'cases.json');
@@ -109,13 +115,7 @@ describe('the read watch', () => {
         '',
       ].join('\n'),
     });
-    const temp = await tempTree({}, 'forge-readw-run-');
-    const { NODE_OPTIONS: _user, ...rest } = process.env;
-    const ran = spawnSync('python3', ['metric/score.py'], {
-      cwd: repo,
-      env: exits.env({ ...rest, TMPDIR: temp }, [], [repo], [join(repo, 'metric')]),
-      encoding: 'utf8',
-    });
+    const ran = await measured(exits, repo, ['metric/score.py']);
     expect(ran.stderr).toBe('');
     const solve = (line: number) => `${join(repo, 'src', 'solve.py')}:${line}`;
     const records = await logged(exits);
@@ -146,12 +146,7 @@ describe('the read watch', () => {
         '',
       ].join('\n'),
     });
-    const temp = await tempTree({}, 'forge-readw-run-');
-    const ran = spawnSync('python3', ['metric/score.py'], {
-      cwd: repo,
-      env: exits.env({ ...process.env, TMPDIR: temp }, [], [repo], [join(repo, 'metric')]),
-      encoding: 'utf8',
-    });
+    const ran = await measured(exits, repo, ['metric/score.py']);
     expect(ran.stderr).toBe('');
     const records = await logged(exits);
     // 2,000 files at most, each once, and no stack: a doer's read of one is what needs the stack.
