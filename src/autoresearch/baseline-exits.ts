@@ -13,7 +13,7 @@ import type { ProcessResult } from '../infra/process.js';
 import type { LoopConfig } from './config.js';
 import { doerEndings } from './exit-endings.js';
 import { doerReads, isMetricKeyRead } from './outside-reads.js';
-import { metricKeyFolders } from './runtime-reach.js';
+import { metricKeyFolders } from './metric-folders.js';
 import { commandFiles } from './metric-files.js';
 
 export type WatchedRun = (

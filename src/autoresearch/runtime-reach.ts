@@ -9,7 +9,6 @@
 // says so. Pure: the caller hands each file's text as it was at the iteration's base and as the doer
 // left it.
 
-import { isPathInScope } from './keep-revert.js';
 import { outsidePaths } from './outside-paths.js';
 import { countMatches } from './match-counts.js';
 import { isTestFile } from './test-files.js';
@@ -370,16 +369,6 @@ export function metricFolders(
   const code = metricFiles.filter((path) => CODE_FILE.test(path) && path.includes('/') && !isTestFile(path));
   const folders = new Set(code.map((path) => path.slice(0, path.lastIndexOf('/'))));
   return [...folders].filter((folder) => !heldByScope(folder)).sort();
-}
-
-/** The folders that hold the metric's scripts and nothing of the doer's `scope`: the metric's own files. */
-export function metricKeyFolders(scope: readonly string[], metricFiles: readonly string[]): string[] {
-  return metricFolders(
-    metricFiles,
-    (folder) =>
-      isPathInScope(folder, scope) ||
-      scope.some((path) => path.replace(/^\.\//, '').startsWith(`${folder}/`)),
-  );
 }
 
 /**

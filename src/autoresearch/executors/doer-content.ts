@@ -3,7 +3,7 @@
 import { join } from 'node:path';
 import { fileStat } from '../../infra/fs-ops.js';
 import { copiedMetricFiles } from '../metric-copies.js';
-import { metricKeyFolders } from '../runtime-reach.js';
+import { metricKeyFolders } from '../metric-folders.js';
 import { pythonInstalledModules } from '../../infra/python-sites.js';
 import type { ExecutionRequest } from '../../loop/types.js';
 import { namePaths } from '../../loop/run-context.js';

@@ -29,7 +29,7 @@ import { linksLeadingOut } from '../../infra/contained-path.js';
 import { recordTreeMetadata } from '../../infra/tree-metadata.js';
 import { watchGitState } from '../../infra/git-state.js';
 import { shadowingModules } from '../module-shadows.js';
-import { metricKeyFolders } from '../runtime-reach.js';
+import { metricKeyFolders } from '../metric-folders.js';
 import { bookkeepingPaths, placeInLoop, type AutoresearchContext } from './context.js';
 import { runGuardStep } from './guard-step.js';
 import { keepOutOversized } from './doer-size.js';

@@ -15,7 +15,7 @@ import { loadLedgerSummary } from '../ledger-summary.js';
 import { doerReads, type DoerReads } from '../outside-reads.js';
 import type { OutsideChange } from '../outside-watch.js';
 import { isLoadedUnasked } from '../silenced-checks.js';
-import { metricKeyFolders } from '../runtime-reach.js';
+import { metricKeyFolders } from '../metric-folders.js';
 import { commandFiles } from '../metric-files.js';
 import {
   heldCommandFiles,
