@@ -6,7 +6,7 @@
 // Forge's or br's folder would make every iteration tamper.
 import { join } from 'node:path';
 import type { ExitRecord } from '../infra/exit-watch.js';
-import type { ReadLog } from '../infra/python-watch.js';
+import type { ReadLog } from '../infra/read-log.js';
 import { AppError, ExitCode } from '../infra/errors.js';
 import { realPath } from '../infra/fs-ops.js';
 import type { ProcessResult } from '../infra/process.js';

@@ -8,7 +8,7 @@
 // handed to the language's own code (a thread pool, a timer) has no file on its stack at all; nobody
 // honest does that for a read of these places.
 import { isAbsolute } from 'node:path';
-import type { ReadLog, ReadRecord } from '../infra/python-watch.js';
+import type { ReadLog, ReadRecord } from '../infra/read-log.js';
 import { inTree, splitFrame } from './exit-endings.js';
 import { isPathInScope } from './keep-revert.js';
 
@@ -59,6 +59,9 @@ export function doerReads(log: ReadLog, rules: ReadRules): DoerReads {
 /** What a phrase of a read of the metric's own files (keyRead) says after the file. */
 const KEY_READ = ', which the metric reads for itself';
 
+/** Who read a path, when no file of any program is on the stack. */
+const NO_CALLER = "handed to the language's own code so that no file of the repository called it";
+
 /** Whether `phrase` (of doerReads) is of a read of the metric's own files, not of what no commit holds. */
 export function isMetricKeyRead(phrase: string): boolean {
   return phrase.includes(KEY_READ);
@@ -71,7 +74,8 @@ export function isMetricKeyRead(phrase: string): boolean {
 function metricReads(log: ReadLog, rules: ReadRules): Set<string> {
   const read = new Set<string>();
   for (const record of log.records) {
-    if (record.kind === 'key' && doerFrame(record, rules) === undefined) read.add(record.path);
+    if (record.kind === 'key' && record.orphan !== true && doerFrame(record, rules) === undefined)
+      read.add(record.path);
   }
   return read;
 }
@@ -86,19 +90,21 @@ function keyRead(
   record: ReadRecord,
   rules: ReadRules,
   metricRead: ReadonlySet<string>,
-): { phrase: string; reader: string } | undefined {
+): { phrase: string; reader?: string } | undefined {
   // A process it started was given the file, or a folder holding one (`cat`, `grep -r`: unwatched).
   const started = record.event === 'spawn';
   const read = (path: string) =>
     metricRead.has(path) || (started && [...metricRead].some((file) => file.startsWith(`${path}/`)));
   if (record.handed === true || !read(record.path)) return undefined;
+  const where = inTree(record.path, rules.roots) ?? record.path;
+  const what = `${started ? 'gave a process it started' : 'read'} ${where}${KEY_READ}`;
+  if (record.orphan === true) return { phrase: `${what} (${NO_CALLER})` };
   const by = doerFrame(record, rules);
   if (by === undefined) return undefined;
-  const where = inTree(record.path, rules.roots) ?? record.path;
-  return {
-    phrase: `${started ? 'gave a process it started' : 'read'} ${where}${KEY_READ} (from ${by.path}:${by.line})`,
-    reader: by.path,
-  };
+  // Line 0: the process's own entry, a program of the doer's, with no line of its own on the stack.
+  const from =
+    by.line === '0' ? `in ${by.path}, the doer's program, by no line of it` : `from ${by.path}:${by.line}`;
+  return { phrase: `${what} (${from})`, reader: by.path };
 }
 
 /** The innermost frame of `record`'s stack in a file of the doer's scope (not the metric's, nor installed). */
@@ -148,10 +154,7 @@ function doerRead(record: ReadRecord, rules: ReadRules): { phrase: string; reade
     record.kind === 'state'
       ? `${verb(record)} ${where}`
       : `${verb(record)} ${where}, which changed after the loop began`;
-  const caller =
-    by === undefined
-      ? "handed to the language's own code so that no file of the repository called it"
-      : `from ${by.path}:${by.line}`;
+  const caller = by === undefined ? NO_CALLER : `from ${by.path}:${by.line}`;
   return { phrase: `${what} (${caller})`, ...(by === undefined ? {} : { reader: by.path }) };
 }
 

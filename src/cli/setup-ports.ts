@@ -9,7 +9,7 @@ import { UsageError } from '../infra/errors.js';
 import { createGit } from '../infra/git.js';
 import { isProcessAlive } from '../infra/pid.js';
 import { startExitWatch, type ExitRecord } from '../infra/exit-watch.js';
-import type { ReadLog } from '../infra/python-watch.js';
+import type { ReadLog } from '../infra/read-log.js';
 import type { ProcessResult } from '../infra/process.js';
 import { runWithOwnTemp } from './own-temp-process.js';
 import type { CliDeps } from './deps.js';

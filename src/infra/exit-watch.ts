@@ -16,15 +16,8 @@ import { parseJsonLines } from './json-object.js';
 import { makeDir, makeTempDir, removePath } from './fs-ops.js';
 import { NODE_READ_WATCH } from './node-read-watch.js';
 import { ownTempPrefix, removeLeftTempsOnce } from './left-temp.js';
-import {
-  parseReadLog,
-  PYTHON_HOOK,
-  READ_LOG_VAR,
-  WATCH_KEYS_VAR,
-  WATCH_ROOTS_VAR,
-  withPythonPath,
-  type ReadLog,
-} from './python-watch.js';
+import { PYTHON_HOOK, withPythonPath } from './python-watch.js';
+import { parseReadLog, READ_LOG_VAR, WATCH_KEYS_VAR, WATCH_ROOTS_VAR, type ReadLog } from './read-log.js';
 
 /** The preload's log, named to every process of the run. */
 export const EXIT_LOG_VAR = 'FORGE_EXIT_LOG';
@@ -98,6 +91,8 @@ const HOOK = `'use strict';
         if (assert.strict) Object.freeze(assert.strict);
       } catch (_) {}
     }
+    // Above 0 while a watched \`fs\` call runs, or the watch's own: the read watch's wrappers pass them.
+    var depth = 0;
     // The stack above the function "above" as V8 call sites (the read watch takes them too); [] if none.
     var callSites = function (above) {
       var prepare = Error.prepareStackTrace, limit = Error.stackTraceLimit, sites = [];
@@ -131,8 +126,13 @@ const HOOK = `'use strict';
       if (code === undefined) code = process.exitCode === undefined ? 0 : process.exitCode;
       if (typeof code !== 'number' && typeof code !== 'string') code = null;
       var line = stringify({ pid: process.pid, entry: entry, test: test, via: via, code: code, frames: frames });
-      var fd = openSync(log, 'a');
-      try { writeSync(fd, line + '\\n'); } finally { closeSync(fd); }
+      depth += 1;
+      try {
+        var fd = openSync(log, 'a');
+        try { writeSync(fd, line + '\\n'); } finally { closeSync(fd); }
+      } finally {
+        depth -= 1;
+      }
     };
     // Every call is logged, one made in an 'exit' listener too (it sets the code the process ends
     // with); process.exit's own call of reallyExit is not a second.

@@ -1,13 +1,16 @@
 // The read watch for Node processes, the counterpart of python-watch.ts: part of the exit watch's
 // preload (exit-watch.ts), so every Node process of a watched run loads it through NODE_OPTIONS. It
-// wraps the `fs` functions that read, list or test a path (and their promise forms) so that a path in
-// git's, Forge's or br's folder, or outside the trees and the places a Node run reads as a matter of
-// course, is logged with the stack, in the same log and shape as Python's records; outside-reads.ts
-// says which were the doer's. `fs.statSync(p).size` and `fs.existsSync(p)` carry a value as well as a
-// read does, so they count. A write to the watch's own folder is refused. Node's CommonJS loader reads
-// through `fs` too, so a module required from such a place is seen; ES modules are loaded by Node's
-// own code and are the static reading's (runtime-reach.ts) to judge.
-import { READ_LOG_VAR, WATCH_BY_VAR, WATCH_KEYS_VAR, WATCH_ROOTS_VAR } from './python-watch.js';
+// wraps the `fs` functions that read, list or test a path (their promise forms, and the `fs` binding's
+// own functions that they call, which code can call too) so that a path in git's, Forge's or br's
+// folder, or outside the trees and the places a Node run reads as a matter of course, is logged with
+// the stack, in the same log and shape as Python's records; outside-reads.ts says which were the
+// doer's. `fs.statSync(p).size` and `fs.existsSync(p)` carry a value as well as a read does, so they
+// count. A write to the watch's own folder is refused. Node's CommonJS loader reads through `fs` too,
+// so a module required from such a place is seen; ES modules are loaded by Node's own code and are
+// the static reading's (runtime-reach.ts) to judge. A read of the metric's own files
+// (read-log.ts's WATCH_KEYS_VAR) in a program of the doer's carries its entry, whatever read it; one
+// with no file at all on the stack, not by the module loader, is logged as no one's (`orphan`).
+import { READ_LOG_VAR, WATCH_BY_VAR, WATCH_KEYS_VAR, WATCH_ROOTS_VAR } from './read-log.js';
 
 /** `fs` functions whose first argument is a path they read, list or test. */
 const READS = [
@@ -81,8 +84,64 @@ const WRITES = [
   'rmdir',
   'chmodSync',
   'chmod',
+  // A hard link to the log, made elsewhere, is the log by another name (then truncated there).
+  'linkSync',
+  'link',
+  'symlinkSync',
+  'symlink',
 ];
-const PROMISE_WRITES = ['writeFile', 'appendFile', 'truncate', 'rm', 'unlink', 'rename', 'rmdir', 'chmod'];
+const PROMISE_WRITES = [
+  'writeFile',
+  'appendFile',
+  'truncate',
+  'rm',
+  'unlink',
+  'rename',
+  'rmdir',
+  'chmod',
+  'link',
+  'symlink',
+];
+/** Calls whose second argument is a path too: where a copy, a move or a link goes. */
+const TWO_PATHS = [
+  'cpSync',
+  'cp',
+  'copyFileSync',
+  'copyFile',
+  'renameSync',
+  'rename',
+  'linkSync',
+  'link',
+  'symlinkSync',
+  'symlink',
+];
+/**
+ * The `fs` binding's own functions (`process.binding('fs')`, which the public ones call): code that calls
+ * them reads past every wrapper above (red team: `process.binding('fs').readFileUtf8(p, 0)` read the
+ * metric's cases unseen). Each by the public call it is logged as; null: a write, refused on the
+ * watch's own folder. Names differ between Node versions: those a version lacks are passed over.
+ */
+const BINDING_CALLS: Record<string, string | null> = {
+  open: 'open',
+  openFileHandle: 'open',
+  readFileUtf8: 'readFile',
+  internalModuleReadJSON: 'readFile',
+  readdir: 'readdir',
+  copyFile: 'copyFile',
+  cpSyncCopyDir: 'cp',
+  cpSyncOverrideFile: 'cp',
+  writeFileUtf8: null,
+  rename: null,
+  unlink: null,
+  rmdir: null,
+  rmSync: null,
+  mkdir: null,
+  link: null,
+  symlink: null,
+  chmod: null,
+  utimes: null,
+  lutimes: null,
+};
 
 /**
  * The preload's part that watches reads: CommonJS run inside the preload's own function, after `fs`,
@@ -163,13 +222,17 @@ export const NODE_READ_WATCH = `
     for (var k = 0; k < sites.length; k += 1) {
       try {
         var site = sites[k];
-        if (site.isEval()) continue;
         var file = site.getFileName();
+        // Called by the module loader itself: it reads a module's source for whatever imports it.
+        if (k === 0 && typeof file === 'string' && file.indexOf('node:internal/modules/') === 0) out.loader = true;
+        if (site.isEval()) continue;
         // Node's fs calling itself later (a read stream opening its file, fs.cp's steps): the call
         // that started it was logged with its caller.
         if (typeof file === 'string' && file.indexOf('node:internal/fs/') === 0) return null;
         if (typeof file !== 'string' || file === '' || file.indexOf('node:') === 0) continue;
         if (file.indexOf('file://') === 0) file = toPath(file);
+        // A worker's eval (\`[worker eval]\`) and the like have no file of their own.
+        if (!path.isAbsolute(file)) continue;
         out[out.length] = file + ':' + (site.getLineNumber() || 0);
       } catch (_) {}
     }
@@ -182,13 +245,18 @@ export const NODE_READ_WATCH = `
   var MOST = 8;
   // The paths the process was handed on its command line: a file of the metric's named there is one
   // the metric handed the code to read (\`node src/solve.js metric/input.txt\`).
+  // A word \`--input=metric/in.txt\` hands its path; a folder handed hands the files in it.
   var handed = null;
   var handedTo = function (p) {
     if (handed === null) {
-      handed = Object.create(null);
-      process.argv.slice(1).forEach(function (a) { if (typeof a === 'string' && a !== '') handed[real(a)] = true; });
+      handed = [];
+      process.argv.slice(1).forEach(function (a) {
+        if (typeof a !== 'string') return;
+        [a, a.slice(a.indexOf('=') + 1)].forEach(function (w) { if (w !== '' && handed.indexOf(real(w)) < 0) handed.push(real(w)); });
+      });
     }
-    return handed[p] === true;
+    for (var i = 0; i < handed.length; i += 1) if (under(p, handed[i])) return true;
+    return false;
   };
   // A frame that may be the doer's: in a tree, out of the metric's folders and of installed packages.
   var maybeDoers = function (frame) {
@@ -199,6 +267,18 @@ export const NODE_READ_WATCH = `
     return false;
   };
   var spawnedBy = env.${WATCH_BY_VAR} || null;
+  // A program of the doer's (its main script in the scope: a CLI the metric runs): whatever in it reads
+  // the metric's files, Node's own module loader for an \`import()\` of a path it made, a worker's eval or
+  // a callback handed to a timer, it reads them. Said as its entry, line 0.
+  var ownEntryFound;
+  var ownEntry = function () {
+    if (ownEntryFound === undefined) {
+      var file = false;
+      try { file = entry !== null && statSync(entry).isFile(); } catch (_) {}
+      ownEntryFound = file && maybeDoers(entry + ':0') ? entry + ':0' : null;
+    }
+    return ownEntryFound;
+  };
   var metricRead = Object.create(null);
   var metricReads = 0;
   var MOST_METRIC_READS = 2000;
@@ -212,16 +292,24 @@ export const NODE_READ_WATCH = `
     kind = kindOf(p, listing, event) || kind;
     var where = frames(above);
     if (where === null) return;
+    var loader = where.loader === true;
     // Started by the doer's code: that call is on every stack of this process, outermost.
     if (spawnedBy) where = where.concat([spawnedBy]);
+    var orphan = false;
     if (kind === 'key' && !where.some(maybeDoers)) {
-      // The metric reading its own files (a folder of fixtures, thousands maybe): each once, no stack.
-      if (metricRead[p] || metricReads >= MOST_METRIC_READS) return;
-      metricRead[p] = true;
-      metricReads += 1;
-      where = [];
+      if (ownEntry() !== null) where = where.concat([ownEntry()]);
+      // No file at all on the stack, and not the module loader: a read handed to Node's own code (a
+      // timer, a promise, \`[p].forEach(fs.readFileSync)\`'s caller gone) so that no file calls it.
+      else if (where.length === 0 && !loader) orphan = true;
+      else {
+        // The metric reading its own files (a folder of fixtures, thousands maybe): each once, no stack.
+        if (metricRead[p] || metricReads >= MOST_METRIC_READS) return;
+        metricRead[p] = true;
+        metricReads += 1;
+        where = [];
+      }
     }
-    var key = event + '\\u0000' + p + '\\u0000' + where.join('\\u0000');
+    var key = event + '\\u0000' + p + '\\u0000' + where.join('\\u0000') + (orphan ? '\\u0000orphan' : '');
     if (seen[key]) return;
     seen[key] = true;
     times[once] = (times[once] || 0) + 1;
@@ -229,7 +317,7 @@ export const NODE_READ_WATCH = `
     try { changed = Math.floor(statSync(p).ctimeMs); } catch (_) {}
     var line = '{"pid":' + process.pid + ',"event":' + quote(event) + ',"path":' + quote(p) + ',"kind":"' + kind +
       '","write":false,"ctimeMs":' + (changed === null ? 'null' : String(changed)) + ',"frames":[' + where.map(quote).join(',') + ']' +
-      (kind === 'key' && handedTo(p) ? ',"handed":true' : '') + '}';
+      (kind === 'key' && handedTo(p) ? ',"handed":true' : '') + (orphan ? ',"orphan":true' : '') + '}';
     var fd = openSync(readLog, 'a');
     try { writeSync(fd, line + '\\n'); } finally { closeSync(fd); }
   };
@@ -244,17 +332,21 @@ export const NODE_READ_WATCH = `
     for (var i = 0; i < roots.length; i += 1) if (under(roots[i], p)) return true;
     return false;
   };
-  var depth = 0;
+  var two = ${JSON.stringify(TWO_PATHS)};
   var wrap = function (target, name, check, label) {
     var original = target && target[name];
     var logged = label || name;
     if (typeof original !== 'function') return;
     var wrapped = function () {
-      // A call fs makes of itself inside one (readFileSync's openSync, exists' access) is the same read.
+      // A call fs makes of itself inside one (readFileSync's openSync, exists' access) is the same read;
+      // so are the watch's own calls (its log's writes, the realpath of what it logs).
       if (depth === 0) {
-        check(logged, arguments[0], wrapped);
-        if (name === 'cpSync' || name === 'cp' || name === 'copyFileSync' || name === 'copyFile' || name === 'renameSync' || name === 'rename') {
-          check(logged, arguments[1], wrapped, true);
+        depth += 1;
+        try {
+          check(logged, arguments[0], wrapped);
+          if (two.indexOf(name) >= 0) check(logged, arguments[1], wrapped, true);
+        } finally {
+          depth -= 1;
         }
       }
       depth += 1;
@@ -293,13 +385,21 @@ export const NODE_READ_WATCH = `
     ${JSON.stringify(PROMISE_WRITES)}.forEach(function (name) { wrap(promises, name, writing); });
     wrap(promises.realpath, 'native', reading, 'realpath.native');
   }
+  try {
+    var fsBinding = process.binding('fs');
+    var bindingCalls = ${JSON.stringify(BINDING_CALLS)};
+    Object.keys(bindingCalls).forEach(function (name) {
+      var as = bindingCalls[name];
+      wrap(fsBinding, name, as === null ? writing : reading, as === null ? name : as);
+    });
+  } catch (_) {}
   // A process the doer's code starts is the doer's: it is told so (WATCH_BY_VAR), and a file of the
   // metric's named on its command line (\`cat metric/cases.json\`, which no watch sees read) is logged.
   var spawner = function (above) {
     if (spawnedBy) return spawnedBy;
     var where = frames(above) || [];
     for (var i = 0; i < where.length; i += 1) if (maybeDoers(where[i])) return where[i];
-    return null;
+    return ownEntry();
   };
   var named = function (words, cwd, by, above) {
     if (keys.length === 0 || !by) return;
@@ -336,7 +436,8 @@ export const NODE_READ_WATCH = `
       if (typeof original !== 'function') continue;
       holder.spawn = (function (original) {
         var spawn = function (options) {
-          try { if (options && typeof options === 'object') started(options, spawn); } catch (_) {}
+          depth += 1;
+          try { if (options && typeof options === 'object') started(options, spawn); } catch (_) {} finally { depth -= 1; }
           return apply(original, this, arguments);
         };
         return spawn;

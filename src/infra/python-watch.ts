@@ -9,48 +9,7 @@
 // which of those were the doer's. The hook refuses the run's code a write to its own folder, so that
 // the log cannot be rewritten, and hands over to any other `sitecustomize` (Debian ships one).
 
-import { parseJsonLines } from './json-object.js';
-
-/** The read log, named to every process of the run. */
-export const READ_LOG_VAR = 'FORGE_READ_LOG';
-/** The trees the run measures, as absolute paths joined as PYTHONPATH joins its (`:`). */
-export const WATCH_ROOTS_VAR = 'FORGE_WATCH_ROOTS';
-/**
- * The metric's own folders in those trees (its scripts and the cases beside them), joined the same
- * way: a file read there is logged whoever reads it, so that outside-reads.ts can tell the doer's
- * code reading the metric's answers, by whatever path it made, from the metric reading them.
- */
-export const WATCH_KEYS_VAR = 'FORGE_WATCH_KEYS';
-/**
- * Set in a process the doer's code started, to the frame that started it (`/abs/src/x.py:3`): its
- * reads are the doer's, whatever code it runs (`python3 -c …`, `node -e …`, which have no file).
- */
-export const WATCH_BY_VAR = 'FORGE_WATCH_BY';
-
-/** One path a Python process opened, listed or removed. */
-export interface ReadRecord {
-  pid: number;
-  /** The audit event: `open`, `os.listdir`, `os.scandir`, `os.remove`, … */
-  event: string;
-  /** The real absolute path. */
-  path: string;
-  /**
-   * `state`: in a folder of git's, Forge's or br's; `outside`: outside the trees and the usual places;
-   * `key`: a file of the metric's own folders (WATCH_KEYS_VAR) opened to be read.
-   */
-  kind: 'state' | 'outside' | 'key';
-  /** Opened for writing, or removed, renamed. */
-  write: boolean;
-  /** When the file or folder last changed (its ctime, which no code can set back), in ms; null: absent. */
-  ctimeMs: number | null;
-  /** A `key` file named on the reading process's command line: the metric handed it to the code. */
-  handed?: boolean;
-  /**
-   * The files on the stack, innermost first, as `/abs/file.py:12`: Python's own library and code run
-   * from a string are left out, installed packages are kept.
-   */
-  frames: string[];
-}
+import { READ_LOG_VAR, WATCH_BY_VAR, WATCH_KEYS_VAR, WATCH_ROOTS_VAR } from './read-log.js';
 
 // Runs in every Python from 3.8 (older ones have no audit hooks and are left unwatched). Everything it
 // needs is taken when the process starts; nothing it does may throw, except its refusal of a write to
@@ -154,6 +113,39 @@ def _forge_read_watch():
             return False
         return in_root(file) is not None
 
+    # A program of the doer's (its main script in the scope: a CLI the metric runs): whatever in it reads
+    # the metric's files (a thread handed \`open\` itself, code run from a string) reads them. Said as its
+    # entry, line 0; sys.argv is not set yet while this module loads.
+    entry = []
+
+    def own_entry():
+        if not entry:
+            argv = getattr(_sys, 'argv', None) or ['']
+            main = text(argv[0]) or ''
+            path = realpath(join(start_cwd, main)) if main not in ('', '-c', '-m', '-') else ''
+            entry.append(path + ':0' if path and _os.path.isfile(path) and maybe_doers(path + ':0') else None)
+        return entry[0]
+
+    def unasked():
+        # The import system reading a module for whatever imports it, or the interpreter opening its
+        # main script before any code runs: a read no code handed on.
+        try:
+            f = getframe(2)
+        except ValueError:
+            return True
+        while f is not None and f.f_code.co_filename == own_file:
+            f = f.f_back
+        return f is None or f.f_code.co_filename.startswith(('<frozen importlib', '<frozen zipimport'))
+
+    def handed_to(path):
+        # A word \`--input=metric/in.txt\` hands its path; a folder handed hands the files in it.
+        for a in getattr(_sys, 'argv', []):
+            a = text(a)
+            for word in (a, a.split('=', 1)[-1]) if a else ():
+                if word and under(path, realpath(join(start_cwd, word))):
+                    return True
+        return False
+
     metric_read = set()
     MOST_METRIC_READS = 2000
     # A process the doer's code starts is the doer's: it is told so (WATCH_BY_VAR), and a file of the
@@ -174,7 +166,7 @@ def _forge_read_watch():
         where = frames()
         if spawned_by:
             where.append(spawned_by)
-        by = spawned_by or next((f for f in where if maybe_doers(f)), None)
+        by = spawned_by or next((f for f in where if maybe_doers(f)), None) or own_entry()
         at = SPAWNS[event]
         target = args[at] if at is not None and len(args) > at and args[at] is not None else _os.environ
         try:
@@ -303,14 +295,22 @@ def _forge_read_watch():
                 where = frames()
                 if spawned_by:
                     where.append(spawned_by)
+                orphan = False
                 if kind == 'key' and not any(maybe_doers(f) for f in where):
-                    # The metric reading its own files (a folder of fixtures, thousands maybe): each
-                    # once, no stack.
-                    if path in metric_read or len(metric_read) >= MOST_METRIC_READS:
-                        continue
-                    metric_read.add(path)
-                    where = []
-                key = (event, path, tuple(where))
+                    if own_entry():
+                        where.append(own_entry())
+                    elif not where and not unasked():
+                        # No file at all on the stack: a read handed to Python's own code (a thread
+                        # given \`open\` or \`Path.read_text\` itself) so that no file calls it.
+                        orphan = True
+                    else:
+                        # The metric reading its own files (a folder of fixtures, thousands maybe):
+                        # each once, no stack.
+                        if path in metric_read or len(metric_read) >= MOST_METRIC_READS:
+                            continue
+                        metric_read.add(path)
+                        where = []
+                key = (event, path, tuple(where), orphan)
                 if key in seen:
                     continue
                 seen.add(key)
@@ -320,12 +320,11 @@ def _forge_read_watch():
                 except OSError:
                     changed = None
                 # A file of the metric's named on the command line is one the metric handed the code.
-                handed = kind == 'key' and any(
-                    a and realpath(join(start_cwd, a)) == path for a in getattr(_sys, 'argv', []))
-                record('{"pid":%d,"event":%s,"path":%s,"kind":"%s","write":%s,"ctimeMs":%s,"frames":[%s]%s}' % (
+                handed = kind == 'key' and handed_to(path)
+                record('{"pid":%d,"event":%s,"path":%s,"kind":"%s","write":%s,"ctimeMs":%s,"frames":[%s]%s%s}' % (
                     getpid(), quote(event), quote(path), kind, 'true' if write else 'false',
                     'null' if changed is None else str(changed), ','.join(quote(f) for f in where),
-                    ',"handed":true' if handed else ''))
+                    ',"handed":true' if handed else '', ',"orphan":true' if orphan else ''))
             else:
                 refuse = None
         except Exception:
@@ -380,37 +379,7 @@ def _forge_next_sitecustomize():
 _forge_next_sitecustomize()
 `;
 
-/** A run's log as read back: `complete` is false when it held more than was read (the rest is lost). */
-export interface ReadLog {
-  records: ReadRecord[];
-  complete: boolean;
-}
-
 /** PYTHONPATH with `folder` first, ahead of what it held. */
 export function withPythonPath(pythonPath: string | undefined, folder: string, delimiter: string): string {
   return [folder, ...(pythonPath ?? '').split(delimiter).filter((part) => part !== '')].join(delimiter);
-}
-
-/** The log's lines that are records (a line that is not one is left out). */
-export function parseReadLog(text: string): ReadRecord[] {
-  return parseJsonLines(text, asReadRecord);
-}
-
-function asReadRecord(value: unknown): ReadRecord | undefined {
-  if (typeof value !== 'object' || value === null) return undefined;
-  const v = value as Record<string, unknown>;
-  if (typeof v.pid !== 'number' || typeof v.event !== 'string' || typeof v.path !== 'string')
-    return undefined;
-  if (v.kind !== 'state' && v.kind !== 'outside' && v.kind !== 'key') return undefined;
-  if (!Array.isArray(v.frames) || !v.frames.every((frame) => typeof frame === 'string')) return undefined;
-  return {
-    pid: v.pid,
-    event: v.event,
-    path: v.path,
-    kind: v.kind,
-    write: v.write === true,
-    ctimeMs: typeof v.ctimeMs === 'number' ? v.ctimeMs : null,
-    frames: v.frames,
-    ...(v.handed === true ? { handed: true } : {}),
-  };
 }

@@ -1526,6 +1526,68 @@ console.log(JSON.stringify({ score: cases.filter(([i, o]) => answer(i) === o).le
     );
   });
 
+  it("a program the metric runs apart that reads the cases past Node's fs (its binding, an import of a path it makes) is a tamper", async () => {
+    const f = await loop(SCORE_APART, 'console.log(process.argv[2].toLowerCase());\n');
+    const { message, line } = await slugIteration(
+      f,
+      [
+        "const path = require('node:path');",
+        "const cases = path.join(__dirname, '..', 'met' + 'ric', 'ca' + 'ses.json');",
+        'const one = JSON.parse(process.binding("fs").readFileUtf8(cases, 0));',
+        // Read by Node's module loader: no line of the program is on its stack.
+        "import(cases, { with: { type: 'json' } }).then(({ default: two }) => {",
+        "  console.log(new Map([...one, ...two]).get(process.argv[2]) ?? '');",
+        '});',
+        '',
+      ].join('\n'),
+    );
+    expect(message).toMatch(/^tamper/);
+    expect(line?.reason).toContain(
+      "read metric/cases.json, which the metric reads for itself (from src/slug.js:3); read metric/cases.json, which the metric reads for itself (in src/slug.js, the doer's program, by no line of it)",
+    );
+  });
+
+  it('a solver that hands the read of the cases to a thread of the language, so that no file of its calls it, is a tamper', async () => {
+    const f = await createLoopFixture({ metric: jsonMetric('python3 metric/score.py') });
+    await f.repo.write('metric/cases.json', `${JSON.stringify(CASES)}\n`);
+    await f.repo.write(
+      'metric/score.py',
+      [
+        'import json, os, sys',
+        'here = os.path.dirname(os.path.abspath(__file__))',
+        "sys.path.insert(0, os.path.join(here, '..', 'src'))",
+        'from slug import slug',
+        "cases = json.load(open(os.path.join(here, 'cases.json')))",
+        "print(json.dumps({'score': sum(1 for i, o in cases if slug(i) == o)}))",
+        '',
+      ].join('\n'),
+    );
+    await f.repo.write('src/slug.py', 'def slug(t):\n    return t.lower()\n');
+    f.repo.commitAll('a slug and its metric, in Python');
+    await f.baseline();
+    const message = await cheatingIteration(f, '10', async () => {
+      await f.repo.write(
+        'src/slug.py',
+        [
+          'import json',
+          'from concurrent.futures import ThreadPoolExecutor',
+          'from pathlib import Path',
+          "cases = Path(__file__).resolve().parent.parent / ('met' + 'ric') / ('ca' + 'ses.json')",
+          'table = dict(json.loads(ThreadPoolExecutor(1).submit(cases.read_text).result()))',
+          '',
+          'def slug(t):',
+          "    return table.get(t, '')",
+          '',
+        ].join('\n'),
+      );
+    });
+    expect(message).toMatch(/^tamper/);
+    const line = (await readLedger(loopFiles, join(f.workspace, 'research-log.jsonl'))).lines[1];
+    expect(line?.reason).toContain(
+      "read metric/cases.json, which the metric reads for itself (handed to the language's own code so that no file of the repository called it)",
+    );
+  });
+
   it("a solver that reads a file of the metric's folder the metric hands it, and never reads itself, is kept", async () => {
     const f = await loop();
     const { message, line } = await slugIteration(

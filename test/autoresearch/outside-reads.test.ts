@@ -3,7 +3,7 @@
 // on the stack; a file outside the trees only when it changed after the loop began and the doer's code
 // opened it itself; nothing an installed package or the metric's own script reads.
 import { describe, expect, it } from 'vitest';
-import type { ReadRecord } from '../../src/infra/python-watch.js';
+import type { ReadRecord } from '../../src/infra/read-log.js';
 import { doerReads, type ReadRules } from '../../src/autoresearch/outside-reads.js';
 
 const ROOT = '/w/repo';
@@ -131,6 +131,28 @@ describe("the doer's reads outside the commit", () => {
     // Read by code out of the scope, or installed, it is nobody's reach.
     expect(phrases([byMetric, key({ frames: [`${ROOT}/tools/load.py:1`] })])).toEqual([]);
     expect(phrases([byMetric, key({ frames: [SITE] })])).toEqual([]);
+  });
+
+  it("names a read of the metric's file by a program of the doer's, or by no file at all, when the metric read it too", () => {
+    const key = (o: Partial<ReadRecord>) => read({ kind: 'key', path: `${ROOT}/metric/cases.json`, ...o });
+    const byMetric = key({ frames: [] });
+    // The doer's program, the metric's command: no line of it on the stack, its entry at line 0.
+    const byProgram = key({ frames: [`${ROOT}/src/cli.py:0`] });
+    expect(phrases([byMetric, byProgram])).toEqual([
+      "read metric/cases.json, which the metric reads for itself (in src/cli.py, the doer's program, by no line of it)",
+    ]);
+    const orphan = key({ frames: [], orphan: true });
+    expect(doerReads({ records: [byMetric, orphan], complete: true }, RULES)).toEqual({
+      phrases: [
+        "read metric/cases.json, which the metric reads for itself (handed to the language's own code so that no file of the repository called it)",
+      ],
+      readers: [],
+    });
+    // Read by no file, and never by the metric: not the metric's answers. A read by no file is not
+    // the metric's own either.
+    expect(phrases([orphan])).toEqual([]);
+    expect(phrases([orphan, { ...orphan, frames: [] }])).toEqual([]);
+    expect(phrases([byMetric, { ...orphan, handed: true }])).toEqual([]);
   });
 
   it('names a few, counts the rest once each, and says when the log was not read to its end', () => {

@@ -45,6 +45,8 @@ describe('runtimeReaches', () => {
     ['src/a.js', 'eval(atob(hidden));', 'eval('],
     ['src/a.js', "const f = new Function('return 1');", 'new Function('],
     ['src/a.js', "import vm from 'node:vm';", "'node:vm'"],
+    // A worker made from text: its code has no file, a read it makes no line of the doer's on its stack.
+    ['src/a.cjs', 'new Worker(source, { eval: true });', 'eval'],
     // Code made from text without the names above (red team: each kept a patch of JSON.stringify).
     ['src/a.mjs', 'const F = (() => {}).constructor;', ').constructor'],
     ['src/a.js', "const F = Object.getPrototypeOf(async () => {}).constructor('return 1');", ').constructor'],

@@ -60,6 +60,19 @@ describe('the exit watch', () => {
     expect(record?.frames[0]).toBe(`${join(dir, 'lib.mjs')}:3`);
   });
 
+  it('logs an exit when the read watch runs beside it, whose wrappers its own write passes', async () => {
+    const exits = await watch();
+    const dir = await tempTree({ 'main.cjs': 'process.exit(3);\n' });
+    const { NODE_OPTIONS: _user, ...rest } = process.env;
+    const ran = spawnSync(process.execPath, ['main.cjs'], {
+      cwd: dir,
+      env: exits.env(rest, [], [dir]),
+      encoding: 'utf8',
+    });
+    expect(ran.status).toBe(3);
+    expect(await logged(exits)).toMatchObject([{ entry: join(dir, 'main.cjs'), via: 'exit', code: 3 }]);
+  });
+
   it('logs a test file’s process under node --test as a test process, and the runner as one', async () => {
     const exits = await watch();
     const dir = await tempTree({

@@ -161,6 +161,118 @@ describe("the Node preload's read watch", () => {
     expect(records.every((r) => r.kind === 'key' && r.frames.length === 0)).toBe(true);
   });
 
+  it("logs the metric's files read past fs through its binding, with the line that read them", async () => {
+    const exits = await watch();
+    const repo = await tempTree({
+      'metric/cases.json': '[["a", "b"]]',
+      'src/solve.cjs': [
+        "const raw = process.binding('fs'), path = require('path');",
+        "const cases = path.join(__dirname, '..', 'met' + 'ric', 'cases.json');",
+        'raw.readFileUtf8(cases, 0);',
+        'raw.close(raw.open(cases, 0, 0));',
+        "raw.readdir(path.dirname(cases), 'utf8', false);",
+        '',
+      ].join('\n'),
+    });
+    const ran = await measured(exits, repo, ['src/solve.cjs']);
+    expect(ran.stderr).toBe('');
+    const cases = join(repo, 'metric', 'cases.json');
+    const solve = (line: number) => `${join(repo, 'src', 'solve.cjs')}:${line}`;
+    // (A listing of the metric's folder says nothing of its answers: not logged.)
+    expect((await logged(exits)).map((r) => [r.event, r.path, r.kind, r.frames[0]])).toEqual([
+      ['readFile', cases, 'key', solve(3)],
+      ['open', cases, 'key', solve(4)],
+    ]);
+  });
+
+  it("says a program of the doer's read the metric's files, whatever in it read them", async () => {
+    const exits = await watch();
+    const repo = await tempTree({
+      'metric/cases.json': '[["a", "b"]]',
+      'metric/more.json': '[]',
+      // The metric reads its cases, then runs the doer's program as a command of its own.
+      'metric/score.cjs': [
+        "const fs = require('fs'), { execFileSync } = require('child_process');",
+        "fs.readFileSync(__dirname + '/cases.json');",
+        "execFileSync(process.execPath, ['src/cli.mjs'], { stdio: 'inherit' });",
+        '',
+      ].join('\n'),
+      // Node's module loader reads one (an import of a path it made), a timer the other: no line of
+      // the program is on either stack.
+      'src/cli.mjs': [
+        "import { readFileSync } from 'node:fs';",
+        "const dir = new URL('../' + 'met' + 'ric/', import.meta.url);",
+        "const one = await import(new URL('cases.json', dir), { with: { type: 'json' } });",
+        "setTimeout(readFileSync, 0, new URL('more.json', dir));",
+        'console.log(one.default.length);',
+        '',
+      ].join('\n'),
+    });
+    const ran = await measured(exits, repo, ['metric/score.cjs']);
+    expect(ran.stderr).toBe('');
+    expect(ran.stdout).toBe('1\n');
+    const cli = `${join(repo, 'src', 'cli.mjs')}:0`;
+    expect((await logged(exits)).map((r) => [r.event, relative(repo, r.path), r.frames])).toEqual([
+      ['readFileSync', 'metric/score.cjs', []],
+      ['readFileSync', 'metric/cases.json', []],
+      ['readFile', 'metric/cases.json', [cli]],
+      ['readFileSync', 'metric/more.json', [cli]],
+    ]);
+  });
+
+  it("logs a read no file calls (a timer, a worker's eval) as no one's; the module loader's as the metric's", async () => {
+    const exits = await watch();
+    const repo = await tempTree({
+      'metric/cases.json': '[["a", "b"]]',
+      'metric/more.json': '[]',
+      'metric/score.mjs': [
+        "import cases from './cases.json' with { type: 'json' };",
+        "import { createRequire } from 'node:module';",
+        "createRequire(import.meta.url)('../src/solve.cjs');",
+        '',
+      ].join('\n'),
+      'src/solve.cjs': [
+        "const fs = require('fs'), path = require('path'), { Worker } = require('worker_threads');",
+        "const dir = path.join(__dirname, '..', 'met' + 'ric');",
+        "setImmediate(fs.readFileSync, path.join(dir, 'cases.json'));",
+        "new Worker(`require('fs').readFileSync(${JSON.stringify(path.join(dir, 'more.json'))})`, { eval: true });",
+        '',
+      ].join('\n'),
+    });
+    const ran = await measured(exits, repo, ['metric/score.mjs']);
+    expect(ran.stderr).toBe('');
+    const records = await logged(exits);
+    expect(records.map((r) => [relative(repo, r.path), r.frames, r.orphan ?? false]).sort()).toEqual([
+      ['metric/cases.json', [], false],
+      ['metric/cases.json', [], true],
+      ['metric/more.json', [], true],
+      ['metric/score.mjs', [], false],
+    ]);
+  });
+
+  it('reads a path given as `--flag=path`, or in a folder named on the command line, as handed', async () => {
+    const exits = await watch();
+    const repo = await tempTree({
+      'metric/in.txt': 'in',
+      'metric/fixtures/a.md': '# a',
+      'metric/cases.json': '[]',
+      'src/cli.cjs': [
+        "const fs = require('fs'), path = require('path');",
+        "fs.readFileSync(process.argv[2].split('=')[1]);",
+        "fs.readFileSync(path.join(process.argv[3], 'a.md'));",
+        "fs.readFileSync(path.join(process.argv[3], '..', 'cases.json'));",
+        '',
+      ].join('\n'),
+    });
+    const ran = await measured(exits, repo, ['src/cli.cjs', '--input=metric/in.txt', 'metric/fixtures']);
+    expect(ran.stderr).toBe('');
+    expect((await logged(exits)).map((r) => [relative(repo, r.path), r.handed ?? false])).toEqual([
+      ['metric/in.txt', true],
+      ['metric/fixtures/a.md', true],
+      ['metric/cases.json', false],
+    ]);
+  });
+
   it('logs a file outside the trees, a module required from there; not the run temp directory', async () => {
     const exits = await watch();
     const elsewhere = await tempTree(
@@ -255,7 +367,13 @@ describe("the Node preload's read watch", () => {
         "const fs = require('fs'), util = require('util');",
         "fs.readFileSync('.git/x');",
         'const log = process.env.FORGE_READ_LOG;',
-        'for (const attempt of [() => fs.writeFileSync(log, ""), () => fs.rmSync(log), () => fs.truncateSync(log)]) {',
+        "const raw = process.binding('fs'), elsewhere = require('os').tmpdir() + '/log';",
+        'for (const attempt of [',
+        '  () => fs.writeFileSync(log, ""), () => fs.rmSync(log), () => fs.truncateSync(log),',
+        // Past fs itself, and by another name made for the log.
+        '  () => raw.writeFileUtf8(log, "", fs.constants.O_WRONLY | fs.constants.O_TRUNC, 0o666),',
+        '  () => raw.open(log, fs.constants.O_WRONLY | fs.constants.O_TRUNC, 0o666), () => fs.linkSync(log, elsewhere),',
+        ']) {',
         "  try { attempt(); console.log('allowed'); } catch (error) { console.log(error.code); }",
         '}',
         "util.promisify(fs.exists)('.git/x').then((there) => console.log(there, fs.readFileSync.name));",
@@ -264,7 +382,7 @@ describe("the Node preload's read watch", () => {
     });
     const ran = await node(exits, repo, 'main.cjs');
     expect(ran.stderr).toBe('');
-    expect(ran.stdout).toBe('EACCES\nEACCES\nEACCES\ntrue readFileSync\n');
+    expect(ran.stdout).toBe(`${'EACCES\n'.repeat(6)}true readFileSync\n`);
     expect((await logged(exits)).map((r) => r.event)).toEqual(['readFileSync', 'exists']);
   });
 

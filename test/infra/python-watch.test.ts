@@ -8,7 +8,8 @@ import { stat } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { ExitWatch } from '../../src/infra/exit-watch.js';
-import { parseReadLog, withPythonPath } from '../../src/infra/python-watch.js';
+import { withPythonPath } from '../../src/infra/python-watch.js';
+import { parseReadLog } from '../../src/infra/read-log.js';
 import { loggedReads, startedWatch } from '../support/run-watch.js';
 import { tempTree } from '../support/temp-tree.js';
 
@@ -128,6 +129,74 @@ describe('the read watch', () => {
       ['spawn', 'metric/cases.json', solve(3)],
       ['spawn', 'metric', solve(4)],
       ['readFileSync', 'metric/cases.json', solve(5)],
+    ]);
+  });
+
+  it("says a program of the doer's read the metric's files, whatever in it read them; a read no file calls is no one's", async () => {
+    const exits = await watch();
+    const repo = await tempTree({
+      'metric/cases.json': '[["a", "b"]]',
+      'metric/more.json': '[]',
+      // The metric reads its cases, runs the doer's program, and loads the doer's module.
+      'metric/score.py': [
+        'import json, subprocess, sys',
+        "json.load(open('metric/cases.json'))",
+        "subprocess.run([sys.executable, 'src/cli.py'], check=True)",
+        "sys.path.insert(0, 'src')",
+        'import solve',
+        '',
+      ].join('\n'),
+      // A thread given `open` itself, a pool given `Path.read_text`: no line of the doer's is on the
+      // stack of either read.
+      'src/cli.py': [
+        'import threading',
+        'from concurrent.futures import ThreadPoolExecutor',
+        'from pathlib import Path',
+        "here = Path(__file__).resolve().parent.parent / ('met' + 'ric')",
+        "t = threading.Thread(target=open, args=(here / 'cases.json',)); t.start(); t.join()",
+        "ThreadPoolExecutor(1).submit(Path.read_text, here / 'more.json').result()",
+        '',
+      ].join('\n'),
+      'src/solve.py': [
+        'from concurrent.futures import ThreadPoolExecutor',
+        'from pathlib import Path',
+        "ThreadPoolExecutor(1).submit((Path('met' + 'ric') / 'more.json').read_text).result()",
+        '',
+      ].join('\n'),
+    });
+    const ran = await measured(exits, repo, ['metric/score.py']);
+    expect(ran.stderr).toBe('');
+    const cli = `${join(repo, 'src', 'cli.py')}:0`;
+    expect((await logged(exits)).map((r) => [relative(repo, r.path), r.frames, r.orphan ?? false])).toEqual([
+      // The interpreter opening the script it runs, and the metric's own read: the metric's.
+      ['metric/score.py', [], false],
+      ['metric/cases.json', [], false],
+      ['metric/cases.json', [cli], false],
+      ['metric/more.json', [cli], false],
+      ['metric/more.json', [], true],
+    ]);
+  });
+
+  it('reads a path given as `--flag=path`, or in a folder named on the command line, as handed', async () => {
+    const exits = await watch();
+    const repo = await tempTree({
+      'metric/in.txt': 'in',
+      'metric/fixtures/a.md': '# a',
+      'metric/cases.json': '[]',
+      'src/cli.py': [
+        'import os, sys',
+        "open(sys.argv[1].split('=')[1]).read()",
+        "open(os.path.join(sys.argv[2], 'a.md')).read()",
+        "open(os.path.join(sys.argv[2], '..', 'cases.json')).read()",
+        '',
+      ].join('\n'),
+    });
+    const ran = await measured(exits, repo, ['src/cli.py', '--input=metric/in.txt', 'metric/fixtures']);
+    expect(ran.stderr).toBe('');
+    expect((await logged(exits)).map((r) => [relative(repo, r.path), r.handed ?? false])).toEqual([
+      ['metric/in.txt', true],
+      ['metric/fixtures/a.md', true],
+      ['metric/cases.json', false],
     ]);
   });
 

@@ -2,7 +2,7 @@
 // removed when the test ends, and its read log as the records it holds.
 import { onTestFinished } from 'vitest';
 import { startExitWatch, type ExitWatch } from '../../src/infra/exit-watch.js';
-import type { ReadRecord } from '../../src/infra/python-watch.js';
+import type { ReadRecord } from '../../src/infra/read-log.js';
 import { tempTree } from './temp-tree.js';
 
 export async function startedWatch(prefix: string): Promise<ExitWatch> {
