@@ -282,7 +282,7 @@ export const NODE_READ_WATCH = `
   var metricRead = Object.create(null);
   var metricReads = 0;
   var MOST_METRIC_READS = 2000;
-  var note = function (event, given, kind, listing, above) {
+  var note = function (event, given, kind, listing, above, raw) {
     var once = event + '\\u0000' + given;
     // (Not for the metric's files: code reading one from many places first must not crowd out the
     // metric's own read of it, which says it is the metric's answers.)
@@ -292,6 +292,9 @@ export const NODE_READ_WATCH = `
     kind = kindOf(p, listing, event) || kind;
     var where = frames(above);
     if (where === null) return;
+    // Node's own code calls the binding for its own ends (node --test's walk for test files): only
+    // a call with a file on its stack is someone's.
+    if (raw && where.length === 0) return;
     var loader = where.loader === true;
     // Started by the doer's code: that call is on every stack of this process, outermost.
     if (spawnedBy) where = where.concat([spawnedBy]);
@@ -357,7 +360,7 @@ export const NODE_READ_WATCH = `
     try { Object.setPrototypeOf(wrapped, original); } catch (_) {}
     target[name] = wrapped;
   };
-  var reading = function (name, value, above, second) {
+  var reading = function (name, value, above, second, raw) {
     var given = asPath(value);
     if (given === null) return;
     // The tree's own files and the usual places are most calls: one look, no realpath for them.
@@ -369,8 +372,9 @@ export const NODE_READ_WATCH = `
     if (kind === null || second) return;
     // The folders above a tree are looked at by any code that walks up from it (finding a config).
     if (kind === 'outside' && TESTS.test(name) && aboveRoot(given)) return;
-    try { note(name, given, kind, listing, above); } catch (_) {}
+    try { note(name, given, kind, listing, above, raw); } catch (_) {}
   };
+  var rawReading = function (name, value, above, second) { reading(name, value, above, second, true); };
   var writing = function (name, value) {
     var given = asPath(value);
     if (given !== null) refuse(given, kindOf(given));
@@ -390,7 +394,7 @@ export const NODE_READ_WATCH = `
     var bindingCalls = ${JSON.stringify(BINDING_CALLS)};
     Object.keys(bindingCalls).forEach(function (name) {
       var as = bindingCalls[name];
-      wrap(fsBinding, name, as === null ? writing : reading, as === null ? name : as);
+      wrap(fsBinding, name, as === null ? writing : rawReading, as === null ? name : as);
     });
   } catch (_) {}
   // A process the doer's code starts is the doer's: it is told so (WATCH_BY_VAR), and a file of the

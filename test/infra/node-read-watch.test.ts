@@ -185,6 +185,18 @@ describe("the Node preload's read watch", () => {
     ]);
   });
 
+  it("leaves Node's own calls of the binding, with no file on their stack (node --test's walk for tests)", async () => {
+    const exits = await watch();
+    const repo = await tempTree({
+      '.git/HEAD': 'ref: refs/heads/main\n',
+      '.git/refs/heads/main': '',
+      'test/a.test.mjs': "import { test } from 'node:test';\ntest('adds', () => {});\n",
+    });
+    const ran = await measured(exits, repo, ['--test', '--test-reporter=tap']);
+    expect(ran.stdout).toContain('# pass 1');
+    expect((await logged(exits)).filter((r) => r.kind !== 'key')).toEqual([]);
+  });
+
   it("says a program of the doer's read the metric's files, whatever in it read them", async () => {
     const exits = await watch();
     const repo = await tempTree({
