@@ -53,6 +53,7 @@ export function doerReads(log: ReadLog, rules: ReadRules): DoerReads {
       : phrases;
   // What was not read back may hold anything: a run that logs that much has no score to trust.
   if (!log.complete) named.push("logged more paths outside the commit than Forge's watch reads back");
+  if (log.cut === true) named.push("cut a log of Forge's watch short, or rewrote it");
   return { phrases: named, readers: [...readers].sort() };
 }
 

@@ -11,7 +11,8 @@
 // logs what they read outside the commit.
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
-import { readFileIfExists, writeFileAtomic } from './atomic-file.js';
+import { witnessAppends } from './append-witness.js';
+import { writeFileAtomic } from './atomic-file.js';
 import { parseJsonLines } from './json-object.js';
 import { makeDir, makeTempDir, removePath } from './fs-ops.js';
 import { NODE_READ_WATCH } from './node-read-watch.js';
@@ -200,6 +201,8 @@ export async function startExitWatch(base: string = tmpdir()): Promise<ExitWatch
   const hook = join(dir, 'exit-watch.cjs');
   const log = join(dir, 'exits.jsonl');
   const readLog = join(dir, 'reads.jsonl');
+  const exitCopy = witnessAppends(log, MAX_LOG_CHARS);
+  const readCopy = witnessAppends(readLog, MAX_LOG_CHARS);
   return {
     env: (env, entries = [], roots = [], keys = []) => ({
       ...env,
@@ -217,15 +220,25 @@ export async function startExitWatch(base: string = tmpdir()): Promise<ExitWatch
           }),
     }),
     async read() {
-      const text = await readFileIfExists(log);
-      return text === undefined ? undefined : parseExitLog(text.slice(0, MAX_LOG_CHARS));
+      const settled = await exitCopy.settle();
+      return settled === undefined ? undefined : parseExitLog(settled.text.slice(0, MAX_LOG_CHARS));
     },
     async reads() {
-      const text = await readFileIfExists(readLog);
-      if (text === undefined) return undefined;
-      return { records: parseReadLog(text.slice(0, MAX_LOG_CHARS)), complete: text.length <= MAX_LOG_CHARS };
+      const settled = await readCopy.settle();
+      if (settled === undefined) return undefined;
+      const { text } = settled;
+      const cut = settled.cut || (await exitCopy.settle())?.cut === true;
+      return {
+        records: parseReadLog(text.slice(0, MAX_LOG_CHARS)),
+        complete: text.length <= MAX_LOG_CHARS,
+        ...(cut ? { cut } : {}),
+      };
     },
-    remove: () => removePath(dir, { recursive: true }).catch(() => undefined),
+    remove: () => {
+      exitCopy.close();
+      readCopy.close();
+      return removePath(dir, { recursive: true }).catch(() => undefined);
+    },
   };
 }
 

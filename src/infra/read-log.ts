@@ -52,6 +52,12 @@ export interface ReadRecord {
 export interface ReadLog {
   records: ReadRecord[];
   complete: boolean;
+  /**
+   * The watch's logs lost or changed what the runner saw in them as the run went
+   * (append-witness.ts): a process no watch sees (a shell) rewrote them, and they hold less than the
+   * run did.
+   */
+  cut?: boolean;
 }
 
 /** The log's lines that are records (a line that is not one is left out). */

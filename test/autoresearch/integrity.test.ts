@@ -1547,6 +1547,28 @@ console.log(JSON.stringify({ score: cases.filter(([i, o]) => answer(i) === o).le
     );
   });
 
+  it("a program the metric runs apart that reads the cases and has a shell empty the watch's logs is a tamper", async () => {
+    const f = await loop(SCORE_APART, 'console.log(process.argv[2].toLowerCase());\n');
+    const { message, line } = await slugIteration(
+      f,
+      [
+        "const fs = require('node:fs'), path = require('node:path'), { execFileSync } = require('node:child_process');",
+        "const cases = JSON.parse(fs.readFileSync(path.join(__dirname, '..', 'met' + 'ric', 'ca' + 'ses.json'), 'utf8'));",
+        // The runner copies an append within moments of it; the wait keeps this test's outcome off the
+        // machine's load. Then every log the environment names is emptied by a process no watch sees.
+        'Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 300);',
+        "execFileSync('sh', ['-c', 'for f in $(env | sed -n \"s/^[A-Z_]*LOG=//p\"); do : > \"$f\"; done']);",
+        "console.log(new Map(cases).get(process.argv[2]) ?? '');",
+        '',
+      ].join('\n'),
+    );
+    expect(message).toMatch(/^tamper/);
+    expect(line?.reason).toContain(
+      'read metric/cases.json, which the metric reads for itself (from src/slug.js:2)',
+    );
+    expect(line?.reason).toContain("cut a log of Forge's watch short, or rewrote it");
+  });
+
   it('a solver that hands the read of the cases to a thread of the language, so that no file of its calls it, is a tamper', async () => {
     const f = await createLoopFixture({ metric: jsonMetric('python3 metric/score.py') });
     await f.repo.write('metric/cases.json', `${JSON.stringify(CASES)}\n`);

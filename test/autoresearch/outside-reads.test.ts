@@ -171,4 +171,12 @@ describe("the doer's reads outside the commit", () => {
       "logged more paths outside the commit than Forge's watch reads back",
     ]);
   });
+
+  it('says when a log of the watch was cut short or rewritten as the run went, whatever it still holds', () => {
+    expect(doerReads({ records: [], complete: true, cut: true }, RULES)).toEqual({
+      phrases: ["cut a log of Forge's watch short, or rewrote it"],
+      readers: [],
+    });
+    expect(doerReads({ records: [], complete: true }, RULES).phrases).toEqual([]);
+  });
 });

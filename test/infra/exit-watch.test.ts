@@ -1,10 +1,10 @@
 // The exit watch's preload (src/infra/exit-watch.ts), run for real: Node processes started with its
 // env log each exit call with their entry, whether they run tests, and the stack; the user's own
 // NODE_OPTIONS still apply; nothing it meets makes the process fail.
-import { spawnSync } from 'node:child_process';
-import { readdir } from 'node:fs/promises';
+import { spawn, spawnSync } from 'node:child_process';
+import { readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { describe, expect, it, onTestFinished } from 'vitest';
+import { describe, expect, it, onTestFinished, vi } from 'vitest';
 import {
   parseExitLog,
   startExitWatch,
@@ -71,6 +71,49 @@ describe('the exit watch', () => {
     });
     expect(ran.status).toBe(3);
     expect(await logged(exits)).toMatchObject([{ entry: join(dir, 'main.cjs'), via: 'exit', code: 3 }]);
+  });
+
+  it('reads its logs as cut when a process it does not watch cut them short, with what it saw of them', async () => {
+    const exits = await watch();
+    const dir = await tempTree({
+      '.git/x': '1',
+      // Reads in git's folder (logged), waits for the test to have seen that, then has a shell (which
+      // no watch sees) empty both logs.
+      'main.cjs': [
+        "const fs = require('fs'), { execFileSync } = require('child_process');",
+        "fs.readFileSync('.git/x');",
+        "const go = () => fs.existsSync('go') ? execFileSync('sh', ['-c', ': > \"$FORGE_READ_LOG\"; : > \"$FORGE_EXIT_LOG\"']) : setTimeout(go, 10);",
+        'go();',
+        '',
+      ].join('\n'),
+    });
+    const { NODE_OPTIONS: _user, ...rest } = process.env;
+    const child = spawn(process.execPath, ['main.cjs'], {
+      cwd: dir,
+      env: exits.env(rest, [], [dir]),
+      stdio: 'ignore',
+    });
+    const ended = new Promise((done) => child.on('exit', done));
+    await vi.waitFor(async () => expect((await exits.reads())?.records).toHaveLength(1), { timeout: 20_000 });
+    await writeFile(join(dir, 'go'), '');
+    await ended;
+    const log = await exits.reads();
+    expect(log?.cut).toBe(true);
+    expect(log?.records.map((r) => [r.event, r.path])).toEqual([['readFileSync', join(dir, '.git', 'x')]]);
+  });
+
+  it('reads its logs as whole when nothing cut them', async () => {
+    const exits = await watch();
+    const dir = await tempTree({ '.git/x': '1', 'main.cjs': "require('fs').readFileSync('.git/x');\n" });
+    const { NODE_OPTIONS: _user, ...rest } = process.env;
+    const child = spawn(process.execPath, ['main.cjs'], {
+      cwd: dir,
+      env: exits.env(rest, [], [dir]),
+      stdio: 'ignore',
+    });
+    await new Promise((done) => child.on('exit', done));
+    expect(await exits.reads()).toMatchObject({ complete: true, records: [{ event: 'readFileSync' }] });
+    expect((await exits.reads())?.cut).toBeUndefined();
   });
 
   it('logs a test file’s process under node --test as a test process, and the runner as one', async () => {
