@@ -18,14 +18,21 @@ import { makeDir, makeTempDir, removePath } from './fs-ops.js';
 import { NODE_READ_WATCH } from './node-read-watch.js';
 import { ownTempPrefix, removeLeftTempsOnce } from './left-temp.js';
 import { PYTHON_HOOK, withPythonPath } from './python-watch.js';
-import { parseReadLog, READ_LOG_VAR, WATCH_KEYS_VAR, WATCH_ROOTS_VAR, type ReadLog } from './read-log.js';
+import {
+  EXIT_ENTRIES_VAR,
+  EXIT_LOG_VAR,
+  EXIT_PARENT_VAR,
+  NODE_HOOK_FILE,
+  parseReadLog,
+  PYTHON_HOOK_FOLDER,
+  READ_LOG_VAR,
+  WATCH_KEYS_VAR,
+  WATCH_ROOTS_VAR,
+  WATCH_VARS,
+  type ReadLog,
+} from './read-log.js';
 
-/** The preload's log, named to every process of the run. */
-export const EXIT_LOG_VAR = 'FORGE_EXIT_LOG';
-/** What the preload tells a process's children about it: `node-test` (node --test's runner), or `other`. */
-export const EXIT_PARENT_VAR = 'FORGE_EXIT_PARENT';
-/** The scripts the loop's commands name, as a JSON list of real paths: their processes are checks too. */
-export const EXIT_ENTRIES_VAR = 'FORGE_EXIT_ENTRIES';
+export { EXIT_ENTRIES_VAR, EXIT_LOG_VAR, EXIT_PARENT_VAR };
 const PREFIX = 'forge-exits-';
 /** The most of the log read back: a run that starts more Node processes than this is rare. */
 const MAX_LOG_CHARS = 4_000_000;
@@ -149,6 +156,37 @@ const HOOK = `'use strict';
         return apply(reallyExit, this, arguments);
       };
     }
+    // What a child needs to be watched as this process is, taken before the code under test runs: a
+    // child started with an environment of its own (\`{ env: { PATH } }\`), or with the watch's variables
+    // changed, would run unwatched (node-read-watch.ts's spawn wrappers call this on each one's env).
+    // Another watch's preload in its NODE_OPTIONS is Forge run under Forge: that watch's to set.
+    var hookFile = __filename;
+    var pythonFolder = path.join(path.dirname(hookFile), '${PYTHON_HOOK_FOLDER}');
+    var requireHook = '--require "' + hookFile.replace(/["\\\\]/g, function (c) { return '\\\\' + c; }) + '"';
+    var watchValues = [];
+    ${JSON.stringify(WATCH_VARS)}.forEach(function (name) {
+      if (typeof env[name] === 'string') watchValues.push([name, env[name]]);
+    });
+    var keepWatched = function (pairs) {
+      var at = Object.create(null);
+      for (var i = 0; i < pairs.length; i += 1) {
+        var pair = String(pairs[i]), eq = pair.indexOf('=');
+        if (eq > 0) at[pair.slice(0, eq)] = i;
+      }
+      var value = function (name) { return at[name] === undefined ? undefined : String(pairs[at[name]]).slice(name.length + 1); };
+      var put = function (name, v) {
+        if (at[name] === undefined) { at[name] = pairs.length; pairs.push(name + '=' + v); } else pairs[at[name]] = name + '=' + v;
+      };
+      var options = value('NODE_OPTIONS') || '';
+      if (options.split(hookFile).join('').indexOf('${NODE_HOOK_FILE}') >= 0) return;
+      if (options.indexOf(hookFile) < 0) put('NODE_OPTIONS', (options + ' ' + requireHook).trim());
+      for (var k = 0; k < watchValues.length; k += 1) put(watchValues[k][0], watchValues[k][1]);
+      if (value('${EXIT_PARENT_VAR}') === undefined && typeof env.${EXIT_PARENT_VAR} === 'string') put('${EXIT_PARENT_VAR}', env.${EXIT_PARENT_VAR});
+      if (typeof env.${READ_LOG_VAR} === 'string') {
+        var pythonPath = value('PYTHONPATH') || '';
+        if (pythonPath.split(path.delimiter).indexOf(pythonFolder) < 0) put('PYTHONPATH', pythonPath === '' ? pythonFolder : pythonFolder + path.delimiter + pythonPath);
+      }
+    };
     try {${NODE_READ_WATCH}} catch (_) {}
   } catch (_) {}
 })();
@@ -190,15 +228,15 @@ export async function startExitWatch(base: string = tmpdir()): Promise<ExitWatch
   try {
     await removeLeftTempsOnce(base, PREFIX);
     dir = await makeTempDir(ownTempPrefix(PREFIX), base);
-    await writeFileAtomic(join(dir, 'exit-watch.cjs'), HOOK);
+    await writeFileAtomic(join(dir, NODE_HOOK_FILE), HOOK);
     await writeFileAtomic(join(dir, 'exits.jsonl'), '');
-    await makeDir(join(dir, 'python'));
-    await writeFileAtomic(join(dir, 'python', 'sitecustomize.py'), PYTHON_HOOK);
+    await makeDir(join(dir, PYTHON_HOOK_FOLDER));
+    await writeFileAtomic(join(dir, PYTHON_HOOK_FOLDER, 'sitecustomize.py'), PYTHON_HOOK);
     await writeFileAtomic(join(dir, 'reads.jsonl'), '');
   } catch {
     return undefined;
   }
-  const hook = join(dir, 'exit-watch.cjs');
+  const hook = join(dir, NODE_HOOK_FILE);
   const log = join(dir, 'exits.jsonl');
   const readLog = join(dir, 'reads.jsonl');
   const exitCopy = witnessAppends(log, MAX_LOG_CHARS);
@@ -213,7 +251,7 @@ export async function startExitWatch(base: string = tmpdir()): Promise<ExitWatch
       ...(roots.length === 0
         ? {}
         : {
-            PYTHONPATH: withPythonPath(env.PYTHONPATH, join(dir, 'python'), delimiter),
+            PYTHONPATH: withPythonPath(env.PYTHONPATH, join(dir, PYTHON_HOOK_FOLDER), delimiter),
             [READ_LOG_VAR]: readLog,
             [WATCH_ROOTS_VAR]: roots.join(delimiter),
             [WATCH_KEYS_VAR]: keys.length === 0 ? undefined : keys.join(delimiter),

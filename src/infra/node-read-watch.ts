@@ -10,138 +10,16 @@
 // the static reading's (runtime-reach.ts) to judge. A read of the metric's own files
 // (read-log.ts's WATCH_KEYS_VAR) in a program of the doer's carries its entry, whatever read it; one
 // with no file at all on the stack, not by the module loader, is logged as no one's (`orphan`).
+import {
+  BINDING_CALLS,
+  NATIVE_FORMS,
+  PROMISE_READS,
+  PROMISE_WRITES,
+  READS,
+  TWO_PATHS,
+  WRITES,
+} from './node-fs-calls.js';
 import { READ_LOG_VAR, WATCH_BY_VAR, WATCH_KEYS_VAR, WATCH_ROOTS_VAR } from './read-log.js';
-
-/** `fs` functions whose first argument is a path they read, list or test. */
-const READS = [
-  'readFileSync',
-  'readFile',
-  'openSync',
-  'open',
-  'createReadStream',
-  'readdirSync',
-  'readdir',
-  'opendirSync',
-  'opendir',
-  'existsSync',
-  'exists',
-  'statSync',
-  'stat',
-  'lstatSync',
-  'lstat',
-  'accessSync',
-  'access',
-  'readlinkSync',
-  'readlink',
-  // What a path resolves to, or the file system it is on, says whether it is there (red team: a
-  // doer-left ../flag tested with realpathSync passed unseen).
-  'realpathSync',
-  'realpath',
-  'statfsSync',
-  'statfs',
-  'watch',
-  'watchFile',
-  'openAsBlob',
-  'copyFileSync',
-  'copyFile',
-  'cpSync',
-  'cp',
-];
-/** `fs.promises` functions of the same kind. */
-const PROMISE_READS = [
-  'readFile',
-  'open',
-  'readdir',
-  'opendir',
-  'stat',
-  'lstat',
-  'access',
-  'readlink',
-  'realpath',
-  'statfs',
-  'watch',
-  'copyFile',
-  'cp',
-];
-/** The realpath functions' `native` forms, by the name they are logged under. */
-const NATIVE_FORMS = ['realpathSync', 'realpath'];
-/** Functions that write a path: refused on the watch's own folder. */
-const WRITES = [
-  'writeFileSync',
-  'writeFile',
-  'appendFileSync',
-  'appendFile',
-  'truncateSync',
-  'truncate',
-  'createWriteStream',
-  'rmSync',
-  'rm',
-  'unlinkSync',
-  'unlink',
-  'renameSync',
-  'rename',
-  'rmdirSync',
-  'rmdir',
-  'chmodSync',
-  'chmod',
-  // A hard link to the log, made elsewhere, is the log by another name (then truncated there).
-  'linkSync',
-  'link',
-  'symlinkSync',
-  'symlink',
-];
-const PROMISE_WRITES = [
-  'writeFile',
-  'appendFile',
-  'truncate',
-  'rm',
-  'unlink',
-  'rename',
-  'rmdir',
-  'chmod',
-  'link',
-  'symlink',
-];
-/** Calls whose second argument is a path too: where a copy, a move or a link goes. */
-const TWO_PATHS = [
-  'cpSync',
-  'cp',
-  'copyFileSync',
-  'copyFile',
-  'renameSync',
-  'rename',
-  'linkSync',
-  'link',
-  'symlinkSync',
-  'symlink',
-];
-/**
- * The `fs` binding's own functions (`process.binding('fs')`, which the public ones call): code that calls
- * them reads past every wrapper above (red team: `process.binding('fs').readFileUtf8(p, 0)` read the
- * metric's cases unseen). Each by the public call it is logged as; null: a write, refused on the
- * watch's own folder. Names differ between Node versions: those a version lacks are passed over.
- */
-const BINDING_CALLS: Record<string, string | null> = {
-  open: 'open',
-  openFileHandle: 'open',
-  readFileUtf8: 'readFile',
-  internalModuleReadJSON: 'readFile',
-  readdir: 'readdir',
-  copyFile: 'copyFile',
-  cpSyncCopyDir: 'cp',
-  cpSyncOverrideFile: 'cp',
-  writeFileUtf8: null,
-  rename: null,
-  unlink: null,
-  rmdir: null,
-  rmSync: null,
-  mkdir: null,
-  link: null,
-  symlink: null,
-  chmod: null,
-  utimes: null,
-  lutimes: null,
-};
 
 /**
  * The preload's part that watches reads: CommonJS run inside the preload's own function, after `fs`,
@@ -428,6 +306,7 @@ export const NODE_READ_WATCH = `
     if (isArray(options.envPairs)) {
       options.envPairs = options.envPairs.filter(function (pair) { return String(pair).indexOf(BY_PAIR) !== 0; });
       if (by) options.envPairs.push(BY_PAIR + by);
+      keepWatched(options.envPairs);
     }
     if (isArray(options.args)) named(options.args.slice(1), options.cwd, by, above);
   };

@@ -9,7 +9,15 @@
 // which of those were the doer's. The hook refuses the run's code a write to its own folder, so that
 // the log cannot be rewritten, and hands over to any other `sitecustomize` (Debian ships one).
 
-import { READ_LOG_VAR, WATCH_BY_VAR, WATCH_KEYS_VAR, WATCH_ROOTS_VAR } from './read-log.js';
+import {
+  EXIT_PARENT_VAR,
+  NODE_HOOK_FILE,
+  READ_LOG_VAR,
+  WATCH_BY_VAR,
+  WATCH_KEYS_VAR,
+  WATCH_ROOTS_VAR,
+  WATCH_VARS,
+} from './read-log.js';
 
 // Runs in every Python from 3.8 (older ones have no audit hooks and are left unwatched). Everything it
 // needs is taken when the process starts; nothing it does may throw, except its refusal of a write to
@@ -162,6 +170,28 @@ def _forge_read_watch():
                 out.extend(word.replace('"', ' ').replace("'", ' ').replace('=', ' ').split())
         return out
 
+    # What a child needs to be watched as this process is, taken as it starts (exit-watch.ts's
+    # keepWatched): given back to a child started with an environment of its own, unless another
+    # watch's preload is in its NODE_OPTIONS (Forge run under Forge).
+    watch_values = [(k, env[k]) for k in ${JSON.stringify(WATCH_VARS).replace(/"/g, "'")} if k in env]
+    python_folder = _os.path.dirname(own_file)
+    node_hook = join(_os.path.dirname(python_folder), '${NODE_HOOK_FILE}')
+
+    def keep_watched(target):
+        options = target.get('NODE_OPTIONS') or ''
+        if '${NODE_HOOK_FILE}' in options.replace(node_hook, ''):
+            return
+        if node_hook not in options:
+            quoted = node_hook.replace('\\\\', '\\\\\\\\').replace('"', '\\\\"')
+            target['NODE_OPTIONS'] = (options + ' --require "' + quoted + '"').strip()
+        for k, v in watch_values:
+            target[k] = v
+        if '${EXIT_PARENT_VAR}' not in target and '${EXIT_PARENT_VAR}' in env:
+            target['${EXIT_PARENT_VAR}'] = env['${EXIT_PARENT_VAR}']
+        parts = [p for p in (target.get('PYTHONPATH') or '').split(_os.pathsep) if p]
+        if python_folder not in parts:
+            target['PYTHONPATH'] = _os.pathsep.join([python_folder] + parts)
+
     def spawned(event, args):
         where = frames()
         if spawned_by:
@@ -174,6 +204,7 @@ def _forge_read_watch():
                 target['${WATCH_BY_VAR}'] = by
             else:
                 target.pop('${WATCH_BY_VAR}', None)
+            keep_watched(target)
         except Exception:
             pass
         if not by or not keys:

@@ -2,6 +2,15 @@
 // they watch to every process of a run, and its records as the runner reads them back.
 import { parseJsonLines } from './json-object.js';
 
+/** The exit watch's log (exit-watch.ts), named to every process of the run. */
+export const EXIT_LOG_VAR = 'FORGE_EXIT_LOG';
+/** What the preload tells a process's children about it: `node-test` (node --test's runner), or `other`. */
+export const EXIT_PARENT_VAR = 'FORGE_EXIT_PARENT';
+/** The scripts the loop's commands name, as a JSON list of real paths: their processes are checks too. */
+export const EXIT_ENTRIES_VAR = 'FORGE_EXIT_ENTRIES';
+/** The Node preload's file, and the folder beside it that holds the Python hook. */
+export const NODE_HOOK_FILE = 'exit-watch.cjs';
+export const PYTHON_HOOK_FOLDER = 'python';
 /** The read log, named to every process of the run. */
 export const READ_LOG_VAR = 'FORGE_READ_LOG';
 /** The trees the run measures, as absolute paths joined as PYTHONPATH joins its (`:`). */
@@ -17,6 +26,13 @@ export const WATCH_KEYS_VAR = 'FORGE_WATCH_KEYS';
  * reads are the doer's, whatever code it runs (`python3 -c …`, `node -e …`, which have no file).
  */
 export const WATCH_BY_VAR = 'FORGE_WATCH_BY';
+
+/**
+ * What every process of a watched run carries, as the run's env gave it: a child started with an
+ * environment of its own is given them back (with the preload in NODE_OPTIONS and the hook's folder
+ * on PYTHONPATH), or it would run unwatched.
+ */
+export const WATCH_VARS = [EXIT_LOG_VAR, EXIT_ENTRIES_VAR, READ_LOG_VAR, WATCH_ROOTS_VAR, WATCH_KEYS_VAR];
 
 /** One path a Python process opened, listed or removed. */
 export interface ReadRecord {

@@ -137,6 +137,58 @@ describe("the Node preload's read watch", () => {
     ]);
   });
 
+  it('watches a child started with an environment of its own, or with the watch moved, as any other', async () => {
+    const exits = await watch();
+    const repo = await tempTree({
+      'metric/cases.json': '[["a", "b"]]',
+      'metric/score.cjs':
+        "require('fs').readFileSync(__dirname + '/cases.json');\nrequire('../src/solve.cjs');\n",
+      'src/solve.cjs': [
+        "const { execFileSync } = require('child_process');",
+        "const read = \"require('fs').readFileSync('met' + 'ric/cases.json')\";",
+        "execFileSync(process.execPath, ['-e', read], { env: { PATH: process.env.PATH } });",
+        "const moved = { ...process.env, ['FORGE_' + 'READ_LOG']: require('os').tmpdir() + '/log', NODE_OPTIONS: '' };",
+        "execFileSync(process.execPath, ['-e', read], { env: moved });",
+        "execFileSync('python3', ['-c', \"open('met' + 'ric/cases.json').read()\"], { env: {} });",
+        '',
+      ].join('\n'),
+    });
+    const ran = await measured(exits, repo, ['metric/score.cjs']);
+    expect(ran.stderr).toBe('');
+    const solve = (line: number) => `${join(repo, 'src', 'solve.cjs')}:${line}`;
+    expect(
+      (await logged(exits)).map((r) => [r.event, relative(repo, r.path), r.frames.at(-1) ?? null]),
+    ).toEqual([
+      ['readFileSync', 'metric/score.cjs', null],
+      ['readFileSync', 'metric/cases.json', null],
+      ['readFileSync', 'metric/cases.json', solve(3)],
+      ['readFileSync', 'metric/cases.json', solve(5)],
+      ['open', 'metric/cases.json', solve(6)],
+    ]);
+  });
+
+  it("leaves a child that another watch's preload watches to that watch (Forge run under Forge)", async () => {
+    const exits = await watch();
+    const inner = await watch();
+    const repo = await tempTree({
+      'metric/cases.json': '[]',
+      'src/run.cjs': [
+        "const { execFileSync } = require('child_process');",
+        "execFileSync(process.execPath, ['-e', \"require('fs').readFileSync('.git/x')\"], { env: JSON.parse(process.argv[2]) });",
+        '',
+      ].join('\n'),
+      '.git/x': '',
+    });
+    const { NODE_OPTIONS: _user, ...rest } = process.env;
+    const innerEnv = inner.env(rest, [], [repo]);
+    const ran = await measured(exits, repo, ['src/run.cjs', JSON.stringify(innerEnv)]);
+    expect(ran.stderr).toBe('');
+    expect(await logged(exits)).toEqual([]);
+    expect((await logged(inner)).map((r) => [r.event, relative(repo, r.path)])).toEqual([
+      ['readFileSync', '.git/x'],
+    ]);
+  });
+
   it("logs the metric's own reads of its files once a file, with no stack, however many", async () => {
     const exits = await watch();
     const fixtures = Object.fromEntries(

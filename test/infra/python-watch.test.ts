@@ -200,6 +200,35 @@ describe('the read watch', () => {
     ]);
   });
 
+  it('watches a child started with an environment of its own, or with the watch moved, as any other', async () => {
+    const exits = await watch();
+    const repo = await tempTree({
+      'metric/cases.json': '[["a", "b"]]',
+      'metric/score.py':
+        "open('metric/cases.json').read()\nimport sys\nsys.path.insert(0, 'src')\nimport solve\n",
+      'src/solve.py': [
+        'import os, subprocess, sys',
+        "read = \"open('met' + 'ric/cases.json').read()\"",
+        "subprocess.run([sys.executable, '-c', read], env={'PATH': os.environ['PATH']}, check=True)",
+        "subprocess.run([sys.executable, '-c', read], env=dict(os.environ, **{'FORGE_' + 'READ_LOG': '/tmp/x', 'PYTHONPATH': ''}), check=True)",
+        "subprocess.run(['node', '-e', \"require('fs').readFileSync('met' + 'ric/cases.json')\"], env={}, check=True)",
+        '',
+      ].join('\n'),
+    });
+    const ran = await measured(exits, repo, ['metric/score.py']);
+    expect(ran.stderr).toBe('');
+    const solve = (line: number) => `${join(repo, 'src', 'solve.py')}:${line}`;
+    expect(
+      (await logged(exits)).map((r) => [r.event, relative(repo, r.path), r.frames.at(-1) ?? null]),
+    ).toEqual([
+      ['open', 'metric/score.py', null],
+      ['open', 'metric/cases.json', null],
+      ['open', 'metric/cases.json', solve(3)],
+      ['open', 'metric/cases.json', solve(4)],
+      ['readFileSync', 'metric/cases.json', solve(5)],
+    ]);
+  });
+
   it("logs the metric's own reads of its files once a file, with no stack, however many", async () => {
     const exits = await watch();
     const fixtures = Object.fromEntries(
