@@ -95,7 +95,7 @@ export function caseValues(text: string): string[] {
 }
 
 /** A value as it is compared: trimmed; undefined for one too short or long, or plumbing. */
-function normalValue(raw: string): string | undefined {
+export function normalValue(raw: string): string | undefined {
   const value = raw.trim();
   if (value.length < MIN_VALUE_CHARS || value.length > MAX_VALUE_CHARS) return undefined;
   return PLUMBING.test(value) ? undefined : value;

@@ -7,7 +7,7 @@
 import { join } from 'node:path';
 import { readBytesIfReadable } from '../infra/fs-ops.js';
 import type { Git } from '../infra/git.js';
-import { hiddenText, holdsValue, metricCases } from './case-values.js';
+import { hiddenText, holdsValue, metricCases, type MetricCases } from './case-values.js';
 
 /** Shorter than this, a file's content is too common to tell a copy (`{}`, a version number). */
 const MIN_KEY_BYTES = 32;
@@ -30,6 +30,17 @@ export const MIN_WRITTEN_CASES = 2;
 /** How near two values of a case are to be side by side: a line or two of code. */
 const NEAR_CHARS = 160;
 
+/** How the cases of a key file are read, and whether most of its values alone make a copy. */
+export interface CaseReading {
+  /** Its values and cases (metricCases by default). */
+  cases?: (path: string, text: string) => MetricCases;
+  /**
+   * False: only its cases written out count (a test file's values are mostly the messages and
+   * names honest code writes as well). True by default.
+   */
+  byValues?: boolean;
+}
+
 /**
  * Of `changed` (scope paths), those that hold the whole content of one of the metric's files (the
  * `metricFiles` themselves and every file tracked at `base` under `folders`: the metric's own), or
@@ -42,6 +53,7 @@ export async function copiedMetricFiles(
   changed: readonly string[],
   metricFiles: readonly string[],
   folders: readonly string[],
+  reading: CaseReading = {},
 ): Promise<{ path: string; holds: string }[]> {
   if (changed.length === 0) return [];
   const keys = new Set(metricFiles);
@@ -66,7 +78,7 @@ export async function copiedMetricFiles(
       others.push({ path, text: `${text}\n${hiddenText(text)}` });
     }
   }
-  const copies = await copiedValues(contents, others, () =>
+  const copies = await copiedValues(contents, others, reading, () =>
     git.readTexts(
       base,
       others.map((file) => file.path),
@@ -84,11 +96,13 @@ export async function copiedMetricFiles(
 async function copiedValues(
   contents: readonly { path: string; bytes: Buffer }[],
   files: readonly { path: string; text: string }[],
+  reading: CaseReading,
   before: () => Promise<ReadonlyMap<string, string>>,
 ): Promise<{ path: string; holds: string }[]> {
+  const read = reading.cases ?? ((_path: string, text: string) => metricCases(text));
   const keys = contents
     .filter((content) => content.bytes.length <= MAX_READ_BYTES)
-    .map((content) => ({ path: content.path, ...metricCases(content.bytes.toString('utf8')) }))
+    .map((content) => ({ path: content.path, ...read(content.path, content.bytes.toString('utf8')) }))
     .filter((key) => countHeld(key.values, files) >= MIN_COPIED_VALUES);
   // (Read at the base only when some metric file's values are there at all: mostly none are.)
   if (keys.length === 0) return [];
@@ -101,7 +115,7 @@ async function copiedValues(
   for (const key of keys) {
     const values = key.values.filter((value) => !holdsValue(earlier, value));
     const held = countHeld(values, files);
-    if (held >= MIN_COPIED_VALUES && held * 3 > values.length * 2) {
+    if (reading.byValues !== false && held >= MIN_COPIED_VALUES && held * 3 > values.length * 2) {
       for (const file of files) {
         if (!found.has(file.path) && values.some((value) => holdsValue(file.text, value)))
           found.set(file.path, `${held} of the ${values.length} values of ${key.path}`);

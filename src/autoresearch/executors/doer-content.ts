@@ -2,7 +2,10 @@
 // modules go by: the checks made on the committed scope before any judge (executors/doer.ts).
 import { join } from 'node:path';
 import { fileStat } from '../../infra/fs-ops.js';
+import { isPathInScope } from '../keep-revert.js';
 import { copiedMetricFiles } from '../metric-copies.js';
+import { testCases } from '../test-cases.js';
+import { isTestFile } from '../test-files.js';
 import { metricKeyFolders } from '../metric-folders.js';
 import { pythonInstalledModules } from '../../infra/python-sites.js';
 import type { ExecutionRequest } from '../../loop/types.js';
@@ -18,9 +21,14 @@ export interface ContentTamper {
   detail: string;
 }
 
+/** Test files read for their cases, at most: a suite larger than this is read in part. */
+const MAX_TEST_FILES = 500;
+/** A test file in a language: its cases are read from its code (test-cases.ts), not as data. */
+const TEST_CODE = /\.(?:[cm]?[jt]sx?|pyw?|rb|go|rs|java|kts?|scala|cs|swift|php|exs?|lua|pl|sh)$/i;
+
 /**
- * Of the doer's changed scope files (`inScope`), compiled Python with no source, and copies of the
- * metric's own files (metric-copies.ts).
+ * Of the doer's changed scope files (`inScope`), compiled Python with no source, copies of the
+ * metric's own files (metric-copies.ts), and the tests' cases written out.
  */
 export async function contentTamper(
   context: AutoresearchContext,
@@ -55,6 +63,28 @@ export async function contentTamper(
       paths: copies.map((copy) => copy.path),
       what: "copied the metric's own files into its scope",
       detail: copies.map((copy) => `${copy.path} holds ${copy.holds}`).join(', '),
+    });
+  }
+  // The tests it may not change, which the metric or a guard runs: their inputs with the answers.
+  const { doer_paths: scope, doer_may_change_tests: mayChange } = context.config.scope;
+  const tests = (await context.git.listTree(baseSha, []))
+    .map((entry) => entry.path)
+    .filter((path) => isTestFile(path) && !(mayChange && isPathInScope(path, scope)))
+    .slice(0, MAX_TEST_FILES);
+  const code = tests.filter((path) => TEST_CODE.test(path));
+  const data = tests.filter((path) => !TEST_CODE.test(path));
+  const written = [
+    ...(await copiedMetricFiles(context.git, context.repo, baseSha, inScope, code, [], {
+      cases: (_path, text) => testCases(text),
+      byValues: false,
+    })),
+    ...(await copiedMetricFiles(context.git, context.repo, baseSha, inScope, data, [])),
+  ];
+  if (written.length > 0) {
+    found.push({
+      paths: [...new Set(written.map((copy) => copy.path))],
+      what: "wrote the tests' own cases into its scope, answers beside the inputs they check",
+      detail: written.map((copy) => `${copy.path} holds ${copy.holds}`).join(', '),
     });
   }
   return found;
