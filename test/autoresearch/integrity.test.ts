@@ -1504,12 +1504,11 @@ console.log(JSON.stringify({ score: cases.filter(([i, o]) => answer(i) === o).le
     expect(await f.repo.read('src/slug.js')).toBe(LOWER);
   });
 
-  it('a program the metric runs apart that has a process of its own read the cases (`cat`, `node -e`) is a tamper', async () => {
-    // The artifact is a command line the metric runs once a case: printing is its job, so no reading
-    // of its code objects to the processes it starts.
-    const f = await loop(SCORE_APART, 'console.log(process.argv[2].toLowerCase());\n');
-    const { message, line } = await slugIteration(
-      f,
+  // The artifact is a command line the metric runs once a case: printing is its job, so no reading of
+  // its code objects to the processes it starts.
+  it.each([
+    [
+      'has a process of its own read the cases (`cat`, `node -e`)',
       [
         "const { execSync, execFileSync } = require('node:child_process');",
         "const one = JSON.parse(execSync('cat met' + 'ric/ca' + 'ses.json', { encoding: 'utf8' }));",
@@ -1517,19 +1516,13 @@ console.log(JSON.stringify({ score: cases.filter(([i, o]) => answer(i) === o).le
         "const two = JSON.parse(execFileSync(process.execPath, ['-e', code], { encoding: 'utf8' }));",
         'const table = new Map([...one, ...two]);',
         "console.log(table.get(process.argv[2]) ?? '');",
-        '',
-      ].join('\n'),
-    );
-    expect(message).toMatch(/^tamper/);
-    expect(line?.reason).toContain(
-      'its code gave a process it started metric/cases.json, which the metric reads for itself (from src/slug.js:2); read metric/cases.json, which the metric reads for itself (from src/slug.js:4)',
-    );
-  });
-
-  it("a program the metric runs apart that reads the cases past Node's fs (its binding, an import of a path it makes) is a tamper", async () => {
-    const f = await loop(SCORE_APART, 'console.log(process.argv[2].toLowerCase());\n');
-    const { message, line } = await slugIteration(
-      f,
+      ],
+      [
+        'its code gave a process it started metric/cases.json, which the metric reads for itself (from src/slug.js:2); read metric/cases.json, which the metric reads for itself (from src/slug.js:4)',
+      ],
+    ],
+    [
+      "reads the cases past Node's fs (its binding, an import of a path it makes)",
       [
         "const path = require('node:path');",
         "const cases = path.join(__dirname, '..', 'met' + 'ric', 'ca' + 'ses.json');",
@@ -1538,19 +1531,13 @@ console.log(JSON.stringify({ score: cases.filter(([i, o]) => answer(i) === o).le
         "import(cases, { with: { type: 'json' } }).then(({ default: two }) => {",
         "  console.log(new Map([...one, ...two]).get(process.argv[2]) ?? '');",
         '});',
-        '',
-      ].join('\n'),
-    );
-    expect(message).toMatch(/^tamper/);
-    expect(line?.reason).toContain(
-      "read metric/cases.json, which the metric reads for itself (from src/slug.js:3); read metric/cases.json, which the metric reads for itself (in src/slug.js, the doer's program, by no line of it)",
-    );
-  });
-
-  it("a program the metric runs apart that reads the cases and has a shell empty the watch's logs is a tamper", async () => {
-    const f = await loop(SCORE_APART, 'console.log(process.argv[2].toLowerCase());\n');
-    const { message, line } = await slugIteration(
-      f,
+      ],
+      [
+        "read metric/cases.json, which the metric reads for itself (from src/slug.js:3); read metric/cases.json, which the metric reads for itself (in src/slug.js, the doer's program, by no line of it)",
+      ],
+    ],
+    [
+      "reads the cases and has a shell empty the watch's logs",
       [
         "const fs = require('node:fs'), path = require('node:path'), { execFileSync } = require('node:child_process');",
         "const cases = JSON.parse(fs.readFileSync(path.join(__dirname, '..', 'met' + 'ric', 'ca' + 'ses.json'), 'utf8'));",
@@ -1559,14 +1546,17 @@ console.log(JSON.stringify({ score: cases.filter(([i, o]) => answer(i) === o).le
         'Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 300);',
         "execFileSync('sh', ['-c', 'for f in $(env | sed -n \"s/^[A-Z_]*LOG=//p\"); do : > \"$f\"; done']);",
         "console.log(new Map(cases).get(process.argv[2]) ?? '');",
-        '',
-      ].join('\n'),
-    );
+      ],
+      [
+        'read metric/cases.json, which the metric reads for itself (from src/slug.js:2)',
+        "cut a log of Forge's watch short, or rewrote it",
+      ],
+    ],
+  ])('a program the metric runs apart that %s is a tamper', async (_what, code, phrases) => {
+    const f = await loop(SCORE_APART, 'console.log(process.argv[2].toLowerCase());\n');
+    const { message, line } = await slugIteration(f, `${code.join('\n')}\n`);
     expect(message).toMatch(/^tamper/);
-    expect(line?.reason).toContain(
-      'read metric/cases.json, which the metric reads for itself (from src/slug.js:2)',
-    );
-    expect(line?.reason).toContain("cut a log of Forge's watch short, or rewrote it");
+    for (const phrase of phrases) expect(line?.reason).toContain(phrase);
   });
 
   it('a solver that hands the read of the cases to a thread of the language, so that no file of its calls it, is a tamper', async () => {
