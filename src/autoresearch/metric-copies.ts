@@ -39,6 +39,11 @@ export interface CaseReading {
    * names honest code writes as well). True by default.
    */
   byValues?: boolean;
+  /**
+   * What of a changed file counts (all of it by default): a test's cases in a comment or a document
+   * of the doer's are examples, which no program reads.
+   */
+  doerText?: (path: string, text: string) => string;
 }
 
 /**
@@ -74,16 +79,17 @@ export async function copiedMetricFiles(
     if (key !== undefined) found.push({ path, holds: key.path });
     else {
       // With what it hides decoded: cases kept as base64, hex, escapes or reversed are a copy too.
-      const text = bytes.toString('utf8');
+      const text = counted(reading, path, bytes.toString('utf8'));
       others.push({ path, text: `${text}\n${hiddenText(text)}` });
     }
   }
-  const copies = await copiedValues(contents, others, reading, () =>
-    git.readTexts(
+  const copies = await copiedValues(contents, others, reading, async () => {
+    const texts = await git.readTexts(
       base,
       others.map((file) => file.path),
-    ),
-  );
+    );
+    return new Map([...texts].map(([path, text]) => [path, counted(reading, path, text)]));
+  });
   return [...found, ...copies].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 }
 
@@ -164,6 +170,11 @@ function placesOf(text: string, value: string): { start: number; end: number }[]
       places.push({ start: at, end: at + form.length });
   }
   return places;
+}
+
+/** What of a changed file's text is read for copies (CaseReading.doerText). */
+function counted(reading: CaseReading, path: string, text: string): string {
+  return reading.doerText === undefined ? text : reading.doerText(path, text);
 }
 
 /** How many of `values` one of `files` holds. */

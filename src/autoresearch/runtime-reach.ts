@@ -309,7 +309,7 @@ export function runtimeReaches(
 }
 
 /** Languages whose comments start with `#`; the others' with `//` (and `/* … *\/`). */
-const HASH_COMMENTS = /\.(?:pyw?|rb|pl|pm|r|jl|ex|exs|sh|bash|zsh|ps1|nim)$/i;
+export const HASH_COMMENTS = /\.(?:pyw?|rb|pl|pm|r|jl|ex|exs|sh|bash|zsh|ps1|nim)$/i;
 
 /**
  * `text` without its comments, strings kept whole (a `//` in `"http://…"` starts none): a reading that

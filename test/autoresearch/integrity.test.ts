@@ -1659,6 +1659,19 @@ describe('the tests the metric runs', () => {
       ['export const slug = (t) =>', "  t.toLowerCase().split(/[^a-z0-9]+/).filter(Boolean).join('-');"],
       'test/slug.test.mjs',
     ],
+    [
+      'makes the slug as the tests ask, with their cases as examples in a comment',
+      'keep',
+      [
+        '/**',
+        " * slug('Rock & Roll!') === 'rock-roll'",
+        " * slug('  Trim me  ') === 'trim-me'",
+        ' */',
+        'export const slug = (t) =>',
+        "  t.toLowerCase().split(/[^a-z0-9]+/).filter(Boolean).join('-');",
+      ],
+      'test/slug.test.mjs',
+    ],
   ])('a doer that %s: %s', async (_what, decision, code, tests) => {
     const f = await createLoopFixture({
       metric: {

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { fileStat } from '../../infra/fs-ops.js';
 import { isPathInScope } from '../keep-revert.js';
 import { copiedMetricFiles } from '../metric-copies.js';
+import { HASH_COMMENTS, withoutComments } from '../runtime-reach.js';
 import { testCases } from '../test-cases.js';
 import { isTestFile } from '../test-files.js';
 import { metricKeyFolders } from '../metric-folders.js';
@@ -25,6 +26,16 @@ export interface ContentTamper {
 const MAX_TEST_FILES = 500;
 /** A test file in a language: its cases are read from its code (test-cases.ts), not as data. */
 const TEST_CODE = /\.(?:[cm]?[jt]sx?|pyw?|rb|go|rs|java|kts?|scala|cs|swift|php|exs?|lua|pl|sh)$/i;
+
+/** Prose: a test's cases there are examples, which no program reads. */
+const DOCUMENT = /\.(?:md|markdown|mdx|rst|adoc)$/i;
+
+/** A changed file's text as its program can read it: comments and documents are examples. */
+function examplesLeftOut(path: string, text: string): string {
+  if (DOCUMENT.test(path)) return '';
+  if (!TEST_CODE.test(path)) return text;
+  return withoutComments(text, HASH_COMMENTS.test(path) ? '#' : '//');
+}
 
 /**
  * Of the doer's changed scope files (`inScope`), compiled Python with no source, copies of the
@@ -77,6 +88,7 @@ export async function contentTamper(
     ...(await copiedMetricFiles(context.git, context.repo, baseSha, inScope, code, [], {
       cases: (_path, text) => testCases(text),
       byValues: false,
+      doerText: examplesLeftOut,
     })),
     ...(await copiedMetricFiles(context.git, context.repo, baseSha, inScope, data, [])),
   ];
