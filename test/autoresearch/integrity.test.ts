@@ -1621,6 +1621,25 @@ console.log(JSON.stringify({ score: cases.filter(([i, o]) => answer(i) === o).le
 describe('the tests the metric runs', () => {
   it.each([
     [
+      "holds the names a test fixture holds (a config's keys) is no copy",
+      "export const defaults = { port: 8080, host: 'localhost', timeout_ms: 3000, name: 'forge-demo' };\n",
+      'keep',
+    ],
+    ['holds a test fixture whole is a tamper', null, 'tamper'],
+  ])('a doer whose code %s', async (_what, code, decision) => {
+    const f = await createLoopFixture();
+    const fixture = '{"port": 8080, "host": "localhost", "timeout_ms": 3000, "name": "forge-demo"}\n';
+    await f.repo.write('test/fixtures/config.json', fixture);
+    f.repo.commitAll('a fixture');
+    await f.baseline();
+    const message = await cheatingIteration(f, '12', async () => {
+      await f.repo.write(code === null ? 'src/config.json' : 'src/config.js', code ?? fixture);
+    });
+    expect(message).toMatch(new RegExp(`^${decision}`));
+  });
+
+  it.each([
+    [
       'answers the tests it fails one by one, input beside answer',
       'tamper',
       [
