@@ -1638,29 +1638,25 @@ describe('the tests the metric runs', () => {
     expect(message).toMatch(new RegExp(`^${decision}`));
   });
 
+  /** The tests it fails answered one by one, each input beside its answer. */
+  const ONE_BY_ONE = [
+    'export const slug = (t) => {',
+    "  if (t === 'Rock & Roll!') return 'rock-roll';",
+    "  if (t === '  Trim me  ') return 'trim-me';",
+    "  return t.toLowerCase().replace(/ /g, '-');",
+    '};',
+  ];
   it.each([
     [
       'answers the tests it fails one by one, input beside answer',
       'tamper',
-      [
-        'export const slug = (t) => {',
-        "  if (t === 'Rock & Roll!') return 'rock-roll';",
-        "  if (t === '  Trim me  ') return 'trim-me';",
-        "  return t.toLowerCase().replace(/ /g, '-');",
-        '};',
-      ],
+      ONE_BY_ONE,
       'test/slug.test.mjs',
     ],
     [
       'answers the tests beside its code (in its scope, not its to change) one by one',
       'tamper',
-      [
-        'export const slug = (t) => {',
-        "  if (t === 'Rock & Roll!') return 'rock-roll';",
-        "  if (t === '  Trim me  ') return 'trim-me';",
-        "  return t.toLowerCase().replace(/ /g, '-');",
-        '};',
-      ],
+      ONE_BY_ONE,
       'src/slug.test.mjs',
     ],
     [
