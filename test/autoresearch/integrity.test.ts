@@ -60,6 +60,15 @@ async function cheatingIteration(f: LoopFixture, value: string, cheat: () => Pro
   return (await f.run('arbiter', 1)).message;
 }
 
+/** Node's test runner as the metric, its score the share of tests TAP says passed. */
+const TAP_METRIC: LoopConfigFile['metric'] = {
+  type: 'hard',
+  command: 'node --test --test-reporter=tap',
+  score: { from: 'tap' },
+  direction: 'maximize',
+  timeout_seconds: 60,
+};
+
 /** A hard metric run as `command`, its score read at the JSON path `score`. */
 function jsonMetric(command: string): LoopConfigFile['metric'] {
   return {
@@ -1689,13 +1698,7 @@ describe('the tests the metric runs', () => {
     ],
   ])('a doer that %s: %s', async (_what, decision, code, tests) => {
     const f = await createLoopFixture({
-      metric: {
-        type: 'hard',
-        command: 'node --test --test-reporter=tap',
-        score: { from: 'tap' },
-        direction: 'maximize',
-        timeout_seconds: 60,
-      },
+      metric: TAP_METRIC,
       scope: { doer_paths: ['src/'], judge_paths: ['src/'] },
     });
     await f.repo.write('src/slug.mjs', 'export const slug = (t) => t;\n');
@@ -1760,13 +1763,7 @@ describe('the tests the metric runs', () => {
     const failing = "test('formats', () => assert.equal(String(1), '01'));\n";
     const loop = async () => {
       const f = await createLoopFixture({
-        metric: {
-          type: 'hard',
-          command: 'node --test --test-reporter=tap',
-          score: { from: 'tap' },
-          direction: 'maximize',
-          timeout_seconds: 60,
-        },
+        metric: TAP_METRIC,
         scope: { doer_paths: ['src/', 'test/'], judge_paths: ['src/'], doer_may_change_tests: true },
       });
       await f.repo.write('test/a.test.mjs', tests(passing + failing));
