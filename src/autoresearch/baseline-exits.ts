@@ -72,10 +72,10 @@ export function watchBaselineExits(config: LoopConfig, repo: string, run: Watche
       }
       if (first.read === 'outside') {
         throw new AppError(
-          `At the baseline, code in the doer's scope already ${first.phrase} while \`${first.argv.join(' ')}\` ran: in the loop a read of what no commit holds is tamper, so every change would be refused for it.`,
+          `At the baseline, code in the doer's scope already ${first.phrase} while \`${first.argv.join(' ')}\` ran: in the loop a read of what no commit holds, or of what tells the code who runs it, is tamper, so every change would be refused for it.`,
           {
             exitCode: ExitCode.usage,
-            hint: "Have that code read what the repository holds (not git's, Forge's or br's folder), keep it out of --scope, or pass --doer-may-patch-runtime to lift the watch; nothing was created.",
+            hint: "Have that code read what the repository holds (not git's, Forge's or br's folder, nor a process's command line in /proc), keep it out of --scope, or pass --doer-may-patch-runtime to lift the watch; nothing was created.",
           },
         );
       }

@@ -183,6 +183,15 @@ const LOADED: readonly { file: RegExp; comment: '#' | '//'; patterns: readonly R
       /\bstdio\s*:\s*(?:['"`]inherit['"`]|\[[^\]\n]*(?:['"`]inherit['"`]|\b[12]\b|process))/gm,
       /\brequire\s*\.\s*main\b|\bmodule\s*\.\s*(?:parent|children)\b|\bimport\s*\.\s*meta\s*\.\s*main\b/gm,
       /\bError\s*\.\s*(?:captureStackTrace|prepareStackTrace)\b|\bnew\s+Error\s*\([^()\n]*\)\s*\.\s*stack\b/gm,
+      // The stack read another way: an error made without `new`, a caught one, one kept in a name.
+      /(?<![\w$.]|\bnew\s+)(?:[A-Z]\w*)?Error\s*\([^()\n]*\)\s*\.\s*stack\b/gm,
+      /(?<![\w$.])([A-Za-z_$][\w$]*)\s*\.\s*stack\b(?<=(?:\bcatch\s*\(\s*\1\s*\)\s*\{|\.\s*catch\s*\(\s*\(?\s*\1\s*\)?\s*=>|\b\1\s*=\s*(?:new\s+)?(?:[A-Z]\w*)?Error\s*\()[\s\S]{0,2000}\1\s*\.\s*stack)/gm,
+      // Who runs the process, asked another way than process.argv: its parent, its title, its
+      // environment as a whole or by a name made as it runs (the test runner sets its own variables),
+      // the system's files of a process (/proc/self/cmdline: the read watch sees them read, too).
+      /(?<![\w$.'"\x60])process\s*(?:\.\s*|\[\s*['"\x60])(?:ppid|title)\b/gm,
+      /(?<![\w$.'"\x60])process\s*\.\s*env\b(?!\s*(?:\??\.\s*[A-Za-z_$][\w$]*|\[\s*['"\x60][^'"\x60$\n]*['"\x60]\s*\]))/gm,
+      /['"\x60]\/proc(?:['"\x60]|\/(?:self|thread-self|\d|\$\{))/gm,
       // A place that outlives the run: each run has a temp folder of its own, but not a home, `/tmp` or
       // another writable folder of the machine named outright (`/var/cache`, `/srv`, `/opt`), where one
       // run, or the doer's turn, can leave what the next reads (its results, cached).
@@ -205,6 +214,13 @@ const LOADED: readonly { file: RegExp; comment: '#' | '//'; patterns: readonly R
       /\bgetattr\s*\(\s*(?:sys|os|builtins)\s*,|\bbuiltins\s*\./gm,
       /['"]\/(?:dev\/(?:stdout|stderr|tty|fd\/[12])|proc\/self\/fd)/gm,
       /\binspect\s*\.\s*(?:stack|currentframe|getouterframes|getframeinfo)\b|\btraceback\s*\.\s*(?:extract_stack|format_stack|print_stack|walk_stack)\b/gm,
+      // The stack reached through an exception (its traceback's frames), and who runs the process asked
+      // another way than sys.argv: its parent, its environment as a whole or by a name made as it
+      // runs, the system's files of a process (/proc/self/cmdline).
+      /\b(?:__traceback__|tb_frame|tb_next|f_back)\b|\bexc_info\s*\(/gm,
+      /\bos\s*\.\s*getppid\b|\bpsutil\b/gm,
+      /\bos\s*\.\s*environ\b(?!\s*(?:\[\s*['"][^'"\n]*['"]\s*\]|\.\s*get\s*\(\s*['"]))|\bgetenv\s*\(\s*(?!['"])/gm,
+      /['"]\/proc(?:['"]|\/(?:self|thread-self|\d|\{|%))/gm,
       // `if __name__ == '__main__':` is a script's own; any other `__main__` asks who runs it.
       /(?<!__name__\s*==\s*['"])__main__\b/gm,
       /\bimportlib\s*\.\s*(?:import_module|reload|util|machinery)\b/gm,

@@ -55,6 +55,18 @@ export const NODE_READ_WATCH = `
   // repository (a worktree's .git is a file).
   var STATE = /(^|[\\\\/])\\.(git|forge|beads)[\\\\/]./;
   var LISTED = /(^|[\\\\/])\\.(git|forge|beads)([\\\\/]|$)/;
+  // What tells code who runs its process, and so whether the metric or a test does: its own command
+  // line, environment and open files, and anything of another process's (its parent's command line), or
+  // the list of processes. Its own memory, limits and status are honest code's.
+  var PROCESS = /^\\/proc\\/(self|thread-self|\\d+)(?:\\/task\\/\\d+)?(?:\\/(.*))?$/;
+  var OWN_WHO = /^(?:cmdline|environ|fd|fdinfo)(?:\\/|$)/;
+  var tellsWho = function (p, listing) {
+    if (p === '/proc') return listing;
+    var m = PROCESS.exec(p);
+    if (m === null) return false;
+    var own = m[1] === 'self' || m[1] === 'thread-self' || m[1] === String(process.pid);
+    return !own || OWN_WHO.test(m[2] || '');
+  };
   var kindOf = function (p, listing, name) {
     var state = listing ? LISTED : STATE;
     for (var i = 0; i < roots.length; i += 1) {
@@ -66,6 +78,7 @@ export const NODE_READ_WATCH = `
       return null;
     }
     if (state.test(p)) return 'state';
+    if (tellsWho(p, listing)) return 'who';
     for (var j = 0; j < usual.length; j += 1) {
       if (under(p, usual[j]) && !(usual[j] === '/dev' && under(p, '/dev/shm'))) return null;
     }
@@ -177,6 +190,7 @@ export const NODE_READ_WATCH = `
     // Started by the doer's code: that call is on every stack of this process, outermost.
     if (spawnedBy) where = where.concat([spawnedBy]);
     var orphan = false;
+    if (kind === 'who' && where.length === 0 && !loader) orphan = true;
     if (kind === 'key' && !where.some(maybeDoers)) {
       if (ownEntry() !== null) where = where.concat([ownEntry()]);
       // No file at all on the stack, and not the module loader: a read handed to Node's own code (a

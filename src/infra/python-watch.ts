@@ -82,6 +82,20 @@ def _forge_read_watch():
                 return root
         return None
 
+    # What tells code who runs its process, and so whether the metric or a test does: its own command
+    # line, environment and open files, and anything of another process's (its parent's command line),
+    # or the list of processes. Its own memory, limits and status are honest code's.
+    def tells_who(path, listing):
+        if path == '/proc':
+            return listing
+        parts = path.split('/')
+        if len(parts) < 3 or parts[1] != 'proc' or not (parts[2] in ('self', 'thread-self') or parts[2].isdigit()):
+            return False
+        rest = parts[5:] if len(parts) > 4 and parts[3] == 'task' else parts[3:]
+        if parts[2] not in ('self', 'thread-self', str(getpid())):
+            return True
+        return bool(rest) and rest[0] in ('cmdline', 'environ', 'fd', 'fdinfo')
+
     def kind_of(path, listing=False):
         root = in_root(path)
         # Inside one of those folders, or a listing of one: opening .git itself is how code finds
@@ -91,6 +105,8 @@ def _forge_read_watch():
             parts = parts[:-1]
         if '.git' in parts or '.forge' in parts or '.beads' in parts:
             return 'state'
+        if root is None and tells_who(path, listing):
+            return 'who'
         if root is not None:
             for folder in keys:
                 if not listing and under(path, folder):
@@ -327,6 +343,8 @@ def _forge_read_watch():
                 if spawned_by:
                     where.append(spawned_by)
                 orphan = False
+                if kind == 'who' and not where and not unasked():
+                    orphan = True
                 if kind == 'key' and not any(maybe_doers(f) for f in where):
                     if own_entry():
                         where.append(own_entry())

@@ -43,9 +43,11 @@ export interface ReadRecord {
   path: string;
   /**
    * `state`: in a folder of git's, Forge's or br's; `outside`: outside the trees and the usual places;
-   * `key`: a file of the metric's own folders (WATCH_KEYS_VAR) opened to be read.
+   * `key`: a file of the metric's own folders (WATCH_KEYS_VAR) opened to be read; `who`: a file of
+   * /proc that tells who runs a process (its own command line, environment and open files, anything of
+   * another process's, the list of processes).
    */
-  kind: 'state' | 'outside' | 'key';
+  kind: 'state' | 'outside' | 'key' | 'who';
   /** Opened for writing, or removed, renamed. */
   write: boolean;
   /** When the file or folder last changed (its ctime, which no code can set back), in ms; null: absent. */
@@ -53,8 +55,8 @@ export interface ReadRecord {
   /** A `key` file named on the reading process's command line: the metric handed it to the code. */
   handed?: boolean;
   /**
-   * A `key` file read with no file at all on the stack, not by the language's module loader: a read
-   * handed to the language's own code (a timer, a promise, a thread pool) so that no file calls it.
+   * A `key` or `who` file read with no file at all on the stack, not by the language's module loader: a
+   * read handed to the language's own code (a timer, a promise, a thread pool) so that no file calls it.
    */
   orphan?: boolean;
   /**
@@ -86,7 +88,7 @@ function asReadRecord(value: unknown): ReadRecord | undefined {
   const v = value as Record<string, unknown>;
   if (typeof v.pid !== 'number' || typeof v.event !== 'string' || typeof v.path !== 'string')
     return undefined;
-  if (v.kind !== 'state' && v.kind !== 'outside' && v.kind !== 'key') return undefined;
+  if (v.kind !== 'state' && v.kind !== 'outside' && v.kind !== 'key' && v.kind !== 'who') return undefined;
   if (!Array.isArray(v.frames) || !v.frames.every((frame) => typeof frame === 'string')) return undefined;
   return {
     pid: v.pid,

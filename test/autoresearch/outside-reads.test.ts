@@ -155,6 +155,31 @@ describe("the doer's reads outside the commit", () => {
     expect(phrases([byMetric, { ...orphan, handed: true }])).toEqual([]);
   });
 
+  it("names a look at what tells the doer's code who runs its process, by any file of the scope on the stack", () => {
+    const who = (overrides: Partial<ReadRecord>) =>
+      read({ pid: 77, kind: 'who', path: '/proc/77/cmdline', ctimeMs: null, ...overrides });
+    expect(
+      doerReads({ records: [who({ frames: [SITE, `${ROOT}/src/lib.py:4`] })], complete: true }, RULES),
+    ).toEqual({
+      phrases: ['read /proc/self/cmdline, which tells it who runs its process (from src/lib.py:4)'],
+      readers: ['src/lib.py'],
+    });
+    expect(phrases([who({ path: '/proc/12/cmdline' })])).toEqual([
+      'read /proc/12/cmdline, which tells it who runs its process (from src/lib.py:4)',
+    ]);
+    expect(phrases([who({ event: 'os.listdir', path: '/proc' })])).toEqual([
+      'listed /proc, which tells it who runs its process (from src/lib.py:4)',
+    ]);
+    expect(phrases([who({ frames: [], orphan: true })])).toEqual([
+      `read /proc/self/cmdline, which tells it who runs its process (handed to the language's own code so that no file of the repository called it)`,
+    ]);
+    // The metric's own script, a package alone, and the run's own start are no one's asking.
+    expect(phrases([who({ frames: [`${ROOT}/metric/score.py:3`, SITE] })])).toEqual([]);
+    expect(phrases([who({ frames: [] })])).toEqual([]);
+    // Whenever the file changed: /proc's files are the process's, not the loop's.
+    expect(phrases([who({ ctimeMs: 1, frames: [`${ROOT}/src/lib.py:4`] })])).toHaveLength(1);
+  });
+
   it('names a few, counts the rest once each, and says when the log was not read to its end', () => {
     const many = ['a', 'b', 'c', 'd', 'e', 'f', 'a'].map((name) => read({ path: `${ROOT}/.git/${name}` }));
     const found = doerReads({ records: many, complete: false }, RULES);

@@ -308,6 +308,32 @@ describe('loadedCodeReaches', () => {
     ['src/a.mjs', "writeFileSync('/dev/stdout', '1000');", "'/dev/stdout"],
     ['src/a.cjs', 'if (require.main !== module) fake();', 'require.main'],
     ['src/a.mjs', 'const caller = new Error().stack;', 'new Error().stack'],
+    // Who runs the process, asked another way: the metric times it, the tests check it.
+    ['src/a.mjs', "const timed = Error('x').stack.includes('bench');", "Error('x').stack"],
+    ['src/a.mjs', "try { null.x; } catch (e) { if (e.stack.includes('bench')) fast(); }", 'e.stack'],
+    ['src/a.mjs', "p.catch((err) => err.stack.includes('bench'));", 'err.stack'],
+    [
+      'src/a.mjs',
+      "const probe = new TypeError('x');\nconst timed = probe.stack.includes('bench');",
+      'probe.stack',
+    ],
+    ['src/a.mjs', 'const parent = process.ppid;', 'process.ppid'],
+    ['src/a.mjs', "const timed = process.title.includes('bench');", 'process.title'],
+    [
+      'src/a.mjs',
+      "const tested = Object.keys(process.env).some((k) => k.endsWith('CONTEXT'));",
+      'process.env',
+    ],
+    ['src/a.mjs', "const tested = process.env[prefix + '_CONTEXT'];", 'process.env'],
+    ['src/a.mjs', "const line = readFileSync('/proc/self/cmdline', 'utf8');", "'/proc/self"],
+    ['src/a.mjs', 'const line = readFileSync(`/proc/${pid}/cmdline`);', '`/proc/${'],
+    ['src/a.py', 'trace = e.__traceback__', '__traceback__'],
+    ['src/a.py', "caller = getattr(trace, 'tb_frame')", 'tb_frame'],
+    ['src/a.py', 'parent = os.getppid()', 'os.getppid'],
+    ['src/a.py', 'line = psutil.Process().parent().cmdline()', 'psutil'],
+    ['src/a.py', "tested = any(k.endswith('TEST') for k in os.environ)", 'os.environ'],
+    ['src/a.py', 'tested = os.getenv(name)', 'getenv'],
+    ['src/a.py', "line = open('/proc/%d/cmdline' % pid).read()", "'/proc/%"],
     ['src/a.mjs', "const name = 'bench'; await import(`./${name}.mjs`);", 'import'],
     ['src/a.cjs', 'require(path.join(dir, name));', 'require'],
     ['src/a.py', 'print(\'{"value": 1000000000}\')', 'print'],
@@ -352,6 +378,10 @@ describe('loadedCodeReaches', () => {
       'const out = [];',
       "const words = readFileSync('/usr/share/dict/words', 'utf8');",
       "const cpus = readFileSync('/proc/cpuinfo', 'utf8');",
+      "const debug = process.env.DEBUG ?? process.env['FORCE_COLOR'] ?? process.env?.CI;",
+      'const stack = [root]; while (stack.length) visit(stack.pop());',
+      'try { parse(text); } catch (error) { throw new ParseError(error.message); }',
+      'this.stack = []; state.stack.push(1);',
     ].join('\n');
     expect(loaded(js, 'src/lib.mjs')).toEqual([]);
     const py = [
@@ -362,6 +392,9 @@ describe('loadedCodeReaches', () => {
       "if __name__ == '__main__':",
       '    work([1])',
       'fingerprint = blueprint(1)',
+      "level = os.environ.get('LOG_LEVEL') or os.environ['HOME_DIR'] or os.getenv('X')",
+      "logger.error('failed', exc_info=True)",
+      'stack = [root]',
     ].join('\n');
     expect(loaded(py, 'src/lib.py')).toEqual([]);
     expect(loaded('console.log(1)', 'README.md')).toEqual([]);

@@ -179,13 +179,16 @@ describe('a hard loop', () => {
 
   it("creates nothing when code in the scope already reads in git's folder at the baseline", async () => {
     /** The fixture, its metric's one run logging a read of `.git/HEAD` from `frame`. */
-    const reading = async (frame: string) => {
+    const reading = async (
+      frame: string,
+      at: { kind: 'state' | 'who'; path?: string } = { kind: 'state' },
+    ) => {
       const f = await fixture();
       const record = {
         pid: 7,
         event: 'open',
-        path: join(f.repo.dir, '.git', 'HEAD'),
-        kind: 'state' as const,
+        path: at.path ?? join(f.repo.dir, '.git', 'HEAD'),
+        kind: at.kind,
         write: false,
         ctimeMs: 1,
         frames: [join(f.repo.dir, frame)],
@@ -203,11 +206,17 @@ describe('a hard loop', () => {
     const error = await setupLoop(repo.dir, HARD, ports).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(AppError);
     expect((error as Error).message).toBe(
-      "At the baseline, code in the doer's scope already read .git/HEAD (from src/version.py:4) while `node bench.js --json` ran: in the loop a read of what no commit holds is tamper, so every change would be refused for it.",
+      "At the baseline, code in the doer's scope already read .git/HEAD (from src/version.py:4) while `node bench.js --json` ran: in the loop a read of what no commit holds, or of what tells the code who runs it, is tamper, so every change would be refused for it.",
     );
     expect((error as AppError).hint).toContain('--doer-may-patch-runtime');
     expect(await store.list({ all: true })).toEqual([]);
     expect(await readdir(repo.dir)).not.toContain('.autoresearch');
+    // Its process's command line, read where the metric and the tests would tell it apart.
+    const asking = await reading('src/version.py:4', { kind: 'who', path: '/proc/7/cmdline' });
+    const asked = await setupLoop(asking.repo.dir, HARD, asking.ports).catch((e: unknown) => e);
+    expect((asked as Error).message).toMatch(
+      /^At the baseline, code in the doer's scope already read \/proc\/self\/cmdline, which tells it who runs its process \(from src\/version\.py:4\)/,
+    );
   });
 
   it("creates nothing when code in the scope already reads the metric's own cases at the baseline", async () => {

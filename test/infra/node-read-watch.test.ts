@@ -314,6 +314,38 @@ describe("the Node preload's read watch", () => {
     ]);
   });
 
+  it('logs a look at what tells the code who runs it: its command line, another process, the list of them; not its own memory', async () => {
+    const exits = await watch();
+    const repo = await tempTree({
+      'src/who.cjs': [
+        "const fs = require('fs');",
+        "fs.readFileSync('/proc/self/cmdline');",
+        'fs.readFileSync(`/proc/${process.ppid}/cmdline`);',
+        "fs.readdirSync('/proc');",
+        "fs.readFileSync('/proc/self/status'); fs.readFileSync('/proc/self/statm'); fs.readFileSync('/proc/cpuinfo');",
+        "setImmediate(fs.readFileSync, '/proc/thread-self/environ');",
+        '',
+      ].join('\n'),
+    });
+    const ran = await node(exits, repo, 'src/who.cjs');
+    expect(ran.stderr).toBe('');
+    const records = await logged(exits);
+    const self = (rest: string) => `/proc/${records[0]?.pid}${rest}`;
+    expect(records.map((r) => [r.event, r.path, r.kind, r.frames[0], r.orphan ?? false])).toEqual([
+      ['readFileSync', self('/cmdline'), 'who', `${join(repo, 'src/who.cjs')}:2`, false],
+      [
+        'readFileSync',
+        expect.stringMatching(/^\/proc\/\d+\/cmdline$/),
+        'who',
+        `${join(repo, 'src/who.cjs')}:3`,
+        false,
+      ],
+      ['readdirSync', '/proc', 'who', `${join(repo, 'src/who.cjs')}:4`, false],
+      ['readFileSync', expect.stringMatching(/^\/proc\/\d+\/task\/\d+\/environ$/), 'who', undefined, true],
+    ]);
+    expect(records[1]?.path).not.toBe(self('/cmdline'));
+  });
+
   it('reads a path given as `--flag=path`, or in a folder named on the command line, as handed', async () => {
     const exits = await watch();
     const repo = await tempTree({

@@ -177,6 +177,39 @@ describe('the read watch', () => {
     ]);
   });
 
+  it('logs a look at what tells the code who runs it: its command line, another process, the list of them; not its own memory', async () => {
+    const exits = await watch();
+    const repo = await tempTree({
+      'src/who.py': [
+        'import os',
+        'from concurrent.futures import ThreadPoolExecutor',
+        "open('/proc/self/cmdline').read()",
+        "open('/proc/%d/cmdline' % os.getppid()).read()",
+        "os.listdir('/proc')",
+        "open('/proc/self/status').read(); open('/proc/self/statm').read(); open('/proc/cpuinfo').read()",
+        "ThreadPoolExecutor().submit(open, '/proc/thread-self/environ').result().read()",
+        '',
+      ].join('\n'),
+    });
+    const ran = await measured(exits, repo, ['src/who.py']);
+    expect(ran.stderr).toBe('');
+    const records = await logged(exits);
+    const self = (rest: string) => `/proc/${records[0]?.pid}${rest}`;
+    expect(records.map((r) => [r.event, r.path, r.kind, r.frames[0], r.orphan ?? false])).toEqual([
+      ['open', self('/cmdline'), 'who', `${join(repo, 'src/who.py')}:3`, false],
+      [
+        'open',
+        expect.stringMatching(/^\/proc\/\d+\/cmdline$/),
+        'who',
+        `${join(repo, 'src/who.py')}:4`,
+        false,
+      ],
+      ['os.listdir', '/proc', 'who', `${join(repo, 'src/who.py')}:5`, false],
+      ['open', expect.stringMatching(/^\/proc\/\d+\/task\/\d+\/environ$/), 'who', undefined, true],
+    ]);
+    expect(records[1]?.path).not.toBe(self('/cmdline'));
+  });
+
   it('reads a path given as `--flag=path`, or in a folder named on the command line, as handed', async () => {
     const exits = await watch();
     const repo = await tempTree({
