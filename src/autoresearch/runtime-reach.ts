@@ -185,6 +185,7 @@ const LOADED: readonly { file: RegExp; comment: '#' | '//'; patterns: readonly R
       /\bError\s*\.\s*(?:captureStackTrace|prepareStackTrace)\b|\bnew\s+Error\s*\([^()\n]*\)\s*\.\s*stack\b/gm,
       // The stack read another way: an error made without `new`, a caught one, one kept in a name.
       /(?<![\w$.]|\bnew\s+)(?:[A-Z]\w*)?Error\s*\([^()\n]*\)\s*\.\s*stack\b/gm,
+      /\bcatch\s*\(\s*\{[^}]*\bstack\b|(?<![\w$.'"\x60])(?:[A-Za-z_$][\w$]*|\))\s*\[\s*['"\x60]stack['"\x60]\s*\]/gm,
       /(?<![\w$.])([A-Za-z_$][\w$]*)\s*\.\s*stack\b(?<=(?:\bcatch\s*\(\s*\1\s*\)\s*\{|\.\s*catch\s*\(\s*\(?\s*\1\s*\)?\s*=>|\b\1\s*=\s*(?:new\s+)?(?:[A-Z]\w*)?Error\s*\()[\s\S]{0,2000}\1\s*\.\s*stack)/gm,
       // Who runs the process, asked another way than process.argv: its parent, its title, its
       // environment as a whole or by a name made as it runs (the test runner sets its own variables),
@@ -213,7 +214,7 @@ const LOADED: readonly { file: RegExp; comment: '#' | '//'; patterns: readonly R
       /\b(?:subprocess|ctypes|runpy|pty)\s*\.\s*\w+|\bimport\s+(?:subprocess|ctypes|runpy|pty)\b/gm,
       /\bgetattr\s*\(\s*(?:sys|os|builtins)\s*,|\bbuiltins\s*\./gm,
       /['"]\/(?:dev\/(?:stdout|stderr|tty|fd\/[12])|proc\/self\/fd)/gm,
-      /\binspect\s*\.\s*(?:stack|currentframe|getouterframes|getframeinfo)\b|\btraceback\s*\.\s*(?:extract_stack|format_stack|print_stack|walk_stack)\b/gm,
+      /\binspect\s*\.\s*(?:stack|currentframe|getouterframes|getframeinfo)\b|\btraceback\s*\.\s*(?:extract_stack|format_stack|print_stack|walk_stack|extract_tb|format_tb|walk_tb|format_exc|format_exception|print_exc|print_exception|TracebackException|StackSummary)\b/gm,
       // The stack reached through an exception (its traceback's frames), and who runs the process asked
       // another way than sys.argv: its parent, its environment as a whole or by a name made as it
       // runs, the system's files of a process (/proc/self/cmdline).

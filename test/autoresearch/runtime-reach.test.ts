@@ -317,6 +317,11 @@ describe('loadedCodeReaches', () => {
       "const probe = new TypeError('x');\nconst timed = probe.stack.includes('bench');",
       'probe.stack',
     ],
+    ['src/a.mjs', "try { null.x; } catch ({ stack }) { timed = stack.includes('bench'); }", 'catch ({ stack'],
+    ['src/a.mjs', "const timed = new Error()['stack'].includes('bench');", ")['stack']"],
+    ['src/a.mjs', "try { null.x; } catch (e) { timed = e['stack'].includes('bench'); }", "e['stack']"],
+    ['src/a.py', 'timed = "bench" in traceback.format_exc()', 'traceback.format_exc'],
+    ['src/a.py', 'frames = traceback.extract_tb(tb)', 'traceback.extract_tb'],
     ['src/a.mjs', 'const parent = process.ppid;', 'process.ppid'],
     ['src/a.mjs', "const timed = process.title.includes('bench');", 'process.title'],
     [
