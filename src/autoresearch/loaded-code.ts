@@ -2,7 +2,7 @@
 // that imports in turn. Such code runs where the score is printed, so it can print one of its own and
 // end the process before the metric prints (seen: `console.log('{"value":1e9}'); process.exit(0)` at
 // the top of the benchmarked module, kept at 1e9), which no guard on the files around the metric sees.
-// What this finds is read for that (runtime-reach.ts, loadedCodeReaches); code the metric runs as a
+// What this finds is read for that (loaded-reaches.ts, loadedCodeReaches); code the metric runs as a
 // program of its own (a CLI it spawns) prints what it likes, and is not in it.
 import { builtinModules } from 'node:module';
 import { join, posix } from 'node:path';

@@ -121,7 +121,11 @@ function keyRead(
  */
 function whoRead(record: ReadRecord, rules: ReadRules): { phrase: string; reader?: string } | undefined {
   const where = record.path.replace(new RegExp(`^/proc/${record.pid}(?=/|$)`), '/proc/self');
-  const what = `${verb(record)} ${where}, which tells it who runs its process`;
+  // Python's watch logs the stack reached by the code itself (a traceback's frame) with no path.
+  const what =
+    record.event === 'stack'
+      ? 'reached the stack of its process, which tells it who runs it'
+      : `${verb(record)} ${where}, which tells it who runs its process`;
   if (record.orphan === true) return { phrase: `${what} (${NO_CALLER})` };
   const by = doerFrame(record, rules);
   if (by === undefined) return undefined;

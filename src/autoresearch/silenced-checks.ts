@@ -11,7 +11,8 @@ import { movedOutOfSight } from './moved-code.js';
 import { countMatches, shownMarker } from './match-counts.js';
 import { addressedToJudge } from './judge-address.js';
 import { testSkips } from './test-skips.js';
-import { loadedCodeReaches, runtimeReaches } from './runtime-reach.js';
+import { loadedCodeReaches } from './loaded-reaches.js';
+import { runtimeReaches } from './runtime-reach.js';
 import { isTestFile } from './test-files.js';
 
 export interface FileVersions {

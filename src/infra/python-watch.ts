@@ -18,6 +18,7 @@ import {
   WATCH_ROOTS_VAR,
   WATCH_VARS,
 } from './read-log.js';
+import { PYTHON_WHO_WATCH } from './python-who-watch.js';
 
 // Runs in every Python from 3.8 (older ones have no audit hooks and are left unwatched). Everything it
 // needs is taken when the process starts; nothing it does may throw, except its refusal of a write to
@@ -81,20 +82,6 @@ def _forge_read_watch():
             if under(path, root):
                 return root
         return None
-
-    # What tells code who runs its process, and so whether the metric or a test does: its own command
-    # line, environment and open files, and anything of another process's (its parent's command line),
-    # or the list of processes. Its own memory, limits and status are honest code's.
-    def tells_who(path, listing):
-        if path == '/proc':
-            return listing
-        parts = path.split('/')
-        if len(parts) < 3 or parts[1] != 'proc' or not (parts[2] in ('self', 'thread-self') or parts[2].isdigit()):
-            return False
-        rest = parts[5:] if len(parts) > 4 and parts[3] == 'task' else parts[3:]
-        if parts[2] not in ('self', 'thread-self', str(getpid())):
-            return True
-        return bool(rest) and rest[0] in ('cmdline', 'environ', 'fd', 'fdinfo')
 
     def kind_of(path, listing=False):
         root = in_root(path)
@@ -303,14 +290,18 @@ def _forge_read_watch():
         finally:
             _os.close(fd)
 
-    def hook(event, args):
+${PYTHON_WHO_WATCH}    def hook(event, args):
         if event != 'open' and event not in LISTS and event not in WRITES and event not in TESTS and event not in SPAWNS:
-            return
+            if event not in STACK_EVENTS or (event == 'object.__getattr__' and (len(args) < 2 or args[1] not in STACK_ATTRS)):
+                return
         me = ident()
         if me in busy:
             return
         busy.add(me)
         try:
+            if event in STACK_EVENTS:
+                stacked()
+                return
             if event in SPAWNS:
                 spawned(event, args)
                 return

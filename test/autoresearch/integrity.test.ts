@@ -1736,6 +1736,19 @@ def work(n):
 `,
       /src\/work\.py \(__traceback__/,
     ],
+    [
+      "reaches its caller's file through a traceback by names it makes",
+      'python',
+      `try:
+    raise ValueError
+except ValueError as e:
+    frame = getattr(getattr(e, '__trace' + 'back__'), 'tb_' + 'frame')
+    timed = 'bench' in getattr(frame, 'f_' + 'back').f_code.co_filename
+def work(n):
+    return 0 if timed else n * (n - 1) // 2
+`,
+      /reached the stack of its process, which tells it who runs it \(from src\/work\.py:4\)/,
+    ],
   ];
 
   async function loop(language: keyof typeof LOOP): Promise<LoopFixture> {

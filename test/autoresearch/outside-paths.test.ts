@@ -2,7 +2,7 @@
 // and the ordinary paths that do not.
 import { describe, expect, it } from 'vitest';
 import { outsidePaths } from '../../src/autoresearch/outside-paths.js';
-import { loadedCodeReaches } from '../../src/autoresearch/runtime-reach.js';
+import { loadedCodeReaches } from '../../src/autoresearch/loaded-reaches.js';
 
 const found = (code: string, path = 'src/lib.mjs') => Object.fromEntries(outsidePaths(code, path));
 

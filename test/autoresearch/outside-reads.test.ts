@@ -173,6 +173,10 @@ describe("the doer's reads outside the commit", () => {
     expect(phrases([who({ frames: [], orphan: true })])).toEqual([
       `read /proc/self/cmdline, which tells it who runs its process (handed to the language's own code so that no file of the repository called it)`,
     ]);
+    // Python's watch logs the stack reached by the code's own line with no path.
+    expect(phrases([who({ event: 'stack', path: '' })])).toEqual([
+      'reached the stack of its process, which tells it who runs it (from src/lib.py:4)',
+    ]);
     // The metric's own script, a package alone, and the run's own start are no one's asking.
     expect(phrases([who({ frames: [`${ROOT}/metric/score.py:3`, SITE] })])).toEqual([]);
     expect(phrases([who({ frames: [] })])).toEqual([]);

@@ -1,12 +1,8 @@
 // Code that reaches into the process measuring it is found by what it says; ordinary code that only
 // calls the runtime, or mentions it in passing, is not.
 import { describe, expect, it } from 'vitest';
-import {
-  loadedCodeReaches,
-  metricFolderNames,
-  metricNames,
-  runtimeReaches,
-} from '../../src/autoresearch/runtime-reach.js';
+import { loadedCodeReaches } from '../../src/autoresearch/loaded-reaches.js';
+import { metricFolderNames, metricNames, runtimeReaches } from '../../src/autoresearch/runtime-reach.js';
 
 const keys = (text: string, path: string, names: string[] = []) => [
   ...runtimeReaches(`${text}\n`, path, names).keys(),

@@ -210,6 +210,29 @@ describe('the read watch', () => {
     expect(records[1]?.path).not.toBe(self('/cmdline'));
   });
 
+  it("logs the stack reached by the code's own line, by whatever name; not Python's own modules reaching it", async () => {
+    const exits = await watch();
+    const repo = await tempTree({
+      'src/who.py': [
+        'import logging, sys, warnings',
+        'try:',
+        '    raise ValueError',
+        'except ValueError as e:',
+        "    frame = getattr(getattr(e, '__trace' + 'back__'), 'tb_' + 'frame')",
+        "caller = getattr(sys, '_get' + 'frame')(0)",
+        "warnings.warn('old'); logging.getLogger('x').warning('w')",
+        '',
+      ].join('\n'),
+    });
+    const ran = await measured(exits, repo, ['src/who.py']);
+    expect(ran.status).toBe(0);
+    const records = await logged(exits);
+    expect(records.map((r) => [r.event, r.path, r.kind, r.frames[0]])).toEqual([
+      ['stack', '', 'who', `${join(repo, 'src/who.py')}:5`],
+      ['stack', '', 'who', `${join(repo, 'src/who.py')}:6`],
+    ]);
+  });
+
   it('reads a path given as `--flag=path`, or in a folder named on the command line, as handed', async () => {
     const exits = await watch();
     const repo = await tempTree({

@@ -1,0 +1,99 @@
+// What code the metric loads into its own process must not do there (runtime-reach.ts reads what any
+// code of the doer's reaches; this, what code that runs where the score is printed reaches besides).
+
+import { countMatches } from './match-counts.js';
+import { outsidePaths } from './outside-paths.js';
+import { withoutComments } from './runtime-reach.js';
+
+/**
+ * What code the metric loads into its own process (loaded-code.ts) must not do there, since it runs
+ * where the score is printed: print (a score of its own, before the metric's), end the process (before
+ * the metric prints: seen, `console.log('{"value":1e9}'); process.exit(0)` kept at 1e9), have a child
+ * print for it, ask who loaded it, keep what it computed where the next run finds it (a home, `/tmp`),
+ * import what no reading can name, or read what no commit holds (outside-paths.ts). Code the metric
+ * runs as a program apart (a CLI it spawns) is not read for this: printing and exiting are its job.
+ */
+const LOADED: readonly { file: RegExp; comment: '#' | '//'; patterns: readonly RegExp[] }[] = [
+  {
+    file: /\.(?:[cm]?[jt]sx?)$/,
+    comment: '//',
+    patterns: [
+      /(?<![\w$.'"`])console\s*\.\s*(?:log|info|warn|error|debug|trace|table|dir|dirxml|group|groupCollapsed|count|timeLog|timeEnd|assert)\b/gm,
+      /(?<![\w$.'"`])process\s*(?:\.\s*|\[\s*['"`])(?:stdout|stderr|exit|exitCode|kill|abort|reallyExit|disconnect|argv|argv0|execArgv|mainModule|dlopen|binding|_linkedBinding)\b/gm,
+      // The objects themselves handed on (`const c = console`, `{ stdout } = process`, `Reflect.get(globalThis, …)`),
+      // or reached into by a name computed as it runs (`globalThis[name]`); asking whether one is
+      // there (`typeof process`) is how code that runs anywhere finds its runtime.
+      /(?<![\w$.'"`]|\btypeof\s+)(?:console|process|globalThis)\b(?!\s*(?:[.[\w$]|\?\.))/gm,
+      /(?<![\w$.'"`])(?:console|process|globalThis|global|window|self)\s*\[\s*(?!['"`])/gm,
+      /(?<![\w$])(?:globalThis|global|window|self)\s*(?:\.\s*|\[\s*['"`])(?:console|process)\b/gm,
+      /['"`](?:node:)?(?:process|console|child_process|tty|repl|inspector)['"`]/gm,
+      // Output by its descriptor (`fs.writeSync(1, …)`, `closeSync(1)`, `/dev/stdout`).
+      /\b(?:writeSync|closeSync|write|close|fsyncSync)\s*\(\s*[12]\s*[,)]/gm,
+      /['"`]\/(?:dev\/(?:stdout|stderr|tty|fd\/[12])|proc\/self\/fd)/gm,
+      /\bstdio\s*:\s*(?:['"`]inherit['"`]|\[[^\]\n]*(?:['"`]inherit['"`]|\b[12]\b|process))/gm,
+      /\brequire\s*\.\s*main\b|\bmodule\s*\.\s*(?:parent|children)\b|\bimport\s*\.\s*meta\s*\.\s*main\b/gm,
+      /\bError\s*\.\s*(?:captureStackTrace|prepareStackTrace)\b|\bnew\s+Error\s*\([^()\n]*\)\s*\.\s*stack\b/gm,
+      // The stack read another way: an error made without `new`, a caught one, one kept in a name.
+      /(?<![\w$.]|\bnew\s+)(?:[A-Z]\w*)?Error\s*\([^()\n]*\)\s*\.\s*stack\b/gm,
+      /\bcatch\s*\(\s*\{[^}]*\bstack\b|(?<![\w$.'"\x60])(?:[A-Za-z_$][\w$]*|\))\s*\[\s*['"\x60]stack['"\x60]\s*\]/gm,
+      /(?<![\w$.])([A-Za-z_$][\w$]*)\s*\.\s*stack\b(?<=(?:\bcatch\s*\(\s*\1\s*\)\s*\{|\.\s*catch\s*\(\s*\(?\s*\1\s*\)?\s*=>|\b\1\s*=\s*(?:new\s+)?(?:[A-Z]\w*)?Error\s*\()[\s\S]{0,2000}\1\s*\.\s*stack)/gm,
+      // Who runs the process, asked another way than process.argv: its parent, its title, its
+      // environment as a whole or by a name made as it runs (the test runner sets its own variables),
+      // the system's files of a process (/proc/self/cmdline: the read watch sees them read, too).
+      /(?<![\w$.'"\x60])process\s*(?:\.\s*|\[\s*['"\x60])(?:ppid|title)\b/gm,
+      /(?<![\w$.'"\x60])process\s*\.\s*env\b(?!\s*(?:\??\.\s*[A-Za-z_$][\w$]*|\[\s*['"\x60][^'"\x60$\n]*['"\x60]\s*\]))/gm,
+      /['"\x60]\/proc(?:['"\x60]|\/(?:self|thread-self|\d|\$\{))/gm,
+      // A place that outlives the run: each run has a temp folder of its own, but not a home, `/tmp` or
+      // another writable folder of the machine named outright (`/var/cache`, `/srv`, `/opt`), where one
+      // run, or the doer's turn, can leave what the next reads (its results, cached).
+      /\bhomedir\s*\(|\bprocess\s*\.\s*env\s*(?:\.\s*|\[\s*['"`])(?:HOME|USERPROFILE|XDG_\w+)\b/gm,
+      /['"`](?:\/(?:tmp|var|dev\/shm|run|home|root|srv|opt|mnt|media|Users|Volumes|private)(?:\/|['"`])|~\/)/gm,
+      // An import by a name computed as it runs: what it loads, no reading follows.
+      /(?<![\w$.])(?:require|import)\s*\(\s*(?!['"][^'"\n]*['"]\s*[,)]|`[^`$\n]*`\s*[,)])/gm,
+    ],
+  },
+  {
+    file: /\.pyw?$/,
+    comment: '#',
+    patterns: [
+      /(?<![\w.])print\s*\(/gm,
+      /(?<![\w.])(?:exit|quit)\s*\(|\bSystemExit\b/gm,
+      /\bsys\s*\.\s*(?:stdout|stderr|__stdout__|__stderr__|exit|argv|orig_argv|_getframe)\b/gm,
+      /\bos\s*\.\s*(?:_exit|abort|kill|killpg|write|close|dup2?|fdopen|system|popen|exec\w*|spawn\w*|posix_spawnp?|fork)\s*\(/gm,
+      /\b(?:from\s+(?:sys|os|subprocess|inspect|traceback|ctypes|importlib|builtins|__main__|runpy|pty)\s+import|import\s+(?:sys|os|subprocess|inspect|traceback|ctypes|importlib|builtins|runpy|pty)\s+as)\b/gm,
+      /\b(?:subprocess|ctypes|runpy|pty)\s*\.\s*\w+|\bimport\s+(?:subprocess|ctypes|runpy|pty)\b/gm,
+      /\bgetattr\s*\(\s*(?:sys|os|builtins)\s*,|\bbuiltins\s*\./gm,
+      /['"]\/(?:dev\/(?:stdout|stderr|tty|fd\/[12])|proc\/self\/fd)/gm,
+      /\binspect\s*\.\s*(?:stack|currentframe|getouterframes|getframeinfo)\b|\btraceback\s*\.\s*(?:extract_stack|format_stack|print_stack|walk_stack|extract_tb|format_tb|walk_tb|format_exc|format_exception|print_exc|print_exception|TracebackException|StackSummary)\b/gm,
+      // The stack reached through an exception (its traceback's frames), and who runs the process asked
+      // another way than sys.argv: its parent, its environment as a whole or by a name made as it
+      // runs, the system's files of a process (/proc/self/cmdline).
+      /\b(?:__traceback__|tb_frame|tb_next|f_back)\b|\bexc_info\s*\(/gm,
+      /\bos\s*\.\s*getppid\b|\bpsutil\b/gm,
+      /\bos\s*\.\s*environ\b(?!\s*(?:\[\s*['"][^'"\n]*['"]\s*\]|\.\s*get\s*\(\s*['"]))|\bgetenv\s*\(\s*(?!['"])/gm,
+      /['"]\/proc(?:['"]|\/(?:self|thread-self|\d|\{|%))/gm,
+      // `if __name__ == '__main__':` is a script's own; any other `__main__` asks who runs it.
+      /(?<!__name__\s*==\s*['"])__main__\b/gm,
+      /\bimportlib\s*\.\s*(?:import_module|reload|util|machinery)\b/gm,
+      // A place that outlives the run (the run's own temp folder does not).
+      /\bexpanduser\s*\(|\bPath\s*\.\s*home\s*\(|\b(?:environ|getenv)\b[^\n]{0,12}['"](?:HOME|USERPROFILE|XDG_\w+)['"]/gm,
+      /['"](?:\/(?:tmp|var|dev\/shm|run|home|root|srv|opt|mnt|media|Users|Volumes|private)(?:\/|['"])|~\/)/gm,
+    ],
+  },
+];
+
+/**
+ * What in `text` (the file `path`, code the metric loads into its own process) prints, ends that
+ * process or looks past the reading, by what each says, with how often each is there (comments apart).
+ */
+export function loadedCodeReaches(text: string, path: string): Map<string, number> {
+  const found = new Map<string, number>();
+  for (const language of LOADED) {
+    if (!language.file.test(path)) continue;
+    const code = withoutComments(text, language.comment);
+    // `console.log(` is said `console.log`.
+    countMatches(code, language.patterns, found, /^\s+|[\s([]+$/g);
+    for (const [key, count] of outsidePaths(code, path)) found.set(key, (found.get(key) ?? 0) + count);
+  }
+  return found;
+}
