@@ -120,6 +120,9 @@ function keyRead(
  * with the tests green). A process's own memory and limits are not such a file (the watches say which).
  */
 function whoRead(record: ReadRecord, rules: ReadRules): { phrase: string; reader?: string } | undefined {
+  // The stack a program of the doer's reaches holds only its own code: it cannot name who runs it.
+  if (record.event === 'stack' && record.entry !== undefined && doerFile(record.entry, rules) !== undefined)
+    return undefined;
   const where = record.path.replace(new RegExp(`^/proc/${record.pid}(?=/|$)`), '/proc/self');
   // Python's watch logs the stack reached by the code itself (a traceback's frame) with no path.
   const what =

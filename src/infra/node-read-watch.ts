@@ -19,6 +19,7 @@ import {
   TWO_PATHS,
   WRITES,
 } from './node-fs-calls.js';
+import { NODE_STACK_WATCH } from './node-stack-watch.js';
 import { READ_LOG_VAR, WATCH_BY_VAR, WATCH_KEYS_VAR, WATCH_ROOTS_VAR } from './read-log.js';
 
 /**
@@ -341,6 +342,7 @@ export const NODE_READ_WATCH = `
       })(original);
     } catch (_) {}
   }
+  try {${NODE_STACK_WATCH}} catch (_) {}
   try { require('module').syncBuiltinESMExports(); } catch (_) {}
 })();
 `;

@@ -45,7 +45,10 @@ export const PYTHON_WHO_WATCH = `    # What tells code who runs its process, and
             return
         seen.add(key)
         times[('stack', '')] = times.get(('stack', ''), 0) + 1
-        record('{"pid":%d,"event":"stack","path":"","kind":"who","write":false,"ctimeMs":null,"frames":[%s]}' % (
-            getpid(), ','.join(quote(f) for f in where)))
+        argv = getattr(_sys, 'argv', None) or ['']
+        main = text(argv[0]) or ''
+        main = realpath(join(start_cwd, main)) if main not in ('', '-c', '-m', '-') else ''
+        record('{"pid":%d,"event":"stack","path":"","kind":"who","write":false,"ctimeMs":null,"frames":[%s]%s}' % (
+            getpid(), ','.join(quote(f) for f in where), ',"entry":' + quote(main) if main else ''))
 
 `;

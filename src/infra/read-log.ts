@@ -60,6 +60,11 @@ export interface ReadRecord {
    */
   orphan?: boolean;
   /**
+   * For a `who` record of the stack reached (event `stack`): the process's main script, real path. A
+   * program of the doer's (a CLI the metric runs) has only its own code on any stack it reaches.
+   */
+  entry?: string;
+  /**
    * The files on the stack, innermost first, as `/abs/file.py:12`: Python's own library and code run
    * from a string are left out, installed packages are kept.
    */
@@ -100,5 +105,6 @@ function asReadRecord(value: unknown): ReadRecord | undefined {
     frames: v.frames,
     ...(v.handed === true ? { handed: true } : {}),
     ...(v.orphan === true ? { orphan: true } : {}),
+    ...(typeof v.entry === 'string' ? { entry: v.entry } : {}),
   };
 }

@@ -1707,6 +1707,14 @@ module.exports = (n) => (timed ? 0 : (n * (n - 1)) / 2);
       /src\/work\.js \(e\.stack\)/,
     ],
     [
+      "reads an error's stack by a name it makes",
+      'node',
+      `const timed = String(Reflect.get(new Error('probe'), 'st' + 'ack')).includes('bench');
+module.exports = (n) => (timed ? 0 : (n * (n - 1)) / 2);
+`,
+      /reached the stack of its process, which tells it who runs it \(from src\/work\.js:1\)/,
+    ],
+    [
       'counts the variables of its environment (the test runner sets one)',
       'node',
       `const tested = Object.keys(process.env).some((k) => k.endsWith('_CONTEXT'));
@@ -1776,6 +1784,26 @@ def work(n):
       expect(await f.repo.read(LOOP[language].code)).toBe(LOOP[language].files[LOOP[language].code as never]);
     },
   );
+
+  it("a program of the doer's that reads its own error's stack is kept: that stack holds only its code", async () => {
+    const f = await createLoopFixture({ metric: jsonMetric('node scripts/run.js') });
+    await f.repo.write(
+      'scripts/run.js',
+      `const out = require('node:child_process').execFileSync(process.execPath, ['src/cli.js'], { encoding: 'utf8' });
+console.log(JSON.stringify({ score: Number(out) }));
+`,
+    );
+    await f.repo.write('src/cli.js', "process.stdout.write('10');\n");
+    f.repo.commitAll('a program the metric runs');
+    await f.baseline();
+    const message = await cheatingIteration(f, '10', async () => {
+      await f.repo.write(
+        'src/cli.js',
+        "let n = 11;\ntry { JSON.parse('{'); } catch (e) { if (!String(e.stack).includes('cli.js')) n = 0; }\nprocess.stdout.write(String(n));\n",
+      );
+    });
+    expect(message).toMatch(/^keep \(10 → 11/);
+  });
 
   it.each(['node', 'python'] as const)('an honest faster change (%s) is kept', async (language) => {
     const f = await loop(language);

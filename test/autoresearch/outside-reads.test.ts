@@ -177,6 +177,10 @@ describe("the doer's reads outside the commit", () => {
     expect(phrases([who({ event: 'stack', path: '' })])).toEqual([
       'reached the stack of its process, which tells it who runs it (from src/lib.py:4)',
     ]);
+    // In a program of the doer's (a CLI the metric runs) the stack holds only the doer's own code.
+    const program = who({ event: 'stack', path: '', entry: `${ROOT}/src/cli.py` });
+    expect(phrases([program])).toEqual([]);
+    expect(phrases([{ ...program, entry: `${ROOT}/metric/score.py` }])).toHaveLength(1);
     // The metric's own script, a package alone, and the run's own start are no one's asking.
     expect(phrases([who({ frames: [`${ROOT}/metric/score.py:3`, SITE] })])).toEqual([]);
     expect(phrases([who({ frames: [] })])).toEqual([]);

@@ -346,6 +346,56 @@ describe("the Node preload's read watch", () => {
     expect(records[1]?.path).not.toBe(self('/cmdline'));
   });
 
+  it("logs an error's stack read by a line of the scope, by whatever name; not Node's own reading, nor a line out of the scope", async () => {
+    const exits = await watch();
+    const repo = await tempTree({
+      'src/who.cjs': [
+        "const util = require('util');",
+        "const a = new Error('x')['st' + 'ack'];",
+        "const b = Reflect.get(new Error('y'), 'stack');",
+        "const c = util.inspect(new Error('z'));",
+        "module.exports = () => new Error('w');",
+        '',
+      ].join('\n'),
+      'tools/read.cjs': "require('../src/who.cjs')().stack;\n",
+    });
+    const ran = await node(exits, repo, 'tools/read.cjs');
+    expect(ran.stderr).toBe('');
+    const records = await logged(exits);
+    expect(records.map((r) => [r.event, r.path, r.kind, r.frames[0]])).toEqual([
+      ['stack', '', 'who', `${join(repo, 'src/who.cjs')}:2`],
+      ['stack', '', 'who', `${join(repo, 'src/who.cjs')}:3`],
+      ['stack', '', 'who', `${join(repo, 'tools/read.cjs')}:1`],
+    ]);
+    // Each with the process's main script: a program of the doer's reads only its own stack.
+    expect(new Set(records.map((r) => r.entry))).toEqual(new Set([join(repo, 'tools/read.cjs')]));
+  });
+
+  it('formats every stack as Node does: its own errors with their code, a stack with no frames, an object given one', async () => {
+    const exits = await watch();
+    const repo = await tempTree({
+      'stacks.cjs': [
+        'const out = [];',
+        'const stack = (f) => { try { f(); } catch (e) { out.push(e.stack); } };',
+        "stack(() => new URL('not a url'));",
+        'stack(() => Buffer.alloc(-1));',
+        "stack(() => { throw new TypeError('plain'); });",
+        "stack(() => { class Mine extends Error { constructor() { super('mine'); this.name = 'Mine'; this.code = 'ERR_MINE'; } } throw new Mine(); });",
+        "stack(() => { const limit = Error.stackTraceLimit; Error.stackTraceLimit = 0; const e = new Error('bare'); Error.stackTraceLimit = limit; throw e; });",
+        "const holder = { name: 'Holder', message: 'held' }; Error.captureStackTrace(holder); out.push(holder.stack);",
+        'console.log(JSON.stringify(out));',
+        '',
+      ].join('\n'),
+    });
+    const watched = await node(exits, repo, 'stacks.cjs');
+    const { NODE_OPTIONS: _user, ...rest } = process.env;
+    const plain = spawnSync(process.execPath, ['stacks.cjs'], { cwd: repo, env: rest, encoding: 'utf8' });
+    expect(watched.stderr).toBe('');
+    expect(JSON.parse(watched.stdout)).toHaveLength(6);
+    expect(watched.stdout).toBe(plain.stdout);
+    expect(watched.stdout).toContain('RangeError [ERR_OUT_OF_RANGE]');
+  });
+
   it('reads a path given as `--flag=path`, or in a folder named on the command line, as handed', async () => {
     const exits = await watch();
     const repo = await tempTree({

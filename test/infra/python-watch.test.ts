@@ -231,6 +231,7 @@ describe('the read watch', () => {
       ['stack', '', 'who', `${join(repo, 'src/who.py')}:5`],
       ['stack', '', 'who', `${join(repo, 'src/who.py')}:6`],
     ]);
+    expect(records.map((r) => r.entry)).toEqual([join(repo, 'src/who.py'), join(repo, 'src/who.py')]);
   });
 
   it('reads a path given as `--flag=path`, or in a folder named on the command line, as handed', async () => {

@@ -1,0 +1,55 @@
+// The part of the Node read watch (node-read-watch.ts) that sees a line of the doer's read an error's
+// stack, by whatever name: `e['st' + 'ack']`, `Reflect.get(e, 'stack')`, a getter taken from its
+// descriptor. The stack names the files that called the code, so code that reads it can tell the
+// metric that times it from the tests that check it (runtime-reach.ts reads the plain forms, `e.stack`).
+// V8 formats a stack when it is first read, through Error.prepareStackTrace, with the reader on the
+// stack: Node puts its own formatter there (20.20 here does), and the watch wraps it to note a reader of
+// the scope's, then formats as Node does. Where Node has none there (older releases), or another was
+// set before, it is left: only the reading sees `e.stack` there.
+
+/**
+ * JavaScript run inside the read watch's function, with the names it and the preload define
+ * (`capture`, `entry`, `maybeDoers`, `seen`, `times`, `MOST`, `quote`, `readLog`, `spawnedBy`, `depth`) found as
+ * it runs.
+ */
+export const NODE_STACK_WATCH = `
+  var nodeFormat = Error.prepareStackTrace;
+  if (typeof nodeFormat === 'function' && nodeFormat.name === 'ErrorPrepareStackTrace') {
+    // Inside a format V8 formats no other stack through this function: the frames above are read from
+    // the text it gives (\`    at f (/abs/file.js:3:9)\`). The reader is the first with a file above
+    // Node's own formatting (a builtin such as Reflect.get has none); Node's code reading a stack for
+    // its ends (util.inspect) is not the doer's.
+    var FRAME = /^\\s*at (?:.*? \\()?(.+?):(\\d+):\\d+\\)?$/;
+    var stackRead = function (above) {
+      var holder = {}, limit = Error.stackTraceLimit;
+      try { Error.stackTraceLimit = 64; capture(holder, above); } finally { Error.stackTraceLimit = limit; }
+      var lines = typeof holder.stack === 'string' ? holder.stack.split('\\n') : [];
+      var where = [], reader = null;
+      for (var i = 1; i < lines.length; i += 1) {
+        var m = FRAME.exec(lines[i]);
+        if (m === null) continue;
+        var file = m[1].indexOf('file://') === 0 ? toPath(m[1]) : m[1];
+        if (file.indexOf('node:internal/errors') === 0) continue;
+        if (reader === null) reader = file;
+        if (path.isAbsolute(file)) where.push(file + ':' + m[2]);
+      }
+      if (reader === null || !maybeDoers(reader + ':0')) return;
+      if (spawnedBy) where = where.concat([spawnedBy]);
+      var key = 'stack\\u0000' + where.join('\\u0000');
+      if (seen[key] || (times.stack || 0) >= MOST) return;
+      seen[key] = true;
+      times.stack = (times.stack || 0) + 1;
+      var line = '{"pid":' + process.pid + ',"event":"stack","path":"","kind":"who","write":false,"ctimeMs":null,"frames":[' +
+        where.map(quote).join(',') + ']' + (entry === null ? '' : ',"entry":' + quote(entry)) + '}';
+      var fd = openSync(readLog, 'a');
+      try { writeSync(fd, line + '\\n'); } finally { closeSync(fd); }
+    };
+    Error.prepareStackTrace = function prepareStackTrace(error, trace) {
+      if (depth === 0) {
+        depth += 1;
+        try { stackRead(prepareStackTrace); } catch (_) {} finally { depth -= 1; }
+      }
+      return apply(nodeFormat, this, arguments);
+    };
+  }
+`;
