@@ -103,7 +103,18 @@ function keyRead(
     metricRead.has(path) || (started && [...metricRead].some((file) => file.startsWith(`${path}/`)));
   if (record.handed === true || !read(record.path)) return undefined;
   const where = inTree(record.path, rules.roots) ?? record.path;
-  const what = `${started ? 'gave a process it started' : 'read'} ${where}${KEY_READ}`;
+  return byDoer(record, rules, `${started ? 'gave a process it started' : 'read'} ${where}${KEY_READ}`);
+}
+
+/**
+ * `what` (a phrase of a read) said with who did it: the innermost file of the scope on the record's
+ * stack, or no one when no file called it (an orphan); undefined when the doer's code is not on it.
+ */
+function byDoer(
+  record: ReadRecord,
+  rules: ReadRules,
+  what: string,
+): { phrase: string; reader?: string } | undefined {
   if (record.orphan === true) return { phrase: `${what} (${NO_CALLER})` };
   const by = doerFrame(record, rules);
   if (by === undefined) return undefined;
@@ -114,27 +125,25 @@ function keyRead(
 }
 
 /**
- * A file of /proc that tells the doer's code who runs its process (its command line, its parent's):
- * code that asks can do one thing under the metric and another under the tests that check it (seen: a
- * `work()` that returned at once unless `/proc/self/cmdline` named a test, kept at 350 times its speed
- * with the tests green). A process's own memory and limits are not such a file (the watches say which).
+ * A file of /proc that tells the doer's code who runs its process (its command line, its parent's), or
+ * the stack it reached: code that asks can do one thing under the metric and another under the tests
+ * that check it (seen: a `work()` that returned at once unless `/proc/self/cmdline` named a test, kept
+ * at 350 times its speed with the tests green). A process's own memory and limits are not such a file
+ * (the watches say which).
  */
 function whoRead(record: ReadRecord, rules: ReadRules): { phrase: string; reader?: string } | undefined {
   // The stack a program of the doer's reaches holds only its own code: it cannot name who runs it.
   if (record.event === 'stack' && record.entry !== undefined && doerFile(record.entry, rules) !== undefined)
     return undefined;
   const where = record.path.replace(new RegExp(`^/proc/${record.pid}(?=/|$)`), '/proc/self');
-  // Python's watch logs the stack reached by the code itself (a traceback's frame) with no path.
-  const what =
+  // The stack reached by the code itself (an error's, a traceback's frame) is logged with no path.
+  return byDoer(
+    record,
+    rules,
     record.event === 'stack'
       ? 'reached the stack of its process, which tells it who runs it'
-      : `${verb(record)} ${where}, which tells it who runs its process`;
-  if (record.orphan === true) return { phrase: `${what} (${NO_CALLER})` };
-  const by = doerFrame(record, rules);
-  if (by === undefined) return undefined;
-  const from =
-    by.line === '0' ? `in ${by.path}, the doer's program, by no line of it` : `from ${by.path}:${by.line}`;
-  return { phrase: `${what} (${from})`, reader: by.path };
+      : `${verb(record)} ${where}, which tells it who runs its process`,
+  );
 }
 
 /** The innermost frame of `record`'s stack in a file of the doer's scope (not the metric's, nor installed). */
