@@ -40,7 +40,7 @@ const LOADED: readonly { file: RegExp; comment: '#' | '//'; patterns: readonly R
       // Who runs the process, asked another way than process.argv: its parent, its title, its
       // environment as a whole or by a name made as it runs (the test runner sets its own variables),
       // the system's files of a process (/proc/self/cmdline: the read watch sees them read, too).
-      /(?<![\w$.'"\x60])process\s*(?:\.\s*|\[\s*['"\x60])(?:ppid|title)\b/gm,
+      /(?<![\w$.'"\x60])process\s*(?:\.\s*|\[\s*['"\x60])(?:ppid|title|report|moduleLoadList)\b/gm,
       /(?<![\w$.'"\x60])process\s*\.\s*env\b(?!\s*(?:\??\.\s*[A-Za-z_$][\w$]*|\[\s*['"\x60][^'"\x60$\n]*['"\x60]\s*\]))/gm,
       /['"\x60]\/proc(?:['"\x60]|\/(?:self|thread-self|\d|\$\{))/gm,
       // A place that outlives the run: each run has a temp folder of its own, but not a home, `/tmp` or
@@ -58,7 +58,7 @@ const LOADED: readonly { file: RegExp; comment: '#' | '//'; patterns: readonly R
     patterns: [
       /(?<![\w.])print\s*\(/gm,
       /(?<![\w.])(?:exit|quit)\s*\(|\bSystemExit\b/gm,
-      /\bsys\s*\.\s*(?:stdout|stderr|__stdout__|__stderr__|exit|argv|orig_argv|_getframe)\b/gm,
+      /\bsys\s*\.\s*(?:stdout|stderr|__stdout__|__stderr__|exit|argv|orig_argv|_getframe|modules)\b/gm,
       /\bos\s*\.\s*(?:_exit|abort|kill|killpg|write|close|dup2?|fdopen|system|popen|exec\w*|spawn\w*|posix_spawnp?|fork)\s*\(/gm,
       /\b(?:from\s+(?:sys|os|subprocess|inspect|traceback|ctypes|importlib|builtins|__main__|runpy|pty)\s+import|import\s+(?:sys|os|subprocess|inspect|traceback|ctypes|importlib|builtins|runpy|pty)\s+as)\b/gm,
       /\b(?:subprocess|ctypes|runpy|pty)\s*\.\s*\w+|\bimport\s+(?:subprocess|ctypes|runpy|pty)\b/gm,

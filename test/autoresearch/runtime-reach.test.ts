@@ -319,6 +319,17 @@ describe('loadedCodeReaches', () => {
     ['src/a.py', 'timed = "bench" in traceback.format_exc()', 'traceback.format_exc'],
     ['src/a.py', 'frames = traceback.extract_tb(tb)', 'traceback.extract_tb'],
     ['src/a.mjs', 'const parent = process.ppid;', 'process.ppid'],
+    [
+      'src/a.mjs',
+      "const tested = process.report.getReport().header.commandLine.join(' ');",
+      'process.report',
+    ],
+    [
+      'src/a.mjs',
+      "const tested = process.moduleLoadList.some((m) => m.includes('test_runner'));",
+      'process.moduleLoadList',
+    ],
+    ['src/a.py', "tested = any(name.startswith('unit') for name in sys.modules)", 'sys.modules'],
     ['src/a.mjs', "const timed = process.title.includes('bench');", 'process.title'],
     [
       'src/a.mjs',
