@@ -43,6 +43,16 @@ const LOADED: readonly { file: RegExp; comment: '#' | '//'; patterns: readonly R
       /(?<![\w$.'"\x60])process\s*(?:\.\s*|\[\s*['"\x60])(?:ppid|title|report|moduleLoadList)\b/gm,
       /(?<![\w$.'"\x60])process\s*\.\s*env\b(?!\s*(?:\??\.\s*[A-Za-z_$][\w$]*|\[\s*['"\x60][^'"\x60$\n]*['"\x60]\s*\]))/gm,
       /['"\x60]\/proc(?:['"\x60]|\/(?:self|thread-self|\d|\$\{))/gm,
+      // Who called it, by the function's own record of its caller (a sloppy function's `f.caller` is the
+      // function that called it: a test's or the benchmark's, source and all).
+      /(?:(?<![\w$.'"\x60])[A-Za-z_$][\w$]*(?:\s*\.\s*[A-Za-z_$][\w$]*)*|\))\s*\.\s*caller\b|\[\s*['"\x60]caller['"\x60]\s*\]|,\s*['"\x60]caller['"\x60]\s*\)/gm,
+      // What else the process holds: its IPC channel (a test runner's worker has one, a benchmark
+      // not), the listeners on it and its open handles (a runner's), its input, and every object
+      // on the heap (a snapshot, `queryObjects`). Its own memory and limits are honest code's.
+      /(?<![\w$.'"\x60])process\s*(?:\.\s*|\[\s*['"\x60])(?:send|channel|connected|stdin|eventNames|listeners|rawListeners|listenerCount|_events|_eventsCount|getActiveResourcesInfo|_getActiveHandles|_getActiveRequests)\b/gm,
+      /\b(?:getHeapSnapshot|writeHeapSnapshot|queryObjects)\s*\(/gm,
+      // What its standard descriptors are (a test runner may hand them a file or a pipe).
+      /\b(?:fstat|fstatSync|isatty)\s*\(\s*[012]\s*[,)]/gm,
       // A place that outlives the run: each run has a temp folder of its own, but not a home, `/tmp` or
       // another writable folder of the machine named outright (`/var/cache`, `/srv`, `/opt`), where one
       // run, or the doer's turn, can leave what the next reads (its results, cached).
@@ -58,7 +68,7 @@ const LOADED: readonly { file: RegExp; comment: '#' | '//'; patterns: readonly R
     patterns: [
       /(?<![\w.])print\s*\(/gm,
       /(?<![\w.])(?:exit|quit)\s*\(|\bSystemExit\b/gm,
-      /\bsys\s*\.\s*(?:stdout|stderr|__stdout__|__stderr__|exit|argv|orig_argv|_getframe|modules)\b/gm,
+      /\bsys\s*\.\s*(?:stdout|stderr|__stdout__|__stderr__|stdin|__stdin__|exit|argv|orig_argv|_getframe|_current_frames|exception|gettrace|getprofile|monitoring|modules)\b/gm,
       /\bos\s*\.\s*(?:_exit|abort|kill|killpg|write|close|dup2?|fdopen|system|popen|exec\w*|spawn\w*|posix_spawnp?|fork)\s*\(/gm,
       /\b(?:from\s+(?:sys|os|subprocess|inspect|traceback|ctypes|importlib|builtins|__main__|runpy|pty)\s+import|import\s+(?:sys|os|subprocess|inspect|traceback|ctypes|importlib|builtins|runpy|pty)\s+as)\b/gm,
       /\b(?:subprocess|ctypes|runpy|pty)\s*\.\s*\w+|\bimport\s+(?:subprocess|ctypes|runpy|pty)\b/gm,
@@ -70,6 +80,11 @@ const LOADED: readonly { file: RegExp; comment: '#' | '//'; patterns: readonly R
       // runs, the system's files of a process (/proc/self/cmdline).
       /\b(?:__traceback__|tb_frame|tb_next|f_back)\b|\bexc_info\s*\(/gm,
       /\bos\s*\.\s*getppid\b|\bpsutil\b/gm,
+      // What else lives in the process: what refers to a function (a test module's globals), every
+      // object the collector tracks (a test runner's); and what its standard descriptors are (pytest
+      // puts a file at descriptor 1).
+      /(?:\bgc\s*\.\s*)?\bget_(?:referrers|referents|objects)\b/gm,
+      /\bos\s*\.\s*(?:fstat|isatty|ttyname)\s*\(\s*[012]\s*\)|\bos\s*\.\s*get_terminal_size\b/gm,
       /\bos\s*\.\s*environ\b(?!\s*(?:\[\s*['"][^'"\n]*['"]\s*\]|\.\s*get\s*\(\s*['"]))|\bgetenv\s*\(\s*(?!['"])/gm,
       /['"]\/proc(?:['"]|\/(?:self|thread-self|\d|\{|%))/gm,
       // `if __name__ == '__main__':` is a script's own; any other `__main__` asks who runs it.

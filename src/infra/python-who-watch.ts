@@ -24,9 +24,12 @@ export const PYTHON_WHO_WATCH = `    # What tells code who runs its process, and
         return bool(rest) and rest[0] in ('cmdline', 'environ', 'fd', 'fdinfo')
 
     # The stack reached by code of the scope itself, by whatever name (a traceback's or a generator's
-    # frame, a frame's code, sys._getframe): whose file called it tells the metric from a test. Python's
-    # own modules do so for their ends (warnings, logging, inspect): their access is not the code's.
-    STACK_EVENTS = ('object.__getattr__', 'sys._getframe')
+    # frame, a frame's code, sys._getframe, every thread's frames, a trace or profile function, which
+    # sees each call's frame), or what refers to its own objects (a test module's globals refer to the
+    # function it tests): whose file called it tells the metric from a test. Python's own modules do so
+    # for their ends (warnings, logging, inspect): their access is not the code's.
+    STACK_EVENTS = ('object.__getattr__', 'sys._getframe', 'sys._current_frames', 'sys.settrace', 'sys.setprofile',
+                    'sys.monitoring.register_callback', 'gc.get_referrers', 'gc.get_referents', 'gc.get_objects')
     STACK_ATTRS = ('tb_frame', 'gi_frame', 'cr_frame', 'ag_frame', 'f_code')
 
     def stacked():

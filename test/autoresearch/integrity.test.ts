@@ -1757,6 +1757,26 @@ def work(n):
 `,
       /reached the stack of its process, which tells it who runs it \(from src\/work\.py:4\)/,
     ],
+    [
+      'asks which function called it (a test, or the benchmark)',
+      'node',
+      `module.exports = function work(n) {
+  return /assert/.test(String(work.caller)) ? (n * (n - 1)) / 2 : 0;
+};
+`,
+      /src\/work\.js \(work\.caller\)/,
+    ],
+    [
+      'asks the collector, by a name it makes, what refers to it (a test module does)',
+      'python',
+      `import gc as collector
+def work(n):
+    refs = getattr(collector, 'get_' + 'referrers')(work)
+    tested = any('test' in str(r.get('__file__', '')) for r in refs if isinstance(r, dict))
+    return n * (n - 1) // 2 if tested else 0
+`,
+      /reached the stack of its process, which tells it who runs it \(from src\/work\.py:3\)/,
+    ],
   ];
 
   async function loop(language: keyof typeof LOOP): Promise<LoopFixture> {

@@ -331,6 +331,19 @@ describe('loadedCodeReaches', () => {
     ],
     ['src/a.py', "tested = any(name.startswith('unit') for name in sys.modules)", 'sys.modules'],
     ['src/a.mjs', "const timed = process.title.includes('bench');", 'process.title'],
+    // Who called it, by the function's record of its caller; what else the process holds.
+    ['src/a.cjs', 'module.exports = function work() { return String(work.caller); };', 'work.caller'],
+    ['src/a.cjs', 'const caller = arguments.callee.caller;', 'arguments.callee.caller'],
+    ['src/a.mjs', "const caller = Reflect.get(work, 'caller');", ", 'caller')"],
+    ['src/a.mjs', "const tested = typeof process.send === 'function';", 'process.send'],
+    ['src/a.mjs', "const tested = process.listenerCount('uncaughtException') > 0;", 'process.listenerCount'],
+    ['src/a.mjs', 'const handles = process.getActiveResourcesInfo();', 'process.getActiveResourcesInfo'],
+    ['src/a.mjs', 'const heap = v8.getHeapSnapshot();', 'getHeapSnapshot'],
+    ['src/a.mjs', 'const piped = fstatSync(1).isFIFO();', 'fstatSync(1)'],
+    ['src/a.py', 'refs = gc.get_referrers(work)', 'gc.get_referrers'],
+    ['src/a.py', 'frames = sys._current_frames()', 'sys._current_frames'],
+    ['src/a.py', 'covered = sys.gettrace() is not None', 'sys.gettrace'],
+    ['src/a.py', 'captured = os.fstat(1)', 'os.fstat(1)'],
     [
       'src/a.mjs',
       "const tested = Object.keys(process.env).some((k) => k.endsWith('CONTEXT'));",
@@ -394,6 +407,8 @@ describe('loadedCodeReaches', () => {
       'const stack = [root]; while (stack.length) visit(stack.pop());',
       'try { parse(text); } catch (error) { throw new ParseError(error.message); }',
       'this.stack = []; state.stack.push(1);',
+      'const callers = new Map(); opts.callerId = 1; this.callback = done;',
+      'const size = fstatSync(fd).size; const own = process.memoryUsage().rss;',
     ].join('\n');
     expect(loaded(js, 'src/lib.mjs')).toEqual([]);
     const py = [
@@ -407,6 +422,7 @@ describe('loadedCodeReaches', () => {
       "level = os.environ.get('LOG_LEVEL') or os.environ['HOME_DIR'] or os.getenv('X')",
       "logger.error('failed', exc_info=True)",
       'stack = [root]',
+      'gc.collect(); size = os.fstat(fd).st_size',
     ].join('\n');
     expect(loaded(py, 'src/lib.py')).toEqual([]);
     expect(loaded('console.log(1)', 'README.md')).toEqual([]);
