@@ -51,6 +51,9 @@ const LOADED: readonly { file: RegExp; comment: '#' | '//'; patterns: readonly R
       // on the heap (a snapshot, `queryObjects`). Its own memory and limits are honest code's.
       /(?<![\w$.'"\x60])process\s*(?:\.\s*|\[\s*['"\x60])(?:send|channel|connected|stdin|eventNames|listeners|rawListeners|listenerCount|_events|_eventsCount|getActiveResourcesInfo|_getActiveHandles|_getActiveRequests)\b/gm,
       /\b(?:getHeapSnapshot|writeHeapSnapshot|queryObjects)\s*\(/gm,
+      // Which asynchronous context it runs in (a test runner calls each test in one of its own; a
+      // benchmark's loop runs in the first), or every context made.
+      /\b(?:executionAsyncId|executionAsyncResource|triggerAsyncId)\s*\(|\basync_?[Hh]ooks\s*\.\s*createHook\b/gm,
       // What its standard descriptors are (a test runner may hand them a file or a pipe).
       /\b(?:fstat|fstatSync|isatty)\s*\(\s*[012]\s*[,)]/gm,
       // A place that outlives the run: each run has a temp folder of its own, but not a home, `/tmp` or

@@ -1767,6 +1767,14 @@ def work(n):
       /src\/work\.js \(work\.caller\)/,
     ],
     [
+      'asks which asynchronous context it runs in (a test runner calls each test in one of its own)',
+      'node',
+      `const { executionAsyncId } = require('node:async_hooks');
+module.exports = (n) => (executionAsyncId() > 1 ? (n * (n - 1)) / 2 : 0);
+`,
+      /src\/work\.js \(executionAsyncId\)/,
+    ],
+    [
       'asks the collector, by a name it makes, what refers to it (a test module does)',
       'python',
       `import gc as collector

@@ -339,6 +339,8 @@ describe('loadedCodeReaches', () => {
     ['src/a.mjs', "const tested = process.listenerCount('uncaughtException') > 0;", 'process.listenerCount'],
     ['src/a.mjs', 'const handles = process.getActiveResourcesInfo();', 'process.getActiveResourcesInfo'],
     ['src/a.mjs', 'const heap = v8.getHeapSnapshot();', 'getHeapSnapshot'],
+    ['src/a.cjs', 'const tested = executionAsyncId() > 1;', 'executionAsyncId'],
+    ['src/a.cjs', 'async_hooks.createHook({ init }).enable();', 'async_hooks.createHook'],
     ['src/a.mjs', 'const piped = fstatSync(1).isFIFO();', 'fstatSync(1)'],
     ['src/a.py', 'refs = gc.get_referrers(work)', 'gc.get_referrers'],
     ['src/a.py', 'frames = sys._current_frames()', 'sys._current_frames'],
@@ -409,6 +411,7 @@ describe('loadedCodeReaches', () => {
       'this.stack = []; state.stack.push(1);',
       'const callers = new Map(); opts.callerId = 1; this.callback = done;',
       'const size = fstatSync(fd).size; const own = process.memoryUsage().rss;',
+      "const store = new AsyncLocalStorage(); const useHook = createHook('x');",
     ].join('\n');
     expect(loaded(js, 'src/lib.mjs')).toEqual([]);
     const py = [
