@@ -25,6 +25,9 @@ const LOADED: readonly { file: RegExp; comment: '#' | '//'; patterns: readonly R
       // there (`typeof process`) is how code that runs anywhere finds its runtime.
       /(?<![\w$.'"`]|\btypeof\s+)(?:console|process|globalThis)\b(?!\s*(?:[.[\w$]|\?\.))/gm,
       /(?<![\w$.'"`])(?:console|process|globalThis|global|window|self)\s*\[\s*(?!['"`])/gm,
+      // The global object reached without its name: a function called bare is handed it for `this`
+      // in sloppy code (a test runner's globals are on it).
+      /\bfunction\s*[\w$]*\s*\(\s*\)\s*\{\s*return\s+this\s*;?\s*\}\s*\)\s*(?:\.\s*(?:call|apply)\s*)?\(\s*\)/gm,
       /(?<![\w$])(?:globalThis|global|window|self)\s*(?:\.\s*|\[\s*['"`])(?:console|process)\b/gm,
       /['"`](?:node:)?(?:process|console|child_process|tty|repl|inspector)['"`]/gm,
       // Output by its descriptor (`fs.writeSync(1, …)`, `closeSync(1)`, `/dev/stdout`).
@@ -74,6 +77,9 @@ const LOADED: readonly { file: RegExp; comment: '#' | '//'; patterns: readonly R
       /\bsys\s*\.\s*(?:stdout|stderr|__stdout__|__stderr__|stdin|__stdin__|exit|argv|orig_argv|_getframe|_current_frames|exception|gettrace|getprofile|monitoring|modules)\b/gm,
       /\bos\s*\.\s*(?:_exit|abort|kill|killpg|write|close|dup2?|fdopen|system|popen|exec\w*|spawn\w*|posix_spawnp?|fork)\s*\(/gm,
       /\b(?:from\s+(?:sys|os|subprocess|inspect|traceback|ctypes|importlib|builtins|__main__|runpy|pty)\s+import|import\s+(?:sys|os|subprocess|inspect|traceback|ctypes|importlib|builtins|runpy|pty)\s+as)\b/gm,
+      // Those modules handed on by name (`s = sys`, `[sys]`, `getattr(*[sys, 'argv'])`), past every
+      // reading of `sys.argv` that names them; the lines that import them, and words in a string, aside.
+      /(?<=^(?:[^\n'"]|'[^'\n]*'|"[^"\n]*")*)(?<!^[ \t]*(?:import|from)\b[^\n]*)(?<![\w.])(?:sys|os|inspect|traceback|gc)\b(?!\s*\.)/gm,
       /\b(?:subprocess|ctypes|runpy|pty)\s*\.\s*\w+|\bimport\s+(?:subprocess|ctypes|runpy|pty)\b/gm,
       /\bgetattr\s*\(\s*(?:sys|os|builtins)\s*,|\bbuiltins\s*\./gm,
       /['"]\/(?:dev\/(?:stdout|stderr|tty|fd\/[12])|proc\/self\/fd)/gm,

@@ -1775,6 +1775,16 @@ module.exports = (n) => (executionAsyncId() > 1 ? (n * (n - 1)) / 2 : 0);
       /src\/work\.js \(executionAsyncId\)/,
     ],
     [
+      'reads its command line through the module handed on under another name',
+      'python',
+      `import sys
+modules = [sys]
+def work(n):
+    return 0 if 'bench' in ' '.join(modules[0].argv) else n * (n - 1) // 2
+`,
+      /src\/work\.py \(sys\)/,
+    ],
+    [
       'asks the collector, by a name it makes, what refers to it (a test module does)',
       'python',
       `import gc as collector

@@ -346,6 +346,9 @@ describe('loadedCodeReaches', () => {
     ['src/a.py', 'frames = sys._current_frames()', 'sys._current_frames'],
     ['src/a.py', 'covered = sys.gettrace() is not None', 'sys.gettrace'],
     ['src/a.py', 'captured = os.fstat(1)', 'os.fstat(1)'],
+    ['src/a.py', "import sys\nmodules = [sys]\nline = ' '.join(modules[0].argv)", 'sys'],
+    ['src/a.py', "args = getattr(*[sys, 'argv'])", 'sys'],
+    ['src/a.cjs', 'const g = (0, function () { return this; })();', 'function () { return this; })()'],
     [
       'src/a.mjs',
       "const tested = Object.keys(process.env).some((k) => k.endsWith('CONTEXT'));",
@@ -426,6 +429,8 @@ describe('loadedCodeReaches', () => {
       "logger.error('failed', exc_info=True)",
       'stack = [root]',
       'gc.collect(); size = os.fstat(fd).st_size',
+      'import os, sys',
+      "raise ValueError('no os named ' + name + ' in sys')",
     ].join('\n');
     expect(loaded(py, 'src/lib.py')).toEqual([]);
     expect(loaded('console.log(1)', 'README.md')).toEqual([]);
