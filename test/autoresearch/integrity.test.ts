@@ -1785,6 +1785,15 @@ def work(n):
       /src\/work\.py \(sys\)/,
     ],
     [
+      "looks for its tests' folder on its import path (the test runner puts it there)",
+      'python',
+      `import sys
+def work(n):
+    return n * (n - 1) // 2 if any(p.rstrip('/').endswith('tests') for p in sys.path) else 0
+`,
+      /src\/work\.py \(sys\.path\)/,
+    ],
+    [
       'asks the collector, by a name it makes, what refers to it (a test module does)',
       'python',
       `import gc as collector

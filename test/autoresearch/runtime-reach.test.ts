@@ -346,6 +346,13 @@ describe('loadedCodeReaches', () => {
     ['src/a.py', 'frames = sys._current_frames()', 'sys._current_frames'],
     ['src/a.py', 'covered = sys.gettrace() is not None', 'sys.gettrace'],
     ['src/a.py', 'captured = os.fstat(1)', 'os.fstat(1)'],
+    // What the test runner set up in the process besides: its console, its folder on sys.path, its hooks.
+    ['src/a.mjs', "const tested = console.constructor.name === 'Console';", 'console.constructor'],
+    ['src/a.py', "tested = any('tests' in p for p in sys.path)", 'sys.path'],
+    ['src/a.py', 'tested = sys.unraisablehook is not None', 'sys.unraisablehook'],
+    ['src/a.py', 'tested = faulthandler.is_enabled()', 'faulthandler'],
+    ['src/a.py', 'tested = threading.excepthook is not None', 'threading.excepthook'],
+    ['src/a.py', 'tested = len(warnings.filters) > 5', 'warnings.filters'],
     ['src/a.py', "import sys\nmodules = [sys]\nline = ' '.join(modules[0].argv)", 'sys'],
     ['src/a.py', "args = getattr(*[sys, 'argv'])", 'sys'],
     ['src/a.cjs', 'const g = (0, function () { return this; })();', 'function () { return this; })()'],
@@ -430,6 +437,7 @@ describe('loadedCodeReaches', () => {
       'stack = [root]',
       'gc.collect(); size = os.fstat(fd).st_size',
       'import os, sys',
+      "sys.path.insert(0, os.path.dirname(__file__)); warnings.warn('old')",
       "raise ValueError('no os named ' + name + ' in sys')",
     ].join('\n');
     expect(loaded(py, 'src/lib.py')).toEqual([]);
