@@ -83,9 +83,11 @@ const LOADED: readonly { file: RegExp; comment: '#' | '//'; patterns: readonly R
       /\bthreading\s*\.\s*(?:__)?excepthook\b|\bfaulthandler\b|\bwarnings\s*\.\s*(?:filters|showwarning|onceregistry|defaultaction)\b/gm,
       /\bos\s*\.\s*(?:_exit|abort|kill|killpg|write|close|dup2?|fdopen|system|popen|exec\w*|spawn\w*|posix_spawnp?|fork)\s*\(/gm,
       /\b(?:from\s+(?:sys|os|subprocess|inspect|traceback|ctypes|importlib|builtins|__main__|runpy|pty)\s+import|import\s+(?:sys|os|subprocess|inspect|traceback|ctypes|importlib|builtins|runpy|pty)\s+as)\b/gm,
-      // Those modules handed on by name (`s = sys`, `[sys]`, `getattr(*[sys, 'argv'])`), past every
-      // reading of `sys.argv` that names them; the lines that import them, and words in a string, aside.
+      // Those modules handed on by name (`s = sys`, `[sys]`, `getattr(*[sys, 'argv'])`) or found by
+      // theirs in a namespace (`globals()['sys']`), past every reading of `sys.argv` that names them;
+      // the lines that import them, and words in a string, aside.
       /(?<=^(?:[^\n'"]|'[^'\n]*'|"[^"\n]*")*)(?<!^[ \t]*(?:import|from)\b[^\n]*)(?<![\w.])(?:sys|os|inspect|traceback|gc)\b(?!\s*\.)/gm,
+      /\b(?:globals|locals|vars)\s*\(\s*\)\s*(?:\[|\.\s*get\s*\()\s*['"](?:sys|os|inspect|traceback|gc)['"]/gm,
       /\b(?:subprocess|ctypes|runpy|pty)\s*\.\s*\w+|\bimport\s+(?:subprocess|ctypes|runpy|pty)\b/gm,
       /\bgetattr\s*\(\s*(?:sys|os|builtins)\s*,|\bbuiltins\s*\./gm,
       /['"]\/(?:dev\/(?:stdout|stderr|tty|fd\/[12])|proc\/self\/fd)/gm,
