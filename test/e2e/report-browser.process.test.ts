@@ -309,6 +309,66 @@ describe('a long loop in the report', () => {
   });
 });
 
+/**
+ * Each decision's markers on the score chart at `width` px: how many points and distinct pixels it
+ * has, how many markers the chart draws and on how many pixels, and whether every pixel with a point
+ * gets one.
+ */
+const MARKERS = (width: number) => `new Promise((resolve) => {
+  const u = forgeReport.charts.score;
+  u.setSize({ width: ${width}, height: 200 });
+  requestAnimationFrame(() => resolve(u.series.flatMap((s, k) => {
+    if (!['baseline', 'kept', 'reverted', 'crash', 'tamper', 'guard failed'].includes(s.label)) return [];
+    const cell = (i) => Math.round(u.valToPos(u.data[0][i], 'x', true)) + ',' +
+      Math.round(u.valToPos(u.data[k][i], s.scale, true));
+    const points = u.data[k].flatMap((y, i) => (y === null ? [] : [i]));
+    const all = points.map(cell);
+    // What uPlot draws: the indices the series' filter picks, or every point when it has none.
+    const drawn = (s.points.filter(u, k, true, null) ?? points).map(cell);
+    const pixels = new Set(drawn);
+    return [{ label: s.label, points: all.length, pixels: new Set(all).size, drawn: drawn.length,
+      drawnPixels: pixels.size, everyPixel: all.every((c) => pixels.has(c)) }];
+  })));
+})`;
+const MARKER_COUNTS = z.array(
+  z.object({
+    label: z.string(),
+    points: z.number(),
+    pixels: z.number(),
+    drawn: z.number(),
+    drawnPixels: z.number(),
+    everyPixel: z.boolean(),
+  }),
+);
+
+describe('the score chart of a long loop', () => {
+  it('draws one marker on each pixel that has a point, and none twice, however wide it is', async () => {
+    const { out } = await longReport(600, (iter) =>
+      iter % 7 === 0 ? 'keep' : iter % 5 === 0 ? 'crash' : 'revert',
+    );
+    const browser = await launchBrowser();
+    const { page, errors } = await watchedPage(browser);
+    await page.goto(pathToFileURL(out).href);
+    await page.waitForSelector('#app[data-rendered]');
+    for (const width of [1000, 200]) {
+      const markers = await inPage(page, MARKERS(width), MARKER_COUNTS);
+      expect(markers.map((m) => m.label)).toEqual(expect.arrayContaining(['kept', 'reverted', 'crash']));
+      for (const m of markers) {
+        expect(m, `${m.label} at ${width} px`).toEqual({
+          ...m,
+          drawn: m.pixels,
+          drawnPixels: m.pixels,
+          everyPixel: true,
+        });
+      }
+      const reverted = markers.find((m) => m.label === 'reverted');
+      // 600 iterations on 200 px: far fewer markers than points; on 1,000 px most have a pixel of their own.
+      if (width === 200) expect(reverted?.drawn).toBeLessThan((reverted?.points ?? 0) / 2);
+    }
+    expect(errors).toEqual([]);
+  });
+});
+
 describe('a long loop, its data compressed in the page', () => {
   it('draws every view from the compressed data, with the counts and data of --json', async () => {
     const decisions = ['revert', 'keep', 'crash', 'revert', 'guard_failed', 'tamper'] as const;
