@@ -64,6 +64,11 @@ export interface LoopSetupOptions {
   workspace?: string | undefined;
   /** Archive an existing loop in the workspace (into `archive/<time>/`) and start a new one. */
   force?: boolean | undefined;
+  /**
+   * Run the hard metric once more at setup on the scope's code answering nothing, to say whether it
+   * checks the answers it times (answer-probe.ts); default on, `--no-answer-probe` to skip it.
+   */
+  answerProbe?: boolean | undefined;
   /** Commands that must pass after every doer for its work to be kept (`guards` in config.json). */
   guards?: readonly GuardOptions[] | undefined;
   /** Figures recorded beside the score every iteration, with optional thresholds (`tracks`). */

@@ -10,6 +10,7 @@ import { snapshotIgnored } from './dependency-guard.js';
 import { fingerprintOutside, namedOutsidePaths } from './outside-data.js';
 import { watchOutputs } from './run-outputs.js';
 import { watchBaselineExits, type WatchedRun } from './baseline-exits.js';
+import { runAnswerProbe, type AnswerProbe, type StubbedCheckout } from './answer-probe.js';
 import { artifactSpeaksToModels } from './judge-address.js';
 import { checkBaseline } from './guard-setup.js';
 import { updateIterationState } from './iteration-state.js';
@@ -40,6 +41,8 @@ export interface SetupPorts {
    * process to start is then in the baseline too), with the exits it logged.
    */
   runMetric: WatchedRun;
+  /** A throwaway checkout of HEAD with some files replaced, for the answer probe; none: no probe. */
+  checkout?: StubbedCheckout | undefined;
   now(): number;
   /** This machine's host name: a runner's lock taken on another host cannot be checked by pid. */
   host: string;
@@ -73,6 +76,8 @@ export interface SetupResult {
    * output, a results file): later runs may write them; every other such file is held (measured-data.ts).
    */
   run_outputs: string[];
+  /** The answer probe's finding, when it ran (answer-probe.ts). */
+  answer_probe?: AnswerProbe;
 }
 
 export async function setupLoop(
@@ -186,6 +191,25 @@ export async function setupLoop(
   });
   exits.check();
 
+  // Whether the metric looks at what the code answers: one more run, on the scope answering nothing.
+  let answerProbe: AnswerProbe | undefined;
+  if (
+    measured !== undefined &&
+    config.metric.type === 'hard' &&
+    ports.checkout !== undefined &&
+    options.answerProbe !== false
+  ) {
+    const probed = await runAnswerProbe({
+      repo,
+      config: { ...config, metric: config.metric },
+      baseline: measured.output.score,
+      runMetric: (argv, run) => ports.runMetric(argv, run),
+      checkout: ports.checkout,
+    });
+    answerProbe = probed.probe;
+    warnings.push(...probed.warnings);
+  }
+
   let archived: string | undefined;
   if (occupied) archived = await archiveLoop(files, repo, paths, ports.now());
 
@@ -283,6 +307,7 @@ export async function setupLoop(
     archived,
     warnings,
     run_outputs: outputs.found(),
+    ...(answerProbe === undefined ? {} : { answer_probe: answerProbe }),
   };
 }
 

@@ -66,6 +66,7 @@ interface LoopFlags extends CheckFlags {
   agents?: Record<string, string>;
   workspace?: string;
   force?: boolean;
+  answerProbe?: boolean;
   spec?: string;
 }
 
@@ -208,6 +209,10 @@ export function defineLoopCommand(command: Command, deps: CliDeps): void {
       'the spec this loop serves (specs/<slug>/): its retrospective records the outcome in the run state',
     )
     .option('--force', 'move an existing loop in the workspace to <workspace>/archive/ and start over')
+    .option(
+      '--no-answer-probe',
+      "skip the hard metric's second run at setup, on the scope's code answering nothing, that says whether the metric checks answers",
+    )
     .action(async (subject: string, flags: LoopFlags, cmd: Command) => {
       const options = globals(cmd);
       const repo = workingDir(deps, options);
@@ -334,6 +339,7 @@ async function loopOptionsFrom(
     agents: flags.agents,
     workspace: flags.workspace,
     force: flags.force,
+    answerProbe: flags.answerProbe,
     spec: flags.spec,
     ...checkOptionsFrom(flags, parseScoreOption),
   };
@@ -370,6 +376,7 @@ function reportSetup(deps: CliDeps, options: GlobalOptions, result: SetupResult)
       archived: result.archived ?? null,
       warnings: result.warnings,
       run_outputs: result.run_outputs,
+      answer_probe: result.answer_probe ?? null,
       run: `ralph-loop ${result.epic}`,
     });
   } else {

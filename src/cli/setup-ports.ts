@@ -8,6 +8,7 @@ import { describeTreeChange, restoreTree, snapshotTree } from '../autoresearch/t
 import { UsageError } from '../infra/errors.js';
 import { createGit } from '../infra/git.js';
 import { isProcessAlive } from '../infra/pid.js';
+import { inStubbedCheckout } from '../infra/stubbed-checkout.js';
 import { startExitWatch, type ExitRecord } from '../infra/exit-watch.js';
 import type { ReadLog } from '../infra/read-log.js';
 import type { ProcessResult } from '../infra/process.js';
@@ -83,6 +84,7 @@ export function loopSetupPorts(
         ...(reads === undefined ? {} : { reads }),
       };
     },
+    checkout: (texts, run) => inStubbedCheckout(repo, git, texts, run),
     now: () => deps.clock.now(),
     host: deps.host,
     isProcessAlive,

@@ -1,0 +1,177 @@
+// The answer probe as a user meets it: `forge-pack loop` with a metric that times code, run in a temp
+// git repo. A metric that scores the scope's code answering nothing as well as its baseline does not
+// check the answers, and setup says so; one that checks them is left alone. Nothing of the user's
+// changes, and no checkout is left behind.
+import { execFileSync } from 'node:child_process';
+import { describe, expect, it } from 'vitest';
+import { answerlessModule } from '../../src/autoresearch/answer-probe.js';
+import { createForgePackProgram } from '../../src/cli/forge-pack.js';
+import { runProgram } from '../../src/cli/main.js';
+import { createTempRepo, type TempRepo } from '../support/git-repo.js';
+
+async function forgePack(
+  repo: TempRepo,
+  args: string[],
+): Promise<{ code: number; stdout: string; stderr: string }> {
+  let stdout = '';
+  let stderr = '';
+  const code = await runProgram(
+    'forge-pack',
+    createForgePackProgram,
+    ['node', 'forge-pack', '--store', 'embedded', ...args],
+    {
+      cwd: repo.dir,
+      env: { ...repo.env, NO_COLOR: '1', LANG: 'en_US.UTF-8' },
+      stdout: { write: (text: string) => void (stdout += text) },
+      stderr: { write: (text: string) => void (stderr += text) },
+      stderrIsTTY: false,
+    },
+  );
+  return { code, stdout, stderr };
+}
+
+/** A benchmark of `work` that prints how fast it ran; `checks`: it scores 0 when an answer is wrong. */
+function bench(checks: boolean): string {
+  return `const work = require('../src/work.js');
+const t0 = performance.now();
+let right = true;
+for (let i = 0; i < 20; i++) right = work(20000) === 199990000 && right;
+const score = Math.round(100000 / (performance.now() - t0));
+console.log(JSON.stringify({ score: ${checks ? 'right ? score : 0' : 'score'} }));
+`;
+}
+
+const WORK = 'module.exports = (n) => { let s = 0; for (let i = 0; i < n; i++) s += i; return s; };\n';
+
+function loopArgs(metric: string, ...more: string[]): string[] {
+  return [
+    '--json',
+    'loop',
+    'faster work',
+    '--program',
+    'Make work() faster.',
+    '--metric-command',
+    metric,
+    '--score',
+    'json:score',
+    '--scope',
+    'src/',
+    ...more,
+  ];
+}
+
+interface Created {
+  warnings: string[];
+  answer_probe: { files: string[]; score: number | null; unchecked: boolean } | null;
+}
+
+describe('forge-pack loop: does the metric check the answers it times', () => {
+  it('says so when the metric scores the scope answering nothing as well as its baseline', async () => {
+    const repo = await createTempRepo({ 'scripts/bench.js': bench(false), 'src/work.js': WORK });
+    const created = await forgePack(repo, loopArgs('node scripts/bench.js'));
+    expect(created.code, created.stderr).toBe(0);
+    const result = JSON.parse(created.stdout) as Created;
+    expect(result.answer_probe).toMatchObject({ files: ['src/work.js'], unchecked: true });
+    expect(result.warnings.join('\n')).toMatch(
+      /the metric scored \d+ with src\/work\.js answering nothing \(its baseline: \d+\): it does not check what that code answers/,
+    );
+    // The user's tree as it was, and no checkout left.
+    expect(await repo.read('src/work.js')).toBe(WORK);
+    expect(
+      execFileSync('git', ['worktree', 'list'], { cwd: repo.dir, encoding: 'utf8' }).trim().split('\n'),
+    ).toHaveLength(1);
+  });
+
+  it('leaves a metric that checks the answers alone', async () => {
+    const repo = await createTempRepo({ 'scripts/bench.js': bench(true), 'src/work.js': WORK });
+    const created = await forgePack(repo, loopArgs('node scripts/bench.js'));
+    expect(created.code, created.stderr).toBe(0);
+    const result = JSON.parse(created.stdout) as Created;
+    expect(result.answer_probe).toEqual({ files: ['src/work.js'], score: 0, unchecked: false });
+    expect(result.warnings.join('\n')).not.toMatch(/check the answers/);
+  });
+
+  it('probes ES modules and Python the same way, by the names they export', async () => {
+    const esm = await createTempRepo({
+      'scripts/bench.mjs': `import { work } from '../src/work.mjs';
+const t0 = performance.now();
+for (let i = 0; i < 20; i++) work(20000);
+console.log(JSON.stringify({ score: Math.round(100000 / (performance.now() - t0)) }));
+`,
+      'src/work.mjs':
+        'export function work(n) { let s = 0; for (let i = 0; i < n; i++) s += i; return s; }\n',
+    });
+    const fromEsm = await forgePack(esm, loopArgs('node scripts/bench.mjs'));
+    expect(fromEsm.code, fromEsm.stderr).toBe(0);
+    expect((JSON.parse(fromEsm.stdout) as Created).answer_probe).toMatchObject({ unchecked: true });
+
+    const python = await createTempRepo({
+      'scripts/bench.py': `import json, sys, time
+sys.path.insert(0, 'src')
+from work import work
+t0 = time.perf_counter()
+for _ in range(5):
+    work(20000)
+print(json.dumps({'score': round(1 / (time.perf_counter() - t0))}))
+`,
+      'src/work.py': 'def work(n):\n    s = 0\n    for i in range(n):\n        s += i\n    return s\n',
+    });
+    const fromPython = await forgePack(python, loopArgs('python3 -B scripts/bench.py'));
+    expect(fromPython.code, fromPython.stderr).toBe(0);
+    expect((JSON.parse(fromPython.stdout) as Created).answer_probe).toMatchObject({
+      files: ['src/work.py'],
+      unchecked: true,
+    });
+  });
+
+  it('runs no probe with --no-answer-probe, nor for a metric that loads none of the scope', async () => {
+    const repo = await createTempRepo({ 'scripts/bench.js': bench(false), 'src/work.js': WORK });
+    const skipped = await forgePack(repo, loopArgs('node scripts/bench.js', '--no-answer-probe'));
+    expect(skipped.code, skipped.stderr).toBe(0);
+    expect((JSON.parse(skipped.stdout) as Created).answer_probe).toBeNull();
+
+    const apart = await createTempRepo({
+      'metric.mjs': 'console.log(\'{"score": 5}\');\n',
+      'src/work.js': WORK,
+    });
+    const created = await forgePack(apart, loopArgs('node metric.mjs'));
+    expect(created.code, created.stderr).toBe(0);
+    expect((JSON.parse(created.stdout) as Created).answer_probe).toBeNull();
+  });
+});
+
+describe('a module that answers nothing', () => {
+  it('exports the names the ES module did, each answering undefined, and passes its re-exports on', () => {
+    const stub = answerlessModule(
+      'src/a.ts',
+      [
+        'export async function load() {}',
+        'export const LIMIT = 5;',
+        'export class Parser {}',
+        'export { helper as assist, other };',
+        "export * from './more.js';",
+        'export default parse;',
+        'export type Shape = { a: number };',
+      ].join('\n'),
+    );
+    expect(stub).toContain('export const load = answerless;');
+    expect(stub).toContain('export const LIMIT = answerless;');
+    expect(stub).toContain('export const Parser = answerless;');
+    expect(stub).toContain('export const assist = answerless;');
+    expect(stub).toContain('export const other = answerless;');
+    expect(stub).toContain("export * from './more.js';");
+    expect(stub).toContain('export default answerless;');
+    expect(stub).not.toContain('Shape');
+  });
+
+  it('names the CommonJS exports for an ES import of them, and answers any other', () => {
+    const stub = answerlessModule('src/a.cjs', 'exports.parse = parse;\nmodule.exports.load = load;\n') ?? '';
+    expect(stub).toContain('exports.parse = undefined;');
+    expect(stub).toContain('exports.load = undefined;');
+    const fromObject = answerlessModule('src/b.js', 'module.exports = { work, other: 2 };\n') ?? '';
+    expect(fromObject).toContain('exports.work = undefined;');
+    expect(fromObject).toContain('exports.other = undefined;');
+    expect(answerlessModule('src/w.py', 'def work(n):\n    return n\n')).toContain('def __getattr__(name):');
+    expect(answerlessModule('src/data.json', '{}')).toBeUndefined();
+  });
+});
