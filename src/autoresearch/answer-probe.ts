@@ -28,9 +28,17 @@ export interface AnswerProbe {
   /** What the metric scored them, or why it gave no score. */
   score: number | null;
   reason?: string;
-  /** True when that was not worse than the baseline: the metric does not check the answers. */
+  /**
+   * Whether the metric's process loaded one of them: a metric that reads the code from elsewhere (an
+   * absolute path into the repository, a build of it) ran the code as it was, which tells nothing.
+   */
+  loaded: boolean;
+  /** True when it loaded them and scored that not worse than the baseline: it does not check the answers. */
   unchecked: boolean;
 }
+
+/** The file a stub makes at the checkout's root when it is loaded, so the probe knows it ran. */
+export const LOADED_MARK = '.forge-answer-probe-loaded';
 
 export async function probeAnswers(args: {
   repo: string;
@@ -50,15 +58,21 @@ export async function probeAnswers(args: {
   }
   if (texts.size === 0) return undefined;
   const metric = config.metric;
-  const verdict = await args.checkout(texts, (cwd) =>
-    measureHardMetric(metric, 1, () =>
+  const { verdict, loaded: ran } = await args.checkout(texts, async (cwd) => ({
+    verdict: await measureHardMetric(metric, 1, () =>
       args.runMetric(metric.argv, { cwd, timeoutMs: metric.timeout_seconds * 1000 }),
     ),
-  );
+    loaded: (await readFileIfExists(join(cwd, LOADED_MARK)).catch(() => undefined)) !== undefined,
+  }));
   const files = [...texts.keys()];
-  if (!verdict.ok) return { files, score: null, reason: verdict.reason, unchecked: false };
+  if (!verdict.ok) return { files, score: null, reason: verdict.reason, loaded: ran, unchecked: false };
   const score = verdict.output.score;
-  return { files, score, unchecked: !isImprovement(args.baseline, score, 0, metric.direction) };
+  return {
+    files,
+    score,
+    loaded: ran,
+    unchecked: ran && !isImprovement(args.baseline, score, 0, metric.direction),
+  };
 }
 
 /**
@@ -93,7 +107,12 @@ export function uncheckedAnswersWarning(probe: AnswerProbe, baseline: number): s
   );
 }
 
-const PYTHON_STUB = `# Forge's answer probe: this module answers nothing.
+function pythonStub(up: string): string {
+  return `# Forge's answer probe: this module answers nothing.
+import os as _os
+open(_os.path.join(_os.path.dirname(_os.path.abspath(__file__)), ${JSON.stringify(up + LOADED_MARK)}), 'a').close()
+
+
 def _answerless(*args, **kwargs):
     return None
 
@@ -103,6 +122,7 @@ def __getattr__(name):
         raise AttributeError(name)
     return _answerless
 `;
+}
 
 /**
  * The text of a module that answers nothing in place of the file at `path` whose text is `text`: the
@@ -110,13 +130,15 @@ def __getattr__(name):
  * of another language.
  */
 export function answerlessModule(path: string, text: string): string | undefined {
-  if (/\.pyw?$/.test(path)) return PYTHON_STUB;
+  // From the file's folder up to the checkout's root, where it marks that it was loaded.
+  const up = '../'.repeat(path.split('/').length - 1);
+  if (/\.pyw?$/.test(path)) return pythonStub(up);
   if (!/\.(?:[cm]?[jt]sx?)$/.test(path)) return undefined;
   const esm = /\.m[jt]s$/.test(path) || (!/\.c[jt]s$/.test(path) && /^[ \t]*(?:export|import)\b/m.test(text));
-  return esm ? esmStub(text) : commonJsStub(text);
+  return esm ? esmStub(text, up) : commonJsStub(text, up);
 }
 
-function esmStub(text: string): string {
+function esmStub(text: string, up: string): string {
   const names = new Set<string>();
   let withDefault = /^[ \t]*export\s+default\b/m.test(text);
   for (const m of text.matchAll(
@@ -136,7 +158,12 @@ function esmStub(text: string): string {
       else if (/^[A-Za-z_$][\w$]*$/.test(name)) names.add(name);
     }
   }
-  const lines = ["// Forge's answer probe: this module answers nothing.", 'function answerless() {}'];
+  const lines = [
+    "// Forge's answer probe: this module answers nothing.",
+    "import { closeSync as forgeClose, openSync as forgeOpen } from 'node:fs';",
+    `forgeClose(forgeOpen(new URL(${JSON.stringify(up + LOADED_MARK)}, import.meta.url), 'a'));`,
+    'function answerless() {}',
+  ];
   for (const m of text.matchAll(/^[ \t]*export\s*\*\s*(?:as\s+[\w$]+\s+)?from\s*(['"][^'"\n]+['"])/gm))
     lines.push(`export * from ${m[1] ?? "''"};`);
   for (const name of names) lines.push(`export const ${name} = answerless;`);
@@ -144,7 +171,7 @@ function esmStub(text: string): string {
   return `${lines.join('\n')}\n`;
 }
 
-function commonJsStub(text: string): string {
+function commonJsStub(text: string, up: string): string {
   // Node finds the names an ES module may import from CommonJS in the text (`exports.x =`), so they
   // are written out before the object that answers every name.
   const names = new Set<string>();
@@ -158,6 +185,7 @@ function commonJsStub(text: string): string {
   return [
     "// Forge's answer probe: this module answers nothing.",
     "'use strict';",
+    `require('node:fs').closeSync(require('node:fs').openSync(require('node:path').join(__dirname, ${JSON.stringify(up + LOADED_MARK)}), 'a'));`,
     'const answerless = new Proxy(function () {}, {',
     "  get: (target, key) => (key === 'prototype' ? target.prototype : typeof key === 'symbol' || key === 'then' || key === '__esModule' ? undefined : answerless),",
     '  apply: () => undefined,',

@@ -62,7 +62,7 @@ function loopArgs(metric: string, ...more: string[]): string[] {
 
 interface Created {
   warnings: string[];
-  answer_probe: { files: string[]; score: number | null; unchecked: boolean } | null;
+  answer_probe: { files: string[]; score: number | null; loaded: boolean; unchecked: boolean } | null;
 }
 
 describe('forge-pack loop: does the metric check the answers it times', () => {
@@ -71,7 +71,7 @@ describe('forge-pack loop: does the metric check the answers it times', () => {
     const created = await forgePack(repo, loopArgs('node scripts/bench.js'));
     expect(created.code, created.stderr).toBe(0);
     const result = JSON.parse(created.stdout) as Created;
-    expect(result.answer_probe).toMatchObject({ files: ['src/work.js'], unchecked: true });
+    expect(result.answer_probe).toMatchObject({ files: ['src/work.js'], loaded: true, unchecked: true });
     expect(result.warnings.join('\n')).toMatch(
       /the metric scored \d+ with src\/work\.js answering nothing \(its baseline: \d+\): it does not check what that code answers/,
     );
@@ -87,7 +87,22 @@ describe('forge-pack loop: does the metric check the answers it times', () => {
     const created = await forgePack(repo, loopArgs('node scripts/bench.js'));
     expect(created.code, created.stderr).toBe(0);
     const result = JSON.parse(created.stdout) as Created;
-    expect(result.answer_probe).toEqual({ files: ['src/work.js'], score: 0, unchecked: false });
+    expect(result.answer_probe).toEqual({ files: ['src/work.js'], score: 0, loaded: true, unchecked: false });
+    expect(result.warnings.join('\n')).not.toMatch(/check the answers/);
+  });
+
+  it('tells nothing of a metric that loads the code from elsewhere than the checkout', async () => {
+    const repo = await createTempRepo({ 'src/work.js': WORK });
+    // The repository's own file by its absolute path: the checkout's stub is never loaded.
+    await repo.write(
+      'scripts/bench.js',
+      bench(false).replace("'../src/work.js'", JSON.stringify(`${repo.dir}/src/work.js`)),
+    );
+    repo.commitAll('the bench');
+    const created = await forgePack(repo, loopArgs('node scripts/bench.js'));
+    expect(created.code, created.stderr).toBe(0);
+    const result = JSON.parse(created.stdout) as Created;
+    expect(result.answer_probe).toMatchObject({ files: ['src/work.js'], loaded: false, unchecked: false });
     expect(result.warnings.join('\n')).not.toMatch(/check the answers/);
   });
 
