@@ -7,26 +7,38 @@ import { describe, expect, it } from 'vitest';
 import { answerlessModule } from '../../src/autoresearch/answer-probe.js';
 import { createForgePackProgram } from '../../src/cli/forge-pack.js';
 import { runProgram } from '../../src/cli/main.js';
+import { createRalphLoopProgram } from '../../src/cli/ralph-loop.js';
 import { createTempRepo, type TempRepo } from '../support/git-repo.js';
+
+async function ralphLoop(
+  repo: TempRepo,
+  args: string[],
+): Promise<{ code: number; stdout: string; stderr: string }> {
+  return cli(repo, 'ralph-loop', args);
+}
 
 async function forgePack(
   repo: TempRepo,
   args: string[],
 ): Promise<{ code: number; stdout: string; stderr: string }> {
+  return cli(repo, 'forge-pack', args);
+}
+
+async function cli(
+  repo: TempRepo,
+  program: 'forge-pack' | 'ralph-loop',
+  args: string[],
+): Promise<{ code: number; stdout: string; stderr: string }> {
   let stdout = '';
   let stderr = '';
-  const code = await runProgram(
-    'forge-pack',
-    createForgePackProgram,
-    ['node', 'forge-pack', '--store', 'embedded', ...args],
-    {
-      cwd: repo.dir,
-      env: { ...repo.env, NO_COLOR: '1', LANG: 'en_US.UTF-8' },
-      stdout: { write: (text: string) => void (stdout += text) },
-      stderr: { write: (text: string) => void (stderr += text) },
-      stderrIsTTY: false,
-    },
-  );
+  const create = program === 'forge-pack' ? createForgePackProgram : createRalphLoopProgram;
+  const code = await runProgram(program, create, ['node', program, '--store', 'embedded', ...args], {
+    cwd: repo.dir,
+    env: { ...repo.env, NO_COLOR: '1', LANG: 'en_US.UTF-8' },
+    stdout: { write: (text: string) => void (stdout += text) },
+    stderr: { write: (text: string) => void (stderr += text) },
+    stderrIsTTY: false,
+  });
   return { code, stdout, stderr };
 }
 
@@ -75,6 +87,17 @@ describe('forge-pack loop: does the metric check the answers it times', () => {
     expect(result.warnings.join('\n')).toMatch(
       /the metric scored \d+ with src\/work\.js answering nothing \(its baseline: \d+\): it does not check what that code answers/,
     );
+    // In the ledger for the morning's report, which status and the report read past.
+    const ledger = (await repo.read('.autoresearch/research-log.jsonl')).trim().split('\n');
+    expect(
+      ledger.map(
+        (line) =>
+          (JSON.parse(line) as { decision?: string; kind?: string }).decision ??
+          (JSON.parse(line) as { kind: string }).kind,
+      ),
+    ).toEqual(['baseline', 'answers_unchecked']);
+    const status = await ralphLoop(repo, ['status', (JSON.parse(created.stdout) as { epic: string }).epic]);
+    expect(status.code, status.stderr).toBe(0);
     // The user's tree as it was, and no checkout left.
     expect(await repo.read('src/work.js')).toBe(WORK);
     expect(
