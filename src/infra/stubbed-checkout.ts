@@ -2,10 +2,10 @@
 // and be gone after: the answer probe (answer-probe.ts) runs the metric there on code that answers
 // nothing. The user's tree, index and branches are not touched; the checkout is a linked worktree
 // beside them, detached, removed with its folder however the command ends.
-import { access, rm, symlink } from 'node:fs/promises';
+import { rm, symlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { writeFileAtomic } from './atomic-file.js';
-import { makeTempDir } from './fs-ops.js';
+import { fileStat, makeTempDir } from './fs-ops.js';
 import type { Git } from './git-port.js';
 
 /**
@@ -27,15 +27,8 @@ export async function inStubbedCheckout<T>(
     try {
       for (const name of DEPENDENCY_DIRS) {
         const there = join(repo, name);
-        const missing = await access(join(tree, name)).then(
-          () => false,
-          () => true,
-        );
-        const present = await access(there).then(
-          () => true,
-          () => false,
-        );
-        if (missing && present) await symlink(there, join(tree, name));
+        if ((await fileStat(join(tree, name))) === undefined && (await fileStat(there)) !== undefined)
+          await symlink(there, join(tree, name));
       }
       for (const [path, text] of texts) await writeFileAtomic(join(tree, path), text, { durable: false });
       return await run(tree);

@@ -105,6 +105,21 @@ describe('forge-pack loop: does the metric check the answers it times', () => {
     ).toHaveLength(1);
   });
 
+  it("runs the metric with the repository's installed dependencies, which git ignores", async () => {
+    const repo = await createTempRepo({
+      '.gitignore': 'node_modules/\n',
+      'node_modules/clock/index.js': 'module.exports = () => performance.now();\n',
+      'scripts/bench.js': bench(false).replaceAll('performance.now()', "require('clock')()"),
+      'src/work.js': WORK,
+    });
+    const created = await forgePack(repo, loopArgs('node scripts/bench.js'));
+    expect(created.code, created.stderr).toBe(0);
+    expect((JSON.parse(created.stdout) as Created).answer_probe).toMatchObject({
+      loaded: true,
+      unchecked: true,
+    });
+  });
+
   it('leaves a metric that checks the answers alone', async () => {
     const repo = await createTempRepo({ 'scripts/bench.js': bench(true), 'src/work.js': WORK });
     const created = await forgePack(repo, loopArgs('node scripts/bench.js'));
