@@ -94,7 +94,7 @@ export type FailedGuard = z.output<ReturnType<typeof failedGuardSchema>>;
 
 /** Lines that are not iterations: things the runner noticed and records so nothing changes silently. */
 export const ledgerEventSchema = z.object({
-  kind: z.enum(['settings_changed', 'tamper_between_runs', 'head_accepted', 'answers_unchecked']),
+  kind: z.enum(['settings_changed', 'tamper_between_runs', 'head_accepted']),
   ts: z.string(),
   /** Files (relative to the repository) or refs concerned. */
   paths: z.array(z.string()),

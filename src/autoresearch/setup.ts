@@ -10,16 +10,10 @@ import { snapshotIgnored } from './dependency-guard.js';
 import { fingerprintOutside, namedOutsidePaths } from './outside-data.js';
 import { watchOutputs } from './run-outputs.js';
 import { watchBaselineExits, type WatchedRun } from './baseline-exits.js';
-import {
-  runAnswerProbe,
-  uncheckedAnswersWarning,
-  type AnswerProbe,
-  type StubbedCheckout,
-} from './answer-probe.js';
+import { runAnswerProbe, type AnswerProbe, type StubbedCheckout } from './answer-probe.js';
 import { artifactSpeaksToModels } from './judge-address.js';
 import { checkBaseline } from './guard-setup.js';
 import { updateIterationState } from './iteration-state.js';
-import { appendLedgerEvent } from './ledger.js';
 import { LOOP_LABEL, type StampedBead } from './loop-beads.js';
 import type { LoopContext } from './loop-context.js';
 import { recordHead } from './loop-head.js';
@@ -198,6 +192,8 @@ export async function setupLoop(
   exits.check();
 
   // Whether the metric looks at what the code answers: one more run, on the scope answering nothing.
+  // Said to the user only, never written where agents read (the ledger, the workspace): it would tell
+  // a doer what the metric does not check.
   let answerProbe: AnswerProbe | undefined;
   if (
     measured !== undefined &&
@@ -281,15 +277,6 @@ export async function setupLoop(
       durationMs,
       tracks: baselineTracks,
     });
-    // In the ledger too, so the morning's report says it beside what was kept.
-    if (answerProbe?.unchecked === true) {
-      await appendLedgerEvent(ports.files, paths.ledger, {
-        kind: 'answers_unchecked',
-        ts: new Date(ports.now()).toISOString(),
-        paths: answerProbe.files,
-        message: uncheckedAnswersWarning(answerProbe, output.score),
-      });
-    }
     baseline = {
       kind: 'measured',
       score: output.score,

@@ -2,37 +2,21 @@
 // git repo. A metric that scores the scope's code answering nothing as well as its baseline does not
 // check the answers, and setup says so; one that checks them is left alone. Nothing of the user's
 // changes, and no checkout is left behind.
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { answerlessModule } from '../../src/autoresearch/answer-probe.js';
 import { createForgePackProgram } from '../../src/cli/forge-pack.js';
 import { runProgram } from '../../src/cli/main.js';
-import { createRalphLoopProgram } from '../../src/cli/ralph-loop.js';
 import { createTempRepo, type TempRepo } from '../support/git-repo.js';
-
-async function ralphLoop(
-  repo: TempRepo,
-  args: string[],
-): Promise<{ code: number; stdout: string; stderr: string }> {
-  return cli(repo, 'ralph-loop', args);
-}
 
 async function forgePack(
   repo: TempRepo,
   args: string[],
 ): Promise<{ code: number; stdout: string; stderr: string }> {
-  return cli(repo, 'forge-pack', args);
-}
-
-async function cli(
-  repo: TempRepo,
-  program: 'forge-pack' | 'ralph-loop',
-  args: string[],
-): Promise<{ code: number; stdout: string; stderr: string }> {
   let stdout = '';
   let stderr = '';
-  const create = program === 'forge-pack' ? createForgePackProgram : createRalphLoopProgram;
-  const code = await runProgram(program, create, ['node', program, '--store', 'embedded', ...args], {
+  const argv = ['node', 'forge-pack', '--store', 'embedded', ...args];
+  const code = await runProgram('forge-pack', createForgePackProgram, argv, {
     cwd: repo.dir,
     env: { ...repo.env, NO_COLOR: '1', LANG: 'en_US.UTF-8' },
     stdout: { write: (text: string) => void (stdout += text) },
@@ -87,17 +71,13 @@ describe('forge-pack loop: does the metric check the answers it times', () => {
     expect(result.warnings.join('\n')).toMatch(
       /the metric scored \d+ with src\/work\.js answering nothing \(its baseline: \d+\): it does not check what that code answers/,
     );
-    // In the ledger for the morning's report, which status and the report read past.
+    // Nowhere an agent reads: not in the ledger (its baseline line alone), nor in the workspace.
     const ledger = (await repo.read('.autoresearch/research-log.jsonl')).trim().split('\n');
-    expect(
-      ledger.map(
-        (line) =>
-          (JSON.parse(line) as { decision?: string; kind?: string }).decision ??
-          (JSON.parse(line) as { kind: string }).kind,
-      ),
-    ).toEqual(['baseline', 'answers_unchecked']);
-    const status = await ralphLoop(repo, ['status', (JSON.parse(created.stdout) as { epic: string }).epic]);
-    expect(status.code, status.stderr).toBe(0);
+    expect(ledger.map((line) => (JSON.parse(line) as { decision?: string }).decision)).toEqual(['baseline']);
+    const found = spawnSync('grep', ['-rlI', 'answering nothing', '.autoresearch', '.forge'], {
+      cwd: repo.dir,
+    });
+    expect(found.status, String(found.stdout)).toBe(1);
     // The user's tree as it was, and no checkout left.
     expect(await repo.read('src/work.js')).toBe(WORK);
     expect(
