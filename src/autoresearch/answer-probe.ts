@@ -38,7 +38,7 @@ export interface AnswerProbe {
 }
 
 /** The file a stub makes at the checkout's root when it is loaded, so the probe knows it ran. */
-export const LOADED_MARK = '.forge-answer-probe-loaded';
+const LOADED_MARK = '.forge-answer-probe-loaded';
 
 export async function probeAnswers(args: {
   repo: string;
@@ -97,7 +97,7 @@ export async function runAnswerProbe(
 }
 
 /** What setup says of a probe whose metric scored code that answers nothing as well as the baseline. */
-export function uncheckedAnswersWarning(probe: AnswerProbe, baseline: number): string {
+function uncheckedAnswersWarning(probe: AnswerProbe, baseline: number): string {
   const files = probe.files.length <= 3 ? probe.files.join(', ') : `${probe.files.slice(0, 3).join(', ')}, …`;
   return (
     `the metric scored ${String(probe.score)} with ${files} answering nothing (its baseline: ${String(baseline)}): ` +

@@ -205,7 +205,7 @@ export async function setupLoop(
       repo,
       config: { ...config, metric: config.metric },
       baseline: measured.output.score,
-      runMetric: (argv, run) => ports.runMetric(argv, run),
+      runMetric: ports.runMetric,
       checkout: ports.checkout,
     });
     answerProbe = probed.probe;
