@@ -5,7 +5,10 @@
 // other. So the metric is run once more, in a throwaway checkout where each file of the scope it
 // loads into its own process answers nothing (every function it exports returns undefined or None). A
 // metric that still scores that as well as the baseline does not look at the answers, and setup says
-// so. One that crashes, or scores it worse, does.
+// so. One that crashes, or scores it worse, does. Every JavaScript, TypeScript and Python file of the
+// scope answers nothing there, whether the metric imports it or runs it as a program of its own (a
+// CLI it times and whose output it never reads); each stub notes when it runs, so the probe knows
+// which of them the metric ran.
 import { join } from 'node:path';
 import { readFileIfExists } from '../infra/atomic-file.js';
 import type { ProcessResult } from '../infra/process.js';
@@ -23,22 +26,28 @@ export type StubbedCheckout = <T>(
 ) => Promise<T>;
 
 export interface AnswerProbe {
-  /** The files that answered nothing, relative to the repository. */
+  /** The files that answered nothing when the metric ran them, relative to the repository. */
   files: string[];
+  /** How many files of the scope were made to answer nothing (whether the metric ran them or not). */
+  stubbed: number;
   /** What the metric scored them, or why it gave no score. */
   score: number | null;
   reason?: string;
   /**
-   * Whether the metric's process loaded one of them: a metric that reads the code from elsewhere (an
-   * absolute path into the repository, a build of it) ran the code as it was, which tells nothing.
+   * Whether the metric ran one of them: a metric that reads the code from elsewhere (an absolute path
+   * into the repository, a build of it) ran the code as it was, which tells nothing.
    */
   loaded: boolean;
   /** True when it loaded them and scored that not worse than the baseline: it does not check the answers. */
   unchecked: boolean;
 }
 
-/** The file a stub makes at the checkout's root when it is loaded, so the probe knows it ran. */
+/** The file at the checkout's root where each stub adds its path when it is loaded, so the probe knows it ran. */
 const LOADED_MARK = '.forge-answer-probe-loaded';
+/** The files a stub can stand in for; type declarations are not code that runs. */
+const CODE_FILE = /^(?!.*\.d\.[cm]?ts$).*\.(?:[cm]?[jt]sx?|pyw?)$/;
+/** Past this many code files in the scope, the probe stubs the first ones (in path order) only. */
+const MAX_STUBS = 20_000;
 
 export async function probeAnswers(args: {
   repo: string;
@@ -46,32 +55,39 @@ export async function probeAnswers(args: {
   baseline: number;
   runMetric: (argv: readonly string[], run: { cwd: string; timeoutMs: number }) => Promise<ProcessResult>;
   checkout: StubbedCheckout;
+  /** The files of the scope in HEAD, relative to the repository (the checkout is of HEAD). */
+  scopeFiles: () => Promise<readonly string[]>;
 }): Promise<AnswerProbe | undefined> {
   const { repo, config } = args;
+  // What the metric imports, found in its code (a file of the scope not committed yet among it), and
+  // every code file the scope holds in HEAD: what it may run as a program.
   const loaded = await loadedInProcess(config, repo, await metricFiles(config, repo));
+  const candidates = new Set([...loaded].filter((path) => isPathInScope(path, config.scope.doer_paths)));
+  for (const path of await args.scopeFiles()) candidates.add(path);
   const texts = new Map<string, string>();
-  for (const path of [...loaded].sort()) {
-    if (!isPathInScope(path, config.scope.doer_paths)) continue;
+  for (const path of [...candidates].filter((path) => CODE_FILE.test(path)).sort()) {
+    if (texts.size >= MAX_STUBS) break;
     const text = await readFileIfExists(join(repo, path)).catch(() => undefined);
     const stub = text === undefined ? undefined : answerlessModule(path, text);
     if (stub !== undefined) texts.set(path, stub);
   }
   if (texts.size === 0) return undefined;
   const metric = config.metric;
-  const { verdict, loaded: ran } = await args.checkout(texts, async (cwd) => ({
+  const { verdict, ran } = await args.checkout(texts, async (cwd) => ({
     verdict: await measureHardMetric(metric, 1, () =>
       args.runMetric(metric.argv, { cwd, timeoutMs: metric.timeout_seconds * 1000 }),
     ),
-    loaded: (await readFileIfExists(join(cwd, LOADED_MARK)).catch(() => undefined)) !== undefined,
+    ran: (await readFileIfExists(join(cwd, LOADED_MARK)).catch(() => undefined)) ?? '',
   }));
-  const files = [...texts.keys()];
-  if (!verdict.ok) return { files, score: null, reason: verdict.reason, loaded: ran, unchecked: false };
+  // Only the stubs' own paths count: a line the metric's code added there names nothing.
+  const files = [...new Set(ran.split('\n'))].filter((path) => texts.has(path)).sort();
+  const found = { files, stubbed: texts.size, loaded: files.length > 0 };
+  if (!verdict.ok) return { ...found, score: null, reason: verdict.reason, unchecked: false };
   const score = verdict.output.score;
   return {
-    files,
+    ...found,
     score,
-    loaded: ran,
-    unchecked: ran && !isImprovement(args.baseline, score, 0, metric.direction),
+    unchecked: found.loaded && !isImprovement(args.baseline, score, 0, metric.direction),
   };
 }
 
@@ -107,10 +123,11 @@ function uncheckedAnswersWarning(probe: AnswerProbe, baseline: number): string {
   );
 }
 
-function pythonStub(up: string): string {
+function pythonStub(up: string, path: string): string {
   return `# Forge's answer probe: this module answers nothing.
 import os as _os
-open(_os.path.join(_os.path.dirname(_os.path.abspath(__file__)), ${JSON.stringify(up + LOADED_MARK)}), 'a').close()
+with open(_os.path.join(_os.path.dirname(_os.path.abspath(__file__)), ${JSON.stringify(up + LOADED_MARK)}), 'a') as _mark:
+    _mark.write(${JSON.stringify(path + '\n')})
 
 
 def _answerless(*args, **kwargs):
@@ -132,13 +149,15 @@ def __getattr__(name):
 export function answerlessModule(path: string, text: string): string | undefined {
   // From the file's folder up to the checkout's root, where it marks that it was loaded.
   const up = '../'.repeat(path.split('/').length - 1);
-  if (/\.pyw?$/.test(path)) return pythonStub(up);
+  // A program run by its path keeps the line that says what runs it.
+  const shebang = /^#!.*\n/.exec(text)?.[0] ?? '';
+  if (/\.pyw?$/.test(path)) return shebang + pythonStub(up, path);
   if (!/\.(?:[cm]?[jt]sx?)$/.test(path)) return undefined;
   const esm = /\.m[jt]s$/.test(path) || (!/\.c[jt]s$/.test(path) && /^[ \t]*(?:export|import)\b/m.test(text));
-  return esm ? esmStub(text, up) : commonJsStub(text, up);
+  return shebang + (esm ? esmStub(text, up, path) : commonJsStub(text, up, path));
 }
 
-function esmStub(text: string, up: string): string {
+function esmStub(text: string, up: string, path: string): string {
   const names = new Set<string>();
   let withDefault = /^[ \t]*export\s+default\b/m.test(text);
   for (const m of text.matchAll(
@@ -160,8 +179,8 @@ function esmStub(text: string, up: string): string {
   }
   const lines = [
     "// Forge's answer probe: this module answers nothing.",
-    "import { closeSync as forgeClose, openSync as forgeOpen } from 'node:fs';",
-    `forgeClose(forgeOpen(new URL(${JSON.stringify(up + LOADED_MARK)}, import.meta.url), 'a'));`,
+    "import { appendFileSync as forgeMark } from 'node:fs';",
+    `forgeMark(new URL(${JSON.stringify(up + LOADED_MARK)}, import.meta.url), ${JSON.stringify(path + '\n')});`,
     'function answerless() {}',
   ];
   for (const m of text.matchAll(/^[ \t]*export\s*\*\s*(?:as\s+[\w$]+\s+)?from\s*(['"][^'"\n]+['"])/gm))
@@ -171,7 +190,7 @@ function esmStub(text: string, up: string): string {
   return `${lines.join('\n')}\n`;
 }
 
-function commonJsStub(text: string, up: string): string {
+function commonJsStub(text: string, up: string, path: string): string {
   // Node finds the names an ES module may import from CommonJS in the text (`exports.x =`), so they
   // are written out before the object that answers every name.
   const names = new Set<string>();
@@ -185,7 +204,7 @@ function commonJsStub(text: string, up: string): string {
   return [
     "// Forge's answer probe: this module answers nothing.",
     "'use strict';",
-    `require('node:fs').closeSync(require('node:fs').openSync(require('node:path').join(__dirname, ${JSON.stringify(up + LOADED_MARK)}), 'a'));`,
+    `require('node:fs').appendFileSync(require('node:path').join(__dirname, ${JSON.stringify(up + LOADED_MARK)}), ${JSON.stringify(path + '\n')});`,
     'const answerless = new Proxy(function () {}, {',
     "  get: (target, key) => (key === 'prototype' ? target.prototype : typeof key === 'symbol' || key === 'then' || key === '__esModule' ? undefined : answerless),",
     '  apply: () => undefined,',

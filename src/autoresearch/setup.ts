@@ -34,7 +34,7 @@ import { configEpicId, registerLoop, resolveWorkspaceDir, workspacePaths } from 
 
 export interface SetupPorts {
   store: BeadStore;
-  git: Pick<Git, 'headSha' | 'statusPorcelain' | 'headState' | 'topLevel' | 'ignoredPaths'>;
+  git: Pick<Git, 'headSha' | 'statusPorcelain' | 'headState' | 'topLevel' | 'ignoredPaths' | 'listTree'>;
   /**
    * Runs the hard metric command (argv, no shell) in `cwd`, killed after `timeoutMs`; with
    * `watchExits`, under the exit watch's preload, as the loop's runs will be (what it costs a Node
@@ -207,6 +207,10 @@ export async function setupLoop(
       baseline: measured.output.score,
       runMetric: ports.runMetric,
       checkout: ports.checkout,
+      scopeFiles: async () =>
+        (await ports.git.listTree('HEAD', config.scope.doer_paths))
+          .filter((entry) => entry.type === 'blob' && entry.mode !== '120000')
+          .map((entry) => entry.path),
     });
     answerProbe = probed.probe;
     warnings.push(...probed.warnings);

@@ -3,6 +3,7 @@
 // check the answers, and setup says so; one that checks them is left alone. Nothing of the user's
 // changes, and no checkout is left behind.
 import { execFileSync, spawnSync } from 'node:child_process';
+import { chmod } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
 import { answerlessModule } from '../../src/autoresearch/answer-probe.js';
 import { createForgePackProgram } from '../../src/cli/forge-pack.js';
@@ -58,7 +59,13 @@ function loopArgs(metric: string, ...more: string[]): string[] {
 
 interface Created {
   warnings: string[];
-  answer_probe: { files: string[]; score: number | null; loaded: boolean; unchecked: boolean } | null;
+  answer_probe: {
+    files: string[];
+    stubbed: number;
+    score: number | null;
+    loaded: boolean;
+    unchecked: boolean;
+  } | null;
 }
 
 describe('forge-pack loop: does the metric check the answers it times', () => {
@@ -105,7 +112,13 @@ describe('forge-pack loop: does the metric check the answers it times', () => {
     const created = await forgePack(repo, loopArgs('node scripts/bench.js'));
     expect(created.code, created.stderr).toBe(0);
     const result = JSON.parse(created.stdout) as Created;
-    expect(result.answer_probe).toEqual({ files: ['src/work.js'], score: 0, loaded: true, unchecked: false });
+    expect(result.answer_probe).toEqual({
+      files: ['src/work.js'],
+      stubbed: 1,
+      score: 0,
+      loaded: true,
+      unchecked: false,
+    });
     expect(result.warnings.join('\n')).not.toMatch(/check the answers/);
   });
 
@@ -120,7 +133,7 @@ describe('forge-pack loop: does the metric check the answers it times', () => {
     const created = await forgePack(repo, loopArgs('node scripts/bench.js'));
     expect(created.code, created.stderr).toBe(0);
     const result = JSON.parse(created.stdout) as Created;
-    expect(result.answer_probe).toMatchObject({ files: ['src/work.js'], loaded: false, unchecked: false });
+    expect(result.answer_probe).toMatchObject({ files: [], stubbed: 1, loaded: false, unchecked: false });
     expect(result.warnings.join('\n')).not.toMatch(/check the answers/);
   });
 
@@ -157,19 +170,93 @@ print(json.dumps({'score': round(1 / (time.perf_counter() - t0))}))
     });
   });
 
-  it('runs no probe with --no-answer-probe, nor for a metric that loads none of the scope', async () => {
+  it('runs no probe with --no-answer-probe, nor for a scope without code', async () => {
     const repo = await createTempRepo({ 'scripts/bench.js': bench(false), 'src/work.js': WORK });
     const skipped = await forgePack(repo, loopArgs('node scripts/bench.js', '--no-answer-probe'));
     expect(skipped.code, skipped.stderr).toBe(0);
     expect((JSON.parse(skipped.stdout) as Created).answer_probe).toBeNull();
 
+    const data = await createTempRepo({
+      'metric.mjs':
+        "import { readFileSync } from 'node:fs';\nconsole.log(JSON.stringify({ score: readFileSync('src/table.txt', 'utf8').length }));\n",
+      'src/table.txt': 'abc\n',
+    });
+    const created = await forgePack(data, loopArgs('node metric.mjs'));
+    expect(created.code, created.stderr).toBe(0);
+    expect((JSON.parse(created.stdout) as Created).answer_probe).toBeNull();
+  });
+
+  it('tells nothing of a metric that runs none of the scope', async () => {
     const apart = await createTempRepo({
       'metric.mjs': 'console.log(\'{"score": 5}\');\n',
       'src/work.js': WORK,
     });
     const created = await forgePack(apart, loopArgs('node metric.mjs'));
     expect(created.code, created.stderr).toBe(0);
-    expect((JSON.parse(created.stdout) as Created).answer_probe).toBeNull();
+    const result = JSON.parse(created.stdout) as Created;
+    expect(result.answer_probe).toEqual({ files: [], stubbed: 1, score: 5, loaded: false, unchecked: false });
+    expect(result.warnings.join('\n')).not.toMatch(/check the answers|answer probe/);
+  });
+});
+
+/**
+ * A benchmark that times the scope's `src/solve.js` as a program of its own, one process a run; with
+ * `checks`, it scores 0 unless the program printed the right sum.
+ */
+function programBench(checks: boolean): string {
+  return `const { execFileSync } = require('node:child_process');
+const t0 = performance.now();
+let right = true;
+for (let i = 0; i < 3; i++) {
+  const out = execFileSync(process.execPath, ['src/solve.js', '3000000'], { encoding: 'utf8' });
+  right = out.trim() === '4499998500000' && right;
+}
+const score = Math.round(100000 / (performance.now() - t0));
+console.log(JSON.stringify({ score: ${checks ? 'right ? score : 0' : 'score'} }));
+`;
+}
+
+const SOLVE =
+  'let s = 0;\nfor (let i = 0; i < Number(process.argv[2]); i++) s += i;\nconsole.log(String(s));\n';
+
+describe('forge-pack loop: the answer probe, for code the metric runs as a program', () => {
+  it('says so when the metric times a program of the scope and never reads what it printed', async () => {
+    const repo = await createTempRepo({ 'scripts/bench.js': programBench(false), 'src/solve.js': SOLVE });
+    const created = await forgePack(repo, loopArgs('node scripts/bench.js'));
+    expect(created.code, created.stderr).toBe(0);
+    const result = JSON.parse(created.stdout) as Created;
+    expect(result.answer_probe).toMatchObject({ files: ['src/solve.js'], loaded: true, unchecked: true });
+    expect(result.warnings.join('\n')).toMatch(/with src\/solve\.js answering nothing/);
+  });
+
+  it('leaves alone a metric that checks what the program printed', async () => {
+    const repo = await createTempRepo({ 'scripts/bench.js': programBench(true), 'src/solve.js': SOLVE });
+    const created = await forgePack(repo, loopArgs('node scripts/bench.js'));
+    expect(created.code, created.stderr).toBe(0);
+    expect((JSON.parse(created.stdout) as Created).answer_probe).toMatchObject({
+      files: ['src/solve.js'],
+      score: 0,
+      unchecked: false,
+    });
+  });
+
+  it('runs a Python program by its path as the metric does, its first line and mode kept', async () => {
+    const repo = await createTempRepo({
+      'bench.py': `import json, subprocess, time
+t0 = time.perf_counter()
+for _ in range(3):
+    subprocess.run(['./src/solve.py', '2000000'], check=True, capture_output=True)
+print(json.dumps({'score': round(100 / (time.perf_counter() - t0))}))
+`,
+      'src/solve.py': '#!/usr/bin/env python3\nimport sys\nprint(sum(range(int(sys.argv[1]))))\n',
+    });
+    await chmod(`${repo.dir}/src/solve.py`, 0o755);
+    repo.commitAll('the program runs by its path');
+    const created = await forgePack(repo, loopArgs('python3 -B bench.py'));
+    expect(created.code, created.stderr).toBe(0);
+    const result = JSON.parse(created.stdout) as Created;
+    expect(result.answer_probe).toMatchObject({ files: ['src/solve.py'], loaded: true, unchecked: true });
+    expect(result.answer_probe?.score ?? 0).toBeGreaterThan(0);
   });
 });
 
@@ -206,5 +293,9 @@ describe('a module that answers nothing', () => {
     expect(fromObject).toContain('exports.other = undefined;');
     expect(answerlessModule('src/w.py', 'def work(n):\n    return n\n')).toContain('def __getattr__(name):');
     expect(answerlessModule('src/data.json', '{}')).toBeUndefined();
+    // A program keeps its first line when that says what runs it.
+    expect(answerlessModule('bin/cli.js', '#!/usr/bin/env node\nrequire("./x");\n')).toMatch(
+      /^#!\/usr\/bin\/env node\n/,
+    );
   });
 });
