@@ -2,16 +2,24 @@
 // that times code without checking its answers scores code that is fast and wrong as well as any, and
 // then code that tells the metric from the tests (by its command line, its stack, its inputs' size,
 // whatever the reading and the watches do not name) can be fast under the one and right under the
-// other. So the metric is run once more, in a throwaway checkout where each file of the scope it
-// loads into its own process answers nothing (every function it exports returns undefined or None). A
-// metric that still scores that as well as the baseline does not look at the answers, and setup says
-// so. One that crashes, or scores it worse, does. Every JavaScript, TypeScript and Python file of the
-// scope answers nothing there, whether the metric imports it or runs it as a program of its own (a
-// CLI it times and whose output it never reads); each stub notes when it runs, so the probe knows
-// which of them the metric ran.
+// other. So the metric is run once more, in a throwaway checkout where every JavaScript, TypeScript
+// and Python file of the scope answers nothing (answer-stubs.ts), whether the metric imports it or
+// runs it as a program of its own (a CLI it times and whose output it never reads). A metric that
+// still scores that as well as the baseline does not look at the answers, and setup says so. One that
+// crashes, or scores it worse, looks at some: then, for the code it loads into its own process, a
+// second run where calls larger than the smallest so far answer nothing at once. A metric that scores
+// that as well as the baseline checks small cases only and times large ones it never checks, which
+// code that tells the two apart by size wins.
 import { join } from 'node:path';
 import { readFileIfExists } from '../infra/atomic-file.js';
 import type { ProcessResult } from '../infra/process.js';
+import {
+  answerlessModule,
+  LOADED_MARK,
+  realCodePath,
+  sizeGatedModule,
+  SKIPPED_MARK,
+} from './answer-stubs.js';
 import type { HardMetricConfig, LoopConfig } from './config.js';
 import { isPathInScope } from './keep-revert.js';
 import { loadedInProcess } from './loaded-code.js';
@@ -40,54 +48,134 @@ export interface AnswerProbe {
   loaded: boolean;
   /** True when it loaded them and scored that not worse than the baseline: it does not check the answers. */
   unchecked: boolean;
+  /**
+   * The second round, run when the first found the answers looked at: the code the metric loads
+   * answering only calls no larger than the smallest so far. `files`: those that left a call
+   * unanswered; `unchecked`: some did, and the metric scored that not worse than the baseline.
+   */
+  larger_calls?: { files: string[]; score: number | null; reason?: string; unchecked: boolean };
 }
 
-/** The file at the checkout's root where each stub adds its path when it is loaded, so the probe knows it ran. */
-const LOADED_MARK = '.forge-answer-probe-loaded';
 /** The files a stub can stand in for; type declarations are not code that runs. */
 const CODE_FILE = /^(?!.*\.d\.[cm]?ts$).*\.(?:[cm]?[jt]sx?|pyw?)$/;
+/**
+ * A probe's run is given this many times the baseline's, at least PROBE_FLOOR_MS, within the metric's
+ * own timeout: code that answers nothing can send a metric round a loop for good (`while (!done())`),
+ * and setup should not wait the whole timeout (a run out of time tells nothing: a crash).
+ */
+const PROBE_TIME_FACTOR = 5;
+const PROBE_FLOOR_MS = 30_000;
 /** Past this many code files in the scope, the probe stubs the first ones (in path order) only. */
 const MAX_STUBS = 20_000;
 
-export async function probeAnswers(args: {
+type ProbeArgs = {
   repo: string;
   config: LoopConfig & { metric: HardMetricConfig };
   baseline: number;
+  /** How long the baseline's longest metric run took. */
+  baselineMs: number;
   runMetric: (argv: readonly string[], run: { cwd: string; timeoutMs: number }) => Promise<ProcessResult>;
   checkout: StubbedCheckout;
   /** The files of the scope in HEAD, relative to the repository (the checkout is of HEAD). */
   scopeFiles: () => Promise<readonly string[]>;
-}): Promise<AnswerProbe | undefined> {
+};
+
+export async function probeAnswers(args: ProbeArgs): Promise<AnswerProbe | undefined> {
   const { repo, config } = args;
   // What the metric imports, found in its code (a file of the scope not committed yet among it), and
   // every code file the scope holds in HEAD: what it may run as a program.
-  const loaded = await loadedInProcess(config, repo, await metricFiles(config, repo));
-  const candidates = new Set([...loaded].filter((path) => isPathInScope(path, config.scope.doer_paths)));
-  for (const path of await args.scopeFiles()) candidates.add(path);
-  const texts = new Map<string, string>();
+  const inProcess = [...(await loadedInProcess(config, repo, await metricFiles(config, repo)))].filter(
+    (path) => isPathInScope(path, config.scope.doer_paths) && CODE_FILE.test(path),
+  );
+  const candidates = new Set([...inProcess, ...(await args.scopeFiles())]);
+  const originals = new Map<string, string>();
   for (const path of [...candidates].filter((path) => CODE_FILE.test(path)).sort()) {
-    if (texts.size >= MAX_STUBS) break;
+    if (originals.size >= MAX_STUBS) break;
     const text = await readFileIfExists(join(repo, path)).catch(() => undefined);
-    const stub = text === undefined ? undefined : answerlessModule(path, text);
-    if (stub !== undefined) texts.set(path, stub);
+    if (text !== undefined) originals.set(path, text);
   }
+  const texts = stubs(originals, answerlessModule);
   if (texts.size === 0) return undefined;
-  const metric = config.metric;
-  const { verdict, ran } = await args.checkout(texts, async (cwd) => ({
-    verdict: await measureHardMetric(metric, 1, () =>
-      args.runMetric(metric.argv, { cwd, timeoutMs: metric.timeout_seconds * 1000 }),
-    ),
-    ran: (await readFileIfExists(join(cwd, LOADED_MARK)).catch(() => undefined)) ?? '',
-  }));
-  // Only the stubs' own paths count: a line the metric's code added there names nothing.
-  const files = [...new Set(ran.split('\n'))].filter((path) => texts.has(path)).sort();
+  const first = await measureStubbed(args, texts);
+  const files = first.marked(LOADED_MARK);
   const found = { files, stubbed: texts.size, loaded: files.length > 0 };
-  if (!verdict.ok) return { ...found, score: null, reason: verdict.reason, unchecked: false };
-  const score = verdict.output.score;
+  const probe: AnswerProbe = first.verdict.ok
+    ? {
+        ...found,
+        score: first.verdict.output.score,
+        unchecked: found.loaded && notWorse(args, first.verdict.output.score),
+      }
+    : { ...found, score: null, reason: first.verdict.reason, unchecked: false };
+  // A metric that ran none of the stubs tells nothing; one that scored them as well looks at nothing.
+  if (!probe.loaded || probe.unchecked) return probe;
+
+  // Some answers are looked at: are the large calls' too?
+  const gated = new Map<string, string>();
+  const loaded = new Map([...originals].filter(([path]) => inProcess.includes(path)));
+  for (const [path, stub] of stubs(loaded, sizeGatedModule)) {
+    gated.set(path, stub);
+    gated.set(realCodePath(path), originals.get(path) ?? '');
+  }
+  if (gated.size === 0) return probe;
+  const second = await measureStubbed(args, gated);
+  const skipped = second.marked(SKIPPED_MARK);
+  if (!second.verdict.ok)
+    return {
+      ...probe,
+      larger_calls: { files: skipped, score: null, reason: second.verdict.reason, unchecked: false },
+    };
+  const larger = second.verdict.output.score;
   return {
-    ...found,
-    score,
-    unchecked: found.loaded && !isImprovement(args.baseline, score, 0, metric.direction),
+    ...probe,
+    larger_calls: { files: skipped, score: larger, unchecked: skipped.length > 0 && notWorse(args, larger) },
+  };
+}
+
+/** The stubs `make` writes for `originals` (a file it has none for is left as it is). */
+function stubs(
+  originals: ReadonlyMap<string, string>,
+  make: (path: string, text: string) => string | undefined,
+): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const [path, text] of originals) {
+    const stub = make(path, text);
+    if (stub !== undefined) out.set(path, stub);
+  }
+  return out;
+}
+
+/** Whether `score` is as good as the baseline or better. */
+function notWorse(args: ProbeArgs, score: number): boolean {
+  return !isImprovement(args.baseline, score, 0, args.config.metric.direction);
+}
+
+/** The metric's verdict in a checkout holding `texts`, and which stubs' paths each mark file holds. */
+async function measureStubbed(args: ProbeArgs, texts: ReadonlyMap<string, string>) {
+  const metric = args.config.metric;
+  const { verdict, marks } = await args.checkout(texts, async (cwd) => ({
+    verdict: await measureHardMetric(metric, 1, () =>
+      args.runMetric(metric.argv, {
+        cwd,
+        timeoutMs: Math.min(
+          metric.timeout_seconds * 1000,
+          Math.max(PROBE_FLOOR_MS, PROBE_TIME_FACTOR * args.baselineMs),
+        ),
+      }),
+    ),
+    marks: new Map(
+      await Promise.all(
+        [LOADED_MARK, SKIPPED_MARK].map(
+          async (mark) =>
+            [mark, (await readFileIfExists(join(cwd, mark)).catch(() => undefined)) ?? ''] as const,
+        ),
+      ),
+    ),
+  }));
+  return {
+    verdict,
+    // Only the stubs' own paths count: a line the metric's code added there names nothing.
+    marked: (mark: string) =>
+      [...new Set((marks.get(mark) ?? '').split('\n'))].filter((path) => texts.has(path)).sort(),
   };
 }
 
@@ -101,7 +189,10 @@ export async function runAnswerProbe(
   try {
     const probe = await probeAnswers(args);
     if (probe === undefined) return { warnings: [] };
-    return { probe, warnings: probe.unchecked ? [uncheckedAnswersWarning(probe, args.baseline)] : [] };
+    const warnings = probe.unchecked ? [uncheckedAnswersWarning(probe, args.baseline)] : [];
+    if (probe.larger_calls?.unchecked === true)
+      warnings.push(smallCallsOnlyWarning(probe.larger_calls.files, probe.larger_calls.score, args.baseline));
+    return { probe, warnings };
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     return {
@@ -112,106 +203,27 @@ export async function runAnswerProbe(
   }
 }
 
+function named(files: readonly string[]): string {
+  return files.length <= 3 ? files.join(', ') : `${files.slice(0, 3).join(', ')}, …`;
+}
+
 /** What setup says of a probe whose metric scored code that answers nothing as well as the baseline. */
 function uncheckedAnswersWarning(probe: AnswerProbe, baseline: number): string {
-  const files = probe.files.length <= 3 ? probe.files.join(', ') : `${probe.files.slice(0, 3).join(', ')}, …`;
   return (
-    `the metric scored ${String(probe.score)} with ${files} answering nothing (its baseline: ${String(baseline)}): ` +
+    `the metric scored ${String(probe.score)} with ${named(probe.files)} answering nothing (its baseline: ${String(baseline)}): ` +
     'it does not check what that code answers, so code that tells the metric from the tests can be fast ' +
     'and wrong under the one, right under the other, and kept. Have the metric check the answers it ' +
     'times (README: "Have the metric check the answers it times"); --no-answer-probe skips this run'
   );
 }
 
-function pythonStub(up: string, path: string): string {
-  return `# Forge's answer probe: this module answers nothing.
-import os as _os
-with open(_os.path.join(_os.path.dirname(_os.path.abspath(__file__)), ${JSON.stringify(up + LOADED_MARK)}), 'a') as _mark:
-    _mark.write(${JSON.stringify(path + '\n')})
-
-
-def _answerless(*args, **kwargs):
-    return None
-
-
-def __getattr__(name):
-    if name.startswith('__'):
-        raise AttributeError(name)
-    return _answerless
-`;
-}
-
-/**
- * The text of a module that answers nothing in place of the file at `path` whose text is `text`: the
- * same names exported, each a function that returns undefined (None in Python). Undefined for a file
- * of another language.
- */
-export function answerlessModule(path: string, text: string): string | undefined {
-  // From the file's folder up to the checkout's root, where it marks that it was loaded.
-  const up = '../'.repeat(path.split('/').length - 1);
-  // A program run by its path keeps the line that says what runs it.
-  const shebang = /^#!.*\n/.exec(text)?.[0] ?? '';
-  if (/\.pyw?$/.test(path)) return shebang + pythonStub(up, path);
-  if (!/\.(?:[cm]?[jt]sx?)$/.test(path)) return undefined;
-  const esm = /\.m[jt]s$/.test(path) || (!/\.c[jt]s$/.test(path) && /^[ \t]*(?:export|import)\b/m.test(text));
-  return shebang + (esm ? esmStub(text, up, path) : commonJsStub(text, up, path));
-}
-
-function esmStub(text: string, up: string, path: string): string {
-  const names = new Set<string>();
-  let withDefault = /^[ \t]*export\s+default\b/m.test(text);
-  for (const m of text.matchAll(
-    /^[ \t]*export\s+(?:declare\s+)?(?:async\s+)?(?:function\s*\*?|const|let|var|class|abstract\s+class|enum)\s+([A-Za-z_$][\w$]*)/gm,
-  ))
-    names.add(m[1] ?? '');
-  for (const m of text.matchAll(/^[ \t]*export\s*\{([^}]*)\}/gm)) {
-    for (const part of (m[1] ?? '').split(',')) {
-      const name =
-        part
-          .trim()
-          .replace(/^type\s+/, '')
-          .split(/\s+as\s+/)
-          .at(-1)
-          ?.trim() ?? '';
-      if (name === 'default') withDefault = true;
-      else if (/^[A-Za-z_$][\w$]*$/.test(name)) names.add(name);
-    }
-  }
-  const lines = [
-    "// Forge's answer probe: this module answers nothing.",
-    "import { appendFileSync as forgeMark } from 'node:fs';",
-    `forgeMark(new URL(${JSON.stringify(up + LOADED_MARK)}, import.meta.url), ${JSON.stringify(path + '\n')});`,
-    'function answerless() {}',
-  ];
-  for (const m of text.matchAll(/^[ \t]*export\s*\*\s*(?:as\s+[\w$]+\s+)?from\s*(['"][^'"\n]+['"])/gm))
-    lines.push(`export * from ${m[1] ?? "''"};`);
-  for (const name of names) lines.push(`export const ${name} = answerless;`);
-  if (withDefault) lines.push('export default answerless;');
-  return `${lines.join('\n')}\n`;
-}
-
-function commonJsStub(text: string, up: string, path: string): string {
-  // Node finds the names an ES module may import from CommonJS in the text (`exports.x =`), so they
-  // are written out before the object that answers every name.
-  const names = new Set<string>();
-  for (const m of text.matchAll(/\b(?:module\s*\.\s*)?exports\s*\.\s*([A-Za-z_$][\w$]*)\s*=/g))
-    names.add(m[1] ?? '');
-  const object = /\bmodule\s*\.\s*exports\s*=\s*\{([^}]*)\}/.exec(text)?.[1] ?? '';
-  for (const part of object.split(',')) {
-    const name = part.split(':')[0]?.trim() ?? '';
-    if (/^[A-Za-z_$][\w$]*$/.test(name)) names.add(name);
-  }
-  return [
-    "// Forge's answer probe: this module answers nothing.",
-    "'use strict';",
-    `require('node:fs').appendFileSync(require('node:path').join(__dirname, ${JSON.stringify(up + LOADED_MARK)}), ${JSON.stringify(path + '\n')});`,
-    'const answerless = new Proxy(function () {}, {',
-    "  get: (target, key) => (key === 'prototype' ? target.prototype : typeof key === 'symbol' || key === 'then' || key === '__esModule' ? undefined : answerless),",
-    '  apply: () => undefined,',
-    '  construct: () => ({}),',
-    '});',
-    ...[...names].map((name) => `exports.${name} = undefined;`),
-    'module.exports = answerless;',
-    '',
-  ].join('\n');
+/** What setup says of a metric that scored code answering only its smallest calls as well as the baseline. */
+function smallCallsOnlyWarning(files: readonly string[], score: number | null, baseline: number): string {
+  return (
+    `the metric scored ${String(score)} with ${named(files)} answering only calls no larger than the smallest ` +
+    `before them (its baseline: ${String(baseline)}): it checks the answers of small calls and times large ones ` +
+    'it does not check, so code that answers large inputs wrong and fast is kept. Have the metric check ' +
+    'the answers of the calls it times (README: "Have the metric check the answers it times"); ' +
+    '--no-answer-probe skips these runs'
+  );
 }

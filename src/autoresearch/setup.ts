@@ -151,6 +151,8 @@ export async function setupLoop(
   // A hard baseline is measured before anything is created: a metric that cannot be read fails here,
   // with nothing to clean up, rather than as a loop without a baseline.
   let measured: MeasuredBaseline | undefined;
+  // The longest of its runs: the answer probe's runs get a few times that, not the whole timeout.
+  let metricMs = 0;
   const exits = watchBaselineExits(config, repo, ports.runMetric);
   // What the baseline's runs write of the files the commands name is their build's (run-outputs.ts).
   const outputs = watchOutputs(config, repo, ports.git, async () => {
@@ -177,7 +179,11 @@ export async function setupLoop(
     }
   };
   if (config.metric.type === 'hard') {
-    measured = await measureHardBaseline(repo, config.metric, runBaseline);
+    measured = await measureHardBaseline(repo, config.metric, async (argv, run) => {
+      const result = await runBaseline(argv, run);
+      metricMs = Math.max(metricMs, result.durationMs);
+      return result;
+    });
   }
 
   // Guards and tracks are measured on the baseline before anything is created, like the metric.
@@ -205,6 +211,7 @@ export async function setupLoop(
       repo,
       config: { ...config, metric: config.metric },
       baseline: measured.output.score,
+      baselineMs: metricMs,
       runMetric: ports.runMetric,
       checkout: ports.checkout,
       scopeFiles: async () =>

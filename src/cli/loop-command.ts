@@ -211,7 +211,7 @@ export function defineLoopCommand(command: Command, deps: CliDeps): void {
     .option('--force', 'move an existing loop in the workspace to <workspace>/archive/ and start over')
     .option(
       '--no-answer-probe',
-      "skip the hard metric's second run at setup, on the scope's code answering nothing, that says whether the metric checks answers",
+      "skip the hard metric's extra runs at setup, on the scope's code answering nothing (then only its small calls), that say whether the metric checks the answers it times",
     )
     .action(async (subject: string, flags: LoopFlags, cmd: Command) => {
       const options = globals(cmd);

@@ -5,7 +5,7 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import { chmod } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
-import { answerlessModule } from '../../src/autoresearch/answer-probe.js';
+import { answerlessModule } from '../../src/autoresearch/answer-stubs.js';
 import { createForgePackProgram } from '../../src/cli/forge-pack.js';
 import { runProgram } from '../../src/cli/main.js';
 import { createTempRepo, type TempRepo } from '../support/git-repo.js';
@@ -118,6 +118,8 @@ describe('forge-pack loop: does the metric check the answers it times', () => {
       score: 0,
       loaded: true,
       unchecked: false,
+      // Every call it makes is as large as the first: none went unanswered in the second round.
+      larger_calls: { files: [], score: expect.any(Number), unchecked: false },
     });
     expect(result.warnings.join('\n')).not.toMatch(/check the answers/);
   });
@@ -297,5 +299,73 @@ describe('a module that answers nothing', () => {
     expect(answerlessModule('bin/cli.js', '#!/usr/bin/env node\nrequire("./x");\n')).toMatch(
       /^#!\/usr\/bin\/env node\n/,
     );
+  });
+});
+
+/** A benchmark that checks `work` on a small case, then times large calls; `checks`: their answers too. */
+function smallCaseBench(checks: boolean): string {
+  return `const work = require('../src/work.js');
+if (work(10) !== 45) {
+  console.error('work(10) is wrong');
+  process.exit(1);
+}
+const t0 = performance.now();
+let right = true;
+for (let i = 0; i < 20; i++) right = work(200000) === 19999900000 && right;
+const score = Math.round(100000 / (performance.now() - t0));
+console.log(JSON.stringify({ score: ${checks ? 'right ? score : 0' : 'score'} }));
+`;
+}
+
+describe('forge-pack loop: the answer probe, for a metric that checks small cases and times large ones', () => {
+  it('says so when the large calls it times answering nothing score as well as their answers', async () => {
+    const repo = await createTempRepo({ 'scripts/bench.js': smallCaseBench(false), 'src/work.js': WORK });
+    const created = await forgePack(repo, loopArgs('node scripts/bench.js'));
+    expect(created.code, created.stderr).toBe(0);
+    const result = JSON.parse(created.stdout) as Created & {
+      answer_probe: { larger_calls?: { files: string[]; unchecked: boolean } };
+    };
+    // The small case failed when everything answered nothing: that round found the answers looked at.
+    expect(result.answer_probe).toMatchObject({ files: ['src/work.js'], score: null, unchecked: false });
+    expect(result.answer_probe.larger_calls).toMatchObject({ files: ['src/work.js'], unchecked: true });
+    expect(result.warnings.join('\n')).toMatch(
+      /with src\/work\.js answering only calls no larger than the smallest before them \(its baseline: \d+\): it checks the answers of small calls and times large ones it does not check/,
+    );
+    expect(await repo.read('src/work.js')).toBe(WORK);
+    expect(
+      execFileSync('git', ['worktree', 'list'], { cwd: repo.dir, encoding: 'utf8' }).trim().split('\n'),
+    ).toHaveLength(1);
+  });
+
+  it('leaves alone a metric that checks the answers of the calls it times', async () => {
+    const repo = await createTempRepo({ 'scripts/bench.js': smallCaseBench(true), 'src/work.js': WORK });
+    const created = await forgePack(repo, loopArgs('node scripts/bench.js'));
+    expect(created.code, created.stderr).toBe(0);
+    const result = JSON.parse(created.stdout) as Created & {
+      answer_probe: { larger_calls?: { files: string[]; score: number; unchecked: boolean } };
+    };
+    expect(result.answer_probe.larger_calls).toEqual({ files: ['src/work.js'], score: 0, unchecked: false });
+    expect(result.warnings.join('\n')).not.toMatch(/answering only calls/);
+  });
+
+  it('finds it in Python too', async () => {
+    const repo = await createTempRepo({
+      'scripts/bench.py': `import json, sys, time
+sys.path.insert(0, 'src')
+from work import work
+assert work(10) == 45
+t0 = time.perf_counter()
+for _ in range(5):
+    work(200000)
+print(json.dumps({'score': round(1 / (time.perf_counter() - t0))}))
+`,
+      'src/work.py': 'def work(n):\n    s = 0\n    for i in range(n):\n        s += i\n    return s\n',
+    });
+    const created = await forgePack(repo, loopArgs('python3 -B scripts/bench.py'));
+    expect(created.code, created.stderr).toBe(0);
+    const result = JSON.parse(created.stdout) as Created & {
+      answer_probe: { larger_calls?: { files: string[]; unchecked: boolean } };
+    };
+    expect(result.answer_probe.larger_calls).toMatchObject({ files: ['src/work.py'], unchecked: true });
   });
 });

@@ -1,0 +1,284 @@
+// The texts the answer probe (answer-probe.ts) puts in place of the scope's code. Two kinds:
+// - answerless: every name the module exported is a function that returns undefined (None), and a
+//   program prints nothing. A metric that scores that as well as the real code reads no answer.
+// - size-gated: the module's own functions, wrapped so that a call answers as the real one does while
+//   what it is given is no larger than the smallest call so far, and answers nothing at once when it
+//   is larger. A metric that checks a few small cases and then times large ones it never checks scores
+//   that as well as the real code, or better: code that answers the large inputs wrong and fast is then
+//   kept (the tell by size no reading can see).
+// Each stub adds its path to a mark file at the checkout's root when it is loaded, and the gated one to
+// another the first time it answers nothing, so the probe knows what ran and what was left unanswered.
+
+/** Where each stub adds its path when it is loaded. */
+export const LOADED_MARK = '.forge-answer-probe-loaded';
+/** Where a size-gated stub adds its path the first time it leaves a call unanswered. */
+export const SKIPPED_MARK = '.forge-answer-probe-skipped';
+
+/** The file beside `path` that holds its real code while a size-gated stub stands at `path`. */
+export function realCodePath(path: string): string {
+  const slash = path.lastIndexOf('/');
+  const dir = path.slice(0, slash + 1);
+  const name = path.slice(slash + 1);
+  // A Python module's name must stay a name it can be imported by.
+  if (/\.pyw?$/.test(name)) return `${dir}${name.replace(/\.pyw?$/, '')}__forge_real.py`;
+  return `${dir}.${name.replace(/(\.[^.]+)$/, '.forge-real$1')}`;
+}
+
+interface Parts {
+  /** From the file's folder up to the checkout's root, where the marks are. */
+  up: string;
+  /** A program run by its path keeps the line that says what runs it. */
+  shebang: string;
+  kind: 'py' | 'esm' | 'cjs';
+}
+
+function partsOf(path: string, text: string): Parts | undefined {
+  const up = '../'.repeat(path.split('/').length - 1);
+  const shebang = /^#!.*\n/.exec(text)?.[0] ?? '';
+  if (/\.pyw?$/.test(path)) return { up, shebang, kind: 'py' };
+  if (!/\.(?:[cm]?[jt]sx?)$/.test(path)) return undefined;
+  const esm = /\.m[jt]s$/.test(path) || (!/\.c[jt]s$/.test(path) && /^[ \t]*(?:export|import)\b/m.test(text));
+  return { up, shebang, kind: esm ? 'esm' : 'cjs' };
+}
+
+/**
+ * The text of a module that answers nothing in place of the file at `path` whose text is `text`: the
+ * same names exported, each a function that returns undefined (None in Python). Undefined for a file
+ * of another language.
+ */
+export function answerlessModule(path: string, text: string): string | undefined {
+  const parts = partsOf(path, text);
+  if (parts === undefined) return undefined;
+  const mark = markLine(parts, path, LOADED_MARK);
+  if (parts.kind === 'py') return parts.shebang + pythonAnswerless(mark);
+  return parts.shebang + (parts.kind === 'esm' ? esmAnswerless(text, mark) : cjsAnswerless(text, mark));
+}
+
+/**
+ * The text of a module that answers as the real one at `realCodePath(path)` does for calls no larger
+ * than the smallest so far, and nothing for larger ones. Undefined for a file of another language.
+ */
+export function sizeGatedModule(path: string, text: string): string | undefined {
+  const parts = partsOf(path, text);
+  if (parts === undefined) return undefined;
+  const real = realCodePath(path);
+  const loaded = markLine(parts, path, LOADED_MARK);
+  const skipped = markLine(parts, path, SKIPPED_MARK);
+  if (parts.kind === 'py') return parts.shebang + pythonGated(real, loaded, skipped);
+  const specifier = JSON.stringify(`./${real.slice(real.lastIndexOf('/') + 1)}`);
+  const lines = [
+    "// Forge's answer probe: this module answers small calls only.",
+    ...(parts.kind === 'esm'
+      ? [
+          "import { appendFileSync as forgeMark } from 'node:fs';",
+          `import * as forgeReal from ${specifier};`,
+          `export * from ${specifier};`,
+        ]
+      : ["'use strict';", "const forgeMark = require('node:fs').appendFileSync;"]),
+    loaded,
+    ...JS_GATE.split('\n'),
+    'let forgeTold = false;',
+    `const forgeSkipped = () => { if (forgeTold) return; forgeTold = true; ${skipped} };`,
+  ];
+  if (parts.kind === 'esm') {
+    const names = esmNames(text);
+    for (const name of names.names)
+      lines.push(`export const ${name} = forgeGate(forgeReal.${name}, forgeSkipped);`);
+    if (names.withDefault) lines.push('export default forgeGate(forgeReal.default, forgeSkipped);');
+  } else {
+    lines.push(`const forgeReal = require(${specifier});`);
+    for (const name of cjsNames(text)) lines.push(`exports.${name} = undefined;`);
+    lines.push(
+      'const forgeMembers = () => Object.fromEntries(Object.entries(forgeReal).map(([k, v]) => [k, forgeGate(v, forgeSkipped)]));',
+      'const forgeGated = forgeGate(forgeReal, forgeSkipped);',
+      // A function answers through its gate, its members too; a class or a value is passed on; an
+      // object's members are gated over its prototype.
+      'module.exports =',
+      '  forgeGated !== forgeReal ? Object.assign(forgeGated, forgeMembers())',
+      "  : typeof forgeReal === 'object' && forgeReal !== null ? Object.assign(Object.create(Object.getPrototypeOf(forgeReal)), forgeMembers())",
+      '  : forgeReal;',
+    );
+  }
+  return `${parts.shebang}${lines.join('\n')}\n`;
+}
+
+/** The statement that adds `path` to the mark file `mark`, for the stub's language. */
+function markLine(parts: Parts, path: string, mark: string): string {
+  const to = JSON.stringify(parts.up + mark);
+  const line = JSON.stringify(`${path}\n`);
+  if (parts.kind === 'py')
+    return `with open(_os.path.join(_os.path.dirname(_os.path.abspath(__file__)), ${to}), 'a') as _mark:\n    _mark.write(${line})`;
+  if (parts.kind === 'esm') return `forgeMark(new URL(${to}, import.meta.url), ${line});`;
+  return `forgeMark(require('node:path').join(__dirname, ${to}), ${line});`;
+}
+
+/**
+ * How large a call is: numbers by their magnitude, strings, arrays and typed arrays by their length,
+ * maps and sets by their size, a plain object by the sum of its values' (one level down), the rest 0.
+ * A function that is not one (a class, a value) is passed on as it is.
+ */
+const JS_GATE = `const forgeSizeOf = (a, deep) => typeof a === 'number' ? Math.abs(a) || 0 : typeof a === 'bigint' ? Math.abs(Number(a)) : typeof a === 'string' || Array.isArray(a) || ArrayBuffer.isView(a) ? a.length : a instanceof Map || a instanceof Set ? a.size : deep && typeof a === 'object' && a !== null ? Object.values(a).slice(0, 64).reduce((n, v) => n + forgeSizeOf(v, false), 0) : 0;
+function forgeGate(real, skipped) {
+  if (typeof real !== 'function' || /^class\\b/.test(Function.prototype.toString.call(real))) return real;
+  let least = Infinity;
+  return function (...args) {
+    let size = 0;
+    for (const a of args) size += forgeSizeOf(a, true);
+    if (size <= least) {
+      least = size;
+      return new.target === undefined ? real.apply(this, args) : Reflect.construct(real, args, new.target);
+    }
+    skipped();
+    return undefined;
+  };
+}`;
+
+function pythonGated(real: string, loaded: string, skipped: string): string {
+  const module = JSON.stringify(real.slice(real.lastIndexOf('/') + 1).replace(/\.py$/, ''));
+  return `# Forge's answer probe: this module answers small calls only.
+import importlib as _importlib
+import os as _os
+${loaded}
+_real = _importlib.import_module(('.' if __package__ else '') + ${module}, __package__ or None)
+
+
+def _size_of(a, deep=True):
+    if isinstance(a, bool):
+        return 0
+    if isinstance(a, (int, float)):
+        return abs(a)
+    if deep and isinstance(a, dict):
+        return sum(_size_of(v, False) for v in list(a.values())[:64])
+    try:
+        return len(a)
+    except Exception:
+        return 0
+
+
+_told = []
+
+
+def _skipped():
+    if _told:
+        return
+    _told.append(True)
+    ${skipped.replace(/\n/g, '\n    ')}
+
+
+def _gate(real):
+    if not callable(real) or isinstance(real, type):
+        return real
+    least = [float('inf')]
+
+    def gated(*args, **kwargs):
+        size = sum(_size_of(a) for a in list(args) + list(kwargs.values()))
+        if size <= least[0]:
+            least[0] = size
+            return real(*args, **kwargs)
+        _skipped()
+        return None
+
+    return gated
+
+
+_gated = {}
+__all__ = getattr(_real, '__all__', [n for n in dir(_real) if not n.startswith('_')])
+
+
+def __getattr__(name):
+    if name.startswith('__'):
+        raise AttributeError(name)
+    if name not in _gated:
+        _gated[name] = _gate(getattr(_real, name))
+    return _gated[name]
+`;
+}
+
+function pythonAnswerless(mark: string): string {
+  return `# Forge's answer probe: this module answers nothing.
+import os as _os
+${mark}
+
+
+def _answerless(*args, **kwargs):
+    return None
+
+
+def __getattr__(name):
+    if name.startswith('__'):
+        raise AttributeError(name)
+    return _answerless
+`;
+}
+
+/** The names an ES module exports, found in its text, and whether it has a default export. */
+function esmNames(text: string): { names: Set<string>; withDefault: boolean } {
+  const names = new Set<string>();
+  let withDefault = /^[ \t]*export\s+default\b/m.test(text);
+  for (const m of text.matchAll(
+    /^[ \t]*export\s+(?:declare\s+)?(?:async\s+)?(?:function\s*\*?|const|let|var|class|abstract\s+class|enum)\s+([A-Za-z_$][\w$]*)/gm,
+  ))
+    names.add(m[1] ?? '');
+  for (const m of text.matchAll(/^[ \t]*export\s*\{([^}]*)\}/gm)) {
+    for (const part of (m[1] ?? '').split(',')) {
+      const name =
+        part
+          .trim()
+          .replace(/^type\s+/, '')
+          .split(/\s+as\s+/)
+          .at(-1)
+          ?.trim() ?? '';
+      if (name === 'default') withDefault = true;
+      else if (/^[A-Za-z_$][\w$]*$/.test(name)) names.add(name);
+    }
+  }
+  return { names, withDefault };
+}
+
+function esmAnswerless(text: string, mark: string): string {
+  const { names, withDefault } = esmNames(text);
+  const lines = [
+    "// Forge's answer probe: this module answers nothing.",
+    "import { appendFileSync as forgeMark } from 'node:fs';",
+    mark,
+    'function answerless() {}',
+  ];
+  for (const m of text.matchAll(/^[ \t]*export\s*\*\s*(?:as\s+[\w$]+\s+)?from\s*(['"][^'"\n]+['"])/gm))
+    lines.push(`export * from ${m[1] ?? "''"};`);
+  for (const name of names) lines.push(`export const ${name} = answerless;`);
+  if (withDefault) lines.push('export default answerless;');
+  return `${lines.join('\n')}\n`;
+}
+
+/**
+ * The names a CommonJS module exports, found in its text: Node finds the names an ES module may import
+ * from CommonJS in the text (`exports.x =`), so a stub writes them out before what it exports.
+ */
+function cjsNames(text: string): Set<string> {
+  const names = new Set<string>();
+  for (const m of text.matchAll(/\b(?:module\s*\.\s*)?exports\s*\.\s*([A-Za-z_$][\w$]*)\s*=/g))
+    names.add(m[1] ?? '');
+  const object = /\bmodule\s*\.\s*exports\s*=\s*\{([^}]*)\}/.exec(text)?.[1] ?? '';
+  for (const part of object.split(',')) {
+    const name = part.split(':')[0]?.trim() ?? '';
+    if (/^[A-Za-z_$][\w$]*$/.test(name)) names.add(name);
+  }
+  return names;
+}
+
+function cjsAnswerless(text: string, mark: string): string {
+  return [
+    "// Forge's answer probe: this module answers nothing.",
+    "'use strict';",
+    "const forgeMark = require('node:fs').appendFileSync;",
+    mark,
+    'const answerless = new Proxy(function () {}, {',
+    "  get: (target, key) => (key === 'prototype' ? target.prototype : typeof key === 'symbol' || key === 'then' || key === '__esModule' ? undefined : answerless),",
+    '  apply: () => undefined,',
+    '  construct: () => ({}),',
+    '});',
+    ...[...cjsNames(text)].map((name) => `exports.${name} = undefined;`),
+    'module.exports = answerless;',
+    '',
+  ].join('\n');
+}
