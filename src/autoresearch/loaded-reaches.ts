@@ -115,6 +115,14 @@ const LOADED: readonly { file: RegExp; comment: '#' | '//'; patterns: readonly R
 ];
 
 /**
+ * `if folder not in sys.path: sys.path.insert(0, folder)` (or `append`), on one line or two, with no
+ * `else` or `elif` after: a module that puts its folder on the path once, whatever else is there. It
+ * reads sys.path only to add to it, so it tells nothing of who runs it.
+ */
+const PATH_GUARD =
+  /^([ \t]*)if\s+([^\n:]+?)\s+not\s+in\s+sys\s*\.\s*path\s*:(?:[ \t]*\n\1[ \t]+|[ \t]*)sys\s*\.\s*path\s*\.\s*(?:insert\s*\(\s*0\s*,|append\s*\()\s*\2\s*\)[ \t]*$(?!\n\1(?:else|elif)\b)/gm;
+
+/**
  * What in `text` (the file `path`, code the metric loads into its own process) prints, ends that
  * process or looks past the reading, by what each says, with how often each is there (comments apart).
  */
@@ -122,7 +130,8 @@ export function loadedCodeReaches(text: string, path: string): Map<string, numbe
   const found = new Map<string, number>();
   for (const language of LOADED) {
     if (!language.file.test(path)) continue;
-    const code = withoutComments(text, language.comment);
+    let code = withoutComments(text, language.comment);
+    if (language.comment === '#') code = code.replace(PATH_GUARD, '');
     // `console.log(` is said `console.log`.
     countMatches(code, language.patterns, found, /^\s+|[\s([]+$/g);
     for (const [key, count] of outsidePaths(code, path)) found.set(key, (found.get(key) ?? 0) + count);

@@ -440,8 +440,19 @@ describe('loadedCodeReaches', () => {
       'import os, sys',
       "sys.path.insert(0, os.path.dirname(__file__)); warnings.warn('old')",
       "raise ValueError('no os named ' + name + ' in sys')",
+      // A module that puts a folder on the path once reads it only to add to it.
+      'if here not in sys.path:',
+      '    sys.path.insert(0, here)',
+      "if os.path.join(here, 'vendor') not in sys.path: sys.path.append(os.path.join(here, 'vendor'))",
     ].join('\n');
     expect(loaded(py, 'src/lib.py')).toEqual([]);
+    // Not when it does something else as well: the branch it takes says whether a runner put it there.
+    const told = [
+      'if tests not in sys.path:\n    sys.path.insert(0, tests)\nelse:\n    fast = True',
+      'if tests not in sys.path:\n    sys.path.insert(0, other)',
+      'if tests in sys.path:\n    sys.path.insert(0, tests)',
+    ];
+    for (const text of told) expect(loaded(text, 'src/lib.py'), text).toEqual(['sys.path']);
     expect(loaded('console.log(1)', 'README.md')).toEqual([]);
   });
 });
