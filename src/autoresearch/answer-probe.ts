@@ -78,6 +78,8 @@ type ProbeArgs = {
   checkout: StubbedCheckout;
   /** The files of the scope in HEAD, relative to the repository (the checkout is of HEAD). */
   scopeFiles: () => Promise<readonly string[]>;
+  /** Told as each round starts. */
+  progress?: ((line: string) => void) | undefined;
 };
 
 export async function probeAnswers(args: ProbeArgs): Promise<AnswerProbe | undefined> {
@@ -96,6 +98,9 @@ export async function probeAnswers(args: ProbeArgs): Promise<AnswerProbe | undef
   }
   const texts = stubs(originals, answerlessModule);
   if (texts.size === 0) return undefined;
+  args.progress?.(
+    `Answer probe: the metric once more, with the scope's code answering nothing (${String(texts.size)} file${texts.size === 1 ? '' : 's'}; --no-answer-probe skips this)…`,
+  );
   const first = await measureStubbed(args, texts);
   const files = first.marked(LOADED_MARK);
   const found = { files, stubbed: texts.size, loaded: files.length > 0 };
@@ -117,6 +122,9 @@ export async function probeAnswers(args: ProbeArgs): Promise<AnswerProbe | undef
     gated.set(realCodePath(path), originals.get(path) ?? '');
   }
   if (gated.size === 0) return probe;
+  args.progress?.(
+    'Answer probe: once more, with the code it loads answering only calls no larger than the smallest so far…',
+  );
   const second = await measureStubbed(args, gated);
   const skipped = second.marked(SKIPPED_MARK);
   if (!second.verdict.ok)

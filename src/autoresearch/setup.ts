@@ -43,6 +43,8 @@ export interface SetupPorts {
   runMetric: WatchedRun;
   /** A throwaway checkout of HEAD with some files replaced, for the answer probe; none: no probe. */
   checkout?: StubbedCheckout | undefined;
+  /** Where a line on what setup is doing goes as it starts a step that takes time (a person's terminal). */
+  progress?: ((line: string) => void) | undefined;
   now(): number;
   /** This machine's host name: a runner's lock taken on another host cannot be checked by pid. */
   host: string;
@@ -214,6 +216,7 @@ export async function setupLoop(
       baselineMs: metricMs,
       runMetric: ports.runMetric,
       checkout: ports.checkout,
+      progress: ports.progress,
       scopeFiles: async () =>
         (await ports.git.listTree('HEAD', config.scope.doer_paths))
           .filter((entry) => entry.type === 'blob' && entry.mode !== '120000')

@@ -230,7 +230,9 @@ export function defineLoopCommand(command: Command, deps: CliDeps): void {
       await store.init();
       let result: SetupResult;
       try {
-        result = await setupLoop(repo, setupOptions, loopSetupPorts(deps, repo, store));
+        // What takes time after the baseline is said as it starts (the answer probe's runs).
+        const ports = { ...loopSetupPorts(deps, repo, store), progress: (line: string) => say(deps, line) };
+        result = await setupLoop(repo, setupOptions, ports);
       } catch (error) {
         throw await withFlagNames(error);
       }

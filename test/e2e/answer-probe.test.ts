@@ -176,6 +176,7 @@ print(json.dumps({'score': round(1 / (time.perf_counter() - t0))}))
     const repo = await createTempRepo({ 'scripts/bench.js': bench(false), 'src/work.js': WORK });
     const skipped = await forgePack(repo, loopArgs('node scripts/bench.js', '--no-answer-probe'));
     expect(skipped.code, skipped.stderr).toBe(0);
+    expect(skipped.stderr).not.toMatch(/Answer probe/);
     expect((JSON.parse(skipped.stdout) as Created).answer_probe).toBeNull();
 
     const data = await createTempRepo({
@@ -328,6 +329,10 @@ describe('forge-pack loop: the answer probe, for a metric that checks small case
     // The small case failed when everything answered nothing: that round found the answers looked at.
     expect(result.answer_probe).toMatchObject({ files: ['src/work.js'], score: null, unchecked: false });
     expect(result.answer_probe.larger_calls).toMatchObject({ files: ['src/work.js'], unchecked: true });
+    // Each round said as it starts, on stderr (the JSON alone on stdout).
+    expect(created.stderr).toMatch(
+      /Answer probe: the metric once more, with the scope's code answering nothing \(1 file; --no-answer-probe skips this\)…\nAnswer probe: once more, with the code it loads answering only calls no larger than the smallest so far…/,
+    );
     expect(result.warnings.join('\n')).toMatch(
       /with src\/work\.js answering only calls no larger than the smallest before them \(its baseline: \d+\): it checks the answers of small calls and times large ones it does not check/,
     );
