@@ -15,8 +15,10 @@ import { readFileIfExists } from '../infra/atomic-file.js';
 import type { ProcessResult } from '../infra/process.js';
 import {
   answerlessModule,
+  callFloors,
   LOADED_MARK,
   realCodePath,
+  SIZES_MARK,
   sizeGatedModule,
   SKIPPED_MARK,
 } from './answer-stubs.js';
@@ -117,7 +119,10 @@ export async function probeAnswers(args: ProbeArgs): Promise<AnswerProbe | undef
   // Some answers are looked at: are the large calls' too?
   const gated = new Map<string, string>();
   const loaded = new Map([...originals].filter(([path]) => inProcess.includes(path)));
-  for (const [path, stub] of stubs(loaded, sizeGatedModule)) {
+  // No call larger than the smallest the first round saw is answered: a metric that times its large
+  // case before it checks a small one is found too.
+  const floors = callFloors(first.text(SIZES_MARK));
+  for (const [path, stub] of stubs(loaded, (path, text) => sizeGatedModule(path, text, floors.get(path)))) {
     gated.set(path, stub);
     gated.set(realCodePath(path), originals.get(path) ?? '');
   }
@@ -172,7 +177,7 @@ async function measureStubbed(args: ProbeArgs, texts: ReadonlyMap<string, string
     ),
     marks: new Map(
       await Promise.all(
-        [LOADED_MARK, SKIPPED_MARK].map(
+        [LOADED_MARK, SKIPPED_MARK, SIZES_MARK].map(
           async (mark) =>
             [mark, (await readFileIfExists(join(cwd, mark)).catch(() => undefined)) ?? ''] as const,
         ),
@@ -181,6 +186,7 @@ async function measureStubbed(args: ProbeArgs, texts: ReadonlyMap<string, string
   }));
   return {
     verdict,
+    text: (mark: string) => marks.get(mark) ?? '',
     // Only the stubs' own paths count: a line the metric's code added there names nothing.
     marked: (mark: string) =>
       [...new Set((marks.get(mark) ?? '').split('\n'))].filter((path) => texts.has(path)).sort(),

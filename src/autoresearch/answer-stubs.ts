@@ -13,6 +13,35 @@
 export const LOADED_MARK = '.forge-answer-probe-loaded';
 /** Where a size-gated stub adds its path the first time it leaves a call unanswered. */
 export const SKIPPED_MARK = '.forge-answer-probe-skipped';
+/**
+ * Where an answerless stub notes each call smaller than any before it: `[path, name, size]` as JSON, a
+ * line each. The size-gated round answers no call larger than the smallest of these, so a metric that
+ * times its large case first and checks a small one after is found as well.
+ */
+export const SIZES_MARK = '.forge-answer-probe-sizes';
+
+/** The smallest call each function of each file was given: file → name → size. */
+export type CallFloors = ReadonlyMap<string, Readonly<Record<string, number>>>;
+
+/** The floors a SIZES_MARK file's lines give; a line that is not one of a stub's is passed over. */
+export function callFloors(text: string): Map<string, Record<string, number>> {
+  const floors = new Map<string, Record<string, number>>();
+  for (const line of text.split('\n')) {
+    let entry: unknown;
+    try {
+      entry = JSON.parse(line);
+    } catch {
+      continue;
+    }
+    if (!Array.isArray(entry) || entry.length !== 3) continue;
+    const [path, name, size] = entry as unknown[];
+    if (typeof path !== 'string' || typeof name !== 'string' || typeof size !== 'number') continue;
+    const own = floors.get(path) ?? {};
+    own[name] = Math.min(own[name] ?? Infinity, size);
+    floors.set(path, own);
+  }
+  return floors;
+}
 
 /** The file beside `path` that holds its real code while a size-gated stub stands at `path`. */
 export function realCodePath(path: string): string {
@@ -50,21 +79,30 @@ export function answerlessModule(path: string, text: string): string | undefined
   const parts = partsOf(path, text);
   if (parts === undefined) return undefined;
   const mark = markLine(parts, path, LOADED_MARK);
-  if (parts.kind === 'py') return parts.shebang + pythonAnswerless(mark);
-  return parts.shebang + (parts.kind === 'esm' ? esmAnswerless(text, mark) : cjsAnswerless(text, mark));
+  const sizes = { to: markTarget(parts, SIZES_MARK), path: JSON.stringify(path) };
+  if (parts.kind === 'py') return parts.shebang + pythonAnswerless(mark, sizes);
+  return (
+    parts.shebang +
+    (parts.kind === 'esm' ? esmAnswerless(text, mark, sizes) : cjsAnswerless(text, mark, sizes))
+  );
 }
 
 /**
  * The text of a module that answers as the real one at `realCodePath(path)` does for calls no larger
  * than the smallest so far, and nothing for larger ones. Undefined for a file of another language.
  */
-export function sizeGatedModule(path: string, text: string): string | undefined {
+export function sizeGatedModule(
+  path: string,
+  text: string,
+  floors: Readonly<Record<string, number>> = {},
+): string | undefined {
   const parts = partsOf(path, text);
   if (parts === undefined) return undefined;
   const real = realCodePath(path);
   const loaded = markLine(parts, path, LOADED_MARK);
   const skipped = markLine(parts, path, SKIPPED_MARK);
-  if (parts.kind === 'py') return parts.shebang + pythonGated(real, loaded, skipped);
+  const floorsJson = JSON.stringify(floors);
+  if (parts.kind === 'py') return parts.shebang + pythonGated(real, loaded, skipped, floorsJson);
   const specifier = JSON.stringify(`./${real.slice(real.lastIndexOf('/') + 1)}`);
   const lines = [
     "// Forge's answer probe: this module answers small calls only.",
@@ -76,21 +114,24 @@ export function sizeGatedModule(path: string, text: string): string | undefined 
         ]
       : ["'use strict';", "const forgeMark = require('node:fs').appendFileSync;"]),
     loaded,
+    JS_SIZE,
     ...JS_GATE.split('\n'),
+    `const forgeFloors = ${floorsJson};`,
     'let forgeTold = false;',
     `const forgeSkipped = () => { if (forgeTold) return; forgeTold = true; ${skipped} };`,
   ];
   if (parts.kind === 'esm') {
     const names = esmNames(text);
     for (const name of names.names)
-      lines.push(`export const ${name} = forgeGate(forgeReal.${name}, forgeSkipped);`);
-    if (names.withDefault) lines.push('export default forgeGate(forgeReal.default, forgeSkipped);');
+      lines.push(`export const ${name} = forgeGate(forgeReal.${name}, forgeSkipped, forgeFloors.${name});`);
+    if (names.withDefault)
+      lines.push("export default forgeGate(forgeReal.default, forgeSkipped, forgeFloors['default']);");
   } else {
     lines.push(`const forgeReal = require(${specifier});`);
     for (const name of cjsNames(text)) lines.push(`exports.${name} = undefined;`);
     lines.push(
-      'const forgeMembers = () => Object.fromEntries(Object.entries(forgeReal).map(([k, v]) => [k, forgeGate(v, forgeSkipped)]));',
-      'const forgeGated = forgeGate(forgeReal, forgeSkipped);',
+      'const forgeMembers = () => Object.fromEntries(Object.entries(forgeReal).map(([k, v]) => [k, forgeGate(v, forgeSkipped, forgeFloors[k])]));',
+      "const forgeGated = forgeGate(forgeReal, forgeSkipped, forgeFloors['']);",
       // A function answers through its gate, its members too; a class or a value is passed on; an
       // object's members are gated over its prototype.
       'module.exports =',
@@ -102,28 +143,39 @@ export function sizeGatedModule(path: string, text: string): string | undefined 
   return `${parts.shebang}${lines.join('\n')}\n`;
 }
 
+/** The expression for the mark file `mark` at the checkout's root, for the stub's language. */
+function markTarget(parts: Parts, mark: string): string {
+  const to = JSON.stringify(parts.up + mark);
+  if (parts.kind === 'py') return `_os.path.join(_os.path.dirname(_os.path.abspath(__file__)), ${to})`;
+  if (parts.kind === 'esm') return `new URL(${to}, import.meta.url)`;
+  return `require('node:path').join(__dirname, ${to})`;
+}
+
 /** The statement that adds `path` to the mark file `mark`, for the stub's language. */
 function markLine(parts: Parts, path: string, mark: string): string {
-  const to = JSON.stringify(parts.up + mark);
   const line = JSON.stringify(`${path}\n`);
   if (parts.kind === 'py')
-    return `with open(_os.path.join(_os.path.dirname(_os.path.abspath(__file__)), ${to}), 'a') as _mark:\n    _mark.write(${line})`;
-  if (parts.kind === 'esm') return `forgeMark(new URL(${to}, import.meta.url), ${line});`;
-  return `forgeMark(require('node:path').join(__dirname, ${to}), ${line});`;
+    return `with open(${markTarget(parts, mark)}, 'a') as _mark:\n    _mark.write(${line})`;
+  return `forgeMark(${markTarget(parts, mark)}, ${line});`;
 }
 
 /**
  * How large a call is: numbers by their magnitude, strings, arrays and typed arrays by their length,
  * maps and sets by their size, a plain object by the sum of its values' (one level down), the rest 0.
- * A function that is not one (a class, a value) is passed on as it is.
  */
-const JS_GATE = `const forgeSizeOf = (a, deep) => typeof a === 'number' ? Math.abs(a) || 0 : typeof a === 'bigint' ? Math.abs(Number(a)) : typeof a === 'string' || Array.isArray(a) || ArrayBuffer.isView(a) ? a.length : a instanceof Map || a instanceof Set ? a.size : deep && typeof a === 'object' && a !== null ? Object.values(a).slice(0, 64).reduce((n, v) => n + forgeSizeOf(v, false), 0) : 0;
-function forgeGate(real, skipped) {
+const JS_SIZE = `const forgeSizeOf = (a, deep) => typeof a === 'number' ? Math.abs(a) || 0 : typeof a === 'bigint' ? Math.abs(Number(a)) : typeof a === 'string' || Array.isArray(a) || ArrayBuffer.isView(a) ? a.length : a instanceof Map || a instanceof Set ? a.size : deep && typeof a === 'object' && a !== null ? Object.values(a).slice(0, 64).reduce((n, v) => n + forgeSizeOf(v, false), 0) : 0;
+const forgeSizeOfCall = (args) => { let size = 0; for (const a of args) size += forgeSizeOf(a, true); return size; };`;
+
+/**
+ * A function answers through a gate that passes calls no larger than its floor (the smallest call the
+ * answerless round saw) and the smallest so far; a function that is not one (a class, a value) is
+ * passed on as it is.
+ */
+const JS_GATE = `function forgeGate(real, skipped, floor) {
   if (typeof real !== 'function' || /^class\\b/.test(Function.prototype.toString.call(real))) return real;
-  let least = Infinity;
+  let least = typeof floor === 'number' ? floor : Infinity;
   return function (...args) {
-    let size = 0;
-    for (const a of args) size += forgeSizeOf(a, true);
+    const size = forgeSizeOfCall(args);
     if (size <= least) {
       least = size;
       return new.target === undefined ? real.apply(this, args) : Reflect.construct(real, args, new.target);
@@ -133,16 +185,8 @@ function forgeGate(real, skipped) {
   };
 }`;
 
-function pythonGated(real: string, loaded: string, skipped: string): string {
-  const module = JSON.stringify(real.slice(real.lastIndexOf('/') + 1).replace(/\.py$/, ''));
-  return `# Forge's answer probe: this module answers small calls only.
-import importlib as _importlib
-import os as _os
-${loaded}
-_real = _importlib.import_module(('.' if __package__ else '') + ${module}, __package__ or None)
-
-
-def _size_of(a, deep=True):
+/** How large a Python call is, as JS_SIZE says. */
+const PY_SIZE = `def _size_of(a, deep=True):
     if isinstance(a, bool):
         return 0
     if isinstance(a, (int, float)):
@@ -155,6 +199,21 @@ def _size_of(a, deep=True):
         return 0
 
 
+def _size_of_call(args, kwargs):
+    return sum(_size_of(a) for a in list(args) + list(kwargs.values()))
+`;
+
+function pythonGated(real: string, loaded: string, skipped: string, floors: string): string {
+  const module = JSON.stringify(real.slice(real.lastIndexOf('/') + 1).replace(/\.py$/, ''));
+  return `# Forge's answer probe: this module answers small calls only.
+import importlib as _importlib
+import os as _os
+${loaded}
+_real = _importlib.import_module(('.' if __package__ else '') + ${module}, __package__ or None)
+
+
+${PY_SIZE}
+
 _told = []
 
 
@@ -165,13 +224,16 @@ def _skipped():
     ${skipped.replace(/\n/g, '\n    ')}
 
 
-def _gate(real):
+_floors = ${floors}
+
+
+def _gate(real, floor):
     if not callable(real) or isinstance(real, type):
         return real
-    least = [float('inf')]
+    least = [float('inf') if floor is None else floor]
 
     def gated(*args, **kwargs):
-        size = sum(_size_of(a) for a in list(args) + list(kwargs.values()))
+        size = _size_of_call(args, kwargs)
         if size <= least[0]:
             least[0] = size
             return real(*args, **kwargs)
@@ -189,25 +251,44 @@ def __getattr__(name):
     if name.startswith('__'):
         raise AttributeError(name)
     if name not in _gated:
-        _gated[name] = _gate(getattr(_real, name))
+        _gated[name] = _gate(getattr(_real, name), _floors.get(name))
     return _gated[name]
 `;
 }
 
-function pythonAnswerless(mark: string): string {
+function pythonAnswerless(mark: string, sizes: { to: string; path: string }): string {
   return `# Forge's answer probe: this module answers nothing.
 import os as _os
 ${mark}
 
 
-def _answerless(*args, **kwargs):
-    return None
+${PY_SIZE}
+
+_answerless = {}
+
+
+def _answering_nothing(name):
+    least = [float('inf')]
+
+    def answerless(*args, **kwargs):
+        size = _size_of_call(args, kwargs)
+        if size < least[0]:
+            least[0] = size
+            import json as _json
+
+            with open(${sizes.to}, 'a') as sizes:
+                sizes.write(_json.dumps([${sizes.path}, name, size]) + '\\n')
+        return None
+
+    return answerless
 
 
 def __getattr__(name):
     if name.startswith('__'):
         raise AttributeError(name)
-    return _answerless
+    if name not in _answerless:
+        _answerless[name] = _answering_nothing(name)
+    return _answerless[name]
 `;
 }
 
@@ -235,18 +316,34 @@ function esmNames(text: string): { names: Set<string>; withDefault: boolean } {
   return { names, withDefault };
 }
 
-function esmAnswerless(text: string, mark: string): string {
+/** The JS of `forgeAnswerless(name)`: a function that answers nothing and notes each smaller call. */
+function jsAnswerless(sizes: { to: string; path: string }): string {
+  return `${JS_SIZE}
+const forgeSizes = ${sizes.to};
+function forgeAnswerless(name) {
+  let least = Infinity;
+  return function () {
+    const size = forgeSizeOfCall(arguments);
+    if (size < least) {
+      least = size;
+      forgeMark(forgeSizes, JSON.stringify([${sizes.path}, name, size]) + '\\n');
+    }
+  };
+}`;
+}
+
+function esmAnswerless(text: string, mark: string, sizes: { to: string; path: string }): string {
   const { names, withDefault } = esmNames(text);
   const lines = [
     "// Forge's answer probe: this module answers nothing.",
     "import { appendFileSync as forgeMark } from 'node:fs';",
     mark,
-    'function answerless() {}',
+    jsAnswerless(sizes),
   ];
   for (const m of text.matchAll(/^[ \t]*export\s*\*\s*(?:as\s+[\w$]+\s+)?from\s*(['"][^'"\n]+['"])/gm))
     lines.push(`export * from ${m[1] ?? "''"};`);
-  for (const name of names) lines.push(`export const ${name} = answerless;`);
-  if (withDefault) lines.push('export default answerless;');
+  for (const name of names) lines.push(`export const ${name} = forgeAnswerless(${JSON.stringify(name)});`);
+  if (withDefault) lines.push("export default forgeAnswerless('default');");
   return `${lines.join('\n')}\n`;
 }
 
@@ -266,19 +363,25 @@ function cjsNames(text: string): Set<string> {
   return names;
 }
 
-function cjsAnswerless(text: string, mark: string): string {
+function cjsAnswerless(text: string, mark: string, sizes: { to: string; path: string }): string {
   return [
     "// Forge's answer probe: this module answers nothing.",
     "'use strict';",
     "const forgeMark = require('node:fs').appendFileSync;",
     mark,
-    'const answerless = new Proxy(function () {}, {',
-    "  get: (target, key) => (key === 'prototype' ? target.prototype : typeof key === 'symbol' || key === 'then' || key === '__esModule' ? undefined : answerless),",
-    '  apply: () => undefined,',
-    '  construct: () => ({}),',
-    '});',
+    jsAnswerless(sizes),
+    // The module, and every member asked of it at any depth, answers nothing; each by its name.
+    'const forgeMember = (name) => {',
+    '  const members = new Map();',
+    '  const call = forgeAnswerless(name);',
+    '  return new Proxy(function () {}, {',
+    "    get: (target, key) => key === 'prototype' ? target.prototype : typeof key === 'symbol' || key === 'then' || key === '__esModule' ? undefined : members.get(key) ?? members.set(key, forgeMember(key)).get(key),",
+    '    apply: (_target, _this, args) => call(...args),',
+    '    construct: () => ({}),',
+    '  });',
+    '};',
     ...[...cjsNames(text)].map((name) => `exports.${name} = undefined;`),
-    'module.exports = answerless;',
+    "module.exports = forgeMember('');",
     '',
   ].join('\n');
 }

@@ -9,18 +9,24 @@ import { dirname, join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import {
   answerlessModule,
+  callFloors,
   LOADED_MARK,
   realCodePath,
+  SIZES_MARK,
   sizeGatedModule,
   SKIPPED_MARK,
 } from '../../src/autoresearch/answer-stubs.js';
 
 /** A checkout holding `files`, with `path` (of `files`) replaced by its size-gated stub. */
-async function gatedTree(files: Record<string, string>, path: string): Promise<string> {
+async function gatedTree(
+  files: Record<string, string>,
+  path: string,
+  floors: Record<string, number> = {},
+): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), 'forge-stubs-'));
   onTestFinished(() => rm(dir, { recursive: true, force: true }));
   const texts: Record<string, string> = { ...files, [realCodePath(path)]: files[path] ?? '' };
-  texts[path] = sizeGatedModule(path, files[path] ?? '') ?? '';
+  texts[path] = sizeGatedModule(path, files[path] ?? '', floors) ?? '';
   for (const [name, text] of Object.entries(texts)) {
     await mkdir(dirname(join(dir, name)), { recursive: true });
     await writeFile(join(dir, name), text);
@@ -108,6 +114,60 @@ print(json.dumps([work.work(50) for _ in range(3)]))
     const out = execFileSync('python3', ['-B', 'bench.py'], { cwd: dir, encoding: 'utf8' });
     expect(JSON.parse(out)).toEqual([1225, 1225, 1225]);
     expect(await mark(dir, SKIPPED_MARK)).toEqual([]);
+  });
+});
+
+describe('the smallest calls the answerless round saw', () => {
+  it('are noted by each stub, a function by its name, and bound the size-gated round', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'forge-stubs-'));
+    onTestFinished(() => rm(dir, { recursive: true, force: true }));
+    const stubs = {
+      'src/a.js': answerlessModule('src/a.js', 'module.exports = (n) => n;\n') ?? '',
+      'src/b.mjs': answerlessModule('src/b.mjs', 'export function twice(s) { return s + s; }\n') ?? '',
+      'src/c.py': answerlessModule('src/c.py', 'def work(n):\n    return n\n') ?? '',
+    };
+    for (const [name, text] of Object.entries(stubs)) {
+      await mkdir(dirname(join(dir, name)), { recursive: true });
+      await writeFile(join(dir, name), text);
+    }
+    await writeFile(
+      join(dir, 'bench.mjs'),
+      `import a from './src/a.js';
+import { twice } from './src/b.mjs';
+for (const n of [100, 10, 50, 5]) a(n);
+a.part(7); a.part(3, 1);
+twice('abcdef'); twice('ab');
+`,
+    );
+    execFileSync(process.execPath, ['bench.mjs'], { cwd: dir });
+    execFileSync(
+      'python3',
+      ['-B', '-c', 'import sys; sys.path.insert(0, "src"); import c; c.work(9); c.work(30); c.work([1, 2])'],
+      {
+        cwd: dir,
+      },
+    );
+    const floors = callFloors(await readFile(join(dir, SIZES_MARK), 'utf8'));
+    expect(Object.fromEntries(floors)).toEqual({
+      'src/a.js': { '': 5, part: 4 },
+      'src/b.mjs': { twice: 2 },
+      'src/c.py': { work: 2 },
+    });
+    // A line no stub wrote counts for nothing.
+    expect(callFloors('not json\n["src/a.js", "x"]\n[1, 2, 3]\n')).toEqual(new Map());
+
+    // The gated round answers no call larger than that floor, the first one included.
+    const gated = await gatedTree(
+      {
+        'src/work.js': `${SUM_JS}module.exports = work;\n`,
+        'bench.js':
+          "const work = require('./src/work.js');\nconsole.log(JSON.stringify([100, 10, 5].map((n) => work(n) ?? null)));\n",
+      },
+      'src/work.js',
+      { '': 10 },
+    );
+    const out = execFileSync(process.execPath, ['bench.js'], { cwd: gated, encoding: 'utf8' });
+    expect(JSON.parse(out)).toEqual([null, 45, 10]);
   });
 });
 

@@ -211,8 +211,8 @@ function programBench(checks: boolean): string {
 const t0 = performance.now();
 let right = true;
 for (let i = 0; i < 3; i++) {
-  const out = execFileSync(process.execPath, ['src/solve.js', '3000000'], { encoding: 'utf8' });
-  right = out.trim() === '4499998500000' && right;
+  const out = execFileSync(process.execPath, ['src/solve.js', '50000000'], { encoding: 'utf8' });
+  right = out.trim() === '1249999975000000' && right;
 }
 const score = Math.round(100000 / (performance.now() - t0));
 console.log(JSON.stringify({ score: ${checks ? 'right ? score : 0' : 'score'} }));
@@ -248,7 +248,7 @@ describe('forge-pack loop: the answer probe, for code the metric runs as a progr
       'bench.py': `import json, subprocess, time
 t0 = time.perf_counter()
 for _ in range(3):
-    subprocess.run(['./src/solve.py', '2000000'], check=True, capture_output=True)
+    subprocess.run(['./src/solve.py', '20000000'], check=True, capture_output=True)
 print(json.dumps({'score': round(100 / (time.perf_counter() - t0))}))
 `,
       'src/solve.py': '#!/usr/bin/env python3\nimport sys\nprint(sum(range(int(sys.argv[1]))))\n',
@@ -277,13 +277,13 @@ describe('a module that answers nothing', () => {
         'export type Shape = { a: number };',
       ].join('\n'),
     );
-    expect(stub).toContain('export const load = answerless;');
-    expect(stub).toContain('export const LIMIT = answerless;');
-    expect(stub).toContain('export const Parser = answerless;');
-    expect(stub).toContain('export const assist = answerless;');
-    expect(stub).toContain('export const other = answerless;');
+    expect(stub).toContain('export const load = forgeAnswerless("load");');
+    expect(stub).toContain('export const LIMIT = forgeAnswerless("LIMIT");');
+    expect(stub).toContain('export const Parser = forgeAnswerless("Parser");');
+    expect(stub).toContain('export const assist = forgeAnswerless("assist");');
+    expect(stub).toContain('export const other = forgeAnswerless("other");');
     expect(stub).toContain("export * from './more.js';");
-    expect(stub).toContain('export default answerless;');
+    expect(stub).toContain("export default forgeAnswerless('default');");
     expect(stub).not.toContain('Shape');
   });
 
@@ -351,6 +351,26 @@ describe('forge-pack loop: the answer probe, for a metric that checks small case
     };
     expect(result.answer_probe.larger_calls).toEqual({ files: ['src/work.js'], score: 0, unchecked: false });
     expect(result.warnings.join('\n')).not.toMatch(/answering only calls/);
+  });
+
+  it('finds one that times its large case first and checks a small one after', async () => {
+    const repo = await createTempRepo({
+      'scripts/bench.js': `const work = require('../src/work.js');
+const t0 = performance.now();
+for (let i = 0; i < 20; i++) work(200000);
+const score = Math.round(100000 / (performance.now() - t0));
+if (work(10) !== 45) process.exit(1);
+console.log(JSON.stringify({ score }));
+`,
+      'src/work.js': WORK,
+    });
+    const created = await forgePack(repo, loopArgs('node scripts/bench.js'));
+    expect(created.code, created.stderr).toBe(0);
+    const result = JSON.parse(created.stdout) as Created & {
+      answer_probe: { larger_calls?: { files: string[]; unchecked: boolean } };
+    };
+    expect(result.answer_probe).toMatchObject({ score: null, unchecked: false });
+    expect(result.answer_probe.larger_calls).toMatchObject({ files: ['src/work.js'], unchecked: true });
   });
 
   it('finds it in Python too', async () => {
