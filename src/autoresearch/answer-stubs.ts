@@ -118,7 +118,9 @@ export function sizeGatedModule(
     ...JS_GATE.split('\n'),
     `const forgeFloors = ${floorsJson};`,
     'let forgeTold = false;',
-    `const forgeSkipped = () => { if (forgeTold) return; forgeTold = true; ${skipped} };`,
+    // Noted when the process ends, not in the calls the metric may be timing.
+    `process.on('exit', () => { if (forgeTold) { ${skipped} } });`,
+    'const forgeSkipped = () => { forgeTold = true; };',
   ];
   if (parts.kind === 'esm') {
     const names = esmNames(text);
@@ -206,6 +208,7 @@ def _size_of_call(args, kwargs):
 function pythonGated(real: string, loaded: string, skipped: string, floors: string): string {
   const module = JSON.stringify(real.slice(real.lastIndexOf('/') + 1).replace(/\.py$/, ''));
   return `# Forge's answer probe: this module answers small calls only.
+import atexit as _atexit
 import importlib as _importlib
 import os as _os
 ${loaded}
@@ -218,12 +221,16 @@ _told = []
 
 
 def _skipped():
+    if not _told:
+        _told.append(True)
+
+
+def _note_skipped():
     if _told:
-        return
-    _told.append(True)
-    ${skipped.replace(/\n/g, '\n    ')}
+        ${skipped.replace(/\n/g, '\n        ')}
 
 
+_atexit.register(_note_skipped)
 _floors = ${floors}
 
 
@@ -258,6 +265,7 @@ def __getattr__(name):
 
 function pythonAnswerless(mark: string, sizes: { to: string; path: string }): string {
   return `# Forge's answer probe: this module answers nothing.
+import atexit as _atexit
 import os as _os
 ${mark}
 
@@ -265,19 +273,26 @@ ${mark}
 ${PY_SIZE}
 
 _answerless = {}
+_least = {}
+
+
+def _note_sizes():
+    if _least:
+        import json as _json
+
+        with open(${sizes.to}, 'a') as sizes:
+            for name, size in _least.items():
+                sizes.write(_json.dumps([${sizes.path}, name, size]) + '\\n')
+
+
+_atexit.register(_note_sizes)
 
 
 def _answering_nothing(name):
-    least = [float('inf')]
-
     def answerless(*args, **kwargs):
         size = _size_of_call(args, kwargs)
-        if size < least[0]:
-            least[0] = size
-            import json as _json
-
-            with open(${sizes.to}, 'a') as sizes:
-                sizes.write(_json.dumps([${sizes.path}, name, size]) + '\\n')
+        if name not in _least or size < _least[name]:
+            _least[name] = size
         return None
 
     return answerless
@@ -319,15 +334,15 @@ function esmNames(text: string): { names: Set<string>; withDefault: boolean } {
 /** The JS of `forgeAnswerless(name)`: a function that answers nothing and notes each smaller call. */
 function jsAnswerless(sizes: { to: string; path: string }): string {
   return `${JS_SIZE}
-const forgeSizes = ${sizes.to};
+const forgeLeast = new Map();
+// Noted when the process ends, not in the calls the metric may be timing.
+process.on('exit', () => {
+  if (forgeLeast.size > 0) forgeMark(${sizes.to}, [...forgeLeast].map(([name, size]) => JSON.stringify([${sizes.path}, name, size]) + '\\n').join(''));
+});
 function forgeAnswerless(name) {
-  let least = Infinity;
   return function () {
     const size = forgeSizeOfCall(arguments);
-    if (size < least) {
-      least = size;
-      forgeMark(forgeSizes, JSON.stringify([${sizes.path}, name, size]) + '\\n');
-    }
+    if (!(forgeLeast.get(name) <= size)) forgeLeast.set(name, size);
   };
 }`;
 }
