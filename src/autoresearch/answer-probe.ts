@@ -7,7 +7,8 @@
 // runs it as a program of its own (a CLI it times and whose output it never reads). A metric that
 // still scores that as well as the baseline does not look at the answers, and setup says so. One that
 // crashes, or scores it worse, looks at some: then, for the code it loads into its own process, a
-// second run where calls larger than the smallest so far answer nothing at once. A metric that scores
+// second run where calls larger than the smallest so far (or than the smallest the first run saw)
+// answer nothing at once. A metric that scores
 // that as well as the baseline checks small cases only and times large ones it never checks, which
 // code that tells the two apart by size wins.
 import { join } from 'node:path';

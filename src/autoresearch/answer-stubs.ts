@@ -6,24 +6,32 @@
 //   is larger. A metric that checks a few small cases and then times large ones it never checks scores
 //   that as well as the real code, or better: code that answers the large inputs wrong and fast is then
 //   kept (the tell by size no reading can see).
-// Each stub adds its path to a mark file at the checkout's root when it is loaded, and the gated one to
-// another the first time it answers nothing, so the probe knows what ran and what was left unanswered.
+// Each stub adds its path to a mark file at the checkout's root when it is loaded; when its process
+// ends, the answerless one notes the smallest call each function was given and the gated one whether
+// it left a call unanswered (never inside the calls, which the metric may be timing). So the probe
+// knows what ran, what was left unanswered, and where the next round's gates start.
 
 /** Where each stub adds its path when it is loaded. */
 export const LOADED_MARK = '.forge-answer-probe-loaded';
-/** Where a size-gated stub adds its path the first time it leaves a call unanswered. */
+/** Where a size-gated stub adds its path, when its process ends, if it left a call unanswered. */
 export const SKIPPED_MARK = '.forge-answer-probe-skipped';
 /**
- * Where an answerless stub notes each call smaller than any before it: `[path, name, size]` as JSON, a
- * line each. The size-gated round answers no call larger than the smallest of these, so a metric that
- * times its large case first and checks a small one after is found as well.
+ * Where an answerless stub notes, when its process ends, the smallest call each of its functions was
+ * given: `[path, name, size]` as JSON, a line each. The size-gated round answers no call larger than
+ * that, so a metric that times its large case first and checks a small one after is found as well.
  */
 export const SIZES_MARK = '.forge-answer-probe-sizes';
 
-/** The smallest call each function of each file was given: file → name → size. */
-export type CallFloors = ReadonlyMap<string, Readonly<Record<string, number>>>;
+/** Where an answerless stub notes call sizes: the file's expression in the stub, and its own path. */
+interface SizesNote {
+  to: string;
+  path: string;
+}
 
-/** The floors a SIZES_MARK file's lines give; a line that is not one of a stub's is passed over. */
+/**
+ * The smallest call each function of each file was given (file → name → size), from a SIZES_MARK
+ * file's lines; a line that is not one of a stub's is passed over.
+ */
 export function callFloors(text: string): Map<string, Record<string, number>> {
   const floors = new Map<string, Record<string, number>>();
   for (const line of text.split('\n')) {
@@ -79,7 +87,7 @@ export function answerlessModule(path: string, text: string): string | undefined
   const parts = partsOf(path, text);
   if (parts === undefined) return undefined;
   const mark = markLine(parts, path, LOADED_MARK);
-  const sizes = { to: markTarget(parts, SIZES_MARK), path: JSON.stringify(path) };
+  const sizes: SizesNote = { to: markTarget(parts, SIZES_MARK), path: JSON.stringify(path) };
   if (parts.kind === 'py') return parts.shebang + pythonAnswerless(mark, sizes);
   return (
     parts.shebang +
@@ -263,7 +271,7 @@ def __getattr__(name):
 `;
 }
 
-function pythonAnswerless(mark: string, sizes: { to: string; path: string }): string {
+function pythonAnswerless(mark: string, sizes: SizesNote): string {
   return `# Forge's answer probe: this module answers nothing.
 import atexit as _atexit
 import os as _os
@@ -332,7 +340,7 @@ function esmNames(text: string): { names: Set<string>; withDefault: boolean } {
 }
 
 /** The JS of `forgeAnswerless(name)`: a function that answers nothing and notes each smaller call. */
-function jsAnswerless(sizes: { to: string; path: string }): string {
+function jsAnswerless(sizes: SizesNote): string {
   return `${JS_SIZE}
 const forgeLeast = new Map();
 // Noted when the process ends, not in the calls the metric may be timing.
@@ -347,7 +355,7 @@ function forgeAnswerless(name) {
 }`;
 }
 
-function esmAnswerless(text: string, mark: string, sizes: { to: string; path: string }): string {
+function esmAnswerless(text: string, mark: string, sizes: SizesNote): string {
   const { names, withDefault } = esmNames(text);
   const lines = [
     "// Forge's answer probe: this module answers nothing.",
@@ -378,7 +386,7 @@ function cjsNames(text: string): Set<string> {
   return names;
 }
 
-function cjsAnswerless(text: string, mark: string, sizes: { to: string; path: string }): string {
+function cjsAnswerless(text: string, mark: string, sizes: SizesNote): string {
   return [
     "// Forge's answer probe: this module answers nothing.",
     "'use strict';",
