@@ -32,7 +32,7 @@ function bench(checks: boolean): string {
   return `const work = require('../src/work.js');
 const t0 = performance.now();
 let right = true;
-for (let i = 0; i < 20; i++) right = work(20000) === 199990000 && right;
+for (let i = 0; i < 20; i++) right = work(2000000) === 1999999000000 && right;
 const score = Math.round(100000 / (performance.now() - t0));
 console.log(JSON.stringify({ score: ${checks ? 'right ? score : 0' : 'score'} }));
 `;
@@ -143,7 +143,7 @@ describe('forge-pack loop: does the metric check the answers it times', () => {
     const esm = await createTempRepo({
       'scripts/bench.mjs': `import { work } from '../src/work.mjs';
 const t0 = performance.now();
-for (let i = 0; i < 20; i++) work(20000);
+for (let i = 0; i < 20; i++) work(2000000);
 console.log(JSON.stringify({ score: Math.round(100000 / (performance.now() - t0)) }));
 `,
       'src/work.mjs':
@@ -159,7 +159,7 @@ sys.path.insert(0, 'src')
 from work import work
 t0 = time.perf_counter()
 for _ in range(5):
-    work(20000)
+    work(200000)
 print(json.dumps({'score': round(1 / (time.perf_counter() - t0))}))
 `,
       'src/work.py': 'def work(n):\n    s = 0\n    for i in range(n):\n        s += i\n    return s\n',
@@ -211,8 +211,8 @@ function programBench(checks: boolean): string {
 const t0 = performance.now();
 let right = true;
 for (let i = 0; i < 3; i++) {
-  const out = execFileSync(process.execPath, ['src/solve.js', '50000000'], { encoding: 'utf8' });
-  right = out.trim() === '1249999975000000' && right;
+  const out = execFileSync(process.execPath, ['src/solve.js', '100000000'], { encoding: 'utf8' });
+  right = out.trim() === '4999999950000000' && right;
 }
 const score = Math.round(100000 / (performance.now() - t0));
 console.log(JSON.stringify({ score: ${checks ? 'right ? score : 0' : 'score'} }));
@@ -312,7 +312,7 @@ if (work(10) !== 45) {
 }
 const t0 = performance.now();
 let right = true;
-for (let i = 0; i < 20; i++) right = work(200000) === 19999900000 && right;
+for (let i = 0; i < 20; i++) right = work(2000000) === 1999999000000 && right;
 const score = Math.round(100000 / (performance.now() - t0));
 console.log(JSON.stringify({ score: ${checks ? 'right ? score : 0' : 'score'} }));
 `;
@@ -357,7 +357,7 @@ describe('forge-pack loop: the answer probe, for a metric that checks small case
     const repo = await createTempRepo({
       'scripts/bench.js': `const work = require('../src/work.js');
 const t0 = performance.now();
-for (let i = 0; i < 20; i++) work(200000);
+for (let i = 0; i < 20; i++) work(2000000);
 const score = Math.round(100000 / (performance.now() - t0));
 if (work(10) !== 45) process.exit(1);
 console.log(JSON.stringify({ score }));
