@@ -220,7 +220,7 @@ console.log(JSON.stringify({ score: ${checks ? 'right ? score : 0' : 'score'} })
 }
 
 const SOLVE =
-  'let s = 0;\nfor (let i = 0; i < Number(process.argv[2]); i++) s += i;\nconsole.log(String(s));\n';
+  'const n = Number(process.argv[2]);\nlet s = 0;\nfor (let i = 0; i < n; i++) s += i;\nconsole.log(String(s));\n';
 
 describe('forge-pack loop: the answer probe, for code the metric runs as a program', () => {
   it('says so when the metric times a program of the scope and never reads what it printed', async () => {
