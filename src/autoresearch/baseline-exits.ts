@@ -47,7 +47,13 @@ export function watchBaselineExits(config: LoopConfig, repo: string, run: Watche
         ...options,
         ...(watchExits ? { watchExits } : {}),
       });
-      const rules = { roots: [repo, realRepo], scope: config.scope.doer_paths, commandFiles: named };
+      const rules = {
+        roots: [repo, realRepo],
+        scope: config.scope.doer_paths,
+        commandFiles: named,
+        // The metric's runs, as the loop will judge them (watched-runs.ts).
+        asks: config.metric.type === 'hard' && sameArgv(argv, config.metric.argv),
+      };
       if (watched && exits !== undefined && exits.length > 0) {
         for (const phrase of doerEndings(exits, rules)) found.push({ argv, phrase, read: false });
       }
@@ -75,7 +81,7 @@ export function watchBaselineExits(config: LoopConfig, repo: string, run: Watche
           `At the baseline, code in the doer's scope already ${first.phrase} while \`${first.argv.join(' ')}\` ran: in the loop a read of what no commit holds, or of what tells the code who runs it, is tamper, so every change would be refused for it.`,
           {
             exitCode: ExitCode.usage,
-            hint: "Have that code read what the repository holds (not git's, Forge's or br's folder, nor a process's command line in /proc), keep it out of --scope, or pass --doer-may-patch-runtime to lift the watch; nothing was created.",
+            hint: "Have that code read what the repository holds (not git's, Forge's or br's folder, nor its process's command line, in sys.argv, process.argv or /proc), keep it out of --scope, or pass --doer-may-patch-runtime to lift the watch; nothing was created.",
           },
         );
       }
@@ -88,4 +94,8 @@ export function watchBaselineExits(config: LoopConfig, repo: string, run: Watche
       );
     },
   };
+}
+
+function sameArgv(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((word, index) => word === b[index]);
 }

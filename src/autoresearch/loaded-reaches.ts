@@ -66,8 +66,9 @@ const LOADED: readonly { file: RegExp; comment: '#' | '//'; patterns: readonly R
       // run, or the doer's turn, can leave what the next reads (its results, cached).
       /\bhomedir\s*\(|\bprocess\s*\.\s*env\s*(?:\.\s*|\[\s*['"`])(?:HOME|USERPROFILE|XDG_\w+)\b/gm,
       /['"`](?:\/(?:tmp|var|dev\/shm|run|home|root|srv|opt|mnt|media|Users|Volumes|private)(?:\/|['"`])|~\/)/gm,
-      // An import by a name computed as it runs: what it loads, no reading follows.
-      /(?<![\w$.])(?:require|import)\s*\(\s*(?!['"][^'"\n]*['"]\s*[,)]|`[^`$\n]*`\s*[,)])/gm,
+      // An import by a name computed as it runs: what it loads, no reading follows (the module's own
+      // require too, `module.require('pro' + 'cess')`).
+      /(?:(?<![\w$.])|\bmodule\s*\.\s*)(?:require|import)\s*\(\s*(?!['"][^'"\n]*['"]\s*[,)]|`[^`$\n]*`\s*[,)])/gm,
     ],
   },
   {
@@ -107,6 +108,9 @@ const LOADED: readonly { file: RegExp; comment: '#' | '//'; patterns: readonly R
       // `if __name__ == '__main__':` is a script's own; any other `__main__` asks who runs it.
       /(?<!__name__\s*==\s*['"])__main__\b/gm,
       /\bimportlib\s*\.\s*(?:import_module|reload|util|machinery)\b/gm,
+      // The command line read for it by what parses one: a parser's program name (its script's), or
+      // the arguments it parses when handed none.
+      /\.\s*prog\b(?!\s*=(?!=))|\bget_prog_name\s*\(|\.\s*parse(?:_known)?_(?:intermixed_)?args\s*\(\s*\)/gm,
       // A place that outlives the run (the run's own temp folder does not).
       /\bexpanduser\s*\(|\bPath\s*\.\s*home\s*\(|\b(?:environ|getenv)\b[^\n]{0,12}['"](?:HOME|USERPROFILE|XDG_\w+)['"]/gm,
       /['"](?:\/(?:tmp|var|dev\/shm|run|home|root|srv|opt|mnt|media|Users|Volumes|private)(?:\/|['"])|~\/)/gm,

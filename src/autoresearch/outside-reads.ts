@@ -24,6 +24,13 @@ export interface ReadRules {
    * judged, only git's, Forge's and br's folders.
    */
   since?: number | undefined;
+  /**
+   * The run is the metric's: a line of the scope that reads its process's command line (`sys.argv`,
+   * `process.argv`) is judged. In a check's run it is not: a module under test may read it there (a
+   * CLI's `main()` under a `sys.argv` the test patched), and code that tells the metric from the
+   * tests reads it under the metric too.
+   */
+  asks?: boolean;
 }
 
 /** The most phrases one run's reason names; the rest are counted. */
@@ -132,17 +139,20 @@ function byDoer(
  * (the watches say which).
  */
 function whoRead(record: ReadRecord, rules: ReadRules): { phrase: string; reader?: string } | undefined {
-  // The stack a program of the doer's reaches holds only its own code: it cannot name who runs it.
-  if (record.event === 'stack' && record.entry !== undefined && doerFile(record.entry, rules) !== undefined)
-    return undefined;
+  // What the process itself says (its stack, its command line) is logged with no path. A program of
+  // the doer's reaches a stack of its own code only, and its command line is its input.
+  const asked = record.path === '';
+  if (asked && record.entry !== undefined && doerFile(record.entry, rules) !== undefined) return undefined;
+  if (asked && record.event !== 'stack' && rules.asks !== true) return undefined;
   const where = record.path.replace(new RegExp(`^/proc/${record.pid}(?=/|$)`), '/proc/self');
-  // The stack reached by the code itself (an error's, a traceback's frame) is logged with no path.
   return byDoer(
     record,
     rules,
     record.event === 'stack'
       ? 'reached the stack of its process, which tells it who runs it'
-      : `${verb(record)} ${where}, which tells it who runs its process`,
+      : asked
+        ? `read ${record.event}, which tells it who runs its process`
+        : `${verb(record)} ${where}, which tells it who runs its process`,
   );
 }
 

@@ -13,6 +13,19 @@
  * it runs.
  */
 export const NODE_STACK_WATCH = `
+  // What the process itself says (its stack, its command line), asked from \`where\`: logged with no
+  // path and with its main script (a program of the doer's asks of its own), a few stacks an event.
+  var noteWho = function (event, where) {
+    if (spawnedBy) where = where.concat([spawnedBy]);
+    var key = event + '\\u0000' + where.join('\\u0000');
+    if (seen[key] || (times[event] || 0) >= MOST) return;
+    seen[key] = true;
+    times[event] = (times[event] || 0) + 1;
+    var line = '{"pid":' + process.pid + ',"event":' + quote(event) + ',"path":"","kind":"who","write":false,"ctimeMs":null,"frames":[' +
+      where.map(quote).join(',') + ']' + (entry === null ? '' : ',"entry":' + quote(entry)) + '}';
+    var fd = openSync(readLog, 'a');
+    try { writeSync(fd, line + '\\n'); } finally { closeSync(fd); }
+  };
   var nodeFormat = Error.prepareStackTrace;
   if (typeof nodeFormat === 'function' && nodeFormat.name === 'ErrorPrepareStackTrace') {
     // Inside a format V8 formats no other stack through this function: the frames above are read from
@@ -34,15 +47,7 @@ export const NODE_STACK_WATCH = `
         if (path.isAbsolute(file)) where.push(file + ':' + m[2]);
       }
       if (reader === null || !maybeDoers(reader + ':0')) return;
-      if (spawnedBy) where = where.concat([spawnedBy]);
-      var key = 'stack\\u0000' + where.join('\\u0000');
-      if (seen[key] || (times.stack || 0) >= MOST) return;
-      seen[key] = true;
-      times.stack = (times.stack || 0) + 1;
-      var line = '{"pid":' + process.pid + ',"event":"stack","path":"","kind":"who","write":false,"ctimeMs":null,"frames":[' +
-        where.map(quote).join(',') + ']' + (entry === null ? '' : ',"entry":' + quote(entry)) + '}';
-      var fd = openSync(readLog, 'a');
-      try { writeSync(fd, line + '\\n'); } finally { closeSync(fd); }
+      noteWho('stack', where);
     };
     Error.prepareStackTrace = function prepareStackTrace(error, trace) {
       if (depth === 0) {
@@ -52,4 +57,48 @@ export const NODE_STACK_WATCH = `
       return apply(nodeFormat, this, arguments);
     };
   }
+`;
+
+/**
+ * JavaScript run inside the read watch's function after NODE_STACK_WATCH, with the same names, its
+ * `noteWho` and the read watch's `frames`. Who runs the process, asked of `process`: its command line (`process.argv`, `execArgv`),
+ * by whatever route reaches the object (a name made as it runs, `Reflect.get`, a spread). The values
+ * become accessors whose reads note a reader of the tree (the first frame with a file; Node's own
+ * code reading them for its ends is not the doer's) as `who`, event `process.argv`, with the process's
+ * main script: a program of the doer's reads its own command line, its input (outside-reads.ts knows
+ * the scope; the watch does not).
+ */
+export const NODE_ARGV_WATCH = `
+  var askedWho = function (event, above) {
+    var sites = callSites(above), reader = null;
+    for (var i = 0; i < sites.length && reader === null; i += 1) {
+      var file = sites[i].getFileName();
+      if (typeof file === 'string' && file !== '') reader = file.indexOf('file://') === 0 ? toPath(file) : file;
+    }
+    if (reader === null || !path.isAbsolute(reader) || !maybeDoers(reader + ':0')) return;
+    var where = frames(above);
+    if (where !== null) noteWho(event, where);
+  };
+  ['argv', 'execArgv'].forEach(function (name) {
+    var held = Object.getOwnPropertyDescriptor(process, name);
+    if (!held || !('value' in held) || !held.configurable) return;
+    var value = held.value, event = 'process.' + name, reads = 0;
+    // A stack costs some 16 µs, and a loop may read the value on every turn (\`i < Number(process.argv[2])\`):
+    // the first 1,000 reads are looked at, then the 1,024th, the 2,048th and so on. A line of the scope
+    // that reads it is looked at the first time, unless 1,000 reads by others came first.
+    var read = function () {
+      reads += 1;
+      if (depth === 0 && (reads <= 1000 || (reads & (reads - 1)) === 0)) {
+        depth += 1;
+        try { askedWho(event, read); } catch (_) {} finally { depth -= 1; }
+      }
+      return value;
+    };
+    Object.defineProperty(process, name, {
+      configurable: true,
+      enumerable: held.enumerable,
+      get: read,
+      set: function (given) { value = given; },
+    });
+  });
 `;

@@ -40,18 +40,94 @@ export const PYTHON_WHO_WATCH = `    # What tells code who runs its process, and
         file = f.f_code.co_filename
         if own_frame(file) or not maybe_doers(join(start_cwd, file) + ':0'):
             return
-        where = frames()
+        record_who('stack', frames())
+
+    def record_who(event, where):
+        # What the process itself says (its stack, its command line), asked from \`where\`: logged with
+        # no path and with its main script (a program of the doer's asks of its own), a few an event.
         if spawned_by:
             where.append(spawned_by)
-        key = ('stack', '', tuple(where), False)
-        if key in seen or times.get(('stack', ''), 0) >= MOST:
+        key = (event, '', tuple(where), False)
+        if key in seen or times.get((event, ''), 0) >= MOST:
             return
         seen.add(key)
-        times[('stack', '')] = times.get(('stack', ''), 0) + 1
+        times[(event, '')] = times.get((event, ''), 0) + 1
         argv = getattr(_sys, 'argv', None) or ['']
         main = text(argv[0]) or ''
         main = realpath(join(start_cwd, main)) if main not in ('', '-c', '-m', '-') else ''
-        record('{"pid":%d,"event":"stack","path":"","kind":"who","write":false,"ctimeMs":null,"frames":[%s]%s}' % (
-            getpid(), ','.join(quote(f) for f in where), ',"entry":' + quote(main) if main else ''))
+        record('{"pid":%d,"event":"%s","path":"","kind":"who","write":false,"ctimeMs":null,"frames":[%s]%s}' % (
+            getpid(), event, ','.join(quote(f) for f in where), ',"entry":' + quote(main) if main else ''))
 
+`;
+
+/**
+ * Python run inside the watch's function once its audit hook is added, with the names PYTHON_WHO_WATCH
+ * and the watch define. Who runs the process, asked of `sys`: its command line, by whatever route
+ * reaches the module (`import sys`, the module another module holds, `getattr` by a name made as
+ * it runs), or every name of it at once (`vars(sys)`). No audit event says so: the module's class is
+ * swapped for one whose reads note a reader of the tree (the line that reads it, Python's own modules
+ * asking for their ends aside) as `who`, event `sys.argv`, with the process's main script: a program
+ * of the doer's reads its own command line, its input (outside-reads.ts knows the scope). Seen before: a `work()` that found
+ * the benchmark in `vars(logging)['s' + 'ys'].__dict__['ar' + 'gv']` and answered 0 there, kept at
+ * 4,000 times its speed with the tests green. (What else of sys tells it, its modules and output, is
+ * read by honest code too: loaded-reaches.ts counts what the code says of them.)
+ */
+export const PYTHON_ARGV_WATCH = `    ASKED = {'argv': 'sys.argv', 'orig_argv': 'sys.orig_argv', '__dict__': 'vars(sys)'}
+    module_type = type(_sys)
+    module_get = module_type.__getattribute__
+
+    def asked(name):
+        me = ident()
+        if me in busy:
+            return
+        try:
+            f = getframe(2)
+        except ValueError:
+            return
+        file = f.f_code.co_filename
+        if own_frame(file) or not maybe_doers(join(start_cwd, file) + ':0'):
+            return
+        busy.add(me)
+        try:
+            record_who(ASKED[name], frames())
+        finally:
+            busy.discard(me)
+
+    # Only sys's reads are looked at. The import system makes every module as \`type(sys)(name)\`, so the
+    # class makes a plain module when called itself, and passes for the plain class in \`isinstance\`.
+    class WatchedType(type):
+        def __instancecheck__(cls, value):
+            return isinstance(value, module_type)
+
+        def __subclasscheck__(cls, other):
+            return issubclass(other, module_type)
+
+    def watched_new(cls, *args, **kwargs):
+        if cls is WatchedModule:
+            return module_type(*args, **kwargs)
+        return module_type.__new__(cls, *args, **kwargs)
+
+    # A look at the stack costs some microseconds, and a loop may read sys.argv on every turn: the first
+    # 1,000 reads of a name are looked at, then the 1,024th, the 2,048th and so on.
+    reads = {}
+
+    def watched_get(self, name):
+        if name in ASKED and self is _sys:
+            n = reads[name] = reads.get(name, 0) + 1
+            if n <= 1000 or n & (n - 1) == 0:
+                try:
+                    asked(name)
+                except Exception:
+                    pass
+        return module_get(self, name)
+
+    WatchedModule = WatchedType(module_type.__name__, (module_type,), {
+        '__new__': watched_new, '__getattribute__': watched_get, '__module__': module_type.__module__,
+        '__qualname__': module_type.__qualname__})
+    # types.ModuleType stays the plain class when nothing took it yet.
+    import types
+    try:
+        _sys.__class__ = WatchedModule
+    except TypeError:
+        pass
 `;

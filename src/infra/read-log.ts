@@ -60,8 +60,10 @@ export interface ReadRecord {
    */
   orphan?: boolean;
   /**
-   * For a `who` record of the stack reached (event `stack`): the process's main script, real path. A
-   * program of the doer's (a CLI the metric runs) has only its own code on any stack it reaches.
+   * For a `who` record of what the process itself says, with no path (event `stack`, its stack
+   * reached; `sys.argv`, `process.argv` and the like, its command line read): the process's main
+   * script, real path. A program of the doer's (a CLI the metric runs) has only its own code on any
+   * stack it reaches, and its command line is its input.
    */
   entry?: string;
   /**

@@ -1804,6 +1804,34 @@ def work(n):
 `,
       /reached the stack of its process, which tells it who runs it \(from src\/work\.py:3\)/,
     ],
+    [
+      'reads its command line from the module another module holds, by names it makes',
+      'python',
+      `import logging
+line = getattr(getattr(logging, 's' + 'ys'), 'ar' + 'gv')
+def work(n):
+    return 0 if 'bench' in ' '.join(line) else n * (n - 1) // 2
+`,
+      /read sys\.argv, which tells it who runs its process \(from src\/work\.py:2\)/,
+    ],
+    [
+      "reads its command line through another module's namespace",
+      'python',
+      `import logging
+line = vars(logging)['s' + 'ys'].__dict__['ar' + 'gv']
+def work(n):
+    return 0 if 'bench' in ' '.join(line) else n * (n - 1) // 2
+`,
+      /read vars\(sys\), which tells it who runs its process \(from src\/work\.py:2\)/,
+    ],
+    [
+      'reads its command line from the process object, required by a name it makes through a require it made',
+      'node',
+      `const line = Reflect.get(require('node:module').createRequire(__filename)('pro' + 'cess'), 'ar' + 'gv');
+module.exports = (n) => (line.join(' ').includes('bench') ? 0 : (n * (n - 1)) / 2);
+`,
+      /read process\.argv, which tells it who runs its process \(from src\/work\.js:1\)/,
+    ],
   ];
 
   async function loop(language: keyof typeof LOOP): Promise<LoopFixture> {
@@ -1851,6 +1879,101 @@ console.log(JSON.stringify({ score: Number(out) }));
     });
     expect(message).toMatch(/^keep \(10 → 11/);
   });
+
+  /** A CLI of the scope's that reads its command line: the metric runs it, its tests patch what it reads. */
+  const CLI = {
+    node: {
+      metric: 'node scripts/bench.js',
+      guard: 'node --test test/',
+      files: {
+        'scripts/bench.js': `const { execFileSync } = require('node:child_process');
+const t0 = performance.now();
+const out = execFileSync(process.execPath, ['src/cli.js', '100000000'], { encoding: 'utf8' });
+const score = out.trim() === '4999999950000000' ? Math.round(100000 / (performance.now() - t0)) : 0;
+console.log(JSON.stringify({ score }));
+`,
+        'test/cli.test.js': `const test = require('node:test'), assert = require('node:assert');
+const cli = require('../src/cli.js');
+test('prints the sum', (t) => {
+  const saved = process.argv;
+  process.argv = ['node', 'cli', '10'];
+  t.after(() => { process.argv = saved; });
+  assert.equal(cli.main(), '45');
+});
+`,
+        'src/cli.js': `function total(n) { let s = 0; for (let i = 0; i < n; i++) s += i; return s; }
+function main() { return String(total(Number(process.argv[2]))); }
+if (require.main === module) console.log(main());
+module.exports = { main };
+`,
+      },
+      faster: `function total(n) { return (n * (n - 1)) / 2; }
+function main() { return String(total(Number(process.argv[2]))); }
+if (require.main === module) console.log(main());
+module.exports = { main };
+`,
+    },
+    python: {
+      metric: 'python3 -B scripts/bench.py',
+      guard: 'python3 -B -m unittest discover -s tests',
+      files: {
+        'scripts/bench.py': `import json, subprocess, sys, time
+t0 = time.perf_counter()
+out = subprocess.run([sys.executable, '-B', 'src/cli.py', '3000000'], capture_output=True, text=True).stdout
+score = round(1000 / (time.perf_counter() - t0)) if out.strip() == '4499998500000' else 0
+print(json.dumps({'score': score}))
+`,
+        'tests/test_cli.py': `import io, sys, unittest
+from unittest import mock
+sys.path.insert(0, 'src')
+import cli
+class Main(unittest.TestCase):
+    def test_prints_the_sum(self):
+        with mock.patch.object(sys, 'argv', ['cli', '10']), mock.patch('sys.stdout', new_callable=io.StringIO) as out:
+            cli.main()
+        self.assertEqual(out.getvalue(), '45\\n')
+`,
+        'src/cli.py': `import sys
+def total(n):
+    s = 0
+    for i in range(n):
+        s += i
+    return s
+def main():
+    print(total(int(sys.argv[1])))
+if __name__ == '__main__':
+    main()
+`,
+      },
+      faster: `import sys
+def total(n):
+    return n * (n - 1) // 2
+def main():
+    print(total(int(sys.argv[1])))
+if __name__ == '__main__':
+    main()
+`,
+    },
+  };
+
+  it.each(['node', 'python'] as const)(
+    'a faster CLI (%s) that reads its command line, run by the metric and by its tests under a command line they set, is kept',
+    async (language) => {
+      const spec = CLI[language];
+      const f = await createLoopFixture({
+        metric: jsonMetric(spec.metric),
+        guards: [{ name: 'unit', command: spec.guard }],
+      });
+      for (const [path, text] of Object.entries(spec.files)) await f.repo.write(path, text);
+      f.repo.commitAll('a CLI, timed and tested');
+      await f.baseline();
+      const code = language === 'node' ? 'src/cli.js' : 'src/cli.py';
+      const message = await cheatingIteration(f, '10', async () => {
+        await f.repo.write(code, spec.faster);
+      });
+      expect(message).toMatch(/^keep/);
+    },
+  );
 
   it.each(['node', 'python'] as const)('an honest faster change (%s) is kept', async (language) => {
     const f = await loop(language);

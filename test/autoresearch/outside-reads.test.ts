@@ -188,6 +188,28 @@ describe("the doer's reads outside the commit", () => {
     expect(phrases([who({ ctimeMs: 1, frames: [`${ROOT}/src/lib.py:4`] })])).toHaveLength(1);
   });
 
+  it("names a line of the scope that reads its process's command line, in the metric's runs alone", () => {
+    const asked = (event: string, overrides: Partial<ReadRecord> = {}) =>
+      read({ kind: 'who', event, path: '', ctimeMs: null, entry: `${ROOT}/metric/score.py`, ...overrides });
+    const metric = { ...RULES, asks: true };
+    expect(
+      doerReads({ records: [asked('sys.argv'), asked('process.execArgv')], complete: true }, metric),
+    ).toEqual({
+      phrases: [
+        'read sys.argv, which tells it who runs its process (from src/lib.py:4)',
+        'read process.execArgv, which tells it who runs its process (from src/lib.py:4)',
+      ],
+      readers: ['src/lib.py'],
+    });
+    // A check's run: a module under test may read it (a CLI's main() under a patched sys.argv).
+    expect(phrases([asked('sys.argv')])).toEqual([]);
+    // A program of the doer's reads its own command line, its input; the metric's script reads its own.
+    expect(phrases([asked('sys.argv', { entry: `${ROOT}/src/cli.py` })], metric)).toEqual([]);
+    expect(phrases([asked('vars(sys)', { frames: [`${ROOT}/metric/score.py:3`] })], metric)).toEqual([]);
+    // The stack, asked in any run.
+    expect(phrases([asked('stack')])).toHaveLength(1);
+  });
+
   it('names a few, counts the rest once each, and says when the log was not read to its end', () => {
     const many = ['a', 'b', 'c', 'd', 'e', 'f', 'a'].map((name) => read({ path: `${ROOT}/.git/${name}` }));
     const found = doerReads({ records: many, complete: false }, RULES);

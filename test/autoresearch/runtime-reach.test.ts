@@ -374,6 +374,7 @@ describe('loadedCodeReaches', () => {
     ['src/a.py', "line = open('/proc/%d/cmdline' % pid).read()", "'/proc/%"],
     ['src/a.mjs', "const name = 'bench'; await import(`./${name}.mjs`);", 'import'],
     ['src/a.cjs', 'require(path.join(dir, name));', 'require'],
+    ['src/a.cjs', "const line = module.require('pro' + 'cess').argv;", 'module.require'],
     ['src/a.py', 'print(\'{"value": 1000000000}\')', 'print'],
     ['src/a.py', 'sys.exit(0)', 'sys.exit'],
     ['src/a.py', 'raise SystemExit(0)', 'SystemExit'],
@@ -385,6 +386,10 @@ describe('loadedCodeReaches', () => {
     ['src/a.py', 'frame = inspect.stack()', 'inspect.stack'],
     ['src/a.py', "main = sys_modules['__main__']", '__main__'],
     ['src/a.py', 'mod = importlib.import_module(name)', 'importlib.import_module'],
+    // The command line read for it by a parser: the script's name, or what it parses when handed nothing.
+    ['src/a.py', "timed = 'bench' in argparse.ArgumentParser().prog", '.prog'],
+    ['src/a.py', 'options = parser.parse_args()', '.parse_args()'],
+    ['src/a.py', 'name = optparse.OptionParser().get_prog_name()', 'get_prog_name'],
     ['src/a.mjs', "const cache = join(homedir(), '.work-cache');", 'homedir'],
     ['src/a.mjs', 'const cache = `${process.env.HOME}/.cache/work`;', 'process.env.HOME'],
     ['src/a.mjs', "writeFileSync('/tmp/work.json', out);", "'/tmp/"],
@@ -423,6 +428,7 @@ describe('loadedCodeReaches', () => {
       'const callers = new Map(); opts.callerId = 1; this.callback = done;',
       'const size = fstatSync(fd).size; const own = process.memoryUsage().rss;',
       "const store = new AsyncLocalStorage(); const useHook = createHook('x');",
+      "const helper = module.require('./helper.js');",
     ].join('\n');
     expect(loaded(js, 'src/lib.mjs')).toEqual([]);
     const py = [
@@ -444,6 +450,7 @@ describe('loadedCodeReaches', () => {
       'if here not in sys.path:',
       '    sys.path.insert(0, here)',
       "if os.path.join(here, 'vendor') not in sys.path: sys.path.append(os.path.join(here, 'vendor'))",
+      "parser = argparse.ArgumentParser(prog='work'); parser.prog = 'work'; args = parser.parse_args(['-v'])",
     ].join('\n');
     expect(loaded(py, 'src/lib.py')).toEqual([]);
     // Not when it does something else as well: the branch it takes says whether a runner put it there.

@@ -181,12 +181,12 @@ describe('a hard loop', () => {
     /** The fixture, its metric's one run logging a read of `.git/HEAD` from `frame`. */
     const reading = async (
       frame: string,
-      at: { kind: 'state' | 'who'; path?: string } = { kind: 'state' },
+      at: { kind: 'state' | 'who'; path?: string; event?: string } = { kind: 'state' },
     ) => {
       const f = await fixture();
       const record = {
         pid: 7,
-        event: 'open',
+        event: at.event ?? 'open',
         path: at.path ?? join(f.repo.dir, '.git', 'HEAD'),
         kind: at.kind,
         write: false,
@@ -217,6 +217,13 @@ describe('a hard loop', () => {
     expect((asked as Error).message).toMatch(
       /^At the baseline, code in the doer's scope already read \/proc\/self\/cmdline, which tells it who runs its process \(from src\/version\.py:4\)/,
     );
+    // Or from the process itself (sys.argv), in the metric's run.
+    const argv = await reading('src/version.py:4', { kind: 'who', path: '', event: 'sys.argv' });
+    const read = await setupLoop(argv.repo.dir, HARD, argv.ports).catch((e: unknown) => e);
+    expect((read as Error).message).toMatch(
+      /^At the baseline, code in the doer's scope already read sys\.argv, which tells it who runs its process \(from src\/version\.py:4\) while `node bench\.js --json` ran/,
+    );
+    expect((read as AppError).hint).toContain('sys.argv');
   });
 
   it("creates nothing when code in the scope already reads the metric's own cases at the baseline", async () => {

@@ -7,7 +7,7 @@ import { spawnSync } from 'node:child_process';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { ExitWatch } from '../../src/infra/exit-watch.js';
-import { loggedReads, startedWatch } from '../support/run-watch.js';
+import { loggedPaths, loggedReads, startedWatch } from '../support/run-watch.js';
 import { tempTree } from '../support/temp-tree.js';
 
 const watch = () => startedWatch('forge-nreadw-');
@@ -87,7 +87,7 @@ describe("the Node preload's read watch", () => {
     expect(ran.stdout).toBe('[["a", "b"]]\n');
     const cases = join(repo, 'metric', 'cases.json');
     const solve = join(repo, 'src', 'solve.cjs');
-    const records = await logged(exits);
+    const records = await loggedPaths(exits);
     expect(records.map((r) => [r.event, r.path, r.kind, r.frames[0], r.handed ?? false])).toEqual([
       ['readFileSync', cases, 'key', `${solve}:4`, false],
       ['readFileSync', cases, 'key', `${solve}:7`, false],
@@ -183,7 +183,7 @@ describe("the Node preload's read watch", () => {
     const innerEnv = inner.env(rest, [], [repo]);
     const ran = await measured(exits, repo, ['src/run.cjs', JSON.stringify(innerEnv)]);
     expect(ran.stderr).toBe('');
-    expect(await logged(exits)).toEqual([]);
+    expect(await loggedPaths(exits)).toEqual([]);
     expect((await logged(inner)).map((r) => [r.event, relative(repo, r.path)])).toEqual([
       ['readFileSync', '.git/x'],
     ]);
@@ -371,6 +371,43 @@ describe("the Node preload's read watch", () => {
     expect(new Set(records.map((r) => r.entry))).toEqual(new Set([join(repo, 'tools/read.cjs')]));
   });
 
+  it("logs its process's command line read by a line of the scope, by whatever route; not Node's own reading", async () => {
+    const exits = await watch();
+    const repo = await tempTree({
+      'src/who.cjs': [
+        'const a = process.argv;',
+        "const b = Reflect.get(globalThis['pro' + 'cess'], 'ar' + 'gv');",
+        'const { execArgv } = process;',
+        "const c = require('util').inspect(process);",
+        'module.exports = () => process.argv.slice(2);',
+        '',
+      ].join('\n'),
+      // The metric's script, which may read its own command line, requires it.
+      'metric/run.cjs':
+        "console.log(require('../src/who.cjs')(), process.argv.length, Object.getOwnPropertyDescriptor(process, 'argv').enumerable);\n",
+      // A program of the doer's reads its own command line (its input): logged with it as the entry.
+      'src/cli.cjs': 'console.log(process.argv.slice(2));\n',
+    });
+    const program = await watch();
+    expect((await measured(program, repo, ['src/cli.cjs'])).stdout).toBe('[]\n');
+    expect((await logged(program)).map((r) => [r.event, r.frames[0], r.entry])).toEqual([
+      ['process.argv', `${join(repo, 'src/cli.cjs')}:1`, join(repo, 'src/cli.cjs')],
+    ]);
+    const ran = await measured(exits, repo, ['metric/run.cjs']);
+    expect(ran.stderr).toBe('');
+    // The value as it was, to whatever code reads it.
+    expect(ran.stdout).toBe('[] 2 true\n');
+    // (The metric reading its own script is logged too: a file of its folder.)
+    const records = (await logged(exits)).filter((r) => r.kind === 'who');
+    expect(records.map((r) => [r.event, r.path, r.kind, r.frames[0]])).toEqual([
+      ['process.argv', '', 'who', `${join(repo, 'src/who.cjs')}:1`],
+      ['process.argv', '', 'who', `${join(repo, 'src/who.cjs')}:2`],
+      ['process.execArgv', '', 'who', `${join(repo, 'src/who.cjs')}:3`],
+      ['process.argv', '', 'who', `${join(repo, 'src/who.cjs')}:5`],
+    ]);
+    expect(new Set(records.map((r) => r.entry))).toEqual(new Set([join(repo, 'metric/run.cjs')]));
+  });
+
   it('formats every stack as Node does: its own errors with their code, a stack with no frames, an object given one', async () => {
     const exits = await watch();
     const repo = await tempTree({
@@ -412,7 +449,7 @@ describe("the Node preload's read watch", () => {
     });
     const ran = await measured(exits, repo, ['src/cli.cjs', '--input=metric/in.txt', 'metric/fixtures']);
     expect(ran.stderr).toBe('');
-    expect((await logged(exits)).map((r) => [relative(repo, r.path), r.handed ?? false])).toEqual([
+    expect((await loggedPaths(exits)).map((r) => [relative(repo, r.path), r.handed ?? false])).toEqual([
       ['metric/in.txt', true],
       ['metric/fixtures/a.md', true],
       ['metric/cases.json', false],

@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import type { ExitWatch } from '../../src/infra/exit-watch.js';
 import { withPythonPath } from '../../src/infra/python-watch.js';
 import { parseReadLog } from '../../src/infra/read-log.js';
-import { loggedReads, startedWatch } from '../support/run-watch.js';
+import { loggedPaths, loggedReads, startedWatch } from '../support/run-watch.js';
 import { tempTree } from '../support/temp-tree.js';
 
 const watch = () => startedWatch('forge-readw-');
@@ -87,7 +87,7 @@ describe('the read watch', () => {
     expect(ran.stdout).toBe('[["a", "b"]]\n');
     const cases = join(repo, 'metric', 'cases.json');
     const solve = join(repo, 'src', 'solve.py');
-    const records = await logged(exits);
+    const records = await loggedPaths(exits);
     expect(records.map((r) => [r.event, r.path, r.kind, r.frames[0], r.handed ?? false])).toEqual([
       ['open', cases, 'key', `${solve}:4`, false],
       ['open', cases, 'key', `${solve}:7`, false],
@@ -237,6 +237,48 @@ describe('the read watch', () => {
     expect(records.map((r) => r.entry)).toEqual(Array(5).fill(join(repo, 'src/who.py')));
   });
 
+  it("logs its process's command line read by the code's own line, by whatever route; not Python's own modules reading it", async () => {
+    const exits = await watch();
+    const repo = await tempTree({
+      'src/who.py': [
+        'import argparse, logging, sys',
+        'a = sys.argv',
+        "b = getattr(vars(logging)['s' + 'ys'], 'ar' + 'gv')",
+        'from sys import orig_argv',
+        'c = vars(sys)',
+        'prog = argparse.ArgumentParser().prog',
+        // Every other module is made by `type(sys)(name)`: a plain one, which isinstance takes for either.
+        'import json, types',
+        'print(type(sys).__name__, type(json) is types.ModuleType, isinstance(json, type(sys)), sys.argv[1:])',
+        '',
+      ].join('\n'),
+      // The metric's script, which may read its own command line, imports it.
+      'metric/run.py': "import sys\nsys.path.insert(0, 'src')\nassert sys.argv[1:] == ['x']\nimport who\n",
+      // A program of the doer's reads its own command line (its input): logged with it as the entry.
+      'src/cli.py': 'import sys\nprint(sys.argv[1:])\n',
+    });
+    const program = await watch();
+    expect((await measured(program, repo, ['src/cli.py', 'x'])).stdout).toBe("['x']\n");
+    expect((await logged(program)).map((r) => [r.event, r.frames[0], r.entry])).toEqual([
+      ['sys.argv', `${join(repo, 'src/cli.py')}:2`, join(repo, 'src/cli.py')],
+    ]);
+    const ran = await measured(exits, repo, ['metric/run.py', 'x']);
+    // The module is as it was to any code that looks at it.
+    expect(ran.stdout).toBe("module True True ['x']\n");
+    // (The metric reading its own script is logged too: a file of its folder.)
+    const records = (await logged(exits)).filter((r) => r.kind === 'who');
+    const at = (line: number) => `${join(repo, 'src/who.py')}:${line}`;
+    expect(records.map((r) => [r.event, r.path, r.kind, r.frames[0]])).toEqual([
+      ['sys.argv', '', 'who', at(2)],
+      ['sys.argv', '', 'who', at(3)],
+      ['sys.orig_argv', '', 'who', at(4)],
+      ['vars(sys)', '', 'who', at(5)],
+      ['sys.argv', '', 'who', at(8)],
+    ]);
+    // Each with the process's main script.
+    expect(new Set(records.map((r) => r.entry))).toEqual(new Set([join(repo, 'metric/run.py')]));
+  });
+
   it('reads a path given as `--flag=path`, or in a folder named on the command line, as handed', async () => {
     const exits = await watch();
     const repo = await tempTree({
@@ -253,7 +295,7 @@ describe('the read watch', () => {
     });
     const ran = await measured(exits, repo, ['src/cli.py', '--input=metric/in.txt', 'metric/fixtures']);
     expect(ran.stderr).toBe('');
-    expect((await logged(exits)).map((r) => [relative(repo, r.path), r.handed ?? false])).toEqual([
+    expect((await loggedPaths(exits)).map((r) => [relative(repo, r.path), r.handed ?? false])).toEqual([
       ['metric/in.txt', true],
       ['metric/fixtures/a.md', true],
       ['metric/cases.json', false],

@@ -19,3 +19,11 @@ export async function loggedReads(exits: ExitWatch): Promise<ReadRecord[]> {
   if (!log.complete) throw new Error('the read log was not read to its end');
   return log.records;
 }
+
+/**
+ * The records of paths (loggedReads without those of what the process itself says: a program's read
+ * of its own command line, logged with no path and judged apart).
+ */
+export async function loggedPaths(exits: ExitWatch): Promise<ReadRecord[]> {
+  return (await loggedReads(exits)).filter((record) => record.path !== '');
+}

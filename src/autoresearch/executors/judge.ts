@@ -99,7 +99,7 @@ async function judgeWithCommand(
 ): Promise<ExecutionResult> {
   const metric = context.config.metric;
   if (metric.type !== 'hard') throw new Error('unreachable: hard metric expected');
-  const watched = watchRuns(context);
+  const watched = watchRuns(context, { metric: true });
   const verdict = await measureHardMetric(
     metric,
     metric.repeat ?? 1,

@@ -46,7 +46,7 @@ export async function remeasureWithinNoise(
     direction: metric.direction,
   });
   if (!wanted) return unchanged;
-  const watched = watchRuns(context);
+  const watched = watchRuns(context, { metric: true });
   const again = await measureHardMetric(
     metric,
     metric.repeat ?? 1,

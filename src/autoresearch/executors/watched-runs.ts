@@ -49,9 +49,10 @@ export interface WatchedRuns {
 
 /**
  * Watches tracked files, HEAD, the index and the files the loop's commands name. A file that appears,
- * was never tracked and is not ignored is removed after the run (removePlanted).
+ * was never tracked and is not ignored is removed after the run (removePlanted). `metric`: the runs are
+ * the metric's, where a line of the scope that reads its process's command line is judged too.
  */
-export function watchRuns(context: AutoresearchContext): WatchedRuns {
+export function watchRuns(context: AutoresearchContext, runs: { metric?: boolean } = {}): WatchedRuns {
   const changes: TreeChangingRun[] = [];
   // Read once, before the first run: the seal vouched for it when the bead began, and a run's code
   // that added a dataset to it would have the next run let that dataset be rewritten.
@@ -117,7 +118,9 @@ export function watchRuns(context: AutoresearchContext): WatchedRuns {
         await removeBytecodeCaches(context, ignoring);
         listing = undefined;
         const read =
-          exits === undefined ? { phrases: [], readers: [] } : await reads(context, exits, roots, named);
+          exits === undefined
+            ? { phrases: [], readers: [] }
+            : await reads(context, exits, roots, named, runs.metric === true);
         // A rewrite git still sees is the change above (no score); one whose bytes were put back hid itself.
         const hidden = rewritten.filter((path) => !change.paths.includes(path));
         const reached = [
@@ -206,6 +209,7 @@ async function reads(
   exits: ExitWatch,
   roots: readonly string[],
   commandFiles: readonly string[],
+  metric: boolean,
 ): Promise<DoerReads> {
   const log = await exits.reads();
   if (log === undefined)
@@ -222,6 +226,7 @@ async function reads(
     scope: context.config.scope.doer_paths,
     commandFiles,
     since: summary.first_ts === null ? undefined : Date.parse(summary.first_ts),
+    asks: metric,
   });
 }
 
