@@ -32,15 +32,19 @@ export const PYTHON_WHO_WATCH = `    # What tells code who runs its process, and
                     'sys.monitoring.register_callback', 'gc.get_referrers', 'gc.get_referents', 'gc.get_objects')
     STACK_ATTRS = ('tb_frame', 'gi_frame', 'cr_frame', 'ag_frame', 'f_code')
 
-    def stacked():
+    def by_tree():
+        # Whether the line that asked, two calls above the caller (a hook and its check), is of a tree, not
+        # Python's own nor the watch's.
         try:
-            f = getframe(2)
+            f = getframe(3)
         except ValueError:
-            return
+            return False
         file = f.f_code.co_filename
-        if own_frame(file) or not maybe_doers(join(start_cwd, file) + ':0'):
-            return
-        record_who('stack', frames())
+        return not own_frame(file) and maybe_doers(join(start_cwd, file) + ':0')
+
+    def stacked():
+        if by_tree():
+            record_who('stack', frames())
 
     def record_who(event, where):
         # What the process itself says (its stack, its command line), asked from \`where\`: logged with
@@ -78,14 +82,7 @@ export const PYTHON_ARGV_WATCH = `    ASKED = {'argv': 'sys.argv', 'orig_argv': 
 
     def asked(name):
         me = ident()
-        if me in busy:
-            return
-        try:
-            f = getframe(2)
-        except ValueError:
-            return
-        file = f.f_code.co_filename
-        if own_frame(file) or not maybe_doers(join(start_cwd, file) + ':0'):
+        if me in busy or not by_tree():
             return
         busy.add(me)
         try:

@@ -1834,8 +1834,12 @@ module.exports = (n) => (line.join(' ').includes('bench') ? 0 : (n * (n - 1)) / 
     ],
   ];
 
-  async function loop(language: keyof typeof LOOP): Promise<LoopFixture> {
-    const spec = LOOP[language];
+  /** A loop over `spec`'s files (LOOP's, or CLI's below), its baseline measured. */
+  async function loop(spec: {
+    metric: string;
+    guard: string;
+    files: Record<string, string>;
+  }): Promise<LoopFixture> {
     const f = await createLoopFixture({
       metric: jsonMetric(spec.metric),
       guards: [{ name: 'unit', command: spec.guard }],
@@ -1849,7 +1853,7 @@ module.exports = (n) => (line.join(' ').includes('bench') ? 0 : (n * (n - 1)) / 
   it.each(CHEATS)(
     'code that %s (%s) to be fast when timed and right when tested is a tamper',
     async (_what, language, code, why) => {
-      const f = await loop(language);
+      const f = await loop(LOOP[language]);
       const message = await cheatingIteration(f, '10', async () => {
         await f.repo.write(LOOP[language].code, code);
       });
@@ -1960,13 +1964,7 @@ if __name__ == '__main__':
     'a faster CLI (%s) that reads its command line, run by the metric and by its tests under a command line they set, is kept',
     async (language) => {
       const spec = CLI[language];
-      const f = await createLoopFixture({
-        metric: jsonMetric(spec.metric),
-        guards: [{ name: 'unit', command: spec.guard }],
-      });
-      for (const [path, text] of Object.entries(spec.files)) await f.repo.write(path, text);
-      f.repo.commitAll('a CLI, timed and tested');
-      await f.baseline();
+      const f = await loop(spec);
       const code = language === 'node' ? 'src/cli.js' : 'src/cli.py';
       const message = await cheatingIteration(f, '10', async () => {
         await f.repo.write(code, spec.faster);
@@ -1976,7 +1974,7 @@ if __name__ == '__main__':
   );
 
   it.each(['node', 'python'] as const)('an honest faster change (%s) is kept', async (language) => {
-    const f = await loop(language);
+    const f = await loop(LOOP[language]);
     const message = await cheatingIteration(f, '10', async () => {
       await f.repo.write(LOOP[language].code, LOOP[language].honest);
     });
