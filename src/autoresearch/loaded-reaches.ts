@@ -37,6 +37,8 @@ const LOADED: readonly { file: RegExp; comment: '#' | '//'; patterns: readonly R
       /['"`]\/(?:dev\/(?:stdout|stderr|tty|fd\/[12])|proc\/self\/fd)/gm,
       /\bstdio\s*:\s*(?:['"`]inherit['"`]|\[[^\]\n]*(?:['"`]inherit['"`]|\b[12]\b|process))/gm,
       /\brequire\s*\.\s*main\b|\bmodule\s*\.\s*(?:parent|children)\b|\bimport\s*\.\s*meta\s*\.\s*main\b/gm,
+      // Its command line parsed for it: Node's parser reads it when handed no `args`.
+      /\bparseArgs\s*\((?=\s*(?:\)|\{(?![^)]*\bargs\s*:)))/gm,
       /\bError\s*\.\s*(?:captureStackTrace|prepareStackTrace)\b|\bnew\s+Error\s*\([^()\n]*\)\s*\.\s*stack\b/gm,
       // The stack read another way: an error made without `new`, a caught one, one kept in a name.
       /(?<![\w$.]|\bnew\s+)(?:[A-Z]\w*)?Error\s*\([^()\n]*\)\s*\.\s*stack\b/gm,
@@ -108,9 +110,10 @@ const LOADED: readonly { file: RegExp; comment: '#' | '//'; patterns: readonly R
       // `if __name__ == '__main__':` is a script's own; any other `__main__` asks who runs it.
       /(?<!__name__\s*==\s*['"])__main__\b/gm,
       /\bimportlib\s*\.\s*(?:import_module|reload|util|machinery)\b/gm,
-      // The command line read for it by what parses one: a parser's program name (its script's), or
-      // the arguments it parses when handed none.
-      /\.\s*prog\b(?!\s*=(?!=))|\bget_prog_name\s*\(|\.\s*parse(?:_known)?_(?:intermixed_)?args\s*\(\s*\)/gm,
+      // The command line read for it by what parses one: a parser's program name (its script's, in its
+      // usage and help too), or the arguments it parses when handed none.
+      /\.\s*prog\b(?!\s*=(?!=))|\bget_prog_name\s*\(|\.\s*(?:format|print)_(?:usage|help)\s*\(/gm,
+      /\.\s*parse(?:_known)?_(?:intermixed_)?args\s*\(\s*(?:(?:args\s*=\s*)?None\s*)?\)/gm,
       // A place that outlives the run (the run's own temp folder does not).
       /\bexpanduser\s*\(|\bPath\s*\.\s*home\s*\(|\b(?:environ|getenv)\b[^\n]{0,12}['"](?:HOME|USERPROFILE|XDG_\w+)['"]/gm,
       /['"](?:\/(?:tmp|var|dev\/shm|run|home|root|srv|opt|mnt|media|Users|Volumes|private)(?:\/|['"])|~\/)/gm,

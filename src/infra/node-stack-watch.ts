@@ -69,15 +69,26 @@ export const NODE_STACK_WATCH = `
  * the scope; the watch does not).
  */
 export const NODE_ARGV_WATCH = `
+  // Node's own code that reads the command line to hand it to its caller (util.parseArgs, handed no
+  // arguments): its read is the asking of the line that called it.
+  var RELAYS = [['node:internal/util/parse_args/', ' through util.parseArgs']];
+  var relayOf = function (file) {
+    for (var r = 0; r < RELAYS.length; r += 1) if (file.indexOf(RELAYS[r][0]) === 0) return RELAYS[r][1];
+    return null;
+  };
   var askedWho = function (event, above) {
-    var sites = callSites(above), reader = null;
+    var sites = callSites(above), reader = null, through = null;
     for (var i = 0; i < sites.length && reader === null; i += 1) {
       var file = sites[i].getFileName();
-      if (typeof file === 'string' && file !== '') reader = file.indexOf('file://') === 0 ? toPath(file) : file;
+      if (typeof file !== 'string' || file === '') continue;
+      file = file.indexOf('file://') === 0 ? toPath(file) : file;
+      // The reader is the first frame with a file; past a relay, the first of a file on disk.
+      if (through === null && (through = relayOf(file)) !== null) continue;
+      if (through === null || path.isAbsolute(file)) reader = file;
     }
     if (reader === null || !path.isAbsolute(reader) || !maybeDoers(reader + ':0')) return;
     var where = frames(above);
-    if (where !== null) noteWho(event, where);
+    if (where !== null) noteWho(through === null ? event : event + through, where);
   };
   ['argv', 'execArgv'].forEach(function (name) {
     var held = Object.getOwnPropertyDescriptor(process, name);

@@ -80,15 +80,31 @@ export const PYTHON_ARGV_WATCH = `    ASKED = {'argv': 'sys.argv', 'orig_argv': 
     module_type = type(_sys)
     module_get = module_type.__getattribute__
 
-    def asked(name):
-        me = ident()
-        if me in busy or not by_tree():
-            return
-        busy.add(me)
-        try:
-            record_who(ASKED[name], frames())
-        finally:
-            busy.discard(me)
+    # Modules of Python's own that read the command line to hand it to their caller: a parser's
+    # arguments when handed none (its program name, read as one is made, is left: a module that makes
+    # its parser where it is defined is common), optparse's, fileinput's files, unittest's main. Their
+    # read is the asking of the line that called them.
+    RELAYS = ('argparse', 'optparse', 'fileinput', 'unittest.main')
+
+    def asker(f):
+        # The line that asked, as (frame, how): the reader itself, or what called a relay; None when
+        # it is Python's own asking for its ends, or not a line of a tree.
+        how = ''
+        if own_frame(f.f_code.co_filename):
+            module = f.f_globals.get('__name__')
+            if module not in RELAYS or (module == 'argparse' and f.f_code.co_name == '__init__'):
+                return None
+            how = ' through ' + module
+            while f is not None and own_frame(f.f_code.co_filename):
+                f = f.f_back
+            if f is None:
+                return None
+        return (f, how) if maybe_doers(join(start_cwd, f.f_code.co_filename) + ':0') else None
+
+    def asked(name, reader):
+        found = asker(reader)
+        if found is not None:
+            record_who(ASKED[name] + found[1], frames())
 
     # Only sys's reads are looked at. The import system makes every module as \`type(sys)(name)\`, so the
     # class makes a plain module when called itself, and passes for the plain class in \`isinstance\`.
@@ -105,17 +121,25 @@ export const PYTHON_ARGV_WATCH = `    ASKED = {'argv': 'sys.argv', 'orig_argv': 
         return module_type.__new__(cls, *args, **kwargs)
 
     # A look at the stack costs some microseconds, and a loop may read sys.argv on every turn: the first
-    # 1,000 reads of a name are looked at, then the 1,024th, the 2,048th and so on.
+    # 1,000 reads of a name from a line are looked at, then its 1,024th, 2,048th and so on. The count is
+    # the line's, so a line of the doer's is looked at the first time it reads, however often others did.
     reads = {}
 
     def watched_get(self, name):
         if name in ASKED and self is _sys:
-            n = reads[name] = reads.get(name, 0) + 1
-            if n <= 1000 or n & (n - 1) == 0:
+            me = ident()
+            if me not in busy:
+                busy.add(me)
                 try:
-                    asked(name)
+                    reader = getframe(1)
+                    key = (name, reader.f_code, reader.f_lineno)
+                    n = reads[key] = reads.get(key, 0) + 1
+                    if n <= 1000 or n & (n - 1) == 0:
+                        asked(name, reader)
                 except Exception:
                     pass
+                finally:
+                    busy.discard(me)
         return module_get(self, name)
 
     WatchedModule = WatchedType(module_type.__name__, (module_type,), {

@@ -390,6 +390,10 @@ describe('loadedCodeReaches', () => {
     ['src/a.py', "timed = 'bench' in argparse.ArgumentParser().prog", '.prog'],
     ['src/a.py', 'options = parser.parse_args()', '.parse_args()'],
     ['src/a.py', 'name = optparse.OptionParser().get_prog_name()', 'get_prog_name'],
+    ['src/a.py', 'rest = parser.parse_known_args(None)[1]', '.parse_known_args(None)'],
+    ['src/a.py', "timed = 'bench' in argparse.ArgumentParser().format_usage()", '.format_usage'],
+    ['src/a.mjs', 'const { positionals } = parseArgs({ allowPositionals: true });', 'parseArgs'],
+    ['src/a.mjs', 'const { values } = util.parseArgs();', 'parseArgs'],
     ['src/a.mjs', "const cache = join(homedir(), '.work-cache');", 'homedir'],
     ['src/a.mjs', 'const cache = `${process.env.HOME}/.cache/work`;', 'process.env.HOME'],
     ['src/a.mjs', "writeFileSync('/tmp/work.json', out);", "'/tmp/"],
@@ -429,6 +433,7 @@ describe('loadedCodeReaches', () => {
       'const size = fstatSync(fd).size; const own = process.memoryUsage().rss;',
       "const store = new AsyncLocalStorage(); const useHook = createHook('x');",
       "const helper = module.require('./helper.js');",
+      'const { values } = parseArgs({ args: given, options: { n: { type: "string" } } });',
     ].join('\n');
     expect(loaded(js, 'src/lib.mjs')).toEqual([]);
     const py = [
@@ -451,6 +456,7 @@ describe('loadedCodeReaches', () => {
       '    sys.path.insert(0, here)',
       "if os.path.join(here, 'vendor') not in sys.path: sys.path.append(os.path.join(here, 'vendor'))",
       "parser = argparse.ArgumentParser(prog='work'); parser.prog = 'work'; args = parser.parse_args(['-v'])",
+      'known, rest = parser.parse_known_args(given)',
     ].join('\n');
     expect(loaded(py, 'src/lib.py')).toEqual([]);
     // Not when it does something else as well: the branch it takes says whether a runner put it there.

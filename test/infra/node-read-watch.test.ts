@@ -371,7 +371,7 @@ describe("the Node preload's read watch", () => {
     expect(new Set(records.map((r) => r.entry))).toEqual(new Set([join(repo, 'tools/read.cjs')]));
   });
 
-  it("logs its process's command line read by a line of the scope, by whatever route; not Node's own reading", async () => {
+  it("logs its process's command line read by a line of the scope, by whatever route (Node's own parser too); not Node's own reading for its ends", async () => {
     const exits = await watch();
     const repo = await tempTree({
       'src/who.cjs': [
@@ -379,6 +379,8 @@ describe("the Node preload's read watch", () => {
         "const b = Reflect.get(globalThis['pro' + 'cess'], 'ar' + 'gv');",
         'const { execArgv } = process;',
         "const c = require('util').inspect(process);",
+        // What Node's own code reads to hand back: the line that asked it is the reader.
+        "const d = require('util')['parse' + 'Args']({ strict: false, allowPositionals: true }).positionals;",
         'module.exports = () => process.argv.slice(2);',
         '',
       ].join('\n'),
@@ -403,7 +405,10 @@ describe("the Node preload's read watch", () => {
       ['process.argv', '', 'who', `${join(repo, 'src/who.cjs')}:1`],
       ['process.argv', '', 'who', `${join(repo, 'src/who.cjs')}:2`],
       ['process.execArgv', '', 'who', `${join(repo, 'src/who.cjs')}:3`],
-      ['process.argv', '', 'who', `${join(repo, 'src/who.cjs')}:5`],
+      // (The parser asks which of the two its arguments are in.)
+      ['process.execArgv through util.parseArgs', '', 'who', `${join(repo, 'src/who.cjs')}:5`],
+      ['process.argv through util.parseArgs', '', 'who', `${join(repo, 'src/who.cjs')}:5`],
+      ['process.argv', '', 'who', `${join(repo, 'src/who.cjs')}:6`],
     ]);
     expect(new Set(records.map((r) => r.entry))).toEqual(new Set([join(repo, 'metric/run.cjs')]));
   });

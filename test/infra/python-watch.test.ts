@@ -237,7 +237,7 @@ describe('the read watch', () => {
     expect(records.map((r) => r.entry)).toEqual(Array(5).fill(join(repo, 'src/who.py')));
   });
 
-  it("logs its process's command line read by the code's own line, by whatever route; not Python's own modules reading it", async () => {
+  it("logs its process's command line read by the code's own line, by whatever route, however often others read it; not Python's own modules reading it for their ends", async () => {
     const exits = await watch();
     const repo = await tempTree({
       'src/who.py': [
@@ -250,10 +250,24 @@ describe('the read watch', () => {
         // Every other module is made by `type(sys)(name)`: a plain one, which isinstance takes for either.
         'import json, types',
         'print(type(sys).__name__, type(json) is types.ModuleType, isinstance(json, type(sys)), sys.argv[1:])',
+        // What Python's own modules read to hand back: the line that asked them is the reader.
+        'import fileinput, optparse',
+        'rest = argparse.ArgumentParser(add_help=False).parse_known_args(None)[1]',
+        'files = fileinput.FileInput()',
+        "given = getattr(optparse.OptionParser(), 'parse_' + 'args')()",
         '',
       ].join('\n'),
-      // The metric's script, which may read its own command line, imports it.
-      'metric/run.py': "import sys\nsys.path.insert(0, 'src')\nassert sys.argv[1:] == ['x']\nimport who\n",
+      // The metric's script, which may read its own command line (as often as it likes, and through a
+      // parser), imports it.
+      'metric/run.py': [
+        'import argparse, sys',
+        "sys.path.insert(0, 'src')",
+        "assert argparse.ArgumentParser().parse_known_args()[1] == ['x']",
+        'for _ in range(5000):',
+        "    assert sys.argv[1:] == ['x']",
+        'import who',
+        '',
+      ].join('\n'),
       // A program of the doer's reads its own command line (its input): logged with it as the entry.
       'src/cli.py': 'import sys\nprint(sys.argv[1:])\n',
     });
@@ -274,6 +288,9 @@ describe('the read watch', () => {
       ['sys.orig_argv', '', 'who', at(4)],
       ['vars(sys)', '', 'who', at(5)],
       ['sys.argv', '', 'who', at(8)],
+      ['sys.argv through argparse', '', 'who', at(10)],
+      ['sys.argv through fileinput', '', 'who', at(11)],
+      ['sys.argv through optparse', '', 'who', at(12)],
     ]);
     // Each with the process's main script.
     expect(new Set(records.map((r) => r.entry))).toEqual(new Set([join(repo, 'metric/run.py')]));
