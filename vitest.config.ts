@@ -68,6 +68,7 @@ export default defineConfig({
     include: ['test/**/*.test.ts'],
     testTimeout: 120_000,
     hookTimeout: 30_000,
-    setupFiles: ['test/support/setup-real-cli-timeouts.ts'],
+    // What a failed test left running is ended (test/support/stray-children.ts).
+    setupFiles: ['test/support/setup-real-cli-timeouts.ts', 'test/support/setup-stray-children.ts'],
   },
 });
