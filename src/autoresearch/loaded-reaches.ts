@@ -93,6 +93,9 @@ const LOADED: readonly { file: RegExp; comment: '#' | '//'; patterns: readonly R
       /\b(?:globals|locals|vars)\s*\(\s*\)\s*(?:\[|\.\s*get\s*\()\s*['"](?:sys|os|inspect|traceback|gc)['"]/gm,
       /\b(?:subprocess|ctypes|runpy|pty)\s*\.\s*\w+|\bimport\s+(?:subprocess|ctypes|runpy|pty)\b/gm,
       /\bgetattr\s*\(\s*(?:sys|os|builtins)\s*,|\bbuiltins\s*\./gm,
+      // A descriptor called by hand: a module's namespace read past its class
+      // (`vars(types.ModuleType)['__dict__'].__get__(module)`), where the run watch does not look.
+      /\.\s*__get__\s*\(/gm,
       /['"]\/(?:dev\/(?:stdout|stderr|tty|fd\/[12])|proc\/self\/fd)/gm,
       /\binspect\s*\.\s*(?:stack|currentframe|getouterframes|getframeinfo)\b|\btraceback\s*\.\s*(?:extract_stack|format_stack|print_stack|walk_stack|extract_tb|format_tb|walk_tb|format_exc|format_exception|print_exc|print_exception|TracebackException|StackSummary)\b/gm,
       // The stack reached through an exception (its traceback's frames), and who runs the process asked

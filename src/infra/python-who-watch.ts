@@ -68,17 +68,18 @@ export const PYTHON_WHO_WATCH = `    # What tells code who runs its process, and
  * Python run inside the watch's function once its audit hook is added, with the names PYTHON_WHO_WATCH
  * and the watch define. Who runs the process, asked of `sys`: its command line, by whatever route
  * reaches the module (`import sys`, the module another module holds, `getattr` by a name made as
- * it runs), or every name of it at once (`vars(sys)`). No audit event says so: the module's class is
- * swapped for one whose reads note a reader of the tree (the line that reads it, Python's own modules
- * asking for their ends aside) as `who`, event `sys.argv`, with the process's main script: a program
- * of the doer's reads its own command line, its input (outside-reads.ts knows the scope). Seen before: a `work()` that found
+ * it runs, `object.__getattribute__`), or every name of it at once (`vars(sys)`). No audit event says so:
+ * the module's class is swapped for one with those names as properties, whose reads note a reader of
+ * the tree (the line that reads it, or that called a parser of Python's own that reads it for it;
+ * Python's own modules asking for their ends aside) as `who`, event `sys.argv`, with the process's
+ * main script: a program of the doer's reads its own command line, its input (outside-reads.ts knows
+ * the scope). Other names of sys are read as ever, at no cost. Seen before: a `work()` that found
  * the benchmark in `vars(logging)['s' + 'ys'].__dict__['ar' + 'gv']` and answered 0 there, kept at
  * 4,000 times its speed with the tests green. (What else of sys tells it, its modules and output, is
  * read by honest code too: loaded-reaches.ts counts what the code says of them.)
  */
 export const PYTHON_ARGV_WATCH = `    ASKED = {'argv': 'sys.argv', 'orig_argv': 'sys.orig_argv', '__dict__': 'vars(sys)'}
     module_type = type(_sys)
-    module_get = module_type.__getattribute__
 
     # Modules of Python's own that read the command line to hand it to their caller: a parser's
     # arguments when handed none (its program name, read as one is made, is left: a module that makes
@@ -125,26 +126,53 @@ export const PYTHON_ARGV_WATCH = `    ASKED = {'argv': 'sys.argv', 'orig_argv': 
     # the line's, so a line of the doer's is looked at the first time it reads, however often others did.
     reads = {}
 
-    def watched_get(self, name):
-        if name in ASKED and self is _sys:
-            me = ident()
-            if me not in busy:
-                busy.add(me)
-                try:
-                    reader = getframe(1)
-                    key = (name, reader.f_code, reader.f_lineno)
-                    n = reads[key] = reads.get(key, 0) + 1
-                    if n <= 1000 or n & (n - 1) == 0:
-                        asked(name, reader)
-                except Exception:
-                    pass
-                finally:
-                    busy.discard(me)
-        return module_get(self, name)
+    def look(name):
+        me = ident()
+        if me in busy:
+            return
+        busy.add(me)
+        try:
+            reader = getframe(2)
+            key = (name, reader.f_code, reader.f_lineno)
+            n = reads[key] = reads.get(key, 0) + 1
+            if n <= 1000 or n & (n - 1) == 0:
+                asked(name, reader)
+        except Exception:
+            pass
+        finally:
+            busy.discard(me)
 
-    WatchedModule = WatchedType(module_type.__name__, (module_type,), {
-        '__new__': watched_new, '__getattribute__': watched_get, '__module__': module_type.__module__,
-        '__qualname__': module_type.__qualname__})
+    # Each name is a property of the class: a property of an object's class comes before what the object
+    # holds itself, by whatever route the name is read (\`sys.argv\`, \`getattr\`, \`object.__getattribute__\`,
+    # the module class's own). The values stay in the module's namespace, where Python's C code reads
+    # them, and are set and deleted there (\`mock.patch.object(sys, 'argv', …)\` and its undoing).
+    own_dict = module_type.__dict__['__dict__'].__get__
+
+    def watched(name):
+        def get(self):
+            look(name)
+            if name == '__dict__':
+                return own_dict(self)
+            try:
+                return own_dict(self)[name]
+            except KeyError:
+                raise AttributeError("module 'sys' has no attribute '%s'" % name) from None
+
+        def put(self, value):
+            own_dict(self)[name] = value
+
+        def drop(self):
+            try:
+                del own_dict(self)[name]
+            except KeyError:
+                raise AttributeError(name) from None
+
+        return property(get) if name == '__dict__' else property(get, put, drop)
+
+    names = {'__new__': watched_new, '__module__': module_type.__module__, '__qualname__': module_type.__qualname__}
+    for name in ASKED:
+        names[name] = watched(name)
+    WatchedModule = WatchedType(module_type.__name__, (module_type,), names)
     # types.ModuleType stays the plain class when nothing took it yet.
     import types
     try:

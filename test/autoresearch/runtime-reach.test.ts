@@ -391,6 +391,7 @@ describe('loadedCodeReaches', () => {
     ['src/a.py', 'options = parser.parse_args()', '.parse_args()'],
     ['src/a.py', 'name = optparse.OptionParser().get_prog_name()', 'get_prog_name'],
     ['src/a.py', 'rest = parser.parse_known_args(None)[1]', '.parse_known_args(None)'],
+    ['src/a.py', "space = vars(ModuleType)['__dict__'].__get__(logging.sys)", '.__get__'],
     ['src/a.py', "timed = 'bench' in argparse.ArgumentParser().format_usage()", '.format_usage'],
     ['src/a.mjs', 'const { positionals } = parseArgs({ allowPositionals: true });', 'parseArgs'],
     ['src/a.mjs', 'const { values } = util.parseArgs();', 'parseArgs'],

@@ -255,6 +255,12 @@ describe('the read watch', () => {
         'rest = argparse.ArgumentParser(add_help=False).parse_known_args(None)[1]',
         'files = fileinput.FileInput()',
         "given = getattr(optparse.OptionParser(), 'parse_' + 'args')()",
+        // Past the module's class, to the object's own reading of a name.
+        "raw = object.__getattribute__(sys, 'orig_' + 'argv')",
+        // A test's patch of it is undone as ever.
+        'from unittest import mock',
+        "with mock.patch.object(sys, 'argv', ['patched']): pass",
+        'print(sys.argv[1:])',
         '',
       ].join('\n'),
       // The metric's script, which may read its own command line (as often as it likes, and through a
@@ -278,7 +284,7 @@ describe('the read watch', () => {
     ]);
     const ran = await measured(exits, repo, ['metric/run.py', 'x']);
     // The module is as it was to any code that looks at it.
-    expect(ran.stdout).toBe("module True True ['x']\n");
+    expect(ran.stdout).toBe("module True True ['x']\n['x']\n");
     // (The metric reading its own script is logged too: a file of its folder.)
     const records = (await logged(exits)).filter((r) => r.kind === 'who');
     const at = (line: number) => `${join(repo, 'src/who.py')}:${line}`;
@@ -291,6 +297,8 @@ describe('the read watch', () => {
       ['sys.argv through argparse', '', 'who', at(10)],
       ['sys.argv through fileinput', '', 'who', at(11)],
       ['sys.argv through optparse', '', 'who', at(12)],
+      ['sys.orig_argv', '', 'who', at(13)],
+      ['sys.argv', '', 'who', at(16)],
     ]);
     // Each with the process's main script.
     expect(new Set(records.map((r) => r.entry))).toEqual(new Set([join(repo, 'metric/run.py')]));
