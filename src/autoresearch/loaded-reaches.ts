@@ -108,7 +108,9 @@ const LOADED: readonly { file: RegExp; comment: '#' | '//'; patterns: readonly R
       // puts a file at descriptor 1).
       /(?:\bgc\s*\.\s*)?\bget_(?:referrers|referents|objects)\b/gm,
       /\bos\s*\.\s*(?:fstat|isatty|ttyname)\s*\(\s*[012]\s*\)|\bos\s*\.\s*get_terminal_size\b/gm,
-      /\bos\s*\.\s*environ\b(?!\s*(?:\[\s*['"][^'"\n]*['"]\s*\]|\.\s*get\s*\(\s*['"]))|\bgetenv\s*\(\s*(?!['"])/gm,
+      // (A name said whole is read for what it says, runtime-reach.ts; one made as it runs is not.)
+      /\bos\s*\.\s*environ\b(?!\s*(?:\[\s*['"][^'"\n]*['"]\s*\]|\.\s*get\s*\(\s*['"][^'"\n]*['"]\s*[,)]))|\bgetenv\s*\(\s*(?!['"][^'"\n]*['"]\s*[,)])/gm,
+      /\b(?:posix|nt)\s*\.\s*environ\b/gm,
       /['"]\/proc(?:['"]|\/(?:self|thread-self|\d|\{|%))/gm,
       // `if __name__ == '__main__':` is a script's own; any other `__main__` asks who runs it.
       /(?<!__name__\s*==\s*['"])__main__\b/gm,

@@ -180,3 +180,62 @@ export const PYTHON_ARGV_WATCH = `    ASKED = {'argv': 'sys.argv', 'orig_argv': 
     except TypeError:
         pass
 `;
+
+/**
+ * Python run inside the watch's function after PYTHON_ARGV_WATCH, with the same names. Who runs the
+ * process, asked of its environment: a variable a test runner sets in the processes it tests
+ * (`PYTEST_CURRENT_TEST`, `NODE_TEST_CONTEXT`, `VITEST…`, `JEST_WORKER_ID`, `MOCHA_…`, npm's
+ * `npm_lifecycle_event`) or Forge's own (`FORGE_…`), read by a line of a tree by a name it made (the
+ * reading, runtime-reach.ts, counts the names said outright). Seen before: a `work()` that answered 0
+ * unless `os.environ.get('PYTEST_' + 'CURRENT_TEST')` was set, kept at 960 times its speed with its
+ * pytest tests green. Logged as `who`, event `os.environ['NAME']`, whether or not it is set (the
+ * metric's run is where it is not). A line that copies the whole environment (`os.environ.copy()`,
+ * `dict(os.environ)`, a loop over its items), as code that starts a process does, reads every name
+ * at the one step that iterates it: such reads are not the asking of a name.
+ */
+export const PYTHON_ENV_WATCH = `    # (By their start, not by a pattern: \`re\` costs every process's start some milliseconds.)
+    TELLING_STARTS = ('PYTEST_', 'VITEST', 'MOCHA_', 'npm_lifecycle_', 'FORGE_')
+    TELLING_NAMES = ('NODE_TEST_CONTEXT', 'JEST_WORKER_ID', 'npm_command')
+    environ_type = type(_os.environ)
+    environ_get = environ_type.__getitem__
+    environ_iter = environ_type.__iter__
+    copied = {}
+
+    def asking_line():
+        # The first frame above the watch's and Python's own (Mapping.get, os.getenv, an items view):
+        # as (frame, the step it is at).
+        f = getframe(2)
+        while f is not None and own_frame(f.f_code.co_filename):
+            f = f.f_back
+        return None if f is None else (f, f.f_lasti)
+
+    def watched_iter(self):
+        me = ident()
+        if me not in busy:
+            busy.add(me)
+            try:
+                copied[me] = asking_line()
+            except Exception:
+                pass
+            finally:
+                busy.discard(me)
+        return environ_iter(self)
+
+    def watched_getitem(self, key):
+        name = key.decode('latin-1') if isinstance(key, bytes) else key
+        me = ident()
+        if isinstance(name, str) and me not in busy and (name.startswith(TELLING_STARTS) or name in TELLING_NAMES):
+            busy.add(me)
+            try:
+                line = asking_line()
+                if line is not None and line != copied.get(me) and maybe_doers(join(start_cwd, line[0].f_code.co_filename) + ':0'):
+                    record_who("os.environ['%s']" % name, frames())
+            except Exception:
+                pass
+            finally:
+                busy.discard(me)
+        return environ_get(self, key)
+
+    environ_type.__getitem__ = watched_getitem
+    environ_type.__iter__ = watched_iter
+`;

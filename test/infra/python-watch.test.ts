@@ -304,6 +304,37 @@ describe('the read watch', () => {
     expect(new Set(records.map((r) => r.entry))).toEqual(new Set([join(repo, 'metric/run.py')]));
   });
 
+  it("logs a test runner's variable asked of its environment by a line of the scope, set or not; not a copy of the whole environment", async () => {
+    const exits = await watch();
+    const repo = await tempTree({
+      'src/env.py': [
+        'import os, subprocess',
+        "a = os.environ.get('PYTEST_' + 'CURRENT_TEST')",
+        "b = ('NODE_TEST_' + 'CONTEXT') in os.environ",
+        "c = os.getenv('FORGE_' + 'EXIT_PARENT')",
+        'd = dict(os.environ)',
+        'e = os.environ.copy()',
+        'f = {k: v for k, v in os.environ.items()}',
+        'g = {**os.environ}',
+        "subprocess.run(['true'], env=os.environ)",
+        "h = os.environ.get('HO' + 'ME')",
+        "print(a, b, c, 'FORGE_READ_LOG' in d, d == e == f == g)",
+        '',
+      ].join('\n'),
+      'metric/run.py': "import sys\nsys.path.insert(0, 'src')\nimport env\n",
+    });
+    const ran = await measured(exits, repo, ['metric/run.py']);
+    expect(ran.stderr).toBe('');
+    expect(ran.stdout).toBe('None False None True True\n');
+    const records = (await logged(exits)).filter((r) => r.kind === 'who');
+    const at = (line: number) => `${join(repo, 'src/env.py')}:${line}`;
+    expect(records.map((r) => [r.event, r.path, r.frames[0]])).toEqual([
+      ["os.environ['PYTEST_CURRENT_TEST']", '', at(2)],
+      ["os.environ['NODE_TEST_CONTEXT']", '', at(3)],
+      ["os.environ['FORGE_EXIT_PARENT']", '', at(4)],
+    ]);
+  });
+
   it('reads a path given as `--flag=path`, or in a folder named on the command line, as handed', async () => {
     const exits = await watch();
     const repo = await tempTree({
