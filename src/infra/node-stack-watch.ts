@@ -113,3 +113,70 @@ export const NODE_ARGV_WATCH = `
     });
   });
 `;
+
+/**
+ * JavaScript run inside the read watch's function after NODE_ARGV_WATCH, with the same names. Who runs
+ * the process, asked of its environment: a variable a test runner sets in the processes it tests
+ * (`NODE_TEST_CONTEXT` under `node --test`, `VITEST…`, `JEST_WORKER_ID`, `MOCHA_…`, npm's
+ * `npm_lifecycle_event`, pytest's) or Forge's own (`FORGE_…`), read by a line of the scope however it
+ * reached the object (seen before: `createRequire(__filename)('pro' + 'cess').env['NODE_TEST_' +
+ * 'CONTEXT']`, kept at 700 times its speed with the tests green; the reading counts `process.env` read
+ * by a made name, not the object reached another way). `process.env` becomes a proxy of itself whose
+ * reads and `in` of such a name note a reader of the tree as `who` (`process.env.NODE_TEST_CONTEXT`),
+ * set or not. A line that copies the whole environment (`{ ...process.env }`, `Object.entries`) lists
+ * its names first: its reads at that place are not asking. (A proxy cannot be structured-cloned:
+ * `structuredClone(process.env)` throws under the watch.)
+ */
+export const NODE_ENV_WATCH = `
+  var TELLING_STARTS = ['PYTEST_', 'VITEST', 'MOCHA_', 'npm_lifecycle_', 'FORGE_'];
+  var TELLING_NAMES = ['NODE_TEST_CONTEXT', 'JEST_WORKER_ID', 'npm_command'];
+  var telling = function (key) {
+    if (typeof key !== 'string') return false;
+    if (TELLING_NAMES.indexOf(key) !== -1) return true;
+    for (var t = 0; t < TELLING_STARTS.length; t += 1) if (key.indexOf(TELLING_STARTS[t]) === 0) return true;
+    return false;
+  };
+  // Where the code above \`above\` is: the first frame with a file, as file:line:column.
+  var placeOf = function (above) {
+    var sites = callSites(above);
+    for (var i = 0; i < sites.length; i += 1) {
+      var file = sites[i].getFileName();
+      if (typeof file === 'string' && file !== '') {
+        return { file: file.indexOf('file://') === 0 ? toPath(file) : file, at: file + ':' + sites[i].getLineNumber() + ':' + sites[i].getColumnNumber() };
+      }
+    }
+    return null;
+  };
+  var realEnv = process.env, listedAt = null;
+  var envAsked = function (key, above) {
+    var place = placeOf(above);
+    if (place === null || place.at === listedAt || !path.isAbsolute(place.file) || !maybeDoers(place.file + ':0')) return;
+    var where = frames(above);
+    if (where !== null) noteWho('process.env.' + key, where);
+  };
+  // A read, \`in\`, or a look at the property (\`Object.hasOwn\`), each answered by the environment itself.
+  var traps = {}, reflect = { get: Reflect.get, has: Reflect.has, getOwnPropertyDescriptor: Reflect.getOwnPropertyDescriptor };
+  ['get', 'has', 'getOwnPropertyDescriptor'].forEach(function (trap) {
+    var answer = reflect[trap];
+    traps[trap] = function asked(target, key) {
+      if (depth === 0 && telling(key)) {
+        depth += 1;
+        try { envAsked(key, asked); } catch (_) {} finally { depth -= 1; }
+      }
+      return answer(target, key);
+    };
+  });
+  var keysOf = Reflect.ownKeys;
+  traps.ownKeys = function ownKeys(target) {
+    if (depth === 0) {
+      depth += 1;
+      try { var place = placeOf(ownKeys); listedAt = place === null ? null : place.at; } catch (_) {} finally { depth -= 1; }
+    }
+    return keysOf(target);
+  };
+  var watchedEnv = new Proxy(realEnv, traps);
+  var heldEnv = Object.getOwnPropertyDescriptor(process, 'env');
+  if (heldEnv && heldEnv.value === realEnv && heldEnv.configurable) {
+    Object.defineProperty(process, 'env', { value: watchedEnv, writable: true, configurable: true, enumerable: heldEnv.enumerable });
+  }
+`;

@@ -2007,6 +2007,35 @@ if __name__ == '__main__':
     },
   );
 
+  it("code that asks for node --test's variable of the environment it reached by a made name, to be fast when timed and right when tested, is a tamper", async () => {
+    const f = await loop(LOOP.node);
+    const message = await cheatingIteration(f, '10', async () => {
+      await f.repo.write(
+        LOOP.node.code,
+        "const env = require('node:module').createRequire(__filename)('pro' + 'cess').env;\nmodule.exports = (n) => (env['NODE_TEST_' + 'CONTEXT'] ? (n * (n - 1)) / 2 : 0);\n",
+      );
+    });
+    expect(message).toMatch(/^tamper/);
+    const line = (await readLedger(loopFiles, join(f.workspace, 'research-log.jsonl'))).lines[1];
+    expect(line?.reason).toMatch(
+      /read process\.env\.NODE_TEST_CONTEXT, which tells it who runs its process \(from src\/work\.js:2\)/,
+    );
+  });
+
+  it('a faster Node module that copies its environment for a process it starts, as it did, is kept', async () => {
+    const module = (body: string) => `const { execFileSync } = require('node:child_process');
+const env = { ...process.env, WORK_MODE: 'fast' };
+module.exports = ${body};
+module.exports.child = () => execFileSync('true', { env: Object.assign({}, process.env) });
+`;
+    const slow = module('(n) => { let s = 0; for (let i = 0; i < n; i++) s += i; return s; }');
+    const f = await loop({ ...LOOP.node, files: { ...LOOP.node.files, 'src/work.js': slow } });
+    const message = await cheatingIteration(f, '10', async () => {
+      await f.repo.write(LOOP.node.code, module('(n) => (n * (n - 1)) / 2'));
+    });
+    expect(message).toMatch(/^keep/);
+  });
+
   it('a faster module that copies its environment for a process it starts, as it did, is kept', async () => {
     // The copy reads every name, the runner's and Forge's own among them, at the one step.
     const module = (body: string) => `import os, subprocess

@@ -413,6 +413,37 @@ describe("the Node preload's read watch", () => {
     expect(new Set(records.map((r) => r.entry))).toEqual(new Set([join(repo, 'metric/run.cjs')]));
   });
 
+  it("logs a test runner's variable asked of its environment by a line of the scope, however it reached it, set or not; not a copy of the whole environment", async () => {
+    const exits = await watch();
+    const repo = await tempTree({
+      'src/env.cjs': [
+        "const env = require('node:module').createRequire(__filename)('pro' + 'cess').env;",
+        "const a = env['NODE_TEST_' + 'CONTEXT'];",
+        "const b = ('PYTEST_' + 'CURRENT_TEST') in env;",
+        "const c = Object.hasOwn(env, 'FORGE_' + 'EXIT_PARENT');",
+        'const d = { ...process.env };',
+        'const e = Object.entries(process.env);',
+        'const f = Object.assign({}, process.env);',
+        "require('node:child_process').execFileSync('true', { env: process.env });",
+        "const g = process.env['HO' + 'ME'];",
+        "process.env.WORK_MODE = 'fast';",
+        "console.log(a, b, c, 'FORGE_READ_LOG' in d, e.length === Object.keys(f).length, process.env.WORK_MODE, typeof g);",
+        '',
+      ].join('\n'),
+      'metric/run.cjs': "require('../src/env.cjs');\n",
+    });
+    const ran = await measured(exits, repo, ['metric/run.cjs']);
+    expect(ran.stderr).toBe('');
+    expect(ran.stdout).toBe('undefined false true true true fast string\n');
+    const records = (await logged(exits)).filter((r) => r.kind === 'who');
+    const at = (line: number) => `${join(repo, 'src/env.cjs')}:${line}`;
+    expect(records.map((r) => [r.event, r.path, r.frames[0]])).toEqual([
+      ['process.env.NODE_TEST_CONTEXT', '', at(2)],
+      ['process.env.PYTEST_CURRENT_TEST', '', at(3)],
+      ['process.env.FORGE_EXIT_PARENT', '', at(4)],
+    ]);
+  });
+
   it('formats every stack as Node does: its own errors with their code, a stack with no frames, an object given one', async () => {
     const exits = await watch();
     const repo = await tempTree({
@@ -571,7 +602,8 @@ describe("the Node preload's read watch", () => {
     const ran = await node(exits, repo, 'main.cjs');
     expect(ran.stderr).toBe('');
     expect(ran.stdout).toBe(`${'EACCES\n'.repeat(6)}true readFileSync\n`);
-    expect((await logged(exits)).map((r) => r.event)).toEqual(['readFileSync', 'exists']);
+    // (Its read of Forge's variable is logged too, as who, path-less: the environment test's.)
+    expect((await loggedPaths(exits)).map((r) => r.event)).toEqual(['readFileSync', 'exists']);
   });
 
   it('logs a hot loop over one path once per stack, and a few stacks at most', async () => {
