@@ -59,8 +59,8 @@ export const PYTHON_WHO_WATCH = `    # What tells code who runs its process, and
         argv = getattr(_sys, 'argv', None) or ['']
         main = text(argv[0]) or ''
         main = realpath(join(start_cwd, main)) if main not in ('', '-c', '-m', '-') else ''
-        record('{"pid":%d,"event":"%s","path":"","kind":"who","write":false,"ctimeMs":null,"frames":[%s]%s}' % (
-            getpid(), event, ','.join(quote(f) for f in where), ',"entry":' + quote(main) if main else ''))
+        record('{"pid":%d,"event":%s,"path":"","kind":"who","write":false,"ctimeMs":null,"frames":[%s]%s}' % (
+            getpid(), quote(event), ','.join(quote(f) for f in where), ',"entry":' + quote(main) if main else ''))
 
 `;
 

@@ -318,6 +318,8 @@ describe('the read watch', () => {
         'g = {**os.environ}',
         "subprocess.run(['true'], env=os.environ)",
         "h = os.environ.get('HO' + 'ME')",
+        // A name that JSON must escape is logged as it is.
+        `q = os.environ.get('PYTEST_"' + chr(92))`,
         "print(a, b, c, 'FORGE_READ_LOG' in d, d == e == f == g)",
         '',
       ].join('\n'),
@@ -332,6 +334,7 @@ describe('the read watch', () => {
       ["os.environ['PYTEST_CURRENT_TEST']", '', at(2)],
       ["os.environ['NODE_TEST_CONTEXT']", '', at(3)],
       ["os.environ['FORGE_EXIT_PARENT']", '', at(4)],
+      [`os.environ['PYTEST_"\\']`, '', at(11)],
     ]);
   });
 
