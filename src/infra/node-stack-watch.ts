@@ -174,6 +174,12 @@ export const NODE_ENV_WATCH = `
     }
     return keysOf(target);
   };
+  // A value set is set on the environment itself: set through the proxy, an existing name would be
+  // redefined with its value alone, which process.env refuses (npm sets HOME so, and failed).
+  traps.set = function (target, key, value) {
+    target[key] = value;
+    return true;
+  };
   var watchedEnv = new Proxy(realEnv, traps);
   var heldEnv = Object.getOwnPropertyDescriptor(process, 'env');
   if (heldEnv && heldEnv.value === realEnv && heldEnv.configurable) {

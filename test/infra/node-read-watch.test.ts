@@ -427,14 +427,16 @@ describe("the Node preload's read watch", () => {
         "require('node:child_process').execFileSync('true', { env: process.env });",
         "const g = process.env['HO' + 'ME'];",
         "process.env.WORK_MODE = 'fast';",
-        "console.log(a, b, c, 'FORGE_READ_LOG' in d, e.length === Object.keys(f).length, process.env.WORK_MODE, typeof g);",
+        // A name already there is set as ever (npm sets HOME).
+        "process.env.HOME = '/elsewhere';",
+        "console.log(a, b, c, 'FORGE_READ_LOG' in d, e.length === Object.keys(f).length, process.env.WORK_MODE, typeof g, process.env.HOME);",
         '',
       ].join('\n'),
       'metric/run.cjs': "require('../src/env.cjs');\n",
     });
     const ran = await measured(exits, repo, ['metric/run.cjs']);
     expect(ran.stderr).toBe('');
-    expect(ran.stdout).toBe('undefined false true true true fast string\n');
+    expect(ran.stdout).toBe('undefined false true true true fast string /elsewhere\n');
     const records = (await logged(exits)).filter((r) => r.kind === 'who');
     const at = (line: number) => `${join(repo, 'src/env.cjs')}:${line}`;
     expect(records.map((r) => [r.event, r.path, r.frames[0]])).toEqual([
