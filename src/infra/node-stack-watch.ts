@@ -7,6 +7,8 @@
 // the scope's, then formats as Node does. Where Node has none there (older releases), or another was
 // set before, it is left: only the reading sees `e.stack` there.
 
+import { TELLING_VARIABLES } from './read-log.js';
+
 /**
  * JavaScript run inside the read watch's function, with the names it and the preload define
  * (`capture`, `entry`, `maybeDoers`, `seen`, `times`, `MOST`, `quote`, `readLog`, `spawnedBy`, `depth`) found as
@@ -128,8 +130,8 @@ export const NODE_ARGV_WATCH = `
  * `structuredClone(process.env)` throws under the watch.)
  */
 export const NODE_ENV_WATCH = `
-  var TELLING_STARTS = ['PYTEST_', 'VITEST', 'MOCHA_', 'npm_lifecycle_', 'FORGE_'];
-  var TELLING_NAMES = ['NODE_TEST_CONTEXT', 'JEST_WORKER_ID', 'npm_command'];
+  var TELLING_STARTS = ${JSON.stringify(TELLING_VARIABLES.starts)};
+  var TELLING_NAMES = ${JSON.stringify(TELLING_VARIABLES.names)};
   var telling = function (key) {
     if (typeof key !== 'string') return false;
     if (TELLING_NAMES.indexOf(key) !== -1) return true;

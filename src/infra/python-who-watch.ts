@@ -5,6 +5,8 @@
 // the stack reached by code of the scope itself. Both are logged as `who` (read-log.ts), judged by
 // outside-reads.ts.
 
+import { TELLING_VARIABLES } from './read-log.js';
+
 /**
  * Python run inside the watch's function, beside its `kind_of` and `hook` (which call these), with
  * the names that function defines (`frames`, `record`, `seen`, …) found as it runs.
@@ -194,8 +196,8 @@ export const PYTHON_ARGV_WATCH = `    ASKED = {'argv': 'sys.argv', 'orig_argv': 
  * at the one step that iterates it: such reads are not the asking of a name.
  */
 export const PYTHON_ENV_WATCH = `    # (By their start, not by a pattern: \`re\` costs every process's start some milliseconds.)
-    TELLING_STARTS = ('PYTEST_', 'VITEST', 'MOCHA_', 'npm_lifecycle_', 'FORGE_')
-    TELLING_NAMES = ('NODE_TEST_CONTEXT', 'JEST_WORKER_ID', 'npm_command')
+    TELLING_STARTS = tuple(${JSON.stringify(TELLING_VARIABLES.starts)})
+    TELLING_NAMES = ${JSON.stringify(TELLING_VARIABLES.names)}
     environ_type = type(_os.environ)
     environ_get = environ_type.__getitem__
     environ_iter = environ_type.__iter__

@@ -34,6 +34,17 @@ export const WATCH_BY_VAR = 'FORGE_WATCH_BY';
  */
 export const WATCH_VARS = [EXIT_LOG_VAR, EXIT_ENTRIES_VAR, READ_LOG_VAR, WATCH_ROOTS_VAR, WATCH_KEYS_VAR];
 
+/**
+ * The environment's variables that tell who runs a process: a test runner's in the processes it tests
+ * (node --test, vitest, jest, mocha, pytest), npm's for the script it runs, and Forge's own. The run
+ * watches log a line of the scope that asks for one (python-who-watch.ts, node-stack-watch.ts): by the
+ * name's start, or the whole name.
+ */
+export const TELLING_VARIABLES = {
+  starts: ['PYTEST_', 'VITEST', 'MOCHA_', 'npm_lifecycle_', 'FORGE_'],
+  names: ['NODE_TEST_CONTEXT', 'JEST_WORKER_ID', 'npm_command'],
+} as const;
+
 /** One path a Python process opened, listed or removed. */
 export interface ReadRecord {
   pid: number;
