@@ -17,14 +17,14 @@
 // Forge makes stay while another Forge run is at work. What the user does in another worktree of the
 // repository meanwhile is theirs and stays: a branch checked out there, a stash made there. A branch
 // that existed before and moved is left alone too: the user, or another run, may be working on it.
-import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
+import { readdirSync, readlinkSync } from 'node:fs';
 import { readdir, readFile, realpath, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { writeFileAtomic } from './atomic-file.js';
 import { OPERATION_DIRS, OPERATION_FILES } from './git-control.js';
 import type { Git } from './git-port.js';
 import { looseObjects } from './loose-objects.js';
-import { processCommandLine } from './pid.js';
+import { processCommandLine, processParent } from './pid.js';
 import { readReflogs, settleReflogs } from './reflogs.js';
 
 /**
@@ -119,7 +119,7 @@ export function otherRunnerLive(): boolean {
   for (
     let pid: number | undefined = process.pid;
     pid !== undefined && pid > 1 && !ours.has(pid);
-    pid = parentOf(pid)
+    pid = processParent(pid)
   )
     ours.add(pid);
   return pids.some(
@@ -153,16 +153,6 @@ export function otherGitAtWork(places: readonly string[]): boolean {
     }
     return places.some((place) => cwd === place || cwd.startsWith(`${place}/`));
   });
-}
-
-function parentOf(pid: number): number | undefined {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const parent = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-    return Number.isInteger(parent) ? parent : undefined;
-  } catch {
-    return undefined;
-  }
 }
 
 async function namesIn(dir: string): Promise<Set<string>> {

@@ -62,6 +62,12 @@ export function processStartTicks(pid: number): number | undefined {
   return Number.isInteger(ticks) ? ticks : undefined;
 }
 
+/** The parent of process `pid` (`/proc/<pid>/stat`, field 4); undefined where /proc cannot tell. */
+export function processParent(pid: number): number | undefined {
+  const parent = Number(statFields(pid)?.[1]);
+  return Number.isInteger(parent) ? parent : undefined;
+}
+
 /**
  * Whether the process `pid` that started at `startTicks` (processStartTicks) still runs: not gone, not a
  * zombie, its pid not another's since. A process killed outright is not gone when it stops carrying

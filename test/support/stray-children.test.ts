@@ -3,6 +3,7 @@
 // ran before.
 import { spawn } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
+import { goneNow } from './pids.js';
 import { descendantsSince, killDescendantsSince, uptimeTicks } from './stray-children.js';
 
 const started: number[] = [];
@@ -31,18 +32,9 @@ async function family(): Promise<{ parent: number; child: number }> {
   return found;
 }
 
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
-
 async function ended(pid: number): Promise<boolean> {
-  for (let i = 0; i < 100 && alive(pid); i += 1) await new Promise((resolve) => setTimeout(resolve, 20));
-  return !alive(pid);
+  for (let i = 0; i < 100 && !goneNow(pid); i += 1) await new Promise((resolve) => setTimeout(resolve, 20));
+  return goneNow(pid);
 }
 
 describe('what a failed test leaves running', () => {
@@ -56,6 +48,6 @@ describe('what a failed test leaves running', () => {
     expect(killDescendantsSince(since).sort()).toEqual([after.parent, after.child].sort());
     expect(await ended(after.child)).toBe(true);
     expect(await ended(after.parent)).toBe(true);
-    expect(alive(before.parent) && alive(before.child)).toBe(true);
+    expect(goneNow(before.parent) || goneNow(before.child)).toBe(false);
   });
 });

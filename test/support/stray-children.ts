@@ -5,41 +5,26 @@
 // instead of 25 and failed two verdicts of the Claude Code file that are bounded in time.
 // setup-stray-children.ts ends them when their test fails.
 import { readdirSync, readFileSync } from 'node:fs';
+import { processParent, processStartTicks } from '../../src/infra/pid.js';
 
 /** The machine's uptime in clock ticks (1/100 s), as /proc/<pid>/stat gives a process's start. */
 export function uptimeTicks(): number {
   return Math.floor(Number(readFileSync('/proc/uptime', 'utf8').split(' ')[0]) * 100);
 }
 
-/** Each live process's parent and start (in ticks since boot), from /proc. */
-function processTable(): Map<number, { parent: number; start: number }> {
-  const table = new Map<number, { parent: number; start: number }>();
-  for (const name of readdirSync('/proc')) {
-    if (!/^\d+$/.test(name)) continue;
-    let stat: string;
-    try {
-      stat = readFileSync(`/proc/${name}/stat`, 'latin1');
-    } catch {
-      continue; // gone meanwhile
-    }
-    // `pid (comm) state ppid … starttime`: the name may hold spaces and parentheses, so the fields
-    // are counted after its last `)`: state is field 3, ppid 4, starttime 22.
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    table.set(Number(name), { parent: Number(fields[1]), start: Number(fields[19]) });
-  }
-  return table;
-}
-
 /** The live descendants of `root` started at or after `since` (uptimeTicks()), parents first. */
 export function descendantsSince(root: number, since: number): number[] {
-  const table = processTable();
   const children = new Map<number, number[]>();
-  for (const [pid, { parent }] of table) children.set(parent, [...(children.get(parent) ?? []), pid]);
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    const parent = processParent(Number(name));
+    if (parent !== undefined) children.set(parent, [...(children.get(parent) ?? []), Number(name)]);
+  }
   const found: number[] = [];
   const queue = [...(children.get(root) ?? [])];
   for (let pid = queue.shift(); pid !== undefined; pid = queue.shift()) {
     queue.push(...(children.get(pid) ?? []));
-    if ((table.get(pid)?.start ?? -1) >= since) found.push(pid);
+    if ((processStartTicks(pid) ?? -1) >= since) found.push(pid);
   }
   return found;
 }
