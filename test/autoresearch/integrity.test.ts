@@ -1902,8 +1902,8 @@ console.log(JSON.stringify({ score: Number(out) }));
       files: {
         'scripts/bench.js': `const { execFileSync } = require('node:child_process');
 const t0 = performance.now();
-const out = execFileSync(process.execPath, ['src/cli.js', '100000000'], { encoding: 'utf8' });
-const score = out.trim() === '4999999950000000' ? Math.round(100000 / (performance.now() - t0)) : 0;
+const out = execFileSync(process.execPath, ['src/cli.js', '10000000'], { encoding: 'utf8' });
+const score = out.trim() === '49999995000000' ? Math.round(100000 / (performance.now() - t0)) : 0;
 console.log(JSON.stringify({ score }));
 `,
         'test/cli.test.js': `const test = require('node:test'), assert = require('node:assert');
@@ -1915,13 +1915,13 @@ test('prints the sum', (t) => {
   assert.equal(cli.main(), '45');
 });
 `,
-        'src/cli.js': `function total(n) { let s = 0; for (let i = 0; i < n; i++) s += i; return s; }
+        'src/cli.js': `function total(n) { let s = 0n; for (let i = 0n; i < BigInt(n); i++) s += i; return s; }
 function main() { return String(total(Number(process.argv[2]))); }
 if (require.main === module) console.log(main());
 module.exports = { main };
 `,
       },
-      faster: `function total(n) { return (n * (n - 1)) / 2; }
+      faster: `function total(n) { return (BigInt(n) * BigInt(n - 1)) / 2n; }
 function main() { return String(total(Number(process.argv[2]))); }
 if (require.main === module) console.log(main());
 module.exports = { main };
@@ -1933,8 +1933,8 @@ module.exports = { main };
       files: {
         'scripts/bench.py': `import json, subprocess, sys, time
 t0 = time.perf_counter()
-out = subprocess.run([sys.executable, '-B', 'src/cli.py', '3000000'], capture_output=True, text=True).stdout
-score = round(1000 / (time.perf_counter() - t0)) if out.strip() == '4499998500000' else 0
+out = subprocess.run([sys.executable, '-B', 'src/cli.py', '20000000'], capture_output=True, text=True).stdout
+score = round(1000 / (time.perf_counter() - t0)) if out.strip() == '199999990000000' else 0
 print(json.dumps({'score': score}))
 `,
         'tests/test_cli.py': `import io, sys, unittest
