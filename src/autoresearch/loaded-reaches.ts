@@ -55,9 +55,15 @@ const LOADED: readonly { file: RegExp; comment: '#' | '//'; patterns: readonly R
       /(?:(?<![\w$.'"\x60])[A-Za-z_$][\w$]*(?:\s*\.\s*[A-Za-z_$][\w$]*)*|\))\s*\.\s*caller\b|\[\s*['"\x60]caller['"\x60]\s*\]|,\s*['"\x60]caller['"\x60]\s*\)/gm,
       // What else the process holds: its IPC channel (a test runner's worker has one, a benchmark
       // not), the listeners on it and its open handles (a runner's), its input, and every object
-      // on the heap (a snapshot, `queryObjects`). Its own memory and limits are honest code's.
+      // on the heap (a snapshot, `queryObjects`).
       /(?<![\w$.'"\x60])process\s*(?:\.\s*|\[\s*['"\x60])(?:send|channel|connected|stdin|eventNames|listeners|rawListeners|listenerCount|_events|_eventsCount|getActiveResourcesInfo|_getActiveHandles|_getActiveRequests)\b/gm,
       /\b(?:getHeapSnapshot|writeHeapSnapshot|queryObjects)\s*\(/gm,
+      // What the process has spent so far: its memory, its CPU time, the time since it started, its
+      // heap's figures. Code a test runner loads runs after the runner's own imports and sees them
+      // larger (seen: `process.memoryUsage().heapUsed > 3.8e6` told the tests from the benchmark,
+      // kept at 275 times its score). Its limits and the machine's (`os.totalmem()`) are honest code's.
+      /(?<![\w$.'"\x60])process\s*(?:\.\s*|\[\s*['"\x60])(?:memoryUsage|resourceUsage|cpuUsage|uptime)\b/gm,
+      /\b(?:getHeap(?:Space|Code)?Statistics|getCppHeapStatistics|eventLoopUtilization|monitorEventLoopDelay)\s*\(|\bperformance\s*\.\s*(?:timeOrigin|nodeTiming|getEntries\w*)\b|\bPerformanceObserver\b/gm,
       // Which asynchronous context it runs in (a test runner calls each test in one of its own; a
       // benchmark's loop runs in the first), or every context made.
       /\b(?:executionAsyncId|executionAsyncResource|triggerAsyncId)\s*\(|\basync_?[Hh]ooks\s*\.\s*createHook\b/gm,
@@ -107,6 +113,11 @@ const LOADED: readonly { file: RegExp; comment: '#' | '//'; patterns: readonly R
       // object the collector tracks (a test runner's); and what its standard descriptors are (pytest
       // puts a file at descriptor 1).
       /(?:\bgc\s*\.\s*)?\bget_(?:referrers|referents|objects)\b/gm,
+      // What the process has spent so far (its memory, CPU time, allocations, threads, the collector's
+      // counts): code pytest or unittest loads runs after their imports and sees them larger (seen:
+      // `resource.getrusage(resource.RUSAGE_SELF).ru_maxrss > 12000` told the tests from the
+      // benchmark, kept at 6,000 times its score). Its limits (`getrlimit`) are honest code's.
+      /\b(?:getrusage|process_time(?:_ns)?|thread_time(?:_ns)?|getallocatedblocks|gettotalrefcount|getrefcount|get_traced_memory|get_tracemalloc_memory|take_snapshot|active_count|activeCount)\s*\(|\bos\s*\.\s*times\s*\(|\bgc\s*\.\s*(?:get_count|get_stats|get_freeze_count|garbage|callbacks)\b|\bthreading\s*\.\s*enumerate\s*\(/gm,
       /\bos\s*\.\s*(?:fstat|isatty|ttyname)\s*\(\s*[012]\s*\)|\bos\s*\.\s*get_terminal_size\b/gm,
       // (A name said whole is read for what it says, runtime-reach.ts; one made as it runs is not.)
       /\bos\s*\.\s*environ\b(?!\s*(?:\[\s*['"][^'"\n]*['"]\s*\]|\.\s*get\s*\(\s*['"][^'"\n]*['"]\s*[,)]))|\bgetenv\s*\(\s*(?!['"][^'"\n]*['"]\s*[,)])/gm,

@@ -135,8 +135,8 @@ function byDoer(
  * A file of /proc that tells the doer's code who runs its process (its command line, its parent's), or
  * the stack it reached: code that asks can do one thing under the metric and another under the tests
  * that check it (seen: a `work()` that returned at once unless `/proc/self/cmdline` named a test, kept
- * at 350 times its speed with the tests green). A process's own memory and limits are not such a file
- * (the watches say which).
+ * at 350 times its speed with the tests green), or what the process has spent so far (its memory and
+ * CPU time, which a test runner's imports add to). Its limits are not such a file (the watches say which).
  */
 function whoRead(record: ReadRecord, rules: ReadRules): { phrase: string; reader?: string } | undefined {
   // What the process itself says (its stack, its command line) is logged with no path. A program of

@@ -58,9 +58,10 @@ export const NODE_READ_WATCH = `
   var LISTED = /(^|[\\\\/])\\.(git|forge|beads)([\\\\/]|$)/;
   // What tells code who runs its process, and so whether the metric or a test does: its own command
   // line, environment and open files, and anything of another process's (its parent's command line), or
-  // the list of processes. Its own memory, limits and status are honest code's.
+  // the list of processes; and what it has spent so far, its memory, CPU time and threads (code a test
+  // runner loads runs after the runner's imports). Its limits and the machine's figures are honest code's.
   var PROCESS = /^\\/proc\\/(self|thread-self|\\d+)(?:\\/task\\/\\d+)?(?:\\/(.*))?$/;
-  var OWN_WHO = /^(?:cmdline|environ|fd|fdinfo)(?:\\/|$)/;
+  var OWN_WHO = /^(?:cmdline|environ|fd|fdinfo|status|statm|stat|io|sched|schedstat|maps|smaps|smaps_rollup|numa_maps|task)(?:\\/|$)/;
   var tellsWho = function (p, listing) {
     if (p === '/proc') return listing;
     var m = PROCESS.exec(p);

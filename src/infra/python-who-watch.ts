@@ -13,7 +13,11 @@ import { TELLING_VARIABLES } from './read-log.js';
  */
 export const PYTHON_WHO_WATCH = `    # What tells code who runs its process, and so whether the metric or a test does: its own command
     # line, environment and open files, and anything of another process's (its parent's command line),
-    # or the list of processes. Its own memory, limits and status are honest code's.
+    # or the list of processes; and what it has spent so far, its memory, CPU time and threads (code a
+    # test runner loads runs after the runner's imports). Its limits and the machine's figures are honest.
+    OWN_WHO = ('cmdline', 'environ', 'fd', 'fdinfo', 'status', 'statm', 'stat', 'io', 'sched', 'schedstat', 'maps',
+               'smaps', 'smaps_rollup', 'numa_maps', 'task')
+
     def tells_who(path, listing):
         if path == '/proc':
             return listing
@@ -23,7 +27,7 @@ export const PYTHON_WHO_WATCH = `    # What tells code who runs its process, and
         rest = parts[5:] if len(parts) > 4 and parts[3] == 'task' else parts[3:]
         if parts[2] not in ('self', 'thread-self', str(getpid())):
             return True
-        return bool(rest) and rest[0] in ('cmdline', 'environ', 'fd', 'fdinfo')
+        return bool(rest) and rest[0] in OWN_WHO
 
     # The stack reached by code of the scope itself, by whatever name (a traceback's or a generator's
     # frame, a frame's code, sys._getframe, every thread's frames, a trace or profile function, which
@@ -240,4 +244,77 @@ export const PYTHON_ENV_WATCH = `    # (By their start, not by a pattern: \`re\`
 
     environ_type.__getitem__ = watched_getitem
     environ_type.__iter__ = watched_iter
+`;
+
+/**
+ * Python run after PYTHON_ENV_WATCH (whose `asking_line` it calls): what the process has spent so far
+ * (its memory, CPU time, the collector's counts, the blocks it holds), asked by a line of a tree by
+ * whatever name (`getattr(resource, 'get' + 'rusage')`). Code pytest or unittest loads runs after their
+ * imports and sees every one of these larger than under a benchmark (seen: `ru_maxrss > 12500` told
+ * them apart, kept at 6,000 times its score). A `who` record, path-less, as `sys.argv`'s: a program of
+ * the doer's asks of its own process. Only modules every process has loaded are wrapped (`resource`
+ * is a small C module); a wrapper's look costs a frame walk, and these are rarely called in a loop.
+ */
+export const PYTHON_SPEND_WATCH = `    import gc as _gc, time as _time
+
+    def spent(module, name, event):
+        real = getattr(module, name, None)
+        if real is None:
+            return
+
+        def watched(*args, **kwargs):
+            me = ident()
+            if me not in busy:
+                busy.add(me)
+                try:
+                    line = asking_line()
+                    if line is not None and maybe_doers(join(start_cwd, line[0].f_code.co_filename) + ':0'):
+                        record_who(event, frames())
+                except Exception:
+                    pass
+                finally:
+                    busy.discard(me)
+            return real(*args, **kwargs)
+
+        watched.__name__ = name
+        watched.__qualname__ = name
+        watched.__doc__ = real.__doc__
+        setattr(module, name, watched)
+
+    for name in ('process_time', 'process_time_ns', 'thread_time', 'thread_time_ns'):
+        spent(_time, name, 'time.%s()' % name)
+    spent(_os, 'times', 'os.times()')
+    spent(_gc, 'get_count', 'gc.get_count()')
+    spent(_gc, 'get_stats', 'gc.get_stats()')
+    spent(_sys, 'getallocatedblocks', 'sys.getallocatedblocks()')
+
+    # \`resource\` is wrapped as it is imported: loading it in every process would cost each start ~1.5 ms.
+    class SpendFinder:
+        @staticmethod
+        def find_spec(name, path=None, target=None):
+            if name != 'resource':
+                return None
+            for finder in _sys.meta_path:
+                find = None if finder is SpendFinder else getattr(finder, 'find_spec', None)
+                spec = None if find is None else find(name, path, target)
+                if spec is not None and spec.loader is not None:
+                    spec.loader = SpendLoader(spec.loader)
+                    return spec
+            return None
+
+    class SpendLoader:
+        def __init__(self, loader):
+            self.loader = loader
+
+        def create_module(self, spec):
+            return self.loader.create_module(spec)
+
+        def exec_module(self, module):
+            self.loader.exec_module(module)
+            spent(module, 'getrusage', 'resource.getrusage()')
+
+    if 'resource' in _sys.modules:
+        spent(_sys.modules['resource'], 'getrusage', 'resource.getrusage()')
+    else:
+        _sys.meta_path.insert(0, SpendFinder)
 `;

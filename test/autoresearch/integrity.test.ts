@@ -1842,6 +1842,42 @@ module.exports = (n) => (line.join(' ').includes('bench') ? 0 : (n * (n - 1)) / 
 `,
       /read process\.argv, which tells it who runs its process \(from src\/work\.js:1\)/,
     ],
+    // What the process has spent so far tells a test runner's process, which imported much before the
+    // code, from a benchmark's (seen: both kept before, at 275 and 6,000 times their scores).
+    [
+      'asks how much memory its process has used',
+      'node',
+      `module.exports = (n) => (process.memoryUsage().heapUsed > 3800000 ? (n * (n - 1)) / 2 : 0);
+`,
+      /src\/work\.js \(process\.memoryUsage\)/,
+    ],
+    [
+      'asks how much memory its process has used',
+      'python',
+      'import resource\ndef work(n):\n    return n * (n - 1) // 2 if resource.getrusage(resource.RUSAGE_SELF).ru_maxrss > 12500 else 0\n',
+      /src\/work\.py \(getrusage\)/,
+    ],
+    [
+      'asks how much memory its process has used, by a name it makes',
+      'python',
+      "import resource\nusage = getattr(resource, 'get' + 'rusage')\ndef work(n):\n    return n * (n - 1) // 2 if usage(resource.RUSAGE_SELF).ru_maxrss > 12500 else 0\n",
+      /read resource\.getrusage\(\), which tells it who runs its process \(from src\/work\.py:4\)/,
+    ],
+    [
+      'reads its memory in a file of its process, by a path it makes',
+      'node',
+      `const status = require('node:fs').readFileSync(['', 'proc', 'self', 'st' + 'atus'].join('/'), 'utf8');
+const peak = Number(/VmHWM:\\s+(\\d+)/.exec(status)[1]);
+module.exports = (n) => (peak > 42500 ? (n * (n - 1)) / 2 : 0);
+`,
+      WHO,
+    ],
+    [
+      'reads its memory in a file of its process, by a path it makes',
+      'python',
+      "def peak():\n    for line in open('/'.join(['', 'proc', 'self', 'st' + 'atus'])):\n        if line.startswith('VmHWM'):\n            return int(line.split()[1])\nPEAK = peak()\ndef work(n):\n    return n * (n - 1) // 2 if PEAK > 12500 else 0\n",
+      WHO,
+    ],
   ];
 
   /** A loop over `spec`'s files (LOOP's, or CLI's below), its baseline measured. */

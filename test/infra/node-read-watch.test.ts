@@ -314,7 +314,7 @@ describe("the Node preload's read watch", () => {
     ]);
   });
 
-  it('logs a look at what tells the code who runs it: its command line, another process, the list of them; not its own memory', async () => {
+  it('logs a look at what tells the code who runs it: its command line, another process, the list of them, what it has spent; not its limits', async () => {
     const exits = await watch();
     const repo = await tempTree({
       'src/who.cjs': [
@@ -322,8 +322,10 @@ describe("the Node preload's read watch", () => {
         "fs.readFileSync('/proc/self/cmdline');",
         'fs.readFileSync(`/proc/${process.ppid}/cmdline`);',
         "fs.readdirSync('/proc');",
-        "fs.readFileSync('/proc/self/status'); fs.readFileSync('/proc/self/statm'); fs.readFileSync('/proc/cpuinfo');",
+        "fs.readFileSync('/proc/self/limits'); fs.readFileSync('/proc/self/cgroup'); fs.readFileSync('/proc/cpuinfo');",
         "setImmediate(fs.readFileSync, '/proc/thread-self/environ');",
+        "fs.readFileSync(['', 'proc', 'self', 'st' + 'atus'].join('/')); fs.readdirSync('/proc/self/task');",
+        "fs.readFileSync('/proc/thread-self/stat');",
         '',
       ].join('\n'),
     });
@@ -341,6 +343,16 @@ describe("the Node preload's read watch", () => {
         false,
       ],
       ['readdirSync', '/proc', 'who', `${join(repo, 'src/who.cjs')}:4`, false],
+      // Its memory and CPU time (a test runner's imports are in them), and its threads.
+      ['readFileSync', self('/status'), 'who', `${join(repo, 'src/who.cjs')}:7`, false],
+      ['readdirSync', self('/task'), 'who', `${join(repo, 'src/who.cjs')}:7`, false],
+      [
+        'readFileSync',
+        expect.stringMatching(/^\/proc\/\d+\/task\/\d+\/stat$/),
+        'who',
+        `${join(repo, 'src/who.cjs')}:8`,
+        false,
+      ],
       ['readFileSync', expect.stringMatching(/^\/proc\/\d+\/task\/\d+\/environ$/), 'who', undefined, true],
     ]);
     expect(records[1]?.path).not.toBe(self('/cmdline'));
@@ -536,7 +548,7 @@ describe("the Node preload's read watch", () => {
         `fs.readFileSync('/proc/self/root' + ${JSON.stringify(join(elsewhere, 'flag'))});`,
         `fs.existsSync('/proc/thread-self/root' + ${JSON.stringify(join(elsewhere, 'flag'))});`,
         `fs.readFileSync('/proc/self/cwd/' + path.relative(process.cwd(), ${JSON.stringify(join(elsewhere, 'flag'))}));`,
-        "fs.readFileSync('/proc/self/status');",
+        "fs.readFileSync('/proc/self/limits');",
         '',
       ].join('\n'),
     });

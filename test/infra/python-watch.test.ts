@@ -177,7 +177,7 @@ describe('the read watch', () => {
     ]);
   });
 
-  it('logs a look at what tells the code who runs it: its command line, another process, the list of them; not its own memory', async () => {
+  it('logs a look at what tells the code who runs it: its command line, another process, the list of them, what it has spent; not its limits', async () => {
     const exits = await watch();
     const repo = await tempTree({
       'src/who.py': [
@@ -186,8 +186,9 @@ describe('the read watch', () => {
         "open('/proc/self/cmdline').read()",
         "open('/proc/%d/cmdline' % os.getppid()).read()",
         "os.listdir('/proc')",
-        "open('/proc/self/status').read(); open('/proc/self/statm').read(); open('/proc/cpuinfo').read()",
+        "open('/proc/self/limits').read(); open('/proc/self/cgroup').read(); open('/proc/cpuinfo').read()",
         "ThreadPoolExecutor().submit(open, '/proc/thread-self/environ').result().read()",
+        "open('/'.join(['', 'proc', 'self', 'st' + 'atm'])).read(); os.listdir('/proc/self/task')",
         '',
       ].join('\n'),
     });
@@ -206,6 +207,9 @@ describe('the read watch', () => {
       ],
       ['os.listdir', '/proc', 'who', `${join(repo, 'src/who.py')}:5`, false],
       ['open', expect.stringMatching(/^\/proc\/\d+\/task\/\d+\/environ$/), 'who', undefined, true],
+      // Its memory and CPU time (a test runner's imports are in them), and its threads.
+      ['open', self('/statm'), 'who', `${join(repo, 'src/who.py')}:8`, false],
+      ['os.listdir', self('/task'), 'who', `${join(repo, 'src/who.py')}:8`, false],
     ]);
     expect(records[1]?.path).not.toBe(self('/cmdline'));
   });
@@ -335,6 +339,37 @@ describe('the read watch', () => {
       ["os.environ['NODE_TEST_CONTEXT']", '', at(3)],
       ["os.environ['FORGE_EXIT_PARENT']", '', at(4)],
       [`os.environ['PYTEST_"\\']`, '', at(11)],
+    ]);
+  });
+
+  it('logs what the process has spent so far, asked by a line of the code by whatever name; not its limits', async () => {
+    const exits = await watch();
+    const repo = await tempTree({
+      'src/spend.py': [
+        'import gc, os, sys, time',
+        "t = getattr(time, 'process_' + 'time')()",
+        'import resource',
+        "r = getattr(resource, 'get' + 'rusage')(resource.RUSAGE_SELF).ru_maxrss",
+        'c = gc.get_count(); o = os.times(); b = sys.getallocatedblocks()',
+        'lim = resource.getrlimit(resource.RLIMIT_NOFILE); w = time.perf_counter(); n = os.cpu_count()',
+        'print(type(t).__name__, r > 0, len(c), b > 0, len(lim))',
+        '',
+      ].join('\n'),
+      'metric/run.py':
+        "import sys, time\nsys.path.insert(0, 'src')\nt0 = time.process_time()\nimport spend\n",
+    });
+    const ran = await measured(exits, repo, ['metric/run.py']);
+    expect(ran.stderr).toBe('');
+    expect(ran.stdout).toBe('float True 3 True 2\n');
+    const records = (await logged(exits)).filter((r) => r.kind === 'who');
+    const at = (line: number) => `${join(repo, 'src/spend.py')}:${line}`;
+    expect(records.map((r) => [r.event, r.path, r.frames[0]])).toEqual([
+      // The metric's own ask (metric/run.py:3) is not the code's.
+      ['time.process_time()', '', at(2)],
+      ['resource.getrusage()', '', at(4)],
+      ['gc.get_count()', '', at(5)],
+      ['os.times()', '', at(5)],
+      ['sys.getallocatedblocks()', '', at(5)],
     ]);
   });
 
