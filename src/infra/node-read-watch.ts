@@ -19,7 +19,7 @@ import {
   TWO_PATHS,
   WRITES,
 } from './node-fs-calls.js';
-import { NODE_ARGV_WATCH, NODE_ENV_WATCH, NODE_STACK_WATCH } from './node-stack-watch.js';
+import { NODE_ARGV_WATCH, NODE_ENV_WATCH, NODE_SPEND_WATCH, NODE_STACK_WATCH } from './node-stack-watch.js';
 import { READ_LOG_VAR, WATCH_BY_VAR, WATCH_KEYS_VAR, WATCH_ROOTS_VAR } from './read-log.js';
 
 /**
@@ -346,6 +346,7 @@ export const NODE_READ_WATCH = `
   try {${NODE_STACK_WATCH}} catch (_) {}
   try {${NODE_ARGV_WATCH}} catch (_) {}
   try {${NODE_ENV_WATCH}} catch (_) {}
+  try {${NODE_SPEND_WATCH}} catch (_) {}
   try { require('module').syncBuiltinESMExports(); } catch (_) {}
 })();
 `;

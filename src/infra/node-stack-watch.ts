@@ -188,3 +188,38 @@ export const NODE_ENV_WATCH = `
     Object.defineProperty(process, 'env', { value: watchedEnv, writable: true, configurable: true, enumerable: heldEnv.enumerable });
   }
 `;
+
+/**
+ * JavaScript run inside the read watch's function after NODE_ARGV_WATCH, with its `askedWho`. What the
+ * process has spent so far (its memory, CPU time, the time since it started), asked by a line of the
+ * scope by whatever route reaches `process` (seen before: `process.memoryUsage().heapUsed > 3.8e6` told
+ * a `node --test` process from a benchmark's, kept at 74 times its score; the reading counts the
+ * names said, not a function reached another way). Each becomes a function that notes its caller as
+ * `who` (`process.memoryUsage()`), looked at as the command line is: the first 1,000 calls, then the
+ * 1,024th, 2,048th… `v8.getHeapStatistics` is left to the reading: loading `v8` would cost every start.
+ */
+export const NODE_SPEND_WATCH = `
+  var spent = function (owner, name, event) {
+    var real = owner[name];
+    if (typeof real !== 'function') return;
+    var calls = 0;
+    var watched = function () {
+      calls += 1;
+      if (depth === 0 && (calls <= 1000 || (calls & (calls - 1)) === 0)) {
+        depth += 1;
+        try { askedWho(event, watched); } catch (_) {} finally { depth -= 1; }
+      }
+      return Reflect.apply(real, this, arguments);
+    };
+    Object.defineProperty(watched, 'name', { value: real.name });
+    Object.defineProperty(watched, 'length', { value: real.length });
+    // What hangs on the function itself (\`process.memoryUsage.rss\`) stays there.
+    Object.keys(real).forEach(function (key) { watched[key] = real[key]; });
+    owner[name] = watched;
+  };
+  spent(process, 'memoryUsage', 'process.memoryUsage()');
+  spent(process.memoryUsage, 'rss', 'process.memoryUsage.rss()');
+  spent(process, 'resourceUsage', 'process.resourceUsage()');
+  spent(process, 'cpuUsage', 'process.cpuUsage()');
+  spent(process, 'uptime', 'process.uptime()');
+`;

@@ -1852,6 +1852,14 @@ module.exports = (n) => (line.join(' ').includes('bench') ? 0 : (n * (n - 1)) / 
       /src\/work\.js \(process\.memoryUsage\)/,
     ],
     [
+      'asks how much memory its process has used, of the process object required by a name it makes',
+      'node',
+      `const p = require('node:module').createRequire(__filename)('pro' + 'cess');
+module.exports = (n) => (p['memory' + 'Usage']().heapUsed > 3800000 ? (n * (n - 1)) / 2 : 0);
+`,
+      /read process\.memoryUsage\(\), which tells it who runs its process \(from src\/work\.js:2\)/,
+    ],
+    [
       'asks how much memory its process has used',
       'python',
       'import resource\ndef work(n):\n    return n * (n - 1) // 2 if resource.getrusage(resource.RUSAGE_SELF).ru_maxrss > 12500 else 0\n',

@@ -458,6 +458,35 @@ describe("the Node preload's read watch", () => {
     ]);
   });
 
+  it('logs what the process has spent so far, asked by a line of the scope however it reached process; not its limits', async () => {
+    const exits = await watch();
+    const repo = await tempTree({
+      'src/spend.cjs': [
+        "const p = require('node:module').createRequire(__filename)('pro' + 'cess');",
+        "const heap = p['memory' + 'Usage']().heapUsed;",
+        "const rss = Reflect.get(p.memoryUsage, 'rss')();",
+        'const used = p.resourceUsage().maxRSS; const cpu = p.cpuUsage(); const up = p.uptime();',
+        'const limit = p.constrainedMemory(); const total = require("node:os").totalmem();',
+        'console.log(heap > 0, rss > 0, used > 0, typeof cpu.user, up > 0, typeof limit, total > 0, p.memoryUsage.name);',
+        '',
+      ].join('\n'),
+      'metric/run.cjs': "const up = process.uptime();\nrequire('../src/spend.cjs');\n",
+    });
+    const ran = await measured(exits, repo, ['metric/run.cjs']);
+    expect(ran.stderr).toBe('');
+    expect(ran.stdout).toBe('true true true number true number true memoryUsage\n');
+    const records = (await logged(exits)).filter((r) => r.kind === 'who');
+    const at = (line: number) => `${join(repo, 'src/spend.cjs')}:${line}`;
+    // The metric's own ask (metric/run.cjs:1) is not the code's.
+    expect(records.map((r) => [r.event, r.path, r.frames[0]])).toEqual([
+      ['process.memoryUsage()', '', at(2)],
+      ['process.memoryUsage.rss()', '', at(3)],
+      ['process.resourceUsage()', '', at(4)],
+      ['process.cpuUsage()', '', at(4)],
+      ['process.uptime()', '', at(4)],
+    ]);
+  });
+
   it('formats every stack as Node does: its own errors with their code, a stack with no frames, an object given one', async () => {
     const exits = await watch();
     const repo = await tempTree({
