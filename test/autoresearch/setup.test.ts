@@ -224,6 +224,13 @@ describe('a hard loop', () => {
       /^At the baseline, code in the doer's scope already read sys\.argv, which tells it who runs its process \(from src\/version\.py:4\) while `node bench\.js --json` ran/,
     );
     expect((read as AppError).hint).toContain('sys.argv');
+    // Or what the process has spent so far (a test runner's imports add to it).
+    const spent = await reading('src/cache.py:9', { kind: 'who', path: '', event: 'resource.getrusage()' });
+    const spendingRefused = await setupLoop(spent.repo.dir, HARD, spent.ports).catch((e: unknown) => e);
+    expect((spendingRefused as Error).message).toMatch(
+      /^At the baseline, code in the doer's scope already read resource\.getrusage\(\), which tells it who runs its process \(from src\/cache\.py:9\)/,
+    );
+    expect((spendingRefused as AppError).hint).toContain('what its process has spent so far');
   });
 
   it("creates nothing when code in the scope already reads the metric's own cases at the baseline", async () => {
