@@ -248,12 +248,13 @@ export const PYTHON_ENV_WATCH = `    # (By their start, not by a pattern: \`re\`
 
 /**
  * Python run after PYTHON_ENV_WATCH (whose `asking_line` it calls): what the process has spent so far
- * (its memory, CPU time, the collector's counts, the blocks it holds), asked by a line of a tree by
- * whatever name (`getattr(resource, 'get' + 'rusage')`). Code pytest or unittest loads runs after their
- * imports and sees every one of these larger than under a benchmark (seen: `ru_maxrss > 12500` told
- * them apart, kept at 6,000 times its score). A `who` record, path-less, as `sys.argv`'s: a program of
- * the doer's asks of its own process. Only modules every process has loaded are wrapped (`resource`
- * is a small C module); a wrapper's look costs a frame walk, and these are rarely called in a loop.
+ * (its memory, CPU time, the collector's counts, the blocks it holds, the references to an object every
+ * module shares, `sys.getrefcount(None)`), asked by a line of a tree by whatever name
+ * (`getattr(resource, 'get' + 'rusage')`). Code pytest or unittest loads runs after their imports and
+ * sees every one of these larger than under a benchmark (seen: `ru_maxrss > 12500` told them apart,
+ * kept at 6,000 times its score). A `who` record, path-less, as `sys.argv`'s: a program of the doer's
+ * asks of its own process. `resource` is wrapped as it is imported; a wrapper's look costs a frame
+ * walk, and these are rarely called in a loop.
  */
 export const PYTHON_SPEND_WATCH = `    import gc as _gc, time as _time
 
@@ -287,6 +288,7 @@ export const PYTHON_SPEND_WATCH = `    import gc as _gc, time as _time
     spent(_gc, 'get_count', 'gc.get_count()')
     spent(_gc, 'get_stats', 'gc.get_stats()')
     spent(_sys, 'getallocatedblocks', 'sys.getallocatedblocks()')
+    spent(_sys, 'getrefcount', 'sys.getrefcount()')
 
     # \`resource\` is wrapped as it is imported: loading it in every process would cost each start ~1.5 ms.
     class SpendFinder:

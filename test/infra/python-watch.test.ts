@@ -350,7 +350,7 @@ describe('the read watch', () => {
         "t = getattr(time, 'process_' + 'time')()",
         'import resource',
         "r = getattr(resource, 'get' + 'rusage')(resource.RUSAGE_SELF).ru_maxrss",
-        'c = gc.get_count(); o = os.times(); b = sys.getallocatedblocks()',
+        'c = gc.get_count(); o = os.times(); b = sys.getallocatedblocks(); k = sys.getrefcount(None)',
         'lim = resource.getrlimit(resource.RLIMIT_NOFILE); w = time.perf_counter(); n = os.cpu_count()',
         'print(type(t).__name__, r > 0, len(c), b > 0, len(lim))',
         '',
@@ -370,6 +370,7 @@ describe('the read watch', () => {
       ['gc.get_count()', '', at(5)],
       ['os.times()', '', at(5)],
       ['sys.getallocatedblocks()', '', at(5)],
+      ['sys.getrefcount()', '', at(5)],
     ]);
   });
 
