@@ -315,6 +315,10 @@ export const PYTHON_SPEND_WATCH = `    import gc as _gc, time as _time
             self.loader.exec_module(module)
             spent(module, 'getrusage', 'resource.getrusage()')
 
+        def __getattr__(self, name):
+            # What else a loader answers (\`is_package\`, \`get_filename\`), as the module's own would.
+            return getattr(self.loader, name)
+
     if 'resource' in _sys.modules:
         spent(_sys.modules['resource'], 'getrusage', 'resource.getrusage()')
     else:

@@ -352,7 +352,7 @@ describe('the read watch', () => {
         "r = getattr(resource, 'get' + 'rusage')(resource.RUSAGE_SELF).ru_maxrss",
         'c = gc.get_count(); o = os.times(); b = sys.getallocatedblocks(); k = sys.getrefcount(None)',
         'lim = resource.getrlimit(resource.RLIMIT_NOFILE); w = time.perf_counter(); n = os.cpu_count()',
-        'print(type(t).__name__, r > 0, len(c), b > 0, len(lim))',
+        'print(type(t).__name__, r > 0, len(c), b > 0, len(lim), resource.__loader__.is_package("resource") is False)',
         '',
       ].join('\n'),
       'metric/run.py':
@@ -360,7 +360,7 @@ describe('the read watch', () => {
     });
     const ran = await measured(exits, repo, ['metric/run.py']);
     expect(ran.stderr).toBe('');
-    expect(ran.stdout).toBe('float True 3 True 2\n');
+    expect(ran.stdout).toBe('float True 3 True 2 True\n');
     const records = (await logged(exits)).filter((r) => r.kind === 'who');
     const at = (line: number) => `${join(repo, 'src/spend.py')}:${line}`;
     expect(records.map((r) => [r.event, r.path, r.frames[0]])).toEqual([
