@@ -1,7 +1,6 @@
 // Gathers what a loop's report shows: its status, the whole ledger, the run logs' time and cost by
 // role, the judges' findings and the retrospective, through the readers status and the ledger own.
 import { join } from 'node:path';
-import { parseEventLines } from '../infra/file-tail.js';
 import type { LogQuery, LoopFiles } from '../infra/loop-files.js';
 import { readJudgeOutput } from './judge-output.js';
 import { readLedger } from './ledger.js';
@@ -75,10 +74,10 @@ async function readRoleShares(
   const shares = new Map<number, Record<string, RoleShare>>();
   const names = ((await files.list(runsDir)) ?? []).filter((name) => name.endsWith('.jsonl'));
   for (const name of names) {
-    // Only the attempts' ends are parsed: a long loop's run logs are mostly its agents' activity (a
+    // Only the attempts' ends are read: a long loop's run logs are mostly its agents' activity (a
     // line per tool call), hundreds of MB that JSON.parse would otherwise read whole.
     const scan = await files.scanLog(join(runsDir, name), RUN_LOG_QUERY);
-    if (scan !== undefined) foldRoleShares(shares, parseEventLines(scan.matches).events);
+    if (scan !== undefined) foldRoleShares(shares, scan.matches);
   }
   return shares;
 }

@@ -109,22 +109,44 @@ describe('the run logs a loop report reads', () => {
 describe('foldRoleShares', () => {
   it('adds attempts of a cycle bead to its iteration and role, retries included, and skips other beads', () => {
     const shares = new Map<number, Record<string, RoleShare>>();
-    const attempt = (title: string, ms: number, cost?: number) => ({
-      type: 'attempt_finished',
-      title,
-      duration_ms: ms,
-      ...(cost === undefined ? {} : { cost_usd: cost }),
-    });
+    const attempt = (title: string, ms: number, cost?: number | null) =>
+      JSON.stringify({
+        type: 'attempt_finished',
+        ts: '2026-12-06T00:00:00.000Z',
+        title,
+        role: 'x',
+        duration_ms: ms,
+        ...(cost === undefined ? {} : { cost_usd: cost }),
+        message: 'ok',
+      });
     foldRoleShares(shares, [
       attempt('doer-3: value', 1000, 0.1),
       attempt('doer-3: value', 500, 0.05),
-      attempt('strategist-3: value', 200),
+      attempt('strategist-3: value', 200, null),
       attempt('retrospective: value', 9000, 1),
       attempt('judge-x: value', 100),
-      { type: 'bead_closed', title: 'doer-3: value', duration_ms: 77 },
+      JSON.stringify({ type: 'bead_closed', title: 'doer-3: value', duration_ms: 77 }),
+      // Spaced as Python's json.dumps writes it.
+      '{"type": "attempt_finished", "title": "judge-3: value", "duration_ms": 40, "cost_usd": 1.5e-2}',
+      // A title in a value is not the event's: its quotes are escaped.
+      JSON.stringify({
+        type: 'attempt_finished',
+        title: 'plain',
+        duration_ms: 5,
+        message: '"title":"doer-3:',
+      }),
+      // One still being written.
+      attempt('doer-3: value', 300, 0.2).slice(0, -12),
     ]);
     expect([...shares.entries()]).toEqual([
-      [3, { doer: { ms: 1500, cost_usd: 0.15 }, strategist: { ms: 200, cost_usd: 0 } }],
+      [
+        3,
+        {
+          doer: { ms: 1500, cost_usd: 0.15 },
+          strategist: { ms: 200, cost_usd: 0 },
+          judge: { ms: 40, cost_usd: 0.015 },
+        },
+      ],
     ]);
   });
 });
