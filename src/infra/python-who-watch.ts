@@ -290,37 +290,89 @@ export const PYTHON_SPEND_WATCH = `    import gc as _gc, time as _time
     spent(_sys, 'getallocatedblocks', 'sys.getallocatedblocks()')
     spent(_sys, 'getrefcount', 'sys.getrefcount()')
 
-    # \`resource\` is wrapped as it is imported: loading it in every process would cost each start ~1.5 ms.
-    class SpendFinder:
+    # Modules wrapped as they are imported: loading them in every process would cost each start (resource
+    # ~1.5 ms, logging more). What is done to each once it has run:
+    def wrap_resource(module):
+        spent(module, 'getrusage', 'resource.getrusage()')
+
+    def watch_handlers(logging):
+        # What pytest sets up in each test's process besides: its logging plugin's handlers on the root
+        # logger (a benchmark's has none; seen: \`logging.getLogger().handlers\` told them apart, kept at
+        # about 20,000 times its score). The root logger's \`handlers\` becomes a property of the class whose
+        # reader, when a line of a tree (or the caller of logging's \`hasHandlers\`, which asks for it),
+        # is logged; logging's own reads (a record handed on, \`basicConfig\`) are its own.
+        logger_type, root_type = getattr(logging, 'Logger', None), getattr(logging, 'RootLogger', None)
+        if logger_type is None or root_type is None or 'handlers' in vars(logger_type):
+            return
+        logging_file = getattr(logging, '__file__', None)
+
+        def read(self):
+            try:
+                value = self.__dict__['handlers']
+            except KeyError:
+                raise AttributeError('handlers') from None
+            me = ident()
+            if isinstance(self, root_type) and me not in busy:
+                busy.add(me)
+                try:
+                    f = getframe(1)
+                    if f.f_code.co_filename == logging_file and f.f_code.co_name == 'hasHandlers':
+                        f = f.f_back
+                    file = None if f is None else f.f_code.co_filename
+                    if file is not None and not own_frame(file) and maybe_doers(join(start_cwd, file) + ':0'):
+                        record_who("the root logger's handlers", frames())
+                except Exception:
+                    pass
+                finally:
+                    busy.discard(me)
+            return value
+
+        def write(self, value):
+            self.__dict__['handlers'] = value
+
+        logger_type.handlers = property(read, write)
+
+    ON_IMPORT = {'resource': wrap_resource, 'logging': watch_handlers}
+
+    class WatchFinder:
         @staticmethod
         def find_spec(name, path=None, target=None):
-            if name != 'resource':
+            then = ON_IMPORT.get(name)
+            if then is None:
                 return None
             for finder in _sys.meta_path:
-                find = None if finder is SpendFinder else getattr(finder, 'find_spec', None)
+                find = None if finder is WatchFinder else getattr(finder, 'find_spec', None)
                 spec = None if find is None else find(name, path, target)
                 if spec is not None and spec.loader is not None:
-                    spec.loader = SpendLoader(spec.loader)
+                    spec.loader = WatchLoader(spec.loader, then)
                     return spec
             return None
 
-    class SpendLoader:
-        def __init__(self, loader):
+    class WatchLoader:
+        def __init__(self, loader, then):
             self.loader = loader
+            self.then = then
 
         def create_module(self, spec):
             return self.loader.create_module(spec)
 
         def exec_module(self, module):
             self.loader.exec_module(module)
-            spent(module, 'getrusage', 'resource.getrusage()')
+            try:
+                self.then(module)
+            except Exception:
+                pass
 
         def __getattr__(self, name):
             # What else a loader answers (\`is_package\`, \`get_filename\`), as the module's own would.
             return getattr(self.loader, name)
 
-    if 'resource' in _sys.modules:
-        spent(_sys.modules['resource'], 'getrusage', 'resource.getrusage()')
-    else:
-        _sys.meta_path.insert(0, SpendFinder)
+    waiting = False
+    for name, then in ON_IMPORT.items():
+        if name in _sys.modules:
+            then(_sys.modules[name])
+        else:
+            waiting = True
+    if waiting:
+        _sys.meta_path.insert(0, WatchFinder)
 `;

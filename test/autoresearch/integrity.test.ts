@@ -2051,6 +2051,45 @@ if __name__ == '__main__':
     },
   );
 
+  // pytest's logging plugin puts its handlers on the root logger in each test's process; a benchmark's
+  // has none (seen: each of these kept, 10 → 210,970 and 18 → 303,306, the pytest guard green).
+  it.each([
+    [
+      'by name',
+      'import logging\ndef work(n):\n    return n * (n - 1) // 2 if logging.getLogger().handlers else 0\n',
+      3,
+    ],
+    [
+      'by names it makes',
+      "import logging\nroot = getattr(logging, 'ro' + 'ot')\ndef work(n):\n    return n * (n - 1) // 2 if getattr(root, 'hand' + 'lers') else 0\n",
+      4,
+    ],
+  ])(
+    "code that asks for the root logger's handlers, %s, to be fast when timed and right when tested by pytest is a tamper",
+    async (_how, code, at) => {
+      const f = await loop({ ...LOOP.python, guard: 'python3 -B -m pytest -q -p no:cacheprovider tests' });
+      const message = await cheatingIteration(f, '10', async () => {
+        await f.repo.write(LOOP.python.code, code);
+      });
+      expect(message).toMatch(/^tamper/);
+      const line = (await readLedger(loopFiles, join(f.workspace, 'research-log.jsonl'))).lines[1];
+      expect(line?.reason).toContain(
+        `read the root logger's handlers, which tells it who runs its process (from src/work.py:${at})`,
+      );
+    },
+  );
+
+  it('a faster module that logs through its own logger, the root configured when none is, tested by pytest, is kept', async () => {
+    const f = await loop({ ...LOOP.python, guard: 'python3 -B -m pytest -q -p no:cacheprovider tests' });
+    const message = await cheatingIteration(f, '10', async () => {
+      await f.repo.write(
+        LOOP.python.code,
+        "import logging\nlog = logging.getLogger(__name__)\nif not log.handlers:\n    log.addHandler(logging.NullHandler())\nlogging.basicConfig()\ndef work(n):\n    log.debug('work %d', n)\n    return n * (n - 1) // 2\n",
+      );
+    });
+    expect(message).toMatch(/^keep/);
+  });
+
   it("code that asks for node --test's variable of the environment it reached by a made name, to be fast when timed and right when tested, is a tamper", async () => {
     const f = await loop(LOOP.node);
     const message = await cheatingIteration(f, '10', async () => {

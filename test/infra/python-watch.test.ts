@@ -374,6 +374,38 @@ describe('the read watch', () => {
     ]);
   });
 
+  it("logs the root logger's handlers asked by a line of the code (pytest puts its own there); not a logger's own, nor logging's reads", async () => {
+    const exits = await watch();
+    const repo = await tempTree({
+      'src/logs.py': [
+        'import logging',
+        'a = len(logging.getLogger().handlers)',
+        "b = len(getattr(getattr(logging, 'ro' + 'ot'), 'hand' + 'lers'))",
+        "c = logging.getLogger('work.inner').hasHandlers()",
+        "log = logging.getLogger('work')",
+        'if not log.handlers:',
+        '    log.addHandler(logging.NullHandler())',
+        "logging.basicConfig(level=logging.INFO); log.info('x'); logging.warning('y')",
+        'print(a, b, c, len(log.handlers), len(logging.root.handlers))',
+        '',
+      ].join('\n'),
+      'metric/run.py':
+        "import logging, sys\nsys.path.insert(0, 'src')\nlogging.getLogger().handlers\nimport logs\n",
+    });
+    const ran = await measured(exits, repo, ['metric/run.py']);
+    expect(ran.stdout).toBe('0 0 False 1 1\n');
+    expect(ran.stderr).toBe('INFO:work:x\nWARNING:root:y\n');
+    const records = (await logged(exits)).filter((r) => r.kind === 'who');
+    const at = (line: number) => `${join(repo, 'src/logs.py')}:${line}`;
+    expect(records.map((r) => [r.event, r.path, r.frames[0]])).toEqual([
+      ["the root logger's handlers", '', at(2)],
+      ["the root logger's handlers", '', at(3)],
+      ["the root logger's handlers", '', at(4)],
+      // (The last line's read of logging.root.handlers, at 9, too.)
+      ["the root logger's handlers", '', at(9)],
+    ]);
+  });
+
   it('reads a path given as `--flag=path`, or in a folder named on the command line, as handed', async () => {
     const exits = await watch();
     const repo = await tempTree({
