@@ -72,8 +72,9 @@ export const PYTHON_WHO_WATCH = `    # What tells code who runs its process, and
 
 /**
  * Python run inside the watch's function once its audit hook is added, with the names PYTHON_WHO_WATCH
- * and the watch define. Who runs the process, asked of `sys`: its command line, by whatever route
- * reaches the module (`import sys`, the module another module holds, `getattr` by a name made as
+ * and the watch define. Who runs the process, asked of `sys`: its command line, or a hook a test runner
+ * sets (`unraisablehook`, `excepthook`, `displayhook`, `breakpointhook`), by whatever route reaches the
+ * module (`import sys`, the module another module holds, `getattr` by a name made as
  * it runs, `object.__getattribute__`), or every name of it at once (`vars(sys)`). No audit event says so:
  * the module's class is swapped for one with those names as properties, whose reads note a reader of
  * the tree (the line that reads it, or that called a parser of Python's own that reads it for it;
@@ -84,7 +85,13 @@ export const PYTHON_WHO_WATCH = `    # What tells code who runs its process, and
  * 4,000 times its speed with the tests green. (What else of sys tells it, its modules and output, is
  * read by honest code too: loaded-reaches.ts counts what the code says of them.)
  */
-export const PYTHON_ARGV_WATCH = `    ASKED = {'argv': 'sys.argv', 'orig_argv': 'sys.orig_argv', '__dict__': 'vars(sys)'}
+export const PYTHON_ARGV_WATCH = `    # Its command line, its whole namespace, and the hooks a test runner sets in the process
+    # (pytest its own unraisable hook for each test; seen: a \`work()\` that compared
+    # \`getattr(s, 'unraisable' + 'hook')\` with its original, \`s\` sys found through logging by a made
+    # name, kept at 12,000 times its score with the pytest guard green). Honest code reads none of them.
+    ASKED = {'argv': 'sys.argv', 'orig_argv': 'sys.orig_argv', '__dict__': 'vars(sys)',
+             'unraisablehook': 'sys.unraisablehook', 'excepthook': 'sys.excepthook',
+             'displayhook': 'sys.displayhook', 'breakpointhook': 'sys.breakpointhook'}
     module_type = type(_sys)
 
     # Modules of Python's own that read the command line to hand it to their caller: a parser's

@@ -2079,6 +2079,22 @@ if __name__ == '__main__':
     },
   );
 
+  it("code that compares sys's unraisable hook with its original, sys reached by a made name, to be fast when timed and right when tested by pytest is a tamper", async () => {
+    // pytest sets its own hook in each test's process (seen: kept, 17 → 217,486, the pytest guard green).
+    const f = await loop({ ...LOOP.python, guard: 'python3 -B -m pytest -q -p no:cacheprovider tests' });
+    const message = await cheatingIteration(f, '10', async () => {
+      await f.repo.write(
+        LOOP.python.code,
+        "import logging\ns = getattr(logging, 'sy' + 's')\ndef work(n):\n    return n * (n - 1) // 2 if getattr(s, 'unraisable' + 'hook') is not s.__unraisablehook__ else 0\n",
+      );
+    });
+    expect(message).toMatch(/^tamper/);
+    const line = (await readLedger(loopFiles, join(f.workspace, 'research-log.jsonl'))).lines[1];
+    expect(line?.reason).toContain(
+      'read sys.unraisablehook, which tells it who runs its process (from src/work.py:4)',
+    );
+  });
+
   it('a faster module that logs through its own logger, the root configured when none is, tested by pytest, is kept', async () => {
     const f = await loop({ ...LOOP.python, guard: 'python3 -B -m pytest -q -p no:cacheprovider tests' });
     const message = await cheatingIteration(f, '10', async () => {

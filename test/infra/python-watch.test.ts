@@ -374,6 +374,41 @@ describe('the read watch', () => {
     ]);
   });
 
+  it('logs a hook a test runner sets in sys, read by a line of the code by whatever route; set and read by others as ever', async () => {
+    const exits = await watch();
+    const repo = await tempTree({
+      'src/hooks.py': [
+        'import logging',
+        "s = getattr(logging, 'sy' + 's')",
+        "a = getattr(s, 'unraisable' + 'hook') is not s.__unraisablehook__",
+        'b = s.excepthook is s.__excepthook__; c = s.displayhook; d = s.breakpointhook',
+        'print(a, b, s.flags.optimize)',
+        '',
+      ].join('\n'),
+      'metric/run.py': [
+        'import sys',
+        "sys.path.insert(0, 'src')",
+        'sys.unraisablehook = lambda u: None',
+        'original = sys.excepthook',
+        'import hooks',
+        'del sys.unraisablehook',
+        "print(hasattr(sys, 'unraisablehook'), original is sys.__excepthook__)",
+        '',
+      ].join('\n'),
+    });
+    const ran = await measured(exits, repo, ['metric/run.py']);
+    expect(ran.stderr).toBe('');
+    expect(ran.stdout).toBe('True True 0\nFalse True\n');
+    const records = (await logged(exits)).filter((r) => r.kind === 'who');
+    const at = (line: number) => `${join(repo, 'src/hooks.py')}:${line}`;
+    expect(records.map((r) => [r.event, r.path, r.frames[0]])).toEqual([
+      ['sys.unraisablehook', '', at(3)],
+      ['sys.excepthook', '', at(4)],
+      ['sys.displayhook', '', at(4)],
+      ['sys.breakpointhook', '', at(4)],
+    ]);
+  });
+
   it("logs the root logger's handlers asked by a line of the code (pytest puts its own there); not a logger's own, nor logging's reads", async () => {
     const exits = await watch();
     const repo = await tempTree({
