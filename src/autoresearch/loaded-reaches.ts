@@ -77,6 +77,10 @@ const LOADED: readonly { file: RegExp; comment: '#' | '//'; patterns: readonly R
       // An import by a name computed as it runs: what it loads, no reading follows (the module's own
       // require too, `module.require('pro' + 'cess')`).
       /(?:(?<![\w$.])|\bmodule\s*\.\s*)(?:require|import)\s*\(\s*(?!['"][^'"\n]*['"]\s*[,)]|`[^`$\n]*`\s*[,)])/gm,
+      // A require made for the code, called under another name or at once (`createRequire(__filename)('pro'
+      // + 'cess')`: seen, kept at 240 times its score), where the line above no longer sees a `require`.
+      // ES modules name it `require` to load CommonJS, which that line reads as any other require.
+      /(?<!\b(?:const|let|var)\s+require\s*=\s*(?:[\w$]+\s*\.\s*)?)\bcreateRequire\s*\(/gm,
     ],
   },
   {

@@ -92,7 +92,7 @@ export const NODE_ARGV_WATCH = `
     var where = frames(above);
     if (where !== null) noteWho(through === null ? event : event + through, where);
   };
-  ['argv', 'execArgv'].forEach(function (name) {
+  ['argv', 'execArgv', 'moduleLoadList'].forEach(function (name) {
     var held = Object.getOwnPropertyDescriptor(process, name);
     if (!held || !('value' in held) || !held.configurable) return;
     var value = held.value, event = 'process.' + name, reads = 0;
@@ -197,6 +197,9 @@ export const NODE_ENV_WATCH = `
  * names said, not a function reached another way). Each becomes a function that notes its caller as
  * `who` (`process.memoryUsage()`), looked at as the command line is: the first 1,000 calls, then the
  * 1,024th, 2,048th… `v8.getHeapStatistics` is left to the reading: loading `v8` would cost every start.
+ * So is the asynchronous context it runs in (`async_hooks.executionAsyncId()` and its kin), by whatever
+ * route reaches the module (seen before: through a require made by `createRequire`, kept at 2,000 times
+ * its score).
  */
 export const NODE_SPEND_WATCH = `
   var spent = function (owner, name, event) {
@@ -222,4 +225,10 @@ export const NODE_SPEND_WATCH = `
   spent(process, 'resourceUsage', 'process.resourceUsage()');
   spent(process, 'cpuUsage', 'process.cpuUsage()');
   spent(process, 'uptime', 'process.uptime()');
+  // Which asynchronous context it runs in (a test runner calls each test in one of its own; a benchmark's
+  // loop runs in the first): \`async_hooks\` is loaded at every start already.
+  var hooks = require('async_hooks');
+  ['executionAsyncId', 'executionAsyncResource', 'triggerAsyncId', 'createHook'].forEach(function (name) {
+    spent(hooks, name, 'async_hooks.' + name + '()');
+  });
 `;

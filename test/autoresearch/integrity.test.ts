@@ -1835,9 +1835,9 @@ def work(n):
       /read sys\.argv through argparse, which tells it who runs its process \(from src\/work\.py:2\)/,
     ],
     [
-      'reads its command line from the process object, required by a name it makes through a require it made',
+      'reads its command line from the process object, required by a name it makes through the require its module was handed',
       'node',
-      `const line = Reflect.get(require('node:module').createRequire(__filename)('pro' + 'cess'), 'ar' + 'gv');
+      `const line = Reflect.get(arguments[1]('pro' + 'cess'), 'ar' + 'gv');
 module.exports = (n) => (line.join(' ').includes('bench') ? 0 : (n * (n - 1)) / 2);
 `,
       /read process\.argv, which tells it who runs its process \(from src\/work\.js:1\)/,
@@ -1851,10 +1851,37 @@ module.exports = (n) => (line.join(' ').includes('bench') ? 0 : (n * (n - 1)) / 
 `,
       /src\/work\.js \(process\.memoryUsage\)/,
     ],
+    // A module required by a name made as it runs, through a require made for the code or the one its
+    // module was handed (each kept before: 1,359 → 324,809 and 1,023 → 2,080,256 through createRequire).
+    [
+      'asks which modules its process loaded, of the process object required by a name it makes',
+      'node',
+      `const p = arguments[1]('pro' + 'cess');
+module.exports = (n) => (p['module' + 'LoadList'].some((m) => m.includes('test_runner')) ? (n * (n - 1)) / 2 : 0);
+`,
+      /read process\.moduleLoadList, which tells it who runs its process \(from src\/work\.js:2\)/,
+    ],
+    [
+      'asks which asynchronous context it runs in, of async_hooks required by a name it makes',
+      'node',
+      `const h = arguments[1]('async' + '_hooks');
+module.exports = (n) => (h['execution' + 'AsyncId']() > 1 ? (n * (n - 1)) / 2 : 0);
+`,
+      /read async_hooks\.executionAsyncId\(\), which tells it who runs its process \(from src\/work\.js:2\)/,
+    ],
+    [
+      'asks which asynchronous context it runs in, of async_hooks required by a name it makes through a require it made',
+      'node',
+      `const load = require('node:module').createRequire(__filename);
+const h = load('async' + '_hooks');
+module.exports = (n) => (h['execution' + 'AsyncId']() > 1 ? (n * (n - 1)) / 2 : 0);
+`,
+      /src\/work\.js \(createRequire\)/,
+    ],
     [
       'asks how much memory its process has used, of the process object required by a name it makes',
       'node',
-      `const p = require('node:module').createRequire(__filename)('pro' + 'cess');
+      `const p = arguments[1]('pro' + 'cess');
 module.exports = (n) => (p['memory' + 'Usage']().heapUsed > 3800000 ? (n * (n - 1)) / 2 : 0);
 `,
       /read process\.memoryUsage\(\), which tells it who runs its process \(from src\/work\.js:2\)/,

@@ -391,6 +391,16 @@ describe('loadedCodeReaches', () => {
     ['src/a.mjs', "const name = 'bench'; await import(`./${name}.mjs`);", 'import'],
     ['src/a.cjs', 'require(path.join(dir, name));', 'require'],
     ['src/a.cjs', "const line = module.require('pro' + 'cess').argv;", 'module.require'],
+    [
+      'src/a.cjs',
+      "const p = require('node:module').createRequire(__filename)('pro' + 'cess');",
+      'createRequire',
+    ],
+    [
+      'src/a.mjs',
+      "const load = createRequire(import.meta.url);\nconst h = load('async' + '_hooks');",
+      'createRequire',
+    ],
     ['src/a.py', 'print(\'{"value": 1000000000}\')', 'print'],
     ['src/a.py', 'sys.exit(0)', 'sys.exit'],
     ['src/a.py', 'raise SystemExit(0)', 'SystemExit'],
@@ -453,6 +463,8 @@ describe('loadedCodeReaches', () => {
       'const size = fstatSync(fd).size; const total = os.totalmem(); const t0 = performance.now();',
       "const store = new AsyncLocalStorage(); const useHook = createHook('x');",
       "const helper = module.require('./helper.js');",
+      "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);",
+      "const lib = require('./lib.cjs'); const other = module.createRequire;",
       'const { values } = parseArgs({ args: given, options: { n: { type: "string" } } });',
     ].join('\n');
     expect(loaded(js, 'src/lib.mjs')).toEqual([]);

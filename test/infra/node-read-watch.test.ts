@@ -393,6 +393,8 @@ describe("the Node preload's read watch", () => {
         "const c = require('util').inspect(process);",
         // What Node's own code reads to hand back: the line that asked it is the reader.
         "const d = require('util')['parse' + 'Args']({ strict: false, allowPositionals: true }).positionals;",
+        // The modules loaded so far (a test runner's among them).
+        "const e = Reflect.get(process, 'module' + 'LoadList').length;",
         'module.exports = () => process.argv.slice(2);',
         '',
       ].join('\n'),
@@ -420,7 +422,8 @@ describe("the Node preload's read watch", () => {
       // (The parser asks which of the two its arguments are in.)
       ['process.execArgv through util.parseArgs', '', 'who', `${join(repo, 'src/who.cjs')}:5`],
       ['process.argv through util.parseArgs', '', 'who', `${join(repo, 'src/who.cjs')}:5`],
-      ['process.argv', '', 'who', `${join(repo, 'src/who.cjs')}:6`],
+      ['process.moduleLoadList', '', 'who', `${join(repo, 'src/who.cjs')}:6`],
+      ['process.argv', '', 'who', `${join(repo, 'src/who.cjs')}:7`],
     ]);
     expect(new Set(records.map((r) => r.entry))).toEqual(new Set([join(repo, 'metric/run.cjs')]));
   });
@@ -458,7 +461,7 @@ describe("the Node preload's read watch", () => {
     ]);
   });
 
-  it('logs what the process has spent so far, asked by a line of the scope however it reached process; not its limits', async () => {
+  it('logs what the process has spent so far and its asynchronous context, asked by a line of the scope however it reached them; not its limits', async () => {
     const exits = await watch();
     const repo = await tempTree({
       'src/spend.cjs': [
@@ -467,6 +470,7 @@ describe("the Node preload's read watch", () => {
         "const rss = Reflect.get(p.memoryUsage, 'rss')();",
         'const used = p.resourceUsage().maxRSS; const cpu = p.cpuUsage(); const up = p.uptime();',
         'const limit = p.constrainedMemory(); const total = require("node:os").totalmem();',
+        "const id = require('async' + '_hooks')['execution' + 'AsyncId']();",
         'console.log(heap > 0, rss > 0, used > 0, typeof cpu.user, up > 0, typeof limit, total > 0, p.memoryUsage.name);',
         '',
       ].join('\n'),
@@ -484,6 +488,7 @@ describe("the Node preload's read watch", () => {
       ['process.resourceUsage()', '', at(4)],
       ['process.cpuUsage()', '', at(4)],
       ['process.uptime()', '', at(4)],
+      ['async_hooks.executionAsyncId()', '', at(6)],
     ]);
   });
 
