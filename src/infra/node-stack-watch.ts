@@ -92,19 +92,20 @@ export const NODE_ARGV_WATCH = `
     var where = frames(above);
     if (where !== null) noteWho(through === null ? event : event + through, where);
   };
+  // A stack costs some 16 µs, and a loop may read a value on every turn (\`i < Number(process.argv[2])\`):
+  // the first 1,000 reads of each are looked at, then the 1,024th, the 2,048th and so on. A line of the
+  // scope that reads it is looked at the first time, unless 1,000 reads by others came first.
+  var asking = function (event, above, count) {
+    if (depth !== 0 || (count > 1000 && (count & (count - 1)) !== 0)) return;
+    depth += 1;
+    try { askedWho(event, above); } catch (_) {} finally { depth -= 1; }
+  };
   ['argv', 'execArgv', 'moduleLoadList'].forEach(function (name) {
     var held = Object.getOwnPropertyDescriptor(process, name);
     if (!held || !('value' in held) || !held.configurable) return;
     var value = held.value, event = 'process.' + name, reads = 0;
-    // A stack costs some 16 µs, and a loop may read the value on every turn (\`i < Number(process.argv[2])\`):
-    // the first 1,000 reads are looked at, then the 1,024th, the 2,048th and so on. A line of the scope
-    // that reads it is looked at the first time, unless 1,000 reads by others came first.
     var read = function () {
-      reads += 1;
-      if (depth === 0 && (reads <= 1000 || (reads & (reads - 1)) === 0)) {
-        depth += 1;
-        try { askedWho(event, read); } catch (_) {} finally { depth -= 1; }
-      }
+      asking(event, read, (reads += 1));
       return value;
     };
     Object.defineProperty(process, name, {
@@ -190,7 +191,7 @@ export const NODE_ENV_WATCH = `
 `;
 
 /**
- * JavaScript run inside the read watch's function after NODE_ARGV_WATCH, with its `askedWho`. What the
+ * JavaScript run inside the read watch's function after NODE_ARGV_WATCH, with its `asking`. What the
  * process has spent so far (its memory, CPU time, the time since it started), asked by a line of the
  * scope by whatever route reaches `process` (seen before: `process.memoryUsage().heapUsed > 3.8e6` told
  * a `node --test` process from a benchmark's, kept at 74 times its score; the reading counts the
@@ -204,14 +205,11 @@ export const NODE_ENV_WATCH = `
 export const NODE_SPEND_WATCH = `
   var spent = function (owner, name, event) {
     var real = owner[name];
-    if (typeof real !== 'function') return;
+    // (Nothing is wrapped if the command line's watch could not be set up: its \`asking\` decides.)
+    if (typeof real !== 'function' || typeof asking !== 'function') return;
     var calls = 0;
     var watched = function () {
-      calls += 1;
-      if (depth === 0 && (calls <= 1000 || (calls & (calls - 1)) === 0)) {
-        depth += 1;
-        try { askedWho(event, watched); } catch (_) {} finally { depth -= 1; }
-      }
+      asking(event, watched, (calls += 1));
       return Reflect.apply(real, this, arguments);
     };
     Object.defineProperty(watched, 'name', { value: real.name });

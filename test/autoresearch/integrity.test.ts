@@ -2078,49 +2078,37 @@ if __name__ == '__main__':
     },
   );
 
-  // pytest's logging plugin puts its handlers on the root logger in each test's process; a benchmark's
-  // has none (seen: each of these kept, 10 → 210,970 and 18 → 303,306, the pytest guard green).
+  // What pytest sets up in each test's process and a benchmark's lacks: its logging plugin's handlers on
+  // the root logger, its own unraisable hook in sys (seen: each kept, 10 → 210,970, 18 → 303,306 and
+  // 17 → 217,486, the pytest guard green).
   it.each([
     [
-      'by name',
+      "the root logger's handlers, by name",
       'import logging\ndef work(n):\n    return n * (n - 1) // 2 if logging.getLogger().handlers else 0\n',
-      3,
+      "read the root logger's handlers, which tells it who runs its process (from src/work.py:3)",
     ],
     [
-      'by names it makes',
+      "the root logger's handlers, by names it makes",
       "import logging\nroot = getattr(logging, 'ro' + 'ot')\ndef work(n):\n    return n * (n - 1) // 2 if getattr(root, 'hand' + 'lers') else 0\n",
-      4,
+      "read the root logger's handlers, which tells it who runs its process (from src/work.py:4)",
+    ],
+    [
+      "sys's unraisable hook against its original, sys reached by a made name",
+      "import logging\ns = getattr(logging, 'sy' + 's')\ndef work(n):\n    return n * (n - 1) // 2 if getattr(s, 'unraisable' + 'hook') is not s.__unraisablehook__ else 0\n",
+      'read sys.unraisablehook, which tells it who runs its process (from src/work.py:4)',
     ],
   ])(
-    "code that asks for the root logger's handlers, %s, to be fast when timed and right when tested by pytest is a tamper",
-    async (_how, code, at) => {
+    'code that asks for %s, to be fast when timed and right when tested by pytest, is a tamper',
+    async (_what, code, why) => {
       const f = await loop({ ...LOOP.python, guard: 'python3 -B -m pytest -q -p no:cacheprovider tests' });
       const message = await cheatingIteration(f, '10', async () => {
         await f.repo.write(LOOP.python.code, code);
       });
       expect(message).toMatch(/^tamper/);
       const line = (await readLedger(loopFiles, join(f.workspace, 'research-log.jsonl'))).lines[1];
-      expect(line?.reason).toContain(
-        `read the root logger's handlers, which tells it who runs its process (from src/work.py:${at})`,
-      );
+      expect(line?.reason).toContain(why);
     },
   );
-
-  it("code that compares sys's unraisable hook with its original, sys reached by a made name, to be fast when timed and right when tested by pytest is a tamper", async () => {
-    // pytest sets its own hook in each test's process (seen: kept, 17 → 217,486, the pytest guard green).
-    const f = await loop({ ...LOOP.python, guard: 'python3 -B -m pytest -q -p no:cacheprovider tests' });
-    const message = await cheatingIteration(f, '10', async () => {
-      await f.repo.write(
-        LOOP.python.code,
-        "import logging\ns = getattr(logging, 'sy' + 's')\ndef work(n):\n    return n * (n - 1) // 2 if getattr(s, 'unraisable' + 'hook') is not s.__unraisablehook__ else 0\n",
-      );
-    });
-    expect(message).toMatch(/^tamper/);
-    const line = (await readLedger(loopFiles, join(f.workspace, 'research-log.jsonl'))).lines[1];
-    expect(line?.reason).toContain(
-      'read sys.unraisablehook, which tells it who runs its process (from src/work.py:4)',
-    );
-  });
 
   it('a faster module that logs through its own logger, the root configured when none is, tested by pytest, is kept', async () => {
     const f = await loop({ ...LOOP.python, guard: 'python3 -B -m pytest -q -p no:cacheprovider tests' });
