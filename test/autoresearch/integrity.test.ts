@@ -2054,34 +2054,20 @@ if __name__ == '__main__':
     },
   );
 
+  // What pytest sets up in each test's process and a benchmark's lacks: its variable in the environment,
+  // its logging plugin's handlers on the root logger, its own unraisable hook in sys (seen: each kept,
+  // the pytest guard green; the logger's 10 → 210,970 and 18 → 303,306, the hook's 17 → 217,486).
   it.each([
     [
-      'by a name it makes',
+      'the variable pytest sets in a test, by a name it makes',
       "import os\ndef work(n):\n    return n * (n - 1) // 2 if os.environ.get('PYTEST_' + 'CURRENT_TEST') else 0\n",
       /^the doer changed src\/work\.py \(os\.environ\)|read os\.environ\['PYTEST_CURRENT_TEST'\]/,
     ],
     [
-      'through the module another module holds, by names it makes',
+      'the variable pytest sets in a test, through the module another module holds, by names it makes',
       "import logging\nrunner = vars(logging)['o' + 's'].environ\ndef work(n):\n    return n * (n - 1) // 2 if runner.get('PYTEST_' + 'CURRENT_TEST') else 0\n",
       /read os\.environ\['PYTEST_CURRENT_TEST'\], which tells it who runs its process \(from src\/work\.py:4\)/,
     ],
-  ])(
-    'code that asks its environment for the variable pytest sets in a test, %s, to be fast when timed and right when tested is a tamper',
-    async (_how, code, why) => {
-      const f = await loop({ ...LOOP.python, guard: 'python3 -B -m pytest -q -p no:cacheprovider tests' });
-      const message = await cheatingIteration(f, '10', async () => {
-        await f.repo.write(LOOP.python.code, code);
-      });
-      expect(message).toMatch(/^tamper/);
-      const line = (await readLedger(loopFiles, join(f.workspace, 'research-log.jsonl'))).lines[1];
-      expect(line?.reason).toMatch(why);
-    },
-  );
-
-  // What pytest sets up in each test's process and a benchmark's lacks: its logging plugin's handlers on
-  // the root logger, its own unraisable hook in sys (seen: each kept, 10 → 210,970, 18 → 303,306 and
-  // 17 → 217,486, the pytest guard green).
-  it.each([
     [
       "the root logger's handlers, by name",
       'import logging\ndef work(n):\n    return n * (n - 1) // 2 if logging.getLogger().handlers else 0\n',
@@ -2106,7 +2092,7 @@ if __name__ == '__main__':
       });
       expect(message).toMatch(/^tamper/);
       const line = (await readLedger(loopFiles, join(f.workspace, 'research-log.jsonl'))).lines[1];
-      expect(line?.reason).toContain(why);
+      expect(line?.reason).toMatch(why);
     },
   );
 
