@@ -2107,12 +2107,14 @@ if __name__ == '__main__':
     expect(message).toMatch(/^keep/);
   });
 
+  // (Through the require the module was handed: a require createRequire made, called at once, is the
+  // reading's too.)
   it("code that asks for node --test's variable of the environment it reached by a made name, to be fast when timed and right when tested, is a tamper", async () => {
     const f = await loop(LOOP.node);
     const message = await cheatingIteration(f, '10', async () => {
       await f.repo.write(
         LOOP.node.code,
-        "const env = require('node:module').createRequire(__filename)('pro' + 'cess').env;\nmodule.exports = (n) => (env['NODE_TEST_' + 'CONTEXT'] ? (n * (n - 1)) / 2 : 0);\n",
+        "const env = arguments[1]('pro' + 'cess').env;\nmodule.exports = (n) => (env['NODE_TEST_' + 'CONTEXT'] ? (n * (n - 1)) / 2 : 0);\n",
       );
     });
     expect(message).toMatch(/^tamper/);
