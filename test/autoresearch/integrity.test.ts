@@ -2083,6 +2083,21 @@ if __name__ == '__main__':
       "import logging\ns = getattr(logging, 'sy' + 's')\ndef work(n):\n    return n * (n - 1) // 2 if getattr(s, 'unraisable' + 'hook') is not s.__unraisablehook__ else 0\n",
       'read sys.unraisablehook, which tells it who runs its process (from src/work.py:4)',
     ],
+    [
+      'the kind of file sys.stdout is, sys reached by a made name',
+      "import logging\ns = getattr(logging, 'sy' + 's')\ndef work(n):\n    return n * (n - 1) // 2 if type(getattr(s, 'std' + 'out')).__name__ != 'TextIOWrapper' else 0\n",
+      'read sys.stdout, which tells it who runs its process (from src/work.py:4)',
+    ],
+    [
+      "pytest's modules in sys.modules, sys reached by a made name",
+      "import logging\ns = getattr(logging, 'sy' + 's')\ndef work(n):\n    return n * (n - 1) // 2 if '_py' + 'test' in s.modules else 0\n",
+      'read sys.modules, which tells it who runs its process (from src/work.py:4)',
+    ],
+    [
+      "the tests' folder on sys.path, sys reached by a made name",
+      "import logging\ns = getattr(logging, 'sy' + 's')\ndef work(n):\n    return n * (n - 1) // 2 if any(p.endswith('tests') for p in getattr(s, 'pa' + 'th')) else 0\n",
+      'read sys.path, which tells it who runs its process (from src/work.py:4)',
+    ],
   ])(
     'code that asks for %s, to be fast when timed and right when tested by pytest, is a tamper',
     async (_what, code, why) => {
@@ -2095,6 +2110,25 @@ if __name__ == '__main__':
       expect(line?.reason).toMatch(why);
     },
   );
+
+  // sys's output, modules and path read by name, as honest code does: the reading's to count in what the
+  // doer adds, left in what the baseline held.
+  it('a faster module whose lines that write to sys.stderr, look in sys.modules and add to sys.path stay as they were, tested by pytest, is kept', async () => {
+    const spoken = (body: string) =>
+      `import sys\nfrom sys import stdout\nsys.path.insert(0, 'src')\nLOADED = 'json' in sys.modules or sys.path_importer_cache is None\ndef work(n):\n    print('work', n, file=sys.stderr)\n    sys.stdout.flush()\n${body}`;
+    const f = await loop({
+      ...LOOP.python,
+      guard: 'python3 -B -m pytest -q -p no:cacheprovider tests',
+      files: {
+        ...LOOP.python.files,
+        [LOOP.python.code]: spoken('    s = 0\n    for i in range(n):\n        s += i\n    return s\n'),
+      },
+    });
+    const message = await cheatingIteration(f, '10', async () => {
+      await f.repo.write(LOOP.python.code, spoken('    return n * (n - 1) // 2\n'));
+    });
+    expect(message).toMatch(/^keep/);
+  });
 
   it('a faster module that logs through its own logger, the root configured when none is, tested by pytest, is kept', async () => {
     const f = await loop({ ...LOOP.python, guard: 'python3 -B -m pytest -q -p no:cacheprovider tests' });

@@ -409,6 +409,44 @@ describe('the read watch', () => {
     ]);
   });
 
+  it("logs sys's output, modules and path read by a line of the code through another name than sys; not a line that says sys.stdout, nor Python's own reads", async () => {
+    const exits = await watch();
+    const repo = await tempTree({
+      'src/spoken.py': [
+        'import sys, logging, argparse, contextlib, io',
+        'from sys import stdout, path as p',
+        'sys.stdout.flush(); print(len(sys.path) > 0, file=sys.stderr); m = sys.modules; c = sys.__stdout__',
+        "s = getattr(logging, 'sy' + 's')",
+        "a = type(getattr(s, 'std' + 'out')).__name__; b = '_py' + 'test' in s.modules",
+        "d = [x for x in getattr(s, 'pa' + 'th')]; e = s.stderr; f = s.__stdin__; g = s.path_importer_cache",
+        'with contextlib.redirect_stdout(io.StringIO()):',
+        "    argparse.ArgumentParser(prog='x').print_help()",
+        'logging.basicConfig(); logging.getLogger().warning("to stderr")',
+        '',
+      ].join('\n'),
+      'metric/run.py': [
+        'import sys',
+        "sys.path.insert(0, 'src')",
+        'import spoken',
+        'print(sys.stdout is spoken.stdout)',
+        '',
+      ].join('\n'),
+    });
+    const ran = await measured(exits, repo, ['metric/run.py']);
+    expect(ran.stderr).toBe('True\nWARNING:root:to stderr\n');
+    expect(ran.stdout).toBe('True\n');
+    const records = (await logged(exits)).filter((r) => r.kind === 'who');
+    const at = (line: number) => `${join(repo, 'src/spoken.py')}:${line}`;
+    expect(records.map((r) => [r.event, r.path, r.frames[0]])).toEqual([
+      ['sys.stdout', '', at(5)],
+      ['sys.modules', '', at(5)],
+      ['sys.path', '', at(6)],
+      ['sys.stderr', '', at(6)],
+      ['sys.__stdin__', '', at(6)],
+      ['sys.path_importer_cache', '', at(6)],
+    ]);
+  });
+
   it("logs the root logger's handlers asked by a line of the code (pytest puts its own there); not a logger's own, nor logging's reads", async () => {
     const exits = await watch();
     const repo = await tempTree({
