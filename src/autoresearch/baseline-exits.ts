@@ -81,7 +81,7 @@ export function watchBaselineExits(config: LoopConfig, repo: string, run: Watche
           `At the baseline, code in the doer's scope already ${first.phrase} while \`${first.argv.join(' ')}\` ran: in the loop a read of what no commit holds, or of what tells the code who runs it, is tamper, so every change would be refused for it.`,
           {
             exitCode: ExitCode.usage,
-            hint: "Have that code read what the repository holds (not git's, Forge's or br's folder, nor its process's command line, in sys.argv, process.argv or /proc, nor what its process has spent so far, its memory or CPU time, which a test runner's imports add to), keep it out of --scope, or pass --doer-may-patch-runtime to lift the watch; nothing was created.",
+            hint: "Have that code read what the repository holds (not git's, Forge's or br's folder, nor its process's command line, in sys.argv, process.argv or /proc, nor what its process has spent so far, its memory or CPU time, which a test runner's imports add to; sys's output, modules and path are read as `sys.stdout`, not through another name), keep it out of --scope, or pass --doer-may-patch-runtime to lift the watch; nothing was created.",
           },
         );
       }

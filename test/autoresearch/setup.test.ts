@@ -231,6 +231,13 @@ describe('a hard loop', () => {
       /^At the baseline, code in the doer's scope already read resource\.getrusage\(\), which tells it who runs its process \(from src\/cache\.py:9\)/,
     );
     expect((spendingRefused as AppError).hint).toContain('what its process has spent so far');
+    // Or sys's output through another name than sys (a line that says sys.stdout is never logged).
+    const output = await reading('src/cli.py:2', { kind: 'who', path: '', event: 'sys.stdout' });
+    const outputRefused = await setupLoop(output.repo.dir, HARD, output.ports).catch((e: unknown) => e);
+    expect((outputRefused as Error).message).toMatch(
+      /^At the baseline, code in the doer's scope already read sys\.stdout, which tells it who runs its process \(from src\/cli\.py:2\)/,
+    );
+    expect((outputRefused as AppError).hint).toContain('read as `sys.stdout`, not through another name');
   });
 
   it("creates nothing when code in the scope already reads the metric's own cases at the baseline", async () => {
