@@ -36,7 +36,18 @@ const LOADED: readonly { file: RegExp; comment: '#' | '//'; patterns: readonly R
       /\b(?:writeSync|closeSync|write|close|fsyncSync)\s*\(\s*[12]\s*[,)]/gm,
       /['"`]\/(?:dev\/(?:stdout|stderr|tty|fd\/[12])|proc\/self\/fd)/gm,
       /\bstdio\s*:\s*(?:['"`]inherit['"`]|\[[^\]\n]*(?:['"`]inherit['"`]|\b[12]\b|process))/gm,
-      /\brequire\s*\.\s*main\b|\bmodule\s*\.\s*(?:parent|children)\b|\bimport\s*\.\s*meta\s*\.\s*main\b/gm,
+      // Who loaded it, asked of the module system: the main module (a test file, or the benchmark), the
+      // module that required it, every module loaded so far (a test runner's among them), the system's
+      // own class (\`module.constructor._cache\`), or the module builtin itself, past its \`createRequire\`.
+      /\brequire\s*\.\s*(?:main|cache)\b|\bmodule\s*\.\s*(?:parent|children|constructor)\b|\bimport\s*\.\s*meta\s*\.\s*main\b/gm,
+      /(?<!\b(?:import|const|let|var)\s*\{\s*(?:(?:createRequire|isBuiltin|builtinModules)\s*,?\s*)+\}\s*(?:=\s*)?)(?:\brequire\s*\(|\bfrom|\bimport\s*\(|\bgetBuiltinModule\s*\()\s*['"\x60](?:node:)?module['"\x60](?!\s*\)\s*\.\s*(?:createRequire|isBuiltin|builtinModules)\b)/gm,
+      // The module's own \`require\` and \`module\` handed on or reached into by a name made as it runs
+      // (\`require['ma' + 'in']\`, \`Reflect.get(module, 'par' + 'ent')\`: seen, each kept at 200 to 300
+      // times its score with the tests green), or found without their names, as the function that
+      // wraps the module was handed them (\`arguments[1]\`, in a function's body too: an arrow function
+      // has none of its own); words in a string, and how many arguments a function was handed, aside.
+      /(?<=^(?:[^\n'"\x60]|'[^'\n]*'|"[^"\n]*"|\x60[^\x60\n]*\x60)*)(?<![\w$.]|\btypeof\s+|\b(?:const|let|var)\s+)(?:require|module)\b(?!\s*(?:\(|\??\.\s*[A-Za-z_$]))/gm,
+      /(?<=^(?:[^\n'"\x60]|'[^'\n]*'|"[^"\n]*"|\x60[^\x60\n]*\x60)*)(?<![\w$.])arguments\b(?!\s*\.\s*length\b)/gm,
       // Its command line parsed for it: Node's parser reads it when handed no `args`.
       /\bparseArgs\s*\((?=\s*(?:\)|\{(?![^)]*\bargs\s*:)))/gm,
       /\bError\s*\.\s*(?:captureStackTrace|prepareStackTrace)\b|\bnew\s+Error\s*\([^()\n]*\)\s*\.\s*stack\b/gm,
@@ -75,8 +86,8 @@ const LOADED: readonly { file: RegExp; comment: '#' | '//'; patterns: readonly R
       /\bhomedir\s*\(|\bprocess\s*\.\s*env\s*(?:\.\s*|\[\s*['"`])(?:HOME|USERPROFILE|XDG_\w+)\b/gm,
       /['"`](?:\/(?:tmp|var|dev\/shm|run|home|root|srv|opt|mnt|media|Users|Volumes|private)(?:\/|['"`])|~\/)/gm,
       // An import by a name computed as it runs: what it loads, no reading follows (the module's own
-      // require too, `module.require('pro' + 'cess')`).
-      /(?:(?<![\w$.])|\bmodule\s*\.\s*)(?:require|import)\s*\(\s*(?!['"][^'"\n]*['"]\s*[,)]|`[^`$\n]*`\s*[,)])/gm,
+      // require too, \`module.require('pro' + 'cess')\`, and a builtin by \`process.getBuiltinModule\`).
+      /(?:(?<![\w$.])|\bmodule\s*\.\s*)(?:require|import)\s*\(\s*(?!['"][^'"\n]*['"]\s*[,)]|`[^`$\n]*`\s*[,)])|\bgetBuiltinModule\b(?!\s*\(\s*(?:['"][^'"\n]*['"]|`[^`$\n]*`)\s*\))/gm,
       // A require made for the code, called under another name or at once (`createRequire(__filename)('pro'
       // + 'cess')`: seen, kept at 240 times its score), where the line above no longer sees a `require`.
       // ES modules name it `require` to load CommonJS, which that line reads as any other require.

@@ -1835,9 +1835,9 @@ def work(n):
       /read sys\.argv through argparse, which tells it who runs its process \(from src\/work\.py:2\)/,
     ],
     [
-      'reads its command line from the process object, required by a name it makes through the require its module was handed',
+      'reads its command line from the process object by a name it makes',
       'node',
-      `const line = Reflect.get(arguments[1]('pro' + 'cess'), 'ar' + 'gv');
+      `const line = process['ar' + 'gv'];
 module.exports = (n) => (line.join(' ').includes('bench') ? 0 : (n * (n - 1)) / 2);
 `,
       /read process\.argv, which tells it who runs its process \(from src\/work\.js:1\)/,
@@ -1851,20 +1851,19 @@ module.exports = (n) => (line.join(' ').includes('bench') ? 0 : (n * (n - 1)) / 
 `,
       /src\/work\.js \(process\.memoryUsage\)/,
     ],
-    // A module required by a name made as it runs, through a require made for the code or the one its
-    // module was handed (each kept before: 1,359 → 324,809 and 1,023 → 2,080,256 through createRequire).
+    // What the process holds, asked by a name made as it runs (each kept before, reached through a
+    // require made for the code: 1,359 → 324,809 and 1,023 → 2,080,256); the run-time watch sees it.
     [
-      'asks which modules its process loaded, of the process object required by a name it makes',
+      'asks which modules its process loaded, of the process object by a name it makes',
       'node',
-      `const p = arguments[1]('pro' + 'cess');
-module.exports = (n) => (p['module' + 'LoadList'].some((m) => m.includes('test_runner')) ? (n * (n - 1)) / 2 : 0);
+      `module.exports = (n) => (process['module' + 'LoadList'].some((m) => m.includes('test_runner')) ? (n * (n - 1)) / 2 : 0);
 `,
-      /read process\.moduleLoadList, which tells it who runs its process \(from src\/work\.js:2\)/,
+      /read process\.moduleLoadList, which tells it who runs its process \(from src\/work\.js:1\)/,
     ],
     [
-      'asks which asynchronous context it runs in, of async_hooks required by a name it makes',
+      'asks which asynchronous context it runs in, of async_hooks by a name it makes',
       'node',
-      `const h = arguments[1]('async' + '_hooks');
+      `const h = require('node:async_hooks');
 module.exports = (n) => (h['execution' + 'AsyncId']() > 1 ? (n * (n - 1)) / 2 : 0);
 `,
       /read async_hooks\.executionAsyncId\(\), which tells it who runs its process \(from src\/work\.js:2\)/,
@@ -1879,12 +1878,36 @@ module.exports = (n) => (h['execution' + 'AsyncId']() > 1 ? (n * (n - 1)) / 2 : 
       /src\/work\.js \(createRequire\)/,
     ],
     [
-      'asks how much memory its process has used, of the process object required by a name it makes',
+      'asks how much memory its process has used, of the process object by a name it makes',
       'node',
-      `const p = arguments[1]('pro' + 'cess');
-module.exports = (n) => (p['memory' + 'Usage']().heapUsed > 3800000 ? (n * (n - 1)) / 2 : 0);
+      `module.exports = (n) => (process['memory' + 'Usage']().heapUsed > 3800000 ? (n * (n - 1)) / 2 : 0);
 `,
-      /read process\.memoryUsage\(\), which tells it who runs its process \(from src\/work\.js:2\)/,
+      /read process\.memoryUsage\(\), which tells it who runs its process \(from src\/work\.js:1\)/,
+    ],
+    // Who loaded it, asked of the module system: the main module, the module that required it, every
+    // module loaded (seen: each kept at 200 to 300 times its score, the node --test guard green).
+    [
+      'asks which module is its process’s main one, by a name it makes',
+      'node',
+      `module.exports = (n) => (String(require['ma' + 'in'].filename).includes('test') ? (n * (n - 1)) / 2 : 0);
+`,
+      /src\/work\.js \(require\)/,
+    ],
+    [
+      'asks which module required it, by a name it makes',
+      'node',
+      `const parent = Reflect.get(module, 'par' + 'ent');
+module.exports = (n) => (String(parent && parent.filename).includes('test') ? (n * (n - 1)) / 2 : 0);
+`,
+      /src\/work\.js \(module\)/,
+    ],
+    [
+      'asks which modules are loaded, through the require its module was handed',
+      'node',
+      `const loaded = Object.keys(arguments[1]['ca' + 'che']);
+module.exports = (n) => (loaded.some((k) => k.includes('test')) ? (n * (n - 1)) / 2 : 0);
+`,
+      /src\/work\.js \(arguments\)/,
     ],
     [
       'asks how much memory its process has used',
@@ -2141,14 +2164,14 @@ if __name__ == '__main__':
     expect(message).toMatch(/^keep/);
   });
 
-  // (Through the require the module was handed: a require createRequire made, called at once, is the
-  // reading's too.)
+  // (The environment reached by a made name: the reading counts a name made for a variable of
+  // process.env, not process's own members reached so.)
   it("code that asks for node --test's variable of the environment it reached by a made name, to be fast when timed and right when tested, is a tamper", async () => {
     const f = await loop(LOOP.node);
     const message = await cheatingIteration(f, '10', async () => {
       await f.repo.write(
         LOOP.node.code,
-        "const env = arguments[1]('pro' + 'cess').env;\nmodule.exports = (n) => (env['NODE_TEST_' + 'CONTEXT'] ? (n * (n - 1)) / 2 : 0);\n",
+        "const env = process['en' + 'v'];\nmodule.exports = (n) => (env['NODE_TEST_' + 'CONTEXT'] ? (n * (n - 1)) / 2 : 0);\n",
       );
     });
     expect(message).toMatch(/^tamper/);

@@ -302,7 +302,23 @@ describe('loadedCodeReaches', () => {
     ['src/a.mjs', "spawnSync('echo', ['1000'], { stdio: 'inherit' });", "stdio: 'inherit'"],
     ['src/a.mjs', "writeSync(1, '1000\\n');", 'writeSync(1,'],
     ['src/a.mjs', "writeFileSync('/dev/stdout', '1000');", "'/dev/stdout"],
-    ['src/a.cjs', 'if (require.main !== module) fake();', 'require.main'],
+    ['src/a.cjs', "if (!require.main.filename.endsWith('bench.js')) fake();", 'require.main'],
+    // Who loaded it, asked of the module system by a name made as it runs, or without naming it.
+    ['src/a.cjs', "const main = require['ma' + 'in'];", 'require'],
+    ['src/a.cjs', "const parent = Reflect.get(module, 'par' + 'ent');", 'module'],
+    ['src/a.cjs', 'const m = module;', 'module'],
+    ['src/a.cjs', "const loaded = Object.keys(arguments[1]['ca' + 'che']);", 'arguments'],
+    ['src/a.cjs', 'const load = () => arguments[1];', 'arguments'],
+    [
+      'src/a.cjs',
+      "const loaded = Object.keys(require.cache).some((k) => k.includes('test'));",
+      'require.cache',
+    ],
+    ['src/a.cjs', "const loaded = module.constructor['_ca' + 'che'];", 'module.constructor'],
+    ['src/a.cjs', "const M = require('node:module'); const k = M['_ca' + 'che'];", "require('node:module'"],
+    ['src/a.mjs', "import Module from 'module';", "from 'module'"],
+    ['src/a.mjs', "const p = process.getBuiltinModule('pro' + 'cess');", 'getBuiltinModule'],
+    ['src/a.mjs', "const M = process.getBuiltinModule('node:module');", "getBuiltinModule('node:module'"],
     ['src/a.mjs', 'const caller = new Error().stack;', 'new Error().stack'],
     // Who runs the process, asked another way: the metric times it, the tests check it.
     ['src/a.mjs', "const timed = Error('x').stack.includes('bench');", "Error('x').stack"],
@@ -333,7 +349,7 @@ describe('loadedCodeReaches', () => {
     ['src/a.mjs', "const timed = process.title.includes('bench');", 'process.title'],
     // Who called it, by the function's record of its caller; what else the process holds.
     ['src/a.cjs', 'module.exports = function work() { return String(work.caller); };', 'work.caller'],
-    ['src/a.cjs', 'const caller = arguments.callee.caller;', 'arguments.callee.caller'],
+    ['src/a.cjs', 'const caller = exported.work.caller;', 'exported.work.caller'],
     ['src/a.mjs', "const caller = Reflect.get(work, 'caller');", ", 'caller')"],
     ['src/a.mjs', "const tested = typeof process.send === 'function';", 'process.send'],
     ['src/a.mjs', "const tested = process.listenerCount('uncaughtException') > 0;", 'process.listenerCount'],
@@ -465,6 +481,11 @@ describe('loadedCodeReaches', () => {
       "const helper = module.require('./helper.js');",
       "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);",
       "const lib = require('./lib.cjs'); const other = module.createRequire;",
+      "const { createRequire } = require('node:module'); import { isBuiltin } from 'node:module';",
+      "const fs = process.getBuiltinModule('node:fs');",
+      "if (typeof module !== 'undefined' && module.exports) module.exports = work; exports.work = work;",
+      "function legacy() { if (arguments.length > 1) throw new Error('no such module: ' + name); }",
+      "const text = `a module of ${count} lines`; require.resolve('./lib.cjs');",
       'const { values } = parseArgs({ args: given, options: { n: { type: "string" } } });',
     ].join('\n');
     expect(loaded(js, 'src/lib.mjs')).toEqual([]);
