@@ -45,8 +45,9 @@ const LOADED: readonly { file: RegExp; comment: '#' | '//'; patterns: readonly R
       // (\`require['ma' + 'in']\`, \`Reflect.get(module, 'par' + 'ent')\`: seen, each kept at 200 to 300
       // times its score with the tests green), or found without their names, as the function that
       // wraps the module was handed them (\`arguments[1]\`, in a function's body too: an arrow function
-      // has none of its own); words in a string, and how many arguments a function was handed, aside.
-      /(?<=^(?:[^\n'"\x60]|'[^'\n]*'|"[^"\n]*"|\x60[^\x60\n]*\x60)*)(?<![\w$.]|\btypeof\s+|\b(?:const|let|var)\s+)(?:require|module)\b(?!\s*(?:\(|\??\.\s*[A-Za-z_$]))/gm,
+      // has none of its own); words in a string, TypeScript's \`declare module\`, and how many arguments a
+      // function was handed, aside.
+      /(?<=^(?:[^\n'"\x60]|'[^'\n]*'|"[^"\n]*"|\x60[^\x60\n]*\x60)*)(?<![\w$.]|\b(?:typeof|declare)\s+|\b(?:const|let|var)\s+)(?:require|module)\b(?!\s*(?:\(|\??\.\s*[A-Za-z_$]))/gm,
       /(?<=^(?:[^\n'"\x60]|'[^'\n]*'|"[^"\n]*"|\x60[^\x60\n]*\x60)*)(?<![\w$.])arguments\b(?!\s*\.\s*length\b)/gm,
       // Its command line parsed for it: Node's parser reads it when handed no `args`.
       /\bparseArgs\s*\((?=\s*(?:\)|\{(?![^)]*\bargs\s*:)))/gm,

@@ -483,6 +483,7 @@ describe('loadedCodeReaches', () => {
       "const lib = require('./lib.cjs'); const other = module.createRequire;",
       "const { createRequire } = require('node:module'); import { isBuiltin } from 'node:module';",
       "const fs = process.getBuiltinModule('node:fs');",
+      "declare module 'fast-sum' { export function sum(n: number): number; }",
       "if (typeof module !== 'undefined' && module.exports) module.exports = work; exports.work = work;",
       "function legacy() { if (arguments.length > 1) throw new Error('no such module: ' + name); }",
       "const text = `a module of ${count} lines`; require.resolve('./lib.cjs');",
