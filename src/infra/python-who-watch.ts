@@ -93,14 +93,17 @@ export const PYTHON_ARGV_WATCH = `    # Its command line, its whole namespace, a
              'unraisablehook': 'sys.unraisablehook', 'excepthook': 'sys.excepthook',
              'displayhook': 'sys.displayhook', 'breakpointhook': 'sys.breakpointhook'}
     # What else of sys tells a test's process from a benchmark's, read by honest code by name: its output
-    # (pytest's capture puts its own files there), its modules, its path (pytest adds the tests' folder).
+    # (pytest's capture puts its own files there), its modules, its path (pytest adds the tests' folder)
+    # and its import hooks (pytest's assertion rewriter: seen, found in a made name's \`meta_path\`, kept
+    # at 2,100 times its score).
     # A line that says \`sys.stdout\` (or \`from sys import stdout\`) is the reading's (loaded-reaches.ts
     # counts the doer's; the baseline's are its own); a read of sys by any other route is asked here
     # (seen: \`type(getattr(s, 'std' + 'out')).__name__\`, \`s\` sys found through logging by a made name,
     # told pytest's capture from the benchmark's pipe, kept at 1,400 times its score).
     SPOKEN = {'stdout': 'sys.stdout', 'stderr': 'sys.stderr', 'stdin': 'sys.stdin', '__stdout__': 'sys.__stdout__',
               '__stderr__': 'sys.__stderr__', '__stdin__': 'sys.__stdin__', 'modules': 'sys.modules',
-              'path': 'sys.path', 'path_importer_cache': 'sys.path_importer_cache'}
+              'path': 'sys.path', 'path_importer_cache': 'sys.path_importer_cache', 'meta_path': 'sys.meta_path',
+              'path_hooks': 'sys.path_hooks'}
     module_type = type(_sys)
 
     # Modules of Python's own that read the command line to hand it to their caller: a parser's

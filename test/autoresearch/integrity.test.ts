@@ -2078,8 +2078,9 @@ if __name__ == '__main__':
   );
 
   // What pytest sets up in each test's process and a benchmark's lacks: its variable in the environment,
-  // its logging plugin's handlers on the root logger, its own unraisable hook in sys (seen: each kept,
-  // the pytest guard green; the logger's 10 → 210,970 and 18 → 303,306, the hook's 17 → 217,486).
+  // its logging plugin's handlers on the root logger, its own unraisable hook, output, modules, path
+  // and import hook in sys (seen: each kept, the pytest guard green; the logger's 10 → 210,970 and
+  // 18 → 303,306, the hook's 17 → 217,486, sys.stdout's 54 → 293,600, sys.meta_path's 54 → 113,161).
   it.each([
     [
       'the variable pytest sets in a test, by a name it makes',
@@ -2120,6 +2121,11 @@ if __name__ == '__main__':
       "the tests' folder on sys.path, sys reached by a made name",
       "import logging\ns = getattr(logging, 'sy' + 's')\ndef work(n):\n    return n * (n - 1) // 2 if any(p.endswith('tests') for p in getattr(s, 'pa' + 'th')) else 0\n",
       'read sys.path, which tells it who runs its process (from src/work.py:4)',
+    ],
+    [
+      "pytest's import hook in sys.meta_path, sys reached by a made name",
+      "import logging\ns = getattr(logging, 'sy' + 's')\ndef work(n):\n    return n * (n - 1) // 2 if any('Rewrit' in type(f).__name__ for f in getattr(s, 'meta_' + 'path')) else 0\n",
+      'read sys.meta_path, which tells it who runs its process (from src/work.py:4)',
     ],
   ])(
     'code that asks for %s, to be fast when timed and right when tested by pytest, is a tamper',

@@ -418,7 +418,7 @@ describe('the read watch', () => {
         'sys.stdout.flush(); print(len(sys.path) > 0, file=sys.stderr); m = sys.modules; c = sys.__stdout__',
         "s = getattr(logging, 'sy' + 's')",
         "a = type(getattr(s, 'std' + 'out')).__name__; b = '_py' + 'test' in s.modules",
-        "d = [x for x in getattr(s, 'pa' + 'th')]; e = s.stderr; f = s.__stdin__; g = s.path_importer_cache",
+        "d = [x for x in getattr(s, 'pa' + 'th')]; e = s.stderr; f = s.__stdin__; g = s.path_importer_cache; h = getattr(s, 'meta_' + 'path'); k = sys.meta_path",
         'with contextlib.redirect_stdout(io.StringIO()):',
         "    argparse.ArgumentParser(prog='x').print_help()",
         'logging.basicConfig(); logging.getLogger().warning("to stderr")',
@@ -444,6 +444,7 @@ describe('the read watch', () => {
       ['sys.stderr', '', at(6)],
       ['sys.__stdin__', '', at(6)],
       ['sys.path_importer_cache', '', at(6)],
+      ['sys.meta_path', '', at(6)],
     ]);
   });
 
