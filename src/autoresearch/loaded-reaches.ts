@@ -41,14 +41,6 @@ const LOADED: readonly { file: RegExp; comment: '#' | '//'; patterns: readonly R
       // own class (\`module.constructor._cache\`), or the module builtin itself, past its \`createRequire\`.
       /\brequire\s*\.\s*(?:main|cache)\b|\bmodule\s*\.\s*(?:parent|children|constructor)\b|\bimport\s*\.\s*meta\s*\.\s*main\b/gm,
       /(?<!\b(?:import|const|let|var)\s*\{\s*(?:(?:createRequire|isBuiltin|builtinModules)\s*,?\s*)+\}\s*(?:=\s*)?)(?:\brequire\s*\(|\bfrom|\bimport\s*\(|\bgetBuiltinModule\s*\()\s*['"\x60](?:node:)?module['"\x60](?!\s*\)\s*\.\s*(?:createRequire|isBuiltin|builtinModules)\b)/gm,
-      // The module's own \`require\` and \`module\` handed on or reached into by a name made as it runs
-      // (\`require['ma' + 'in']\`, \`Reflect.get(module, 'par' + 'ent')\`: seen, each kept at 200 to 300
-      // times its score with the tests green), or found without their names, as the function that
-      // wraps the module was handed them (\`arguments[1]\`, in a function's body too: an arrow function
-      // has none of its own); words in a string, TypeScript's \`declare module\`, and how many arguments a
-      // function was handed, aside.
-      /(?<=^(?:[^\n'"\x60]|'[^'\n]*'|"[^"\n]*"|\x60[^\x60\n]*\x60)*)(?<![\w$.]|\b(?:typeof|declare)\s+|\b(?:const|let|var)\s+)(?:require|module)\b(?!\s*(?:\(|\??\.\s*[A-Za-z_$]))/gm,
-      /(?<=^(?:[^\n'"\x60]|'[^'\n]*'|"[^"\n]*"|\x60[^\x60\n]*\x60)*)(?<![\w$.])arguments\b(?!\s*\.\s*length\b)/gm,
       // Its command line parsed for it: Node's parser reads it when handed no `args`.
       /\bparseArgs\s*\((?=\s*(?:\)|\{(?![^)]*\bargs\s*:)))/gm,
       /\bError\s*\.\s*(?:captureStackTrace|prepareStackTrace)\b|\bnew\s+Error\s*\([^()\n]*\)\s*\.\s*stack\b/gm,
@@ -56,6 +48,10 @@ const LOADED: readonly { file: RegExp; comment: '#' | '//'; patterns: readonly R
       /(?<![\w$.]|\bnew\s+)(?:[A-Z]\w*)?Error\s*\([^()\n]*\)\s*\.\s*stack\b/gm,
       /\bcatch\s*\(\s*\{[^}]*\bstack\b|(?<![\w$.'"\x60])(?:[A-Za-z_$][\w$]*|\))\s*\[\s*['"\x60]stack['"\x60]\s*\]/gm,
       /(?<![\w$.])([A-Za-z_$][\w$]*)\s*\.\s*stack\b(?<=(?:\bcatch\s*\(\s*\1\s*\)\s*\{|\.\s*catch\s*\(\s*\(?\s*\1\s*\)?\s*=>|\b\1\s*=\s*(?:new\s+)?(?:[A-Z]\w*)?Error\s*\()[\s\S]{0,2000}\1\s*\.\s*stack)/gm,
+      // The module's \`require\` (its own, or one \`createRequire\` made) handed on or reached into by a name
+      // made as it runs (\`require['ma' + 'in']\`, \`Reflect.get(module, 'par' + 'ent')\`: seen, each kept at
+      // 200 to 300 times its score with the tests green); words in a string aside.
+      /(?<=^(?:[^\n'"\x60]|'[^'\n]*'|"[^"\n]*"|\x60[^\x60\n]*\x60)*)(?<![\w$.]|\btypeof\s+|\b(?:const|let|var)\s+)require\b(?!\s*(?:\(|\??\.\s*[A-Za-z_$]))/gm,
       // Who runs the process, asked another way than process.argv: its parent, its title, its
       // environment as a whole or by a name made as it runs (the test runner sets its own variables),
       // the system's files of a process (/proc/self/cmdline: the read watch sees them read, too).
@@ -93,6 +89,19 @@ const LOADED: readonly { file: RegExp; comment: '#' | '//'; patterns: readonly R
       // + 'cess')`: seen, kept at 240 times its score), where the line above no longer sees a `require`.
       // ES modules name it `require` to load CommonJS, which that line reads as any other require.
       /(?<!\b(?:const|let|var)\s+require\s*=\s*(?:[\w$]+\s*\.\s*)?)\bcreateRequire\s*\(/gm,
+    ],
+  },
+  {
+    // A CommonJS module's own (an ES module has neither: there \`module\` is a name like any).
+    file: /\.(?:c?[jt]sx?)$/,
+    comment: '//',
+    patterns: [
+      // The module's own \`module\` handed on or reached into by a name made as it runs, or the arguments
+      // the function that wraps the module was handed (\`arguments[1]\` is its require; in a function's
+      // body too, as an arrow function has none of its own); TypeScript's \`declare module\`, and how many
+      // arguments a function was handed, aside.
+      /(?<=^(?:[^\n'"\x60]|'[^'\n]*'|"[^"\n]*"|\x60[^\x60\n]*\x60)*)(?<![\w$.]|\b(?:typeof|declare)\s+|\b(?:const|let|var)\s+)module\b(?!\s*(?:\(|\??\.\s*[A-Za-z_$]))/gm,
+      /(?<=^(?:[^\n'"\x60]|'[^'\n]*'|"[^"\n]*"|\x60[^\x60\n]*\x60)*)(?<![\w$.])arguments\b(?!\s*\.\s*length\b)/gm,
     ],
   },
   {

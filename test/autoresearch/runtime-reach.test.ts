@@ -305,6 +305,11 @@ describe('loadedCodeReaches', () => {
     ['src/a.cjs', "if (!require.main.filename.endsWith('bench.js')) fake();", 'require.main'],
     // Who loaded it, asked of the module system by a name made as it runs, or without naming it.
     ['src/a.cjs', "const main = require['ma' + 'in'];", 'require'],
+    [
+      'src/a.mjs',
+      "const require = createRequire(import.meta.url);\nconst main = require['ma' + 'in'];",
+      'require',
+    ],
     ['src/a.cjs', "const parent = Reflect.get(module, 'par' + 'ent');", 'module'],
     ['src/a.cjs', 'const m = module;', 'module'],
     ['src/a.cjs', "const loaded = Object.keys(arguments[1]['ca' + 'che']);", 'arguments'],
@@ -484,6 +489,7 @@ describe('loadedCodeReaches', () => {
       "const { createRequire } = require('node:module'); import { isBuiltin } from 'node:module';",
       "const fs = process.getBuiltinModule('node:fs');",
       "declare module 'fast-sum' { export function sum(n: number): number; }",
+      'for (const module of modules) names.push(module); function legacy() { return arguments[0]; }',
       "if (typeof module !== 'undefined' && module.exports) module.exports = work; exports.work = work;",
       "function legacy() { if (arguments.length > 1) throw new Error('no such module: ' + name); }",
       "const text = `a module of ${count} lines`; require.resolve('./lib.cjs');",
