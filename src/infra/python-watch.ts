@@ -18,12 +18,8 @@ import {
   WATCH_ROOTS_VAR,
   WATCH_VARS,
 } from './read-log.js';
-import {
-  PYTHON_ARGV_WATCH,
-  PYTHON_ENV_WATCH,
-  PYTHON_SPEND_WATCH,
-  PYTHON_WHO_WATCH,
-} from './python-who-watch.js';
+import { PYTHON_SPEND_WATCH } from './python-spend-watch.js';
+import { PYTHON_ARGV_WATCH, PYTHON_ENV_WATCH, PYTHON_WHO_WATCH } from './python-who-watch.js';
 
 // Runs in every Python from 3.8 (older ones have no audit hooks and are left unwatched). Everything it
 // needs is taken when the process starts; nothing it does may throw, except its refusal of a write to

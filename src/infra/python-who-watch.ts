@@ -132,8 +132,9 @@ export const PYTHON_ARGV_WATCH = `    # Its command line, its whole namespace, a
         if found is not None:
             record_who(ASKED[name] + found[1], frames())
 
-    # The name each instruction of a code reads of a variable called sys, or imports from sys, by its
-    # offset: only the instructions that do, for the codes of a tree that read one of SPOKEN.
+    # What each instruction of a code reads by name, by its offset, as (the variable it reads of, the
+    # name): \`sys.stdout\` is ('sys', 'stdout'), \`from sys import stdout\` too. Only for the codes of a
+    # tree that read one of the names below.
     spelt = {}
 
     def spelled(code, at):
@@ -141,11 +142,14 @@ export const PYTHON_ARGV_WATCH = `    # Its command line, its whole namespace, a
         if names is None:
             import dis
             names = spelt[code] = {}
-            before = None
+            before, imported = None, None
             for ins in dis.get_instructions(code):
-                if ins.opname == 'IMPORT_FROM' or (ins.opname in ('LOAD_ATTR', 'LOAD_METHOD') and before is not None
-                                                   and before.opname.startswith('LOAD_') and before.argval == 'sys'):
-                    names[ins.offset] = ins.argval
+                if ins.opname == 'IMPORT_NAME':
+                    imported = ins.argval
+                elif ins.opname == 'IMPORT_FROM':
+                    names[ins.offset] = (imported, ins.argval)
+                elif ins.opname in ('LOAD_ATTR', 'LOAD_METHOD') and before is not None and before.opname.startswith('LOAD_'):
+                    names[ins.offset] = (before.argval, ins.argval)
                 before = ins
         return names.get(at)
 
@@ -157,7 +161,7 @@ export const PYTHON_ARGV_WATCH = `    # Its command line, its whole namespace, a
     quiet = set()
     heard = {}
 
-    def hear(name):
+    def hear(spelling, event):
         me = ident()
         if me in busy:
             return
@@ -169,12 +173,12 @@ export const PYTHON_ARGV_WATCH = `    # Its command line, its whole namespace, a
             if place in quiet:
                 return
             file = code.co_filename
-            if own_frame(file) or not maybe_doers(join(start_cwd, file) + ':0') or spelled(code, f.f_lasti) == name:
+            if own_frame(file) or not maybe_doers(join(start_cwd, file) + ':0') or spelled(code, f.f_lasti) == spelling:
                 quiet.add(place)
                 return
             n = heard[place] = heard.get(place, 0) + 1
             if n <= 1000 or n & (n - 1) == 0:
-                record_who(SPOKEN[name], frames())
+                record_who(event, frames())
         except Exception:
             pass
         finally:
@@ -189,10 +193,23 @@ export const PYTHON_ARGV_WATCH = `    # Its command line, its whole namespace, a
         def __subclasscheck__(cls, other):
             return issubclass(other, module_type)
 
+    made_types = set()
+
     def watched_new(cls, *args, **kwargs):
-        if cls is WatchedModule:
+        if cls in made_types:
             return module_type(*args, **kwargs)
         return module_type.__new__(cls, *args, **kwargs)
+
+    def watch_class(module, properties):
+        # The module's class swapped for one of the watch's with these names as properties.
+        names = {'__new__': watched_new, '__module__': module_type.__module__, '__qualname__': module_type.__qualname__}
+        names.update(properties)
+        made = WatchedType(module_type.__name__, (module_type,), names)
+        made_types.add(made)
+        try:
+            module.__class__ = made
+        except TypeError:
+            pass
 
     # A look at the stack costs some microseconds, and a loop may read sys.argv on every turn: the first
     # 1,000 reads of a name from a line are looked at, then its 1,024th, 2,048th and so on. The count is
@@ -242,13 +259,15 @@ export const PYTHON_ARGV_WATCH = `    # Its command line, its whole namespace, a
 
         return property(get) if name == '__dict__' else property(get, put, drop)
 
-    def spoken(name):
+    def spoken(module, name, event):
+        spelling = (module, name)
+
         def get(self):
-            hear(name)
+            hear(spelling, event)
             try:
                 return own_dict(self)[name]
             except KeyError:
-                raise AttributeError("module 'sys' has no attribute '%s'" % name) from None
+                raise AttributeError("module '%s' has no attribute '%s'" % (module, name)) from None
 
         def put(self, value):
             own_dict(self)[name] = value
@@ -261,18 +280,11 @@ export const PYTHON_ARGV_WATCH = `    # Its command line, its whole namespace, a
 
         return property(get, put, drop)
 
-    names = {'__new__': watched_new, '__module__': module_type.__module__, '__qualname__': module_type.__qualname__}
-    for name in ASKED:
-        names[name] = watched(name)
-    for name in SPOKEN:
-        names[name] = spoken(name)
-    WatchedModule = WatchedType(module_type.__name__, (module_type,), names)
+    properties = {name: watched(name) for name in ASKED}
+    properties.update((name, spoken('sys', name, event)) for name, event in SPOKEN.items())
     # types.ModuleType stays the plain class when nothing took it yet.
     import types
-    try:
-        _sys.__class__ = WatchedModule
-    except TypeError:
-        pass
+    watch_class(_sys, properties)
 `;
 
 /**
@@ -332,135 +344,4 @@ export const PYTHON_ENV_WATCH = `    # (By their start, not by a pattern: \`re\`
 
     environ_type.__getitem__ = watched_getitem
     environ_type.__iter__ = watched_iter
-`;
-
-/**
- * Python run after PYTHON_ENV_WATCH (whose `asking_line` it calls): what the process has spent so far
- * (its memory, CPU time, the collector's counts, the blocks it holds, the references to an object every
- * module shares, `sys.getrefcount(None)`), asked by a line of a tree by whatever name
- * (`getattr(resource, 'get' + 'rusage')`). Code pytest or unittest loads runs after their imports and
- * sees every one of these larger than under a benchmark (seen: `ru_maxrss > 12500` told them apart,
- * kept at 6,000 times its score). A `who` record, path-less, as `sys.argv`'s: a program of the doer's
- * asks of its own process. `resource` is wrapped as it is imported; a wrapper's look costs a frame
- * walk, and these are rarely called in a loop.
- */
-export const PYTHON_SPEND_WATCH = `    import gc as _gc, time as _time
-
-    def spent(module, name, event):
-        real = getattr(module, name, None)
-        if real is None:
-            return
-
-        def watched(*args, **kwargs):
-            me = ident()
-            if me not in busy:
-                busy.add(me)
-                try:
-                    line = asking_line()
-                    if line is not None and maybe_doers(join(start_cwd, line[0].f_code.co_filename) + ':0'):
-                        record_who(event, frames())
-                except Exception:
-                    pass
-                finally:
-                    busy.discard(me)
-            return real(*args, **kwargs)
-
-        watched.__name__ = name
-        watched.__qualname__ = name
-        watched.__doc__ = real.__doc__
-        setattr(module, name, watched)
-
-    for name in ('process_time', 'process_time_ns', 'thread_time', 'thread_time_ns'):
-        spent(_time, name, 'time.%s()' % name)
-    spent(_os, 'times', 'os.times()')
-    spent(_gc, 'get_count', 'gc.get_count()')
-    spent(_gc, 'get_stats', 'gc.get_stats()')
-    spent(_sys, 'getallocatedblocks', 'sys.getallocatedblocks()')
-    spent(_sys, 'getrefcount', 'sys.getrefcount()')
-
-    # Modules wrapped as they are imported: loading them in every process would cost each start (resource
-    # ~1.5 ms, logging more). What is done to each once it has run:
-    def wrap_resource(module):
-        spent(module, 'getrusage', 'resource.getrusage()')
-
-    def watch_handlers(logging):
-        # What pytest sets up in each test's process besides: its logging plugin's handlers on the root
-        # logger (a benchmark's has none; seen: \`logging.getLogger().handlers\` told them apart, kept at
-        # about 20,000 times its score). The root logger's \`handlers\` becomes a property of the class whose
-        # reader, when a line of a tree (or the caller of logging's \`hasHandlers\`, which asks for it),
-        # is logged; logging's own reads (a record handed on, \`basicConfig\`) are its own.
-        logger_type, root_type = getattr(logging, 'Logger', None), getattr(logging, 'RootLogger', None)
-        if logger_type is None or root_type is None or 'handlers' in vars(logger_type):
-            return
-        logging_file = getattr(logging, '__file__', None)
-
-        def read(self):
-            try:
-                value = self.__dict__['handlers']
-            except KeyError:
-                raise AttributeError('handlers') from None
-            me = ident()
-            if isinstance(self, root_type) and me not in busy:
-                busy.add(me)
-                try:
-                    f = getframe(1)
-                    if f.f_code.co_filename == logging_file and f.f_code.co_name == 'hasHandlers':
-                        f = f.f_back
-                    file = None if f is None else f.f_code.co_filename
-                    if file is not None and not own_frame(file) and maybe_doers(join(start_cwd, file) + ':0'):
-                        record_who("the root logger's handlers", frames())
-                except Exception:
-                    pass
-                finally:
-                    busy.discard(me)
-            return value
-
-        def write(self, value):
-            self.__dict__['handlers'] = value
-
-        logger_type.handlers = property(read, write)
-
-    ON_IMPORT = {'resource': wrap_resource, 'logging': watch_handlers}
-
-    class WatchFinder:
-        @staticmethod
-        def find_spec(name, path=None, target=None):
-            then = ON_IMPORT.get(name)
-            if then is None:
-                return None
-            for finder in _sys.meta_path:
-                find = None if finder is WatchFinder else getattr(finder, 'find_spec', None)
-                spec = None if find is None else find(name, path, target)
-                if spec is not None and spec.loader is not None:
-                    spec.loader = WatchLoader(spec.loader, then)
-                    return spec
-            return None
-
-    class WatchLoader:
-        def __init__(self, loader, then):
-            self.loader = loader
-            self.then = then
-
-        def create_module(self, spec):
-            return self.loader.create_module(spec)
-
-        def exec_module(self, module):
-            self.loader.exec_module(module)
-            try:
-                self.then(module)
-            except Exception:
-                pass
-
-        def __getattr__(self, name):
-            # What else a loader answers (\`is_package\`, \`get_filename\`), as the module's own would.
-            return getattr(self.loader, name)
-
-    waiting = False
-    for name, then in ON_IMPORT.items():
-        if name in _sys.modules:
-            then(_sys.modules[name])
-        else:
-            waiting = True
-    if waiting:
-        _sys.meta_path.insert(0, WatchFinder)
 `;

@@ -2079,8 +2079,9 @@ if __name__ == '__main__':
 
   // What pytest sets up in each test's process and a benchmark's lacks: its variable in the environment,
   // its logging plugin's handlers on the root logger, its own unraisable hook, output, modules, path
-  // and import hook in sys (seen: each kept, the pytest guard green; the logger's 10 → 210,970 and
-  // 18 → 303,306, the hook's 17 → 217,486, sys.stdout's 54 → 293,600, sys.meta_path's 54 → 113,161).
+  // and import hook in sys, its hook in threading (seen: each kept, the pytest guard green; the logger's
+  // 10 → 210,970 and 18 → 303,306, the hook's 17 → 217,486, sys.stdout's 54 → 293,600, sys.meta_path's
+  // 54 → 113,161, threading's 32 → 168,322).
   it.each([
     [
       'the variable pytest sets in a test, by a name it makes',
@@ -2126,6 +2127,11 @@ if __name__ == '__main__':
       "pytest's import hook in sys.meta_path, sys reached by a made name",
       "import logging\ns = getattr(logging, 'sy' + 's')\ndef work(n):\n    return n * (n - 1) // 2 if any('Rewrit' in type(f).__name__ for f in getattr(s, 'meta_' + 'path')) else 0\n",
       'read sys.meta_path, which tells it who runs its process (from src/work.py:4)',
+    ],
+    [
+      "threading's hook for a thread's uncaught exceptions against its original, by names it makes",
+      "import threading\ndef work(n):\n    return n * (n - 1) // 2 if getattr(threading, 'except' + 'hook') is not getattr(threading, '__except' + 'hook__') else 0\n",
+      'read threading.excepthook, which tells it who runs its process (from src/work.py:3)',
     ],
   ])(
     'code that asks for %s, to be fast when timed and right when tested by pytest, is a tamper',

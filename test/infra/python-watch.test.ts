@@ -448,6 +448,34 @@ describe('the read watch', () => {
     ]);
   });
 
+  it("logs threading's hook read by a line of the code by a made name (pytest sets its own); not a line that says threading.excepthook, nor a hook set", async () => {
+    const exits = await watch();
+    const repo = await tempTree({
+      'src/hooks.py': [
+        'import threading',
+        "a = getattr(threading, 'except' + 'hook') is not threading.__excepthook__",
+        'b = threading.excepthook; from threading import excepthook',
+        't = threading.Thread(target=lambda: 1 / 0); t.start(); t.join()',
+        '',
+      ].join('\n'),
+      'metric/run.py': [
+        'import sys, threading',
+        "sys.path.insert(0, 'src')",
+        "threading.excepthook = lambda args: print('caught', args.exc_type.__name__)",
+        'import hooks',
+        'print(hooks.a, hooks.b is threading.excepthook)',
+        '',
+      ].join('\n'),
+    });
+    const ran = await measured(exits, repo, ['metric/run.py']);
+    expect(ran.stderr).toBe('');
+    expect(ran.stdout).toBe('caught ZeroDivisionError\nTrue True\n');
+    const records = (await logged(exits)).filter((r) => r.kind === 'who');
+    expect(records.map((r) => [r.event, r.path, r.frames[0]])).toEqual([
+      ['threading.excepthook', '', `${join(repo, 'src/hooks.py')}:2`],
+    ]);
+  });
+
   it("logs the root logger's handlers asked by a line of the code (pytest puts its own there); not a logger's own, nor logging's reads", async () => {
     const exits = await watch();
     const repo = await tempTree({
