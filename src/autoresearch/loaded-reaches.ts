@@ -123,7 +123,9 @@ const LOADED: readonly { file: RegExp; comment: '#' | '//'; patterns: readonly R
       /(?<=^(?:[^\n'"]|'[^'\n]*'|"[^"\n]*")*)(?<!^[ \t]*(?:import|from)\b[^\n]*)(?<![\w.])(?:sys|os|inspect|traceback|gc)\b(?!\s*\.)/gm,
       /\b(?:globals|locals|vars)\s*\(\s*\)\s*(?:\[|\.\s*get\s*\()\s*['"](?:sys|os|inspect|traceback|gc)['"]/gm,
       /\b(?:subprocess|ctypes|runpy|pty)\s*\.\s*\w+|\bimport\s+(?:subprocess|ctypes|runpy|pty)\b/gm,
-      /\bgetattr\s*\(\s*(?:sys|os|builtins)\s*,|\bbuiltins\s*\./gm,
+      // (And the modules whose state a test runner sets, by a name made as it runs: warnings' filters,
+      // which unittest and pytest add to for each test, seen kept; threading's hook.)
+      /\b(?:getattr|vars)\s*\(\s*(?:sys|os|builtins|warnings|threading)\s*[,)]|\b(?:warnings|threading)\s*\.\s*__dict__\b|\bbuiltins\s*\./gm,
       // A descriptor called by hand: a module's namespace read past its class
       // (`vars(types.ModuleType)['__dict__'].__get__(module)`), where the run watch does not look.
       /\.\s*__get__\s*\(/gm,

@@ -93,7 +93,8 @@ export const PYTHON_SPEND_WATCH = `    import gc as _gc, time as _time
         # pytest's own hook for a thread's uncaught exceptions, set for each test (seen: compared with
         # the original by made names, kept at 5,000 times its score); \`threading.excepthook\` said is
         # the reading's.
-        watch_class(threading, {'excepthook': spoken('threading', 'excepthook', 'threading.excepthook')})
+        watch_class(threading, {'excepthook': spoken('threading', 'excepthook', 'threading.excepthook'),
+                                '__dict__': spoken('threading', '__dict__', 'vars(threading)')})
 
     ON_IMPORT = {'resource': wrap_resource, 'logging': watch_handlers, 'threading': watch_threading}
 

@@ -173,7 +173,8 @@ export const PYTHON_ARGV_WATCH = `    # Its command line, its whole namespace, a
             if place in quiet:
                 return
             file = code.co_filename
-            if own_frame(file) or not maybe_doers(join(start_cwd, file) + ':0') or spelled(code, f.f_lasti) == spelling:
+            said = spelling is not None and spelled(code, f.f_lasti) == spelling
+            if said or own_frame(file) or not maybe_doers(join(start_cwd, file) + ':0'):
                 quiet.add(place)
                 return
             n = heard[place] = heard.get(place, 0) + 1
@@ -260,10 +261,13 @@ export const PYTHON_ARGV_WATCH = `    # Its command line, its whole namespace, a
         return property(get) if name == '__dict__' else property(get, put, drop)
 
     def spoken(module, name, event):
-        spelling = (module, name)
+        # (A module's whole namespace, \`vars(threading)\`, is asked however it is said.)
+        spelling = None if name == '__dict__' else (module, name)
 
         def get(self):
             hear(spelling, event)
+            if spelling is None:
+                return own_dict(self)
             try:
                 return own_dict(self)[name]
             except KeyError:
@@ -278,7 +282,7 @@ export const PYTHON_ARGV_WATCH = `    # Its command line, its whole namespace, a
             except KeyError:
                 raise AttributeError(name) from None
 
-        return property(get, put, drop)
+        return property(get) if spelling is None else property(get, put, drop)
 
     properties = {name: watched(name) for name in ASKED}
     properties.update((name, spoken('sys', name, event)) for name, event in SPOKEN.items())

@@ -392,6 +392,8 @@ describe('loadedCodeReaches', () => {
     ['src/a.py', 'tested = len(warnings.filters) > 5', 'warnings.filters'],
     ['src/a.py', "import sys\nmodules = [sys]\nline = ' '.join(modules[0].argv)", 'sys'],
     ['src/a.py', "args = getattr(*[sys, 'argv'])", 'sys'],
+    ['src/a.py', "tested = len(getattr(warnings, 'fil' + 'ters')) > 5", 'getattr(warnings,'],
+    ['src/a.py', "hook = vars(threading)['except' + 'hook']", 'vars(threading)'],
     ['src/a.py', "args = globals()['sys'].argv", "globals()['sys'"],
     ['src/a.cjs', 'const g = (0, function () { return this; })();', 'function () { return this; })()'],
     [

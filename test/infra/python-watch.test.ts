@@ -454,7 +454,8 @@ describe('the read watch', () => {
       'src/hooks.py': [
         'import threading',
         "a = getattr(threading, 'except' + 'hook') is not threading.__excepthook__",
-        'b = threading.excepthook; from threading import excepthook',
+        "b = threading.excepthook; from threading import excepthook; c = vars(threading)['except' + 'hook']",
+        'import pickle; d = pickle.loads(pickle.dumps(threading.Thread)) is threading.Thread',
         't = threading.Thread(target=lambda: 1 / 0); t.start(); t.join()',
         '',
       ].join('\n'),
@@ -473,6 +474,7 @@ describe('the read watch', () => {
     const records = (await logged(exits)).filter((r) => r.kind === 'who');
     expect(records.map((r) => [r.event, r.path, r.frames[0]])).toEqual([
       ['threading.excepthook', '', `${join(repo, 'src/hooks.py')}:2`],
+      ['vars(threading)', '', `${join(repo, 'src/hooks.py')}:3`],
     ]);
   });
 
