@@ -161,7 +161,8 @@ export const PYTHON_ARGV_WATCH = `    # Its command line, its whole namespace, a
     quiet = set()
     heard = {}
 
-    def hear(spelling, event):
+    def hear(what):
+        spelling, event = what
         me = ident()
         if me in busy:
             return
@@ -239,34 +240,12 @@ export const PYTHON_ARGV_WATCH = `    # Its command line, its whole namespace, a
     # them, and are set and deleted there (\`mock.patch.object(sys, 'argv', …)\` and its undoing).
     own_dict = module_type.__dict__['__dict__'].__get__
 
-    def watched(name):
+    def module_property(module, name, ask, what):
+        # \`name\` of a watched module's class: \`ask(what)\` looks at the reader (two frames up), then
+        # the module's own value is answered; its whole namespace (\`__dict__\`) is read only.
         def get(self):
-            look(name)
+            ask(what)
             if name == '__dict__':
-                return own_dict(self)
-            try:
-                return own_dict(self)[name]
-            except KeyError:
-                raise AttributeError("module 'sys' has no attribute '%s'" % name) from None
-
-        def put(self, value):
-            own_dict(self)[name] = value
-
-        def drop(self):
-            try:
-                del own_dict(self)[name]
-            except KeyError:
-                raise AttributeError(name) from None
-
-        return property(get) if name == '__dict__' else property(get, put, drop)
-
-    def spoken(module, name, event):
-        # (A module's whole namespace, \`vars(threading)\`, is asked however it is said.)
-        spelling = None if name == '__dict__' else (module, name)
-
-        def get(self):
-            hear(spelling, event)
-            if spelling is None:
                 return own_dict(self)
             try:
                 return own_dict(self)[name]
@@ -282,7 +261,14 @@ export const PYTHON_ARGV_WATCH = `    # Its command line, its whole namespace, a
             except KeyError:
                 raise AttributeError(name) from None
 
-        return property(get) if spelling is None else property(get, put, drop)
+        return property(get) if name == '__dict__' else property(get, put, drop)
+
+    def watched(name):
+        return module_property('sys', name, look, name)
+
+    def spoken(module, name, event):
+        # (A module's whole namespace, \`vars(threading)\`, is asked however it is said.)
+        return module_property(module, name, hear, (None if name == '__dict__' else (module, name), event))
 
     properties = {name: watched(name) for name in ASKED}
     properties.update((name, spoken('sys', name, event)) for name, event in SPOKEN.items())
