@@ -186,8 +186,9 @@ export const PYTHON_ARGV_WATCH = `    # Its command line, its whole namespace, a
         finally:
             busy.discard(me)
 
-    # Only sys's reads are looked at. The import system makes every module as \`type(sys)(name)\`, so the
-    # class makes a plain module when called itself, and passes for the plain class in \`isinstance\`.
+    # Only the watched modules' reads are looked at (sys's, threading's). The import system makes every
+    # module as \`type(sys)(name)\`, so a class of the watch's makes a plain module when called itself, and
+    # passes for the plain class in \`isinstance\`.
     class WatchedType(type):
         def __instancecheck__(cls, value):
             return isinstance(value, module_type)
